@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ETCD_MODULE_DIR, KUBE_MODULE_DIR } from './go-modules.ts';
+import type { ControlPlaneVersions } from './go-modules.ts';
+
+export const CONTROL_PLANE_BINARIES = ['kube-apiserver', 'etcd', 'kubectl'] as const;
+export type ControlPlaneBinary = (typeof CONTROL_PLANE_BINARIES)[number];
+
+interface BuildRecipe {
+  moduleDir: string;
+  goPackage: string;
+  tags: string[];
+  ldflags: string[];
+  /** Arguments that make the binary print its version: proof that it runs. */
+  versionArgs: string[];
+}
+
+function recipeFor(binary: ControlPlaneBinary, versions: ControlPlaneVersions): BuildRecipe {
+  if (binary === 'etcd') {
+    return { moduleDir: ETCD_MODULE_DIR, goPackage: 'go.etcd.io/etcd/server/v3', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
+  }
+  const [, major = '', minor = ''] = /^v(\d+)\.(\d+)\./.exec(versions.kubernetes) ?? [];
+  // Without these, /version and `kubectl version` report v0.0.0-master+$Format:%H$ (what upstream's
+  // hack/lib/version.sh stamps; client-go's copy names the client in User-Agent headers).
+  const stamps = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap((pkg) => [
+    `-X ${pkg}.gitVersion=${versions.kubernetes}`,
+    `-X ${pkg}.gitMajor=${major}`,
+    `-X ${pkg}.gitMinor=${minor}`,
+    `-X ${pkg}.gitTreeState=clean`,
+  ]);
+  return {
+    moduleDir: KUBE_MODULE_DIR,
+    goPackage: `k8s.io/kubernetes/cmd/${binary}`,
+    tags: ['selinux', 'notest'],
+    ldflags: ['-s', '-w', ...stamps],
+    versionArgs: binary === 'kubectl' ? ['version', '--client'] : ['--version'],
+  };
+}
+
+export interface BuildOptions {
+  go: string;
+  outDir: string;
+  versions: ControlPlaneVersions;
+  log: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Builds one binary into outDir. It is built under a temporary name, run once, and only then
+ * renamed into place, so an interrupted or broken build never leaves a cached binary behind.
+ * Throws with the tail of go's output when the build fails.
+ */
+export async function buildBinary(binary: ControlPlaneBinary, opts: BuildOptions): Promise<void> {
+  const recipe = recipeFor(binary, opts.versions);
+  const finalPath = join(opts.outDir, binary);
+  const temporaryPath = join(opts.outDir, `.${binary}.building-${process.pid}`);
+  const args = [
+    'build',
+    '-trimpath',
+    ...(recipe.tags.length > 0 ? ['-tags', recipe.tags.join(',')] : []),
+    '-ldflags',
+    recipe.ldflags.join(' '),
+    '-o',
+    temporaryPath,
+    recipe.goPackage,
+  ];
+  const started = Date.now();
+  opts.log(`building ${binary} (${recipe.goPackage}); a cold build takes minutes`);
+  const heartbeat = setInterval(() => opts.log(`  still building ${binary} (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
+  try {
+    // GOWORK=off: a go.work further up must not pull other modules into the graph. CGO_ENABLED=0:
+    // static binaries that need no C toolchain (upstream builds these the same way).
+    await run(opts.go, args, { cwd: recipe.moduleDir, env: { ...opts.env, GOWORK: 'off', CGO_ENABLED: '0' } });
+    const version = await run(temporaryPath, recipe.versionArgs, { cwd: opts.outDir, env: opts.env });
+    await rename(temporaryPath, finalPath);
+    opts.log(`built ${binary} in ${Math.round((Date.now() - started) / 1000)} s: ${firstLine(version)}`);
+  } finally {
+    clearInterval(heartbeat);
+    await rm(temporaryPath, { force: true });
+  }
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}
+
+const OUTPUT_TAIL_CHARS = 4000;
+
+function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const collect = (chunk: Buffer): void => {
+      output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(output);
+      else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`}):\n${output.trim()}`));
+    });
+  });
+}

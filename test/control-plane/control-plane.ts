@@ -1,0 +1,263 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { createCertificateAuthority, issueCertificate } from '../../src/certs/pki.ts';
+import type { PemPair } from '../../src/certs/pki.ts';
+import { findFreePort } from './free-port.ts';
+import { describeExit, startManagedProcess } from './managed-process.ts';
+import type { ManagedProcess } from './managed-process.ts';
+
+export { readEtcdBytes, readEtcdRaw } from './etcd-raw.ts';
+
+export interface ControlPlane {
+  apiServerUrl: string; // https://127.0.0.1:PORT
+  etcdUrl: string; // http://127.0.0.1:PORT
+  kubeconfigPath: string; // admin: client certificate CN=admin, O=system:masters
+  kubeApiserverVersion: string; // from GET /version, e.g. v1.36.4
+  kubectlPath: string;
+  dir: string; // temporary folder holding certificates, data and logs
+  stop(): Promise<void>;
+}
+
+export interface StartControlPlaneOptions {
+  /** A folder holding kube-apiserver, etcd and kubectl (see kube-assets.ts). */
+  assetsDir: string;
+  /** `--name=value` flags; they replace the default flag of the same name. */
+  extraApiServerFlags?: string[];
+  log?: (line: string) => void;
+}
+
+// envtest waits 20 s; a cold kube-apiserver on a busy 2-core CI runner needs more.
+const ETCD_START_TIMEOUT_MS = 30_000;
+const APISERVER_START_TIMEOUT_MS = 90_000;
+const DEFAULT_NAMESPACE_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 10_000;
+const CERT_DAYS = 7;
+
+/**
+ * Starts etcd and kube-apiserver on 127.0.0.1 the way controller-runtime's envtest does, and
+ * resolves once the API server serves the `default` namespace to an admin client.
+ */
+export async function startControlPlane(opts: StartControlPlaneOptions): Promise<ControlPlane> {
+  const log = opts.log ?? (() => {});
+  const startedAt = Date.now();
+  const dir = await mkdtemp(join(tmpdir(), 'crdgate-control-plane-'));
+  log(`control plane folder ${dir}`);
+  const processes: ManagedProcess[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      // API server first: it would otherwise log etcd connection errors while shutting down.
+      for (const child of [...processes].reverse()) await child.stop(STOP_GRACE_MS);
+      await rm(dir, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+
+  try {
+    const [etcdPort, etcdPeerPort, apiServerPort] = await distinctFreePorts(3);
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    const apiServerUrl = `https://127.0.0.1:${apiServerPort}`;
+    const pki = await writePki(join(dir, 'certs'));
+
+    const etcd = startManagedProcess({
+      name: 'etcd',
+      command: join(opts.assetsDir, 'etcd'),
+      args: [
+        `--data-dir=${join(dir, 'etcd-data')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+        `--initial-cluster=default=http://127.0.0.1:${etcdPeerPort}`,
+        // Test data is thrown away; fsync would only make every write wait for the disk.
+        '--unsafe-no-fsync=true',
+      ],
+      cwd: dir,
+      logFile: join(dir, 'etcd.log'),
+    });
+    processes.push(etcd);
+    await waitUntilReady(etcd, 'GET /health', ETCD_START_TIMEOUT_MS, async () => {
+      const response = await fetch(`${etcdUrl}/health`, { signal: AbortSignal.timeout(2_000) });
+      return response.ok;
+    });
+    log(`etcd ready at ${etcdUrl} after ${Date.now() - startedAt} ms`);
+
+    const apiServerFlags = mergeFlags(
+      [
+        `--etcd-servers=${etcdUrl}`,
+        `--cert-dir=${pki.certDir}`,
+        `--secure-port=${apiServerPort}`,
+        '--bind-address=127.0.0.1',
+        // Otherwise it picks the host's default-route address for the `kubernetes` Service.
+        '--advertise-address=127.0.0.1',
+        '--service-cluster-ip-range=10.0.0.0/24',
+        '--allow-privileged=true',
+        // No controller-manager runs, so no service-account tokens would ever appear for pods.
+        '--disable-admission-plugins=ServiceAccount',
+        '--authorization-mode=RBAC',
+        `--service-account-issuer=${apiServerUrl}/`,
+        `--service-account-key-file=${pki.serviceAccountPublicKey}`,
+        `--service-account-signing-key-file=${pki.serviceAccountPrivateKey}`,
+        `--client-ca-file=${pki.clientCaCert}`,
+      ],
+      opts.extraApiServerFlags ?? [],
+    );
+    const apiServer = startManagedProcess({
+      name: 'kube-apiserver',
+      command: join(opts.assetsDir, 'kube-apiserver'),
+      args: apiServerFlags,
+      cwd: dir,
+      logFile: join(dir, 'kube-apiserver.log'),
+    });
+    processes.push(apiServer);
+
+    const admin = { ca: pki.servingCa.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem };
+    await waitUntilReady(apiServer, 'GET /healthz', APISERVER_START_TIMEOUT_MS, async () => {
+      return (await httpsGet(`${apiServerUrl}/healthz`, admin)).status === 200;
+    });
+    // /healthz turns green before the bootstrap controller has created the default namespace.
+    await waitUntilReady(apiServer, 'GET namespace default', DEFAULT_NAMESPACE_TIMEOUT_MS, async () => {
+      return (await httpsGet(`${apiServerUrl}/api/v1/namespaces/default`, admin)).status === 200;
+    });
+    const version = JSON.parse((await httpsGet(`${apiServerUrl}/version`, admin)).body) as { gitVersion: string };
+    log(`kube-apiserver ${version.gitVersion} ready at ${apiServerUrl} after ${Date.now() - startedAt} ms`);
+
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    await writeFile(kubeconfigPath, adminKubeconfig(apiServerUrl, pki.servingCa, pki.admin), { mode: 0o600 });
+    return {
+      apiServerUrl,
+      etcdUrl,
+      kubeconfigPath,
+      kubeApiserverVersion: version.gitVersion,
+      kubectlPath: join(opts.assetsDir, 'kubectl'),
+      dir,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+interface ControlPlanePki {
+  certDir: string;
+  servingCa: PemPair;
+  admin: PemPair;
+  clientCaCert: string;
+  serviceAccountPublicKey: string;
+  serviceAccountPrivateKey: string;
+}
+
+async function writePki(certDir: string): Promise<ControlPlanePki> {
+  await mkdir(certDir, { recursive: true });
+  const servingCa = createCertificateAuthority({ commonName: 'crdgate-test-serving-ca', days: CERT_DAYS });
+  // kube-apiserver uses apiserver.crt/.key from --cert-dir when present, instead of making its own.
+  const serving = issueCertificate(servingCa, {
+    commonName: 'kube-apiserver',
+    dnsNames: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
+    ipAddresses: ['127.0.0.1', '10.0.0.1'],
+    days: CERT_DAYS,
+    usage: 'server',
+  });
+  const clientCa = createCertificateAuthority({ commonName: 'crdgate-test-client-ca', days: CERT_DAYS });
+  const admin = issueCertificate(clientCa, { commonName: 'admin', organizations: ['system:masters'], days: CERT_DAYS, usage: 'client' });
+  const serviceAccount = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+
+  const files = {
+    'apiserver.crt': serving.certPem,
+    'apiserver.key': serving.keyPem,
+    'client-ca.crt': clientCa.certPem,
+    'sa.pub': serviceAccount.publicKey,
+    'sa.key': serviceAccount.privateKey,
+  };
+  for (const [name, content] of Object.entries(files)) await writeFile(join(certDir, name), content, { mode: 0o600 });
+  return {
+    certDir,
+    servingCa,
+    admin,
+    clientCaCert: join(certDir, 'client-ca.crt'),
+    serviceAccountPublicKey: join(certDir, 'sa.pub'),
+    serviceAccountPrivateKey: join(certDir, 'sa.key'),
+  };
+}
+
+function adminKubeconfig(server: string, servingCa: PemPair, admin: PemPair): string {
+  const base64 = (pem: string): string => Buffer.from(pem).toString('base64');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'crdgate-test', cluster: { server, 'certificate-authority-data': base64(servingCa.certPem) } }],
+    users: [{ name: 'admin', user: { 'client-certificate-data': base64(admin.certPem), 'client-key-data': base64(admin.keyPem) } }],
+    contexts: [{ name: 'crdgate-test', context: { cluster: 'crdgate-test', user: 'admin', namespace: 'default' } }],
+    'current-context': 'crdgate-test',
+  });
+}
+
+function flagName(flag: string): string {
+  return flag.replace(/^--?/, '').split('=')[0] ?? flag;
+}
+
+function mergeFlags(defaults: string[], extra: string[]): string[] {
+  const overridden = new Set(extra.map(flagName));
+  return [...defaults.filter((flag) => !overridden.has(flagName(flag))), ...extra];
+}
+
+async function distinctFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await findFreePort());
+  return [...ports];
+}
+
+const POLL_INTERVAL_MS = 100;
+
+async function waitUntilReady(child: ManagedProcess, what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastProblem = 'no answer yet';
+  for (;;) {
+    if (child.exit) {
+      throw new Error(`${child.name} ${describeExit(child.exit)} before ${what} succeeded; end of its output:\n${await child.logTail()}`);
+    }
+    try {
+      if (await probe()) return;
+      lastProblem = 'not ready';
+    } catch (error) {
+      lastProblem = (error as Error).message;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${child.name} did not answer ${what} within ${timeoutMs / 1000} s (last: ${lastProblem}); end of its output:\n${await child.logTail()}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+  }
+}
+
+interface TlsClientIdentity {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+// fetch cannot present a client certificate without an extra dispatcher package, so node:https.
+function httpsGet(url: string, identity: TlsClientIdentity): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ...identity, agent: false, timeout: 5_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`timeout after 5 s: GET ${url}`)));
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// The wrapper go.mod files are the one place the control-plane versions are pinned; everything
+// else (cache folder names, ldflags, reported versions) is read from them.
+
+export const KUBE_MODULE_DIR = fileURLToPath(new URL('./go/kube/', import.meta.url));
+export const ETCD_MODULE_DIR = fileURLToPath(new URL('./go/etcd/', import.meta.url));
+
+export interface ControlPlaneVersions {
+  kubernetes: string; // v1.36.4
+  etcd: string; // v3.6.16
+}
+
+export function readControlPlaneVersions(): ControlPlaneVersions {
+  return {
+    kubernetes: requiredVersion(KUBE_MODULE_DIR, 'k8s.io/kubernetes'),
+    etcd: requiredVersion(ETCD_MODULE_DIR, 'go.etcd.io/etcd/server/v3'),
+  };
+}
+
+function requiredVersion(moduleDir: string, modulePath: string): string {
+  const goMod = readFileSync(`${moduleDir}go.mod`, 'utf8');
+  const escaped = modulePath.replaceAll('.', '\\.');
+  const version = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm').exec(goMod)?.[1];
+  if (!version) throw new Error(`${moduleDir}go.mod does not require ${modulePath}`);
+  return version;
+}

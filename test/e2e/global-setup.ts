@@ -1,0 +1,42 @@
+import type { TestProject } from 'vitest/node';
+import { startControlPlane } from '../control-plane/control-plane.ts';
+import { resolveKubeAssets } from '../control-plane/kube-assets.ts';
+import type { ProvidedControlPlane } from './provided-context.ts';
+
+// One control plane for the whole e2e project: starting kube-apiserver takes seconds, so files
+// share it and keep out of each other's way with their own namespaces and resource names.
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const say = (line: string): void => {
+    process.stderr.write(`[e2e] ${line}\n`);
+  };
+  const assets = await resolveKubeAssets({ build: true, log: (line) => say(`kube-bin: ${line}`) });
+  if ('unavailable' in assets) {
+    if (process.env['CRDGATE_REQUIRE_E2E'] === '1') {
+      throw new Error(`CRDGATE_REQUIRE_E2E=1 and no control plane is available: ${assets.unavailable}`);
+    }
+    const bar = '!'.repeat(100);
+    process.stderr.write(
+      [bar, '!!! E2E TESTS ARE SKIPPED: no kube-apiserver/etcd/kubectl available.', `!!! ${assets.unavailable}`,
+        '!!! Set CRDGATE_REQUIRE_E2E=1 to turn this into a failure (CI does).', bar, ''].join('\n'),
+    );
+    project.provide('controlPlane', { unavailable: assets.unavailable });
+    return async () => {};
+  }
+
+  const controlPlane = await startControlPlane({ assetsDir: assets.dir, log: say });
+  const etcdVersion = await fetch(`${controlPlane.etcdUrl}/version`)
+    .then(async (response) => ((await response.json()) as { etcdserver?: string }).etcdserver ?? 'unknown')
+    .catch(() => 'unknown');
+  say(`control plane: kube-apiserver ${controlPlane.kubeApiserverVersion}, etcd v${etcdVersion}, at ${controlPlane.apiServerUrl} (logs in ${controlPlane.dir})`);
+  const provided: ProvidedControlPlane = {
+    apiServerUrl: controlPlane.apiServerUrl,
+    etcdUrl: controlPlane.etcdUrl,
+    kubeconfigPath: controlPlane.kubeconfigPath,
+    kubectlPath: controlPlane.kubectlPath,
+    kubeApiserverVersion: controlPlane.kubeApiserverVersion,
+    dir: controlPlane.dir,
+    assetsDir: assets.dir,
+  };
+  project.provide('controlPlane', provided);
+  return () => controlPlane.stop();
+}
