@@ -1,0 +1,59 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { describeText, describeValue, maxDescribedLength } from './describe-value.ts';
+
+ 
+const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+describe('describeValue', () => {
+  it.each([
+    ['abc', '"abc"'],
+    [12, '12'],
+    [1.5, '1.5'],
+    [true, 'true'],
+    [null, 'null'],
+    [{ name: 'tiles' }, '{"name":"tiles"}'],
+    [[1, 'a'], '[1,"a"]'],
+  ])('renders %j as JSON', (value, expected) => {
+    expect(describeValue(value)).toBe(expected);
+  });
+
+  it('shortens long values with an ellipsis', () => {
+    const described = describeValue('x'.repeat(10_000));
+    expect(described).toBe(`"${'x'.repeat(maxDescribedLength - 1)}...`);
+    expect(describeValue(Array.from({ length: 10_000 }, (_, i) => i)).length).toBe(maxDescribedLength + 3);
+  });
+
+  it('escapes control characters, including those JSON leaves alone', () => {
+    expect(describeValue('a\nb\u0000c\u007fd\u0085e\u2028')).toBe('"a\\nb\\u0000c\\u007fd\\u0085e\\u2028"');
+  });
+
+  it('is always short and free of control characters', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const described = describeValue(value);
+        expect(described.length).toBeLessThanOrEqual(maxDescribedLength + 3);
+        expect(described).not.toMatch(controlCharacter);
+      }),
+    );
+  });
+});
+
+describe('describeText', () => {
+  it('leaves ordinary text alone and escapes the rest', () => {
+    expect(describeText('app.kubernetes.io/name')).toBe('app.kubernetes.io/name');
+    expect(describeText('a\tb')).toBe('a\\u0009b');
+    expect(describeText('^a\\.b"$')).toBe('^a\\.b"$');
+    expect(describeText('y'.repeat(100))).toBe(`${'y'.repeat(maxDescribedLength)}...`);
+  });
+
+  it('is always short and free of control characters', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const described = describeText(text);
+        expect(described.length).toBeLessThanOrEqual(maxDescribedLength + 3);
+        expect(described).not.toMatch(controlCharacter);
+      }),
+    );
+  });
+});

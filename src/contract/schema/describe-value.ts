@@ -1,0 +1,89 @@
+// Values quoted in field errors travel to users through HTTP warnings and API status messages, which must stay
+// short and must not carry control characters; and the value may be a megabyte-long string from a hostile client.
+
+export const maxDescribedLength = 64;
+
+/** JSON, shortened to about `maxLength` characters with a trailing "...", with every control character escaped. */
+export function describeValue(value: unknown, maxLength = maxDescribedLength): string {
+  const writer = new BoundedWriter(maxLength);
+  writeJson(value, writer);
+  return writer.result();
+}
+
+/** Text shown as it is, outside quotes (a key in a path, a pattern): only shortened and stripped of control characters. */
+export function describeText(text: string, maxLength = maxDescribedLength): string {
+  const escaped = text.slice(0, maxLength + 1).replace(allControlCharacters, escapeCharacter);
+  return text.length > maxLength || escaped.length > maxLength ? `${escaped.slice(0, maxLength)}...` : escaped;
+}
+
+class BoundedWriter {
+  private text = '';
+  private readonly maxLength: number;
+
+  constructor(maxLength: number) {
+    this.maxLength = maxLength;
+  }
+
+  get full(): boolean {
+    return this.text.length > this.maxLength;
+  }
+
+  /** Characters that can still be shown; one more than that is enough to know the text was cut. */
+  get remaining(): number {
+    return Math.max(0, this.maxLength + 1 - this.text.length);
+  }
+
+  write(piece: string): void {
+    if (!this.full) this.text += piece;
+  }
+
+  result(): string {
+    const text = escapeControlCharacters(this.text);
+    return text.length > this.maxLength ? `${text.slice(0, this.maxLength)}...` : text;
+  }
+}
+
+function writeJson(value: unknown, writer: BoundedWriter): void {
+  if (writer.full) return;
+  if (typeof value === 'string') {
+    // Only the part that can be shown is encoded, so a huge string costs no more than a short one.
+    writer.write(JSON.stringify(value.slice(0, writer.remaining)));
+  } else if (Array.isArray(value)) {
+    writer.write('[');
+    for (let index = 0; index < value.length && !writer.full; index++) {
+      if (index > 0) writer.write(',');
+      writeJson(value[index], writer);
+    }
+    writer.write(']');
+  } else if (value !== null && typeof value === 'object') {
+    writer.write('{');
+    let first = true;
+    for (const key in value) {
+      if (writer.full) break;
+      if (!Object.hasOwn(value, key)) continue;
+      if (!first) writer.write(',');
+      first = false;
+      writeJson(key, writer);
+      writer.write(':');
+      writeJson((value as Record<string, unknown>)[key], writer);
+    }
+    writer.write('}');
+  } else if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
+    writer.write(JSON.stringify(value));
+  } else {
+    writer.write(String(value));
+  }
+}
+
+// JSON.stringify escapes U+0000..U+001F; DEL, the C1 controls and the Unicode line separators slip through it.
+const unescapedControlCharacters = /[\u007f-\u009f\u2028\u2029]/g;
+ 
+const allControlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+function escapeControlCharacters(text: string): string {
+  return text.replace(unescapedControlCharacters, escapeCharacter);
+}
+
+function escapeCharacter(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}

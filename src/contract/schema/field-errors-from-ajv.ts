@@ -1,0 +1,169 @@
+import type { ErrorObject } from 'ajv';
+import { formatFieldError, type FieldError, type FieldErrorType } from '../field-error.ts';
+import { describeText, describeValue } from './describe-value.ts';
+import { compareDocumentPositions, createDocumentPositions } from './document-order.ts';
+import { pointerSegments, renderFieldPath, type PathSegment } from './field-path.ts';
+import { describeFormat } from './kubernetes-formats.ts';
+import { listUniquenessKeyword } from './list-uniqueness.ts';
+
+/** A field error whose path is still segments, so errors can be put in document order before paths are rendered. */
+interface LocatedError {
+  segments: PathSegment[];
+  type: FieldErrorType;
+  message: string;
+}
+
+interface Entry {
+  schemaPath: string;
+  located: LocatedError;
+}
+
+/**
+ * ajv's errors (from a validator compiled by compile-schema.ts, with `verbose`) as Kubernetes field errors:
+ * in document order, without duplicates, junctor branches folded into the junctor's own error.
+ */
+export function fieldErrorsFromAjv(errors: readonly ErrorObject[], data: unknown, rootPath: string): FieldError[] {
+  const positionOf = createDocumentPositions(data);
+  const ordered = foldJunctors(errors, data)
+    .map((located) => ({ located, position: positionOf(located.segments) }))
+    .sort((a, b) => compareDocumentPositions(a.position, b.position));
+  const seen = new Set<string>();
+  const result: FieldError[] = [];
+  for (const { located: { segments, type, message } } of ordered) {
+    const field = renderFieldPath(rootPath, segments);
+    const key = `${field}\u0000${type}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    result.push({ field, type, message });
+  }
+  return result;
+}
+
+const junctors = new Set(['anyOf', 'oneOf', 'not']);
+
+// When an anyOf fails, ajv keeps the errors of every branch: reported as they are, they would read as if all of
+// them had to be fixed. They become one error at the junctor that lists what each branch wanted.
+// ajv reports a junctor right after its branches' errors (a passing junctor's are discarded, a failing one's are
+// folded here), so they are the trailing entries: looking only there keeps thousands of errors linear.
+function foldJunctors(errors: readonly ErrorObject[], data: unknown): LocatedError[] {
+  const entries: Entry[] = [];
+  for (const error of errors) {
+    if (junctors.has(error.keyword)) {
+      const branchPrefix = `${error.schemaPath}/`;
+      let firstBranchEntry = entries.length;
+      while (firstBranchEntry > 0 && entries[firstBranchEntry - 1]!.schemaPath.startsWith(branchPrefix)) firstBranchEntry--;
+      const branches = entries.splice(firstBranchEntry);
+      entries.push({ schemaPath: error.schemaPath, located: locateJunctorError(error, branches, data) });
+    } else {
+      entries.push({ schemaPath: error.schemaPath, located: locateError(error, data) });
+    }
+  }
+  return entries.map((entry) => entry.located);
+}
+
+function locateError(error: ErrorObject, data: unknown): LocatedError {
+  const segments = pointerSegments(data, error.instancePath);
+  const at = (type: FieldErrorType, message: string): LocatedError => ({ segments, type, message });
+  const invalid = (requirement: string) => at('FieldValueInvalid', `Invalid value: ${describeValue(error.data)}: ${requirement}`);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { segments: [...segments, String(params.missingProperty)], type: 'FieldValueRequired', message: 'Required value' };
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty);
+      return { segments: [...segments, name], type: 'FieldValueUnknown', message: `unknown field ${describeValue(name)}` };
+    }
+    case listUniquenessKeyword:
+      return at('FieldValueDuplicate', `Duplicate value: ${describeValue(params.duplicate)}`);
+    case 'type':
+      return at(
+        'FieldValueTypeInvalid',
+        `Invalid value: ${describeValue(error.data)}: must be of type ${[params.type].flat().join(' or ')}, got ${jsonTypeOf(error.data)}`,
+      );
+    case 'enum':
+      return at('FieldValueNotSupported', `Unsupported value: ${describeValue(error.data)}: supported values: ${listValues(params.allowedValues)}`);
+    case 'pattern':
+      return invalid(`must match the regular expression '${describeText(String(params.pattern), 128)}'`);
+    case 'format':
+      return invalid(`must be ${describeFormat(String(params.format))}`);
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return invalid(`must be ${comparisonWords[String(params.comparison)] ?? String(params.comparison)} ${String(params.limit)}`);
+    case 'multipleOf':
+      return invalid(`must be a multiple of ${String(params.multipleOf)}`);
+    case 'minLength':
+      return invalid(`must be at least ${String(params.limit)} characters long`);
+    case 'maxLength':
+      return at('FieldValueTooLong', `Too long: may not be more than ${String(params.limit)} characters`);
+    case 'minItems':
+      return invalid(`must have at least ${String(params.limit)} items`);
+    case 'maxItems':
+      return at('FieldValueTooMany', `Too many: ${countOf(error.data)}: must have at most ${String(params.limit)} items`);
+    case 'minProperties':
+      return invalid(`must have at least ${String(params.limit)} properties`);
+    case 'maxProperties':
+      return at('FieldValueTooMany', `Too many: ${countOf(error.data)}: must have at most ${String(params.limit)} properties`);
+    default:
+      return invalid(`must satisfy the ${describeText(error.keyword)} rule`);
+  }
+}
+
+function locateJunctorError(error: ErrorObject, branches: readonly Entry[], data: unknown): LocatedError {
+  const segments = pointerSegments(data, error.instancePath);
+  const value = describeValue(error.data);
+  const passing = (error.params as { passingSchemas?: unknown }).passingSchemas;
+  let requirement: string;
+  if (error.keyword === 'not') requirement = 'must not match the schema in not';
+  else if (Array.isArray(passing)) requirement = `must match exactly one of the oneOf schemas, but matches ${passing.length}`;
+  else requirement = `must match ${error.keyword === 'anyOf' ? 'at least' : 'exactly'} one of the ${error.keyword} schemas${branchSummary(error, branches, segments)}`;
+  return { segments, type: 'FieldValueInvalid', message: `Invalid value: ${value}: ${requirement}` };
+}
+
+const maxSummaryLength = 256;
+
+/** The first complaint of each branch, with paths relative to the junctor: `: (1) a: Required value; (2) ...`. */
+function branchSummary(error: ErrorObject, branches: readonly Entry[], junctorSegments: readonly PathSegment[]): string {
+  const firstByBranch = new Map<string, LocatedError>();
+  const branchPrefix = `${error.schemaPath}/`;
+  for (const { schemaPath, located } of branches) {
+    const branch = schemaPath.slice(branchPrefix.length).split('/', 1)[0] ?? '';
+    if (!firstByBranch.has(branch)) firstByBranch.set(branch, located);
+  }
+  if (firstByBranch.size === 0) return '';
+  const parts = [...firstByBranch].map(([branch, located]) => {
+    const relative = renderFieldPath('', located.segments.slice(junctorSegments.length));
+    return `(${Number(branch) + 1}) ${formatFieldError({ field: relative, type: located.type, message: located.message })}`;
+  });
+  const summary = parts.join('; ');
+  return `: ${summary.length > maxSummaryLength ? `${summary.slice(0, maxSummaryLength)}...` : summary}`;
+}
+
+const comparisonWords: Readonly<Record<string, string>> = {
+  '<=': 'less than or equal to',
+  '<': 'less than',
+  '>=': 'greater than or equal to',
+  '>': 'greater than',
+};
+
+const maxListedValues = 16;
+
+function listValues(values: unknown): string {
+  const list = Array.isArray(values) ? values : [];
+  const shown = list.slice(0, maxListedValues).map((value) => describeValue(value));
+  return list.length > maxListedValues ? `${shown.join(', ')}, ...` : shown.join(', ');
+}
+
+function countOf(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  return value !== null && typeof value === 'object' ? Object.keys(value).length : 0;
+}
+
+/** The JSON type names Kubernetes uses in its messages. */
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}

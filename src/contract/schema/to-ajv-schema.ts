@@ -1,0 +1,126 @@
+import type { SchemaObject } from 'ajv';
+import type { JSONSchemaProps } from './json-schema-props.ts';
+import { isKnownFormat } from './kubernetes-formats.ts';
+import { listUniquenessKeyword, type ListUniqueness } from './list-uniqueness.ts';
+
+/**
+ * Translates a Kubernetes structural schema into a draft-07 JSON Schema whose verdicts are the API server's:
+ * - pruning becomes `additionalProperties: false` (an unknown field is an error: the API server would silently
+ *   drop it, which is how typos in manifests go unnoticed);
+ * - `nullable`, `x-kubernetes-int-or-string` become type unions; OpenAPI's boolean `exclusiveMinimum` becomes
+ *   draft-07's numeric one;
+ * - apiVersion, kind and metadata are implicitly allowed at the root of a resource and of an embedded resource,
+ *   and metadata's own fields are left to the API server;
+ * - list types `set` and `map` become a uniqueness keyword; formats crdgate does not know are dropped.
+ *
+ * Deliberate differences: `x-kubernetes-preserve-unknown-fields` covers only the node that carries it, as in
+ * Kubernetes (a nested schema with `properties` is pruned again). A null in a nullable field passes `enum`
+ * too (the API server's go-openapi rejects it, a long-standing quirk; it validates before crdgate anyway).
+ */
+export function toAjvSchema(schema: JSONSchemaProps, options: { resourceRoot: boolean }): SchemaObject {
+  return structuralNode(schema, { implicitObjectMeta: options.resourceRoot, unpruned: false });
+}
+
+interface NodePlace {
+  /** At the root of a resource or of an embedded resource: apiVersion, kind and metadata need no declaration. */
+  implicitObjectMeta: boolean;
+  /** Metadata, whose unknown fields are the API server's business. */
+  unpruned: boolean;
+}
+
+const nestedPlace: NodePlace = { implicitObjectMeta: false, unpruned: false };
+
+function structuralNode(schema: JSONSchemaProps, place: NodePlace): SchemaObject {
+  const node = valueValidations(schema);
+  const types = structuralTypes(schema);
+  if (types) node.type = types.length === 1 ? types[0] : types;
+  if (schema.nullable && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum = [...node.enum, null];
+
+  const embedded = schema['x-kubernetes-embedded-resource'] === true;
+  const objectLike = isObjectLike(schema);
+  const properties: Record<string, SchemaObject> = {};
+  for (const [name, child] of Object.entries(schema.properties ?? {})) properties[name] = structuralNode(child, nestedPlace);
+  if (objectLike && (place.implicitObjectMeta || embedded)) {
+    properties.apiVersion ??= { type: 'string' };
+    properties.kind ??= { type: 'string' };
+    properties.metadata = schema.properties?.metadata
+      ? structuralNode(schema.properties.metadata, { implicitObjectMeta: false, unpruned: true })
+      : { type: 'object' };
+  }
+  if (Object.keys(properties).length > 0) node.properties = properties;
+
+  const required = [...(schema.required ?? []), ...(embedded ? ['apiVersion', 'kind'] : [])];
+  if (required.length > 0) node.required = [...new Set(required)];
+
+  if (schema.items) node.items = structuralNode(schema.items, nestedPlace);
+
+  const { additionalProperties } = schema;
+  if (typeof additionalProperties === 'object') node.additionalProperties = structuralNode(additionalProperties, nestedPlace);
+  else if (additionalProperties !== undefined) node.additionalProperties = additionalProperties;
+  else if (objectLike && !place.unpruned && schema['x-kubernetes-preserve-unknown-fields'] !== true) node.additionalProperties = false;
+
+  const uniqueness = listUniqueness(schema);
+  if (uniqueness) node[listUniquenessKeyword] = uniqueness;
+
+  addJunctors(schema, node);
+  return node;
+}
+
+/**
+ * Inside allOf, anyOf, oneOf and not, a structural schema only constrains values: no types of its own, no
+ * pruning, no extensions. (A `type` there is not structural; it is honoured all the same.)
+ */
+function valueValidationNode(schema: JSONSchemaProps): SchemaObject {
+  const node = valueValidations(schema);
+  if (schema.type) node.type = schema.type;
+  if (schema.properties) {
+    node.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, child]) => [name, valueValidationNode(child)]));
+  }
+  if (schema.required) node.required = [...schema.required];
+  if (schema.items) node.items = valueValidationNode(schema.items);
+  if (typeof schema.additionalProperties === 'object') node.additionalProperties = valueValidationNode(schema.additionalProperties);
+  addJunctors(schema, node);
+  return node;
+}
+
+function addJunctors(schema: JSONSchemaProps, node: SchemaObject): void {
+  if (schema.allOf) node.allOf = schema.allOf.map(valueValidationNode);
+  if (schema.anyOf) node.anyOf = schema.anyOf.map(valueValidationNode);
+  if (schema.oneOf) node.oneOf = schema.oneOf.map(valueValidationNode);
+  if (schema.not) node.not = valueValidationNode(schema.not);
+}
+
+function valueValidations(schema: JSONSchemaProps): SchemaObject {
+  const node: SchemaObject = {};
+  if (schema.enum) node.enum = [...schema.enum];
+  if (schema.format !== undefined && isKnownFormat(schema.format)) node.format = schema.format;
+  if (schema.pattern !== undefined) node.pattern = schema.pattern;
+  if (schema.minLength !== undefined) node.minLength = schema.minLength;
+  if (schema.maxLength !== undefined) node.maxLength = schema.maxLength;
+  if (schema.minimum !== undefined) node[schema.exclusiveMinimum ? 'exclusiveMinimum' : 'minimum'] = schema.minimum;
+  if (schema.maximum !== undefined) node[schema.exclusiveMaximum ? 'exclusiveMaximum' : 'maximum'] = schema.maximum;
+  if (schema.multipleOf !== undefined) node.multipleOf = schema.multipleOf;
+  if (schema.minItems !== undefined) node.minItems = schema.minItems;
+  if (schema.maxItems !== undefined) node.maxItems = schema.maxItems;
+  if (schema.minProperties !== undefined) node.minProperties = schema.minProperties;
+  if (schema.maxProperties !== undefined) node.maxProperties = schema.maxProperties;
+  return node;
+}
+
+function structuralTypes(schema: JSONSchemaProps): string[] | undefined {
+  const types = schema['x-kubernetes-int-or-string'] ? ['integer', 'string'] : schema.type ? [schema.type] : undefined;
+  // Without a type any value is allowed, null included, so nullable has nothing to add.
+  return types && schema.nullable ? [...types, 'null'] : types;
+}
+
+function isObjectLike(schema: JSONSchemaProps): boolean {
+  return schema.type === 'object' || (schema.type === undefined && !schema['x-kubernetes-int-or-string'] && schema.properties !== undefined);
+}
+
+function listUniqueness(schema: JSONSchemaProps): ListUniqueness | undefined {
+  const listType = schema['x-kubernetes-list-type'];
+  if (listType === 'set') return { listType };
+  const keys = schema['x-kubernetes-list-map-keys'];
+  if (listType === 'map' && keys && keys.length > 0) return { listType, keys: [...keys] };
+  return undefined;
+}
