@@ -1,0 +1,146 @@
+import type { FieldError } from './field-error.ts';
+import type { KubeObject } from './kube-object.ts';
+import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+
+export interface ContractIdentity {
+  group: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+  scope: 'Namespaced' | 'Cluster';
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: 'integer' | 'number' | 'string' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  format?: string;
+  priority?: number;
+}
+
+export interface Subresources {
+  status?: Record<string, never>;
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+}
+
+export interface VersionDefinition {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  /** The CRD's openAPIV3Schema for this version: structural, so it serves the API server and crdgate alike. */
+  schema: JSONSchemaProps;
+  printerColumns?: PrinterColumn[];
+  subresources?: Subresources;
+}
+
+/**
+ * Conversion of one spoke version to and from the hub. Both directions receive and return whole objects
+ * (apiVersion included) so that what a spoke cannot hold can be kept in an annotation.
+ */
+export interface SpokeConversion {
+  toHub(object: KubeObject): KubeObject;
+  fromHub(hub: KubeObject): KubeObject;
+}
+
+/** A cross-field rule on one hub object. It must tolerate schema-invalid input: it runs even when the schema failed. */
+export type Invariant = (object: KubeObject) => FieldError[];
+
+/** Computed defaults: returns a defaulted copy of the hub object, filling absent fields only. Must not mutate its input. */
+export type Defaulter = (object: KubeObject) => KubeObject;
+
+/** A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). */
+export type DeletionRule = (object: KubeObject) => string | undefined;
+
+export interface UpdateInput {
+  oldObject: KubeObject;
+  object: KubeObject;
+}
+
+/** What a rule about a change (old -> new) concludes: refusals (403), warnings, and audit annotations. */
+export interface UpdateVerdict {
+  forbidden: FieldError[];
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+
+/** A rule about a spec change; the transition machine is one, risky-change warnings are another. */
+export type UpdateRule = (input: UpdateInput) => UpdateVerdict;
+
+export interface ContractDefinition {
+  identity: ContractIdentity;
+  versions: VersionDefinition[];
+  /** The version validation, defaulting and rules are written against. */
+  hub: string;
+  /** One entry per version other than the hub. */
+  conversions: Record<string, SpokeConversion>;
+  /** The annotation that keeps, on older versions, what they cannot hold. */
+  conversionAnnotation?: string;
+  defaults?: Defaulter;
+  invariants?: Invariant[];
+  deletionRules?: DeletionRule[];
+  updateRules?: UpdateRule[];
+}
+
+export interface Contract extends ContractDefinition {
+  storageVersion: string;
+}
+
+export class ContractDefinitionError extends Error {
+  override name = 'ContractDefinitionError';
+}
+
+/**
+ * Checks the parts of a contract that no type can express, so a broken contract stops the server at start-up
+ * instead of misbehaving on the first request.
+ */
+export function defineContract(definition: ContractDefinition): Contract {
+  const problems = contractProblems(definition);
+  if (problems.length > 0) {
+    const id = `${definition.identity.plural}.${definition.identity.group}`;
+    throw new ContractDefinitionError(`contract ${id} is invalid: ${problems.join('; ')}`);
+  }
+  const storage = definition.versions.find((v) => v.storage);
+  return { ...definition, storageVersion: storage!.name };
+}
+
+function contractProblems(definition: ContractDefinition): string[] {
+  const problems: string[] = [];
+  const { identity, versions, hub, conversions } = definition;
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(identity.group)) {
+    problems.push(`group "${identity.group}" must be a DNS subdomain with at least one dot`);
+  }
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(identity.kind)) problems.push(`kind "${identity.kind}" must be UpperCamelCase`);
+  for (const [label, name] of [['plural', identity.plural], ['singular', identity.singular]] as const) {
+    if (!/^[a-z][-a-z0-9]*$/.test(name)) problems.push(`${label} "${name}" must be a lowercase DNS label`);
+  }
+  const names = versions.map((v) => v.name);
+  if (versions.length === 0) problems.push('at least one version is required');
+  if (new Set(names).size !== names.length) problems.push(`version names repeat: ${names.join(', ')}`);
+  const storageVersions = versions.filter((v) => v.storage);
+  if (storageVersions.length !== 1) problems.push(`exactly one version must be the storage version, found ${storageVersions.length}`);
+  if (storageVersions[0] && !storageVersions[0].served) problems.push(`storage version ${storageVersions[0].name} must be served`);
+  if (!names.includes(hub)) problems.push(`hub "${hub}" is not one of the versions (${names.join(', ')})`);
+  for (const name of names) {
+    if (name !== hub && conversions[name] === undefined) problems.push(`version ${name} has no conversion to the hub ${hub}`);
+  }
+  for (const name of Object.keys(conversions)) {
+    if (name === hub) problems.push(`the hub ${hub} must not have a conversion of its own`);
+    else if (!names.includes(name)) problems.push(`conversion for unknown version ${name}`);
+  }
+  for (const version of versions) {
+    if (version.deprecationWarning !== undefined && !version.deprecated) {
+      problems.push(`version ${version.name} has a deprecationWarning but is not deprecated`);
+    }
+  }
+  return problems;
+}
+
+export function apiVersionOf(contract: ContractDefinition, version: string): string {
+  return `${contract.identity.group}/${version}`;
+}

@@ -1,0 +1,31 @@
+/**
+ * A problem with one field of an object, in the vocabulary of Kubernetes' own validation
+ * (k8s.io/apimachinery/pkg/util/validation/field): the `type` doubles as the stable code tests assert,
+ * and travels to the API server as a StatusCause `reason`, so kubectl users see familiar terms.
+ */
+export type FieldErrorType =
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueTypeInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueDuplicate'
+  | 'FieldValueTooMany'
+  | 'FieldValueTooLong'
+  | 'FieldValueForbidden'
+  | 'FieldValueUnknown';
+
+export interface FieldError {
+  /** Kubernetes-style path: `spec.caches[1].name`; the empty string means the object itself. */
+  field: string;
+  type: FieldErrorType;
+  /** Human text without the path; `formatFieldError` puts the two together. */
+  message: string;
+}
+
+export function fieldError(field: string, type: FieldErrorType, message: string): FieldError {
+  return { field, type, message };
+}
+
+export function formatFieldError(error: FieldError): string {
+  return error.field === '' ? error.message : `${error.field}: ${error.message}`;
+}

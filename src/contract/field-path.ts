@@ -1,0 +1,22 @@
+import { isPlainObject } from './kube-object.ts';
+
+/** `spec.caches[1].name` -> ['spec', 'caches', 1, 'name']; the inverse of how FieldError paths are written. */
+export function parseFieldPath(path: string): Array<string | number> {
+  const segments: Array<string | number> = [];
+  for (const match of path.matchAll(/([^.[\]]+)|\[(\d+)\]|\[([^\]]*)\]/g)) {
+    if (match[1] !== undefined) segments.push(match[1]);
+    else if (match[2] !== undefined) segments.push(Number(match[2]));
+    else if (match[3] !== undefined) segments.push(match[3]);
+  }
+  return segments;
+}
+
+/** The value at a field path, or undefined when any step is missing. */
+export function valueAtPath(root: unknown, path: string): unknown {
+  let node = root;
+  for (const segment of parseFieldPath(path)) {
+    if (typeof segment === 'number' ? !Array.isArray(node) : !isPlainObject(node)) return undefined;
+    node = (node as Record<string | number, unknown>)[segment];
+  }
+  return node;
+}

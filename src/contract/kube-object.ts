@@ -1,0 +1,50 @@
+/** The parts of a Kubernetes object crdgate reads; everything else is carried through untouched. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: unknown;
+  status?: unknown;
+  [key: string]: unknown;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isKubeObject(value: unknown): value is KubeObject {
+  return isPlainObject(value) && (value.metadata === undefined || isPlainObject(value.metadata));
+}
+
+/** `namespace/name` (or just `name`) for messages and logs; falls back to generateName for objects not yet named. */
+export function objectRef(object: KubeObject | null | undefined): string {
+  const meta = object?.metadata;
+  const name = meta?.name ?? (meta?.generateName !== undefined ? `${meta.generateName}*` : '<unnamed>');
+  return meta?.namespace ? `${meta.namespace}/${name}` : name;
+}
+
+export function annotation(object: KubeObject | null | undefined, key: string): string | undefined {
+  const annotations = object?.metadata?.annotations;
+  return isPlainObject(annotations) && typeof annotations[key] === 'string' ? annotations[key] : undefined;
+}
+
+/** `geo.example.com/v1` -> { group: 'geo.example.com', version: 'v1' }; core `v1` -> group ''. */
+export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash === -1
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}

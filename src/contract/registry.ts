@@ -1,0 +1,59 @@
+import { apiVersionOf, type Contract } from './define-contract.ts';
+import { splitApiVersion } from './kube-object.ts';
+import { createSchemaCompiler, type ObjectValidator } from './schema/compile-schema.ts';
+import { checkStructural } from './schema/structural-check.ts';
+
+/** A contract with everything derived from it at start-up: schemas are compiled once, never per request. */
+export interface CompiledContract {
+  contract: Contract;
+  /** Validators by version name. */
+  validators: ReadonlyMap<string, ObjectValidator>;
+  /** `group/version` for each served version. */
+  servedApiVersions: ReadonlySet<string>;
+}
+
+export interface ContractRegistry {
+  readonly contracts: readonly CompiledContract[];
+  /** The contract for a group and kind, or undefined when no contract knows it. */
+  lookup(group: string, kind: string): CompiledContract | undefined;
+}
+
+export class ContractCompileError extends Error {
+  override name = 'ContractCompileError';
+}
+
+export function createContractRegistry(contracts: readonly Contract[]): ContractRegistry {
+  const compiler = createSchemaCompiler();
+  const byGroupKind = new Map<string, CompiledContract>();
+  const compiled = contracts.map((contract) => {
+    const key = groupKindKey(contract.identity.group, contract.identity.kind);
+    if (byGroupKind.has(key)) throw new ContractCompileError(`two contracts declare ${contract.identity.kind}.${contract.identity.group}`);
+    const validators = new Map<string, ObjectValidator>();
+    for (const version of contract.versions) {
+      const problems = checkStructural(version.schema);
+      if (problems.length > 0) {
+        throw new ContractCompileError(
+          `the ${version.name} schema of ${contract.identity.plural}.${contract.identity.group} is not structural: ${problems.join('; ')}`,
+        );
+      }
+      validators.set(version.name, compiler.compile(version.schema));
+    }
+    const servedApiVersions = new Set(contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)));
+    const entry: CompiledContract = { contract, validators, servedApiVersions };
+    byGroupKind.set(key, entry);
+    return entry;
+  });
+  return {
+    contracts: compiled,
+    lookup: (group, kind) => byGroupKind.get(groupKindKey(group, kind)),
+  };
+}
+
+/** The contract that owns an object's apiVersion and kind. */
+export function lookupByApiVersion(registry: ContractRegistry, apiVersion: string, kind: string): CompiledContract | undefined {
+  return registry.lookup(splitApiVersion(apiVersion).group, kind);
+}
+
+function groupKindKey(group: string, kind: string): string {
+  return `${kind}.${group}`;
+}
