@@ -1,0 +1,73 @@
+import { ProtocolError, protocolErrorBody } from '../errors.ts';
+import { objectRef } from '../contract/kube-object.ts';
+import type { ContractRegistry } from '../contract/registry.ts';
+import { decideMutation } from './mutate.ts';
+import { parseAdmissionReview, type AdmissionRequest } from './review.ts';
+import { decideValidation } from './validate.ts';
+import { errored, toAdmissionResponse, type Verdict } from './verdict.ts';
+
+export type AdmissionWebhook = 'validate' | 'mutate';
+
+/** What the HTTP layer sends, plus what it logs and counts; nothing here touches HTTP itself. */
+export interface AdmissionOutcome {
+  httpStatus: number;
+  body: unknown;
+  summary: {
+    uid?: string;
+    kind?: string;
+    object?: string;
+    operation?: string;
+    subResource?: string;
+    dryRun?: boolean;
+    decision: 'allowed' | 'denied' | 'rejected';
+    code: string;
+    patched?: boolean;
+  };
+  /** An exception crdgate caught while deciding: logged with its stack, answered as a denial. */
+  failure?: unknown;
+}
+
+const decisions: Record<AdmissionWebhook, (registry: ContractRegistry, request: AdmissionRequest) => Verdict> = {
+  validate: decideValidation,
+  mutate: decideMutation,
+};
+
+/**
+ * The handler contract: every well-formed review gets a complete response with its uid, whatever happens inside;
+ * a decision that throws is answered `allowed: false` (fail closed) instead of crashing or hanging the API server.
+ */
+export function handleAdmissionReview(webhook: AdmissionWebhook, registry: ContractRegistry, body: unknown): AdmissionOutcome {
+  let request: AdmissionRequest;
+  try {
+    request = parseAdmissionReview(body);
+  } catch (error) {
+    if (!(error instanceof ProtocolError)) throw error;
+    return { httpStatus: error.httpStatus, body: protocolErrorBody(error), summary: { decision: 'rejected', code: error.code } };
+  }
+  let verdict: Verdict;
+  let failure: unknown;
+  try {
+    verdict = decisions[webhook](registry, request);
+    if (webhook === 'validate' && verdict.patch) throw new Error('a validating decision produced a patch');
+  } catch (error) {
+    failure = error;
+    verdict = errored(error instanceof Error ? error.message : String(error));
+  }
+  const response = toAdmissionResponse(request.uid, verdict);
+  return {
+    httpStatus: 200,
+    body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response },
+    summary: {
+      uid: request.uid,
+      kind: `${request.kind.kind}.${request.kind.group}`,
+      object: request.namespace ? `${request.namespace}/${request.name ?? ''}` : (request.name ?? objectRef(request.object)),
+      operation: request.operation,
+      ...(request.subResource ? { subResource: request.subResource } : {}),
+      ...(request.dryRun ? { dryRun: true } : {}),
+      decision: verdict.allowed ? 'allowed' : 'denied',
+      code: verdict.code,
+      ...(response.patch ? { patched: true } : {}),
+    },
+    ...(failure !== undefined ? { failure } : {}),
+  };
+}

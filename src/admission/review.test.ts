@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../errors.ts';
+import { parseAdmissionReview } from './review.ts';
+
+const review = (request: Record<string, unknown>) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
+const base = {
+  uid: 'u1',
+  kind: { group: 'geo.example.com', version: 'v1', kind: 'GeoDatabase' },
+  operation: 'CREATE',
+  object: { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'a' } },
+};
+
+function malformed(body: unknown): string {
+  try {
+    parseAdmissionReview(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe('REVIEW_MALFORMED');
+    return (error as Error).message;
+  }
+  throw new Error('expected a ProtocolError');
+}
+
+describe('parseAdmissionReview', () => {
+  it('reads the fields the decisions need', () => {
+    const request = parseAdmissionReview(review({ ...base, namespace: 'maps', name: 'a', dryRun: true, subResource: '' }));
+    expect(request).toEqual({ ...base, oldObject: null, namespace: 'maps', name: 'a', dryRun: true });
+  });
+
+  it.each([
+    ['a string', 'nope', 'JSON object'],
+    ['v1beta1', { ...review(base), apiVersion: 'admission.k8s.io/v1beta1' }, 'admission.k8s.io/v1'],
+    ['a ConversionReview', { ...review(base), kind: 'ConversionReview' }, 'AdmissionReview'],
+    ['an empty uid', review({ ...base, uid: '' }), 'request.uid'],
+    ['no kind', review({ ...base, kind: 'GeoDatabase' }), 'request.kind'],
+    ['PATCH', review({ ...base, operation: 'PATCH' }), 'request.operation'],
+    ['UPDATE without oldObject', review({ ...base, operation: 'UPDATE' }), 'request.oldObject'],
+    ['DELETE without oldObject', review({ ...base, operation: 'DELETE', object: null }), 'request.oldObject'],
+    ['an object that is a list', review({ ...base, object: [] }), 'request.object'],
+    ['metadata that is a string', review({ ...base, object: { metadata: 'x' } }), 'request.object'],
+  ])('refuses %s, naming what is wrong', (_label, body, named) => {
+    expect(malformed(body)).toContain(named);
+  });
+});

@@ -1,0 +1,85 @@
+import { ProtocolError } from '../errors.ts';
+import { isKubeObject, isPlainObject, type KubeObject } from '../contract/kube-object.ts';
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/** The fields of admission.k8s.io/v1 AdmissionRequest that crdgate reads; the rest is ignored. */
+export interface AdmissionRequest {
+  uid: string;
+  kind: GroupVersionKind;
+  subResource?: string;
+  name?: string;
+  namespace?: string;
+  operation: Operation;
+  userInfo?: { username?: string };
+  object: KubeObject | null;
+  oldObject: KubeObject | null;
+  dryRun?: boolean;
+}
+
+const operations: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+
+/**
+ * Checks the envelope of an AdmissionReview. Anything that is not a well-formed admission.k8s.io/v1 review is a
+ * ProtocolError (HTTP 400), because without a uid there is no response the API server could accept.
+ */
+export function parseAdmissionReview(body: unknown): AdmissionRequest {
+  const malformed = (detail: string) => new ProtocolError('REVIEW_MALFORMED', detail);
+  if (!isPlainObject(body)) throw malformed('expected a JSON object');
+  if (body.kind !== 'AdmissionReview') throw malformed(`kind must be AdmissionReview, got ${describe(body.kind)}`);
+  if (body.apiVersion !== 'admission.k8s.io/v1') {
+    throw malformed(`apiVersion must be admission.k8s.io/v1, got ${describe(body.apiVersion)}`);
+  }
+  const request = body.request;
+  if (!isPlainObject(request)) throw malformed('request is missing');
+  if (typeof request.uid !== 'string' || request.uid === '') throw malformed('request.uid must be a non-empty string');
+  const kind = request.kind;
+  if (!isPlainObject(kind) || typeof kind.group !== 'string' || typeof kind.version !== 'string' || typeof kind.kind !== 'string') {
+    throw malformed('request.kind must hold group, version and kind strings');
+  }
+  if (typeof request.operation !== 'string' || !operations.includes(request.operation)) {
+    throw malformed(`request.operation must be one of ${operations.join(', ')}, got ${describe(request.operation)}`);
+  }
+  const operation = request.operation as Operation;
+  const object = optionalObject(request.object, 'request.object');
+  const oldObject = optionalObject(request.oldObject, 'request.oldObject');
+  if ((operation === 'CREATE' || operation === 'UPDATE') && object === null) {
+    throw malformed(`request.object is required for ${operation}`);
+  }
+  if ((operation === 'UPDATE' || operation === 'DELETE') && oldObject === null) {
+    throw malformed(`request.oldObject is required for ${operation}`);
+  }
+  for (const field of ['subResource', 'name', 'namespace'] as const) {
+    if (request[field] !== undefined && typeof request[field] !== 'string') throw malformed(`request.${field} must be a string`);
+  }
+  return {
+    uid: request.uid,
+    kind: { group: kind.group, version: kind.version, kind: kind.kind },
+    operation,
+    object,
+    oldObject,
+    ...(typeof request.subResource === 'string' && request.subResource !== '' ? { subResource: request.subResource } : {}),
+    ...(typeof request.name === 'string' ? { name: request.name } : {}),
+    ...(typeof request.namespace === 'string' ? { namespace: request.namespace } : {}),
+    ...(request.dryRun === true ? { dryRun: true } : {}),
+    ...(isPlainObject(request.userInfo) && typeof request.userInfo.username === 'string'
+      ? { userInfo: { username: request.userInfo.username } }
+      : {}),
+  };
+}
+
+function optionalObject(value: unknown, field: string): KubeObject | null {
+  if (value === undefined || value === null) return null;
+  if (!isKubeObject(value)) throw new ProtocolError('REVIEW_MALFORMED', `${field} must be an object with object metadata`);
+  return value;
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'nothing' : JSON.stringify(value).slice(0, 60);
+}

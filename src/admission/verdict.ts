@@ -1,0 +1,106 @@
+import { decisionCodes, type DecisionCode } from '../errors.ts';
+import { formatFieldError, type FieldError } from '../contract/field-error.ts';
+import type { JsonPatchOperation } from './json-patch.ts';
+
+/**
+ * What a decision concludes, before it is addressed to a request. Built only through the constructors below,
+ * so that the AdmissionReview rules (allowed always set, a patch never on a denial) hold by construction.
+ */
+export interface Verdict {
+  allowed: boolean;
+  code: DecisionCode;
+  message?: string;
+  causes?: FieldError[];
+  patch?: JsonPatchOperation[];
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+
+export function allow(warnings: string[] = [], auditAnnotations: Record<string, string> = {}): Verdict {
+  return { allowed: true, code: 'ALLOWED', warnings, auditAnnotations };
+}
+
+export function deny(code: Exclude<DecisionCode, 'ALLOWED'>, message: string, causes: FieldError[] = []): Verdict {
+  return { allowed: false, code, message, causes, warnings: [], auditAnnotations: {} };
+}
+
+/** crdgate itself failed: fail closed, so a bug can never wave an object through. */
+export function errored(message: string): Verdict {
+  return deny('INTERNAL_ERROR', `crdgate could not decide: ${message}`);
+}
+
+export function patched(patch: JsonPatchOperation[], warnings: string[] = []): Verdict {
+  return patch.length === 0 ? allow(warnings) : { ...allow(warnings), patch };
+}
+
+export function withWarnings(verdict: Verdict, warnings: string[], auditAnnotations: Record<string, string> = {}): Verdict {
+  return {
+    ...verdict,
+    warnings: [...verdict.warnings, ...warnings],
+    auditAnnotations: { ...verdict.auditAnnotations, ...auditAnnotations },
+  };
+}
+
+/**
+ * Worded the way kube-apiserver words an invalid object (`Kind.group "name" is invalid: field: message, ...`),
+ * so crdgate's denials read like the API server's own.
+ */
+export function fieldErrorsMessage(kindAndGroup: string, name: string, predicate: string, errors: FieldError[]): string {
+  return `${kindAndGroup} "${name}" ${predicate}: ${errors.map(formatFieldError).join(', ')}`;
+}
+
+export interface AdmissionResponse {
+  uid: string;
+  allowed: boolean;
+  status?: {
+    code: number;
+    reason?: string;
+    message: string;
+    details?: { causes: Array<{ reason: string; message: string; field: string }> };
+  };
+  patch?: string;
+  patchType?: 'JSONPatch';
+  warnings?: string[];
+  auditAnnotations?: Record<string, string>;
+}
+
+// The API server rejects or truncates long and numerous warnings, and control characters break the HTTP header
+// they travel in; crdgate trims them rather than risk the whole response.
+const maxWarnings = 8;
+const maxWarningLength = 256;
+
+export function sanitizeWarnings(warnings: string[]): string[] {
+  const clean = [...new Set(warnings.map(cleanWarning).filter((w) => w !== ''))];
+  if (clean.length <= maxWarnings) return clean;
+  return [...clean.slice(0, maxWarnings - 1), `and ${clean.length - (maxWarnings - 1)} more warnings`];
+}
+
+function cleanWarning(warning: string): string {
+  const text = warning.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  return text.length <= maxWarningLength ? text : `${text.slice(0, maxWarningLength - 1)}…`;
+}
+
+/** Addresses a verdict to a request: the wire `response` of an admission.k8s.io/v1 AdmissionReview. */
+export function toAdmissionResponse(uid: string, verdict: Verdict): AdmissionResponse {
+  const response: AdmissionResponse = { uid, allowed: verdict.allowed };
+  if (!verdict.allowed) {
+    const { statusCode, reason } = decisionCodes[verdict.code];
+    const causes = verdict.causes ?? [];
+    response.status = {
+      code: statusCode,
+      ...(reason ? { reason } : {}),
+      message: verdict.message ?? reason,
+      ...(causes.length > 0
+        ? { details: { causes: causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })) } }
+        : {}),
+    };
+  }
+  if (verdict.allowed && verdict.patch && verdict.patch.length > 0) {
+    response.patch = Buffer.from(JSON.stringify(verdict.patch)).toString('base64');
+    response.patchType = 'JSONPatch';
+  }
+  const warnings = sanitizeWarnings(verdict.warnings);
+  if (warnings.length > 0) response.warnings = warnings;
+  if (Object.keys(verdict.auditAnnotations).length > 0) response.auditAnnotations = verdict.auditAnnotations;
+  return response;
+}
