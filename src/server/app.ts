@@ -1,0 +1,101 @@
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import type { TLSSocket } from 'node:tls';
+import { handleAdmissionReview, type AdmissionWebhook } from '../admission/handler.ts';
+import type { ContractRegistry } from '../contract/registry.ts';
+import { reviewConversion } from '../conversion/review-conversion.ts';
+import { ProtocolError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { jsonBody, protocolErrorHandler } from './body.ts';
+import type { ServerMetrics } from './metrics.ts';
+
+export interface AppOptions {
+  registry: ContractRegistry;
+  metrics: ServerMetrics;
+  logger: Logger;
+  limits: { admissionBytes: number; conversionBytes: number };
+  /** Readiness beyond the app's own: certificates loaded, not shutting down. */
+  isReady: () => boolean;
+  /** With a client CA configured, webhook endpoints require a verified client certificate; probes do not. */
+  requireClientCertificate: boolean;
+}
+
+/** The express shell: routing, body limits and logging. Every decision is made by the pure handlers it calls. */
+export function createApp(options: AppOptions): Express {
+  const { registry, metrics, logger, limits } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(observe(metrics, logger));
+
+  const clientCertificate: RequestHandler[] = options.requireClientCertificate ? [requireVerifiedClient] : [];
+  for (const webhook of ['validate', 'mutate'] as const) {
+    app.post(`/${webhook}`, ...clientCertificate, ...jsonBody(limits.admissionBytes), admissionRoute(webhook, registry, metrics));
+  }
+  app.post('/convert', ...clientCertificate, ...jsonBody(limits.conversionBytes), function convert(req, res) {
+    const started = performance.now();
+    const outcome = reviewConversion(req.body, registry);
+    const result = outcome.status === 200 ? outcome.review.response.result : undefined;
+    metrics.conversions.inc({ result: result?.status ?? 'Rejected' });
+    res.locals.summary = {
+      uid: outcome.status === 200 ? outcome.review.response.uid : undefined,
+      objects: Array.isArray(req.body?.request?.objects) ? req.body.request.objects.length : undefined,
+      result: result?.status ?? 'Rejected',
+      ...(result?.status === 'Failed' ? { message: result.message } : {}),
+      decideMs: Number((performance.now() - started).toFixed(3)),
+    };
+    res.status(outcome.status).json(outcome.status === 200 ? outcome.review : { error: outcome.error });
+  });
+
+  app.get('/healthz', function healthz(_req, res) {
+    res.type('text/plain').send('ok');
+  });
+  app.get('/readyz', function readyz(_req, res) {
+    const ready = options.isReady();
+    res.status(ready ? 200 : 503).type('text/plain').send(ready ? 'ok' : 'not ready');
+  });
+  app.get('/metrics', async function metricsRoute(_req, res) {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.use(function notFound(req, _res, next) {
+    next(new ProtocolError('ROUTE_NOT_FOUND', `${req.method} ${req.path}`));
+  });
+  app.use(protocolErrorHandler);
+  return app;
+}
+
+function admissionRoute(webhook: AdmissionWebhook, registry: ContractRegistry, metrics: ServerMetrics): RequestHandler {
+  return function admit(req, res) {
+    const outcome = handleAdmissionReview(webhook, registry, req.body);
+    metrics.decisions.inc({ webhook, decision: outcome.summary.decision, code: outcome.summary.code });
+    res.locals.summary = outcome.summary;
+    res.locals.failure = outcome.failure;
+    res.status(outcome.httpStatus).json(outcome.body);
+  };
+}
+
+const requireVerifiedClient: RequestHandler = function requireVerifiedClient(req, res, next) {
+  const socket = req.socket as TLSSocket;
+  if (socket.authorized) return next();
+  res.status(401).json({ error: { code: 'CLIENT_CERTIFICATE_REQUIRED', message: 'a client certificate signed by the configured client CA is required' } });
+};
+
+/** One log line and one metrics sample per request, written when the response is finished. */
+function observe(metrics: ServerMetrics, logger: Logger): RequestHandler {
+  return function observeRequest(req: Request, res: Response, next) {
+    const started = process.hrtime.bigint();
+    res.on('finish', function recordRequest() {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const endpoint = knownEndpoints.has(req.path) ? req.path : 'other';
+      metrics.requests.inc({ endpoint, code: String(res.statusCode) });
+      metrics.latency.observe({ endpoint }, seconds);
+      if (endpoint === '/healthz' || endpoint === '/readyz' || endpoint === '/metrics') return;
+      const line = { method: req.method, path: req.path, status: res.statusCode, latencyMs: Number((seconds * 1000).toFixed(3)), ...res.locals.summary };
+      const failure = res.locals.failure;
+      if (failure) logger.error({ ...line, err: failure }, 'request failed inside crdgate');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}
+
+const knownEndpoints = new Set(['/validate', '/mutate', '/convert', '/healthz', '/readyz', '/metrics']);

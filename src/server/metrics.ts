@@ -1,0 +1,44 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One registry per server instance (never prom-client's global one), so tests and embedders get their own. */
+export interface ServerMetrics {
+  registry: Registry;
+  requests: Counter<'endpoint' | 'code'>;
+  latency: Histogram<'endpoint'>;
+  decisions: Counter<'webhook' | 'decision' | 'code'>;
+  conversions: Counter<'result'>;
+}
+
+export function createServerMetrics(): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'crdgate_' });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'crdgate_http_requests_total',
+      help: 'HTTP requests by endpoint and response status code.',
+      labelNames: ['endpoint', 'code'],
+      registers: [registry],
+    }),
+    latency: new Histogram({
+      name: 'crdgate_http_request_duration_seconds',
+      help: 'Time from request to response, by endpoint.',
+      labelNames: ['endpoint'],
+      // The API server's webhook timeout is at most 30 s and crdgate's own budget is milliseconds.
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+      registers: [registry],
+    }),
+    decisions: new Counter({
+      name: 'crdgate_admission_decisions_total',
+      help: 'Admission decisions by webhook, outcome and decision code.',
+      labelNames: ['webhook', 'decision', 'code'],
+      registers: [registry],
+    }),
+    conversions: new Counter({
+      name: 'crdgate_conversion_reviews_total',
+      help: 'ConversionReviews answered, by result.',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+  };
+}

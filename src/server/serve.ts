@@ -1,0 +1,103 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { ContractRegistry } from '../contract/registry.ts';
+import type { Logger } from '../log.ts';
+import { createApp } from './app.ts';
+import { createServerMetrics, type ServerMetrics } from './metrics.ts';
+import { readServingCertificate, watchServingCertificate } from './tls-files.ts';
+
+export interface ServeOptions {
+  port: number;
+  host?: string;
+  certDir: string;
+  clientCaFile?: string;
+  registry: ContractRegistry;
+  logger: Logger;
+  limits: { admissionBytes: number; conversionBytes: number };
+  /** How long readiness reports failure before the listener closes, so endpoints stop routing here first. */
+  drainDelayMs: number;
+  /** How long in-flight requests may take to finish after the listener closes. */
+  shutdownTimeoutMs?: number;
+  certPollMs?: number;
+}
+
+export interface RunningServer {
+  port: number;
+  server: Server;
+  metrics: ServerMetrics;
+  /** Fail readiness, wait the drain delay, stop accepting, finish in-flight requests. */
+  shutdown(): Promise<void>;
+}
+
+// The API server keeps idle webhook connections for 90 s; closing ours earlier races its reuse of them.
+const keepAliveTimeoutMs = 120_000;
+// The API server gives a webhook at most 30 s; nothing legitimate takes longer.
+const requestTimeoutMs = 30_000;
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const { logger } = options;
+  const certificate = await readServingCertificate(options.certDir);
+  const clientCa = options.clientCaFile ? await readFile(options.clientCaFile) : undefined;
+  const metrics = createServerMetrics();
+  let shuttingDown = false;
+
+  const app = createApp({
+    registry: options.registry,
+    metrics,
+    logger,
+    limits: options.limits,
+    isReady: () => !shuttingDown,
+    requireClientCertificate: clientCa !== undefined,
+  });
+  const server = createServer(
+    {
+      cert: certificate.cert,
+      key: certificate.key,
+      minVersion: 'TLSv1.2',
+      ALPNProtocols: ['http/1.1'],
+      // Probes come without a client certificate: the handshake asks for one, the webhook routes require it.
+      ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}),
+    },
+    app,
+  );
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = requestTimeoutMs;
+
+  const reloader = watchServingCertificate({
+    certDir: options.certDir,
+    current: certificate,
+    logger,
+    ...(options.certPollMs !== undefined ? { pollMs: options.certPollMs } : {}),
+    apply: (next) => server.setSecureContext({ cert: next.cert, key: next.key, ...(clientCa ? { ca: clientCa } : {}) }),
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let stopping: Promise<void> | undefined;
+  async function shutdown(): Promise<void> {
+    shuttingDown = true;
+    await new Promise((resolve) => setTimeout(resolve, options.drainDelayMs));
+    reloader.stop();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? requestTimeoutMs);
+    await closed;
+    clearTimeout(deadline);
+  }
+
+  return {
+    port,
+    server,
+    metrics,
+    shutdown: () => (stopping ??= shutdown()),
+  };
+}

@@ -1,0 +1,82 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
+import type { Logger } from '../log.ts';
+
+export interface ServingCertificate {
+  cert: Buffer;
+  key: Buffer;
+}
+
+export async function readServingCertificate(certDir: string): Promise<ServingCertificate> {
+  const [cert, key] = await Promise.all([readFile(join(certDir, 'tls.crt')), readFile(join(certDir, 'tls.key'))]);
+  // Fails on a key that does not match the certificate, before anything is served with it.
+  createSecureContext({ cert, key });
+  return { cert, key };
+}
+
+export interface CertificateReloader {
+  stop(): void;
+}
+
+/**
+ * Follows tls.crt/tls.key on disk and swaps them into the server without dropping a connection: new handshakes
+ * use the new pair, open connections keep theirs. A Secret volume updates by swapping a `..data` symlink, which
+ * inotify reports on the directory, not the files; a slow poll covers the filesystems where watching fails.
+ * A half-written or mismatched pair is logged and skipped; the server keeps the pair it has.
+ */
+export function watchServingCertificate(options: {
+  certDir: string;
+  current: ServingCertificate;
+  apply: (certificate: ServingCertificate) => void;
+  logger: Logger;
+  pollMs?: number;
+}): CertificateReloader {
+  const { certDir, apply, logger } = options;
+  let current = options.current;
+  let checking: Promise<void> | undefined;
+  let again = false;
+
+  async function check(): Promise<void> {
+    try {
+      const next = await readServingCertificate(certDir);
+      if (next.cert.equals(current.cert) && next.key.equals(current.key)) return;
+      apply(next);
+      current = next;
+      logger.info({ certDir }, 'serving certificate reloaded');
+    } catch (error) {
+      logger.warn({ certDir, err: error }, 'serving certificate not reloaded: keeping the current one');
+    }
+  }
+
+  function schedule(): void {
+    if (checking) {
+      again = true;
+      return;
+    }
+    checking = check().finally(() => {
+      checking = undefined;
+      if (again) {
+        again = false;
+        schedule();
+      }
+    });
+  }
+
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(certDir, { persistent: false }, schedule);
+    watcher.on('error', () => watcher?.close());
+  } catch {
+    watcher = undefined;
+  }
+  const timer = setInterval(schedule, options.pollMs ?? 10_000);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      watcher?.close();
+    },
+  };
+}
