@@ -1,0 +1,116 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { main } from './cli.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'crdgate-cli-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    cwd: dir,
+    waitForStop: () => new Promise(() => {}),
+  });
+  return { code, stdout, stderr };
+}
+
+const geoDatabase = (spec: Record<string, unknown>, annotations: Record<string, string> = {}) => ({
+  apiVersion: 'geo.example.com/v1',
+  kind: 'GeoDatabase',
+  metadata: { name: 'db', namespace: 'maps', annotations },
+  spec,
+});
+const validSpec = { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' } };
+
+describe('crdgate check', () => {
+  it('exits 0 for an allowed object (YAML), and says defaults would apply', async () => {
+    await writeFile(join(dir, 'ok.yaml'), stringify(geoDatabase(validSpec)));
+    const result = await run('check', '-f', 'ok.yaml');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^allowed \(defaults would set \d+ field/);
+  });
+
+  it('exits 1 for a denied object and prints one line per bad field', async () => {
+    await writeFile(join(dir, 'bad.json'), JSON.stringify(geoDatabase({ ...validSpec, readReplicas: 99, storage: { size: '1Mi' } })));
+    const result = await run('check', '-f', 'bad.json');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('OBJECT_INVALID');
+    expect(result.stdout).toMatch(/^ {2}spec\.readReplicas: /m);
+    expect(result.stdout).toMatch(/^ {2}spec\.storage\.size: /m);
+  });
+
+  it('decides a DELETE on the object being deleted', async () => {
+    await writeFile(join(dir, 'protected.yaml'), stringify(geoDatabase(validSpec, { 'geo.example.com/deletion-protection': 'true' })));
+    const result = await run('check', '-f', 'protected.yaml', '--operation', 'delete');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('DELETION_PROTECTED');
+  });
+
+  it.each([
+    [['check'], '--file is required'],
+    [['check', '-f', 'missing.yaml'], 'missing.yaml: cannot read the file: ENOENT'],
+    [['check', '-f', 'ok.yaml', '--operation', 'PATCH'], '--operation must be'],
+    [['check', '-f', 'ok.yaml', '--operation', 'UPDATE'], '--old'],
+    [['check', '--nope'], "Unknown option '--nope'"],
+    [['frobnicate'], 'unknown command "frobnicate"'],
+  ])('exits 2 with one clear line for %j', async (argv, named) => {
+    const result = await run(...argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(named);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('exits 2 for a file that is not a Kubernetes object', async () => {
+    await writeFile(join(dir, 'list.yaml'), '- a\n- b\n');
+    const result = await run('check', '-f', 'list.yaml');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('expected one Kubernetes object');
+  });
+});
+
+describe('crdgate certs', () => {
+  it('writes a CA and a serving certificate, and keeps the CA on renewal', async () => {
+    const first = await run('certs', '--out', 'pki', '--dns', 'crdgate.crdgate-system.svc', '--ip', '10.0.0.7', '--days', '30');
+    expect(first.code).toBe(0);
+    const ca = await readFile(join(dir, 'pki', 'ca.crt'));
+    const cert = new X509Certificate(await readFile(join(dir, 'pki', 'tls.crt')));
+    expect(cert.subjectAltName).toContain('DNS:crdgate.crdgate-system.svc');
+    expect(cert.subjectAltName).toContain('IP Address:10.0.0.7');
+    expect(cert.verify(new X509Certificate(ca).publicKey)).toBe(true);
+
+    const second = await run('certs', '--out', 'pki');
+    expect(second).toMatchObject({ code: 0 });
+    expect(second.stdout).toContain('kept the CA');
+    expect(await readFile(join(dir, 'pki', 'ca.crt'))).toEqual(ca);
+  });
+
+  it('exits 2 for a bad address or day count', async () => {
+    expect((await run('certs', '--out', 'x', '--ip', '300.1.1.1')).code).toBe(2);
+    expect((await run('certs', '--out', 'x', '--days', '0')).code).toBe(2);
+  });
+});
+
+describe('crdgate --help', () => {
+  it('lists the commands, and each command has its own help', async () => {
+    const overview = await run('--help');
+    expect(overview.code).toBe(0);
+    for (const name of ['serve', 'certs', 'check']) {
+      expect(overview.stdout).toContain(name);
+      const help = await run(name, '--help');
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`crdgate ${name}`);
+    }
+  });
+});

@@ -1,0 +1,55 @@
+import type { ParseArgsConfig } from 'node:util';
+
+/** Where a command writes; the CLI passes process streams, tests pass buffers. */
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+  /**
+   * Resolves with the signal's name when the process is asked to stop (SIGTERM/SIGINT). Only long-running
+   * commands call it: until then, the signals keep their default meaning.
+   */
+  waitForStop: () => Promise<string>;
+}
+
+export type ParsedValues = Record<string, string | boolean | Array<string | boolean> | undefined>;
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** Returns the exit code: 0 success, 1 the answer is "no" (denied, failed objects), 2 bad usage or input. */
+  run(values: ParsedValues, io: CommandIo): Promise<number>;
+}
+
+/** Bad flags or input: the CLI prints the message on one line and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function stringOption(values: ParsedValues, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function stringList(values: ParsedValues, name: string): string[] {
+  const value = values[name];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? [value] : [];
+}
+
+export function requiredString(values: ParsedValues, name: string): string {
+  const value = stringOption(values, name);
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export function positiveInteger(values: ParsedValues, name: string, fallback: number, { allowZero = false } = {}): number {
+  const text = stringOption(values, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || (value === 0 && !allowZero)) {
+    throw new UsageError(`--${name} must be a ${allowZero ? 'non-negative' : 'positive'} whole number, got "${text}"`);
+  }
+  return value;
+}

@@ -1,0 +1,38 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { isKubeObject, type KubeObject } from '../contract/kube-object.ts';
+import { UsageError } from './command.ts';
+
+export type FileFormat = 'json' | 'yaml';
+
+/** Reads one Kubernetes object from a YAML or JSON file; `-` reads standard input. */
+export async function readObjectFile(path: string, cwd: string): Promise<{ object: KubeObject; format: FileFormat }> {
+  let text: string;
+  try {
+    text = path === '-' ? await readStdin() : await readFile(resolve(cwd, path), 'utf8');
+  } catch (error) {
+    throw new UsageError(`${path}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const format: FileFormat = /^\s*[{[]/.test(text) ? 'json' : 'yaml';
+  let value: unknown;
+  try {
+    value = format === 'json' ? JSON.parse(text) : parse(text);
+  } catch (error) {
+    throw new UsageError(`${path}: not valid ${format.toUpperCase()}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (!isKubeObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string') {
+    throw new UsageError(`${path}: expected one Kubernetes object with apiVersion and kind`);
+  }
+  return { object: value, format };
+}
+
+export function formatObject(object: unknown, format: FileFormat): string {
+  return format === 'json' ? `${JSON.stringify(object, null, 2)}\n` : stringify(object);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

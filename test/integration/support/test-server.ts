@@ -1,0 +1,101 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { writeCertDir } from '../../../src/certs/cert-dir.ts';
+import { loadRegistry } from '../../../src/commands/contracts.ts';
+import { createLogger } from '../../../src/log.ts';
+import { startServer, type RunningServer, type ServeOptions } from '../../../src/server/serve.ts';
+
+export interface TestServer {
+  running: RunningServer;
+  port: number;
+  certDir: string;
+  ca: Buffer;
+  logLines: () => Array<Record<string, unknown>>;
+  post(path: string, body: unknown, options?: PostOptions): Promise<HttpAnswer>;
+  get(path: string): Promise<HttpAnswer>;
+  stop(): Promise<void>;
+}
+
+export interface PostOptions {
+  contentType?: string;
+  /** Send this exact text instead of JSON-encoding the body. */
+  raw?: string | Buffer;
+  tls?: Pick<RequestOptions, 'cert' | 'key' | 'ca'>;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: () => any;
+}
+
+/** The real server, in-process, on a free 127.0.0.1 port, with freshly generated certificates and real TLS. */
+export async function startTestServer(overrides: Partial<ServeOptions> = {}): Promise<TestServer> {
+  const certDir = await mkdtemp(join(tmpdir(), 'crdgate-it-'));
+  await writeCertDir(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], days: 1 });
+  const ca = await readFile(join(certDir, 'ca.crt'));
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const running = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    certDir,
+    registry: await loadRegistry([], process.cwd()),
+    logger: createLogger({ level: 'debug', destination: sink }),
+    limits: { admissionBytes: 7 * 1024 * 1024, conversionBytes: 64 * 1024 * 1024 },
+    drainDelayMs: 0,
+    ...overrides,
+  });
+
+  function send(method: string, path: string, payload: string | Buffer | undefined, headers: Record<string, string>, tls?: PostOptions['tls']): Promise<HttpAnswer> {
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        { host: '127.0.0.1', port: running.port, method, path, headers, ca, agent: false, ...tls },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  return {
+    running,
+    port: running.port,
+    certDir,
+    ca,
+    logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    post: (path, body, options = {}) => {
+      const payload = options.raw ?? JSON.stringify(body);
+      return send('POST', path, payload, { 'content-type': options.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(payload)) }, options.tls);
+    },
+    get: (path) => send('GET', path, undefined, {}),
+    stop: async () => {
+      await running.shutdown();
+      await rm(certDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function loadFixture(name: string): Promise<any> {
+  return JSON.parse(await readFile(new URL(`../../fixtures/admission/${name}`, import.meta.url), 'utf8'));
+}
+
+export function decodePatch(response: { patch?: string }): any[] {
+  return JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8'));
+}

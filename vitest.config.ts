@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'test/control-plane/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 30_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/e2e/global-setup.ts'],
+          // One control plane serves every e2e file; running them one at a time keeps 2 cores from thrashing.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});
