@@ -2,10 +2,11 @@
 import { parseArgs } from 'node:util';
 import { certsCommand } from './commands/certs.ts';
 import { checkCommand } from './commands/check.ts';
+import { fsaCommand } from './commands/fsa.ts';
 import { UsageError, type Command, type CommandIo } from './commands/command.ts';
 import { serveCommand } from './commands/serve.ts';
 
-const commands: Command[] = [serveCommand, certsCommand, checkCommand];
+const commands: Command[] = [serveCommand, certsCommand, checkCommand, fsaCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

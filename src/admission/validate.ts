@@ -1,4 +1,6 @@
 import type { FieldError } from '../contract/field-error.ts';
+import { valueAtPath } from '../contract/field-path.ts';
+import { checkPhaseMove } from '../contract/fsa/check-phase-move.ts';
 import { objectRef, type KubeObject } from '../contract/kube-object.ts';
 import { ratchet, toleratedWarning } from '../contract/ratchet.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
@@ -51,13 +53,14 @@ function decideWrite(compiled: CompiledContract, request: AdmissionRequest): Ver
     warnings = ratcheted.tolerated.map(toleratedWarning);
     // A status update cannot change the spec (the API server drops spec changes on the status subresource).
     if (request.subResource !== 'status' && view.hub && oldView.hub) {
-      for (const rule of compiled.contract.updateRules ?? []) {
+      for (const rule of compiled.updateRules) {
         const verdict = rule({ oldObject: oldView.hub, object: view.hub });
         forbidden = [...forbidden, ...verdict.forbidden];
         warnings = [...warnings, ...verdict.warnings];
         auditAnnotations = { ...auditAnnotations, ...verdict.auditAnnotations };
       }
     }
+    if (request.subResource === 'status') warnings = [...warnings, ...phaseMoveWarnings(compiled, oldView.object, view.object)];
   }
 
   const { kind, group } = compiled.contract.identity;
@@ -70,6 +73,17 @@ function decideWrite(compiled: CompiledContract, request: AdmissionRequest): Ver
     return deny('CHANGE_FORBIDDEN', fieldErrorsMessage(`${kind}.${group}`, name, 'cannot be changed', forbidden), forbidden);
   }
   return withWarnings(allow(), warnings, auditAnnotations);
+}
+
+/**
+ * The operator owns status.phase, so an unexpected move is not refused (the operator saw what it saw), but a
+ * warning says that either the operator or the machine is wrong.
+ */
+function phaseMoveWarnings(compiled: CompiledContract, oldObject: KubeObject, object: KubeObject): string[] {
+  const machine = compiled.contract.transitions;
+  if (!machine) return [];
+  const move = checkPhaseMove(machine, valueAtPath(oldObject, machine.phasePath), valueAtPath(object, machine.phasePath));
+  return move.expected ? [] : [move.message];
 }
 
 /** The old object's errors only decide what to tolerate: if they cannot be computed, tolerate nothing. */

@@ -1,3 +1,5 @@
+import { checkMachine } from './fsa/check-machine.ts';
+import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
 import type { KubeObject } from './kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
@@ -84,6 +86,9 @@ export interface ContractDefinition {
   defaults?: Defaulter;
   invariants?: Invariant[];
   deletionRules?: DeletionRule[];
+  /** The machine of allowed spec changes per lifecycle state; crdgate derives its update rule from it. */
+  transitions?: TransitionMachine<string, string>;
+  /** Rules about a change beyond the transition machine (e.g. warnings for risky changes). */
   updateRules?: UpdateRule[];
 }
 
@@ -132,6 +137,9 @@ function contractProblems(definition: ContractDefinition): string[] {
   for (const name of Object.keys(conversions)) {
     if (name === hub) problems.push(`the hub ${hub} must not have a conversion of its own`);
     else if (!names.includes(name)) problems.push(`conversion for unknown version ${name}`);
+  }
+  if (definition.transitions) {
+    problems.push(...checkMachine(definition.transitions).map((problem) => `transitions: ${problem}`));
   }
   for (const version of versions) {
     if (version.deprecationWarning !== undefined && !version.deprecated) {

@@ -16,6 +16,8 @@ export function valueAtPath(root: unknown, path: string): unknown {
   let node = root;
   for (const segment of parseFieldPath(path)) {
     if (typeof segment === 'number' ? !Array.isArray(node) : !isPlainObject(node)) return undefined;
+    // Own properties only: a path segment like `constructor` must not reach into the prototype.
+    if (!Object.hasOwn(node as object, segment)) return undefined;
     node = (node as Record<string | number, unknown>)[segment];
   }
   return node;

@@ -1,4 +1,5 @@
-import { apiVersionOf, type Contract } from './define-contract.ts';
+import { apiVersionOf, type Contract, type UpdateRule } from './define-contract.ts';
+import { transitionRule } from './fsa/transition-rule.ts';
 import { splitApiVersion } from './kube-object.ts';
 import { createSchemaCompiler, type ObjectValidator } from './schema/compile-schema.ts';
 import { checkStructural } from './schema/structural-check.ts';
@@ -10,6 +11,8 @@ export interface CompiledContract {
   validators: ReadonlyMap<string, ObjectValidator>;
   /** `group/version` for each served version. */
   servedApiVersions: ReadonlySet<string>;
+  /** The transition machine's rule first, then the contract's own update rules. */
+  updateRules: readonly UpdateRule[];
 }
 
 export interface ContractRegistry {
@@ -39,7 +42,8 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
       validators.set(version.name, compiler.compile(version.schema));
     }
     const servedApiVersions = new Set(contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)));
-    const entry: CompiledContract = { contract, validators, servedApiVersions };
+    const updateRules = [...(contract.transitions ? [transitionRule(contract.transitions)] : []), ...(contract.updateRules ?? [])];
+    const entry: CompiledContract = { contract, validators, servedApiVersions, updateRules };
     byGroupKind.set(key, entry);
     return entry;
   });

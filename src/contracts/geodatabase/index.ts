@@ -7,7 +7,8 @@ import { geoDatabaseInvariants } from './invariants.ts';
 import { schemaV1 } from './schema-v1.ts';
 import { schemaV1alpha1 } from './schema-v1alpha1.ts';
 import { schemaV1beta1 } from './schema-v1beta1.ts';
-import { geoDatabaseUpdateRules } from './transitions.ts';
+import { riskyChangeWarnings } from './risky-changes.ts';
+import { geoDatabaseMachine } from './transitions.ts';
 import { annotations, group } from './types.ts';
 
 const statusSubresource = { status: {} };
@@ -74,6 +75,7 @@ export function geoDatabaseContract(): Contract {
     defaults: defaultGeoDatabase,
     invariants: geoDatabaseInvariants,
     deletionRules: [deletionProtection],
-    updateRules: geoDatabaseUpdateRules,
+    transitions: geoDatabaseMachine,
+    updateRules: [riskyChangeWarnings],
   });
 }

@@ -1,0 +1,36 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { main } from '../cli.ts';
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: process.cwd(), waitForStop: () => new Promise(() => {}) });
+  return { code, stdout, stderr };
+}
+
+describe('crdgate fsa', () => {
+  it('renders the machine that the README shows', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const diagram = /```mermaid\n([\s\S]*?)```/.exec(readme)?.[1];
+    const rendered = await run('fsa', '--format', 'mermaid');
+    expect(rendered.code).toBe(0);
+    expect(diagram, 'the README diagram is stale: paste the output of `npm run --silent crdgate -- fsa` into it').toBe(rendered.stdout);
+  });
+
+  it('renders dot and table, each naming every state', async () => {
+    for (const format of ['dot', 'table']) {
+      const { code, stdout } = await run('fsa', '--format', format);
+      expect(code).toBe(0);
+      for (const state of ['Pending', 'Provisioning', 'Ready', 'Scaling', 'Resizing', 'Upgrading', 'Degraded', 'Failed', 'Deleting']) {
+        expect(stdout).toContain(state);
+      }
+    }
+    expect((await run('fsa', '--format', 'dot')).stdout).toMatch(/^digraph /);
+  });
+
+  it('exits 2 for an unknown format or kind', async () => {
+    expect(await run('fsa', '--format', 'svg')).toMatchObject({ code: 2, stderr: expect.stringContaining('--format') });
+    expect(await run('fsa', '--kind', 'Nope')).toMatchObject({ code: 2, stderr: expect.stringContaining('Nope') });
+  });
+});

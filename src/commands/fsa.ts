@@ -1,0 +1,33 @@
+import { machineFormats, renderMachine, type MachineFormat } from '../contract/fsa/render-machine.ts';
+import { stringList, stringOption, UsageError, type Command } from './command.ts';
+import { loadRegistry } from './contracts.ts';
+
+export const fsaCommand: Command = {
+  name: 'fsa',
+  summary: 'render a contract\'s transition machine (states, allowed changes, unsupported changes)',
+  usage: `crdgate fsa [--format mermaid|dot|table] [--kind KIND] [--contract MODULE]...
+
+  Prints the machine of allowed spec changes per lifecycle state. --kind picks the contract when several
+  have a machine (default: the built-in GeoDatabase). Mermaid is the default format.`,
+  options: {
+    format: { type: 'string' },
+    kind: { type: 'string' },
+    contract: { type: 'string', multiple: true },
+  },
+  async run(values, io) {
+    const format = stringOption(values, 'format') ?? 'mermaid';
+    if (!(machineFormats as readonly string[]).includes(format)) {
+      throw new UsageError(`--format must be one of ${machineFormats.join(', ')}, got "${format}"`);
+    }
+    const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const kind = stringOption(values, 'kind') ?? 'GeoDatabase';
+    const withMachine = registry.contracts.filter((c) => c.contract.transitions);
+    const chosen = withMachine.find((c) => c.contract.identity.kind === kind);
+    if (!chosen?.contract.transitions) {
+      const known = withMachine.map((c) => c.contract.identity.kind).join(', ') || 'none';
+      throw new UsageError(`--kind ${kind}: no contract with a transition machine has that kind (known: ${known})`);
+    }
+    io.stdout(renderMachine(chosen.contract.transitions, format as MachineFormat));
+    return 0;
+  },
+};

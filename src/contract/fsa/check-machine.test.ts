@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { checkMachine } from './check-machine.ts';
+import { whenDifferent } from './comparisons.ts';
+import { fieldClassifier } from './field-classifier.ts';
+import type { TransitionMachine } from './machine.ts';
+import { toyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
+
+type Machine = TransitionMachine<ToyState, ToyChange>;
+
+/** The toy machine with some parts replaced; casts stand for machines that come from untyped code. */
+function broken(parts: Partial<Machine>): Machine {
+  return { ...toyMachine, ...parts };
+}
+
+function rules(replacements: Partial<Record<string, Machine['rules'][ToyState]>>): Machine['rules'] {
+  return { ...toyMachine.rules, ...replacements } as Machine['rules'];
+}
+
+describe('checkMachine', () => {
+  it('finds nothing wrong with a sound machine', () => {
+    expect(checkMachine(toyMachine)).toEqual([]);
+  });
+
+  it.each<[string, Partial<Machine>, string]>([
+    ['a state without a rule', { rules: rules({ Busy: undefined }) }, 'state Busy has no rule'],
+    ['a rule for an unknown state', { rules: rules({ Sleeping: {} }) }, 'rule for Sleeping, which is not one of the states'],
+    ['an unknown initial state', { initialState: 'Nowhere' as ToyState }, 'initial state Nowhere is not one of the states'],
+    ['an unknown deleting state', { deletingState: 'Nowhere' as ToyState }, 'deleting state Nowhere is not one of the states'],
+    ['a repeated state', { states: [...toyMachine.states, 'Busy'] }, 'state names repeat'],
+    ['a state name that is no phase', { states: ['Draft', 'Active', 'Busy', 'Broken', 'Gone', 'on fire' as ToyState] }, 'must be UpperCamelCase'],
+    ['a change kind name with capitals', { changeKinds: { ...toyMachine.changeKinds, Paint: { description: 'x', unsupported: 'no' } } as never }, '"Paint" must be dotted lowercase'],
+    ['an unknown next state', { rules: rules({ Busy: { allow: [{ changes: ['label'], next: 'Nowhere' as ToyState }], operatorMoves: ['Active'] } }) }, 'Busy leads to Nowhere'],
+    ['an unknown operator move', { rules: rules({ Busy: { allow: [{ changes: ['label'] }], operatorMoves: ['Active', 'Nowhere' as ToyState] } }) }, 'moves Busy to Nowhere'],
+    ['an allowed change that is not a kind', { rules: rules({ Busy: { allow: [{ changes: ['label', 'paint' as ToyChange] }], operatorMoves: ['Active'] } }) }, 'Busy allows paint, which is not a change kind'],
+    ['an allowed unsupported change', { rules: rules({ Busy: { allow: [{ changes: ['label', 'size.down'] }], operatorMoves: ['Active'] } }) }, 'Busy allows size.down, which is unsupported'],
+    ['a change listed twice', { rules: rules({ Busy: { allow: [{ changes: ['label'] }, { changes: ['label'], next: 'Active' }], operatorMoves: ['Active'] } }) }, 'Busy lists label more than once'],
+    ['an unreachable state', { rules: rules({ Active: { allow: [{ changes: ['label'] }, { changes: ['size.up', 'color'] }], operatorMoves: ['Broken'] } }) }, 'state Busy cannot be reached from Draft'],
+    ['a state without a way out', { rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }) }, 'state Busy has no way out'],
+    ['a terminal state with a way out', { rules: rules({ Gone: { operatorMoves: ['Draft'] } }) }, 'state Gone is terminal but leads to Draft'],
+    ['a supported change no state allows', { rules: rules({ Active: { allow: [{ changes: ['size.up'], next: 'Busy' }, { changes: ['label'] }], operatorMoves: ['Broken'] } }) }, 'change kind color is supported, but no state allows it'],
+    ['an unsupported change without a reason', { changeKinds: { ...toyMachine.changeKinds, 'size.down': { description: 'x', unsupported: ' ' } } }, 'size.down is unsupported without a reason'],
+    ['an unknown placeholder', { changeKinds: { ...toyMachine.changeKinds, label: { description: 'relabelling {old}' } } }, 'uses {old}'],
+    ['a change kind no classifier reports', { classifiers: toyMachine.classifiers.slice(0, 2) }, 'change kind color is never reported by any classifier'],
+    [
+      'a classifier reporting an unknown kind',
+      { classifiers: [...toyMachine.classifiers, fieldClassifier({ path: 'shape', read: String, compare: whenDifferent('shape' as ToyChange) })] },
+      'a classifier reports shape, which is not a change kind',
+    ],
+    ['an override annotation without a prefix', { overrideAnnotation: 'override-transitions' }, 'must be a prefixed annotation key'],
+    ['no phase path', { phasePath: '' }, 'phasePath is empty'],
+  ])('reports %s', (_, parts, problem) => {
+    expect(checkMachine(broken(parts))).toContainEqual(expect.stringContaining(problem));
+  });
+
+  it('reports one problem for one isolated defect', () => {
+    expect(checkMachine(broken({ initialState: 'Nowhere' as ToyState }))).toHaveLength(1);
+    expect(checkMachine(broken({ rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }) }))).toHaveLength(1);
+    expect(checkMachine(broken({ classifiers: toyMachine.classifiers.slice(0, 2) }))).toHaveLength(1);
+  });
+
+  it('accepts a state without a way out when a person must take over', () => {
+    expect(checkMachine(broken({ humanInterventionStates: ['Broken', 'Busy'], rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }) }))).toEqual([]);
+  });
+
+  it('reports every problem, not only the first', () => {
+    expect(checkMachine(broken({ initialState: 'Nowhere' as ToyState, overrideAnnotation: '' })).length).toBeGreaterThan(1);
+  });
+});

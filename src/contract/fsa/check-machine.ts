@@ -1,0 +1,152 @@
+import { exitsOf, machineEdges } from './machine-graph.ts';
+import type { TransitionMachine } from './machine.ts';
+import { changePlaceholders } from './transition-messages.ts';
+
+// Names end up as Mermaid and DOT identifiers and in messages, so they follow Kubernetes' conventions:
+// UpperCamelCase phases, dotted lowercase change kinds.
+const stateName = /^[A-Z][A-Za-z0-9]*$/;
+const changeKindName = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
+const prefixedAnnotationKey = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * What is wrong with a machine, as sentences; empty when nothing is. Types catch most slips, but not a state
+ * nobody can reach, a state with no way out, or a change kind no classifier reports, and a machine may come from
+ * a user's contract module compiled by anything. The server refuses to start on any problem.
+ */
+export function checkMachine<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  return [
+    ...stateProblems(machine),
+    ...changeKindProblems(machine),
+    ...ruleProblems(machine),
+    ...classifierProblems(machine),
+    ...reachabilityProblems(machine),
+    ...exitProblems(machine),
+    ...overrideAnnotationProblems(machine),
+  ];
+}
+
+function stateProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  const problems: string[] = [];
+  const known = new Set<string>(machine.states);
+  if (machine.states.length === 0) problems.push('the machine has no states');
+  if (known.size !== machine.states.length) problems.push(`state names repeat: ${machine.states.join(', ')}`);
+  for (const state of machine.states) {
+    if (!stateName.test(state)) problems.push(`state "${state}" must be UpperCamelCase, like a Kubernetes phase`);
+  }
+  const roles: [string, readonly string[]][] = [
+    ['initial state', [machine.initialState]],
+    ['deleting state', [machine.deletingState]],
+    ['terminal state', machine.terminalStates],
+    ['human-intervention state', machine.humanInterventionStates],
+  ];
+  for (const [role, states] of roles) {
+    for (const state of states) if (!known.has(state)) problems.push(`${role} ${state} is not one of the states`);
+  }
+  if (machine.phasePath.trim() === '') problems.push('phasePath is empty: the machine cannot read an object\'s state');
+  return problems;
+}
+
+function changeKindProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  const problems: string[] = [];
+  for (const [kind, definition] of kindEntries(machine)) {
+    if (!changeKindName.test(kind)) problems.push(`change kind "${kind}" must be dotted lowercase, like storage.grow`);
+    for (const [, placeholder] of definition.description.matchAll(/\{([^}]*)\}/g)) {
+      if (!(changePlaceholders as readonly string[]).includes(placeholder ?? '')) {
+        problems.push(`change kind ${kind}: its description uses {${placeholder}}, but only ${changePlaceholders.map((p) => `{${p}}`).join(', ')} exist`);
+      }
+    }
+    if (definition.unsupported !== undefined && definition.unsupported.trim() === '') {
+      problems.push(`change kind ${kind} is unsupported without a reason`);
+    }
+    const allowedSomewhere = machine.states.some((state) => machine.rules[state]?.allow?.some((group) => group.changes.includes(kind)));
+    if (definition.unsupported === undefined && !allowedSomewhere) {
+      problems.push(`change kind ${kind} is supported, but no state allows it: allow it somewhere or mark it unsupported`);
+    }
+  }
+  return problems;
+}
+
+function ruleProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  const problems: string[] = [];
+  const states = new Set<string>(machine.states);
+  for (const state of machine.states) if (machine.rules[state] === undefined) problems.push(`state ${state} has no rule`);
+  for (const [state, rule] of Object.entries(machine.rules) as [string, (typeof machine.rules)[S] | undefined][]) {
+    if (rule === undefined) continue;
+    if (!states.has(state)) {
+      problems.push(`there is a rule for ${state}, which is not one of the states`);
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const group of rule.allow ?? []) {
+      if (group.next !== undefined && !states.has(group.next)) problems.push(`state ${state} leads to ${group.next}, which is not one of the states`);
+      for (const kind of group.changes) {
+        const definition = machine.changeKinds[kind];
+        if (definition === undefined) problems.push(`state ${state} allows ${kind}, which is not a change kind`);
+        else if (definition.unsupported !== undefined) problems.push(`state ${state} allows ${kind}, which is unsupported`);
+        if (seen.has(kind)) problems.push(`state ${state} lists ${kind} more than once`);
+        seen.add(kind);
+      }
+    }
+    for (const to of rule.operatorMoves ?? []) {
+      if (!states.has(to)) problems.push(`the operator moves ${state} to ${to}, which is not one of the states`);
+    }
+  }
+  return problems;
+}
+
+function classifierProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  const problems: string[] = [];
+  const reported = new Set<string>(machine.classifiers.flatMap((classifier) => classifier.kinds));
+  for (const kind of reported) {
+    if (!Object.hasOwn(machine.changeKinds, kind)) problems.push(`a classifier reports ${kind}, which is not a change kind`);
+  }
+  for (const [kind] of kindEntries(machine)) {
+    if (!reported.has(kind)) problems.push(`change kind ${kind} is never reported by any classifier`);
+  }
+  return problems;
+}
+
+/** Every state must be reachable from the initial one through allowed changes, operator moves or a deletion. */
+function reachabilityProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  if (!machine.states.includes(machine.initialState)) return []; // reported already; every state would follow
+  const edges = machineEdges(machine);
+  const reached = new Set<S>([machine.initialState, machine.deletingState]);
+  const frontier = [machine.initialState];
+  for (let state = frontier.pop(); state !== undefined; state = frontier.pop()) {
+    for (const next of exitsOf(edges, state)) {
+      if (!reached.has(next)) {
+        reached.add(next);
+        frontier.push(next);
+      }
+    }
+  }
+  return machine.states
+    .filter((state) => !reached.has(state))
+    .map((state) => `state ${state} cannot be reached from ${machine.initialState}`);
+}
+
+/** A state the object can never leave is a trap, unless the object is going away or a person takes over. */
+function exitProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  const edges = machineEdges(machine);
+  const problems: string[] = [];
+  for (const state of machine.states) {
+    const exits = exitsOf(edges, state);
+    const terminal = machine.terminalStates.includes(state);
+    const humanIntervention = machine.humanInterventionStates.includes(state);
+    if (exits.length === 0 && !terminal && !humanIntervention) {
+      problems.push(`state ${state} has no way out: give it one, or mark it terminal or human-intervention`);
+    }
+    if (exits.length > 0 && terminal) problems.push(`state ${state} is terminal but leads to ${exits.join(', ')}`);
+  }
+  return problems;
+}
+
+function overrideAnnotationProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  return prefixedAnnotationKey.test(machine.overrideAnnotation)
+    ? []
+    : [`override annotation "${machine.overrideAnnotation}" must be a prefixed annotation key, like example.com/override-transitions`];
+}
+
+function kindEntries<S extends string, C extends string>(machine: TransitionMachine<S, C>) {
+  return Object.entries(machine.changeKinds) as [C, TransitionMachine<S, C>['changeKinds'][C]][];
+}

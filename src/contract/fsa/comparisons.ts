@@ -1,0 +1,65 @@
+/**
+ * How a classifier tells two readable values of one field apart: which kind of change, if any, leads from one to
+ * the other. The kinds are listed up front so the machine's self-check knows what a classifier can report.
+ */
+export interface Comparison<C extends string, V> {
+  kinds: readonly C[];
+  /** `undefined` on either side means the field is absent there; an `undefined` result means no change. */
+  classify(from: V | undefined, to: V | undefined): C | undefined;
+}
+
+/** Any difference at all, including setting or removing the field, is a change of `kind`. */
+export function whenDifferent<C extends string, V>(kind: C, equal: (a: V, b: V) => boolean = Object.is): Comparison<C, V> {
+  return {
+    kinds: [kind],
+    classify(from, to) {
+      if (from === undefined || to === undefined) return from === to ? undefined : kind;
+      return equal(from, to) ? undefined : kind;
+    },
+  };
+}
+
+/**
+ * Growing and shrinking are different kinds of change. A value that appears or disappears is not classified:
+ * such a field is required, so schema validation reports it in the same request.
+ */
+export function byDirection<C extends string, V>(direction: {
+  compare(a: V, b: V): number;
+  increase: C;
+  decrease: C;
+}): Comparison<C, V> {
+  const { compare, increase, decrease } = direction;
+  return {
+    kinds: increase === decrease ? [increase] : [increase, decrease],
+    classify(from, to) {
+      if (from === undefined || to === undefined) return undefined;
+      const order = compare(to, from);
+      if (order > 0) return increase;
+      return order < 0 ? decrease : undefined;
+    },
+  };
+}
+
+/**
+ * Release numbers (`16.4`, `3.4.2`, parsed into their parts): a lower one is a downgrade, a different first part
+ * a major upgrade, any other higher one an upgrade (minor or patch). `compare` orders them numerically, so that
+ * 16.10 is above 16.9.
+ */
+export function byReleaseStep<C extends string>(steps: {
+  compare(a: readonly number[], b: readonly number[]): number;
+  upgrade: C;
+  major: C;
+  downgrade: C;
+}): Comparison<C, readonly number[]> {
+  const { compare, upgrade, major, downgrade } = steps;
+  return {
+    kinds: [upgrade, major, downgrade],
+    classify(from, to) {
+      if (from === undefined || to === undefined) return undefined;
+      const order = compare(to, from);
+      if (order === 0) return undefined;
+      if (order < 0) return downgrade;
+      return to[0] === from[0] ? upgrade : major;
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatFieldError } from '../field-error.ts';
+import { evaluateTransition } from './evaluate-transition.ts';
+import { toyMachine, widget } from './toy-machine.fixture.ts';
+
+const override = { 'toy.example.com/override-transitions': 'vendor asked for it' };
+
+function evaluate(oldSpec: Record<string, unknown>, newSpec: Record<string, unknown>, phase?: string, annotations?: Record<string, string>) {
+  return evaluateTransition(toyMachine, widget(oldSpec, phase), widget(newSpec, phase, annotations));
+}
+
+describe('evaluateTransition: state', () => {
+  it('reads the state from the old object\'s phase', () => {
+    expect(evaluate({}, {}, 'Busy').state).toEqual({ recognised: true, state: 'Busy' });
+  });
+
+  it('takes an absent phase for the initial state', () => {
+    expect(evaluate({}, {}).state).toEqual({ recognised: true, state: 'Draft' });
+  });
+
+  it('takes a started deletion for the deleting state, whatever the phase says', () => {
+    const old = { ...widget({ size: 1 }, 'Active'), metadata: { name: 'w', deletionTimestamp: '2025-01-01T00:00:00Z' } };
+    const decision = evaluateTransition(toyMachine, old, widget({ size: 1, label: 'x' }, 'Active'));
+    expect(decision.state).toEqual({ recognised: true, state: 'Gone' });
+    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'not-allowed', allowedIn: ['Active', 'Busy'] });
+  });
+
+  it('lets nothing through in an unrecognised phase', () => {
+    const decision = evaluate({ label: 'a' }, { label: 'b' }, 'Rebooting');
+    expect(decision.state).toEqual({ recognised: false, phase: '"Rebooting"' });
+    expect(decision.allowed).toBe(false);
+    expect(decision.denials[0]?.message).toContain('in the unrecognised phase "Rebooting"');
+  });
+});
+
+describe('evaluateTransition: verdicts', () => {
+  it('allows a change the state allows and names the next state', () => {
+    const decision = evaluate({ size: 1 }, { size: 2 }, 'Active');
+    expect(decision.allowed).toBe(true);
+    expect(decision.changes).toEqual([
+      { change: { kind: 'size.up', field: 'spec.size', from: '1', to: '2' }, verdict: { outcome: 'allowed', nextState: 'Busy' } },
+    ]);
+    expect(decision.denials).toEqual([]);
+    expect(decision.warnings).toEqual([]);
+  });
+
+  it('keeps the state for a change allowed without a next state', () => {
+    expect(evaluate({ label: 'a' }, { label: 'b' }, 'Busy').changes[0]?.verdict).toEqual({ outcome: 'allowed', nextState: 'Busy' });
+  });
+
+  it('refuses a change the state does not allow, saying where it is allowed', () => {
+    const decision = evaluate({ size: 1 }, { size: 2 }, 'Busy');
+    expect(decision.allowed).toBe(false);
+    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'not-allowed', allowedIn: ['Active'] });
+    expect(decision.denials).toEqual([
+      { field: 'spec.size', type: 'FieldValueForbidden', message: 'growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)' },
+    ]);
+  });
+
+  it('refuses an unsupported change with its reason', () => {
+    const decision = evaluate({ size: 3 }, { size: 2 }, 'Active');
+    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'unsupported', reason: 'widgets cannot shrink' });
+    expect(decision.denials.map(formatFieldError)).toEqual(['spec.size: shrinking from 3 to 2 is unsupported: widgets cannot shrink']);
+  });
+
+  it('judges each change of an update on its own', () => {
+    const decision = evaluate({ size: 3, label: 'a' }, { size: 2, label: 'b' }, 'Active');
+    expect(decision.changes.map(({ change, verdict }) => [change.kind, verdict.outcome])).toEqual([
+      ['size.down', 'unsupported'],
+      ['label', 'allowed'],
+    ]);
+    expect(decision.denials.map((denial) => denial.field)).toEqual(['spec.size']);
+  });
+
+  it('refuses two exclusive changes in one update, each naming the other', () => {
+    const decision = evaluate({ size: 1, color: 'red' }, { size: 2, color: 'blue' }, 'Active');
+    expect(decision.changes.map(({ verdict }) => verdict.outcome)).toEqual(['exclusive-conflict', 'exclusive-conflict']);
+    expect(decision.denials.map((denial) => denial.field)).toEqual(['spec.size', 'spec.color']);
+    expect(decision.denials[0]?.message).toContain('color (spec.color)');
+    expect(decision.denials[1]?.message).toContain('size.up (spec.size)');
+  });
+
+  it('allows an exclusive change next to a non-exclusive one', () => {
+    expect(evaluate({ size: 1, label: 'a' }, { size: 2, label: 'b' }, 'Active').allowed).toBe(true);
+  });
+
+  it('does not count an exclusive change that is refused anyway as a conflict', () => {
+    // Busy allows neither: both are "not allowed", which is the more useful thing to say.
+    const decision = evaluate({ size: 1, color: 'red' }, { size: 2, color: 'blue' }, 'Busy');
+    expect(decision.changes.map(({ verdict }) => verdict.outcome)).toEqual(['not-allowed', 'not-allowed']);
+  });
+
+  it('allows anything, unsupported and combined exclusive changes included, where any change is allowed', () => {
+    const decision = evaluate({ size: 3, color: 'red' }, { size: 9, color: 'blue' });
+    expect(decision.allowed).toBe(true);
+    const shrink = evaluate({ size: 3 }, { size: 2 });
+    expect(shrink.changes[0]?.verdict).toEqual({ outcome: 'allowed', nextState: 'Draft' });
+  });
+
+  it('sees no change when the default is written out', () => {
+    expect(evaluate({}, { size: 1 }, 'Broken').changes).toEqual([]);
+  });
+
+  it('allows an update without spec changes in every state', () => {
+    for (const state of toyMachine.states) {
+      expect(evaluate({ size: 2, label: 'a' }, { size: 2, label: 'a' }, state)).toMatchObject({ allowed: true, changes: [], warnings: [] });
+    }
+  });
+});
+
+describe('evaluateTransition: override', () => {
+  it('lets a supported change through a state that forbids it, with a warning and an audit annotation', () => {
+    const decision = evaluate({ size: 1 }, { size: 2 }, 'Broken', override);
+    expect(decision.allowed).toBe(true);
+    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'overridden', allowedIn: ['Active'] });
+    expect(decision.warnings).toHaveLength(1);
+    expect(decision.warnings[0]).toMatch(/^toy\.example\.com\/override-transitions: overriding size\.up while the widget is Broken; reason: "vendor asked for it"$/);
+    expect(Object.keys(decision.auditAnnotations)).toEqual(['override-transitions']);
+    expect(decision.auditAnnotations['override-transitions']).toContain('size.up at spec.size (growing from 1 to 2)');
+    expect(decision.auditAnnotations['override-transitions']).toContain('"vendor asked for it"');
+  });
+
+  it('never lifts an unsupported change, and then leaves no override trace', () => {
+    const decision = evaluate({ size: 3 }, { size: 2 }, 'Broken', override);
+    expect(decision.changes[0]?.verdict.outcome).toBe('unsupported');
+    expect(decision).toMatchObject({ allowed: false, warnings: [], auditAnnotations: {} });
+  });
+
+  it('does not lift an exclusive conflict', () => {
+    const decision = evaluate({ size: 1, color: 'red' }, { size: 2, color: 'blue' }, 'Busy', override);
+    expect(decision.changes.map(({ verdict }) => verdict.outcome)).toEqual(['exclusive-conflict', 'exclusive-conflict']);
+    expect(decision.allowed).toBe(false);
+  });
+
+  it('lifts changes in an unrecognised phase', () => {
+    expect(evaluate({ label: 'a' }, { label: 'b' }, 'Rebooting', override).allowed).toBe(true);
+  });
+
+  it('reads the override from the new object only', () => {
+    const decision = evaluateTransition(toyMachine, widget({ size: 1 }, 'Busy', override), widget({ size: 2 }, 'Busy'));
+    expect(decision.allowed).toBe(false);
+  });
+
+  it('ignores a blank reason and says so when it mattered', () => {
+    const decision = evaluate({ size: 1 }, { size: 2 }, 'Busy', { 'toy.example.com/override-transitions': '  ' });
+    expect(decision.allowed).toBe(false);
+    expect(decision.override).toEqual({ given: false, blank: true });
+    expect(decision.warnings).toEqual([expect.stringContaining('empty')]);
+  });
+
+  it('points out an override the update does not need', () => {
+    const decision = evaluate({ label: 'a' }, { label: 'b' }, 'Active', override);
+    expect(decision.allowed).toBe(true);
+    expect(decision.warnings).toEqual([expect.stringContaining('needs no override')]);
+    expect(decision.auditAnnotations).toEqual({});
+  });
+
+  it('keeps a hostile reason out of warnings as control characters and length', () => {
+    const reason = `line one\nline two\u0007${'x'.repeat(5000)}`;
+    const decision = evaluate({ size: 1 }, { size: 2 }, 'Busy', { 'toy.example.com/override-transitions': reason });
+    expect(decision.warnings[0]).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(decision.warnings[0]!.length).toBeLessThan(256);
+    expect(decision.auditAnnotations['override-transitions']!.length).toBeLessThan(1024);
+  });
+});
+
+describe('evaluateTransition: untrusted input', () => {
+  it('never throws, whatever the objects hold', () => {
+    const junkObject = fc.oneof(
+      fc.record({ spec: fc.jsonValue(), status: fc.jsonValue(), metadata: fc.jsonValue() }, { requiredKeys: [] }),
+      fc.record({ spec: fc.dictionary(fc.constantFrom('size', 'label', 'color'), fc.jsonValue()), status: fc.record({ phase: fc.jsonValue() }) }),
+    );
+    fc.assert(
+      fc.property(junkObject, junkObject, (oldObject, newObject) => {
+        const decision = evaluateTransition(toyMachine, oldObject as never, newObject as never);
+        expect(decision.allowed).toBe(decision.denials.length === 0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

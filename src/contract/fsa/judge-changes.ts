@@ -1,0 +1,71 @@
+import { nextStateAfter, statesAllowing } from './allowed-changes.ts';
+import type { Change, TransitionMachine } from './machine.ts';
+import type { StateReading } from './read-state.ts';
+
+/** What the machine says about one change, judged in the state the update starts from. */
+export type ChangeVerdict<S extends string, C extends string> =
+  | { outcome: 'allowed'; nextState: S }
+  /** Not allowed in this state, let through by the override annotation. */
+  | { outcome: 'overridden'; allowedIn: readonly S[] }
+  | { outcome: 'not-allowed'; allowedIn: readonly S[] }
+  | { outcome: 'unsupported'; reason: string }
+  /** Would pass on its own, but shares the update with other exclusive changes. */
+  | { outcome: 'exclusive-conflict'; conflictsWith: readonly Change<C>[] };
+
+export interface JudgedChange<S extends string, C extends string> {
+  change: Change<C>;
+  verdict: ChangeVerdict<S, C>;
+}
+
+/**
+ * Judges every change of one update. Each change is judged on its own (a major upgrade next to a scale-out denies
+ * the upgrade, not the scale-out), then exclusive changes that would pass are checked against each other.
+ *
+ * The override lifts only "not allowed in this state": it is a person vouching that the operator can cope right
+ * now. It never lifts an unsupported change (no state of the operator can carry it out) nor an exclusive conflict
+ * (splitting the update in two costs nothing and keeps each disruption on its own).
+ *
+ * A state that allows any change has nothing provisioned to disrupt, so exclusivity does not apply there either.
+ */
+export function judgeChanges<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  state: StateReading<S>,
+  changes: readonly Change<C>[],
+  overriding: boolean,
+): JudgedChange<S, C>[] {
+  const judged = changes.map((change) => ({ change, verdict: judgeAlone(machine, state, change, overriding) }));
+  if (state.recognised && machine.rules[state.state]?.anyChange) return judged;
+  const exclusive = judged.filter(
+    ({ change, verdict }) => passes(verdict) && machine.changeKinds[change.kind]?.exclusive === true,
+  );
+  if (exclusive.length < 2) return judged;
+  return judged.map((entry) =>
+    exclusive.includes(entry)
+      ? {
+          change: entry.change,
+          verdict: { outcome: 'exclusive-conflict', conflictsWith: exclusive.filter((other) => other !== entry).map((other) => other.change) },
+        }
+      : entry,
+  );
+}
+
+function passes<S extends string, C extends string>(verdict: ChangeVerdict<S, C>): boolean {
+  return verdict.outcome === 'allowed' || verdict.outcome === 'overridden';
+}
+
+function judgeAlone<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  state: StateReading<S>,
+  change: Change<C>,
+  overriding: boolean,
+): ChangeVerdict<S, C> {
+  if (state.recognised && machine.rules[state.state]?.anyChange) {
+    return { outcome: 'allowed', nextState: nextStateAfter(machine, state.state, change.kind) ?? state.state };
+  }
+  const reason = machine.changeKinds[change.kind]?.unsupported;
+  if (reason !== undefined) return { outcome: 'unsupported', reason };
+  const nextState = state.recognised ? nextStateAfter(machine, state.state, change.kind) : undefined;
+  if (nextState !== undefined) return { outcome: 'allowed', nextState };
+  const allowedIn = statesAllowing(machine, change.kind);
+  return overriding ? { outcome: 'overridden', allowedIn } : { outcome: 'not-allowed', allowedIn };
+}

@@ -1,0 +1,93 @@
+/**
+ * The transition machine of a custom resource: which spec changes the operator can carry out in which lifecycle
+ * state, and where each one takes it. It is data, so it can be checked at start-up (check-machine.ts), rendered
+ * as a diagram (render-machine.ts) and applied to updates (evaluate-transition.ts) without a second source of truth.
+ *
+ * `S` names the states (Kubernetes phases, UpperCamelCase), `C` the kinds of change (`storage.grow`).
+ */
+export interface TransitionMachine<S extends string, C extends string> {
+  /** The kind the machine is about, for diagram titles: `GeoDatabase`. */
+  name: string;
+  /** How messages refer to the object: "while the database is Upgrading". */
+  subject: string;
+  /** Every state, in the order diagrams and tables list them. */
+  states: readonly S[];
+  /** The state of an object whose old version records no phase: nothing has been provisioned yet. */
+  initialState: S;
+  /** The state of an object whose `metadata.deletionTimestamp` is set, whatever its phase says. */
+  deletingState: S;
+  /** States with no way out by design (the object is going away). */
+  terminalStates: readonly S[];
+  /** States only a person gets an object out of; the operator has given up. */
+  humanInterventionStates: readonly S[];
+  /** Where the old object records its state: `status.phase`. */
+  phasePath: string;
+  /** Every kind of change the classifiers can report, in the order diagrams list them. */
+  changeKinds: Readonly<Record<C, ChangeKind>>;
+  rules: Readonly<Record<S, StateRule<S, C>>>;
+  /**
+   * The annotation (`<group>/override-transitions: "<reason>"`) with which a person pushes a supported change
+   * through a state that forbids it. Its name part doubles as the audit annotation key.
+   */
+  overrideAnnotation: string;
+  /** Turn an old and a new spec into the changes between them. */
+  classifiers: readonly Classifier<C>[];
+}
+
+export interface ChangeKind {
+  /**
+   * How a message names one change of this kind; `{from}`, `{to}` and `{item}` are replaced by the change's values,
+   * e.g. `minor upgrade {from} -> {to}` or `adding cache "{item}"`.
+   */
+  description: string;
+  /** Why the change is never possible once something exists; only a state that allows any change lets it through. */
+  unsupported?: string;
+  /** A disruptive change that may not share an update with another exclusive change. */
+  exclusive?: boolean;
+}
+
+export interface StateRule<S extends string, C extends string> {
+  /** Nothing exists yet for a change to break: every change is allowed, unsupported ones included, and the state stays. */
+  anyChange?: boolean;
+  /** Allowed kinds of change, grouped by the state the operator is expected to move to. */
+  allow?: readonly AllowedChanges<S, C>[];
+  /** Moves the operator makes on its own (provisioning done, a failure); they make states reachable. */
+  operatorMoves?: readonly S[];
+}
+
+export interface AllowedChanges<S extends string, C extends string> {
+  changes: readonly C[];
+  /** The state the operator is expected to move to; absent means the object stays where it is. */
+  next?: S;
+}
+
+/** One change between an old and a new spec. One update may carry several. */
+export interface Change<C extends string> {
+  kind: C;
+  /** Kubernetes-style path of the changed field: `spec.caches[1].memory`. */
+  field: string;
+  /** The old value as shown to people; absent when the field was absent. */
+  from?: string;
+  /** The new value as shown to people; absent when the field is removed. */
+  to?: string;
+  /** The name of the list item the change is about (a cache), when it is about one. */
+  item?: string;
+}
+
+/** Where the values a classifier compares sit in the object, so the changes it reports can name their field. */
+export interface Location {
+  /** Kubernetes-style path of the compared values: `spec`, or `spec.caches[1]` for a list item. */
+  field: string;
+  /** The name of the list item being compared, if any. */
+  item?: string;
+}
+
+export interface Classifier<C extends string> {
+  /** Every kind `classify` can report, so the self-check can tell which change kinds are never produced. */
+  kinds: readonly C[];
+  /**
+   * The changes between an old and a new value at `at`. Both are untrusted JSON: the classifier must not throw,
+   * and leaves values it cannot read to schema validation, which runs in the same request.
+   */
+  classify(oldValue: unknown, newValue: unknown, at: Location): Change<C>[];
+}

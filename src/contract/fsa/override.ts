@@ -1,0 +1,86 @@
+import { annotation, type KubeObject } from '../kube-object.ts';
+import { describeValue } from '../schema/describe-value.ts';
+import type { JudgedChange } from './judge-changes.ts';
+import type { TransitionMachine } from './machine.ts';
+import type { StateReading } from './read-state.ts';
+import { describeChange, stateLabel } from './transition-messages.ts';
+
+/** The override annotation on the new object. A blank reason is no override: the point is to record why. */
+export type OverrideRequest = { given: false; blank: boolean } | { given: true; reason: string };
+
+export function readOverride<S extends string, C extends string>(machine: TransitionMachine<S, C>, newObject: KubeObject): OverrideRequest {
+  const value = annotation(newObject, machine.overrideAnnotation);
+  if (value === undefined) return { given: false, blank: false };
+  const reason = value.trim();
+  return reason === '' ? { given: false, blank: true } : { given: true, reason };
+}
+
+/**
+ * The audit annotation key: the API server prefixes a webhook's audit annotation keys with the webhook's name and
+ * drops keys that then hold two slashes, so only the annotation's name part (`override-transitions`) is used.
+ */
+export function overrideAuditKey(overrideAnnotation: string): string {
+  return overrideAnnotation.slice(overrideAnnotation.lastIndexOf('/') + 1);
+}
+
+export interface OverrideReport {
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+
+// A warning travels in an HTTP header and the API server may cut those past 256 characters, so the warning names
+// the kinds of change (distinct, a few) and a shortened reason; the audit annotation has room for the details.
+const maxWarningLength = 240;
+const kindsNamedInWarning = 2;
+const reasonLengthInWarning = 40;
+const changesNamedInAudit = 20;
+const reasonLengthInAudit = 256;
+
+/**
+ * What an update that the override let through must leave behind: a warning for the person, an audit annotation
+ * for whoever asks later. A denied update overrode nothing, so it leaves neither; its denials speak for it.
+ * An override that this update did not need is pointed out, because the annotation stays on the object and
+ * would silently wave through a later change nobody meant to override.
+ */
+export function reportOverride<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  state: StateReading<S>,
+  override: OverrideRequest,
+  judged: readonly JudgedChange<S, C>[],
+  allowed: boolean,
+): OverrideReport {
+  const key = machine.overrideAnnotation;
+  if (!override.given) {
+    const wouldHaveHelped = judged.some(({ verdict }) => verdict.outcome === 'not-allowed');
+    return { warnings: override.blank && wouldHaveHelped ? [`${key} is set but empty: an override needs a reason`] : [], auditAnnotations: {} };
+  }
+  if (!allowed) return { warnings: [], auditAnnotations: {} };
+  const overridden = judged.filter(({ verdict }) => verdict.outcome === 'overridden').map(({ change }) => change);
+  if (overridden.length === 0) {
+    const warnings = judged.length > 0 ? [`${key} is set but this update needs no override; remove it so it cannot let later changes through`] : [];
+    return { warnings, auditAnnotations: {} };
+  }
+  const where = `while the ${machine.subject} is ${stateLabel(state)}`;
+  const kinds = listWithRest([...new Set(overridden.map((change) => change.kind))], kindsNamedInWarning);
+  const audited = listWithRest(
+    overridden.map((change) => `${change.kind} at ${change.field} (${describeChange(machine, change)})`),
+    changesNamedInAudit,
+  );
+  const warning = `${key}: overriding ${kinds} ${where}; reason: ${describeValue(override.reason, reasonLengthInWarning)}`;
+  return {
+    warnings: [shortened(warning, maxWarningLength)],
+    auditAnnotations: {
+      [overrideAuditKey(key)]: `overridden ${where}: ${audited}; reason: ${describeValue(override.reason, reasonLengthInAudit)}`,
+    },
+  };
+}
+
+function listWithRest(names: readonly string[], limit: number): string {
+  const shown = names.slice(0, limit).join(', ');
+  return names.length > limit ? `${shown} and ${names.length - limit} more` : shown;
+}
+
+/** Its parts are escaped already; this only bounds the whole, whose key and subject come from the machine. */
+function shortened(text: string, maxLength: number): string {
+  return text.length <= maxLength ? text : `${text.slice(0, maxLength - 3).toWellFormed()}...`;
+}

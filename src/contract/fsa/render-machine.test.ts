@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { TransitionMachine } from './machine.ts';
+import { machineFormats, renderMachine } from './render-machine.ts';
+import { toyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
+
+describe('renderMachine', () => {
+  it('draws a Mermaid state diagram with grouped change edges, labelled operator moves and notes', () => {
+    expect(renderMachine(toyMachine, 'mermaid')).toBe(
+      [
+        'stateDiagram-v2',
+        "    %% Widget: allowed spec changes per state; (operator) marks the operator's own moves",
+        '    [*] --> Draft',
+        '    Draft --> Active: (operator)',
+        '    Draft --> Broken: (operator)',
+        '    Active --> Busy: size.up, color',
+        '    Active --> Active: label',
+        '    Active --> Broken: (operator)',
+        '    Busy --> Busy: label',
+        '    Busy --> Active: (operator)',
+        '    Busy --> Broken: (operator)',
+        '    Gone --> [*]',
+        '    note right of Draft',
+        '        any change, including the unsupported ones',
+        '        unsupported (allowed only in Draft):',
+        '        size.down: widgets cannot shrink',
+        '    end note',
+        '    note right of Broken',
+        '        human intervention',
+        '    end note',
+        '    note right of Gone',
+        '        terminal',
+        '        entered from any state once deletion starts',
+        '    end note',
+        '    %% exclusive (at most one per update): size.up, color',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('draws a DOT graph with dashed operator moves, a doubled terminal state and a legend', () => {
+    const dot = renderMachine(toyMachine, 'dot');
+    expect(dot).toMatch(/^digraph "Widget" \{\n/);
+    expect(dot).toContain('    __start -> "Draft";');
+    expect(dot).toContain('    "Active" -> "Busy" [label="size.up\\ncolor"];');
+    expect(dot).toContain('    "Busy" -> "Active" [label="(operator)", style=dashed];');
+    expect(dot).toContain('"Gone" [label="Gone\\nterminal\\nentered from any state once deletion starts", peripheries=2];');
+    expect(dot).toContain('size.down: widgets cannot shrink\\l');
+    expect(dot).toMatch(/\}\n$/);
+  });
+
+  it('writes a table like the design document\'s, with the unsupported and exclusive changes below it', () => {
+    expect(renderMachine(toyMachine, 'table')).toBe(
+      [
+        '| state | allowed changes (-> expected next state) | operator moves |',
+        '|---|---|---|',
+        '| Draft | any change, including the unsupported ones | Active, Broken |',
+        '| Active | size.up, color -> Busy; label (stay) | Broken |',
+        '| Busy | label (stay) | Active, Broken |',
+        '| Broken | none (human intervention) | none |',
+        '| Gone | none (terminal; entered from any state once deletion starts) | none |',
+        '',
+        'unsupported (allowed only in Draft):',
+        '- size.down: widgets cannot shrink',
+        '',
+        'exclusive (at most one per update): size.up, color',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it.each(machineFormats)('renders %s the same way every time', (format) => {
+    const copy: TransitionMachine<ToyState, ToyChange> = { ...toyMachine, rules: { ...toyMachine.rules }, states: [...toyMachine.states] };
+    expect(renderMachine(copy, format)).toBe(renderMachine(toyMachine, format));
+  });
+
+  it('escapes what DOT and Markdown would misread', () => {
+    const awkward = { ...toyMachine, changeKinds: { ...toyMachine.changeKinds, 'size.down': { description: 'x', unsupported: 'a "quoted" | piped \\ reason' } } };
+    expect(renderMachine(awkward, 'dot')).toContain('a \\"quoted\\" | piped \\\\ reason');
+    const piped = { ...toyMachine, rules: { ...toyMachine.rules, Busy: { allow: [{ changes: ['label', 'a|b'] as ToyChange[] }] } } };
+    expect(renderMachine(piped, 'table')).toContain('| Busy | label, a\\|b (stay) | none |');
+  });
+
+  it('lists unsupported changes as comments when no state allows any change', () => {
+    const strict = { ...toyMachine, rules: { ...toyMachine.rules, Draft: { operatorMoves: ['Active', 'Broken'] as ToyState[] } } };
+    const mermaid = renderMachine(strict, 'mermaid');
+    expect(mermaid).toContain('    %% unsupported (never allowed):');
+    expect(mermaid).toContain('    %% size.down: widgets cannot shrink');
+  });
+});

@@ -1,0 +1,32 @@
+import { anyChangeRemark, exclusiveLegend, stateRemarks, unsupportedLegend } from './machine-legend.ts';
+import type { TransitionMachine } from './machine.ts';
+
+/** A Markdown table in the shape of the design document's, followed by the unsupported and exclusive changes. */
+export function renderTable<S extends string, C extends string>(machine: TransitionMachine<S, C>): string {
+  const rows = machine.states.map((state) => {
+    const operatorMoves = machine.rules[state]?.operatorMoves ?? [];
+    return `| ${state} | ${cell(allowedChanges(machine, state))} | ${cell(operatorMoves.join(', ') || 'none')} |`;
+  });
+  const [unsupportedHeading, ...unsupported] = unsupportedLegend(machine);
+  const sections = [
+    ['| state | allowed changes (-> expected next state) | operator moves |', '|---|---|---|', ...rows],
+    unsupportedHeading === undefined ? [] : [unsupportedHeading, ...unsupported.map((line) => `- ${line}`)],
+    exclusiveLegend(machine),
+  ].filter((section) => section.length > 0);
+  return `${sections.map((section) => section.join('\n')).join('\n\n')}\n`;
+}
+
+/** `scale, cache.add -> Scaling; storage.grow -> Resizing`, `scale (stay)`, or `none (human intervention)`. */
+function allowedChanges<S extends string, C extends string>(machine: TransitionMachine<S, C>, state: S): string {
+  const rule = machine.rules[state];
+  const groups = (rule?.allow ?? []).map((group) =>
+    group.next === undefined || group.next === state ? `${group.changes.join(', ')} (stay)` : `${group.changes.join(', ')} -> ${group.next}`,
+  );
+  const allowed = [...(rule?.anyChange ? [anyChangeRemark] : []), ...groups].join('; ') || 'none';
+  const remarks = stateRemarks(machine, state);
+  return remarks.length > 0 ? `${allowed} (${remarks.join('; ')})` : allowed;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|');
+}

@@ -1,0 +1,56 @@
+import { byDirection, whenDifferent } from './comparisons.ts';
+import { fieldClassifier } from './field-classifier.ts';
+import type { TransitionMachine } from './machine.ts';
+import { readInteger, readString } from './value-readers.ts';
+
+// A machine small enough to reason about in the engine's tests, with one of everything: a state that allows any
+// change, a stay and a move, an unsupported kind, two exclusive kinds, a human-intervention and a terminal state.
+
+export type ToyState = 'Draft' | 'Active' | 'Busy' | 'Broken' | 'Gone';
+export type ToyChange = 'size.up' | 'size.down' | 'label' | 'color';
+
+export const toyMachine: TransitionMachine<ToyState, ToyChange> = {
+  name: 'Widget',
+  subject: 'widget',
+  states: ['Draft', 'Active', 'Busy', 'Broken', 'Gone'],
+  initialState: 'Draft',
+  deletingState: 'Gone',
+  terminalStates: ['Gone'],
+  humanInterventionStates: ['Broken'],
+  phasePath: 'status.phase',
+  changeKinds: {
+    'size.up': { description: 'growing from {from} to {to}', exclusive: true },
+    'size.down': { description: 'shrinking from {from} to {to}', unsupported: 'widgets cannot shrink' },
+    label: { description: 'relabelling from {from} to {to}' },
+    color: { description: 'repainting from {from} to {to}', exclusive: true },
+  },
+  rules: {
+    Draft: { anyChange: true, operatorMoves: ['Active', 'Broken'] },
+    Active: { allow: [{ changes: ['size.up', 'color'], next: 'Busy' }, { changes: ['label'] }], operatorMoves: ['Broken'] },
+    Busy: { allow: [{ changes: ['label'] }], operatorMoves: ['Active', 'Broken'] },
+    Broken: {},
+    Gone: {},
+  },
+  overrideAnnotation: 'toy.example.com/override-transitions',
+  classifiers: [
+    fieldClassifier({
+      path: 'size',
+      absentMeans: 1,
+      read: readInteger,
+      compare: byDirection({ compare: (a: number, b: number) => a - b, increase: 'size.up', decrease: 'size.down' }),
+    }),
+    fieldClassifier({ path: 'label', read: readString, compare: whenDifferent('label') }),
+    fieldClassifier({ path: 'color', read: readString, compare: whenDifferent('color') }),
+  ],
+};
+
+/** A widget in `phase` (none: never reconciled) with `spec`. */
+export function widget(spec: Record<string, unknown>, phase?: string, annotations?: Record<string, string>) {
+  return {
+    apiVersion: 'toy.example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w', namespace: 'default', ...(annotations ? { annotations } : {}) },
+    spec,
+    ...(phase === undefined ? {} : { status: { phase } }),
+  };
+}

@@ -1,0 +1,47 @@
+import { fieldError, type FieldError } from '../field-error.ts';
+import type { JudgedChange } from './judge-changes.ts';
+import type { Change, TransitionMachine } from './machine.ts';
+import type { StateReading } from './read-state.ts';
+
+export const changePlaceholders = ['from', 'to', 'item'] as const;
+
+/** One change in words, from its kind's description: `minor upgrade 16.4 -> 16.6`. */
+export function describeChange<S extends string, C extends string>(machine: TransitionMachine<S, C>, change: Change<C>): string {
+  const template = machine.changeKinds[change.kind]?.description ?? change.kind;
+  return template.replace(/\{(from|to|item)\}/g, (_, name: (typeof changePlaceholders)[number]) => change[name] ?? '(none)');
+}
+
+/** How a message completes "while the database is ...". */
+export function stateLabel<S extends string>(state: StateReading<S>): string {
+  return state.recognised ? state.state : `in the unrecognised phase ${state.phase}`;
+}
+
+/**
+ * The refusal of a change that does not pass, naming the field, the change with its values, the state and where
+ * it would be allowed, e.g. `minor upgrade 16.4 -> 16.6 is not allowed while the database is Upgrading
+ * (allowed in: Ready)` at `spec.postgres.version`.
+ */
+export function denialFor<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  state: StateReading<S>,
+  { change, verdict }: JudgedChange<S, C>,
+): FieldError | undefined {
+  const described = describeChange(machine, change);
+  switch (verdict.outcome) {
+    case 'allowed':
+    case 'overridden':
+      return undefined;
+    case 'unsupported':
+      return fieldError(change.field, 'FieldValueForbidden', `${described} is unsupported: ${verdict.reason}`);
+    case 'not-allowed': {
+      const where = verdict.allowedIn.length > 0 ? verdict.allowedIn.join(', ') : 'none';
+      const message = `${described} is not allowed while the ${machine.subject} is ${stateLabel(state)} (allowed in: ${where})`;
+      return fieldError(change.field, 'FieldValueForbidden', message);
+    }
+    case 'exclusive-conflict': {
+      const others = verdict.conflictsWith.map((other) => `${other.kind} (${other.field})`).join(', ');
+      const message = `${described} cannot be combined with ${others} in one update; make these changes one at a time`;
+      return fieldError(change.field, 'FieldValueForbidden', message);
+    }
+  }
+}
