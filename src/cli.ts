@@ -4,9 +4,10 @@ import { certsCommand } from './commands/certs.ts';
 import { checkCommand } from './commands/check.ts';
 import { fsaCommand } from './commands/fsa.ts';
 import { UsageError, type Command, type CommandIo } from './commands/command.ts';
+import { manifestsCommand } from './commands/manifests.ts';
 import { serveCommand } from './commands/serve.ts';
 
-const commands: Command[] = [serveCommand, certsCommand, checkCommand, fsaCommand];
+const commands: Command[] = [serveCommand, certsCommand, checkCommand, fsaCommand, manifestsCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -64,13 +64,14 @@ function decideWrite(compiled: CompiledContract, request: AdmissionRequest): Ver
   }
 
   const { kind, group } = compiled.contract.identity;
-  const name = view.object.metadata?.name ?? request.name ?? objectRef(view.object);
+  const name = view.object.metadata?.name || request.name || objectRef(view.object);
+  const subject = { group, kind, name };
   if (errors.length > 0) {
     const all = [...errors, ...forbidden];
-    return deny('OBJECT_INVALID', fieldErrorsMessage(`${kind}.${group}`, name, 'is invalid', all), all);
+    return deny('OBJECT_INVALID', fieldErrorsMessage(`${kind}.${group}`, name, 'is invalid', all), all, subject);
   }
   if (forbidden.length > 0) {
-    return deny('CHANGE_FORBIDDEN', fieldErrorsMessage(`${kind}.${group}`, name, 'cannot be changed', forbidden), forbidden);
+    return deny('CHANGE_FORBIDDEN', fieldErrorsMessage(`${kind}.${group}`, name, 'cannot be changed', forbidden), forbidden, subject);
   }
   return withWarnings(allow(), warnings, auditAnnotations);
 }

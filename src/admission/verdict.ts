@@ -11,17 +11,25 @@ export interface Verdict {
   code: DecisionCode;
   message?: string;
   causes?: FieldError[];
+  /** The object a denial is about; kubectl then says `The GeoDatabase "x" is invalid` instead of `The request`. */
+  subject?: DenialSubject;
   patch?: JsonPatchOperation[];
   warnings: string[];
   auditAnnotations: Record<string, string>;
+}
+
+export interface DenialSubject {
+  group: string;
+  kind: string;
+  name: string;
 }
 
 export function allow(warnings: string[] = [], auditAnnotations: Record<string, string> = {}): Verdict {
   return { allowed: true, code: 'ALLOWED', warnings, auditAnnotations };
 }
 
-export function deny(code: Exclude<DecisionCode, 'ALLOWED'>, message: string, causes: FieldError[] = []): Verdict {
-  return { allowed: false, code, message, causes, warnings: [], auditAnnotations: {} };
+export function deny(code: Exclude<DecisionCode, 'ALLOWED'>, message: string, causes: FieldError[] = [], subject?: DenialSubject): Verdict {
+  return { allowed: false, code, message, causes, ...(subject ? { subject } : {}), warnings: [], auditAnnotations: {} };
 }
 
 /** crdgate itself failed: fail closed, so a bug can never wave an object through. */
@@ -56,7 +64,7 @@ export interface AdmissionResponse {
     code: number;
     reason?: string;
     message: string;
-    details?: { causes: Array<{ reason: string; message: string; field: string }> };
+    details?: { group?: string; kind?: string; name?: string; causes?: Array<{ reason: string; message: string; field: string }> };
   };
   patch?: string;
   patchType?: 'JSONPatch';
@@ -86,13 +94,15 @@ export function toAdmissionResponse(uid: string, verdict: Verdict): AdmissionRes
   if (!verdict.allowed) {
     const { statusCode, reason } = decisionCodes[verdict.code];
     const causes = verdict.causes ?? [];
+    const details = {
+      ...verdict.subject,
+      ...(causes.length > 0 ? { causes: causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })) } : {}),
+    };
     response.status = {
       code: statusCode,
       ...(reason ? { reason } : {}),
       message: verdict.message ?? reason,
-      ...(causes.length > 0
-        ? { details: { causes: causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })) } }
-        : {}),
+      ...(Object.keys(details).length > 0 ? { details } : {}),
     };
   }
   if (verdict.allowed && verdict.patch && verdict.patch.length > 0) {

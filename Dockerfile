@@ -1,0 +1,35 @@
+# crdgate's image: the compiled CLI on Node 24, production dependencies only, running as a non-root user.
+#   docker build -t crdgate:0.1.0 .
+# The Deployment rendered by `crdgate manifests` runs it with the serving certificate mounted at /etc/crdgate/certs.
+
+# The same Node as the `node` devDependency that npm scripts run on (a test keeps the two equal).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The only install script belongs to the `node` devDependency, which fetches a pinned Node 24 for npm scripts on
+# developer machines. The image already has Node 24: skip it, and drop the link it would have filled, so that
+# `npm run build` runs the compiler on the image's own Node.
+RUN npm ci --ignore-scripts --no-audit --no-fund && rm -f node_modules/.bin/node
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS production-dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+# Its "type": "module" is what makes Node load dist/*.js as ES modules.
+COPY package.json ./
+COPY --from=production-dependencies /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The image's `node` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.
+USER 1000:1000
+EXPOSE 8443
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["serve", "--cert-dir", "/etc/crdgate/certs"]

@@ -1,0 +1,95 @@
+import { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { isDns1123Label } from '../contract/schema/dns1123.ts';
+import { writeManifestDirectory } from '../render/manifest-directory.ts';
+import { renderManifestFiles } from '../render/manifest-files.ts';
+import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
+import { manifestsToYaml } from '../render/manifest-yaml.ts';
+import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
+import { stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
+import { loadRegistry } from './contracts.ts';
+
+export const manifestsCommand: Command = {
+  name: 'manifests',
+  summary: 'render the CRDs, webhook configurations and in-cluster deployment as YAML',
+  usage: `crdgate manifests [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE]...
+
+  Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
+  validating and mutating webhook configurations, crdgate's Deployment, Service and PodDisruptionBudget, and
+  (in DIR/migration/, apply it when a storage version changes) the storage-version migration Job and its RBAC.
+  --namespace NS     where crdgate runs (default ${manifestDefaults.namespace})
+  --image IMG        crdgate's image (default ${manifestDefaults.image})
+  --ca-bundle FILE   PEM of the CA that signed the serving certificate, e.g. ca.crt from \`crdgate certs\`;
+                     the Deployment mounts that certificate from the kubernetes.io/tls Secret crdgate-serving-cert,
+                     which must name crdgate.NS.svc
+  --url URL          the API server calls crdgate at https://HOST:PORT instead of through the in-cluster Service
+                     (crdgate runs outside the cluster; the in-cluster server is then not rendered)
+  --out DIR          write the files there (generated files it no longer renders are removed); default: stdout`,
+  options: {
+    namespace: { type: 'string' },
+    image: { type: 'string' },
+    'ca-bundle': { type: 'string' },
+    url: { type: 'string' },
+    out: { type: 'string' },
+    contract: { type: 'string', multiple: true },
+  },
+  async run(values, io) {
+    const options = await manifestOptions(values, io.cwd);
+    const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const files = renderManifestFiles(
+      registry.contracts.map((compiled) => compiled.contract),
+      options,
+    );
+    const out = stringOption(values, 'out');
+    if (out === undefined) {
+      io.stdout(manifestsToYaml(files.flatMap((file) => file.manifests)));
+      return 0;
+    }
+    const dir = resolve(io.cwd, out);
+    const { written, removed } = await writeManifestDirectory(dir, files);
+    io.stdout(`wrote ${written.length} files to ${dir}: ${written.join(', ')}\n`);
+    if (removed.length > 0) io.stdout(`removed files no longer generated: ${removed.join(', ')}\n`);
+    return 0;
+  },
+};
+
+async function manifestOptions(values: ParsedValues, cwd: string): Promise<ManifestOptions> {
+  const namespace = stringOption(values, 'namespace') ?? manifestDefaults.namespace;
+  if (!isDns1123Label(namespace)) throw new UsageError(`--namespace "${namespace}" must be a DNS-1123 label (lowercase letters, digits and '-')`);
+  const image = stringOption(values, 'image') ?? manifestDefaults.image;
+  if (image === '' || /\s/.test(image)) throw new UsageError(`--image "${image}" must be an image reference without spaces`);
+  const url = stringOption(values, 'url');
+  const caBundle = stringOption(values, 'ca-bundle');
+  return {
+    namespace,
+    image,
+    ...(url !== undefined ? { url: webhookBaseUrl(url) } : {}),
+    ...(caBundle !== undefined ? { caBundlePem: await readCaBundle(resolve(cwd, caBundle), caBundle) } : {}),
+  };
+}
+
+function webhookBaseUrl(text: string): string {
+  try {
+    return parseWebhookBaseUrl(text);
+  } catch (error) {
+    if (error instanceof WebhookUrlError) throw new UsageError(`--url ${error.message}`);
+    throw error;
+  }
+}
+
+async function readCaBundle(path: string, given: string): Promise<string> {
+  let pem: string;
+  try {
+    pem = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--ca-bundle ${given}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  // The API server would accept any bytes and only fail later, at the first TLS handshake: check them now.
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw new UsageError(`--ca-bundle ${given}: not a PEM certificate`);
+  }
+  return pem;
+}

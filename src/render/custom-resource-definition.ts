@@ -1,0 +1,52 @@
+import type { Contract, ContractIdentity, VersionDefinition } from '../contract/define-contract.ts';
+import type { Manifest } from './manifest.ts';
+import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';
+
+/** `plural.group`: the CRD's name, and how the migration job and RBAC name the resource. */
+export function resourceName(identity: ContractIdentity): string {
+  return `${identity.plural}.${identity.group}`;
+}
+
+/**
+ * The apiextensions.k8s.io/v1 CRD of a contract. With more than one version, the API server converts between
+ * them by calling crdgate's conversion webhook; a single version needs no conversion at all.
+ */
+export function renderCustomResourceDefinition(contract: Contract, endpoint: WebhookEndpoint): Manifest {
+  const { identity } = contract;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: resourceName(identity) },
+    spec: {
+      group: identity.group,
+      names: {
+        kind: identity.kind,
+        listKind: identity.listKind ?? `${identity.kind}List`,
+        plural: identity.plural,
+        singular: identity.singular,
+        ...(identity.shortNames?.length ? { shortNames: [...identity.shortNames] } : {}),
+        ...(identity.categories?.length ? { categories: [...identity.categories] } : {}),
+      },
+      scope: identity.scope,
+      versions: contract.versions.map(renderVersion),
+      conversion:
+        contract.versions.length > 1
+          ? { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: clientConfigFor(endpoint, webhookPaths.convert) } }
+          : { strategy: 'None' },
+    },
+  };
+}
+
+function renderVersion(version: VersionDefinition): Record<string, unknown> {
+  return {
+    name: version.name,
+    served: version.served,
+    storage: version.storage,
+    ...(version.deprecated ? { deprecated: true } : {}),
+    ...(version.deprecated && version.deprecationWarning !== undefined ? { deprecationWarning: version.deprecationWarning } : {}),
+    // A copy: the rendered object must not share (and let a caller mutate) the contract's schema.
+    schema: { openAPIV3Schema: structuredClone(version.schema) },
+    ...(version.printerColumns?.length ? { additionalPrinterColumns: version.printerColumns.map((column) => ({ ...column })) } : {}),
+    ...(version.subresources && Object.keys(version.subresources).length > 0 ? { subresources: structuredClone(version.subresources) } : {}),
+  };
+}

@@ -1,0 +1,49 @@
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import type { ManifestFile } from './manifest.ts';
+import { generatedMarker, manifestsToYaml } from './manifest-yaml.ts';
+
+export interface WrittenManifests {
+  written: string[];
+  /** Files an earlier run generated that this run no longer does (a contract was removed or renamed). */
+  removed: string[];
+}
+
+/**
+ * Writes the files under dir and removes the generated files it no longer renders, so that the folder is exactly
+ * the generator's output. Files without the generated-file header are someone's own and are left alone.
+ */
+export async function writeManifestDirectory(dir: string, files: readonly ManifestFile[]): Promise<WrittenManifests> {
+  const wanted = new Set(files.map((file) => file.path));
+  const removed: string[] = [];
+  for (const [path, text] of await readManifestDirectory(dir)) {
+    if (!wanted.has(path) && text.startsWith(generatedMarker)) {
+      await rm(join(dir, path));
+      removed.push(path);
+    }
+  }
+  for (const file of files) {
+    const path = join(dir, file.path);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, manifestsToYaml(file.manifests));
+  }
+  return { written: files.map((file) => file.path), removed };
+}
+
+/** Every YAML file under dir (recursively), by its path relative to dir with `/` separators; empty when dir is absent. */
+export async function readManifestDirectory(dir: string): Promise<Map<string, string>> {
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw error;
+  }
+  const files = new Map<string, string>();
+  for (const entry of entries) {
+    if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
+    const absolute = join(entry.parentPath, entry.name);
+    files.set(relative(dir, absolute).split(sep).join('/'), await readFile(absolute, 'utf8'));
+  }
+  return new Map([...files].sort(([a], [b]) => a.localeCompare(b)));
+}

@@ -1,0 +1,21 @@
+/** What `crdgate manifests` varies; everything else is derived from the contracts. */
+export interface ManifestOptions {
+  /** Where crdgate's own objects (Deployment, Service, migration Job) live. */
+  namespace: string;
+  image: string;
+  /**
+   * PEM bundle of the CA that signed crdgate's serving certificate. Without it, clientConfigs carry no caBundle,
+   * which leaves them for a CA injector (such as cert-manager's) to fill in.
+   */
+  caBundlePem?: string;
+  /**
+   * `https://HOST[:PORT]` when crdgate runs outside the cluster: the API server calls it by URL, and the in-cluster
+   * server objects are not rendered. Already checked by parseWebhookBaseUrl.
+   */
+  url?: string;
+}
+
+export const manifestDefaults = {
+  namespace: 'crdgate-system',
+  image: 'crdgate:0.1.0',
+} as const satisfies ManifestOptions;

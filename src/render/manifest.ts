@@ -1,0 +1,23 @@
+/**
+ * A Kubernetes object as crdgate renders it: plain JSON data, typed only as far as rendering and serialization
+ * need. Kept free of @kubernetes/client-node so that rendering has no dependency beyond the contract model.
+ */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: ManifestMetadata;
+  [field: string]: unknown;
+}
+
+export interface ManifestMetadata {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** A group of manifests that is applied together, and the path (relative to the output folder) it is written to. */
+export interface ManifestFile {
+  path: string;
+  manifests: Manifest[];
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { serveDefaults } from '../config.ts';
+import type { Manifest } from './manifest.ts';
+import { renderNamespace, renderServerWorkload } from './server-workload.ts';
+
+const find = (manifests: Manifest[], kind: string): any => manifests.find((m) => m.kind === kind);
+
+describe('renderServerWorkload', () => {
+  const manifests = renderServerWorkload('ops', 'registry.example.com/crdgate:1.2.3');
+  const deployment = find(manifests, 'Deployment');
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0];
+
+  it('puts every object in the namespace', () => {
+    expect(manifests.map((m) => [m.kind, m.metadata.namespace])).toEqual([
+      ['ServiceAccount', 'ops'],
+      ['Service', 'ops'],
+      ['Deployment', 'ops'],
+      ['PodDisruptionBudget', 'ops'],
+    ]);
+  });
+
+  it('routes the Service port 443 to the container port the server listens on', () => {
+    const service = find(manifests, 'Service');
+    expect(service.metadata.name).toBe('crdgate');
+    expect(service.spec.ports).toEqual([{ name: 'https', port: 443, targetPort: 'https', protocol: 'TCP' }]);
+    expect(container.ports).toEqual([{ name: 'https', containerPort: serveDefaults.port, protocol: 'TCP' }]);
+    expect(pod.containers[0].args).toEqual(['serve', '--cert-dir', '/etc/crdgate/certs']);
+  });
+
+  it('selects the pods with the same labels in the Service, the Deployment and the PodDisruptionBudget', () => {
+    const podLabels = deployment.spec.template.metadata.labels;
+    expect(find(manifests, 'Service').spec.selector).toEqual(podLabels);
+    expect(deployment.spec.selector.matchLabels).toEqual(podLabels);
+    expect(find(manifests, 'PodDisruptionBudget').spec).toEqual({ minAvailable: 1, selector: { matchLabels: podLabels } });
+  });
+
+  it('runs two replicas of the image, probed over HTTPS, with the serving certificate mounted read-only', () => {
+    expect(deployment.spec.replicas).toBe(2);
+    expect(container.image).toBe('registry.example.com/crdgate:1.2.3');
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'https', scheme: 'HTTPS' });
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'https', scheme: 'HTTPS' });
+    expect(container.volumeMounts).toEqual([{ name: 'serving-cert', mountPath: '/etc/crdgate/certs', readOnly: true }]);
+    expect(pod.volumes).toEqual([{ name: 'serving-cert', secret: { secretName: 'crdgate-serving-cert', defaultMode: 0o440 } }]);
+  });
+
+  it('gives the pod longer to stop than the drain delay plus in-flight requests take', () => {
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(serveDefaults.drainDelaySeconds);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(serveDefaults.drainDelaySeconds + 30);
+  });
+
+  it('runs as a non-root user on a read-only root filesystem, with no privileges and no API token', () => {
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(container.resources.requests).toEqual({ cpu: '100m', memory: '128Mi' });
+  });
+
+  it('shares no object between manifests, so changing one cannot change another', () => {
+    deployment.metadata.labels.changed = 'yes';
+    expect(find(manifests, 'Service').spec.selector).not.toHaveProperty('changed');
+    expect(deployment.spec.selector.matchLabels).not.toHaveProperty('changed');
+  });
+});
+
+describe('renderNamespace', () => {
+  it('enforces the restricted Pod Security Standard, and warns when a workload breaks it', () => {
+    expect(renderNamespace('ops')).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'ops', labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted' } },
+    });
+  });
+});

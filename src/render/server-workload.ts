@@ -1,0 +1,102 @@
+import { serveDefaults } from '../config.ts';
+import { certMountPath, componentLabels, serverName, servicePort, servingCertSecretName } from './in-cluster-names.ts';
+import type { Manifest } from './manifest.ts';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
+
+const labels = (): Record<string, string> => componentLabels('webhook');
+const replicas = 2;
+// The server finishes in-flight requests for up to its 30 s request timeout (src/server/serve.ts) after the drain
+// delay; the kubelet must not kill it sooner, or the API server sees a webhook call fail mid-flight.
+const inFlightSeconds = 30;
+const terminationGracePeriodSeconds = serveDefaults.drainDelaySeconds + inFlightSeconds;
+
+export function renderNamespace(namespace: string): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: namespace,
+      // Everything crdgate runs meets the restricted Pod Security Standard; enforcing it keeps it that way, and the
+      // warning flags a Deployment or Job that breaks it when it is applied, not when its pods fail to start.
+      labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted' },
+    },
+  };
+}
+
+/** The webhook server inside the cluster: the Service the webhook configurations call, and the pods behind it. */
+export function renderServerWorkload(namespace: string, image: string): Manifest[] {
+  return [serviceAccount(namespace), service(namespace), deployment(namespace, image), podDisruptionBudget(namespace)];
+}
+
+function serviceAccount(namespace: string): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: serverName, namespace, labels: labels() },
+    // The server never calls the API server, so its pods get no token to leak.
+    automountServiceAccountToken: false,
+  };
+}
+
+function service(namespace: string): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: serverName, namespace, labels: labels() },
+    spec: {
+      selector: labels(),
+      ports: [{ name: 'https', port: servicePort, targetPort: 'https', protocol: 'TCP' }],
+    },
+  };
+}
+
+function deployment(namespace: string, image: string): Manifest {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: serverName, namespace, labels: labels() },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels() },
+      // With failurePolicy Fail, no replica may go before its successor is ready.
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+      template: {
+        metadata: { labels: labels() },
+        spec: {
+          serviceAccountName: serverName,
+          automountServiceAccountToken: false,
+          terminationGracePeriodSeconds,
+          securityContext: restrictedPodSecurityContext(),
+          // Spread the replicas, so that losing one node does not take every replica (and every write) with it.
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels() } },
+          ],
+          containers: [
+            {
+              name: serverName,
+              image,
+              args: ['serve', '--cert-dir', certMountPath],
+              ports: [{ name: 'https', containerPort: serveDefaults.port, protocol: 'TCP' }],
+              readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 5, failureThreshold: 2 },
+              livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 },
+              // No CPU limit: throttling would show up as webhook latency on every write of every contract's kind.
+              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+              securityContext: restrictedContainerSecurityContext(),
+              volumeMounts: [{ name: 'serving-cert', mountPath: certMountPath, readOnly: true }],
+            },
+          ],
+          volumes: [{ name: 'serving-cert', secret: { secretName: servingCertSecretName, defaultMode: 0o440 } }],
+        },
+      },
+    },
+  };
+}
+
+function podDisruptionBudget(namespace: string): Manifest {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: serverName, namespace, labels: labels() },
+    spec: { minAvailable: 1, selector: { matchLabels: labels() } },
+  };
+}

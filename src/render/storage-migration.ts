@@ -1,0 +1,93 @@
+import type { Contract } from '../contract/define-contract.ts';
+import { resourceName } from './custom-resource-definition.ts';
+import { componentLabels, migrationName } from './in-cluster-names.ts';
+import type { Manifest } from './manifest.ts';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
+
+const labels = (): Record<string, string> => componentLabels('migration');
+
+/**
+ * What `crdgate migrate` needs to run inside the cluster: its identity, the least RBAC it needs (rewrite every
+ * object of the contracts' resources; read the CRDs and trim their status.storedVersions), and one Job per contract.
+ */
+export function renderStorageMigration(contracts: readonly Contract[], namespace: string, image: string): Manifest[] {
+  return [serviceAccount(namespace), clusterRole(contracts), clusterRoleBinding(namespace), ...contracts.map((c) => job(c, namespace, image))];
+}
+
+function serviceAccount(namespace: string): Manifest {
+  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: migrationName, namespace, labels: labels() } };
+}
+
+function clusterRole(contracts: readonly Contract[]): Manifest {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: migrationName, labels: labels() },
+    rules: [
+      ...contracts.map((contract) => ({
+        apiGroups: [contract.identity.group],
+        resources: [contract.identity.plural],
+        verbs: ['get', 'list', 'update'],
+      })),
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions', 'customresourcedefinitions/status'],
+        // Only the contracts' own CRDs: the job has no business with anyone else's.
+        resourceNames: contracts.map((contract) => resourceName(contract.identity)),
+        verbs: ['get', 'update'],
+      },
+    ],
+  };
+}
+
+function clusterRoleBinding(namespace: string): Manifest {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: migrationName, labels: labels() },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: migrationName },
+    subjects: [{ kind: 'ServiceAccount', name: migrationName, namespace }],
+  };
+}
+
+export function migrationJobName(contract: Contract): string {
+  return `${migrationName}-${contract.identity.plural}`;
+}
+
+function job(contract: Contract, namespace: string, image: string): Manifest {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: migrationJobName(contract), namespace, labels: labels() },
+    spec: {
+      backoffLimit: 3,
+      // Long enough to read the summary in its log; a finished Job is not worth keeping after that.
+      ttlSecondsAfterFinished: 86_400,
+      // `crdgate migrate` retries what can succeed on its own. Exit 1 (objects were refused) and 2 (bad
+      // configuration) would fail the same way again, so they end the Job; an evicted pod does not count.
+      podFailurePolicy: {
+        rules: [
+          { action: 'FailJob', onExitCodes: { containerName: 'migrate', operator: 'In', values: [1, 2] } },
+          { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+        ],
+      },
+      template: {
+        metadata: { labels: labels() },
+        spec: {
+          serviceAccountName: migrationName,
+          restartPolicy: 'Never',
+          securityContext: restrictedPodSecurityContext(),
+          containers: [
+            {
+              name: 'migrate',
+              image,
+              args: ['migrate', '--resource', resourceName(contract.identity)],
+              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+              securityContext: restrictedContainerSecurityContext(),
+            },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { writeCertDir } from '../../src/certs/cert-dir.ts';
+import { main } from '../../src/cli.ts';
+import { defineContract } from '../../src/contract/define-contract.ts';
+import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
+import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
+import { manifestsToYaml } from '../../src/render/manifest-yaml.ts';
+import type { ProvidedControlPlane } from './provided-context.ts';
+import { kubectl, warningLines } from './support/kubectl.ts';
+
+const provided = inject('controlPlane');
+const controlPlane = 'unavailable' in provided ? undefined : provided;
+
+// The formats crdgate checks and Kubernetes does not know (see src/contract/schema/kubernetes-formats.ts).
+const unknownFormatWarnings = ['Warning: unrecognized format "dns1123-label"', 'Warning: unrecognized format "quantity"'];
+
+describe.skipIf(!controlPlane)('the manifests `crdgate manifests` renders, checked by the real API server', () => {
+  const cp = controlPlane as ProvidedControlPlane;
+  const suffix = randomUUID().slice(0, 8);
+  const namespace = `crdgate-e2e-manifests-${suffix}`;
+  let workDir: string;
+  let outDir: string;
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-manifests-'));
+    outDir = join(workDir, 'manifests');
+    const certs = await writeCertDir(join(workDir, 'certs'), { dnsNames: [`crdgate.${namespace}.svc`], ipAddresses: [], days: 1 });
+    const output: string[] = [];
+    const io = { stdout: (text: string) => output.push(text), stderr: (text: string) => output.push(text), cwd: workDir, waitForStop: () => new Promise<string>(() => {}) };
+    const code = await main(['manifests', '--namespace', namespace, '--ca-bundle', certs.files.caCert, '--out', outDir], io);
+    expect(code, output.join('')).toBe(0);
+  });
+
+  afterAll(async () => {
+    // No controller-manager runs, so the namespace stays Terminating; its name is unique to this run.
+    await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false']);
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('are all accepted under strict field validation, with no Pod Security warning', async () => {
+    expect((await kubectl(cp, ['apply', '--server-side', '-f', join(outDir, '00-namespace.yaml')])).exitCode).toBe(0);
+    // Server-side dry run of every file, the migration folder included: the API server checks each object
+    // against its schema (an unknown or misspelt field is an error), and the namespace's Pod Security label
+    // makes it warn about any pod template that breaks the restricted standard.
+    const applied = await kubectl(cp, ['apply', '--server-side', '--force-conflicts', '--dry-run=server', '--validate=strict', '-R', '-f', outDir]);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(warningLines(applied).filter((line) => !unknownFormatWarnings.includes(line))).toEqual([]);
+    for (const kind of ['deployment.apps/crdgate', 'customresourcedefinition.apiextensions.k8s.io/geodatabases.geo.example.com', 'validatingwebhookconfiguration.admissionregistration.k8s.io/crdgate', 'job.batch/crdgate-migrate-geodatabases']) {
+      expect(applied.stdout).toContain(kind);
+    }
+    expect(await readFile(join(outDir, '30-webhook-configurations.yaml'), 'utf8')).toContain(`namespace: ${namespace}`);
+  });
+
+  it("keeps crdgate's own formats in the CRD, warning once about each (Kubernetes v1.36 does not refuse them)", async () => {
+    // A group of its own makes the CRD new on every run, which is when the API server warns.
+    const base = geoDatabaseContract();
+    const contract = defineContract({ ...base, identity: { ...base.identity, group: `e2e-${suffix}.geo.example.com` } });
+    const file = join(workDir, 'crd.yaml');
+    await writeFile(file, manifestsToYaml([renderCustomResourceDefinition(contract, { target: { url: 'https://127.0.0.1:9443' } })]));
+
+    const created = await kubectl(cp, ['create', '--dry-run=server', '-o', 'json', '-f', file]);
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(warningLines(created).sort()).toEqual(unknownFormatWarnings);
+    const stored = JSON.parse(created.stdout);
+    const storage = stored.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.storage;
+    expect(storage.properties.size.format).toBe('quantity');
+  });
+});
