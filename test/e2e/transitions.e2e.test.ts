@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { ProvidedControlPlane } from './provided-context.ts';
+import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
+import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
+import { kubectl, warningLines } from './support/kubectl.ts';
+
+const provided = inject('controlPlane');
+const controlPlane = 'unavailable' in provided ? undefined : provided;
+
+describe.skipIf(!controlPlane)('the transition machine behind the real API server', () => {
+  const cp = controlPlane as ProvidedControlPlane;
+  const namespace = `crdgate-e2e-fsa-${randomUUID().slice(0, 8)}`;
+  let kubeConfig: KubeConfig;
+  let customObjects: CustomObjectsApi;
+  let gate: CrdgateInFront | undefined;
+
+  const get = (name: string): Promise<any> => customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name });
+  const patchSpec = (name: string, patch: object) =>
+    kubectl(cp, ['patch', 'geodatabase', name, '-n', namespace, '--type=merge', '-p', JSON.stringify(patch)]);
+  // The operator's move: status.phase is written through the status subresource only.
+  const setPhase = (name: string, phase: string) =>
+    kubectl(cp, ['patch', 'geodatabase', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]);
+
+  beforeAll(async () => {
+    kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cp.kubeconfigPath);
+    customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
+    await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+    gate = await startCrdgateForApiServer();
+    await applyCrd(kubeConfig, gate.crd);
+    await applyWebhookConfigurations(kubeConfig, gate, namespace);
+  });
+
+  afterAll(async () => {
+    if (gate) await removeCrdgate(kubeConfig, gate);
+  });
+
+  it('refuses an unsupported change once the database is Ready, and lets a supported one through', async () => {
+    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'lifecycle') });
+    const ready = await setPhase('lifecycle', 'Ready');
+    expect(ready).toMatchObject({ exitCode: 0 });
+    expect((await get('lifecycle')).status.phase).toBe('Ready');
+
+    const shrink = await patchSpec('lifecycle', { spec: { storage: { size: '10Gi' } } });
+    expect(shrink.exitCode).toBe(1);
+    expect(shrink.stderr).toContain('spec.storage.size: shrinking storage from 20Gi to 10Gi is unsupported: volumes cannot shrink');
+    expect((await get('lifecycle')).spec.storage.size).toBe('20Gi');
+
+    const grow = await patchSpec('lifecycle', { spec: { storage: { size: '40Gi' } } });
+    expect(grow).toMatchObject({ exitCode: 0 });
+    expect((await get('lifecycle')).spec.storage.size).toBe('40Gi');
+  });
+
+  it('refuses a change the current state forbids, and the override annotation pushes it through with a warning', async () => {
+    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'upgrading') });
+    expect(await setPhase('upgrading', 'Provisioning')).toMatchObject({ exitCode: 0 });
+    expect(await setPhase('upgrading', 'Ready')).toMatchObject({ exitCode: 0 });
+    expect(await patchSpec('upgrading', { spec: { postgres: { version: '16.6' } } })).toMatchObject({ exitCode: 0 });
+    expect(await setPhase('upgrading', 'Upgrading')).toMatchObject({ exitCode: 0 });
+
+    const refused = await patchSpec('upgrading', { spec: { postgres: { version: '16.8' } } });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('minor upgrade 16.6 -> 16.8 is not allowed while the database is Upgrading (allowed in: Ready)');
+
+    const overridden = await patchSpec('upgrading', {
+      metadata: { annotations: { 'geo.example.com/override-transitions': 'INC-17: CVE fix cannot wait' } },
+      spec: { postgres: { version: '16.8' } },
+    });
+    expect(overridden.exitCode).toBe(0);
+    expect(warningLines(overridden).join('\n')).toContain('INC-17');
+    expect((await get('upgrading')).spec.postgres.version).toBe('16.8');
+  });
+
+  it('warns about a scale-down, and kubectl shows the warning', async () => {
+    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'replicas') });
+    expect(await setPhase('replicas', 'Ready')).toMatchObject({ exitCode: 0 });
+    expect(await patchSpec('replicas', { spec: { readReplicas: 3 } })).toMatchObject({ exitCode: 0 });
+
+    const scaledDown = await patchSpec('replicas', { spec: { readReplicas: 1 } });
+    expect(scaledDown.exitCode).toBe(0);
+    expect(warningLines(scaledDown)).toContain('Warning: spec.readReplicas: reducing read replicas from 3 to 1');
+    expect((await get('replicas')).spec.readReplicas).toBe(1);
+  });
+
+  it('warns, but allows, an operator phase move that the machine does not expect', async () => {
+    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'jumpy') });
+    const jump = await setPhase('jumpy', 'Upgrading');
+    expect(jump.exitCode).toBe(0);
+    expect(warningLines(jump).join('\n')).toContain('Pending -> Upgrading');
+  });
+});
