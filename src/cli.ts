@@ -2,12 +2,13 @@
 import { parseArgs } from 'node:util';
 import { certsCommand } from './commands/certs.ts';
 import { checkCommand } from './commands/check.ts';
+import { convertCommand } from './commands/convert.ts';
 import { fsaCommand } from './commands/fsa.ts';
 import { UsageError, type Command, type CommandIo } from './commands/command.ts';
 import { manifestsCommand } from './commands/manifests.ts';
 import { serveCommand } from './commands/serve.ts';
 
-const commands: Command[] = [serveCommand, certsCommand, checkCommand, fsaCommand, manifestsCommand];
+const commands: Command[] = [serveCommand, certsCommand, checkCommand, convertCommand, fsaCommand, manifestsCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -10,6 +10,7 @@ export const protocolErrors = {
   BODY_TOO_LARGE: { httpStatus: 413, summary: 'the body is larger than this endpoint accepts' },
   CONTENT_TYPE_UNSUPPORTED: { httpStatus: 415, summary: 'the body must be application/json' },
   ROUTE_NOT_FOUND: { httpStatus: 404, summary: 'no such endpoint' },
+  CLIENT_CERTIFICATE_REQUIRED: { httpStatus: 401, summary: 'a client certificate signed by the configured client CA is required' },
   REQUEST_TIMEOUT: { httpStatus: 408, summary: 'the request body did not arrive in time' },
 } as const;
 
@@ -47,3 +48,15 @@ export const decisionCodes = {
 } as const;
 
 export type DecisionCode = keyof typeof decisionCodes;
+
+/** Why an object could not be converted: the `code` of a ConversionError, also on the metrics of /convert. */
+export const conversionErrorCodes = {
+  UNKNOWN_VERSION: "the object's or the desired apiVersion is not a version the contract declares",
+  WRONG_GROUP: "the object's or the desired apiVersion belongs to another API group than the contract's",
+  WRONG_KIND: "the object is of another kind than the contract's",
+  CONVERSION_FAILED: "the contract's conversion threw: it met a value it cannot translate",
+  INVALID_CONVERSION_RESULT: "the contract's conversion returned something the API server would reject (a contract bug)",
+  STASH_TOO_LARGE: "what an older version cannot hold does not fit in the object's annotations",
+} as const;
+
+export type ConversionErrorCode = keyof typeof conversionErrorCodes;

@@ -73,10 +73,8 @@ function admissionRoute(webhook: AdmissionWebhook, registry: ContractRegistry, m
   };
 }
 
-const requireVerifiedClient: RequestHandler = function requireVerifiedClient(req, res, next) {
-  const socket = req.socket as TLSSocket;
-  if (socket.authorized) return next();
-  res.status(401).json({ error: { code: 'CLIENT_CERTIFICATE_REQUIRED', message: 'a client certificate signed by the configured client CA is required' } });
+const requireVerifiedClient: RequestHandler = function requireVerifiedClient(req, _res, next) {
+  next((req.socket as TLSSocket).authorized ? undefined : new ProtocolError('CLIENT_CERTIFICATE_REQUIRED'));
 };
 
 /** One log line and one metrics sample per request, written when the response is finished. */

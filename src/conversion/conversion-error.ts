@@ -1,0 +1,18 @@
+import type { ConversionErrorCode } from '../errors.ts';
+
+export type { ConversionErrorCode } from '../errors.ts';
+
+/**
+ * Why an object could not be converted. The code is stable (tests and callers branch on it; the catalog is in
+ * errors.ts); the message names the object and the versions, because it travels to the API server and from there
+ * to whoever ran kubectl.
+ */
+export class ConversionError extends Error {
+  override name = 'ConversionError';
+  readonly code: ConversionErrorCode;
+
+  constructor(code: ConversionErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}

@@ -1,0 +1,65 @@
+import type { SpokeConversion } from '../contract/define-contract.ts';
+import { jsonEqual } from '../contract/json-equal.ts';
+import { isPlainObject } from '../contract/kube-object.ts';
+import { putStash, takeStash, type LostData } from './stash.ts';
+
+/** How one spoke version's spec maps to the hub's, for a kind whose versions differ in their spec only. */
+export interface SpecMapping {
+  /**
+   * The hub spec as the spoke shows it, and everything the spoke cannot show ({} when nothing was lost).
+   * Total: it must accept any JSON object, since conversion runs before validation on writes.
+   */
+  down(hubSpec: Record<string, unknown>): { spec: Record<string, unknown>; lost: LostData };
+  /**
+   * The hub spec for a spoke spec, with the lost data put back when there is some. It reads only the fields the
+   * spoke defines (the API server prunes any other) and throws, naming the field, on a value it cannot translate.
+   */
+  up(spokeSpec: Record<string, unknown>, lost: LostData | undefined): Record<string, unknown>;
+}
+
+export interface SpecMappingConversionOptions {
+  hubApiVersion: string;
+  spokeApiVersion: string;
+  /** The contract's conversion annotation, where the lost data travels. */
+  annotation: string;
+  mapping: SpecMapping;
+}
+
+/**
+ * A spoke conversion from a spec mapping. Everything but the spec (metadata, status, any other field) is carried as
+ * it is, because it has the same shape in every version; objects without a spec, or with a spec that is not an
+ * object, convert with the spec untouched.
+ */
+export function specMappingConversion(options: SpecMappingConversionOptions): SpokeConversion {
+  const { hubApiVersion, spokeApiVersion, annotation, mapping } = options;
+  return {
+    toHub(object) {
+      const { object: withoutStash, lost } = takeStash(object, annotation);
+      const hub = { ...withoutStash, apiVersion: hubApiVersion };
+      return isPlainObject(hub.spec) ? { ...hub, spec: restoreLost(mapping, hub.spec, lost) } : hub;
+    },
+    fromHub(hub) {
+      const spoke = { ...hub, apiVersion: spokeApiVersion };
+      if (!isPlainObject(hub.spec)) return putStash(spoke, annotation, {});
+      const { spec, lost } = mapping.down(hub.spec);
+      return putStash({ ...spoke, spec }, annotation, lost);
+    },
+  };
+}
+
+/**
+ * The hub spec with the lost data put back, unless it contradicts the spoke. A spoke object can carry a stash that
+ * no longer fits it: someone read it, changed a field, and wrote it back with the old annotation, or edited the
+ * annotation itself. Each mapping already lets the spoke's own fields beat the stash field by field; this catches
+ * whatever is left: a stash is used only when the result converts back to exactly what the spoke shows.
+ */
+function restoreLost(
+  mapping: SpecMapping,
+  spec: Record<string, unknown>,
+  lost: LostData | undefined,
+): Record<string, unknown> {
+  const plain = mapping.up(spec, undefined);
+  if (lost === undefined) return plain;
+  const restored = mapping.up(spec, lost);
+  return jsonEqual(mapping.down(restored).spec, mapping.down(plain).spec) ? restored : plain;
+}
