@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { main } from './cli.ts';
+import { runCli } from './cli-runner.fixture.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -14,17 +14,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    cwd: dir,
-    waitForStop: () => new Promise(() => {}),
-  });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runCli(dir, ...argv);
 
 const geoDatabase = (spec: Record<string, unknown>, annotations: Record<string, string> = {}) => ({
   apiVersion: 'geo.example.com/v1',

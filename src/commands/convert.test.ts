@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { main } from '../cli.ts';
+import { runCli } from '../cli-runner.fixture.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -13,12 +13,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir, waitForStop: () => new Promise(() => {}) });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runCli(dir, ...argv);
 
 const v1 = {
   apiVersion: 'geo.example.com/v1',

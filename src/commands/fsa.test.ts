@@ -1,13 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { main } from '../cli.ts';
+import { runCli } from '../cli-runner.fixture.ts';
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: process.cwd(), waitForStop: () => new Promise(() => {}) });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runCli(process.cwd(), ...argv);
 
 describe('crdgate fsa', () => {
   it('renders the machine that the README shows', async () => {

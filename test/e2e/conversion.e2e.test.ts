@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readEtcdRaw } from '../control-plane/etcd-raw.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
-import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
+import { useCrdgateInFront } from './support/crdgate-in-front.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 
 const provided = inject('controlPlane');
@@ -16,30 +14,18 @@ const stash = 'geo.example.com/conversion-data';
 
 describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
   const cp = controlPlane as ProvidedControlPlane;
-  const namespace = `crdgate-e2e-conversion-${randomUUID().slice(0, 8)}`;
-  let kubeConfig: KubeConfig;
-  let customObjects: CustomObjectsApi;
-  let gate: CrdgateInFront | undefined;
+  const scene = useCrdgateInFront(cp, 'crdgate-e2e-conversion');
   let workDir: string;
 
-  const resource = (version: string) => ({ group: 'geo.example.com', version, plural: 'geodatabases', namespace });
-  const read = (version: string, name: string): Promise<any> => customObjects.getNamespacedCustomObject({ ...resource(version), name });
-  const stored = async (name: string): Promise<any> => readEtcdRaw(cp.etcdUrl, `/registry/geo.example.com/geodatabases/${namespace}/${name}`);
-  const conversionCalls = () => gate!.server.logLines().filter((line) => line.path === '/convert' && line.result === 'Success').length;
+  const resource = (version: string) => ({ group: 'geo.example.com', version, plural: 'geodatabases', namespace: scene().namespace });
+  const read = (version: string, name: string): Promise<any> => scene().customObjects.getNamespacedCustomObject({ ...resource(version), name });
+  const stored = async (name: string): Promise<any> => readEtcdRaw(cp.etcdUrl, `/registry/geo.example.com/geodatabases/${scene().namespace}/${name}`);
+  const conversionCalls = () => scene().gate.server.logLines().filter((line) => line.path === '/convert' && line.result === 'Success').length;
 
   beforeAll(async () => {
-    kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(cp.kubeconfigPath);
-    customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
     workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-conversion-'));
-    await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
-    gate = await startCrdgateForApiServer();
-    await applyCrd(kubeConfig, gate.crd);
-    await applyWebhookConfigurations(kubeConfig, gate, namespace);
   });
-
   afterAll(async () => {
-    if (gate) await removeCrdgate(kubeConfig, gate);
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
@@ -50,7 +36,7 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
       stringify({
         apiVersion: 'geo.example.com/v1alpha1',
         kind: 'GeoDatabase',
-        metadata: { name: 'from-alpha', namespace },
+        metadata: { name: 'from-alpha', namespace: scene().namespace },
         spec: { postgresVersion: '15.7', postgisVersion: '3.4.2', replicas: 1, storageGB: 20, cacheMB: 512 },
       }),
     );
@@ -81,7 +67,7 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
     const original = {
       apiVersion: 'geo.example.com/v1',
       kind: 'GeoDatabase',
-      metadata: { name: 'rich', namespace },
+      metadata: { name: 'rich', namespace: scene().namespace },
       spec: {
         postgres: { version: '16.4', postgis: '3.4.2' },
         readReplicas: 2,
@@ -92,7 +78,7 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
         ],
       },
     };
-    await customObjects.createNamespacedCustomObject({ ...resource('v1'), body: original });
+    await scene().customObjects.createNamespacedCustomObject({ ...resource('v1'), body: original });
     const before = await read('v1', 'rich');
 
     const alpha = await read('v1alpha1', 'rich');
@@ -100,7 +86,7 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
     expect(JSON.parse(alpha.metadata.annotations[stash])).toBeTypeOf('object');
 
     // Written back through v1alpha1 exactly as read: the stash carries what v1alpha1 cannot show.
-    await customObjects.replaceNamespacedCustomObject({ ...resource('v1alpha1'), name: 'rich', body: alpha });
+    await scene().customObjects.replaceNamespacedCustomObject({ ...resource('v1alpha1'), name: 'rich', body: alpha });
     const after = await read('v1', 'rich');
     expect(after.spec).toEqual(before.spec);
     expect(after.spec.storage).toEqual({ size: '51200Mi', storageClassName: 'ssd' });
@@ -113,12 +99,12 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
   });
 
   it('keeps every object in etcd in the storage version, whatever version wrote it', async () => {
-    await customObjects.createNamespacedCustomObject({
+    await scene().customObjects.createNamespacedCustomObject({
       ...resource('v1beta1'),
       body: {
         apiVersion: 'geo.example.com/v1beta1',
         kind: 'GeoDatabase',
-        metadata: { name: 'from-beta', namespace },
+        metadata: { name: 'from-beta', namespace: scene().namespace },
         spec: { postgres: { version: '17.2', postgis: '3.5.1' }, replicas: 3, storage: { size: '100Gi' }, caches: [{ name: 'x', memory: '256Mi' }] },
       },
     });

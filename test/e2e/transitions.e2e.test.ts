@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { ProvidedControlPlane } from './provided-context.ts';
-import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
+import { useCrdgateInFront } from './support/crdgate-in-front.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 
@@ -11,34 +9,18 @@ const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 describe.skipIf(!controlPlane)('the transition machine behind the real API server', () => {
   const cp = controlPlane as ProvidedControlPlane;
-  const namespace = `crdgate-e2e-fsa-${randomUUID().slice(0, 8)}`;
-  let kubeConfig: KubeConfig;
-  let customObjects: CustomObjectsApi;
-  let gate: CrdgateInFront | undefined;
-
-  const get = (name: string): Promise<any> => customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name });
+  const scene = useCrdgateInFront(cp, 'crdgate-e2e-fsa');
+  const create = (name: string) => scene().customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace: scene().namespace, body: validGeoDatabase(scene().namespace, name) });
+  const get = (name: string): Promise<any> => scene().customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace: scene().namespace, name });
   const patchSpec = (name: string, patch: object) =>
-    kubectl(cp, ['patch', 'geodatabase', name, '-n', namespace, '--type=merge', '-p', JSON.stringify(patch)]);
+    kubectl(cp, ['patch', 'geodatabase', name, '-n', scene().namespace, '--type=merge', '-p', JSON.stringify(patch)]);
   // The operator's move: status.phase is written through the status subresource only.
   const setPhase = (name: string, phase: string) =>
-    kubectl(cp, ['patch', 'geodatabase', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]);
+    kubectl(cp, ['patch', 'geodatabase', name, '-n', scene().namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]);
 
-  beforeAll(async () => {
-    kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(cp.kubeconfigPath);
-    customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-    await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
-    gate = await startCrdgateForApiServer();
-    await applyCrd(kubeConfig, gate.crd);
-    await applyWebhookConfigurations(kubeConfig, gate, namespace);
-  });
-
-  afterAll(async () => {
-    if (gate) await removeCrdgate(kubeConfig, gate);
-  });
 
   it('refuses an unsupported change once the database is Ready, and lets a supported one through', async () => {
-    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'lifecycle') });
+    await create('lifecycle');
     const ready = await setPhase('lifecycle', 'Ready');
     expect(ready).toMatchObject({ exitCode: 0 });
     expect((await get('lifecycle')).status.phase).toBe('Ready');
@@ -54,7 +36,7 @@ describe.skipIf(!controlPlane)('the transition machine behind the real API serve
   });
 
   it('refuses a change the current state forbids, and the override annotation pushes it through with a warning', async () => {
-    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'upgrading') });
+    await create('upgrading');
     expect(await setPhase('upgrading', 'Provisioning')).toMatchObject({ exitCode: 0 });
     expect(await setPhase('upgrading', 'Ready')).toMatchObject({ exitCode: 0 });
     expect(await patchSpec('upgrading', { spec: { postgres: { version: '16.6' } } })).toMatchObject({ exitCode: 0 });
@@ -74,7 +56,7 @@ describe.skipIf(!controlPlane)('the transition machine behind the real API serve
   });
 
   it('warns about a scale-down, and kubectl shows the warning', async () => {
-    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'replicas') });
+    await create('replicas');
     expect(await setPhase('replicas', 'Ready')).toMatchObject({ exitCode: 0 });
     expect(await patchSpec('replicas', { spec: { readReplicas: 3 } })).toMatchObject({ exitCode: 0 });
 
@@ -85,7 +67,7 @@ describe.skipIf(!controlPlane)('the transition machine behind the real API serve
   });
 
   it('warns, but allows, an operator phase move that the machine does not expect', async () => {
-    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'jumpy') });
+    await create('jumpy');
     const jump = await setPhase('jumpy', 'Upgrading');
     expect(jump.exitCode).toBe(0);
     expect(warningLines(jump).join('\n')).toContain('Pending -> Upgrading');
