@@ -104,3 +104,39 @@ describe('crdgate --help', () => {
     }
   });
 });
+
+describe('--contract MODULE', () => {
+  it('serves a contract of the user\'s next to the built-in one, and refuses a module that is not one', async () => {
+    const defineContractUrl = new URL('./contract/define-contract.ts', import.meta.url).href;
+    await writeFile(
+      join(dir, 'widget-contract.ts'),
+      `import { defineContract } from ${JSON.stringify(defineContractUrl)};
+export default () => defineContract({
+  identity: { group: 'toys.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
+  hub: 'v1',
+  versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', maximum: 3 } } } } } }],
+  conversions: {},
+});
+`,
+    );
+    const widget = (size: number) => ({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size } });
+    await writeFile(join(dir, 'small.yaml'), stringify(widget(2)));
+    await writeFile(join(dir, 'big.yaml'), stringify(widget(9)));
+    expect((await run('check', '-f', 'small.yaml', '--contract', 'widget-contract.ts')).code).toBe(0);
+    const big = await run('check', '-f', 'big.yaml', '--contract', 'widget-contract.ts');
+    expect(big.code).toBe(1);
+    expect(big.stdout).toContain('spec.size');
+    // Without the module, crdgate knows no Widget and says so.
+    expect((await run('check', '-f', 'small.yaml')).stdout).toContain('KIND_UNKNOWN');
+
+    await writeFile(join(dir, 'broken-contract.ts'), (await readFile(join(dir, 'widget-contract.ts'), 'utf8')).replace("storage: true", 'storage: false'));
+    const broken = await run('check', '-f', 'small.yaml', '--contract', 'broken-contract.ts');
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain('exactly one version must be the storage version');
+
+    await writeFile(join(dir, 'not-a-contract.mjs'), 'export default { hello: "world" };\n');
+    const refused = await run('check', '-f', 'small.yaml', '--contract', 'not-a-contract.mjs');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('not-a-contract.mjs');
+  });
+});

@@ -60,7 +60,8 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
     summary: {
       uid: request.uid,
       kind: `${request.kind.kind}.${request.kind.group}`,
-      object: request.namespace ? `${request.namespace}/${request.name ?? ''}` : (request.name ?? objectRef(request.object)),
+      // A CREATE with generateName has no name yet: the object's own reference says `generateName*`.
+      object: request.name ? (request.namespace ? `${request.namespace}/${request.name}` : request.name) : objectRef(request.object ?? request.oldObject),
       operation: request.operation,
       ...(request.subResource ? { subResource: request.subResource } : {}),
       ...(request.dryRun ? { dryRun: true } : {}),

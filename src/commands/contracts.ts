@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Contract } from '../contract/define-contract.ts';
-import { createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
+import { ContractDefinitionError, type Contract } from '../contract/define-contract.ts';
+import { ContractCompileError, createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { UsageError } from './command.ts';
 
@@ -10,9 +10,15 @@ import { UsageError } from './command.ts';
  * function returning one (so that a module does no work when imported).
  */
 export async function loadRegistry(modules: string[], cwd: string): Promise<ContractRegistry> {
-  const contracts: Contract[] = [geoDatabaseContract()];
-  for (const module of modules) contracts.push(await loadContractModule(module, cwd));
-  return createContractRegistry(contracts);
+  try {
+    const contracts: Contract[] = [geoDatabaseContract()];
+    for (const module of modules) contracts.push(await loadContractModule(module, cwd));
+    return createContractRegistry(contracts);
+  } catch (error) {
+    // A broken contract (or transition machine) is a configuration error: one line, exit 2, never a half-started server.
+    if (error instanceof ContractDefinitionError || error instanceof ContractCompileError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 async function loadContractModule(module: string, cwd: string): Promise<Contract> {
