@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildCompiledCopy, type CompiledBuild } from './compiled-build.ts';
+import { makeFreshCertDir, type FreshCertDir } from './fresh-cert-dir.ts';
+import { createKeepAliveAgent, type Target } from './https-client.ts';
+import type { Variant } from './serve-crdgate-variant.ts';
+import { startServerProcess, type ServerProcess } from './server-process.ts';
+
+/** What every suite shares: one certificate, one compiled build, the two server processes, and their cleanup. */
+export interface BenchEnvironment {
+  certs: FreshCertDir;
+  build: CompiledBuild;
+  /** Which crdgate the server process runs: the compiled build (as the image does) or src/*.ts. */
+  crdgateBuild: 'compiled' | 'source';
+  startBare(): Promise<ServerProcess>;
+  startCrdgate(): Promise<ServerProcess>;
+  /** crdgate with layers taken away (see serve-crdgate-variant.ts). */
+  startCrdgateVariant(variant: Variant): Promise<ServerProcess>;
+  /** A fresh keep-alive agent for one run, destroyed after it, so no run inherits another's connections. */
+  withAgent<T>(server: ServerProcess, sockets: number, use: (target: Target) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+// What the image sets; without it express and friends take their development paths.
+export const productionEnv = { NODE_ENV: 'production' };
+
+type ServerScript = 'serve-bare' | 'serve-crdgate' | 'serve-crdgate-variant';
+
+export async function openBenchEnvironment(fromSource: boolean, progress: (line: string) => void): Promise<BenchEnvironment> {
+  const certs = await makeFreshCertDir();
+  let build: CompiledBuild;
+  try {
+    progress('compiling src/ and bench/ into a temporary directory (tsc)');
+    build = await buildCompiledCopy();
+  } catch (error) {
+    await certs.remove();
+    throw error;
+  }
+  if (build.diagnostics) progress(`tsc reported problems (the emitted JavaScript is used all the same):\n${build.diagnostics}`);
+  // All servers run compiled, or all from source: the baseline must not carry a type stripper crdgate does not.
+  const script = (name: ServerScript) =>
+    fromSource ? new URL(`./${name}.ts`, import.meta.url) : pathToFileURL(join(build.benchDir, `${name}.js`));
+  const crdgateArgs = fromSource ? [certs.dir] : [certs.dir, build.srcDir];
+  const options = fromSource ? {} : { env: productionEnv };
+  const servers: ServerProcess[] = [];
+  const started = (server: ServerProcess) => {
+    servers.push(server);
+    return server;
+  };
+  return {
+    certs,
+    build,
+    crdgateBuild: fromSource ? 'source' : 'compiled',
+    startBare: async () => started(await startServerProcess(script('serve-bare'), [certs.dir], options)),
+    startCrdgate: async () => started(await startServerProcess(script('serve-crdgate'), crdgateArgs, options)),
+    startCrdgateVariant: async (variant) => started(await startServerProcess(script('serve-crdgate-variant'), [variant, ...crdgateArgs], options)),
+    withAgent: async (server, sockets, use) => {
+      const agent = createKeepAliveAgent(certs.ca, sockets);
+      try {
+        return await use({ port: server.port, agent });
+      } finally {
+        agent.destroy();
+      }
+    },
+    close: async () => {
+      await Promise.all(servers.map((server) => server.stop()));
+      await Promise.all([certs.remove(), build.remove()]);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openBenchEnvironment } from './bench-environment.ts';
+import { loadAdmissionPayloads } from './admission-payloads.ts';
+import { runBenchmarkSuite, type BenchPlan } from './benchmark-suite.ts';
+import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
+import { renderCostLadder } from './render-cost-ladder.ts';
+import { renderProfileReport } from './render-profile-report.ts';
+import { renderReport } from './render-report.ts';
+import { runProfileSuite, type ProfilePlan } from './profile-suite.ts';
+
+// `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile]`
+// --profile: instead of the goals, where crdgate's CPU goes (a cost ladder of servers, then CPU profiles).
+// Measures, prints a table, and exits 0 whether or not the goals are met (benchmarks inform, they do not gate);
+// exit 1 only when the bench itself fails.
+
+const fullPlan: BenchPlan = {
+  rounds: 2,
+  throughput: { warmupMs: 1_500, measureMs: 3_500, concurrency: 32, sockets: 8 },
+  // The servers are warm from the throughput phase by then: a short warm-up only fills the connection pool.
+  latency: { warmupMs: 500, measureMs: 4_000, sockets: 32 },
+  conversion: { warmupReviews: 3, maxReviews: 15, maxMs: 20_000 },
+  startupRuns: 3,
+};
+
+const quickPlan: BenchPlan = {
+  rounds: 1,
+  throughput: { warmupMs: 500, measureMs: 1_500, concurrency: 32, sockets: 8 },
+  latency: { warmupMs: 500, measureMs: 1_500, sockets: 32 },
+  conversion: { warmupReviews: 1, maxReviews: 3, maxMs: 10_000 },
+  startupRuns: 1,
+};
+
+const profilePlan: ProfilePlan = { warmupMs: 1_500, measureMs: 4_000, concurrency: 32, sockets: 8, top: 20 };
+const ladderPlan: LadderPlan = { warmupMs: 1_000, measureMs: 2_500, concurrency: 32, sockets: 8, rounds: 2 };
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { json: { type: 'boolean' }, quick: { type: 'boolean' }, 'from-source': { type: 'boolean' }, profile: { type: 'boolean' } },
+  });
+  const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
+  // With --json, stdout carries only the JSON, so it can be redirected; the tables go to stderr.
+  const print = values.json ? (text: string) => process.stderr.write(text) : (text: string) => process.stdout.write(text);
+  const env = await openBenchEnvironment(values['from-source'] === true, progress);
+  try {
+    if (values.profile) {
+      // Profiles are kept (outside the repository) so they can be opened in a viewer afterwards.
+      const profileDir = await mkdtemp(join(tmpdir(), 'crdgate-bench-profiles-'));
+      const ladder = await measureCostLadder(env, await loadAdmissionPayloads(), ladderPlan, progress);
+      print(`\n${renderCostLadder(ladder)}\n`);
+      const runs = await runProfileSuite(env, profilePlan, profileDir, progress);
+      print(`\n${renderProfileReport(runs)}`);
+      if (values.json) process.stdout.write(`${JSON.stringify({ ladder, profiles: runs }, null, 2)}\n`);
+    } else {
+      const summary = await runBenchmarkSuite(env, values.quick ? quickPlan : fullPlan, progress);
+      print(`\n${renderReport(summary)}`);
+      if (values.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    }
+  } finally {
+    await env.close();
+  }
+}
+
+if (import.meta.main) {
+  try {
+    await main();
+  } catch (error) {
+    const badFlag = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(
+      badFlag
+        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile)\n`
+        : `bench failed: ${(error as Error).stack ?? String(error)}\n`,
+    );
+    process.exitCode = 1;
+  }
+}
