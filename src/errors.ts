@@ -11,7 +11,6 @@ export const protocolErrors = {
   CONTENT_TYPE_UNSUPPORTED: { httpStatus: 415, summary: 'the body must be application/json' },
   ROUTE_NOT_FOUND: { httpStatus: 404, summary: 'no such endpoint' },
   CLIENT_CERTIFICATE_REQUIRED: { httpStatus: 401, summary: 'a client certificate signed by the configured client CA is required' },
-  REQUEST_TIMEOUT: { httpStatus: 408, summary: 'the request body did not arrive in time' },
 } as const;
 
 export type ProtocolErrorCode = keyof typeof protocolErrors;

@@ -11,6 +11,8 @@ export type JsonPatchOperation =
  * when its length changed (index arithmetic across inserts is where hand-written patches go wrong).
  */
 export function createJsonPatch(before: unknown, after: unknown, path = ''): JsonPatchOperation[] {
+  // Defaulters copy on write: a subtree they did not touch is the very same object, and needs no walk.
+  if (before === after) return [];
   if (isPlainObject(before) && isPlainObject(after)) {
     const ops: JsonPatchOperation[] = [];
     for (const key of Object.keys(before)) {
@@ -67,7 +69,7 @@ function step(node: unknown, key: string, path: string): unknown {
 }
 
 function escapePointer(key: string): string {
-  return key.replaceAll('~', '~0').replaceAll('/', '~1');
+  return key.includes('~') || key.includes('/') ? key.replaceAll('~', '~0').replaceAll('/', '~1') : key;
 }
 
 function unescapePointer(segment: string): string {

@@ -63,6 +63,7 @@ export const serveCommand: Command = {
     logger.info({ signal }, 'shutting down: readiness fails now, in-flight requests finish');
     await server.shutdown();
     logger.info('stopped');
+    logger.flush();
     return 0;
   },
 };

@@ -2,6 +2,8 @@ import { isPlainObject } from './kube-object.ts';
 
 /** `spec.caches[1].name` -> ['spec', 'caches', 1, 'name']; the inverse of how FieldError paths are written. */
 export function parseFieldPath(path: string): Array<string | number> {
+  // Most paths (all of a contract's own) are plain dotted names; only indexes and map keys need the full grammar.
+  if (!path.includes('[')) return path === '' ? [] : path.split('.');
   const segments: Array<string | number> = [];
   for (const match of path.matchAll(/([^.[\]]+)|\[(\d+)\]|\[([^\]]*)\]/g)) {
     if (match[1] !== undefined) segments.push(match[1]);

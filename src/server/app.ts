@@ -29,9 +29,9 @@ export function createApp(options: AppOptions): Express {
 
   const clientCertificate: RequestHandler[] = options.requireClientCertificate ? [requireVerifiedClient] : [];
   for (const webhook of ['validate', 'mutate'] as const) {
-    app.post(`/${webhook}`, ...clientCertificate, ...jsonBody(limits.admissionBytes), admissionRoute(webhook, registry, metrics));
+    app.post(`/${webhook}`, ...clientCertificate, jsonBody(limits.admissionBytes), admissionRoute(webhook, registry, metrics));
   }
-  app.post('/convert', ...clientCertificate, ...jsonBody(limits.conversionBytes), function convert(req, res) {
+  app.post('/convert', ...clientCertificate, jsonBody(limits.conversionBytes), function convert(req, res) {
     const started = performance.now();
     const outcome = reviewConversion(req.body, registry);
     const result = outcome.status === 200 ? outcome.review.response.result : undefined;

@@ -167,6 +167,17 @@ describe('protocol errors', () => {
     expect(answer.json().error.code).toBe('BODY_TOO_LARGE');
   });
 
+  it('answers a chunked body (no Content-Length) that grows over the limit with 413', async () => {
+    const small = await startTestServer({ limits: { admissionBytes: 64 * 1024, conversionBytes: 64 * 1024 } });
+    try {
+      const answer = await small.post('/validate', undefined, { raw: Buffer.alloc(200 * 1024, 0x20), chunked: true });
+      expect(answer.status).toBe(413);
+      expect(answer.json().error.code).toBe('BODY_TOO_LARGE');
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('answers an unknown path with 404', async () => {
     const answer = await server.post('/admit', {});
     expect(answer.status).toBe(404);

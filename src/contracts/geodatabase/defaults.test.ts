@@ -50,6 +50,15 @@ describe('defaultGeoDatabase', () => {
     expect(defaultGeoDatabase(once)).toEqual(once);
   });
 
+  it('copies on write: an object that needs nothing is returned as is, untouched parts are shared', () => {
+    const once = defaultGeoDatabase(minimal());
+    expect(defaultGeoDatabase(once)).toBe(once);
+    const input = { ...minimal(), status: { phase: 'Ready' } };
+    const result = defaultGeoDatabase(input);
+    expect(result.status).toBe(input.status);
+    expect((result.spec as { postgres: unknown }).postgres).toBe(input.spec.postgres);
+  });
+
   it('keeps the derived label in step with the PostgreSQL major', () => {
     const object = { ...minimal(), metadata: { name: 'db', labels: { 'geo.example.com/postgres-major': '14' } } };
     expect(defaultGeoDatabase(object).metadata?.labels?.['geo.example.com/postgres-major']).toBe('15');

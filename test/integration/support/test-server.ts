@@ -23,6 +23,8 @@ export interface PostOptions {
   contentType?: string;
   /** Send this exact text instead of JSON-encoding the body. */
   raw?: string | Buffer;
+  /** Send without Content-Length (Transfer-Encoding: chunked), so the server only learns the size by reading. */
+  chunked?: boolean;
   tls?: Pick<RequestOptions, 'cert' | 'key' | 'ca'>;
 }
 
@@ -82,7 +84,10 @@ export async function startTestServer(overrides: Partial<ServeOptions> = {}): Pr
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     post: (path, body, options = {}) => {
       const payload = options.raw ?? JSON.stringify(body);
-      return send('POST', path, payload, { 'content-type': options.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(payload)) }, options.tls);
+      const length: Record<string, string> = options.chunked
+        ? { 'transfer-encoding': 'chunked' }
+        : { 'content-length': String(Buffer.byteLength(payload)) };
+      return send('POST', path, payload, { 'content-type': options.contentType ?? 'application/json', ...length }, options.tls);
     },
     get: (path) => send('GET', path, undefined, {}),
     stop: async () => {
