@@ -1,26 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../contract/kube-object.ts';
 import { convertObject } from '../../conversion/convert-object.ts';
 import { ConversionError } from '../../conversion/conversion-error.ts';
+import { geoDatabaseIn, stashOf } from './conversion-objects.fixture.ts';
 import { v1alpha1Conversion } from './conversion-v1alpha1.ts';
 import { geoDatabaseContract } from './index.ts';
 
 const stashKey = 'geo.example.com/conversion-data';
 
-function object(version: 'v1' | 'v1alpha1', spec?: unknown, annotations?: Record<string, string>): KubeObject {
-  return {
-    apiVersion: `geo.example.com/${version}`,
-    kind: 'GeoDatabase',
-    metadata: { name: 'db', namespace: 'maps', ...(annotations ? { annotations } : {}) },
-    ...(spec === undefined ? {} : { spec }),
-    status: { phase: 'Ready' },
-  };
-}
+const object = geoDatabaseIn;
 
-const stashOf = (converted: KubeObject): unknown => {
-  const text = converted.metadata?.annotations?.[stashKey];
-  return text === undefined ? undefined : JSON.parse(text);
-};
 const down = (spec: unknown, annotations?: Record<string, string>) => v1alpha1Conversion.fromHub(object('v1', spec, annotations));
 const up = (spec: unknown, annotations?: Record<string, string>) => v1alpha1Conversion.toHub(object('v1alpha1', spec, annotations));
 

@@ -1,23 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../contract/kube-object.ts';
+import { geoDatabaseIn, stashOf } from './conversion-objects.fixture.ts';
 import { v1beta1Conversion } from './conversion-v1beta1.ts';
 
 const stashKey = 'geo.example.com/conversion-data';
 
-function object(version: 'v1' | 'v1beta1', spec?: unknown, annotations?: Record<string, string>): KubeObject {
-  return {
-    apiVersion: `geo.example.com/${version}`,
-    kind: 'GeoDatabase',
-    metadata: { name: 'db', namespace: 'maps', ...(annotations ? { annotations } : {}) },
-    ...(spec === undefined ? {} : { spec }),
-    status: { phase: 'Ready' },
-  };
-}
+const object = geoDatabaseIn;
 
-const stashOf = (converted: KubeObject): unknown => {
-  const text = converted.metadata?.annotations?.[stashKey];
-  return text === undefined ? undefined : JSON.parse(text);
-};
 
 describe('v1beta1 conversion', () => {
   it('renames readReplicas and stashes the caches’ version and replicas, compactly', () => {
