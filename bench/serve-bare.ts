@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { serveParent } from './child-channel.ts';
+import { serveOnLoopback } from './serve-on-loopback.ts';
 
 // Child process: the baseline. The least any Node admission webhook must do: TLS, HTTP/1.1, read the body, parse
 // the review, answer. Same certificate, TLS settings and keep-alive timeout as crdgate's server (src/server/serve.ts).
@@ -22,18 +21,7 @@ async function serveBare(certDir: string): Promise<void> {
       res.end(constantAnswer);
     });
   });
-  server.keepAliveTimeout = 120_000;
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  serveParent({
-    port: (server.address() as AddressInfo).port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  });
+  await serveOnLoopback(server);
 }
 
 if (import.meta.main) {

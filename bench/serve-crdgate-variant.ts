@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type * as HandlerModule from '../src/admission/handler.ts';
 import type * as ContractsModule from '../src/commands/contracts.ts';
@@ -8,7 +7,7 @@ import type * as ConfigModule from '../src/config.ts';
 import type * as LogModule from '../src/log.ts';
 import type * as AppModule from '../src/server/app.ts';
 import type * as MetricsModule from '../src/server/metrics.ts';
-import { serveParent } from './child-channel.ts';
+import { serveOnLoopback } from './serve-on-loopback.ts';
 import { loadCrdgateModule } from './load-crdgate-module.ts';
 
 // Child process: crdgate with layers taken away, one server per rung of a ladder from the bare server to the real
@@ -57,18 +56,7 @@ async function serveVariant(variant: Variant, certDir: string, compiledSrcDir: s
     });
     server = createServer(tls, app);
   }
-  server.keepAliveTimeout = 120_000;
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  serveParent({
-    port: (server.address() as AddressInfo).port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  });
+  await serveOnLoopback(server);
 }
 
 function metricsThatDoNothing(real: MetricsModule.ServerMetrics): MetricsModule.ServerMetrics {
