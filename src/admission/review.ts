@@ -1,4 +1,5 @@
 import { ProtocolError } from '../errors.ts';
+import { describeEnvelopeValue } from '../protocol/describe-envelope-value.ts';
 import { isKubeObject, isPlainObject, type KubeObject } from '../contract/kube-object.ts';
 
 export interface GroupVersionKind {
@@ -32,9 +33,9 @@ const operations: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 export function parseAdmissionReview(body: unknown): AdmissionRequest {
   const malformed = (detail: string) => new ProtocolError('REVIEW_MALFORMED', detail);
   if (!isPlainObject(body)) throw malformed('expected a JSON object');
-  if (body.kind !== 'AdmissionReview') throw malformed(`kind must be AdmissionReview, got ${describe(body.kind)}`);
+  if (body.kind !== 'AdmissionReview') throw malformed(`kind must be AdmissionReview, got ${describeEnvelopeValue(body.kind)}`);
   if (body.apiVersion !== 'admission.k8s.io/v1') {
-    throw malformed(`apiVersion must be admission.k8s.io/v1, got ${describe(body.apiVersion)}`);
+    throw malformed(`apiVersion must be admission.k8s.io/v1, got ${describeEnvelopeValue(body.apiVersion)}`);
   }
   const request = body.request;
   if (!isPlainObject(request)) throw malformed('request is missing');
@@ -44,7 +45,7 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
     throw malformed('request.kind must hold group, version and kind strings');
   }
   if (typeof request.operation !== 'string' || !operations.includes(request.operation)) {
-    throw malformed(`request.operation must be one of ${operations.join(', ')}, got ${describe(request.operation)}`);
+    throw malformed(`request.operation must be one of ${operations.join(', ')}, got ${describeEnvelopeValue(request.operation)}`);
   }
   const operation = request.operation as Operation;
   const object = optionalObject(request.object, 'request.object');
@@ -78,8 +79,4 @@ function optionalObject(value: unknown, field: string): KubeObject | null {
   if (value === undefined || value === null) return null;
   if (!isKubeObject(value)) throw new ProtocolError('REVIEW_MALFORMED', `${field} must be an object with object metadata`);
   return value;
-}
-
-function describe(value: unknown): string {
-  return value === undefined ? 'nothing' : JSON.stringify(value).slice(0, 60);
 }

@@ -1,5 +1,6 @@
 import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
 import { ProtocolError } from '../errors.ts';
+import { describeEnvelopeValue } from '../protocol/describe-envelope-value.ts';
 
 export const conversionReviewApiVersion = 'apiextensions.k8s.io/v1';
 
@@ -22,20 +23,20 @@ export function parseConversionReviewRequest(body: unknown): ConversionReviewReq
   if (body.apiVersion !== conversionReviewApiVersion || body.kind !== 'ConversionReview') {
     malformed(
       `expected apiVersion ${conversionReviewApiVersion} and kind ConversionReview, ` +
-        `got ${describe(body.apiVersion)} and ${describe(body.kind)}`,
+        `got ${describeEnvelopeValue(body.apiVersion)} and ${describeEnvelopeValue(body.kind)}`,
     );
   }
   const { request } = body;
   if (!isPlainObject(request)) malformed('request is missing or not an object');
   const { uid, desiredAPIVersion, objects } = request;
   if (typeof uid !== 'string' || uid === '') {
-    malformed(`request.uid must be a non-empty string, got ${describe(uid)}`);
+    malformed(`request.uid must be a non-empty string, got ${describeEnvelopeValue(uid)}`);
   }
   if (typeof desiredAPIVersion !== 'string' || desiredAPIVersion === '') {
-    const got = describe(desiredAPIVersion);
+    const got = describeEnvelopeValue(desiredAPIVersion);
     malformed(`request.desiredAPIVersion must be a non-empty string, got ${got}`);
   }
-  if (!Array.isArray(objects)) malformed(`request.objects must be an array, got ${describe(objects)}`);
+  if (!Array.isArray(objects)) malformed(`request.objects must be an array, got ${describeEnvelopeValue(objects)}`);
   for (const [index, object] of objects.entries()) {
     const problem = objectProblem(object);
     if (problem !== undefined) malformed(`request.objects[${index}] ${problem}`);
@@ -55,12 +56,3 @@ function objectProblem(object: unknown): string | undefined {
   return undefined;
 }
 
-/** A short description of a value for an error message: never the value itself, which may be huge. */
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return value.length <= 64 ? JSON.stringify(value) : 'a long string';
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  const type = typeof value;
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
