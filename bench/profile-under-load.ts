@@ -1,17 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { measureThroughput, type ThroughputResult } from './closed-loop-throughput.ts';
+import { measureThroughput, type ThroughputOptions, type ThroughputResult } from './closed-loop-throughput.ts';
 import type { CpuProfile } from './cpu-profile-summary.ts';
-import type { Target } from './https-client.ts';
-import type { ServerProcess } from './server-process.ts';
 
-export interface ProfileUnderLoadOptions {
-  server: ServerProcess;
-  target: Target;
-  path: string;
-  body: Buffer;
-  concurrency: number;
-  warmupMs: number;
-  measureMs: number;
+export interface ProfileUnderLoadOptions extends Omit<ThroughputOptions, 'maxRequests'> {
   /** Where the child writes the .cpuprofile (kept, so it can be opened in Chrome DevTools). */
   profilePath: string;
 }
