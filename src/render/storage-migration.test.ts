@@ -12,13 +12,19 @@ describe('renderStorageMigration', () => {
   it('lets the job rewrite every object of each resource, and read and trim only the contracts\' own CRDs', () => {
     const [role] = find(manifests, 'ClusterRole');
     expect(role.rules).toEqual([
-      { apiGroups: ['geo.example.com'], resources: ['geodatabases'], verbs: ['get', 'list', 'update'] },
-      { apiGroups: ['widgets.example.org'], resources: ['widgets'], verbs: ['get', 'list', 'update'] },
+      { apiGroups: ['geo.example.com'], resources: ['geodatabases'], verbs: ['list', 'update'] },
+      { apiGroups: ['widgets.example.org'], resources: ['widgets'], verbs: ['list', 'update'] },
       {
         apiGroups: ['apiextensions.k8s.io'],
-        resources: ['customresourcedefinitions', 'customresourcedefinitions/status'],
+        resources: ['customresourcedefinitions'],
         resourceNames: ['geodatabases.geo.example.com', 'widgets.widgets.example.org'],
-        verbs: ['get', 'update'],
+        verbs: ['get'],
+      },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions/status'],
+        resourceNames: ['geodatabases.geo.example.com', 'widgets.widgets.example.org'],
+        verbs: ['update'],
       },
     ]);
   });
