@@ -6,9 +6,10 @@ import { convertCommand } from './commands/convert.ts';
 import { fsaCommand } from './commands/fsa.ts';
 import { UsageError, type Command, type CommandIo } from './commands/command.ts';
 import { manifestsCommand } from './commands/manifests.ts';
+import { migrateCommand } from './commands/migrate.ts';
 import { serveCommand } from './commands/serve.ts';
 
-const commands: Command[] = [serveCommand, certsCommand, checkCommand, convertCommand, fsaCommand, manifestsCommand];
+const commands: Command[] = [serveCommand, certsCommand, checkCommand, convertCommand, fsaCommand, manifestsCommand, migrateCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -69,6 +70,7 @@ function processIo(): CommandIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
+    stderrIsTerminal: process.stderr.isTTY === true,
     waitForStop: () =>
       (stop ??= new Promise<string>((resolve) => {
         for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve(signal));

@@ -5,6 +5,8 @@ export interface CommandIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   cwd: string;
+  /** stderr is a terminal: progress can be redrawn in place instead of printed line by line. Absent: not. */
+  stderrIsTerminal?: boolean;
   /**
    * Resolves with the signal's name when the process is asked to stop (SIGTERM/SIGINT). Only long-running
    * commands call it: until then, the signals keep their default meaning.
@@ -36,6 +38,15 @@ export function stringOption(values: ParsedValues, name: string): string | undef
 export function stringList(values: ParsedValues, name: string): string[] {
   const value = values[name];
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? [value] : [];
+}
+
+/** A positive number, decimals allowed (a rate, say). */
+export function positiveNumber(values: ParsedValues, name: string, fallback: number): number {
+  const text = stringOption(values, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number, got "${text}"`);
+  return value;
 }
 
 export function requiredString(values: ParsedValues, name: string): string {

@@ -19,6 +19,10 @@ export interface ControlPlane {
   kubeApiserverVersion: string; // from GET /version, e.g. v1.36.4
   kubectlPath: string;
   dir: string; // temporary folder holding certificates, data and logs
+  /** Stops kube-apiserver only (etcd keeps its data), for tests of clients that must survive an outage. */
+  stopApiServer(): Promise<void>;
+  /** Starts kube-apiserver again with the same flags and port, and resolves once it serves requests. */
+  startApiServer(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -106,23 +110,31 @@ export async function startControlPlane(opts: StartControlPlaneOptions): Promise
       ],
       opts.extraApiServerFlags ?? [],
     );
-    const apiServer = startManagedProcess({
-      name: 'kube-apiserver',
-      command: join(opts.assetsDir, 'kube-apiserver'),
-      args: apiServerFlags,
-      cwd: dir,
-      logFile: join(dir, 'kube-apiserver.log'),
-    });
-    processes.push(apiServer);
-
     const admin = { ca: pki.servingCa.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem };
-    await waitUntilReady(apiServer, 'GET /healthz', APISERVER_START_TIMEOUT_MS, async () => {
-      return (await httpsGet(`${apiServerUrl}/healthz`, admin)).status === 200;
-    });
-    // /healthz turns green before the bootstrap controller has created the default namespace.
-    await waitUntilReady(apiServer, 'GET namespace default', DEFAULT_NAMESPACE_TIMEOUT_MS, async () => {
-      return (await httpsGet(`${apiServerUrl}/api/v1/namespaces/default`, admin)).status === 200;
-    });
+    let apiServer: ManagedProcess | undefined;
+    const startApiServer = async (): Promise<void> => {
+      if (apiServer && !apiServer.exit) return;
+      const started = startManagedProcess({
+        name: 'kube-apiserver',
+        command: join(opts.assetsDir, 'kube-apiserver'),
+        args: apiServerFlags,
+        cwd: dir,
+        logFile: join(dir, 'kube-apiserver.log'),
+      });
+      apiServer = started;
+      processes.push(started);
+      await waitUntilReady(started, 'GET /healthz', APISERVER_START_TIMEOUT_MS, async () => {
+        return (await httpsGet(`${apiServerUrl}/healthz`, admin)).status === 200;
+      });
+      // /healthz turns green before the bootstrap controller has created the default namespace.
+      await waitUntilReady(started, 'GET namespace default', DEFAULT_NAMESPACE_TIMEOUT_MS, async () => {
+        return (await httpsGet(`${apiServerUrl}/api/v1/namespaces/default`, admin)).status === 200;
+      });
+    };
+    const stopApiServer = async (): Promise<void> => {
+      await apiServer?.stop(STOP_GRACE_MS);
+    };
+    await startApiServer();
     const version = JSON.parse((await httpsGet(`${apiServerUrl}/version`, admin)).body) as { gitVersion: string };
     log(`kube-apiserver ${version.gitVersion} ready at ${apiServerUrl} after ${Date.now() - startedAt} ms`);
 
@@ -135,6 +147,8 @@ export async function startControlPlane(opts: StartControlPlaneOptions): Promise
       kubeApiserverVersion: version.gitVersion,
       kubectlPath: join(opts.assetsDir, 'kubectl'),
       dir,
+      stopApiServer,
+      startApiServer,
       stop,
     };
   } catch (error) {

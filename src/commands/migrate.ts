@@ -1,0 +1,108 @@
+import { resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createKubeApi, KubeApiError, KubeConfigurationError } from '../migrate/kube-api.ts';
+import { exitCodeOf, renderSummary } from '../migrate/migration-report.ts';
+import { createProgressDisplay } from '../migrate/progress-display.ts';
+import { createRateLimiter } from '../migrate/rate-limiter.ts';
+import { defaultRetryPolicy, realSleep } from '../migrate/retry-policy.ts';
+import { MigrationConfigError, runMigration } from '../migrate/run-migration.ts';
+import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
+
+/** Defaults for a busy production cluster: a few writers, well under the API server's own fairness limits. */
+export const migrateDefaults = {
+  concurrency: 4,
+  chunkSize: 500,
+  qps: 50,
+  retries: 6,
+  requestTimeoutSeconds: 30,
+} as const;
+
+export const migrateCommand: Command = {
+  name: 'migrate',
+  summary: "rewrite every stored object in the CRD's storage version, then trim status.storedVersions",
+  usage: `crdgate migrate --resource PLURAL.GROUP [--kubeconfig FILE] [--context NAME] [--dry-run]
+                [--concurrency ${migrateDefaults.concurrency}] [--chunk-size ${migrateDefaults.chunkSize}] [--qps ${migrateDefaults.qps}] [--retries ${migrateDefaults.retries}] [--output text|json]
+
+  Lists every object of the resource (all namespaces, --chunk-size at a time) and writes each back unchanged, so
+  the API server stores it in the CRD's storage version; managedFields entries recorded in versions the CRD no
+  longer serves are dropped in the same write. When every object made it and the CRD did not change meanwhile,
+  status.storedVersions is set to the storage version alone, so older versions can be removed.
+  Without --kubeconfig: $KUBECONFIG, ~/.kube/config, or the in-cluster service account (as a Job).
+  --dry-run         every write is sent with dryRun=All: conversion and admission run, nothing is stored
+  --concurrency N   objects written at once          --qps N      client-side request rate limit
+  --retries N       retries of a failed request (429, 5xx, resets, timeouts), with backoff and jitter
+  Exit code 0: done (or nothing to do); 1: objects refused or the run could not finish (storedVersions untouched);
+  2: bad usage or configuration (no such CRD, API server unreachable, credentials refused); 3: stopped by SIGTERM.`,
+  options: {
+    resource: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    concurrency: { type: 'string' },
+    'chunk-size': { type: 'string' },
+    qps: { type: 'string' },
+    retries: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+  },
+  async run(values, io) {
+    const resource = requiredString(values, 'resource');
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(resource)) {
+      throw new UsageError(`--resource must be PLURAL.GROUP, the CRD's name (e.g. geodatabases.geo.example.com), got "${resource}"`);
+    }
+    const output = stringOption(values, 'output') ?? 'text';
+    if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be text or json, got "${output}"`);
+    const concurrency = positiveInteger(values, 'concurrency', migrateDefaults.concurrency);
+    const chunkSize = positiveInteger(values, 'chunk-size', migrateDefaults.chunkSize);
+    const qps = positiveNumber(values, 'qps', migrateDefaults.qps);
+    const retries = positiveInteger(values, 'retries', migrateDefaults.retries, { allowZero: true });
+
+    const kubeConfig = loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), io);
+    const stop = new AbortController();
+    void io.waitForStop().then(() => stop.abort());
+    const progress = createProgressDisplay({ write: io.stderr, terminal: io.stderrIsTerminal === true });
+    try {
+      const api = createKubeApi(kubeConfig, { timeoutMs: migrateDefaults.requestTimeoutSeconds * 1000 });
+      const report = await runMigration(api, {
+        resource,
+        dryRun: values['dry-run'] === true,
+        concurrency,
+        chunkSize,
+        retry: defaultRetryPolicy(retries),
+        // One second's worth of requests may go at once; a steady run is held to --qps.
+        limiter: createRateLimiter({ qps, burst: Math.max(1, Math.ceil(qps)) }),
+        sleep: realSleep,
+        stop: stop.signal,
+        onProgress: progress.update,
+        onRetry: (what, error, delayMs) => {
+          progress.finish();
+          const reason = error instanceof KubeApiError ? `HTTP ${error.code}: ${error.message}` : (error as Error).message;
+          io.stderr(`retrying ${what} in ${(delayMs / 1000).toFixed(1)} s: ${reason}\n`);
+        },
+      });
+      progress.finish();
+      io.stdout(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report));
+      return exitCodeOf(report);
+    } catch (error) {
+      progress.finish();
+      if (error instanceof MigrationConfigError || error instanceof KubeConfigurationError) throw new UsageError(error.message);
+      throw error;
+    }
+  },
+};
+
+function loadKubeConfig(file: string | undefined, context: string | undefined, io: CommandIo): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  try {
+    if (file) kubeConfig.loadFromFile(resolve(io.cwd, file));
+    else kubeConfig.loadFromDefault();
+  } catch (error) {
+    throw new UsageError(`cannot load the kubeconfig${file ? ` ${file}` : ''}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (context) {
+    if (!kubeConfig.getContextObject(context)) {
+      throw new UsageError(`--context ${context}: no such context in the kubeconfig (contexts: ${kubeConfig.getContexts().map((c) => c.name).join(', ') || 'none'})`);
+    }
+    kubeConfig.setCurrentContext(context);
+  }
+  return kubeConfig;
+}

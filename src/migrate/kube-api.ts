@@ -1,0 +1,131 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+/**
+ * The few calls the migration makes, as raw JSON. client-node's typed APIs serialize through models that drop
+ * fields they do not know; a migration that writes objects back must send exactly what it read.
+ */
+export interface KubeApi {
+  /** The API server's URL, for messages. */
+  readonly server: string;
+  /** Resolves with a 2xx answer; rejects with a KubeApiError (any other status) or a KubeTransportError. */
+  request(method: 'GET' | 'PUT', path: string, options?: { query?: Record<string, string>; body?: unknown }): Promise<KubeResponse>;
+}
+
+export interface KubeResponse {
+  status: number;
+  body: unknown;
+}
+
+/** The API server answered with an error status; `status` is its metav1.Status, when it sent one. */
+export class KubeApiError extends Error {
+  override name = 'KubeApiError';
+  readonly code: number;
+  readonly reason: string;
+  /** Seconds the server asked the client to wait (Retry-After, or the Status's details.retryAfterSeconds). */
+  readonly retryAfterSeconds: number | undefined;
+  /** On 410 Expired during a list: the token the server offers to carry on from, when it offers one. */
+  readonly continueToken: string | undefined;
+
+  constructor(code: number, status: KubeStatus | undefined, headers: IncomingHttpHeaders, what: string) {
+    super(status?.message ? status.message : `${what}: HTTP ${code}`);
+    this.code = code;
+    this.reason = status?.reason ?? '';
+    this.retryAfterSeconds = retryAfter(headers, status);
+    this.continueToken = status?.metadata?.continue || undefined;
+  }
+}
+
+/** No HTTP answer at all: refused or reset connection, TLS failure, timeout. */
+export class KubeTransportError extends Error {
+  override name = 'KubeTransportError';
+}
+
+interface KubeStatus {
+  kind?: string;
+  message?: string;
+  reason?: string;
+  details?: { retryAfterSeconds?: number };
+  metadata?: { continue?: string };
+}
+
+export interface KubeApiOptions {
+  /** Per request: a write that hangs longer is abandoned and, being idempotent, retried. */
+  timeoutMs: number;
+}
+
+/**
+ * A KubeApi over the kubeconfig's current context. Authentication is applied per request through client-node, so
+ * in-cluster tokens that rotate during a long run, exec plugins and client certificates all keep working.
+ */
+export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOptions): KubeApi {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new KubeConfigurationError('the kubeconfig has no current cluster (set a current context or pass --context)');
+  const server = cluster.server.replace(/\/+$/, '');
+  const secure = server.startsWith('https:');
+
+  async function send(method: 'GET' | 'PUT', path: string, options: { query?: Record<string, string>; body?: unknown } = {}): Promise<KubeResponse> {
+    const url = new URL(server + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
+    const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    const requestOptions: RequestOptions = {
+      method,
+      headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+    };
+    try {
+      await kubeConfig.applyToHTTPSOptions(requestOptions);
+    } catch (error) {
+      throw new KubeConfigurationError(`cannot authenticate to ${server}: ${(error as Error).message}`);
+    }
+    const what = `${method} ${path}`;
+    return new Promise<KubeResponse>((resolve, reject) => {
+      const call = (secure ? httpsRequest : httpRequest)(url, requestOptions, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', (error) => reject(new KubeTransportError(`${what}: ${error.message}`)));
+        response.on('end', () => {
+          const status = response.statusCode ?? 0;
+          const body = parseJson(Buffer.concat(chunks));
+          if (status >= 200 && status < 300) resolve({ status, body });
+          else reject(new KubeApiError(status, asStatus(body), response.headers, what));
+        });
+      });
+      call.setTimeout(timeoutMs, () => call.destroy(new KubeTransportError(`${what}: no answer within ${timeoutMs / 1000} s`)));
+      call.on('error', (error) => reject(error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`)));
+      call.end(payload);
+    });
+  }
+
+  return { server, request: send };
+}
+
+/** The kubeconfig cannot be used (no cluster, credentials that cannot be loaded): a configuration error. */
+export class KubeConfigurationError extends Error {
+  override name = 'KubeConfigurationError';
+}
+
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return bytes.toString('utf8').slice(0, 500);
+  }
+}
+
+function asStatus(body: unknown): KubeStatus | undefined {
+  if (typeof body === 'string') return { message: body };
+  return typeof body === 'object' && body !== null ? (body as KubeStatus) : undefined;
+}
+
+function retryAfter(headers: IncomingHttpHeaders, status: KubeStatus | undefined): number | undefined {
+  const header = headers['retry-after'];
+  const seconds = header !== undefined && /^\d+$/.test(header) ? Number(header) : status?.details?.retryAfterSeconds;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
+function describeSocketError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code && !error.message.includes(code) ? `${code} ${error.message}` : error.message;
+}
