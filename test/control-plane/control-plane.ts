@@ -10,7 +10,7 @@ import { findFreePort } from './free-port.ts';
 import { describeExit, startManagedProcess } from './managed-process.ts';
 import type { ManagedProcess } from './managed-process.ts';
 
-export { readEtcdBytes, readEtcdRaw } from './etcd-raw.ts';
+export { readEtcdBytes, readEtcdPrefix, readEtcdRaw } from './etcd-raw.ts';
 
 export interface ControlPlane {
   apiServerUrl: string; // https://127.0.0.1:PORT
