@@ -17,6 +17,8 @@ export interface VersionFlags {
   storage: string;
   /** Versions that are not served; every other version is. */
   unserved?: string[];
+  /** Versions taken out of the CRD altogether (possible once storedVersions no longer names them). */
+  removed?: string[];
 }
 
 /**
@@ -25,6 +27,7 @@ export interface VersionFlags {
  */
 export async function applyCrdVersions(kubeConfig: KubeConfig, etcdUrl: string, crd: Manifest, flags: VersionFlags, probeNamespace: string): Promise<void> {
   const changed = structuredClone(crd) as Manifest & { spec: { versions: Array<{ name: string; served: boolean; storage: boolean }> } };
+  changed.spec.versions = changed.spec.versions.filter((version) => !(flags.removed ?? []).includes(version.name));
   for (const version of changed.spec.versions) {
     version.storage = version.name === flags.storage;
     version.served = !(flags.unserved ?? []).includes(version.name);
