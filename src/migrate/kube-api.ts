@@ -27,6 +27,11 @@ export class KubeApiError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** On 410 Expired during a list: the token the server offers to carry on from, when it offers one. */
   readonly continueToken: string | undefined;
+  /**
+   * The object a 404 or 409 is about. A 404 without one means the endpoint itself is missing: after a restart
+   * the API server answers so for custom resources until it has loaded their CRDs.
+   */
+  readonly objectName: string | undefined;
 
   constructor(code: number, status: KubeStatus | undefined, headers: IncomingHttpHeaders, what: string) {
     super(status?.message ? status.message : `${what}: HTTP ${code}`);
@@ -34,6 +39,7 @@ export class KubeApiError extends Error {
     this.reason = status?.reason ?? '';
     this.retryAfterSeconds = retryAfter(headers, status);
     this.continueToken = status?.metadata?.continue || undefined;
+    this.objectName = status?.details?.name || undefined;
   }
 }
 
@@ -46,7 +52,7 @@ interface KubeStatus {
   kind?: string;
   message?: string;
   reason?: string;
-  details?: { retryAfterSeconds?: number };
+  details?: { retryAfterSeconds?: number; name?: string };
   metadata?: { continue?: string };
 }
 

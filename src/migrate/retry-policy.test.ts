@@ -7,7 +7,11 @@ const policy = (random: number, retries = 3): RetryPolicy => ({ retries, baseDel
 
 describe('isRetryable', () => {
   it.each([429, 408, 500, 502, 503, 504])('retries HTTP %i', (code) => expect(isRetryable(apiError(code))).toBe(true));
-  it.each([400, 401, 403, 404, 409, 410, 422])('does not retry HTTP %i: it is an answer', (code) => expect(isRetryable(apiError(code))).toBe(false));
+  it.each([400, 401, 403, 409, 410, 422])('does not retry HTTP %i: it is an answer', (code) => expect(isRetryable(apiError(code))).toBe(false));
+  it('retries a 404 that names no object (the resource is not served yet), not one about an object', () => {
+    expect(isRetryable(apiError(404, {}, { reason: 'NotFound', details: { name: 'db-1', kind: 'geodatabases' } }))).toBe(false);
+    expect(isRetryable(apiError(404, {}, { reason: 'NotFound', message: 'the server could not find the requested resource' }))).toBe(true);
+  });
   it('retries transport failures, not bugs', () => {
     expect(isRetryable(new KubeTransportError('ECONNRESET'))).toBe(true);
     expect(isRetryable(new TypeError('x is undefined'))).toBe(false);

@@ -3,7 +3,8 @@ import { KubeApiError, KubeTransportError } from './kube-api.ts';
 /**
  * Every retry decision of the migration lives here: which failures are worth another try, and how long to wait.
  * Retried: 429 (the API server's priority and fairness shedding load), 5xx (including a webhook that could not be
- * called), 408, and transport failures (resets, refused connections, timeouts). Everything else is an answer.
+ * called), 408, a 404 that names no object (the resource is not served yet, as right after an API server restart),
+ * and transport failures (resets, refused connections, timeouts). Everything else is an answer.
  */
 export interface RetryPolicy {
   /** Attempts after the first one. */
@@ -25,7 +26,7 @@ export const defaultRetryPolicy = (retries: number): RetryPolicy => ({
 export function isRetryable(error: unknown): boolean {
   if (error instanceof KubeTransportError) return true;
   if (!(error instanceof KubeApiError)) return false;
-  return error.code === 429 || error.code === 408 || error.code >= 500;
+  return error.code === 429 || error.code === 408 || error.code >= 500 || (error.code === 404 && error.objectName === undefined);
 }
 
 /**

@@ -24,6 +24,8 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
   const failures = new Map<string, Error[]>();
   const onRequest: Array<(line: string) => void> = [];
   const error = (code: number, message = `HTTP ${code}`, extra: object = {}) => new KubeApiError(code, { message, ...extra }, {}, 'fake');
+  /** A 404 or 409 about one object, named in the Status's details as the API server does. */
+  const about = (code: number, name: string) => error(code, `geodatabases "${name}" not found`, { details: { name, kind: 'geodatabases' } });
 
   const api: KubeApi = {
     server: 'https://fake',
@@ -51,7 +53,7 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
         return { status: 200, body: { items: page.map((n) => structuredClone(objects.get(n))), metadata: { ...(next ? { continue: next, remainingItemCount: names.length - start - limit } : {}) } } };
       }
       const stored = objects.get(name);
-      if (!stored) throw error(404, 'not found');
+      if (!stored) throw about(404, name);
       if (method === 'GET') return { status: 200, body: structuredClone(stored) };
       const body = options.body as typeof stored;
       if (body.metadata['resourceVersion'] !== stored.metadata['resourceVersion']) throw error(409, 'the object has been modified');
@@ -59,7 +61,7 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
       return { status: 200, body: structuredClone(stored) };
     },
   };
-  return { api, objects, crd, requests, failures, onRequest, error };
+  return { api, objects, crd, requests, failures, onRequest, error, about };
 }
 
 function options(overrides: Partial<MigrationOptions> = {}): MigrationOptions {
@@ -88,10 +90,23 @@ describe('runMigration against a fake API server (error and retry policy)', () =
 
   it('counts 404 as gone and 409 as already current, and still trims', async () => {
     const fake = fakeApi(5);
-    fake.failures.set('PUT db-001', [fake.error(404)]);
-    fake.failures.set('PUT db-002', [fake.error(409)]);
+    fake.failures.set('PUT db-001', [fake.about(404, 'db-001')]);
+    fake.failures.set('PUT db-002', [fake.about(409, 'db-002')]);
     const report = await runMigration(fake.api, options());
     expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 5, rewritten: 3, current: 1, gone: 1, failed: 0 } });
+  });
+
+  it('never counts an object as gone on a 404 that names no object (the resource is not served yet): it retries', async () => {
+    const fake = fakeApi(2);
+    const notServed = fake.error(404, 'the server could not find the requested resource');
+    fake.failures.set('PUT db-001', [notServed]);
+    const report = await runMigration(fake.api, options());
+    expect(report).toMatchObject({ outcome: 'migrated', objects: { rewritten: 2, gone: 0 } });
+    fake.failures.set('PUT db-000', [notServed, notServed, notServed]);
+    fake.crd.status.storedVersions = ['v1beta1', 'v1'];
+    const stuck = await runMigration(fake.api, options());
+    expect(stuck).toMatchObject({ outcome: 'aborted', objects: { gone: 0 } });
+    expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
   });
 
   it('records a refused object with the API server message, migrates the rest and leaves storedVersions alone', async () => {
@@ -201,7 +216,7 @@ describe('runMigration against a fake API server (error and retry policy)', () =
 
   it('turns a missing CRD and an unreachable API server into configuration errors', async () => {
     const missing = fakeApi(0);
-    missing.failures.set('GET crd', [missing.error(404)]);
+    missing.failures.set('GET crd', [missing.about(404, 'geodatabases.geo.example.com')]);
     await expect(runMigration(missing.api, options())).rejects.toThrow(MigrationConfigError);
     const unreachable = fakeApi(0);
     unreachable.failures.set('GET crd', [1, 2, 3].map(() => new KubeTransportError('connect ECONNREFUSED 127.0.0.1:6443')));

@@ -163,7 +163,8 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
         return count(unchanged ? 'current' : 'rewritten');
       } catch (error) {
         if (!(error instanceof KubeApiError)) return haltOn(error, object);
-        if (error.code === 404) return count('gone');
+        // Only a 404 about this very object means it was deleted; any other leaves it unmigrated, never "gone".
+        if (error.code === 404 && error.objectName === object.metadata.name) return count('gone');
         if (error.code === 409) {
           // Written by someone else since we listed it, so already stored in the storage version. Their write kept
           // the old managedFields, though: read it again and mend those.
