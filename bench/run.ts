@@ -6,13 +6,15 @@ import { openBenchEnvironment } from './bench-environment.ts';
 import { loadAdmissionPayloads } from './admission-payloads.ts';
 import { runBenchmarkSuite, type BenchPlan } from './benchmark-suite.ts';
 import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
+import { renderMigrationReport, runMigrationBenchmark } from './migration-benchmark.ts';
 import { renderCostLadder } from './render-cost-ladder.ts';
 import { renderProfileReport } from './render-profile-report.ts';
 import { renderReport } from './render-report.ts';
 import { runProfileSuite, type ProfilePlan } from './profile-suite.ts';
 
-// `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile]`
+// `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile] [-- --migration [--migration-objects N]]`
 // --profile: instead of the goals, where crdgate's CPU goes (a cost ladder of servers, then CPU profiles).
+// --migration: instead of the goals, `crdgate migrate` against a plain loop of no-op PUTs through a real API server.
 // Measures, prints a table, and exits 0 whether or not the goals are met (benchmarks inform, they do not gate);
 // exit 1 only when the bench itself fails.
 
@@ -38,11 +40,26 @@ const ladderPlan: LadderPlan = { warmupMs: 1_000, measureMs: 2_500, concurrency:
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { json: { type: 'boolean' }, quick: { type: 'boolean' }, 'from-source': { type: 'boolean' }, profile: { type: 'boolean' } },
+    options: {
+      json: { type: 'boolean' },
+      quick: { type: 'boolean' },
+      'from-source': { type: 'boolean' },
+      profile: { type: 'boolean' },
+      migration: { type: 'boolean' },
+      'migration-objects': { type: 'string' },
+    },
   });
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
   // With --json, stdout carries only the JSON, so it can be redirected; the tables go to stderr.
   const print = values.json ? (text: string) => process.stderr.write(text) : (text: string) => process.stdout.write(text);
+  if (values.migration) {
+    const objects = Number(values['migration-objects'] ?? (values.quick ? 1_000 : 10_000));
+    if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--migration-objects must be a whole number >= 10, got ${values['migration-objects']}`);
+    const result = await runMigrationBenchmark({ objects, concurrency: 4 }, progress);
+    print(`\n${renderMigrationReport(result)}`);
+    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
   const env = await openBenchEnvironment(values['from-source'] === true, progress);
   try {
     if (values.profile) {
@@ -70,7 +87,7 @@ if (import.meta.main) {
     const badFlag = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     process.stderr.write(
       badFlag
-        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile)\n`
+        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N)\n`
         : `bench failed: ${(error as Error).stack ?? String(error)}\n`,
     );
     process.exitCode = 1;
