@@ -10,8 +10,14 @@ const labels = (): Record<string, string> => componentLabels('migration');
  * What `crdgate migrate` needs to run inside the cluster: its identity, the least RBAC it needs (rewrite every
  * object of the contracts' resources; read the CRDs and trim their status.storedVersions), and one Job per contract.
  */
-export function renderStorageMigration(contracts: readonly Contract[], namespace: string, image: string): Manifest[] {
-  return [serviceAccount(namespace), clusterRole(contracts), clusterRoleBinding(namespace), ...contracts.map((c) => job(c, namespace, image))];
+export function renderStorageMigration(
+  contracts: readonly Contract[],
+  namespace: string,
+  image: string,
+  contractArguments: readonly string[] = [],
+): Manifest[] {
+  const jobs = contracts.map((c) => job(c, namespace, image, contractArguments));
+  return [serviceAccount(namespace), clusterRole(contracts), clusterRoleBinding(namespace), ...jobs];
 }
 
 function serviceAccount(namespace: string): Manifest {
@@ -54,7 +60,7 @@ export function migrationJobName(contract: Contract): string {
   return `${migrationName}-${contract.identity.plural}`;
 }
 
-function job(contract: Contract, namespace: string, image: string): Manifest {
+function job(contract: Contract, namespace: string, image: string, contractArguments: readonly string[]): Manifest {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -81,7 +87,7 @@ function job(contract: Contract, namespace: string, image: string): Manifest {
             {
               name: 'migrate',
               image,
-              args: ['migrate', '--resource', resourceName(contract.identity)],
+              args: ['migrate', '--resource', resourceName(contract.identity), ...contractArguments.flatMap((c) => ['--contract', c])],
               resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
               securityContext: restrictedContainerSecurityContext(),
             },

@@ -5,7 +5,8 @@ import type { Classifier, TransitionMachine } from '../../contract/fsa/machine.t
 import { readInteger, readQuantity, readString } from '../../contract/fsa/value-readers.ts';
 import { compareQuantities } from '../../contract/quantity.ts';
 import { annotations } from './types.ts';
-import { compareVersions, defaultRedisVersion, parseVersion } from './versions.ts';
+import { compareVersions, parseVersion } from '../../contract/release-version.ts';
+import { defaultRedisVersion } from './versions.ts';
 
 export type GeoDatabaseState =
   | 'Pending'
