@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { guideExamples } from '../repo/guide-examples.ts';
 import { postJson, startCrdgateProcess } from './support/crdgate-process.ts';
 import { npm, runCommand } from './support/npm.ts';
 
@@ -83,6 +84,9 @@ describe('the packed crdgate, installed into a project of its own', () => {
     expect(installed.exitCode, installed.stderr).toBe(0);
     await writeFile(join(project, 'contract.ts'), contractSource);
     await writeFile(join(project, 'decide.ts'), testingSource);
+    // The contract guide's examples, as written: they import 'crdgate' like any user's code.
+    await mkdir(join(project, 'guide'));
+    for (const { file, code } of await guideExamples()) await writeFile(join(project, 'guide', file), code);
     await writeFile(
       join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -90,7 +94,7 @@ describe('the packed crdgate, installed into a project of its own', () => {
           strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2024', types: ['node'],
           noEmit: true, allowImportingTsExtensions: true, erasableSyntaxOnly: true, verbatimModuleSyntax: true,
         },
-        include: ['*.ts'],
+        include: ['*.ts', 'guide/*.ts'],
       }),
     );
   }, 300_000);
@@ -99,10 +103,17 @@ describe('the packed crdgate, installed into a project of its own', () => {
     if (project) await rm(project, { recursive: true, force: true });
   });
 
-  it('typechecks a contract that imports only crdgate and crdgate/testing, under strict tsc with its .d.ts', async () => {
+  it("typechecks a contract that imports only crdgate and crdgate/testing, and the guide's examples, under strict tsc", async () => {
     // No skipLibCheck: crdgate's declaration files are checked too.
     const checked = await runCommand(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], project);
     expect(checked.exitCode, checked.stdout + checked.stderr).toBe(0);
+  });
+
+  it("runs the contract guide's examples against the package", async () => {
+    for (const { file } of await guideExamples()) {
+      const ran = await runCommand(process.execPath, [join('guide', file)], project);
+      expect(ran.exitCode, `${file}: ${ran.stderr}`).toBe(0);
+    }
   });
 
   it('decides with crdgate/testing, without a server', async () => {
