@@ -57,7 +57,7 @@ const cacheClassifiers: readonly Classifier<GeoDatabaseChange>[] = [
   }),
 ];
 
-/** The GeoDatabase lifecycle, as the design document's table has it. */
+/** The GeoDatabase lifecycle: which changes the operator carries out in which phase. */
 export const geoDatabaseMachine: TransitionMachine<GeoDatabaseState, GeoDatabaseChange> = {
   name: 'GeoDatabase',
   subject: 'database',
