@@ -7,11 +7,13 @@ export interface CommandResult {
 }
 
 /**
- * The environment for a command run in a scratch project, without what `npm test` put in this process's: npm's
- * `npm_*` variables describe crdgate's own package and folder, and an npm started with them would act on it.
+ * The environment for a command run in a scratch project, without what `npm test` put in this process's about
+ * crdgate's own package and folder (an npm started with `npm_config_local_prefix` would act on the repository).
+ * npm's configuration (`npm_config_*`: cache, registry, certificates) is kept.
  */
 export function scratchEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'INIT_CWD'));
+  const aboutThisPackage = /^(npm_package_|npm_lifecycle_|npm_command$|npm_config_local_prefix$|INIT_CWD$)/i;
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !aboutThisPackage.test(name)));
 }
 
 /** Runs a command to its end; a failing command resolves too, so that tests can show its output. */
