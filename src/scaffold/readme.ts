@@ -19,8 +19,9 @@ npm run fsa                                # the transition machine, as a Mermai
 npm start                                  # serve on https://127.0.0.1:8443 (development certificates in certs/)
 \`\`\`
 
-Write the contract in \`${contractPath}\` (crdgate's contract guide describes every part of it) and test it with
-\`crdgate/testing\`, which decides exactly as the server does, without one.
+Write the contract in \`${contractPath}\` (crdgate's contract guide, \`node_modules/crdgate/docs/contracts.md\`,
+describes every part of it) and test it with \`crdgate/testing\`, which decides exactly as the server does,
+without one.
 
 ## Deploy
 

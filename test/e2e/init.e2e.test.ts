@@ -51,6 +51,8 @@ describe.skipIf(!controlPlane)('crdgate init, end to end', () => {
     expect(tested.exitCode, tested.stdout + tested.stderr).toBe(0);
     expect(tested.stdout).toMatch(/^ℹ pass 5$/m);
     expect(tested.stdout).toMatch(/^ℹ fail 0$/m);
+    // The guide the project's README points at ships with the package.
+    expect(await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'contracts.md'), 'utf8')).toMatch(/^# Writing a contract/);
   });
 
   it('renders a Deployment and a migration Job that run the contract on the project\'s image', async () => {
