@@ -122,7 +122,7 @@ describe('the packed crdgate, installed into a project of its own', () => {
     expect(JSON.parse(decided.stdout)).toEqual(['ALLOWED', 'OBJECT_INVALID']);
   });
 
-  it('serves the contract and decides a valid and an invalid object over HTTPS', async () => {
+  it('serves the contract (and not the built-in example) and decides a valid and an invalid object over HTTPS', async () => {
     const bin = join(project, 'node_modules', 'crdgate', 'dist', 'bin.js');
     const server = await startCrdgateProcess(bin, ['serve', '--port', '0', '--host', '127.0.0.1', '--cert-dir', 'certs', '--contract', './contract.ts'], project);
     try {
@@ -133,6 +133,10 @@ describe('the packed crdgate, installed into a project of its own', () => {
       expect(invalid.status).toBe(200);
       expect(invalid.json.response).toMatchObject({ uid: '22222222-2222-4222-8222-222222222222', allowed: false, status: { code: 422 } });
       expect(invalid.json.response.status.message).toContain('spec.sizeGi: must not exceed maxSizeGi (10)');
+      // With --contract, the built-in example is not served.
+      const geoDatabase = JSON.parse(await readFile(new URL('../fixtures/admission/create-geodatabase.json', import.meta.url), 'utf8'));
+      const unknown = await postJson(server.port, '/validate', geoDatabase, ca);
+      expect(unknown.json.response).toMatchObject({ allowed: false, status: { code: 403, message: expect.stringContaining('crdgate has no contract for GeoDatabase.geo.example.com') } });
     } finally {
       expect(await server.stop(), server.output()).toBe(0);
     }
