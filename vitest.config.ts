@@ -16,7 +16,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/e2e/global-setup.ts'],
+          // The control plane, and crdgate packed once for the tests that install it as a user would.
+          globalSetup: ['test/e2e/global-setup.ts', 'test/e2e/pack-setup.ts'],
           // One control plane serves every e2e file; running them one at a time keeps 2 cores from thrashing.
           fileParallelism: false,
           testTimeout: 120_000,

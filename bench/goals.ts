@@ -1,4 +1,4 @@
-/** The performance goals of DESIGN.md, as numbers the report checks. */
+/** crdgate's performance goals (the README's Performance section), as numbers the report checks. */
 export const goals = {
   /** crdgate's requests per server-CPU-second over the bare server's, per payload and endpoint. */
   throughputRatio: 0.8,

@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { main } from './cli.ts';
 
 export interface CliRun {
@@ -17,4 +21,23 @@ export async function runCli(cwd: string, ...argv: string[]): Promise<CliRun> {
     waitForStop: () => new Promise(() => {}),
   });
   return { code, stdout, stderr };
+}
+
+/**
+ * For one test file: a fresh temporary folder (removed after the file) and the CLI running in it. Call it at the
+ * top of the file; `dir()` is the folder once the file's tests run.
+ */
+export function cliInTempDir(prefix: string): { dir: () => string; run: (...argv: string[]) => Promise<CliRun> } {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  const current = (): string => {
+    if (!dir) throw new Error('the temporary folder exists only while the tests run');
+    return dir;
+  };
+  return { dir: current, run: (...argv) => runCli(current(), ...argv) };
 }

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { runCli } from './cli-runner.fixture.ts';
 
 let dir: string;
@@ -25,11 +25,34 @@ const geoDatabase = (spec: Record<string, unknown>, annotations: Record<string, 
 const validSpec = { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' } };
 
 describe('crdgate check', () => {
-  it('exits 0 for an allowed object (YAML), and says defaults would apply', async () => {
+  it('exits 0 for an allowed object (YAML), and names each field the defaults would set', async () => {
     await writeFile(join(dir, 'ok.yaml'), stringify(geoDatabase(validSpec)));
     const result = await run('check', '-f', 'ok.yaml');
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toMatch(/^allowed \(defaults would set \d+ field/);
+    expect(result.stdout.split('\n')).toEqual([
+      'allowed; defaults would set 3 field(s):',
+      '  metadata.labels: {"geo.example.com/postgres-major":"16"}',
+      '  spec.readReplicas: 0',
+      '  spec.caches: []',
+      '',
+    ]);
+  });
+
+  it.each(['yaml', 'json'])('prints the defaulted object with -o %s, and the decision on standard error', async (format) => {
+    await writeFile(join(dir, 'ok.yaml'), stringify(geoDatabase(validSpec)));
+    const result = await run('check', '-f', 'ok.yaml', '-o', format);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^allowed; defaults would set 3 field/);
+    const printed = format === 'json' ? JSON.parse(result.stdout) : parse(result.stdout);
+    expect(printed.spec).toEqual({ ...validSpec, readReplicas: 0, caches: [] });
+    expect(printed.metadata.labels).toEqual({ 'geo.example.com/postgres-major': '16' });
+  });
+
+  it('prints no object with -o when the object is denied', async () => {
+    await writeFile(join(dir, 'bad.json'), JSON.stringify(geoDatabase({ ...validSpec, readReplicas: 99 })));
+    const result = await run('check', '-f', 'bad.json', '-o', 'yaml');
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/^denied: OBJECT_INVALID\n {2}spec\.readReplicas: /);
   });
 
   it('exits 1 for a denied object and prints one line per bad field', async () => {
@@ -54,6 +77,7 @@ describe('crdgate check', () => {
     [['check', '-f', 'ok.yaml', '--operation', 'PATCH'], '--operation must be'],
     [['check', '-f', 'ok.yaml', '--operation', 'UPDATE'], '--old'],
     [['check', '--nope'], "Unknown option '--nope'"],
+    [['check', '-f', 'ok.yaml', '-o', 'xml'], '-o must be yaml or json'],
     [['frobnicate'], 'unknown command "frobnicate"'],
   ])('exits 2 with one clear line for %j', async (argv, named) => {
     const result = await run(...argv);
@@ -106,22 +130,25 @@ describe('crdgate --help', () => {
 });
 
 describe('--contract MODULE', () => {
-  it('serves a contract of the user\'s next to the built-in one, and refuses a module that is not one', async () => {
-    const defineContractUrl = new URL('./contract/define-contract.ts', import.meta.url).href;
-    await writeFile(
-      join(dir, 'widget-contract.ts'),
-      `import { defineContract } from ${JSON.stringify(defineContractUrl)};
+  const defineContractUrl = new URL('./contract/define-contract.ts', import.meta.url).href;
+  const widgetContract = (defineContractFrom: string) => `import { defineContract } from ${JSON.stringify(defineContractFrom)};
 export default () => defineContract({
   identity: { group: 'toys.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
   hub: 'v1',
   versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', maximum: 3 } } } } } }],
   conversions: {},
 });
-`,
-    );
-    const widget = (size: number) => ({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size } });
+`;
+  const widget = (size: number) => ({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size } });
+
+  beforeAll(async () => {
+    await writeFile(join(dir, 'widget-contract.ts'), widgetContract(defineContractUrl));
     await writeFile(join(dir, 'small.yaml'), stringify(widget(2)));
     await writeFile(join(dir, 'big.yaml'), stringify(widget(9)));
+    await writeFile(join(dir, 'geodatabase.yaml'), stringify(geoDatabase(validSpec)));
+  });
+
+  it("serves a contract of the user's, and refuses a module that is not one", async () => {
     expect((await run('check', '-f', 'small.yaml', '--contract', 'widget-contract.ts')).code).toBe(0);
     const big = await run('check', '-f', 'big.yaml', '--contract', 'widget-contract.ts');
     expect(big.code).toBe(1);
@@ -129,7 +156,7 @@ export default () => defineContract({
     // Without the module, crdgate knows no Widget and says so.
     expect((await run('check', '-f', 'small.yaml')).stdout).toContain('KIND_UNKNOWN');
 
-    await writeFile(join(dir, 'broken-contract.ts'), (await readFile(join(dir, 'widget-contract.ts'), 'utf8')).replace("storage: true", 'storage: false'));
+    await writeFile(join(dir, 'broken-contract.ts'), widgetContract(defineContractUrl).replace('storage: true', 'storage: false'));
     const broken = await run('check', '-f', 'small.yaml', '--contract', 'broken-contract.ts');
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain('exactly one version must be the storage version');
@@ -138,5 +165,69 @@ export default () => defineContract({
     const refused = await run('check', '-f', 'small.yaml', '--contract', 'not-a-contract.mjs');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('not-a-contract.mjs');
+  });
+
+  it('leaves the built-in GeoDatabase out of check, fsa and manifests', async () => {
+    const check = await run('check', '-f', 'geodatabase.yaml', '--contract', 'widget-contract.ts');
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('KIND_UNKNOWN');
+
+    const fsa = await run('fsa', '--contract', 'widget-contract.ts');
+    expect(fsa).toMatchObject({ code: 2, stderr: expect.stringContaining('no contract has a transition machine') });
+    expect((await run('fsa', '--kind', 'GeoDatabase', '--contract', 'widget-contract.ts')).code).toBe(2);
+
+    const manifests = await run('manifests', '--contract', 'widget-contract.ts', '--image', 'registry.example.com/widgets:1');
+    expect(manifests.code, manifests.stderr).toBe(0);
+    const objects = parseAllDocuments(manifests.stdout).map((d) => d.toJS());
+    expect(manifests.stdout).not.toMatch(/geodatabase|geo\.example\.com/i);
+    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual(['widgets.toys.example.com']);
+    const webhookRules = objects.filter((o) => o.kind.endsWith('WebhookConfiguration')).flatMap((o) => o.webhooks.flatMap((w: any) => w.rules));
+    expect(webhookRules.flatMap((r: any) => r.resources)).toEqual(expect.arrayContaining(['widgets']));
+    expect(webhookRules.flatMap((r: any) => r.apiGroups).every((g: string) => g === 'toys.example.com')).toBe(true);
+  });
+
+  it('renders the Deployment running the same contracts on the given image, and the migration Job on that image', async () => {
+    const result = await run('manifests', '--contract', join(dir, 'widget-contract.ts'), '--image', 'registry.example.com/widgets:1');
+    expect(result.code, result.stderr).toBe(0);
+    const objects = parseAllDocuments(result.stdout).map((d) => d.toJS());
+    const containerOf = (kind: string) => objects.find((o) => o.kind === kind).spec.template.spec.containers[0];
+    // An absolute path becomes one relative to the working directory, which the image's working directory mirrors.
+    expect(containerOf('Deployment')).toMatchObject({ image: 'registry.example.com/widgets:1', args: ['serve', '--cert-dir', '/etc/crdgate/certs', '--contract', './widget-contract.ts'] });
+    expect(containerOf('Job')).toMatchObject({ image: 'registry.example.com/widgets:1', args: ['migrate', '--resource', 'widgets.toys.example.com'] });
+
+    const withoutImage = await run('manifests', '--contract', 'widget-contract.ts');
+    expect(withoutImage.code).toBe(2);
+    expect(withoutImage.stderr).toContain('--contract needs --image');
+  });
+
+  it('takes a package specifier, resolved from the working directory', async () => {
+    const pkg = join(dir, 'node_modules', '@acme', 'widget-contracts');
+    await mkdir(pkg, { recursive: true });
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: '@acme/widget-contracts', type: 'module', exports: { './widget': './widget.ts' } }));
+    // Type stripping does not reach into node_modules: a published contract ships JavaScript.
+    await writeFile(join(pkg, 'widget.ts'), widgetContract(defineContractUrl));
+    await writeFile(join(pkg, 'widget.mjs'), widgetContract(defineContractUrl));
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: '@acme/widget-contracts', type: 'module', exports: { './widget': './widget.mjs' } }));
+    const big = await run('check', '-f', 'big.yaml', '--contract', '@acme/widget-contracts/widget');
+    expect(big.code, big.stderr).toBe(1);
+    expect(big.stdout).toContain('spec.size');
+    const manifests = await run('manifests', '--contract', '@acme/widget-contracts/widget', '--image', 'widgets:1');
+    expect(manifests.stdout).toContain('- "@acme/widget-contracts/widget"');
+
+    for (const missing of ['@acme/nothing-here', './nothing-here.ts']) {
+      const result = await run('check', '-f', 'big.yaml', '--contract', missing);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--contract ${missing}: no such file`);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('reports a broken contract in one line when it was defined with another copy of crdgate', async () => {
+    // A user's contract imports its own crdgate (installed from a folder, say) while the CLI is another copy: the
+    // query string makes the module load a second time, with classes of its own.
+    await writeFile(join(dir, 'other-copy-contract.ts'), widgetContract(`${defineContractUrl}?another-copy`).replace('storage: true', 'storage: false'));
+    const broken = await run('check', '-f', 'small.yaml', '--contract', 'other-copy-contract.ts');
+    expect(broken.code).toBe(2);
+    expect(broken.stderr.trim().split('\n')).toEqual([expect.stringContaining('exactly one version must be the storage version')]);
   });
 });

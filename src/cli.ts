@@ -1,15 +1,15 @@
-#!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { certsCommand } from './commands/certs.ts';
 import { checkCommand } from './commands/check.ts';
 import { convertCommand } from './commands/convert.ts';
 import { fsaCommand } from './commands/fsa.ts';
+import { initCommand } from './commands/init.ts';
 import { UsageError, type Command, type CommandIo } from './commands/command.ts';
 import { manifestsCommand } from './commands/manifests.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { serveCommand } from './commands/serve.ts';
 
-const commands: Command[] = [serveCommand, certsCommand, checkCommand, convertCommand, fsaCommand, manifestsCommand, migrateCommand];
+const commands: Command[] = [serveCommand, certsCommand, checkCommand, convertCommand, fsaCommand, manifestsCommand, migrateCommand, initCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -49,8 +49,11 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout(`${command.usage}\n`);
       return 0;
     }
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    return await command.run(values, io);
+    const names = command.positionals ?? [];
+    if (positionals.length > names.length) throw new UsageError(`unexpected argument "${positionals[names.length]}"`);
+    if (positionals.length < names.length) throw new UsageError(`${names[positionals.length]} is required (${command.usage.split('\n')[0]})`);
+    const named = Object.fromEntries(names.map((name, index) => [name, positionals[index]]));
+    return await command.run({ ...values, ...named }, io);
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       io.stderr(`crdgate ${name}: ${(error as Error).message.split('\n')[0]}\n`);
@@ -78,7 +81,8 @@ function processIo(): CommandIo {
   };
 }
 
-if (import.meta.main) {
+/** Runs the command in process.argv with the process's streams, and sets the exit code. */
+export function runProcess(): void {
   main(process.argv.slice(2), processIo()).then(
     (code) => {
       process.exitCode = code;
@@ -89,3 +93,6 @@ if (import.meta.main) {
     },
   );
 }
+
+// `node src/cli.ts` (the benchmarks start it so); the installed command starts through bin.ts.
+if (import.meta.main) runProcess();

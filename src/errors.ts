@@ -59,3 +59,19 @@ export const conversionErrorCodes = {
 } as const;
 
 export type ConversionErrorCode = keyof typeof conversionErrorCodes;
+
+const errorBrand: unique symbol = Symbol.for('crdgate.error');
+
+/**
+ * `instanceof` for crdgate's error classes that holds across copies of crdgate. A user's contract imports
+ * `crdgate`; when the CLI that loads it is another copy of the same code (crdgate installed from a folder, or run
+ * from its source), each class exists twice, and a plain `instanceof` would miss an error thrown by the other copy
+ * (a broken contract would then crash with a stack trace instead of one line). Instances carry a global brand.
+ */
+export function brandError(error: Error, className: string): void {
+  Object.defineProperty(error, errorBrand, { value: className, enumerable: false });
+}
+
+export function isBrandedError(value: unknown, className: string): boolean {
+  return typeof value === 'object' && value !== null && (value as { [errorBrand]?: unknown })[errorBrand] === className;
+}

@@ -10,7 +10,7 @@ import { isVerdict, routeReview } from './route.ts';
 import { allow, deny, errored, fieldErrorsMessage, withWarnings, type Verdict } from './verdict.ts';
 
 /**
- * The validating webhook's decision, a pure function of the review. Order as in DESIGN.md: schema, invariants,
+ * The validating webhook's decision, a pure function of the review. Order: schema, invariants,
  * and on UPDATE the contract's update rules (the transition machine); all errors collected, never the first only.
  */
 export function decideValidation(registry: ContractRegistry, request: AdmissionRequest): Verdict {

@@ -1,28 +1,25 @@
-import { randomUUID } from 'node:crypto';
-import { applyJsonPatch } from '../admission/json-patch.ts';
-import { decideMutation } from '../admission/mutate.ts';
-import type { AdmissionRequest, Operation } from '../admission/review.ts';
-import { decideValidation } from '../admission/validate.ts';
-import { sanitizeWarnings, type Verdict } from '../admission/verdict.ts';
+import { checkObject, type CheckResult, type DefaultedField } from '../admission/check-object.ts';
 import { formatFieldError } from '../contract/field-error.ts';
-import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
-import type { ContractRegistry } from '../contract/registry.ts';
 import { requiredString, stringList, stringOption, UsageError, type Command } from './command.ts';
 import { loadRegistry } from './contracts.ts';
-import { readObjectFile } from './object-file.ts';
+import { formatObject, readObjectFile, type FileFormat } from './object-file.ts';
 
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for an object (for CI and GitOps pipelines)',
-  usage: `crdgate check -f FILE [--old FILE] [--operation CREATE|UPDATE|DELETE] [--contract MODULE]...
+  usage: `crdgate check -f FILE [--old FILE] [--operation CREATE|UPDATE|DELETE] [-o yaml|json] [--contract MODULE]...
 
-  Runs the mutating webhook (defaults) and then the validating webhook, as the API server would.
-  The operation defaults to UPDATE with --old, else CREATE. For DELETE, -f is the object being deleted.
+  Runs the mutating webhook (defaults) and then the validating webhook, as the API server would, and names
+  each field the defaults would set. The operation defaults to UPDATE with --old, else CREATE. For DELETE,
+  -f is the object being deleted.
+  -o yaml|json   print the object as it would be stored (defaults applied) on standard output; the decision
+                 then goes to standard error
   Exit code 0: allowed; 1: denied (the reasons are printed); 2: bad usage or an unreadable file.`,
   options: {
     file: { type: 'string', short: 'f' },
     old: { type: 'string' },
     operation: { type: 'string' },
+    output: { type: 'string', short: 'o' },
     contract: { type: 'string', multiple: true },
   },
   async run(values, io) {
@@ -33,54 +30,39 @@ export const checkCommand: Command = {
       throw new UsageError(`--operation must be CREATE, UPDATE or DELETE, got "${operation}"`);
     }
     if (operation === 'UPDATE' && !oldFile) throw new UsageError('--operation UPDATE needs --old FILE');
+    const output = outputFormat(stringOption(values, 'output'));
     const { object } = await readObjectFile(file, io.cwd);
     const oldObject = oldFile ? (await readObjectFile(oldFile, io.cwd)).object : null;
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
 
-    const result = checkObject(registry, operation, object, oldObject);
-    for (const warning of result.warnings) io.stdout(`warning: ${warning}\n`);
-    if (result.denied) {
-      io.stdout(`denied: ${result.denied.message}\n`);
+    const result = checkObject(registry, { operation, object, oldObject });
+    // With -o, standard output carries the object alone, so that it can be piped on.
+    const report = output === undefined ? io.stdout : io.stderr;
+    for (const warning of result.warnings) report(`warning: ${warning}\n`);
+    if (!result.allowed) {
+      report(`denied: ${denial(result)}\n`);
       return 1;
     }
-    io.stdout(result.defaultedFields > 0 ? `allowed (defaults would set ${result.defaultedFields} field(s))\n` : 'allowed\n');
+    report(allowedLine(result.defaults));
+    if (output !== undefined) io.stdout(formatObject(result.object, output));
     return 0;
   },
 };
 
-interface CheckResult {
-  denied?: { message: string };
-  warnings: string[];
-  defaultedFields: number;
+function outputFormat(text: string | undefined): FileFormat | undefined {
+  if (text === undefined || text === 'yaml' || text === 'json') return text;
+  throw new UsageError(`-o must be yaml or json, got "${text}"`);
 }
 
-/** The API server's order: the mutating webhook's patch is applied, then the validating webhook decides. */
-function checkObject(registry: ContractRegistry, operation: Operation, object: KubeObject, oldObject: KubeObject | null): CheckResult {
-  const request = (obj: KubeObject | null, old: KubeObject | null): AdmissionRequest => {
-    const subject = (obj ?? old)!;
-    const { group, version } = splitApiVersion(String(subject.apiVersion));
-    return {
-      uid: randomUUID(),
-      kind: { group, version, kind: String(subject.kind) },
-      operation,
-      object: obj,
-      oldObject: old,
-      ...(subject.metadata?.name ? { name: subject.metadata.name } : {}),
-      ...(subject.metadata?.namespace ? { namespace: subject.metadata.namespace } : {}),
-    };
-  };
-  if (operation === 'DELETE') return summarize(decideValidation(registry, request(null, object)), 0, []);
-  const mutation = decideMutation(registry, request(object, oldObject));
-  if (!mutation.allowed) return summarize(mutation, 0, []);
-  const defaulted = mutation.patch ? applyJsonPatch(object, mutation.patch) : object;
-  return summarize(decideValidation(registry, request(defaulted, oldObject)), mutation.patch?.length ?? 0, mutation.warnings);
+/** One line per cause reads better in a pipeline log than the API server's single comma-joined message. */
+function denial(result: CheckResult): string {
+  return result.causes.length > 0
+    ? `${result.code}\n${result.causes.map((c) => `  ${formatFieldError(c)}`).join('\n')}`
+    : `${result.code}: ${result.message}`;
 }
 
-function summarize(verdict: Verdict, defaultedFields: number, earlierWarnings: string[]): CheckResult {
-  const warnings = sanitizeWarnings([...earlierWarnings, ...verdict.warnings]);
-  if (verdict.allowed) return { warnings, defaultedFields };
-  const causes = verdict.causes ?? [];
-  // One line per cause reads better in a pipeline log than the API server's single comma-joined message.
-  const message = causes.length > 0 ? `${verdict.code}\n${causes.map((c) => `  ${formatFieldError(c)}`).join('\n')}` : `${verdict.code}: ${verdict.message}`;
-  return { denied: { message }, warnings, defaultedFields };
+function allowedLine(defaults: readonly DefaultedField[]): string {
+  if (defaults.length === 0) return 'allowed\n';
+  const fields = defaults.map((d) => `  ${d.field}: ${'value' in d ? JSON.stringify(d.value) : '(removed)'}`);
+  return `allowed; defaults would set ${defaults.length} field(s):\n${fields.join('\n')}\n`;
 }

@@ -21,6 +21,8 @@ export interface Command {
   summary: string;
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
+  /** Names of the arguments the command takes before or between its flags, all required (`init DIR`). */
+  positionals?: readonly string[];
   /** Returns the exit code: 0 success, 1 the answer is "no" (denied, failed objects), 2 bad usage or input. */
   run(values: ParsedValues, io: CommandIo): Promise<number>;
 }

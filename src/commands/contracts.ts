@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ContractDefinitionError, type Contract } from '../contract/define-contract.ts';
 import { ContractCompileError, createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
@@ -6,12 +8,13 @@ import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { UsageError } from './command.ts';
 
 /**
- * The built-in GeoDatabase contract plus each `--contract MODULE`. A module's default export is a contract or a
- * function returning one (so that a module does no work when imported).
+ * The contracts named by `--contract MODULE`, or the built-in GeoDatabase example when none is named: a user's
+ * installation serves, renders and lists only the kinds the user asked for. A module's default export is a
+ * contract or a function returning one (so that a module does no work when imported).
  */
 export async function loadRegistry(modules: string[], cwd: string): Promise<ContractRegistry> {
   try {
-    const contracts: Contract[] = [geoDatabaseContract()];
+    const contracts: Contract[] = modules.length === 0 ? [geoDatabaseContract()] : [];
     for (const module of modules) contracts.push(await loadContractModule(module, cwd));
     return createContractRegistry(contracts);
   } catch (error) {
@@ -21,10 +24,39 @@ export async function loadRegistry(modules: string[], cwd: string): Promise<Cont
   }
 }
 
+/** Where a `--contract` module is, and how a crdgate started in the same working directory names it. */
+export interface ContractModuleLocation {
+  url: string;
+  /** A file as `./path` relative to the working directory, a package by its specifier. */
+  argument: string;
+}
+
+/**
+ * `--contract` takes a file (relative to the working directory, or absolute) or, when no such file exists and the
+ * text is not a path, a package specifier (`@acme/bucket-contract`, `acme-contracts/bucket`) resolved from the
+ * working directory as that directory's own code would resolve it.
+ */
+export function locateContractModule(module: string, cwd: string): ContractModuleLocation {
+  const file = resolve(cwd, module);
+  const looksLikePath = isAbsolute(module) || module.startsWith('./') || module.startsWith('../') || module.startsWith(`.${sep}`);
+  if (looksLikePath || existsSync(file)) {
+    if (!existsSync(file)) throw new UsageError(`--contract ${module}: no such file (${file})`);
+    const fromCwd = relative(cwd, file);
+    const argument = fromCwd.startsWith('..') || isAbsolute(fromCwd) ? file : `./${fromCwd.split(sep).join('/')}`;
+    return { url: pathToFileURL(file).href, argument };
+  }
+  try {
+    return { url: pathToFileURL(createRequire(join(cwd, 'package.json')).resolve(module)).href, argument: module };
+  } catch (error) {
+    throw new UsageError(`--contract ${module}: no such file, and no package of that name resolves from ${cwd} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
 async function loadContractModule(module: string, cwd: string): Promise<Contract> {
+  const { url } = locateContractModule(module, cwd);
   let exported: unknown;
   try {
-    exported = ((await import(pathToFileURL(resolve(cwd, module)).href)) as { default?: unknown }).default;
+    exported = ((await import(url)) as { default?: unknown }).default;
   } catch (error) {
     throw new UsageError(`--contract ${module}: cannot load the module: ${(error as Error).message}`);
   }

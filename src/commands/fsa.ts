@@ -8,7 +8,7 @@ export const fsaCommand: Command = {
   usage: `crdgate fsa [--format mermaid|dot|table] [--kind KIND] [--contract MODULE]...
 
   Prints the machine of allowed spec changes per lifecycle state. --kind picks the contract when several
-  have a machine (default: the built-in GeoDatabase). Mermaid is the default format.`,
+  have a machine. Without --contract, the machine is the built-in GeoDatabase example's. Mermaid is the default.`,
   options: {
     format: { type: 'string' },
     kind: { type: 'string' },
@@ -20,12 +20,13 @@ export const fsaCommand: Command = {
       throw new UsageError(`--format must be one of ${machineFormats.join(', ')}, got "${format}"`);
     }
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
-    const kind = stringOption(values, 'kind') ?? 'GeoDatabase';
+    const kind = stringOption(values, 'kind');
     const withMachine = registry.contracts.filter((c) => c.contract.transitions);
-    const chosen = withMachine.find((c) => c.contract.identity.kind === kind);
+    const known = withMachine.map((c) => c.contract.identity.kind).join(', ') || 'none';
+    if (kind === undefined && withMachine.length > 1) throw new UsageError(`several contracts have a transition machine: pick one with --kind (${known})`);
+    const chosen = kind === undefined ? withMachine[0] : withMachine.find((c) => c.contract.identity.kind === kind);
     if (!chosen?.contract.transitions) {
-      const known = withMachine.map((c) => c.contract.identity.kind).join(', ') || 'none';
-      throw new UsageError(`--kind ${kind}: no contract with a transition machine has that kind (known: ${known})`);
+      throw new UsageError(kind === undefined ? 'no contract has a transition machine' : `--kind ${kind}: no contract with a transition machine has that kind (known: ${known})`);
     }
     io.stdout(renderMachine(chosen.contract.transitions, format as MachineFormat));
     return 0;

@@ -8,18 +8,22 @@ import { manifestDefaults, type ManifestOptions } from '../render/manifest-optio
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
 import { stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
-import { loadRegistry } from './contracts.ts';
+import { loadRegistry, locateContractModule } from './contracts.ts';
 
 export const manifestsCommand: Command = {
   name: 'manifests',
   summary: 'render the CRDs, webhook configurations and in-cluster deployment as YAML',
-  usage: `crdgate manifests [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE]...
+  usage: `crdgate manifests [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service and PodDisruptionBudget, and
   (in DIR/migration/, apply it when a storage version changes) the storage-version migration Job and its RBAC.
   --namespace NS     where crdgate runs (default ${manifestDefaults.namespace})
-  --image IMG        crdgate's image (default ${manifestDefaults.image})
+  --image IMG        crdgate's image (default ${manifestDefaults.image}, which holds only the built-in example)
+  --contract MODULE  render these contracts instead of the built-in example; the Deployment and the Job run
+                     crdgate with the same --contract arguments (a file as a path relative to this directory,
+                     which must be the image's working directory), so --image must name an image that holds
+                     them, such as one built with the Dockerfile of \`crdgate init\`
   --ca-bundle FILE   PEM of the CA that signed the serving certificate, e.g. ca.crt from \`crdgate certs\`;
                      the Deployment mounts that certificate from the kubernetes.io/tls Secret crdgate-serving-cert,
                      which must name crdgate.NS.svc
@@ -35,8 +39,9 @@ export const manifestsCommand: Command = {
     contract: { type: 'string', multiple: true },
   },
   async run(values, io) {
+    const modules = stringList(values, 'contract');
     const options = await manifestOptions(values, io.cwd);
-    const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const registry = await loadRegistry(modules, io.cwd);
     const files = renderManifestFiles(
       registry.contracts.map((compiled) => compiled.contract),
       options,
@@ -57,7 +62,13 @@ export const manifestsCommand: Command = {
 async function manifestOptions(values: ParsedValues, cwd: string): Promise<ManifestOptions> {
   const namespace = stringOption(values, 'namespace') ?? manifestDefaults.namespace;
   if (!isDns1123Label(namespace)) throw new UsageError(`--namespace "${namespace}" must be a DNS-1123 label (lowercase letters, digits and '-')`);
-  const image = stringOption(values, 'image') ?? manifestDefaults.image;
+  const modules = stringList(values, 'contract');
+  const givenImage = stringOption(values, 'image');
+  // The default image holds no contract of the user's: as rendered, every write of their kind would be refused.
+  if (modules.length > 0 && givenImage === undefined) {
+    throw new UsageError(`--contract needs --image: the image that holds your contracts (the default ${manifestDefaults.image} serves only the built-in example)`);
+  }
+  const image = givenImage ?? manifestDefaults.image;
   if (image === '' || /\s/.test(image)) throw new UsageError(`--image "${image}" must be an image reference without spaces`);
   const url = stringOption(values, 'url');
   const caBundle = stringOption(values, 'ca-bundle');
@@ -66,6 +77,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     image,
     ...(url !== undefined ? { url: webhookBaseUrl(url) } : {}),
     ...(caBundle !== undefined ? { caBundlePem: await readCaBundle(resolve(cwd, caBundle), caBundle) } : {}),
+    ...(modules.length > 0 ? { contracts: modules.map((module) => locateContractModule(module, cwd).argument) } : {}),
   };
 }
 

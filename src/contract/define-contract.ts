@@ -1,7 +1,8 @@
+import { brandError, isBrandedError } from '../errors.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
-import type { KubeObject } from './kube-object.ts';
+import type { ContractObject, KubeObject } from './kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 export interface ContractIdentity {
@@ -45,23 +46,34 @@ export interface VersionDefinition {
  * Conversion of one spoke version to and from the hub. Both directions receive and return whole objects
  * (apiVersion included) so that what a spoke cannot hold can be kept in an annotation.
  */
-export interface SpokeConversion {
-  toHub(object: KubeObject): KubeObject;
-  fromHub(hub: KubeObject): KubeObject;
+/**
+ * The spec type of a contract that does not name one, and the view crdgate's own code takes of every contract:
+ * `any`, so that a Contract<BucketSpec> is still a Contract (with `unknown`, a rule about BucketSpec objects would
+ * not count as a rule about any object).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type UntypedSpec = any;
+
+export interface SpokeConversion<Spec = UntypedSpec> {
+  toHub(object: KubeObject): ContractObject<Spec>;
+  fromHub(hub: ContractObject<Spec>): KubeObject;
 }
 
+// `Spec` is the hub's spec as the contract's author types it. It describes objects that passed the schema; the
+// rules below also see objects that did not, so a value they compute with is checked before use (see docs/).
+
 /** A cross-field rule on one hub object. It must tolerate schema-invalid input: it runs even when the schema failed. */
-export type Invariant = (object: KubeObject) => FieldError[];
+export type Invariant<Spec = UntypedSpec> = (object: ContractObject<Spec>) => FieldError[];
 
 /** Computed defaults: returns a defaulted copy of the hub object, filling absent fields only. Must not mutate its input. */
-export type Defaulter = (object: KubeObject) => KubeObject;
+export type Defaulter<Spec = UntypedSpec> = (object: ContractObject<Spec>) => ContractObject<Spec>;
 
 /** A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). */
-export type DeletionRule = (object: KubeObject) => string | undefined;
+export type DeletionRule<Spec = UntypedSpec> = (object: ContractObject<Spec>) => string | undefined;
 
-export interface UpdateInput {
-  oldObject: KubeObject;
-  object: KubeObject;
+export interface UpdateInput<Spec = UntypedSpec> {
+  oldObject: ContractObject<Spec>;
+  object: ContractObject<Spec>;
 }
 
 /** What a rule about a change (old -> new) concludes: refusals (403), warnings, and audit annotations. */
@@ -72,39 +84,49 @@ export interface UpdateVerdict {
 }
 
 /** A rule about a spec change; the transition machine is one, risky-change warnings are another. */
-export type UpdateRule = (input: UpdateInput) => UpdateVerdict;
+export type UpdateRule<Spec = UntypedSpec> = (input: UpdateInput<Spec>) => UpdateVerdict;
 
-export interface ContractDefinition {
+export interface ContractDefinition<Spec = UntypedSpec> {
   identity: ContractIdentity;
   versions: VersionDefinition[];
   /** The version validation, defaulting and rules are written against. */
   hub: string;
   /** One entry per version other than the hub. */
-  conversions: Record<string, SpokeConversion>;
+  conversions: Record<string, SpokeConversion<Spec>>;
   /** The annotation that keeps, on older versions, what they cannot hold. */
   conversionAnnotation?: string;
-  defaults?: Defaulter;
-  invariants?: Invariant[];
-  deletionRules?: DeletionRule[];
+  defaults?: Defaulter<Spec>;
+  invariants?: Invariant<Spec>[];
+  deletionRules?: DeletionRule<Spec>[];
   /** The machine of allowed spec changes per lifecycle state; crdgate derives its update rule from it. */
   transitions?: TransitionMachine<string, string>;
   /** Rules about a change beyond the transition machine (e.g. warnings for risky changes). */
-  updateRules?: UpdateRule[];
+  updateRules?: UpdateRule<Spec>[];
 }
 
-export interface Contract extends ContractDefinition {
+export interface Contract<Spec = UntypedSpec> extends ContractDefinition<Spec> {
   storageVersion: string;
 }
 
 export class ContractDefinitionError extends Error {
   override name = 'ContractDefinitionError';
+
+  constructor(message: string) {
+    super(message);
+    brandError(this, 'ContractDefinitionError');
+  }
+
+  /** Holds for the error of another copy of crdgate too: a user's contract calls defineContract from its own. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBrandedError(value, 'ContractDefinitionError');
+  }
 }
 
 /**
  * Checks the parts of a contract that no type can express, so a broken contract stops the server at start-up
  * instead of misbehaving on the first request.
  */
-export function defineContract(definition: ContractDefinition): Contract {
+export function defineContract<Spec = unknown>(definition: ContractDefinition<Spec>): Contract<Spec> {
   const problems = contractProblems(definition);
   if (problems.length > 0) {
     const id = `${definition.identity.plural}.${definition.identity.group}`;

@@ -21,6 +21,12 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
+/** A custom resource whose spec (and status) a contract's author has typed. */
+export interface ContractObject<Spec = unknown, Status = unknown> extends KubeObject {
+  spec?: Spec;
+  status?: Status;
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import type { ConversionErrorCode } from '../errors.ts';
+import { brandError, isBrandedError, type ConversionErrorCode } from '../errors.ts';
 
 export type { ConversionErrorCode } from '../errors.ts';
 
@@ -14,5 +14,11 @@ export class ConversionError extends Error {
   constructor(code: ConversionErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
+    brandError(this, 'ConversionError');
+  }
+
+  /** Holds for a ConversionError from another copy of crdgate too (a user's contract may import its own). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBrandedError(value, 'ConversionError');
   }
 }

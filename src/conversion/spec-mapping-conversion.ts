@@ -3,26 +3,29 @@ import { jsonEqual } from '../contract/json-equal.ts';
 import { isPlainObject } from '../contract/kube-object.ts';
 import { putStash, takeStash, type LostData } from './stash.ts';
 
-/** How one spoke version's spec maps to the hub's, for a kind whose versions differ in their spec only. */
-export interface SpecMapping {
+/**
+ * How one spoke version's spec maps to the hub's, for a kind whose versions differ in their spec only. The types
+ * are the specs as their schemas describe them; conversion runs before validation, so a value may still differ.
+ */
+export interface SpecMapping<HubSpec = Record<string, unknown>, SpokeSpec = Record<string, unknown>> {
   /**
    * The hub spec as the spoke shows it, and everything the spoke cannot show ({} when nothing was lost).
    * Total: it must accept any JSON object, since conversion runs before validation on writes.
    */
-  down(hubSpec: Record<string, unknown>): { spec: Record<string, unknown>; lost: LostData };
+  down(hubSpec: HubSpec): { spec: SpokeSpec; lost: LostData };
   /**
    * The hub spec for a spoke spec, with the lost data put back when there is some. It reads only the fields the
    * spoke defines (the API server prunes any other) and throws, naming the field, on a value it cannot translate.
    */
-  up(spokeSpec: Record<string, unknown>, lost: LostData | undefined): Record<string, unknown>;
+  up(spokeSpec: SpokeSpec, lost: LostData | undefined): HubSpec;
 }
 
-export interface SpecMappingConversionOptions {
+export interface SpecMappingConversionOptions<HubSpec = Record<string, unknown>, SpokeSpec = Record<string, unknown>> {
   hubApiVersion: string;
   spokeApiVersion: string;
   /** The contract's conversion annotation, where the lost data travels. */
   annotation: string;
-  mapping: SpecMapping;
+  mapping: SpecMapping<HubSpec, SpokeSpec>;
 }
 
 /**
@@ -30,8 +33,12 @@ export interface SpecMappingConversionOptions {
  * it is, because it has the same shape in every version; objects without a spec, or with a spec that is not an
  * object, convert with the spec untouched.
  */
-export function specMappingConversion(options: SpecMappingConversionOptions): SpokeConversion {
-  const { hubApiVersion, spokeApiVersion, annotation, mapping } = options;
+export function specMappingConversion<HubSpec = Record<string, unknown>, SpokeSpec = Record<string, unknown>>(
+  options: SpecMappingConversionOptions<HubSpec, SpokeSpec>,
+): SpokeConversion {
+  // Inside, a spec is any JSON object: the mapping's types are its author's view of valid objects.
+  const { hubApiVersion, spokeApiVersion, annotation } = options;
+  const mapping = options.mapping as unknown as SpecMapping;
   return {
     toHub(object) {
       const { object: withoutStash, lost } = takeStash(object, annotation);

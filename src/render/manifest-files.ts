@@ -18,7 +18,7 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
   const endpoint = webhookEndpointFor(options);
   return [
     { path: '00-namespace.yaml', manifests: [renderNamespace(options.namespace)] },
-    ...(options.url === undefined ? [{ path: '10-crdgate-server.yaml', manifests: renderServerWorkload(options.namespace, options.image) }] : []),
+    ...(options.url === undefined ? [{ path: '10-crdgate-server.yaml', manifests: renderServerWorkload(options.namespace, options.image, options.contracts) }] : []),
     ...contracts.map((contract) => ({
       path: `20-crd-${resourceName(contract.identity)}.yaml`,
       manifests: [renderCustomResourceDefinition(contract, endpoint)],

@@ -13,6 +13,11 @@ export interface ManifestOptions {
    * server objects are not rendered. Already checked by parseWebhookBaseUrl.
    */
   url?: string;
+  /**
+   * The `--contract` arguments of the crdgate processes the manifests run (server and migration Job), as a crdgate
+   * started in the image's working directory names them. None: the image serves its built-in example.
+   */
+  contracts?: readonly string[];
 }
 
 export const manifestDefaults = {

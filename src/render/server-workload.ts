@@ -24,8 +24,8 @@ export function renderNamespace(namespace: string): Manifest {
 }
 
 /** The webhook server inside the cluster: the Service the webhook configurations call, and the pods behind it. */
-export function renderServerWorkload(namespace: string, image: string): Manifest[] {
-  return [serviceAccount(namespace), service(namespace), deployment(namespace, image), podDisruptionBudget(namespace)];
+export function renderServerWorkload(namespace: string, image: string, contracts: readonly string[] = []): Manifest[] {
+  return [serviceAccount(namespace), service(namespace), deployment(namespace, image, contracts), podDisruptionBudget(namespace)];
 }
 
 function serviceAccount(namespace: string): Manifest {
@@ -50,7 +50,7 @@ function service(namespace: string): Manifest {
   };
 }
 
-function deployment(namespace: string, image: string): Manifest {
+function deployment(namespace: string, image: string, contracts: readonly string[]): Manifest {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -75,7 +75,7 @@ function deployment(namespace: string, image: string): Manifest {
             {
               name: serverName,
               image,
-              args: ['serve', '--cert-dir', certMountPath],
+              args: ['serve', '--cert-dir', certMountPath, ...contracts.flatMap((contract) => ['--contract', contract])],
               ports: [{ name: 'https', containerPort: serveDefaults.port, protocol: 'TCP' }],
               readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 5, failureThreshold: 2 },
               livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 },

@@ -53,6 +53,8 @@ export function migrationJobName(contract: Contract): string {
   return `${migrationName}-${contract.identity.plural}`;
 }
 
+// The migration goes through the API server, which converts with the webhooks: the Job needs no contract code, only
+// the resource's name, so it runs on any crdgate image.
 function job(contract: Contract, namespace: string, image: string): Manifest {
   return {
     apiVersion: 'batch/v1',

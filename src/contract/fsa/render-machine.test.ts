@@ -48,7 +48,7 @@ describe('renderMachine', () => {
     expect(dot).toMatch(/\}\n$/);
   });
 
-  it('writes a table like the design document\'s, with the unsupported and exclusive changes below it', () => {
+  it('writes a table of states and allowed changes, with the unsupported and exclusive changes below it', () => {
     expect(renderMachine(toyMachine, 'table')).toBe(
       [
         '| state | allowed changes (-> expected next state) | operator moves |',

@@ -1,7 +1,7 @@
 import { anyChangeRemark, exclusiveLegend, stateRemarks, unsupportedLegend } from './machine-legend.ts';
 import type { TransitionMachine } from './machine.ts';
 
-/** A Markdown table in the shape of the design document's, followed by the unsupported and exclusive changes. */
+/** A Markdown table of states and their allowed changes, followed by the unsupported and exclusive changes. */
 export function renderTable<S extends string, C extends string>(machine: TransitionMachine<S, C>): string {
   const rows = machine.states.map((state) => {
     const operatorMoves = machine.rules[state]?.operatorMoves ?? [];

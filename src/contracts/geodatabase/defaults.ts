@@ -1,7 +1,8 @@
 import type { Defaulter } from '../../contract/define-contract.ts';
 import { isPlainObject, type ObjectMeta } from '../../contract/kube-object.ts';
 import { labels } from './types.ts';
-import { defaultRedisVersion, parseVersion } from './versions.ts';
+import { parseVersion } from '../../contract/release-version.ts';
+import { defaultRedisVersion } from './versions.ts';
 
 /**
  * Fills absent fields only: a value the user set is never rewritten, or GitOps tools would fight the webhook.

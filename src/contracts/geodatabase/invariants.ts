@@ -3,7 +3,8 @@ import { fieldError, type FieldError } from '../../contract/field-error.ts';
 import { isPlainObject, type KubeObject } from '../../contract/kube-object.ts';
 import { addQuantities, compareQuantities, parseQuantity, type Quantity } from '../../contract/quantity.ts';
 import type { SpecV1 } from './types.ts';
-import { parseVersion, postgisSupport, supportedPostgresMajors } from './versions.ts';
+import { parseVersion } from '../../contract/release-version.ts';
+import { postgisSupport, supportedPostgresMajors } from './versions.ts';
 
 const minStorage = parseQuantity('1Gi')!;
 const minCacheMemory = parseQuantity('64Mi')!;

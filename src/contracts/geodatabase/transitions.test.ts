@@ -9,7 +9,7 @@ import { geoDatabaseContract } from './index.ts';
 import { geoDatabaseMachine } from './transitions.ts';
 import type { CacheV1, SpecV1 } from './types.ts';
 
-// The expectations below are written out by hand from the design document's table, not derived from the machine:
+// The expectations below are written out by hand from GeoDatabase's lifecycle as specified, not derived from the machine:
 // a slip in the machine's data has to disagree with this file to get through.
 
 const baseSpec: SpecV1 = {
@@ -151,7 +151,7 @@ describe('GeoDatabase transitions: state', () => {
 });
 
 describe('GeoDatabase transitions: messages', () => {
-  it('words the design document\'s two examples exactly', () => {
+  it('words the two example denials of the specification exactly', () => {
     const shrink = evaluateTransition(
       geoDatabaseMachine,
       storedIn('Ready'),

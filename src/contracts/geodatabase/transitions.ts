@@ -5,7 +5,8 @@ import type { Classifier, TransitionMachine } from '../../contract/fsa/machine.t
 import { readInteger, readQuantity, readString } from '../../contract/fsa/value-readers.ts';
 import { compareQuantities } from '../../contract/quantity.ts';
 import { annotations } from './types.ts';
-import { compareVersions, defaultRedisVersion, parseVersion } from './versions.ts';
+import { compareVersions, parseVersion } from '../../contract/release-version.ts';
+import { defaultRedisVersion } from './versions.ts';
 
 export type GeoDatabaseState =
   | 'Pending'
@@ -56,7 +57,7 @@ const cacheClassifiers: readonly Classifier<GeoDatabaseChange>[] = [
   }),
 ];
 
-/** The GeoDatabase lifecycle, as the design document's table has it. */
+/** The GeoDatabase lifecycle: which changes the operator carries out in which phase. */
 export const geoDatabaseMachine: TransitionMachine<GeoDatabaseState, GeoDatabaseChange> = {
   name: 'GeoDatabase',
   subject: 'database',

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import * as publicApi from './index.ts';
+import * as testingApi from './testing.ts';
+
+// The public API is a promise to contract authors: a value added here is a decision, so it shows up in review.
+describe("crdgate's public modules", () => {
+  it("'crdgate' exports the contract API and nothing else", () => {
+    expect(Object.keys(publicApi).sort()).toEqual(
+      [
+        'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep',
+        'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
+        'formatFieldError', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'objectRef', 'parseQuantity',
+        'parseVersion', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readInteger', 'readQuantity', 'readString',
+        'specMappingConversion', 'takeStash', 'whenDifferent',
+      ].sort(),
+    );
+  });
+
+  it("'crdgate/testing' exports the tester, the machine's renderer and its self-check", () => {
+    expect(Object.keys(testingApi).sort()).toEqual(['checkMachine', 'contractTester', 'machineFormats', 'renderMachine']);
+  });
+
+  it('exports functions that work without any other import, and error classes callers can catch', () => {
+    expect(() => publicApi.defineContract({ identity: { group: 'x', kind: 'X', plural: 'xs', singular: 'x', scope: 'Namespaced' }, hub: 'v1', versions: [], conversions: {} })).toThrow(
+      publicApi.ContractDefinitionError,
+    );
+  });
+});

@@ -1,0 +1,48 @@
+// crdgate's public API: what a contract's author imports (`import { defineContract } from 'crdgate'`). Deliberately
+// small: the contract model, field errors, the transition machine's building blocks, conversion with the stash,
+// quantities and release versions. Everything else in src/ is internal and may change without notice.
+
+export {
+  defineContract,
+  apiVersionOf,
+  ContractDefinitionError,
+  type Contract,
+  type ContractDefinition,
+  type ContractIdentity,
+  type VersionDefinition,
+  type PrinterColumn,
+  type Subresources,
+  type SpokeConversion,
+  type Invariant,
+  type Defaulter,
+  type DeletionRule,
+  type UpdateRule,
+  type UpdateInput,
+  type UpdateVerdict,
+} from './contract/define-contract.ts';
+export type { JSONSchemaProps } from './contract/schema/json-schema-props.ts';
+export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/kube-object.ts';
+export { fieldError, formatFieldError, type FieldError, type FieldErrorType } from './contract/field-error.ts';
+
+export type { AllowedChanges, Change, ChangeKind, Classifier, Location, StateRule, TransitionMachine } from './contract/fsa/machine.ts';
+export { fieldClassifier, type FieldComparison } from './contract/fsa/field-classifier.ts';
+export { keyedListClassifier, type KeyedListComparison } from './contract/fsa/keyed-list-classifier.ts';
+export { byDirection, byReleaseStep, whenDifferent, type Comparison } from './contract/fsa/comparisons.ts';
+export { readInteger, readQuantity, readString } from './contract/fsa/value-readers.ts';
+
+export { specMappingConversion, type SpecMapping, type SpecMappingConversionOptions } from './conversion/spec-mapping-conversion.ts';
+export { putStash, takeStash, type LostData } from './conversion/stash.ts';
+export { ConversionError, type ConversionErrorCode } from './conversion/conversion-error.ts';
+
+export {
+  addQuantities,
+  compareQuantities,
+  formatBinaryQuantity,
+  isQuantity,
+  isWholeNumber,
+  parseQuantity,
+  quantityToBigInt,
+  quantityToNumber,
+  type Quantity,
+} from './contract/quantity.ts';
+export { compareVersions, parseVersion } from './contract/release-version.ts';

@@ -1,0 +1,91 @@
+import type { ScaffoldNames } from './scaffold-names.ts';
+
+/** The versions a scaffolded project pins: crdgate's own, so that its installs are reproducible. */
+export interface PinnedVersions {
+  /** What the project's dependency on crdgate says: a version range, a git URL or a tarball. */
+  crdgate: string;
+  node: string;
+  typescript: string;
+  typesNode: string;
+}
+
+export const contractPath = './src/contract.ts';
+
+export function imageName(n: ScaffoldNames): string {
+  return `${n.project}:0.1.0`;
+}
+
+export function packageJson(n: ScaffoldNames, versions: PinnedVersions): string {
+  const contract = `--contract ${contractPath}`;
+  const project = {
+    name: n.project,
+    version: '0.1.0',
+    private: true,
+    description: `Admission and conversion webhooks for ${n.kind}.${n.group}, served by crdgate`,
+    type: 'module',
+    engines: { node: `>=${versions.node.split('.')[0]}` },
+    scripts: {
+      test: "tsc --noEmit && node --test 'src/**/*.test.ts'",
+      check: `crdgate check ${contract}`,
+      fsa: `crdgate fsa ${contract}`,
+      start: `crdgate serve ${contract}`,
+      manifests: `crdgate manifests ${contract} --image ${imageName(n)}`,
+    },
+    dependencies: { crdgate: versions.crdgate },
+    // `node` runs the scripts on the Node version crdgate needs, whatever Node the machine has.
+    devDependencies: { '@types/node': versions.typesNode, node: versions.node, typescript: versions.typescript },
+    allowScripts: { node: true },
+  };
+  return `${JSON.stringify(project, null, 2)}\n`;
+}
+
+export const tsconfigJson = `${JSON.stringify(
+  {
+    compilerOptions: {
+      target: 'es2024',
+      lib: ['es2024'],
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      types: ['node'],
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      // Node runs the TypeScript files as they are, by stripping the types: only erasable syntax.
+      erasableSyntaxOnly: true,
+      verbatimModuleSyntax: true,
+      allowImportingTsExtensions: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    include: ['src'],
+  },
+  null,
+  2,
+)}\n`;
+
+export const gitignore = ['node_modules/', 'certs/', 'pki/', 'manifests/', ''].join('\n');
+
+export const dockerignore = ['node_modules', 'certs', 'pki', 'manifests', '.git', ''].join('\n');
+
+export function dockerfile(n: ScaffoldNames, versions: PinnedVersions): string {
+  return `# The image that serves this project's contract: crdgate and src/, on the Node version crdgate needs.
+#   docker build -t ${imageName(n)} .
+# \`npm run manifests\` renders a Deployment that runs it as
+#   serve --cert-dir /etc/crdgate/certs --contract ${contractPath}
+# from /app, so the contract's path is the same inside the image as in this folder.
+FROM node:${versions.node}-bookworm-slim
+ENV NODE_ENV=production
+# Keeps the server near 135 MiB under load instead of letting V8's young generation grow (see crdgate's README).
+ENV NODE_OPTIONS=--max-semi-space-size=8
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only: crdgate and what it needs. The crdgate dependency must be one the build can
+# fetch (a registry version or a git URL), not a file outside this folder.
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY src ./src
+# The image's \`node\` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.
+USER 1000:1000
+EXPOSE 8443
+ENTRYPOINT ["node", "node_modules/crdgate/dist/bin.js"]
+CMD ["serve", "--cert-dir", "/etc/crdgate/certs", "--contract", "${contractPath}"]
+`;
+}

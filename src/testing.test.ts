@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { geoDatabaseContract } from './contracts/geodatabase/index.ts';
+import { toy, toyAnnotation, toyApiVersion, toyContract } from './conversion/toy-contract.fixture.ts';
+import { ConversionError } from './conversion/conversion-error.ts';
+import { contractTester, renderMachine } from './testing.ts';
+
+const tester = contractTester(geoDatabaseContract());
+const geoDatabase = (spec: Record<string, unknown>, phase?: string) => ({
+  apiVersion: 'geo.example.com/v1',
+  kind: 'GeoDatabase',
+  metadata: { name: 'db', namespace: 'maps' },
+  spec,
+  ...(phase ? { status: { phase } } : {}),
+});
+const validSpec = { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' }, readReplicas: 1, caches: [] };
+const fixture = async (name: string) => JSON.parse(await readFile(new URL(`../test/fixtures/admission/${name}`, import.meta.url), 'utf8'));
+
+describe('crdgate/testing: contractTester', () => {
+  it('checks an object as `crdgate check` does: the defaults, named, then validation of the defaulted object', () => {
+    const { readReplicas: _, caches: __, ...bare } = validSpec;
+    const result = tester.check(geoDatabase(bare));
+    expect(result).toMatchObject({ allowed: true, code: 'ALLOWED', causes: [] });
+    expect(result.defaults).toEqual([
+      { field: 'metadata.labels', value: { 'geo.example.com/postgres-major': '16' } },
+      { field: 'spec.readReplicas', value: 0 },
+      { field: 'spec.caches', value: [] },
+    ]);
+    expect(result.object.spec).toEqual({ ...bare, readReplicas: 0, caches: [] });
+  });
+
+  it('reports every bad field of an invalid object, with the denial the API server would show', () => {
+    const result = tester.check(geoDatabase({ ...validSpec, readReplicas: 99, storage: { size: '1Mi' } }));
+    expect(result).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
+    expect(result.causes.map((c) => c.field)).toEqual(['spec.readReplicas', 'spec.storage.size']);
+    expect(result.message).toMatch(/^GeoDatabase\.geo\.example\.com "db" is invalid: spec\.readReplicas: /);
+  });
+
+  it('decides updates through the transition machine, and deletions through the deletion rules', () => {
+    const ready = geoDatabase(validSpec, 'Ready');
+    const shrink = tester.check(geoDatabase({ ...validSpec, storage: { size: '10Gi' } }, 'Ready'), { oldObject: ready });
+    expect(shrink).toMatchObject({ allowed: false, code: 'CHANGE_FORBIDDEN' });
+    expect(tester.check(geoDatabase({ ...validSpec, readReplicas: 2 }, 'Ready'), { oldObject: ready }).allowed).toBe(true);
+    const protectedDb = { ...ready, metadata: { ...ready.metadata, annotations: { 'geo.example.com/deletion-protection': 'true' } } };
+    expect(tester.check(protectedDb, { operation: 'DELETE' }).code).toBe('DELETION_PROTECTED');
+  });
+
+  it('answers whole AdmissionReviews as the server does, and refuses a malformed one with 400', async () => {
+    const denied = tester.review('validate', await fixture('create-geodatabase-invalid.json'));
+    expect(denied.httpStatus).toBe(200);
+    expect(denied.response).toMatchObject({ uid: '7c9e6679-7425-40de-944b-e07fc1f90ae7', allowed: false, status: { code: 422, reason: 'Invalid' } });
+    const mutated = tester.review('mutate', await fixture('create-geodatabase.json'));
+    expect(mutated.response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
+    const malformed = tester.review('validate', { kind: 'AdmissionReview' });
+    expect(malformed).toMatchObject({ httpStatus: 400, body: { error: { code: 'REVIEW_MALFORMED' } } });
+    expect(malformed.response).toBeUndefined();
+  });
+
+  it('denies a kind no contract declares, as the server does', () => {
+    expect(contractTester(toyContract()).check(geoDatabase(validSpec)).code).toBe('KIND_UNKNOWN');
+  });
+
+  it('converts between versions, with the stash, and throws a ConversionError for what cannot be converted', () => {
+    const toys = contractTester([toyContract(), geoDatabaseContract()]);
+    const down = toys.convert(toy('v2', { size: 3, color: 'red' }), toyApiVersion('v1'));
+    expect(down.spec).toEqual({ length: 3 });
+    expect(down.metadata?.annotations?.[toyAnnotation]).toBe('{"color":"red"}');
+    expect(toys.convert(down, toyApiVersion('v2')).spec).toEqual({ size: 3, color: 'red' });
+    expect(() => toys.convert(toy('v2', {}), 'toy.example.com/v9')).toThrow(ConversionError);
+    expect(() => toys.convert({ apiVersion: 'other.example.com/v1', kind: 'Other' }, 'other.example.com/v2')).toThrow(ConversionError);
+  });
+
+  it('renders a machine as `crdgate fsa` does', () => {
+    expect(renderMachine(geoDatabaseContract().transitions!, 'mermaid')).toContain('Ready --> Resizing: storage.grow');
+  });
+});

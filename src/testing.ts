@@ -1,0 +1,71 @@
+// `crdgate/testing`: what a contract's author needs to unit-test a contract without a server. Every function
+// here decides as the running server (or `crdgate check`, `crdgate convert`, `crdgate fsa`) would, from the
+// same code.
+
+import { checkObject, type CheckOperation, type CheckResult } from './admission/check-object.ts';
+import { handleAdmissionReview, type AdmissionWebhook } from './admission/handler.ts';
+import type { AdmissionResponse } from './admission/verdict.ts';
+import type { Contract } from './contract/define-contract.ts';
+import type { KubeObject } from './contract/kube-object.ts';
+import { createContractRegistry, lookupByApiVersion, type ContractRegistry } from './contract/registry.ts';
+import { ConversionError } from './conversion/conversion-error.ts';
+import { convertObject } from './conversion/convert-object.ts';
+
+export type { CheckOperation, CheckResult, DefaultedField } from './admission/check-object.ts';
+export type { AdmissionResponse } from './admission/verdict.ts';
+export type { AdmissionWebhook } from './admission/handler.ts';
+export { renderMachine, machineFormats, type MachineFormat } from './contract/fsa/render-machine.ts';
+export { checkMachine } from './contract/fsa/check-machine.ts';
+
+export interface CheckOptions {
+  /** CREATE without `oldObject`, UPDATE with it; DELETE decides on `object` as the object being deleted. */
+  operation?: CheckOperation;
+  oldObject?: KubeObject;
+}
+
+/** The answer to an AdmissionReview, as the server sends it. */
+export interface ReviewAnswer {
+  /** 200 for every well-formed review (allowed or not); 400 for one that is not. */
+  httpStatus: number;
+  /** The review's `response` (absent when the review was refused with 400). */
+  response?: AdmissionResponse;
+  /** The whole wire body. */
+  body: unknown;
+}
+
+export interface ContractTester {
+  /** What `crdgate check` decides: the defaults, then validation (schema, invariants, rules, the machine). */
+  check(object: KubeObject, options?: CheckOptions): CheckResult;
+  /** A whole AdmissionReview (`admission.k8s.io/v1`) as POST /validate or POST /mutate answers it. */
+  review(webhook: AdmissionWebhook, review: unknown): ReviewAnswer;
+  /** The object in `apiVersion`, as the conversion webhook converts it; throws a ConversionError when it cannot. */
+  convert(object: KubeObject, apiVersion: string): KubeObject;
+}
+
+/**
+ * Compiles the contracts once, as the server does at start-up (a schema that is not structural throws here), and
+ * decides with them. Objects of a kind no contract declares are denied as the server denies them (KIND_UNKNOWN).
+ */
+export function contractTester(contracts: Contract | readonly Contract[]): ContractTester {
+  const registry = createContractRegistry(Array.isArray(contracts) ? contracts : [contracts as Contract]);
+  return {
+    check: function check(object, options = {}) {
+      const operation = options.operation ?? (options.oldObject ? 'UPDATE' : 'CREATE');
+      return checkObject(registry, { operation, object, oldObject: options.oldObject ?? null });
+    },
+    review: function review(webhook, body) {
+      const outcome = handleAdmissionReview(webhook, registry, body);
+      const response = (outcome.body as { response?: AdmissionResponse }).response;
+      return { httpStatus: outcome.httpStatus, ...(response ? { response } : {}), body: outcome.body };
+    },
+    convert: function convert(object, apiVersion) {
+      return convertObject(contractFor(registry, object), object, apiVersion);
+    },
+  };
+}
+
+function contractFor(registry: ContractRegistry, object: KubeObject): Contract {
+  const compiled = lookupByApiVersion(registry, String(object.apiVersion), String(object.kind));
+  if (!compiled) throw new ConversionError('WRONG_KIND', `no contract declares ${object.kind} in ${object.apiVersion}`);
+  return compiled.contract;
+}
