@@ -45,9 +45,10 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
         return { status: 200, body: structuredClone(crd) };
       }
       if (line.startsWith('LIST')) {
-        const names = [...objects.keys()].sort();
+        const selected = options.query?.['fieldSelector']?.replace('metadata.name=', '');
+        const names = [...objects.keys()].sort().filter((n) => selected === undefined || n === selected);
         const start = Number(options.query?.['continue'] ?? 0);
-        const limit = Number(options.query?.['limit']);
+        const limit = Number(options.query?.['limit'] ?? names.length);
         const page = names.slice(start, start + limit);
         const next = start + limit < names.length ? String(start + limit) : undefined;
         return { status: 200, body: { items: page.map((n) => structuredClone(objects.get(n))), metadata: { ...(next ? { continue: next, remainingItemCount: names.length - start - limit } : {}) } } };
@@ -57,7 +58,10 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
       if (method === 'GET') return { status: 200, body: structuredClone(stored) };
       const body = options.body as typeof stored;
       if (body.metadata['resourceVersion'] !== stored.metadata['resourceVersion']) throw error(409, 'the object has been modified');
-      if (options.query?.['dryRun'] !== 'All') stored.metadata['resourceVersion'] = String(Number(stored.metadata['resourceVersion']) + 1);
+      if (options.query?.['dryRun'] !== 'All') {
+        Object.assign(stored, structuredClone(body));
+        stored.metadata['resourceVersion'] = String(Number(body.metadata['resourceVersion']) + 1);
+      }
       return { status: 200, body: structuredClone(stored) };
     },
   };
@@ -197,6 +201,24 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     expect(report.objects.rewritten).toBe(report.objects.seen);
     expect(fake.requests).not.toContain('PUT crd/status');
     expect(exitCodeOf(report)).toBe(3);
+  });
+
+  it('mends managedFields of a version no longer served, re-reading an object that changed meanwhile', async () => {
+    const fake = fakeApi(3, { storedVersions: ['v1'] });
+    const stale = [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'geo.example.com/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: {} }];
+    fake.objects.get('db-001')!.metadata['managedFields'] = stale;
+    fake.failures.set('PUT db-001', [fake.about(409, 'db-001')]);
+    let written = false;
+    fake.onRequest.push((line) => {
+      // Another writer's update lands between our list and our write; it keeps the stale entry.
+      if (line === 'PUT db-001' && !written) fake.objects.get('db-001')!.metadata['resourceVersion'] = '7';
+      written ||= line === 'PUT db-001';
+    });
+    const report = await runMigration(fake.api, options());
+    expect(report).toMatchObject({ outcome: 'mended', managedFields: { objectsMended: 1, entriesDropped: 1 } });
+    expect(fake.requests.filter((r) => r.includes('db-001') || r === 'LIST ').length).toBeGreaterThanOrEqual(3);
+    expect(fake.objects.get('db-001')!.metadata['managedFields']).toEqual([expect.objectContaining({ apiVersion: 'geo.example.com/v1', fieldsV1: { 'f:metadata': { 'f:name': {} } } })]);
+    expect(fake.requests.filter((r) => r === 'PUT db-000' || r === 'PUT db-002')).toEqual([]);
   });
 
   it('writes nothing when storedVersions is already trimmed and no managedFields need mending', async () => {

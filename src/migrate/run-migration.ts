@@ -97,7 +97,7 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
 
   /** Every object of the resource, in all namespaces, a page at a time. */
   async function* listChunks(): AsyncGenerator<ListedObject[]> {
-    const listPath = `/apis/${facts.group}/${facts.storageVersion}/${facts.plural}`;
+    const listPath = collectionPath();
     let token: string | undefined;
     let restarts = 0;
     for (;;) {
@@ -187,11 +187,9 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
 
   /** A fresh copy through a list by name: the job's RBAC then needs list and update on objects, not get. */
   async function readObject(object: ListedObject): Promise<ListedObject | 'gone' | Error> {
-    const { namespace, name } = object.metadata;
-    const scope = facts.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-    const path = `/apis/${facts.group}/${facts.storageVersion}${scope}/${facts.plural}`;
+    const query = { fieldSelector: `metadata.name=${object.metadata.name}` };
     try {
-      const page = await send(() => api.request('GET', path, { query: { fieldSelector: `metadata.name=${name}` } }), `read ${describeObject(object)}`);
+      const page = await send(() => api.request('GET', collectionPath(object.metadata.namespace), { query }), `read ${describeObject(object)}`);
       return ((page.body as { items?: ListedObject[] } | undefined)?.items ?? [])[0] ?? 'gone';
     } catch (error) {
       return error as Error;
@@ -265,10 +263,14 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
     return { fieldManager: FIELD_MANAGER, ...(options.dryRun ? { dryRun: 'All' } : {}) };
   }
 
-  function objectPath(object: ListedObject): string {
-    const { namespace, name } = object.metadata;
+  /** The resource in the storage version: across all namespaces, or in one. */
+  function collectionPath(namespace?: string): string {
     const scope = facts.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-    return `/apis/${facts.group}/${facts.storageVersion}${scope}/${facts.plural}/${encodeURIComponent(name)}`;
+    return `/apis/${facts.group}/${facts.storageVersion}${scope}/${facts.plural}`;
+  }
+
+  function objectPath(object: ListedObject): string {
+    return `${collectionPath(object.metadata.namespace)}/${encodeURIComponent(object.metadata.name)}`;
   }
 
   function asConfigError(error: unknown): Error {
