@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
+import { parse, stringify } from 'yaml';
 import { findFreePort } from '../control-plane/free-port.ts';
 import { describe, expect, inject, it } from 'vitest';
 import type { ProvidedControlPlane } from './provided-context.ts';
@@ -184,7 +185,7 @@ describe.skipIf(!controlPlane)('crdgate migrate through the real API server', ()
     };
   }
 
-  it('says in one line, with exit 2, when the CRD does not exist or the API server cannot be reached', async () => {
+  it('says in one line, with exit 2, when the CRD does not exist, the API server cannot be reached or refuses the credentials', async () => {
     const missing = await runMigrate([...kubeconfig, '--resource', 'nothings.example.com']);
     expect(missing).toMatchObject({ code: 2, stdout: '' });
     expect(missing.stderr).toMatch(/^crdgate migrate: no CustomResourceDefinition named nothings.example.com at https:\/\/127\.0\.0\.1:\d+\n$/);
@@ -194,7 +195,13 @@ describe.skipIf(!controlPlane)('crdgate migrate through the real API server', ()
     const unreachable = join(dir, 'kubeconfig');
     await writeFile(unreachable, (await readFile(cp.kubeconfigPath, 'utf8')).replace(/server: https:\/\/127\.0\.0\.1:\d+/, `server: https://127.0.0.1:${closed}`));
     const down = await runMigrate(['--kubeconfig', unreachable, '--retries', '0']);
+    const stranger = join(dir, 'stranger');
+    const admin = parse(await readFile(cp.kubeconfigPath, 'utf8'));
+    await writeFile(stranger, stringify({ ...admin, users: [{ name: 'admin', user: { token: 'not-a-token-anyone-issued' } }] }));
+    const refused = await runMigrate(['--kubeconfig', stranger]);
     await rm(dir, { recursive: true, force: true });
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toMatch(/^crdgate migrate: the API server at https:\/\/127\.0\.0\.1:\d+ does not accept the credentials: Unauthorized\n$/);
     expect(down).toMatchObject({ code: 2, stdout: '' });
     expect(down.stderr).toMatch(new RegExp(`^crdgate migrate: cannot reach the API server at https://127\\.0\\.0\\.1:${closed}: .*ECONNREFUSED.*\\n$`));
   });
