@@ -56,8 +56,20 @@ export type Invariant = (object: KubeObject) => FieldError[];
 /** Computed defaults: returns a defaulted copy of the hub object, filling absent fields only. Must not mutate its input. */
 export type Defaulter = (object: KubeObject) => KubeObject;
 
-/** A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). */
-export type DeletionRule = (object: KubeObject) => string | undefined;
+/**
+ * A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). A rule marked
+ * `readsMetadataOnly` (see metadataDeletionRule) is decided even when the stored object cannot be converted, on its
+ * apiVersion, kind and metadata alone, so such an object can still be deleted; any other rule then denies.
+ */
+export interface DeletionRule {
+  (object: KubeObject): string | undefined;
+  readonly readsMetadataOnly?: boolean;
+}
+
+/** A deletion rule that reads only metadata (annotations, labels, names): decidable without conversion. */
+export function metadataDeletionRule(rule: (object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => string | undefined): DeletionRule {
+  return Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true });
+}
 
 export interface UpdateInput {
   oldObject: KubeObject;
