@@ -15,9 +15,12 @@ export interface AppOptions {
   limits: { admissionBytes: number; conversionBytes: number };
   /** Readiness beyond the app's own: certificates loaded, not shutting down. */
   isReady: () => boolean;
-  /** With a client CA configured, webhook endpoints require a verified client certificate; probes do not. */
-  requireClientCertificate: boolean;
+  /** The webhook endpoints that require a verified client certificate (a client CA is configured); probes never do. */
+  clientCertificateEndpoints: ReadonlySet<WebhookEndpoint>;
 }
+
+export const webhookEndpoints = ['validate', 'mutate', 'convert'] as const;
+export type WebhookEndpoint = (typeof webhookEndpoints)[number];
 
 /** The express shell: routing, body limits and logging. Every decision is made by the pure handlers it calls. */
 export function createApp(options: AppOptions): Express {
@@ -27,11 +30,13 @@ export function createApp(options: AppOptions): Express {
   app.disable('etag');
   app.use(observe(metrics, logger));
 
-  const clientCertificate: RequestHandler[] = options.requireClientCertificate ? [requireVerifiedClient] : [];
+  // Checked before the body is read: an unauthenticated client does not get to make crdgate parse 7 MiB.
+  const clientCertificate = (endpoint: WebhookEndpoint): RequestHandler[] =>
+    options.clientCertificateEndpoints.has(endpoint) ? [requireVerifiedClient] : [];
   for (const webhook of ['validate', 'mutate'] as const) {
-    app.post(`/${webhook}`, ...clientCertificate, jsonBody(limits.admissionBytes), admissionRoute(webhook, registry, metrics));
+    app.post(`/${webhook}`, ...clientCertificate(webhook), jsonBody(limits.admissionBytes), admissionRoute(webhook, registry, metrics));
   }
-  app.post('/convert', ...clientCertificate, jsonBody(limits.conversionBytes), function convert(req, res) {
+  app.post('/convert', ...clientCertificate('convert'), jsonBody(limits.conversionBytes), function convert(req, res) {
     const started = performance.now();
     const outcome = reviewConversion(req.body, registry);
     const result = outcome.status === 200 ? outcome.review.response.result : undefined;
