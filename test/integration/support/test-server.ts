@@ -1,5 +1,5 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -26,6 +26,8 @@ export interface PostOptions {
   /** Send without Content-Length (Transfer-Encoding: chunked), so the server only learns the size by reading. */
   chunked?: boolean;
   tls?: Pick<RequestOptions, 'cert' | 'key' | 'ca'>;
+  /** A keep-alive agent for many requests in a row; by default every request has a connection of its own. */
+  agent?: Agent;
 }
 
 export interface HttpAnswer {
@@ -58,10 +60,10 @@ export async function startTestServer(overrides: Partial<ServeOptions> = {}): Pr
     ...overrides,
   });
 
-  function send(method: string, path: string, payload: string | Buffer | undefined, headers: Record<string, string>, tls?: PostOptions['tls']): Promise<HttpAnswer> {
+  function send(method: string, path: string, payload: string | Buffer | undefined, headers: Record<string, string>, options: PostOptions = {}): Promise<HttpAnswer> {
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
-        { host: '127.0.0.1', port: running.port, method, path, headers, ca, agent: false, ...tls },
+        { host: '127.0.0.1', port: running.port, method, path, headers, ca, agent: options.agent ?? false, ...options.tls },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -87,7 +89,7 @@ export async function startTestServer(overrides: Partial<ServeOptions> = {}): Pr
       const length: Record<string, string> = options.chunked
         ? { 'transfer-encoding': 'chunked' }
         : { 'content-length': String(Buffer.byteLength(payload)) };
-      return send('POST', path, payload, { 'content-type': options.contentType ?? 'application/json', ...length }, options.tls);
+      return send('POST', path, payload, { 'content-type': options.contentType ?? 'application/json', ...length }, options);
     },
     get: (path) => send('GET', path, undefined, {}),
     stop: async () => {
