@@ -16,7 +16,7 @@ export interface ServeOptions {
   clientCaEndpoints?: readonly WebhookEndpoint[];
   registry: ContractRegistry;
   logger: Logger;
-  limits: { admissionBytes: number; conversionBytes: number };
+  limits: { admissionBytes: number; conversionBytes: number; inFlightBytes?: number };
   /** How long readiness reports failure before the listener closes, so endpoints stop routing here first. */
   drainDelayMs: number;
   /** How long in-flight requests may take to finish after the listener closes. */

@@ -27,14 +27,36 @@ describe('1. bounded work for huge error lists', () => {
     expect(bytes).toBeLessThan(16 * 1024);
   });
 
-  it('answers 2.3 million empty conditions (6.9 MB, under the 7 MiB limit) and keeps serving', async () => {
+  it('refuses 2.3 million empty conditions (6.9 MB, under the 7 MiB limit) before parsing them, and keeps serving', async () => {
     const review = admissionReview('CREATE', geoDatabase('v1', validSpecs.v1, { status: conditions(2_300_000) }));
     expect(JSON.stringify(review).length).toBeLessThan(7 * 1024 * 1024);
-    const { response, bytes } = await validate(review);
+    const answer = await server.post('/validate', review);
+    // Parsing them took gigabytes; the API server reads the 413 as a failed call and refuses the write (fail closed).
+    expect(answer.status).toBe(413);
+    expect(answer.json().error.code).toBe('BODY_TOO_MANY_VALUES');
+    expect((await validate(admissionReview('CREATE', geoDatabase('v1')))).response.allowed).toBe(true);
+  });
+
+  it('stops validating at the first error of an object with 400,000 empty conditions, and says so', async () => {
+    const { response, bytes } = await validate(admissionReview('CREATE', geoDatabase('v1', validSpecs.v1, { status: conditions(400_000) })));
     expect(response).toMatchObject({ allowed: false, status: { code: 422 } });
     expect(response.status.message).toContain('validation stopped at the first error');
     expect(bytes).toBeLessThan(16 * 1024);
-    expect((await validate(admissionReview('CREATE', geoDatabase('v1')))).response.allowed).toBe(true);
+  });
+
+  it('answers 503 when the bodies being read at once would pass the in-flight budget, and serves again after', async () => {
+    const small = await startTestServer({ limits: { admissionBytes: 64 * 1024, conversionBytes: 64 * 1024, inFlightBytes: 64 * 1024 } });
+    try {
+      const held = small.holdOpen('/validate', 64 * 1024 - 100);
+      await held.written;
+      const busy = await small.post('/validate', admissionReview('CREATE', geoDatabase('v1')));
+      expect(busy.status).toBe(503);
+      expect(busy.json().error.code).toBe('SERVER_BUSY');
+      expect((await held.finish()).status).toBe(400);
+      expect((await small.post('/validate', admissionReview('CREATE', geoDatabase('v1')))).json().response.allowed).toBe(true);
+    } finally {
+      await small.stop();
+    }
   });
 });
 
