@@ -3,14 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { serveDefaults } from '../src/config.ts';
+import { renderServerWorkload } from '../src/render/server-workload.ts';
 import { maxJsonValues } from '../src/server/body.ts';
 import { findFreePort } from '../test/control-plane/free-port.ts';
 import { makeFreshCertDir } from './fresh-cert-dir.ts';
 import { textTable } from './text-table.ts';
 
-// `node_modules/.bin/node bench/hostile-memory.ts`: the peak memory (VmHWM) of `crdgate serve`, run as the image
-// runs it (--max-semi-space-size=8), under the most memory-hungry input within the body limits: millions of
-// tiny values, which cost JSON.parse far more than their bytes. The rendered Deployment's memory limit is sized
+// `node_modules/.bin/node bench/hostile-memory.ts`: the peak memory (VmHWM) of `crdgate serve`, with the heap flags
+// of the rendered Deployment (or CRDGATE_NODE_OPTIONS), under the most memory-hungry input within the body limits:
+// as many tiny values as are parsed, which cost JSON.parse far more than their bytes. The rendered Deployment's memory limit is sized
 // from these numbers (src/render/server-workload.ts). Linux only (reads /proc).
 
 interface Scenario {
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
   const certs = await makeFreshCertDir();
   const port = await findFreePort();
   const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-  const heapFlags = (process.env['CRDGATE_NODE_OPTIONS'] ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
+  const heapFlags = (process.env['CRDGATE_NODE_OPTIONS'] ?? deploymentNodeOptions()).split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...heapFlags, cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--cert-dir', certs.dir, '--drain-delay', '0', '--log-level', 'warn'], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -103,6 +104,14 @@ async function main(): Promise<void> {
     await certs.remove();
   }
   process.stdout.write(`${textTable(['input', 'body', 'answers', 'slowest', 'RSS after', 'peak RSS so far'], rows)}\n`);
+}
+
+/** NODE_OPTIONS as the rendered Deployment sets them: the heap cap the memory limit was sized with. */
+function deploymentNodeOptions(): string {
+  type Deployment = { spec: { template: { spec: { containers: Array<{ env?: Array<{ name: string; value: string }> }> } } } };
+  const deployment = renderServerWorkload('crdgate-system', 'crdgate').find((manifest) => manifest.kind === 'Deployment') as unknown as Deployment;
+  const env = deployment.spec.template.spec.containers[0]?.env ?? [];
+  return env.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
