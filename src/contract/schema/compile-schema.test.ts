@@ -604,6 +604,24 @@ describe('bounded work', () => {
     ]);
   });
 
+  it('reports one error past the limit even when one keyword finds thousands (every duplicate of a list-map key)', () => {
+    const keyed = compile(
+      resourceWithSpec({
+        items: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+        },
+      }),
+    );
+    const errors = keyed({ spec: { items: Array.from({ length: fullReportValueLimit }, () => ({ name: 'same' })) } });
+    expect(where(errors)).toEqual([
+      ['spec.items[1]', 'FieldValueDuplicate'],
+      ['', 'FieldValueTooMany'],
+    ]);
+  });
+
   it('collects every error of an object within the limit', () => {
     const errors = conditions({ status: { conditions: Array.from({ length: 100 }, () => ({})) } });
     expect(errors).toHaveLength(200);

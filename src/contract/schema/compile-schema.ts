@@ -59,7 +59,8 @@ export function createSchemaCompiler(): SchemaCompiler {
         if (validateFirst(value)) return [];
         if (countValues(value, fullReportValueLimit) > fullReportValueLimit) {
           return [
-            ...fieldErrorsFromAjv(validateFirst.errors ?? [], value, rootPath),
+            // One error: a keyword of crdgate's own (list uniqueness) reports every duplicate even in this mode.
+            ...fieldErrorsFromAjv((validateFirst.errors ?? []).slice(0, 1), value, rootPath),
             fieldError(rootPath, 'FieldValueTooMany', `validation stopped at the first error: the object holds more than ${fullReportValueLimit} values`),
           ];
         }
