@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../src/certs/pki.ts';
 import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
 import { findFreePort } from '../control-plane/free-port.ts';
+import { loadRegistry } from '../../src/commands/contracts.ts';
+import { serveDefaults } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { startServer } from '../../src/server/serve.ts';
 import { loadFixture } from '../integration/support/test-server.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { refusal } from './support/api-error.ts';
@@ -121,5 +125,32 @@ describe.skipIf(!controlPlane)('mTLS: kube-apiserver presents a client certifica
     expect((await gate.server.post('/validate', review, { tls: { cert: stranger.certPem, key: stranger.keyPem } })).status).toBe(401);
     const withCertificate = await gate.server.post('/validate', review, { tls: { cert: client.certPem, key: client.keyPem } });
     expect(withCertificate.json().response.allowed).toBe(true);
+  });
+
+  it('requiring the certificate on /convert too breaks every read in another version: why it is not the default', async () => {
+    // The same port and certificates, now with convert among the guarded endpoints.
+    await gate.server.running.shutdown();
+    const guarded = await startServer({
+      port: gate.server.port,
+      host: '127.0.0.1',
+      certDir: gate.server.certDir,
+      clientCaFile: join(dir, 'client-ca.crt'),
+      clientCaEndpoints: ['validate', 'mutate', 'convert'],
+      registry: await loadRegistry([], process.cwd()),
+      logger: createLogger({ level: 'silent' }),
+      limits: { admissionBytes: serveDefaults.admissionBodyBytes, conversionBytes: serveDefaults.conversionBodyBytes },
+      drainDelayMs: 0,
+    });
+    try {
+      const failed = await refusal(customObjects.getNamespacedCustomObject({ ...geoDatabases, version: 'v1alpha1', namespace, name: 'db' }));
+      // kube-apiserver v1.36: "conversion webhook for geo.example.com/v1, Kind=GeoDatabase failed: the server has
+      // asked for the client to provide credentials".
+      expect(failed.message).toContain('conversion webhook');
+      expect(failed.message).toContain('provide credentials');
+      // The storage version needs no conversion: reads in it still work.
+      expect(await customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name: 'db' })).toMatchObject({ apiVersion: 'geo.example.com/v1' });
+    } finally {
+      await guarded.shutdown();
+    }
   });
 });
