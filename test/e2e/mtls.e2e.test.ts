@@ -129,7 +129,10 @@ describe.skipIf(!controlPlane)('mTLS: kube-apiserver presents a client certifica
 
   it('requiring the certificate on /convert too breaks every read in another version: why it is not the default', async () => {
     // The same port and certificates, now with convert among the guarded endpoints.
-    await gate.server.running.shutdown();
+    const stopping = gate.server.running.shutdown();
+    // The API server's keep-alive connections would otherwise hold the old listener open for its shutdown timeout.
+    gate.server.running.server.closeAllConnections();
+    await stopping;
     const guarded = await startServer({
       port: gate.server.port,
       host: '127.0.0.1',
