@@ -52,7 +52,7 @@ async function serveVariant(variant: Variant, certDir: string, compiledSrcDir: s
       logger: createLogger({ level: 'silent' }),
       limits: { admissionBytes: serveDefaults.admissionBodyBytes, conversionBytes: serveDefaults.conversionBodyBytes },
       isReady: () => true,
-      requireClientCertificate: false,
+      clientCertificateEndpoints: new Set(),
     });
     server = createServer(tls, app);
   }

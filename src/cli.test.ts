@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
@@ -113,6 +114,57 @@ describe('crdgate certs', () => {
   it('exits 2 for a bad address or day count', async () => {
     expect((await run('certs', '--out', 'x', '--ip', '300.1.1.1')).code).toBe(2);
     expect((await run('certs', '--out', 'x', '--days', '0')).code).toBe(2);
+  });
+
+  it.each([
+    ['below a file', 'a-file/pki', 'ENOTDIR'],
+    ['that is a file', 'a-file', 'EEXIST'],
+  ])('exits 2 with one line for an --out %s', async (_label, out, code) => {
+    await writeFile(join(dir, 'a-file'), 'not a folder');
+    const result = await run('certs', '--out', out);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`cannot write the certificates to ${join(dir, out)}`);
+    expect(result.stderr).toContain(code);
+  });
+});
+
+describe('crdgate serve: operating errors', () => {
+  const occupied = createServer();
+  let port: number;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => occupied.listen(0, '127.0.0.1', resolve));
+    port = (occupied.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => occupied.close(() => resolve())));
+
+  it('exits 2 with one line for a port in use, before writing development certificates', async () => {
+    const result = await run('serve', '--host', '127.0.0.1', '--port', String(port), '--cert-dir', 'in-use-certs');
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the address is already in use (EADDRINUSE)`);
+    await expect(access(join(dir, 'in-use-certs'))).rejects.toThrow();
+  });
+
+  it.each([['99999'], ['-1'], ['http']])('exits 2 with one line for --port %s, before writing development certificates', async (bad) => {
+    const result = await run('serve', `--port=${bad}`, '--cert-dir', 'bad-port-certs');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^crdgate serve: --port must be/);
+    await expect(access(join(dir, 'bad-port-certs'))).rejects.toThrow();
+  });
+
+  it('exits 2 with one line for a --cert-dir below a file', async () => {
+    await writeFile(join(dir, 'a-file'), 'not a folder');
+    const result = await run('serve', '--host', '127.0.0.1', '--port', '0', '--cert-dir', 'a-file/certs');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('ENOTDIR');
+  });
+
+  it('exits 2 for --client-ca-endpoints naming something that is not an endpoint', async () => {
+    const result = await run('serve', '--client-ca', 'ca.crt', '--client-ca-endpoints', 'validate,healthz', '--cert-dir', 'x');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--client-ca-endpoints takes a list of validate, mutate, convert');
   });
 });
 

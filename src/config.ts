@@ -4,8 +4,17 @@ export const serveDefaults = {
   certDir: 'certs',
   /** The API server caps admission bodies near 3 MiB of object; 7 MiB leaves room for old + new object. */
   admissionBodyBytes: 7 * 1024 * 1024,
-  /** A ConversionReview carries a page of up to 500 objects (a list request or the migration job). */
-  conversionBodyBytes: 64 * 1024 * 1024,
+  /**
+   * A ConversionReview carries the objects of a list or a page (500 objects of 32 KiB fit). A conversion costs about
+   * six times its body in memory while it runs (body, text, objects, results, response): 64 MiB did not fit any
+   * sensible memory limit (bench/hostile-memory.ts).
+   */
+  conversionBodyBytes: 16 * 1024 * 1024,
+  /**
+   * The bytes of request bodies read at once, across requests (at least one body at each limit): with the heap
+   * limit of the rendered Deployment, what bounds crdgate's memory (bench/hostile-memory.ts).
+   */
+  inFlightBodyBytes: 32 * 1024 * 1024,
   drainDelaySeconds: 5,
   logLevel: 'info',
 } as const;

@@ -8,6 +8,8 @@ export const protocolErrors = {
   BODY_NOT_JSON: { httpStatus: 400, summary: 'the body is not valid JSON' },
   REVIEW_MALFORMED: { httpStatus: 400, summary: 'the body is not a well-formed review' },
   BODY_TOO_LARGE: { httpStatus: 413, summary: 'the body is larger than this endpoint accepts' },
+  BODY_TOO_MANY_VALUES: { httpStatus: 413, summary: 'the body holds more JSON values than crdgate parses in one request' },
+  SERVER_BUSY: { httpStatus: 503, summary: 'crdgate is reading as many request bodies as its memory allows; retry' },
   CONTENT_TYPE_UNSUPPORTED: { httpStatus: 415, summary: 'the body must be application/json' },
   ROUTE_NOT_FOUND: { httpStatus: 404, summary: 'no such endpoint' },
   CLIENT_CERTIFICATE_REQUIRED: { httpStatus: 401, summary: 'a client certificate signed by the configured client CA is required' },

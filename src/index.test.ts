@@ -9,7 +9,7 @@ describe("crdgate's public modules", () => {
       [
         'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep',
         'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
-        'formatFieldError', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'objectRef', 'parseQuantity',
+        'formatFieldError', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'parseQuantity',
         'parseVersion', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readInteger', 'readQuantity', 'readString',
         'specMappingConversion', 'takeStash', 'whenDifferent',
       ].sort(),

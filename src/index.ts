@@ -4,6 +4,7 @@
 
 export {
   defineContract,
+  metadataDeletionRule,
   apiVersionOf,
   ContractDefinitionError,
   type Contract,

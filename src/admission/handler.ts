@@ -1,10 +1,13 @@
 import { ProtocolError, protocolErrorBody } from '../errors.ts';
+import { fieldError } from '../contract/field-error.ts';
 import { objectRef } from '../contract/kube-object.ts';
+import { renderFieldPath } from '../contract/schema/field-path.ts';
+import { maxObjectDepth, pathDeeperThan } from '../contract/value-shape.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { decideMutation } from './mutate.ts';
 import { parseAdmissionReview, type AdmissionRequest } from './review.ts';
 import { decideValidation } from './validate.ts';
-import { errored, toAdmissionResponse, type Verdict } from './verdict.ts';
+import { deny, errored, toAdmissionResponse, type Verdict } from './verdict.ts';
 
 export type AdmissionWebhook = 'validate' | 'mutate';
 
@@ -47,7 +50,7 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
   let verdict: Verdict;
   let failure: unknown;
   try {
-    verdict = decisions[webhook](registry, request);
+    verdict = tooDeep(request) ?? decisions[webhook](registry, request);
     if (webhook === 'validate' && verdict.patch) throw new Error('a validating decision produced a patch');
   } catch (error) {
     failure = error;
@@ -71,4 +74,21 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
     },
     ...(failure !== undefined ? { failure } : {}),
   };
+}
+
+/**
+ * An object nested deeper than any real one is refused before anything recursive (validation, equality, the
+ * response's JSON) can overflow the stack on it. A DELETE is decided anyway: its rules read metadata, and a
+ * broken object must stay deletable.
+ */
+function tooDeep(request: AdmissionRequest): Verdict | undefined {
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return undefined;
+  for (const [which, object] of [['object', request.object], ['oldObject', request.oldObject]] as const) {
+    const path = pathDeeperThan(object, maxObjectDepth);
+    if (path === undefined) continue;
+    const field = `${renderFieldPath('', path.slice(0, 4))}...`;
+    const message = `${which === 'object' ? 'the object' : 'the stored object'} is nested more than ${maxObjectDepth} levels deep`;
+    return deny('OBJECT_INVALID', `${objectRef(request.object ?? request.oldObject)}: ${field}: ${message}`, [fieldError(field, 'FieldValueInvalid', message)]);
+  }
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import type { FieldError } from '../contract/field-error.ts';
+import { fieldError, type FieldError } from '../contract/field-error.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract } from '../contract/registry.ts';
 import { toHub } from '../conversion/convert-object.ts';
@@ -8,6 +8,8 @@ export interface ObjectView {
   object: KubeObject;
   version: string;
   hub: KubeObject | undefined;
+  /** Why the object has no hub form. */
+  hubProblem?: string;
 }
 
 export class VersionUnknownError extends Error {
@@ -28,48 +30,58 @@ export function viewObject(compiled: CompiledContract, object: KubeObject, fallb
       `${apiVersion} is not a version of ${contract.identity.kind} (served: ${[...compiled.servedApiVersions].join(', ')})`,
     );
   }
-  return { object, version, hub: hubOrUndefined(compiled, object, version) };
-}
-
-function hubOrUndefined(compiled: CompiledContract, object: KubeObject, version: string): KubeObject | undefined {
-  if (version === compiled.contract.hub) return object;
+  if (version === contract.hub) return { object, version, hub: object };
   try {
-    return toHub(compiled.contract, object);
-  } catch {
-    // An object that cannot convert is reported through its schema errors; with none, the caller fails closed.
-    return undefined;
+    return { object, version, hub: toHub(contract, object) };
+  } catch (error) {
+    return { object, version, hub: undefined, hubProblem: (error as Error)?.message ?? String(error) };
   }
 }
 
 /**
- * Every schema and invariant error of an object, all collected: the schema of the version it is written in, then
- * the invariants on its hub form. Invariants run even when the schema failed (users want the whole list at once),
- * so an invariant that trips over schema-invalid input is skipped rather than reported.
+ * An object's errors by where they come from, because each kind is found in a different form of the object:
+ * schema errors in the version it is written in (their paths are that version's), invariant errors in its hub form.
  */
-export function objectErrors(compiled: CompiledContract, view: ObjectView): FieldError[] {
-  const schemaErrors = compiled.validators.get(view.version)!(view.object);
+export interface ObjectErrors {
+  schema: FieldError[];
+  invariants: FieldError[];
+}
+
+/**
+ * Every schema and invariant error of an object, all collected: the schema of the version it is written in, then
+ * the invariants on its hub form. Invariants run even when the schema failed (users want the whole list at once).
+ * What cannot be evaluated is an error, never a pass: an object without a hub form, an invariant that throws.
+ */
+export function objectErrors(compiled: CompiledContract, view: ObjectView): ObjectErrors {
+  const schema = compiled.validators.get(view.version)!(view.object);
   if (view.hub === undefined) {
-    if (schemaErrors.length > 0) return schemaErrors;
-    throw new Error(`${view.version} object could not be converted to the hub version ${compiled.contract.hub}`);
+    return { schema, invariants: [fieldError('', 'FieldValueInvalid', `the rules cannot be checked: ${view.hubProblem ?? 'no hub form'}`)] };
   }
-  const errors = [...schemaErrors];
+  const invariants: FieldError[] = [];
   for (const invariant of compiled.contract.invariants ?? []) {
     try {
-      errors.push(...invariant(view.hub));
+      invariants.push(...invariant(view.hub));
     } catch (error) {
-      if (schemaErrors.length === 0) throw error;
+      // On a schema-valid object a throwing invariant is a contract bug: the handler answers it as crdgate's own
+      // failure (500). On an invalid one it tripped over the input; either way it cannot pass.
+      if (schema.length === 0) throw error;
+      invariants.push(fieldError('', 'FieldValueInvalid', `a rule could not be evaluated: ${(error as Error)?.message ?? String(error)}`));
     }
   }
-  return dedupe(errors);
+  return { schema, invariants: withoutRepeats(invariants, schema) };
+}
+
+export function allErrors(errors: ObjectErrors): FieldError[] {
+  return [...errors.schema, ...errors.invariants];
 }
 
 /** The schema and an invariant may both catch the same fault (a duplicate cache name): report it once. */
-function dedupe(errors: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
+function withoutRepeats(errors: FieldError[], reported: FieldError[]): FieldError[] {
+  const key = (error: FieldError) => `${error.type}\u0000${error.field}`;
+  const seen = new Set(reported.map(key));
   return errors.filter((error) => {
-    const key = `${error.type}\u0000${error.field}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    if (seen.has(key(error))) return false;
+    seen.add(key(error));
     return true;
   });
 }

@@ -38,7 +38,13 @@ describe('parseAdmissionReview', () => {
     ['DELETE without oldObject', review({ ...base, operation: 'DELETE', object: null }), 'request.oldObject'],
     ['an object that is a list', review({ ...base, object: [] }), 'request.object'],
     ['metadata that is a string', review({ ...base, object: { metadata: 'x' } }), 'request.object'],
+    ['a name that is a number', review({ ...base, name: 7 }), 'request.name'],
   ])('refuses %s, naming what is wrong', (_label, body, named) => {
     expect(malformed(body)).toContain(named);
+  });
+
+  it('reads null in an optional string (name, namespace, subResource) as not set, as Go writes it', () => {
+    const request = parseAdmissionReview(review({ ...base, name: null, namespace: null, subResource: null }));
+    expect(request).toEqual({ ...base, oldObject: null });
   });
 });

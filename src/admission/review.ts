@@ -56,8 +56,12 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   if ((operation === 'UPDATE' || operation === 'DELETE') && oldObject === null) {
     throw malformed(`request.oldObject is required for ${operation}`);
   }
+  // Go's encoder writes an empty optional string as null or leaves it out: both mean "not set".
   for (const field of ['subResource', 'name', 'namespace'] as const) {
-    if (request[field] !== undefined && typeof request[field] !== 'string') throw malformed(`request.${field} must be a string`);
+    const value = request[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      throw malformed(`request.${field} must be a string, got ${describeEnvelopeValue(value)}`);
+    }
   }
   return {
     uid: request.uid,

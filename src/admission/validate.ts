@@ -1,13 +1,13 @@
-import type { FieldError } from '../contract/field-error.ts';
+import { fieldError, type FieldError } from '../contract/field-error.ts';
 import { valueAtPath } from '../contract/field-path.ts';
 import { checkPhaseMove } from '../contract/fsa/check-phase-move.ts';
 import { objectRef, type KubeObject } from '../contract/kube-object.ts';
-import { ratchet, toleratedWarning } from '../contract/ratchet.ts';
+import { ratchet, toleratedWarning, type RatchetResult } from '../contract/ratchet.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
-import { objectErrors, VersionUnknownError, viewObject, type ObjectView } from './object-errors.ts';
+import { allErrors, objectErrors, VersionUnknownError, viewObject, type ObjectErrors, type ObjectView } from './object-errors.ts';
 import type { AdmissionRequest } from './review.ts';
 import { isVerdict, routeReview } from './route.ts';
-import { allow, deny, errored, fieldErrorsMessage, withWarnings, type Verdict } from './verdict.ts';
+import { allow, deny, fieldErrorsMessage, withWarnings, type Verdict } from './verdict.ts';
 
 /**
  * The validating webhook's decision, a pure function of the review. Order: schema, invariants,
@@ -33,34 +33,51 @@ export function decideValidation(registry: ContractRegistry, request: AdmissionR
 }
 
 function decideDelete(compiled: CompiledContract, request: AdmissionRequest, oldObject: KubeObject): Verdict {
+  const rules = compiled.contract.deletionRules ?? [];
+  if (rules.length === 0) return allow();
   const view = viewObject(compiled, oldObject, request.kind.version);
-  if (view.hub === undefined) return errored(`the stored object ${objectRef(oldObject)} could not be converted to the hub version`);
-  const reasons = (compiled.contract.deletionRules ?? []).map((rule) => rule(view.hub!)).filter((r) => r !== undefined);
-  return reasons.length > 0 ? deny('DELETION_PROTECTED', reasons.join('; ')) : allow();
+  // Without a hub form, the rules that read only metadata still decide, so a broken object can be deleted
+  // unless one of them says no; a rule that needs the object can only deny.
+  const decidable = view.hub === undefined ? rules.filter((rule) => rule.readsMetadataOnly) : rules;
+  const subject = view.hub ?? { apiVersion: oldObject.apiVersion, kind: oldObject.kind, metadata: oldObject.metadata };
+  const reasons = decidable.map((rule) => rule(subject)).filter((r) => r !== undefined);
+  if (reasons.length > 0) return deny('DELETION_PROTECTED', reasons.join('; '));
+  if (decidable.length < rules.length) {
+    return deny('DELETION_PROTECTED', `the deletion rules cannot be checked on ${objectRef(oldObject)}: ${view.hubProblem ?? 'no hub form'}`);
+  }
+  return allow();
 }
 
 function decideWrite(compiled: CompiledContract, request: AdmissionRequest): Verdict {
   const view = viewObject(compiled, request.object!, request.kind.version);
-  let errors = objectErrors(compiled, view);
+  const found = objectErrors(compiled, view);
+  let errors = allErrors(found);
   let warnings: string[] = [];
   let forbidden: FieldError[] = [];
   let auditAnnotations: Record<string, string> = {};
 
   if (request.operation === 'UPDATE') {
     const oldView = viewObject(compiled, request.oldObject!, request.kind.version);
-    const ratcheted = ratchet(errors, oldView.object, view.object, () => safeObjectErrors(compiled, oldView));
+    const ratcheted = ratchetBoth(compiled, found, view, oldView);
     errors = ratcheted.errors;
     warnings = ratcheted.tolerated.map(toleratedWarning);
     // A status update cannot change the spec (the API server drops spec changes on the status subresource).
-    if (request.subResource !== 'status' && view.hub && oldView.hub) {
-      for (const rule of compiled.updateRules) {
-        const verdict = rule({ oldObject: oldView.hub, object: view.hub });
-        forbidden = [...forbidden, ...verdict.forbidden];
-        warnings = [...warnings, ...verdict.warnings];
-        auditAnnotations = { ...auditAnnotations, ...verdict.auditAnnotations };
+    if (request.subResource !== 'status' && compiled.updateRules.length > 0) {
+      if (view.hub && oldView.hub) {
+        for (const rule of compiled.updateRules) {
+          const verdict = rule({ oldObject: oldView.hub, object: view.hub });
+          forbidden = [...forbidden, ...verdict.forbidden];
+          warnings = [...warnings, ...verdict.warnings];
+          auditAnnotations = { ...auditAnnotations, ...verdict.auditAnnotations };
+        }
+      } else if (view.hub) {
+        // Fail closed: a change the update rules cannot judge is not a change they allow. (A new object without a
+        // hub form is already refused by its own error.)
+        const problem = oldView.hubProblem ?? 'no hub form';
+        forbidden = [fieldError('', 'FieldValueForbidden', `the change cannot be checked against the update rules: the stored object: ${problem}`)];
       }
     }
-    if (request.subResource === 'status') warnings = [...warnings, ...phaseMoveWarnings(compiled, oldView.object, view.object)];
+    if (request.subResource === 'status') warnings = [...warnings, ...phaseMoveWarnings(compiled, oldView, view)];
   }
 
   const { kind, group } = compiled.contract.identity;
@@ -80,18 +97,39 @@ function decideWrite(compiled: CompiledContract, request: AdmissionRequest): Ver
  * The operator owns status.phase, so an unexpected move is not refused (the operator saw what it saw), but a
  * warning says that either the operator or the machine is wrong.
  */
-function phaseMoveWarnings(compiled: CompiledContract, oldObject: KubeObject, object: KubeObject): string[] {
+function phaseMoveWarnings(compiled: CompiledContract, oldView: ObjectView, view: ObjectView): string[] {
   const machine = compiled.contract.transitions;
   if (!machine) return [];
-  const move = checkPhaseMove(machine, valueAtPath(oldObject, machine.phasePath), valueAtPath(object, machine.phasePath));
+  // The machine's phase path is a hub path.
+  if (!oldView.hub || !view.hub) return [`the phase move cannot be checked: ${oldView.hubProblem ?? view.hubProblem ?? 'no hub form'}`];
+  const move = checkPhaseMove(machine, valueAtPath(oldView.hub, machine.phasePath), valueAtPath(view.hub, machine.phasePath));
   return move.expected ? [] : [move.message];
 }
 
-/** The old object's errors only decide what to tolerate: if they cannot be computed, tolerate nothing. */
-function safeObjectErrors(compiled: CompiledContract, view: ObjectView): FieldError[] {
+/**
+ * Ratchets each kind of error in the form of the objects it was found in: schema errors between the two objects as
+ * sent, only when both are in the same version (a path means nothing in another version); invariant errors
+ * between the two hub forms, only when both exist. Without a comparable pair, nothing is tolerated.
+ */
+function ratchetBoth(compiled: CompiledContract, found: ObjectErrors, view: ObjectView, oldView: ObjectView): RatchetResult {
+  let oldErrors: ObjectErrors | undefined;
+  // The old object's errors only decide what to tolerate: if they cannot be computed, tolerate nothing.
+  const before = (): ObjectErrors => (oldErrors ??= safeObjectErrors(compiled, oldView));
+  const schema =
+    oldView.version === view.version
+      ? ratchet(found.schema, oldView.object, view.object, () => before().schema)
+      : { errors: found.schema, tolerated: [] };
+  const invariants =
+    oldView.hub && view.hub
+      ? ratchet(found.invariants, oldView.hub, view.hub, () => before().invariants)
+      : { errors: found.invariants, tolerated: [] };
+  return { errors: [...schema.errors, ...invariants.errors], tolerated: [...schema.tolerated, ...invariants.tolerated] };
+}
+
+function safeObjectErrors(compiled: CompiledContract, view: ObjectView): ObjectErrors {
   try {
     return objectErrors(compiled, view);
   } catch {
-    return [];
+    return { schema: [], invariants: [] };
   }
 }

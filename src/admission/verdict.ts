@@ -54,7 +54,25 @@ export function withWarnings(verdict: Verdict, warnings: string[], auditAnnotati
  * so crdgate's denials read like the API server's own.
  */
 export function fieldErrorsMessage(kindAndGroup: string, name: string, predicate: string, errors: FieldError[]): string {
-  return `${kindAndGroup} "${name}" ${predicate}: ${errors.map(formatFieldError).join(', ')}`;
+  const { shown, more } = reportedErrors(errors);
+  const list = [...shown.map(formatFieldError), ...(more > 0 ? [`and ${more} more`] : [])].join(', ');
+  return `${kindAndGroup} "${shortened(name, maxNameLength)}" ${predicate}: ${list}`;
+}
+
+// A denial names the first errors, then how many more: whatever the input, the response stays small (a few KiB).
+// Kubernetes caps its own lists of field errors the same way.
+export const maxReportedErrors = 20;
+const maxMessageLength = 4096;
+const maxCauseTextLength = 512;
+const maxNameLength = 253;
+
+function reportedErrors(errors: readonly FieldError[]): { shown: FieldError[]; more: number } {
+  if (errors.length <= maxReportedErrors) return { shown: [...errors], more: 0 };
+  return { shown: errors.slice(0, maxReportedErrors), more: errors.length - maxReportedErrors };
+}
+
+function shortened(text: string, maxLength: number): string {
+  return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
 }
 
 export interface AdmissionResponse {
@@ -93,15 +111,23 @@ export function toAdmissionResponse(uid: string, verdict: Verdict): AdmissionRes
   const response: AdmissionResponse = { uid, allowed: verdict.allowed };
   if (!verdict.allowed) {
     const { statusCode, reason } = decisionCodes[verdict.code];
-    const causes = verdict.causes ?? [];
+    const causes = reportedErrors(verdict.causes ?? []).shown;
     const details = {
-      ...verdict.subject,
-      ...(causes.length > 0 ? { causes: causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })) } : {}),
+      ...(verdict.subject ? { ...verdict.subject, name: shortened(verdict.subject.name, maxNameLength) } : {}),
+      ...(causes.length > 0
+        ? {
+            causes: causes.map((c) => ({
+              reason: c.type,
+              message: shortened(c.message, maxCauseTextLength),
+              field: shortened(c.field, maxCauseTextLength),
+            })),
+          }
+        : {}),
     };
     response.status = {
       code: statusCode,
       ...(reason ? { reason } : {}),
-      message: verdict.message ?? reason,
+      message: shortened(verdict.message ?? reason, maxMessageLength),
       ...(Object.keys(details).length > 0 ? { details } : {}),
     };
   }

@@ -66,3 +66,10 @@ export function positiveInteger(values: ParsedValues, name: string, fallback: nu
   }
   return value;
 }
+
+/** A TCP port: 0 (any free one) to 65535, checked before anything is started or written. */
+export function portOption(values: ParsedValues, name: string, fallback: number): number {
+  const port = positiveInteger(values, name, fallback, { allowZero: true });
+  if (port > 65535) throw new UsageError(`--${name} must be a port number from 0 to 65535, got ${port}`);
+  return port;
+}

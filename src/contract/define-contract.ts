@@ -68,8 +68,20 @@ export type Invariant<Spec = UntypedSpec> = (object: ContractObject<Spec>) => Fi
 /** Computed defaults: returns a defaulted copy of the hub object, filling absent fields only. Must not mutate its input. */
 export type Defaulter<Spec = UntypedSpec> = (object: ContractObject<Spec>) => ContractObject<Spec>;
 
-/** A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). */
-export type DeletionRule<Spec = UntypedSpec> = (object: ContractObject<Spec>) => string | undefined;
+/**
+ * A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). A rule marked
+ * `readsMetadataOnly` (see metadataDeletionRule) is decided even when the stored object cannot be converted, on its
+ * apiVersion, kind and metadata alone, so such an object can still be deleted; any other rule then denies.
+ */
+export interface DeletionRule<Spec = UntypedSpec> {
+  (object: ContractObject<Spec>): string | undefined;
+  readonly readsMetadataOnly?: boolean;
+}
+
+/** A deletion rule that reads only metadata (annotations, labels, names): decidable without conversion. */
+export function metadataDeletionRule(rule: (object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => string | undefined): DeletionRule {
+  return Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true });
+}
 
 export interface UpdateInput<Spec = UntypedSpec> {
   oldObject: ContractObject<Spec>;

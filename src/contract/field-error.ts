@@ -20,6 +20,11 @@ export interface FieldError {
   type: FieldErrorType;
   /** Human text without the path; `formatFieldError` puts the two together. */
   message: string;
+  /**
+   * The exact steps to the field, when `field` cannot say them: map keys that need escaping are shortened in
+   * `field` (as Kubernetes does), so only these steps find the value again (ratcheting compares it).
+   */
+  path?: ReadonlyArray<string | number>;
 }
 
 export function fieldError(field: string, type: FieldErrorType, message: string): FieldError {

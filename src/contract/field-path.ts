@@ -15,8 +15,13 @@ export function parseFieldPath(path: string): Array<string | number> {
 
 /** The value at a field path, or undefined when any step is missing. */
 export function valueAtPath(root: unknown, path: string): unknown {
+  return valueAtSegments(root, parseFieldPath(path));
+}
+
+/** The value at the end of these steps, or undefined when any step is missing. */
+export function valueAtSegments(root: unknown, segments: ReadonlyArray<string | number>): unknown {
   let node = root;
-  for (const segment of parseFieldPath(path)) {
+  for (const segment of segments) {
     if (typeof segment === 'number' ? !Array.isArray(node) : !isPlainObject(node)) return undefined;
     // Own properties only: a path segment like `constructor` must not reach into the prototype.
     if (!Object.hasOwn(node as object, segment)) return undefined;

@@ -1,5 +1,5 @@
 import { formatFieldError, type FieldError } from './field-error.ts';
-import { valueAtPath } from './field-path.ts';
+import { parseFieldPath, valueAtSegments } from './field-path.ts';
 import { jsonEqual } from './json-equal.ts';
 import type { KubeObject } from './kube-object.ts';
 
@@ -14,6 +14,9 @@ export interface RatchetResult {
  * Kubernetes ratchets schema errors on update since 1.33; crdgate does it for every rule, so tightening a rule
  * never blocks an unrelated edit (or the migration job's no-op rewrite) of an object stored before the change.
  * `oldErrors` is computed lazily: most updates are valid and never pay for validating the old object.
+ * The caller passes the two objects the errors' paths were found in, in the same version: an error is tolerated
+ * only when its value is provably unchanged, so a path that leads nowhere in either object is compared as absent
+ * in both only because both objects are the ones the errors were computed on.
  */
 export function ratchet(
   errors: FieldError[],
@@ -25,7 +28,8 @@ export function ratchet(
   const before = new Set(oldErrors().map(errorKey));
   const result: RatchetResult = { errors: [], tolerated: [] };
   for (const error of errors) {
-    const unchanged = jsonEqual(valueAtPath(oldObject, error.field), valueAtPath(object, error.field));
+    const path = fieldSegments(error);
+    const unchanged = jsonEqual(valueAtSegments(oldObject, path), valueAtSegments(object, path));
     (unchanged && before.has(errorKey(error)) ? result.tolerated : result.errors).push(error);
   }
   return result;
@@ -36,5 +40,9 @@ export function toleratedWarning(error: FieldError): string {
 }
 
 function errorKey(error: FieldError): string {
-  return `${error.type}\u0000${error.field}`;
+  return `${error.type}\u0000${error.field}\u0000${JSON.stringify(error.path ?? null)}`;
+}
+
+function fieldSegments(error: FieldError): ReadonlyArray<string | number> {
+  return error.path ?? parseFieldPath(error.field);
 }

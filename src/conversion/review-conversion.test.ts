@@ -145,4 +145,13 @@ describe('reviewConversion', () => {
     expect(outcome.review.response.convertedObjects).toHaveLength(500);
     expect(outcome.review.response.convertedObjects[7]!.status).toBe(page[7]!.status);
   });
+
+  it('fails an object nested deeper than any real one with a message, instead of overflowing the stack', () => {
+    let labels: unknown = 'x';
+    for (let level = 0; level < 6000; level++) labels = { a: labels };
+    const deep = { ...geoDatabase('v1', 'deep', hubSpec), metadata: { name: 'deep', labels } };
+    const { response } = answered(review('geo.example.com/v1alpha1', [deep]));
+    expect(response.result).toMatchObject({ status: 'Failed', message: expect.stringContaining('nested more than') });
+    expect(response.convertedObjects).toEqual([]);
+  });
 });

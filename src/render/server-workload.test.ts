@@ -49,11 +49,19 @@ describe('renderServerWorkload', () => {
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(serveDefaults.drainDelaySeconds + 30);
   });
 
+  it('caps the JavaScript heap at a third of the memory limit, leaving the rest to bodies in flight, TLS and code', () => {
+    const mebibytes = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)?.[1]);
+    const heap = Number(/--max-old-space-size=(\d+)/.exec(container.env.find((e: { name: string }) => e.name === 'NODE_OPTIONS').value)?.[1]);
+    const limit = mebibytes(container.resources.limits.memory);
+    expect(heap * 3).toBeLessThanOrEqual(limit);
+    expect(limit - heap).toBeGreaterThan(serveDefaults.inFlightBodyBytes / 1024 / 1024 * 2);
+  });
+
   it('runs as a non-root user on a read-only root filesystem, with no privileges and no API token', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
     expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(container.resources.requests).toEqual({ cpu: '100m', memory: '128Mi' });
+    expect(container.resources.requests).toEqual({ cpu: '100m', memory: '192Mi' });
   });
 
   it('shares no object between manifests, so changing one cannot change another', () => {

@@ -5,19 +5,23 @@ import type { ContractRegistry } from '../contract/registry.ts';
 import { reviewConversion } from '../conversion/review-conversion.ts';
 import { ProtocolError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { jsonBody, protocolErrorHandler } from './body.ts';
+import { serveDefaults } from '../config.ts';
+import { createInFlightBodies, jsonBody, protocolErrorHandler } from './body.ts';
 import type { ServerMetrics } from './metrics.ts';
 
 export interface AppOptions {
   registry: ContractRegistry;
   metrics: ServerMetrics;
   logger: Logger;
-  limits: { admissionBytes: number; conversionBytes: number };
+  limits: { admissionBytes: number; conversionBytes: number; inFlightBytes?: number };
   /** Readiness beyond the app's own: certificates loaded, not shutting down. */
   isReady: () => boolean;
-  /** With a client CA configured, webhook endpoints require a verified client certificate; probes do not. */
-  requireClientCertificate: boolean;
+  /** The webhook endpoints that require a verified client certificate (a client CA is configured); probes never do. */
+  clientCertificateEndpoints: ReadonlySet<WebhookEndpoint>;
 }
+
+export const webhookEndpoints = ['validate', 'mutate', 'convert'] as const;
+export type WebhookEndpoint = (typeof webhookEndpoints)[number];
 
 /** The express shell: routing, body limits and logging. Every decision is made by the pure handlers it calls. */
 export function createApp(options: AppOptions): Express {
@@ -27,11 +31,16 @@ export function createApp(options: AppOptions): Express {
   app.disable('etag');
   app.use(observe(metrics, logger));
 
-  const clientCertificate: RequestHandler[] = options.requireClientCertificate ? [requireVerifiedClient] : [];
+  const inFlight = createInFlightBodies(
+    Math.max(limits.inFlightBytes ?? serveDefaults.inFlightBodyBytes, limits.admissionBytes, limits.conversionBytes),
+  );
+  // Checked before the body is read: an unauthenticated client does not get to make crdgate parse 7 MiB.
+  const clientCertificate = (endpoint: WebhookEndpoint): RequestHandler[] =>
+    options.clientCertificateEndpoints.has(endpoint) ? [requireVerifiedClient] : [];
   for (const webhook of ['validate', 'mutate'] as const) {
-    app.post(`/${webhook}`, ...clientCertificate, jsonBody(limits.admissionBytes), admissionRoute(webhook, registry, metrics));
+    app.post(`/${webhook}`, ...clientCertificate(webhook), jsonBody(limits.admissionBytes, inFlight), admissionRoute(webhook, registry, metrics));
   }
-  app.post('/convert', ...clientCertificate, jsonBody(limits.conversionBytes), function convert(req, res) {
+  app.post('/convert', ...clientCertificate('convert'), jsonBody(limits.conversionBytes, inFlight), function convert(req, res) {
     const started = performance.now();
     const outcome = reviewConversion(req.body, registry);
     const result = outcome.status === 200 ? outcome.review.response.result : undefined;

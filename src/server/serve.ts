@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { Logger } from '../log.ts';
-import { createApp } from './app.ts';
+import { createApp, type WebhookEndpoint } from './app.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import { readServingCertificate, watchServingCertificate } from './tls-files.ts';
 
@@ -12,9 +12,11 @@ export interface ServeOptions {
   host?: string;
   certDir: string;
   clientCaFile?: string;
+  /** Where a client certificate signed by clientCaFile is required; default validate and mutate (see the README). */
+  clientCaEndpoints?: readonly WebhookEndpoint[];
   registry: ContractRegistry;
   logger: Logger;
-  limits: { admissionBytes: number; conversionBytes: number };
+  limits: { admissionBytes: number; conversionBytes: number; inFlightBytes?: number };
   /** How long readiness reports failure before the listener closes, so endpoints stop routing here first. */
   drainDelayMs: number;
   /** How long in-flight requests may take to finish after the listener closes. */
@@ -29,6 +31,10 @@ export interface RunningServer {
   /** Fail readiness, wait the drain delay, stop accepting, finish in-flight requests. */
   shutdown(): Promise<void>;
 }
+
+// kube-apiserver presents its client certificate (from its admission configuration) to admission webhooks only;
+// its conversion webhook client has no such configuration.
+const defaultClientCaEndpoints: readonly WebhookEndpoint[] = ['validate', 'mutate'];
 
 // The API server keeps idle webhook connections for 90 s; closing ours earlier races its reuse of them.
 const keepAliveTimeoutMs = 120_000;
@@ -48,7 +54,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     logger,
     limits: options.limits,
     isReady: () => !shuttingDown,
-    requireClientCertificate: clientCa !== undefined,
+    clientCertificateEndpoints: new Set(clientCa ? (options.clientCaEndpoints ?? defaultClientCaEndpoints) : []),
   });
   const server = createServer(
     {

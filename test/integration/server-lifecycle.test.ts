@@ -112,6 +112,26 @@ describe('mTLS', () => {
     expect(new X509Certificate(client.certPem).issuer).toContain('apiserver-client-ca');
     await rm(dir, { recursive: true });
   });
+
+  it('leaves /convert open by default (kube-apiserver presents no certificate there), and guards it when named', async () => {
+    const clientCa = createCertificateAuthority({ commonName: 'apiserver-client-ca', days: 1 });
+    const client = issueCertificate(clientCa, { commonName: 'kube-apiserver', days: 1, usage: 'client' });
+    const dir = await mkdtemp(join(tmpdir(), 'crdgate-mtls-'));
+    await writeFile(join(dir, 'client-ca.crt'), clientCa.certPem);
+    const conversion = JSON.parse(await readFile(new URL('../fixtures/conversion/to-v1-mixed.json', import.meta.url), 'utf8'));
+    const review = await loadFixture('create-geodatabase.json');
+
+    server = await startTestServer({ clientCaFile: join(dir, 'client-ca.crt') });
+    expect((await server.post('/convert', conversion)).json().response.result.status).toBe('Success');
+    expect((await server.post('/mutate', review)).status).toBe(401);
+    await server.stop();
+
+    server = await startTestServer({ clientCaFile: join(dir, 'client-ca.crt'), clientCaEndpoints: ['convert'] });
+    expect((await server.post('/convert', conversion)).status).toBe(401);
+    expect((await server.post('/convert', conversion, { tls: { cert: client.certPem, key: client.keyPem } })).status).toBe(200);
+    expect((await server.post('/validate', review)).status).toBe(200);
+    await rm(dir, { recursive: true });
+  });
 });
 
 describe('shutdown', () => {

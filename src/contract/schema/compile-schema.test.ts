@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FieldError, FieldErrorType } from '../field-error.ts';
-import { createSchemaCompiler, SchemaCompileError } from './compile-schema.ts';
+import { createSchemaCompiler, fullReportValueLimit, maxMappedAjvErrors, SchemaCompileError } from './compile-schema.ts';
 import type { JSONSchemaProps, JSONSchemaType } from './json-schema-props.ts';
 
 function compile(schema: JSONSchemaProps, options?: { rootPath?: string }) {
@@ -470,9 +470,10 @@ describe('compilation', () => {
     const compiler = createSchemaCompiler();
     const ajvCompile = vi.spyOn(Ajv.prototype, 'compile');
     const validate = compiler.compile(resourceWithSpec({ size: { type: 'integer', maximum: 3 } }));
-    expect(ajvCompile).toHaveBeenCalledTimes(1);
+    // Two validators per schema: one that stops at the first error, one that collects them all.
+    expect(ajvCompile).toHaveBeenCalledTimes(2);
     for (let size = 0; size < 100; size++) validate({ spec: { size } });
-    expect(ajvCompile).toHaveBeenCalledTimes(1);
+    expect(ajvCompile).toHaveBeenCalledTimes(2);
   });
 
   it('takes a snapshot of the schema: later changes to it do not change the validator', () => {
@@ -576,5 +577,71 @@ describe('arbitrary input', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('bounded work', () => {
+  const conditions = compile({
+    type: 'object',
+    properties: {
+      status: {
+        type: 'object',
+        properties: {
+          conditions: {
+            type: 'array',
+            items: { type: 'object', required: ['type', 'status'], properties: { type: { type: 'string' }, status: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  });
+
+  it('reports only the first error of an object with more values than it lists errors for, and says it stopped', () => {
+    const errors = conditions({ status: { conditions: Array.from({ length: 2 * fullReportValueLimit }, () => ({})) } });
+    expect(where(errors)).toEqual([
+      ['status.conditions[0].type', 'FieldValueRequired'],
+      ['', 'FieldValueTooMany'],
+    ]);
+  });
+
+  it('reports one error past the limit even when one keyword finds thousands (every duplicate of a list-map key)', () => {
+    const keyed = compile(
+      resourceWithSpec({
+        items: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+        },
+      }),
+    );
+    const errors = keyed({ spec: { items: Array.from({ length: fullReportValueLimit }, () => ({ name: 'same' })) } });
+    expect(where(errors)).toEqual([
+      ['spec.items[1]', 'FieldValueDuplicate'],
+      ['', 'FieldValueTooMany'],
+    ]);
+  });
+
+  it('collects every error of an object within the limit', () => {
+    const errors = conditions({ status: { conditions: Array.from({ length: 100 }, () => ({})) } });
+    expect(errors).toHaveLength(200);
+  });
+
+  it('describes at most a bounded number of errors, and says there were more', () => {
+    const count = Math.ceil(maxMappedAjvErrors / 2) + 10;
+    const errors = conditions({ status: { conditions: Array.from({ length: count }, () => ({})) } });
+    expect(errors).toHaveLength(maxMappedAjvErrors + 1);
+    expect(errors.at(-1)).toMatchObject({ field: '', type: 'FieldValueTooMany' });
+  });
+});
+
+describe('exact paths', () => {
+  it('carry the steps to a field whose name the rendered path shortens or escapes, and only then', () => {
+    const validate = compile(resourceWithSpec({ colour: { type: 'string' } }, { additionalProperties: false }));
+    const [odd] = validate({ spec: { '1': 'x' } });
+    expect(odd).toMatchObject({ type: 'FieldValueUnknown', path: ['spec', '1'] });
+    const long = 'a'.repeat(100);
+    expect(validate({ spec: { [long]: 'x' } })[0]?.path).toEqual(['spec', long]);
+    expect(validate({ spec: { plain: 'x' } })[0]).not.toHaveProperty('path');
   });
 });

@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
-import type { FieldError } from '../field-error.ts';
+import { fieldError, type FieldError } from '../field-error.ts';
+import { countValues } from '../value-shape.ts';
 import { fieldErrorsFromAjv } from './field-errors-from-ajv.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 import { addKubernetesFormats } from './kubernetes-formats.ts';
@@ -26,9 +27,56 @@ export class SchemaCompileError extends Error {
   override name = 'SchemaCompileError';
 }
 
+/**
+ * Collecting every error costs memory per error, and a 7 MiB review can hold millions of values that are all wrong
+ * (ajv alone needs gigabytes for them). Every error is collected only for objects up to this many values; a larger
+ * invalid object is reported by its first error. Real objects are far smaller.
+ */
+export const fullReportValueLimit = 10_000;
+/** ajv's raw errors mapped to field errors at most; more are counted, not described. */
+export const maxMappedAjvErrors = 10_000;
+
 export function createSchemaCompiler(): SchemaCompiler {
+  const everyError = createAjv(true);
+  // Stops at the first error: decides validity in time linear in the object and constant memory, whatever its size.
+  const firstError = createAjv(false);
+
+  return {
+    compile(schema, options = {}) {
+      const rootPath = options.rootPath ?? '';
+      const translated = toAjvSchema(schema, { resourceRoot: options.rootPath === undefined });
+      let validateFirst;
+      let validateAll;
+      try {
+        validateFirst = firstError.compile(translated);
+        validateAll = everyError.compile(translated);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new SchemaCompileError(`cannot compile the schema: ${reason}`, { cause: error });
+      }
+      // Errors are mapped only when there are any: the valid path is ajv's generated code and nothing else.
+      return function validateObject(value) {
+        if (validateFirst(value)) return [];
+        if (countValues(value, fullReportValueLimit) > fullReportValueLimit) {
+          return [
+            // One error: a keyword of crdgate's own (list uniqueness) reports every duplicate even in this mode.
+            ...fieldErrorsFromAjv((validateFirst.errors ?? []).slice(0, 1), value, rootPath),
+            fieldError(rootPath, 'FieldValueTooMany', `validation stopped at the first error: the object holds more than ${fullReportValueLimit} values`),
+          ];
+        }
+        validateAll(value);
+        const errors = validateAll.errors ?? [];
+        const mapped = fieldErrorsFromAjv(errors.slice(0, maxMappedAjvErrors), value, rootPath);
+        if (errors.length <= maxMappedAjvErrors) return mapped;
+        return [...mapped, fieldError(rootPath, 'FieldValueTooMany', `more errors not listed (over ${maxMappedAjvErrors} in all)`)];
+      };
+    },
+  };
+}
+
+function createAjv(allErrors: boolean): Ajv {
   const ajv = new Ajv({
-    allErrors: true,
+    allErrors,
     // Errors carry the offending value, which messages quote.
     verbose: true,
     // crdgate writes its own messages; ajv's would only cost code size.
@@ -41,20 +89,5 @@ export function createSchemaCompiler(): SchemaCompiler {
   });
   addKubernetesFormats(ajv);
   ajv.addKeyword(listUniquenessKeywordDefinition);
-
-  return {
-    compile(schema, options = {}) {
-      const rootPath = options.rootPath ?? '';
-      const translated = toAjvSchema(schema, { resourceRoot: options.rootPath === undefined });
-      let validate;
-      try {
-        validate = ajv.compile(translated);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new SchemaCompileError(`cannot compile the schema: ${reason}`, { cause: error });
-      }
-      // Errors are mapped only when there are any: the valid path is ajv's generated code and nothing else.
-      return (value) => (validate(value) ? [] : fieldErrorsFromAjv(validate.errors ?? [], value, rootPath));
-    },
-  };
+  return ajv;
 }

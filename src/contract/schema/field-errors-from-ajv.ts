@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { formatFieldError, type FieldError, type FieldErrorType } from '../field-error.ts';
 import { describeText, describeValue } from './describe-value.ts';
 import { compareDocumentPositions, createDocumentPositions } from './document-order.ts';
+import { parseFieldPath } from '../field-path.ts';
 import { pointerSegments, renderFieldPath, type PathSegment } from './field-path.ts';
 import { describeFormat } from './kubernetes-formats.ts';
 import { listUniquenessKeyword } from './list-uniqueness.ts';
@@ -34,9 +35,16 @@ export function fieldErrorsFromAjv(errors: readonly ErrorObject[], data: unknown
     const key = `${field}\u0000${type}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    result.push({ field, type, message });
+    result.push(withExactPath({ field, type, message }, [...parseFieldPath(rootPath), ...segments]));
   }
   return result;
+}
+
+/** Adds the exact steps to an error whose rendered path does not lead back to them (escaped or shortened keys). */
+function withExactPath(error: FieldError, segments: PathSegment[]): FieldError {
+  const parsed = parseFieldPath(error.field);
+  const exact = parsed.length === segments.length && parsed.every((segment, i) => segment === segments[i]);
+  return exact ? error : { ...error, path: segments };
 }
 
 const junctors = new Set(['anyOf', 'oneOf', 'not']);

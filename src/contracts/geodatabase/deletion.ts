@@ -1,8 +1,8 @@
-import type { DeletionRule } from '../../contract/define-contract.ts';
+import { metadataDeletionRule } from '../../contract/define-contract.ts';
 import { annotation, objectRef } from '../../contract/kube-object.ts';
 import { annotations } from './types.ts';
 
-export const deletionProtection: DeletionRule = (object) => {
+export const deletionProtection = metadataDeletionRule(function deletionProtection(object) {
   if (annotation(object, annotations.deletionProtection) !== 'true') return undefined;
   const name = object.metadata?.name ?? '';
   const namespace = object.metadata?.namespace ? ` -n ${object.metadata.namespace}` : '';
@@ -10,4 +10,4 @@ export const deletionProtection: DeletionRule = (object) => {
     `GeoDatabase ${objectRef(object)} is deletion-protected; to delete it, first remove the protection: ` +
     `kubectl annotate geodatabase ${name}${namespace} ${annotations.deletionProtection}-`
   );
-};
+});

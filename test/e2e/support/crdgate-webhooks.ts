@@ -9,6 +9,7 @@ import {
   renderValidatingWebhookConfiguration,
   validatingWebhookName,
 } from '../../../src/render/webhook-configurations.ts';
+import type { ServeOptions } from '../../../src/server/serve.ts';
 import { startTestServer, type TestServer } from '../../integration/support/test-server.ts';
 import { isNotFound, refusal } from './api-error.ts';
 import { eventually } from './eventually.ts';
@@ -19,20 +20,28 @@ import { serverSideApply } from './server-side-apply.ts';
  * crdgate's real server, in this process on 127.0.0.1, and the CRD and webhook configurations crdgate renders,
  * pointing the API server at it by URL and trusting its CA.
  */
-export interface CrdgateInFront {
+export interface CrdgateInFront extends CrdgateRegistration {
   server: TestServer;
+}
+
+/** What the API server is told about a crdgate: the CRD (naming it for conversion) and the webhook configurations. */
+export interface CrdgateRegistration {
   crd: Manifest;
   /** Uniquely named per run, so that nothing is left to intercept writes after this file is done. */
   webhookConfigurations: Manifest[];
 }
 
-export async function startCrdgateForApiServer(): Promise<CrdgateInFront> {
+export async function startCrdgateForApiServer(overrides: Partial<ServeOptions> = {}): Promise<CrdgateInFront> {
+  const server = await startTestServer(overrides);
+  return { server, ...crdgateRegistration(server.port, server.ca) };
+}
+
+/** The registration of a crdgate listening on 127.0.0.1:port with a certificate signed by `ca`. */
+export function crdgateRegistration(port: number, ca: Buffer): CrdgateRegistration {
   const contract = geoDatabaseContract();
-  const server = await startTestServer();
-  const endpoint: WebhookEndpoint = { target: { url: `https://127.0.0.1:${server.port}` }, caBundlePem: server.ca.toString('utf8') };
+  const endpoint: WebhookEndpoint = { target: { url: `https://127.0.0.1:${port}` }, caBundlePem: ca.toString('utf8') };
   const name = `crdgate-e2e-${randomUUID().slice(0, 8)}`;
   return {
-    server,
     crd: renderCustomResourceDefinition(contract, endpoint),
     webhookConfigurations: [renderValidatingWebhookConfiguration([contract], endpoint), renderMutatingWebhookConfiguration([contract], endpoint)].map(
       (configuration) => ({ ...configuration, metadata: { ...configuration.metadata, name } }),
@@ -61,7 +70,7 @@ export async function applyCrd(kubeConfig: KubeConfig, crd: Manifest): Promise<v
  * Applies the webhook configurations and waits until the API server calls both webhooks: it picks configurations
  * up from a watch, a moment after they are stored. Probes are server-side dry runs, so they persist nothing.
  */
-export async function applyWebhookConfigurations(kubeConfig: KubeConfig, gate: CrdgateInFront, namespace: string): Promise<void> {
+export async function applyWebhookConfigurations(kubeConfig: KubeConfig, gate: CrdgateRegistration, namespace: string): Promise<void> {
   await serverSideApply(kubeConfig, gate.webhookConfigurations);
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
   const probe = (body: object) => customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body, dryRun: 'All' });
@@ -78,7 +87,7 @@ export async function applyWebhookConfigurations(kubeConfig: KubeConfig, gate: C
 }
 
 /** Removes what this file put in front of the API server, webhooks first, so no write is ever sent to a stopped crdgate. */
-export async function removeCrdgate(kubeConfig: KubeConfig, gate: CrdgateInFront): Promise<void> {
+export async function removeCrdgate(kubeConfig: KubeConfig, gate: CrdgateRegistration & { server: { stop(): Promise<void> } }): Promise<void> {
   const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const extensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
   const ignoreNotFound = (error: unknown): void => {
