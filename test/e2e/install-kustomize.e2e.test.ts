@@ -48,11 +48,11 @@ describe.skipIf(!controlPlane)('manifests/ applied with kubectl apply -k to the 
 
   /** Applies a kustomization and returns, for every object it builds, the object as the API server stored it. */
   async function applyAndRead(dir: string): Promise<Map<string, KubeObject>> {
-    const objects = await build(dir);
+    // Recorded for removal before applying: a failed apply may still have stored some of them.
+    for (const object of await build(dir)) installed.set(key(object), object);
     const applied = await kubectl(cp, ['apply', '--server-side', '--validate=strict', '-k', dir]);
     expect(applied.exitCode, applied.stderr).toBe(0);
     expect(warningLines(applied).filter((line) => !unknownFormatWarnings.includes(line))).toEqual([]);
-    for (const object of objects) installed.set(key(object), object);
     const read = await kubectl(cp, ['get', '-k', dir, '-o', 'json']);
     expect(read.exitCode, read.stderr).toBe(0);
     const stored = (JSON.parse(read.stdout) as { items: KubeObject[] }).items;
