@@ -33,6 +33,41 @@ describe('crdgate manifests', () => {
     for (const config of clientConfigs) expect(Buffer.from(config.caBundle, 'base64')).toEqual(ca);
   });
 
+  it("writes a kustomize tree for the user's own contract, image and namespace", async () => {
+    const defineContract = JSON.stringify(new URL('../contract/define-contract.ts', import.meta.url).href);
+    await writeFile(
+      join(dir, 'widget-contract.ts'),
+      `import { defineContract } from ${defineContract};
+export default () => defineContract({
+  identity: { group: 'toys.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
+  hub: 'v1',
+  versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object' } } } }],
+  conversions: {},
+});
+`,
+    );
+    const { code, stderr } = await run('manifests', '--contract', 'widget-contract.ts', '--image', 'registry.example/widgets:1', '--namespace', 'toys', '--out', 'tree');
+    expect(code, stderr).toBe(0);
+    const read = async (path: string) => parseAllDocuments(await readFile(join(dir, 'tree', path), 'utf8')).map((d) => d.toJS());
+    expect((await read('kustomization.yaml'))[0].resources).toEqual(['base']);
+    expect((await read('base/kustomization.yaml'))[0].resources).toEqual([
+      '00-namespace.yaml',
+      '10-crdgate-server.yaml',
+      '15-network-policy.yaml',
+      '20-crd-widgets.toys.example.com.yaml',
+      '30-webhook-configurations.yaml',
+    ]);
+    const deployment = (await read('base/10-crdgate-server.yaml')).find((o) => o.kind === 'Deployment');
+    expect(deployment.metadata.namespace).toBe('toys');
+    expect(deployment.spec.template.spec.containers[0]).toMatchObject({ image: 'registry.example/widgets:1', args: expect.arrayContaining(['--contract', './widget-contract.ts']) });
+    // A single version converts nothing: the CA goes to the webhook configurations only.
+    expect((await read('overlays/cert-manager/inject-ca.yaml')).map((o) => [o.kind, o.metadata.annotations['cert-manager.io/inject-ca-from']])).toEqual([
+      ['ValidatingWebhookConfiguration', 'toys/crdgate-serving-cert'],
+      ['MutatingWebhookConfiguration', 'toys/crdgate-serving-cert'],
+    ]);
+    expect((await read('overlays/monitoring/service-monitor.yaml'))[0].spec.namespaceSelector).toEqual({ matchNames: ['toys'] });
+  });
+
   it.each([
     [['--url', 'http://127.0.0.1:9443'], '--url'],
     [['--url', 'https://127.0.0.1:9443/hooks'], '--url'],

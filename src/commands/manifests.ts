@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isDns1123Label } from '../contract/schema/dns1123.ts';
 import { writeManifestDirectory } from '../render/manifest-directory.ts';
-import { renderManifestFiles } from '../render/manifest-files.ts';
+import { renderManifestFiles, renderManifestTree } from '../render/manifest-files.ts';
 import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
@@ -16,8 +16,13 @@ export const manifestsCommand: Command = {
   usage: `crdgate manifests [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
-  validating and mutating webhook configurations, crdgate's Deployment, Service and PodDisruptionBudget, and
-  (in DIR/migration/, apply it when a storage version changes) the storage-version migration Job and its RBAC.
+  validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
+  NetworkPolicy, and the storage-version migration Job and its RBAC. With --out, as a kustomize tree:
+    DIR/kustomization.yaml, DIR/base/   kubectl apply --server-side -k DIR installs crdgate
+    DIR/overlays/cert-manager/          the same with the serving certificate and caBundles from cert-manager
+                                        (not rendered with --ca-bundle or --url)
+    DIR/overlays/monitoring/            a ServiceMonitor and the Grafana dashboard (not rendered with --url)
+    DIR/migration/                      apply it when a storage version changes
   --namespace NS     where crdgate runs (default ${manifestDefaults.namespace})
   --image IMG        crdgate's image (default ${manifestDefaults.image}, which holds only the built-in example)
   --contract MODULE  render these contracts instead of the built-in example; the Deployment and the Job run
@@ -42,17 +47,14 @@ export const manifestsCommand: Command = {
     const modules = stringList(values, 'contract');
     const options = await manifestOptions(values, io.cwd);
     const registry = await loadRegistry(modules, io.cwd);
-    const files = renderManifestFiles(
-      registry.contracts.map((compiled) => compiled.contract),
-      options,
-    );
+    const contracts = registry.contracts.map((compiled) => compiled.contract);
     const out = stringOption(values, 'out');
     if (out === undefined) {
-      io.stdout(manifestsToYaml(files.flatMap((file) => file.manifests)));
+      io.stdout(manifestsToYaml(renderManifestFiles(contracts, options).flatMap((file) => file.manifests)));
       return 0;
     }
     const dir = resolve(io.cwd, out);
-    const { written, removed } = await writeManifestDirectory(dir, files);
+    const { written, removed } = await writeManifestDirectory(dir, renderManifestTree(contracts, options));
     io.stdout(`wrote ${written.length} files to ${dir}: ${written.join(', ')}\n`);
     if (removed.length > 0) io.stdout(`removed files no longer generated: ${removed.join(', ')}\n`);
     return 0;

@@ -7,10 +7,12 @@ export function resourceName(identity: ContractIdentity): string {
   return `${identity.plural}.${identity.group}`;
 }
 
-/**
- * The apiextensions.k8s.io/v1 CRD of a contract. With more than one version, the API server converts between
- * them by calling crdgate's conversion webhook; a single version needs no conversion at all.
- */
+/** With more than one version, the API server converts between them by calling crdgate's conversion webhook. */
+export function convertsByWebhook(contract: Contract): boolean {
+  return contract.versions.length > 1;
+}
+
+/** The apiextensions.k8s.io/v1 CRD of a contract; a single version needs no conversion at all. */
 export function renderCustomResourceDefinition(contract: Contract, endpoint: WebhookEndpoint): Manifest {
   const { identity } = contract;
   return {
@@ -29,10 +31,9 @@ export function renderCustomResourceDefinition(contract: Contract, endpoint: Web
       },
       scope: identity.scope,
       versions: contract.versions.map(renderVersion),
-      conversion:
-        contract.versions.length > 1
-          ? { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: clientConfigFor(endpoint, webhookPaths.convert) } }
-          : { strategy: 'None' },
+      conversion: convertsByWebhook(contract)
+        ? { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: clientConfigFor(endpoint, webhookPaths.convert) } }
+        : { strategy: 'None' },
     },
   };
 }

@@ -8,8 +8,13 @@ export const servingCertSecretName = 'crdgate-serving-cert';
 export const certMountPath = '/etc/crdgate/certs';
 export const migrationName = 'crdgate-migrate';
 
-export type Component = 'webhook' | 'migration';
+export type Component = 'webhook' | 'migration' | 'monitoring';
 
 export function componentLabels(component: Component): Record<string, string> {
   return { 'app.kubernetes.io/name': 'crdgate', 'app.kubernetes.io/component': component };
+}
+
+/** The Service's DNS names, which the serving certificate must carry. */
+export function serviceDnsNames(namespace: string): string[] {
+  return [`${serverName}.${namespace}.svc`, `${serverName}.${namespace}.svc.cluster.local`];
 }

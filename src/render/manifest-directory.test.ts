@@ -38,6 +38,13 @@ describe('writeManifestDirectory / readManifestDirectory', () => {
     expect(await readFile(join(dir, 'mine', 'secret.yaml'), 'utf8')).toBe('apiVersion: v1\nkind: Secret\n');
   });
 
+  it('writes a JSON file as formatted JSON, and reads it back with the YAML files', async () => {
+    await writeManifestDirectory(dir, [file('a.yaml', 'a'), { path: 'nested/dashboard.json', json: { title: 't', panels: [] } }]);
+    const read = await readManifestDirectory(dir);
+    expect([...read.keys()]).toEqual(['a.yaml', 'nested/dashboard.json']);
+    expect(JSON.parse(read.get('nested/dashboard.json')!)).toEqual({ title: 't', panels: [] });
+  });
+
   it('reads a folder that does not exist as empty', async () => {
     expect(await readManifestDirectory(join(dir, 'absent'))).toEqual(new Map());
   });

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import type { ManifestFile } from './manifest.ts';
+import type { GeneratedFile } from './manifest.ts';
 import { generatedMarker, manifestsToYaml } from './manifest-yaml.ts';
 
 export interface WrittenManifests {
@@ -13,7 +13,7 @@ export interface WrittenManifests {
  * Writes the files under dir and removes the generated files it no longer renders, so that the folder is exactly
  * the generator's output. Files without the generated-file header are someone's own and are left alone.
  */
-export async function writeManifestDirectory(dir: string, files: readonly ManifestFile[]): Promise<WrittenManifests> {
+export async function writeManifestDirectory(dir: string, files: readonly GeneratedFile[]): Promise<WrittenManifests> {
   const wanted = new Set(files.map((file) => file.path));
   const removed: string[] = [];
   for (const [path, text] of await readManifestDirectory(dir)) {
@@ -25,12 +25,17 @@ export async function writeManifestDirectory(dir: string, files: readonly Manife
   for (const file of files) {
     const path = join(dir, file.path);
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, manifestsToYaml(file.manifests));
+    await writeFile(path, generatedFileText(file));
   }
   return { written: files.map((file) => file.path), removed };
 }
 
-/** Every YAML file under dir (recursively), by its path relative to dir with `/` separators; empty when dir is absent. */
+/** The text of a generated file: YAML under the generated-file header, or JSON (which has no comments) as is. */
+export function generatedFileText(file: GeneratedFile): string {
+  return 'json' in file ? `${JSON.stringify(file.json, null, 2)}\n` : manifestsToYaml(file.manifests, file.comment);
+}
+
+/** Every YAML or JSON file under dir (recursively), by its path relative to dir with `/` separators; empty when dir is absent. */
 export async function readManifestDirectory(dir: string): Promise<Map<string, string>> {
   let entries;
   try {
@@ -41,7 +46,7 @@ export async function readManifestDirectory(dir: string): Promise<Map<string, st
   }
   const files = new Map<string, string>();
   for (const entry of entries) {
-    if (!entry.isFile() || !/\.ya?ml$/.test(entry.name)) continue;
+    if (!entry.isFile() || !/\.(ya?ml|json)$/.test(entry.name)) continue;
     const absolute = join(entry.parentPath, entry.name);
     files.set(relative(dir, absolute).split(sep).join('/'), await readFile(absolute, 'utf8'));
   }

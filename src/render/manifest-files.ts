@@ -1,34 +1,67 @@
 import type { Contract } from '../contract/define-contract.ts';
+import { renderCertManagerOverlay } from './cert-manager.ts';
 import { renderCustomResourceDefinition, resourceName } from './custom-resource-definition.ts';
 import { serverName, servicePort } from './in-cluster-names.ts';
-import type { ManifestFile } from './manifest.ts';
+import { renderKustomization } from './kustomization.ts';
+import type { GeneratedFile, ManifestFile } from './manifest.ts';
 import type { ManifestOptions } from './manifest-options.ts';
+import { renderMonitoring } from './monitoring.ts';
+import { renderNetworkPolicyFile } from './network-policy.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
 import { renderStorageMigration } from './storage-migration.ts';
 import type { WebhookEndpoint } from './webhook-endpoint.ts';
 import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
 
+const baseDir = 'base';
+const migrationDir = 'migration';
+
 /**
- * Everything crdgate needs in a cluster, as files. The numbers order them for `kubectl apply -f DIR` (namespace
- * first). The storage migration sits in a folder of its own, which that command does not descend into: running
- * the Job is a step taken when a storage version changes, not part of the installed state.
- * With a URL, crdgate runs outside the cluster and its in-cluster server is left out.
+ * Everything crdgate needs in a cluster, as files: the installed state in base/ (numbered in apply order, namespace
+ * first), and the storage migration in a folder of its own: running the Job is a step taken when a storage
+ * version changes, not part of the installed state. With a URL, crdgate runs outside the cluster and its
+ * in-cluster server is left out.
  */
 export function renderManifestFiles(contracts: readonly Contract[], options: ManifestOptions): ManifestFile[] {
   const endpoint = webhookEndpointFor(options);
   return [
-    { path: '00-namespace.yaml', manifests: [renderNamespace(options.namespace)] },
-    ...(options.url === undefined ? [{ path: '10-crdgate-server.yaml', manifests: renderServerWorkload(options.namespace, options.image, options.contracts) }] : []),
+    { path: `${baseDir}/00-namespace.yaml`, manifests: [renderNamespace(options.namespace)] },
+    ...(inCluster(options)
+      ? [
+          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options.namespace, options.image, options.contracts) },
+          renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options.namespace),
+        ]
+      : []),
     ...contracts.map((contract) => ({
-      path: `20-crd-${resourceName(contract.identity)}.yaml`,
+      path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`,
       manifests: [renderCustomResourceDefinition(contract, endpoint)],
     })),
     {
-      path: '30-webhook-configurations.yaml',
+      path: `${baseDir}/30-webhook-configurations.yaml`,
       manifests: [renderValidatingWebhookConfiguration(contracts, endpoint), renderMutatingWebhookConfiguration(contracts, endpoint)],
     },
-    { path: 'migration/storage-migration.yaml', manifests: renderStorageMigration(contracts, options.namespace, options.image) },
+    { path: `${migrationDir}/storage-migration.yaml`, manifests: renderStorageMigration(contracts, options.namespace, options.image) },
   ];
+}
+
+/**
+ * The files, and the kustomizations that install them: `kubectl apply -k DIR` (the base), the cert-manager overlay
+ * (only when no caBundle is given by hand, since cert-manager injects its own) and the monitoring kustomization.
+ * The overlays live beside base/, never inside the folder of the base they use: kustomize refuses that as a cycle.
+ */
+export function renderManifestTree(contracts: readonly Contract[], options: ManifestOptions): GeneratedFile[] {
+  const files = renderManifestFiles(contracts, options);
+  const inFolder = (dir: string) => files.filter((file) => file.path.startsWith(`${dir}/`)).map((file) => file.path.slice(dir.length + 1));
+  return [
+    { path: 'kustomization.yaml', manifests: [renderKustomization('crdgate', { resources: [baseDir] })] },
+    { path: `${baseDir}/kustomization.yaml`, manifests: [renderKustomization('crdgate-base', { resources: inFolder(baseDir) })] },
+    ...files,
+    ...(inCluster(options) && options.caBundlePem === undefined ? renderCertManagerOverlay('overlays/cert-manager', contracts, options.namespace) : []),
+    ...(inCluster(options) ? renderMonitoring('overlays/monitoring', options.namespace) : []),
+  ];
+}
+
+function inCluster(options: ManifestOptions): boolean {
+  return options.url === undefined;
 }
 
 export function webhookEndpointFor(options: ManifestOptions): WebhookEndpoint {

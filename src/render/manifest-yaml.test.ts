@@ -33,3 +33,11 @@ describe('manifestsToYaml', () => {
     expect(text).toContain(`caBundle: ${caBundle}\n`);
   });
 });
+
+describe('manifestsToYaml with a comment', () => {
+  it('writes each line of the comment as a YAML comment under the header, and the same documents after it', () => {
+    const text = manifestsToYaml([configMap('a', {})], 'why\n\nhow');
+    expect(text.split('\n').slice(1, 4)).toEqual(['# why', '#', '# how']);
+    expect(parseAllDocuments(text).map((doc) => doc.toJS())).toEqual([configMap('a', {})]);
+  });
+});

@@ -11,8 +11,9 @@ const header = `${generatedMarker} change the contract (or the flags) and genera
  * them, so the output depends only on the data (never on the order code happened to build it in) and diffs of
  * the committed files show real changes only.
  */
-export function manifestsToYaml(manifests: readonly Manifest[]): string {
-  return header + manifests.map(documentYaml).join('---\n');
+export function manifestsToYaml(manifests: readonly Manifest[], comment?: string): string {
+  const commentLines = comment === undefined ? '' : `${comment.replace(/^/gm, '# ').replace(/ +$/gm, '')}\n`;
+  return header + commentLines + manifests.map(documentYaml).join('---\n');
 }
 
 function documentYaml(manifest: Manifest): string {

@@ -20,4 +20,14 @@ export interface ManifestMetadata {
 export interface ManifestFile {
   path: string;
   manifests: Manifest[];
+  /** Written under the generated-file header: what a reader must know before changing or applying the file. */
+  comment?: string;
 }
+
+/** A generated file that is not Kubernetes YAML (a Grafana dashboard, which kustomize turns into a ConfigMap). */
+export interface JsonFile {
+  path: string;
+  json: unknown;
+}
+
+export type GeneratedFile = ManifestFile | JsonFile;

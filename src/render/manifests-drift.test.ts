@@ -1,16 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
-import { readManifestDirectory } from './manifest-directory.ts';
-import { renderManifestFiles } from './manifest-files.ts';
+import { generatedFileText, readManifestDirectory } from './manifest-directory.ts';
+import { renderManifestTree } from './manifest-files.ts';
 import { manifestDefaults } from './manifest-options.ts';
-import { generatedMarker, manifestsToYaml } from './manifest-yaml.ts';
+import { generatedMarker } from './manifest-yaml.ts';
 
 const committedDir = fileURLToPath(new URL('../../manifests/', import.meta.url));
 
 describe('manifests/', () => {
-  it('is exactly what `crdgate manifests` generates for the built-in contract with the default flags', async () => {
-    const generated = new Map(renderManifestFiles([geoDatabaseContract()], manifestDefaults).map((f) => [f.path, manifestsToYaml(f.manifests)]));
+  it('is exactly what `crdgate manifests` generates for the built-in contract with the default flags, kustomizations, overlays and dashboard included', async () => {
+    const generated = new Map(renderManifestTree([geoDatabaseContract()], manifestDefaults).map((f) => [f.path, generatedFileText(f)]));
     const committed = await readManifestDirectory(committedDir);
     const drift = [
       ...[...generated.keys()].filter((path) => !committed.has(path)).map((path) => `${path} is missing`),

@@ -3,7 +3,7 @@ import { resourceName } from './custom-resource-definition.ts';
 import type { Manifest } from './manifest.ts';
 import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';
 
-const webhookConfigurationName = 'crdgate';
+export const webhookConfigurationName = 'crdgate';
 
 // The API server allows 1 to 30 s. crdgate decides in milliseconds; 10 s leaves room for a slow network or a pod
 // starting, and still answers a user long before their client gives up.

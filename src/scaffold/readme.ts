@@ -44,7 +44,7 @@ without one.
 
    \`\`\`sh
    npx crdgate manifests --contract ${contractPath} --image REGISTRY/${imageName(n)} --ca-bundle pki/ca.crt --out manifests
-   kubectl apply -f manifests
+   kubectl apply --server-side -k manifests
    \`\`\`
 
    \`manifests/migration/\` holds the storage-version migration Job: apply it when a new version becomes the

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per server instance (never prom-client's global one), so tests and embedders get their own. */
 export interface ServerMetrics {
@@ -7,11 +7,21 @@ export interface ServerMetrics {
   latency: Histogram<'endpoint'>;
   decisions: Counter<'webhook' | 'decision' | 'code'>;
   conversions: Counter<'result'>;
+  certificateNotAfter: Gauge;
+  certificateReloads: Counter<'result'>;
 }
 
 export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'crdgate_' });
+  const certificateReloads = new Counter({
+    name: 'crdgate_serving_certificate_reloads_total',
+    help: 'Serving certificate files found changed on disk, by result: loaded, or refused with the current pair kept (counted at every check while they stay broken).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  // Both series exist from the start, so that an alert on refusals needs no absent() and a rate has a zero to start from.
+  for (const result of ['loaded', 'refused']) certificateReloads.inc({ result }, 0);
   return {
     registry,
     requests: new Counter({
@@ -40,5 +50,11 @@ export function createServerMetrics(): ServerMetrics {
       labelNames: ['result'],
       registers: [registry],
     }),
+    certificateNotAfter: new Gauge({
+      name: 'crdgate_serving_certificate_not_after_timestamp_seconds',
+      help: 'When the serving certificate in use expires (its notAfter), in seconds since the Unix epoch.',
+      registers: [registry],
+    }),
+    certificateReloads,
   };
 }

@@ -5,7 +5,7 @@ import type { ContractRegistry } from '../contract/registry.ts';
 import type { Logger } from '../log.ts';
 import { createApp, type WebhookEndpoint } from './app.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
-import { readServingCertificate, watchServingCertificate } from './tls-files.ts';
+import { certificateNotAfterSeconds, readServingCertificate, watchServingCertificate } from './tls-files.ts';
 
 export interface ServeOptions {
   port: number;
@@ -46,6 +46,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const certificate = await readServingCertificate(options.certDir);
   const clientCa = options.clientCaFile ? await readFile(options.clientCaFile) : undefined;
   const metrics = createServerMetrics();
+  metrics.certificateNotAfter.set(certificateNotAfterSeconds(certificate.cert));
   let shuttingDown = false;
 
   const app = createApp({
@@ -77,6 +78,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     logger,
     ...(options.certPollMs !== undefined ? { pollMs: options.certPollMs } : {}),
     apply: (next) => server.setSecureContext({ cert: next.cert, key: next.key, ...(clientCa ? { ca: clientCa } : {}) }),
+    onReload: (result, loaded) => {
+      metrics.certificateReloads.inc({ result });
+      if (loaded) metrics.certificateNotAfter.set(certificateNotAfterSeconds(loaded.cert));
+    },
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from '../log.ts';
 
@@ -14,6 +15,11 @@ export async function readServingCertificate(certDir: string): Promise<ServingCe
   // Fails on a key that does not match the certificate, before anything is served with it.
   createSecureContext({ cert, key });
   return { cert, key };
+}
+
+/** The notAfter of the first certificate in a PEM (the leaf), in seconds since the Unix epoch. */
+export function certificateNotAfterSeconds(cert: Buffer): number {
+  return new X509Certificate(cert).validToDate.getTime() / 1000;
 }
 
 export interface CertificateReloader {
@@ -30,6 +36,8 @@ export function watchServingCertificate(options: {
   certDir: string;
   current: ServingCertificate;
   apply: (certificate: ServingCertificate) => void;
+  /** Told of every changed pair seen on disk: loaded (and applied), or refused (the current one kept). */
+  onReload?: (result: 'loaded' | 'refused', loaded?: ServingCertificate) => void;
   logger: Logger;
   pollMs?: number;
 }): CertificateReloader {
@@ -45,8 +53,10 @@ export function watchServingCertificate(options: {
       apply(next);
       current = next;
       logger.info({ certDir }, 'serving certificate reloaded');
+      options.onReload?.('loaded', next);
     } catch (error) {
       logger.warn({ certDir, err: error }, 'serving certificate not reloaded: keeping the current one');
+      options.onReload?.('refused');
     }
   }
 

@@ -77,7 +77,7 @@ describe.skipIf(!controlPlane)('crdgate init, end to end', () => {
     );
     expect(rendered.exitCode, rendered.stderr).toBe(0);
     expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
-    const applied = await kubectl(cp, ['apply', '--server-side', '-f', join(project, 'manifests', `20-crd-buckets.${group}.yaml`), '-f', join(project, 'manifests', '30-webhook-configurations.yaml')]);
+    const applied = await kubectl(cp, ['apply', '--server-side', '-f', join(project, 'manifests', 'base', `20-crd-buckets.${group}.yaml`), '-f', join(project, 'manifests', 'base', '30-webhook-configurations.yaml')]);
     expect(applied.exitCode, applied.stderr).toBe(0);
     expect((await kubectl(cp, ['wait', '--for=condition=Established', `crd/buckets.${group}`, '--timeout=60s'])).exitCode).toBe(0);
 
