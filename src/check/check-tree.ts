@@ -1,4 +1,5 @@
 import { checkObject, type CheckOperation, type CheckResult } from '../admission/check-object.ts';
+import { errored } from '../admission/verdict.ts';
 import type { DecisionCode, TreeCheckCode } from '../errors.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
@@ -95,37 +96,28 @@ function update(registry: ContractRegistry, object: KubeObject, location: Manife
     prepared = previousRevision(compiled, old.object, String(object.apiVersion), state);
   } catch (error) {
     if (!(error instanceof ConversionError)) throw error;
-    return {
-      ...describe(object, location, 'UPDATE'),
-      oldLocation: old.location,
-      allowed: false,
-      code: 'OLD_OBJECT_UNCONVERTIBLE',
-      message: error.message,
-      causes: [],
-      warnings: [],
-      defaults: [],
-      object,
-    };
+    return { ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', error.message), oldLocation: old.location };
   }
   const check = decide(registry, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject });
   return { ...check, oldLocation: old.location, ...(prepared.state ? { state: prepared.state } : {}) };
 }
 
+/** As the server's handler does, a rule that throws denies the one object (INTERNAL_ERROR); the run goes on. */
 function decide(registry: ContractRegistry, object: KubeObject, location: ManifestLocation, input: Parameters<typeof checkObject>[1]): ObjectCheck {
-  return { ...describe(object, location, input.operation), ...checkObject(registry, input) };
+  try {
+    return { ...describe(object, location, input.operation), ...checkObject(registry, input) };
+  } catch (error) {
+    return refused(object, location, input.operation, 'INTERNAL_ERROR', errored(error instanceof Error ? error.message : String(error)).message!);
+  }
+}
+
+function refused(object: KubeObject, location: ManifestLocation, operation: CheckOperation, code: ObjectCheck['code'], message: string): ObjectCheck {
+  return { ...describe(object, location, operation), allowed: false, code, message, causes: [], warnings: [], defaults: [], object };
 }
 
 function duplicate(object: KubeObject, location: ManifestLocation, first: ManifestLocation): ObjectCheck {
-  return {
-    ...describe(object, location, 'CREATE'),
-    allowed: false,
-    code: 'OBJECT_DUPLICATE',
-    message: `the same object is at ${first.file}:${first.line} already; the API server would apply both, the later one winning`,
-    causes: [],
-    warnings: [],
-    defaults: [],
-    object,
-  };
+  const message = `the same object is at ${first.file}:${first.line} already; the API server would apply both, the later one winning`;
+  return refused(object, location, 'CREATE', 'OBJECT_DUPLICATE', message);
 }
 
 function describe(object: KubeObject, location: ManifestLocation, operation: CheckOperation) {

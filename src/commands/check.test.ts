@@ -222,6 +222,29 @@ describe('crdgate check, more', () => {
     expect(json.stderr).toMatch(/^checked 1 object: 1 allowed/m);
   });
 
+  it("denies an object whose contract rule throws (INTERNAL_ERROR), and decides the others", async () => {
+    const defineContractUrl = new URL('../contract/define-contract.ts', import.meta.url).href;
+    await writeFile(
+      join(scratch.dir(), 'throwing-contract.ts'),
+      `import { defineContract } from ${JSON.stringify(defineContractUrl)};
+export default () => defineContract({
+  identity: { group: 'toys.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
+  hub: 'v1',
+  versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } }],
+  conversions: {},
+  invariants: [(object) => { if (object.spec.size === 13) throw new Error('unlucky size'); return []; }],
+});
+`,
+    );
+    const widget = (name: string, size: number) => ({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name }, spec: { size } });
+    await writeFile(join(scratch.dir(), 'widgets.yaml'), [widget('unlucky', 13), widget('fine', 2)].map((o) => stringify(o)).join('---\n'));
+    const result = await scratch.run('check', '-f', 'widgets.yaml', '--contract', 'throwing-contract.ts', '-o', 'json');
+    expect(result.code).toBe(1);
+    const { objects } = jsonReport(result.stdout);
+    expect(byName(objects, 'unlucky')).toMatchObject({ allowed: false, code: 'INTERNAL_ERROR', message: expect.stringContaining('unlucky size') });
+    expect(byName(objects, 'fine')).toMatchObject({ allowed: true });
+  });
+
   it('reads standard input with -f -', async () => {
     const cli = fileURLToPath(new URL('../cli.ts', import.meta.url));
     const run = await new Promise<{ code: number; stdout: string }>((resolve, reject) => {
