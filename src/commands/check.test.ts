@@ -187,6 +187,18 @@ describe('crdgate check --old: the transition a pull request would make', () => 
     expect(shrunk.code).toBe(1);
     expect(shrunk.stdout).toContain('spec.storage.size: shrinking storage from 20Gi to 10Gi is unsupported');
   });
+
+  it('denies a change it cannot judge because the old object does not convert, rather than skip the machine', async () => {
+    await writeFile(join(scratch.dir(), 'old-v9.yaml'), stringify(geoDatabase('roads', '40Gi', { apiVersion: 'geo.example.com/v9' })));
+    const result = await scratch.run('check', '-f', 'new-small.yaml', '--old', 'old-v9.yaml', '-o', 'json');
+    expect(result.code).toBe(1);
+    expect(byName(jsonReport(result.stdout).objects, 'roads')).toMatchObject({
+      operation: 'UPDATE',
+      allowed: false,
+      code: 'OLD_OBJECT_UNCONVERTIBLE',
+      message: expect.stringContaining('geo.example.com/v9'),
+    });
+  });
 });
 
 describe('crdgate check, more', () => {
