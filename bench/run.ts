@@ -6,15 +6,18 @@ import { openBenchEnvironment } from './bench-environment.ts';
 import { loadAdmissionPayloads } from './admission-payloads.ts';
 import { runBenchmarkSuite, type BenchPlan } from './benchmark-suite.ts';
 import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
+import { renderCheckReport, runCheckBenchmark } from './check-benchmark.ts';
 import { renderMigrationReport, runMigrationBenchmark } from './migration-benchmark.ts';
 import { renderCostLadder } from './render-cost-ladder.ts';
 import { renderProfileReport } from './render-profile-report.ts';
 import { renderReport } from './render-report.ts';
 import { runProfileSuite, type ProfilePlan } from './profile-suite.ts';
 
-// `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile] [-- --migration [--migration-objects N]]`
+// `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile] [-- --migration [--migration-objects N]]
+//   [-- --check [--check-objects N]]`
 // --profile: instead of the goals, where crdgate's CPU goes (a cost ladder of servers, then CPU profiles).
 // --migration: instead of the goals, `crdgate migrate` against a plain loop of no-op PUTs through a real API server.
+// --check: instead of the goals, `crdgate check` on a generated manifest tree against only parsing it as YAML.
 // Measures, prints a table, and exits 0 whether or not the goals are met (benchmarks inform, they do not gate);
 // exit 1 only when the bench itself fails.
 
@@ -47,6 +50,8 @@ async function main(): Promise<void> {
       profile: { type: 'boolean' },
       migration: { type: 'boolean' },
       'migration-objects': { type: 'string' },
+      check: { type: 'boolean' },
+      'check-objects': { type: 'string' },
     },
   });
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
@@ -57,6 +62,14 @@ async function main(): Promise<void> {
     if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--migration-objects must be a whole number >= 10, got ${values['migration-objects']}`);
     const result = await runMigrationBenchmark({ objects, concurrency: 4 }, progress);
     print(`\n${renderMigrationReport(result)}`);
+    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  if (values.check) {
+    const objects = Number(values['check-objects'] ?? (values.quick ? 1_000 : 10_000));
+    if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--check-objects must be a whole number >= 10, got ${values['check-objects']}`);
+    const result = await runCheckBenchmark({ objects, rounds: values.quick ? 1 : 3, fromSource: values['from-source'] === true }, progress);
+    print(`\n${renderCheckReport(result)}`);
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
@@ -87,7 +100,7 @@ if (import.meta.main) {
     const badFlag = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     process.stderr.write(
       badFlag
-        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N)\n`
+        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N --check --check-objects N)\n`
         : `bench failed: ${(error as Error).stack ?? String(error)}\n`,
     );
     process.exitCode = 1;

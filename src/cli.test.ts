@@ -30,30 +30,31 @@ describe('crdgate check', () => {
     await writeFile(join(dir, 'ok.yaml'), stringify(geoDatabase(validSpec)));
     const result = await run('check', '-f', 'ok.yaml');
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout.split('\n')).toEqual([
-      'allowed; defaults would set 3 field(s):',
-      '  metadata.labels: {"geo.example.com/postgres-major":"16"}',
-      '  spec.readReplicas: 0',
-      '  spec.caches: []',
-      '',
+    expect(result.stdout).toMatch(/^ok\.yaml:1 \(document 1\): GeoDatabase maps\/db \(geo\.example\.com\/v1\) CREATE: allowed$/m);
+    const defaults = result.stdout.split('\n').filter((line) => line.startsWith('  default '));
+    expect(defaults).toEqual([
+      '  default metadata.labels: {"geo.example.com/postgres-major":"16"}',
+      '  default spec.readReplicas: 0',
+      '  default spec.caches: []',
     ]);
+    expect(result.stdout).toMatch(/^checked 1 object: 1 allowed, 0 denied/m);
   });
 
-  it.each(['yaml', 'json'])('prints the defaulted object with -o %s, and the decision on standard error', async (format) => {
+  it.each(['yaml', 'json'])('prints the defaulted object with --defaulted %s, and the decision on standard error', async (format) => {
     await writeFile(join(dir, 'ok.yaml'), stringify(geoDatabase(validSpec)));
-    const result = await run('check', '-f', 'ok.yaml', '-o', format);
+    const result = await run('check', '-f', 'ok.yaml', '--defaulted', format);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^allowed; defaults would set 3 field/);
+    expect(result.stderr).toMatch(/CREATE: allowed\n {2}default metadata\.labels/);
     const printed = format === 'json' ? JSON.parse(result.stdout) : parse(result.stdout);
     expect(printed.spec).toEqual({ ...validSpec, readReplicas: 0, caches: [] });
     expect(printed.metadata.labels).toEqual({ 'geo.example.com/postgres-major': '16' });
   });
 
-  it('prints no object with -o when the object is denied', async () => {
+  it('prints no object with --defaulted when the object is denied', async () => {
     await writeFile(join(dir, 'bad.json'), JSON.stringify(geoDatabase({ ...validSpec, readReplicas: 99 })));
-    const result = await run('check', '-f', 'bad.json', '-o', 'yaml');
+    const result = await run('check', '-f', 'bad.json', '--defaulted', 'yaml');
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toMatch(/^denied: OBJECT_INVALID\n {2}spec\.readReplicas: /);
+    expect(result.stderr).toMatch(/CREATE: denied OBJECT_INVALID\n {2}spec\.readReplicas: /);
   });
 
   it('exits 1 for a denied object and prints one line per bad field', async () => {
@@ -74,11 +75,12 @@ describe('crdgate check', () => {
 
   it.each([
     [['check'], '--file is required'],
-    [['check', '-f', 'missing.yaml'], 'missing.yaml: cannot read the file: ENOENT'],
+    [['check', '-f', 'missing.yaml'], 'missing.yaml: cannot read: ENOENT'],
     [['check', '-f', 'ok.yaml', '--operation', 'PATCH'], '--operation must be'],
     [['check', '-f', 'ok.yaml', '--operation', 'UPDATE'], '--old'],
     [['check', '--nope'], "Unknown option '--nope'"],
-    [['check', '-f', 'ok.yaml', '-o', 'xml'], '-o must be yaml or json'],
+    [['check', '-f', 'ok.yaml', '-o', 'xml'], '-o must be text, json or junit'],
+    [['check', '-f', 'ok.yaml', '-o', 'yaml'], '--defaulted yaml|json'],
     [['frobnicate'], 'unknown command "frobnicate"'],
   ])('exits 2 with one clear line for %j', async (argv, named) => {
     const result = await run(...argv);
@@ -91,7 +93,7 @@ describe('crdgate check', () => {
     await writeFile(join(dir, 'list.yaml'), '- a\n- b\n');
     const result = await run('check', '-f', 'list.yaml');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('expected one Kubernetes object');
+    expect(result.stderr).toContain('no Kubernetes object');
   });
 });
 
@@ -205,8 +207,8 @@ export default () => defineContract({
     const big = await run('check', '-f', 'big.yaml', '--contract', 'widget-contract.ts');
     expect(big.code).toBe(1);
     expect(big.stdout).toContain('spec.size');
-    // Without the module, crdgate knows no Widget and says so.
-    expect((await run('check', '-f', 'small.yaml')).stdout).toContain('KIND_UNKNOWN');
+    // Without the module, crdgate knows no Widget: it is skipped, and the summary says so.
+    expect((await run('check', '-f', 'small.yaml')).stdout).toMatch(/^checked 0 objects: .*skipped 1 of kinds no contract declares \(Widget\.toys\.example\.com 1\)/m);
 
     await writeFile(join(dir, 'broken-contract.ts'), widgetContract(defineContractUrl).replace('storage: true', 'storage: false'));
     const broken = await run('check', '-f', 'small.yaml', '--contract', 'broken-contract.ts');
@@ -221,8 +223,10 @@ export default () => defineContract({
 
   it('leaves the built-in GeoDatabase out of check, fsa and manifests', async () => {
     const check = await run('check', '-f', 'geodatabase.yaml', '--contract', 'widget-contract.ts');
-    expect(check.code).toBe(1);
-    expect(check.stdout).toContain('KIND_UNKNOWN');
+    expect(check.stdout).toContain('skipped 1 of kinds no contract declares (GeoDatabase.geo.example.com 1)');
+    const strict = await run('check', '-f', 'geodatabase.yaml', '-f', 'small.yaml', '--contract', 'widget-contract.ts', '--strict-kinds');
+    expect(strict.code).toBe(0);
+    expect(strict.stdout).toContain('skipped 1 of kinds no contract declares (GeoDatabase.geo.example.com 1)');
 
     const fsa = await run('fsa', '--contract', 'widget-contract.ts');
     expect(fsa).toMatchObject({ code: 2, stderr: expect.stringContaining('no contract has a transition machine') });

@@ -50,6 +50,14 @@ export const decisionCodes = {
 
 export type DecisionCode = keyof typeof decisionCodes;
 
+/** Outcomes only `crdgate check` reaches: about a manifest tree and its previous revision, not one review. */
+export const treeCheckCodes = {
+  OBJECT_DUPLICATE: 'the same object (group, kind, namespace, name) appears more than once in the tree',
+  OLD_OBJECT_UNCONVERTIBLE: "the previous revision's object cannot be converted to the hub version, so the change cannot be judged",
+} as const;
+
+export type TreeCheckCode = keyof typeof treeCheckCodes;
+
 /** Why an object could not be converted: the `code` of a ConversionError, also on the metrics of /convert. */
 export const conversionErrorCodes = {
   UNKNOWN_VERSION: "the object's or the desired apiVersion is not a version the contract declares",

@@ -1,68 +1,125 @@
-import { checkObject, type CheckResult, type DefaultedField } from '../admission/check-object.ts';
-import { formatFieldError } from '../contract/field-error.ts';
-import { requiredString, stringList, stringOption, UsageError, type Command } from './command.ts';
+import { stringify } from 'yaml';
+import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
+import { renderJsonReport } from '../check/json-report.ts';
+import { renderJunitReport } from '../check/junit-report.ts';
+import { ManifestSyntaxError, type ManifestContents } from '../check/manifest-documents.ts';
+import { StartStateUnknownError } from '../check/previous-revision.ts';
+import { ManifestReadError, readManifestTree, type TreeSource } from '../check/read-manifest-tree.ts';
+import { renderTextReport } from '../check/text-report.ts';
+import type { KubeObject } from '../contract/kube-object.ts';
+import type { ContractRegistry } from '../contract/registry.ts';
+import { stringList, stringOption, UsageError, type Command } from './command.ts';
 import { loadRegistry } from './contracts.ts';
-import { formatObject, readObjectFile, type FileFormat } from './object-file.ts';
+import { readStdin, type FileFormat } from './object-file.ts';
+
+const reportFormats = { text: renderTextReport, json: renderJsonReport, junit: renderJunitReport } as const;
+type ReportFormat = keyof typeof reportFormats;
 
 export const checkCommand: Command = {
   name: 'check',
-  summary: 'decide offline what the webhooks would decide for an object (for CI and GitOps pipelines)',
-  usage: `crdgate check -f FILE [--old FILE] [--operation CREATE|UPDATE|DELETE] [-o yaml|json] [--contract MODULE]...
+  summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
+  usage: `crdgate check -f PATH... [--old PATH...] [--state PHASE] [--strict-kinds] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
-  Runs the mutating webhook (defaults) and then the validating webhook, as the API server would, and names
-  each field the defaults would set. The operation defaults to UPDATE with --old, else CREATE. For DELETE,
-  -f is the object being deleted.
-  -o yaml|json   print the object as it would be stored (defaults applied) on standard output; the decision
-                 then goes to standard error
-  Exit code 0: allowed; 1: denied (the reasons are printed); 2: bad usage or an unreadable file.`,
+  Decides every object whose kind a contract declares, as the API server would admit it: the mutating webhook
+  (defaults), then the validating webhook. Other kinds are skipped and counted in the summary.
+  -f PATH          a file, a folder (walked recursively for .yaml, .yml and .json; hidden entries left out) or -
+                   for standard input; repeatable. Multi-document YAML and Lists (kind: List) are read whole.
+  --old PATH       the previous revision's tree (a checkout of the target branch), repeatable. An object in both
+                   (same group, kind, namespace, name) is an UPDATE, judged by the transition machine; one only in
+                   the new tree a CREATE; one only in the old tree a DELETE (deletion protection).
+  --state PHASE    the state an old object is assumed to be in when its manifest records no phase; by default the
+                   contract's steady state (GeoDatabase: Ready)
+  --strict-kinds   an unknown kind in a group a contract declares is denied (KIND_UNKNOWN), not skipped
+  -o FORMAT        the report: text (default), json, or junit (one testcase per object)
+  --defaulted FMT  print the new tree as it would be stored (defaults applied) as yaml or json on standard output
+                   when every object is allowed; the report then goes to standard error
+  --operation DELETE  decide every object of -f as being deleted (CREATE and UPDATE follow from --old)
+  Exit code 0: every object allowed; 1: any denied; 2: bad usage, an unreadable path or a syntax error.`,
   options: {
-    file: { type: 'string', short: 'f' },
-    old: { type: 'string' },
-    operation: { type: 'string' },
+    file: { type: 'string', short: 'f', multiple: true },
+    old: { type: 'string', multiple: true },
+    state: { type: 'string' },
+    'strict-kinds': { type: 'boolean' },
     output: { type: 'string', short: 'o' },
+    defaulted: { type: 'string' },
+    operation: { type: 'string' },
     contract: { type: 'string', multiple: true },
   },
   async run(values, io) {
-    const file = requiredString(values, 'file');
-    const oldFile = stringOption(values, 'old');
-    const operation = (stringOption(values, 'operation') ?? (oldFile ? 'UPDATE' : 'CREATE')).toUpperCase();
-    if (operation !== 'CREATE' && operation !== 'UPDATE' && operation !== 'DELETE') {
-      throw new UsageError(`--operation must be CREATE, UPDATE or DELETE, got "${operation}"`);
-    }
-    if (operation === 'UPDATE' && !oldFile) throw new UsageError('--operation UPDATE needs --old FILE');
-    const output = outputFormat(stringOption(values, 'output'));
-    const { object } = await readObjectFile(file, io.cwd);
-    const oldObject = oldFile ? (await readObjectFile(oldFile, io.cwd)).object : null;
+    const files = stringList(values, 'file');
+    if (files.length === 0) throw new UsageError('--file is required (-f PATH, repeatable)');
+    const oldFiles = stringList(values, 'old');
+    const report = reportFormat(stringOption(values, 'output'));
+    const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
+    const options: TreeCheckOptions = { strictKinds: values['strict-kinds'] === true, ...operationOptions(stringOption(values, 'operation'), oldFiles) };
+    if ([...files, ...oldFiles].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const state = stringOption(values, 'state');
+    if (state !== undefined) options.state = knownState(registry, state);
 
-    const result = checkObject(registry, { operation, object, oldObject });
-    // With -o, standard output carries the object alone, so that it can be piped on.
-    const report = output === undefined ? io.stdout : io.stderr;
-    for (const warning of result.warnings) report(`warning: ${warning}\n`);
-    if (!result.allowed) {
-      report(`denied: ${denial(result)}\n`);
-      return 1;
+    const source: TreeSource = { cwd: io.cwd, readStdin };
+    const tree = await readTree(files, source);
+    const oldTree = oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
+    // A pipeline pointed at the wrong folder must not pass for want of anything to check.
+    if (tree.objects.length === 0 && (oldTree?.objects.length ?? 0) === 0) {
+      throw new UsageError(`no Kubernetes object (a document with apiVersion and kind) in ${[...files, ...oldFiles].join(', ')}`);
     }
-    report(allowedLine(result.defaults));
-    if (output !== undefined) io.stdout(formatObject(result.object, output));
-    return 0;
+    let result: TreeCheckReport;
+    try {
+      result = checkTree(registry, tree, oldTree, options);
+    } catch (error) {
+      if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
+      throw error;
+    }
+    const allowed = result.objects.every((check) => check.allowed);
+    // With --defaulted, standard output carries the objects alone, so that they can be piped on.
+    (defaulted === undefined ? io.stdout : io.stderr)(reportFormats[report](result));
+    if (defaulted !== undefined && allowed) io.stdout(formatStored(result.stored, defaulted));
+    return allowed ? 0 : 1;
   },
 };
 
-function outputFormat(text: string | undefined): FileFormat | undefined {
+async function readTree(paths: string[], source: TreeSource): Promise<ManifestContents> {
+  try {
+    return await readManifestTree(paths, source);
+  } catch (error) {
+    if (error instanceof ManifestReadError || error instanceof ManifestSyntaxError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function reportFormat(text: string | undefined): ReportFormat {
+  if (text === undefined) return 'text';
+  if (Object.hasOwn(reportFormats, text)) return text as ReportFormat;
+  throw new UsageError(`-o must be text, json or junit, got "${text}" (the defaulted objects are printed with --defaulted yaml|json)`);
+}
+
+function defaultedFormat(text: string | undefined): FileFormat | undefined {
   if (text === undefined || text === 'yaml' || text === 'json') return text;
-  throw new UsageError(`-o must be yaml or json, got "${text}"`);
+  throw new UsageError(`--defaulted must be yaml or json, got "${text}"`);
 }
 
-/** One line per cause reads better in a pipeline log than the API server's single comma-joined message. */
-function denial(result: CheckResult): string {
-  return result.causes.length > 0
-    ? `${result.code}\n${result.causes.map((c) => `  ${formatFieldError(c)}`).join('\n')}`
-    : `${result.code}: ${result.message}`;
+/** `--operation` predates trees: CREATE and UPDATE now follow from --old, DELETE still decides -f as deleted. */
+function operationOptions(text: string | undefined, oldFiles: string[]): Pick<TreeCheckOptions, 'deleteAll'> {
+  if (text === undefined) return {};
+  const operation = text.toUpperCase();
+  if (operation !== 'CREATE' && operation !== 'UPDATE' && operation !== 'DELETE') throw new UsageError(`--operation must be CREATE, UPDATE or DELETE, got "${text}"`);
+  if (operation === 'UPDATE' && oldFiles.length === 0) throw new UsageError('--operation UPDATE needs --old PATH');
+  if (operation !== 'UPDATE' && oldFiles.length > 0) throw new UsageError(`--operation ${operation} takes no --old`);
+  return operation === 'DELETE' ? { deleteAll: true } : {};
 }
 
-function allowedLine(defaults: readonly DefaultedField[]): string {
-  if (defaults.length === 0) return 'allowed\n';
-  const fields = defaults.map((d) => `  ${d.field}: ${'value' in d ? JSON.stringify(d.value) : '(removed)'}`);
-  return `allowed; defaults would set ${defaults.length} field(s):\n${fields.join('\n')}\n`;
+/** A phase no machine knows would deny every change as an unknown state: a typo is better caught at once. */
+function knownState(registry: ContractRegistry, state: string): string {
+  const machines = registry.contracts.flatMap((c) => (c.contract.transitions ? [c.contract.transitions] : []));
+  if (machines.some((machine) => (machine.states as readonly string[]).includes(state))) return state;
+  const known = machines.map((machine) => `${machine.name}: ${machine.states.join(', ')}`).join('; ');
+  throw new UsageError(`--state ${state} is not a state of any contract's transition machine (${known || 'no contract has one'})`);
+}
+
+/** One object as itself (as `check -f FILE` always printed it); several as YAML documents or a JSON List. */
+function formatStored(objects: KubeObject[], format: FileFormat): string {
+  if (format === 'yaml') return objects.map((object) => stringify(object)).join('---\n');
+  const value = objects.length === 1 ? objects[0] : { apiVersion: 'v1', kind: 'List', items: objects };
+  return `${JSON.stringify(value, null, 2)}\n`;
 }

@@ -31,7 +31,7 @@ export function formatObject(object: unknown, format: FileFormat): string {
   return format === 'json' ? `${JSON.stringify(object, null, 2)}\n` : stringify(object);
 }
 
-async function readStdin(): Promise<string> {
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');

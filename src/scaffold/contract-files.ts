@@ -78,6 +78,7 @@ export const ${n.camel}Machine: TransitionMachine<${n.kind}State, ${n.kind}Chang
   subject: '${n.singular}',
   states: ['Pending', 'Ready', 'Resizing', 'Failed', 'Deleting'],
   initialState: 'Pending',
+  steadyState: 'Ready',
   deletingState: 'Deleting',
   terminalStates: ['Deleting'],
   humanInterventionStates: ['Failed'],

@@ -14,7 +14,7 @@ kind is in one contract, \`${contractPath}\`; the CRD and the webhook configurat
 \`\`\`sh
 npm ci
 npm test                                   # typecheck, then the contract's tests (src/contract.test.ts)
-npm run check -- -f examples/${n.singular}.yaml -o yaml   # the decision, and the object with its defaults
+npm run check -- -f examples/${n.singular}.yaml --defaulted yaml   # the decision, and the object with its defaults
 npm run fsa                                # the transition machine, as a Mermaid diagram
 npm start                                  # serve on https://127.0.0.1:8443 (development certificates in certs/)
 \`\`\`

@@ -48,6 +48,8 @@ describe('checkMachine', () => {
     ],
     ['an override annotation without a prefix', { overrideAnnotation: 'override-transitions' }, 'must be a prefixed annotation key'],
     ['no phase path', { phasePath: '' }, 'phasePath is empty'],
+    ['an unknown steady state', { steadyState: 'Nowhere' as ToyState }, 'steady state Nowhere is not one of the states'],
+    ['the deleting state as the steady state', { steadyState: 'Gone' }, 'steady state Gone is where an object goes away'],
   ])('reports %s', (_, parts, problem) => {
     expect(checkMachine(broken(parts))).toContainEqual(expect.stringContaining(problem));
   });

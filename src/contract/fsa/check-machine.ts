@@ -36,11 +36,16 @@ function stateProblems<S extends string, C extends string>(machine: TransitionMa
   const roles: [string, readonly string[]][] = [
     ['initial state', [machine.initialState]],
     ['deleting state', [machine.deletingState]],
+    ['steady state', machine.steadyState === undefined ? [] : [machine.steadyState]],
     ['terminal state', machine.terminalStates],
     ['human-intervention state', machine.humanInterventionStates],
   ];
   for (const [role, states] of roles) {
     for (const state of states) if (!known.has(state)) problems.push(`${role} ${state} is not one of the states`);
+  }
+  const steady = machine.steadyState;
+  if (steady !== undefined && (steady === machine.deletingState || machine.terminalStates.includes(steady))) {
+    problems.push(`steady state ${steady} is where an object goes away: name the state an existing object normally is in`);
   }
   if (machine.phasePath.trim() === '') problems.push('phasePath is empty: the machine cannot read an object\'s state');
   return problems;

@@ -14,6 +14,11 @@ export interface TransitionMachine<S extends string, C extends string> {
   states: readonly S[];
   /** The state of an object whose old version records no phase: nothing has been provisioned yet. */
   initialState: S;
+  /**
+   * The state in which an existing object normally is (provisioned, nothing in progress). Optional; `crdgate check
+   * --old` assumes it for a previous revision's manifest that records no phase, as GitOps manifests seldom do.
+   */
+  steadyState?: S;
   /** The state of an object whose `metadata.deletionTimestamp` is set, whatever its phase says. */
   deletingState: S;
   /** States with no way out by design (the object is going away). */

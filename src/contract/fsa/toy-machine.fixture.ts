@@ -14,6 +14,7 @@ export const toyMachine: TransitionMachine<ToyState, ToyChange> = {
   subject: 'widget',
   states: ['Draft', 'Active', 'Busy', 'Broken', 'Gone'],
   initialState: 'Draft',
+  steadyState: 'Active',
   deletingState: 'Gone',
   terminalStates: ['Gone'],
   humanInterventionStates: ['Broken'],

@@ -63,6 +63,7 @@ export const geoDatabaseMachine: TransitionMachine<GeoDatabaseState, GeoDatabase
   subject: 'database',
   states: ['Pending', 'Provisioning', 'Ready', 'Scaling', 'Resizing', 'Upgrading', 'Degraded', 'Failed', 'Deleting'],
   initialState: 'Pending',
+  steadyState: 'Ready',
   deletingState: 'Deleting',
   terminalStates: ['Deleting'],
   humanInterventionStates: ['Failed'],

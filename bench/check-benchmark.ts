@@ -1,0 +1,184 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { buildCompiledCopy } from './compiled-build.ts';
+import { busyCores, readMachineCpu } from './machine-cpu.ts';
+import { textTable } from './text-table.ts';
+
+export interface CheckBenchPlan {
+  /** GeoDatabases in the tree (other kinds come on top, one per file). */
+  objects: number;
+  rounds: number;
+  fromSource: boolean;
+}
+
+export interface CheckPass {
+  name: 'yaml parse' | 'check' | 'check --old';
+  /** Wall time of the whole process. */
+  seconds: number;
+  /** The process's CPU time (user + system): what it costs when it does not share the machine. NaN off Linux. */
+  cpuSeconds: number;
+  /** Cores the whole machine kept busy meanwhile: well above 1 means other work competed, and the wall time suffers. */
+  machineBusyCores: number;
+}
+
+export interface CheckBenchResult {
+  objects: number;
+  files: number;
+  passes: CheckPass[];
+  /** Decided objects per second of wall time, best round. */
+  checkObjectsPerSecond: number;
+  checkOldObjectsPerSecond: number;
+  /** check's time over the time to only read and parse the same tree as YAML. */
+  checkRatio: number;
+  checkOldRatio: number;
+}
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const objectsPerFile = 20;
+const filesPerFolder = 25;
+
+/**
+ * `crdgate check` on a generated GitOps tree (multi-document files in nested folders, GeoDatabases in all three
+ * versions with a ConfigMap in every file), alone and against a previous revision where a third of the databases
+ * had less storage. The whole command is timed, start-up and contract compilation included, as CI runs it. The
+ * baseline, in the same run: a process that only reads and parses the same files as YAML.
+ */
+export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: string) => void): Promise<CheckBenchResult> {
+  const work = await mkdtemp(join(tmpdir(), 'crdgate-bench-check-'));
+  const build = plan.fromSource ? undefined : await buildCompiledCopy();
+  try {
+    progress(`writing a tree of ${plan.objects} GeoDatabases, and its previous revision`);
+    const files = await writeTrees(work, plan.objects);
+    const cli = build ? build.cliPath : join(repoRoot, 'src', 'cli.ts');
+    const passes: CheckPass[] = [];
+    for (let round = 1; round <= plan.rounds; round += 1) {
+      progress(`round ${round} of ${plan.rounds}`);
+      passes.push({ name: 'yaml parse', ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'new')], plan.objects)) });
+      passes.push({ name: 'check', ...(await timed([cli, 'check', '-f', join(work, 'new'), '-o', 'json'], plan.objects)) });
+      passes.push({ name: 'check --old', ...(await timed([cli, 'check', '-f', join(work, 'new'), '--old', join(work, 'old'), '-o', 'json'], plan.objects)) });
+    }
+    const best = (name: CheckPass['name']) => Math.min(...passes.filter((pass) => pass.name === name).map((pass) => pass.seconds));
+    return {
+      objects: plan.objects,
+      files,
+      passes,
+      checkObjectsPerSecond: plan.objects / best('check'),
+      checkOldObjectsPerSecond: plan.objects / best('check --old'),
+      checkRatio: best('check') / best('yaml parse'),
+      checkOldRatio: best('check --old') / best('yaml parse'),
+    };
+  } finally {
+    await build?.remove();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+export function renderCheckReport(result: CheckBenchResult): string {
+  const bestPass = (name: CheckPass['name']) => result.passes.filter((pass) => pass.name === name).sort((a, b) => a.seconds - b.seconds)[0]!;
+  const row = (name: CheckPass['name'], ratio: string) => {
+    const pass = bestPass(name);
+    return [name, pass.seconds.toFixed(2), Math.round(result.objects / pass.seconds).toLocaleString('en-US'), ratio, pass.cpuSeconds.toFixed(2), pass.machineBusyCores.toFixed(1)];
+  };
+  return [
+    `crdgate check: ${result.objects.toLocaleString('en-US')} GeoDatabases in ${result.files} files (whole command, start-up included; best round)`,
+    '',
+    textTable(['pass', 'seconds', 'objects/s', 'vs parse', 'CPU s', 'machine busy cores'], [
+      row('yaml parse', '1.00x'),
+      row('check', `${result.checkRatio.toFixed(2)}x`),
+      row('check --old', `${result.checkOldRatio.toFixed(2)}x`),
+    ]),
+    '',
+  ].join('\n');
+}
+
+/** What any tool reading the tree pays: every file read and parsed as YAML, nothing decided. */
+const parseOnlyScript = `
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+let documents = 0;
+const walk = async (dir) => {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await walk(path);
+    else documents += parseAllDocuments(await readFile(path, 'utf8')).map((d) => d.toJS()).length;
+  }
+};
+await walk(process.argv[1]);
+process.stdout.write(JSON.stringify({ summary: { documents } }));
+`;
+
+/** Runs one pass and checks it decided (or parsed) every object: a pass that did less would look faster. */
+function timed(args: string[], objects: number): Promise<Omit<CheckPass, 'name'>> {
+  const started = process.hrtime.bigint();
+  const machineBefore = readMachineCpu();
+  const cpuBefore = childrenCpuSeconds();
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { cwd: repoRoot, maxBuffer: 512 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // Every object of the generated trees is allowed: a denial (exit 1) means the generator broke, and a denied
+      // object may cost less than an allowed one.
+      if (error) return reject(new Error(`${args.slice(0, 3).join(' ')} failed: ${stderr || error.message}`));
+      const { summary } = JSON.parse(stdout) as { summary: { checked?: number; documents?: number } };
+      const done = summary.checked ?? summary.documents ?? 0;
+      if (done < objects) return reject(new Error(`${args.slice(0, 3).join(' ')} handled ${done} of ${objects} objects`));
+      resolve({ seconds, cpuSeconds: childrenCpuSeconds() - cpuBefore, machineBusyCores: busyCores(machineBefore, readMachineCpu()) });
+    });
+  });
+}
+
+/**
+ * CPU seconds of this process's children that have ended (Linux: cutime + cstime of /proc/self/stat, which the
+ * kernel adds a child's times to once it is waited for); NaN elsewhere.
+ */
+function childrenCpuSeconds(): number {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /s, '').split(' ');
+    // After "pid (comm) ", the fields count from 3 (state): cutime is field 16, cstime 17. Ticks are 1/100 s on Linux.
+    return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export async function writeTrees(root: string, objects: number): Promise<number> {
+  const files = Math.ceil(objects / objectsPerFile);
+  for (let file = 0; file < files; file += 1) {
+    const folder = join(`team-${Math.floor(file / filesPerFolder)}`, `app-${file % 5}`);
+    const names = Array.from({ length: Math.min(objectsPerFile, objects - file * objectsPerFile) }, (_, i) => file * objectsPerFile + i);
+    for (const revision of ['new', 'old'] as const) {
+      const documents = [...names.map((n) => geoDatabase(n, revision)), configMap(file)];
+      await mkdir(join(root, revision, folder), { recursive: true });
+      await writeFile(join(root, revision, folder, `databases-${file}.yaml`), documents.map((d) => stringify(d)).join('---\n'));
+    }
+  }
+  return files;
+}
+
+/** Valid in every version; in the old revision, every third database had 10Gi less storage (the change grows it). */
+function geoDatabase(n: number, revision: 'new' | 'old'): object {
+  const sizeGi = 20 + (n % 5) * 10 - (revision === 'old' && n % 3 === 0 ? 10 : 0);
+  const metadata = { name: `db-${n}`, namespace: `team-${n % 40}`, labels: { app: `app-${n % 5}`, team: `team-${n % 40}` } };
+  switch (n % 3) {
+    case 0:
+      return {
+        apiVersion: 'geo.example.com/v1',
+        kind: 'GeoDatabase',
+        metadata,
+        spec: { postgres: { version: '16.4', postgis: '3.4.2' }, readReplicas: n % 4, storage: { size: `${sizeGi}Gi` }, caches: [{ name: 'tiles', memory: '1Gi' }] },
+      };
+    case 1:
+      return { apiVersion: 'geo.example.com/v1beta1', kind: 'GeoDatabase', metadata, spec: { postgres: { version: '15.6', postgis: '3.3.4' }, replicas: 1, storage: { size: `${sizeGi}Gi` } } };
+    default:
+      return { apiVersion: 'geo.example.com/v1alpha1', kind: 'GeoDatabase', metadata, spec: { postgresVersion: '14.11', postgisVersion: '3.3.4', storageGB: sizeGi } };
+  }
+}
+
+function configMap(file: number): object {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `settings-${file}`, namespace: `team-${file % 40}` }, data: { region: 'eu', file: String(file) } };
+}

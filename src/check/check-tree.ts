@@ -1,0 +1,157 @@
+import { checkObject, type CheckOperation, type CheckResult } from '../admission/check-object.ts';
+import { errored } from '../admission/verdict.ts';
+import type { DecisionCode, TreeCheckCode } from '../errors.ts';
+import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import type { ContractRegistry } from '../contract/registry.ts';
+import { ConversionError } from '../conversion/conversion-error.ts';
+import type { ManifestContents, ManifestLocation, ManifestObject } from './manifest-documents.ts';
+import { previousRevision, type StartState } from './previous-revision.ts';
+
+export interface TreeCheckOptions {
+  /** An object of a kind no contract declares, in a group a contract does, is decided (and denied), not skipped. */
+  strictKinds?: boolean;
+  /** The phase an old object without one is assumed to be in (`--state`); else the machine's steadyState. */
+  state?: string;
+  /** Decide every object of the tree as being deleted (`--operation DELETE`); there is no previous revision then. */
+  deleteAll?: boolean;
+}
+
+/** The verdict on one object of the tree. */
+export interface ObjectCheck extends Omit<CheckResult, 'code'> {
+  code: DecisionCode | TreeCheckCode;
+  /** Where the object is: in the new tree, or for a DELETE in the previous revision. */
+  location: ManifestLocation;
+  /** For an UPDATE, where the previous revision has the object. */
+  oldLocation?: ManifestLocation;
+  operation: CheckOperation;
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  /** For an UPDATE of a kind with a transition machine: the state the change is judged in. */
+  state?: StartState;
+}
+
+export interface TreeCheckReport {
+  /** The new tree's decided objects in their order, then the deletions in the previous revision's order. */
+  objects: ObjectCheck[];
+  /** Objects of kinds no contract declares (not decided), counted by kind as `Kind.group` (`ConfigMap` for core). */
+  skipped: Record<string, number>;
+  /** Documents that are no Kubernetes object (no apiVersion or kind), in either tree. */
+  notObjects: ManifestLocation[];
+  /** The new tree in its order: each decided object as it would be stored (defaults applied), the others as they are. */
+  stored: KubeObject[];
+}
+
+/**
+ * Decides a manifest tree as the API server would admit it: an object the previous revision has too (same group,
+ * kind, namespace and name) is an UPDATE from it, a new one a CREATE, one the new tree lacks a DELETE. Pure: the
+ * trees are read by the caller, and the registry is compiled once for the whole run.
+ */
+export function checkTree(registry: ContractRegistry, tree: ManifestContents, oldTree: ManifestContents | undefined, options: TreeCheckOptions = {}): TreeCheckReport {
+  const decides = (object: KubeObject) => decidedKind(registry, object, options.strictKinds === true);
+  const previous = new Map<string, ManifestObject>();
+  for (const entry of oldTree?.objects ?? []) {
+    const key = identityKey(entry.object);
+    if (key !== undefined && decides(entry.object) && !previous.has(key)) previous.set(key, entry);
+  }
+  const report: TreeCheckReport = { objects: [], skipped: {}, notObjects: [...tree.notObjects, ...(oldTree?.notObjects ?? [])], stored: [] };
+  const seen = new Map<string, ManifestLocation>();
+  for (const { location, object } of tree.objects) {
+    if (!decides(object)) {
+      const kind = kindName(object);
+      report.skipped[kind] = (report.skipped[kind] ?? 0) + 1;
+      report.stored.push(object);
+      continue;
+    }
+    const key = identityKey(object);
+    const duplicateOf = key === undefined ? undefined : seen.get(key);
+    let check: ObjectCheck;
+    if (duplicateOf !== undefined) {
+      check = duplicate(object, location, duplicateOf);
+    } else {
+      if (key !== undefined) seen.set(key, location);
+      const old = key === undefined ? undefined : previous.get(key);
+      check = options.deleteAll
+        ? decide(registry, object, location, { operation: 'DELETE', object })
+        : old === undefined
+          ? decide(registry, object, location, { operation: 'CREATE', object })
+          : update(registry, object, location, old, options.state);
+    }
+    report.objects.push(check);
+    report.stored.push(check.object);
+  }
+  for (const [key, { location, object }] of previous) {
+    if (!seen.has(key)) report.objects.push(decide(registry, object, location, { operation: 'DELETE', object }));
+  }
+  return report;
+}
+
+function update(registry: ContractRegistry, object: KubeObject, location: ManifestLocation, old: ManifestObject, state: string | undefined): ObjectCheck {
+  const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
+  // A kind no contract declares (decided only with strictKinds) is denied as such, whatever the old object was.
+  if (!compiled) return { ...decide(registry, object, location, { operation: 'UPDATE', object, oldObject: old.object }), oldLocation: old.location };
+  let prepared;
+  try {
+    prepared = previousRevision(compiled, old.object, String(object.apiVersion), state);
+  } catch (error) {
+    if (!(error instanceof ConversionError)) throw error;
+    return { ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', error.message), oldLocation: old.location };
+  }
+  const check = decide(registry, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject });
+  return { ...check, oldLocation: old.location, ...(prepared.state ? { state: prepared.state } : {}) };
+}
+
+/** As the server's handler does, a rule that throws denies the one object (INTERNAL_ERROR); the run goes on. */
+function decide(registry: ContractRegistry, object: KubeObject, location: ManifestLocation, input: Parameters<typeof checkObject>[1]): ObjectCheck {
+  try {
+    return { ...describe(object, location, input.operation), ...checkObject(registry, input) };
+  } catch (error) {
+    return refused(object, location, input.operation, 'INTERNAL_ERROR', errored(error instanceof Error ? error.message : String(error)).message!);
+  }
+}
+
+function refused(object: KubeObject, location: ManifestLocation, operation: CheckOperation, code: ObjectCheck['code'], message: string): ObjectCheck {
+  return { ...describe(object, location, operation), allowed: false, code, message, causes: [], warnings: [], defaults: [], object };
+}
+
+function duplicate(object: KubeObject, location: ManifestLocation, first: ManifestLocation): ObjectCheck {
+  const message = `the same object is at ${first.file}:${first.line} already; the API server would apply both, the later one winning`;
+  return refused(object, location, 'CREATE', 'OBJECT_DUPLICATE', message);
+}
+
+function describe(object: KubeObject, location: ManifestLocation, operation: CheckOperation) {
+  const meta = object.metadata;
+  const name = typeof meta?.name === 'string' ? meta.name : typeof meta?.generateName === 'string' ? `${meta.generateName}*` : '<unnamed>';
+  return {
+    location,
+    operation,
+    apiVersion: String(object.apiVersion),
+    kind: String(object.kind),
+    ...(typeof meta?.namespace === 'string' && meta.namespace !== '' ? { namespace: meta.namespace } : {}),
+    name,
+  };
+}
+
+/**
+ * A kind a contract declares is decided. So is, with `strictKinds`, any kind of a group a contract declares: a
+ * misspelt kind (or one a newer contract adds) is then denied as the server denies it, not passed over.
+ */
+function decidedKind(registry: ContractRegistry, object: KubeObject, strictKinds: boolean): boolean {
+  const { group } = splitApiVersion(String(object.apiVersion));
+  if (registry.lookup(group, String(object.kind))) return true;
+  return strictKinds && registry.contracts.some((c) => c.contract.identity.group === group);
+}
+
+/** Group, kind, namespace and name: what makes two manifests the same object. Undefined for an object without a name. */
+function identityKey(object: KubeObject): string | undefined {
+  const name = object.metadata?.name;
+  if (typeof name !== 'string' || name === '') return undefined;
+  const namespace = typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : '';
+  return `${splitApiVersion(String(object.apiVersion)).group}\u0000${String(object.kind)}\u0000${namespace}\u0000${name}`;
+}
+
+function kindName(object: KubeObject): string {
+  const { group } = splitApiVersion(String(object.apiVersion));
+  return group === '' ? String(object.kind) : `${String(object.kind)}.${group}`;
+}

@@ -1,0 +1,23 @@
+import { formatFieldError } from '../contract/field-error.ts';
+import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
+import { describeDefault, describeLocation, summarize, summaryLine } from './report-summary.ts';
+
+const stateSources = { status: 'its status', flag: '--state', contract: "the contract's steady state" } as const;
+
+/** The report for people: one paragraph per decided object (every cause, warning and default), then the summary. */
+export function renderTextReport(report: TreeCheckReport): string {
+  return [...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
+}
+
+function objectLines(check: ObjectCheck): string[] {
+  const subject = `${check.kind} ${check.namespace ? `${check.namespace}/` : ''}${check.name} (${check.apiVersion})`;
+  const state = check.state ? ` in state ${check.state.phase} (from ${stateSources[check.state.source]})` : '';
+  const verdict = check.allowed ? 'allowed' : `denied ${check.code}`;
+  const lines = [`${describeLocation(check.location)}: ${subject} ${check.operation}${state}: ${verdict}`];
+  if (check.oldLocation) lines.push(`  previous revision: ${describeLocation(check.oldLocation)}`);
+  // One line per cause reads better in a pipeline log than the API server's single comma-joined message.
+  if (!check.allowed) lines.push(...(check.causes.length > 0 ? check.causes.map((c) => `  ${formatFieldError(c)}`) : [`  ${check.message ?? check.code}`]));
+  lines.push(...check.warnings.map((w) => `  warning: ${w}`));
+  lines.push(...check.defaults.map((d) => `  default ${describeDefault(d)}`));
+  return lines;
+}

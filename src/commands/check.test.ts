@@ -1,0 +1,299 @@
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { cliInTempDir, runCli } from '../cli-runner.fixture.ts';
+
+// The fixture trees are described in test/fixtures/check/README.md; what each object must get is known from
+// there, not from running the command.
+const fixtures = fileURLToPath(new URL('../../test/fixtures/check/', import.meta.url));
+const inFixtures = (...argv: string[]) => runCli(fixtures, ...argv);
+const scratch = cliInTempDir('crdgate-check-');
+
+const geoDatabase = (name: string, size: string, extra: { annotations?: Record<string, string>; status?: unknown; apiVersion?: string } = {}) => ({
+  apiVersion: extra.apiVersion ?? 'geo.example.com/v1',
+  kind: 'GeoDatabase',
+  metadata: { name, namespace: 'maps', ...(extra.annotations ? { annotations: extra.annotations } : {}) },
+  // v1beta1 writes these fields as v1 does.
+  spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size } },
+  ...(extra.status ? { status: extra.status } : {}),
+});
+
+/** The text report as paragraphs: each object's first line, and the indented lines under it. */
+function paragraphs(report: string): Map<string, string[]> {
+  const result = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of report.split('\n')) {
+    if (line.startsWith('  ') && current) current.push(line.trim());
+    else if (/ (CREATE|UPDATE|DELETE)( in state \w+ \([^)]*\))?: (allowed|denied)/.test(line)) result.set(line, (current = []));
+    else current = undefined;
+  }
+  return result;
+}
+
+function paragraphAbout(report: string, name: string): { header: string; lines: string[] } {
+  const found = [...paragraphs(report)].filter(([header]) => header.includes(`/${name} (`));
+  expect(found, `one paragraph about ${name}`).toHaveLength(1);
+  return { header: found[0]![0], lines: found[0]![1] };
+}
+
+const jsonReport = (stdout: string) => JSON.parse(stdout) as { summary: any; objects: any[]; notObjects: any[] };
+const byName = (objects: any[], name: string) => {
+  const found = objects.filter((o) => o.name === name);
+  expect(found, name).toHaveLength(1);
+  return found[0];
+};
+
+describe('crdgate check on a manifest tree', () => {
+  it('decides every GeoDatabase in every version, skips other kinds, and names file, line and document (text)', async () => {
+    const result = await inFixtures('check', '-f', 'tree');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('');
+    expect([...paragraphs(result.stdout).keys()]).toHaveLength(6);
+
+    for (const name of ['v1-valid', 'v1beta1-valid', 'v1alpha1-valid']) expect(paragraphAbout(result.stdout, name).header).toMatch(/ CREATE: allowed$/);
+    const v1 = paragraphAbout(result.stdout, 'v1-invalid');
+    expect(v1.header).toBe('tree/apps/geo/databases.yaml:31 (document 3): GeoDatabase maps/v1-invalid (geo.example.com/v1) CREATE: denied OBJECT_INVALID');
+    expect(v1.lines).toEqual([expect.stringMatching(/^spec\.storage\.size: Invalid value: "50GB"/), expect.stringMatching(/^spec\.readReplicas: Invalid value: 20/)]);
+    const beta = paragraphAbout(result.stdout, 'v1beta1-invalid');
+    expect(beta.header).toMatch(/^tree\/apps\/legacy\/v1beta1\.yml:14 \(document 2\): .*\(geo\.example\.com\/v1beta1\) CREATE: denied OBJECT_INVALID$/);
+    expect(beta.lines).toEqual([expect.stringMatching(/^spec\.caches\[0\]\.name: Invalid value: "Tiles_1"/)]);
+    const alpha = paragraphAbout(result.stdout, 'v1alpha1-invalid');
+    expect(alpha.header).toMatch(/^tree\/apps\/legacy\/alpha\/list\.json:17 \(document 1, items\[2\]\): .*\(geo\.example\.com\/v1alpha1\) CREATE: denied OBJECT_INVALID$/);
+    expect(alpha.lines).toContainEqual(expect.stringMatching(/^spec\.storageGB: Invalid value: 0/));
+    // The defaults the mutating webhook would set, in the version the object is written in.
+    expect(paragraphAbout(result.stdout, 'v1alpha1-valid').lines).toEqual(expect.arrayContaining(['default spec.replicas: 0', 'default spec.cacheMB: 0']));
+    expect(paragraphAbout(result.stdout, 'v1-valid').lines).toContain('default spec.readReplicas: 0');
+
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe(
+      'checked 6 objects: 3 allowed, 3 denied (CREATE 6); skipped 4 of kinds no contract declares (ConfigMap 2, Deployment.apps 2); 1 document without apiVersion and kind',
+    );
+  });
+
+  it('reports the same as JSON with -o json', async () => {
+    const result = await inFixtures('check', '-f', 'tree', '-o', 'json');
+    expect(result.code).toBe(1);
+    const report = jsonReport(result.stdout);
+    expect(report.summary).toEqual({
+      checked: 6,
+      allowed: 3,
+      denied: 3,
+      operations: { CREATE: 6, UPDATE: 0, DELETE: 0 },
+      skipped: 4,
+      skippedKinds: { ConfigMap: 2, 'Deployment.apps': 2 },
+      notObjects: 1,
+    });
+    expect(report.notObjects).toEqual([{ file: 'tree/platform/values.yaml', document: 1, line: 2 }]);
+    const invalid = byName(report.objects, 'v1-invalid');
+    expect(invalid).toMatchObject({
+      location: { file: 'tree/apps/geo/databases.yaml', document: 3, line: 31 },
+      operation: 'CREATE',
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoDatabase',
+      namespace: 'maps',
+      allowed: false,
+      code: 'OBJECT_INVALID',
+    });
+    expect(invalid.causes.map((c: any) => [c.field, c.type])).toEqual([['spec.storage.size', 'FieldValueInvalid'], ['spec.readReplicas', 'FieldValueInvalid']]);
+    expect(invalid).not.toHaveProperty('object');
+    const alpha = byName(report.objects, 'v1alpha1-valid');
+    expect(alpha).toMatchObject({ location: { file: 'tree/apps/legacy/alpha/list.json', document: 1, item: 0, line: 5 }, allowed: true, code: 'ALLOWED' });
+    expect(alpha.defaults).toContainEqual({ field: 'spec.replicas', value: 0 });
+    expect(byName(report.objects, 'v1beta1-invalid').causes).toEqual([expect.objectContaining({ field: 'spec.caches[0].name', type: 'FieldValueInvalid' })]);
+  });
+
+  it('writes one JUnit testcase per decided object, a failure per denial, with -o junit', async () => {
+    const result = await inFixtures('check', '-f', 'tree', '-o', 'junit');
+    expect(result.code).toBe(1);
+    const xml = result.stdout;
+    expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="crdgate check" tests="6" failures="3"/);
+    const suites = [...xml.matchAll(/<testsuite name="([^"]*)" tests="(\d+)" failures="(\d+)"/g)].map((m) => [m[1], Number(m[2]), Number(m[3])]);
+    expect(suites).toEqual([
+      ['tree/apps/geo/databases.yaml', 2, 1],
+      ['tree/apps/legacy/alpha/list.json', 2, 1],
+      ['tree/apps/legacy/v1beta1.yml', 2, 1],
+    ]);
+    const testcases = [...xml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)];
+    expect(testcases).toHaveLength(6);
+    const failureOf = (name: string) => testcases.find((m) => m[2]!.startsWith(`GeoDatabase legacy/${name} `) || m[2]!.startsWith(`GeoDatabase maps/${name} `))![4] ?? '';
+    expect(failureOf('v1beta1-valid')).not.toContain('<failure');
+    const failure = /<failure type="(\w+)" message="([^"]*)">([^<]*)<\/failure>/.exec(failureOf('v1beta1-invalid'));
+    expect(failure?.[1]).toBe('OBJECT_INVALID');
+    // Quotes in the message are escaped, so the attribute ends where it should.
+    expect(failure?.[2]).toContain('&quot;Tiles_1&quot;');
+    expect(failure?.[3]).toMatch(/^spec\.caches\[0\]\.name: Invalid value: "Tiles_1"/);
+    expect(failureOf('v1-valid')).toMatch(/<system-out>[^<]*default spec\.readReplicas: 0/);
+  });
+});
+
+describe('crdgate check --old: the transition a pull request would make', () => {
+  it('judges changes as UPDATEs from the steady state, new objects as CREATEs, removed ones as DELETEs', async () => {
+    const result = await inFixtures('check', '-f', 'revisions/new', '--old', 'revisions/old', '-o', 'json');
+    expect(result.code).toBe(1);
+    const { summary, objects } = jsonReport(result.stdout);
+    expect(summary).toMatchObject({ checked: 4, allowed: 2, denied: 2, operations: { CREATE: 1, UPDATE: 2, DELETE: 1 } });
+    expect(byName(objects, 'roads')).toMatchObject({
+      operation: 'UPDATE',
+      allowed: true,
+      state: { phase: 'Ready', source: 'contract' },
+      location: { file: 'revisions/new/roads.yaml' },
+      oldLocation: { file: 'revisions/old/roads.yaml' },
+    });
+    const shrinking = byName(objects, 'shrinking');
+    expect(shrinking).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', state: { phase: 'Ready' } });
+    expect(shrinking.causes).toEqual([expect.objectContaining({ field: 'spec.storage.size', type: 'FieldValueForbidden', message: expect.stringContaining('volumes cannot shrink') })]);
+    expect(byName(objects, 'archive')).toMatchObject({
+      operation: 'DELETE',
+      allowed: false,
+      code: 'DELETION_PROTECTED',
+      location: { file: 'revisions/old/archive.yaml', document: 1 },
+    });
+    expect(byName(objects, 'fresh')).toMatchObject({ operation: 'CREATE', allowed: true });
+
+    const text = await inFixtures('check', '-f', 'revisions/new', '--old', 'revisions/old');
+    expect(paragraphAbout(text.stdout, 'shrinking').header).toMatch(/ UPDATE in state Ready \(from the contract's steady state\): denied CHANGE_FORBIDDEN$/);
+    expect(paragraphAbout(text.stdout, 'shrinking').lines[0]).toBe('previous revision: revisions/old/shrinking.yaml:1 (document 1)');
+  });
+
+  it('exits 0 when every change is allowed', async () => {
+    const result = await inFixtures('check', '-f', 'revisions/new/roads.yaml', '-f', 'revisions/new/fresh.yaml', '--old', 'revisions/old/roads.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^checked 2 objects: 2 allowed, 0 denied \(CREATE 1, UPDATE 1\)$/m);
+  });
+
+  it('takes the state from --state when the manifests record none, and from the old status when they do', async () => {
+    // Pending: nothing is provisioned yet, so even shrinking is allowed.
+    const pending = await inFixtures('check', '-f', 'revisions/new/shrinking.yaml', '--old', 'revisions/old/shrinking.yaml', '--state', 'Pending', '-o', 'json');
+    expect(pending.code).toBe(0);
+    expect(byName(jsonReport(pending.stdout).objects, 'shrinking')).toMatchObject({ allowed: true, state: { phase: 'Pending', source: 'flag' } });
+
+    await writeFile(join(scratch.dir(), 'old-upgrading.yaml'), stringify(geoDatabase('roads', '20Gi', { status: { phase: 'Upgrading' } })));
+    await writeFile(join(scratch.dir(), 'new-roads.yaml'), stringify(geoDatabase('roads', '30Gi')));
+    const upgrading = await scratch.run('check', '-f', 'new-roads.yaml', '--old', 'old-upgrading.yaml', '--state', 'Pending', '-o', 'json');
+    expect(upgrading.code).toBe(1);
+    expect(byName(jsonReport(upgrading.stdout).objects, 'roads')).toMatchObject({ code: 'CHANGE_FORBIDDEN', state: { phase: 'Upgrading', source: 'status' } });
+  });
+
+  it('pairs an object across versions, converting the old one as the API server would', async () => {
+    await writeFile(join(scratch.dir(), 'old-beta.yaml'), stringify(geoDatabase('roads', '20Gi', { apiVersion: 'geo.example.com/v1beta1' })));
+    await writeFile(join(scratch.dir(), 'new-small.yaml'), stringify(geoDatabase('roads', '10Gi')));
+    const grown = await scratch.run('check', '-f', 'new-roads.yaml', '--old', 'old-beta.yaml');
+    expect(grown.code).toBe(0);
+    expect(grown.stdout).toMatch(/maps\/roads \(geo\.example\.com\/v1\) UPDATE in state Ready .*: allowed/);
+    const shrunk = await scratch.run('check', '-f', 'new-small.yaml', '--old', 'old-beta.yaml');
+    expect(shrunk.code).toBe(1);
+    expect(shrunk.stdout).toContain('spec.storage.size: shrinking storage from 20Gi to 10Gi is unsupported');
+  });
+
+  it('denies a change it cannot judge because the old object does not convert, rather than skip the machine', async () => {
+    await writeFile(join(scratch.dir(), 'old-v9.yaml'), stringify(geoDatabase('roads', '40Gi', { apiVersion: 'geo.example.com/v9' })));
+    const result = await scratch.run('check', '-f', 'new-small.yaml', '--old', 'old-v9.yaml', '-o', 'json');
+    expect(result.code).toBe(1);
+    expect(byName(jsonReport(result.stdout).objects, 'roads')).toMatchObject({
+      operation: 'UPDATE',
+      allowed: false,
+      code: 'OLD_OBJECT_UNCONVERTIBLE',
+      message: expect.stringContaining('geo.example.com/v9'),
+    });
+  });
+});
+
+describe('crdgate check, more', () => {
+  it('denies an unknown kind of a known group with --strict-kinds, and skips it without', async () => {
+    await writeFile(join(scratch.dir(), 'typo.yaml'), stringify({ ...geoDatabase('typo', '1Gi'), kind: 'GeoDatabse' }));
+    const lenient = await scratch.run('check', '-f', 'typo.yaml');
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toContain('skipped 1 of kinds no contract declares (GeoDatabse.geo.example.com 1)');
+    const strict = await scratch.run('check', '-f', 'typo.yaml', '--strict-kinds', '-o', 'json');
+    expect(strict.code).toBe(1);
+    expect(byName(jsonReport(strict.stdout).objects, 'typo')).toMatchObject({ allowed: false, code: 'KIND_UNKNOWN' });
+  });
+
+  it('denies the second of two manifests of the same object', async () => {
+    await writeFile(join(scratch.dir(), 'twice.yaml'), [geoDatabase('twin', '1Gi'), geoDatabase('twin', '2Gi')].map((o) => stringify(o)).join('---\n'));
+    const result = await scratch.run('check', '-f', 'twice.yaml', '-o', 'json');
+    expect(result.code).toBe(1);
+    const { objects } = jsonReport(result.stdout);
+    expect(objects.map((o) => [o.location.document, o.code])).toEqual([[1, 'ALLOWED'], [2, 'OBJECT_DUPLICATE']]);
+  });
+
+  it('prints the whole tree as it would be stored with --defaulted: decided objects defaulted, others as they are', async () => {
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { a: '1' } };
+    await writeFile(join(scratch.dir(), 'mixed.yaml'), [geoDatabase('mixed', '1Gi'), configMap].map((o) => stringify(o)).join('---\n'));
+    const yaml = await scratch.run('check', '-f', 'mixed.yaml', '--defaulted', 'yaml');
+    expect(yaml.code).toBe(0);
+    const documents = parseAllDocuments(yaml.stdout).map((d) => d.toJS());
+    expect(documents).toHaveLength(2);
+    expect(documents[0].spec).toMatchObject({ readReplicas: 0, caches: [] });
+    expect(documents[1]).toEqual(configMap);
+    const json = await scratch.run('check', '-f', 'mixed.yaml', '--defaulted', 'json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ apiVersion: 'v1', kind: 'List', items: [{ spec: { readReplicas: 0 } }, configMap] });
+    expect(json.stderr).toMatch(/^checked 1 object: 1 allowed/m);
+  });
+
+  it("denies an object whose contract rule throws (INTERNAL_ERROR), and decides the others", async () => {
+    const defineContractUrl = new URL('../contract/define-contract.ts', import.meta.url).href;
+    await writeFile(
+      join(scratch.dir(), 'throwing-contract.ts'),
+      `import { defineContract } from ${JSON.stringify(defineContractUrl)};
+export default () => defineContract({
+  identity: { group: 'toys.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
+  hub: 'v1',
+  versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } }],
+  conversions: {},
+  invariants: [(object) => { if (object.spec.size === 13) throw new Error('unlucky size'); return []; }],
+});
+`,
+    );
+    const widget = (name: string, size: number) => ({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name }, spec: { size } });
+    await writeFile(join(scratch.dir(), 'widgets.yaml'), [widget('unlucky', 13), widget('fine', 2)].map((o) => stringify(o)).join('---\n'));
+    const result = await scratch.run('check', '-f', 'widgets.yaml', '--contract', 'throwing-contract.ts', '-o', 'json');
+    expect(result.code).toBe(1);
+    const { objects } = jsonReport(result.stdout);
+    expect(byName(objects, 'unlucky')).toMatchObject({ allowed: false, code: 'INTERNAL_ERROR', message: expect.stringContaining('unlucky size') });
+    expect(byName(objects, 'fine')).toMatchObject({ allowed: true });
+  });
+
+  it('reads standard input with -f -', async () => {
+    const cli = fileURLToPath(new URL('../cli.ts', import.meta.url));
+    const run = await new Promise<{ code: number; stdout: string }>((resolve, reject) => {
+      const child = execFile(process.execPath, [cli, 'check', '-f', '-', '-o', 'json'], (error, stdout) => {
+        if (error && typeof error.code !== 'number') reject(error);
+        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout });
+      });
+      child.stdin!.end(JSON.stringify(geoDatabase('piped', '1Gi')));
+    });
+    expect(run.code).toBe(0);
+    expect(byName(jsonReport(run.stdout).objects, 'piped')).toMatchObject({ location: { file: '-', document: 1 }, allowed: true });
+  });
+
+  it.each([
+    ['a YAML syntax error', 'broken.yaml', 'apiVersion: v1\nkind: ConfigMap\ndata: [\n  a: b\n', /^crdgate check: broken-tree\/broken\.yaml:\d+:\d+: not valid YAML: /],
+    ['a JSON syntax error', 'broken.json', '{\n  "apiVersion": "v1",\n}\n', /^crdgate check: broken-tree\/broken\.json:3: not valid JSON: /],
+  ])('exits 2 with one line naming the file and line for %s', async (_, file, text, line) => {
+    await mkdir(join(scratch.dir(), 'broken-tree', 'sub'), { recursive: true });
+    await writeFile(join(scratch.dir(), 'broken-tree', 'sub', 'ok.yaml'), stringify(geoDatabase('fine', '1Gi')));
+    await writeFile(join(scratch.dir(), 'broken-tree', file), text);
+    const result = await scratch.run('check', '-f', 'broken-tree');
+    await writeFile(join(scratch.dir(), 'broken-tree', file), '');
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
+  });
+
+  it.each([
+    [['check', '-f', 'no/such/folder'], 'no/such/folder: cannot read: ENOENT'],
+    [['check', '-f', 'revisions/new', '--old', 'no-such-old'], 'no-such-old: cannot read: ENOENT'],
+    [['check', '-f', 'tree/platform/values.yaml'], 'no Kubernetes object'],
+    [['check', '-f', 'revisions/new', '--state', 'Sleeping'], '--state Sleeping is not a state'],
+    [['check', '-f', 'revisions/new', '--old', 'revisions/old', '--operation', 'CREATE'], '--operation CREATE takes no --old'],
+    [['check', '-f', '-', '--old', '-'], 'standard input (-) can be read only once'],
+    [['check', '-f', 'revisions/new', '--defaulted', 'xml'], '--defaulted must be yaml or json'],
+  ])('exits 2 with one line for %j', async (argv, named) => {
+    const result = await inFixtures(...argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringContaining(named)]);
+  });
+});
