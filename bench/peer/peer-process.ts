@@ -13,10 +13,10 @@ const clockTicksPerSecond = 100;
  * Starts the peer binary on a free 127.0.0.1 port with the certificate in certDir (tls.crt, tls.key) and waits
  * for its "ready" line. It is a Go process, so it is measured from /proc rather than over an IPC channel.
  */
-export async function startPeerProcess(binaryPath: string, certDir: string): Promise<ServerProcess> {
+export async function startPeerProcess(binaryPath: string, certDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await findFreePort();
   const spawnedAt = performance.now();
-  const child = spawn(binaryPath, ['--cert-dir', certDir, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binaryPath, ['--cert-dir', certDir, '--port', String(port)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-4000);
