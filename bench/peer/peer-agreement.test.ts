@@ -106,7 +106,7 @@ function normalizeField(field: string): string {
   return field.replace(/^\.+/, '').replace(/^object\./, '');
 }
 
-describe.skipIf('unavailable' in peerBinary)('crdgate and the controller-runtime peer decide alike', () => {
+describe.skipIf('unavailable' in peerBinary)('the controller-runtime peer, next to crdgate', () => {
   let crdgate: TestServer;
   let peer: ServerProcess;
   let crdgateTarget: Target;
@@ -125,10 +125,23 @@ describe.skipIf('unavailable' in peerBinary)('crdgate and the controller-runtime
     await Promise.all([peer?.stop(), crdgate?.stop()]);
   });
 
-  it.each(cases)('$name', async ({ base, edit, deniedFields }) => {
+  it.each(cases)('decides alike: $name', async ({ base, edit, deniedFields }) => {
     const review = await loadFixture(base);
     edit?.(review.request.object);
     const expected: Decision = deniedFields ? { allowed: false, code: 422, fields: [...deniedFields].sort() } : { allowed: true, fields: [] };
     expect({ crdgate: await decide(crdgateTarget, review), peer: await decide(peerTarget, review) }).toEqual({ crdgate: expected, peer: expected });
+  });
+
+  // The bench divides by this CPU time: a misread /proc field would make every peer figure wrong, not just noisy.
+  it('is measured from /proc: CPU time of all its threads and resident memory', async () => {
+    const before = await peer.sample();
+    const review = await loadFixture('update-geodatabase.json');
+    for (let i = 0; i < 300; i++) await decide(peerTarget, review);
+    const after = await peer.sample();
+    expect(before.rssBytes).toBeGreaterThan(4 * 1024 * 1024);
+    expect(before.rssBytes).toBeLessThan(1024 * 1024 * 1024);
+    expect(before.cpuMicros).toBeGreaterThan(0);
+    expect(after.cpuMicros).toBeGreaterThan(before.cpuMicros);
+    expect(after.atMs).toBeGreaterThan(before.atMs);
   });
 });
