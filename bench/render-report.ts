@@ -14,7 +14,7 @@ export function renderReport(summary: BenchSummary): string {
   const { startup } = summary;
   const sections = [
     `crdgate benchmarks: node ${summary.node}, ${summary.cpus} CPUs, ${summary.startedAt}, crdgate ${summary.crdgateBuild === 'compiled' ? 'compiled (as in the image)' : 'from src/*.ts'}`,
-    'Each server is one Node process (one event loop), so "per core" means per process; req/CPU-s divides by the',
+    'Each server is one process (bare, crdgate: one Node event loop; peer: Go), so "per core" means per process; req/CPU-s divides by the',
     "server process's own CPU time (all its threads), so the load generator's speed cannot flatter or hide it.",
     'serverCore' in summary.pinning
       ? `Servers pinned to CPU ${summary.pinning.serverCore} (taskset -a), the load generator to CPU ${summary.pinning.clientCore}.`
