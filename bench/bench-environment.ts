@@ -4,9 +4,10 @@ import { buildCompiledCopy, type CompiledBuild } from './compiled-build.ts';
 import { makeFreshCertDir, type FreshCertDir } from './fresh-cert-dir.ts';
 import { createKeepAliveAgent, type Target } from './https-client.ts';
 import type { Variant } from './serve-crdgate-variant.ts';
+import { startPeerProcess } from './peer/peer-process.ts';
 import { startServerProcess, type ServerProcess } from './server-process.ts';
 
-/** What every suite shares: one certificate, one compiled build, the two server processes, and their cleanup. */
+/** What every suite shares: one certificate, one compiled build, the server processes, and their cleanup. */
 export interface BenchEnvironment {
   certs: FreshCertDir;
   build: CompiledBuild;
@@ -14,6 +15,8 @@ export interface BenchEnvironment {
   crdgateBuild: 'compiled' | 'source';
   startBare(): Promise<ServerProcess>;
   startCrdgate(): Promise<ServerProcess>;
+  /** The controller-runtime peer (bench/peer/), from a binary resolvePeerBinary built. */
+  startPeer(binaryPath: string, env?: Record<string, string>): Promise<ServerProcess>;
   /** crdgate with layers taken away (see serve-crdgate-variant.ts). */
   startCrdgateVariant(variant: Variant): Promise<ServerProcess>;
   /** A fresh keep-alive agent for one run, destroyed after it, so no run inherits another's connections. */
@@ -53,6 +56,7 @@ export async function openBenchEnvironment(fromSource: boolean, progress: (line:
     crdgateBuild: fromSource ? 'source' : 'compiled',
     startBare: async () => started(await startServerProcess(script('serve-bare'), [certs.dir], options)),
     startCrdgate: async () => started(await startServerProcess(script('serve-crdgate'), crdgateArgs, options)),
+    startPeer: async (binaryPath, peerEnv) => started(await startPeerProcess(binaryPath, certs.dir, peerEnv)),
     startCrdgateVariant: async (variant) => started(await startServerProcess(script('serve-crdgate-variant'), [variant, ...crdgateArgs], options)),
     withAgent: async (server, sockets, use) => {
       const agent = createKeepAliveAgent(certs.ca, sockets);

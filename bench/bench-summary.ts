@@ -2,17 +2,21 @@ import type { ConversionResult } from './conversion-throughput.ts';
 import type { LatencyResult } from './open-loop-latency.ts';
 import type { StartupResult } from './startup-to-ready.ts';
 import type { ThroughputResult } from './closed-loop-throughput.ts';
+import type { CpuPinning } from './cpu-pinning.ts';
 
-export type ServerName = 'bare' | 'crdgate';
+/** bare: node:https, the floor for a Node webhook. peer: the controller-runtime webhook a user would write instead. */
+export type ServerName = 'bare' | 'crdgate' | 'peer';
 
 export interface ThroughputRow extends ThroughputResult {
   payload: string;
   payloadBytes: number;
   server: ServerName;
   path: string;
-  /** crdgate rows only: against the bare row of the same payload. */
+  /** crdgate and peer rows: against the bare row of the same payload. */
   ratioPerCore?: number;
   ratioRaw?: number;
+  /** crdgate /validate rows: crdgate's req/CPU-s over the peer's, same payload (the peer serves /validate only). */
+  ratioPerCoreToPeer?: number;
 }
 
 export interface LatencyRow extends LatencyResult {
@@ -35,6 +39,9 @@ export interface BenchSummary {
   cpus: number;
   startedAt: string;
   throughput: ThroughputRow[];
+  /** The controller-runtime peer's binary, or why it could not be built (then it has no rows). */
+  peer: { binary: string } | { unavailable: string };
+  pinning: CpuPinning;
   latency: LatencyRow[];
   conversion: ConversionRow[];
   /** Which crdgate the load phases ran: the compiled build (as in the image) or src/*.ts through type stripping. */

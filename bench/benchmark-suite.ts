@@ -5,8 +5,10 @@ import type { BenchSummary, ConversionRow, LatencyRow, ServerName, ThroughputRow
 import { measureThroughput } from './closed-loop-throughput.ts';
 import { buildConversionPayloads } from './conversion-payloads.ts';
 import { measureConversion } from './conversion-throughput.ts';
+import { createCpuPinner } from './cpu-pinning.ts';
 import { expectAllowed } from './expect-allowed.ts';
 import { measureLatency } from './open-loop-latency.ts';
+import { resolvePeerBinary } from './peer/peer-binary.ts';
 import type { ServerProcess } from './server-process.ts';
 import { measureStartup, sourceCliPath } from './startup-to-ready.ts';
 
@@ -23,7 +25,7 @@ export interface BenchPlan {
  * and this load generator cost on their own). crdgate at half its own saturation tells apart "too slow per
  * request" from "too little capacity": past its capacity an open loop only measures a growing queue.
  */
-const latencyConfigurations: Array<{ server: ServerName; path: string; basis: LatencyRow['rateBasis'] }> = [
+const latencyConfigurations: Array<{ server: 'bare' | 'crdgate'; path: string; basis: LatencyRow['rateBasis'] }> = [
   { server: 'bare', path: '/validate', basis: 'half of bare' },
   ...admissionPaths.map((path) => ({ server: 'crdgate' as const, path, basis: 'half of bare' as const })),
   ...admissionPaths.map((path) => ({ server: 'crdgate' as const, path, basis: 'half of own' as const })),
@@ -31,15 +33,21 @@ const latencyConfigurations: Array<{ server: ServerName; path: string; basis: La
 
 /** Every measurement of the performance goals, in one pass. */
 export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, progress: (line: string) => void): Promise<BenchSummary> {
+  // Read before pinning: the count follows this process's affinity.
+  const cpus = availableParallelism();
   const payloads = await loadAdmissionPayloads();
   progress(`start-up: ${plan.startupRuns} run(s) each of the compiled CLI and of src/cli.ts`);
   const startupOptions = { certDir: env.certs.dir, ca: env.certs.ca, runs: plan.startupRuns };
   const startupCompiled = await measureStartup({ ...startupOptions, cliPath: env.build.cliPath, env: productionEnv });
   const startupSource = await measureStartup({ ...startupOptions, cliPath: sourceCliPath, env: {} });
 
+  const peerBinary = await resolvePeerBinary({ log: progress });
+  if ('unavailable' in peerBinary) progress(`WARNING: no controller-runtime peer in this run: ${peerBinary.unavailable}`);
+  const pinner = await createCpuPinner();
   const bare = await env.startBare();
   const crdgate = await env.startCrdgate();
-  const byName: Record<ServerName, ServerProcess> = { bare, crdgate };
+  const peer = 'path' in peerBinary ? await env.startPeer(peerBinary.path, 'serverCore' in pinner.pinning ? { GOMAXPROCS: '1' } : {}) : undefined;
+  const byName: Partial<Record<ServerName, ServerProcess>> & Record<'bare' | 'crdgate', ServerProcess> = { bare, crdgate, ...(peer ? { peer } : {}) };
   const bareIdleRssBytes = (await bare.sample()).rssBytes;
   const idleRssBytes = (await crdgate.sample()).rssBytes;
   const peakRssBytes = { throughput: 0, latency: 0, conversion: 0 };
@@ -50,21 +58,30 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   };
 
   await env.withAgent(crdgate, 1, (target) => expectAllowed(target, payloads, admissionPaths));
+  if (peer) await env.withAgent(peer, 1, (target) => expectAllowed(target, payloads, ['/validate'], 'the controller-runtime peer'));
 
-  // Both servers stay up and the rounds alternate between them, so slow drift of the machine hits both alike;
+  // All servers stay up and the rounds alternate between them, so slow drift of the machine hits both alike;
   // the best round of each configuration is kept, since interference only ever slows a run down.
   const configurations = payloads.flatMap((payload) => [
     { payload, server: 'bare' as const, path: '/validate' },
     ...admissionPaths.map((path) => ({ payload, server: 'crdgate' as const, path })),
+    // The peer validates only: a Go mutating webhook would be a second handler, compared against /mutate separately.
+    ...(peer ? [{ payload, server: 'peer' as const, path: '/validate' }] : []),
   ]);
+  // Pinned for the throughput phase only (the per-core comparison); the servers first, or they would inherit the
+  // client's core. The latency, conversion and memory goals were set unpinned, and keep being measured so.
+  const servers = Object.values(byName);
+  for (const server of servers) await pinner.pinServer(server.pid);
+  await pinner.pinClient();
   const best = new Map<string, ThroughputRow>();
   const saturationRate = new Map<string, number>();
   const noteSaturation = (key: string, rate: number) => saturationRate.set(key, Math.max(saturationRate.get(key) ?? 0, rate));
   for (let round = 1; round <= plan.rounds; round++) {
     for (const { payload, server, path } of configurations) {
       progress(`throughput round ${round}/${plan.rounds}: ${payload.name} ${server} ${path}`);
-      const result = await env.withAgent(byName[server], plan.throughput.sockets, (target) =>
-        measureThroughput({ server: byName[server], target, path, body: payload.body, ...plan.throughput, maxRequests: 5_000_000 }),
+      const serverProcess = byName[server]!;
+      const result = await env.withAgent(serverProcess, plan.throughput.sockets, (target) =>
+        measureThroughput({ server: serverProcess, target, path, body: payload.body, ...plan.throughput, maxRequests: 5_000_000 }),
       );
       if (server === 'crdgate') await noteRss('throughput', result.serverRssBytes);
       if (server === 'crdgate') peakHeapTotalBytes = Math.max(peakHeapTotalBytes, result.serverHeapTotalBytes);
@@ -77,6 +94,7 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
       }
     }
   }
+  await pinner.unpin(servers.map((server) => server.pid));
   const throughput = withRatios([...best.values()]);
 
   const latency: LatencyRow[] = [];
@@ -106,10 +124,12 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
 
   return {
     node: process.version,
-    cpus: availableParallelism(),
+    cpus,
     startedAt: new Date().toISOString(),
     crdgateBuild: env.crdgateBuild,
     throughput,
+    peer: 'path' in peerBinary ? { binary: peerBinary.path } : peerBinary,
+    pinning: pinner.pinning,
     latency,
     conversion,
     startup: { compiled: startupCompiled, source: startupSource, childReadyAfterMs: crdgate.readyAfterMs },
@@ -130,11 +150,13 @@ const toMiB = (bytes: number) => bytes / 1024 / 1024;
 function withRatios(rows: ThroughputRow[]): ThroughputRow[] {
   return rows.map((row) => {
     const bare = rows.find((candidate) => candidate.server === 'bare' && candidate.payload === row.payload);
+    const peer = rows.find((candidate) => candidate.server === 'peer' && candidate.payload === row.payload && candidate.path === row.path);
     if (row.server === 'bare' || !bare) return row;
     return {
       ...row,
       ratioPerCore: row.requestsPerServerCpuSecond / bare.requestsPerServerCpuSecond,
       ratioRaw: row.requestsPerSecond / bare.requestsPerSecond,
+      ...(row.server === 'crdgate' && peer ? { ratioPerCoreToPeer: row.requestsPerServerCpuSecond / peer.requestsPerServerCpuSecond } : {}),
     };
   });
 }

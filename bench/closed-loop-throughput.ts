@@ -1,5 +1,6 @@
 import { post, type Target } from './https-client.ts';
 import { busyCores, readMachineCpu } from './machine-cpu.ts';
+import { percentile } from './percentile.ts';
 import type { ProcessSample, ServerProcess } from './server-process.ts';
 
 export interface ThroughputOptions {
@@ -30,6 +31,10 @@ export interface ThroughputResult {
   /** V8's reserved heap then: most of any RSS growth under load, since V8 grows its heap lazily when memory is free. */
   serverHeapTotalBytes: number;
   completedInWindow: number;
+  /** From send to the whole answer read, of the requests answered in the window. Under a closed loop these include
+   * queueing at the server, so they compare servers at the same concurrency, not at the same rate. */
+  p50Ms: number;
+  p99Ms: number;
   failures: number;
   firstFailure?: string;
   tlsProtocol: string | null;
@@ -42,6 +47,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
   const windowEnd = windowStart + options.measureMs;
   let sent = 0;
   let completedInWindow = 0;
+  const latenciesMs: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;
   let tlsProtocol: string | null = null;
@@ -57,11 +63,15 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     while (performance.now() < windowEnd && sent < options.maxRequests) {
       sent++;
       try {
+        const sentAt = performance.now();
         const answer = await post(options.target, options.path, options.body);
         if (answer.status !== 200) throw new Error(`HTTP ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
         tlsProtocol = answer.tlsProtocol;
         const now = performance.now();
-        if (now >= windowStart && now < windowEnd) completedInWindow++;
+        if (now >= windowStart && now < windowEnd) {
+          completedInWindow++;
+          latenciesMs.push(now - sentAt);
+        }
       } catch (error) {
         failures++;
         firstFailure ??= (error as Error).message;
@@ -82,6 +92,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
   const clientCpuMicros = clientEnd.value.user + clientEnd.value.system - clientStart.value.user - clientStart.value.system;
   const clientCpuShare = clientCpuMicros / 1000 / (clientEnd.atMs - clientStart.atMs);
   const requestsPerSecond = completedInWindow / (options.measureMs / 1000);
+  const sortedLatencies = Float64Array.from(latenciesMs).sort();
   return {
     requestsPerSecond,
     serverCpuShare,
@@ -91,6 +102,8 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     serverRssBytes: serverEnd.rssBytes,
     serverHeapTotalBytes: serverEnd.heapTotalBytes,
     completedInWindow,
+    p50Ms: percentile(sortedLatencies, 50),
+    p99Ms: percentile(sortedLatencies, 99),
     failures,
     ...(firstFailure !== undefined ? { firstFailure } : {}),
     tlsProtocol,

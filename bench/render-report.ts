@@ -14,12 +14,18 @@ export function renderReport(summary: BenchSummary): string {
   const { startup } = summary;
   const sections = [
     `crdgate benchmarks: node ${summary.node}, ${summary.cpus} CPUs, ${summary.startedAt}, crdgate ${summary.crdgateBuild === 'compiled' ? 'compiled (as in the image)' : 'from src/*.ts'}`,
-    'Each server is one Node process (one event loop), so "per core" means per process; req/CPU-s divides by the',
+    'Each server is one process (bare, crdgate: one Node event loop; peer: Go), so "per core" means per process; req/CPU-s divides by the',
     "server process's own CPU time (all its threads), so the load generator's speed cannot flatter or hide it.",
+    'serverCore' in summary.pinning
+      ? `Servers pinned to CPU ${summary.pinning.serverCore} (taskset -a), the load generator to CPU ${summary.pinning.clientCore}.`
+      : `Servers NOT pinned: ${summary.pinning.unpinned}.`,
+    'binary' in summary.peer
+      ? 'peer: the controller-runtime webhook a user would write instead (bench/peer/: Go, webhook.Server + admission.Handler, GOMAXPROCS=1 when pinned).'
+      : `peer: NOT MEASURED, ${summary.peer.unavailable}`,
     '',
     `1. Admission throughput (closed loop, keep-alive, TLS 1.3; goal: crdgate/bare per core >= ${goals.throughputRatio}x)`,
     textTable(
-      ['payload', 'bytes', 'server', 'path', 'req/s', 'srv CPU', 'req/CPU-s', 'client CPU', 'other CPU', 'ratio/core', 'ratio raw', 'fails', 'goal'],
+      ['payload', 'bytes', 'server', 'path', 'req/s', 'srv CPU', 'req/CPU-s', 'p50 ms', 'p99 ms', 'client CPU', 'other CPU', 'ratio/core', 'ratio raw', 'vs peer/core', 'fails', 'goal'],
       summary.throughput.map((row) => [
         row.payload,
         String(row.payloadBytes),
@@ -28,12 +34,15 @@ export function renderReport(summary: BenchSummary): string {
         thousands(row.requestsPerSecond),
         percent(row.serverCpuShare),
         thousands(row.requestsPerServerCpuSecond),
+        fixed(row.p50Ms, 2),
+        fixed(row.p99Ms, 2),
         percent(row.clientCpuShare),
         percent(row.otherCpuShare),
         row.ratioPerCore !== undefined ? `${fixed(row.ratioPerCore, 2)}x` : '',
         row.ratioRaw !== undefined ? `${fixed(row.ratioRaw, 2)}x` : '',
+        row.ratioPerCoreToPeer !== undefined ? `${fixed(row.ratioPerCoreToPeer, 2)}x` : '',
         String(row.failures),
-        row.ratioPerCore !== undefined ? verdict(row.ratioPerCore >= goals.throughputRatio && row.failures === 0) : '(baseline)',
+        row.server === 'crdgate' ? verdict(row.ratioPerCore !== undefined && row.ratioPerCore >= goals.throughputRatio && row.failures === 0) : `(${row.server === 'bare' ? 'baseline' : 'peer'})`,
       ]),
     ),
     '',

@@ -71,8 +71,8 @@ export async function buildBinary(binary: ControlPlaneBinary, opts: BuildOptions
   try {
     // GOWORK=off: a go.work further up must not pull other modules into the graph. CGO_ENABLED=0:
     // static binaries that need no C toolchain (upstream builds these the same way).
-    await run(opts.go, args, { cwd: recipe.moduleDir, env: { ...opts.env, GOWORK: 'off', CGO_ENABLED: '0' } });
-    const version = await run(temporaryPath, recipe.versionArgs, { cwd: opts.outDir, env: opts.env });
+    await runCommand(opts.go, args, { cwd: recipe.moduleDir, env: { ...opts.env, GOWORK: 'off', CGO_ENABLED: '0' } });
+    const version = await runCommand(temporaryPath, recipe.versionArgs, { cwd: opts.outDir, env: opts.env });
     await rename(temporaryPath, finalPath);
     opts.log(`built ${binary} in ${Math.round((Date.now() - started) / 1000)} s: ${firstLine(version)}`);
   } finally {
@@ -87,7 +87,7 @@ function firstLine(text: string): string {
 
 const OUTPUT_TAIL_CHARS = 4000;
 
-function run(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
+export function runCommand(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

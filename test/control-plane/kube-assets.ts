@@ -61,7 +61,7 @@ export async function resolveKubeAssets(opts: ResolveKubeAssetsOptions): Promise
   return { dir, kubeApiserverVersion: versions.kubernetes };
 }
 
-function cacheHome(env: NodeJS.ProcessEnv): string {
+export function cacheHome(env: NodeJS.ProcessEnv): string {
   return env['XDG_CACHE_HOME'] || join(env['HOME'] || homedir(), '.cache');
 }
 
@@ -87,7 +87,7 @@ async function askKubeApiserverVersion(dir: string): Promise<string> {
 }
 
 // `go` from PATH, else from GOROOT (set by some CI setups that do not touch PATH).
-async function findGo(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+export async function findGo(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const candidates = ['go', ...(env['GOROOT'] ? [join(env['GOROOT'], 'bin', 'go')] : [])];
   for (const candidate of candidates) {
     try {
