@@ -1,22 +1,11 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { writeCertDir } from '../src/certs/cert-dir.ts';
-import { main as crdgateCli } from '../src/cli.ts';
-import { geoDatabaseContract } from '../src/contracts/geodatabase/index.ts';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { MigrationReport } from '../src/migrate/migration-report.ts';
-import { renderCustomResourceDefinition } from '../src/render/custom-resource-definition.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from '../src/render/webhook-configurations.ts';
 import { startControlPlane, type ControlPlane } from '../test/control-plane/control-plane.ts';
-import { findFreePort } from '../test/control-plane/free-port.ts';
 import { resolveKubeAssets } from '../test/control-plane/kube-assets.ts';
-import { eventually } from '../test/e2e/support/eventually.ts';
-import { geoDatabases, validGeoDatabase } from '../test/e2e/support/geodatabases.ts';
-import { serverSideApply } from '../test/e2e/support/server-side-apply.ts';
-import { applyCrdVersions, createGeoDatabases, storedApiVersion, storedGeoDatabases } from '../test/e2e/support/storage-migration.ts';
+import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from '../test/e2e/support/crdgate-restartable-process.ts';
+import { applyCrd, applyWebhookConfigurations, crdgateRegistration } from '../test/e2e/support/crdgate-webhooks.ts';
+import { applyCrdVersions, createGeoDatabases, runMigrate, storedApiVersion, storedGeoDatabases } from '../test/e2e/support/storage-migration.ts';
 import { textTable } from './text-table.ts';
 
 export interface MigrationBenchPlan {
@@ -61,19 +50,23 @@ const NAMESPACES = 10;
 export async function runMigrationBenchmark(plan: MigrationBenchPlan, progress: (line: string) => void): Promise<MigrationBenchResult> {
   const assets = await resolveKubeAssets({ build: true, log: progress });
   if ('unavailable' in assets) throw new Error(`no control plane for the migration benchmark: ${assets.unavailable}`);
-  const work = await mkdtemp(join(tmpdir(), 'crdgate-bench-migration-'));
   let plane: ControlPlane | undefined;
-  let stopWebhooks: (() => void) | undefined;
+  let webhooks: CrdgateProcess | undefined;
   try {
     plane = await startControlPlane({ assetsDir: assets.dir, log: progress });
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(plane.kubeconfigPath);
-    const webhooks = await startCrdgateProcess(work);
-    stopWebhooks = webhooks.stop;
-    const crd = await installCrdgate(kubeConfig, webhooks.port, webhooks.caPem);
-
+    // crdgate in a process of its own, as in a cluster, so that the clients under test do not share its event loop.
+    webhooks = await createCrdgateProcess(['--log-level', 'warn']);
+    await webhooks.start();
     const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `bench-${i}`);
     for (const name of namespaces) await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
+    const registration = crdgateRegistration(webhooks.port, webhooks.ca);
+    const crd = registration.crd;
+    await applyCrd(kubeConfig, crd);
+    // Waits until both webhooks are called: objects created before the mutating one would get their defaults in
+    // the first timed pass only.
+    await applyWebhookConfigurations(kubeConfig, registration, namespaces[0]!);
     progress(`creating ${plan.objects} GeoDatabases`);
     await createGeoDatabases(kubeConfig, namespaces, Math.ceil(plan.objects / NAMESPACES), { inFlight: 16 });
 
@@ -93,9 +86,8 @@ export async function runMigrationBenchmark(plan: MigrationBenchPlan, progress: 
     await flip('plain', 'v1');
     return summarize(passes, plan.concurrency);
   } finally {
-    stopWebhooks?.();
+    if (webhooks) await removeCrdgateProcess(webhooks);
     await plane?.stop();
-    await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -109,41 +101,6 @@ export function renderMigrationReport(result: MigrationBenchResult): string {
     `plain loop ${result.plainObjectsPerSecond.toFixed(1)} objects/s, crdgate migrate ${result.crdgateObjectsPerSecond.toFixed(1)} objects/s: ${result.ratio.toFixed(2)}x`,
     '',
   ].join('\n');
-}
-
-/** crdgate in a process of its own, as in a cluster, so that the clients under test do not share its event loop. */
-async function startCrdgateProcess(work: string): Promise<{ port: number; caPem: string; stop: () => void }> {
-  const certDir = join(work, 'certs');
-  await writeCertDir(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], days: 1 });
-  const port = await findFreePort();
-  const cli = new URL('../src/cli.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, [cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--cert-dir', certDir, '--log-level', 'warn'], { stdio: 'ignore' });
-  const caPem = await readFile(join(certDir, 'ca.crt'), 'utf8');
-  const agent = new Agent({ ca: caPem });
-  for (let attempt = 0; ; attempt++) {
-    const ready = await new Promise<boolean>((resolve) => {
-      request({ host: '127.0.0.1', port, path: '/readyz', agent }, (res) => resolve(res.statusCode === 200)).on('error', () => resolve(false)).end();
-    });
-    if (ready) break;
-    if (attempt > 100 || child.exitCode !== null) throw new Error('crdgate serve did not become ready');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { port, caPem, stop: () => child.kill('SIGKILL') };
-}
-
-async function installCrdgate(kubeConfig: KubeConfig, port: number, caPem: string) {
-  const contract = geoDatabaseContract();
-  const endpoint = { target: { url: `https://127.0.0.1:${port}` }, caBundlePem: caPem };
-  const crd = renderCustomResourceDefinition(contract, endpoint);
-  await serverSideApply(kubeConfig, [crd, renderValidatingWebhookConfiguration([contract], endpoint), renderMutatingWebhookConfiguration([contract], endpoint)]);
-  // Objects created before the mutating webhook is called would get their defaults in the first timed pass only.
-  const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-  await eventually('the mutating webhook to default a GeoDatabase', async () => {
-    const probe = validGeoDatabase('default', 'webhook-probe');
-    const created = (await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace: 'default', body: probe, dryRun: 'All' })) as { spec?: { readReplicas?: number } };
-    return created.spec?.readReplicas === 0 ? true : undefined;
-  }, { timeoutMs: 60_000 });
-  return crd;
 }
 
 interface ListedItem {
@@ -194,17 +151,10 @@ async function plainRewriteLoop(kubeConfig: KubeConfig, version: string, concurr
 }
 
 async function migrate(kubeconfigPath: string, concurrency: number): Promise<MigrationReport> {
-  let stdout = '';
-  let stderr = '';
   // The client-side rate limit is set out of the way: the comparison is of the clients' own cost.
-  const code = await crdgateCli(['migrate', '--resource', 'geodatabases.geo.example.com', '--kubeconfig', kubeconfigPath, '--concurrency', String(concurrency), '--qps', '100000', '--output', 'json'], {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    cwd: process.cwd(),
-    waitForStop: () => new Promise(() => {}),
-  });
-  if (code !== 0) throw new Error(`crdgate migrate exited ${code}: ${stdout}${stderr}`);
-  return JSON.parse(stdout) as MigrationReport;
+  const run = await runMigrate(['--kubeconfig', kubeconfigPath, '--concurrency', String(concurrency), '--qps', '100000', '--output', 'json']);
+  if (run.code !== 0) throw new Error(`crdgate migrate exited ${run.code}: ${run.stdout}${run.stderr}`);
+  return run.report();
 }
 
 async function expectStoredIn(etcdUrl: string, apiVersion: string): Promise<void> {
