@@ -2,7 +2,7 @@ import { ProtocolError, protocolErrorBody } from '../errors.ts';
 import { fieldError } from '../contract/field-error.ts';
 import { objectRef } from '../contract/kube-object.ts';
 import { renderFieldPath } from '../contract/schema/field-path.ts';
-import { maxObjectDepth, pathDeeperThan } from '../contract/value-shape.ts';
+import { maxObjectDepth, nestedDeeperThan, pathDeeperThan } from '../contract/value-shape.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { decideMutation } from './mutate.ts';
 import { parseAdmissionReview, type AdmissionRequest } from './review.ts';
@@ -24,7 +24,11 @@ export interface AdmissionOutcome {
     dryRun?: boolean;
     decision: 'allowed' | 'denied' | 'rejected';
     code: string;
+    /** A denial's message, as the user sees it (bounded like the response). */
+    message?: string;
     patched?: boolean;
+    /** The warnings sent back, sanitized and bounded like the response. */
+    warnings?: string[];
   };
   /** An exception crdgate caught while deciding: logged with its stack, answered as a denial. */
   failure?: unknown;
@@ -70,7 +74,9 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
       ...(request.dryRun ? { dryRun: true } : {}),
       decision: verdict.allowed ? 'allowed' : 'denied',
       code: verdict.code,
+      ...(response.status ? { message: response.status.message } : {}),
       ...(response.patch ? { patched: true } : {}),
+      ...(response.warnings ? { warnings: response.warnings } : {}),
     },
     ...(failure !== undefined ? { failure } : {}),
   };
@@ -84,8 +90,8 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
 function tooDeep(request: AdmissionRequest): Verdict | undefined {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return undefined;
   for (const [which, object] of [['object', request.object], ['oldObject', request.oldObject]] as const) {
-    const path = pathDeeperThan(object, maxObjectDepth);
-    if (path === undefined) continue;
+    if (!nestedDeeperThan(object, maxObjectDepth)) continue;
+    const path = pathDeeperThan(object, maxObjectDepth)!;
     const field = `${renderFieldPath('', path.slice(0, 4))}...`;
     const message = `${which === 'object' ? 'the object' : 'the stored object'} is nested more than ${maxObjectDepth} levels deep`;
     return deny('OBJECT_INVALID', `${objectRef(request.object ?? request.oldObject)}: ${field}: ${message}`, [fieldError(field, 'FieldValueInvalid', message)]);

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { TLSSocket } from 'node:tls';
 import { handleAdmissionReview, type AdmissionWebhook } from '../admission/handler.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
@@ -7,7 +7,9 @@ import { ProtocolError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { serveDefaults } from '../config.ts';
 import { createInFlightBodies, jsonBody, protocolErrorHandler } from './body.ts';
+import { sendJson } from './json-response.ts';
 import type { ServerMetrics } from './metrics.ts';
+import { observeRequests } from './request-log.ts';
 
 export interface AppOptions {
   registry: ContractRegistry;
@@ -23,13 +25,13 @@ export interface AppOptions {
 export const webhookEndpoints = ['validate', 'mutate', 'convert'] as const;
 export type WebhookEndpoint = (typeof webhookEndpoints)[number];
 
-/** The express shell: routing, body limits and logging. Every decision is made by the pure handlers it calls. */
+/** The express shell: routing, body limits and the request log. Every decision is made by the pure handlers it calls. */
 export function createApp(options: AppOptions): Express {
   const { registry, metrics, logger, limits } = options;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use(observe(metrics, logger));
+  app.use(observeRequests(metrics, logger));
 
   const inFlight = createInFlightBodies(
     Math.max(limits.inFlightBytes ?? serveDefaults.inFlightBodyBytes, limits.admissionBytes, limits.conversionBytes),
@@ -52,7 +54,7 @@ export function createApp(options: AppOptions): Express {
       ...(result?.status === 'Failed' ? { message: result.message } : {}),
       decideMs: Number((performance.now() - started).toFixed(3)),
     };
-    res.status(outcome.status).json(outcome.status === 200 ? outcome.review : { error: outcome.error });
+    sendJson(res, outcome.status, outcome.status === 200 ? outcome.review : { error: outcome.error });
   });
 
   app.get('/healthz', function healthz(_req, res) {
@@ -78,31 +80,10 @@ function admissionRoute(webhook: AdmissionWebhook, registry: ContractRegistry, m
     metrics.decisions.inc({ webhook, decision: outcome.summary.decision, code: outcome.summary.code });
     res.locals.summary = outcome.summary;
     res.locals.failure = outcome.failure;
-    res.status(outcome.httpStatus).json(outcome.body);
+    sendJson(res, outcome.httpStatus, outcome.body);
   };
 }
 
 const requireVerifiedClient: RequestHandler = function requireVerifiedClient(req, _res, next) {
   next((req.socket as TLSSocket).authorized ? undefined : new ProtocolError('CLIENT_CERTIFICATE_REQUIRED'));
 };
-
-/** One log line and one metrics sample per request, written when the response is finished. */
-function observe(metrics: ServerMetrics, logger: Logger): RequestHandler {
-  return function observeRequest(req: Request, res: Response, next) {
-    const started = process.hrtime.bigint();
-    res.on('finish', function recordRequest() {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const endpoint = knownEndpoints.has(req.path) ? req.path : 'other';
-      metrics.requests.inc({ endpoint, code: String(res.statusCode) });
-      metrics.latency.observe({ endpoint }, seconds);
-      if (endpoint === '/healthz' || endpoint === '/readyz' || endpoint === '/metrics') return;
-      const line = { method: req.method, path: req.path, status: res.statusCode, latencyMs: Number((seconds * 1000).toFixed(3)), ...res.locals.summary };
-      const failure = res.locals.failure;
-      if (failure) logger.error({ ...line, err: failure }, 'request failed inside crdgate');
-      else logger.info(line, 'request');
-    });
-    next();
-  };
-}
-
-const knownEndpoints = new Set(['/validate', '/mutate', '/convert', '/healthz', '/readyz', '/metrics']);

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ProtocolError, protocolErrorBody } from '../errors.ts';
+import { sendJson } from './json-response.ts';
 
 /**
  * The HTTP half of the protocol: only `application/json` (415 otherwise), at most `limitBytes` (413, decided from
@@ -99,7 +100,8 @@ function readBody(req: Request, limitBytes: number, inFlight: InFlightBodies): P
     req.on('data', collect);
     req.on('end', () => {
       inFlight.release(received);
-      resolve(Buffer.concat(chunks, received));
+      // A review of a few KiB arrives as one chunk: no copy then.
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     });
     req.on('aborted', () => stop(new ProtocolError('REVIEW_MALFORMED', 'the client aborted the request body')));
     req.on('error', (error) => {
@@ -118,9 +120,9 @@ function tooLarge(limitBytes: number): ProtocolError {
 export const protocolErrorHandler: ErrorRequestHandler = function protocolErrorHandler(error, _req, res, next) {
   if (res.headersSent) return next(error);
   if (error instanceof ProtocolError) {
-    res.status(error.httpStatus).json(protocolErrorBody(error));
+    sendJson(res, error.httpStatus, protocolErrorBody(error));
     return;
   }
   res.locals.failure = error;
-  res.status(500).json({ error: { code: 'INTERNAL_ERROR', message: 'crdgate failed to answer this request' } });
+  sendJson(res, 500, { error: { code: 'INTERNAL_ERROR', message: 'crdgate failed to answer this request' } });
 };

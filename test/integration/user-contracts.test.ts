@@ -41,6 +41,15 @@ describe('serve --contract: only the user\'s contracts', () => {
     expect(denied.response).toMatchObject({ allowed: false, status: { code: 422, details: { causes: [{ field: 'spec.size', reason: 'FieldValueInvalid' }] } } });
   });
 
+  it('answers a rule that throws with a denial (fail closed), logged at error with the stack', async () => {
+    const review = widgetReview({ size: 1, color: 'explode' });
+    review.request.uid = 'widget-rule-throws';
+    const body = (await server.post('/validate', review)).json();
+    expect(body.response).toMatchObject({ uid: 'widget-rule-throws', allowed: false, status: { code: 500, message: expect.stringContaining('the widget rule exploded') } });
+    const lines = server.logLines().filter((line) => line['uid'] === 'widget-rule-throws');
+    expect(lines).toEqual([expect.objectContaining({ level: 50, code: 'INTERNAL_ERROR', err: expect.objectContaining({ stack: expect.stringContaining('widget-contract.ts') }) })]);
+  });
+
   it('answers a GeoDatabase review with the unknown-kind denial: the built-in example is not served', async () => {
     for (const path of ['/validate', '/mutate']) {
       const review = await loadFixture('create-geodatabase.json');

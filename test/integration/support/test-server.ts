@@ -42,7 +42,8 @@ export interface HttpAnswer {
 }
 
 /** The real server, in-process, on a free 127.0.0.1 port, with freshly generated certificates and real TLS. */
-export async function startTestServer(overrides: Partial<ServeOptions> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<ServeOptions> & { logLevel?: string } = {}): Promise<TestServer> {
+  const { logLevel = 'debug', ...serveOverrides } = overrides;
   const certDir = await mkdtemp(join(tmpdir(), 'crdgate-it-'));
   await writeCertDir(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], days: 1 });
   const ca = await readFile(join(certDir, 'ca.crt'));
@@ -58,10 +59,10 @@ export async function startTestServer(overrides: Partial<ServeOptions> = {}): Pr
     host: '127.0.0.1',
     certDir,
     registry: await loadRegistry([], process.cwd()),
-    logger: createLogger({ level: 'debug', destination: sink }),
+    logger: createLogger({ level: logLevel, destination: sink }),
     limits: { admissionBytes: serveDefaults.admissionBodyBytes, conversionBytes: serveDefaults.conversionBodyBytes },
     drainDelayMs: 0,
-    ...overrides,
+    ...serveOverrides,
   });
 
   function send(method: string, path: string, payload: string | Buffer | undefined, headers: Record<string, string>, options: PostOptions = {}): Promise<HttpAnswer> {

@@ -26,6 +26,11 @@ export default function widgetContract(): Contract<WidgetSpec> {
     ],
     conversions: {},
     invariants: [
+      // A contract bug, for the tests of what crdgate does when a rule throws.
+      (widget) => {
+        if (widget.spec?.color === 'explode') throw new Error('the widget rule exploded');
+        return [];
+      },
       (widget) => (widget.spec?.color === 'gold' && widget.spec.size > 3 ? [fieldError('spec.size', 'FieldValueInvalid', 'a gold widget is at most 3 wide')] : []),
     ],
   });
