@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countValues, pathDeeperThan } from './value-shape.ts';
+import fc from 'fast-check';
+import { countValues, nestedDeeperThan, pathDeeperThan } from './value-shape.ts';
 
 function nested(depth: number): unknown {
   let value: unknown = 'leaf';
@@ -28,5 +29,26 @@ describe('pathDeeperThan', () => {
   it('names the path to the first place past the depth, without recursion (100,000 levels)', () => {
     expect(pathDeeperThan(nested(11), 10)).toEqual(['a', 0, 'a', 0, 'a', 0, 'a', 0, 'a', 0]);
     expect(pathDeeperThan(nested(100_000), 256)).toHaveLength(256);
+  });
+});
+
+describe('nestedDeeperThan', () => {
+  it('agrees with pathDeeperThan on every shape, at every depth limit', () => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'large', withCrossShrink: true }, fc.constant(null), fc.integer(), fc.string(), tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 4 }),
+      object: fc.dictionary(fc.string({ maxLength: 3 }), tie('value'), { maxKeys: 4 }),
+    })).value;
+    fc.assert(
+      fc.property(json, fc.integer({ min: 1, max: 8 }), (value, maxDepth) => {
+        expect(nestedDeeperThan(value, maxDepth)).toBe(pathDeeperThan(value, maxDepth) !== undefined);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('answers for 100,000 levels without overflowing the stack', () => {
+    expect(nestedDeeperThan(nested(100_000), 256)).toBe(true);
+    expect(nestedDeeperThan(nested(256), 256)).toBe(false);
   });
 });

@@ -24,6 +24,22 @@ export function countValues(value: unknown, atMost: number): number {
   return count;
 }
 
+/**
+ * Whether `value` holds a container nested more than `maxDepth` levels deep. Recursive, but never more than
+ * maxDepth + 1 frames deep whatever the input, and allocation-free: it runs on every admission request, where
+ * pathDeeperThan's explicit stack cost three times as much (it is for naming the place, once one is known).
+ */
+export function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (maxDepth === 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (nestedDeeperThan(value[i], maxDepth - 1)) return true;
+    return false;
+  }
+  for (const key in value) if (nestedDeeperThan((value as Record<string, unknown>)[key], maxDepth - 1)) return true;
+  return false;
+}
+
 /** The path to the first place where `value` is nested deeper than `maxDepth` levels, or undefined when it is not. */
 export function pathDeeperThan(value: unknown, maxDepth: number): Array<string | number> | undefined {
   if (!isContainer(value)) return undefined;

@@ -1,6 +1,6 @@
 import { objectRef, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { maxObjectDepth, pathDeeperThan } from '../contract/value-shape.ts';
+import { maxObjectDepth, nestedDeeperThan } from '../contract/value-shape.ts';
 import { convertObject } from './convert-object.ts';
 import { ConversionError } from './conversion-error.ts';
 import { ProtocolError, type ProtocolErrorCode } from '../errors.ts';
@@ -49,7 +49,7 @@ export function reviewConversion(body: unknown, registry: ContractRegistry): Con
 /** The converted object, or why it failed. */
 function convertOne(object: ReviewedObject, desiredApiVersion: string, registry: ContractRegistry): KubeObject | string {
   // Refused before any recursive step (a conversion, the response's JSON) can overflow the stack on it.
-  if (pathDeeperThan(object, maxObjectDepth) !== undefined) {
+  if (nestedDeeperThan(object, maxObjectDepth)) {
     return `cannot convert ${object.kind} ${objectRef(object)}: it is nested more than ${maxObjectDepth} levels deep`;
   }
   const { group } = splitApiVersion(object.apiVersion);

@@ -1,3 +1,4 @@
+import { parseFieldPath } from '../field-path.ts';
 import { jsonEqual } from '../json-equal.ts';
 import { changeRecord } from './change-record.ts';
 import type { Comparison } from './comparisons.ts';
@@ -20,11 +21,12 @@ export interface FieldComparison<C extends string, V> {
  */
 export function fieldClassifier<C extends string, V>(comparison: FieldComparison<C, V>): Classifier<C> {
   const { path, absentMeans, read, compare } = comparison;
+  const segments = parseFieldPath(path);
   return {
     kinds: compare.kinds,
     classify(oldValue, newValue, at) {
-      const from = fieldValue(oldValue, path, absentMeans);
-      const to = fieldValue(newValue, path, absentMeans);
+      const from = fieldValue(oldValue, segments, absentMeans);
+      const to = fieldValue(newValue, segments, absentMeans);
       if (jsonEqual(from, to)) return [];
       const fromValue = from === undefined ? undefined : read(from);
       const toValue = to === undefined ? undefined : read(to);

@@ -1,3 +1,4 @@
+import { parseFieldPath } from '../field-path.ts';
 import { isPlainObject } from '../kube-object.ts';
 import { changeRecord } from './change-record.ts';
 import { displayValue } from './display-value.ts';
@@ -24,12 +25,13 @@ export interface KeyedListComparison<C extends string> {
  */
 export function keyedListClassifier<C extends string>(list: KeyedListComparison<C>): Classifier<C> {
   const kinds = [...new Set([list.added, list.removed, ...list.itemClassifiers.flatMap((c) => c.kinds)])];
+  const segments = parseFieldPath(list.path);
   return {
     kinds,
     classify(oldValue, newValue, at) {
       const listField = `${at.field}.${list.path}`;
-      const before = itemsByKey(fieldValue(oldValue, list.path, list.absentMeans), list.key);
-      const after = itemsByKey(fieldValue(newValue, list.path, list.absentMeans), list.key);
+      const before = itemsByKey(fieldValue(oldValue, segments, list.absentMeans), list.key);
+      const after = itemsByKey(fieldValue(newValue, segments, list.absentMeans), list.key);
       if (!before || !after) return [];
       const changes: Change<C>[] = [];
       for (const [key, { index, item }] of after) {
