@@ -102,6 +102,20 @@ describe('parseQuantity', () => {
   });
 });
 
+describe('parseQuantity, parsed again', () => {
+  it('gives the same value, frozen so that sharing it is safe, and stays right past its memo', () => {
+    const first = parseQuantity('50Gi');
+    expect(parseQuantity('50Gi')).toEqual(first);
+    expect(Object.isFrozen(parseQuantity('50Gi'))).toBe(true);
+    // Far more spellings than the memo holds: each still parses to its own value.
+    for (let i = 0; i < 2_000; i++) expect(parseQuantity(`${i}Mi`)).toEqual({ numerator: BigInt(i) << 20n, scale: 0 });
+    expect(parseQuantity('50Gi')).toEqual(first);
+    expect(parseQuantity('50Gx')).toBeUndefined();
+    expect(isQuantity('50Gx')).toBe(false);
+    expect(isQuantity('50Gi')).toBe(true);
+  });
+});
+
 describe('compareQuantities', () => {
   it.each([
     ['1Gi', '1024Mi', 0],

@@ -82,10 +82,25 @@ function splitQuantity(text: string): QuantityParts | undefined {
 
 /** True when the text is a quantity; cheaper than parsing (no big-integer arithmetic), for validation. */
 export function isQuantity(text: string): boolean {
-  return splitQuantity(text) !== undefined;
+  return recentlyParsed.has(text) ? recentlyParsed.get(text) !== undefined : splitQuantity(text) !== undefined;
 }
 
+// The same few spellings ("50Gi", "2Gi") come back on every admission request, each parsed several times (schema,
+// invariants, the transition machine), and exact parsing is BigInt arithmetic. A memo of a pure function, bounded:
+// whatever clients send, it holds at most this many entries, and is emptied when full.
+const maxRecentlyParsed = 512;
+const recentlyParsed = new Map<string, Quantity | undefined>();
+
 export function parseQuantity(text: string): Quantity | undefined {
+  if (recentlyParsed.has(text)) return recentlyParsed.get(text);
+  const parsed = parseQuantityText(text);
+  if (recentlyParsed.size >= maxRecentlyParsed) recentlyParsed.clear();
+  // Frozen: every caller with the same spelling shares this object.
+  recentlyParsed.set(text, parsed && Object.freeze(parsed));
+  return parsed;
+}
+
+function parseQuantityText(text: string): Quantity | undefined {
   const parts = splitQuantity(text);
   if (!parts) return undefined;
   let numerator = BigInt(parts.integerDigits + parts.fractionDigits) << parts.binaryShift;

@@ -26,21 +26,20 @@ export function denialFor<S extends string, C extends string>(
   state: StateReading<S>,
   { change, verdict }: JudgedChange<S, C>,
 ): FieldError | undefined {
-  const described = describeChange(machine, change);
   switch (verdict.outcome) {
     case 'allowed':
     case 'overridden':
       return undefined;
     case 'unsupported':
-      return fieldError(change.field, 'FieldValueForbidden', `${described} is unsupported: ${verdict.reason}`);
+      return fieldError(change.field, 'FieldValueForbidden', `${describeChange(machine, change)} is unsupported: ${verdict.reason}`);
     case 'not-allowed': {
       const where = verdict.allowedIn.length > 0 ? verdict.allowedIn.join(', ') : 'none';
-      const message = `${described} is not allowed while the ${machine.subject} is ${stateLabel(state)} (allowed in: ${where})`;
+      const message = `${describeChange(machine, change)} is not allowed while the ${machine.subject} is ${stateLabel(state)} (allowed in: ${where})`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
     case 'exclusive-conflict': {
       const others = verdict.conflictsWith.map((other) => `${other.kind} (${other.field})`).join(', ');
-      const message = `${described} cannot be combined with ${others} in one update; make these changes one at a time`;
+      const message = `${describeChange(machine, change)} cannot be combined with ${others} in one update; make these changes one at a time`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
   }
