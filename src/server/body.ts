@@ -120,6 +120,7 @@ function tooLarge(limitBytes: number): ProtocolError {
 export const protocolErrorHandler: ErrorRequestHandler = function protocolErrorHandler(error, _req, res, next) {
   if (res.headersSent) return next(error);
   if (error instanceof ProtocolError) {
+    res.locals.summary = { code: error.code };
     sendJson(res, error.httpStatus, protocolErrorBody(error));
     return;
   }

@@ -11,10 +11,19 @@ export interface ServingCertificate {
 }
 
 export async function readServingCertificate(certDir: string): Promise<ServingCertificate> {
+  const pair = await readPairBytes(certDir);
+  assertUsable(pair);
+  return pair;
+}
+
+async function readPairBytes(certDir: string): Promise<ServingCertificate> {
   const [cert, key] = await Promise.all([readFile(join(certDir, 'tls.crt')), readFile(join(certDir, 'tls.key'))]);
-  // Fails on a key that does not match the certificate, before anything is served with it.
-  createSecureContext({ cert, key });
   return { cert, key };
+}
+
+/** Fails on a key that does not match the certificate, before anything is served with it. */
+function assertUsable(pair: ServingCertificate): void {
+  createSecureContext(pair);
 }
 
 /** The notAfter of the first certificate in a PEM (the leaf), in seconds since the Unix epoch. */
@@ -48,8 +57,11 @@ export function watchServingCertificate(options: {
 
   async function check(): Promise<void> {
     try {
-      const next = await readServingCertificate(certDir);
+      const next = await readPairBytes(certDir);
       if (next.cert.equals(current.cert) && next.key.equals(current.key)) return;
+      // Parsing the pair blocks the event loop (a few hundred µs, more for big keys): only for a changed one, not
+      // at every poll of an unchanged pair.
+      assertUsable(next);
       apply(next);
       current = next;
       logger.info({ certDir }, 'serving certificate reloaded');

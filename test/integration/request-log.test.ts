@@ -60,7 +60,7 @@ describe('the request log at debug', () => {
   it('logs a protocol rejection at info, with its status', async () => {
     const before = server.logLines().length;
     expect((await server.post('/validate', {}, { contentType: 'text/plain' })).status).toBe(415);
-    expect(server.logLines().slice(before)).toEqual([expect.objectContaining({ level: info, path: '/validate', status: 415 })]);
+    expect(server.logLines().slice(before)).toEqual([expect.objectContaining({ level: info, path: '/validate', status: 415, code: 'CONTENT_TYPE_UNSUPPORTED' })]);
   });
 
   it('logs a successful conversion at debug and a failed one at info', async () => {
