@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildCompiledCopy, type CompiledBuild } from './compiled-build.ts';
+import { deploymentNodeOptions } from './deployment-resources.ts';
 import { makeFreshCertDir, type FreshCertDir } from './fresh-cert-dir.ts';
 import { createKeepAliveAgent, type Target } from './https-client.ts';
 import type { Variant } from './serve-crdgate-variant.ts';
@@ -44,7 +45,10 @@ export async function openBenchEnvironment(fromSource: boolean, progress: (line:
   const script = (name: ServerScript) =>
     fromSource ? new URL(`./${name}.ts`, import.meta.url) : pathToFileURL(join(build.benchDir, `${name}.js`));
   const crdgateArgs = fromSource ? [certs.dir] : [certs.dir, build.srcDir];
-  const options = fromSource ? {} : { env: productionEnv };
+  // Every Node server gets the heap flags of the rendered Deployment: crdgate runs as in its pod, and the bare
+  // server and the ladder's rungs on the same V8 settings, so a comparison is of code, not of flags.
+  const execArgv = deploymentNodeOptions().split(' ').filter(Boolean);
+  const options = fromSource ? { execArgv } : { execArgv, env: productionEnv };
   const servers: ServerProcess[] = [];
   const started = (server: ServerProcess) => {
     servers.push(server);

@@ -3,6 +3,7 @@ import type { LatencyResult } from './open-loop-latency.ts';
 import type { StartupResult } from './startup-to-ready.ts';
 import type { ThroughputResult } from './closed-loop-throughput.ts';
 import type { CpuPinning } from './cpu-pinning.ts';
+import type { TailStats } from './tail-monitor.ts';
 
 /** bare: node:https, the floor for a Node webhook. peer: the controller-runtime webhook a user would write instead. */
 export type ServerName = 'bare' | 'crdgate' | 'peer';
@@ -19,12 +20,20 @@ export interface ThroughputRow extends ThroughputResult {
   ratioPerCoreToPeer?: number;
 }
 
-export interface LatencyRow extends LatencyResult {
+/** One server's open-loop run, with what its event loop went through meanwhile (Node servers). */
+export interface MeasuredLatency extends LatencyResult {
+  tail?: TailStats;
+}
+
+/** crdgate at half its own saturation rate on one path, and the bare server at the same rate: the best round of each. */
+export interface LatencyRow {
   payload: string;
-  server: ServerName;
   path: string;
-  /** The goal's rate (half the bare server's saturation) or, for context, half the server's own. */
-  rateBasis: 'half of bare' | 'half of own';
+  ratePerSecond: number;
+  bare: MeasuredLatency;
+  crdgate: MeasuredLatency;
+  /** crdgate's p99 over the bare server's. */
+  p99Ratio: number;
 }
 
 export interface ConversionRow {

@@ -1,4 +1,5 @@
 import { createChildProfiler } from './child-profiler.ts';
+import { createTailMonitor, type TailStats } from './tail-monitor.ts';
 
 // The child half of the parent <-> server-process protocol (the parent half is server-process.ts).
 
@@ -19,6 +20,8 @@ export interface SampleMessage {
   cpuMicros: number;
   /** The child's own clock, so CPU share is CPU time over the child's wall time, free of IPC delays. */
   atMs: number;
+  /** Event-loop delay and GC pauses since the previous sample. */
+  tail: TailStats;
 }
 
 export interface DoneMessage {
@@ -45,12 +48,13 @@ export function serveParent(listening: { port: number; stop: () => Promise<void>
       (error: unknown) => send({ type: 'done', id, error: String(error) }),
     );
   let profiler: ReturnType<typeof createChildProfiler> | undefined;
+  const tail = createTailMonitor();
   process.on('message', (message: ParentRequest) => {
     switch (message.type) {
       case 'sample': {
         const cpu = process.cpuUsage();
         const memory = process.memoryUsage();
-        send({ type: 'sample', id: message.id, rssBytes: memory.rss, heapTotalBytes: memory.heapTotal, cpuMicros: cpu.user + cpu.system, atMs: performance.now() });
+        send({ type: 'sample', id: message.id, rssBytes: memory.rss, heapTotalBytes: memory.heapTotal, cpuMicros: cpu.user + cpu.system, atMs: performance.now(), tail: tail.take() });
         break;
       }
       case 'profile-start':

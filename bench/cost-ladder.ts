@@ -28,9 +28,9 @@ type Rung = (typeof rungs)[number];
 export const rungMeaning: Record<Rung, string> = {
   bare: 'node:https + read body + JSON.parse + constant answer',
   decision: '+ crdgate decision (handleAdmissionReview) + JSON.stringify of its answer',
-  'express-quiet': '+ express app (router, body-parser, res.json, observe hook; pino silent, metrics no-op)',
+  'express-quiet': '+ express app (router, body reader, pre-serialized answer, request observer; pino silent, metrics no-op)',
   'express-metrics': '+ prom-client counters and histogram',
-  crdgate: '+ pino info log line per request (= the real server)',
+  crdgate: '+ pino at info (= the real server: no line for an allowed review, see README Logging policy)',
 };
 
 /**

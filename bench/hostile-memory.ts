@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { serveDefaults } from '../src/config.ts';
-import { renderServerWorkload } from '../src/render/server-workload.ts';
 import { maxJsonValues } from '../src/server/body.ts';
 import { findFreePort } from '../test/control-plane/free-port.ts';
+import { deploymentNodeOptions } from './deployment-resources.ts';
 import { makeFreshCertDir } from './fresh-cert-dir.ts';
 import { textTable } from './text-table.ts';
 
@@ -104,14 +104,6 @@ async function main(): Promise<void> {
     await certs.remove();
   }
   process.stdout.write(`${textTable(['input', 'body', 'answers', 'slowest', 'RSS after', 'peak RSS so far'], rows)}\n`);
-}
-
-/** NODE_OPTIONS as the rendered Deployment sets them: the heap cap the memory limit was sized with. */
-function deploymentNodeOptions(): string {
-  type Deployment = { spec: { template: { spec: { containers: Array<{ env?: Array<{ name: string; value: string }> }> } } } };
-  const deployment = renderServerWorkload('crdgate-system', 'crdgate').find((manifest) => manifest.kind === 'Deployment') as unknown as Deployment;
-  const env = deployment.spec.template.spec.containers[0]?.env ?? [];
-  return env.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

@@ -1,4 +1,5 @@
-import type { BenchSummary } from './bench-summary.ts';
+import type { BenchSummary, ThroughputRow } from './bench-summary.ts';
+import type { TailStats } from './tail-monitor.ts';
 import { goals } from './goals.ts';
 import { textTable } from './text-table.ts';
 
@@ -9,9 +10,20 @@ const percent = (share: number) => `${fixed(share * 100, 0)}%`;
 const latency = (ms: number, digits: number) => (ms === Number.POSITIVE_INFINITY ? 'unanswered' : fixed(ms, digits));
 const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
 
+const loopDelay = (tail: TailStats | undefined) => (tail ? `${fixed(tail.eventLoopDelayP99Ms, 1)}/${fixed(tail.eventLoopDelayMaxMs, 1)}` : 'n/a');
+const gcPauses = (tail: TailStats | undefined) => (tail ? `${fixed(tail.gc.minor.maxMs, 1)}/${fixed(tail.gc.major.maxMs, 1)}` : 'n/a');
+
+function throughputGoalMet(row: ThroughputRow): boolean {
+  const againstBare = row.ratioPerCore !== undefined && row.ratioPerCore >= goals.throughputRatioToBare;
+  // The peer serves /validate only; without Go there is no peer row, and that goal is not checked.
+  const againstPeer = row.ratioPerCoreToPeer === undefined || row.ratioPerCoreToPeer >= goals.throughputRatioToPeer;
+  return againstBare && againstPeer && row.failures === 0;
+}
+
 /** The human-readable report: one table per goal, each row saying whether its goal is met. */
 export function renderReport(summary: BenchSummary): string {
   const { startup } = summary;
+  const peakUnderLoad = Math.max(summary.rssMiB.throughput, summary.rssMiB.latency);
   const sections = [
     `crdgate benchmarks: node ${summary.node}, ${summary.cpus} CPUs, ${summary.startedAt}, crdgate ${summary.crdgateBuild === 'compiled' ? 'compiled (as in the image)' : 'from src/*.ts'}`,
     'Each server is one process (bare, crdgate: one Node event loop; peer: Go), so "per core" means per process; req/CPU-s divides by the',
@@ -23,7 +35,7 @@ export function renderReport(summary: BenchSummary): string {
       ? 'peer: the controller-runtime webhook a user would write instead (bench/peer/: Go, webhook.Server + admission.Handler, GOMAXPROCS=1 when pinned).'
       : `peer: NOT MEASURED, ${summary.peer.unavailable}`,
     '',
-    `1. Admission throughput (closed loop, keep-alive, TLS 1.3; goal: crdgate/bare per core >= ${goals.throughputRatio}x)`,
+    `1. Admission throughput (closed loop, keep-alive, TLS 1.3; goals per core: crdgate >= ${goals.throughputRatioToBare}x bare, >= ${goals.throughputRatioToPeer}x the peer on /validate)`,
     textTable(
       ['payload', 'bytes', 'server', 'path', 'req/s', 'srv CPU', 'req/CPU-s', 'p50 ms', 'p99 ms', 'client CPU', 'other CPU', 'ratio/core', 'ratio raw', 'vs peer/core', 'fails', 'goal'],
       summary.throughput.map((row) => [
@@ -42,29 +54,32 @@ export function renderReport(summary: BenchSummary): string {
         row.ratioRaw !== undefined ? `${fixed(row.ratioRaw, 2)}x` : '',
         row.ratioPerCoreToPeer !== undefined ? `${fixed(row.ratioPerCoreToPeer, 2)}x` : '',
         String(row.failures),
-        row.server === 'crdgate' ? verdict(row.ratioPerCore !== undefined && row.ratioPerCore >= goals.throughputRatio && row.failures === 0) : `(${row.server === 'bare' ? 'baseline' : 'peer'})`,
+        row.server === 'crdgate' ? verdict(throughputGoalMet(row)) : `(${row.server === 'bare' ? 'baseline' : 'peer'})`,
       ]),
     ),
     '',
-    `2. Latency (open loop, from scheduled send time; goal: crdgate p99 <= ${goals.latencyP99Ms} ms at half the bare saturation rate)`,
+    `2. Latency (open loop, from scheduled send time, servers pinned as above; goal: crdgate p99 <= ${goals.latencyP99RatioToBare}x the bare server's at the same rate, half of crdgate's saturation; best of each's rounds)`,
     textTable(
-      ['payload', 'server', 'path', 'rate basis', 'rate/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'send lag p99', 'answered', 'unanswered', 'goal'],
+      ['payload', 'path', 'rate/s', 'bare p50', 'bare p99', 'crdgate p50', 'crdgate p90', 'crdgate p99', 'max', 'p99 ratio', 'send lag p99', 'loop delay p99/max: crdgate, bare', 'GC max minor/major: crdgate, bare', 'unanswered', 'goal'],
       summary.latency.map((row) => [
         row.payload,
-        row.server,
         row.path,
-        row.rateBasis,
         thousands(row.ratePerSecond),
-        latency(row.p50Ms, 2),
-        latency(row.p90Ms, 2),
-        latency(row.p99Ms, 2),
-        latency(row.maxMs, 1),
-        fixed(row.sendLagP99Ms, 2),
-        String(row.recorded),
-        String(row.unanswered),
-        row.server === 'bare' ? '(reference)' : row.rateBasis === 'half of own' ? '(context)' : verdict(row.p99Ms <= goals.latencyP99Ms),
+        latency(row.bare.p50Ms, 2),
+        latency(row.bare.p99Ms, 2),
+        latency(row.crdgate.p50Ms, 2),
+        latency(row.crdgate.p90Ms, 2),
+        latency(row.crdgate.p99Ms, 2),
+        latency(row.crdgate.maxMs, 1),
+        `${fixed(row.p99Ratio, 2)}x`,
+        fixed(row.crdgate.sendLagP99Ms, 2),
+        `${loopDelay(row.crdgate.tail)}, ${loopDelay(row.bare.tail)}`,
+        `${gcPauses(row.crdgate.tail)}, ${gcPauses(row.bare.tail)}`,
+        `${row.crdgate.unanswered} / ${row.bare.unanswered}`,
+        verdict(row.p99Ratio <= goals.latencyP99RatioToBare && row.crdgate.unanswered === 0 && row.crdgate.failures === 0),
       ]),
     ),
+    '(times in ms; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC pauses: each server\'s own, in its kept round)',
     '',
     `3. Conversion (one review at a time on one connection; goal: <= ${goals.conversionReviewMs} ms per 500-object review)`,
     textTable(
@@ -86,9 +101,9 @@ export function renderReport(summary: BenchSummary): string {
         ['  process start -> listening, by the load-test child', `${fixed(startup.childReadyAfterMs, 0)} ms`, '', ''],
         ['crdgate RSS after start, idle', `${fixed(summary.rssMiB.idle, 1)} MiB`, '', ''],
         ['  the bare server for reference: idle / under load', `${fixed(summary.rssMiB.bareIdle, 1)} / ${fixed(summary.rssMiB.bareThroughput, 1)} MiB`, '', ''],
-        ['crdgate RSS under admission load (peak, closed loop)', `${fixed(summary.rssMiB.throughput, 1)} MiB`, `< ${goals.rssMiB} MiB`, verdict(summary.rssMiB.throughput < goals.rssMiB)],
+        ['crdgate RSS under admission load (peak, closed and open loop), Deployment heap flags', `${fixed(peakUnderLoad, 1)} MiB`, `<= ${goals.rssMiB} MiB (request)`, verdict(peakUnderLoad <= goals.rssMiB)],
         ['    V8 heap reserved then (heapTotal, peak)', `${fixed(summary.rssMiB.throughputHeapTotal, 1)} MiB`, '', ''],
-        ['  peak after the open-loop latency runs', `${fixed(summary.rssMiB.latency, 1)} MiB`, '', ''],
+        ['  of which after the open-loop latency runs', `${fixed(summary.rssMiB.latency, 1)} MiB`, '', ''],
         ['  peak after the 1 MB conversion reviews', `${fixed(summary.rssMiB.conversion, 1)} MiB`, '', ''],
       ],
     ),

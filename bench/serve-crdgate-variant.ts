@@ -15,7 +15,7 @@ import { loadCrdgateModule } from './load-crdgate-module.ts';
 //   decision         node:https + JSON.parse + crdgate's decision (handleAdmissionReview) + JSON.stringify
 //   express-quiet    crdgate's express app (createApp), pino silent, metrics that do nothing
 //   express-metrics  the same with real prom-client metrics
-// The last rung, everything (pino info logs included), is serve-crdgate.ts.
+// The last rung, everything (pino at info included), is serve-crdgate.ts.
 
 export const variants = ['decision', 'express-quiet', 'express-metrics'] as const;
 export type Variant = (typeof variants)[number];

@@ -5,9 +5,9 @@ import type * as ServeModule from '../src/server/serve.ts';
 import { serveParent } from './child-channel.ts';
 import { loadCrdgateModule } from './load-crdgate-module.ts';
 
-// Child process: crdgate's real server as `crdgate serve` builds it (info-level pino logs to stdout, prom-client
-// metrics, express), on a core of its own. From a compiled build when given one (what the image runs), else from
-// src/. The parent decides where stdout goes.
+// Child process: crdgate's real server as `crdgate serve` builds it (pino at the default level, info, to stdout;
+// prom-client metrics; express), on a core of its own. From a compiled build when given one (what the image runs),
+// else from src/. The parent decides where stdout goes, and which heap flags it runs with.
 
 async function serveCrdgate(certDir: string, compiledSrcDir: string | undefined): Promise<void> {
   const { loadRegistry } = (await loadCrdgateModule(compiledSrcDir, 'commands/contracts')) as typeof ContractsModule;

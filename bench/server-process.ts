@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { DoneMessage, ParentRequest, ReadyMessage, SampleMessage } from './child-channel.ts';
+import type { TailStats } from './tail-monitor.ts';
 import { withTimeout } from './with-timeout.ts';
 
 export interface ProcessSample {
@@ -8,6 +9,8 @@ export interface ProcessSample {
   heapTotalBytes: number;
   cpuMicros: number;
   atMs: number;
+  /** Event-loop delay and GC pauses since the previous sample (Node servers only). */
+  tail?: TailStats;
 }
 
 export interface ServerProcess {

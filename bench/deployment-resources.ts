@@ -1,0 +1,33 @@
+import { renderServerWorkload } from '../src/render/server-workload.ts';
+
+// What the rendered Deployment gives crdgate's container, read from the renderer itself, so the bench measures
+// crdgate as it runs in a pod and checks it against the figures a cluster will hold it to.
+
+interface Container {
+  env?: Array<{ name: string; value: string }>;
+  resources: { requests: { memory: string }; limits: { memory: string } };
+}
+
+function serverContainer(): Container {
+  type Deployment = { spec: { template: { spec: { containers: Container[] } } } };
+  const deployment = renderServerWorkload('crdgate-system', 'crdgate').find((manifest) => manifest.kind === 'Deployment') as unknown as Deployment;
+  const container = deployment.spec.template.spec.containers[0];
+  if (!container) throw new Error('the rendered Deployment has no container');
+  return container;
+}
+
+/** NODE_OPTIONS as the rendered Deployment sets them (the heap caps the memory figures were sized with). */
+export function deploymentNodeOptions(): string {
+  return serverContainer().env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
+}
+
+/** The container's memory request, in MiB: what the scheduler reserves, and what RSS under load should stay within. */
+export function deploymentMemoryRequestMiB(): number {
+  return quantityMiB(serverContainer().resources.requests.memory);
+}
+
+function quantityMiB(quantity: string): number {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  if (!match) throw new Error(`the Deployment's memory request ${quantity} is not in Mi or Gi`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+}
