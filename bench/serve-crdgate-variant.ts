@@ -6,6 +6,7 @@ import type * as ContractsModule from '../src/commands/contracts.ts';
 import type * as ConfigModule from '../src/config.ts';
 import type * as LogModule from '../src/log.ts';
 import type * as AppModule from '../src/server/app.ts';
+import type * as JsonResponseModule from '../src/server/json-response.ts';
 import type * as MetricsModule from '../src/server/metrics.ts';
 import { serveOnLoopback } from './serve-on-loopback.ts';
 import { loadCrdgateModule } from './load-crdgate-module.ts';
@@ -31,15 +32,15 @@ async function serveVariant(variant: Variant, certDir: string, compiledSrcDir: s
   let server: Server;
   if (variant === 'decision') {
     const { handleAdmissionReview } = (await load('admission/handler')) as typeof HandlerModule;
+    // The answer is written as the real routes write it, so the next rung adds express and nothing else.
+    const { sendJson } = (await load('server/json-response')) as typeof JsonResponseModule;
     server = createServer(tls, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const webhook = req.url === '/mutate' ? 'mutate' : 'validate';
         const outcome = handleAdmissionReview(webhook, registry, JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        const answer = JSON.stringify(outcome.body);
-        res.writeHead(outcome.httpStatus, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
-        res.end(answer);
+        sendJson(res, outcome.httpStatus, outcome.body);
       });
     });
   } else {
