@@ -32,3 +32,38 @@ describe('the crdgate command (bin)', () => {
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^crdgate: Node\\.js ${required} or newer is required, this is Node\\.js 20\\.20\\.2 `))]);
   });
 });
+
+/** The files a `crdgate` process loads, recorded by a module hook installed before the entry point runs. */
+async function filesLoadedBy(args: string[]): Promise<string[]> {
+  const recorder = `import { registerHooks } from 'node:module';
+const loaded = [];
+registerHooks({ load(url, context, nextLoad) { loaded.push(url); return nextLoad(url, context); } });
+process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(loaded) + '\\n'));`;
+  const result = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(recorder)}`, bin, ...args], (error, _stdout, stderr) =>
+      error ? reject(new Error(stderr)) : resolve(stderr),
+    );
+  });
+  const line = result.split('\n').find((l) => l.startsWith('LOADED '));
+  if (!line) throw new Error(`no LOADED line in: ${result}`);
+  return JSON.parse(line.slice('LOADED '.length)) as string[];
+}
+
+describe('what a command loads', () => {
+  const fromPackage = (files: string[], name: string) => files.filter((url) => url.includes(`/node_modules/${name}/`));
+  const commandModules = (files: string[]) => files.map((url) => /\/commands\/([\w-]+)\.[jt]s$/.exec(url)?.[1]).filter((name) => name !== undefined);
+
+  it('serve loads neither node-forge nor yaml nor another command, so they stay out of its heap', async () => {
+    const files = await filesLoadedBy(['serve', '--help']);
+    expect(files.some((url) => url.endsWith('/server/serve.ts'))).toBe(true);
+    expect(fromPackage(files, 'node-forge')).toEqual([]);
+    expect(fromPackage(files, 'yaml')).toEqual([]);
+    expect(new Set(commandModules(files))).toEqual(new Set(['command', 'serve', 'contracts', 'system-error']));
+  });
+
+  it('certs does load node-forge (the recorder sees what a command imports)', async () => {
+    const files = await filesLoadedBy(['certs', '--help']);
+    expect(fromPackage(files, 'node-forge')).not.toEqual([]);
+    expect(commandModules(files)).not.toContain('serve');
+  });
+});

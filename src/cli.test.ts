@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { commandLoaders } from './cli.ts';
 import { runCli } from './cli-runner.fixture.ts';
 
 let dir: string;
@@ -171,6 +172,10 @@ describe('crdgate serve: operating errors', () => {
 });
 
 describe('crdgate --help', () => {
+  it('loads each command under its own name', async () => {
+    for (const [name, load] of Object.entries(commandLoaders)) expect((await load()).name).toBe(name);
+  });
+
   it('lists the commands, and each command has its own help', async () => {
     const overview = await run('--help');
     expect(overview.code).toBe(0);

@@ -3,7 +3,8 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hasServingCert, writeCertDir } from './cert-dir.ts';
+import { hasServingCert } from './cert-dir-layout.ts';
+import { writeCertDir } from './cert-dir.ts';
 import { CertificateInputError, createCertificateAuthority, issueCertificate } from './pki.ts';
 
 let base: string;
@@ -105,15 +106,5 @@ describe('writeCertDir', () => {
   it('passes input errors through', async () => {
     await expect(writeCertDir(base, { ...options, ipAddresses: ['999.1.1.1'] })).rejects.toThrow(/"999\.1\.1\.1"/);
     await expect(writeCertDir(base, { ...options, days: 0 })).rejects.toThrow(CertificateInputError);
-  });
-});
-
-describe('hasServingCert', () => {
-  it('is true only when both tls.crt and tls.key exist', async () => {
-    expect(await hasServingCert(join(base, 'missing'))).toBe(false);
-    await writeFile(join(base, 'tls.crt'), 'x');
-    expect(await hasServingCert(base)).toBe(false);
-    await writeFile(join(base, 'tls.key'), 'x');
-    expect(await hasServingCert(base)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { access, chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { certDirFiles, type CertDirFiles } from './cert-dir-layout.ts';
 import { CertificateInputError, createCertificateAuthority, issueCertificate } from './pki.ts';
 import type { PemPair } from './pki.ts';
 
@@ -11,13 +11,6 @@ export interface CertDirOptions {
   days: number;
 }
 
-export interface CertDirFiles {
-  caCert: string;
-  caKey: string;
-  tlsCert: string;
-  tlsKey: string;
-}
-
 export interface CertDirResult {
   /** True when an existing CA was kept, so the caBundle already given to the API server stays valid. */
   reusedCa: boolean;
@@ -26,15 +19,6 @@ export interface CertDirResult {
 
 const CA_COMMON_NAME = 'crdgate-ca';
 const MIN_CA_DAYS = 3650;
-
-export function certDirFiles(dir: string): CertDirFiles {
-  return {
-    caCert: join(dir, 'ca.crt'),
-    caKey: join(dir, 'ca.key'),
-    tlsCert: join(dir, 'tls.crt'),
-    tlsKey: join(dir, 'tls.key'),
-  };
-}
 
 /**
  * Writes ca.crt, ca.key, tls.crt and tls.key into dir. A CA already in dir is kept and signs the
@@ -66,12 +50,6 @@ export async function writeCertDir(dir: string, opts: CertDirOptions): Promise<C
   await writeFileAtomically(files.tlsKey, serving.keyPem, 0o600);
   await writeFileAtomically(files.tlsCert, serving.certPem, 0o644);
   return { reusedCa: existingCa !== undefined, files };
-}
-
-/** True when dir holds a serving certificate and key (it does not check that they are valid). */
-export async function hasServingCert(dir: string): Promise<boolean> {
-  const files = certDirFiles(dir);
-  return (await exists(files.tlsCert)) && (await exists(files.tlsKey));
 }
 
 async function readExistingCa(files: CertDirFiles): Promise<PemPair | undefined> {
@@ -106,15 +84,6 @@ async function readIfExists(path: string): Promise<string | undefined> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

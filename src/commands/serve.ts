@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { hasServingCert, writeCertDir } from '../certs/cert-dir.ts';
+import { hasServingCert } from '../certs/cert-dir-layout.ts';
 import { developmentCertificate, serveDefaults } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { webhookEndpoints, type WebhookEndpoint } from '../server/app.ts';
@@ -52,6 +52,8 @@ export const serveCommand: Command = {
     await assertCanListen(port, host);
 
     if (!(await hasServingCert(certDir))) {
+      // node-forge is loaded only to make this certificate: a server given its certificate never carries it.
+      const { writeCertDir } = await import('../certs/cert-dir.ts');
       const made = await writeCertDir(certDir, {
         dnsNames: [...developmentCertificate.dnsNames],
         ipAddresses: [...developmentCertificate.ipAddresses],
