@@ -19,6 +19,8 @@ export function createJsonPatch(before: unknown, after: unknown, path = ''): Jso
       if (!Object.hasOwn(after, key)) ops.push({ op: 'remove', path: `${path}/${escapePointer(key)}` });
     }
     for (const [key, value] of Object.entries(after)) {
+      // Most keys of a defaulted object hold the very value they held: no path is built for them.
+      if (before[key] === value && Object.hasOwn(before, key)) continue;
       const child = `${path}/${escapePointer(key)}`;
       if (!Object.hasOwn(before, key)) ops.push({ op: 'add', path: child, value });
       else ops.push(...createJsonPatch(before[key], value, child));
