@@ -16,6 +16,8 @@ export interface LatencyOptions {
 
 export interface LatencyResult {
   ratePerSecond: number;
+  /** Every request sent, warm-up included: what the server handled while its GC statistics were taken. */
+  sent: number;
   recorded: number;
   /** Not answered by the end of the drain time (an overloaded server's queue), or failed. */
   unanswered: number;
@@ -88,6 +90,7 @@ export async function measureLatency(options: LatencyOptions): Promise<LatencyRe
   const lags = sendLags.filter((value) => !Number.isNaN(value)).sort();
   return {
     ratePerSecond: options.ratePerSecond,
+    sent: total,
     recorded: recorded.length - unanswered,
     unanswered,
     p50Ms: percentile(recorded, 50),

@@ -1,4 +1,4 @@
-import type { BenchSummary, ThroughputRow } from './bench-summary.ts';
+import type { BenchSummary, MeasuredLatency, ThroughputRow } from './bench-summary.ts';
 import type { TailStats } from './tail-monitor.ts';
 import { goals } from './goals.ts';
 import { textTable } from './text-table.ts';
@@ -11,7 +11,13 @@ const latency = (ms: number, digits: number) => (ms === Number.POSITIVE_INFINITY
 const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
 
 const loopDelay = (tail: TailStats | undefined) => (tail ? `${fixed(tail.eventLoopDelayP99Ms, 1)}/${fixed(tail.eventLoopDelayMaxMs, 1)}` : 'n/a');
-const gcPauses = (tail: TailStats | undefined) => (tail ? `${fixed(tail.gc.minor.maxMs, 1)}/${fixed(tail.gc.major.maxMs, 1)}` : 'n/a');
+// GC work per request (every pause of the window over every request sent in it), then the longest pause of each kind.
+const gcPauses = (measured: MeasuredLatency) => {
+  const tail = measured.tail;
+  if (!tail) return 'n/a';
+  const perRequestUs = ((tail.gc.minor.totalMs + tail.gc.major.totalMs) * 1000) / measured.sent;
+  return `${fixed(perRequestUs, 1)} (${fixed(tail.gc.minor.maxMs, 1)}/${fixed(tail.gc.major.maxMs, 1)})`;
+};
 
 function throughputGoalMet(row: ThroughputRow): boolean {
   const againstBare = row.ratioPerCore !== undefined && row.ratioPerCore >= goals.throughputRatioToBare;
@@ -60,7 +66,7 @@ export function renderReport(summary: BenchSummary): string {
     '',
     `2. Latency (open loop, from scheduled send time, servers pinned as above; goal: crdgate p99 <= ${goals.latencyP99RatioToBare}x the bare server's at the same rate, half of crdgate's saturation; best of each's rounds)`,
     textTable(
-      ['payload', 'path', 'rate/s', 'bare p50', 'bare p99', 'crdgate p50', 'crdgate p90', 'crdgate p99', 'max', 'p99 ratio', 'send lag p99', 'loop delay p99/max: crdgate, bare', 'GC max minor/major: crdgate, bare', 'unanswered', 'goal'],
+      ['payload', 'path', 'rate/s', 'bare p50', 'bare p99', 'crdgate p50', 'crdgate p90', 'crdgate p99', 'max', 'p99 ratio', 'send lag p99', 'loop delay p99/max: crdgate, bare', 'GC µs/req (max minor/major): crdgate, bare', 'unanswered', 'goal'],
       summary.latency.map((row) => [
         row.payload,
         row.path,
@@ -74,12 +80,12 @@ export function renderReport(summary: BenchSummary): string {
         `${fixed(row.p99Ratio, 2)}x`,
         fixed(row.crdgate.sendLagP99Ms, 2),
         `${loopDelay(row.crdgate.tail)}, ${loopDelay(row.bare.tail)}`,
-        `${gcPauses(row.crdgate.tail)}, ${gcPauses(row.bare.tail)}`,
+        `${gcPauses(row.crdgate)}, ${gcPauses(row.bare)}`,
         `${row.crdgate.unanswered} / ${row.bare.unanswered}`,
         verdict(row.p99Ratio <= goals.latencyP99RatioToBare && row.crdgate.unanswered === 0 && row.crdgate.failures === 0),
       ]),
     ),
-    '(times in ms; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC pauses: each server\'s own, in its kept round)',
+    '(times in ms; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC: each server\'s own, in its kept round; GC µs/req is its pauses\' total over the requests sent)',
     '',
     `3. Conversion (one review at a time on one connection; goal: <= ${goals.conversionReviewMs} ms per 500-object review)`,
     textTable(
