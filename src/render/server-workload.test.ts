@@ -61,7 +61,7 @@ describe('renderServerWorkload', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
     expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(container.resources.requests).toEqual({ cpu: '100m', memory: '160Mi' });
+    expect(container.resources.requests).toEqual({ cpu: '100m', memory: '180Mi' });
   });
 
   it('shares no object between manifests, so changing one cannot change another', () => {
