@@ -10,27 +10,34 @@ export type JsonPatchOperation =
  * The RFC 6902 patch that turns `before` into `after`. Objects are diffed key by key; an array is replaced whole
  * when its length changed (index arithmetic across inserts is where hand-written patches go wrong).
  */
-export function createJsonPatch(before: unknown, after: unknown, path = ''): JsonPatchOperation[] {
-  // Defaulters copy on write: a subtree they did not touch is the very same object, and needs no walk.
-  if (before === after) return [];
+export function createJsonPatch(before: unknown, after: unknown): JsonPatchOperation[] {
+  const ops: JsonPatchOperation[] = [];
+  diffInto(ops, before, after, '');
+  return ops;
+}
+
+// One list for the whole walk: the mutating webhook diffs every object it defaults, on the hot path.
+function diffInto(ops: JsonPatchOperation[], before: unknown, after: unknown, path: string): void {
+  // Defaulters copy on write: a subtree they did not touch is the very same object, and needs no walk (nor a path).
+  if (before === after) return;
   if (isPlainObject(before) && isPlainObject(after)) {
-    const ops: JsonPatchOperation[] = [];
     for (const key of Object.keys(before)) {
       if (!Object.hasOwn(after, key)) ops.push({ op: 'remove', path: `${path}/${escapePointer(key)}` });
     }
-    for (const [key, value] of Object.entries(after)) {
-      // Most keys of a defaulted object hold the very value they held: no path is built for them.
-      if (before[key] === value && Object.hasOwn(before, key)) continue;
-      const child = `${path}/${escapePointer(key)}`;
-      if (!Object.hasOwn(before, key)) ops.push({ op: 'add', path: child, value });
-      else ops.push(...createJsonPatch(before[key], value, child));
+    for (const key of Object.keys(after)) {
+      const value = after[key];
+      if (!Object.hasOwn(before, key)) ops.push({ op: 'add', path: `${path}/${escapePointer(key)}`, value });
+      else if (before[key] !== value) diffInto(ops, before[key], value, `${path}/${escapePointer(key)}`);
     }
-    return ops;
+    return;
   }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
-    return before.flatMap((item, index) => createJsonPatch(item, after[index], `${path}/${index}`));
+    for (let index = 0; index < after.length; index++) {
+      if (before[index] !== after[index]) diffInto(ops, before[index], after[index], `${path}/${index}`);
+    }
+    return;
   }
-  return jsonEqual(before, after) ? [] : [{ op: 'replace', path, value: after }];
+  if (!jsonEqual(before, after)) ops.push({ op: 'replace', path, value: after });
 }
 
 /** Applies a patch to a copy of `document`; used by tests and `crdgate check` to show the defaulted object. */
