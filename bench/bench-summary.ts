@@ -23,6 +23,13 @@ export interface ThroughputRow extends ThroughputResult {
 /** One server's open-loop run, with what its event loop went through meanwhile (Node servers). */
 export interface MeasuredLatency extends LatencyResult {
   tail?: TailStats;
+  /** The server process's CPU time over the window, per request sent. */
+  cpuMicrosPerRequest: number;
+}
+
+/** The bare server made as busy per request as crdgate: it spun `busyMicros` per request (serve-bare.ts). */
+export interface BusyBareLatency extends MeasuredLatency {
+  busyMicros: number;
 }
 
 /** crdgate at half its own saturation rate on one path, and the bare server at the same rate: the best round of each. */
@@ -34,6 +41,9 @@ export interface LatencyRow {
   crdgate: MeasuredLatency;
   /** crdgate's p99 over the bare server's. */
   p99Ratio: number;
+  /** The control, at the same rate: near 1x, crdgate's tail is its CPU per request; well above, its own. */
+  busyBare: BusyBareLatency;
+  p99RatioToBusyBare: number;
 }
 
 export interface ConversionRow {

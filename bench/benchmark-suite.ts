@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { admissionPaths, loadAdmissionPayloads } from './admission-payloads.ts';
 import { productionEnv, type BenchEnvironment } from './bench-environment.ts';
-import type { BenchSummary, ConversionRow, LatencyRow, MeasuredLatency, ServerName, ThroughputRow } from './bench-summary.ts';
+import type { BenchSummary, BusyBareLatency, ConversionRow, LatencyRow, MeasuredLatency, ServerName, ThroughputRow } from './bench-summary.ts';
 import { measureThroughput } from './closed-loop-throughput.ts';
 import { buildConversionPayloads } from './conversion-payloads.ts';
 import { measureConversion } from './conversion-throughput.ts';
@@ -87,30 +87,49 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
 
   // The goal's rate is half crdgate's own saturation (past its capacity an open loop only measures a growing
   // queue), and the bare server at that same rate is the floor: what TLS, HTTP, Node and this load generator cost
-  // at that rate on their own. Rounds alternate between the two, and each keeps its best round, as above.
+  // at that rate on their own. Rounds alternate between the two, and each keeps its best round, as above. A third
+  // run per round is the control: the bare server doing, per request, the work of the CPU crdgate spends beyond it
+  // (the least each was seen to spend so far: interference only ever adds), so both are equally busy.
   const latency: LatencyRow[] = [];
   for (const payload of payloads) {
     for (const path of admissionPaths) {
       const ratePerSecond = Math.round(saturationRate.get(`${payload.name} crdgate ${path}`)! / 2);
-      const bestOf: Partial<Record<'bare' | 'crdgate', MeasuredLatency>> = {};
+      const bestOf: Partial<Record<'bare' | 'crdgate' | 'busyBare', MeasuredLatency>> = {};
+      const leastCpuPerRequest = { bare: Number.POSITIVE_INFINITY, crdgate: Number.POSITIVE_INFINITY };
+      let busyMicros = 0;
       for (let round = 1; round <= plan.latency.rounds; round++) {
-        for (const server of ['bare', 'crdgate'] as const) {
-          const serverPath = server === 'bare' ? '/validate' : path;
-          progress(`latency round ${round}/${plan.latency.rounds}: ${payload.name} ${server} ${serverPath} at ${ratePerSecond}/s (half of crdgate ${path}'s saturation)`);
+        for (const run of ['bare', 'crdgate', 'busyBare'] as const) {
+          const server = run === 'crdgate' ? 'crdgate' : 'bare';
+          if (run === 'busyBare') busyMicros = Math.max(0, Math.round((leastCpuPerRequest.crdgate - leastCpuPerRequest.bare) * 10) / 10);
+          const serverPath = run === 'crdgate' ? path : run === 'bare' ? '/validate' : `/validate?busy-us=${busyMicros}`;
+          const label = run === 'busyBare' ? `bare /validate with ${busyMicros} µs of work` : `${server} ${serverPath}`;
+          progress(`latency round ${round}/${plan.latency.rounds}: ${payload.name} ${label} at ${ratePerSecond}/s (half of crdgate ${path}'s saturation)`);
           // A sample before the window resets the server's event-loop and GC statistics; the one after reads them.
-          await byName[server].sample();
+          const before = await byName[server].sample();
           const result = await env.withAgent(byName[server], plan.latency.sockets, (target) =>
             measureLatency({ target, path: serverPath, body: payload.body, ratePerSecond, warmupMs: plan.latency.warmupMs, measureMs: plan.latency.measureMs, drainTimeoutMs: 8_000 }),
           );
           const after = await byName[server].sample();
           if (server === 'crdgate') await noteRss('latency', after.rssBytes);
-          const measured: MeasuredLatency = { ...result, ...(after.tail ? { tail: after.tail } : {}) };
-          if (!bestOf[server] || measured.p99Ms < bestOf[server].p99Ms) bestOf[server] = measured;
+          const cpuMicrosPerRequest = (after.cpuMicros - before.cpuMicros) / result.sent;
+          if (run !== 'busyBare') leastCpuPerRequest[run] = Math.min(leastCpuPerRequest[run], cpuMicrosPerRequest);
+          const measured: MeasuredLatency = { ...result, cpuMicrosPerRequest, ...(after.tail ? { tail: after.tail } : {}), ...(run === 'busyBare' ? { busyMicros } : {}) };
+          if (!bestOf[run] || measured.p99Ms < bestOf[run].p99Ms) bestOf[run] = measured;
         }
       }
       const bare = bestOf.bare!;
       const crdgateLatency = bestOf.crdgate!;
-      latency.push({ payload: payload.name, path, ratePerSecond, bare, crdgate: crdgateLatency, p99Ratio: crdgateLatency.p99Ms / bare.p99Ms });
+      const busyBare = bestOf.busyBare as BusyBareLatency;
+      latency.push({
+        payload: payload.name,
+        path,
+        ratePerSecond,
+        bare,
+        crdgate: crdgateLatency,
+        p99Ratio: crdgateLatency.p99Ms / bare.p99Ms,
+        busyBare,
+        p99RatioToBusyBare: crdgateLatency.p99Ms / busyBare.p99Ms,
+      });
     }
   }
   await pinner.unpin(servers.map((server) => server.pid));

@@ -87,6 +87,22 @@ export function renderReport(summary: BenchSummary): string {
     ),
     '(times in ms; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC: each server\'s own, in its kept round; GC µs/req is its pauses\' total over the requests sent)',
     '',
+    '2b. Where the tail comes from, tested: the bare server made as busy per request as crdgate (a calibrated loop of work for the CPU crdgate spends beyond it), same rate, same rounds',
+    textTable(
+      ['payload', 'path', 'rate/s', 'CPU µs/req: crdgate, bare, busy bare', 'work µs', 'p99: crdgate, bare, busy bare', 'crdgate p99 / busy bare p99', 'GC µs/req: crdgate, busy bare'],
+      summary.latency.map((row) => [
+        row.payload,
+        row.path,
+        thousands(row.ratePerSecond),
+        [row.crdgate, row.bare, row.busyBare].map((run) => fixed(run.cpuMicrosPerRequest, 0)).join(', '),
+        fixed(row.busyBare.busyMicros, 1),
+        [row.crdgate, row.bare, row.busyBare].map((run) => latency(run.p99Ms, 2)).join(', '),
+        `${fixed(row.p99RatioToBusyBare, 2)}x`,
+        `${gcPauses(row.crdgate)}, ${gcPauses(row.busyBare)}`,
+      ]),
+    ),
+    '(near 1x: crdgate\'s tail is what its CPU per request costs on this machine, a busier server draining the queue a stall leaves more slowly; well above 1x: a cause of crdgate\'s own, such as GC of its larger heap)',
+    '',
     `3. Conversion (one review at a time on one connection; goal: <= ${goals.conversionReviewMs} ms per 500-object review)`,
     textTable(
       ['review', 'objects', 'request B', 'response B', 'median ms', 'max ms', 'objects/s', 'goal'],
