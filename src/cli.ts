@@ -3,8 +3,8 @@ import { UsageError, type Command, type CommandIo } from './commands/command.ts'
 
 /**
  * Each command's module is loaded when that command runs, never before: `serve` then keeps node-forge, yaml and the
- * other commands' code out of its heap, where every mark-compact would have to mark it on the hot path, and every
- * command starts faster. The key is the command's name (a test holds each loader to it).
+ * other commands' code out of its heap, where every mark-compact would have to mark it on the hot path. The key is
+ * the command's name (a test holds each loader to it).
  */
 export const commandLoaders = {
   serve: async () => (await import('./commands/serve.ts')).serveCommand,
