@@ -27,7 +27,7 @@ export interface MeasuredLatency extends LatencyResult {
   cpuMicrosPerRequest: number;
 }
 
-/** The bare server made as busy per request as crdgate: it spun `busyMicros` per request (serve-bare.ts). */
+/** The bare server made as busy per request as crdgate: it did `busyMicros` of work per request (serve-bare.ts). */
 export interface BusyBareLatency extends MeasuredLatency {
   busyMicros: number;
 }

@@ -9,6 +9,7 @@ import { createCpuPinner } from './cpu-pinning.ts';
 import { expectAllowed } from './expect-allowed.ts';
 import { measureLatency } from './open-loop-latency.ts';
 import { resolvePeerBinary } from './peer/peer-binary.ts';
+import { busyBarePath } from './serve-bare.ts';
 import type { ServerProcess } from './server-process.ts';
 import { measureStartup, sourceCliPath } from './startup-to-ready.ts';
 
@@ -101,7 +102,7 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
         for (const run of ['bare', 'crdgate', 'busyBare'] as const) {
           const server = run === 'crdgate' ? 'crdgate' : 'bare';
           if (run === 'busyBare') busyMicros = Math.max(0, Math.round((leastCpuPerRequest.crdgate - leastCpuPerRequest.bare) * 10) / 10);
-          const serverPath = run === 'crdgate' ? path : run === 'bare' ? '/validate' : `/validate?busy-us=${busyMicros}`;
+          const serverPath = run === 'crdgate' ? path : run === 'bare' ? '/validate' : busyBarePath(busyMicros);
           const label = run === 'busyBare' ? `bare /validate with ${busyMicros} µs of work` : `${server} ${serverPath}`;
           progress(`latency round ${round}/${plan.latency.rounds}: ${payload.name} ${label} at ${ratePerSecond}/s (half of crdgate ${path}'s saturation)`);
           // A sample before the window resets the server's event-loop and GC statistics; the one after reads them.

@@ -12,7 +12,7 @@ const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
 
 const loopDelay = (tail: TailStats | undefined) => (tail ? `${fixed(tail.eventLoopDelayP99Ms, 1)}/${fixed(tail.eventLoopDelayMaxMs, 1)}` : 'n/a');
 // GC work per request (every pause of the window over every request sent in it), then the longest pause of each kind.
-const gcPauses = (measured: MeasuredLatency) => {
+const gcWork = (measured: MeasuredLatency) => {
   const tail = measured.tail;
   if (!tail) return 'n/a';
   const perRequestUs = ((tail.gc.minor.totalMs + tail.gc.major.totalMs) * 1000) / measured.sent;
@@ -80,7 +80,7 @@ export function renderReport(summary: BenchSummary): string {
         `${fixed(row.p99Ratio, 2)}x`,
         fixed(row.crdgate.sendLagP99Ms, 2),
         `${loopDelay(row.crdgate.tail)}, ${loopDelay(row.bare.tail)}`,
-        `${gcPauses(row.crdgate)}, ${gcPauses(row.bare)}`,
+        `${gcWork(row.crdgate)}, ${gcWork(row.bare)}`,
         `${row.crdgate.unanswered} / ${row.bare.unanswered}`,
         verdict(row.p99Ratio <= goals.latencyP99RatioToBare && row.crdgate.unanswered === 0 && row.crdgate.failures === 0),
       ]),
@@ -98,7 +98,7 @@ export function renderReport(summary: BenchSummary): string {
         fixed(row.busyBare.busyMicros, 1),
         [row.crdgate, row.bare, row.busyBare].map((run) => latency(run.p99Ms, 2)).join(', '),
         `${fixed(row.p99RatioToBusyBare, 2)}x`,
-        `${gcPauses(row.crdgate)}, ${gcPauses(row.busyBare)}`,
+        `${gcWork(row.crdgate)}, ${gcWork(row.busyBare)}`,
       ]),
     ),
     '(near 1x: crdgate\'s tail is what its CPU per request costs on this machine, a busier server draining the queue a stall leaves more slowly; well above 1x: a cause of crdgate\'s own, such as GC of its larger heap)',

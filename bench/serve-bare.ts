@@ -27,11 +27,16 @@ async function serveBare(certDir: string): Promise<void> {
 }
 
 /**
- * `?busy-us=N` on the path: N µs of work per request, after the parse. The latency phase's control: a bare server made
- * exactly as busy per request as crdgate, which tells a tail that comes from CPU per request (a busier server drains
- * the queue a stall leaves more slowly) from one crdgate adds of its own (GC of its heap, its asynchronous steps).
+ * `?busy-us=N` on the path (busyBarePath): N µs of work per request, after the parse. The latency phase's control: a
+ * bare server made exactly as busy per request as crdgate, which tells a tail that comes from CPU per request (a
+ * busier server drains the queue a stall leaves more slowly) from one crdgate adds of its own (GC of its heap, its
+ * asynchronous steps).
  */
-export function busyMicros(url: string | undefined): number {
+export function busyBarePath(micros: number): string {
+  return `/validate?busy-us=${micros}`;
+}
+
+function busyMicros(url: string | undefined): number {
   // The baseline's own requests carry no query: they pay an includes(), not a regular expression.
   if (url === undefined || !url.includes('?')) return 0;
   const match = /[?&]busy-us=(\d+(?:\.\d+)?)(?:&|$)/.exec(url);
