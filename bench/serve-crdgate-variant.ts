@@ -6,6 +6,7 @@ import type * as ContractsModule from '../src/commands/contracts.ts';
 import type * as ConfigModule from '../src/config.ts';
 import type * as LogModule from '../src/log.ts';
 import type * as AppModule from '../src/server/app.ts';
+import type * as ExpressBornMessagesModule from '../src/server/express-born-messages.ts';
 import type * as JsonResponseModule from '../src/server/json-response.ts';
 import type * as MetricsModule from '../src/server/metrics.ts';
 import { serveOnLoopback } from './serve-on-loopback.ts';
@@ -55,7 +56,8 @@ async function serveVariant(variant: Variant, certDir: string, compiledSrcDir: s
       isReady: () => true,
       clientCertificateEndpoints: new Set(),
     });
-    server = createServer(tls, app);
+    const { expressBornMessages } = (await load('server/express-born-messages')) as typeof ExpressBornMessagesModule;
+    server = createServer({ ...tls, ...expressBornMessages(app) }, app);
   }
   await serveOnLoopback(server);
 }

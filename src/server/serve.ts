@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { Logger } from '../log.ts';
 import { createApp, type WebhookEndpoint } from './app.ts';
+import { expressBornMessages } from './express-born-messages.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import { certificateNotAfterSeconds, readServingCertificate, watchServingCertificate } from './tls-files.ts';
 
@@ -65,6 +66,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       ALPNProtocols: ['http/1.1'],
       // Probes come without a client certificate: the handshake asks for one, the webhook routes require it.
       ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}),
+      ...expressBornMessages(app),
     },
     app,
   );

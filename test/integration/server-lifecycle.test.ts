@@ -146,3 +146,16 @@ describe('shutdown', () => {
     await expect(server.get('/healthz')).rejects.toThrow();
   });
 });
+
+describe('requests handed to express', () => {
+  it('arrive already in the app’s express prototypes, so express re-parents nothing per request', async () => {
+    server = await startTestServer();
+    const bornInExpress: boolean[] = [];
+    // Ahead of express's own listener: what node made, before app.handle touches it. express's request prototype
+    // is the one that carries `app`.
+    server.running.server.prependListener('request', (req) => bornInExpress.push(Object.hasOwn(Object.getPrototypeOf(req), 'app')));
+    const review = await loadFixture('create-geodatabase.json');
+    expect((await server.post('/validate', review)).json().response.allowed).toBe(true);
+    expect(bornInExpress).toEqual([true]);
+  });
+});
