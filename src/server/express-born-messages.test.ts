@@ -5,7 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { expressBornMessages } from './express-born-messages.ts';
 
 let server: Server | undefined;
-afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+afterEach(async () => {
+  const running = server;
+  server = undefined;
+  if (running) await new Promise<void>((resolve) => running.close(() => resolve()));
+});
 
 function get(port: number, path: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {

@@ -22,7 +22,7 @@ export function expressBornMessages(app: Express): ExpressBornMessages {
 }
 
 function bornWithPrototype<C extends new (...args: never[]) => object>(base: C, prototype: object): C {
-  const born = function bornWithPrototype(...args: unknown[]): object {
+  const born = function constructBorn(...args: unknown[]): object {
     return Reflect.construct(base, args, born);
   };
   born.prototype = prototype;
