@@ -1,8 +1,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
+import { certDirFiles } from '../certs/cert-dir-layout.ts';
 import type { Logger } from '../log.ts';
 
 export interface ServingCertificate {
@@ -17,7 +17,8 @@ export async function readServingCertificate(certDir: string): Promise<ServingCe
 }
 
 async function readPairBytes(certDir: string): Promise<ServingCertificate> {
-  const [cert, key] = await Promise.all([readFile(join(certDir, 'tls.crt')), readFile(join(certDir, 'tls.key'))]);
+  const files = certDirFiles(certDir);
+  const [cert, key] = await Promise.all([readFile(files.tlsCert), readFile(files.tlsKey)]);
   return { cert, key };
 }
 
