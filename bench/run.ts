@@ -18,6 +18,8 @@ import { runProfileSuite, type ProfilePlan } from './profile-suite.ts';
 // --profile: instead of the goals, where crdgate's CPU goes (a cost ladder of servers, then CPU profiles).
 // --migration: instead of the goals, `crdgate migrate` against a plain loop of no-op PUTs through a real API server.
 // --check: instead of the goals, `crdgate check` on a generated manifest tree against only parsing it as YAML.
+// Run it through `npm run bench`: that script gives the load generator single-threaded GC, which the latency phase
+// needs on its one pinned CPU (bench/README.md, Latency).
 // Measures, prints a table, and exits 0 whether or not the goals are met (benchmarks inform, they do not gate);
 // exit 1 only when the bench itself fails.
 
