@@ -35,6 +35,9 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   if ('unavailable' in peerBinary) progress(`WARNING: no controller-runtime peer in this run: ${peerBinary.unavailable}`);
   const pinner = await createCpuPinner();
   const bare = await env.startBare();
+  // A second bare server, measured like the first in the latency phase: the A/A comparison that says how far two
+  // identical servers' p99s differ in one run here, the noise any p99 ratio carries.
+  const bareTwin = await env.startBare();
   const crdgate = await env.startCrdgate();
   const peer = 'path' in peerBinary ? await env.startPeer(peerBinary.path, 'serverCore' in pinner.pinning ? { GOMAXPROCS: '1' } : {}) : undefined;
   const byName: Partial<Record<ServerName, ServerProcess>> & Record<'bare' | 'crdgate', ServerProcess> = { bare, crdgate, ...(peer ? { peer } : {}) };
@@ -60,7 +63,7 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   ]);
   // Pinned for the throughput and latency phases (per-core comparisons); the servers first, or they would inherit
   // the client's core. The conversion and start-up goals were set unpinned, and keep being measured so.
-  const servers = Object.values(byName);
+  const servers = [...Object.values(byName), bareTwin];
   for (const server of servers) await pinner.pinServer(server.pid);
   await pinner.pinClient();
   const best = new Map<string, ThroughputRow>();
@@ -90,30 +93,31 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   // queue), and the bare server at that same rate is the floor: what TLS, HTTP, Node and this load generator cost
   // at that rate on their own. Rounds alternate between the two, and each keeps its best round, as above. A third
   // run per round is the control: the bare server doing, per request, the work of the CPU crdgate spends beyond it
-  // (the least each was seen to spend so far: interference only ever adds), so both are equally busy.
+  // (the least each was seen to spend so far: interference only ever adds), so both are equally busy. A fourth is
+  // the bare server's twin, for the noise floor of the ratio.
   const latency: LatencyRow[] = [];
   for (const payload of payloads) {
     for (const path of admissionPaths) {
       const ratePerSecond = Math.round(saturationRate.get(`${payload.name} crdgate ${path}`)! / 2);
-      const bestOf: Partial<Record<'bare' | 'crdgate' | 'busyBare', MeasuredLatency>> = {};
+      const bestOf: Partial<Record<'bare' | 'crdgate' | 'busyBare' | 'bareTwin', MeasuredLatency>> = {};
       const leastCpuPerRequest = { bare: Number.POSITIVE_INFINITY, crdgate: Number.POSITIVE_INFINITY };
       let busyMicros = 0;
       for (let round = 1; round <= plan.latency.rounds; round++) {
-        for (const run of ['bare', 'crdgate', 'busyBare'] as const) {
-          const server = run === 'crdgate' ? 'crdgate' : 'bare';
+        for (const run of ['bare', 'crdgate', 'busyBare', 'bareTwin'] as const) {
+          const serverProcess = run === 'crdgate' ? byName.crdgate : run === 'bareTwin' ? bareTwin : byName.bare;
           if (run === 'busyBare') busyMicros = Math.max(0, Math.round((leastCpuPerRequest.crdgate - leastCpuPerRequest.bare) * 10) / 10);
-          const serverPath = run === 'crdgate' ? path : run === 'bare' ? '/validate' : busyBarePath(busyMicros);
-          const label = run === 'busyBare' ? `bare /validate with ${busyMicros} µs of work` : `${server} ${serverPath}`;
+          const serverPath = run === 'crdgate' ? path : run === 'busyBare' ? busyBarePath(busyMicros) : '/validate';
+          const label = run === 'busyBare' ? `bare /validate with ${busyMicros} µs of work` : run === 'bareTwin' ? "the bare server's twin /validate" : `${run} ${serverPath}`;
           progress(`latency round ${round}/${plan.latency.rounds}: ${payload.name} ${label} at ${ratePerSecond}/s (half of crdgate ${path}'s saturation)`);
           // A sample before the window resets the server's event-loop and GC statistics; the one after reads them.
-          const before = await byName[server].sample();
-          const result = await env.withAgent(byName[server], plan.latency.sockets, (target) =>
+          const before = await serverProcess.sample();
+          const result = await env.withAgent(serverProcess, plan.latency.sockets, (target) =>
             measureLatency({ target, path: serverPath, body: payload.body, ratePerSecond, warmupMs: plan.latency.warmupMs, measureMs: plan.latency.measureMs, drainTimeoutMs: 8_000 }),
           );
-          const after = await byName[server].sample();
-          if (server === 'crdgate') await noteRss('latency', after.rssBytes);
+          const after = await serverProcess.sample();
+          if (run === 'crdgate') await noteRss('latency', after.rssBytes);
           const cpuMicrosPerRequest = (after.cpuMicros - before.cpuMicros) / result.sent;
-          if (run !== 'busyBare') leastCpuPerRequest[run] = Math.min(leastCpuPerRequest[run], cpuMicrosPerRequest);
+          if (run === 'bare' || run === 'crdgate') leastCpuPerRequest[run] = Math.min(leastCpuPerRequest[run], cpuMicrosPerRequest);
           const measured: MeasuredLatency = { ...result, cpuMicrosPerRequest, ...(after.tail ? { tail: after.tail } : {}), ...(run === 'busyBare' ? { busyMicros } : {}) };
           if (!bestOf[run] || measured.p99Ms < bestOf[run].p99Ms) bestOf[run] = measured;
         }
@@ -121,6 +125,7 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
       const bare = bestOf.bare!;
       const crdgateLatency = bestOf.crdgate!;
       const busyBare = bestOf.busyBare as BusyBareLatency;
+      const twin = bestOf.bareTwin!;
       latency.push({
         payload: payload.name,
         path,
@@ -130,6 +135,8 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
         p99Ratio: crdgateLatency.p99Ms / bare.p99Ms,
         busyBare,
         p99RatioToBusyBare: crdgateLatency.p99Ms / busyBare.p99Ms,
+        bareTwin: twin,
+        p99RatioTwinToBare: twin.p99Ms / bare.p99Ms,
       });
     }
   }

@@ -19,6 +19,9 @@ const gcWork = (measured: MeasuredLatency) => {
   return `${fixed(perRequestUs, 1)} (${fixed(tail.gc.minor.maxMs, 1)}/${fixed(tail.gc.major.maxMs, 1)})`;
 };
 
+// How much of its core a server was busy in an open-loop round: the utilization its queue behaves by.
+const coreShare = (measured: MeasuredLatency, ratePerSecond: number) => (measured.cpuMicrosPerRequest * ratePerSecond) / 1e6;
+
 function throughputGoalMet(row: ThroughputRow): boolean {
   const againstBare = row.ratioPerCore !== undefined && row.ratioPerCore >= goals.throughputRatioToBare;
   // The peer serves /validate only; without Go there is no peer row, and that goal is not checked.
@@ -66,7 +69,7 @@ export function renderReport(summary: BenchSummary): string {
     '',
     `2. Latency (open loop, from scheduled send time, servers pinned as above; goal: crdgate p99 <= ${goals.latencyP99RatioToBare}x the bare server's at the same rate, half of crdgate's saturation; best of each's rounds)`,
     textTable(
-      ['payload', 'path', 'rate/s', 'bare p50', 'bare p99', 'crdgate p50', 'crdgate p90', 'crdgate p99', 'max', 'p99 ratio', 'send lag p99', 'loop delay p99/max: crdgate, bare', 'GC µs/req (max minor/major): crdgate, bare', 'unanswered', 'goal'],
+      ['payload', 'path', 'rate/s', 'bare p50', 'bare p99', 'crdgate p50', 'crdgate p90', 'crdgate p99', 'max', 'p99 ratio', 'A/A: bare twin / bare p99', 'send lag p99', 'loop delay p99/max: crdgate, bare', 'GC µs/req (max minor/major): crdgate, bare', 'unanswered', 'goal'],
       summary.latency.map((row) => [
         row.payload,
         row.path,
@@ -78,6 +81,7 @@ export function renderReport(summary: BenchSummary): string {
         latency(row.crdgate.p99Ms, 2),
         latency(row.crdgate.maxMs, 1),
         `${fixed(row.p99Ratio, 2)}x`,
+        `${fixed(row.p99RatioTwinToBare, 2)}x`,
         fixed(row.crdgate.sendLagP99Ms, 2),
         `${loopDelay(row.crdgate.tail)}, ${loopDelay(row.bare.tail)}`,
         `${gcWork(row.crdgate)}, ${gcWork(row.bare)}`,
@@ -85,23 +89,24 @@ export function renderReport(summary: BenchSummary): string {
         verdict(row.p99Ratio <= goals.latencyP99RatioToBare && row.crdgate.unanswered === 0 && row.crdgate.failures === 0),
       ]),
     ),
-    '(times in ms; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC: each server\'s own, in its kept round; GC µs/req is its pauses\' total over the requests sent)',
+    '(times in ms; A/A: a second bare server process in the same rounds, the ratio two identical servers show here, i.e. the noise in any p99 ratio; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC: each server\'s own, in its kept round; GC µs/req is its pauses\' total over the requests sent)',
     '',
     '2b. Where the tail comes from, tested: the bare server made as busy per request as crdgate (a calibrated loop of work for the CPU crdgate spends beyond it), same rate, same rounds',
     textTable(
-      ['payload', 'path', 'rate/s', 'CPU µs/req: crdgate, bare, busy bare', 'work µs', 'p99: crdgate, bare, busy bare', 'crdgate p99 / busy bare p99', 'GC µs/req: crdgate, busy bare'],
+      ['payload', 'path', 'rate/s', 'CPU µs/req: crdgate, bare, busy bare', 'busy share of a core: crdgate, bare, busy bare', 'work µs', 'p99: crdgate, bare, busy bare', 'crdgate p99 / busy bare p99', 'GC µs/req: crdgate, busy bare'],
       summary.latency.map((row) => [
         row.payload,
         row.path,
         thousands(row.ratePerSecond),
         [row.crdgate, row.bare, row.busyBare].map((run) => fixed(run.cpuMicrosPerRequest, 0)).join(', '),
+        [row.crdgate, row.bare, row.busyBare].map((run) => percent(coreShare(run, row.ratePerSecond))).join(', '),
         fixed(row.busyBare.busyMicros, 1),
         [row.crdgate, row.bare, row.busyBare].map((run) => latency(run.p99Ms, 2)).join(', '),
         `${fixed(row.p99RatioToBusyBare, 2)}x`,
         `${gcWork(row.crdgate)}, ${gcWork(row.busyBare)}`,
       ]),
     ),
-    '(near 1x: crdgate\'s tail is what its CPU per request costs on this machine, a busier server draining the queue a stall leaves more slowly; well above 1x: a cause of crdgate\'s own, such as GC of its larger heap)',
+    '(near 1x: crdgate\'s tail is what its CPU per request costs on this machine, a busier server draining the queue a stall leaves more slowly; well above 1x: a cause of crdgate\'s own, such as GC of its larger heap; busy share: CPU per request times the rate, in the kept round. The rate is half of crdgate\'s closed-loop saturation, but an open loop costs more CPU per request than a closed one, so crdgate runs at more than half a core)',
     '',
     `3. Conversion (one review at a time on one connection; goal: <= ${goals.conversionReviewMs} ms per 500-object review)`,
     textTable(
