@@ -10,6 +10,7 @@ const percent = (share: number) => `${fixed(share * 100, 0)}%`;
 const latency = (ms: number, digits: number) => (ms === Number.POSITIVE_INFINITY ? 'unanswered' : fixed(ms, digits));
 const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
 
+const inServer = (tail: TailStats | undefined) => (tail ? `${fixed(tail.inServerP99Ms, 2)}/${fixed(tail.inServerMaxMs, 1)}` : 'n/a');
 const loopDelay = (tail: TailStats | undefined) => (tail ? `${fixed(tail.eventLoopDelayP99Ms, 1)}/${fixed(tail.eventLoopDelayMaxMs, 1)}` : 'n/a');
 // GC work per request (every pause of the window over every request sent in it), then the longest pause of each kind.
 const gcWork = (measured: MeasuredLatency) => {
@@ -93,7 +94,7 @@ export function renderReport(summary: BenchSummary): string {
     '',
     '2b. Where the tail comes from, tested: the bare server made as busy per request as crdgate (a calibrated loop of work for the CPU crdgate spends beyond it), same rate, same rounds',
     textTable(
-      ['payload', 'path', 'rate/s', 'CPU µs/req: crdgate, bare, busy bare', 'busy share of a core: crdgate, bare, busy bare', 'work µs', 'p99: crdgate, bare, busy bare', 'crdgate p99 / busy bare p99', 'GC µs/req: crdgate, busy bare'],
+      ['payload', 'path', 'rate/s', 'CPU µs/req: crdgate, bare, busy bare', 'busy share of a core: crdgate, bare, busy bare', 'work µs', 'p99: crdgate, bare, busy bare', 'in the server p99/max: crdgate, bare, busy bare', 'crdgate p99 / busy bare p99', 'the goal on the control: busy bare p99 / bare p99', 'GC µs/req: crdgate, busy bare'],
       summary.latency.map((row) => [
         row.payload,
         row.path,
@@ -102,11 +103,13 @@ export function renderReport(summary: BenchSummary): string {
         [row.crdgate, row.bare, row.busyBare].map((run) => percent(coreShare(run, row.ratePerSecond))).join(', '),
         fixed(row.busyBare.busyMicros, 1),
         [row.crdgate, row.bare, row.busyBare].map((run) => latency(run.p99Ms, 2)).join(', '),
+        [row.crdgate, row.bare, row.busyBare].map((run) => inServer(run.tail)).join(', '),
         `${fixed(row.p99RatioToBusyBare, 2)}x`,
+        `${fixed(row.busyBare.p99Ms / row.bare.p99Ms, 2)}x`,
         `${gcWork(row.crdgate)}, ${gcWork(row.busyBare)}`,
       ]),
     ),
-    '(near 1x: crdgate\'s tail is what its CPU per request costs on this machine, a busier server draining the queue a stall leaves more slowly; well above 1x: a cause of crdgate\'s own, such as GC of its larger heap; busy share: CPU per request times the rate, in the kept round. The rate is half of crdgate\'s closed-loop saturation, but an open loop costs more CPU per request than a closed one, so crdgate runs at more than half a core)',
+    '(near 1x: crdgate\'s tail is what its CPU per request costs on this machine, a busier server draining the queue a stall leaves more slowly; well above 1x: a cause of crdgate\'s own, such as GC of its larger heap; busy share: CPU per request times the rate, in the kept round; in the server: from headers parsed to answer written, so a p99 far above it was time spent queued; the goal on the control: the 1.5x goal applied to the busy bare server, which runs none of crdgate\'s code. The rate is half of crdgate\'s closed-loop saturation, but an open loop costs more CPU per request than a closed one, so crdgate runs at more than half a core)',
     '',
     `3. Conversion (one review at a time on one connection; goal: <= ${goals.conversionReviewMs} ms per 500-object review)`,
     textTable(

@@ -1,4 +1,5 @@
-import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
+import { subscribe } from 'node:diagnostics_channel';
+import { createHistogram, monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
 
 /** What a server process's event loop went through since the previous take(): the usual suspects of a latency tail. */
 export interface TailStats {
@@ -7,6 +8,12 @@ export interface TailStats {
   eventLoopDelayMaxMs: number;
   /** Stop-the-world GC pauses on the main thread, by V8's kind (minor = scavenge, major = mark-compact). */
   gc: { minor: PauseStats; major: PauseStats; other: PauseStats };
+  /**
+   * Time in the server (p99 and worst): from a request's headers parsed to its answer handed to the socket. A
+   * latency tail well above it was spent waiting: in the socket for the event loop, i.e. in a queue.
+   */
+  inServerP99Ms: number;
+  inServerMaxMs: number;
 }
 
 export interface PauseStats {
@@ -23,6 +30,7 @@ export interface PauseStats {
 export function createTailMonitor(): { take(): TailStats } {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  const inServer = measureTimeInServer();
   let pauses = emptyPauses();
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -41,12 +49,33 @@ export function createTailMonitor(): { take(): TailStats } {
         eventLoopDelayP99Ms: delay.count > 0 ? delay.percentile(99) / 1e6 : 0,
         eventLoopDelayMaxMs: delay.count > 0 ? delay.max / 1e6 : 0,
         gc: pauses,
+        inServerP99Ms: inServer.count > 0 ? inServer.percentile(99) / 1e6 : 0,
+        inServerMaxMs: inServer.count > 0 ? inServer.max / 1e6 : 0,
       };
       delay.reset();
+      inServer.reset();
       pauses = emptyPauses();
       return stats;
     },
   };
+}
+
+/**
+ * Node's own http diagnostics channels, so every server (bare or crdgate) is timed by the same code. A WeakMap rather
+ * than a property on the response, which would change the shape of objects the server's code handles.
+ */
+function measureTimeInServer() {
+  const histogram = createHistogram();
+  const startedAt = new WeakMap<object, number>();
+  subscribe('http.server.request.start', function onRequestStart(message) {
+    startedAt.set((message as { response: object }).response, performance.now());
+  });
+  subscribe('http.server.response.finish', function onResponseFinish(message) {
+    const started = startedAt.get((message as { response: object }).response);
+    // In nanoseconds: the histogram takes integers of at least 1.
+    if (started !== undefined) histogram.record(Math.max(1, Math.round((performance.now() - started) * 1e6)));
+  });
+  return histogram;
 }
 
 function emptyPauses(): TailStats['gc'] {
