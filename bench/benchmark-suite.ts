@@ -96,6 +96,7 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   // (the least each was seen to spend so far: interference only ever adds), so both are equally busy. A fourth is
   // the bare server's twin, for the noise floor of the ratio.
   const latency: LatencyRow[] = [];
+  for (const server of [byName.bare, bareTwin, byName.crdgate]) await server.timeInServer();
   for (const payload of payloads) {
     for (const path of admissionPaths) {
       const ratePerSecond = Math.round(saturationRate.get(`${payload.name} crdgate ${path}`)! / 2);

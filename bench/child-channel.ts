@@ -34,6 +34,7 @@ export type ParentRequest =
   | { type: 'sample'; id: number }
   | { type: 'profile-start'; id: number }
   | { type: 'profile-stop'; id: number; path: string }
+  | { type: 'time-in-server'; id: number }
   | { type: 'stop' };
 
 /**
@@ -63,6 +64,10 @@ export function serveParent(listening: { port: number; stop: () => Promise<void>
         break;
       case 'profile-stop':
         void done(message.id, profiler ? profiler.stopInto(message.path) : Promise.reject(new Error('no profile was started')));
+        break;
+      case 'time-in-server':
+        tail.timeInServer();
+        send({ type: 'done', id: message.id });
         break;
       case 'stop':
         void listening.stop().finally(() => process.exit(0));

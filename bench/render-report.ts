@@ -10,7 +10,7 @@ const percent = (share: number) => `${fixed(share * 100, 0)}%`;
 const latency = (ms: number, digits: number) => (ms === Number.POSITIVE_INFINITY ? 'unanswered' : fixed(ms, digits));
 const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
 
-const inServer = (tail: TailStats | undefined) => (tail ? `${fixed(tail.inServerP99Ms, 2)}/${fixed(tail.inServerMaxMs, 1)}` : 'n/a');
+const inServer = (tail: TailStats | undefined) => (tail?.inServer ? `${fixed(tail.inServer.p99Ms, 2)}/${fixed(tail.inServer.maxMs, 1)}` : 'n/a');
 const loopDelay = (tail: TailStats | undefined) => (tail ? `${fixed(tail.eventLoopDelayP99Ms, 1)}/${fixed(tail.eventLoopDelayMaxMs, 1)}` : 'n/a');
 // GC work per request (every pause of the window over every request sent in it), then the longest pause of each kind.
 const gcWork = (measured: MeasuredLatency) => {

@@ -22,6 +22,8 @@ export interface ServerProcess {
   startProfile(): Promise<void>;
   /** Ends the profile begun by startProfile and writes it (a .cpuprofile) to path. */
   stopProfile(path: string): Promise<void>;
+  /** From now on, time each request in the server (the samples' tail.inServer; Node servers only). */
+  timeInServer(): Promise<void>;
   /** Graceful stop, then SIGKILL if it does not exit in time. */
   stop(): Promise<void>;
 }
@@ -78,6 +80,7 @@ export async function startServerProcess(script: URL, args: string[], options: S
     sample: () => ask<SampleMessage>((id) => ({ type: 'sample', id }), 'a sample from the server process'),
     startProfile: () => perform((id) => ({ type: 'profile-start', id }), 'the server process to start profiling'),
     stopProfile: (path) => perform((id) => ({ type: 'profile-stop', id, path }), 'the server process to write its profile'),
+    timeInServer: () => perform((id) => ({ type: 'time-in-server', id }), 'the server process to time its requests'),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       if (child.connected) child.send({ type: 'stop' } satisfies ParentRequest);

@@ -1,5 +1,5 @@
 import { subscribe } from 'node:diagnostics_channel';
-import { createHistogram, monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
+import { createHistogram, monitorEventLoopDelay, PerformanceObserver, constants, type RecordableHistogram } from 'node:perf_hooks';
 
 /** What a server process's event loop went through since the previous take(): the usual suspects of a latency tail. */
 export interface TailStats {
@@ -9,11 +9,11 @@ export interface TailStats {
   /** Stop-the-world GC pauses on the main thread, by V8's kind (minor = scavenge, major = mark-compact). */
   gc: { minor: PauseStats; major: PauseStats; other: PauseStats };
   /**
-   * Time in the server (p99 and worst): from a request's headers parsed to its answer handed to the socket. A
-   * latency tail well above it was spent waiting: in the socket for the event loop, i.e. in a queue.
+   * Time in the server (p99 and worst), once timeInServer() was called: from a request's headers parsed to its
+   * answer written to the socket. A latency tail well above it was spent waiting: in the socket for the event loop,
+   * i.e. in a queue.
    */
-  inServerP99Ms: number;
-  inServerMaxMs: number;
+  inServer?: { p99Ms: number; maxMs: number };
 }
 
 export interface PauseStats {
@@ -27,10 +27,10 @@ export interface PauseStats {
  * GC pause (the `gc` performance entries V8 reports), so the bench can tell a latency tail's cause apart: a long
  * loop delay with GC pauses to match is GC; without them, the request work or a flush held the loop.
  */
-export function createTailMonitor(): { take(): TailStats } {
+export function createTailMonitor(): { take(): TailStats; timeInServer(): void } {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
-  const inServer = measureTimeInServer();
+  let inServer: RecordableHistogram | undefined;
   let pauses = emptyPauses();
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -49,13 +49,16 @@ export function createTailMonitor(): { take(): TailStats } {
         eventLoopDelayP99Ms: delay.count > 0 ? delay.percentile(99) / 1e6 : 0,
         eventLoopDelayMaxMs: delay.count > 0 ? delay.max / 1e6 : 0,
         gc: pauses,
-        inServerP99Ms: inServer.count > 0 ? inServer.percentile(99) / 1e6 : 0,
-        inServerMaxMs: inServer.count > 0 ? inServer.max / 1e6 : 0,
+        ...(inServer && inServer.count > 0 ? { inServer: { p99Ms: inServer.percentile(99) / 1e6, maxMs: inServer.max / 1e6 } } : {}),
       };
       delay.reset();
-      inServer.reset();
+      inServer?.reset();
       pauses = emptyPauses();
       return stats;
+    },
+    // Asked for by the latency phase only: the throughput phase's per-core figures carry no per-request hooks.
+    timeInServer() {
+      inServer ??= measureTimeInServer();
     },
   };
 }
@@ -64,7 +67,7 @@ export function createTailMonitor(): { take(): TailStats } {
  * Node's own http diagnostics channels, so every server (bare or crdgate) is timed by the same code. A WeakMap rather
  * than a property on the response, which would change the shape of objects the server's code handles.
  */
-function measureTimeInServer() {
+function measureTimeInServer(): RecordableHistogram {
   const histogram = createHistogram();
   const startedAt = new WeakMap<object, number>();
   subscribe('http.server.request.start', function onRequestStart(message) {

@@ -45,6 +45,7 @@ export async function startPeerProcess(binaryPath: string, certDir: string, env:
     sample: () => sampleFromProc(pid),
     startProfile: unsupported,
     stopProfile: unsupported,
+    timeInServer: () => Promise.reject(new Error('the peer is a Go process: the Node http diagnostics channels do not apply')),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
