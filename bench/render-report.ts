@@ -92,7 +92,7 @@ export function renderReport(summary: BenchSummary): string {
     ),
     '(times in ms; A/A: a second bare server process in the same rounds, the ratio two identical servers show here, i.e. the noise in any p99 ratio; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC: each server\'s own, in its kept round; GC µs/req is its pauses\' total over the requests sent)',
     '',
-    '2b. Where the tail comes from, tested: the bare server made as busy per request as crdgate (a calibrated loop of work for the CPU crdgate spends beyond it), same rate, same rounds',
+    '2b. Where the tail comes from, tested: the bare server made as busy per request as crdgate (calibrated JSON parsing, work of crdgate\'s kind, for the CPU crdgate spends beyond it), same rate, same rounds',
     textTable(
       ['payload', 'path', 'rate/s', 'CPU µs/req: crdgate, bare, busy bare', 'busy share of a core: crdgate, bare, busy bare', 'work µs', 'p99: crdgate, bare, busy bare', 'in the server p99/max: crdgate, bare, busy bare', 'crdgate p99 / busy bare p99', 'the goal on the control: busy bare p99 / bare p99', 'GC µs/req: crdgate, busy bare'],
       summary.latency.map((row) => [
