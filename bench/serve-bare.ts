@@ -78,7 +78,7 @@ function countValues(value: unknown): number {
   return count;
 }
 
-// A small custom resource: a fraction of a µs-scale budget per parse, so the work is sized to within a parse.
+// A small custom resource: one parse takes a µs or two, a fine enough grain for budgets of a few µs.
 const workDocument = {
   apiVersion: 'example.dev/v1',
   kind: 'Database',
