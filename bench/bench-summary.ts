@@ -44,6 +44,8 @@ export interface LatencyRow {
   /** The control, at the same rate: near 1x, crdgate's tail is its CPU per request; well above, its own. */
   busyBare: BusyBareLatency;
   p99RatioToBusyBare: number;
+  /** The goal applied to the control: the busy bare server's p99 over the bare server's. */
+  p99RatioBusyBareToBare: number;
   /** A second bare server process, measured in the same rounds: two identical servers' p99 ratio is the noise floor. */
   bareTwin: MeasuredLatency;
   p99RatioTwinToBare: number;

@@ -136,6 +136,7 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
         p99Ratio: crdgateLatency.p99Ms / bare.p99Ms,
         busyBare,
         p99RatioToBusyBare: crdgateLatency.p99Ms / busyBare.p99Ms,
+        p99RatioBusyBareToBare: busyBare.p99Ms / bare.p99Ms,
         bareTwin: twin,
         p99RatioTwinToBare: twin.p99Ms / bare.p99Ms,
       });

@@ -105,7 +105,7 @@ export function renderReport(summary: BenchSummary): string {
         [row.crdgate, row.bare, row.busyBare].map((run) => latency(run.p99Ms, 2)).join(', '),
         [row.crdgate, row.bare, row.busyBare].map((run) => inServer(run.tail)).join(', '),
         `${fixed(row.p99RatioToBusyBare, 2)}x`,
-        `${fixed(row.busyBare.p99Ms / row.bare.p99Ms, 2)}x`,
+        `${fixed(row.p99RatioBusyBareToBare, 2)}x`,
         `${gcWork(row.crdgate)}, ${gcWork(row.busyBare)}`,
       ]),
     ),
