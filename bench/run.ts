@@ -24,9 +24,11 @@ import { runProfileSuite, type ProfilePlan } from './profile-suite.ts';
 // exit 1 only when the bench itself fails.
 
 // Rounds alternate between servers and each configuration keeps its best: on a shared 2-core VM the same server's
-// throughput moved by a third between back-to-back rounds, and interference only ever slows a round down.
+// throughput moved by a third between back-to-back rounds, and interference only ever slows a round down. Five, not
+// three: with three, a slow stretch could take every round of one server and none of the other's (UPDATE /validate
+// measured 0.57-0.74x the bare server over ten such runs); each extra round costs 40 seconds.
 const fullPlan: BenchPlan = {
-  rounds: 3,
+  rounds: 5,
   throughput: { warmupMs: 1_500, measureMs: 3_500, concurrency: 32, sockets: 8 },
   // The servers are warm from the throughput phase by then: a short warm-up only fills the connection pool.
   latency: { rounds: 5, warmupMs: 500, measureMs: 3_000, sockets: 32 },
