@@ -37,15 +37,15 @@ export async function startPeerProcess(binaryPath: string, certDir: string, env:
     throw error;
   });
   const pid = child.pid!;
-  const unsupported = () => Promise.reject(new Error('the peer is a Go process: the V8 profiler does not apply'));
+  const notNode = (what: string) => () => Promise.reject(new Error(`the peer is a Go process: ${what} does not apply`));
   return {
     pid,
     port,
     readyAfterMs: performance.now() - spawnedAt,
     sample: () => sampleFromProc(pid),
-    startProfile: unsupported,
-    stopProfile: unsupported,
-    timeInServer: () => Promise.reject(new Error('the peer is a Go process: the Node http diagnostics channels do not apply')),
+    startProfile: notNode('the V8 profiler'),
+    stopProfile: notNode('the V8 profiler'),
+    timeInServer: notNode('the Node http diagnostics channels'),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
