@@ -22,6 +22,11 @@ export interface BenchPlan {
 }
 
 /** Every measurement of the performance goals, in one pass. */
+// Each latency round runs these in order: the bare server, crdgate, the control (the bare server made as busy per
+// request as crdgate), the bare server's twin (the A/A noise floor).
+const latencyRuns = ['bare', 'crdgate', 'busyBare', 'bareTwin'] as const;
+type LatencyRun = (typeof latencyRuns)[number];
+
 export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, progress: (line: string) => void): Promise<BenchSummary> {
   // Read before pinning: the count follows this process's affinity.
   const cpus = availableParallelism();
@@ -100,15 +105,26 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   for (const payload of payloads) {
     for (const path of admissionPaths) {
       const ratePerSecond = Math.round(saturationRate.get(`${payload.name} crdgate ${path}`)! / 2);
-      const bestOf: Partial<Record<'bare' | 'crdgate' | 'busyBare' | 'bareTwin', MeasuredLatency>> = {};
+      const bestOf: Partial<Record<LatencyRun, MeasuredLatency>> = {};
       const leastCpuPerRequest = { bare: Number.POSITIVE_INFINITY, crdgate: Number.POSITIVE_INFINITY };
       let busyMicros = 0;
+      // What each run of a round measures: which process, on which path, and how the progress line names it.
+      const runTarget = (run: LatencyRun): { serverProcess: ServerProcess; serverPath: string; label: string } => {
+        switch (run) {
+          case 'bare':
+            return { serverProcess: byName.bare, serverPath: '/validate', label: 'bare /validate' };
+          case 'crdgate':
+            return { serverProcess: byName.crdgate, serverPath: path, label: `crdgate ${path}` };
+          case 'busyBare':
+            return { serverProcess: byName.bare, serverPath: busyBarePath(busyMicros), label: `bare /validate with ${busyMicros} µs of work` };
+          case 'bareTwin':
+            return { serverProcess: bareTwin, serverPath: '/validate', label: "the bare server's twin /validate" };
+        }
+      };
       for (let round = 1; round <= plan.latency.rounds; round++) {
-        for (const run of ['bare', 'crdgate', 'busyBare', 'bareTwin'] as const) {
-          const serverProcess = run === 'crdgate' ? byName.crdgate : run === 'bareTwin' ? bareTwin : byName.bare;
+        for (const run of latencyRuns) {
           if (run === 'busyBare') busyMicros = Math.max(0, Math.round((leastCpuPerRequest.crdgate - leastCpuPerRequest.bare) * 10) / 10);
-          const serverPath = run === 'crdgate' ? path : run === 'busyBare' ? busyBarePath(busyMicros) : '/validate';
-          const label = run === 'busyBare' ? `bare /validate with ${busyMicros} µs of work` : run === 'bareTwin' ? "the bare server's twin /validate" : `${run} ${serverPath}`;
+          const { serverProcess, serverPath, label } = runTarget(run);
           progress(`latency round ${round}/${plan.latency.rounds}: ${payload.name} ${label} at ${ratePerSecond}/s (half of crdgate ${path}'s saturation)`);
           // A sample before the window resets the server's event-loop and GC statistics; the one after reads them.
           const before = await serverProcess.sample();
