@@ -68,7 +68,25 @@ export default () => defineContract({
     expect((await read('overlays/monitoring/service-monitor.yaml'))[0].spec.namespaceSelector).toEqual({ matchNames: ['toys'] });
   });
 
+  it('names every object after --name, and with --url renders a contract without --image', async () => {
+    const { code, stdout, stderr } = await run('manifests', '--name', 'toys', '--contract', 'widget-contract.ts', '--url', 'https://127.0.0.1:9443');
+    expect(code, stderr).toBe(0);
+    const objects = parseAllDocuments(stdout).map((d) => d.toJS());
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'CustomResourceDefinition/widgets.toys.example.com',
+      'ValidatingWebhookConfiguration/toys',
+      'MutatingWebhookConfiguration/toys',
+      'Namespace/crdgate-system',
+      'ServiceAccount/toys-migrate',
+      'ClusterRole/toys-migrate',
+      'ClusterRoleBinding/toys-migrate',
+      'Job/toys-migrate-widgets',
+    ]);
+  });
+
   it.each([
+    [['--name', 'Team_A'], '--name'],
+    [['--name', 'x'.repeat(51)], '--name'],
     [['--url', 'http://127.0.0.1:9443'], '--url'],
     [['--url', 'https://127.0.0.1:9443/hooks'], '--url'],
     [['--ca-bundle', 'absent.crt'], 'absent.crt'],

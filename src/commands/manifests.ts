@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isDns1123Label } from '../contract/schema/dns1123.ts';
+import { installNameProblem } from '../render/in-cluster-names.ts';
 import { writeManifestDirectory } from '../render/manifest-directory.ts';
 import { renderManifestFiles, renderManifestTree } from '../render/manifest-files.ts';
 import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
@@ -13,7 +14,7 @@ import { loadRegistry, locateContractModule } from './contracts.ts';
 export const manifestsCommand: Command = {
   name: 'manifests',
   summary: 'render the CRDs, webhook configurations and in-cluster deployment as YAML',
-  usage: `crdgate manifests [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
+  usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
@@ -23,19 +24,26 @@ export const manifestsCommand: Command = {
                                         (not rendered with --ca-bundle or --url)
     DIR/overlays/monitoring/            a ServiceMonitor and the Grafana dashboard (not rendered with --url)
     DIR/migration/                      apply it when a storage version changes
+  --name NAME        names every object of this install, cluster-scoped ones included (default
+                     ${manifestDefaults.name}): the webhook configurations NAME, the Service and Deployment NAME, the
+                     Secret NAME-serving-cert, the migration's ClusterRole NAME-migrate, the labels that select
+                     the pods. Give each install in a cluster its own, or one overwrites the other's webhooks
   --namespace NS     where crdgate runs (default ${manifestDefaults.namespace})
   --image IMG        crdgate's image (default ${manifestDefaults.image}, which holds only the built-in example)
   --contract MODULE  render these contracts instead of the built-in example; the Deployment and the Job run
                      crdgate with the same --contract arguments (a file as a path relative to this directory,
                      which must be the image's working directory), so --image must name an image that holds
-                     them, such as one built with the Dockerfile of \`crdgate init\`
+                     them, such as one built with the Dockerfile of \`crdgate init\` (not needed with --url:
+                     no server runs in the cluster then, and the Job needs no contract)
   --ca-bundle FILE   PEM of the CA that signed the serving certificate, e.g. ca.crt from \`crdgate certs\`;
-                     the Deployment mounts that certificate from the kubernetes.io/tls Secret crdgate-serving-cert,
-                     which must name crdgate.NS.svc
+                     the Deployment mounts that certificate from the kubernetes.io/tls Secret NAME-serving-cert,
+                     which must name NAME.NS.svc
   --url URL          the API server calls crdgate at https://HOST:PORT instead of through the in-cluster Service
-                     (crdgate runs outside the cluster; the in-cluster server is then not rendered)
+                     (crdgate runs outside the cluster; the in-cluster server is then not rendered, and the
+                     Namespace goes with the migration, the only thing left in it)
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout`,
   options: {
+    name: { type: 'string' },
     namespace: { type: 'string' },
     image: { type: 'string' },
     'ca-bundle': { type: 'string' },
@@ -48,6 +56,9 @@ export const manifestsCommand: Command = {
     const options = await manifestOptions(values, io.cwd);
     const registry = await loadRegistry(modules, io.cwd);
     const contracts = registry.contracts.map((compiled) => compiled.contract);
+    // After loading: the contracts' plurals are part of the Jobs' names, which the name must leave room for.
+    const nameProblem = installNameProblem(options.name, contracts);
+    if (nameProblem !== undefined) throw new UsageError(`--name ${nameProblem}`);
     const out = stringOption(values, 'out');
     if (out === undefined) {
       io.stdout(manifestsToYaml(renderManifestFiles(contracts, options).flatMap((file) => file.manifests)));
@@ -62,19 +73,22 @@ export const manifestsCommand: Command = {
 };
 
 async function manifestOptions(values: ParsedValues, cwd: string): Promise<ManifestOptions> {
+  const name = stringOption(values, 'name') ?? manifestDefaults.name;
   const namespace = stringOption(values, 'namespace') ?? manifestDefaults.namespace;
   if (!isDns1123Label(namespace)) throw new UsageError(`--namespace "${namespace}" must be a DNS-1123 label (lowercase letters, digits and '-')`);
   const modules = stringList(values, 'contract');
   const givenImage = stringOption(values, 'image');
+  const url = stringOption(values, 'url');
   // The default image holds no contract of the user's: as rendered, every write of their kind would be refused.
-  if (modules.length > 0 && givenImage === undefined) {
+  // Called by URL, no server runs in the cluster, and the migration Job needs no contract: any image will do.
+  if (modules.length > 0 && givenImage === undefined && url === undefined) {
     throw new UsageError(`--contract needs --image: the image that holds your contracts (the default ${manifestDefaults.image} serves only the built-in example)`);
   }
   const image = givenImage ?? manifestDefaults.image;
   if (image === '' || /\s/.test(image)) throw new UsageError(`--image "${image}" must be an image reference without spaces`);
-  const url = stringOption(values, 'url');
   const caBundle = stringOption(values, 'ca-bundle');
   return {
+    name,
     namespace,
     image,
     ...(url !== undefined ? { url: webhookBaseUrl(url) } : {}),

@@ -5,14 +5,14 @@ import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
 import type { Manifest } from './manifest.ts';
 import { renderServerWorkload } from './server-workload.ts';
 
-const overlay = renderCertManagerOverlay('overlays/cert-manager', [geoDatabaseContract(), clusterWidgetContract()], 'ops');
+const overlay = renderCertManagerOverlay('overlays/cert-manager', [geoDatabaseContract(), clusterWidgetContract()], { name: 'crdgate', namespace: 'ops' });
 const manifestsOf = (name: string): Manifest[] => overlay.find((file) => file.path === `overlays/cert-manager/${name}`)!.manifests;
 const spec = (manifest: Manifest | undefined): any => manifest?.['spec'];
 const certificate = (name: string) => manifestsOf('certificates.yaml').find((m) => m.kind === 'Certificate' && m.metadata.name === name);
 
 describe('renderCertManagerOverlay', () => {
   it('issues the serving certificate for the Service DNS names into the Secret the Deployment mounts', () => {
-    const [, service, deployment] = renderServerWorkload('ops', 'img');
+    const [, service, deployment] = renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img');
     const serving = spec(certificate('crdgate-serving-cert'));
     expect(serving.dnsNames).toEqual([`${service!.metadata.name}.ops.svc`, `${service!.metadata.name}.ops.svc.cluster.local`]);
     expect(spec(deployment).template.spec.volumes).toContainEqual(expect.objectContaining({ secret: expect.objectContaining({ secretName: serving.secretName }) }));

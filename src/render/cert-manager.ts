@@ -1,14 +1,8 @@
 import type { Contract } from '../contract/define-contract.ts';
 import { convertsByWebhook, resourceName } from './custom-resource-definition.ts';
-import { serviceDnsNames, servingCertSecretName } from './in-cluster-names.ts';
+import { installNames, serviceDnsNames, type Install } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';
 import type { Manifest, ManifestFile } from './manifest.ts';
-import { webhookConfigurationName } from './webhook-configurations.ts';
-
-const selfSignedIssuerName = 'crdgate-selfsigned';
-const caName = 'crdgate-ca';
-/** The Certificate has the Secret's name: cert-manager's CA injector is told the Certificate, the Deployment mounts the Secret. */
-const servingCertificateName = servingCertSecretName;
 
 const overlayComment = `crdgate with its serving certificate from cert-manager (which must be installed first):
 a self-signed Issuer makes a CA, the CA's Issuer signs the certificate for the Service's DNS names into the Secret
@@ -17,19 +11,21 @@ conversion webhooks (the cert-manager.io/inject-ca-from annotations). No caBundl
 crdgate reloads the renewed certificate from the Secret volume without a restart.`;
 
 /** The cert-manager overlay: the base, plus the issuers and certificates, plus the annotations that inject the CA. */
-export function renderCertManagerOverlay(dir: string, contracts: readonly Contract[], namespace: string): ManifestFile[] {
+export function renderCertManagerOverlay(dir: string, contracts: readonly Contract[], install: Install): ManifestFile[] {
   return [
     {
       path: `${dir}/kustomization.yaml`,
       comment: overlayComment,
       manifests: [renderKustomization('crdgate-cert-manager', { resources: ['../../base', 'certificates.yaml'], patches: [{ path: 'inject-ca.yaml' }] })],
     },
-    { path: `${dir}/certificates.yaml`, manifests: certificates(namespace) },
-    { path: `${dir}/inject-ca.yaml`, manifests: injectCaPatches(contracts, namespace) },
+    { path: `${dir}/certificates.yaml`, manifests: certificates(install) },
+    { path: `${dir}/inject-ca.yaml`, manifests: injectCaPatches(contracts, install) },
   ];
 }
 
-function certificates(namespace: string): Manifest[] {
+function certificates(install: Install): Manifest[] {
+  const { namespace } = install;
+  const { selfSignedIssuer: selfSignedIssuerName, ca: caName, servingCertSecret } = installNames(install.name);
   const issuerRef = (name: string) => ({ group: 'cert-manager.io', kind: 'Issuer', name });
   return [
     { apiVersion: 'cert-manager.io/v1', kind: 'Issuer', metadata: { name: selfSignedIssuerName, namespace }, spec: { selfSigned: {} } },
@@ -52,10 +48,10 @@ function certificates(namespace: string): Manifest[] {
     {
       apiVersion: 'cert-manager.io/v1',
       kind: 'Certificate',
-      metadata: { name: servingCertificateName, namespace },
+      metadata: { name: servingCertificateName(install), namespace },
       spec: {
-        secretName: servingCertSecretName,
-        dnsNames: serviceDnsNames(namespace),
+        secretName: servingCertSecret,
+        dnsNames: serviceDnsNames(install),
         // 90 days, renewed 30 days before the end: a month to notice a renewal that fails (the dashboard shows
         // the certificate's remaining days).
         duration: '2160h',
@@ -69,13 +65,19 @@ function certificates(namespace: string): Manifest[] {
 }
 
 /** Strategic-merge patches: the annotation on both webhook configurations and on each CRD that converts by webhook. */
-function injectCaPatches(contracts: readonly Contract[], namespace: string): Manifest[] {
-  const annotations = { 'cert-manager.io/inject-ca-from': `${namespace}/${servingCertificateName}` };
+function injectCaPatches(contracts: readonly Contract[], install: Install): Manifest[] {
+  const annotations = { 'cert-manager.io/inject-ca-from': `${install.namespace}/${servingCertificateName(install)}` };
+  const { webhookConfiguration } = installNames(install.name);
   return [
-    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookConfigurationName, annotations } },
-    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookConfigurationName, annotations } },
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookConfiguration, annotations } },
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookConfiguration, annotations } },
     ...contracts
       .filter(convertsByWebhook)
       .map((contract) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: resourceName(contract.identity), annotations } })),
   ];
+}
+
+/** The Certificate has the Secret's name: cert-manager's CA injector is told the Certificate, the Deployment mounts the Secret. */
+function servingCertificateName(install: Install): string {
+  return installNames(install.name).servingCertSecret;
 }

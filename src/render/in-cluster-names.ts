@@ -1,20 +1,69 @@
-// Names the in-cluster objects share: the Service the webhooks call, the Secret the Deployment mounts, the labels
+import type { Contract } from '../contract/define-contract.ts';
+import { dns1123LabelMaxLength, isDns1123Label } from '../contract/schema/dns1123.ts';
+
+// Names the objects of one install share: the Service the webhooks call, the Secret the Deployment mounts, the labels
 // that tie Service, Deployment and PodDisruptionBudget together. One place, so that they cannot drift apart.
 
-export const serverName = 'crdgate';
+/** One install of crdgate: `--name` names every object it renders (cluster-scoped ones too), in `--namespace`. */
+export interface Install {
+  name: string;
+  namespace: string;
+}
+
+export const defaultInstallName = 'crdgate';
 export const servicePort = 443;
-/** The Secret (type kubernetes.io/tls: tls.crt and tls.key) holding crdgate's serving certificate. */
-export const servingCertSecretName = 'crdgate-serving-cert';
 export const certMountPath = '/etc/crdgate/certs';
-export const migrationName = 'crdgate-migrate';
+
+/** Every object name derived from the install's name, so that two installs in one cluster never share one. */
+export function installNames(name: string) {
+  return {
+    /** The Service, Deployment, ServiceAccount, PodDisruptionBudget, NetworkPolicy and ServiceMonitor. */
+    server: name,
+    /** Both webhook configurations (cluster-scoped). */
+    webhookConfiguration: name,
+    /** The Secret (type kubernetes.io/tls: tls.crt and tls.key) holding the serving certificate. */
+    servingCertSecret: `${name}-serving-cert`,
+    /** The migration's ServiceAccount, ClusterRole and ClusterRoleBinding. */
+    migration: `${name}-migrate`,
+    selfSignedIssuer: `${name}-selfsigned`,
+    ca: `${name}-ca`,
+    dashboard: `${name}-dashboard`,
+  };
+}
+
+export function migrationJobName(name: string, contract: Contract): string {
+  return `${installNames(name).migration}-${contract.identity.plural}`;
+}
 
 export type Component = 'webhook' | 'migration' | 'monitoring';
 
-export function componentLabels(component: Component): Record<string, string> {
-  return { 'app.kubernetes.io/name': 'crdgate', 'app.kubernetes.io/component': component };
+/**
+ * The install's name is the app.kubernetes.io/name label: selectors of two installs in one namespace are then
+ * disjoint, and the default install keeps the selectors it always had (a Deployment's selector cannot be changed in
+ * place, so an upgrade that changed it would fail to apply).
+ */
+export function componentLabels(name: string, component: Component): Record<string, string> {
+  return { 'app.kubernetes.io/name': name, 'app.kubernetes.io/component': component };
 }
 
 /** The Service's DNS names, which the serving certificate must carry. */
-export function serviceDnsNames(namespace: string): string[] {
-  return [`${serverName}.${namespace}.svc`, `${serverName}.${namespace}.svc.cluster.local`];
+export function serviceDnsNames(install: Install): string[] {
+  const service = installNames(install.name).server;
+  return [`${service}.${install.namespace}.svc`, `${service}.${install.namespace}.svc.cluster.local`];
+}
+
+/**
+ * Why `name` cannot name an install of these contracts, or undefined. It names a Service, so it must be a DNS-1035
+ * label (a DNS-1123 label that starts with a letter); each name derived from it must stay a DNS-1123 label too: the
+ * Jobs' names end up in their pods' job-name label, and the rest keep to the strictest rule for simplicity.
+ */
+export function installNameProblem(name: string, contracts: readonly Contract[]): string | undefined {
+  if (!isDns1123Label(name) || !/^[a-z]/.test(name)) {
+    return `"${name}" must be a DNS-1035 label: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit`;
+  }
+  const derived = [...Object.values(installNames(name)), ...contracts.map((contract) => migrationJobName(name, contract))];
+  const longest = derived.reduce((a, b) => (b.length > a.length ? b : a));
+  if (longest.length <= dns1123LabelMaxLength) return undefined;
+  const room = dns1123LabelMaxLength - (longest.length - name.length);
+  return `"${name}" is too long: it would make the object name "${longest}" longer than ${dns1123LabelMaxLength} characters (at most ${Math.max(room, 0)} characters here)`;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
-import type { ManifestFile } from './manifest.ts';
+import type { Manifest, ManifestFile } from './manifest.ts';
 import { renderManifestFiles, renderManifestTree, webhookEndpointFor } from './manifest-files.ts';
 import { manifestDefaults } from './manifest-options.ts';
 
@@ -22,11 +22,50 @@ describe('renderManifestFiles', () => {
     ]);
   });
 
-  it('leaves the in-cluster server and its NetworkPolicy out when crdgate is called by URL', () => {
-    const paths = renderManifestFiles([geoDatabaseContract()], { ...manifestDefaults, url: 'https://10.0.0.5:8443' }).map((f) => f.path);
-    expect(paths).not.toContain('base/10-crdgate-server.yaml');
-    expect(paths).not.toContain('base/15-network-policy.yaml');
-    expect(paths).toContain('base/30-webhook-configurations.yaml');
+  it('leaves the in-cluster server and its NetworkPolicy out when crdgate is called by URL, and its Namespace goes with the migration', () => {
+    expect(contents(renderManifestFiles([geoDatabaseContract()], { ...manifestDefaults, namespace: 'ops', url: 'https://10.0.0.5:8443' }))).toEqual([
+      ['base/20-crd-geodatabases.geo.example.com.yaml', ['CustomResourceDefinition/geodatabases.geo.example.com']],
+      ['base/30-webhook-configurations.yaml', ['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']],
+      [
+        'migration/storage-migration.yaml',
+        ['Namespace/ops', 'ServiceAccount/crdgate-migrate', 'ClusterRole/crdgate-migrate', 'ClusterRoleBinding/crdgate-migrate', 'Job/crdgate-migrate-geodatabases'],
+      ],
+    ]);
+  });
+});
+
+describe('renderManifestTree with --name', () => {
+  const everything = (name: string, namespace = 'shared'): Manifest[] =>
+    renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, name, namespace }).flatMap((file) => ('manifests' in file ? file.manifests : []));
+  const identities = (manifests: Manifest[]): string[] =>
+    manifests.filter((m) => m.kind !== 'Kustomization' && m.kind !== 'Namespace' && m.kind !== 'CustomResourceDefinition').map((m) => `${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`);
+
+  it('gives two installs in one namespace no object in common, cluster-scoped ones included', () => {
+    const a = identities(everything('team-a'));
+    const b = new Set(identities(everything('team-b')));
+    expect(a.length).toBeGreaterThan(10);
+    expect(a.filter((identity) => b.has(identity))).toEqual([]);
+    expect(a).toEqual(expect.arrayContaining(['ValidatingWebhookConfiguration//team-a', 'ClusterRole//team-a-migrate', 'Service/shared/team-a']));
+  });
+
+  it("selects only the install's own pods, and calls and mounts what the install names", () => {
+    const labelsOf = (manifests: Manifest[], kind: string): Record<string, string> => (manifests.find((m) => m.kind === kind)!['spec'] as any).template.metadata.labels;
+    const [a, b] = [everything('team-a'), everything('team-b')];
+    const selectors = a.flatMap((m) => {
+      const spec = m['spec'] as any;
+      return [spec?.selector?.matchLabels ?? (m.kind === 'Service' ? spec.selector : undefined), spec?.podSelector?.matchLabels].filter((s) => s !== undefined);
+    });
+    expect(selectors.length).toBeGreaterThanOrEqual(5);
+    const podsOfB = [labelsOf(b, 'Deployment'), labelsOf(b, 'Job')];
+    for (const selector of selectors) {
+      for (const pod of podsOfB) expect(Object.entries(selector as Record<string, string>).every(([key, value]) => pod[key] === value)).toBe(false);
+    }
+    const webhooks = a.find((m) => m.kind === 'ValidatingWebhookConfiguration')!['webhooks'] as any[];
+    expect(webhooks[0].clientConfig.service).toMatchObject({ namespace: 'shared', name: 'team-a' });
+    const deployment = a.find((m) => m.kind === 'Deployment')!['spec'] as any;
+    expect(deployment.template.spec.volumes[0].secret.secretName).toBe('team-a-serving-cert');
+    const certificate = a.find((m) => m.kind === 'Certificate' && m.metadata.name === 'team-a-serving-cert')!['spec'] as any;
+    expect(certificate).toMatchObject({ secretName: 'team-a-serving-cert', dnsNames: ['team-a.shared.svc', 'team-a.shared.svc.cluster.local'] });
   });
 });
 
@@ -68,13 +107,13 @@ describe('renderManifestTree', () => {
 
 describe('webhookEndpointFor', () => {
   it('calls the crdgate Service in the namespace on port 443 by default', () => {
-    expect(webhookEndpointFor({ namespace: 'ops', image: 'i', caBundlePem: 'PEM' })).toEqual({
+    expect(webhookEndpointFor({ name: 'crdgate', namespace: 'ops', image: 'i', caBundlePem: 'PEM' })).toEqual({
       target: { service: { namespace: 'ops', name: 'crdgate', port: 443 } },
       caBundlePem: 'PEM',
     });
   });
 
   it('calls the URL when one is given', () => {
-    expect(webhookEndpointFor({ namespace: 'ops', image: 'i', url: 'https://10.0.0.5:8443' })).toEqual({ target: { url: 'https://10.0.0.5:8443' } });
+    expect(webhookEndpointFor({ name: 'crdgate', namespace: 'ops', image: 'i', url: 'https://10.0.0.5:8443' })).toEqual({ target: { url: 'https://10.0.0.5:8443' } });
   });
 });

@@ -1,7 +1,7 @@
 import type { Contract } from '../contract/define-contract.ts';
 import { renderCertManagerOverlay } from './cert-manager.ts';
 import { renderCustomResourceDefinition, resourceName } from './custom-resource-definition.ts';
-import { serverName, servicePort } from './in-cluster-names.ts';
+import { installNames, servicePort } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';
 import type { GeneratedFile, ManifestFile } from './manifest.ts';
 import type { ManifestOptions } from './manifest-options.ts';
@@ -23,12 +23,13 @@ const migrationDir = 'migration';
  */
 export function renderManifestFiles(contracts: readonly Contract[], options: ManifestOptions): ManifestFile[] {
   const endpoint = webhookEndpointFor(options);
+  const namespace = renderNamespace(options.namespace);
   return [
-    { path: `${baseDir}/00-namespace.yaml`, manifests: [renderNamespace(options.namespace)] },
     ...(inCluster(options)
       ? [
-          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options.namespace, options.image, options.contracts) },
-          renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options.namespace),
+          { path: `${baseDir}/00-namespace.yaml`, manifests: [namespace] },
+          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options, options.image, options.contracts) },
+          renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options),
         ]
       : []),
     ...contracts.map((contract) => ({
@@ -37,9 +38,11 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     })),
     {
       path: `${baseDir}/30-webhook-configurations.yaml`,
-      manifests: [renderValidatingWebhookConfiguration(contracts, endpoint), renderMutatingWebhookConfiguration(contracts, endpoint)],
+      manifests: [renderValidatingWebhookConfiguration(contracts, endpoint, options.name), renderMutatingWebhookConfiguration(contracts, endpoint, options.name)],
     },
-    { path: `${migrationDir}/storage-migration.yaml`, manifests: renderStorageMigration(contracts, options.namespace, options.image) },
+    // Called by URL, nothing of base/ lives in the namespace (it would be installed empty): only the migration's
+    // ServiceAccount and Jobs do, so the Namespace goes with them.
+    { path: `${migrationDir}/storage-migration.yaml`, manifests: [...(inCluster(options) ? [] : [namespace]), ...renderStorageMigration(contracts, options, options.image)] },
   ];
 }
 
@@ -55,8 +58,8 @@ export function renderManifestTree(contracts: readonly Contract[], options: Mani
     { path: 'kustomization.yaml', manifests: [renderKustomization('crdgate', { resources: [baseDir] })] },
     { path: `${baseDir}/kustomization.yaml`, manifests: [renderKustomization('crdgate-base', { resources: inFolder(baseDir) })] },
     ...files,
-    ...(inCluster(options) && options.caBundlePem === undefined ? renderCertManagerOverlay('overlays/cert-manager', contracts, options.namespace) : []),
-    ...(inCluster(options) ? renderMonitoring('overlays/monitoring', options.namespace) : []),
+    ...(inCluster(options) && options.caBundlePem === undefined ? renderCertManagerOverlay('overlays/cert-manager', contracts, options) : []),
+    ...(inCluster(options) ? renderMonitoring('overlays/monitoring', options) : []),
   ];
 }
 
@@ -66,7 +69,7 @@ function inCluster(options: ManifestOptions): boolean {
 
 export function webhookEndpointFor(options: ManifestOptions): WebhookEndpoint {
   return {
-    target: options.url !== undefined ? { url: options.url } : { service: { namespace: options.namespace, name: serverName, port: servicePort } },
+    target: options.url !== undefined ? { url: options.url } : { service: { namespace: options.namespace, name: installNames(options.name).server, port: servicePort } },
     ...(options.caBundlePem !== undefined ? { caBundlePem: options.caBundlePem } : {}),
   };
 }

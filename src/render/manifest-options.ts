@@ -1,5 +1,12 @@
+import { defaultInstallName } from './in-cluster-names.ts';
+
 /** What `crdgate manifests` varies; everything else is derived from the contracts. */
 export interface ManifestOptions {
+  /**
+   * Names every object of this install, cluster-scoped ones included, so that installs for different kinds can
+   * live in one cluster (and one namespace). Already checked by installNameProblem.
+   */
+  name: string;
   /** Where crdgate's own objects (Deployment, Service, migration Job) live. */
   namespace: string;
   image: string;
@@ -21,6 +28,7 @@ export interface ManifestOptions {
 }
 
 export const manifestDefaults = {
+  name: defaultInstallName,
   namespace: 'crdgate-system',
   image: 'crdgate:0.1.0',
 } as const satisfies ManifestOptions;

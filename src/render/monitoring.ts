@@ -1,5 +1,5 @@
 import { renderGrafanaDashboard } from './grafana-dashboard.ts';
-import { componentLabels, serverName, serviceDnsNames, servingCertSecretName } from './in-cluster-names.ts';
+import { componentLabels, installNames, serviceDnsNames, type Install } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';
 import type { GeneratedFile, Manifest } from './manifest.ts';
 
@@ -13,7 +13,7 @@ const monitoringComment = `Monitoring for crdgate, applied beside the install (p
   dashboard sidecar (as kube-prometheus-stack runs it) picks up. The JSON also imports into Grafana by hand.`;
 
 /** The monitoring kustomization: a ServiceMonitor, and the dashboard JSON provisioned as a ConfigMap. */
-export function renderMonitoring(dir: string, namespace: string): GeneratedFile[] {
+export function renderMonitoring(dir: string, install: Install): GeneratedFile[] {
   return [
     {
       path: `${dir}/kustomization.yaml`,
@@ -23,29 +23,30 @@ export function renderMonitoring(dir: string, namespace: string): GeneratedFile[
           resources: ['service-monitor.yaml'],
           configMapGenerator: [
             {
-              name: 'crdgate-dashboard',
-              namespace,
+              name: installNames(install.name).dashboard,
+              namespace: install.namespace,
               files: [dashboardFile],
               // A fixed name: the sidecar follows the ConfigMap, not a hash of its contents.
-              options: { disableNameSuffixHash: true, labels: { ...componentLabels('monitoring'), grafana_dashboard: '1' } },
+              options: { disableNameSuffixHash: true, labels: { ...componentLabels(install.name, 'monitoring'), grafana_dashboard: '1' } },
             },
           ],
         }),
       ],
     },
-    { path: `${dir}/service-monitor.yaml`, manifests: [serviceMonitor(namespace)] },
+    { path: `${dir}/service-monitor.yaml`, manifests: [serviceMonitor(install)] },
     { path: `${dir}/${dashboardFile}`, json: renderGrafanaDashboard() },
   ];
 }
 
-function serviceMonitor(namespace: string): Manifest {
+function serviceMonitor(install: Install): Manifest {
+  const names = installNames(install.name);
   return {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'ServiceMonitor',
-    metadata: { name: serverName, namespace, labels: componentLabels('monitoring') },
+    metadata: { name: names.server, namespace: install.namespace, labels: componentLabels(install.name, 'monitoring') },
     spec: {
-      selector: { matchLabels: componentLabels('webhook') },
-      namespaceSelector: { matchNames: [namespace] },
+      selector: { matchLabels: componentLabels(install.name, 'webhook') },
+      namespaceSelector: { matchNames: [install.namespace] },
       endpoints: [
         {
           port: 'https',
@@ -55,7 +56,7 @@ function serviceMonitor(namespace: string): Manifest {
           // crdgate's metrics carry an `endpoint` label (/validate, /mutate, /convert), which the operator's own
           // target label of that name (the port) would otherwise rename to exported_endpoint.
           honorLabels: true,
-          tlsConfig: { serverName: serviceDnsNames(namespace)[0], ca: { secret: { name: servingCertSecretName, key: 'ca.crt' } } },
+          tlsConfig: { serverName: serviceDnsNames(install)[0], ca: { secret: { name: names.servingCertSecret, key: 'ca.crt' } } },
         },
       ],
     },

@@ -4,10 +4,10 @@ import { renderNetworkPolicyFile } from './network-policy.ts';
 import { renderServerWorkload } from './server-workload.ts';
 
 describe('renderNetworkPolicyFile', () => {
-  const file = renderNetworkPolicyFile('base/15-network-policy.yaml', 'ops');
+  const file = renderNetworkPolicyFile('base/15-network-policy.yaml', { name: 'crdgate', namespace: 'ops' });
   const policy = file.manifests[0]!;
   const spec = policy['spec'] as any;
-  const deployment = renderServerWorkload('ops', 'img').find((m) => m.kind === 'Deployment')!;
+  const deployment = renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img').find((m) => m.kind === 'Deployment')!;
   const pod = (deployment['spec'] as any).template;
 
   it("selects the webhook server's pods and admits traffic to its serving port only, sending none out", () => {

@@ -1,4 +1,4 @@
-import { componentLabels, serverName } from './in-cluster-names.ts';
+import { componentLabels, installNames, type Install } from './in-cluster-names.ts';
 import type { ManifestFile } from './manifest.ts';
 
 const tightenIt = `Traffic to crdgate's pods: only the webhook port (it also serves /healthz, /readyz and /metrics), from any
@@ -15,8 +15,8 @@ Keep Prometheus able to reach /metrics (a namespaceSelector for its namespace) a
 network plugins always admit traffic from the pod's own node, but check yours.`;
 
 /** The NetworkPolicy of the webhook server, in a file of its own, with the comment that says how to tighten it. */
-export function renderNetworkPolicyFile(path: string, namespace: string): ManifestFile {
-  const labels = componentLabels('webhook');
+export function renderNetworkPolicyFile(path: string, install: Install): ManifestFile {
+  const labels = componentLabels(install.name, 'webhook');
   return {
     path,
     comment: tightenIt,
@@ -24,7 +24,7 @@ export function renderNetworkPolicyFile(path: string, namespace: string): Manife
       {
         apiVersion: 'networking.k8s.io/v1',
         kind: 'NetworkPolicy',
-        metadata: { name: serverName, namespace, labels },
+        metadata: { name: installNames(install.name).server, namespace: install.namespace, labels },
         spec: {
           podSelector: { matchLabels: labels },
           policyTypes: ['Ingress', 'Egress'],

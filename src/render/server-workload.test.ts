@@ -6,7 +6,7 @@ import { renderNamespace, renderServerWorkload } from './server-workload.ts';
 const find = (manifests: Manifest[], kind: string): any => manifests.find((m) => m.kind === kind);
 
 describe('renderServerWorkload', () => {
-  const manifests = renderServerWorkload('ops', 'registry.example.com/crdgate:1.2.3');
+  const manifests = renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'registry.example.com/crdgate:1.2.3');
   const deployment = find(manifests, 'Deployment');
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];

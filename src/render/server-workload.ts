@@ -1,9 +1,11 @@
 import { serveDefaults } from '../config.ts';
-import { certMountPath, componentLabels, serverName, servicePort, servingCertSecretName } from './in-cluster-names.ts';
+import { certMountPath, componentLabels, installNames, servicePort, type Install } from './in-cluster-names.ts';
 import type { Manifest } from './manifest.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
 
-const labels = (): Record<string, string> => componentLabels('webhook');
+const labels = (install: Install): Record<string, string> => componentLabels(install.name, 'webhook');
+// The container's name is seen only inside its pod: it stays crdgate whatever the install is called.
+const containerName = 'crdgate';
 const replicas = 2;
 // The server finishes in-flight requests for up to its 30 s request timeout (src/server/serve.ts) after the drain
 // delay; the kubelet must not kill it sooner, or the API server sees a webhook call fail mid-flight.
@@ -24,56 +26,57 @@ export function renderNamespace(namespace: string): Manifest {
 }
 
 /** The webhook server inside the cluster: the Service the webhook configurations call, and the pods behind it. */
-export function renderServerWorkload(namespace: string, image: string, contracts: readonly string[] = []): Manifest[] {
-  return [serviceAccount(namespace), service(namespace), deployment(namespace, image, contracts), podDisruptionBudget(namespace)];
+export function renderServerWorkload(install: Install, image: string, contracts: readonly string[] = []): Manifest[] {
+  return [serviceAccount(install), service(install), deployment(install, image, contracts), podDisruptionBudget(install)];
 }
 
-function serviceAccount(namespace: string): Manifest {
+function serviceAccount(install: Install): Manifest {
   return {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
-    metadata: { name: serverName, namespace, labels: labels() },
+    metadata: serverMetadata(install),
     // The server never calls the API server, so its pods get no token to leak.
     automountServiceAccountToken: false,
   };
 }
 
-function service(namespace: string): Manifest {
+function service(install: Install): Manifest {
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: serverName, namespace, labels: labels() },
+    metadata: serverMetadata(install),
     spec: {
-      selector: labels(),
+      selector: labels(install),
       ports: [{ name: 'https', port: servicePort, targetPort: 'https', protocol: 'TCP' }],
     },
   };
 }
 
-function deployment(namespace: string, image: string, contracts: readonly string[]): Manifest {
+function deployment(install: Install, image: string, contracts: readonly string[]): Manifest {
+  const names = installNames(install.name);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: serverName, namespace, labels: labels() },
+    metadata: serverMetadata(install),
     spec: {
       replicas,
-      selector: { matchLabels: labels() },
+      selector: { matchLabels: labels(install) },
       // With failurePolicy Fail, no replica may go before its successor is ready.
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
       template: {
-        metadata: { labels: labels() },
+        metadata: { labels: labels(install) },
         spec: {
-          serviceAccountName: serverName,
+          serviceAccountName: names.server,
           automountServiceAccountToken: false,
           terminationGracePeriodSeconds,
           securityContext: restrictedPodSecurityContext(),
           // Spread the replicas, so that losing one node does not take every replica (and every write) with it.
           topologySpreadConstraints: [
-            { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels() } },
+            { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels(install) } },
           ],
           containers: [
             {
-              name: serverName,
+              name: containerName,
               image,
               args: ['serve', '--cert-dir', certMountPath, ...contracts.flatMap((contract) => ['--contract', contract])],
               ports: [{ name: 'https', containerPort: serveDefaults.port, protocol: 'TCP' }],
@@ -94,18 +97,22 @@ function deployment(namespace: string, image: string, contracts: readonly string
               volumeMounts: [{ name: 'serving-cert', mountPath: certMountPath, readOnly: true }],
             },
           ],
-          volumes: [{ name: 'serving-cert', secret: { secretName: servingCertSecretName, defaultMode: 0o440 } }],
+          volumes: [{ name: 'serving-cert', secret: { secretName: names.servingCertSecret, defaultMode: 0o440 } }],
         },
       },
     },
   };
 }
 
-function podDisruptionBudget(namespace: string): Manifest {
+function podDisruptionBudget(install: Install): Manifest {
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
-    metadata: { name: serverName, namespace, labels: labels() },
-    spec: { minAvailable: 1, selector: { matchLabels: labels() } },
+    metadata: serverMetadata(install),
+    spec: { minAvailable: 1, selector: { matchLabels: labels(install) } },
   };
+}
+
+function serverMetadata(install: Install): Manifest['metadata'] {
+  return { name: installNames(install.name).server, namespace: install.namespace, labels: labels(install) };
 }

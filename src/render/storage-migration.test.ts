@@ -7,7 +7,7 @@ import { renderStorageMigration } from './storage-migration.ts';
 const find = (manifests: Manifest[], kind: string): any[] => manifests.filter((m) => m.kind === kind);
 
 describe('renderStorageMigration', () => {
-  const manifests = renderStorageMigration([geoDatabaseContract(), clusterWidgetContract()], 'ops', 'crdgate:9.9.9');
+  const manifests = renderStorageMigration([geoDatabaseContract(), clusterWidgetContract()], { name: 'crdgate', namespace: 'ops' }, 'crdgate:9.9.9');
 
   it('lets the job rewrite every object of each resource, and read and trim only the contracts\' own CRDs', () => {
     const [role] = find(manifests, 'ClusterRole');

@@ -1,29 +1,29 @@
 import type { Contract } from '../contract/define-contract.ts';
 import { resourceName } from './custom-resource-definition.ts';
-import { componentLabels, migrationName } from './in-cluster-names.ts';
+import { componentLabels, installNames, migrationJobName, type Install } from './in-cluster-names.ts';
 import type { Manifest } from './manifest.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
 
-const labels = (): Record<string, string> => componentLabels('migration');
+const labels = (install: Install): Record<string, string> => componentLabels(install.name, 'migration');
 
 /**
  * What `crdgate migrate` needs to run inside the cluster: its identity, the least RBAC it needs (rewrite every
  * object of the contracts' resources; read the CRDs and trim their status.storedVersions), and one Job per contract.
  */
-export function renderStorageMigration(contracts: readonly Contract[], namespace: string, image: string): Manifest[] {
-  return [serviceAccount(namespace), clusterRole(contracts), clusterRoleBinding(namespace), ...contracts.map((c) => job(c, namespace, image))];
+export function renderStorageMigration(contracts: readonly Contract[], install: Install, image: string): Manifest[] {
+  return [serviceAccount(install), clusterRole(contracts, install), clusterRoleBinding(install), ...contracts.map((c) => job(c, install, image))];
 }
 
-function serviceAccount(namespace: string): Manifest {
-  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: migrationName, namespace, labels: labels() } };
+function serviceAccount(install: Install): Manifest {
+  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: installNames(install.name).migration, namespace: install.namespace, labels: labels(install) } };
 }
 
-function clusterRole(contracts: readonly Contract[]): Manifest {
+function clusterRole(contracts: readonly Contract[], install: Install): Manifest {
   const crdNames = contracts.map((contract) => resourceName(contract.identity));
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
-    metadata: { name: migrationName, labels: labels() },
+    metadata: { name: installNames(install.name).migration, labels: labels(install) },
     rules: [
       // Exactly what `crdgate migrate` calls (the e2e suite runs it with this role and checks each verb is needed):
       // list the objects (also to re-read one by name), write them back; read the CRD, write its status.
@@ -39,27 +39,24 @@ function clusterRole(contracts: readonly Contract[]): Manifest {
   };
 }
 
-function clusterRoleBinding(namespace: string): Manifest {
+function clusterRoleBinding(install: Install): Manifest {
+  const { migration } = installNames(install.name);
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
-    metadata: { name: migrationName, labels: labels() },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: migrationName },
-    subjects: [{ kind: 'ServiceAccount', name: migrationName, namespace }],
+    metadata: { name: migration, labels: labels(install) },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: migration },
+    subjects: [{ kind: 'ServiceAccount', name: migration, namespace: install.namespace }],
   };
-}
-
-export function migrationJobName(contract: Contract): string {
-  return `${migrationName}-${contract.identity.plural}`;
 }
 
 // The migration goes through the API server, which converts with the webhooks: the Job needs no contract code, only
 // the resource's name, so it runs on any crdgate image.
-function job(contract: Contract, namespace: string, image: string): Manifest {
+function job(contract: Contract, install: Install, image: string): Manifest {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: migrationJobName(contract), namespace, labels: labels() },
+    metadata: { name: migrationJobName(install.name, contract), namespace: install.namespace, labels: labels(install) },
     spec: {
       backoffLimit: 3,
       // Long enough to read the summary in its log; a finished Job is not worth keeping after that.
@@ -73,9 +70,9 @@ function job(contract: Contract, namespace: string, image: string): Manifest {
         ],
       },
       template: {
-        metadata: { labels: labels() },
+        metadata: { labels: labels(install) },
         spec: {
-          serviceAccountName: migrationName,
+          serviceAccountName: installNames(install.name).migration,
           restartPolicy: 'Never',
           securityContext: restrictedPodSecurityContext(),
           containers: [

@@ -1,9 +1,8 @@
 import type { Contract } from '../contract/define-contract.ts';
 import { resourceName } from './custom-resource-definition.ts';
+import { defaultInstallName, installNames } from './in-cluster-names.ts';
 import type { Manifest } from './manifest.ts';
 import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';
-
-export const webhookConfigurationName = 'crdgate';
 
 // The API server allows 1 to 30 s. crdgate decides in milliseconds; 10 s leaves room for a slow network or a pod
 // starting, and still answers a user long before their client gives up.
@@ -36,11 +35,11 @@ export function mutatingWebhookName(contract: Contract): string {
  * operator cannot store a status the schema or the invariants forbid. The scale subresource is left out: its
  * requests carry an autoscaling/v1 Scale, which no contract describes.
  */
-export function renderValidatingWebhookConfiguration(contracts: readonly Contract[], endpoint: WebhookEndpoint): Manifest {
+export function renderValidatingWebhookConfiguration(contracts: readonly Contract[], endpoint: WebhookEndpoint, installName = defaultInstallName): Manifest {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
-    metadata: { name: webhookConfigurationName },
+    metadata: { name: installNames(installName).webhookConfiguration },
     webhooks: contracts.map((contract) => ({
       name: validatingWebhookName(contract),
       clientConfig: clientConfigFor(endpoint, webhookPaths.validate),
@@ -54,11 +53,11 @@ export function renderValidatingWebhookConfiguration(contracts: readonly Contrac
 }
 
 /** One mutating webhook per contract: defaults are filled on writes of the resource itself, never on its status. */
-export function renderMutatingWebhookConfiguration(contracts: readonly Contract[], endpoint: WebhookEndpoint): Manifest {
+export function renderMutatingWebhookConfiguration(contracts: readonly Contract[], endpoint: WebhookEndpoint, installName = defaultInstallName): Manifest {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'MutatingWebhookConfiguration',
-    metadata: { name: webhookConfigurationName },
+    metadata: { name: installNames(installName).webhookConfiguration },
     webhooks: contracts.map((contract) => ({
       name: mutatingWebhookName(contract),
       clientConfig: clientConfigFor(endpoint, webhookPaths.mutate),

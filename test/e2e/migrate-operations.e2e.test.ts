@@ -123,7 +123,7 @@ describe.skipIf(!controlPlane)('crdgate migrate as a Job runs it: stopped, with 
   it("runs with the rendered Job's ServiceAccount, and each permission of its role is needed", async () => {
     const { kubeConfig } = scene();
     const [jobNamespace] = await createNamespaces(kubeConfig, 'mig-rbac', 1);
-    const rendered = renderStorageMigration([geoDatabaseContract()], jobNamespace!, 'crdgate:e2e').filter((manifest) => manifest.kind !== 'Job');
+    const rendered = renderStorageMigration([geoDatabaseContract()], { name: 'crdgate', namespace: jobNamespace! }, 'crdgate:e2e').filter((manifest) => manifest.kind !== 'Job');
     await serverSideApply(kubeConfig, rendered);
     const role = rendered.find((manifest) => manifest.kind === 'ClusterRole') as any;
     const account = rendered.find((manifest) => manifest.kind === 'ServiceAccount')!;
