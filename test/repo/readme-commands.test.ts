@@ -1,0 +1,29 @@
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli-runner.fixture.ts';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const prefix = 'npm run --silent crdgate -- ';
+
+// The commands README.md shows on the repository's own files, as a reader pastes them into a checkout.
+const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
+const commands = readme
+  .split('\n')
+  .filter((line) => line.startsWith(prefix))
+  .map((line) => line.slice(prefix.length).trim().split(/\s+/));
+
+describe("README.md's `npm run crdgate` examples", () => {
+  it('are found', () => {
+    expect(commands.map((argv) => argv[0])).toEqual(expect.arrayContaining(['check', 'convert']));
+  });
+
+  it.each(commands.map((argv) => [argv.join(' '), argv] as const))('%s: names files that exist, and exits as the text around it says', async (_, argv) => {
+    const files = argv.flatMap((arg, i) => (argv[i - 1] === '-f' ? [arg] : []));
+    for (const file of files) await access(`${repoRoot}${file}`);
+    const { code, stderr } = await runCli(repoRoot, ...argv);
+    // 2 is bad usage or an unreadable file; check exits 1 on the denial it is there to show.
+    expect(code, stderr).toBe(argv[0] === 'check' ? 1 : 0);
+  });
+});
