@@ -1,10 +1,12 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { guideExamples } from '../repo/guide-examples.ts';
 import { postJson, startCrdgateProcess } from './support/crdgate-process.ts';
-import { npm, runCommand } from './support/npm.ts';
+import { npm, runCommand, scratchEnv } from './support/npm.ts';
 
 // crdgate as a user gets it: the packed tarball installed into a project outside the repository, a contract
 // written against the public API only ('crdgate', 'crdgate/testing'), typechecked strictly, and served.
@@ -148,5 +150,19 @@ describe('the packed crdgate, installed into a project of its own', () => {
     const broken = await runCommand(process.execPath, [bin, 'fsa', '--contract', './broken.ts'], project);
     expect(broken.exitCode).toBe(2);
     expect(broken.stderr.trim().split('\n')).toEqual([expect.stringContaining('hub "v2" is not one of the versions')]);
+  });
+});
+
+describe('the checkout, after `npm pack` built dist/ in it', () => {
+  it('runs dist/bin.js as a command, as `npx crdgate` does there (tsc alone leaves it without its execute bit)', async () => {
+    const bin = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+    expect((await stat(bin)).mode & 0o111).toBe(0o111);
+    // The file itself is run, not node with it: its #!/usr/bin/env node must find the pinned Node first.
+    const env = { ...scratchEnv(), PATH: `${dirname(process.execPath)}${delimiter}${process.env['PATH'] ?? ''}` };
+    const ran = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(bin, ['fsa'], { env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^stateDiagram-v2\n/);
   });
 });
