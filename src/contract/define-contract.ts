@@ -1,4 +1,5 @@
 import { brandError, isBrandedError } from '../errors.ts';
+import { declaredPathProblem } from './client-field-paths.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
@@ -57,7 +58,20 @@ export type UntypedSpec = any;
 export interface SpokeConversion<Spec = UntypedSpec> {
   toHub(object: KubeObject): ContractObject<Spec>;
   fromHub(hub: ContractObject<Spec>): KubeObject;
+  /**
+   * Where the hub's fields are in this version, so that a client of this version reads denials and warnings in its
+   * own field names (rules run on the hub). Optional: an undeclared field keeps its path.
+   */
+  hubToSpokePaths?: HubToSpokePaths;
 }
+
+/**
+ * Hub field path -> the spoke's path for the same field, or null when the spoke has none (the stash holds it).
+ * `[*]` stands for any list index and carries it over: `{ 'spec.caches[*].size': 'spec.caches[*].memory' }`. A path
+ * maps everything below it too (`spec.readReplicas` covers `spec.readReplicas.x`); the longest match wins. A field
+ * left out keeps its path when the spoke's schema has it, and is marked as the hub's when not.
+ */
+export type HubToSpokePaths = Readonly<Record<string, string | null>>;
 
 // `Spec` is the hub's spec as the contract's author types it. It describes objects that passed the schema; the
 // rules below also see objects that did not, so a value they compute with is checked before use (see docs/).
@@ -168,9 +182,13 @@ function contractProblems(definition: ContractDefinition): string[] {
   for (const name of names) {
     if (name !== hub && conversions[name] === undefined) problems.push(`version ${name} has no conversion to the hub ${hub}`);
   }
-  for (const name of Object.keys(conversions)) {
+  for (const [name, conversion] of Object.entries(conversions)) {
     if (name === hub) problems.push(`the hub ${hub} must not have a conversion of its own`);
     else if (!names.includes(name)) problems.push(`conversion for unknown version ${name}`);
+    for (const [from, to] of Object.entries(conversion?.hubToSpokePaths ?? {})) {
+      const problem = declaredPathProblem(from, to);
+      if (problem) problems.push(`the ${name} conversion's hubToSpokePaths: ${problem}`);
+    }
   }
   if (definition.transitions) {
     problems.push(...checkMachine(definition.transitions).map((problem) => `transitions: ${problem}`));

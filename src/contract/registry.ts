@@ -1,3 +1,4 @@
+import { compileClientFieldPaths, undeclarablePaths, type ClientFieldPaths } from './client-field-paths.ts';
 import { apiVersionOf, type Contract, type UpdateRule } from './define-contract.ts';
 import { transitionRule } from './fsa/transition-rule.ts';
 import { splitApiVersion } from './kube-object.ts';
@@ -13,6 +14,8 @@ export interface CompiledContract {
   servedApiVersions: ReadonlySet<string>;
   /** The transition machine's rule first, then the contract's own update rules. */
   updateRules: readonly UpdateRule[];
+  /** Per spoke version: hub field paths in that version's words, for clients writing in it. */
+  clientFieldPaths: ReadonlyMap<string, ClientFieldPaths>;
 }
 
 export interface ContractRegistry {
@@ -43,7 +46,7 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
     }
     const servedApiVersions = new Set(contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)));
     const updateRules = [...(contract.transitions ? [transitionRule(contract.transitions)] : []), ...(contract.updateRules ?? [])];
-    const entry: CompiledContract = { contract, validators, servedApiVersions, updateRules };
+    const entry: CompiledContract = { contract, validators, servedApiVersions, updateRules, clientFieldPaths: compileFieldPaths(contract) };
     byGroupKind.set(key, entry);
     return entry;
   });
@@ -51,6 +54,28 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
     contracts: compiled,
     lookup: (group, kind) => byGroupKind.get(groupKindKey(group, kind)),
   };
+}
+
+function compileFieldPaths(contract: Contract): Map<string, ClientFieldPaths> {
+  const schemaOf = (name: string) => contract.versions.find((version) => version.name === name)!.schema;
+  const compiled = new Map<string, ClientFieldPaths>();
+  for (const [version, conversion] of Object.entries(contract.conversions)) {
+    const input = {
+      hubVersion: contract.hub,
+      spokeVersion: version,
+      hubSchema: schemaOf(contract.hub),
+      spokeSchema: schemaOf(version),
+      ...(conversion.hubToSpokePaths ? { declared: conversion.hubToSpokePaths } : {}),
+    };
+    const problems = undeclarablePaths(input);
+    if (problems.length > 0) {
+      throw new ContractCompileError(
+        `the ${version} conversion of ${contract.identity.plural}.${contract.identity.group} declares paths its schemas lack: ${problems.join('; ')}`,
+      );
+    }
+    compiled.set(version, compileClientFieldPaths(input));
+  }
+  return compiled;
 }
 
 /** The contract that owns an object's apiVersion and kind. */

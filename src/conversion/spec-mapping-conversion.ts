@@ -1,4 +1,4 @@
-import type { SpokeConversion } from '../contract/define-contract.ts';
+import type { HubToSpokePaths, SpokeConversion } from '../contract/define-contract.ts';
 import { jsonEqual } from '../contract/json-equal.ts';
 import { isPlainObject } from '../contract/kube-object.ts';
 import { putStash, takeStash, type LostData } from './stash.ts';
@@ -26,6 +26,11 @@ export interface SpecMappingConversionOptions<HubSpec = Record<string, unknown>,
   /** The contract's conversion annotation, where the lost data travels. */
   annotation: string;
   mapping: SpecMapping<HubSpec, SpokeSpec>;
+  /**
+   * The spec fields `mapping` moves, as paths (`{ 'spec.sizeGi': 'spec.size' }`, null for what only the stash
+   * keeps), so a client of the spoke reads denials in its own field names. The functions cannot say it themselves.
+   */
+  hubToSpokePaths?: HubToSpokePaths;
 }
 
 /**
@@ -40,6 +45,7 @@ export function specMappingConversion<HubSpec = Record<string, unknown>, SpokeSp
   const { hubApiVersion, spokeApiVersion, annotation } = options;
   const mapping = options.mapping as unknown as SpecMapping;
   return {
+    ...(options.hubToSpokePaths ? { hubToSpokePaths: options.hubToSpokePaths } : {}),
     toHub(object) {
       const { object: withoutStash, lost } = takeStash(object, annotation);
       const hub = { ...withoutStash, apiVersion: hubApiVersion };
