@@ -71,10 +71,6 @@ export function objectErrors(compiled: CompiledContract, view: ObjectView): Obje
   return { schema, invariants: withoutRepeats(invariants, schema) };
 }
 
-export function allErrors(errors: ObjectErrors): FieldError[] {
-  return [...errors.schema, ...errors.invariants];
-}
-
 /** The schema and an invariant may both catch the same fault (a duplicate cache name): report it once. */
 function withoutRepeats(errors: FieldError[], reported: FieldError[]): FieldError[] {
   const key = (error: FieldError) => `${error.type}\u0000${error.field}`;

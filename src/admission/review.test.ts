@@ -43,6 +43,15 @@ describe('parseAdmissionReview', () => {
     expect(malformed(body)).toContain(named);
   });
 
+  it("reads requestKind, the client's own version when the API server converted the object", () => {
+    const requestKind = { group: 'geo.example.com', version: 'v1beta1', kind: 'GeoDatabase' };
+    expect(parseAdmissionReview(review({ ...base, requestKind })).requestKind).toEqual(requestKind);
+  });
+
+  it('ignores a requestKind that is not a group, version and kind: it only words messages', () => {
+    expect(parseAdmissionReview(review({ ...base, requestKind: { group: 'geo.example.com', version: 1 } }))).toEqual({ ...base, oldObject: null });
+  });
+
   it('reads null in an optional string (name, namespace, subResource) as not set, as Go writes it', () => {
     const request = parseAdmissionReview(review({ ...base, name: null, namespace: null, subResource: null }));
     expect(request).toEqual({ ...base, oldObject: null });

@@ -14,6 +14,11 @@ export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 export interface AdmissionRequest {
   uid: string;
   kind: GroupVersionKind;
+  /**
+   * The kind as the client wrote it, when the API server converted the object for this webhook (matchPolicy
+   * Equivalent): crdgate registers for the hub, so this is how it learns a client's own version.
+   */
+  requestKind?: GroupVersionKind;
   subResource?: string;
   name?: string;
   namespace?: string;
@@ -41,13 +46,15 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   if (!isPlainObject(request)) throw malformed('request is missing');
   if (typeof request.uid !== 'string' || request.uid === '') throw malformed('request.uid must be a non-empty string');
   const kind = request.kind;
-  if (!isPlainObject(kind) || typeof kind.group !== 'string' || typeof kind.version !== 'string' || typeof kind.kind !== 'string') {
+  if (!isGroupVersionKind(kind)) {
     throw malformed('request.kind must hold group, version and kind strings');
   }
   if (typeof request.operation !== 'string' || !operations.includes(request.operation)) {
     throw malformed(`request.operation must be one of ${operations.join(', ')}, got ${describeEnvelopeValue(request.operation)}`);
   }
   const operation = request.operation as Operation;
+  // Optional, and only a hint for wording: one that is not a group, version and kind is ignored, not refused.
+  const requestKind = request.requestKind;
   const object = optionalObject(request.object, 'request.object');
   const oldObject = optionalObject(request.oldObject, 'request.oldObject');
   if ((operation === 'CREATE' || operation === 'UPDATE') && object === null) {
@@ -66,6 +73,7 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   return {
     uid: request.uid,
     kind: { group: kind.group, version: kind.version, kind: kind.kind },
+    ...(isGroupVersionKind(requestKind) ? { requestKind: { group: requestKind.group, version: requestKind.version, kind: requestKind.kind } } : {}),
     operation,
     object,
     oldObject,
@@ -77,6 +85,10 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
       ? { userInfo: { username: request.userInfo.username } }
       : {}),
   };
+}
+
+function isGroupVersionKind(value: unknown): value is GroupVersionKind {
+  return isPlainObject(value) && typeof value.group === 'string' && typeof value.version === 'string' && typeof value.kind === 'string';
 }
 
 function optionalObject(value: unknown, field: string): KubeObject | null {

@@ -34,6 +34,18 @@ export const v1alpha1Conversion: SpokeConversion = specMappingConversion({
     down: specToV1alpha1,
     up: specFromV1alpha1,
   } satisfies SpecMapping,
+  hubToSpokePaths: {
+    'spec.postgres.version': 'spec.postgresVersion',
+    'spec.postgres.postgis': 'spec.postgisVersion',
+    'spec.readReplicas': 'spec.replicas',
+    'spec.storage.size': 'spec.storageGB',
+    // A v1alpha1 client writes one cache's memory, cacheMB; the other caches come back from the stash, written
+    // through v1 and checked there. So a memory error it causes is cacheMB's, and so is a total over the limit,
+    // while anything else about a cache (a repeated name, say) is no field of v1alpha1's.
+    'spec.caches': 'spec.cacheMB',
+    'spec.caches[*]': null,
+    'spec.caches[*].memory': 'spec.cacheMB',
+  },
 });
 
 const defaultCacheName = 'default';

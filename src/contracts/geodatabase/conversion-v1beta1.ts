@@ -26,6 +26,12 @@ export const v1beta1Conversion: SpokeConversion = specMappingConversion({
     down: specToV1beta1,
     up: specFromV1beta1,
   } satisfies SpecMapping,
+  hubToSpokePaths: {
+    'spec.readReplicas': 'spec.replicas',
+    // Stashed: a v1beta1 client never wrote them, so a denial names them as v1's.
+    'spec.caches[*].version': null,
+    'spec.caches[*].replicas': null,
+  },
 });
 
 function specToV1beta1(hubSpec: Record<string, unknown>): { spec: Record<string, unknown>; lost: LostData } {
