@@ -5,7 +5,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/control-plane/**/*.test.ts', 'test/repo/**/*.test.ts'] },
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/repo/**/*.test.ts'] },
       },
       {
         extends: true,

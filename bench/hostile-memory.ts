@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { serveDefaults } from '../src/config.ts';
 import { maxJsonValues } from '../src/server/body.ts';
-import { findFreePort } from '../test/control-plane/free-port.ts';
+import { findFreePort } from '../src/control-plane/free-port.ts';
 import { deploymentNodeOptions } from './deployment-resources.ts';
 import { makeFreshCertDir } from './fresh-cert-dir.ts';
 import { textTable } from './text-table.ts';

@@ -1,8 +1,8 @@
 import { Agent, request } from 'node:https';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { MigrationReport } from '../src/migrate/migration-report.ts';
-import { startControlPlane, type ControlPlane } from '../test/control-plane/control-plane.ts';
-import { resolveKubeAssets } from '../test/control-plane/kube-assets.ts';
+import { startControlPlane, type ControlPlane } from '../src/control-plane/control-plane.ts';
+import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from '../test/e2e/support/crdgate-restartable-process.ts';
 import { applyCrd, applyWebhookConfigurations, crdgateRegistration } from '../test/e2e/support/crdgate-webhooks.ts';
 import { applyCrdVersions, createGeoDatabases, runMigrate, storedApiVersion, storedGeoDatabases } from '../test/e2e/support/storage-migration.ts';

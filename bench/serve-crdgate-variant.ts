@@ -49,7 +49,7 @@ async function serveVariant(variant: Variant, certDir: string, compiledSrcDir: s
     const { createLogger } = (await load('log')) as typeof LogModule;
     const { createServerMetrics } = (await load('server/metrics')) as typeof MetricsModule;
     const app = createApp({
-      registry,
+      registry: () => registry,
       metrics: variant === 'express-metrics' ? createServerMetrics() : metricsThatDoNothing(createServerMetrics()),
       logger: createLogger({ level: 'silent' }),
       limits: { admissionBytes: serveDefaults.admissionBodyBytes, conversionBytes: serveDefaults.conversionBodyBytes },

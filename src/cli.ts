@@ -15,6 +15,8 @@ export const commandLoaders = {
   manifests: async () => (await import('./commands/manifests.ts')).manifestsCommand,
   migrate: async () => (await import('./commands/migrate.ts')).migrateCommand,
   init: async () => (await import('./commands/init.ts')).initCommand,
+  dev: async () => (await import('./commands/dev.ts')).devCommand,
+  'kube-bin': async () => (await import('./commands/kube-bin.ts')).kubeBinCommand,
 } satisfies Record<string, () => Promise<Command>>;
 
 type CommandName = keyof typeof commandLoaders;

@@ -16,8 +16,10 @@ describe("crdgate's public modules", () => {
     );
   });
 
-  it("'crdgate/testing' exports the tester, the machine's renderer and its self-check", () => {
-    expect(Object.keys(testingApi).sort()).toEqual(['checkMachine', 'contractTester', 'machineFormats', 'renderMachine']);
+  it("'crdgate/testing' exports the tester, the machine's renderer and its self-check, and the test environment", () => {
+    expect(Object.keys(testingApi).sort()).toEqual([
+      'ControlPlaneUnavailableError', 'checkMachine', 'contractTester', 'machineFormats', 'renderMachine', 'startTestEnvironment',
+    ]);
   });
 
   it('exports functions that work without any other import, and error classes callers can catch', () => {

@@ -1,6 +1,6 @@
-// `crdgate/testing`: what a contract's author needs to unit-test a contract without a server. Every function
-// here decides as the running server (or `crdgate check`, `crdgate convert`, `crdgate fsa`) would, from the
-// same code.
+// `crdgate/testing`: what a contract's author needs to test a contract. contractTester decides without a server,
+// as the running server (or `crdgate check`, `crdgate convert`, `crdgate fsa`) would, from the same code;
+// startTestEnvironment puts the contracts in front of a real kube-apiserver and etcd, as envtest does for Go.
 
 import { checkObject, type CheckOperation, type CheckResult } from './admission/check-object.ts';
 import { handleAdmissionReview, type AdmissionWebhook } from './admission/handler.ts';
@@ -16,6 +16,13 @@ export type { AdmissionResponse } from './admission/verdict.ts';
 export type { AdmissionWebhook } from './admission/handler.ts';
 export { renderMachine, machineFormats, type MachineFormat } from './contract/fsa/render-machine.ts';
 export { checkMachine } from './contract/fsa/check-machine.ts';
+export {
+  startTestEnvironment,
+  ControlPlaneUnavailableError,
+  type TestEnvironment,
+  type TestEnvironmentOptions,
+  type KubectlResult,
+} from './local-loop/test-environment.ts';
 
 export interface CheckOptions {
   /** CREATE without `oldObject`, UPDATE with it; DELETE decides on `object` as the object being deleted. */

@@ -3,8 +3,8 @@ import { constants } from 'node:fs';
 import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand } from '../../test/control-plane/build-binaries.ts';
-import { cacheHome, findGo } from '../../test/control-plane/kube-assets.ts';
+import { runCommand } from '../../src/control-plane/build-binaries.ts';
+import { cacheHome, findGo } from '../../src/control-plane/kube-assets.ts';
 
 // The controller-runtime peer (the Go program next to this file) as a binary, built with the machine's Go the way
 // the test control plane is, and cached by the content of its sources: an edit to the peer rebuilds it, anything

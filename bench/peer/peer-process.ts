@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { findFreePort } from '../../test/control-plane/free-port.ts';
+import { findFreePort } from '../../src/control-plane/free-port.ts';
 import type { ProcessSample, ServerProcess } from '../server-process.ts';
 import { withTimeout } from '../with-timeout.ts';
 

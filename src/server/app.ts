@@ -12,7 +12,8 @@ import type { ServerMetrics } from './metrics.ts';
 import { observeRequests } from './request-log.ts';
 
 export interface AppOptions {
-  registry: ContractRegistry;
+  /** Read per request, so a server can be handed new contracts without restarting (`crdgate dev` reloads). */
+  registry: () => ContractRegistry;
   metrics: ServerMetrics;
   logger: Logger;
   limits: { admissionBytes: number; conversionBytes: number; inFlightBytes?: number };
@@ -44,7 +45,7 @@ export function createApp(options: AppOptions): Express {
   }
   app.post('/convert', ...clientCertificate('convert'), jsonBody(limits.conversionBytes, inFlight), function convert(req, res) {
     const started = performance.now();
-    const outcome = reviewConversion(req.body, registry);
+    const outcome = reviewConversion(req.body, registry());
     const result = outcome.status === 200 ? outcome.review.response.result : undefined;
     metrics.conversions.inc({ result: result?.status ?? 'Rejected' });
     res.locals.summary = {
@@ -74,9 +75,9 @@ export function createApp(options: AppOptions): Express {
   return app;
 }
 
-function admissionRoute(webhook: AdmissionWebhook, registry: ContractRegistry, metrics: ServerMetrics): RequestHandler {
+function admissionRoute(webhook: AdmissionWebhook, registry: () => ContractRegistry, metrics: ServerMetrics): RequestHandler {
   return function admit(req, res) {
-    const outcome = handleAdmissionReview(webhook, registry, req.body);
+    const outcome = handleAdmissionReview(webhook, registry(), req.body);
     metrics.decisions.inc({ webhook, decision: outcome.summary.decision, code: outcome.summary.code });
     res.locals.summary = outcome.summary;
     res.locals.failure = outcome.failure;

@@ -29,6 +29,8 @@ export interface RunningServer {
   port: number;
   server: Server;
   metrics: ServerMetrics;
+  /** Decide with these contracts from the next request on; requests already being decided finish with the old ones. */
+  replaceRegistry(registry: ContractRegistry): void;
   /** Fail readiness, wait the drain delay, stop accepting, finish in-flight requests. */
   shutdown(): Promise<void>;
 }
@@ -49,9 +51,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const metrics = createServerMetrics();
   metrics.certificateNotAfter.set(certificateNotAfterSeconds(certificate.cert));
   let shuttingDown = false;
+  let registry = options.registry;
 
   const app = createApp({
-    registry: options.registry,
+    registry: () => registry,
     metrics,
     logger,
     limits: options.limits,
@@ -111,6 +114,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     port,
     server,
     metrics,
+    replaceRegistry: (next) => {
+      registry = next;
+    },
     shutdown: () => (stopping ??= shutdown()),
   };
 }

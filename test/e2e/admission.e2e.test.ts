@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readEtcdRaw } from '../control-plane/etcd-raw.ts';
+import { readEtcdRaw } from './support/etcd-raw.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { isNotFound, refusal } from './support/api-error.ts';
 import { webhookCallsAbout } from './support/crdgate-log.ts';
 import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../../src/local-loop/eventually.ts';
 import { geoDatabases, invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl } from './support/kubectl.ts';
 

@@ -6,7 +6,7 @@ import type { ProvidedControlPlane } from './provided-context.ts';
 import { refusal } from './support/api-error.ts';
 import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from './support/crdgate-restartable-process.ts';
 import { applyCrd, applyWebhookConfigurations, crdgateRegistration, removeCrdgate, type CrdgateRegistration } from './support/crdgate-webhooks.ts';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../../src/local-loop/eventually.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 
 const provided = inject('controlPlane');

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
-import { startControlPlane } from '../control-plane/control-plane.ts';
+import { startControlPlane } from '../../src/control-plane/control-plane.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 
 const provided = inject('controlPlane');

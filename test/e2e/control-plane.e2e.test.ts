@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readEtcdBytes, readEtcdRaw } from '../control-plane/etcd-raw.ts';
+import { readEtcdBytes, readEtcdRaw } from './support/etcd-raw.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 
 const execFileAsync = promisify(execFile);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readEtcdRaw } from '../control-plane/etcd-raw.ts';
+import { readEtcdRaw } from './support/etcd-raw.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { useCrdgateInFront } from './support/crdgate-in-front.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';

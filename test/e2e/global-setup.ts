@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { startControlPlane } from '../control-plane/control-plane.ts';
-import { resolveKubeAssets } from '../control-plane/kube-assets.ts';
+import { startControlPlane } from '../../src/control-plane/control-plane.ts';
+import { resolveKubeAssets } from '../../src/control-plane/kube-assets.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 
 // One control plane for the whole e2e project: starting kube-apiserver takes seconds, so files

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { ProvidedControlPlane } from './provided-context.ts';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../../src/local-loop/eventually.ts';
 import { validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 

@@ -1,6 +1,6 @@
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
+import { startControlPlane, type ControlPlane } from '../../src/control-plane/control-plane.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
 import {

@@ -9,9 +9,9 @@ import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { renderStorageMigration } from '../../src/render/storage-migration.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { useCrdgateInFront } from './support/crdgate-in-front.ts';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../../src/local-loop/eventually.ts';
 import { geoDatabases } from './support/geodatabases.ts';
-import { serverSideApply } from './support/server-side-apply.ts';
+import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
 import {
   applyCrdVersions,
   createGeoDatabases,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
-import { findFreePort } from '../control-plane/free-port.ts';
+import { findFreePort } from '../../src/control-plane/free-port.ts';
 import { describe, expect, inject, it } from 'vitest';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { useCrdgateInFront } from './support/crdgate-in-front.ts';
@@ -173,7 +173,7 @@ describe.skipIf(!controlPlane)('crdgate migrate through the real API server', ()
         (error: { code?: number }) => (error.code === 422 ? 'refused' : Promise.reject(error)),
       );
     };
-    const { eventually } = await import('./support/eventually.ts');
+    const { eventually } = await import('../../src/local-loop/eventually.ts');
     await eventually('the freeze policy to refuse updates', async () => ((await probeUpdate()) === 'refused' ? true : undefined));
     return {
       thaw: async () => {

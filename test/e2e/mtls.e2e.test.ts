@@ -5,8 +5,8 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../src/certs/pki.ts';
-import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
-import { findFreePort } from '../control-plane/free-port.ts';
+import { startControlPlane, type ControlPlane } from '../../src/control-plane/control-plane.ts';
+import { findFreePort } from '../../src/control-plane/free-port.ts';
 import { loadRegistry } from '../../src/commands/contracts.ts';
 import { serveDefaults } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../../src/cli-runner.fixture.ts';
-import { findFreePort } from '../../control-plane/free-port.ts';
-import { startManagedProcess, type ManagedProcess } from '../../control-plane/managed-process.ts';
-import { eventually } from './eventually.ts';
+import { findFreePort } from '../../../src/control-plane/free-port.ts';
+import { startManagedProcess, type ManagedProcess } from '../../../src/control-plane/managed-process.ts';
+import { eventually } from '../../../src/local-loop/eventually.ts';
 
 /**
  * `crdgate serve` as its own process, the way `npm start` runs it, so that it can be stopped, restarted and frozen

@@ -12,9 +12,9 @@ import {
 import type { ServeOptions } from '../../../src/server/serve.ts';
 import { startTestServer, type TestServer } from '../../integration/support/test-server.ts';
 import { isNotFound, refusal } from './api-error.ts';
-import { eventually } from './eventually.ts';
+import { eventually } from '../../../src/local-loop/eventually.ts';
 import { geoDatabases, invalidGeoDatabase, validGeoDatabase } from './geodatabases.ts';
-import { serverSideApply } from './server-side-apply.ts';
+import { serverSideApply } from '../../../src/local-loop/server-side-apply.ts';
 
 /**
  * crdgate's real server, in this process on 127.0.0.1, and the CRD and webhook configurations crdgate renders,

@@ -4,10 +4,10 @@ import { main } from '../../../src/cli.ts';
 import type { KubeObject } from '../../../src/contract/kube-object.ts';
 import type { MigrationReport } from '../../../src/migrate/migration-report.ts';
 import type { Manifest } from '../../../src/render/manifest.ts';
-import { readEtcdPrefix, type EtcdEntry } from '../../control-plane/etcd-raw.ts';
-import { eventually } from './eventually.ts';
+import { readEtcdPrefix, type EtcdEntry } from './etcd-raw.ts';
+import { eventually } from '../../../src/local-loop/eventually.ts';
 import { geoDatabases } from './geodatabases.ts';
-import { serverSideApply } from './server-side-apply.ts';
+import { serverSideApply } from '../../../src/local-loop/server-side-apply.ts';
 
 export const resource = 'geodatabases.geo.example.com';
 export const stashAnnotation = 'geo.example.com/conversion-data';

@@ -42,7 +42,7 @@ export async function resolveKubeAssets(opts: ResolveKubeAssetsOptions): Promise
   const missing = await missingBinaries(dir);
   // The binaries are stamped with the version at build time, so the folder name is the truth.
   if (missing.length === 0) return { dir, kubeApiserverVersion: versions.kubernetes };
-  if (!opts.build) return { unavailable: `${missing.join(', ')} not built yet in ${dir} (run: npm run kube-bin)` };
+  if (!opts.build) return { unavailable: `${missing.join(', ')} not built yet in ${dir} (run: npx crdgate kube-bin)` };
 
   const go = await findGo(env);
   if (!go) {

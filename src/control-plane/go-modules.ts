@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 // The wrapper go.mod files are the one place the control-plane versions are pinned; everything
 // else (cache folder names, ldflags, reported versions) is read from them.
 
-export const KUBE_MODULE_DIR = fileURLToPath(new URL('./go/kube/', import.meta.url));
-export const ETCD_MODULE_DIR = fileURLToPath(new URL('./go/etcd/', import.meta.url));
+// Through src/ from src/control-plane/ and dist/control-plane/ alike: the package ships the go.mod files there.
+export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/kube/', import.meta.url));
+export const ETCD_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/etcd/', import.meta.url));
 
 export interface ControlPlaneVersions {
   kubernetes: string; // v1.36.4

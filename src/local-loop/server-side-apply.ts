@@ -1,8 +1,8 @@
 import { KubernetesObjectApi, loadAllYaml, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import type { Manifest } from '../../../src/render/manifest.ts';
-import { manifestsToYaml } from '../../../src/render/manifest-yaml.ts';
+import type { Manifest } from '../render/manifest.ts';
+import { manifestsToYaml } from '../render/manifest-yaml.ts';
 
-const fieldManager = 'crdgate-e2e';
+const fieldManager = 'crdgate';
 
 /**
  * Server-side applies rendered manifests, going through the YAML crdgate writes, as `kubectl apply` would. The

@@ -1,5 +1,5 @@
 // Regenerates go.mod/go.sum of this wrapper module for a given Kubernetes release:
-//   node test/control-plane/go/kube/generate-go-mod.ts v1.36.4
+//   node src/control-plane/go/kube/generate-go-mod.ts v1.36.4
 //
 // Why a wrapper at all: k8s.io/kubernetes replaces every k8s.io staging module with a local
 // ./staging path, so `go install k8s.io/kubernetes/cmd/...@vX` cannot work. This module

@@ -64,7 +64,7 @@ describe('resolveKubeAssets', () => {
 
   it('reports missing binaries as unavailable when building is not allowed', async () => {
     const assets = await resolveKubeAssets({ build: false, env: noGoEnv() });
-    expect(assets).toMatchObject({ unavailable: expect.stringMatching(/kube-apiserver, etcd, kubectl not built yet in .*npm run kube-bin/) });
+    expect(assets).toMatchObject({ unavailable: expect.stringMatching(/kube-apiserver, etcd, kubectl not built yet in .*npx crdgate kube-bin/) });
   });
 
   it('reports that Go is missing when it would have to build', async () => {

@@ -4,13 +4,11 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { createCertificateAuthority, issueCertificate } from '../../src/certs/pki.ts';
-import type { PemPair } from '../../src/certs/pki.ts';
+import { createCertificateAuthority, issueCertificate } from '../certs/pki.ts';
+import type { PemPair } from '../certs/pki.ts';
 import { findFreePort } from './free-port.ts';
 import { describeExit, startManagedProcess } from './managed-process.ts';
 import type { ManagedProcess } from './managed-process.ts';
-
-export { readEtcdBytes, readEtcdPrefix, readEtcdRaw } from './etcd-raw.ts';
 
 export interface ControlPlane {
   apiServerUrl: string; // https://127.0.0.1:PORT

@@ -1,0 +1,131 @@
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { writeCertDir } from '../certs/cert-dir.ts';
+import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
+import { admissionCallsFromMetrics, putCrdgateInFront } from './put-in-front.ts';
+import { startServeGeneration, type GenerationOptions, type ServeGeneration } from './serve-generation.ts';
+
+export interface DevSessionOptions {
+  /** The `--contract` arguments as given; none serves the built-in example. */
+  contracts: readonly string[];
+  /** Files to watch: each contract module's folder, recursively. */
+  watchDirs: readonly string[];
+  cwd: string;
+  assetsDir: string;
+  name: string;
+  say: (line: string) => void;
+}
+
+export interface DevSession {
+  controlPlane: ControlPlane;
+  /** The generation serving now. */
+  current(): ServeGeneration;
+  stop(): Promise<void>;
+}
+
+// An editor writes a file in several steps (truncate, write, rename): one reload for the burst.
+const reloadDebounceMs = 300;
+// The API server may still hold a call to the previous generation when the new configuration is applied.
+const previousGenerationGraceMs = 2_000;
+
+/**
+ * A control plane with the contracts in front of it, reloaded on every edit: a new generation is started and put
+ * in front (CRDs and webhook configurations re-applied, so a schema edit reaches the API server too) before the
+ * previous one stops. A generation that fails to load, render or apply is reported and the last good one serves on.
+ */
+export async function startDevSession(options: DevSessionOptions): Promise<DevSession> {
+  const { say } = options;
+  const controlPlane = await startControlPlane({ assetsDir: options.assetsDir });
+  const watchers: FSWatcher[] = [];
+  let current: ServeGeneration | undefined;
+  // Every generation still running, the one retiring after a reload included: stop() ends them all.
+  const live = new Set<ServeGeneration>();
+  const retire = async (generation: ServeGeneration): Promise<void> => {
+    live.delete(generation);
+    await generation.stop();
+  };
+  const stopEverything = async (): Promise<void> => {
+    for (const watcher of watchers) watcher.close();
+    for (const generation of [...live]) await retire(generation);
+    await controlPlane.stop();
+  };
+  let stopped = false;
+  try {
+    const certDir = join(controlPlane.dir, 'crdgate-certs');
+    const { files } = await writeCertDir(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], days: 30 });
+    const caPem = readFileSync(files.caCert, 'utf8');
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
+    const generationOptions: GenerationOptions = {
+      contracts: options.contracts,
+      cwd: options.cwd,
+      certDir,
+      caCertFile: files.caCert,
+      logDir: controlPlane.dir,
+      name: options.name,
+    };
+
+    let number = 0;
+    const putInFront = async (): Promise<ServeGeneration> => {
+      const next = await startServeGeneration(generationOptions, ++number);
+      live.add(next);
+      try {
+        await putCrdgateInFront(kubeConfig, next.front, admissionCallsFromMetrics(next.url, caPem));
+      } catch (error) {
+        await retire(next);
+        throw error;
+      }
+      return next;
+    };
+    current = await putInFront();
+
+    let reloading: Promise<void> = Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const reload = async (): Promise<void> => {
+      if (stopped) return;
+      say('a contract file changed: reloading');
+      try {
+        const next = await putInFront();
+        const previous = current;
+        current = next;
+        say(`reloaded: generation ${next.number} serves at ${next.url}; the API server's CRDs and webhooks follow it`);
+        if (previous) setTimeout(() => void retire(previous), previousGenerationGraceMs).unref();
+      } catch (error) {
+        say(`the edit did not load, so generation ${current?.number} keeps serving:\n${indent((error as Error).message)}`);
+      }
+    };
+    for (const dir of options.watchDirs) {
+      const watcher = watch(dir, { recursive: true }, (_event, file) => {
+        if (file !== null && /(^|[/\\])(node_modules|\.git|dist)([/\\]|$)/.test(file)) return;
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          reloading = reloading.then(reload);
+        }, reloadDebounceMs);
+      });
+      watchers.push(watcher);
+    }
+
+    return {
+      controlPlane,
+      current: () => current as ServeGeneration,
+      stop: async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await reloading;
+        await stopEverything();
+      },
+    };
+  } catch (error) {
+    stopped = true;
+    await stopEverything();
+    throw error;
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}

@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCommand, type CommandResult } from './support/npm.ts';
+
+// `crdgate dev` as a user runs it: one command in one terminal, kubectl in another, the contract edited in between.
+
+const controlPlane = inject('controlPlane');
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const crdgateEntry = pathToFileURL(join(repo, 'src/index.ts')).href;
+
+/** A user's Queue contract: an invariant tied to `maxDepth`, and a machine that refuses any change of `depth` in Pending. */
+function queueContract(options: { maxDepth: number; extraField?: string }): string {
+  const extra = options.extraField ? `, ${options.extraField}: { type: 'string' }` : '';
+  return `import { defineContract, fieldClassifier, fieldError, readInteger, whenDifferent } from '${crdgateEntry}';
+
+export default defineContract({
+  identity: { group: 'dev.example.com', kind: 'Queue', plural: 'queues', singular: 'queue', scope: 'Namespaced' },
+  hub: 'v1',
+  versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: {
+    spec: { type: 'object', required: ['depth'], properties: { depth: { type: 'integer', minimum: 1 }${extra} } },
+    status: { type: 'object', properties: { phase: { type: 'string' } } },
+  } } }],
+  conversions: {},
+  invariants: [(queue) => (queue.spec.depth > ${options.maxDepth} ? [fieldError('spec.depth', 'FieldValueInvalid', 'a queue is at most ${options.maxDepth} deep')] : [])],
+  transitions: {
+    name: 'Queue', subject: 'queue',
+    states: ['Pending', 'Ready', 'Deleting'], initialState: 'Pending', steadyState: 'Ready', deletingState: 'Deleting',
+    terminalStates: ['Deleting'], humanInterventionStates: [], phasePath: 'status.phase',
+    changeKinds: { resize: { description: 'changing the depth from {from} to {to}' } },
+    rules: { Pending: { operatorMoves: ['Ready'] }, Ready: { allow: [{ changes: ['resize'] }], operatorMoves: ['Pending'] }, Deleting: {} },
+    overrideAnnotation: 'dev.example.com/override-transitions',
+    classifiers: [fieldClassifier({ path: 'depth', read: readInteger, compare: whenDifferent('resize') })],
+  },
+});
+`;
+}
+
+const queue = (name: string, spec: Record<string, unknown>): string =>
+  JSON.stringify({ apiVersion: 'dev.example.com/v1', kind: 'Queue', metadata: { name, namespace: 'default' }, spec });
+
+/** `crdgate dev`, with what it printed so far and a way to wait for a line. */
+interface DevProcess {
+  child: ChildProcess;
+  output: () => string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+function startDev(cwd: string, assetsDir: string): DevProcess {
+  const child = spawn(process.execPath, [join(repo, 'src/bin.ts'), 'dev', '--contract', './queue.ts'], {
+    cwd,
+    env: { ...process.env, KUBEBUILDER_ASSETS: assetsDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => text,
+    exited,
+    async waitFor(pattern, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(text);
+        if (match) return match;
+        if (child.exitCode !== null) throw new Error(`crdgate dev exited (${child.exitCode}) before printing ${pattern}; it printed:\n${text}`);
+        if (Date.now() > deadline) throw new Error(`crdgate dev did not print ${pattern} within ${timeoutMs} ms; it printed:\n${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
+}
+
+/** Processes whose command line names this folder: etcd's data, kube-apiserver's certificates, crdgate's. */
+async function processesUsing(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry))) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(dir)) found.push(`${pid}: ${cmdline.replaceAll('\0', ' ')}`);
+  }
+  return found;
+}
+
+describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
+  let project: string;
+  // kubectl's input is written outside the watched folder, or every kubectl call would reload the contract.
+  let scratch: string;
+  let dev: DevProcess;
+  let kubectl: (args: string[], stdin?: string) => Promise<CommandResult>;
+
+  beforeAll(async () => {
+    if ('unavailable' in controlPlane) return;
+    project = await mkdtemp(join(tmpdir(), 'crdgate-dev-e2e-'));
+    scratch = await mkdtemp(join(tmpdir(), 'crdgate-dev-e2e-input-'));
+    await writeFile(join(project, 'queue.ts'), queueContract({ maxDepth: 10 }));
+    dev = startDev(project, controlPlane.assetsDir);
+    const [, kubeconfig] = await dev.waitFor(/export KUBECONFIG=(\S+)/, 120_000);
+    const [, path] = await dev.waitFor(/export PATH="([^":]+):\$PATH"/);
+    kubectl = async (args, stdin) => {
+      const file = join(scratch, `input-${Date.now()}.json`);
+      if (stdin !== undefined) await writeFile(file, stdin);
+      return runCommand(join(path!, 'kubectl'), [`--kubeconfig=${kubeconfig}`, ...args, ...(stdin !== undefined ? ['-f', file] : [])], project, 60_000);
+    };
+  });
+
+  afterAll(async () => {
+    if (dev && dev.child.exitCode === null) dev.child.kill('SIGKILL');
+    for (const dir of [project, scratch]) if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('puts the contract in front of the API server: kubectl is refused a bad object and an unsupported change', async () => {
+    expect(dev.output()).toMatch(/ready in [\d.]+ s: kube-apiserver v1\.\d+\.\d+/);
+    const tooDeep = await kubectl(['create'], queue('too-deep', { depth: 12 }));
+    expect(tooDeep.exitCode).not.toBe(0);
+    // The invariant's own words: crdgate decided, as a 422 with causes that kubectl prints as "is invalid".
+    expect(tooDeep.stderr).toContain('The Queue "too-deep" is invalid: spec.depth: a queue is at most 10 deep');
+
+    const created = await kubectl(['create'], queue('orders', { depth: 3 }));
+    expect(created.stderr).toBe('');
+    expect(created.exitCode).toBe(0);
+    const resized = await kubectl(['patch', 'queue', 'orders', '--type=merge', '-p', '{"spec":{"depth":4}}']);
+    expect(resized.exitCode).not.toBe(0);
+    expect(resized.stderr).toContain('admission webhook "validate.queues.dev.example.com" denied the request');
+    expect(resized.stderr).toContain('spec.depth: changing the depth from 3 to 4 is not allowed while the queue is Pending');
+  });
+
+  it('reloads an edit of the contract, in crdgate and in the CRD it gave the API server', async () => {
+    const unknownField = await kubectl(['create'], queue('with-owner', { depth: 2, owner: 'team-a' }));
+    expect(unknownField.stderr).toContain('unknown field "spec.owner"');
+
+    await writeFile(join(project, 'queue.ts'), queueContract({ maxDepth: 20, extraField: 'owner' }));
+    await dev.waitFor(/reloaded: generation 2 serves/);
+    const deeper = await kubectl(['create'], queue('deeper', { depth: 15, owner: 'team-a' }));
+    expect(deeper.stderr).toBe('');
+    expect(deeper.exitCode).toBe(0);
+    const tooDeep = await kubectl(['create'], queue('too-deep', { depth: 25 }));
+    expect(tooDeep.stderr).toContain('a queue is at most 20 deep');
+  });
+
+  it('keeps the last good contract serving when an edit does not load, and says why', async () => {
+    await writeFile(join(project, 'queue.ts'), 'export default 42;\n');
+    const [failure] = await dev.waitFor(/the edit did not load, so generation 2 keeps serving:\n.*\n?.*/);
+    expect(failure).toContain('--contract ./queue.ts');
+    const tooDeep = await kubectl(['create'], queue('still-guarded', { depth: 25 }));
+    expect(tooDeep.stderr).toContain('a queue is at most 20 deep');
+  });
+
+  it('stops everything it started on SIGTERM', async () => {
+    const [, dataDir] = /logs and data in (\S+)/.exec(dev.output()) ?? [];
+    expect(dataDir).toBeDefined();
+    expect(await processesUsing(dataDir!)).not.toEqual([]);
+    dev.child.kill('SIGTERM');
+    expect(await dev.exited).toBe(0);
+    expect(dev.output()).toMatch(/SIGTERM: stopping[^]*stopped\n$/);
+    expect(await processesUsing(dataDir!)).toEqual([]);
+  });
+});
