@@ -3,33 +3,68 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
 
-// The scaffolded project's own tests, its install and its manifests run in test/e2e/init.e2e.test.ts; here, what
-// the command writes and refuses.
+// The scaffolded project's own tests, its install from vendor/ (crdgate packed as it runs) and its end-to-end test
+// run in test/e2e/init.e2e.test.ts; here, what the command writes and refuses. These runs name crdgate with
+// --crdgate: without it, init packs the running crdgate, and from this checkout that is a whole build.
 
 const { dir: tempDir, run } = cliInTempDir('crdgate-init-');
+const own = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+const crdgateSpec = 'file:../crdgate-0.1.0.tgz';
+
+async function projectFiles(name: string): Promise<string[]> {
+  const entries = await readdir(join(tempDir(), name), { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(join(tempDir(), name).length + 1)).sort();
+}
+
+const read = (...path: string[]) => readFile(join(tempDir(), ...path), 'utf8');
 
 describe('crdgate init', () => {
-  it('writes a project for the kind, pinned to the versions crdgate itself uses', async () => {
-    const result = await run('init', 'bucket', '--group', 'storage.example.com', '--kind', 'Bucket', '--skip-install');
+  it('writes a project for one version of the kind, pinned to the versions crdgate itself uses', async () => {
+    const result = await run('init', 'bucket', '--group', 'storage.example.com', '--kind', 'Bucket', '--crdgate', crdgateSpec, '--skip-install');
     expect(result, result.stderr).toMatchObject({ code: 0 });
-    const files = await readdir(join(tempDir(), 'bucket'), { recursive: true });
-    expect(files.sort()).toEqual(
-      ['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'examples', 'examples/bucket.yaml', 'package.json', 'src', 'src/contract.test.ts', 'src/contract.ts', 'tsconfig.json'].sort(),
+    expect(await projectFiles('bucket')).toEqual(
+      ['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'examples/bucket.yaml', 'package.json', 'src/contract.e2e.test.ts', 'src/contract.test.ts', 'src/contract.ts', 'tsconfig.json'].sort(),
     );
-    const own = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
-    const project = JSON.parse(await readFile(join(tempDir(), 'bucket', 'package.json'), 'utf8'));
-    expect(project.dependencies).toEqual({ crdgate: `^${own.version}` });
-    expect(project.devDependencies).toEqual({ node: own.devDependencies.node, typescript: own.devDependencies.typescript, '@types/node': own.devDependencies['@types/node'] });
-    const contract = await readFile(join(tempDir(), 'bucket', 'src', 'contract.ts'), 'utf8');
+    const project = JSON.parse(await read('bucket', 'package.json'));
+    expect(project.dependencies).toEqual({ crdgate: crdgateSpec });
+    expect(project.devDependencies).toEqual({
+      node: own.devDependencies.node,
+      typescript: own.devDependencies.typescript,
+      '@types/node': own.devDependencies['@types/node'],
+      '@kubernetes/client-node': own.dependencies['@kubernetes/client-node'],
+    });
+    expect(project.scripts.dev).toBe('crdgate dev --contract ./src/contract.ts');
+    const contract = await read('bucket', 'src', 'contract.ts');
     expect(contract).toContain("export const group = 'storage.example.com';");
-    expect(contract).toContain("kind: 'Bucket', plural: 'buckets'");
-    expect(await readFile(join(tempDir(), 'bucket', 'Dockerfile'), 'utf8')).toContain(`FROM node:${own.devDependencies.node}-bookworm-slim`);
+    expect(contract).toContain("kind: 'Bucket', plural: 'buckets', singular: 'bucket', scope: 'Namespaced'");
+    expect(contract).not.toContain('specMappingConversion');
+    const dockerfile = await read('bucket', 'Dockerfile');
+    expect(dockerfile).toContain(`FROM node:${own.devDependencies.node}-bookworm-slim`);
+    // The crdgate SPEC given is fetched by npm; there is no vendor/ folder for the image to copy.
+    expect(dockerfile).not.toMatch(/^COPY vendor/m);
   });
 
-  it('uses the crdgate dependency it is given', async () => {
-    const result = await run('init', 'pinned', '--group', 'storage.example.com', '--kind', 'Bucket', '--crdgate', 'file:../crdgate-0.1.0.tgz', '--skip-install');
-    expect(result.code).toBe(0);
-    expect(JSON.parse(await readFile(join(tempDir(), 'pinned', 'package.json'), 'utf8')).dependencies).toEqual({ crdgate: 'file:../crdgate-0.1.0.tgz' });
+  it('writes a conversion and its round-trip test per version other than the hub', async () => {
+    const result = await run('init', 'queue', '--group', 'q.example.com', '--kind', 'Queue', '--versions', 'v1alpha1,v1beta1,v1', '--hub', 'v1beta1', '--scope', 'Cluster', '--crdgate', crdgateSpec, '--skip-install');
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    const files = await projectFiles('queue');
+    expect(files).toEqual(expect.arrayContaining(['src/versions/v1alpha1.ts', 'src/versions/v1.ts', 'src/conversion.test.ts']));
+    expect(files).not.toContain('src/versions/v1beta1.ts');
+    expect(JSON.parse(await read('queue', 'package.json')).devDependencies['fast-check']).toBe(own.devDependencies['fast-check']);
+    const contract = await read('queue', 'src', 'contract.ts');
+    expect(contract).toContain("export const hub = 'v1beta1';");
+    expect(contract).toContain("scope: 'Cluster'");
+    expect(contract.match(/specMappingConversion\(\{/g)).toHaveLength(2);
+    expect(await read('queue', 'examples', 'queue.yaml')).toMatch(/^apiVersion: q\.example\.com\/v1beta1$/m);
+  });
+
+  it('shows what npm said when it cannot make the lockfile', async () => {
+    const result = await run('init', 'unreachable', '--group', 'a.example.com', '--kind', 'A', '--crdgate', 'file:vendor/missing.tgz');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('npm could not make package-lock.json');
+    expect(result.stderr).toMatch(/npm error .*ENOENT.*vendor\/missing\.tgz/);
+    // The project is written all the same.
+    expect(await read('unreachable', 'package.json')).toContain('file:vendor/missing.tgz');
   });
 
   it.each([
@@ -38,6 +73,9 @@ describe('crdgate init', () => {
     [['init', 'x', '--group', 'nodots', '--kind', 'A'], '--group "nodots" must be a DNS subdomain'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'lower'], '--kind "lower" must be UpperCamelCase'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--plural', 'Bad_Plural'], '--plural "Bad_Plural"'],
+    [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1,V2'], '"V2" is not a version name'],
+    [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1beta1,v1', '--hub', 'v2'], '--hub "v2" is not one of the versions'],
+    [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--scope', 'Global'], '--scope "Global" must be Namespaced or Cluster'],
     [['init', 'x', 'y', '--group', 'a.example.com', '--kind', 'A'], 'unexpected argument "y"'],
   ])('exits 2 with one line for %j', async (argv, named) => {
     const result = await run(...argv);

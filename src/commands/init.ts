@@ -1,30 +1,41 @@
-import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { NpmError, runNpm } from '../scaffold/npm.ts';
 import type { PinnedVersions } from '../scaffold/project-files.ts';
 import { scaffoldNameProblems, scaffoldNames } from '../scaffold/scaffold-names.ts';
 import { scaffoldProject } from '../scaffold/scaffold-project.ts';
+import { scaffoldShape } from '../scaffold/scaffold-shape.ts';
+import { runningCrdgateRoot, vendorCrdgate } from '../scaffold/vendor-crdgate.ts';
 import { requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
 
 export const initCommand: Command = {
   name: 'init',
   summary: 'scaffold a project of your own: a contract for your kind, its tests, a Dockerfile',
-  usage: `crdgate init DIR --group GROUP --kind KIND [--plural PLURAL] [--crdgate SPEC] [--skip-install]
+  usage: `crdgate init DIR --group GROUP --kind KIND [--plural PLURAL] [--scope Namespaced|Cluster]
+             [--versions v1beta1,v1] [--hub VERSION] [--crdgate SPEC] [--skip-install]
 
-  Writes a new project to DIR (which must not exist, or be empty): a contract for KIND.GROUP with one version,
-  a schema, an invariant, defaults and a small transition machine (src/contract.ts), its tests with
-  crdgate/testing, an example object, a Dockerfile for an image that serves the contract, and a README.
-  Then makes package-lock.json (npm install --package-lock-only), so that \`npm ci && npm test\` work at once.
+  Writes a new project to DIR (which must not exist, or be empty): a contract for KIND.GROUP (src/contract.ts)
+  with placeholder spec fields marked TODO, a schema per version, a default, an invariant, a small transition
+  machine and, with several versions, a conversion per version (src/versions/); its tests with crdgate/testing
+  (an end-to-end one through a real kube-apiserver among them), an example object, a Dockerfile for an image that
+  serves the contract, and a README. Then makes package-lock.json (npm install --package-lock-only), so that
+  \`npm ci && npm test\` work at once.
   --plural PLURAL   the resource name (default: the kind in lowercase, plus "s")
-  --crdgate SPEC    the project's dependency on crdgate: a version range, a git URL or a tarball
-                    (default: ^VERSION of this crdgate)
-  --skip-install    write the files only; no package-lock.json`,
+  --scope SCOPE     Namespaced (default) or Cluster
+  --versions LIST   the versions, comma-separated, like v1beta1,v1 (default v1)
+  --hub VERSION     the version the rules are written against and objects are stored in (default: the last one)
+  --crdgate SPEC    the project's dependency on crdgate: a version range, a git URL or a tarball. By default,
+                    this crdgate is packed into DIR/vendor/ and named by a relative path, so that the project
+                    installs without a registry that has crdgate (a git checkout is built first)
+  --skip-install    no package-lock.json`,
   positionals: ['DIR'],
   options: {
     group: { type: 'string' },
     kind: { type: 'string' },
     plural: { type: 'string' },
+    scope: { type: 'string' },
+    versions: { type: 'string' },
+    hub: { type: 'string' },
     crdgate: { type: 'string' },
     'skip-install': { type: 'boolean' },
   },
@@ -33,12 +44,14 @@ export const initCommand: Command = {
     const group = requiredString(values, 'group');
     const kind = requiredString(values, 'kind');
     const names = scaffoldNames(group, kind, stringOption(values, 'plural'));
-    const problems = scaffoldNameProblems(names.group, names.kind, names.plural);
-    if (problems.length > 0) throw new UsageError(problems.join('; '));
+    const shape = scaffoldShape({ scope: stringOption(values, 'scope'), versions: stringOption(values, 'versions'), hub: stringOption(values, 'hub') });
+    const problems = [...scaffoldNameProblems(names.group, names.kind, names.plural), ...('problems' in shape ? shape.problems : [])];
+    if (problems.length > 0 || 'problems' in shape) throw new UsageError(problems.join('; '));
     await ensureEmptyFolder(dir, String(values.DIR));
 
-    const versions = await pinnedVersions(stringOption(values, 'crdgate'));
-    for (const file of scaffoldProject(names, versions)) {
+    const versions = await pinnedVersions(dir, stringOption(values, 'crdgate'), io);
+    if (!versions) return 1;
+    for (const file of scaffoldProject(names, shape, versions)) {
       await mkdir(dirname(join(dir, file.path)), { recursive: true });
       await writeFile(join(dir, file.path), file.content);
     }
@@ -61,32 +74,49 @@ async function ensureEmptyFolder(dir: string, given: string): Promise<void> {
   if (entries.length > 0) throw new UsageError(`${given} is not empty: init writes a new project into an empty or new folder`);
 }
 
-/** The versions crdgate itself is built and tested with, from its own package.json. */
-async function pinnedVersions(crdgateSpec: string | undefined): Promise<PinnedVersions> {
-  // ../../package.json from src/commands/ and from dist/commands/ alike.
-  const own = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+/**
+ * The versions crdgate itself is built and tested with, from its own package.json, and the project's crdgate:
+ * the SPEC given, or this crdgate vendored into the project. Undefined, after saying why, when vendoring failed.
+ */
+async function pinnedVersions(dir: string, crdgateSpec: string | undefined, io: CommandIo): Promise<PinnedVersions | undefined> {
+  const own = JSON.parse(await readFile(join(runningCrdgateRoot, 'package.json'), 'utf8')) as {
     version: string;
+    dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
   };
-  const dev = (name: string): string => {
-    const version = own.devDependencies[name];
-    if (version === undefined) throw new Error(`crdgate's package.json has no devDependency ${name}`);
+  const pinned = (section: 'dependencies' | 'devDependencies', name: string): string => {
+    const version = own[section][name];
+    if (version === undefined) throw new Error(`crdgate's package.json has no ${section} entry for ${name}`);
     return version;
   };
-  return { crdgate: crdgateSpec ?? `^${own.version}`, node: dev('node'), typescript: dev('typescript'), typesNode: dev('@types/node') };
+  const others = {
+    node: pinned('devDependencies', 'node'),
+    typescript: pinned('devDependencies', 'typescript'),
+    typesNode: pinned('devDependencies', '@types/node'),
+    fastCheck: pinned('devDependencies', 'fast-check'),
+    kubernetesClient: pinned('dependencies', '@kubernetes/client-node'),
+  };
+  if (crdgateSpec !== undefined) return { crdgate: crdgateSpec, ...others };
+  io.stdout(`packing crdgate ${own.version} from ${runningCrdgateRoot} into ${join(dir, 'vendor')} (it is not in a registry yet)\n`);
+  try {
+    const tarball = await vendorCrdgate(runningCrdgateRoot, dir);
+    return { crdgate: `file:${tarball}`, crdgateTarball: tarball, ...others };
+  } catch (error) {
+    if (!(error instanceof NpmError)) throw error;
+    io.stderr(`crdgate init: could not pack crdgate into the project (give --crdgate SPEC to depend on it otherwise): ${error.message}\n`);
+    return undefined;
+  }
 }
 
 /** package-lock.json, so that `npm ci` works at once. The project is written whatever happens here. */
 async function makeLockfile(dir: string, io: CommandIo): Promise<boolean> {
   try {
-    await promisify(execFile)('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+    await runNpm(['install', '--package-lock-only', '--no-audit', '--no-fund'], dir);
     io.stdout('wrote package-lock.json\n');
     return true;
   } catch (error) {
-    const detail = String((error as { stderr?: string }).stderr ?? (error as Error).message)
-      .split('\n')
-      .find((line) => /\bERR!/.test(line) && !/A complete log/.test(line)) ?? (error as Error).message.split('\n')[0];
-    io.stderr(`crdgate init: the project is written, but npm could not make package-lock.json (${(detail ?? '').trim()}); run npm install in ${dir}\n`);
+    if (!(error instanceof NpmError)) throw error;
+    io.stderr(`crdgate init: the project is written, but npm could not make package-lock.json; ${error.message}\nonce that is fixed, run npm install in ${dir}\n`);
     return false;
   }
 }

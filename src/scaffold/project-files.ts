@@ -1,12 +1,20 @@
 import type { ScaffoldNames } from './scaffold-names.ts';
+import { spokeVersions, type ScaffoldShape } from './scaffold-shape.ts';
 
 /** The versions a scaffolded project pins: crdgate's own, so that its installs are reproducible. */
 export interface PinnedVersions {
   /** What the project's dependency on crdgate says: a version range, a git URL or a tarball. */
   crdgate: string;
+  /**
+   * The tarball inside the project that {@link crdgate} points at (`vendor/crdgate-0.1.0.tgz`), when crdgate is
+   * vendored: the image's build must copy it before it installs.
+   */
+  crdgateTarball?: string;
   node: string;
   typescript: string;
   typesNode: string;
+  fastCheck: string;
+  kubernetesClient: string;
 }
 
 export const contractPath = './src/contract.ts';
@@ -15,7 +23,7 @@ export function imageName(n: ScaffoldNames): string {
   return `${n.project}:0.1.0`;
 }
 
-export function packageJson(n: ScaffoldNames, versions: PinnedVersions): string {
+export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: PinnedVersions): string {
   const contract = `--contract ${contractPath}`;
   const project = {
     name: n.project,
@@ -29,11 +37,20 @@ export function packageJson(n: ScaffoldNames, versions: PinnedVersions): string 
       check: `crdgate check ${contract}`,
       fsa: `crdgate fsa ${contract}`,
       start: `crdgate serve ${contract}`,
+      dev: `crdgate dev ${contract}`,
       manifests: `crdgate manifests ${contract} --image ${imageName(n)}`,
     },
     dependencies: { crdgate: versions.crdgate },
-    // `node` runs the scripts on the Node version crdgate needs, whatever Node the machine has.
-    devDependencies: { '@types/node': versions.typesNode, node: versions.node, typescript: versions.typescript },
+    // `node` runs the scripts on the Node version crdgate needs, whatever Node the machine has. The end-to-end test
+    // drives the API server with the Kubernetes client crdgate itself uses; the conversion test (several versions
+    // only) generates objects with fast-check.
+    devDependencies: {
+      '@kubernetes/client-node': versions.kubernetesClient,
+      '@types/node': versions.typesNode,
+      ...(spokeVersions(shape).length > 0 ? { 'fast-check': versions.fastCheck } : {}),
+      node: versions.node,
+      typescript: versions.typescript,
+    },
     allowScripts: { node: true },
   };
   return `${JSON.stringify(project, null, 2)}\n`;
@@ -78,8 +95,14 @@ ENV NODE_ENV=production
 ENV NODE_OPTIONS="--min-semi-space-size=16 --max-semi-space-size=16"
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies only: crdgate and what it needs. The crdgate dependency must be one the build can
-# fetch (a registry version or a git URL), not a file outside this folder.
+${
+  versions.crdgateTarball === undefined
+    ? `# The crdgate dependency must be one the build can fetch (a registry version or a git URL), not a file outside
+# this folder.`
+    : `# crdgate itself comes from the project's vendor/ folder, so the build needs no registry that has it.
+COPY vendor ./vendor`
+}
+# Production dependencies only: crdgate and what it needs.
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY src ./src
 # The image's \`node\` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.

@@ -1,53 +1,103 @@
-import { contractPath, imageName } from './project-files.ts';
+import { requireE2eVariable } from './e2e-test-source.ts';
+import { sizeField, spokeSizeField } from './placeholder-fields.ts';
+import { contractPath, imageName, type PinnedVersions } from './project-files.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
+import { spokeVersions, type ScaffoldShape } from './scaffold-shape.ts';
 
-export function readme(n: ScaffoldNames): string {
+export function readme(n: ScaffoldNames, shape: ScaffoldShape, versions: PinnedVersions): string {
   const resource = `${n.plural}.${n.group}`;
+  const spokes = spokeVersions(shape);
+  const image = `REGISTRY/${imageName(n)}`;
+  const versionsLine =
+    spokes.length === 0
+      ? `one version, \`${shape.hub}\``
+      : `the versions ${shape.versions.map((v) => `\`${v}\``).join(', ')}, with \`${shape.hub}\` as the hub (the version the
+rules are written against, and the one stored)`;
   return `# ${n.kind} webhooks
 
 Admission (validation, defaults, allowed changes per phase) and conversion webhooks for \`${n.kind}\`
-(\`${resource}\`), served by [crdgate](https://www.npmjs.com/package/crdgate). Everything crdgate knows about the
-kind is in one contract, \`${contractPath}\`; the CRD and the webhook configurations are rendered from it.
+(\`${resource}\`, ${shape.scope === 'Namespaced' ? 'namespaced' : 'cluster-scoped'}), served by crdgate. Everything crdgate knows about the kind
+is in one contract, \`${contractPath}\`, for ${versionsLine}. The CRD and the webhook configurations are
+rendered from it.
 
-## Develop
+## 1. Edit the contract
+
+\`${contractPath}\` starts with three placeholder fields, \`replicas\`, \`${sizeField}\` and \`mode\`, marked TODO,
+and every part of a contract working on them: the schema, a default, an invariant (a rule across fields) and the
+transition machine (which spec changes the operator can carry out in which phase).${
+    spokes.length === 0
+      ? ''
+      : ` Each version other than the hub
+has a file in \`src/versions/\`: its schema and how its spec maps to the hub's (the placeholder renames \`${sizeField}\`
+to \`${spokeSizeField}\`).`
+  } Replace them with your kind's own fields and rules; crdgate's contract guide,
+\`node_modules/crdgate/docs/contracts.md\`, describes every part.
+
+## 2. Test it
 
 \`\`\`sh
 npm ci
-npm test                                   # typecheck, then the contract's tests (src/contract.test.ts)
-npm run check -- -f examples/${n.singular}.yaml --defaulted yaml   # the decision, and the object with its defaults
-npm run fsa                                # the transition machine, as a Mermaid diagram
-npm start                                  # serve on https://127.0.0.1:8443 (development certificates in certs/)
+npm test
 \`\`\`
 
-Write the contract in \`${contractPath}\` (crdgate's contract guide, \`node_modules/crdgate/docs/contracts.md\`,
-describes every part of it) and test it with \`crdgate/testing\`, which decides exactly as the server does,
-without one.
+\`npm test\` typechecks, then runs every \`src/**/*.test.ts\`:
 
-## Deploy
+- \`src/contract.test.ts\`: each rule decided as the server decides it, with \`crdgate/testing\`, without a server;${
+    spokes.length === 0
+      ? ''
+      : `
+- \`src/conversion.test.ts\`: every conversion round trip exact on generated objects (fast-check);`
+  }
+- \`src/contract.e2e.test.ts\`: the contract served by crdgate in front of a real kube-apiserver and etcd on
+  127.0.0.1. They come from \`$KUBEBUILDER_ASSETS\` or are built with Go the first time (about ten minutes, then
+  cached); where neither is possible the test is skipped and says why. Set \`${requireE2eVariable}=1\` in CI to make that
+  a failure.
 
-1. Build and push the image (the \`Dockerfile\` runs crdgate with this contract):
+Also: \`npm run check -- -f examples/${n.singular}.yaml --defaulted yaml\` (the decision on one object, and the object
+with its defaults) and \`npm run fsa\` (the transition machine as a Mermaid diagram).
 
-   \`\`\`sh
-   docker build -t REGISTRY/${imageName(n)} . && docker push REGISTRY/${imageName(n)}
-   \`\`\`
+## 3. Try it against a real API server
 
-   Its crdgate dependency must be fetchable by the build: a registry version or a git URL.
-2. Make the serving certificate for the in-cluster Service and store it as a Secret:
+\`\`\`sh
+npm run dev        # crdgate dev --contract ${contractPath}
+\`\`\`
 
-   \`\`\`sh
-   npx crdgate certs --out pki --dns crdgate.crdgate-system.svc
-   kubectl create namespace crdgate-system
-   kubectl -n crdgate-system create secret tls crdgate-serving-cert --cert pki/tls.crt --key pki/tls.key
-   \`\`\`
-3. Render and apply, from this folder (the Deployment names the contract by its path from here, which is its
-   path in the image too):
+It starts a local etcd and kube-apiserver, serves the contract, applies the CRD and the webhook configurations,
+and prints the \`export KUBECONFIG=...\` line and the kubectl to use. Then
+\`kubectl apply -f examples/${n.singular}.yaml\` and \`kubectl get ${n.plural} -o yaml\` go through your webhooks. It reloads
+when the contract changes; Ctrl-C stops everything.
 
-   \`\`\`sh
-   npx crdgate manifests --contract ${contractPath} --image REGISTRY/${imageName(n)} --ca-bundle pki/ca.crt --out manifests
-   kubectl apply --server-side -k manifests
-   \`\`\`
+## 4. Build the image
 
-   \`manifests/migration/\` holds the storage-version migration Job: apply it when a new version becomes the
-   storage version.
+\`\`\`sh
+docker build -t ${image} . && docker push ${image}
+\`\`\`
+
+The \`Dockerfile\` installs the production dependencies and runs crdgate with this contract.${
+    versions.crdgateTarball === undefined
+      ? ' Its crdgate dependency must be one the build can fetch: a registry version or a git URL.'
+      : `
+crdgate comes from \`${versions.crdgateTarball}\` (it is not published to a registry yet), so keep \`vendor/\` in the
+repository: the image and \`npm ci\` need nothing else to install it.`
+  }
+
+## 5. Deploy
+
+Make the serving certificate for the in-cluster Service and store it as a Secret (\`ca.crt\` is for the
+monitoring overlay's ServiceMonitor), then render the manifests and
+apply them with kustomize, from this folder (the Deployment names the contract by its path from here, which is
+its path in the image too):
+
+\`\`\`sh
+npx crdgate certs --out pki --dns crdgate.crdgate-system.svc
+kubectl create namespace crdgate-system
+kubectl -n crdgate-system create secret generic crdgate-serving-cert --type kubernetes.io/tls \\
+  --from-file=tls.crt=pki/tls.crt --from-file=tls.key=pki/tls.key --from-file=ca.crt=pki/ca.crt
+npx crdgate manifests --contract ${contractPath} --image ${image} --ca-bundle pki/ca.crt --out manifests
+kubectl apply --server-side -k manifests
+\`\`\`
+
+\`manifests/migration/\` holds the storage-version migration Job: apply it when a new version becomes the
+storage version.
 `;
 }

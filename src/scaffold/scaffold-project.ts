@@ -1,7 +1,13 @@
-import { contractSource, contractTestSource, exampleObject } from './contract-files.ts';
+import { contractSource } from './contract-source.ts';
+import { contractTestSource } from './contract-test-source.ts';
+import { conversionTestSource } from './conversion-test-source.ts';
+import { e2eTestSource } from './e2e-test-source.ts';
+import { exampleObject } from './example-object.ts';
 import { dockerfile, dockerignore, gitignore, packageJson, tsconfigJson, type PinnedVersions } from './project-files.ts';
 import { readme } from './readme.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
+import { spokeVersions, type ScaffoldShape } from './scaffold-shape.ts';
+import { spokeVersionSource } from './spoke-version-source.ts';
 
 export interface ScaffoldFile {
   /** Relative to the project's folder, with forward slashes. */
@@ -10,16 +16,20 @@ export interface ScaffoldFile {
 }
 
 /** Every file of a new contract project, as data: the command writes them, tests read them. */
-export function scaffoldProject(names: ScaffoldNames, versions: PinnedVersions): ScaffoldFile[] {
+export function scaffoldProject(names: ScaffoldNames, shape: ScaffoldShape, versions: PinnedVersions): ScaffoldFile[] {
+  const spokes = spokeVersions(shape);
   return [
-    { path: 'package.json', content: packageJson(names, versions) },
+    { path: 'package.json', content: packageJson(names, shape, versions) },
     { path: 'tsconfig.json', content: tsconfigJson },
     { path: '.gitignore', content: gitignore },
     { path: '.dockerignore', content: dockerignore },
     { path: 'Dockerfile', content: dockerfile(names, versions) },
-    { path: 'README.md', content: readme(names) },
-    { path: 'src/contract.ts', content: contractSource(names) },
-    { path: 'src/contract.test.ts', content: contractTestSource(names) },
-    { path: `examples/${names.singular}.yaml`, content: exampleObject(names) },
+    { path: 'README.md', content: readme(names, shape, versions) },
+    { path: 'src/contract.ts', content: contractSource(names, shape) },
+    ...spokes.map((version) => ({ path: `src/versions/${version}.ts`, content: spokeVersionSource(names, shape, version) })),
+    { path: 'src/contract.test.ts', content: contractTestSource(names, shape) },
+    ...(spokes.length > 0 ? [{ path: 'src/conversion.test.ts', content: conversionTestSource(names, shape) }] : []),
+    { path: 'src/contract.e2e.test.ts', content: e2eTestSource(names, shape) },
+    { path: `examples/${names.singular}.yaml`, content: exampleObject(names, shape) },
   ];
 }

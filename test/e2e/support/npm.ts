@@ -16,10 +16,14 @@ export function scratchEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !aboutThisPackage.test(name)));
 }
 
-/** Runs a command to its end; a failing command resolves too, so that tests can show its output. */
-export function runCommand(file: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<CommandResult> {
+/**
+ * Runs a command to its end; a failing command resolves too, so that tests can show its output. `extraEnv` adds to
+ * (or overrides) the scratch environment.
+ */
+export function runCommand(file: string, args: string[], cwd: string, timeoutMs = 300_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { cwd, env: scratchEnv(), timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const env = { ...scratchEnv(), ...extraEnv };
+    execFile(file, args, { cwd, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return reject(error);
       resolve({ exitCode: error ? Number(error.code) : 0, stdout, stderr });
     });
