@@ -23,6 +23,7 @@ export {
   type TestEnvironmentOptions,
   type KubectlResult,
 } from './local-loop/test-environment.ts';
+export { KubeApiError, type ObjectClient, type ObjectReference } from './local-loop/object-client.ts';
 
 export interface CheckOptions {
   /** CREATE without `oldObject`, UPDATE with it; DELETE decides on `object` as the object being deleted. */

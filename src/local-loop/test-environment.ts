@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { writeCertDir } from '../certs/cert-dir.ts';
 import { serveDefaults } from '../config.ts';
 import type { Contract } from '../contract/define-contract.ts';
@@ -14,6 +14,7 @@ import { renderCustomResourceDefinition } from '../render/custom-resource-defini
 import type { WebhookEndpoint } from '../render/webhook-endpoint.ts';
 import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from '../render/webhook-configurations.ts';
 import { startServer, type RunningServer } from '../server/serve.ts';
+import { createObjectClient, type ObjectClient } from './object-client.ts';
 import { admissionCallsFromMetrics, putCrdgateInFront } from './put-in-front.ts';
 
 /** No kube-apiserver, etcd and kubectl could be found or built; the message says why and how to get them. */
@@ -41,14 +42,13 @@ export interface KubectlResult {
 /** A real etcd and kube-apiserver on 127.0.0.1, with crdgate serving the contracts in front of them. */
 export interface TestEnvironment {
   apiServerUrl: string;
-  /** An admin kubeconfig (system:masters), namespace `default`. */
+  /** An admin kubeconfig (system:masters), namespace `default`: for kubectl, or a Kubernetes client of your own. */
   kubeconfigPath: string;
   kubectlPath: string;
   /** The namespace of the kubeconfig's context, which exists. */
   namespace: string;
-  kubeConfig: KubeConfig;
-  /** Any object by its apiVersion and kind; refusals are ApiException with `code` and `body` (a Status as JSON). */
-  client: KubernetesObjectApi;
+  /** Any object by its apiVersion and kind, as the admin; refusals throw KubeApiError (HTTP code and Status). */
+  client: ObjectClient;
   /** crdgate's server, on 127.0.0.1, as the API server calls it. */
   crdgateUrl: string;
   /** Runs kubectl with this environment's kubeconfig; never throws for a non-zero exit. */
@@ -111,8 +111,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
       kubeconfigPath: controlPlane.kubeconfigPath,
       kubectlPath: controlPlane.kubectlPath,
       namespace: 'default',
-      kubeConfig,
-      client: KubernetesObjectApi.makeApiClient(kubeConfig),
+      client: createObjectClient(controlPlane.kubeconfigPath),
       crdgateUrl,
       kubectl: (args, kubectlOptions = {}) => runKubectl(controlPlane.kubectlPath, controlPlane.kubeconfigPath, args, kubectlOptions.stdin),
       stop,
