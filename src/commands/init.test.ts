@@ -31,7 +31,6 @@ describe('crdgate init', () => {
       node: own.devDependencies.node,
       typescript: own.devDependencies.typescript,
       '@types/node': own.devDependencies['@types/node'],
-      '@kubernetes/client-node': own.dependencies['@kubernetes/client-node'],
     });
     expect(project.scripts.dev).toBe('crdgate dev --contract ./src/contract.ts');
     const contract = await read('bucket', 'src', 'contract.ts');

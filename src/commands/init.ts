@@ -81,20 +81,18 @@ async function ensureEmptyFolder(dir: string, given: string): Promise<void> {
 async function pinnedVersions(dir: string, crdgateSpec: string | undefined, io: CommandIo): Promise<PinnedVersions | undefined> {
   const own = JSON.parse(await readFile(join(runningCrdgateRoot, 'package.json'), 'utf8')) as {
     version: string;
-    dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
   };
-  const pinned = (section: 'dependencies' | 'devDependencies', name: string): string => {
-    const version = own[section][name];
-    if (version === undefined) throw new Error(`crdgate's package.json has no ${section} entry for ${name}`);
+  const devDependency = (name: string): string => {
+    const version = own.devDependencies[name];
+    if (version === undefined) throw new Error(`crdgate's package.json has no devDependency ${name}`);
     return version;
   };
   const others = {
-    node: pinned('devDependencies', 'node'),
-    typescript: pinned('devDependencies', 'typescript'),
-    typesNode: pinned('devDependencies', '@types/node'),
-    fastCheck: pinned('devDependencies', 'fast-check'),
-    kubernetesClient: pinned('dependencies', '@kubernetes/client-node'),
+    node: devDependency('node'),
+    typescript: devDependency('typescript'),
+    typesNode: devDependency('@types/node'),
+    fastCheck: devDependency('fast-check'),
   };
   if (crdgateSpec !== undefined) return { crdgate: crdgateSpec, ...others };
   io.stdout(`packing crdgate ${own.version} from ${runningCrdgateRoot} into ${join(dir, 'vendor')} (it is not in a registry yet)\n`);

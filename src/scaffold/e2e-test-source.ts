@@ -28,8 +28,8 @@ test('the API server reads a ${n.singular} through ${spoke}, converted by the we
 `;
   return `import assert from 'node:assert/strict';
 import { after, before, test, type TestContext } from 'node:test';
-import type { KubernetesObject } from '@kubernetes/client-node';
-import { ControlPlaneUnavailableError, startTestEnvironment, type TestEnvironment } from 'crdgate/testing';
+import type { KubeObject } from 'crdgate';
+import { ControlPlaneUnavailableError, KubeApiError, startTestEnvironment, type TestEnvironment } from 'crdgate/testing';
 import ${n.camel}Contract, { group, hub } from './contract.ts';
 
 // The contract served by a real crdgate in front of a real kube-apiserver and etcd, started for this file on
@@ -61,17 +61,8 @@ function environment(t: TestContext): TestEnvironment | undefined {
   return env;
 }
 
-/**
- * The Status the API server refused a request with. The client's ApiException carries it as JSON text in \`body\`;
- * it is read by shape, since crdgate's copy of the client may not be this project's.
- */
-function refusedWith(error: unknown): { code: number; message: string } {
-  assert.ok(error instanceof Error && 'body' in error, \`expected a refusal from the API server, got \${String(error)}\`);
-  return JSON.parse(String(error.body)) as { code: number; message: string };
-}
-
-/** A ${n.kind} as the API server stores it (in the hub version) and the Kubernetes client reads it. */
-interface ${n.kind}Object extends KubernetesObject {
+/** A ${n.kind} as the API server stores it (in the hub version) and the environment's client reads it. */
+interface ${n.kind}Object extends KubeObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string };
@@ -101,9 +92,9 @@ test('once the operator reports Ready, changing the mode is refused with the mac
     () => assert.fail('the mode change was allowed'),
     (error: unknown) => error,
   );
-  const status = refusedWith(refusal);
-  assert.equal(status.code, 403);
-  assert.match(status.message, /spec\\.mode: changing the mode from ${modes[0]} to Standalone is unsupported: ${modeChangeReason(n)}/);
+  assert.ok(refusal instanceof KubeApiError, String(refusal));
+  assert.equal(refusal.code, 403);
+  assert.match(refusal.status.message ?? '', /spec\\.mode: changing the mode from ${modes[0]} to Standalone is unsupported: ${modeChangeReason(n)}/);
 });
 ${readThroughSpoke}`;
 }

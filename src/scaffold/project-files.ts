@@ -14,7 +14,6 @@ export interface PinnedVersions {
   typescript: string;
   typesNode: string;
   fastCheck: string;
-  kubernetesClient: string;
 }
 
 export const contractPath = './src/contract.ts';
@@ -41,11 +40,9 @@ export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: Pi
       manifests: `crdgate manifests ${contract} --image ${imageName(n)}`,
     },
     dependencies: { crdgate: versions.crdgate },
-    // `node` runs the scripts on the Node version crdgate needs, whatever Node the machine has. The end-to-end test
-    // drives the API server with the Kubernetes client crdgate itself uses; the conversion test (several versions
-    // only) generates objects with fast-check.
+    // `node` runs the scripts on the Node version crdgate needs, whatever Node the machine has. The conversion test
+    // (several versions only) generates objects with fast-check.
     devDependencies: {
-      '@kubernetes/client-node': versions.kubernetesClient,
       '@types/node': versions.typesNode,
       ...(spokeVersions(shape).length > 0 ? { 'fast-check': versions.fastCheck } : {}),
       node: versions.node,

@@ -92,7 +92,9 @@ describe.skipIf(!controlPlane).each([
     // The image runs the Deployment's arguments from /app, the project's root: the same command from here (with
     // certificates of its own, and any port) serves the scaffolded contract.
     const args = [...container('Deployment').args].map((arg: string) => (arg === '/etc/crdgate/certs' ? 'certs' : arg));
+    // It resolves once crdgate says it is serving, on the port it names.
     const server = await startCrdgateProcess(bin(), [...args, '--port', '0', '--host', '127.0.0.1'], project);
-    expect(await server.stop()).toBe(0);
+    expect(server.port).toBeGreaterThan(0);
+    await server.stop();
   });
 });
