@@ -7,6 +7,7 @@ import { loadAdmissionPayloads } from './admission-payloads.ts';
 import { runBenchmarkSuite, type BenchPlan } from './benchmark-suite.ts';
 import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
 import { renderCheckReport, runCheckBenchmark } from './check-benchmark.ts';
+import { renderDevStartupReport, runDevStartupBenchmark } from './dev-startup.ts';
 import { renderMigrationReport, runMigrationBenchmark } from './migration-benchmark.ts';
 import { renderCostLadder } from './render-cost-ladder.ts';
 import { renderProfileReport } from './render-profile-report.ts';
@@ -14,10 +15,11 @@ import { renderReport } from './render-report.ts';
 import { runProfileSuite, type ProfilePlan } from './profile-suite.ts';
 
 // `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile] [-- --migration [--migration-objects N]]
-//   [-- --check [--check-objects N]]`
+//   [-- --check [--check-objects N]] [-- --dev]`
 // --profile: instead of the goals, where crdgate's CPU goes (a cost ladder of servers, then CPU profiles).
 // --migration: instead of the goals, `crdgate migrate` against a plain loop of no-op PUTs through a real API server.
 // --check: instead of the goals, `crdgate check` on a generated manifest tree against only parsing it as YAML.
+// --dev: instead of the goals, `crdgate dev` from the command to ready against the control plane started alone.
 // Run it through `npm run bench`: that script gives the load generator single-threaded GC, which the latency phase
 // needs on its one pinned CPU (bench/README.md, Latency).
 // Measures, prints a table, and exits 0 whether or not the goals are met (benchmarks inform, they do not gate);
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
       'migration-objects': { type: 'string' },
       check: { type: 'boolean' },
       'check-objects': { type: 'string' },
+      dev: { type: 'boolean' },
     },
   });
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
@@ -68,6 +71,12 @@ async function main(): Promise<void> {
     if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--migration-objects must be a whole number >= 10, got ${values['migration-objects']}`);
     const result = await runMigrationBenchmark({ objects, concurrency: 4 }, progress);
     print(`\n${renderMigrationReport(result)}`);
+    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
+  if (values.dev) {
+    const result = await runDevStartupBenchmark(values.quick ? 1 : 3, progress);
+    print(`\n${renderDevStartupReport(result)}`);
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }

@@ -27,6 +27,8 @@ export interface ControlPlane {
 export interface StartControlPlaneOptions {
   /** A folder holding kube-apiserver, etcd and kubectl (see kube-assets.ts). */
   assetsDir: string;
+  /** A folder for its certificates, data and logs, removed by stop(); default: a new temporary one. */
+  dir?: string;
   /** `--name=value` flags; they replace the default flag of the same name. */
   extraApiServerFlags?: string[];
   log?: (line: string) => void;
@@ -46,7 +48,7 @@ const CERT_DAYS = 7;
 export async function startControlPlane(opts: StartControlPlaneOptions): Promise<ControlPlane> {
   const log = opts.log ?? (() => {});
   const startedAt = Date.now();
-  const dir = await mkdtemp(join(tmpdir(), 'crdgate-control-plane-'));
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'crdgate-control-plane-')));
   log(`control plane folder ${dir}`);
   const processes: ManagedProcess[] = [];
   let stopping: Promise<void> | undefined;

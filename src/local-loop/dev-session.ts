@@ -1,4 +1,6 @@
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { writeCertDir } from '../certs/cert-dir.ts';
@@ -36,8 +38,10 @@ const previousGenerationGraceMs = 2_000;
  */
 export async function startDevSession(options: DevSessionOptions): Promise<DevSession> {
   const { say } = options;
-  const controlPlane = await startControlPlane({ assetsDir: options.assetsDir });
+  // One folder for everything this session starts: the control plane's files, crdgate's certificates and logs.
+  const dir = await mkdtemp(join(tmpdir(), 'crdgate-dev-'));
   const watchers: FSWatcher[] = [];
+  let controlPlane: ControlPlane | undefined;
   let current: ServeGeneration | undefined;
   // Every generation still running, the one retiring after a reload included: stop() ends them all.
   const live = new Set<ServeGeneration>();
@@ -48,28 +52,37 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   const stopEverything = async (): Promise<void> => {
     for (const watcher of watchers) watcher.close();
     for (const generation of [...live]) await retire(generation);
-    await controlPlane.stop();
+    await controlPlane?.stop();
+    await rm(dir, { recursive: true, force: true });
   };
   let stopped = false;
   try {
-    const certDir = join(controlPlane.dir, 'crdgate-certs');
+    const certDir = join(dir, 'crdgate-certs');
     const { files } = await writeCertDir(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], days: 30 });
     const caPem = readFileSync(files.caCert, 'utf8');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
     const generationOptions: GenerationOptions = {
       contracts: options.contracts,
       cwd: options.cwd,
       certDir,
       caCertFile: files.caCert,
-      logDir: controlPlane.dir,
+      logDir: dir,
       name: options.name,
     };
-
     let number = 0;
-    const putInFront = async (): Promise<ServeGeneration> => {
+    const startGeneration = async (): Promise<ServeGeneration> => {
       const next = await startServeGeneration(generationOptions, ++number);
       live.add(next);
+      return next;
+    };
+
+    // The first generation needs no API server until it is put in front: both start at once.
+    const [startedControlPlane, first] = await Promise.allSettled([startControlPlane({ assetsDir: options.assetsDir, dir }), startGeneration()]);
+    if (startedControlPlane.status === 'fulfilled') controlPlane = startedControlPlane.value;
+    if (startedControlPlane.status === 'rejected') throw startedControlPlane.reason;
+    if (first.status === 'rejected') throw first.reason;
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(controlPlane!.kubeconfigPath);
+    const putInFront = async (next: ServeGeneration): Promise<ServeGeneration> => {
       try {
         await putCrdgateInFront(kubeConfig, next.front, admissionCallsFromMetrics(next.url, caPem));
       } catch (error) {
@@ -78,7 +91,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       }
       return next;
     };
-    current = await putInFront();
+    current = await putInFront(first.value);
 
     let reloading: Promise<void> = Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
@@ -86,7 +99,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       if (stopped) return;
       say('a contract file changed: reloading');
       try {
-        const next = await putInFront();
+        const next = await putInFront(await startGeneration());
         const previous = current;
         current = next;
         say(`reloaded: generation ${next.number} serves at ${next.url}; the API server's CRDs and webhooks follow it`);
@@ -107,7 +120,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     }
 
     return {
-      controlPlane,
+      controlPlane: controlPlane!,
       current: () => current as ServeGeneration,
       stop: async () => {
         stopped = true;

@@ -15,6 +15,8 @@ export type AdmissionCallCount = (webhook: 'validate' | 'mutate') => Promise<num
 
 const establishTimeoutMs = 60_000;
 const webhookPickupTimeoutMs = 30_000;
+// The API server is local and these reads are cheap: a short interval is most of `crdgate dev`'s time to ready.
+const pollIntervalMs = 50;
 
 /**
  * Applies the CRDs, waits until each is established, then applies the webhook configurations and waits until the
@@ -34,7 +36,7 @@ export async function putCrdgateInFront(kubeConfig: KubeConfig, front: FrontMani
         // A schema edit is served once the API server has taken this very generation in.
         return established && read.status?.acceptedNames?.kind !== undefined ? true : undefined;
       },
-      { timeoutMs: establishTimeoutMs },
+      { timeoutMs: establishTimeoutMs, intervalMs: pollIntervalMs },
     );
   }
   const ordered = [...front.webhookConfigurations].sort((a, b) => kindOrder(a) - kindOrder(b));
@@ -65,7 +67,7 @@ async function awaitMutatingWebhookInUse(kubeConfig: KubeConfig, crds: Manifest[
         await client.create(probe, undefined, 'All').catch(() => undefined);
         return (await calls('mutate')) > before ? true : undefined;
       },
-      { timeoutMs: webhookPickupTimeoutMs },
+      { timeoutMs: webhookPickupTimeoutMs, intervalMs: pollIntervalMs },
     );
   }
 }

@@ -49,9 +49,8 @@ export async function startServeGeneration(options: GenerationOptions, number: n
   const port = await findFreePort();
   const url = `https://127.0.0.1:${port}`;
   const contractArgs = options.contracts.flatMap((contract) => ['--contract', contract]);
-  const front = frontManifests(
-    await runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name], options.cwd),
-  );
+  // Rendering and serving are two processes of their own: started together, each waits only for itself.
+  const rendering = runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name], options.cwd);
   const child = startManagedProcess({
     name: `crdgate serve (generation ${number})`,
     command: process.execPath,
@@ -60,8 +59,10 @@ export async function startServeGeneration(options: GenerationOptions, number: n
     logFile: join(options.logDir, `crdgate-${number}.log`),
   });
   const stop = (): Promise<void> => child.stop(stopGraceMs);
+  let front: FrontManifests;
   try {
-    await waitForReady(child, url, options.caCertFile);
+    const [yaml] = await Promise.all([rendering, waitForReady(child, url, options.caCertFile)]);
+    front = frontManifests(yaml);
   } catch (error) {
     await stop();
     throw error;
