@@ -76,11 +76,10 @@ export function objectKey(failure: { namespace?: string; name: string }): string
 
 /** The summary a person reads at the end of a run, in a terminal or a Job's log. */
 export function renderSummary(report: MigrationReport): string {
-  const verb = report.dryRun ? 'would be rewritten' : 'rewritten';
   const lines = [
     `${headline(report)}`,
     `  resource          ${report.resource} (storage version ${report.storageVersion}) at ${report.server}`,
-    `  objects           ${report.objects.seen} seen: ${report.objects.rewritten} ${verb}, ${report.objects.current} already current, ${report.objects.gone} gone, ${report.objects.failed} failed`,
+    `  objects           ${report.objects.seen} seen: ${describeWrites(report)}, ${report.objects.gone} gone, ${report.objects.failed} failed`,
     `  managedFields     ${report.managedFields.entriesDropped} entries in versions no longer served dropped from ${report.managedFields.objectsMended} objects${report.dryRun ? ' (dry run: not written)' : ''}`,
     `  storedVersions    ${describeStoredVersions(report)}`,
     `  duration          ${report.durationSeconds.toFixed(1)} s, ${report.objectsPerSecond.toFixed(1)} objects/s`,
@@ -102,7 +101,7 @@ function headline(report: MigrationReport): string {
     case 'mended':
       return `mended: storedVersions was already [${report.storageVersion}]; managedFields entries in versions no longer served were dropped`;
     case 'dry-run':
-      return `dry run: every object would be rewritten in ${report.storageVersion}; nothing was written`;
+      return `dry run: every object would be written in ${report.storageVersion}; nothing was written`;
     case 'failed':
       return `${report.dryRun ? 'dry run: ' : ''}${report.objects.failed} object(s) ${report.dryRun ? 'would be' : 'were'} refused; storedVersions left as it was`;
     case 'aborted':
@@ -112,6 +111,17 @@ function headline(report: MigrationReport): string {
     case 'interrupted':
       return 'interrupted: stopped by a signal after the writes in flight; storedVersions left as it was (run again to finish)';
   }
+}
+
+/**
+ * A dry-run write persists nothing, so its resourceVersion never moves: it cannot tell an object already stored in the
+ * storage version from one the real run would rewrite, and says so rather than count every object as rewritten.
+ */
+function describeWrites(report: MigrationReport): string {
+  if (report.dryRun) {
+    return `${report.objects.rewritten} would be written (a dry run cannot tell which are already stored in ${report.storageVersion}: it persists nothing, so no resourceVersion moves)`;
+  }
+  return `${report.objects.rewritten} rewritten, ${report.objects.current} already current`;
 }
 
 function describeStoredVersions(report: MigrationReport): string {

@@ -236,6 +236,14 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     expect(fake.requests).not.toContain('PUT crd/status');
   });
 
+  it('says a dry run cannot tell which objects are already current, instead of calling them all rewritten', async () => {
+    const dryRun = renderSummary(await runMigration(fakeApi(3).api, options({ dryRun: true })));
+    expect(dryRun).toContain('3 would be written (a dry run cannot tell which are already stored in v1');
+    expect(dryRun).not.toMatch(/rewritten|already current/);
+    const real = renderSummary(await runMigration(fakeApi(3).api, options()));
+    expect(real).toContain('3 rewritten, 0 already current');
+  });
+
   it('turns a missing CRD and an unreachable API server into configuration errors', async () => {
     const missing = fakeApi(0);
     missing.failures.set('GET crd', [missing.about(404, 'geodatabases.geo.example.com')]);
