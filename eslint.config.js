@@ -21,5 +21,24 @@ export default tseslint.config(
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // The built-in example is the proof that the public API is enough to write a contract: it imports what a user
+    // can import ('crdgate' is src/index.ts), never crdgate's internals.
+    files: ['src/contracts/**/*.ts'],
+    ignores: ['src/contracts/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./\\.\\./(?!index\\.ts$)',
+              message: "The example imports only crdgate's public API, '../../index.ts' (what users import as 'crdgate').",
+            },
+          ],
+        },
+      ],
+    },
+  },
   { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
 );

@@ -9,9 +9,9 @@ describe("crdgate's public modules", () => {
       [
         'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep',
         'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
-        'formatFieldError', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'parseQuantity',
-        'parseVersion', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readInteger', 'readQuantity', 'readString',
-        'specMappingConversion', 'takeStash', 'whenDifferent',
+        'formatFieldError', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'overlay', 'parseQuantity',
+        'parseVersion', 'presentFields', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readInteger', 'readQuantity', 'readString',
+        'specMappingConversion', 'splitFields', 'takeStash', 'whenDifferent',
       ].sort(),
     );
   });

@@ -34,6 +34,7 @@ export { readInteger, readQuantity, readString } from './contract/fsa/value-read
 
 export { specMappingConversion, type SpecMapping, type SpecMappingConversionOptions } from './conversion/spec-mapping-conversion.ts';
 export { putStash, takeStash, type LostData } from './conversion/stash.ts';
+export { overlay, presentFields, splitFields } from './conversion/lossless-fields.ts';
 export { ConversionError, type ConversionErrorCode } from './conversion/conversion-error.ts';
 
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { presentFields } from './present-fields.ts';
+import { presentFields } from './lossless-fields.ts';
 import { specMappingConversion } from './spec-mapping-conversion.ts';
 
 const annotation = 'toy.example.com/conversion-data';

@@ -1,5 +1,5 @@
 import { defineContract, type Contract, type SpokeConversion } from '../contract/define-contract.ts';
-import { presentFields } from './present-fields.ts';
+import { presentFields } from './lossless-fields.ts';
 import { specMappingConversion } from './spec-mapping-conversion.ts';
 
 // A contract small enough to read in one go, for the generic converter's tests: v2 is the hub, with spec.size and

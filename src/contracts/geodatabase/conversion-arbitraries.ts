@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { KubeObject } from '../../contract/kube-object.ts';
+import type { KubeObject } from '../../index.ts';
 import { annotations, group } from './types.ts';
 
 // Generators of GeoDatabases in every version, for the conversion properties. "Valid-ish": the shapes each version

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../contract/kube-object.ts';
+import type { KubeObject } from '../../index.ts';
 import { annotations as annotationKeys } from './types.ts';
 
 /** A GeoDatabase `maps/db` in `version`, with the given spec (none when undefined) and annotations. */

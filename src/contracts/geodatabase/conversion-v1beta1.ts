@@ -1,10 +1,4 @@
-import type { SpokeConversion } from '../../contract/define-contract.ts';
-import { isPlainObject } from '../../contract/kube-object.ts';
-import { overlay } from '../../conversion/overlay.ts';
-import { presentFields } from '../../conversion/present-fields.ts';
-import { splitFields } from '../../conversion/split-fields.ts';
-import { specMappingConversion, type SpecMapping } from '../../conversion/spec-mapping-conversion.ts';
-import type { LostData } from '../../conversion/stash.ts';
+import { isPlainObject, overlay, presentFields, specMappingConversion, splitFields, type LostData, type SpecMapping, type SpokeConversion } from '../../index.ts';
 import { annotations, group } from './types.ts';
 
 /**

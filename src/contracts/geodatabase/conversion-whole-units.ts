@@ -1,4 +1,4 @@
-import { formatBinaryQuantity, parseQuantity } from '../../contract/quantity.ts';
+import { formatBinaryQuantity, parseQuantity } from '../../index.ts';
 
 // v1alpha1 counts storage in whole GiB and cache memory in whole MiB, where later versions hold quantities.
 

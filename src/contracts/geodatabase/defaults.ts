@@ -1,7 +1,5 @@
-import type { Defaulter } from '../../contract/define-contract.ts';
-import { isPlainObject, type ObjectMeta } from '../../contract/kube-object.ts';
+import { isPlainObject, parseVersion, type Defaulter, type ObjectMeta } from '../../index.ts';
 import { labels } from './types.ts';
-import { parseVersion } from '../../contract/release-version.ts';
 import { defaultRedisVersion } from './versions.ts';
 
 /**

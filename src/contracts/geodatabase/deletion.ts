@@ -1,5 +1,4 @@
-import { metadataDeletionRule } from '../../contract/define-contract.ts';
-import { annotation, objectRef } from '../../contract/kube-object.ts';
+import { annotation, metadataDeletionRule, objectRef } from '../../index.ts';
 import { annotations } from './types.ts';
 
 export const deletionProtection = metadataDeletionRule(function deletionProtection(object) {

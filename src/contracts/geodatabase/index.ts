@@ -1,4 +1,4 @@
-import { defineContract, type Contract } from '../../contract/define-contract.ts';
+import { defineContract, type Contract } from '../../index.ts';
 import { v1alpha1Conversion } from './conversion-v1alpha1.ts';
 import { v1beta1Conversion } from './conversion-v1beta1.ts';
 import { defaultGeoDatabase } from './defaults.ts';

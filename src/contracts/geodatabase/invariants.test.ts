@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../contract/kube-object.ts';
+import type { KubeObject } from '../../index.ts';
 import { cachesWithinLimits, geoDatabaseInvariants, postgisSupportsPostgres, postgresMajorSupported, storageLargeEnough } from './invariants.ts';
 
 const db = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', spec });

@@ -1,9 +1,5 @@
-import type { Invariant } from '../../contract/define-contract.ts';
-import { fieldError, type FieldError } from '../../contract/field-error.ts';
-import { isPlainObject, type KubeObject } from '../../contract/kube-object.ts';
-import { addQuantities, compareQuantities, parseQuantity, type Quantity } from '../../contract/quantity.ts';
+import { addQuantities, compareQuantities, fieldError, isPlainObject, parseQuantity, parseVersion, type FieldError, type Invariant, type KubeObject, type Quantity } from '../../index.ts';
 import type { SpecV1 } from './types.ts';
-import { parseVersion } from '../../contract/release-version.ts';
 import { postgisSupport, supportedPostgresMajors } from './versions.ts';
 
 const minStorage = parseQuantity('1Gi')!;

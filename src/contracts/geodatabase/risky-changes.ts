@@ -1,9 +1,4 @@
-import type { UpdateRule } from '../../contract/define-contract.ts';
-import { byDirection } from '../../contract/fsa/comparisons.ts';
-import { fieldClassifier } from '../../contract/fsa/field-classifier.ts';
-import { keyedListClassifier } from '../../contract/fsa/keyed-list-classifier.ts';
-import type { Change, Classifier } from '../../contract/fsa/machine.ts';
-import { readInteger } from '../../contract/fsa/value-readers.ts';
+import { byDirection, fieldClassifier, keyedListClassifier, readInteger, type Change, type Classifier, type UpdateRule } from '../../index.ts';
 
 // Changes the machine allows that still cost something: read capacity goes away, a cache's data is deleted.
 // The classifiers report the harmless direction too; only the kinds with a warning below are risky.

@@ -1,4 +1,4 @@
-import type { JSONSchemaProps } from '../../contract/schema/json-schema-props.ts';
+import type { JSONSchemaProps } from '../../index.ts';
 
 // Pieces shared by the three versions' schemas. Each version's schema is still written out in its own file,
 // because a version is a published API: sharing a piece means promising it never differs between versions.

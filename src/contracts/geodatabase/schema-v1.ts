@@ -1,4 +1,4 @@
-import type { JSONSchemaProps } from '../../contract/schema/json-schema-props.ts';
+import type { JSONSchemaProps } from '../../index.ts';
 import { dnsLabel, postgisVersion, postgresVersion, quantity, status } from './schema-parts.ts';
 
 export const schemaV1: JSONSchemaProps = {

@@ -1,4 +1,4 @@
-import type { JSONSchemaProps } from '../../contract/schema/json-schema-props.ts';
+import type { JSONSchemaProps } from '../../index.ts';
 import { postgisVersion, postgresVersion, status } from './schema-parts.ts';
 
 export const schemaV1alpha1: JSONSchemaProps = {

@@ -1,11 +1,5 @@
-import { byDirection, byReleaseStep, whenDifferent } from '../../contract/fsa/comparisons.ts';
-import { fieldClassifier } from '../../contract/fsa/field-classifier.ts';
-import { keyedListClassifier } from '../../contract/fsa/keyed-list-classifier.ts';
-import type { Classifier, TransitionMachine } from '../../contract/fsa/machine.ts';
-import { readInteger, readQuantity, readString } from '../../contract/fsa/value-readers.ts';
-import { compareQuantities } from '../../contract/quantity.ts';
+import { byDirection, byReleaseStep, compareQuantities, compareVersions, fieldClassifier, keyedListClassifier, parseVersion, readInteger, readQuantity, readString, whenDifferent, type Classifier, type TransitionMachine } from '../../index.ts';
 import { annotations } from './types.ts';
-import { compareVersions, parseVersion } from '../../contract/release-version.ts';
 import { defaultRedisVersion } from './versions.ts';
 
 export type GeoDatabaseState =
