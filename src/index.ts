@@ -14,6 +14,7 @@ export {
   type PrinterColumn,
   type Subresources,
   type SpokeConversion,
+  type ConversionContext,
   type HubToSpokePaths,
   type Invariant,
   type Defaulter,

@@ -55,9 +55,21 @@ export interface VersionDefinition {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type UntypedSpec = any;
 
+/** What a conversion may need to know of its contract, which crdgate passes in so that it cannot drift from it. */
+export interface ConversionContext {
+  /** `group/hub`, the apiVersion toHub's result must have. */
+  hubApiVersion: string;
+  /** `group/version` of the version this conversion is for, the apiVersion fromHub's result must have. */
+  spokeApiVersion: string;
+  /** The contract's conversionAnnotation, where a conversion keeps what its version cannot hold. */
+  annotation: string | undefined;
+}
+
 export interface SpokeConversion<Spec = UntypedSpec> {
-  toHub(object: KubeObject): ContractObject<Spec>;
-  fromHub(hub: ContractObject<Spec>): KubeObject;
+  toHub(object: KubeObject, context: ConversionContext): ContractObject<Spec>;
+  fromHub(hub: ContractObject<Spec>, context: ConversionContext): KubeObject;
+  /** The conversion keeps what its version cannot hold in the stash: defineContract requires a conversionAnnotation. */
+  usesStash?: boolean;
   /**
    * Where the hub's fields are in this version, so that a client of this version reads denials and warnings in its
    * own field names (rules run on the hub). Optional: an undeclared field keeps its path.
@@ -185,6 +197,9 @@ function contractProblems(definition: ContractDefinition): string[] {
   for (const [name, conversion] of Object.entries(conversions)) {
     if (name === hub) problems.push(`the hub ${hub} must not have a conversion of its own`);
     else if (!names.includes(name)) problems.push(`conversion for unknown version ${name}`);
+    if (conversion?.usesStash && definition.conversionAnnotation === undefined) {
+      problems.push(`the ${name} conversion keeps what ${name} cannot hold in the stash: set conversionAnnotation (e.g. "${identity.group}/conversion-data")`);
+    }
     for (const [from, to] of Object.entries(conversion?.hubToSpokePaths ?? {})) {
       const problem = declaredPathProblem(from, to);
       if (problem) problems.push(`the ${name} conversion's hubToSpokePaths: ${problem}`);

@@ -24,8 +24,8 @@ function expectCode(run: () => unknown, code: ConversionErrorCode): ConversionEr
 /** A spoke conversion that records its calls, to see which way a conversion went. */
 function recording(inner: SpokeConversion, name: string, calls: string[]): SpokeConversion {
   return {
-    toHub: (object) => (calls.push(`${name}.toHub`), inner.toHub(object)),
-    fromHub: (object) => (calls.push(`${name}.fromHub`), inner.fromHub(object)),
+    toHub: (object, context) => (calls.push(`${name}.toHub`), inner.toHub(object, context)),
+    fromHub: (object, context) => (calls.push(`${name}.fromHub`), inner.fromHub(object, context)),
   };
 }
 

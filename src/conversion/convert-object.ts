@@ -1,4 +1,4 @@
-import { apiVersionOf, type Contract } from '../contract/define-contract.ts';
+import { apiVersionOf, type Contract, type ConversionContext } from '../contract/define-contract.ts';
 import { objectRef, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import { ConversionError } from './conversion-error.ts';
 import { conversionResultProblem } from './conversion-result-problem.ts';
@@ -22,10 +22,15 @@ export function convertObject(contract: Contract, object: KubeObject, desiredApi
   // defineContract guarantees a conversion for every version but the hub, and none for the hub.
   const hub = from === contract.hub
     ? object
-    : checkedStep(what, object, apiVersionOf(contract, contract.hub), (spoke) => contract.conversions[from]!.toHub(spoke));
+    : checkedStep(what, object, apiVersionOf(contract, contract.hub), (spoke) => contract.conversions[from]!.toHub(spoke, conversionContext(contract, from)));
   return to === contract.hub
     ? hub
-    : checkedStep(what, hub, desiredApiVersion, (hubObject) => contract.conversions[to]!.fromHub(hubObject));
+    : checkedStep(what, hub, desiredApiVersion, (hubObject) => contract.conversions[to]!.fromHub(hubObject, conversionContext(contract, to)));
+}
+
+/** What the conversion of `version` is told of its contract. */
+export function conversionContext(contract: Contract, version: string): ConversionContext {
+  return { hubApiVersion: apiVersionOf(contract, contract.hub), spokeApiVersion: apiVersionOf(contract, version), annotation: contract.conversionAnnotation };
 }
 
 /** The object in the contract's hub version, the one validation, defaulting and the rules are written against. */

@@ -21,10 +21,6 @@ export interface SpecMapping<HubSpec = Record<string, unknown>, SpokeSpec = Reco
 }
 
 export interface SpecMappingConversionOptions<HubSpec = Record<string, unknown>, SpokeSpec = Record<string, unknown>> {
-  hubApiVersion: string;
-  spokeApiVersion: string;
-  /** The contract's conversion annotation, where the lost data travels. */
-  annotation: string;
   mapping: SpecMapping<HubSpec, SpokeSpec>;
   /**
    * The spec fields `mapping` moves, as paths (`{ 'spec.sizeGi': 'spec.size' }`, null for what only the stash
@@ -36,28 +32,35 @@ export interface SpecMappingConversionOptions<HubSpec = Record<string, unknown>,
 /**
  * A spoke conversion from a spec mapping. Everything but the spec (metadata, status, any other field) is carried as
  * it is, because it has the same shape in every version; objects without a spec, or with a spec that is not an
- * object, convert with the spec untouched.
+ * object, convert with the spec untouched. The apiVersions and the stash's annotation come from the contract, so
+ * they cannot drift from it (defineContract requires the contract's conversionAnnotation).
  */
 export function specMappingConversion<HubSpec = Record<string, unknown>, SpokeSpec = Record<string, unknown>>(
   options: SpecMappingConversionOptions<HubSpec, SpokeSpec>,
 ): SpokeConversion {
   // Inside, a spec is any JSON object: the mapping's types are its author's view of valid objects.
-  const { hubApiVersion, spokeApiVersion, annotation } = options;
   const mapping = options.mapping as unknown as SpecMapping;
   return {
+    usesStash: true,
     ...(options.hubToSpokePaths ? { hubToSpokePaths: options.hubToSpokePaths } : {}),
-    toHub(object) {
-      const { object: withoutStash, lost } = takeStash(object, annotation);
+    toHub(object, { hubApiVersion, annotation }) {
+      const { object: withoutStash, lost } = takeStash(object, stashAnnotation(annotation));
       const hub = { ...withoutStash, apiVersion: hubApiVersion };
       return isPlainObject(hub.spec) ? { ...hub, spec: restoreLost(mapping, hub.spec, lost) } : hub;
     },
-    fromHub(hub) {
+    fromHub(hub, { spokeApiVersion, annotation }) {
       const spoke = { ...hub, apiVersion: spokeApiVersion };
-      if (!isPlainObject(hub.spec)) return putStash(spoke, annotation, {});
+      if (!isPlainObject(hub.spec)) return putStash(spoke, stashAnnotation(annotation), {});
       const { spec, lost } = mapping.down(hub.spec);
-      return putStash({ ...spoke, spec }, annotation, lost);
+      return putStash({ ...spoke, spec }, stashAnnotation(annotation), lost);
     },
   };
+}
+
+function stashAnnotation(annotation: string | undefined): string {
+  // defineContract refuses a contract that uses this conversion without a conversionAnnotation.
+  if (annotation === undefined) throw new Error('specMappingConversion used by a contract without conversionAnnotation');
+  return annotation;
 }
 
 /**

@@ -9,11 +9,8 @@ export const toyGroup = 'toy.example.com';
 export const toyAnnotation = `${toyGroup}/conversion-data`;
 export const toyApiVersion = (version: 'v0' | 'v1' | 'v2') => `${toyGroup}/${version}`;
 
-function toySpoke(version: 'v0' | 'v1', sizeField: string): SpokeConversion {
+function toySpoke(sizeField: string): SpokeConversion {
   return specMappingConversion({
-    hubApiVersion: toyApiVersion('v2'),
-    spokeApiVersion: toyApiVersion(version),
-    annotation: toyAnnotation,
     mapping: {
       down: (hub) => ({ spec: presentFields({ [sizeField]: hub.size }), lost: presentFields({ color: hub.color }) }),
       up: (spoke, lost) => presentFields({ size: spoke[sizeField], color: lost?.color }),
@@ -31,7 +28,7 @@ export function toyContract(conversions: Partial<Record<'v0' | 'v1', SpokeConver
       { name: 'v1', served: true, storage: false, schema },
       { name: 'v0', served: false, storage: false, schema },
     ],
-    conversions: { v1: toySpoke('v1', 'length'), v0: toySpoke('v0', 'len'), ...conversions },
+    conversions: { v1: toySpoke('length'), v0: toySpoke('len'), ...conversions },
     conversionAnnotation: toyAnnotation,
   });
 }

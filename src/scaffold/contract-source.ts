@@ -1,4 +1,4 @@
-import { invariantMessage, modeChangeReason, modes, sizeField } from './placeholder-fields.ts';
+import { invariantMessage, modeChangeReason, modes, sizeField, spokeSizeField } from './placeholder-fields.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
 import { spokeVersions, versionIdentifier, versionKey, versionVariable, type ScaffoldShape } from './scaffold-shape.ts';
 
@@ -32,10 +32,9 @@ export function contractSource(n: ScaffoldNames, shape: ScaffoldShape): string {
   });
   const conversionEntries = spokes.map(
     (version) => `      ${versionKey(version)}: specMappingConversion({
-        hubApiVersion: \`\${group}/\${hub}\`,
-        spokeApiVersion: \`\${group}/${version}\`,
-        annotation: conversionAnnotation,
         mapping: ${versionVariable(version)}Mapping,
+        // So that a ${version} client reads denials in its own field names (rules run on ${shape.hub}).
+        hubToSpokePaths: { 'spec.${sizeField}': 'spec.${spokeSizeField}' },
       }),\n`,
   );
   return `import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { convertObject } from '../../conversion/convert-object.ts';
+import { conversionContext, convertObject } from '../../conversion/convert-object.ts';
 import { ConversionError } from '../../conversion/conversion-error.ts';
 import { geoDatabaseIn, stashOf } from './conversion-objects.fixture.ts';
 import { v1alpha1Conversion } from './conversion-v1alpha1.ts';
@@ -8,9 +8,10 @@ import { geoDatabaseContract } from './index.ts';
 const stashKey = 'geo.example.com/conversion-data';
 
 const object = geoDatabaseIn;
+const context = conversionContext(geoDatabaseContract(), 'v1alpha1');
 
-const down = (spec: unknown, annotations?: Record<string, string>) => v1alpha1Conversion.fromHub(object('v1', spec, annotations));
-const up = (spec: unknown, annotations?: Record<string, string>) => v1alpha1Conversion.toHub(object('v1alpha1', spec, annotations));
+const down = (spec: unknown, annotations?: Record<string, string>) => v1alpha1Conversion.fromHub(object('v1', spec, annotations), context);
+const up = (spec: unknown, annotations?: Record<string, string>) => v1alpha1Conversion.toHub(object('v1alpha1', spec, annotations), context);
 
 const hubSpec = {
   postgres: { version: '16.4', postgis: '3.4.2' },
@@ -44,7 +45,7 @@ describe('v1alpha1 conversion down', () => {
     const spoke = down({ storage: { size } });
     expect(spoke.spec).toEqual({ storageGB });
     expect(stashOf(spoke)).toEqual({ spec: { storage: { size } } });
-    expect(v1alpha1Conversion.toHub(spoke).spec).toEqual({ storage: { size } });
+    expect(v1alpha1Conversion.toHub(spoke, context).spec).toEqual({ storage: { size } });
   });
 
   it.each([['abc'], ['-1Gi'], ['1e100']])('shows no storageGB for a size of %s, and keeps the size', (size) => {
@@ -77,7 +78,7 @@ describe('v1alpha1 conversion down', () => {
     const spoke = down({ caches });
     expect(spoke.spec).toEqual({ cacheMB: 1024 });
     expect(stashOf(spoke)).toEqual({ defaultCacheAt: 0, otherCaches: caches.slice(1) });
-    expect(v1alpha1Conversion.toHub(spoke).spec).toEqual({ caches });
+    expect(v1alpha1Conversion.toHub(spoke, context).spec).toEqual({ caches });
   });
 
   it('keeps a default cache cacheMB cannot show (no memory, or zero) among the others', () => {
@@ -86,7 +87,7 @@ describe('v1alpha1 conversion down', () => {
       const spoke = down({ caches });
       expect(spoke.spec).toEqual({ cacheMB: 0 });
       expect(stashOf(spoke)).toEqual({ otherCaches: caches });
-      expect(v1alpha1Conversion.toHub(spoke).spec).toEqual({ caches });
+      expect(v1alpha1Conversion.toHub(spoke, context).spec).toEqual({ caches });
     }
   });
 
@@ -95,13 +96,13 @@ describe('v1alpha1 conversion down', () => {
     const spoke = down(spec);
     expect(spoke.spec).toEqual({});
     expect(stashOf(spoke)).toEqual({ spec });
-    expect(v1alpha1Conversion.toHub(spoke).spec).toEqual(spec);
+    expect(v1alpha1Conversion.toHub(spoke, context).spec).toEqual(spec);
   });
 
   it('keeps a stash annotation the hub object itself carried', () => {
     const spoke = down({ storage: { size: '1Gi', storageClassName: 'ssd' } }, { [stashKey]: 'written by hand' });
     expect(stashOf(spoke)).toEqual({ spec: { storage: { storageClassName: 'ssd' } }, replacedAnnotation: 'written by hand' });
-    expect(v1alpha1Conversion.toHub(spoke).metadata?.annotations).toEqual({ [stashKey]: 'written by hand' });
+    expect(v1alpha1Conversion.toHub(spoke, context).metadata?.annotations).toEqual({ [stashKey]: 'written by hand' });
   });
 
   it('converts objects with no spec', () => {

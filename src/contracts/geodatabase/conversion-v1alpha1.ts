@@ -1,6 +1,5 @@
 import { isPlainObject, overlay, presentFields, specMappingConversion, splitFields, type LostData, type SpecMapping, type SpokeConversion } from '../../index.ts';
 import { formatWholeUnits, gibibyte, mebibyte, spelledAsWholeUnits, wholeUnitsRoundedUp } from './conversion-whole-units.ts';
-import { annotations, group } from './types.ts';
 
 /**
  * v1alpha1 is flat: `postgresVersion`, `postgisVersion`, `replicas` (v1's `readReplicas`), `storageGB` (whole GiB)
@@ -21,9 +20,6 @@ import { annotations, group } from './types.ts';
  * made in v1alpha1 always wins.
  */
 export const v1alpha1Conversion: SpokeConversion = specMappingConversion({
-  hubApiVersion: `${group}/v1`,
-  spokeApiVersion: `${group}/v1alpha1`,
-  annotation: annotations.conversionData,
   mapping: {
     down: specToV1alpha1,
     up: specFromV1alpha1,

@@ -1,5 +1,4 @@
 import { isPlainObject, overlay, presentFields, specMappingConversion, splitFields, type LostData, type SpecMapping, type SpokeConversion } from '../../index.ts';
-import { annotations, group } from './types.ts';
 
 /**
  * v1beta1 differs from v1 in two ways: `replicas` is v1's `readReplicas`, and caches have no version or replicas.
@@ -13,9 +12,6 @@ import { annotations, group } from './types.ts';
  *   name gets an entry, and the n-th entry goes to the n-th cache of the name.
  */
 export const v1beta1Conversion: SpokeConversion = specMappingConversion({
-  hubApiVersion: `${group}/v1`,
-  spokeApiVersion: `${group}/v1beta1`,
-  annotation: annotations.conversionData,
   mapping: {
     down: specToV1beta1,
     up: specFromV1beta1,
