@@ -58,6 +58,17 @@ export const treeCheckCodes = {
 
 export type TreeCheckCode = keyof typeof treeCheckCodes;
 
+/**
+ * Why a document of a manifest tree could not be read at all. `crdgate check` reports it as a failure of its file
+ * and goes on with the rest: a CI job must get its whole report, and what the document holds was not checked.
+ */
+export const manifestErrorCodes = {
+  MANIFEST_NOT_YAML: 'a document is not valid YAML (a duplicate key, tabs as indentation, an unclosed bracket)',
+  MANIFEST_NOT_JSON: 'a .json file (or JSON on standard input) is not valid JSON',
+} as const;
+
+export type ManifestErrorCode = keyof typeof manifestErrorCodes;
+
 /** Why an object could not be converted: the `code` of a ConversionError, also on the metrics of /convert. */
 export const conversionErrorCodes = {
   UNKNOWN_VERSION: "the object's or the desired apiVersion is not a version the contract declares",

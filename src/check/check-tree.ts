@@ -4,7 +4,7 @@ import type { DecisionCode, TreeCheckCode } from '../errors.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
-import type { ManifestContents, ManifestLocation, ManifestObject } from './manifest-documents.ts';
+import type { EmptyManifest, InvalidManifest, ManifestContents, ManifestLocation, ManifestObject } from './manifest-documents.ts';
 import { previousRevision, type StartState } from './previous-revision.ts';
 
 export interface TreeCheckOptions {
@@ -32,6 +32,9 @@ export interface ObjectCheck extends Omit<CheckResult, 'code'> {
   state?: StartState;
 }
 
+/** Which tree a file belongs to: the one given with -f, or the previous revision given with --old. */
+export type TreeName = 'new' | 'old';
+
 export interface TreeCheckReport {
   /** The new tree's decided objects in their order, then the deletions in the previous revision's order. */
   objects: ObjectCheck[];
@@ -39,6 +42,13 @@ export interface TreeCheckReport {
   skipped: Record<string, number>;
   /** Documents that are no Kubernetes object (no apiVersion or kind), in either tree. */
   notObjects: ManifestLocation[];
+  /**
+   * Documents that could not be parsed, in either tree: each fails the check, since what it holds was not decided.
+   * One in the previous revision leaves its objects unpaired: a new one is then judged as a CREATE.
+   */
+  invalid: Array<InvalidManifest & { tree: TreeName }>;
+  /** Files, documents and Lists with nothing in them, in either tree: passed over, and counted. */
+  empty: Array<EmptyManifest & { tree: TreeName }>;
   /** The new tree in its order: each decided object as it would be stored (defaults applied), the others as they are. */
   stored: KubeObject[];
 }
@@ -55,7 +65,15 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
     const key = identityKey(entry.object);
     if (key !== undefined && decides(entry.object) && !previous.has(key)) previous.set(key, entry);
   }
-  const report: TreeCheckReport = { objects: [], skipped: {}, notObjects: [...tree.notObjects, ...(oldTree?.notObjects ?? [])], stored: [] };
+  const inTree = <T>(entries: T[], name: TreeName) => entries.map((entry) => ({ ...entry, tree: name }));
+  const report: TreeCheckReport = {
+    objects: [],
+    skipped: {},
+    notObjects: [...tree.notObjects, ...(oldTree?.notObjects ?? [])],
+    invalid: [...inTree(tree.invalid, 'new'), ...inTree(oldTree?.invalid ?? [], 'old')],
+    empty: [...inTree(tree.empty, 'new'), ...inTree(oldTree?.empty ?? [], 'old')],
+    stored: [],
+  };
   const seen = new Map<string, ManifestLocation>();
   for (const { location, object } of tree.objects) {
     if (!decides(object)) {

@@ -1,8 +1,12 @@
 import type { TreeCheckReport } from './check-tree.ts';
 import { summarize } from './report-summary.ts';
 
-/** The report for tools: the summary, every decided object without the object itself, and the non-objects. */
+/**
+ * The report for tools: the summary, every decided object without the object itself, the documents not valid
+ * YAML or JSON (`code`, `location` with line and column, `tree`), the empty ones (`reason`), and the non-objects.
+ */
 export function renderJsonReport(report: TreeCheckReport): string {
   const objects = report.objects.map(({ object: _object, ...check }) => check);
-  return `${JSON.stringify({ summary: summarize(report), objects, notObjects: report.notObjects }, null, 2)}\n`;
+  const { invalid, empty, notObjects } = report;
+  return `${JSON.stringify({ summary: summarize(report), objects, invalid, empty, notObjects }, null, 2)}\n`;
 }

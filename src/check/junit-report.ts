@@ -1,26 +1,44 @@
 import { formatFieldError } from '../contract/field-error.ts';
-import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
-import { describeDefault, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { emptyReasons, type EmptyManifest, type InvalidManifest } from './manifest-documents.ts';
+import type { ObjectCheck, TreeCheckReport, TreeName } from './check-tree.ts';
+import { describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+
+interface Suite {
+  testcases: string[];
+  failures: number;
+  skipped: number;
+}
 
 /**
  * JUnit XML for CI systems: a testsuite per file, a testcase per decided object, a failure per denial (its type
- * the decision code, its text one line per cause). Warnings and defaults go to the testcase's system-out.
+ * the decision code, its text one line per cause). Warnings and defaults go to the testcase's system-out. A
+ * document not valid YAML or JSON is a testcase named by its file, failed with the code; an empty file, document
+ * or List a skipped testcase, so that the report is whole whatever the tree holds.
  */
 export function renderJunitReport(report: TreeCheckReport): string {
   const summary = summarize(report);
-  const byFile = new Map<string, ObjectCheck[]>();
-  for (const check of report.objects) byFile.set(check.location.file, [...(byFile.get(check.location.file) ?? []), check]);
-  const suites = [...byFile].map(([file, checks]) => {
-    const failures = checks.filter((check) => !check.allowed).length;
-    return [
-      `  <testsuite name="${xml(file)}" tests="${checks.length}" failures="${failures}" errors="0" skipped="0">`,
-      ...checks.map(testcase),
+  const byFile = new Map<string, Suite>();
+  const add = (file: string, testcase: string, outcome: 'passed' | 'failed' | 'skipped') => {
+    const suite = byFile.get(file) ?? { testcases: [], failures: 0, skipped: 0 };
+    byFile.set(file, suite);
+    suite.testcases.push(testcase);
+    if (outcome === 'failed') suite.failures += 1;
+    if (outcome === 'skipped') suite.skipped += 1;
+  };
+  for (const entry of report.invalid) add(entry.location.file, invalidTestcase(entry), 'failed');
+  for (const check of report.objects) add(check.location.file, testcase(check), check.allowed ? 'passed' : 'failed');
+  for (const entry of report.empty) add(entry.location.file, emptyTestcase(entry), 'skipped');
+  const suites = [...byFile].map(([file, suite]) =>
+    [
+      `  <testsuite name="${xml(file)}" tests="${suite.testcases.length}" failures="${suite.failures}" errors="0" skipped="${suite.skipped}">`,
+      ...suite.testcases,
       '  </testsuite>',
-    ].join('\n');
-  });
+    ].join('\n'),
+  );
+  const tests = summary.checked + summary.invalid + summary.empty;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="crdgate check" tests="${summary.checked}" failures="${summary.denied}" errors="0" skipped="0">`,
+    `<testsuites name="crdgate check" tests="${tests}" failures="${summary.denied + summary.invalid}" errors="0" skipped="${summary.empty}">`,
     ...suites,
     `  <system-out>${xmlText(summaryLine(summary))}</system-out>`,
     '</testsuites>',
@@ -39,6 +57,25 @@ function testcase(check: ObjectCheck): string {
   const output = [...check.warnings.map((w) => `warning: ${w}`), ...check.defaults.map((d) => `default ${describeDefault(d)}`)];
   if (output.length > 0) body.push(`      <system-out>${xmlText(output.join('\n'))}</system-out>`);
   return body.length === 0 ? `${open.slice(0, -1)}/>` : [open, ...body, '    </testcase>'].join('\n');
+}
+
+/** Named by the file alone: there is no object to name, and the file is what a reader opens to fix it. */
+function invalidTestcase(entry: InvalidManifest & { tree: TreeName }): string {
+  const { file, line } = entry.location;
+  return [
+    `    <testcase classname="${xml(file)}" name="${xml(file)}" file="${xml(file)}" line="${line}">`,
+    `      <failure type="${entry.code}" message="${xml(describeInvalid(entry))}">${xmlText(describeInvalid(entry))}</failure>`,
+    '    </testcase>',
+  ].join('\n');
+}
+
+function emptyTestcase(entry: EmptyManifest): string {
+  const { file, line } = entry.location;
+  return [
+    `    <testcase classname="${xml(file)}" name="${xml(file)}" file="${xml(file)}" line="${line}">`,
+    `      <skipped type="${entry.reason}" message="${xml(emptyReasons[entry.reason])}"/>`,
+    '    </testcase>',
+  ].join('\n');
 }
 
 /** Text as XML character data; characters XML 1.0 cannot carry at all are dropped. */

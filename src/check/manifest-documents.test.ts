@@ -1,17 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { manifestFormat, ManifestSyntaxError, parseManifest } from './manifest-documents.ts';
+import { manifestFormat, parseManifest } from './manifest-documents.ts';
 
 const configMap = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n`;
 
 describe('parseManifest', () => {
-  it('reads every document of a YAML stream, with its number and first line, and ignores empty ones', () => {
-    const text = `# leading comment\n${configMap('a')}---\n# only a comment\n---\n${configMap('b')}---\n`;
-    const { objects, notObjects } = parseManifest('m.yaml', text, 'yaml');
+  it('reads every document of a YAML stream, with its number and first line, and counts the empty ones', () => {
+    const text = `# leading comment\n${configMap('a')}---\n# only a comment\n---\n${configMap('b')}---\n---\n${configMap('c')}---\n`;
+    const { objects, notObjects, empty, invalid } = parseManifest('m.yaml', text, 'yaml');
     expect(objects.map((o) => [o.object.metadata?.name, o.location])).toEqual([
       ['a', { file: 'm.yaml', document: 1, line: 2 }],
       ['b', { file: 'm.yaml', document: 3, line: 9 }],
+      ['c', { file: 'm.yaml', document: 5, line: 15 }],
     ]);
-    expect(notObjects).toEqual([]);
+    // The trailing `---` ends the stream: no document of its own.
+    expect(empty).toEqual([
+      { location: { file: 'm.yaml', document: 2, line: 6 }, reason: 'COMMENTS_ONLY' },
+      { location: { file: 'm.yaml', document: 4, line: 13 }, reason: 'EMPTY_DOCUMENT' },
+    ]);
+    expect([notObjects, invalid]).toEqual([[], []]);
+  });
+
+  it.each([
+    ['yaml', '', 'EMPTY_FILE'],
+    ['yaml', ' \n\n', 'EMPTY_FILE'],
+    ['json', '\n', 'EMPTY_FILE'],
+    ['yaml', '# nothing rendered\n', 'COMMENTS_ONLY'],
+    ['yaml', '---\n', 'EMPTY_DOCUMENT'],
+    ['yaml', 'apiVersion: v1\nkind: List\nitems: []\n', 'EMPTY_LIST'],
+    ['json', '{"apiVersion": "v1", "kind": "List", "items": []}', 'EMPTY_LIST'],
+  ] as const)('counts a %s file %j as empty (%s), with no object', (format, text, reason) => {
+    expect(parseManifest('e', text, format)).toEqual({ objects: [], notObjects: [], invalid: [], empty: [{ location: { file: 'e', document: 1, line: 1 }, reason }] });
   });
 
   it("contributes a List's items, each with its index and line, in YAML and JSON", () => {
@@ -32,13 +50,23 @@ describe('parseManifest', () => {
   });
 
   it.each([
-    ['yaml', 'a: 1\nb: [\n  c: d\n', /^x: ?\d+:\d+: not valid YAML: /],
-    ['yaml', 'a: 1\na: 2\n', /^x:2:1: not valid YAML: Map keys must be unique$/],
-    ['json', '{\n  "a": 1,\n}', /^x:3: not valid JSON: /],
-  ] as const)('names the file and line of a %s syntax error', (format, text, message) => {
-    const parse = () => parseManifest('x', text, format);
-    expect(parse).toThrow(ManifestSyntaxError);
-    expect(parse).toThrow(message);
+    ['yaml', 'a: 1\na: 2\n', 'MANIFEST_NOT_YAML', { line: 2, column: 1 }],
+    ['yaml', 'a:\n\tb: 1\n', 'MANIFEST_NOT_YAML', { line: 2, column: 1 }],
+    ['yaml', 'a: 1\nb: [\n  c: d\n', 'MANIFEST_NOT_YAML', { line: expect.any(Number), column: expect.any(Number) }],
+    ['json', '{\n  "a": 1,\n}', 'MANIFEST_NOT_JSON', { line: 3, column: 1 }],
+    ['json', '{\n  "a": ', 'MANIFEST_NOT_JSON', { line: 2, column: expect.any(Number) }],
+  ] as const)('reports a %s syntax error with its code, line and column, and no objects from it', (format, text, code, position) => {
+    const { objects, invalid } = parseManifest('x', text, format);
+    expect(objects).toEqual([]);
+    expect(invalid).toEqual([{ location: { file: 'x', document: 1, ...position }, code, message: expect.any(String) }]);
+    // The position is in the location, not repeated in the message.
+    expect(invalid[0]!.message).not.toMatch(/line \d|position \d|^$/);
+  });
+
+  it("reads a YAML file's other documents when one is not valid", () => {
+    const { objects, invalid } = parseManifest('x.yaml', `${configMap('a')}---\nkind: x\nkind: y\n---\n${configMap('b')}`, 'yaml');
+    expect(objects.map((o) => [o.object.metadata?.name, o.location.document])).toEqual([['a', 1], ['b', 3]]);
+    expect(invalid.map((i) => [i.location.document, i.location.line, i.code])).toEqual([[2, 7, 'MANIFEST_NOT_YAML']]);
   });
 });
 

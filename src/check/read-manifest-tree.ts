@@ -33,7 +33,12 @@ export async function readManifestTree(paths: readonly string[], source: TreeSou
       return parseManifest(file, text, manifestFormat(file, text));
     }))));
   }
-  return { objects: contents.flatMap((c) => c.objects), notObjects: contents.flatMap((c) => c.notObjects) };
+  return {
+    objects: contents.flatMap((c) => c.objects),
+    notObjects: contents.flatMap((c) => c.notObjects),
+    invalid: contents.flatMap((c) => c.invalid),
+    empty: contents.flatMap((c) => c.empty),
+  };
 }
 
 async function manifestFiles(path: string, cwd: string): Promise<string[]> {

@@ -1,7 +1,7 @@
 import type { CheckOperation } from '../admission/check-object.ts';
 import type { DefaultedField } from '../admission/check-object.ts';
-import type { ManifestLocation } from './manifest-documents.ts';
-import type { TreeCheckReport } from './check-tree.ts';
+import type { EmptyReason, InvalidManifest, ManifestLocation } from './manifest-documents.ts';
+import type { TreeCheckReport, TreeName } from './check-tree.ts';
 
 export interface TreeCheckSummary {
   checked: number;
@@ -13,12 +13,19 @@ export interface TreeCheckSummary {
   skippedKinds: Record<string, number>;
   /** Documents without apiVersion and kind. */
   notObjects: number;
+  /** Documents not valid YAML or JSON: failures, like denials. */
+  invalid: number;
+  /** Files, documents and Lists with nothing in them, counted by reason (only the reasons met). */
+  empty: number;
+  emptyReasons: Partial<Record<EmptyReason, number>>;
 }
 
 export function summarize(report: TreeCheckReport): TreeCheckSummary {
   const operations: Record<CheckOperation, number> = { CREATE: 0, UPDATE: 0, DELETE: 0 };
   for (const check of report.objects) operations[check.operation] += 1;
   const allowed = report.objects.filter((check) => check.allowed).length;
+  const emptyReasons: Partial<Record<EmptyReason, number>> = {};
+  for (const { reason } of report.empty) emptyReasons[reason] = (emptyReasons[reason] ?? 0) + 1;
   return {
     checked: report.objects.length,
     allowed,
@@ -27,7 +34,15 @@ export function summarize(report: TreeCheckReport): TreeCheckSummary {
     skipped: Object.values(report.skipped).reduce((sum, count) => sum + count, 0),
     skippedKinds: report.skipped,
     notObjects: report.notObjects.length,
+    invalid: report.invalid.length,
+    empty: report.empty.length,
+    emptyReasons,
   };
+}
+
+/** Whether the tree passes: every object allowed, and every file read. */
+export function treePassed(summary: TreeCheckSummary): boolean {
+  return summary.denied === 0 && summary.invalid === 0;
 }
 
 /** One line for the end of a pipeline's log: what was decided, what was denied, and what was passed over. */
@@ -35,11 +50,27 @@ export function summaryLine(summary: TreeCheckSummary): string {
   const operations = Object.entries(summary.operations).filter(([, count]) => count > 0).map(([operation, count]) => `${operation} ${count}`);
   const parts = [`checked ${plural(summary.checked, 'object')}: ${summary.allowed} allowed, ${summary.denied} denied${operations.length > 0 ? ` (${operations.join(', ')})` : ''}`];
   if (summary.skipped > 0) {
-    const kinds = Object.entries(summary.skippedKinds).sort(([a], [b]) => (a < b ? -1 : 1)).map(([kind, count]) => `${kind} ${count}`);
-    parts.push(`skipped ${summary.skipped} of kinds no contract declares (${kinds.join(', ')})`);
+    parts.push(`skipped ${summary.skipped} of kinds no contract declares (${countsByName(summary.skippedKinds)})`);
   }
+  if (summary.empty > 0) parts.push(`skipped ${summary.empty} empty (${countsByName(summary.emptyReasons)})`);
   if (summary.notObjects > 0) parts.push(`${plural(summary.notObjects, 'document')} without apiVersion and kind`);
+  if (summary.invalid > 0) parts.push(`${plural(summary.invalid, 'document')} not valid YAML or JSON, so not checked`);
   return parts.join('; ');
+}
+
+function countsByName(counts: Record<string, number | undefined>): string {
+  return Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, count]) => `${name} ${count}`).join(', ');
+}
+
+/**
+ * `apps/db.yaml:6:3: not valid YAML: Map keys must be unique`: one line, as editors and CI logs link a position;
+ * a file of the previous revision says so, since fixing it is another branch's business.
+ */
+export function describeInvalid(entry: InvalidManifest & { tree: TreeName }): string {
+  const { file, line, column } = entry.location;
+  const language = entry.code === 'MANIFEST_NOT_JSON' ? 'JSON' : 'YAML';
+  const revision = entry.tree === 'old' ? ' (previous revision, given with --old)' : '';
+  return `${file === '-' ? '<stdin>' : file}:${line}:${column}: not valid ${language}${revision}: ${entry.message}`;
 }
 
 /** `apps/db.yaml:14 (document 2)`, `list.yaml:9 (document 1, items[3])`: a line an editor jumps to, and the document. */

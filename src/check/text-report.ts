@@ -1,12 +1,16 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
-import { describeDefault, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 
 const stateSources = { status: 'its status', flag: '--state', contract: "the contract's steady state" } as const;
 
-/** The report for people: one paragraph per decided object (every cause, warning and default), then the summary. */
+/**
+ * The report for people: a line per document that is not valid YAML or JSON (the first thing to fix), a paragraph
+ * per decided object (every cause, warning and default), then the summary, which counts the empty files.
+ */
 export function renderTextReport(report: TreeCheckReport): string {
-  return [...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
+  const invalid = report.invalid.map((entry) => `${describeInvalid(entry)} (${entry.code})`);
+  return [...invalid, ...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
 }
 
 function objectLines(check: ObjectCheck): string[] {

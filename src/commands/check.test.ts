@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
+import { descendants, parseXml } from '../check/xml-elements.fixture.ts';
 import { cliInTempDir, runCli } from '../cli-runner.fixture.ts';
 
 // The fixture trees are described in test/fixtures/check/README.md; what each object must get is known from
@@ -39,7 +40,7 @@ function paragraphAbout(report: string, name: string): { header: string; lines: 
   return { header: found[0]![0], lines: found[0]![1] };
 }
 
-const jsonReport = (stdout: string) => JSON.parse(stdout) as { summary: any; objects: any[]; notObjects: any[] };
+const jsonReport = (stdout: string) => JSON.parse(stdout) as { summary: any; objects: any[]; notObjects: any[]; invalid: any[]; empty: any[] };
 const byName = (objects: any[], name: string) => {
   const found = objects.filter((o) => o.name === name);
   expect(found, name).toHaveLength(1);
@@ -85,6 +86,9 @@ describe('crdgate check on a manifest tree', () => {
       skipped: 4,
       skippedKinds: { ConfigMap: 2, 'Deployment.apps': 2 },
       notObjects: 1,
+      invalid: 0,
+      empty: 0,
+      emptyReasons: {},
     });
     expect(report.notObjects).toEqual([{ file: 'tree/platform/values.yaml', document: 1, line: 2 }]);
     const invalid = byName(report.objects, 'v1-invalid');
@@ -271,19 +275,6 @@ export default () => defineContract({
   });
 
   it.each([
-    ['a YAML syntax error', 'broken.yaml', 'apiVersion: v1\nkind: ConfigMap\ndata: [\n  a: b\n', /^crdgate check: broken-tree\/broken\.yaml:\d+:\d+: not valid YAML: /],
-    ['a JSON syntax error', 'broken.json', '{\n  "apiVersion": "v1",\n}\n', /^crdgate check: broken-tree\/broken\.json:3: not valid JSON: /],
-  ])('exits 2 with one line naming the file and line for %s', async (_, file, text, line) => {
-    await mkdir(join(scratch.dir(), 'broken-tree', 'sub'), { recursive: true });
-    await writeFile(join(scratch.dir(), 'broken-tree', 'sub', 'ok.yaml'), stringify(geoDatabase('fine', '1Gi')));
-    await writeFile(join(scratch.dir(), 'broken-tree', file), text);
-    const result = await scratch.run('check', '-f', 'broken-tree');
-    await writeFile(join(scratch.dir(), 'broken-tree', file), '');
-    expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
-  });
-
-  it.each([
     [['check', '-f', 'no/such/folder'], 'no/such/folder: cannot read: ENOENT'],
     [['check', '-f', 'revisions/new', '--old', 'no-such-old'], 'no-such-old: cannot read: ENOENT'],
     [['check', '-f', 'tree/platform/values.yaml'], 'no Kubernetes object'],
@@ -295,5 +286,125 @@ export default () => defineContract({
     const result = await inFixtures(...argv);
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringContaining(named)]);
+  });
+});
+
+// test/fixtures/check/README.md says what invalid-yaml/ holds: which files are not valid YAML or JSON (and where),
+// which are empty and why, and what its two GeoDatabases get.
+describe('crdgate check on a tree with files that are not valid YAML or JSON, or empty', () => {
+  const notValid = [
+    ['invalid-yaml/apps/broken.json', 'MANIFEST_NOT_JSON'],
+    ['invalid-yaml/apps/duplicate-key.yaml', 'MANIFEST_NOT_YAML'],
+    ['invalid-yaml/apps/tab-indent.yaml', 'MANIFEST_NOT_YAML'],
+  ];
+  const empty = [
+    ['invalid-yaml/apps/comments-only.yaml', 'COMMENTS_ONLY'],
+    ['invalid-yaml/apps/empty-list.yaml', 'EMPTY_LIST'],
+    ['invalid-yaml/apps/empty.yaml', 'EMPTY_FILE'],
+    ['invalid-yaml/apps/separator-only.yaml', 'EMPTY_DOCUMENT'],
+  ];
+  const sorted = (pairs: string[][]) => [...pairs].sort(([a], [b]) => (a! < b! ? -1 : 1));
+
+  it('reports each unreadable file as a failure with its code and position, decides the rest, and exits 1 (json)', async () => {
+    const result = await inFixtures('check', '-f', 'invalid-yaml/apps', '-o', 'json');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    const report = jsonReport(result.stdout);
+    expect(report.summary).toMatchObject({
+      checked: 2,
+      allowed: 1,
+      denied: 1,
+      invalid: 3,
+      empty: 4,
+      emptyReasons: { EMPTY_FILE: 1, COMMENTS_ONLY: 1, EMPTY_DOCUMENT: 1, EMPTY_LIST: 1 },
+    });
+    expect(sorted(report.invalid.map((entry) => [entry.location.file, entry.code]))).toEqual(notValid);
+    for (const entry of report.invalid) {
+      expect(entry).toMatchObject({ tree: 'new', message: expect.any(String) });
+      expect(entry.message.length).toBeGreaterThan(0);
+    }
+    expect(report.invalid.find((entry) => entry.location.file.endsWith('duplicate-key.yaml')).location).toEqual({
+      file: 'invalid-yaml/apps/duplicate-key.yaml',
+      document: 1,
+      line: 6,
+      column: 3,
+    });
+    expect(report.invalid.find((entry) => entry.location.file.endsWith('tab-indent.yaml')).location).toMatchObject({ line: 7, column: 1 });
+    expect(sorted(report.empty.map((entry) => [entry.location.file, entry.reason]))).toEqual(empty);
+    expect(byName(report.objects, 'good')).toMatchObject({ allowed: true, code: 'ALLOWED' });
+    expect(byName(report.objects, 'bad')).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
+  });
+
+  it('writes a testcase named by the file with a failure for each, and a skipped testcase per empty one (junit)', async () => {
+    const result = await inFixtures('check', '-f', 'invalid-yaml/apps', '-o', 'junit');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    const root = parseXml(result.stdout);
+    expect(root.name).toBe('testsuites');
+    // 2 decided objects, 3 unreadable files, 4 empty ones; 1 denial and the 3 files fail.
+    expect(root.attributes).toMatchObject({ tests: '9', failures: '4', skipped: '4' });
+    const suites = descendants(root, 'testsuite');
+    const sum = (attribute: string) => suites.reduce((total, suite) => total + Number(suite.attributes[attribute]), 0);
+    expect([sum('tests'), sum('failures'), sum('skipped')]).toEqual([9, 4, 4]);
+    const testcases = descendants(root, 'testcase');
+    expect(testcases).toHaveLength(9);
+    for (const [file, code] of notValid) {
+      const named = testcases.filter((testcase) => testcase.attributes.name === file);
+      expect(named, file).toHaveLength(1);
+      const failures = descendants(named[0]!, 'failure');
+      expect(failures.map((failure) => failure.attributes.type)).toEqual([code]);
+      // The position, as editors and CI logs link it.
+      expect(failures[0]!.attributes.message).toMatch(/:\d+(:\d+)?: /);
+    }
+    const duplicateKey = testcases.find((testcase) => testcase.attributes.name === 'invalid-yaml/apps/duplicate-key.yaml')!;
+    expect(descendants(duplicateKey, 'failure')[0]!.attributes.message).toContain('duplicate-key.yaml:6:3');
+    const skipped = testcases.filter((testcase) => descendants(testcase, 'skipped').length > 0);
+    expect(sorted(skipped.map((testcase) => [testcase.attributes.name!, descendants(testcase, 'skipped')[0]!.attributes.type!]))).toEqual(empty);
+    const denied = testcases.filter((testcase) => descendants(testcase, 'failure').some((failure) => failure.attributes.type === 'OBJECT_INVALID'));
+    expect(denied).toHaveLength(1);
+  });
+
+  it('writes a line per unreadable file with its code and position, and counts them and the empty ones (text)', async () => {
+    const result = await inFixtures('check', '-f', 'invalid-yaml/apps');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    for (const [file, code] of notValid) {
+      expect(lines.filter((line) => line.startsWith(`${file}:`) && line.includes(code!)), file).toHaveLength(1);
+    }
+    expect(lines).toContainEqual(expect.stringMatching(/^invalid-yaml\/apps\/duplicate-key\.yaml:6:3\b.*MANIFEST_NOT_YAML/));
+    expect(paragraphAbout(result.stdout, 'bad').header).toMatch(/denied OBJECT_INVALID$/);
+    const summary = lines.at(-1)!;
+    expect(summary).toMatch(/\b3 documents not valid YAML or JSON\b/);
+    expect(summary).toMatch(/\bskipped 4 empty\b/);
+    for (const [, reason] of empty) expect(summary).toContain(`${reason} 1`);
+  });
+
+  it('reports a previous revision that is not valid YAML as a failure of that file, marked as the old tree', async () => {
+    const result = await inFixtures('check', '-f', 'invalid-yaml/apps/databases.yaml', '--old', 'invalid-yaml/old', '-o', 'json');
+    expect(result.code).toBe(1);
+    const report = jsonReport(result.stdout);
+    expect(report.invalid).toEqual([
+      { location: { file: 'invalid-yaml/old/databases.yaml', document: 1, line: 12, column: 3 }, tree: 'old', code: 'MANIFEST_NOT_YAML', message: expect.any(String) },
+    ]);
+    expect(report.summary).toMatchObject({ invalid: 1 });
+    // What the old file held is unknown, so its objects cannot be paired: the new ones are judged as they stand.
+    expect(byName(report.objects, 'good')).toMatchObject({ operation: 'CREATE', allowed: true });
+
+    const text = await inFixtures('check', '-f', 'invalid-yaml/apps/databases.yaml', '--old', 'invalid-yaml/old');
+    expect(text.code).toBe(1);
+    const line = text.stdout.split('\n').filter((l) => l.includes('invalid-yaml/old/databases.yaml'));
+    expect(line).toEqual([expect.stringMatching(/^invalid-yaml\/old\/databases\.yaml:12:3\b/)]);
+    expect(line[0]).toContain('MANIFEST_NOT_YAML');
+    expect(line[0]).toContain('previous revision');
+  });
+
+  it('exits 1, not 2, for a tree whose only manifest is not valid YAML, and 2 for one with nothing but empty files', async () => {
+    const broken = await inFixtures('check', '-f', 'invalid-yaml/apps/duplicate-key.yaml', '-o', 'junit');
+    expect(broken.code).toBe(1);
+    expect(descendants(parseXml(broken.stdout), 'failure').map((f) => f.attributes.type)).toEqual(['MANIFEST_NOT_YAML']);
+    const nothing = await inFixtures('check', '-f', 'invalid-yaml/apps/empty.yaml', '-f', 'invalid-yaml/apps/comments-only.yaml');
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr.trimEnd().split('\n')).toEqual([expect.stringContaining('no Kubernetes object')]);
   });
 });

@@ -2,9 +2,10 @@ import { stringify } from 'yaml';
 import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
 import { renderJsonReport } from '../check/json-report.ts';
 import { renderJunitReport } from '../check/junit-report.ts';
-import { ManifestSyntaxError, type ManifestContents } from '../check/manifest-documents.ts';
+import type { ManifestContents } from '../check/manifest-documents.ts';
 import { StartStateUnknownError } from '../check/previous-revision.ts';
 import { ManifestReadError, readManifestTree, type TreeSource } from '../check/read-manifest-tree.ts';
+import { summarize, treePassed } from '../check/report-summary.ts';
 import { renderTextReport } from '../check/text-report.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
@@ -34,7 +35,11 @@ export const checkCommand: Command = {
   --defaulted FMT  print the new tree as it would be stored (defaults applied) as yaml or json on standard output
                    when every object is allowed; the report then goes to standard error
   --operation DELETE  decide every object of -f as being deleted (CREATE and UPDATE follow from --old)
-  Exit code 0: every object allowed; 1: any denied; 2: bad usage, an unreadable path or a syntax error.`,
+  A document that is not valid YAML (or a file not valid JSON) fails as MANIFEST_NOT_YAML (MANIFEST_NOT_JSON), in
+  every report format, and the rest is still checked. Empty files, comment-only files and documents, empty
+  documents and empty Lists are skipped and counted in the summary.
+  Exit code 0: every object allowed; 1: any denied or any document not valid YAML or JSON; 2: bad usage, or a
+  path that does not exist or cannot be read.`,
   options: {
     file: { type: 'string', short: 'f', multiple: true },
     old: { type: 'string', multiple: true },
@@ -60,8 +65,10 @@ export const checkCommand: Command = {
     const source: TreeSource = { cwd: io.cwd, readStdin };
     const tree = await readTree(files, source);
     const oldTree = oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
-    // A pipeline pointed at the wrong folder must not pass for want of anything to check.
-    if (tree.objects.length === 0 && (oldTree?.objects.length ?? 0) === 0) {
+    // A pipeline pointed at the wrong folder must not pass for want of anything to check; a tree whose manifests
+    // cannot be parsed has something to check, and fails with a report saying why.
+    const found = (contents: ManifestContents | undefined) => (contents?.objects.length ?? 0) + (contents?.invalid.length ?? 0);
+    if (found(tree) === 0 && found(oldTree) === 0) {
       throw new UsageError(`no Kubernetes object (a document with apiVersion and kind) in ${[...files, ...oldFiles].join(', ')}`);
     }
     let result: TreeCheckReport;
@@ -71,7 +78,7 @@ export const checkCommand: Command = {
       if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
       throw error;
     }
-    const allowed = result.objects.every((check) => check.allowed);
+    const allowed = treePassed(summarize(result));
     // With --defaulted, standard output carries the objects alone, so that they can be piped on.
     (defaulted === undefined ? io.stdout : io.stderr)(reportFormats[report](result));
     if (defaulted !== undefined && allowed) io.stdout(formatStored(result.stored, defaulted));
@@ -83,7 +90,7 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
   try {
     return await readManifestTree(paths, source);
   } catch (error) {
-    if (error instanceof ManifestReadError || error instanceof ManifestSyntaxError) throw new UsageError(error.message);
+    if (error instanceof ManifestReadError) throw new UsageError(error.message);
     throw error;
   }
 }
