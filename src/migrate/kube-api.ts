@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { StopRequested, untilStopped } from './stop.ts';
 
 /**
  * The few calls the migration makes, as raw JSON. client-node's typed APIs serialize through models that drop
@@ -9,8 +10,17 @@ import type { KubeConfig } from '@kubernetes/client-node';
 export interface KubeApi {
   /** The API server's URL, for messages. */
   readonly server: string;
-  /** Resolves with a 2xx answer; rejects with a KubeApiError (any other status) or a KubeTransportError. */
-  request(method: 'GET' | 'PUT', path: string, options?: { query?: Record<string, string>; body?: unknown }): Promise<KubeResponse>;
+  /**
+   * Resolves with a 2xx answer; rejects with a KubeApiError (any other status) or a KubeTransportError, or with
+   * StopRequested as soon as `signal` is aborted (the request is abandoned, not waited for).
+   */
+  request(method: 'GET' | 'PUT', path: string, options?: KubeRequestOptions): Promise<KubeResponse>;
+}
+
+export interface KubeRequestOptions {
+  query?: Record<string, string>;
+  body?: unknown;
+  signal?: AbortSignal;
 }
 
 export interface KubeResponse {
@@ -71,7 +81,10 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
   const server = cluster.server.replace(/\/+$/, '');
   const secure = server.startsWith('https:');
 
-  async function send(method: 'GET' | 'PUT', path: string, options: { query?: Record<string, string>; body?: unknown } = {}): Promise<KubeResponse> {
+  async function send(method: 'GET' | 'PUT', path: string, options: KubeRequestOptions = {}): Promise<KubeResponse> {
+    const { signal } = options;
+    const what = `${method} ${path}`;
+    if (signal?.aborted) throw new StopRequested(what);
     const url = new URL(server + path);
     for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
@@ -80,16 +93,18 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
       headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
     };
     try {
-      await kubeConfig.applyToHTTPSOptions(requestOptions);
+      // An exec credential plugin can take its time: it is a wait like any other.
+      await untilStopped(kubeConfig.applyToHTTPSOptions(requestOptions), signal, what);
     } catch (error) {
+      if (error instanceof StopRequested) throw error;
       throw new KubeConfigurationError(`cannot authenticate to ${server}: ${(error as Error).message}`);
     }
-    const what = `${method} ${path}`;
     return new Promise<KubeResponse>((resolve, reject) => {
+      if (signal?.aborted) return reject(new StopRequested(what));
       const call = (secure ? httpsRequest : httpRequest)(url, requestOptions, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', (error) => reject(new KubeTransportError(`${what}: ${error.message}`)));
+        response.on('error', (error) => reject(signal?.aborted ? new StopRequested(what) : new KubeTransportError(`${what}: ${error.message}`)));
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           const body = parseJson(Buffer.concat(chunks));
@@ -98,7 +113,14 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
         });
       });
       call.setTimeout(timeoutMs, () => call.destroy(new KubeTransportError(`${what}: no answer within ${timeoutMs / 1000} s`)));
-      call.on('error', (error) => reject(error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`)));
+      call.on('error', (error) => {
+        if (signal?.aborted) reject(new StopRequested(what));
+        else reject(error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`));
+      });
+      // Destroying the request ends it at once, however long its timeout: the answer no longer matters.
+      const onAbort = () => call.destroy(new StopRequested(what));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      call.on('close', () => signal?.removeEventListener('abort', onAbort));
       call.end(payload);
     });
   }

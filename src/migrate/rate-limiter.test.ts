@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRateLimiter } from './rate-limiter.ts';
+import { StopRequested } from './stop.ts';
 
 /** A clock that only moves when someone sleeps, so the limiter's schedule can be read off exactly. */
 function fakeClock() {
@@ -45,5 +46,30 @@ describe('createRateLimiter', () => {
   it('refuses a limit that would never let anything through', () => {
     expect(() => createRateLimiter({ qps: 0, burst: 1 })).toThrow(RangeError);
     expect(() => createRateLimiter({ qps: 5, burst: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('createRateLimiter with a stop signal', () => {
+  it('ends the wait for a token, and the wait in the queue, at once when the signal is aborted', async () => {
+    // Real timers: one token, then one every 100 s.
+    const limiter = createRateLimiter({ qps: 0.01, burst: 1 });
+    const stop = new AbortController();
+    await limiter.take(stop.signal);
+    const waiting = limiter.take(stop.signal);
+    const queued = limiter.take(stop.signal);
+    const startedAt = performance.now();
+    setTimeout(() => stop.abort(), 20);
+    await expect(waiting).rejects.toBeInstanceOf(StopRequested);
+    await expect(queued).rejects.toBeInstanceOf(StopRequested);
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+  });
+
+  it('refuses at once once stopped, without taking a token from callers without that signal', async () => {
+    const clock = fakeClock();
+    const limiter = createRateLimiter({ qps: 10, burst: 1, now: clock.now, sleep: clock.sleep });
+    const stopped = AbortSignal.abort();
+    await expect(limiter.take(stopped)).rejects.toBeInstanceOf(StopRequested);
+    await limiter.take();
+    expect(clock.time()).toBe(0);
   });
 });
