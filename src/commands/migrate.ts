@@ -5,7 +5,8 @@ import { exitCodeOf, renderSummary } from '../migrate/migration-report.ts';
 import { createProgressDisplay } from '../migrate/progress-display.ts';
 import { createRateLimiter } from '../migrate/rate-limiter.ts';
 import { defaultRetryPolicy, realSleep } from '../migrate/retry-policy.ts';
-import { MigrationConfigError, runMigration } from '../migrate/run-migration.ts';
+import { MigrationConfigError, MigrationInterruptedError, runMigration } from '../migrate/run-migration.ts';
+import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
 
 /** Defaults for a busy production cluster: a few writers, well under the API server's own fairness limits. */
@@ -32,7 +33,8 @@ export const migrateCommand: Command = {
   --concurrency N   objects written at once          --qps N      client-side request rate limit
   --retries N       retries of a failed request (429, 5xx, resets, timeouts), with backoff and jitter
   Exit code 0: done (or nothing to do); 1: objects refused or the run could not finish (storedVersions untouched);
-  2: bad usage or configuration (no such CRD, API server unreachable, credentials refused); 3: stopped by SIGTERM.`,
+  2: bad usage or configuration (no such CRD, API server unreachable, credentials refused); 3: stopped by SIGTERM
+  (within ${MIGRATE_STOP_BOUND_SECONDS} s: waits end at once, a request in flight gets a few seconds, then the summary).`,
   options: {
     resource: { type: 'string' },
     kubeconfig: { type: 'string' },
@@ -84,6 +86,10 @@ export const migrateCommand: Command = {
       return exitCodeOf(report);
     } catch (error) {
       progress.finish();
+      if (error instanceof MigrationInterruptedError) {
+        io.stderr(`crdgate migrate: ${error.message}\n`);
+        return 3;
+      }
       if (error instanceof MigrationConfigError || error instanceof KubeConfigurationError) throw new UsageError(error.message);
       throw error;
     }

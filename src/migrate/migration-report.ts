@@ -1,3 +1,5 @@
+import type { StopCause } from './retry-policy.ts';
+
 /** What a migration run did, object by object counted, for the summary, the JSON report and the exit code. */
 export interface MigrationReport {
   /** PLURAL.GROUP */
@@ -7,6 +9,8 @@ export interface MigrationReport {
   dryRun: boolean;
   storedVersions: { before: string[]; after: string[] };
   outcome: MigrationOutcome;
+  /** With outcome `aborted`: why the run could not go on (the details, the API server's message among them, in `problem`). */
+  cause?: StopCause;
   objects: ObjectCounts;
   managedFields: { objectsMended: number; entriesDropped: number };
   /** Objects the API server refused to rewrite, with its message. */
@@ -28,7 +32,7 @@ export type MigrationOutcome =
   | 'dry-run'
   /** Some objects were refused (listed in failures); storedVersions left alone. */
   | 'failed'
-  /** The API server kept failing past the retries; storedVersions left alone. */
+  /** The run could not go on (see `cause`: unauthorized, forbidden, the API server kept failing, a refused request); storedVersions left alone. */
   | 'aborted'
   /** The CRD's generation or storage version changed during the run; storedVersions left alone. */
   | 'crd-changed'
@@ -105,11 +109,25 @@ function headline(report: MigrationReport): string {
     case 'failed':
       return `${report.dryRun ? 'dry run: ' : ''}${report.objects.failed} object(s) ${report.dryRun ? 'would be' : 'were'} refused; storedVersions left as it was`;
     case 'aborted':
-      return 'aborted: the API server kept failing; storedVersions left as it was (run again to finish)';
+      return `aborted: ${describeCause(report.cause)}; storedVersions left as it was (see the problem below, then run again to finish)`;
     case 'crd-changed':
       return 'not finished: the CRD changed during the run; storedVersions left as it was (run again)';
     case 'interrupted':
       return 'interrupted: stopped by a signal after the writes in flight; storedVersions left as it was (run again to finish)';
+  }
+}
+
+function describeCause(cause: StopCause | undefined): string {
+  switch (cause) {
+    case 'unauthorized':
+      return 'unauthorized: the API server does not accept the credentials';
+    case 'forbidden':
+      return 'forbidden: the credentials may not do something the run needs';
+    case 'rejected':
+      return 'the API server refused a request the run needs';
+    case 'unavailable':
+    case undefined:
+      return 'the API server kept failing';
   }
 }
 

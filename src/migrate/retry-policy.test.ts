@@ -1,20 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, KubeTransportError } from './kube-api.ts';
-import { isRetryable, retryDelayMs, withRetries, type RetryPolicy } from './retry-policy.ts';
+import { KubeApiError, KubeConfigurationError, KubeTransportError } from './kube-api.ts';
+import { classifyError, realSleep, retryDelayMs, withRetries, type Operation, type RetryPolicy } from './retry-policy.ts';
+import { StopRequested } from './stop.ts';
 
 const apiError = (code: number, headers: Record<string, string> = {}, status?: object) => new KubeApiError(code, status, headers, 'PUT /x');
 const policy = (random: number, retries = 3): RetryPolicy => ({ retries, baseDelayMs: 100, maxDelayMs: 1_000, random: () => random });
+const named = (code: number) => apiError(code, {}, { reason: 'x', details: { name: 'db-1', kind: 'geodatabases' } });
+const operations: Operation[] = ['read-crd', 'list', 'write-object', 'write-status'];
 
-describe('isRetryable', () => {
-  it.each([429, 408, 500, 502, 503, 504])('retries HTTP %i', (code) => expect(isRetryable(apiError(code))).toBe(true));
-  it.each([400, 401, 403, 409, 410, 422])('does not retry HTTP %i: it is an answer', (code) => expect(isRetryable(apiError(code))).toBe(false));
-  it('retries a 404 that names no object (the resource is not served yet), not one about an object', () => {
-    expect(isRetryable(apiError(404, {}, { reason: 'NotFound', details: { name: 'db-1', kind: 'geodatabases' } }))).toBe(false);
-    expect(isRetryable(apiError(404, {}, { reason: 'NotFound', message: 'the server could not find the requested resource' }))).toBe(true);
+describe('classifyError', () => {
+  it.each([429, 408, 500, 502, 503, 504])('retries HTTP %i whatever the request', (code) => {
+    for (const operation of operations) expect(classifyError(apiError(code), operation).class).toBe('retry');
   });
-  it('retries transport failures, not bugs', () => {
-    expect(isRetryable(new KubeTransportError('ECONNRESET'))).toBe(true);
-    expect(isRetryable(new TypeError('x is undefined'))).toBe(false);
+  it('retries a 404 that names no object (the resource is not served yet); one about an object is gone', () => {
+    expect(classifyError(named(404), 'write-object').class).toBe('gone');
+    expect(classifyError(apiError(404, {}, { message: 'the server could not find the requested resource' }), 'write-object').class).toBe('retry');
+  });
+  it('retries transport failures; a bug is a crash, never an API failure', () => {
+    expect(classifyError(new KubeTransportError('ECONNRESET'), 'list').class).toBe('retry');
+    for (const operation of operations) expect(classifyError(new TypeError('x is undefined'), operation).class).toBe('crash');
+  });
+  it('stops the run with the real cause: 401 unauthorized anywhere, 403 forbidden on all but an object write', () => {
+    for (const operation of operations) expect(classifyError(apiError(401), operation)).toMatchObject({ class: 'stop', cause: 'unauthorized' });
+    expect(classifyError(new KubeConfigurationError('exec plugin failed'), 'list')).toMatchObject({ class: 'stop', cause: 'unauthorized' });
+    for (const operation of ['read-crd', 'list', 'write-status'] as const) expect(classifyError(apiError(403), operation)).toMatchObject({ class: 'stop', cause: 'forbidden' });
+    expect(classifyError(apiError(422), 'write-status')).toMatchObject({ class: 'stop', cause: 'rejected' });
+    expect(classifyError(apiError(400), 'list')).toMatchObject({ class: 'stop', cause: 'rejected' });
+  });
+  it.each([400, 403, 422])('takes HTTP %i on an object write as an answer about that object', (code) => {
+    expect(classifyError(apiError(code), 'write-object')).toMatchObject({ class: 'refused', error: { code } });
+  });
+  it('reads 409 as a conflict on writes, 410 as an expired token on lists, and a stop request as interrupted', () => {
+    expect(classifyError(named(409), 'write-object').class).toBe('conflict');
+    expect(classifyError(apiError(409), 'write-status').class).toBe('conflict');
+    expect(classifyError(apiError(410, {}, { metadata: { continue: 'next' } }), 'list')).toMatchObject({ class: 'expired', continueToken: 'next' });
+    expect(classifyError(apiError(410), 'read-crd')).toMatchObject({ class: 'stop', cause: 'rejected' });
+    expect(classifyError(new StopRequested(), 'write-object').class).toBe('interrupted');
   });
 });
 
@@ -34,6 +55,8 @@ describe('retryDelayMs', () => {
 });
 
 describe('withRetries', () => {
+  const context = (retries: number, sleep: (ms: number, signal?: AbortSignal) => Promise<void>, signal?: AbortSignal) => ({ operation: 'write-object' as const, policy: policy(0, retries), sleep, signal });
+
   it('retries until success and reports each wait', async () => {
     const answers: Array<Error | string> = [new KubeTransportError('reset'), apiError(503), 'ok'];
     const waits: number[] = [];
@@ -43,27 +66,39 @@ describe('withRetries', () => {
         if (next instanceof Error) throw next;
         return next;
       },
-      policy(0),
-      async (ms) => void waits.push(ms),
+      { ...context(3, async () => {}), onRetry: (_error, ms) => void waits.push(ms) },
     );
-    expect(result).toBe('ok');
+    expect(result).toEqual({ ok: true, value: 'ok' });
     expect(waits).toEqual([50, 100]);
   });
 
-  it('gives up after the retries with the last error, and never retries an answer', async () => {
+  it('gives up after the retries as "unavailable" with the last error, and never retries an answer', async () => {
     let calls = 0;
     const failing = () => {
       calls++;
       return Promise.reject(apiError(503));
     };
-    await expect(withRetries(failing, policy(0, 2), async () => {})).rejects.toMatchObject({ code: 503 });
+    expect(await withRetries(failing, context(2, async () => {}))).toMatchObject({ ok: false, class: 'stop', cause: 'unavailable', error: { code: 503 } });
     expect(calls).toBe(3);
     calls = 0;
     const refused = () => {
       calls++;
       return Promise.reject(apiError(422));
     };
-    await expect(withRetries(refused, policy(0, 5), async () => {})).rejects.toMatchObject({ code: 422 });
+    expect(await withRetries(refused, context(5, async () => {}))).toMatchObject({ ok: false, class: 'refused', error: { code: 422 } });
     expect(calls).toBe(1);
+  });
+
+  it('throws a bug instead of calling it an API failure', async () => {
+    await expect(withRetries(() => Promise.reject(new TypeError('boom')), context(5, async () => {}))).rejects.toThrow(TypeError);
+  });
+
+  it('ends a backoff at once when the stop signal comes, as interrupted', async () => {
+    const stop = new AbortController();
+    const slow: RetryPolicy = { retries: 6, baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 0 };
+    const startedAt = performance.now();
+    const attempt = withRetries(() => Promise.reject(apiError(503)), { operation: 'list', policy: slow, sleep: realSleep, signal: stop.signal, onRetry: () => setTimeout(() => stop.abort(), 20) });
+    expect(await attempt).toEqual({ ok: false, class: 'interrupted' });
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
   });
 });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { KubeApiError, KubeTransportError, type KubeApi, type KubeResponse } from './kube-api.ts';
 import { exitCodeOf, renderSummary } from './migration-report.ts';
 import { createRateLimiter } from './rate-limiter.ts';
-import { runMigration, MigrationConfigError, type MigrationOptions } from './run-migration.ts';
+import { realSleep } from './retry-policy.ts';
+import { runMigration, MigrationConfigError, MigrationInterruptedError, type MigrationOptions } from './run-migration.ts';
+import type { ProgressSnapshot } from './progress-display.ts';
+import { StopRequested } from './stop.ts';
 
 /**
  * A fake API server for the run's error and retry policy only (the real one is in the e2e suite): objects with
@@ -23,6 +26,8 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
   /** Per request line (e.g. "PUT db-001"): errors to throw, in order, before answering normally. */
   const failures = new Map<string, Error[]>();
   const onRequest: Array<(line: string) => void> = [];
+  /** Request lines that never get an answer (an API server that froze), until the request's signal is aborted. */
+  const hang = new Set<string>();
   const error = (code: number, message = `HTTP ${code}`, extra: object = {}) => new KubeApiError(code, { message, ...extra }, {}, 'fake');
   /** A 404 or 409 about one object, named in the Status's details as the API server does. */
   const about = (code: number, name: string) => error(code, `geodatabases "${name}" not found`, { details: { name, kind: 'geodatabases' } });
@@ -36,6 +41,12 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
       for (const hook of onRequest) hook(line);
       const injected = failures.get(line)?.shift();
       if (injected) throw injected;
+      if (hang.has(line)) {
+        return new Promise((_resolve, reject) => {
+          if (options.signal?.aborted) reject(new StopRequested(line));
+          options.signal?.addEventListener('abort', () => reject(new StopRequested(line)));
+        });
+      }
       if (line === 'GET crd') return { status: 200, body: structuredClone(crd) };
       if (line === 'PUT crd/status') {
         const body = options.body as typeof crd;
@@ -65,7 +76,7 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
       return { status: 200, body: structuredClone(stored) };
     },
   };
-  return { api, objects, crd, requests, failures, onRequest, error, about };
+  return { api, objects, crd, requests, failures, onRequest, hang, error, about };
 }
 
 function options(overrides: Partial<MigrationOptions> = {}): MigrationOptions {
@@ -137,7 +148,7 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     const retried: string[] = [];
     const report = await runMigration(fake.api, options({ onRetry: (what) => retried.push(what) }));
     expect(report).toMatchObject({ outcome: 'migrated', objects: { rewritten: 3 } });
-    expect(retried).toEqual(['list objects', 'rewrite maps/db-000', 'rewrite maps/db-000', 'update the CRD status']);
+    expect(retried).toEqual(['list geodatabases.geo.example.com', 'rewrite maps/db-000', 'rewrite maps/db-000', 'update the CRD status']);
   });
 
   it('stops taking objects once retries run out, and says so (no object counted as failed)', async () => {
@@ -162,9 +173,17 @@ describe('runMigration against a fake API server (error and retry policy)', () =
   it('lists again from the start after a 410 without a token, without counting objects twice', async () => {
     const fake = fakeApi(8);
     fake.failures.set('LIST 4', [fake.error(410, 'expired')]);
-    const report = await runMigration(fake.api, options());
-    expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 8, rewritten: 8 } });
-    expect(fake.requests.filter((r) => r.startsWith('LIST'))).toEqual(['LIST ', 'LIST 4', 'LIST ', 'LIST 4']);
+    // Meanwhile someone creates an object that sorts into the first page: the relist's first page has work again.
+    fake.onRequest.push((line) => {
+      if (line === 'LIST 4' && !fake.objects.has('db-000a')) fake.objects.set('db-000a', { metadata: { name: 'db-000a', namespace: 'maps', uid: 'uid-new', resourceVersion: '1' }, spec: {} });
+    });
+    const snapshots: ProgressSnapshot[] = [];
+    const report = await runMigration(fake.api, options({ onProgress: (snapshot) => snapshots.push(snapshot) }));
+    expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 9, rewritten: 9 } });
+    expect(fake.requests.filter((r) => r.startsWith('LIST'))).toEqual(['LIST ', 'LIST 4', 'LIST ', 'LIST 4', 'LIST 8']);
+    // The progress total is the collection's size, never the first pass and the relist added up.
+    expect(Math.max(...snapshots.map((snapshot) => snapshot.total ?? 0))).toBe(9);
+    expect(snapshots.at(-1)).toMatchObject({ done: 9, total: 9 });
   });
 
   it('re-reads the CRD on a status conflict, and never trims when the CRD changed during the run', async () => {
@@ -251,5 +270,92 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     const unreachable = fakeApi(0);
     unreachable.failures.set('GET crd', [1, 2, 3].map(() => new KubeTransportError('connect ECONNREFUSED 127.0.0.1:6443')));
     await expect(runMigration(unreachable.api, options())).rejects.toThrow(/cannot reach the API server at https:\/\/fake: connect ECONNREFUSED/);
+  });
+});
+
+describe('runMigration: every error classified once, the report naming the real cause', () => {
+  it.each([
+    ['401 on the list', 'LIST ', 401, 'unauthorized'],
+    ['403 on the list', 'LIST ', 403, 'forbidden'],
+    ['401 on an object write', 'PUT db-001', 401, 'unauthorized'],
+    ['403 on the status write', 'PUT crd/status', 403, 'forbidden'],
+    ['422 on the status write', 'PUT crd/status', 422, 'rejected'],
+  ])('%s stops the run as %s, storedVersions untouched', async (_case, line, code, cause) => {
+    const fake = fakeApi(3);
+    fake.failures.set(line, [fake.error(code, 'not for you')]);
+    const report = await runMigration(fake.api, options());
+    expect(report).toMatchObject({ outcome: 'aborted', cause, objects: { failed: 0 } });
+    expect(report.problem).toContain('not for you');
+    expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
+    expect(exitCodeOf(report)).toBe(1);
+  });
+
+  it('calls retries that ran out "unavailable", with the last error', async () => {
+    const fake = fakeApi(3);
+    fake.failures.set('LIST ', [fake.error(503), fake.error(503), fake.error(503, 'etcd is down')]);
+    const report = await runMigration(fake.api, options());
+    expect(report).toMatchObject({ outcome: 'aborted', cause: 'unavailable' });
+    expect(report.problem).toContain('etcd is down');
+  });
+
+  it('lets a bug crash the run instead of reporting it as an API failure, on a list as on a write', async () => {
+    const onList = fakeApi(3);
+    onList.failures.set('LIST ', [new TypeError('items is not iterable')]);
+    await expect(runMigration(onList.api, options())).rejects.toThrow(TypeError);
+    const onWrite = fakeApi(8);
+    onWrite.failures.set('PUT db-001', [new TypeError('boom')]);
+    await expect(runMigration(onWrite.api, options({ concurrency: 2 }))).rejects.toThrow(TypeError);
+    // The other workers stopped taking objects: nothing past the chunk the crash was in was written.
+    expect(onWrite.requests.filter((line) => line.startsWith('PUT db-00') && Number(line.slice(-1)) >= 4)).toEqual([]);
+    expect(onWrite.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
+  });
+});
+
+describe('runMigration: a stop request ends every wait at once', () => {
+  const slowRetries = { retries: 6, baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 0 };
+
+  it('during a backoff: interrupted, not aborted, within a second', async () => {
+    const fake = fakeApi(10);
+    fake.failures.set('PUT db-005', Array.from({ length: 7 }, () => new KubeTransportError('connect ECONNREFUSED')));
+    const stop = new AbortController();
+    const startedAt = performance.now();
+    const report = await runMigration(fake.api, options({ concurrency: 1, retry: slowRetries, sleep: realSleep, stop: stop.signal, onRetry: () => setTimeout(() => stop.abort(), 20) }));
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect(report).toMatchObject({ outcome: 'interrupted', objects: { seen: 5 } });
+    expect(fake.requests).not.toContain('PUT crd/status');
+    expect(exitCodeOf(report)).toBe(3);
+  });
+
+  it("in the rate limiter's wait", async () => {
+    const fake = fakeApi(10);
+    const stop = new AbortController();
+    const startedAt = performance.now();
+    setTimeout(() => stop.abort(), 50);
+    // Three requests at once (the CRD, a list, a write), then one every 100 s: the run is waiting for a token when the signal comes.
+    const report = await runMigration(fake.api, options({ concurrency: 1, limiter: createRateLimiter({ qps: 0.01, burst: 3 }), stop: stop.signal }));
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect(report).toMatchObject({ outcome: 'interrupted', objects: { seen: 1 } });
+  });
+
+  it('a request in flight gets the grace, then is abandoned', async () => {
+    const fake = fakeApi(10);
+    fake.hang.add('PUT db-002');
+    const stop = new AbortController();
+    fake.onRequest.push((line) => {
+      if (line === 'PUT db-002') setTimeout(() => stop.abort(), 10);
+    });
+    const startedAt = performance.now();
+    const report = await runMigration(fake.api, options({ concurrency: 1, stop: stop.signal, inFlightGraceMs: 100 }));
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(100);
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect(report).toMatchObject({ outcome: 'interrupted', objects: { seen: 2 } });
+  });
+
+  it('before the CRD is read: an interruption, not a configuration error', async () => {
+    const fake = fakeApi(1);
+    fake.failures.set('GET crd', [new KubeTransportError('connect ECONNREFUSED')]);
+    const stop = new AbortController();
+    const run = runMigration(fake.api, options({ retry: slowRetries, sleep: realSleep, stop: stop.signal, onRetry: () => stop.abort() }));
+    await expect(run).rejects.toBeInstanceOf(MigrationInterruptedError);
   });
 });
