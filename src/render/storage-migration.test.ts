@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
 import type { Manifest } from './manifest.ts';
+import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { renderStorageMigration } from './storage-migration.ts';
 
 const find = (manifests: Manifest[], kind: string): any[] => manifests.filter((m) => m.kind === kind);
@@ -49,6 +50,13 @@ describe('renderStorageMigration', () => {
       expect(job.spec.template.spec.containers[0].image).toBe('crdgate:9.9.9');
       // The container the failure policy names must be the one that runs.
       expect(job.spec.podFailurePolicy.rules[0].onExitCodes.containerName).toBe(job.spec.template.spec.containers[0].name);
+    }
+  });
+
+  it('gives the pod more time after SIGTERM than `crdgate migrate` takes to stop, so a stopped Job reports instead of dying with 137', () => {
+    for (const job of find(manifests, 'Job')) {
+      // Kubernetes' default is 30 s; an explicit value keeps the margin when the bound changes.
+      expect(job.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(MIGRATE_STOP_BOUND_SECONDS + 10);
     }
   });
 });

@@ -1,4 +1,5 @@
 import type { Contract } from '../contract/define-contract.ts';
+import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { resourceName } from './custom-resource-definition.ts';
 import { componentLabels, installNames, migrationJobName, type Install } from './in-cluster-names.ts';
 import type { Manifest } from './manifest.ts';
@@ -74,6 +75,9 @@ function job(contract: Contract, install: Install, image: string): Manifest {
         spec: {
           serviceAccountName: installNames(install.name).migration,
           restartPolicy: 'Never',
+          // `crdgate migrate` exits within MIGRATE_STOP_BOUND_SECONDS of SIGTERM with its summary and exit 3; the
+          // margin above it is for a loaded node, so that a stopped Job never ends in SIGKILL (137) and no report.
+          terminationGracePeriodSeconds: MIGRATE_STOP_BOUND_SECONDS + 20,
           securityContext: restrictedPodSecurityContext(),
           containers: [
             {

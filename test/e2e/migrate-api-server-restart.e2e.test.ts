@@ -1,12 +1,16 @@
+import { spawn } from 'node:child_process';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../src/control-plane/control-plane.ts';
+import type { MigrationReport } from '../../src/migrate/migration-report.ts';
+import { MIGRATE_STOP_BOUND_SECONDS } from '../../src/migrate/stop.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
 import {
   applyCrdVersions,
   createGeoDatabases,
   readContents,
+  resource,
   runMigrate,
   storedApiVersion,
   storedGeoDatabases,
@@ -15,6 +19,7 @@ import {
 
 const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
+const cliPath = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 // A control plane of its own: stopping the shared kube-apiserver would break every other e2e file.
 describe.skipIf(!controlPlane)('crdgate migrate while kube-apiserver restarts', () => {
@@ -66,5 +71,61 @@ describe.skipIf(!controlPlane)('crdgate migrate while kube-apiserver restarts', 
     expect(stored).toHaveLength(120);
     expect(new Set(stored.map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1']));
     expect(await readContents(kubeConfig, [namespace])).toEqual(before);
+  }, 300_000);
+
+  it('stops on SIGTERM while retrying against a stopped API server: exit 3 within the bound, a report, storedVersions untouched', async () => {
+    const sigtermNamespace = 'restart-sigterm';
+    await kubeConfig.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: sigtermNamespace } } });
+    await applyCrdVersions(kubeConfig, plane.etcdUrl, gate.crd, { storage: 'v1beta1' }, namespace);
+    await createGeoDatabases(kubeConfig, [sigtermNamespace], 40);
+    await applyCrdVersions(kubeConfig, plane.etcdUrl, gate.crd, { storage: 'v1' }, namespace);
+    expect(await storedVersions(kubeConfig)).toEqual(expect.arrayContaining(['v1', 'v1beta1']));
+
+    // A process of its own, as a Job runs it: the exit code and the signal are the real ones. Many retries, so that
+    // without a stop signal reaching the backoff it would go on waiting for minutes.
+    const args = ['migrate', '--resource', resource, '--kubeconfig', plane.kubeconfigPath, '--qps', '5', '--concurrency', '1', '--retries', '12', '--output', 'json'];
+    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const seen = (pattern: RegExp) =>
+      new Promise<void>((resolve) => {
+        const check = () => pattern.test(stderr) && resolve();
+        child.stderr.on('data', check);
+        void exited.then(() => resolve());
+        check();
+      });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    try {
+      await seen(/^progress: [1-9]/m);
+      await plane.stopApiServer();
+      // A backoff of a few seconds: the run is waiting, not sending, when the signal comes.
+      await seen(/^retrying .* in ([2-9]|\d{2,})\.\d s: /m);
+      const signalledAt = performance.now();
+      child.kill('SIGTERM');
+      const limit = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), (MIGRATE_STOP_BOUND_SECONDS + 5) * 1000));
+      const code = await Promise.race([exited, limit]);
+      const seconds = (performance.now() - signalledAt) / 1000;
+
+      expect(code, stdout + stderr).toBe(3);
+      expect(seconds).toBeLessThanOrEqual(MIGRATE_STOP_BOUND_SECONDS);
+      const report = JSON.parse(stdout) as MigrationReport;
+      expect(report.outcome).toBe('interrupted');
+      expect(report.objects.seen).toBeGreaterThan(0);
+      expect(report.objects.seen).toBeLessThan(40);
+      expect(report.storedVersions.after).toEqual(report.storedVersions.before);
+    } finally {
+      child.kill('SIGKILL');
+      await plane.startApiServer();
+    }
+    expect(await storedVersions(kubeConfig)).toEqual(expect.arrayContaining(['v1', 'v1beta1']));
+
+    const rerun = await runMigrate(['--kubeconfig', plane.kubeconfigPath, '--output', 'json']);
+    expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
+    expect(rerun.report().outcome).toBe('migrated');
+    expect(await storedVersions(kubeConfig)).toEqual(['v1']);
+    const stored = await storedGeoDatabases(plane.etcdUrl, [sigtermNamespace]);
+    expect(new Set(stored.map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1']));
   }, 300_000);
 });
