@@ -39,6 +39,14 @@ describe('parseAdmissionReview', () => {
     ['an object that is a list', review({ ...base, object: [] }), 'request.object'],
     ['metadata that is a string', review({ ...base, object: { metadata: 'x' } }), 'request.object'],
     ['a name that is a number', review({ ...base, name: 7 }), 'request.name'],
+    ["an object's name that is a number", review({ ...base, object: { ...base.object, metadata: { name: 7 } } }), 'request.object.metadata.name'],
+    ["an old object's namespace that is a list", review({ ...base, operation: 'DELETE', object: null, oldObject: { metadata: { namespace: [] } } }), 'request.oldObject.metadata.namespace'],
+    ["an object's annotation value that is null", review({ ...base, object: { ...base.object, metadata: { annotations: { a: null } } } }), 'request.object.metadata.annotations'],
+    ["an object's kind that is a number", review({ ...base, object: { ...base.object, kind: 1 } }), 'request.object.kind'],
+    ['a userInfo that is a string', review({ ...base, userInfo: 'admin' }), 'request.userInfo'],
+    ['a username that is a number', review({ ...base, userInfo: { username: 1 } }), 'request.userInfo.username'],
+    ['groups that are not strings', review({ ...base, userInfo: { groups: [1] } }), 'request.userInfo.groups'],
+    ['a dryRun that is a string', review({ ...base, dryRun: 'true' }), 'request.dryRun'],
   ])('refuses %s, naming what is wrong', (_label, body, named) => {
     expect(malformed(body)).toContain(named);
   });

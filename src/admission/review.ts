@@ -1,6 +1,7 @@
 import { ProtocolError } from '../errors.ts';
 import { describeEnvelopeValue } from '../protocol/describe-envelope-value.ts';
-import { isKubeObject, isPlainObject, type KubeObject } from '../contract/kube-object.ts';
+import { objectShapeProblem } from '../protocol/object-shape-problem.ts';
+import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
 
 export interface GroupVersionKind {
   group: string;
@@ -70,6 +71,11 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
       throw malformed(`request.${field} must be a string, got ${describeEnvelopeValue(value)}`);
     }
   }
+  if (request.dryRun !== undefined && request.dryRun !== null && typeof request.dryRun !== 'boolean') {
+    throw malformed(`request.dryRun must be a boolean, got ${describeEnvelopeValue(request.dryRun)}`);
+  }
+  const userProblem = userInfoProblem(request.userInfo);
+  if (userProblem !== undefined) throw malformed(userProblem);
   return {
     uid: request.uid,
     kind: { group: kind.group, version: kind.version, kind: kind.kind },
@@ -93,6 +99,23 @@ function isGroupVersionKind(value: unknown): value is GroupVersionKind {
 
 function optionalObject(value: unknown, field: string): KubeObject | null {
   if (value === undefined || value === null) return null;
-  if (!isKubeObject(value)) throw new ProtocolError('REVIEW_MALFORMED', `${field} must be an object with object metadata`);
-  return value;
+  if (!isPlainObject(value)) throw new ProtocolError('REVIEW_MALFORMED', `${field} must be an object, got ${describeEnvelopeValue(value)}`);
+  const problem = objectShapeProblem(value, field);
+  if (problem !== undefined) throw new ProtocolError('REVIEW_MALFORMED', problem);
+  return value as KubeObject;
+}
+
+/** authentication.k8s.io/v1 UserInfo as the API server writes it: strings, and a list of group names. */
+function userInfoProblem(userInfo: unknown): string | undefined {
+  if (userInfo === undefined || userInfo === null) return undefined;
+  if (!isPlainObject(userInfo)) return `request.userInfo must be an object, got ${describeEnvelopeValue(userInfo)}`;
+  for (const field of ['username', 'uid'] as const) {
+    const value = userInfo[field];
+    if (value !== undefined && typeof value !== 'string') return `request.userInfo.${field} must be a string, got ${describeEnvelopeValue(value)}`;
+  }
+  const { groups } = userInfo;
+  if (groups !== undefined && !(Array.isArray(groups) && groups.every((group) => typeof group === 'string'))) {
+    return `request.userInfo.groups must be a list of strings, got ${describeEnvelopeValue(groups)}`;
+  }
+  return undefined;
 }

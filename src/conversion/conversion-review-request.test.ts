@@ -40,7 +40,17 @@ describe('parseConversionReviewRequest', () => {
     [
       'an object with odd metadata',
       review({ ...request, objects: [{ ...object, metadata: [] }] }),
-      'request.objects[0] has a metadata that is not an object',
+      'request.objects[0].metadata must be an object, got an array',
+    ],
+    [
+      'an object whose name is a number',
+      review({ ...request, objects: [object, { ...object, metadata: { name: 7 } }] }),
+      'request.objects[1].metadata.name must be a string, got a number',
+    ],
+    [
+      'an object whose label value is not a string',
+      review({ ...request, objects: [{ ...object, metadata: { labels: { team: false } } }] }),
+      'request.objects[0].metadata.labels["team"] must be a string, got a boolean',
     ],
   ])('refuses %s with REVIEW_MALFORMED, naming what is wrong', (_case, body, detail) => {
     const refusal = malformed(body);

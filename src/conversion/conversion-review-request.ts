@@ -1,6 +1,7 @@
 import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
 import { ProtocolError } from '../errors.ts';
 import { describeEnvelopeValue } from '../protocol/describe-envelope-value.ts';
+import { objectShapeProblem } from '../protocol/object-shape-problem.ts';
 
 export const conversionReviewApiVersion = 'apiextensions.k8s.io/v1';
 
@@ -38,8 +39,8 @@ export function parseConversionReviewRequest(body: unknown): ConversionReviewReq
   }
   if (!Array.isArray(objects)) malformed(`request.objects must be an array, got ${describeEnvelopeValue(objects)}`);
   for (const [index, object] of objects.entries()) {
-    const problem = objectProblem(object);
-    if (problem !== undefined) malformed(`request.objects[${index}] ${problem}`);
+    const problem = objectProblem(object, `request.objects[${index}]`);
+    if (problem !== undefined) malformed(problem);
   }
   return { uid, desiredAPIVersion, objects: objects as ReviewedObject[] };
 }
@@ -48,11 +49,10 @@ function malformed(message: string): never {
   throw new ProtocolError('REVIEW_MALFORMED', message);
 }
 
-function objectProblem(object: unknown): string | undefined {
-  if (!isPlainObject(object)) return 'is not an object';
-  if (typeof object.apiVersion !== 'string') return 'has no apiVersion';
-  if (typeof object.kind !== 'string') return 'has no kind';
-  if (object.metadata !== undefined && !isPlainObject(object.metadata)) return 'has a metadata that is not an object';
-  return undefined;
+function objectProblem(object: unknown, where: string): string | undefined {
+  if (!isPlainObject(object)) return `${where} is not an object`;
+  if (object.apiVersion === undefined) return `${where} has no apiVersion`;
+  if (object.kind === undefined) return `${where} has no kind`;
+  return objectShapeProblem(object, where);
 }
 

@@ -149,7 +149,8 @@ describe('reviewConversion', () => {
   it('fails an object nested deeper than any real one with a message, instead of overflowing the stack', () => {
     let labels: unknown = 'x';
     for (let level = 0; level < 6000; level++) labels = { a: labels };
-    const deep = { ...geoDatabase('v1', 'deep', hubSpec), metadata: { name: 'deep', labels } };
+    // In the status: deep metadata is no object the API server could send (a label is a string), refused earlier.
+    const deep = { ...geoDatabase('v1', 'deep', hubSpec), status: labels };
     const { response } = answered(review('geo.example.com/v1alpha1', [deep]));
     expect(response.result).toMatchObject({ status: 'Failed', message: expect.stringContaining('nested more than') });
     expect(response.convertedObjects).toEqual([]);

@@ -6,7 +6,7 @@ import { startTestServer, type HttpAnswer, type TestServer } from './support/tes
 
 // Property-based hostile input against the running server over TLS: both review kinds, every endpoint, envelopes
 // with wrong types, rule-breaking objects of every served version, UPDATE pairs, DELETE, status, huge and deep
-// values, __proto__ keys, truncated and invalid UTF-8 bodies, chunked bodies, bodies at and over the limit.
+// values, metadata of every JSON type, __proto__ keys, truncated and invalid UTF-8 bodies, chunked bodies, bodies at and over the limit.
 // CRDGATE_FUZZ_RUNS=100000 runs longer; the default keeps CI fast.
 const runs = Number(process.env['CRDGATE_FUZZ_RUNS'] ?? 10_000);
 // Small limits, so that bodies at and over them are cheap to send thousands of times; the 7 MiB defaults are
@@ -119,6 +119,81 @@ const malformedConversion: fc.Arbitrary<Case> = fc
     return { label: `conversion with ${field} = ${text(wrong)}`, path: '/convert', body: text(review), expect: { kind: 'refused', statuses: [400] } };
   });
 
+/** Any JSON value: every type the body can hold where metadata or one of its fields belongs. */
+const anyJson = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ maxLength: 20 }),
+  fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+);
+
+/** ObjectMeta's fields and the JSON type the API server always writes them in (it decodes every object first). */
+const metadataTypes = {
+  name: 'string', generateName: 'string', namespace: 'string', selfLink: 'string', uid: 'string', resourceVersion: 'string',
+  creationTimestamp: 'time', deletionTimestamp: 'string', generation: 'integer', deletionGracePeriodSeconds: 'integer',
+  labels: 'string map', annotations: 'string map', finalizers: 'string list', ownerReferences: 'object list', managedFields: 'object list',
+} as const;
+
+function fits(value: unknown, type: (typeof metadataTypes)[keyof typeof metadataTypes]): boolean {
+  const object = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (type === 'string') return typeof value === 'string';
+  // Go writes a zero time as null.
+  if (type === 'time') return typeof value === 'string' || value === null;
+  if (type === 'integer') return Number.isSafeInteger(value);
+  if (type === 'string map') return object(value) && Object.values(value).every((v) => typeof v === 'string');
+  return Array.isArray(value) && value.every((item) => (type === 'string list' ? typeof item === 'string' : object(item)));
+}
+
+/**
+ * An object's metadata, or one of its fields (a label's or annotation's value too), replaced by a value of any JSON
+ * type, in every place a review carries an object. Of the wrong type, it is a malformed review (400), however bad
+ * the rest of the object is; of the right type, it is answered. A denial once threw on a name that was a number.
+ */
+const metadataOfEveryType: fc.Arbitrary<Case> = fc
+  .tuple(
+    fc.constantFrom('validate', 'mutate', 'convert'),
+    uid,
+    version,
+    fc.constantFrom('CREATE' as const, 'UPDATE' as const, 'DELETE' as const),
+    fc.boolean(),
+    fc.constantFrom('metadata', 'labels value', 'annotations value', ...(Object.keys(metadataTypes) as Array<keyof typeof metadataTypes>)),
+    anyJson,
+  )
+  .map(([path, id, v, operation, invalidSpec, field, value]): Case => {
+    // An invalid spec makes /validate deny: the denial names the object, where the bad name once broke it.
+    const object = geoDatabase(v, invalidSpec ? { ...validSpecs[v], junk: 1 } : validSpecs[v]) as Record<string, any>;
+    let wrong: boolean;
+    if (field === 'metadata') {
+      object['metadata'] = value;
+      wrong =
+        value === null ||
+        typeof value !== 'object' ||
+        Array.isArray(value) ||
+        Object.entries(metadataTypes).some(([key, type]) => Object.hasOwn(value, key) && !fits((value as Record<string, unknown>)[key], type));
+    } else if (field === 'labels value' || field === 'annotations value') {
+      object['metadata'][field.split(' ')[0]!] = { 'example.com/key': value };
+      wrong = typeof value !== 'string';
+    } else {
+      object['metadata'][field] = value;
+      wrong = !fits(value, metadataTypes[field]);
+    }
+    const label = `${path} ${operation} ${v} with metadata ${field} = ${text(value)}`;
+    if (path === 'convert') {
+      const body = text(conversionReview('geo.example.com/v1', [geoDatabase('v1'), object], id));
+      return { label, path: '/convert', body, expect: wrong ? { kind: 'refused', statuses: [400] } : { kind: 'conversion', uid: id, objects: 2, desired: 'geo.example.com/v1' } };
+    }
+    const review =
+      operation === 'CREATE'
+        ? admissionReview('CREATE', object, null, { uid: id })
+        : operation === 'UPDATE'
+          ? admissionReview('UPDATE', geoDatabase(v), object, { uid: id })
+          : admissionReview('DELETE', null, object, { uid: id });
+    return { label, path: `/${path}`, body: text(review), expect: wrong ? { kind: 'refused', statuses: [400] } : { kind: 'admission', uid: id, webhook: path as 'validate' | 'mutate' } };
+  });
+
 const conversion: fc.Arbitrary<Case> = fc
   .tuple(uid, version, fc.array(fc.tuple(version, fc.boolean()), { maxLength: 20 }))
   .map(([id, desired, objects]) => {
@@ -192,6 +267,7 @@ const hostileCase: fc.Arbitrary<Case & { chunked: boolean }> = fc
       { weight: 2, arbitrary: deletion },
       { weight: 4, arbitrary: malformedAdmission },
       { weight: 2, arbitrary: malformedConversion },
+      { weight: 3, arbitrary: metadataOfEveryType },
       { weight: 3, arbitrary: conversion },
       { weight: 1, arbitrary: prototypeKeys },
       { weight: 1, arbitrary: deepValue },

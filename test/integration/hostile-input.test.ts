@@ -86,13 +86,13 @@ describe('4. ratcheting finds fields whose names need escaping', () => {
 });
 
 describe('5. protocol corners', () => {
-  it('answers /convert of labels nested 6,000 levels deep with 200 and Failed', async () => {
+  it('refuses /convert of labels nested 6,000 levels deep as malformed (a label is a string), without walking them', async () => {
     // Written as text: JSON.stringify itself overflows the stack on such a value.
     const labels = `${'{"a":'.repeat(6000)}"x"${'}'.repeat(6000)}`;
     const review = conversionReview('geo.example.com/v1', [geoDatabase('v1alpha1', validSpecs.v1alpha1, { metadata: { name: 'db', labels: {} } })]);
     const answer = await server.post('/convert', undefined, { raw: JSON.stringify(review).replace('"labels":{}', `"labels":${labels}`) });
-    expect(answer.status).toBe(200);
-    expect(answer.json().response).toMatchObject({ uid: review.request.uid, result: { status: 'Failed' } });
+    expect(answer.status).toBe(400);
+    expect(answer.json().error.code).toBe('REVIEW_MALFORMED');
   });
 
   it('lets a v1alpha1 object that cannot be converted be deleted, unless it is deletion-protected', async () => {
@@ -105,5 +105,24 @@ describe('5. protocol corners', () => {
   it.each([['name'], ['namespace'], ['subResource']])('reads null in request.%s as not set', async (field) => {
     const { response } = await validate(admissionReview('CREATE', geoDatabase('v1'), null, { extra: { [field]: null } }));
     expect(response.allowed).toBe(true);
+  });
+});
+
+describe('6. metadata of the wrong type is a malformed review, not a decision that throws', () => {
+  it.each([
+    ['name', 7],
+    ['namespace', ['maps']],
+    ['labels', { team: 1 }],
+    ['annotations', { 'geo.example.com/deletion-protection': true }],
+  ])('answers 400 REVIEW_MALFORMED to a denied object whose metadata.%s is %j', async (field, value) => {
+    const broken = geoDatabase('v1', { ...validSpecs.v1, readReplicas: 99 }, { metadata: { name: 'db', [field]: value } });
+    for (const review of [admissionReview('CREATE', broken), admissionReview('DELETE', null, broken)]) {
+      const answer = await server.post('/validate', review);
+      expect(answer.status).toBe(400);
+      expect(answer.json().error.code).toBe('REVIEW_MALFORMED');
+    }
+    const converted = await server.post('/convert', conversionReview('geo.example.com/v1alpha1', [broken]));
+    expect(converted.status).toBe(400);
+    expect(converted.json().error.code).toBe('REVIEW_MALFORMED');
   });
 });
