@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
+import { dns1123SubdomainMaxLength, isDns1123Label } from '../contract/dns-names.ts';
 import { ipAddressBytes } from './ip-address-bytes.ts';
 
 export interface PemPair {
@@ -172,12 +173,11 @@ function checkCommonName(commonName: string): void {
   }
 }
 
-const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
-
-// RFC 1123 host names, plus a leading "*." wildcard label (a wildcard anywhere else is not honoured by TLS clients).
+// RFC 1123 host names in any case, plus a leading "*." wildcard label (a wildcard anywhere else is not honoured by
+// TLS clients).
 function checkDnsName(name: string): void {
   const labels = name.startsWith('*.') ? name.slice(2).split('.') : name.split('.');
-  if (name.length > 253 || !labels.every((label) => DNS_LABEL.test(label))) {
+  if (name.length > dns1123SubdomainMaxLength || !labels.every((label) => isDns1123Label(label.toLowerCase()))) {
     throw new CertificateInputError(`DNS name "${name}" is not a valid host name`);
   }
 }

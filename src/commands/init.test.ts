@@ -69,7 +69,8 @@ describe('crdgate init', () => {
   it.each([
     [['init', '--group', 'a.example.com', '--kind', 'A'], 'DIR is required'],
     [['init', 'x', '--kind', 'A'], '--group is required'],
-    [['init', 'x', '--group', 'nodots', '--kind', 'A'], '--group "nodots" must be a DNS subdomain'],
+    [['init', 'x', '--group', 'nodots', '--kind', 'A'], '--group "nodots" must be a DNS-1123 subdomain'],
+    [['init', 'x', '--group', 'a.example.com', '--kind', `A${'a'.repeat(60)}`], 'the list kind'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'lower'], '--kind "lower" must be UpperCamelCase'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--plural', 'Bad_Plural'], '--plural "Bad_Plural"'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1,V2'], '"V2" is not a version name'],

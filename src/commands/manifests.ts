@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { isDns1123Label } from '../contract/schema/dns1123.ts';
+import { dnsNameRules, isDns1123Label } from '../contract/dns-names.ts';
 import { installNameProblem } from '../render/in-cluster-names.ts';
 import { writeManifestDirectory } from '../render/manifest-directory.ts';
 import { renderManifestFiles, renderManifestTree } from '../render/manifest-files.ts';
@@ -75,7 +75,7 @@ export const manifestsCommand: Command = {
 async function manifestOptions(values: ParsedValues, cwd: string): Promise<ManifestOptions> {
   const name = stringOption(values, 'name') ?? manifestDefaults.name;
   const namespace = stringOption(values, 'namespace') ?? manifestDefaults.namespace;
-  if (!isDns1123Label(namespace)) throw new UsageError(`--namespace "${namespace}" must be a DNS-1123 label (lowercase letters, digits and '-')`);
+  if (!isDns1123Label(namespace)) throw new UsageError(`--namespace "${namespace}" must be ${dnsNameRules.dns1123Label}`);
   const modules = stringList(values, 'contract');
   const givenImage = stringOption(values, 'image');
   const url = stringOption(values, 'url');

@@ -1,5 +1,6 @@
 import { brandError, isBrandedError } from '../errors.ts';
 import { declaredPathProblem } from './client-field-paths.ts';
+import { crdNameProblems } from './crd-names.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
@@ -177,14 +178,8 @@ export function defineContract<Spec = unknown>(definition: ContractDefinition<Sp
 function contractProblems(definition: ContractDefinition): string[] {
   const problems: string[] = [];
   const { identity, versions, hub, conversions } = definition;
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(identity.group)) {
-    problems.push(`group "${identity.group}" must be a DNS subdomain with at least one dot`);
-  }
-  if (!/^[A-Z][A-Za-z0-9]*$/.test(identity.kind)) problems.push(`kind "${identity.kind}" must be UpperCamelCase`);
-  for (const [label, name] of [['plural', identity.plural], ['singular', identity.singular]] as const) {
-    if (!/^[a-z][-a-z0-9]*$/.test(name)) problems.push(`${label} "${name}" must be a lowercase DNS label`);
-  }
   const names = versions.map((v) => v.name);
+  problems.push(...crdNameProblems(identity, names));
   if (versions.length === 0) problems.push('at least one version is required');
   if (new Set(names).size !== names.length) problems.push(`version names repeat: ${names.join(', ')}`);
   const storageVersions = versions.filter((v) => v.storage);

@@ -1,5 +1,5 @@
 import type { Contract } from '../contract/define-contract.ts';
-import { dns1123LabelMaxLength, isDns1123Label } from '../contract/schema/dns1123.ts';
+import { dns1123LabelMaxLength, dnsNameRules, isDns1035Label } from '../contract/dns-names.ts';
 
 // Names the objects of one install share: the Service the webhooks call, the Secret the Deployment mounts, the labels
 // that tie Service, Deployment and PodDisruptionBudget together. One place, so that they cannot drift apart.
@@ -58,9 +58,7 @@ export function serviceDnsNames(install: Install): string[] {
  * Jobs' names end up in their pods' job-name label, and the rest keep to the strictest rule for simplicity.
  */
 export function installNameProblem(name: string, contracts: readonly Contract[]): string | undefined {
-  if (!isDns1123Label(name) || !/^[a-z]/.test(name)) {
-    return `"${name}" must be a DNS-1035 label: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit`;
-  }
+  if (!isDns1035Label(name)) return `"${name}" must be ${dnsNameRules.dns1035Label}`;
   const derived = [...Object.values(installNames(name)), ...contracts.map((contract) => migrationJobName(name, contract))];
   const longest = derived.reduce((a, b) => (b.length > a.length ? b : a));
   if (longest.length <= dns1123LabelMaxLength) return undefined;

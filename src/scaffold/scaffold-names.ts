@@ -1,4 +1,4 @@
-import { isDns1123Label } from '../contract/schema/dns1123.ts';
+import { crdNameProblems } from '../contract/crd-names.ts';
 
 /** Every name a scaffolded project derives from the kind and group it is for. */
 export interface ScaffoldNames {
@@ -15,16 +15,19 @@ export interface ScaffoldNames {
   project: string;
 }
 
-/** The problems with a group, kind and plural, as sentences (the same rules defineContract applies). */
+/**
+ * The problems with a group, kind and plural, as sentences: defineContract's own name checks on every name the
+ * project derives from them (the singular is the lowercased kind), so the contract init writes loads.
+ */
 export function scaffoldNameProblems(group: string, kind: string, plural: string): string[] {
-  const problems: string[] = [];
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group)) {
-    problems.push(`--group "${group}" must be a DNS subdomain with at least one dot, like storage.example.com`);
-  }
-  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind)) problems.push(`--kind "${kind}" must be UpperCamelCase, like Bucket`);
-  if (!isDns1123Label(plural)) problems.push(`--plural "${plural}" must be a lowercase DNS label, like buckets`);
-  return problems;
+  return crdNameProblems(scaffoldNames(group, kind, plural), []).map((problem) => {
+    // Each problem starts with the field it names; a field with a flag of its own is named by the flag.
+    const field = problem.slice(0, problem.indexOf(' '));
+    return flagOf[field] ? `${flagOf[field]}${problem.slice(field.length)}` : `${problem} (derived from --kind and --plural)`;
+  });
 }
+
+const flagOf: Readonly<Record<string, string>> = { group: '--group', kind: '--kind', plural: '--plural' };
 
 export function scaffoldNames(group: string, kind: string, plural?: string): ScaffoldNames {
   const singular = kind.toLowerCase();

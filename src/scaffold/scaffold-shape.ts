@@ -1,3 +1,5 @@
+import { isDns1035Label } from '../contract/dns-names.ts';
+
 /** What a scaffolded kind looks like beyond its names: its scope and its versions. */
 export interface ScaffoldShape {
   scope: 'Namespaced' | 'Cluster';
@@ -36,7 +38,7 @@ export function scaffoldShape(flags: { scope?: string; versions?: string; hub?: 
  * digits and dashes, at most 63). Names like v1beta1 also sort as Kubernetes versions; others sort after them.
  */
 export function isVersionName(name: string): boolean {
-  return name.length <= 63 && /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name);
+  return isDns1035Label(name);
 }
 
 /** The versions other than the hub: each needs a conversion. */

@@ -1,3 +1,4 @@
+import { isDns1123Subdomain } from '../dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
 import type { TransitionMachine } from './machine.ts';
 import { changePlaceholders } from './transition-messages.ts';
@@ -6,7 +7,8 @@ import { changePlaceholders } from './transition-messages.ts';
 // UpperCamelCase phases, dotted lowercase change kinds.
 const stateName = /^[A-Z][A-Za-z0-9]*$/;
 const changeKindName = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
-const prefixedAnnotationKey = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+// The name part of a qualified name (apimachinery's IsQualifiedName); the prefix is a DNS-1123 subdomain.
+const qualifiedNamePart = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
 /**
  * What is wrong with a machine, as sentences; empty when nothing is. Types catch most slips, but not a state
@@ -147,11 +149,16 @@ function exitProblems<S extends string, C extends string>(machine: TransitionMac
 }
 
 function overrideAnnotationProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
-  return prefixedAnnotationKey.test(machine.overrideAnnotation)
+  return isPrefixedAnnotationKey(machine.overrideAnnotation)
     ? []
     : [`override annotation "${machine.overrideAnnotation}" must be a prefixed annotation key, like example.com/override-transitions`];
 }
 
 function kindEntries<S extends string, C extends string>(machine: TransitionMachine<S, C>) {
   return Object.entries(machine.changeKinds) as [C, TransitionMachine<S, C>['changeKinds'][C]][];
+}
+
+function isPrefixedAnnotationKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  return slash > 0 && isDns1123Subdomain(key.slice(0, slash)) && qualifiedNamePart.test(key.slice(slash + 1));
 }

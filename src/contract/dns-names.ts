@@ -1,0 +1,34 @@
+// The DNS names of k8s.io/apimachinery/pkg/util/validation, the one place crdgate spells them: what Kubernetes
+// requires of object names, resource and version names, label-like identifiers and anything that may end up as a
+// hostname. Lengths are checked first: they keep the regular expressions off arbitrarily long input.
+
+const dns1123LabelPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const dns1035LabelPattern = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+// As apimachinery has it: the labels of a subdomain have no length limit of their own, only the whole has.
+const dns1123SubdomainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export const dns1123LabelMaxLength = 63;
+export const dns1035LabelMaxLength = 63;
+export const dns1123SubdomainMaxLength = 253;
+
+/** How each rule reads in a message, after "must be". */
+export const dnsNameRules = {
+  dns1123Label: "a DNS-1123 label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit",
+  dns1035Label: "a DNS-1035 label: at most 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit",
+  dns1123Subdomain: "a DNS-1123 subdomain: at most 253 characters of dot-separated lowercase letters, digits and '-', each part starting and ending with a letter or digit",
+} as const;
+
+/** Lowercase alphanumerics and '-', starting and ending with an alphanumeric, at most 63 characters. */
+export function isDns1123Label(text: string): boolean {
+  return text.length <= dns1123LabelMaxLength && dns1123LabelPattern.test(text);
+}
+
+/** A DNS-1123 label that starts with a letter: Service names, and a CRD's resource and version names. */
+export function isDns1035Label(text: string): boolean {
+  return text.length <= dns1035LabelMaxLength && dns1035LabelPattern.test(text);
+}
+
+/** Dot-separated DNS-1123 labels, at most 253 characters in all. */
+export function isDns1123Subdomain(text: string): boolean {
+  return text.length <= dns1123SubdomainMaxLength && dns1123SubdomainPattern.test(text);
+}
