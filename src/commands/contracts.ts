@@ -58,13 +58,26 @@ async function loadContractModule(module: string, cwd: string): Promise<Contract
   try {
     exported = ((await import(url)) as { default?: unknown }).default;
   } catch (error) {
-    throw new UsageError(`--contract ${module}: cannot load the module: ${(error as Error).message}`);
+    throw new UsageError(`--contract ${module}: cannot load the module: ${describeLoadError(error)}`);
   }
   const contract = typeof exported === 'function' ? (exported as () => unknown)() : exported;
   if (!isContract(contract)) {
     throw new UsageError(`--contract ${module}: the default export must be a contract made with defineContract (or a function returning one)`);
   }
   return contract;
+}
+
+/**
+ * The error with where it happened: a syntax error's message alone ("Expression expected") does not say which file
+ * or line, while its stack starts with `file:line`; an error thrown while the module runs names it in its first frame.
+ */
+export function describeLoadError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const stack = error.stack ?? '';
+  const syntaxLocation = /^((?:file:\/\/)?\/\S+:\d+)\n/.exec(stack)?.[1];
+  if (syntaxLocation) return `${syntaxLocation}: ${error.message}`;
+  const frame = /\n\s+at (?:.*? \()?((?:file:\/\/)?\/[^\s()]+:\d+:\d+)\)?/.exec(stack)?.[1];
+  return frame && !frame.includes('/node_modules/') ? `${error.message} (at ${frame})` : error.message;
 }
 
 function isContract(value: unknown): value is Contract {

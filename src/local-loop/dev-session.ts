@@ -1,10 +1,11 @@
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { writeCertDir } from '../certs/cert-dir.ts';
 import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
+import { watchFolders, type FolderWatcher } from './folder-watcher.ts';
 import { admissionCallsFromMetrics, putCrdgateInFront } from './put-in-front.ts';
 import { startServeGeneration, type GenerationOptions, type ServeGeneration } from './serve-generation.ts';
 
@@ -40,7 +41,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   const { say } = options;
   // One folder for everything this session starts: the control plane's files, crdgate's certificates and logs.
   const dir = await mkdtemp(join(tmpdir(), 'crdgate-dev-'));
-  const watchers: FSWatcher[] = [];
+  const watchers: FolderWatcher[] = [];
   let controlPlane: ControlPlane | undefined;
   let current: ServeGeneration | undefined;
   // Every generation still running, the one retiring after a reload included: stop() ends them all.
@@ -108,16 +109,14 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
         say(`the edit did not load, so generation ${current?.number} keeps serving:\n${indent((error as Error).message)}`);
       }
     };
-    for (const dir of options.watchDirs) {
-      const watcher = watch(dir, { recursive: true }, (_event, file) => {
-        if (file !== null && /(^|[/\\])(node_modules|\.git|dist)([/\\]|$)/.test(file)) return;
+    watchers.push(
+      watchFolders(options.watchDirs, () => {
         clearTimeout(timer);
         timer = setTimeout(() => {
           reloading = reloading.then(reload);
         }, reloadDebounceMs);
-      });
-      watchers.push(watcher);
-    }
+      }),
+    );
 
     return {
       controlPlane: controlPlane!,

@@ -108,7 +108,8 @@ function lastLines(text: string): string {
 function runCrdgate(args: string[], cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [crdgateBin, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(stderr.trim() || error.message));
+      // The user ran `crdgate dev`: the child command's name in front of its one line would only confuse.
+      if (error) reject(new Error(stderr.trim().replace(/^crdgate \S+: /gm, '') || error.message));
       else resolve(stdout);
     });
   });
