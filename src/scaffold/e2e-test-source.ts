@@ -49,7 +49,7 @@ before(
       console.log(\`# end-to-end tests skipped: \${unavailable} (${requireE2eVariable}=1 makes this a failure)\`);
     }
   },
-  // A first build of kube-apiserver takes about ten minutes on two cores.
+  // A first build of kube-apiserver takes about five minutes on two cores.
   { timeout: 30 * 60_000 },
 );
 

@@ -49,7 +49,7 @@ npm test
 - \`src/conversion.test.ts\`: every conversion round trip exact on generated objects (fast-check);`
   }
 - \`src/contract.e2e.test.ts\`: the contract served by crdgate in front of a real kube-apiserver and etcd on
-  127.0.0.1. They come from \`$KUBEBUILDER_ASSETS\` or are built with Go the first time (about ten minutes, then
+  127.0.0.1. They come from \`$KUBEBUILDER_ASSETS\` or are built with Go the first time (about five minutes, then
   cached); where neither is possible the test is skipped and says why. Set \`${requireE2eVariable}=1\` in CI to make that
   a failure.
 

@@ -20,7 +20,8 @@ import type { ${n.kind}Spec } from '../contract.ts';
 export type ${spec} = Omit<${n.kind}Spec, '${sizeField}'> & { ${spokeSizeField}: string };
 
 // A version is a published API: its schema is written out, not shared with the hub's, so that a change to the hub
-// cannot change what ${version} accepts.
+// cannot change the schema the API server checks ${version} objects against. crdgate's own checks (the hub's schema,
+// invariants, the machine) run on every object converted to ${shape.hub}, so tightening the hub tightens ${version} too.
 export const ${variable}Schema: JSONSchemaProps = {
   type: 'object',
   required: ['spec'],
