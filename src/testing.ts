@@ -14,7 +14,7 @@ import { convertObject } from './conversion/convert-object.ts';
 export type { CheckOperation, CheckResult, DefaultedField } from './admission/check-object.ts';
 export type { AdmissionResponse } from './admission/verdict.ts';
 export type { AdmissionWebhook } from './admission/handler.ts';
-export { renderMachine, machineFormats, type MachineFormat } from './contract/fsa/render-machine.ts';
+export { renderMachine, machineFormats, type MachineFormat } from './contract/fsa/render/render-machine.ts';
 export { checkMachine } from './contract/fsa/check-machine.ts';
 export {
   startTestEnvironment,

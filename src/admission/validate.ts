@@ -1,7 +1,7 @@
 import type { ClientFieldPaths } from '../contract/client-field-paths.ts';
 import { fieldError, type FieldError } from '../contract/field-error.ts';
 import { valueAtPath } from '../contract/field-path.ts';
-import { checkPhaseMove } from '../contract/fsa/check-phase-move.ts';
+import { checkPhaseMove } from '../contract/fsa/phase.ts';
 import { objectRef, type KubeObject } from '../contract/kube-object.ts';
 import { ratchet, toleratedWarning, type RatchetResult } from '../contract/ratchet.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';

@@ -1,4 +1,4 @@
-import { machineFormats, renderMachine, type MachineFormat } from '../contract/fsa/render-machine.ts';
+import { machineFormats, renderMachine, type MachineFormat } from '../contract/fsa/render/render-machine.ts';
 import { stringList, stringOption, UsageError, type Command } from './command.ts';
 import { loadRegistry } from './contracts.ts';
 

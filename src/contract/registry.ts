@@ -1,6 +1,6 @@
 import { compileClientFieldPaths, undeclarablePaths, type ClientFieldPaths } from './client-field-paths.ts';
 import { apiVersionOf, type Contract, type UpdateRule } from './define-contract.ts';
-import { transitionRule } from './fsa/transition-rule.ts';
+import { transitionRule } from './fsa/evaluate/evaluate-transition.ts';
 import { splitApiVersion } from './kube-object.ts';
 import { createSchemaCompiler, type ObjectValidator } from './schema/compile-schema.ts';
 import { checkStructural } from './schema/structural-check.ts';

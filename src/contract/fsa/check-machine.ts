@@ -1,7 +1,7 @@
 import { isDns1123Subdomain } from '../dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
 import type { TransitionMachine } from './machine.ts';
-import { changePlaceholders } from './transition-messages.ts';
+import { changePlaceholders } from './evaluate/transition-messages.ts';
 
 // Names end up as Mermaid and DOT identifiers and in messages, so they follow Kubernetes' conventions:
 // UpperCamelCase phases, dotted lowercase change kinds.

@@ -3,7 +3,7 @@ import { jsonEqual } from '../json-equal.ts';
 import { changeRecord } from './change-record.ts';
 import type { Comparison } from './comparisons.ts';
 import type { Classifier } from './machine.ts';
-import { fieldValue } from './field-value.ts';
+import { fieldValue } from './change-record.ts';
 
 export interface FieldComparison<C extends string, V> {
   /** Path below the compared value: `storage.size`. */

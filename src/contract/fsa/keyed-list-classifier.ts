@@ -1,8 +1,8 @@
 import { parseFieldPath } from '../field-path.ts';
 import { isPlainObject } from '../kube-object.ts';
 import { changeRecord } from './change-record.ts';
-import { displayValue } from './display-value.ts';
-import { fieldValue } from './field-value.ts';
+import { displayValue } from './change-record.ts';
+import { fieldValue } from './change-record.ts';
 import type { Change, Classifier } from './machine.ts';
 
 export interface KeyedListComparison<C extends string> {

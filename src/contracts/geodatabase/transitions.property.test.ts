@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateTransition } from '../../contract/fsa/evaluate-transition.ts';
+import { evaluateTransition } from '../../contract/fsa/evaluate/evaluate-transition.ts';
 import type { KubeObject } from '../../contract/kube-object.ts';
 import { geoDatabaseMachine } from './transitions.ts';
 

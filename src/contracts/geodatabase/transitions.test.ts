@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../contract/kube-object.ts';
 import { checkMachine } from '../../contract/fsa/check-machine.ts';
-import { evaluateTransition } from '../../contract/fsa/evaluate-transition.ts';
-import type { ChangeVerdict } from '../../contract/fsa/judge-changes.ts';
+import { evaluateTransition } from '../../contract/fsa/evaluate/evaluate-transition.ts';
+import type { ChangeVerdict } from '../../contract/fsa/evaluate/judge-changes.ts';
 import type { GeoDatabaseChange, GeoDatabaseState } from './transitions.ts';
 import { createContractRegistry } from '../../contract/registry.ts';
 import { geoDatabaseContract } from './index.ts';

@@ -1,6 +1,6 @@
 import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unsupportedLegend } from './machine-legend.ts';
-import { machineEdges } from './machine-graph.ts';
-import type { TransitionMachine } from './machine.ts';
+import { machineEdges } from '../machine-graph.ts';
+import type { TransitionMachine } from '../machine.ts';
 
 /**
  * A Mermaid `stateDiagram-v2`. Mermaid draws every transition alike, so the operator's own moves are told apart

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { TransitionMachine } from './machine.ts';
+import type { TransitionMachine } from '../machine.ts';
 import { machineFormats, renderMachine } from './render-machine.ts';
-import { toyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
+import { toyMachine, type ToyChange, type ToyState } from '../toy-machine.fixture.ts';
 
 describe('renderMachine', () => {
   it('draws a Mermaid state diagram with grouped change edges, labelled operator moves and notes', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { overrideAuditKey, readOverride } from './override.ts';
-import { toyMachine, widget } from './toy-machine.fixture.ts';
+import { toyMachine, widget } from '../toy-machine.fixture.ts';
 
 describe('readOverride', () => {
   it('reads the trimmed reason', () => {

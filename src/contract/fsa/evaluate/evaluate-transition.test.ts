@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFieldError } from '../field-error.ts';
-import { evaluateTransition } from './evaluate-transition.ts';
-import { toyMachine, widget } from './toy-machine.fixture.ts';
+import { formatFieldError } from '../../field-error.ts';
+import { evaluateTransition, transitionRule } from './evaluate-transition.ts';
+import { toyMachine, widget } from '../toy-machine.fixture.ts';
 
 const override = { 'toy.example.com/override-transitions': 'vendor asked for it' };
 
@@ -178,5 +178,24 @@ describe('evaluateTransition: untrusted input', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('transitionRule', () => {
+  const rule = transitionRule(toyMachine);
+
+  it('turns denials into forbidden field errors', () => {
+    const verdict = rule({ oldObject: widget({ size: 3 }, 'Active'), object: widget({ size: 2 }, 'Active') });
+    expect(verdict.forbidden).toEqual([expect.objectContaining({ field: 'spec.size', type: 'FieldValueForbidden' })]);
+    expect(verdict.warnings).toEqual([]);
+    expect(verdict.auditAnnotations).toEqual({});
+  });
+
+  it('passes on the override\'s warning and audit annotation', () => {
+    const object = widget({ size: 2 }, 'Busy', { 'toy.example.com/override-transitions': 'ticket 42' });
+    const verdict = rule({ oldObject: widget({ size: 1 }, 'Busy'), object });
+    expect(verdict.forbidden).toEqual([]);
+    expect(verdict.warnings).toHaveLength(1);
+    expect(Object.keys(verdict.auditAnnotations)).toEqual(['override-transitions']);
   });
 });

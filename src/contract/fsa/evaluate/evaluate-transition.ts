@@ -1,10 +1,11 @@
-import type { FieldError } from '../field-error.ts';
-import type { KubeObject } from '../kube-object.ts';
+import type { FieldError } from '../../field-error.ts';
+import type { KubeObject } from '../../kube-object.ts';
 import { judgeChanges, type JudgedChange } from './judge-changes.ts';
-import type { Change, TransitionMachine } from './machine.ts';
+import type { Change, TransitionMachine } from '../machine.ts';
 import { readOverride, reportOverride, type OverrideRequest } from './override.ts';
-import { readState, type StateReading } from './read-state.ts';
+import { readState, type StateReading } from '../phase.ts';
 import { denialFor } from './transition-messages.ts';
+import type { UpdateRule } from '../../define-contract.ts';
 
 export interface TransitionDecision<S extends string, C extends string> {
   /** The state the update starts from, read from the old object. */
@@ -41,4 +42,12 @@ export function classifyChanges<S extends string, C extends string>(
   newSpec: unknown,
 ): Change<C>[] {
   return machine.classifiers.flatMap((classifier) => classifier.classify(oldSpec, newSpec, { field: 'spec' }));
+}
+
+/** The machine as one of a contract's update rules. */
+export function transitionRule<S extends string, C extends string>(machine: TransitionMachine<S, C>): UpdateRule {
+  return ({ oldObject, object }) => {
+    const { denials, warnings, auditAnnotations } = evaluateTransition(machine, oldObject, object);
+    return { forbidden: denials, warnings, auditAnnotations };
+  };
 }

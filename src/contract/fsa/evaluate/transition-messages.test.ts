@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeChange, stateLabel } from './transition-messages.ts';
-import { toyMachine } from './toy-machine.fixture.ts';
+import { toyMachine } from '../toy-machine.fixture.ts';
 
 describe('describeChange', () => {
   it('fills the placeholders of the kind\'s description', () => {

@@ -1,6 +1,6 @@
 import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unsupportedLegend } from './machine-legend.ts';
-import { machineEdges } from './machine-graph.ts';
-import type { TransitionMachine } from './machine.ts';
+import { machineEdges } from '../machine-graph.ts';
+import type { TransitionMachine } from '../machine.ts';
 
 /** A Graphviz digraph: operator moves dashed, terminal states doubled, unsupported changes in a note. */
 export function renderDot<S extends string, C extends string>(machine: TransitionMachine<S, C>): string {

@@ -1,4 +1,4 @@
-import type { TransitionMachine } from './machine.ts';
+import type { TransitionMachine } from '../machine.ts';
 
 // The words every rendering of a machine shares, so a diagram and a table never describe the same machine differently.
 

@@ -1,7 +1,7 @@
-import { fieldError, type FieldError } from '../field-error.ts';
+import { fieldError, type FieldError } from '../../field-error.ts';
 import type { JudgedChange } from './judge-changes.ts';
-import type { Change, TransitionMachine } from './machine.ts';
-import type { StateReading } from './read-state.ts';
+import type { Change, TransitionMachine } from '../machine.ts';
+import type { StateReading } from '../phase.ts';
 
 export const changePlaceholders = ['from', 'to', 'item'] as const;
 

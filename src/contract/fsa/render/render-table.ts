@@ -1,5 +1,5 @@
 import { anyChangeRemark, exclusiveLegend, stateRemarks, unsupportedLegend } from './machine-legend.ts';
-import type { TransitionMachine } from './machine.ts';
+import type { TransitionMachine } from '../machine.ts';
 
 /** A Markdown table of states and their allowed changes, followed by the unsupported and exclusive changes. */
 export function renderTable<S extends string, C extends string>(machine: TransitionMachine<S, C>): string {

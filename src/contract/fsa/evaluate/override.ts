@@ -1,8 +1,8 @@
-import { annotation, type KubeObject } from '../kube-object.ts';
-import { describeValue } from '../schema/describe-value.ts';
+import { annotation, type KubeObject } from '../../kube-object.ts';
+import { describeValue } from '../../schema/describe-value.ts';
 import type { JudgedChange } from './judge-changes.ts';
-import type { TransitionMachine } from './machine.ts';
-import type { StateReading } from './read-state.ts';
+import type { TransitionMachine } from '../machine.ts';
+import type { StateReading } from '../phase.ts';
 import { describeChange, stateLabel } from './transition-messages.ts';
 
 /** The override annotation on the new object. A blank reason is no override: the point is to record why. */

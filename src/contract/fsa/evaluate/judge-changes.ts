@@ -1,6 +1,7 @@
-import { nextStateAfter, statesAllowing } from './allowed-changes.ts';
-import type { Change, TransitionMachine } from './machine.ts';
-import type { StateReading } from './read-state.ts';
+import type { Change, TransitionMachine } from '../machine.ts';
+import type { StateReading } from '../phase.ts';
+
+// Judging each change in the state an update starts from: which states allow a change, and where it takes the object.
 
 /** What the machine says about one change, judged in the state the update starts from. */
 export type ChangeVerdict<S extends string, C extends string> =
@@ -68,4 +69,28 @@ function judgeAlone<S extends string, C extends string>(
   if (nextState !== undefined) return { outcome: 'allowed', nextState };
   const allowedIn = statesAllowing(machine, change.kind);
   return overriding ? { outcome: 'overridden', allowedIn } : { outcome: 'not-allowed', allowedIn };
+}
+
+/**
+ * Where an allowed change of `kind` takes an object in `state`: the group's `next`, or `state` itself when the
+ * group names none or the state allows any change; undefined when the state does not allow the change.
+ */
+export function nextStateAfter<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  state: S,
+  kind: C,
+): S | undefined {
+  const rule = machine.rules[state];
+  if (rule === undefined) return undefined;
+  const group = rule.allow?.find((allowed) => allowed.changes.includes(kind));
+  if (group !== undefined) return group.next ?? state;
+  return rule.anyChange ? state : undefined;
+}
+
+/**
+ * The states whose rules name `kind`, in the machine's order. States that allow any change are left out: they
+ * allow it only because nothing exists yet, which is no advice to someone whose object is past that.
+ */
+export function statesAllowing<S extends string, C extends string>(machine: TransitionMachine<S, C>, kind: C): S[] {
+  return machine.states.filter((state) => machine.rules[state]?.allow?.some((group) => group.changes.includes(kind)));
 }

@@ -1,4 +1,4 @@
-import type { TransitionMachine } from './machine.ts';
+import type { TransitionMachine } from '../machine.ts';
 import { renderDot } from './render-dot.ts';
 import { renderMermaid } from './render-mermaid.ts';
 import { renderTable } from './render-table.ts';
