@@ -1,6 +1,6 @@
 import { ProtocolError, protocolErrorBody } from '../errors.ts';
 import { fieldError } from '../contract/field-error.ts';
-import { objectRef } from '../contract/kube-object.ts';
+import { namespacedName, objectRef } from '../contract/kube-object.ts';
 import { renderFieldPath } from '../contract/schema/field-path.ts';
 import { maxObjectDepth, nestedDeeperThan, pathDeeperThan } from '../contract/value-shape.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
@@ -68,7 +68,7 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
       uid: request.uid,
       kind: `${request.kind.kind}.${request.kind.group}`,
       // A CREATE with generateName has no name yet: the object's own reference says `generateName*`.
-      object: request.name ? (request.namespace ? `${request.namespace}/${request.name}` : request.name) : objectRef(request.object ?? request.oldObject),
+      object: request.name ? namespacedName({ namespace: request.namespace, name: request.name }) : objectRef(request.object ?? request.oldObject),
       operation: request.operation,
       ...(request.subResource ? { subResource: request.subResource } : {}),
       ...(request.dryRun ? { dryRun: true } : {}),

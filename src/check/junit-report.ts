@@ -2,6 +2,7 @@ import { formatFieldError } from '../contract/field-error.ts';
 import { emptyReasons, type EmptyManifest, type InvalidManifest } from './manifest-documents.ts';
 import type { ObjectCheck, TreeCheckReport, TreeName } from './check-tree.ts';
 import { describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { namespacedName } from '../contract/kube-object.ts';
 
 interface Suite {
   testcases: string[];
@@ -47,7 +48,7 @@ export function renderJunitReport(report: TreeCheckReport): string {
 }
 
 function testcase(check: ObjectCheck): string {
-  const name = `${check.kind} ${check.namespace ? `${check.namespace}/` : ''}${check.name} ${check.operation} ${describeLocation(check.location)}`;
+  const name = `${check.kind} ${namespacedName(check)} ${check.operation} ${describeLocation(check.location)}`;
   const open = `    <testcase classname="${xml(check.location.file)}" name="${xml(name)}" file="${xml(check.location.file)}" line="${check.location.line}">`;
   const body: string[] = [];
   if (!check.allowed) {

@@ -1,6 +1,7 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
 import { describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { namespacedName } from '../contract/kube-object.ts';
 
 const stateSources = { status: 'its status', flag: '--state', contract: "the contract's steady state" } as const;
 
@@ -14,7 +15,7 @@ export function renderTextReport(report: TreeCheckReport): string {
 }
 
 function objectLines(check: ObjectCheck): string[] {
-  const subject = `${check.kind} ${check.namespace ? `${check.namespace}/` : ''}${check.name} (${check.apiVersion})`;
+  const subject = `${check.kind} ${namespacedName(check)} (${check.apiVersion})`;
   const state = check.state ? ` in state ${check.state.phase} (from ${stateSources[check.state.source]})` : '';
   const verdict = check.allowed ? 'allowed' : `denied ${check.code}`;
   const lines = [`${describeLocation(check.location)}: ${subject} ${check.operation}${state}: ${verdict}`];

@@ -8,6 +8,7 @@ import { defaultRetryPolicy, realSleep } from '../migrate/retry-policy.ts';
 import { MigrationConfigError, MigrationInterruptedError, runMigration } from '../migrate/run-migration.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
+import { isDns1123Subdomain } from '../contract/dns-names.ts';
 
 /** Defaults for a busy production cluster: a few writers, well under the API server's own fairness limits. */
 export const migrateDefaults = {
@@ -48,7 +49,8 @@ export const migrateCommand: Command = {
   },
   async run(values, io) {
     const resource = requiredString(values, 'resource');
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(resource)) {
+    // The CRD's name: a DNS-1123 subdomain of at least two parts (plural and group).
+    if (!resource.includes('.') || !isDns1123Subdomain(resource)) {
       throw new UsageError(`--resource must be PLURAL.GROUP, the CRD's name (e.g. geodatabases.geo.example.com), got "${resource}"`);
     }
     const output = stringOption(values, 'output') ?? 'text';

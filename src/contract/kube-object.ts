@@ -35,11 +35,16 @@ export function isKubeObject(value: unknown): value is KubeObject {
   return isPlainObject(value) && (value.metadata === undefined || isPlainObject(value.metadata));
 }
 
-/** `namespace/name` (or just `name`) for messages and logs; falls back to generateName for objects not yet named. */
+/** `namespace/name`, or `name` for a cluster-scoped object: how messages, logs and reports name an object. */
+export function namespacedName(ref: { namespace?: string | undefined; name: string }): string {
+  return ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+}
+
+/** namespacedName of an object's metadata; falls back to generateName for objects not yet named. */
 export function objectRef(object: KubeObject | null | undefined): string {
   const meta = object?.metadata;
   const name = meta?.name ?? (meta?.generateName !== undefined ? `${meta.generateName}*` : '<unnamed>');
-  return meta?.namespace ? `${meta.namespace}/${name}` : name;
+  return namespacedName({ namespace: meta?.namespace, name });
 }
 
 export function annotation(object: KubeObject | null | undefined, key: string): string | undefined {

@@ -1,4 +1,5 @@
 import type { StopCause } from './retry-policy.ts';
+import { namespacedName } from '../contract/kube-object.ts';
 
 /** What a migration run did, object by object counted, for the summary, the JSON report and the exit code. */
 export interface MigrationReport {
@@ -74,9 +75,6 @@ export function exitCodeOf(report: MigrationReport): number {
   }
 }
 
-export function objectKey(failure: { namespace?: string; name: string }): string {
-  return failure.namespace ? `${failure.namespace}/${failure.name}` : failure.name;
-}
 
 /** The summary a person reads at the end of a run, in a terminal or a Job's log. */
 export function renderSummary(report: MigrationReport): string {
@@ -91,7 +89,7 @@ export function renderSummary(report: MigrationReport): string {
   if (report.problem) lines.push(`  problem           ${report.problem}`);
   if (report.failures.length > 0) {
     lines.push(`  failed objects (${report.failures.length}):`);
-    for (const failure of report.failures) lines.push(`    ${objectKey(failure)}: HTTP ${failure.code}: ${failure.message}`);
+    for (const failure of report.failures) lines.push(`    ${namespacedName(failure)}: HTTP ${failure.code}: ${failure.message}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -7,6 +7,7 @@ import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep, type StopCause } from './retry-policy.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
+import { namespacedName } from '../contract/kube-object.ts';
 
 export interface MigrationOptions {
   /** PLURAL.GROUP, the CRD's name. */
@@ -180,7 +181,7 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
       if (!rewriteAll && !mend) return count('current');
       for (let conflicts = 0; ; conflicts++) {
         const body = mend ? { ...object, metadata: { ...object.metadata, managedFields: mend.entries } } : object;
-        const what = `rewrite ${describeObject(object)}`;
+        const what = `rewrite ${namespacedName(object.metadata)}`;
         const written = await send('write-object', (signal) => api.request('PUT', objectPath(object), { query: writeQuery(), body, signal }), what);
         if (written.ok) {
           if (mend) {
@@ -205,7 +206,7 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
             const fresh = await readObject(object);
             if (fresh === 'gone') return count('gone');
             if (!('metadata' in fresh)) {
-              halt ??= haltOn(fresh, `read ${describeObject(object)}`);
+              halt ??= haltOn(fresh, `read ${namespacedName(object.metadata)}`);
               return;
             }
             object = fresh;
@@ -224,7 +225,7 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
     /** A fresh copy through a list by name: the job's RBAC then needs list and update on objects, not get. */
     async function readObject(object: ListedObject): Promise<ListedObject | 'gone' | Failure> {
       const query = { fieldSelector: `metadata.name=${object.metadata.name}` };
-      const page = await send('list', (signal) => api.request('GET', collectionPath(object.metadata.namespace), { query, signal }), `read ${describeObject(object)}`);
+      const page = await send('list', (signal) => api.request('GET', collectionPath(object.metadata.namespace), { query, signal }), `read ${namespacedName(object.metadata)}`);
       if (!page.ok) return page;
       return ((page.value.body as ListPage | undefined)?.items ?? [])[0] ?? 'gone';
     }
@@ -361,9 +362,6 @@ function resourceVersionOf(body: unknown): string | undefined {
   return (body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
 }
 
-function describeObject(object: ListedObject): string {
-  return object.metadata.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : object.metadata.name;
-}
 
 function describeError(error: unknown): string {
   if (error instanceof KubeApiError) return `HTTP ${error.code}${error.reason ? ` ${error.reason}` : ''}: ${error.message}`;
