@@ -1,12 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { admissionPaths, loadAdmissionPayloads } from './admission-payloads.ts';
 import { productionEnv, type BenchEnvironment } from './bench-environment.ts';
-import type { BenchSummary, BusyBareLatency, ConversionRow, LatencyRow, MeasuredLatency, ServerName, ThroughputRow } from './bench-summary.ts';
+import type { BenchSummary, BusyBareLatency, ConversionRow, LatencyRow, MeasuredLatency, ServerName, ThroughputRow } from './report/bench-summary.ts';
 import { measureThroughput } from './closed-loop-throughput.ts';
 import { buildConversionPayloads } from './conversion-payloads.ts';
 import { measureConversion } from './conversion-throughput.ts';
-import { createCpuPinner } from './cpu-pinning.ts';
-import { expectAllowed } from './expect-allowed.ts';
+import { createCpuPinner } from './support/cpu-pinning.ts';
+import { expectAllowed } from './support/expect-allowed.ts';
 import { measureLatency } from './open-loop-latency.ts';
 import { resolvePeerBinary } from './peer/peer-binary.ts';
 import { busyBarePath } from './serve-bare.ts';

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { buildCompiledCopy } from './compiled-build.ts';
-import { busyCores, readMachineCpu } from './machine-cpu.ts';
-import { textTable } from './text-table.ts';
+import { busyCores, readMachineCpu } from './support/machine-cpu.ts';
+import { textTable } from './report/text-table.ts';
 
 export interface CheckBenchPlan {
   /** GeoDatabases in the tree (other kinds come on top, one per file). */

@@ -1,4 +1,4 @@
-import { createChildProfiler } from './child-profiler.ts';
+import { createChildProfiler } from './profile/child-profiler.ts';
 import { createTailMonitor, type TailStats } from './tail-monitor.ts';
 
 // The child half of the parent <-> server-process protocol (the parent half is server-process.ts).

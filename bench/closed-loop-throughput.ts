@@ -1,6 +1,6 @@
-import { post, type Target } from './https-client.ts';
-import { busyCores, readMachineCpu } from './machine-cpu.ts';
-import { percentile } from './percentile.ts';
+import { post, type Target } from './support/https-client.ts';
+import { busyCores, readMachineCpu } from './support/machine-cpu.ts';
+import { percentile } from './support/percentile.ts';
 import type { ProcessSample, ServerProcess } from './server-process.ts';
 
 export interface ThroughputOptions {

@@ -1,6 +1,6 @@
 import type { ConversionPayload } from './conversion-payloads.ts';
-import { post, type Target } from './https-client.ts';
-import { percentile } from './percentile.ts';
+import { post, type Target } from './support/https-client.ts';
+import { percentile } from './support/percentile.ts';
 
 export interface ConversionOptions {
   target: Target;

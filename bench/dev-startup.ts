@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startControlPlane } from '../src/control-plane/control-plane.ts';
 import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
-import { percentile } from './percentile.ts';
-import { textTable } from './text-table.ts';
-import { withTimeout } from './with-timeout.ts';
+import { percentile } from './support/percentile.ts';
+import { textTable } from './report/text-table.ts';
+import { withTimeout } from './support/with-timeout.ts';
 
 // `crdgate dev` from the command to "ready" (control plane up, contracts served, CRDs established, the API server
 // calling crdgate), against its floor in the same run: the same control plane started alone, as envtest starts it.

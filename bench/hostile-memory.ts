@@ -6,8 +6,8 @@ import { serveDefaults } from '../src/config.ts';
 import { maxJsonValues } from '../src/server/body.ts';
 import { findFreePort } from '../src/control-plane/free-port.ts';
 import { deploymentNodeOptions } from './deployment-resources.ts';
-import { makeFreshCertDir } from './fresh-cert-dir.ts';
-import { textTable } from './text-table.ts';
+import { makeFreshCertDir } from './support/fresh-cert-dir.ts';
+import { textTable } from './report/text-table.ts';
 
 // `node_modules/.bin/node bench/hostile-memory.ts`: the peak memory (VmHWM) of `crdgate serve`, with the heap flags
 // of the rendered Deployment (or CRDGATE_NODE_OPTIONS), under the most memory-hungry input within the body limits:

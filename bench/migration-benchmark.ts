@@ -6,7 +6,7 @@ import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from '../test/e2e/support/crdgate-restartable-process.ts';
 import { applyCrd, applyWebhookConfigurations, crdgateRegistration } from '../test/e2e/support/crdgate-webhooks.ts';
 import { applyCrdVersions, createGeoDatabases, runMigrate, storedApiVersion, storedGeoDatabases } from '../test/e2e/support/storage-migration.ts';
-import { textTable } from './text-table.ts';
+import { textTable } from './report/text-table.ts';
 
 export interface MigrationBenchPlan {
   objects: number;

@@ -1,6 +1,6 @@
-import { post, type Target } from './https-client.ts';
-import { percentile } from './percentile.ts';
-import { withTimeout } from './with-timeout.ts';
+import { post, type Target } from './support/https-client.ts';
+import { percentile } from './support/percentile.ts';
+import { withTimeout } from './support/with-timeout.ts';
 
 export interface LatencyOptions {
   target: Target;

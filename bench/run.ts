@@ -9,10 +9,10 @@ import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
 import { renderCheckReport, runCheckBenchmark } from './check-benchmark.ts';
 import { renderDevStartupReport, runDevStartupBenchmark } from './dev-startup.ts';
 import { renderMigrationReport, runMigrationBenchmark } from './migration-benchmark.ts';
-import { renderCostLadder } from './render-cost-ladder.ts';
-import { renderProfileReport } from './render-profile-report.ts';
-import { renderReport } from './render-report.ts';
-import { runProfileSuite, type ProfilePlan } from './profile-suite.ts';
+import { renderCostLadder } from './report/render-cost-ladder.ts';
+import { renderProfileReport } from './report/render-profile-report.ts';
+import { renderReport } from './report/render-report.ts';
+import { runProfileSuite, type ProfilePlan } from './profile/profile-suite.ts';
 
 // `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile] [-- --migration [--migration-objects N]]
 //   [-- --check [--check-objects N]] [-- --dev]`

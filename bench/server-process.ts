@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { DoneMessage, ParentRequest, ReadyMessage, SampleMessage } from './child-channel.ts';
 import type { TailStats } from './tail-monitor.ts';
-import { withTimeout } from './with-timeout.ts';
+import { withTimeout } from './support/with-timeout.ts';
 
 export interface ProcessSample {
   rssBytes: number;

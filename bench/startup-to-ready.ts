@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:https';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { percentile } from './percentile.ts';
-import { withTimeout } from './with-timeout.ts';
+import { percentile } from './support/percentile.ts';
+import { withTimeout } from './support/with-timeout.ts';
 
 export interface StartupResult {
   /** Which CLI was started: the compiled one (as in the image) or src/cli.ts (as `npm start`). */

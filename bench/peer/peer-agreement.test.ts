@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture, startTestServer, type TestServer } from '../../test/integration/support/test-server.ts';
-import { createKeepAliveAgent, post, type Target } from '../https-client.ts';
+import { createKeepAliveAgent, post, type Target } from '../support/https-client.ts';
 import type { ServerProcess } from '../server-process.ts';
 import { resolvePeerBinary } from './peer-binary.ts';
 import { startPeerProcess } from './peer-process.ts';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { findFreePort } from '../../src/control-plane/free-port.ts';
 import type { ProcessSample, ServerProcess } from '../server-process.ts';
-import { withTimeout } from '../with-timeout.ts';
+import { withTimeout } from '../support/with-timeout.ts';
 
 const readyTimeoutMs = 15_000;
 const stopTimeoutMs = 10_000;

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeCertDir } from '../src/certs/cert-dir.ts';
+import { writeCertDir } from '../../src/certs/cert-dir.ts';
 
 export interface FreshCertDir {
   dir: string;

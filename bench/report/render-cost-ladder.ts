@@ -1,4 +1,4 @@
-import { rungMeaning, type LadderStep } from './cost-ladder.ts';
+import { rungMeaning, type LadderStep } from '../cost-ladder.ts';
 import { textTable } from './text-table.ts';
 
 /** One row per rung, one column per payload and endpoint: the CPU µs each layer adds per request. */

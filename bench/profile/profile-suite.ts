@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { admissionPaths, loadAdmissionPayloads } from './admission-payloads.ts';
-import type { BenchEnvironment } from './bench-environment.ts';
+import { admissionPaths, loadAdmissionPayloads } from '../admission-payloads.ts';
+import type { BenchEnvironment } from '../bench-environment.ts';
 import { summarizeCpuProfile, type CodeRoot, type ProfileSummary } from './cpu-profile-summary.ts';
 import { profileUnderLoad } from './profile-under-load.ts';
 
@@ -33,8 +33,8 @@ export async function runProfileSuite(env: BenchEnvironment, plan: ProfilePlan, 
   const codeRoots: CodeRoot[] = [
     { directory: `${env.build.srcDir}/`, label: 'crdgate' },
     { directory: `${env.build.benchDir}/`, label: 'bench' },
-    { directory: fileURLToPath(new URL('../src/', import.meta.url)), label: 'crdgate' },
-    { directory: fileURLToPath(new URL('./', import.meta.url)), label: 'bench' },
+    { directory: fileURLToPath(new URL('../../src/', import.meta.url)), label: 'crdgate' },
+    { directory: fileURLToPath(new URL('../', import.meta.url)), label: 'bench' },
   ];
   const payloads = await loadAdmissionPayloads();
   const bare = await env.startBare();

@@ -1,4 +1,4 @@
-import type { AdmissionPayload } from './admission-payloads.ts';
+import type { AdmissionPayload } from '../admission-payloads.ts';
 import { post, type Target } from './https-client.ts';
 
 /**

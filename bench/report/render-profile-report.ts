@@ -1,4 +1,4 @@
-import type { ProfiledRun } from './profile-suite.ts';
+import type { ProfiledRun } from '../profile/profile-suite.ts';
 import { textTable } from './text-table.ts';
 
 const micros = (ms: number, requests: number) => (requests > 0 ? ((ms * 1000) / requests).toFixed(1) : 'n/a');

@@ -1,6 +1,6 @@
 import type { BenchSummary, MeasuredLatency, ThroughputRow } from './bench-summary.ts';
-import type { TailStats } from './tail-monitor.ts';
-import { goals } from './goals.ts';
+import type { TailStats } from '../tail-monitor.ts';
+import { goals } from '../goals.ts';
 import { textTable } from './text-table.ts';
 
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');

@@ -1,9 +1,9 @@
-import type { ConversionResult } from './conversion-throughput.ts';
-import type { LatencyResult } from './open-loop-latency.ts';
-import type { StartupResult } from './startup-to-ready.ts';
-import type { ThroughputResult } from './closed-loop-throughput.ts';
-import type { CpuPinning } from './cpu-pinning.ts';
-import type { TailStats } from './tail-monitor.ts';
+import type { ConversionResult } from '../conversion-throughput.ts';
+import type { LatencyResult } from '../open-loop-latency.ts';
+import type { StartupResult } from '../startup-to-ready.ts';
+import type { ThroughputResult } from '../closed-loop-throughput.ts';
+import type { CpuPinning } from '../support/cpu-pinning.ts';
+import type { TailStats } from '../tail-monitor.ts';
 
 /** bare: node:https, the floor for a Node webhook. peer: the controller-runtime webhook a user would write instead. */
 export type ServerName = 'bare' | 'crdgate' | 'peer';

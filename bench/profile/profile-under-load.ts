@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { measureThroughput, type ThroughputOptions, type ThroughputResult } from './closed-loop-throughput.ts';
+import { measureThroughput, type ThroughputOptions, type ThroughputResult } from '../closed-loop-throughput.ts';
 import type { CpuProfile } from './cpu-profile-summary.ts';
 
 export interface ProfileUnderLoadOptions extends Omit<ThroughputOptions, 'maxRequests'> {
