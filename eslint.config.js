@@ -22,18 +22,17 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // The built-in example is the proof that the public API is enough to write a contract: it imports what a user
-    // can import ('crdgate' is src/index.ts), never crdgate's internals.
+    // The built-in example is the proof that the public API is enough to write and test a contract: it imports what
+    // a user can import ('crdgate' is src/index.ts, 'crdgate/testing' src/testing.ts), never crdgate's internals.
     files: ['src/contracts/**/*.ts'],
-    ignores: ['src/contracts/**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: '^\\.\\./\\.\\./(?!index\\.ts$)',
-              message: "The example imports only crdgate's public API, '../../index.ts' (what users import as 'crdgate').",
+              regex: '^\\.\\./\\.\\./(?!index\\.ts$|testing\\.ts$)',
+              message: "The example imports only crdgate's public API: '../../index.ts' ('crdgate') and, in tests, '../../testing.ts' ('crdgate/testing').",
             },
           ],
         },

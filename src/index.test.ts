@@ -18,7 +18,8 @@ describe("crdgate's public modules", () => {
 
   it("'crdgate/testing' exports the tester, the machine's renderer and its self-check, and the test environment", () => {
     expect(Object.keys(testingApi).sort()).toEqual([
-      'ControlPlaneUnavailableError', 'KubeApiError', 'checkMachine', 'contractTester', 'machineFormats', 'renderMachine', 'startTestEnvironment',
+      'ControlPlaneUnavailableError', 'KubeApiError', 'checkMachine', 'contractTester', 'conversionContext', 'evaluateTransition', 'machineFormats',
+      'renderMachine', 'startTestEnvironment',
     ]);
   });
 

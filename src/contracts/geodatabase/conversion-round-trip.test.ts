@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { isPlainObject, type KubeObject } from '../../contract/kube-object.ts';
-import { convertObject } from '../../conversion/convert-object.ts';
+import { isPlainObject, type KubeObject } from '../../index.ts';
+import { contractTester } from '../../testing.ts';
 import { hubObject, spokeObjects } from './conversion-arbitraries.ts';
 import { geoDatabaseContract } from './index.ts';
 import { annotations, group } from './types.ts';
 
 const contract = geoDatabaseContract();
+// Converts as the webhook does, with crdgate's checks on every step.
+const tester = contractTester(contract);
 const generators: Record<string, fc.Arbitrary<KubeObject>> = { v1: hubObject, ...spokeObjects };
 const versions = ['v1', 'v1beta1', 'v1alpha1'];
 const pairs = versions.flatMap((from) => versions.filter((to) => to !== from).map((to) => [from, to] as const));
@@ -38,16 +40,16 @@ function expectSame(actual: unknown, expected: unknown): void {
 const carriesStash = (object: KubeObject) => object.metadata?.annotations?.[annotations.conversionData] !== undefined;
 
 describe('GeoDatabase conversion round trips', () => {
-  // Each property goes from -> (hub) -> to -> (hub) -> from through convertObject, so spoke pairs take the longest
+  // Each property goes from -> (hub) -> to -> (hub) -> from through the hub, so spoke pairs take the longest
   // path there is: spoke -> hub -> other spoke -> hub -> spoke.
   it.each(pairs)('%s -> %s -> back is exact', (from, to) => {
     fc.assert(
       fc.property(generators[from]!, (object) => {
         const original = structuredClone(object);
         deepFreeze(object);
-        const there = convertObject(contract, object, `${group}/${to}`);
+        const there = tester.convert(object, `${group}/${to}`);
         expect(there.apiVersion).toBe(`${group}/${to}`);
-        const back = convertObject(contract, there, `${group}/${from}`);
+        const back = tester.convert(there, `${group}/${from}`);
         if (from === contract.hub || !carriesStash(original)) {
           // A hub object loses nothing anywhere; a spoke object without a stash gains none on the way back.
           expectSame(back, original);
@@ -64,10 +66,10 @@ describe('GeoDatabase conversion round trips', () => {
   it.each(['v1beta1', 'v1alpha1'] as const)('a %s object carrying the stash of another object still round-trips', (version) => {
     fc.assert(
       fc.property(spokeObjects[version], hubObject, (spoke, other) => {
-        const stash = convertObject(contract, other, `${group}/${version}`).metadata?.annotations?.[annotations.conversionData];
+        const stash = tester.convert(other, `${group}/${version}`).metadata?.annotations?.[annotations.conversionData];
         const carrying = stash === undefined ? spoke : withAnnotation(spoke, stash);
         deepFreeze(carrying);
-        const back = convertObject(contract, convertObject(contract, carrying, `${group}/v1`), `${group}/${version}`);
+        const back = tester.convert(tester.convert(carrying, `${group}/v1`), `${group}/${version}`);
         expectSame(withoutStash(back), withoutStash(carrying));
       }),
       { numRuns: 5_000 },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conversionContext, convertObject } from '../../conversion/convert-object.ts';
-import { ConversionError } from '../../conversion/conversion-error.ts';
+import { ConversionError } from '../../index.ts';
+import { conversionContext, contractTester } from '../../testing.ts';
 import { geoDatabaseIn, stashOf } from './conversion-objects.fixture.ts';
 import { v1alpha1Conversion } from './conversion-v1alpha1.ts';
 import { geoDatabaseContract } from './index.ts';
@@ -115,7 +115,7 @@ describe('v1alpha1 conversion down', () => {
     const hub = object('v1', { storage: { size: '50Gi', storageClassName: 'a-storage-class-with-a-long-name' } }, nearlyFull);
     let error: unknown;
     try {
-      convertObject(geoDatabaseContract(), hub, 'geo.example.com/v1alpha1');
+      contractTester(geoDatabaseContract()).convert(hub, 'geo.example.com/v1alpha1');
     } catch (caught) {
       error = caught;
     }

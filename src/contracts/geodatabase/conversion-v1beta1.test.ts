@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversionContext } from '../../conversion/convert-object.ts';
+import { conversionContext } from '../../testing.ts';
 import { geoDatabaseIn, stashOf } from './conversion-objects.fixture.ts';
 import { v1beta1Conversion } from './conversion-v1beta1.ts';
 import { geoDatabaseContract } from './index.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateTransition } from '../../contract/fsa/evaluate/evaluate-transition.ts';
-import type { KubeObject } from '../../contract/kube-object.ts';
+import type { KubeObject } from '../../index.ts';
+import { evaluateTransition } from '../../testing.ts';
 import { geoDatabaseMachine } from './transitions.ts';
 
 // Generated GeoDatabase updates: specs close to real ones (versions, quantities, caches that share names so they

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../contract/kube-object.ts';
-import { checkMachine } from '../../contract/fsa/check-machine.ts';
-import { evaluateTransition } from '../../contract/fsa/evaluate/evaluate-transition.ts';
-import type { ChangeVerdict } from '../../contract/fsa/evaluate/judge-changes.ts';
+import type { KubeObject } from '../../index.ts';
+import { checkMachine, contractTester, evaluateTransition, type ChangeVerdict } from '../../testing.ts';
 import type { GeoDatabaseChange, GeoDatabaseState } from './transitions.ts';
-import { createContractRegistry } from '../../contract/registry.ts';
 import { geoDatabaseContract } from './index.ts';
 import { geoDatabaseMachine } from './transitions.ts';
 import type { CacheV1, SpecV1 } from './types.ts';
@@ -344,12 +341,14 @@ describe('GeoDatabase machine', () => {
     expect(checkMachine(geoDatabaseMachine)).toEqual([]);
   });
 
-  it('is the first update rule of the compiled contract, with risky-change warnings after it', () => {
-    const [compiled] = createContractRegistry([geoDatabaseContract()]).contracts;
-    expect(compiled!.updateRules).toHaveLength(2);
-    const [transitions, risky] = compiled!.updateRules;
-    const fewer = { oldObject: storedIn('Upgrading'), object: updated(edited((s) => void (s.readReplicas = 1))) };
-    expect(transitions!(fewer).forbidden).toEqual([expect.objectContaining({ field: 'spec.readReplicas' })]);
-    expect(risky!(fewer)).toEqual({ forbidden: [], warnings: ['spec.readReplicas: reducing read replicas from 2 to 1'], auditAnnotations: {} });
+  it('decides in the compiled contract: the machine refuses, and where it allows, the risky-change rule warns', () => {
+    const tester = contractTester(geoDatabaseContract());
+    const fewer = updated(edited((s) => void (s.readReplicas = 1)));
+    const denied = tester.check(fewer, { oldObject: storedIn('Upgrading') });
+    expect(denied.code).toBe('CHANGE_FORBIDDEN');
+    expect(denied.causes).toEqual([expect.objectContaining({ field: 'spec.readReplicas' })]);
+    const allowed = tester.check(fewer, { oldObject: storedIn('Ready') });
+    expect(allowed.allowed).toBe(true);
+    expect(allowed.warnings).toContain('spec.readReplicas: reducing read replicas from 2 to 1');
   });
 });
