@@ -9,7 +9,7 @@ type Shape = 'string' | 'integer' | 'string map' | 'string list' | 'object list'
  * API server: it is a forged or broken review. Checking here makes `KubeObject`'s types true for every decision and
  * every rule a contract's author writes (a `name` typed string that is a number once made a denial throw).
  */
-const fieldShapes: Readonly<Record<string, Shape>> = {
+const fieldShapes: ReadonlyArray<readonly [string, Shape]> = Object.entries({
   name: 'string',
   generateName: 'string',
   namespace: 'string',
@@ -25,7 +25,7 @@ const fieldShapes: Readonly<Record<string, Shape>> = {
   finalizers: 'string list',
   ownerReferences: 'object list',
   managedFields: 'object list',
-};
+} satisfies Record<string, Shape>);
 
 /**
  * Why `object` (a review's, at `where`) is not shaped as the API server writes an object: apiVersion, kind and
@@ -42,7 +42,8 @@ export function objectShapeProblem(object: Record<string, unknown>, where: strin
   const { metadata } = object;
   if (metadata === undefined) return undefined;
   if (!isPlainObject(metadata)) return `${where}.metadata must be an object, got ${describeEnvelopeValue(metadata)}`;
-  for (const [field, shape] of Object.entries(fieldShapes)) {
+  // Entries made once: this runs for every object of every review, up to 500 in one conversion.
+  for (const [field, shape] of fieldShapes) {
     if (!Object.hasOwn(metadata, field)) continue;
     const value = metadata[field];
     // Go writes a zero metav1.Time as null (kubectl shows `creationTimestamp: null`); nothing else is ever null.
