@@ -1,13 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { createCertificateAuthority, issueCertificate } from '../certs/pki.ts';
 import type { PemPair } from '../certs/pki.ts';
 import { findFreePort } from './free-port.ts';
-import { describeExit, startManagedProcess } from './managed-process.ts';
+import { httpsGet } from './https-get.ts';
+import { startManagedProcess, waitUntilReady } from './managed-process.ts';
 import type { ManagedProcess } from './managed-process.ts';
 
 export interface ControlPlane {
@@ -228,50 +228,4 @@ async function distinctFreePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < count) ports.add(await findFreePort());
   return [...ports];
-}
-
-const POLL_INTERVAL_MS = 100;
-
-async function waitUntilReady(child: ManagedProcess, what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastProblem = 'no answer yet';
-  for (;;) {
-    if (child.exit) {
-      throw new Error(`${child.name} ${describeExit(child.exit)} before ${what} succeeded; end of its output:\n${await child.logTail()}`);
-    }
-    try {
-      if (await probe()) return;
-      lastProblem = 'not ready';
-    } catch (error) {
-      lastProblem = (error as Error).message;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${child.name} did not answer ${what} within ${timeoutMs / 1000} s (last: ${lastProblem}); end of its output:\n${await child.logTail()}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-  }
-}
-
-interface TlsClientIdentity {
-  ca: string;
-  cert: string;
-  key: string;
-}
-
-// fetch cannot present a client certificate without an extra dispatcher package, so node:https.
-function httpsGet(url: string, identity: TlsClientIdentity): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { ...identity, agent: false, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`timeout after 5 s: GET ${url}`)));
-    req.on('error', reject);
-    req.end();
-  });
 }

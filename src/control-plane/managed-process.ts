@@ -112,3 +112,31 @@ async function readTail(path: string, maxBytes: number): Promise<string> {
     return `(cannot read ${path}: ${(error as Error).message})`;
   }
 }
+
+const POLL_INTERVAL_MS = 100;
+
+/**
+ * Polls `probe` until it answers true. Fails at once, with the end of the process's output, when the process exits
+ * first, and after timeoutMs with what the probe last saw.
+ */
+export async function waitUntilReady(child: ManagedProcess, what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastProblem = 'no answer yet';
+  for (;;) {
+    if (child.exit) {
+      throw new Error(`${child.name} ${describeExit(child.exit)} before ${what} succeeded; end of its output:\n${await child.logTail()}`);
+    }
+    try {
+      if (await probe()) return;
+      lastProblem = 'not ready';
+    } catch (error) {
+      lastProblem = (error as Error).message;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${child.name} did not answer ${what} within ${timeoutMs / 1000} s (last: ${lastProblem}); end of its output:\n${await child.logTail()}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+  }
+}

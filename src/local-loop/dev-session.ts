@@ -41,7 +41,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
   const { say } = options;
   // One folder for everything this session starts: the control plane's files, crdgate's certificates and logs.
   const dir = await mkdtemp(join(tmpdir(), 'crdgate-dev-'));
-  const watchers: FolderWatcher[] = [];
+  let watcher: FolderWatcher | undefined;
   let controlPlane: ControlPlane | undefined;
   let current: ServeGeneration | undefined;
   // Every generation still running, the one retiring after a reload included: stop() ends them all.
@@ -51,7 +51,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     await generation.stop();
   };
   const stopEverything = async (): Promise<void> => {
-    for (const watcher of watchers) watcher.close();
+    watcher?.close();
     for (const generation of [...live]) await retire(generation);
     await controlPlane?.stop();
     await rm(dir, { recursive: true, force: true });
@@ -109,14 +109,12 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
         say(`the edit did not load, so generation ${current?.number} keeps serving:\n${indent((error as Error).message)}`);
       }
     };
-    watchers.push(
-      watchFolders(options.watchDirs, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          reloading = reloading.then(reload);
-        }, reloadDebounceMs);
-      }),
-    );
+    watcher = watchFolders(options.watchDirs, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        reloading = reloading.then(reload);
+      }, reloadDebounceMs);
+    });
 
     return {
       controlPlane: controlPlane!,
@@ -129,7 +127,6 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       },
     };
   } catch (error) {
-    stopped = true;
     await stopEverything();
     throw error;
   }

@@ -1,5 +1,5 @@
 import { ApiextensionsV1Api, KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
-import { request } from 'node:https';
+import { httpsGet } from '../control-plane/https-get.ts';
 import type { Manifest } from '../render/manifest.ts';
 import { eventually } from './eventually.ts';
 import { serverSideApply } from './server-side-apply.ts';
@@ -75,7 +75,8 @@ async function awaitMutatingWebhookInUse(kubeConfig: KubeConfig, crds: Manifest[
 /** The count of admission decisions a crdgate reports on its /metrics, read over HTTPS trusting its CA. */
 export function admissionCallsFromMetrics(baseUrl: string, caPem: string): AdmissionCallCount {
   return async function admissionCalls(webhook) {
-    const text = await httpsGetText(`${baseUrl}/metrics`, caPem);
+    const { status, body: text } = await httpsGet(`${baseUrl}/metrics`, { ca: caPem });
+    if (status !== 200) throw new Error(`GET ${baseUrl}/metrics: HTTP ${status}`);
     let total = 0;
     for (const line of text.split('\n')) {
       if (line.startsWith('crdgate_admission_decisions_total{') && line.includes(`webhook="${webhook}"`)) {
@@ -84,19 +85,4 @@ export function admissionCallsFromMetrics(baseUrl: string, caPem: string): Admis
     }
     return total;
   };
-}
-
-function httpsGetText(url: string, ca: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { ca, agent: false, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`GET ${url}: HTTP ${res.statusCode}`))));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within 5 s`)));
-    req.on('error', reject);
-    req.end();
-  });
 }

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { request } from 'node:https';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { findFreePort } from '../control-plane/free-port.ts';
-import { startManagedProcess, type ManagedProcess } from '../control-plane/managed-process.ts';
+import { httpsGet } from '../control-plane/https-get.ts';
+import { startManagedProcess, waitUntilReady, type ManagedProcess } from '../control-plane/managed-process.ts';
 import type { Manifest } from '../render/manifest.ts';
 import type { FrontManifests } from './put-in-front.ts';
 
@@ -42,14 +42,14 @@ const stopGraceMs = 5_000;
 
 /**
  * Starts the next generation: renders the contracts' CRDs and webhook configurations by URL (`crdgate manifests`, a
- * process of its own), then serves them on a free port and resolves once /readyz answers. Throws with crdgate's own
- * message when the contracts do not load, so the caller can keep the last good generation serving.
+ * process of its own) while it serves them on a free port, and resolves once both are done and /readyz answers.
+ * Throws with crdgate's own message when the contracts do not load, so the caller can keep the last good one serving.
  */
 export async function startServeGeneration(options: GenerationOptions, number: number): Promise<ServeGeneration> {
   const port = await findFreePort();
   const url = `https://127.0.0.1:${port}`;
   const contractArgs = options.contracts.flatMap((contract) => ['--contract', contract]);
-  // Rendering and serving are two processes of their own: started together, each waits only for itself.
+  const ca = await readFile(options.caCertFile, 'utf8');
   const rendering = runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name], options.cwd);
   const child = startManagedProcess({
     name: `crdgate serve (generation ${number})`,
@@ -59,14 +59,15 @@ export async function startServeGeneration(options: GenerationOptions, number: n
     logFile: join(options.logDir, `crdgate-${number}.log`),
   });
   const stop = (): Promise<void> => child.stop(stopGraceMs);
-  let front: FrontManifests;
-  try {
-    const [yaml] = await Promise.all([rendering, waitForReady(child, url, options.caCertFile)]);
-    front = frontManifests(yaml);
-  } catch (error) {
+  const ready = waitUntilReady(child, 'GET /readyz', readyTimeoutMs, async () => (await httpsGet(`${url}/readyz`, { ca })).status === 200);
+  // Both settle before either is reported: when the contracts do not load, both fail, and the renderer's one line
+  // is the one to show (the server's failure comes with its whole log).
+  const [rendered, served] = await Promise.allSettled([rendering, ready]);
+  if (rendered.status === 'rejected' || served.status === 'rejected') {
     await stop();
-    throw error;
+    throw rendered.status === 'rejected' ? rendered.reason : (served as PromiseRejectedResult).reason;
   }
+  const front = frontManifests(rendered.value);
   return { number, url, process: child, front, stop };
 }
 
@@ -78,31 +79,6 @@ function frontManifests(yaml: string): FrontManifests {
     crds: manifests.filter((m) => m.kind === 'CustomResourceDefinition'),
     webhookConfigurations: manifests.filter((m) => m.kind === 'ValidatingWebhookConfiguration' || m.kind === 'MutatingWebhookConfiguration'),
   };
-}
-
-async function waitForReady(child: ManagedProcess, url: string, caCertFile: string): Promise<void> {
-  const ca = await readFile(caCertFile, 'utf8');
-  const deadline = Date.now() + readyTimeoutMs;
-  for (;;) {
-    if (child.exit) throw new Error(lastLines(await child.logTail()));
-    const ready = await new Promise<boolean>((resolve) => {
-      const req = request(`${url}/readyz`, { ca, agent: false, timeout: 1_000 }, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      });
-      req.on('timeout', () => req.destroy());
-      req.on('error', () => resolve(false));
-      req.end();
-    });
-    if (ready) return;
-    if (Date.now() > deadline) throw new Error(`crdgate serve did not become ready within ${readyTimeoutMs / 1000} s:\n${lastLines(await child.logTail())}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** crdgate's one-line errors, without the log lines of a server that did start. */
-function lastLines(text: string): string {
-  return text.trim().split('\n').slice(-5).join('\n');
 }
 
 function runCrdgate(args: string[], cwd: string): Promise<string> {
