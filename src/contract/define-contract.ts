@@ -4,7 +4,7 @@ import { crdNameProblems } from './crd-names.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
-import type { ContractObject, KubeObject } from './kube-object.ts';
+import { annotation, objectRef, type ContractObject, type KubeObject } from './kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 export interface ContractIdentity {
@@ -103,11 +103,43 @@ export type Defaulter<Spec = UntypedSpec> = (object: ContractObject<Spec>) => Co
 export interface DeletionRule<Spec = UntypedSpec> {
   (object: ContractObject<Spec>): string | undefined;
   readonly readsMetadataOnly?: boolean;
+  /** The rule as data, when it is a protection annotation: the policy compiler turns it into CEL. */
+  readonly form?: DeletionProtection;
 }
 
-/** A deletion rule that reads only metadata (annotations, labels, names): decidable without conversion. */
-export function metadataDeletionRule(rule: (object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => string | undefined): DeletionRule {
-  return Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true });
+/** An object is protected from deletion while it carries `annotation` with exactly `equals` as its value. */
+export interface DeletionProtection {
+  annotation: string;
+  equals: string;
+}
+
+/**
+ * A deletion rule that reads only metadata (annotations, labels, names): decidable without conversion. Given a
+ * `DeletionProtection` rather than a function, it is data too, and the ValidatingAdmissionPolicy crdgate renders
+ * enforces it even while crdgate is down; a function is enforced by the webhook alone.
+ */
+export function metadataDeletionRule(
+  rule: DeletionProtection | ((object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => string | undefined),
+): DeletionRule {
+  if (typeof rule === 'function') return Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true });
+  const protection = { annotation: rule.annotation, equals: rule.equals };
+  return Object.assign((object: KubeObject) => (annotation(object, protection.annotation) === protection.equals ? deletionProtectedMessage(object, protection) : undefined), {
+    readsMetadataOnly: true,
+    form: protection,
+  });
+}
+
+/**
+ * What a protected object's DELETE is told: what protects it and the command that lifts the protection. The
+ * policy's CEL builds the same text.
+ */
+export function deletionProtectedMessage(object: Pick<KubeObject, 'kind' | 'metadata'>, protection: DeletionProtection): string {
+  const name = object.metadata?.name ?? '';
+  const namespace = object.metadata?.namespace ? ` -n ${object.metadata.namespace}` : '';
+  return (
+    `${object.kind ?? 'the object'} ${objectRef(object)} is deletion-protected; to delete it, first remove the protection: ` +
+    `kubectl annotate ${(object.kind ?? '').toLowerCase()} ${name}${namespace} ${protection.annotation}-`
+  );
 }
 
 export interface UpdateInput<Spec = UntypedSpec> {

@@ -16,6 +16,10 @@ describe('renderManifestFiles', () => {
       ['base/20-crd-geodatabases.geo.example.com.yaml', ['CustomResourceDefinition/geodatabases.geo.example.com']],
       ['base/30-webhook-configurations.yaml', ['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']],
       [
+        'base/40-admission-policies.yaml',
+        ['ValidatingAdmissionPolicy/crdgate.geodatabases.geo.example.com', 'ValidatingAdmissionPolicyBinding/crdgate.geodatabases.geo.example.com'],
+      ],
+      [
         'migration/storage-migration.yaml',
         ['ServiceAccount/crdgate-migrate', 'ClusterRole/crdgate-migrate', 'ClusterRoleBinding/crdgate-migrate', 'Job/crdgate-migrate-geodatabases'],
       ],
@@ -26,6 +30,10 @@ describe('renderManifestFiles', () => {
     expect(contents(renderManifestFiles([geoDatabaseContract()], { ...manifestDefaults, namespace: 'ops', url: 'https://10.0.0.5:8443' }))).toEqual([
       ['base/20-crd-geodatabases.geo.example.com.yaml', ['CustomResourceDefinition/geodatabases.geo.example.com']],
       ['base/30-webhook-configurations.yaml', ['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']],
+      [
+        'base/40-admission-policies.yaml',
+        ['ValidatingAdmissionPolicy/crdgate.geodatabases.geo.example.com', 'ValidatingAdmissionPolicyBinding/crdgate.geodatabases.geo.example.com'],
+      ],
       [
         'migration/storage-migration.yaml',
         ['Namespace/ops', 'ServiceAccount/crdgate-migrate', 'ClusterRole/crdgate-migrate', 'ClusterRoleBinding/crdgate-migrate', 'Job/crdgate-migrate-geodatabases'],
@@ -78,7 +86,7 @@ describe('renderManifestTree', () => {
   it('lists every file of base/ in its kustomization, and base/ in the top-level one', () => {
     const tree = renderManifestTree([geoDatabaseContract(), clusterWidgetContract()], manifestDefaults);
     const baseFiles = tree.map((f) => f.path).filter((path) => path.startsWith('base/') && path !== 'base/kustomization.yaml');
-    expect(baseFiles).toHaveLength(6);
+    expect(baseFiles).toHaveLength(7);
     expect(kustomizationResources(tree, 'base/kustomization.yaml')).toEqual(baseFiles.map((path) => path.slice('base/'.length)));
     expect(kustomizationResources(tree, 'kustomization.yaml')).toEqual(['base']);
   });
@@ -92,16 +100,18 @@ describe('renderManifestTree', () => {
       'overlays/monitoring/kustomization.yaml',
       'overlays/monitoring/service-monitor.yaml',
       'overlays/monitoring/crdgate-dashboard.json',
+      'overlays/policy-floor/kustomization.yaml',
+      'overlays/policy-floor/ignore-webhook-failures.yaml',
     ]);
     expect(kustomizationResources(renderManifestTree([geoDatabaseContract()], manifestDefaults), 'overlays/cert-manager/kustomization.yaml')).toContain('../../base');
   });
 
-  it('renders no cert-manager overlay when the caBundle is given by hand, and no overlays at all for a crdgate called by URL', () => {
+  it('renders no cert-manager overlay when the caBundle is given by hand, and only the policy floor for a crdgate called by URL', () => {
     const byHand = renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, caBundlePem: 'PEM' }).map((f) => f.path);
     expect(byHand.some((path) => path.startsWith('overlays/cert-manager/'))).toBe(false);
     expect(byHand).toContain('overlays/monitoring/service-monitor.yaml');
     const byUrl = renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, url: 'https://10.0.0.5:8443' }).map((f) => f.path);
-    expect(byUrl.some((path) => path.startsWith('overlays/'))).toBe(false);
+    expect(byUrl.filter((path) => path.startsWith('overlays/'))).toEqual(['overlays/policy-floor/kustomization.yaml', 'overlays/policy-floor/ignore-webhook-failures.yaml']);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Contract } from '../contract/define-contract.ts';
+import { renderAdmissionPolicies, renderPolicyFloorOverlay } from './admission-policy.ts';
 import { renderCertManagerOverlay } from './cert-manager.ts';
 import { renderCustomResourceDefinition, resourceName } from './custom-resource-definition.ts';
 import { installNames, servicePort } from './in-cluster-names.ts';
@@ -40,6 +41,7 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
       path: `${baseDir}/30-webhook-configurations.yaml`,
       manifests: [renderValidatingWebhookConfiguration(contracts, endpoint, options.name), renderMutatingWebhookConfiguration(contracts, endpoint, options.name)],
     },
+    ...policyFile(contracts, options.name),
     // Called by URL, nothing of base/ lives in the namespace (it would be installed empty): only the migration's
     // ServiceAccount and Jobs do, so the Namespace goes with them.
     { path: `${migrationDir}/storage-migration.yaml`, manifests: [...(inCluster(options) ? [] : [namespace]), ...renderStorageMigration(contracts, options, options.image)] },
@@ -60,8 +62,19 @@ export function renderManifestTree(contracts: readonly Contract[], options: Mani
     ...files,
     ...(inCluster(options) && options.caBundlePem === undefined ? renderCertManagerOverlay('overlays/cert-manager', contracts, options) : []),
     ...(inCluster(options) ? renderMonitoring('overlays/monitoring', options) : []),
+    ...(files.some((file) => file.path === `${baseDir}/40-admission-policies.yaml`) ? renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name) : []),
   ];
 }
+
+/** The policy floor, in base/ so it holds with every overlay; no file when nothing of the contracts compiles. */
+function policyFile(contracts: readonly Contract[], installName: string): ManifestFile[] {
+  const manifests = renderAdmissionPolicies(contracts, installName);
+  return manifests.length === 0 ? [] : [{ path: `${baseDir}/40-admission-policies.yaml`, manifests, comment: policyComment }];
+}
+
+const policyComment = `The policy floor: the transition machine and deletion protections compiled to CEL, enforced by the API
+server itself even while crdgate is down. crdgate's webhook stays the full authority; \`crdgate fsa --coverage\`
+says which change kinds and rules the policy holds.`;
 
 function inCluster(options: ManifestOptions): boolean {
   return options.url === undefined;

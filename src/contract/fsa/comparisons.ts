@@ -1,9 +1,13 @@
+import { orderOf, type ComparisonForm } from './classifier-form.ts';
+
 /**
  * How a classifier tells two readable values of one field apart: which kind of change, if any, leads from one to
  * the other. The kinds are listed up front so the machine's self-check knows what a classifier can report.
  */
 export interface Comparison<C extends string, V> {
   kinds: readonly C[];
+  /** The comparison as data when it is the library's with the library's comparator; the policy compiles it. */
+  form?: ComparisonForm<C>;
   /** `undefined` on either side means the field is absent there; an `undefined` result means no change. */
   classify(from: V | undefined, to: V | undefined): C | undefined;
 }
@@ -12,6 +16,9 @@ export interface Comparison<C extends string, V> {
 export function whenDifferent<C extends string, V>(kind: C, equal: (a: V, b: V) => boolean = Object.is): Comparison<C, V> {
   return {
     kinds: [kind],
+    // Object.is on read values is a difference of the raw JSON: equal primitives read equal, and readers of
+    // quantities and releases return a new object each time. An equality of one's own is not data.
+    ...(equal === Object.is ? { form: { compare: 'different', kind } } : {}),
     classify(from, to) {
       if (from === undefined || to === undefined) return from === to ? undefined : kind;
       return equal(from, to) ? undefined : kind;
@@ -29,8 +36,10 @@ export function byDirection<C extends string, V>(direction: {
   decrease: C;
 }): Comparison<C, V> {
   const { compare, increase, decrease } = direction;
+  const order = orderOf(compare);
   return {
     kinds: increase === decrease ? [increase] : [increase, decrease],
+    ...(order === undefined ? {} : { form: { compare: 'direction', order, increase, decrease } }),
     classify(from, to) {
       if (from === undefined || to === undefined) return undefined;
       const order = compare(to, from);
@@ -54,6 +63,7 @@ export function byReleaseStep<C extends string>(steps: {
   const { compare, upgrade, major, downgrade } = steps;
   return {
     kinds: [upgrade, major, downgrade],
+    ...(orderOf(compare) === 'release' ? { form: { compare: 'release-step', upgrade, major, downgrade } } : {}),
     classify(from, to) {
       if (from === undefined || to === undefined) return undefined;
       const order = compare(to, from);

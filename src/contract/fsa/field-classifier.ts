@@ -2,6 +2,7 @@ import { parseFieldPath } from '../field-path.ts';
 import { jsonEqual } from '../json-equal.ts';
 import { changeRecord } from './change-record.ts';
 import type { Comparison } from './comparisons.ts';
+import { readingOf } from './classifier-form.ts';
 import type { Classifier } from './machine.ts';
 import { fieldValue } from './change-record.ts';
 
@@ -22,8 +23,12 @@ export interface FieldComparison<C extends string, V> {
 export function fieldClassifier<C extends string, V>(comparison: FieldComparison<C, V>): Classifier<C> {
   const { path, absentMeans, read, compare } = comparison;
   const segments = parseFieldPath(path);
+  const reading = readingOf(read as (raw: unknown) => unknown);
   return {
     kinds: compare.kinds,
+    ...(reading !== undefined && compare.form !== undefined
+      ? { form: { classify: 'field', path, ...(absentMeans === undefined ? {} : { absentMeans }), reading, comparison: compare.form } }
+      : {}),
     classify(oldValue, newValue, at) {
       const from = fieldValue(oldValue, segments, absentMeans);
       const to = fieldValue(newValue, segments, absentMeans);

@@ -26,8 +26,18 @@ export interface KeyedListComparison<C extends string> {
 export function keyedListClassifier<C extends string>(list: KeyedListComparison<C>): Classifier<C> {
   const kinds = [...new Set([list.added, list.removed, ...list.itemClassifiers.flatMap((c) => c.kinds)])];
   const segments = parseFieldPath(list.path);
+  const { path, key, absentMeans, added, removed } = list;
   return {
     kinds,
+    form: {
+      classify: 'keyed-list',
+      path,
+      key,
+      ...(absentMeans === undefined ? {} : { absentMeans }),
+      added,
+      removed,
+      items: list.itemClassifiers.map(({ kinds, form }) => ({ kinds, ...(form === undefined ? {} : { form }) })),
+    },
     classify(oldValue, newValue, at) {
       const listField = `${at.field}.${list.path}`;
       const before = itemsByKey(fieldValue(oldValue, segments, list.absentMeans), list.key);

@@ -1,3 +1,5 @@
+import type { ClassifierForm } from './classifier-form.ts';
+
 /**
  * The transition machine of a custom resource: which spec changes the operator can carry out in which lifecycle
  * state, and where each one takes it. It is data, so it can be checked at start-up (check-machine.ts), rendered
@@ -90,6 +92,12 @@ export interface Location {
 export interface Classifier<C extends string> {
   /** Every kind `classify` can report, so the self-check can tell which change kinds are never produced. */
   kinds: readonly C[];
+  /**
+   * What the classifier compares, as data, when it is built from the library's parts only: the policy compiler
+   * turns it into CEL the API server enforces. A classifier written as a function has none; the webhook alone
+   * enforces its kinds.
+   */
+  form?: ClassifierForm<C>;
   /**
    * The changes between an old and a new value at `at`. Both are untrusted JSON: the classifier must not throw,
    * and leaves values it cannot read to schema validation, which runs in the same request.

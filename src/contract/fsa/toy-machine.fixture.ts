@@ -2,6 +2,7 @@ import { byDirection, whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
 import type { TransitionMachine } from './machine.ts';
 import { readInteger, readString } from './value-readers.ts';
+import { compareNumbers } from './classifier-form.ts';
 
 // A machine small enough to reason about in the engine's tests, with one of everything: a state that allows any
 // change, a stay and a move, an unsupported kind, two exclusive kinds, a human-intervention and a terminal state.
@@ -38,7 +39,7 @@ export const toyMachine: TransitionMachine<ToyState, ToyChange> = {
       path: 'size',
       absentMeans: 1,
       read: readInteger,
-      compare: byDirection({ compare: (a: number, b: number) => a - b, increase: 'size.up', decrease: 'size.down' }),
+      compare: byDirection({ compare: compareNumbers, increase: 'size.up', decrease: 'size.down' }),
     }),
     fieldClassifier({ path: 'label', read: readString, compare: whenDifferent('label') }),
     fieldClassifier({ path: 'color', read: readString, compare: whenDifferent('color') }),

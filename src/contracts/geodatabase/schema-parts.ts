@@ -6,6 +6,8 @@ import type { JSONSchemaProps } from '../../index.ts';
 export const quantity = (description: string): JSONSchemaProps => ({
   type: 'string',
   format: 'quantity',
+  // Bounded so the API server can bound the cost of the policy's CEL; no real quantity comes close.
+  maxLength: 64,
   description,
 });
 
@@ -19,12 +21,14 @@ export const dnsLabel = (description: string): JSONSchemaProps => ({
 export const postgresVersion: JSONSchemaProps = {
   type: 'string',
   pattern: '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$',
+  maxLength: 16,
   description: 'PostgreSQL MAJOR.MINOR; majors 13 to 17 are supported.',
 };
 
 export const postgisVersion: JSONSchemaProps = {
   type: 'string',
   pattern: '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$',
+  maxLength: 16,
   description: 'PostGIS MAJOR.MINOR.PATCH; it must support the PostgreSQL major.',
 };
 

@@ -1,0 +1,339 @@
+import type { ClassifierForm, ComparisonForm, ValueReading } from '../contract/fsa/classifier-form.ts';
+import { parseFieldPath } from '../contract/field-path.ts';
+import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
+import { celLiteral, celString, isPlainFieldName, optionalField } from './cel.ts';
+
+// Classifier forms as CEL: for every kind of change a classifier can report, how many such changes an update
+// carries, and how the first of them reads in a message. The CEL mirrors fieldClassifier and keyedListClassifier
+// exactly on every value both read; where the API server could read a value differently from crdgate (a quantity
+// Kubernetes rounds, a release number past 2^53), the CEL treats it as unreadable, which is no change: the policy
+// may then let through what the webhook refuses, never the other way round.
+
+/** One place an update can carry changes of `kind`, as CEL. */
+export interface ChangeSource {
+  kind: string;
+  /** CEL int: how many changes of the kind this place holds in the update. */
+  count: string;
+  /** CEL string for the first such change, `spec.storage.size: ` and then `description` with its values filled in. */
+  message(description: string): string;
+}
+
+/** Kinds of change the policy does not see from one classifier, and why. */
+export interface UncompiledKinds {
+  kinds: readonly string[];
+  reason: string;
+}
+
+export interface CompiledClassifiers {
+  sources: ChangeSource[];
+  uncompiled: UncompiledKinds[];
+}
+
+/** Where the compared values sit: CEL optionals for the old and new value, their schema, and how messages name them. */
+export interface CompareSite {
+  /** CEL optional of the old compared value: `oldObject.?spec`. */
+  old: string;
+  new: string;
+  /** The schema of the compared value (the spec's, or a list item's). */
+  schema: JSONSchemaProps | undefined;
+  /** CEL string naming the compared value in messages: `'spec'`. */
+  field: string;
+  /** CEL string of the list item's name, when the values are a list item. */
+  item?: string;
+  /** Nesting depth of list comprehensions, which keeps their variable names apart. */
+  depth: number;
+}
+
+// Spellings of quantities that Kubernetes holds exactly (no rounding to nano units, no cap at 2^63-1) and
+// crdgate reads the same way: up to six digits and three decimals, with a suffix up to T/Ti.
+const exactQuantityPattern = '^[0-9]{1,6}([.][0-9]{1,3})?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$';
+// Release numbers whose parts JavaScript holds exactly: at most 15 digits.
+const releasePart = '(0|[1-9][0-9]{0,14})';
+
+export function compileClassifier(form: ClassifierForm<string> | undefined, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
+  if (form === undefined) return notCompiled(kinds, 'the classifier is a function of its own');
+  switch (form.classify) {
+    case 'field':
+      return compileField(form, site);
+    case 'keyed-list':
+      return compileKeyedList(form, site);
+  }
+}
+
+function notCompiled(kinds: readonly string[], reason: string): CompiledClassifiers {
+  return { sources: [], uncompiled: [{ kinds: [...new Set(kinds)], reason }] };
+}
+
+/** The schema at a path below `schema`, through object properties only. */
+export function schemaAt(schema: JSONSchemaProps | undefined, segments: readonly string[]): JSONSchemaProps | undefined {
+  return segments.reduce<JSONSchemaProps | undefined>((node, segment) => node?.properties?.[segment], schema);
+}
+
+function plainPath(path: string): string[] | undefined {
+  const segments = parseFieldPath(path);
+  return segments.every((segment): segment is string => typeof segment === 'string' && isPlainFieldName(segment)) ? segments : undefined;
+}
+
+interface Side {
+  /** CEL bool: the field has a value on this side (absentMeans counts). */
+  present: string;
+  /** CEL value; only evaluated when present. */
+  value: string;
+}
+
+function side(base: string, segments: readonly string[], absentMeans: string | undefined): Side {
+  const field = optionalField(base, segments);
+  return absentMeans === undefined ? { present: `${field}.hasValue()`, value: `${field}.value()` } : { present: 'true', value: `${field}.orValue(${absentMeans})` };
+}
+
+function formKinds(comparison: ComparisonForm<string>): string[] {
+  switch (comparison.compare) {
+    case 'different':
+      return [comparison.kind];
+    case 'direction':
+      return [comparison.increase, comparison.decrease];
+    case 'release-step':
+      return [comparison.upgrade, comparison.major, comparison.downgrade];
+  }
+}
+
+function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' }>, site: CompareSite): CompiledClassifiers {
+  const kinds = formKinds(form.comparison);
+  const segments = plainPath(form.path);
+  if (segments === undefined) return notCompiled(kinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
+  const schema = schemaAt(site.schema, segments);
+  const problem = readingProblem(form.reading, schema, form.path) ?? comparisonProblem(form.reading, form.comparison);
+  if (problem !== undefined) return notCompiled(kinds, problem);
+  let absentMeans: string | undefined;
+  if (form.absentMeans !== undefined) {
+    absentMeans = literalOf(form.reading, form.absentMeans);
+    if (absentMeans === undefined) return notCompiled(kinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not a value the field can hold`);
+  }
+  const reading = readingCel(form.reading, schema!);
+  const from = side(site.old, segments, absentMeans);
+  const to = side(site.new, segments, absentMeans);
+  const bothPresent = absentMeans === undefined ? `${from.present} && ${to.present}` : 'true';
+  const differ = absentMeans === undefined ? `(${from.present} != ${to.present} || (${from.present} && ${from.value} != ${to.value}))` : `${from.value} != ${to.value}`;
+  const readableSide = (value: Side) => {
+    const readable = reading.readable(value.value);
+    if (readable === 'true') return [];
+    return [value.present === 'true' ? readable : `(!${value.present} || ${readable})`];
+  };
+  const readable = [...readableSide(from), ...readableSide(to)];
+  const changed = [differ, ...readable].join(' && ');
+  const field = concat(site.field, celString(`.${form.path}`));
+  const shown = (value: Side) => (value.present === 'true' ? reading.display(value.value) : `(${value.present} ? ${reading.display(value.value)} : "(none)")`);
+  const source = (kind: string, occurs: string): ChangeSource => ({
+    kind,
+    count: `((${occurs}) ? 1 : 0)`,
+    message: (description) => concat(field, celString(': '), fill(description, { from: shown(from), to: shown(to), item: site.item })),
+  });
+  const comparison = form.comparison;
+  switch (comparison.compare) {
+    case 'different':
+      return { sources: [source(comparison.kind, changed)], uncompiled: [] };
+    case 'direction': {
+      const order = reading.order!(to.value, from.value);
+      const ordered = `${bothPresent === 'true' ? '' : `${bothPresent} && `}${changed}`;
+      if (comparison.increase === comparison.decrease) return { sources: [source(comparison.increase, `${ordered} && ${order} != 0`)], uncompiled: [] };
+      return { sources: [source(comparison.increase, `${ordered} && ${order} > 0`), source(comparison.decrease, `${ordered} && ${order} < 0`)], uncompiled: [] };
+    }
+    case 'release-step': {
+      const order = reading.order!(to.value, from.value);
+      const ordered = `${bothPresent === 'true' ? '' : `${bothPresent} && `}${changed}`;
+      const sameMajor = `${reading.part!(to.value, 0)} == ${reading.part!(from.value, 0)}`;
+      return {
+        sources: [
+          source(comparison.upgrade, `${ordered} && ${order} > 0 && ${sameMajor}`),
+          source(comparison.major, `${ordered} && ${order} > 0 && !(${sameMajor})`),
+          source(comparison.downgrade, `${ordered} && ${order} < 0`),
+        ],
+        uncompiled: [],
+      };
+    }
+  }
+}
+
+function readingProblem(reading: ValueReading, schema: JSONSchemaProps | undefined, path: string): string | undefined {
+  if (schema === undefined) return `the hub schema declares no field "${path}"`;
+  const wanted = reading === 'integer' ? 'integer' : 'string';
+  if (schema.type !== wanted) return `"${path}" is read as ${reading === 'integer' ? 'an integer' : `a ${reading}`} but the hub schema's type is ${schema.type ?? 'none'}`;
+  if (wanted === 'string' && schema.maxLength === undefined) return `"${path}" needs a maxLength in the hub schema, so the API server can bound the policy's cost`;
+  return undefined;
+}
+
+function comparisonProblem(reading: ValueReading, comparison: ComparisonForm<string>): string | undefined {
+  if (comparison.compare === 'direction') {
+    const expected = { integer: 'number', quantity: 'quantity', release: 'release', string: undefined }[reading];
+    if (comparison.order !== expected) return `its ${reading} values are ordered by the ${comparison.order} comparator`;
+  }
+  if (comparison.compare === 'release-step' && reading !== 'release') return 'byReleaseStep compares values not read by parseVersion';
+  return undefined;
+}
+
+function literalOf(reading: ValueReading, value: unknown): string | undefined {
+  if (reading === 'integer' ? !Number.isSafeInteger(value) : typeof value !== 'string') return undefined;
+  return celLiteral(value);
+}
+
+interface ReadingCel {
+  /** CEL bool: the value reads as crdgate reads it and the API server reads it the same way. */
+  readable(value: string): string;
+  /** CEL string: the value as a message shows it. */
+  display(value: string): string;
+  /** CEL int, sign of the order of `a` against `b`, for ordered readings. */
+  order?(a: string, b: string): string;
+  /** CEL int: a release number's part. */
+  part?(value: string, index: number): string;
+}
+
+function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel {
+  switch (reading) {
+    case 'integer':
+      return {
+        // JavaScript holds integers exactly up to 2^53-1; crdgate reads a larger one as unreadable.
+        readable: (value) => `(${value} >= -9007199254740991 && ${value} <= 9007199254740991)`,
+        display: (value) => `string(${value})`,
+        order: (a, b) => `(${a} > ${b} ? 1 : (${a} < ${b} ? -1 : 0))`,
+      };
+    case 'string':
+      return { readable: () => 'true', display: (value) => value };
+    case 'quantity':
+      return {
+        readable: (value) => `${value}.matches(${celString(exactQuantityPattern)})`,
+        display: (value) => value,
+        order: (a, b) => `quantity(${a}).compareTo(quantity(${b}))`,
+      };
+    case 'release': {
+      // A release of at most maxLength characters has at most (maxLength + 1) / 2 parts; missing parts are 0.
+      const parts = Math.max(1, Math.floor(((schema.maxLength ?? 1) + 1) / 2));
+      const pattern = `^${releasePart}([.]${releasePart}){0,${parts - 1}}$`;
+      const part = (value: string, index: number) => `(size(${value}.split(".")) > ${index} ? int(${value}.split(".")[${index}]) : 0)`;
+      return {
+        readable: (value) => `${value}.matches(${celString(pattern)})`,
+        display: (value) => value,
+        part,
+        order: (a, b) =>
+          Array.from({ length: parts }, (_, index) => index)
+            .reverse()
+            .reduce((rest, index) => {
+              const [x, y] = [part(a, index), part(b, index)];
+              return `(${x} != ${y} ? (${x} > ${y} ? 1 : -1) : ${rest})`;
+            }, '0'),
+      };
+    }
+  }
+}
+
+function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'keyed-list' }>, site: CompareSite): CompiledClassifiers {
+  const allKinds = [form.added, form.removed, ...form.items.flatMap((item) => item.kinds)];
+  const segments = plainPath(form.path);
+  if (segments === undefined) return notCompiled(allKinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
+  const schema = schemaAt(site.schema, segments);
+  const problem = listProblem(schema, form.path, form.key);
+  if (problem !== undefined) return notCompiled(allKinds, problem);
+  const absentMeans = form.absentMeans === undefined ? undefined : celLiteral(form.absentMeans);
+  if (form.absentMeans !== undefined && (absentMeans === undefined || form.absentMeans.length > 0)) {
+    return notCompiled(allKinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not compiled; only [] is`);
+  }
+  const from = side(site.old, segments, absentMeans);
+  const to = side(site.new, segments, absentMeans);
+  const bothPresent = absentMeans === undefined ? `${from.present} && ${to.present}` : undefined;
+  const guarded = (count: string) => (bothPresent === undefined ? count : `(${bothPresent} ? ${count} : 0)`);
+  const [before, after] = [from.value, to.value];
+  const [o, n] = [`o${site.depth}`, `n${site.depth}`];
+  const key = form.key;
+  const listField = concat(site.field, celString(`.${form.path}`));
+  const itemName = (item: string) => `${item}.${key}`;
+  const at = (list: string, item: string) => concat(listField, celString('['), `string(${list}.indexOf(${item}))`, celString(']'));
+
+  const addedFirst = `${after}.filter(${n}, !${before}.exists(${o}, ${o}.${key} == ${n}.${key}))[0]`;
+  const removedFirst = `${before}.filter(${o}, !${after}.exists(${n}, ${n}.${key} == ${o}.${key}))[0]`;
+  const sources: ChangeSource[] = [
+    {
+      kind: form.added,
+      count: guarded(`${after}.filter(${n}, !${before}.exists(${o}, ${o}.${key} == ${n}.${key})).size()`),
+      message: (description) => concat(at(after, addedFirst), celString(': '), fill(description, { item: itemName(addedFirst) })),
+    },
+    {
+      kind: form.removed,
+      count: guarded(`${before}.filter(${o}, !${after}.exists(${n}, ${n}.${key} == ${o}.${key})).size()`),
+      message: (description) => concat(listField, celString(': '), fill(description, { item: itemName(removedFirst) })),
+    },
+  ];
+  const uncompiled: UncompiledKinds[] = [];
+  const itemSchema = schema!.items;
+  form.items.forEach(({ kinds, form: item }) => {
+    if (item === undefined) {
+      uncompiled.push({ kinds, reason: `an item classifier of "${form.path}" is a function of its own` });
+      return;
+    }
+    if (item.classify !== 'field') {
+      uncompiled.push({ kinds, reason: `a keyed list inside the items of "${form.path}" is not compiled` });
+      return;
+    }
+    // Counted over pairs of items with the same key; the message takes the first new item with such a change.
+    const pairSite = (oldItem: string, newItem: string): CompareSite => ({
+      old: `optional.of(${oldItem})`,
+      new: `optional.of(${newItem})`,
+      schema: itemSchema,
+      field: at(after, newItem),
+      item: itemName(newItem),
+      depth: site.depth + 1,
+    });
+    const inPair = compileField(item, pairSite(o, n));
+    uncompiled.push(...inPair.uncompiled);
+    inPair.sources.forEach((pairSource, sourceIndex) => {
+      const hasChange = `${before}.exists(${o}, ${o}.${key} == ${n}.${key} && ${pairSource.count} > 0)`;
+      const first = `${after}.filter(${n}, ${hasChange})[0]`;
+      const firstOld = `${before}.filter(${o}, ${o}.${key} == ${first}.${key})[0]`;
+      const forMessage = compileField(item, pairSite(firstOld, first)).sources[sourceIndex]!;
+      sources.push({ kind: pairSource.kind, count: guarded(`${after}.filter(${n}, ${hasChange}).size()`), message: forMessage.message });
+    });
+  });
+  return { sources, uncompiled };
+}
+
+function listProblem(schema: JSONSchemaProps | undefined, path: string, key: string): string | undefined {
+  if (schema === undefined) return `the hub schema declares no field "${path}"`;
+  if (schema.type !== 'array') return `"${path}" is not a list in the hub schema`;
+  const mapKeys = schema['x-kubernetes-list-map-keys'];
+  if (schema['x-kubernetes-list-type'] !== 'map' || mapKeys?.length !== 1 || mapKeys[0] !== key) {
+    return `"${path}" must be a map list keyed by ${key} (x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [${key}]) in the hub schema`;
+  }
+  if (schema.maxItems === undefined) return `"${path}" needs a maxItems in the hub schema, so the API server can bound the policy's cost`;
+  if (!isPlainFieldName(key) || schema.items?.properties?.[key]?.type !== 'string') return `the key ${key} of "${path}" must be a string field`;
+  return undefined;
+}
+
+/** Fills `{from}`, `{to}` and `{item}` of a description with CEL strings; a missing one reads "(none)". */
+function fill(description: string, values: { from?: string; to?: string; item?: string | undefined }): string {
+  const parts = description.split(/(\{(?:from|to|item)\})/).filter((part) => part !== '');
+  return concat(
+    ...parts.map((part) => {
+      const name = /^\{(from|to|item)\}$/.exec(part)?.[1] as 'from' | 'to' | 'item' | undefined;
+      return name === undefined ? celString(part) : (values[name] ?? celString('(none)'));
+    }),
+  );
+}
+
+/** CEL string concatenation, joining adjacent literals. */
+export function concat(...parts: string[]): string {
+  const merged: string[] = [];
+  for (const part of parts) {
+    const previous = merged.at(-1);
+    if (previous !== undefined && isStringLiteral(previous) && isStringLiteral(part)) {
+      merged[merged.length - 1] = celString((JSON.parse(previous) as string) + (JSON.parse(part) as string));
+    } else merged.push(part);
+  }
+  return merged.length === 0 ? '""' : merged.join(' + ');
+}
+
+function isStringLiteral(text: string): boolean {
+  if (!text.startsWith('"') || !text.endsWith('"')) return false;
+  try {
+    return typeof JSON.parse(text) === 'string';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,142 @@
+import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
+import type { TransitionMachine } from '../contract/fsa/machine.ts';
+import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
+import { celString, isPlainFieldName, optionalField } from './cel.ts';
+import { compileClassifier, concat, schemaAt, type ChangeSource, type UncompiledKinds } from './compile-classifiers.ts';
+import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
+
+// The transition machine as CEL, judged as evaluateTransition judges an update: the state read from the old
+// object, each change kind counted, unsupported changes refused, changes the state does not allow refused unless
+// the override annotation gives a reason, and two exclusive changes that would pass refused together.
+
+export interface CompiledMachine {
+  variables: PolicyVariable[];
+  validations: PolicyValidation[];
+  /** Per change kind: enforced by the policy, or by the webhook alone and why. */
+  kinds: KindCoverage[];
+}
+
+export type KindCoverage = { kind: string; enforcedBy: 'policy' } | { kind: string; enforcedBy: 'webhook'; reason: string };
+
+// JavaScript's String.prototype.trim removes exactly these characters; an override whose reason is nothing but
+// them is blank, for the webhook and the policy alike.
+const blankPattern = '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*$';
+
+export function compileMachine(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
+  const allKinds = Object.keys(machine.changeKinds);
+  const machineProblem = phaseProblem(machine, hubSchema);
+  if (machineProblem !== undefined) {
+    return { variables: [], validations: [], kinds: allKinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason: machineProblem })) };
+  }
+  const sources: ChangeSource[] = [];
+  const uncompiled: UncompiledKinds[] = [];
+  for (const classifier of machine.classifiers) {
+    const compiled = compileClassifier(classifier.form, classifier.kinds, {
+      old: 'oldObject.?spec',
+      new: 'object.?spec',
+      schema: hubSchema.properties?.spec,
+      field: celString('spec'),
+      depth: 0,
+    });
+    sources.push(...compiled.sources);
+    uncompiled.push(...compiled.uncompiled);
+  }
+  const kinds = allKinds.map((kind): KindCoverage => {
+    const missing = uncompiled.find((entry) => entry.kinds.includes(kind));
+    if (missing !== undefined) return { kind, enforcedBy: 'webhook', reason: missing.reason };
+    if (!sources.some((source) => source.kind === kind)) return { kind, enforcedBy: 'webhook', reason: 'no classifier reports it' };
+    return { kind, enforcedBy: 'policy' };
+  });
+
+  const anyChangeStates = machine.states.filter((state) => machine.rules[state]?.anyChange);
+  const variableNames = new Map(allKinds.map((kind, index) => [kind, kindVariable(kind, index, allKinds)]));
+  const counted = allKinds.filter((kind) => sources.some((source) => source.kind === kind));
+  const variables: PolicyVariable[] = [
+    { name: 'state', expression: stateExpression(machine) },
+    {
+      name: 'judged',
+      expression: anyChangeStates.length === 0 ? `request.operation == "UPDATE"` : `request.operation == "UPDATE" && !(variables.state in ${celList(anyChangeStates)})`,
+    },
+    { name: 'overriding', expression: overrideExpression(machine.overrideAnnotation) },
+    ...counted.map((kind) => ({
+      name: variableNames.get(kind)!,
+      expression: sources.filter((source) => source.kind === kind).map((source) => source.count).join(' + '),
+    })),
+  ];
+  const stateLabel = `(variables.state in ${celList(machine.states)} ? variables.state : ${concat(celString('in the unrecognised phase "'), 'variables.state', celString('"'))})`;
+  const count = (kind: string) => `variables.${variableNames.get(kind)!}`;
+  const firstMessage = (kind: string, description: string) => {
+    const own = sources.filter((source) => source.kind === kind);
+    return own.slice(0, -1).reduceRight((rest, source) => `(${source.count} > 0 ? ${source.message(description)} : ${rest})`, own.at(-1)!.message(description));
+  };
+  const allowedWhere = (kind: string) => {
+    const states = statesAllowing(machine, kind);
+    return states.length === 0 ? undefined : `variables.state in ${celList(states)}`;
+  };
+
+  const validations: PolicyValidation[] = counted.map((kind) => {
+    const { description, unsupported } = machine.changeKinds[kind]!;
+    if (unsupported !== undefined) {
+      return policyValidation(
+        `!variables.judged || ${count(kind)} == 0`,
+        concat(firstMessage(kind, description), celString(` is unsupported: ${unsupported}`)),
+        `${kind} is unsupported: ${unsupported}`,
+      );
+    }
+    const states = statesAllowing(machine, kind);
+    const allowedIn = states.length > 0 ? states.join(', ') : 'none';
+    return policyValidation(
+      [`!variables.judged`, `${count(kind)} == 0`, 'variables.overriding', allowedWhere(kind)].filter((part) => part !== undefined).join(' || '),
+      concat(firstMessage(kind, description), celString(` is not allowed while the ${machine.subject} is `), stateLabel, celString(` (allowed in: ${allowedIn})`)),
+      `${kind} is not allowed in this state of the ${machine.subject} (allowed in: ${allowedIn})`,
+    );
+  });
+
+  const exclusive = counted.filter((kind) => machine.changeKinds[kind]?.exclusive && machine.changeKinds[kind]?.unsupported === undefined);
+  if (exclusive.length > 0) {
+    // Only the exclusive changes that would pass count, as in judgeChanges: the override, or the state allowing them.
+    const passing = exclusive.map((kind) => {
+      const where = allowedWhere(kind);
+      return `((variables.overriding${where === undefined ? '' : ` || ${where}`}) ? ${count(kind)} : 0)`;
+    });
+    const named = `[${exclusive.map((kind) => `${count(kind)} > 0 ? ${celString(kind)} : ""`).join(', ')}].filter(k, k != "").join(", ")`;
+    validations.push(
+      policyValidation(
+        `!variables.judged || ${passing.join(' + ')} < 2`,
+        concat(celString('spec: '), named, celString(' cannot be combined in one update; make these changes one at a time')),
+        'exclusive changes cannot be combined in one update; make these changes one at a time',
+      ),
+    );
+  }
+  return { variables, validations, kinds };
+}
+
+function phaseProblem(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): string | undefined {
+  const segments = machine.phasePath.split('.');
+  if (!segments.every(isPlainFieldName)) return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
+  const phase = schemaAt(hubSchema, segments);
+  if (phase?.type !== 'string') return `the phase path "${machine.phasePath}" is not a string field of the hub schema`;
+  if (phase.maxLength === undefined && phase.enum === undefined) return `the phase "${machine.phasePath}" needs a maxLength or an enum in the hub schema, so the API server can bound the policy's cost`;
+  return undefined;
+}
+
+/** As readState: deleting once a deletion has started, the initial state while no phase is recorded, else the phase. */
+function stateExpression(machine: TransitionMachine<string, string>): string {
+  const phase = `${optionalField('oldObject', machine.phasePath.split('.'))}.orValue("")`;
+  return `oldObject.metadata.?deletionTimestamp.hasValue() ? ${celString(machine.deletingState)} : (${phase} == "" ? ${celString(machine.initialState)} : ${phase})`;
+}
+
+/** As readOverride: the annotation on the new object, with a reason that is not blank. */
+function overrideExpression(annotation: string): string {
+  return `!object.metadata.?annotations[?${celString(annotation)}].orValue("").matches(${celString(blankPattern)})`;
+}
+
+function kindVariable(kind: string, index: number, kinds: readonly string[]): string {
+  const plain = `changes_${kind.replace(/[^A-Za-z0-9]/g, '_')}`;
+  const clashes = kinds.some((other, otherIndex) => otherIndex !== index && `changes_${other.replace(/[^A-Za-z0-9]/g, '_')}` === plain);
+  return clashes ? `${plain}_${index}` : plain;
+}
+
+function celList(values: readonly string[]): string {
+  return `[${values.map(celString).join(', ')}]`;
+}

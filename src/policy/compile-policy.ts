@@ -1,0 +1,65 @@
+import type { Contract, DeletionProtection } from '../contract/define-contract.ts';
+import { celString } from './cel.ts';
+import { compileMachine, type KindCoverage } from './compile-machine.ts';
+import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
+
+/** What the API server enforces for a contract without crdgate, and what only crdgate's webhook does. */
+export interface ContractPolicy {
+  /** The operations the policy judges; empty when nothing compiles, and then no policy is rendered. */
+  operations: ('UPDATE' | 'DELETE')[];
+  variables: PolicyVariable[];
+  validations: PolicyValidation[];
+  coverage: PolicyCoverage;
+}
+
+export interface PolicyCoverage {
+  /** Per change kind of the machine; empty without a machine. */
+  changeKinds: KindCoverage[];
+  /** Per deletion rule, in the contract's order. */
+  deletionRules: RuleCoverage[];
+  /** Rules the policy never holds: invariants and update rules are code, and the schema beyond the CRD's is crdgate's. */
+  webhookOnly: string[];
+}
+
+export type RuleCoverage = { rule: string; enforcedBy: 'policy' } | { rule: string; enforcedBy: 'webhook'; reason: string };
+
+export function compileContractPolicy(contract: Contract): ContractPolicy {
+  const hubSchema = contract.versions.find((version) => version.name === contract.hub)!.schema;
+  const machine = contract.transitions === undefined ? undefined : compileMachine(contract.transitions, hubSchema);
+  const deletion = (contract.deletionRules ?? []).map((rule, index) => ({ rule, name: rule.form ? `${rule.form.annotation}=${rule.form.equals}` : rule.name || `deletion rule ${index + 1}` }));
+  const protections = deletion.flatMap(({ rule }) => (rule.form ? [rule.form] : []));
+  const validations = [...(machine?.validations ?? []), ...protections.map((protection) => deletionValidation(contract, protection))];
+  const operations: ContractPolicy['operations'] = [];
+  if (machine?.validations.length) operations.push('UPDATE');
+  if (protections.length > 0) operations.push('DELETE');
+  return {
+    operations,
+    variables: machine?.variables ?? [],
+    validations,
+    coverage: {
+      changeKinds: machine?.kinds ?? [],
+      deletionRules: deletion.map(({ rule, name }) =>
+        rule.form ? { rule: name, enforcedBy: 'policy' } : { rule: name, enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
+      ),
+      webhookOnly: [
+        ...(contract.invariants?.length ? ['invariants'] : []),
+        ...(contract.updateRules?.length ? ['update rules'] : []),
+        'the schema checks crdgate adds to the CRD (formats, ratcheting)',
+        'computed defaults',
+      ],
+    },
+  };
+}
+
+/** As metadataDeletionRule's protection: refused while the stored object carries the annotation with that value. */
+function deletionValidation(contract: Contract, protection: DeletionProtection): PolicyValidation {
+  const namespaced = contract.identity.scope === 'Namespaced';
+  const ref = namespaced ? 'oldObject.metadata.namespace + "/" + oldObject.metadata.name' : 'oldObject.metadata.name';
+  const namespaceFlag = namespaced ? ' + " -n " + oldObject.metadata.namespace' : '';
+  return policyValidation(
+    `request.operation != "DELETE" || oldObject.metadata.?annotations[?${celString(protection.annotation)}].orValue("") != ${celString(protection.equals)}`,
+    `${celString(`${contract.identity.kind} `)} + ${ref} + ${celString(' is deletion-protected; to delete it, first remove the protection: kubectl annotate ')}` +
+      ` + ${celString(`${contract.identity.kind.toLowerCase()} `)} + oldObject.metadata.name${namespaceFlag} + ${celString(` ${protection.annotation}-`)}`,
+    `${contract.identity.kind} is deletion-protected; remove the annotation ${protection.annotation} first`,
+  );
+}

@@ -1,0 +1,81 @@
+import type { Contract } from '../contract/define-contract.ts';
+import { compileContractPolicy } from '../policy/compile-policy.ts';
+import { resourceName } from './custom-resource-definition.ts';
+import { installNames } from './in-cluster-names.ts';
+import { renderKustomization } from './kustomization.ts';
+import type { Manifest, ManifestFile } from './manifest.ts';
+import { mutatingWebhookName, validatingWebhookName } from './webhook-configurations.ts';
+
+// The policy floor: what the API server enforces itself, from the contract's compiled transition machine and
+// deletion protections, whether crdgate is up or not.
+
+export function admissionPolicyName(installName: string, contract: Contract): string {
+  return `${installName}.${resourceName(contract.identity)}`;
+}
+
+/** A ValidatingAdmissionPolicy and its binding per contract that has anything compiled. */
+export function renderAdmissionPolicies(contracts: readonly Contract[], installName: string): Manifest[] {
+  return contracts.flatMap((contract) => {
+    const policy = compileContractPolicy(contract);
+    if (policy.operations.length === 0) return [];
+    const name = admissionPolicyName(installName, contract);
+    return [
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name },
+        spec: {
+          // A policy that cannot be evaluated (its CEL over the cost budget, say) refuses: fail closed, as the webhook.
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            // The hub, as the webhooks: Equivalent has the API server convert a request in another version first.
+            matchPolicy: 'Equivalent',
+            resourceRules: [
+              {
+                apiGroups: [contract.identity.group],
+                apiVersions: [contract.hub],
+                operations: policy.operations,
+                resources: [contract.identity.plural],
+                scope: contract.identity.scope,
+              },
+            ],
+          },
+          variables: policy.variables,
+          validations: policy.validations,
+        },
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name },
+        spec: { policyName: name, validationActions: ['Deny'] },
+      },
+    ];
+  });
+}
+
+const availabilityComment = `crdgate with the policy floor: both webhooks at failurePolicy: Ignore, so a crdgate outage blocks no write.
+While crdgate is down, the ValidatingAdmissionPolicies of the base still refuse what they compile (unsupported changes,
+changes a state does not allow, protected deletions); invariants, crdgate's schema checks and computed defaults are
+not applied, and conversion of any version other than the storage version still needs crdgate.
+See the README's operations section before choosing this over the base.`;
+
+/** The availability overlay: the base with both webhooks set to let requests through when crdgate cannot answer. */
+export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contract[], installName: string): ManifestFile[] {
+  const { webhookConfiguration } = installNames(installName);
+  const ignoring = (name: string) => ({ name, failurePolicy: 'Ignore' });
+  return [
+    {
+      path: `${dir}/kustomization.yaml`,
+      comment: availabilityComment,
+      manifests: [renderKustomization('crdgate-policy-floor', { resources: ['../../base'], patches: [{ path: 'ignore-webhook-failures.yaml' }] })],
+    },
+    {
+      path: `${dir}/ignore-webhook-failures.yaml`,
+      manifests: [
+        { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookConfiguration }, webhooks: contracts.map((c) => ignoring(validatingWebhookName(c))) },
+        { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookConfiguration }, webhooks: contracts.map((c) => ignoring(mutatingWebhookName(c))) },
+      ],
+    },
+  ];
+}
