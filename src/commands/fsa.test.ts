@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli-runner.fixture.ts';
+import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 
 const run = (...argv: string[]) => runCli(process.cwd(), ...argv);
 
@@ -22,6 +23,14 @@ describe('crdgate fsa', () => {
       }
     }
     expect((await run('fsa', '--format', 'dot')).stdout).toMatch(/^digraph /);
+  });
+
+  it('lists with --coverage every change kind and deletion rule, and who enforces it', async () => {
+    const { code, stdout } = await run('fsa', '--coverage');
+    expect(code).toBe(0);
+    for (const kind of Object.keys(geoDatabaseContract().transitions!.changeKinds)) expect(stdout).toContain(`| ${kind} | policy and webhook | |`);
+    expect(stdout).toContain('| geo.example.com/deletion-protection=true | policy and webhook | |');
+    expect(stdout).toMatch(/Enforced by the webhook only: invariants, update rules/);
   });
 
   it('exits 2 for an unknown format or kind', async () => {

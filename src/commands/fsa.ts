@@ -1,17 +1,22 @@
 import { machineFormats, renderMachine, type MachineFormat } from '../contract/fsa/render/render-machine.ts';
+import { compileContractPolicy } from '../policy/compile-policy.ts';
+import { renderPolicyCoverage } from '../policy/policy-coverage.ts';
 import { stringList, stringOption, UsageError, type Command } from './command.ts';
 import { loadRegistry } from './contracts.ts';
 
 export const fsaCommand: Command = {
   name: 'fsa',
   summary: 'render a contract\'s transition machine (states, allowed changes, unsupported changes)',
-  usage: `crdgate fsa [--format mermaid|dot|table] [--kind KIND] [--contract MODULE]...
+  usage: `crdgate fsa [--format mermaid|dot|table] [--coverage] [--kind KIND] [--contract MODULE]...
 
   Prints the machine of allowed spec changes per lifecycle state. --kind picks the contract when several
-  have a machine. Without --contract, the machine is the built-in GeoDatabase example's. Mermaid is the default.`,
+  have a machine. Without --contract, the machine is the built-in GeoDatabase example's. Mermaid is the default.
+  --coverage prints instead which change kinds and deletion rules the ValidatingAdmissionPolicy that
+  \`crdgate manifests\` renders enforces (even while crdgate is down), and why the others are the webhook's alone.`,
   options: {
     format: { type: 'string' },
     kind: { type: 'string' },
+    coverage: { type: 'boolean' },
     contract: { type: 'string', multiple: true },
   },
   async run(values, io) {
@@ -27,6 +32,10 @@ export const fsaCommand: Command = {
     const chosen = kind === undefined ? withMachine[0] : withMachine.find((c) => c.contract.identity.kind === kind);
     if (!chosen?.contract.transitions) {
       throw new UsageError(kind === undefined ? 'no contract has a transition machine' : `--kind ${kind}: no contract with a transition machine has that kind (known: ${known})`);
+    }
+    if (values['coverage'] === true) {
+      io.stdout(renderPolicyCoverage(chosen.contract, compileContractPolicy(chosen.contract)));
+      return 0;
     }
     io.stdout(renderMachine(chosen.contract.transitions, format as MachineFormat));
     return 0;

@@ -7,6 +7,8 @@ import { writeManifestDirectory } from '../render/manifest-directory.ts';
 import { renderManifestFiles, renderManifestTree } from '../render/manifest-files.ts';
 import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
+import { compileContractPolicy } from '../policy/compile-policy.ts';
+import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
 import { stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
 import { loadRegistry, locateContractModule } from './contracts.ts';
@@ -17,12 +19,16 @@ export const manifestsCommand: Command = {
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
-  validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
+  validating and mutating webhook configurations, a ValidatingAdmissionPolicy per contract (the transition
+  machine and deletion protections compiled to CEL, enforced by the API server itself), crdgate's Deployment, Service, PodDisruptionBudget and
   NetworkPolicy, and the storage-version migration Job and its RBAC. With --out, as a kustomize tree:
     DIR/kustomization.yaml, DIR/base/   kubectl apply --server-side -k DIR installs crdgate
     DIR/overlays/cert-manager/          the same with the serving certificate and caBundles from cert-manager
                                         (not rendered with --ca-bundle or --url)
     DIR/overlays/monitoring/            a ServiceMonitor and the Grafana dashboard (not rendered with --url)
+    DIR/overlays/policy-floor/          the base with both webhooks at failurePolicy: Ignore: during a crdgate
+                                        outage writes go on, and the ValidatingAdmissionPolicy in base/ still
+                                        refuses what it compiles (stderr says what; crdgate fsa --coverage)
     DIR/migration/                      apply it when a storage version changes
   --name NAME        names every object of this install, cluster-scoped ones included (default
                      ${manifestDefaults.name}): the webhook configurations NAME, the Service and Deployment NAME, the
@@ -60,6 +66,8 @@ export const manifestsCommand: Command = {
     const nameProblem = installNameProblem(options.name, contracts);
     if (nameProblem !== undefined) throw new UsageError(`--name ${nameProblem}`);
     const out = stringOption(values, 'out');
+    // On stderr, so that the YAML on stdout stays applicable as it is.
+    for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
     if (out === undefined) {
       io.stdout(manifestsToYaml(renderManifestFiles(contracts, options).flatMap((file) => file.manifests)));
       return 0;

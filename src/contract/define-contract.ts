@@ -121,7 +121,10 @@ export interface DeletionProtection {
 export function metadataDeletionRule(
   rule: DeletionProtection | ((object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => string | undefined),
 ): DeletionRule {
-  if (typeof rule === 'function') return Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true });
+  if (typeof rule === 'function') {
+    // Keeps the rule's name, by which `crdgate fsa --coverage` lists it.
+    return Object.defineProperty(Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true }), 'name', { value: rule.name });
+  }
   const protection = { annotation: rule.annotation, equals: rule.equals };
   return Object.assign((object: KubeObject) => (annotation(object, protection.annotation) === protection.equals ? deletionProtectedMessage(object, protection) : undefined), {
     readsMetadataOnly: true,

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { defineContract, metadataDeletionRule, type Contract, type JSONSchemaProps } from '../index.ts';
+import { byDirection, whenDifferent } from '../contract/fsa/comparisons.ts';
+import { fieldClassifier } from '../contract/fsa/field-classifier.ts';
+import { keyedListClassifier } from '../contract/fsa/keyed-list-classifier.ts';
+import type { Classifier, TransitionMachine } from '../contract/fsa/machine.ts';
+import { toyMachine, type ToyChange, type ToyState } from '../contract/fsa/toy-machine.fixture.ts';
+import { readInteger, readQuantity, readString } from '../contract/fsa/value-readers.ts';
+import { compareQuantities } from '../contract/quantity.ts';
+import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
+import { compileContractPolicy } from './compile-policy.ts';
+
+// What compiles and what is reported as the webhook's alone. Whether the compiled CEL decides as the webhook does
+// is proven through a real API server (test/e2e/policy-agreement.e2e.test.ts); here: the coverage is honest.
+
+const widgetSchema = (spec: Record<string, JSONSchemaProps>, status: JSONSchemaProps = { type: 'object', properties: { phase: { type: 'string', maxLength: 32 } } }): JSONSchemaProps => ({
+  type: 'object',
+  properties: { spec: { type: 'object', properties: spec }, status },
+});
+
+const toySpec: Record<string, JSONSchemaProps> = {
+  size: { type: 'integer' },
+  label: { type: 'string', maxLength: 63 },
+  color: { type: 'string', maxLength: 63 },
+};
+
+function toyContract(machine: TransitionMachine<string, string>, schema = widgetSchema(toySpec), extra: Partial<Parameters<typeof defineContract>[0]> = {}): Contract {
+  return defineContract({
+    identity: { group: 'toy.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
+    hub: 'v1',
+    versions: [{ name: 'v1', served: true, storage: true, schema, subresources: { status: {} } }],
+    conversions: {},
+    transitions: machine,
+    ...extra,
+  });
+}
+
+function withClassifiers(classifiers: readonly Classifier<ToyChange>[]): TransitionMachine<ToyState, ToyChange> {
+  return { ...toyMachine, classifiers };
+}
+
+const coverageOf = (contract: Contract) => Object.fromEntries(compileContractPolicy(contract).coverage.changeKinds.map((entry) => [entry.kind, entry.enforcedBy === 'policy' ? 'policy' : entry.reason]));
+
+describe('compileContractPolicy: coverage', () => {
+  it('compiles every change kind and the deletion protection of the GeoDatabase example', () => {
+    const policy = compileContractPolicy(geoDatabaseContract());
+    expect(policy.coverage.changeKinds.filter((entry) => entry.enforcedBy !== 'policy')).toEqual([]);
+    expect(policy.coverage.changeKinds).toHaveLength(Object.keys(geoDatabaseContract().transitions!.changeKinds).length);
+    expect(policy.coverage.deletionRules).toEqual([{ rule: 'geo.example.com/deletion-protection=true', enforcedBy: 'policy' }]);
+    expect(policy.operations).toEqual(['UPDATE', 'DELETE']);
+  });
+
+  it('compiles the toy machine, whose classifiers are all the library\'s', () => {
+    expect(Object.values(coverageOf(toyContract(toyMachine)))).toEqual(['policy', 'policy', 'policy', 'policy']);
+  });
+
+  it('leaves a classifier written as a function to the webhook, and says so for each of its kinds', () => {
+    const own: Classifier<ToyChange> = { kinds: ['label'], classify: () => [] };
+    const coverage = coverageOf(toyContract(withClassifiers([...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')), own])));
+    expect(coverage['label']).toBe('the classifier is a function of its own');
+    expect(coverage['size.up']).toBe('policy');
+  });
+
+  it('leaves a comparison with an equality or comparator of its own to the webhook', () => {
+    const custom = withClassifiers([
+      fieldClassifier({ path: 'size', read: readInteger, compare: byDirection({ compare: (a: number, b: number) => a - b, increase: 'size.up', decrease: 'size.down' }) }),
+      fieldClassifier({ path: 'label', read: readString, compare: whenDifferent('label', (a, b) => a.toLowerCase() === b.toLowerCase()) }),
+      toyMachine.classifiers[2]!,
+    ]);
+    const coverage = coverageOf(toyContract(custom));
+    expect(coverage['size.up']).toBe('the classifier is a function of its own');
+    expect(coverage['label']).toBe('the classifier is a function of its own');
+    expect(coverage['color']).toBe('policy');
+  });
+
+  it('names the schema bound a string field lacks, since the API server could not bound the cost', () => {
+    const coverage = coverageOf(toyContract(toyMachine, widgetSchema({ ...toySpec, label: { type: 'string' } })));
+    expect(coverage['label']).toMatch(/"label" needs a maxLength/);
+  });
+
+  it('refuses a field whose schema type is not what its reader reads, or that the schema does not declare', () => {
+    expect(coverageOf(toyContract(toyMachine, widgetSchema({ ...toySpec, size: { type: 'string', maxLength: 8 } })))['size.up']).toMatch(/read as an integer but the hub schema's type is string/);
+    const { color: _, ...noColor } = toySpec;
+    expect(coverageOf(toyContract(toyMachine, widgetSchema(noColor)))['color']).toMatch(/declares no field "color"/);
+  });
+
+  it('refuses a quantity read with a comparator of another kind of value', () => {
+    type Kinds = 'size.up' | 'size.down';
+    const machine = withClassifiers([
+      fieldClassifier({ path: 'label', read: readQuantity, compare: byDirection<Kinds, never>({ compare: compareQuantities as never, increase: 'size.up', decrease: 'size.down' }) }),
+      ...toyMachine.classifiers.slice(1),
+    ]);
+    expect(coverageOf(toyContract(machine))['size.up']).toBe('policy');
+    const mixed = withClassifiers([
+      fieldClassifier({ path: 'size', read: readInteger as never, compare: byDirection<Kinds, never>({ compare: compareQuantities as never, increase: 'size.up', decrease: 'size.down' }) }),
+      ...toyMachine.classifiers.slice(1),
+    ]);
+    expect(coverageOf(toyContract(mixed))['size.up']).toMatch(/integer values are ordered by the quantity comparator/);
+  });
+
+  it('needs a keyed list to be a bounded map list keyed by the classifier\'s key', () => {
+    const machine = withClassifiers([
+      toyMachine.classifiers[0]!,
+      keyedListClassifier({ path: 'parts', key: 'id', absentMeans: [], added: 'label', removed: 'color', itemClassifiers: [] }),
+    ]);
+    const list = (extra: Partial<JSONSchemaProps>): JSONSchemaProps => ({
+      type: 'array',
+      maxItems: 4,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['id'],
+      items: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 8 } } },
+      ...extra,
+    });
+    expect(coverageOf(toyContract(machine, widgetSchema({ ...toySpec, parts: list({}) })))['label']).toBe('policy');
+    expect(coverageOf(toyContract(machine, widgetSchema({ ...toySpec, parts: list({ 'x-kubernetes-list-type': 'atomic' }) })))['label']).toMatch(/must be a map list keyed by id/);
+    expect(coverageOf(toyContract(machine, widgetSchema({ ...toySpec, parts: list({ maxItems: undefined }) })))['color']).toMatch(/needs a maxItems/);
+  });
+
+  it('reports every kind as the webhook\'s when the phase cannot be read by the policy', () => {
+    const contract = toyContract(toyMachine, widgetSchema(toySpec, { type: 'object', properties: { phase: { type: 'integer' } } }));
+    const policy = compileContractPolicy(contract);
+    expect(new Set(policy.coverage.changeKinds.map((entry) => (entry.enforcedBy === 'webhook' ? entry.reason : 'policy')))).toEqual(
+      new Set(['the phase path "status.phase" is not a string field of the hub schema']),
+    );
+    expect(policy.operations).toEqual([]);
+  });
+
+  it('compiles a deletion protection given as data and leaves one written as a function to the webhook', () => {
+    const contract = toyContract(toyMachine, undefined, {
+      deletionRules: [
+        metadataDeletionRule({ annotation: 'toy.example.com/locked', equals: 'yes' }),
+        metadataDeletionRule(function mustBeUnlabelled(object) {
+          return object.metadata?.labels?.['keep'] ? 'labelled keep' : undefined;
+        }),
+      ],
+    });
+    expect(compileContractPolicy(contract).coverage.deletionRules).toEqual([
+      { rule: 'toy.example.com/locked=yes', enforcedBy: 'policy' },
+      { rule: 'mustBeUnlabelled', enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
+    ]);
+  });
+
+  it('renders nothing for a contract with neither a machine nor a protection', () => {
+    const contract = defineContract({
+      identity: { group: 'toy.example.com', kind: 'Plain', plural: 'plains', singular: 'plain', scope: 'Namespaced' },
+      hub: 'v1',
+      versions: [{ name: 'v1', served: true, storage: true, schema: widgetSchema({}) }],
+      conversions: {},
+    });
+    expect(compileContractPolicy(contract)).toMatchObject({ operations: [], validations: [] });
+  });
+});
+
+describe('metadataDeletionRule with a protection', () => {
+  it('refuses while the annotation has exactly the value, with the command that lifts it', () => {
+    const rule = metadataDeletionRule({ annotation: 'toy.example.com/locked', equals: 'yes' });
+    const object = (value?: string) => ({ apiVersion: 'toy.example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', ...(value === undefined ? {} : { annotations: { 'toy.example.com/locked': value } }) } });
+    expect(rule(object('yes'))).toBe('Widget ns/w is deletion-protected; to delete it, first remove the protection: kubectl annotate widget w -n ns toy.example.com/locked-');
+    expect([rule(object('Yes')), rule(object('yes ')), rule(object())]).toEqual([undefined, undefined, undefined]);
+    expect(rule.readsMetadataOnly).toBe(true);
+  });
+});

@@ -1,0 +1,40 @@
+import type { Contract } from '../contract/define-contract.ts';
+import type { ContractPolicy } from './compile-policy.ts';
+
+// How crdgate tells a user what the API server enforces on its own: in full by `crdgate fsa --coverage`, and as a
+// summary by `crdgate manifests`, so that a change kind the policy does not hold is never a surprise in an outage.
+
+/** The full report: every change kind and deletion rule, and who enforces it. */
+export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy): string {
+  const { changeKinds, deletionRules, webhookOnly } = policy.coverage;
+  const kindRows = changeKinds.map((entry) =>
+    entry.enforcedBy === 'policy' ? `| ${entry.kind} | policy and webhook | |` : `| ${entry.kind} | webhook only | ${cell(entry.reason)} |`,
+  );
+  const ruleRows = deletionRules.map((entry) =>
+    entry.enforcedBy === 'policy' ? `| ${cell(entry.rule)} | policy and webhook | |` : `| ${cell(entry.rule)} | webhook only | ${cell(entry.reason)} |`,
+  );
+  const sections = [
+    `${contract.identity.kind}: what the ValidatingAdmissionPolicy enforces even while crdgate is down`,
+    ...(kindRows.length > 0 ? [['| change kind | enforced by | why not by the policy |', '|---|---|---|', ...kindRows].join('\n')] : ['No transition machine.']),
+    ...(ruleRows.length > 0 ? [['| deletion rule | enforced by | why not by the policy |', '|---|---|---|', ...ruleRows].join('\n')] : []),
+    `Enforced by the webhook only: ${webhookOnly.join(', ')}.`,
+  ];
+  return `${sections.join('\n\n')}\n`;
+}
+
+/** One line per contract, and one more per kind or rule the policy does not hold. */
+export function summarizePolicyCoverage(contract: Contract, policy: ContractPolicy): string {
+  const { changeKinds, deletionRules } = policy.coverage;
+  const kinds = changeKinds.filter((entry) => entry.enforcedBy === 'policy').length;
+  const rules = deletionRules.filter((entry) => entry.enforcedBy === 'policy').length;
+  const lines = [
+    `policy floor for ${contract.identity.kind}: the API server enforces ${kinds} of ${changeKinds.length} change kinds and ${rules} of ${deletionRules.length} deletion rules`,
+    ...changeKinds.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: change kind ${entry.kind}: ${entry.reason}`] : [])),
+    ...deletionRules.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: deletion rule ${entry.rule}: ${entry.reason}`] : [])),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|');
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
+import { renderAdmissionPolicies, renderPolicyFloorOverlay } from './admission-policy.ts';
+import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
+import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
+
+describe('renderAdmissionPolicies', () => {
+  it('renders a policy and its binding per contract with anything compiled, named after the install', () => {
+    const manifests = renderAdmissionPolicies([geoDatabaseContract(), clusterWidgetContract()], 'team-a');
+    expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`)).toEqual([
+      'ValidatingAdmissionPolicy/team-a.geodatabases.geo.example.com',
+      'ValidatingAdmissionPolicyBinding/team-a.geodatabases.geo.example.com',
+    ]);
+    expect(manifests[0]!['spec']).toMatchObject({ failurePolicy: 'Fail', matchConstraints: { matchPolicy: 'Equivalent' } });
+  });
+});
+
+describe('renderPolicyFloorOverlay', () => {
+  it('sets every webhook crdgate renders to Ignore, by the names the base gives them', () => {
+    const contracts = [geoDatabaseContract(), clusterWidgetContract()];
+    const endpoint = { target: { url: 'https://127.0.0.1:9443' } };
+    const [kustomization, patches] = renderPolicyFloorOverlay('overlays/policy-floor', contracts, 'team-a');
+    expect(kustomization!.manifests[0]).toMatchObject({ resources: ['../../base'], patches: [{ path: 'ignore-webhook-failures.yaml' }] });
+    const base = [renderValidatingWebhookConfiguration(contracts, endpoint, 'team-a'), renderMutatingWebhookConfiguration(contracts, endpoint, 'team-a')];
+    expect(patches!.manifests.map((patch) => [patch.kind, patch.metadata.name, patch['webhooks']])).toEqual(
+      base.map((configuration) => [
+        configuration.kind,
+        configuration.metadata.name,
+        (configuration['webhooks'] as { name: string }[]).map(({ name }) => ({ name, failurePolicy: 'Ignore' })),
+      ]),
+    );
+  });
+});
