@@ -158,7 +158,9 @@ function readingProblem(reading: ValueReading, schema: JSONSchemaProps | undefin
   if (schema === undefined) return `the hub schema declares no field "${path}"`;
   const wanted = reading === 'integer' ? 'integer' : 'string';
   if (schema.type !== wanted) return `"${path}" is read as ${reading === 'integer' ? 'an integer' : `a ${reading}`} but the hub schema's type is ${schema.type ?? 'none'}`;
-  if (wanted === 'string' && schema.maxLength === undefined) return `"${path}" needs a maxLength in the hub schema, so the API server can bound the policy's cost`;
+  if (wanted === 'string' && schema.maxLength === undefined && schema.enum === undefined) {
+    return `"${path}" needs a maxLength (or an enum) in the hub schema, so the API server can bound the policy's cost`;
+  }
   return undefined;
 }
 
@@ -205,8 +207,10 @@ function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel 
         order: (a, b) => `quantity(${a}).compareTo(quantity(${b}))`,
       };
     case 'release': {
-      // A release of at most maxLength characters has at most (maxLength + 1) / 2 parts; missing parts are 0.
-      const parts = Math.max(1, Math.floor(((schema.maxLength ?? 1) + 1) / 2));
+      // A release of at most n characters (maxLength, or the longest enum value) has at most (n + 1) / 2 parts;
+      // missing parts are 0.
+      const longest = schema.maxLength ?? Math.max(1, ...(schema.enum ?? []).map((value) => String(value).length));
+      const parts = Math.max(1, Math.floor((longest + 1) / 2));
       const pattern = `^${releasePart}([.]${releasePart}){0,${parts - 1}}$`;
       const part = (value: string, index: number) => `(size(${value}.split(".")) > ${index} ? int(${value}.split(".")[${index}]) : 0)`;
       return {

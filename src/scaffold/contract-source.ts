@@ -81,7 +81,7 @@ const schema: JSONSchemaProps = {
     },
     status: {
       type: 'object',
-      properties: { phase: { type: 'string', description: 'Set by the operator: Pending, Ready, Updating or Failed.' } },
+      properties: { phase: { type: 'string', maxLength: 63, description: 'Set by the operator: Pending, Ready, Updating or Failed.' } },
     },
   },
 };

@@ -35,7 +35,7 @@ export const ${variable}Schema: JSONSchemaProps = {
         mode: { type: 'string', enum: [${modes.map((mode) => `'${mode}'`).join(', ')}] },
       },
     },
-    status: { type: 'object', properties: { phase: { type: 'string' } } },
+    status: { type: 'object', properties: { phase: { type: 'string', maxLength: 63 } } },
   },
 };
 

@@ -1,4 +1,4 @@
-import { byDirection, fieldClassifier, keyedListClassifier, readInteger, type Change, type Classifier, type UpdateRule } from '../../index.ts';
+import { byDirection, compareNumbers, fieldClassifier, keyedListClassifier, readInteger, type Change, type Classifier, type UpdateRule } from '../../index.ts';
 
 // Changes the machine allows that still cost something: read capacity goes away, a cache's data is deleted.
 // The classifiers report the harmless direction too; only the kinds with a warning below are risky.
@@ -10,7 +10,7 @@ const classifiers: readonly Classifier<Direction>[] = [
     path: 'readReplicas',
     absentMeans: 0,
     read: readInteger,
-    compare: byDirection({ compare: (a: number, b: number) => a - b, increase: 'replicas.more', decrease: 'replicas.fewer' }),
+    compare: byDirection({ compare: compareNumbers, increase: 'replicas.more', decrease: 'replicas.fewer' }),
   }),
   keyedListClassifier({ path: 'caches', key: 'name', absentMeans: [], added: 'cache.added', removed: 'cache.removed', itemClassifiers: [] }),
 ];
