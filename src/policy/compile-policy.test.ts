@@ -64,7 +64,7 @@ describe('compileContractPolicy: coverage', () => {
   it('leaves a comparison with an equality or comparator of its own to the webhook', () => {
     const custom = withClassifiers([
       fieldClassifier({ path: 'size', read: readInteger, compare: byDirection({ compare: (a: number, b: number) => a - b, increase: 'size.up', decrease: 'size.down' }) }),
-      fieldClassifier({ path: 'label', read: readString, compare: whenDifferent('label', (a, b) => a.toLowerCase() === b.toLowerCase()) }),
+      fieldClassifier({ path: 'label', read: readString, compare: whenDifferent<ToyChange, string>('label', (a, b) => a.toLowerCase() === b.toLowerCase()) }),
       toyMachine.classifiers[2]!,
     ]);
     const coverage = coverageOf(toyContract(custom));
