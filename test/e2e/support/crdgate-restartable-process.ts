@@ -6,7 +6,7 @@ import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../../src/cli-runner.fixture.ts';
 import { findFreePort } from '../../../src/control-plane/free-port.ts';
-import { startManagedProcess, type ManagedProcess } from '../../../src/control-plane/managed-process.ts';
+import { startManagedProcess, type ManagedProcess, type ProcessExit } from '../../../src/control-plane/managed-process.ts';
 import { eventually } from '../../../src/local-loop/eventually.ts';
 
 /**
@@ -21,6 +21,8 @@ export interface CrdgateProcess {
   start(): Promise<void>;
   /** SIGTERM (readiness fails, the listener closes), and waits for the exit. */
   stop(): Promise<void>;
+  /** SIGKILL, as the OOM killer or a lost node ends it: no drain, no goodbye. Resolves with how it ended. */
+  kill(): Promise<ProcessExit>;
   freeze(): void;
   resume(): void;
   /** `crdgate certs --out DIR` again: a new serving certificate from the same CA, picked up without a restart. */
@@ -72,6 +74,10 @@ export async function createCrdgateProcess(extraArgs: string[] = []): Promise<Cr
     },
     async stop() {
       await current?.stop(10_000);
+    },
+    async kill() {
+      process.kill(current!.pid!, 'SIGKILL');
+      return current!.exited;
     },
     freeze() {
       process.kill(current!.pid!, 'SIGSTOP');
