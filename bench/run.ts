@@ -9,17 +9,23 @@ import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
 import { renderCheckReport, runCheckBenchmark } from './check-benchmark.ts';
 import { renderDevStartupReport, runDevStartupBenchmark } from './dev-startup.ts';
 import { renderMigrationReport, runMigrationBenchmark } from './migration-benchmark.ts';
+import { runPolicyCostBenchmark, type PolicyCostPlan, type PolicyCostResult } from './policy-cost.ts';
 import { renderCostLadder } from './report/render-cost-ladder.ts';
 import { renderProfileReport } from './report/render-profile-report.ts';
+import { renderPolicyCostReport } from './report/render-policy-cost.ts';
+import type { BenchSummary } from './report/bench-summary.ts';
 import { renderReport } from './report/render-report.ts';
 import { runProfileSuite, type ProfilePlan } from './profile/profile-suite.ts';
+import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 
 // `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile] [-- --migration [--migration-objects N]]
-//   [-- --check [--check-objects N]] [-- --dev]`
+//   [-- --check [--check-objects N]] [-- --dev] [-- --policy]`
 // --profile: instead of the goals, where crdgate's CPU goes (a cost ladder of servers, then CPU profiles).
 // --migration: instead of the goals, `crdgate migrate` against a plain loop of no-op PUTs through a real API server.
 // --check: instead of the goals, `crdgate check` on a generated manifest tree against only parsing it as YAML.
 // --dev: instead of the goals, `crdgate dev` from the command to ready against the control plane started alone.
+// --policy: instead of the goals, the policy floor's cost: a GeoDatabase UPDATE through kube-apiserver with the
+//   rendered ValidatingAdmissionPolicy bound against unbound. The goals run ends with it too.
 // Run it through `npm run bench`: that script gives the load generator single-threaded GC, which the latency phase
 // needs on its one pinned CPU (bench/README.md, Latency).
 // Measures, prints a table, and exits 0 whether or not the goals are met (benchmarks inform, they do not gate);
@@ -49,6 +55,22 @@ const quickPlan: BenchPlan = {
 const profilePlan: ProfilePlan = { warmupMs: 1_500, measureMs: 4_000, concurrency: 32, sockets: 8, top: 20 };
 const ladderPlan: LadderPlan = { warmupMs: 1_000, measureMs: 2_500, concurrency: 32, sockets: 8, rounds: 2 };
 
+// Eight rounds alternating unbound/bound: on this shared VM the medians of rounds of the same configuration moved by
+// up to a third between rounds. About two and a half minutes, control plane included.
+const policyPlan: PolicyCostPlan = { roundsPerMode: 4, warmupUpdates: 20, latencyUpdates: 300, throughput: { concurrency: 8, warmupMs: 300, measureMs: 2_000 } };
+const quickPolicyPlan: PolicyCostPlan = { roundsPerMode: 1, warmupUpdates: 10, latencyUpdates: 100, throughput: { concurrency: 8, warmupMs: 200, measureMs: 1_000 } };
+
+/** The policy-cost mode; in the goals run (required false) a machine without control plane binaries skips it with a warning. */
+async function measurePolicyCost(quick: boolean, required: boolean, progress: (line: string) => void): Promise<PolicyCostResult | undefined> {
+  const assets = await resolveKubeAssets({ build: true, log: progress });
+  if ('unavailable' in assets) {
+    if (required) throw new Error(`no control plane for the policy benchmark: ${assets.unavailable}`);
+    progress(`WARNING: no policy-floor figures in this run: ${assets.unavailable}`);
+    return undefined;
+  }
+  return runPolicyCostBenchmark(assets.dir, quick ? quickPolicyPlan : policyPlan, progress);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -61,6 +83,7 @@ async function main(): Promise<void> {
       check: { type: 'boolean' },
       'check-objects': { type: 'string' },
       dev: { type: 'boolean' },
+      policy: { type: 'boolean' },
     },
   });
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
@@ -80,6 +103,12 @@ async function main(): Promise<void> {
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
+  if (values.policy) {
+    const result = (await measurePolicyCost(values.quick === true, true, progress))!;
+    print(`\n${renderPolicyCostReport(result)}`);
+    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return;
+  }
   if (values.check) {
     const objects = Number(values['check-objects'] ?? (values.quick ? 1_000 : 10_000));
     if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--check-objects must be a whole number >= 10, got ${values['check-objects']}`);
@@ -89,6 +118,7 @@ async function main(): Promise<void> {
     return;
   }
   const env = await openBenchEnvironment(values['from-source'] === true, progress);
+  let summary: BenchSummary | undefined;
   try {
     if (values.profile) {
       // Profiles are kept (outside the repository) so they can be opened in a viewer afterwards.
@@ -99,13 +129,17 @@ async function main(): Promise<void> {
       print(`\n${renderProfileReport(runs)}`);
       if (values.json) process.stdout.write(`${JSON.stringify({ ladder, profiles: runs }, null, 2)}\n`);
     } else {
-      const summary = await runBenchmarkSuite(env, values.quick ? quickPlan : fullPlan, progress);
+      summary = await runBenchmarkSuite(env, values.quick ? quickPlan : fullPlan, progress);
       print(`\n${renderReport(summary)}`);
-      if (values.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     }
   } finally {
     await env.close();
   }
+  if (!summary) return;
+  // After the goals' servers are gone, so that they do not compete with the API server.
+  const policyCost = await measurePolicyCost(values.quick === true, false, progress);
+  if (policyCost) print(`\n${renderPolicyCostReport(policyCost)}`);
+  if (values.json) process.stdout.write(`${JSON.stringify({ ...summary, policyCost }, null, 2)}\n`);
 }
 
 if (import.meta.main) {
@@ -115,7 +149,7 @@ if (import.meta.main) {
     const badFlag = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     process.stderr.write(
       badFlag
-        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N --check --check-objects N)\n`
+        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N --check --check-objects N --dev --policy)\n`
         : `bench failed: ${(error as Error).stack ?? String(error)}\n`,
     );
     process.exitCode = 1;
