@@ -1,0 +1,515 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Contract } from '../../src/contract/define-contract.ts';
+import { formatFieldError } from '../../src/contract/field-error.ts';
+import { evaluateTransition, type TransitionDecision } from '../../src/contract/fsa/evaluate/evaluate-transition.ts';
+import { jsonEqual } from '../../src/contract/json-equal.ts';
+import type { KubeObject } from '../../src/contract/kube-object.ts';
+import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
+import { eventually } from '../../src/local-loop/eventually.ts';
+import { compileContractPolicy } from '../../src/policy/compile-policy.ts';
+import { messageBrokerContract } from '../../src/policy/message-broker.fixture.ts';
+import { admissionPolicyName, renderAdmissionPolicies } from '../../src/render/admission-policy.ts';
+import { renderCustomResourceDefinition, resourceName } from '../../src/render/custom-resource-definition.ts';
+import type { Manifest } from '../../src/render/manifest.ts';
+import type { ProvidedControlPlane } from './provided-context.ts';
+import {
+  emptyTally,
+  machineOf,
+  nested,
+  policyPairGenerator,
+  storedObject,
+  tallyDecision,
+  type DeletePair,
+  type PolicyPair,
+  type StoredStart,
+  type Tally,
+  type UpdatePair,
+  unreadableQuantities,
+} from './support/policy-pairs.ts';
+
+// Proof by difference: the ValidatingAdmissionPolicy crdgate renders from a contract must decide every UPDATE and
+// DELETE as crdgate's own transition machine and deletion rules decide it. A real kube-apiserver holds the CRD and
+// the policy, and no webhook at all, so the API server's allow or deny is the policy's alone; crdgate's decision is
+// computed here, in-process, on the stored object as the API server returns it and the object as sent.
+
+const provided = inject('controlPlane');
+const controlPlane = 'unavailable' in provided ? undefined : provided;
+
+// Fixed, so a failure is reproducible; CRDGATE_POLICY_SEED explores other pairs.
+const seed = Number(process.env['CRDGATE_POLICY_SEED'] ?? 2024_06_24);
+const updatesPerContract = 1_000;
+const deletesPerContract = 200;
+const concurrency = 8;
+const fieldManager = 'crdgate-e2e-policy-agreement';
+
+describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against crdgate, through a real API server', () => {
+  const cp = controlPlane as ProvidedControlPlane;
+  const runId = randomUUID().slice(0, 8);
+  const installName = `policy-agreement-${runId}`;
+  const namespace = `policy-agreement-${runId}`;
+  const contracts = [geoDatabaseContract(), messageBrokerContract()];
+  const scenes = new Map<string, Scene>();
+  let api: Rest | undefined;
+  const rest = () => api ?? (api = restClient(cp.kubeconfigPath));
+
+  beforeAll(async () => {
+    await expectNoWebhookFor(rest(), contracts);
+    await rest().send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }).then(expectStatus(201));
+    for (const contract of contracts) {
+      scenes.set(contract.identity.kind, sceneFor(contract, installName, namespace, runId));
+      await installCrd(rest(), contract);
+      await applyStrict(rest(), renderAdmissionPolicies([contract], installName));
+    }
+    await Promise.all([...scenes.values()].map((scene) => waitForPolicy(rest(), scene)));
+  });
+
+  afterAll(async () => {
+    if (api === undefined) return;
+    const client = api;
+    try {
+      for (const scene of scenes.values()) await removePolicy(client, scene);
+      for (const contract of contracts) await removeCrd(client, contract);
+      // No controller-manager runs, so the namespace stays Terminating; it is empty by now, its name the run's own.
+      await client.send('DELETE', `/api/v1/namespaces/${namespace}`).then(expectStatus(200, 202, 404));
+    } finally {
+      client.close();
+    }
+  });
+
+  it('compiles every change kind of both contracts into the policy', () => {
+    for (const contract of contracts) {
+      const coverage = compileContractPolicy(contract).coverage;
+      expect(coverage.changeKinds.map((entry) => [entry.kind, entry.enforcedBy])).toEqual(Object.keys(machineOf(contract).changeKinds).map((kind) => [kind, 'policy']));
+      expect(coverage.deletionRules.every((rule) => rule.enforcedBy === 'policy')).toBe(true);
+    }
+  });
+
+  for (const contract of contracts) {
+    const kind = contract.identity.kind;
+    it(`decides ${updatesPerContract} generated ${kind} updates and ${deletesPerContract} deletions as crdgate does (seed ${seed})`, { timeout: 240_000 }, async () => {
+      const scene = scenes.get(kind)!;
+      const generator = policyPairGenerator(contract, { quantities: 'exact' });
+      const pairs: PolicyPair[] = [
+        ...fc.sample(generator.updates, { numRuns: updatesPerContract, seed }),
+        ...fc.sample(generator.deletes, { numRuns: deletesPerContract, seed: seed + 1 }),
+      ];
+      const results = await inPool(pairs, concurrency, (pair, index) => runPair(rest(), scene, pair, `${scene.prefix}-${index}`));
+
+      const failures = results.filter((result) => result.problems.length > 0);
+      expect(failures.length, report(`${kind}: pairs the API server could not be compared on`, failures)).toBe(0);
+      const mismatches = results.filter((result) => result.apiServer.allowed !== result.crdgate.allowed);
+      expect(mismatches.length, report(`${kind}: the policy and crdgate disagree`, mismatches)).toBe(0);
+
+      const updates = results.filter((result) => result.pair.operation === 'UPDATE');
+      const tally = emptyTally();
+      for (const result of updates) tallyDecision(tally, machineOf(contract), result.decision!);
+      const deletions = results.filter((result) => result.pair.operation === 'DELETE');
+      const deletionsDenied = deletions.filter((result) => !result.apiServer.allowed).length;
+      console.log(`${kind} (seed ${seed}): ${JSON.stringify({ ...tally, deletions: deletions.length, deletionsDenied })}`);
+
+      // Both answers in large numbers, every state and every kind of change, and the cases the policy's CEL
+      // spells out apart: several changes, exclusive ones meeting, overrides given, blank and absent.
+      expectCovered(contract, tally, generator.phases);
+      expect(deletionsDenied).toBeGreaterThanOrEqual(deletesPerContract / 10);
+      expect(deletions.length - deletionsDenied).toBeGreaterThanOrEqual(deletesPerContract / 10);
+    });
+  }
+
+  it('is weaker than crdgate on quantities outside the exact subset, never stricter (seed ' + seed + ')', { timeout: 120_000 }, async () => {
+    const geo = scenes.get('GeoDatabase')!;
+    // One case by hand: 20Gi to 1048576Ki (1Gi in seven digits) is a shrink crdgate refuses; the policy cannot read it.
+    const shrink: UpdatePair = {
+      operation: 'UPDATE',
+      old: { spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' } }, annotations: {}, phase: 'Ready', deleting: false },
+      spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '1048576Ki' } },
+      annotations: {},
+    };
+    const byHand = await runPair(rest(), geo, shrink, `${geo.prefix}-lenient-shrink`);
+    expect(byHand.problems).toEqual([]);
+    expect(byHand.crdgate).toMatchObject({ allowed: false, denials: [expect.stringContaining('shrinking storage from 20Gi to 1048576Ki is unsupported')] });
+    expect(byHand.apiServer.allowed).toBe(true);
+
+    let weaker = 0;
+    for (const contract of contracts) {
+      const scene = scenes.get(contract.identity.kind)!;
+      const pairs = fc
+        .sample(policyPairGenerator(contract, { quantities: 'with-unreadable' }).updates, { numRuns: 400, seed: seed + 2 })
+        .filter((pair) => {
+          const text = JSON.stringify([pair.old.spec, pair.spec]);
+          return unreadableQuantities.some((quantity) => text.includes(JSON.stringify(quantity)));
+        })
+        .slice(0, 60);
+      const results = await inPool(pairs, concurrency, (pair, index) => runPair(rest(), scene, pair, `${scene.prefix}-lenient-${index}`));
+      const failures = results.filter((result) => result.problems.length > 0);
+      expect(failures.length, report(`${contract.identity.kind}: pairs the API server could not be compared on`, failures)).toBe(0);
+      const stricter = results.filter((result) => !result.apiServer.allowed && result.crdgate.allowed);
+      expect(stricter.length, report(`${contract.identity.kind}: the policy refuses what crdgate allows`, stricter)).toBe(0);
+      weaker += results.filter((result) => result.apiServer.allowed && !result.crdgate.allowed).length;
+    }
+    expect(weaker).toBeGreaterThan(0);
+  });
+});
+
+/** What one contract's pairs need: where its objects live and what the policy's denials say. */
+interface Scene {
+  contract: Contract;
+  /** `/apis/<group>/<hub>[/namespaces/<ns>]/<plural>` */
+  collection: string;
+  namespace: string | undefined;
+  policyName: string;
+  /** Object names: unique per run and contract, the pair's index appended. */
+  prefix: string;
+  /** An update the policy refuses once in effect (and lets through once gone), set up when waiting for the policy. */
+  probe?: KubeObject;
+}
+
+function sceneFor(contract: Contract, installName: string, namespace: string, runId: string): Scene {
+  const { group, plural, scope } = contract.identity;
+  const namespaced = scope === 'Namespaced';
+  return {
+    contract,
+    collection: `/apis/${group}/${contract.hub}${namespaced ? `/namespaces/${namespace}` : ''}/${plural}`,
+    namespace: namespaced ? namespace : undefined,
+    policyName: admissionPolicyName(installName, contract),
+    prefix: `pa-${runId}-${contract.identity.singular}`,
+  };
+}
+
+interface PairResult {
+  pair: PolicyPair;
+  name: string;
+  /** The object the request started from, as the API server returned it. */
+  stored?: KubeObject;
+  /** The object the UPDATE sent. */
+  sent?: KubeObject;
+  decision?: TransitionDecision<string, string>;
+  crdgate: { allowed: boolean; denials: string[] };
+  apiServer: { allowed: boolean; code: number; message: string };
+  /** Anything that keeps the pair from being a clean comparison: a setup step failing, a response other than an allow or the policy's 403, the API server changing a spec. */
+  problems: string[];
+}
+
+async function runPair(api: Rest, scene: Scene, pair: PolicyPair, name: string): Promise<PairResult> {
+  const result: PairResult = { pair, name, crdgate: { allowed: true, denials: [] }, apiServer: { allowed: true, code: 0, message: '' }, problems: [] };
+  try {
+    const stored = await setUp(api, scene, pair.old, name, result.problems);
+    result.stored = stored;
+    if (pair.operation === 'UPDATE') await sendUpdate(api, scene, pair, stored, result);
+    else await sendDelete(api, scene, pair, stored, result);
+    if (pair.old.deleting) await api.send('PATCH', `${scene.collection}/${name}`, { metadata: { finalizers: null } }, mergePatch).then(expectStatus(200));
+  } catch (error) {
+    result.problems.push(error instanceof Error ? error.message : String(error));
+  }
+  return result;
+}
+
+/**
+ * Puts a start into the API server: create (CREATE is not the policy's), the phase through the status subresource
+ * (not matched by the policy either), a DELETE held by a finalizer for a deleting start; then reads it back.
+ */
+async function setUp(api: Rest, scene: Scene, start: StoredStart, name: string, problems: string[]): Promise<KubeObject> {
+  const { contract } = scene;
+  const machine = machineOf(contract);
+  const protection = (contract.deletionRules ?? []).flatMap((rule) => (rule.form ? [rule.form.annotation] : []));
+  // A protected object could not be DELETEd to start its deletion: its protection is set once the deletion has begun.
+  const late = start.deleting ? Object.fromEntries(Object.entries(start.annotations).filter(([key]) => protection.includes(key))) : {};
+  const early = Object.fromEntries(Object.entries(start.annotations).filter(([key]) => !(key in late)));
+  const object = storedObject(contract, { ...start, annotations: early, phase: undefined }, name);
+  const { deletionTimestamp: _notSent, ...metadata } = object.metadata!;
+  await api.send('POST', scene.collection, { ...object, metadata: { ...metadata, ...(scene.namespace ? { namespace: scene.namespace } : {}) } }).then(expectStatus(201));
+  const path = `${scene.collection}/${name}`;
+  if (start.phase !== undefined) {
+    const [root, ...below] = machine.phasePath.split('.');
+    await api.send('PATCH', `${path}/status`, { [root!]: nested(below, start.phase) }, mergePatch).then(expectStatus(200));
+  }
+  if (start.deleting) {
+    await api.send('DELETE', path).then(expectStatus(200));
+    if (Object.keys(late).length > 0) await api.send('PATCH', path, { metadata: { annotations: late } }, mergePatch).then(expectStatus(200));
+  }
+  const stored = (await api.send('GET', path).then(expectStatus(200))).body as KubeObject;
+  // The comparison holds only for objects the API server stores as generated: nothing pruned, nothing defaulted.
+  if (!jsonEqual(stored.spec, start.spec)) problems.push(`the API server stored the spec as ${JSON.stringify(stored.spec)}`);
+  if (!jsonEqual(stored.metadata?.annotations ?? {}, start.annotations)) problems.push(`the API server stored the annotations as ${JSON.stringify(stored.metadata?.annotations)}`);
+  if (start.deleting !== (stored.metadata?.deletionTimestamp !== undefined)) problems.push(`deletionTimestamp is ${stored.metadata?.deletionTimestamp}`);
+  return stored;
+}
+
+async function sendUpdate(api: Rest, scene: Scene, pair: UpdatePair, stored: KubeObject, result: PairResult): Promise<void> {
+  const metadata = stored.metadata!;
+  const sent: KubeObject = {
+    apiVersion: stored.apiVersion,
+    kind: stored.kind,
+    metadata: {
+      name: metadata.name,
+      ...(metadata.namespace ? { namespace: metadata.namespace } : {}),
+      resourceVersion: metadata.resourceVersion,
+      ...(Object.keys(pair.annotations).length > 0 ? { annotations: pair.annotations } : {}),
+      ...(metadata['finalizers'] ? { finalizers: metadata['finalizers'] } : {}),
+    },
+    spec: pair.spec,
+  };
+  result.sent = sent;
+  const decision = evaluateTransition(machineOf(scene.contract), stored, sent);
+  result.decision = decision;
+  result.crdgate = { allowed: decision.allowed, denials: decision.denials.map(formatFieldError) };
+  const response = await api.send('PUT', `${scene.collection}/${result.name}`, sent);
+  result.apiServer = answerOf(scene, response, result.problems);
+  if (result.apiServer.allowed && !jsonEqual((response.body as KubeObject).spec, pair.spec)) {
+    result.problems.push(`the API server stored the new spec as ${JSON.stringify((response.body as KubeObject).spec)}`);
+  }
+}
+
+async function sendDelete(api: Rest, scene: Scene, _pair: DeletePair, stored: KubeObject, result: PairResult): Promise<void> {
+  // As the webhook's decideDelete on a stored hub object: every deletion rule, each a reason to refuse.
+  const reasons = (scene.contract.deletionRules ?? []).map((rule) => rule(stored)).filter((reason): reason is string => reason !== undefined);
+  result.crdgate = { allowed: reasons.length === 0, denials: reasons };
+  result.apiServer = answerOf(scene, await api.send('DELETE', `${scene.collection}/${result.name}`), result.problems);
+}
+
+/** An allow (2xx), or the policy's denial: a 403 naming it. Anything else is a problem with the pair. */
+function answerOf(scene: Scene, response: RestResponse, problems: string[]): PairResult['apiServer'] {
+  const message = String((response.body as { message?: unknown } | undefined)?.message ?? '');
+  if (response.status >= 200 && response.status < 300) return { allowed: true, code: response.status, message: '' };
+  if (response.status !== 403 || !message.includes(`ValidatingAdmissionPolicy '${scene.policyName}'`)) {
+    problems.push(`HTTP ${response.status}, neither an allow nor the policy's denial: ${message || response.text}`);
+  }
+  return { allowed: false, code: response.status, message };
+}
+
+function expectCovered(contract: Contract, tally: Tally, phases: readonly string[]): void {
+  const machine = machineOf(contract);
+  expect(tally.pairs).toBe(updatesPerContract);
+  expect(tally.allowed).toBeGreaterThanOrEqual(updatesPerContract / 5);
+  expect(tally.denied).toBeGreaterThanOrEqual(updatesPerContract / 5);
+  const unrecognised = phases.some((phase) => phase !== '' && !machine.states.includes(phase));
+  const states = [...machine.states, ...(unrecognised ? ['unrecognised'] : [])];
+  expect(Object.keys(tally.states).sort()).toEqual([...states].sort());
+  for (const state of states) expect(tally.states[state], `pairs in ${state}`).toBeGreaterThanOrEqual(20);
+  expect(Object.keys(tally.kinds).sort()).toEqual(Object.keys(machine.changeKinds).sort());
+  for (const kind of Object.keys(machine.changeKinds)) expect(tally.kinds[kind], `pairs with ${kind}`).toBeGreaterThanOrEqual(10);
+  for (const outcome of ['allowed', 'overridden', 'not-allowed', 'unsupported', 'exclusive-conflict']) {
+    expect(tally.outcomes[outcome], `pairs with a change judged ${outcome}`).toBeGreaterThanOrEqual(5);
+  }
+  expect(tally.combinations.severalChanges).toBeGreaterThanOrEqual(100);
+  expect(tally.combinations.unsupportedBesideAnother).toBeGreaterThanOrEqual(50);
+  expect(tally.combinations.severalExclusive).toBeGreaterThanOrEqual(20);
+  expect(tally.combinations.severalListItems).toBeGreaterThanOrEqual(50);
+  for (const given of ['reason', 'blank', 'absent'] as const) expect(tally.override[given], `overrides ${given}`).toBeGreaterThanOrEqual(100);
+}
+
+/** The failure text: the seed, and each pair with crdgate's decision and the API server's answer. */
+function report(title: string, results: readonly PairResult[]): string {
+  const shown = results.slice(0, 10).map((result) =>
+    JSON.stringify(
+      {
+        name: result.name,
+        pair: result.pair,
+        stored: result.stored && { metadata: pickMetadata(result.stored), spec: result.stored.spec, status: result.stored.status },
+        crdgate: result.crdgate,
+        apiServer: result.apiServer,
+        problems: result.problems,
+      },
+      null,
+      1,
+    ),
+  );
+  return `${title} (seed ${seed}; CRDGATE_POLICY_SEED=${seed} reproduces): ${results.length} pairs\n${shown.join('\n')}`;
+}
+
+function pickMetadata(object: KubeObject): unknown {
+  const { name, annotations, deletionTimestamp, finalizers } = object.metadata ?? {};
+  return { name, annotations, deletionTimestamp, finalizers };
+}
+
+async function inPool<T, R>(items: readonly T[], width: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return results;
+}
+
+// ---- Installing the CRDs and the policies, and removing them ----
+
+/**
+ * The CRD with the hub version only: the GeoDatabase's three versions would need crdgate's conversion webhook,
+ * and no crdgate runs here. With one version the CRD converts nothing (strategy None), and the policy, which
+ * matches the hub, sees what it would see with every version served.
+ */
+function hubOnlyCrd(contract: Contract): Manifest {
+  const hubOnly = { ...contract, versions: contract.versions.filter((version) => version.name === contract.hub) };
+  const crd = renderCustomResourceDefinition(hubOnly, { target: { url: 'https://127.0.0.1:1' } });
+  expect((crd['spec'] as { conversion: unknown }).conversion).toEqual({ strategy: 'None' });
+  return crd;
+}
+
+async function installCrd(api: Rest, contract: Contract): Promise<void> {
+  const name = resourceName(contract.identity);
+  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+  // Another e2e file may have just deleted its GeoDatabase CRD; one still in place would have its own webhooks.
+  await eventually(`the previous ${name} to be gone`, async () => {
+    const existing = await api.send('GET', path);
+    if (existing.status === 404) return true;
+    if ((existing.body as KubeObject).metadata?.deletionTimestamp === undefined) throw new Error(`${name} is installed already, by something else`);
+    return undefined;
+  }, { timeoutMs: 60_000 });
+  await applyStrict(api, [hubOnlyCrd(contract)]);
+  await eventually(`${name} to be established`, async () => {
+    const crd = (await api.send('GET', path).then(expectStatus(200))).body as { status?: { conditions?: { type: string; status: string }[] } };
+    return crd.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') ? true : undefined;
+  });
+}
+
+/** Server-side apply with fieldValidation=Strict: a field the API server does not know fails the apply. */
+async function applyStrict(api: Rest, manifests: readonly Manifest[]): Promise<void> {
+  for (const manifest of manifests) {
+    const path = `${resourcePath(manifest.apiVersion, manifest.kind)}/${manifest.metadata.name}?fieldManager=${fieldManager}&force=true&fieldValidation=Strict`;
+    await api.send('PATCH', path, manifest, 'application/apply-patch+yaml').then(expectStatus(200, 201));
+  }
+}
+
+function resourcePath(apiVersion: string, kind: string): string {
+  const plural: Record<string, string> = {
+    CustomResourceDefinition: 'customresourcedefinitions',
+    ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+    ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
+  };
+  if (plural[kind] === undefined) throw new Error(`no path for ${kind}`);
+  return `/apis/${apiVersion}/${plural[kind]}`;
+}
+
+/**
+ * Polls with an update the policy refuses until the API server refuses it: the API server picks the policy and
+ * its binding up from a watch, a moment after they are stored. Dry runs, so the probe object stays as set up.
+ */
+async function waitForPolicy(api: Rest, scene: Scene): Promise<void> {
+  const { contract } = scene;
+  const machine = machineOf(contract);
+  const generator = policyPairGenerator(contract, { quantities: 'exact' });
+  const refused = fc
+    .sample(generator.updates, { numRuns: 200, seed })
+    .find((pair) => !pair.old.deleting && !evaluateTransition(machine, storedObject(contract, pair.old, 'probe'), { metadata: { annotations: pair.annotations }, spec: pair.spec }).allowed);
+  if (refused === undefined) throw new Error(`no generated ${contract.identity.kind} update is refused; the probe needs one`);
+  const name = `${scene.prefix}-probe`;
+  // Until the CRD is served, creating fails with 404.
+  const stored = await eventually(`${contract.identity.kind} to be served`, async () => {
+    const problems: string[] = [];
+    const object = await setUp(api, scene, refused.old, name, problems);
+    if (problems.length > 0) throw new Error(problems.join('; '));
+    return object;
+  });
+  const probe: KubeObject = { ...stored, metadata: { ...stored.metadata, annotations: refused.annotations, managedFields: undefined }, spec: refused.spec };
+  scene.probe = probe;
+  await eventually(`${scene.policyName} to refuse an update`, async () => {
+    const response = await api.send('PUT', `${scene.collection}/${name}?dryRun=All`, probe);
+    return response.status === 403 && String((response.body as { message?: string }).message).includes(`ValidatingAdmissionPolicy '${scene.policyName}'`) ? true : undefined;
+  });
+}
+
+async function removePolicy(api: Rest, scene: Scene): Promise<void> {
+  const base = '/apis/admissionregistration.k8s.io/v1';
+  await api.send('DELETE', `${base}/validatingadmissionpolicybindings/${scene.policyName}`).then(expectStatus(200, 404));
+  await api.send('DELETE', `${base}/validatingadmissionpolicies/${scene.policyName}`).then(expectStatus(200, 404));
+  // Deleting the CRD deletes its objects, protected ones included: only once the policy has stopped refusing.
+  if (scene.probe) {
+    const probe = scene.probe;
+    await eventually(`${scene.policyName} to be out of effect`, async () => {
+      const response = await api.send('PUT', `${scene.collection}/${probe.metadata!.name}?dryRun=All`, probe);
+      return response.status === 200 ? true : undefined;
+    });
+  }
+}
+
+async function removeCrd(api: Rest, contract: Contract): Promise<void> {
+  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${resourceName(contract.identity)}`;
+  await api.send('DELETE', path).then(expectStatus(200, 404));
+  await eventually(`${resourceName(contract.identity)} and its objects to be deleted`, async () => ((await api.send('GET', path)).status === 404 ? true : undefined), {
+    timeoutMs: 120_000,
+  });
+}
+
+/** A webhook in front of these kinds would make the API server's answer not the policy's alone. */
+async function expectNoWebhookFor(api: Rest, contracts: readonly Contract[]): Promise<void> {
+  const groups = new Set(contracts.map((contract) => contract.identity.group));
+  for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
+    const list = (await api.send('GET', `/apis/admissionregistration.k8s.io/v1/${kind}`).then(expectStatus(200))).body as {
+      items: { metadata: { name: string }; webhooks?: { rules?: { apiGroups?: string[] }[] }[] }[];
+    };
+    const inFront = list.items.filter((item) => item.webhooks?.some((webhook) => webhook.rules?.some((rule) => rule.apiGroups?.some((group) => group === '*' || groups.has(group)))));
+    expect(inFront.map((item) => item.metadata.name), `${kind} in front of ${[...groups].join(', ')}`).toEqual([]);
+  }
+}
+
+// ---- A small REST client: exact status codes and bodies, one keep-alive agent for thousands of requests ----
+
+const mergePatch = 'application/merge-patch+json';
+
+interface RestResponse {
+  status: number;
+  body: unknown;
+  text: string;
+}
+
+interface Rest {
+  send(method: string, path: string, body?: unknown, contentType?: string): Promise<RestResponse>;
+  close(): void;
+}
+
+function restClient(kubeconfigPath: string): Rest {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  const cluster = kubeConfig.getCurrentCluster()!;
+  const user = kubeConfig.getCurrentUser()!;
+  const decode = (data: string | undefined) => Buffer.from(data ?? '', 'base64');
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency + 2, ca: decode(cluster.caData), cert: decode(user.certData), key: decode(user.keyData) });
+  return {
+    send(method, path, body, contentType = 'application/json') {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      return new Promise((resolve, reject) => {
+        const req = request(
+          new URL(path, cluster.server),
+          { method, agent, timeout: 30_000, headers: { accept: 'application/json', ...(payload === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }) } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => {
+              let parsed: unknown;
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                parsed = undefined;
+              }
+              resolve({ status: res.statusCode ?? 0, body: parsed, text });
+            });
+            res.on('error', reject);
+          },
+        );
+        // A request's body would otherwise wait for the ACK of its headers (Nagle), which the server delays.
+        req.setNoDelay(true);
+        req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${path}`)));
+        req.on('error', reject);
+        req.end(payload);
+      });
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}
+
+function expectStatus(...codes: number[]): (response: RestResponse) => RestResponse {
+  return (response) => {
+    if (!codes.includes(response.status)) throw new Error(`HTTP ${response.status} (expected ${codes.join(' or ')}): ${response.text.slice(0, 500)}`);
+    return response;
+  };
+}
