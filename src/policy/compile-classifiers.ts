@@ -42,6 +42,17 @@ export interface CompareSite {
   item?: string;
   /** Nesting depth of list comprehensions, which keeps their variable names apart. */
   depth: number;
+  /**
+   * Names an expression as a policy variable and returns the reference (`variables.x`); only outside list
+   * comprehensions, whose expressions read the comprehension's own variables. A value read once per request
+   * instead of at every use keeps the policy small: the API server compiles all of it on every apply.
+   */
+  define?: (hint: string, expression: string) => string;
+}
+
+/** `define` if the site has it, the expression itself otherwise. */
+function named(site: CompareSite, hint: string, expression: string): string {
+  return site.define ? site.define(hint, expression) : expression;
 }
 
 // Spellings of quantities that Kubernetes holds exactly (no rounding to nano units, no cap at 2^63-1) and
@@ -81,9 +92,12 @@ interface Side {
   value: string;
 }
 
-function side(base: string, segments: readonly string[], absentMeans: string | undefined): Side {
-  const field = optionalField(base, segments);
-  return absentMeans === undefined ? { present: `${field}.hasValue()`, value: `${field}.value()` } : { present: 'true', value: `${field}.orValue(${absentMeans})` };
+function side(site: CompareSite, which: 'old' | 'new', segments: readonly string[], absentMeans: string | undefined): Side {
+  const field = optionalField(site[which], segments);
+  const hint = `${which}_${segments.join('_')}`;
+  if (absentMeans !== undefined) return { present: 'true', value: named(site, hint, `${field}.orValue(${absentMeans})`) };
+  const optional = named(site, hint, field);
+  return { present: `${optional}.hasValue()`, value: `${optional}.value()` };
 }
 
 function formKinds(comparison: ComparisonForm<string>): string[] {
@@ -110,8 +124,8 @@ function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' 
     if (absentMeans === undefined) return notCompiled(kinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not a value the field can hold`);
   }
   const reading = readingCel(form.reading, schema!);
-  const from = side(site.old, segments, absentMeans);
-  const to = side(site.new, segments, absentMeans);
+  const from = side(site, 'old', segments, absentMeans);
+  const to = side(site, 'new', segments, absentMeans);
   const bothPresent = absentMeans === undefined ? `${from.present} && ${to.present}` : 'true';
   const differ = absentMeans === undefined ? `(${from.present} != ${to.present} || (${from.present} && ${from.value} != ${to.value}))` : `${from.value} != ${to.value}`;
   const readableSide = (value: Side) => {
@@ -133,13 +147,13 @@ function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' 
     case 'different':
       return { sources: [source(comparison.kind, changed)], uncompiled: [] };
     case 'direction': {
-      const order = reading.order!(to.value, from.value);
+      const order = named(site, `order_${segments.join('_')}`, reading.order!(to.value, from.value));
       const ordered = `${bothPresent === 'true' ? '' : `${bothPresent} && `}${changed}`;
       if (comparison.increase === comparison.decrease) return { sources: [source(comparison.increase, `${ordered} && ${order} != 0`)], uncompiled: [] };
       return { sources: [source(comparison.increase, `${ordered} && ${order} > 0`), source(comparison.decrease, `${ordered} && ${order} < 0`)], uncompiled: [] };
     }
     case 'release-step': {
-      const order = reading.order!(to.value, from.value);
+      const order = named(site, `order_${segments.join('_')}`, reading.order!(to.value, from.value));
       const ordered = `${bothPresent === 'true' ? '' : `${bothPresent} && `}${changed}`;
       const sameMajor = `${reading.part!(to.value, 0)} == ${reading.part!(from.value, 0)}`;
       return {
@@ -213,17 +227,21 @@ function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel 
       const parts = Math.max(1, Math.floor((longest + 1) / 2));
       const pattern = `^${releasePart}([.]${releasePart}){0,${parts - 1}}$`;
       const part = (value: string, index: number) => `(size(${value}.split(".")) > ${index} ? int(${value}.split(".")[${index}]) : 0)`;
+      const partOf = (split: string, index: number) => `(size(${split}) > ${index} ? int(${split}[${index}]) : 0)`;
       return {
         readable: (value) => `${value}.matches(${celString(pattern)})`,
         display: (value) => value,
         part,
-        order: (a, b) =>
-          Array.from({ length: parts }, (_, index) => index)
+        // Each side is split once: `[x].map(name, ...)[0]` binds x to a name, as CEL has no let.
+        order: (a, b) => {
+          const compare = Array.from({ length: parts }, (_, index) => index)
             .reverse()
             .reduce((rest, index) => {
-              const [x, y] = [part(a, index), part(b, index)];
+              const [x, y] = [partOf('pa', index), partOf('pb', index)];
               return `(${x} != ${y} ? (${x} > ${y} ? 1 : -1) : ${rest})`;
-            }, '0'),
+            }, '0');
+          return `[${a}.split(".")].map(pa, [${b}.split(".")].map(pb, ${compare})[0])[0]`;
+        },
       };
     }
   }
@@ -240,8 +258,8 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
   if (form.absentMeans !== undefined && (absentMeans === undefined || form.absentMeans.length > 0)) {
     return notCompiled(allKinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not compiled; only [] is`);
   }
-  const from = side(site.old, segments, absentMeans);
-  const to = side(site.new, segments, absentMeans);
+  const from = side(site, 'old', segments, absentMeans);
+  const to = side(site, 'new', segments, absentMeans);
   const bothPresent = absentMeans === undefined ? `${from.present} && ${to.present}` : undefined;
   const guarded = (count: string) => (bothPresent === undefined ? count : `(${bothPresent} ? ${count} : 0)`);
   const [before, after] = [from.value, to.value];
@@ -251,8 +269,10 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
   const itemName = (item: string) => `${item}.${key}`;
   const at = (list: string, item: string) => concat(listField, celString('['), `string(${list}.indexOf(${item}))`, celString(']'));
 
-  const addedFirst = `${after}.filter(${n}, !${before}.exists(${o}, ${o}.${key} == ${n}.${key}))[0]`;
-  const removedFirst = `${before}.filter(${o}, !${after}.exists(${n}, ${n}.${key} == ${o}.${key}))[0]`;
+  const listHint = segments.join('_');
+  // Read by messages only: a variable is evaluated when a failing validation's message first needs it.
+  const addedFirst = named(site, `first_added_${listHint}`, `${after}.filter(${n}, !${before}.exists(${o}, ${o}.${key} == ${n}.${key}))[0]`);
+  const removedFirst = named(site, `first_removed_${listHint}`, `${before}.filter(${o}, !${after}.exists(${n}, ${n}.${key} == ${o}.${key}))[0]`);
   const sources: ChangeSource[] = [
     {
       kind: form.added,
@@ -289,8 +309,8 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
     uncompiled.push(...inPair.uncompiled);
     inPair.sources.forEach((pairSource, sourceIndex) => {
       const hasChange = `${before}.exists(${o}, ${o}.${key} == ${n}.${key} && ${pairSource.count} > 0)`;
-      const first = `${after}.filter(${n}, ${hasChange})[0]`;
-      const firstOld = `${before}.filter(${o}, ${o}.${key} == ${first}.${key})[0]`;
+      const first = named(site, `first_${pairSource.kind}_${listHint}`, `${after}.filter(${n}, ${hasChange})[0]`);
+      const firstOld = named(site, `first_old_${pairSource.kind}_${listHint}`, `${before}.filter(${o}, ${o}.${key} == ${first}.${key})[0]`);
       const forMessage = compileField(item, pairSite(firstOld, first)).sources[sourceIndex]!;
       sources.push({ kind: pairSource.kind, count: guarded(`${after}.filter(${n}, ${hasChange}).size()`), message: forMessage.message });
     });

@@ -30,6 +30,7 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   }
   const sources: ChangeSource[] = [];
   const uncompiled: UncompiledKinds[] = [];
+  const read = readVariables();
   for (const classifier of machine.classifiers) {
     const compiled = compileClassifier(classifier.form, classifier.kinds, {
       old: 'oldObject.?spec',
@@ -37,6 +38,7 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
       schema: hubSchema.properties?.spec,
       field: celString('spec'),
       depth: 0,
+      define: read.define,
     });
     sources.push(...compiled.sources);
     uncompiled.push(...compiled.uncompiled);
@@ -58,6 +60,7 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
       expression: anyChangeStates.length === 0 ? `request.operation == "UPDATE"` : `request.operation == "UPDATE" && !(variables.state in ${celList(anyChangeStates)})`,
     },
     { name: 'overriding', expression: overrideExpression(machine.overrideAnnotation) },
+    ...read.variables,
     ...counted.map((kind) => ({
       name: variableNames.get(kind)!,
       expression: sources.filter((source) => source.kind === kind).map((source) => source.count).join(' + '),
@@ -129,6 +132,25 @@ function stateExpression(machine: TransitionMachine<string, string>): string {
 /** As readOverride: the annotation on the new object, with a reason that is not blank. */
 function overrideExpression(annotation: string): string {
   return `!object.metadata.?annotations[?${celString(annotation)}].orValue("").matches(${celString(blankPattern)})`;
+}
+
+/** The spec's values the classifiers read, each a variable read once per request, in the order first needed. */
+function readVariables(): { variables: PolicyVariable[]; define: (hint: string, expression: string) => string } {
+  const variables: PolicyVariable[] = [];
+  const byExpression = new Map<string, string>();
+  return {
+    variables,
+    define(hint, expression) {
+      const known = byExpression.get(expression);
+      if (known !== undefined) return `variables.${known}`;
+      const base = `spec_${hint.replace(/[^A-Za-z0-9]/g, '_')}`;
+      let name = base;
+      for (let index = 2; variables.some((variable) => variable.name === name); index++) name = `${base}_${index}`;
+      variables.push({ name, expression });
+      byExpression.set(expression, name);
+      return `variables.${name}`;
+    },
+  };
 }
 
 function kindVariable(kind: string, index: number, kinds: readonly string[]): string {

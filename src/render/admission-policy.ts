@@ -60,15 +60,19 @@ changes a state does not allow, protected deletions); invariants, crdgate's sche
 not applied, and conversion of any version other than the storage version still needs crdgate.
 See the README's operations section before choosing this over the base.`;
 
-/** The availability overlay: the base with both webhooks set to let requests through when crdgate cannot answer. */
-export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contract[], installName: string): ManifestFile[] {
+/**
+ * The availability overlay: the install with both webhooks set to let requests through when crdgate cannot answer.
+ * `install` is the kustomization it builds on, which must give the webhooks their caBundle (the base rendered with
+ * one, or the cert-manager overlay): with Ignore, a webhook the API server cannot trust is one it silently skips.
+ */
+export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contract[], installName: string, install: string): ManifestFile[] {
   const { webhookConfiguration } = installNames(installName);
   const ignoring = (name: string) => ({ name, failurePolicy: 'Ignore' });
   return [
     {
       path: `${dir}/kustomization.yaml`,
       comment: availabilityComment,
-      manifests: [renderKustomization('crdgate-policy-floor', { resources: ['../../base'], patches: [{ path: 'ignore-webhook-failures.yaml' }] })],
+      manifests: [renderKustomization('crdgate-policy-floor', { resources: [install], patches: [{ path: 'ignore-webhook-failures.yaml' }] })],
     },
     {
       path: `${dir}/ignore-webhook-failures.yaml`,

@@ -106,12 +106,21 @@ describe('renderManifestTree', () => {
     expect(kustomizationResources(renderManifestTree([geoDatabaseContract()], manifestDefaults), 'overlays/cert-manager/kustomization.yaml')).toContain('../../base');
   });
 
-  it('renders no cert-manager overlay when the caBundle is given by hand, and only the policy floor for a crdgate called by URL', () => {
+  it('builds the policy floor on what gives the webhooks their caBundle, and renders none without one', () => {
+    const overlayBase = (options: Partial<typeof manifestDefaults & { caBundlePem: string; url: string }>) =>
+      kustomizationResources(renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, ...options }), 'overlays/policy-floor/kustomization.yaml');
+    expect(overlayBase({})).toEqual(['../cert-manager']);
+    expect(overlayBase({ caBundlePem: 'PEM' })).toEqual(['../../base']);
+    expect(overlayBase({ caBundlePem: 'PEM', url: 'https://10.0.0.5:8443' })).toEqual(['../../base']);
+    expect(overlayBase({ url: 'https://10.0.0.5:8443' })).toBeUndefined();
+  });
+
+  it('renders no cert-manager overlay when the caBundle is given by hand, and no overlays for a crdgate called by URL without one', () => {
     const byHand = renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, caBundlePem: 'PEM' }).map((f) => f.path);
     expect(byHand.some((path) => path.startsWith('overlays/cert-manager/'))).toBe(false);
     expect(byHand).toContain('overlays/monitoring/service-monitor.yaml');
     const byUrl = renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, url: 'https://10.0.0.5:8443' }).map((f) => f.path);
-    expect(byUrl.filter((path) => path.startsWith('overlays/'))).toEqual(['overlays/policy-floor/kustomization.yaml', 'overlays/policy-floor/ignore-webhook-failures.yaml']);
+    expect(byUrl.some((path) => path.startsWith('overlays/'))).toBe(false);
   });
 });
 

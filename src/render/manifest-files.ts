@@ -62,7 +62,7 @@ export function renderManifestTree(contracts: readonly Contract[], options: Mani
     ...files,
     ...(inCluster(options) && options.caBundlePem === undefined ? renderCertManagerOverlay('overlays/cert-manager', contracts, options) : []),
     ...(inCluster(options) ? renderMonitoring('overlays/monitoring', options) : []),
-    ...(files.some((file) => file.path === `${baseDir}/40-admission-policies.yaml`) ? renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name) : []),
+    ...policyFloorOverlay(files, contracts, options),
   ];
 }
 
@@ -75,6 +75,17 @@ function policyFile(contracts: readonly Contract[], installName: string): Manife
 const policyComment = `The policy floor: the transition machine and deletion protections compiled to CEL, enforced by the API
 server itself even while crdgate is down. crdgate's webhook stays the full authority; \`crdgate fsa --coverage\`
 says which change kinds and rules the policy holds.`;
+
+/**
+ * The policy floor builds on whatever gives the webhooks their caBundle: the base when it has one, else the
+ * cert-manager overlay. Called by URL without a caBundle there is neither, and no overlay: Ignore would then
+ * skip a webhook the API server cannot trust without a word.
+ */
+function policyFloorOverlay(files: readonly ManifestFile[], contracts: readonly Contract[], options: ManifestOptions): ManifestFile[] {
+  if (!files.some((file) => file.path === `${baseDir}/40-admission-policies.yaml`)) return [];
+  if (options.caBundlePem !== undefined) return renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, '../../base');
+  return inCluster(options) ? renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, '../cert-manager') : [];
+}
 
 function inCluster(options: ManifestOptions): boolean {
   return options.url === undefined;
