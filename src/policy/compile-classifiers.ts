@@ -287,6 +287,13 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
   ];
   const uncompiled: UncompiledKinds[] = [];
   const itemSchema = schema!.items;
+  // The items both lists hold, paired by key once per request ([old, new]), for every item classifier to read.
+  const p = `p${site.depth}`;
+  const pairs = named(
+    site,
+    `pairs_${listHint}`,
+    `${after}.filter(${n}, ${before}.exists(${o}, ${o}.${key} == ${n}.${key})).map(${n}, [${before}.filter(${o}, ${o}.${key} == ${n}.${key})[0], ${n}])`,
+  );
   form.items.forEach(({ kinds, form: item }) => {
     if (item === undefined) {
       uncompiled.push({ kinds, reason: `an item classifier of "${form.path}" is a function of its own` });
@@ -296,23 +303,22 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
       uncompiled.push({ kinds, reason: `a keyed list inside the items of "${form.path}" is not compiled` });
       return;
     }
-    // Counted over pairs of items with the same key; the message takes the first new item with such a change.
-    const pairSite = (oldItem: string, newItem: string): CompareSite => ({
-      old: `optional.of(${oldItem})`,
-      new: `optional.of(${newItem})`,
+    // Counted over the pairs of items with the same key; the message takes the first pair with such a change.
+    const pairSite = (pair: string): CompareSite => ({
+      old: `optional.of(${pair}[0])`,
+      new: `optional.of(${pair}[1])`,
       schema: itemSchema,
-      field: at(after, newItem),
-      item: itemName(newItem),
+      field: at(after, `${pair}[1]`),
+      item: itemName(`${pair}[1]`),
       depth: site.depth + 1,
     });
-    const inPair = compileField(item, pairSite(o, n));
+    const inPair = compileField(item, pairSite(p));
     uncompiled.push(...inPair.uncompiled);
     inPair.sources.forEach((pairSource, sourceIndex) => {
-      const hasChange = `${before}.exists(${o}, ${o}.${key} == ${n}.${key} && ${pairSource.count} > 0)`;
-      const first = named(site, `first_${pairSource.kind}_${listHint}`, `${after}.filter(${n}, ${hasChange})[0]`);
-      const firstOld = named(site, `first_old_${pairSource.kind}_${listHint}`, `${before}.filter(${o}, ${o}.${key} == ${first}.${key})[0]`);
-      const forMessage = compileField(item, pairSite(firstOld, first)).sources[sourceIndex]!;
-      sources.push({ kind: pairSource.kind, count: guarded(`${after}.filter(${n}, ${hasChange}).size()`), message: forMessage.message });
+      const withChange = `${pairs}.filter(${p}, ${pairSource.count} > 0)`;
+      const first = named(site, `first_${pairSource.kind}_${listHint}`, `${withChange}[0]`);
+      const forMessage = compileField(item, pairSite(first)).sources[sourceIndex]!;
+      sources.push({ kind: pairSource.kind, count: guarded(`${withChange}.size()`), message: forMessage.message });
     });
   });
   return { sources, uncompiled };
