@@ -1,11 +1,20 @@
 import { spawn } from 'node:child_process';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ETCD_MODULE_DIR, KUBE_MODULE_DIR } from './go-modules.ts';
 import type { ControlPlaneVersions } from './go-modules.ts';
 
 export const CONTROL_PLANE_BINARIES = ['kube-apiserver', 'etcd', 'kubectl'] as const;
 export type ControlPlaneBinary = (typeof CONTROL_PLANE_BINARIES)[number];
+
+/**
+ * The static CEL cost estimator of a ValidatingAdmissionPolicy, built from the API server's own CEL libraries at
+ * kube-apiserver's release (src/control-plane/go/celcost). A tool for crdgate's tests, not part of the control plane.
+ */
+export const CEL_COST_ESTIMATOR = 'celcost';
+export const CEL_COST_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/celcost/', import.meta.url));
+export type BuildableBinary = ControlPlaneBinary | typeof CEL_COST_ESTIMATOR;
 
 interface BuildRecipe {
   moduleDir: string;
@@ -16,7 +25,10 @@ interface BuildRecipe {
   versionArgs: string[];
 }
 
-function recipeFor(binary: ControlPlaneBinary, versions: ControlPlaneVersions): BuildRecipe {
+function recipeFor(binary: BuildableBinary, versions: ControlPlaneVersions): BuildRecipe {
+  if (binary === CEL_COST_ESTIMATOR) {
+    return { moduleDir: CEL_COST_MODULE_DIR, goPackage: 'crdgate.test/control-plane/celcost', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
+  }
   if (binary === 'etcd') {
     return { moduleDir: ETCD_MODULE_DIR, goPackage: 'go.etcd.io/etcd/server/v3', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
   }
@@ -44,6 +56,8 @@ export interface BuildOptions {
   versions: ControlPlaneVersions;
   log: (line: string) => void;
   env: NodeJS.ProcessEnv;
+  /** The file name in outDir; the binary's name by default. */
+  fileName?: string;
 }
 
 /**
@@ -51,9 +65,9 @@ export interface BuildOptions {
  * renamed into place, so an interrupted or broken build never leaves a cached binary behind.
  * Throws with the tail of go's output when the build fails.
  */
-export async function buildBinary(binary: ControlPlaneBinary, opts: BuildOptions): Promise<void> {
+export async function buildBinary(binary: BuildableBinary, opts: BuildOptions): Promise<void> {
   const recipe = recipeFor(binary, opts.versions);
-  const finalPath = join(opts.outDir, binary);
+  const finalPath = join(opts.outDir, opts.fileName ?? binary);
   const temporaryPath = join(opts.outDir, `.${binary}.building-${process.pid}`);
   const args = [
     'build',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readControlPlaneVersions } from './go-modules.ts';
-import { resolveKubeAssets } from './kube-assets.ts';
+import { resolveCelCostEstimator, resolveKubeAssets } from './kube-assets.ts';
 
 let base: string;
 beforeEach(async () => {
@@ -71,6 +71,34 @@ describe('resolveKubeAssets', () => {
     const assets = await resolveKubeAssets({ build: true, env: noGoEnv() });
     expect(assets).toMatchObject({ unavailable: expect.stringContaining('Go is not installed') });
     expect(assets).toMatchObject({ unavailable: expect.stringContaining('KUBEBUILDER_ASSETS') });
+  });
+});
+
+describe('resolveCelCostEstimator', () => {
+  it('is looked for in the per-version cache folder, under a name that carries a hash of its sources', async () => {
+    const { kubernetes, etcd } = readControlPlaneVersions();
+    const cached = join(base, 'cache', 'crdgate', 'kube-bin', `k8s-${kubernetes}_etcd-${etcd}`);
+    const env = noGoEnv({ XDG_CACHE_HOME: join(base, 'cache') });
+    const missing = await resolveCelCostEstimator({ build: false, env });
+    const [, fileName = ''] = /(celcost-[0-9a-f]{12}) not built yet in (.*)$/.exec('unavailable' in missing ? missing.unavailable : '') ?? [];
+    expect(missing).toEqual({ unavailable: `${fileName} not built yet in ${cached}` });
+
+    // A build from other sources is not taken for this one.
+    await fakeAssets(cached, ['celcost-000000000000']);
+    expect(await resolveCelCostEstimator({ build: false, env })).toEqual(missing);
+    await fakeAssets(cached, [fileName]);
+    expect(await resolveCelCostEstimator({ build: true, env })).toEqual({ path: join(cached, fileName) });
+  });
+
+  it('never takes it from KUBEBUILDER_ASSETS, which holds only the control plane', async () => {
+    const assets = await fakeAssets(join(base, 'assets'), [...ALL, 'celcost']);
+    const resolved = await resolveCelCostEstimator({ build: false, env: noGoEnv({ KUBEBUILDER_ASSETS: assets }) });
+    expect(resolved).toMatchObject({ unavailable: expect.stringContaining(join(base, '.cache', 'crdgate', 'kube-bin')) });
+  });
+
+  it('reports that Go is missing when it would have to build', async () => {
+    const resolved = await resolveCelCostEstimator({ build: true, env: noGoEnv() });
+    expect(resolved).toMatchObject({ unavailable: expect.stringMatching(/^Go is not installed .* celcost cannot be built/) });
   });
 });
 

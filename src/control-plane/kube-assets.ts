@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { CONTROL_PLANE_BINARIES, buildBinary } from './build-binaries.ts';
-import { readControlPlaneVersions } from './go-modules.ts';
+import { CEL_COST_ESTIMATOR, CEL_COST_MODULE_DIR, CONTROL_PLANE_BINARIES, buildBinary } from './build-binaries.ts';
+import { readControlPlaneVersions, type ControlPlaneVersions } from './go-modules.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -38,7 +39,7 @@ export async function resolveKubeAssets(opts: ResolveKubeAssetsOptions): Promise
   }
 
   const versions = readControlPlaneVersions();
-  const dir = join(cacheHome(env), 'crdgate', 'kube-bin', `k8s-${versions.kubernetes}_etcd-${versions.etcd}`);
+  const dir = kubeBinCacheDir(env, versions);
   const missing = await missingBinaries(dir);
   // The binaries are stamped with the version at build time, so the folder name is the truth.
   if (missing.length === 0) return { dir, kubeApiserverVersion: versions.kubernetes };
@@ -61,22 +62,63 @@ export async function resolveKubeAssets(opts: ResolveKubeAssetsOptions): Promise
   return { dir, kubeApiserverVersion: versions.kubernetes };
 }
 
+export type CelCostEstimator = { path: string } | { unavailable: string };
+
+/**
+ * Finds the celcost binary (src/control-plane/go/celcost), building it with Go if needed and allowed. It lives in
+ * the per-version cache folder beside kube-apiserver, whose release its CEL libraries match, and never in a
+ * KUBEBUILDER_ASSETS folder, which holds what setup-envtest puts there. Its file name carries a hash of its
+ * sources, so an edited main.go or go.mod is built afresh instead of an old binary answering for it.
+ */
+export async function resolveCelCostEstimator(opts: ResolveKubeAssetsOptions): Promise<CelCostEstimator> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? ((line: string) => process.stderr.write(`kube-bin: ${line}\n`));
+  const versions = readControlPlaneVersions();
+  const dir = kubeBinCacheDir(env, versions);
+  const fileName = `${CEL_COST_ESTIMATOR}-${await celCostSourceHash()}`;
+  const path = join(dir, fileName);
+  if (await isExecutable(path)) return { path };
+  if (!opts.build) return { unavailable: `${fileName} not built yet in ${dir}` };
+  const go = await findGo(env);
+  if (!go) return { unavailable: `Go is not installed (no \`go\` on PATH), so ${CEL_COST_ESTIMATOR} cannot be built; install Go >= 1.26` };
+  await mkdir(dir, { recursive: true });
+  try {
+    await buildBinary(CEL_COST_ESTIMATOR, { go, outDir: dir, versions, log, env, fileName });
+  } catch (error) {
+    return { unavailable: `building ${CEL_COST_ESTIMATOR} with ${go} failed: ${(error as Error).message}` };
+  }
+  // Builds from earlier sources are never used again; each is tens of megabytes.
+  const stale = (await readdir(dir)).filter((name) => new RegExp(`^${CEL_COST_ESTIMATOR}-[0-9a-f]{12}$`).test(name) && name !== fileName);
+  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
+  return { path };
+}
+
+async function celCostSourceHash(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const file of ['main.go', 'go.mod', 'go.sum']) hash.update(file).update(await readFile(join(CEL_COST_MODULE_DIR, file)));
+  return hash.digest('hex').slice(0, 12);
+}
+
+function kubeBinCacheDir(env: NodeJS.ProcessEnv, versions: ControlPlaneVersions): string {
+  return join(cacheHome(env), 'crdgate', 'kube-bin', `k8s-${versions.kubernetes}_etcd-${versions.etcd}`);
+}
+
 export function cacheHome(env: NodeJS.ProcessEnv): string {
   return env['XDG_CACHE_HOME'] || join(env['HOME'] || homedir(), '.cache');
 }
 
 async function missingBinaries(dir: string): Promise<(typeof CONTROL_PLANE_BINARIES)[number][]> {
-  const checks = await Promise.all(
-    CONTROL_PLANE_BINARIES.map(async (binary) => {
-      try {
-        await access(join(dir, binary), constants.X_OK);
-        return undefined;
-      } catch {
-        return binary;
-      }
-    }),
-  );
+  const checks = await Promise.all(CONTROL_PLANE_BINARIES.map(async (binary) => ((await isExecutable(join(dir, binary))) ? undefined : binary)));
   return checks.filter((binary) => binary !== undefined);
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function askKubeApiserverVersion(dir: string): Promise<string> {
