@@ -8,7 +8,7 @@ describe("crdgate's public modules", () => {
     expect(Object.keys(publicApi).sort()).toEqual(
       [
         'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep',
-        'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
+        'compareNumbers', 'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
         'formatFieldError', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'overlay', 'parseQuantity',
         'parseVersion', 'presentFields', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readInteger', 'readQuantity', 'readString',
         'specMappingConversion', 'splitFields', 'takeStash', 'whenDifferent',
