@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { parsePrometheusText, sumSamples } from '../../../bench/support/prometheus-text.ts';
 import type { ProvidedControlPlane } from '../provided-context.ts';
 
 /**
@@ -17,14 +18,9 @@ export function scrapeApiServer(controlPlane: ProvidedControlPlane): Promise<str
 
 /**
  * The sum of a metric's samples whose labels include `labels`, from a scrape in the text exposition format; 0 when
- * there are none (a labelled counter has no sample until its first increment).
+ * there are none (a labelled counter has no sample until its first increment). The bench reads /metrics with the
+ * same parser.
  */
 export function metricSum(exposition: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const [, sampleName, labelText = '', value] of exposition.matchAll(/^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/gm)) {
-    if (sampleName !== name) continue;
-    const sampleLabels = new Map([...labelText.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, key, text]) => [key, text]));
-    if (Object.entries(labels).every(([key, wanted]) => sampleLabels.get(key) === wanted)) sum += Number(value);
-  }
-  return sum;
+  return sumSamples(parsePrometheusText(exposition), name, labels);
 }
