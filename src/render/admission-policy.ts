@@ -55,6 +55,8 @@ export function renderAdmissionPolicies(contracts: readonly Contract[], installN
 }
 
 const availabilityComment = `crdgate with the policy floor: both webhooks at failurePolicy: Ignore, so a crdgate outage blocks no write.
+It builds on what gives the webhooks their caBundle (the cert-manager overlay, or a base rendered with --ca-bundle):
+a webhook the API server cannot trust would be skipped in silence under Ignore.
 While crdgate is down, the ValidatingAdmissionPolicies of the base still refuse what they compile (unsupported changes,
 changes a state does not allow, protected deletions); invariants, crdgate's schema checks and computed defaults are
 not applied, and conversion of any version other than the storage version still needs crdgate.
