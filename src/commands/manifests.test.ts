@@ -33,14 +33,18 @@ describe('crdgate manifests', () => {
     for (const config of clientConfigs) expect(Buffer.from(config.caBundle, 'base64')).toEqual(ca);
   });
 
-  it('renders the policy floor and says on stderr what it enforces, keeping stdout applicable YAML', async () => {
-    const { code, stdout, stderr } = await run('manifests', '--url', 'https://127.0.0.1:9443');
-    expect(code).toBe(0);
-    const objects = parseAllDocuments(stdout).map((d) => d.toJS());
+  it('renders the policy floor in its overlay, and says on stderr what it enforces, keeping stdout applicable YAML', async () => {
+    const printed = await run('manifests', '--url', 'https://127.0.0.1:9443');
+    expect(printed.code).toBe(0);
+    expect(parseAllDocuments(printed.stdout).map((d) => d.toJS().kind)).not.toContain('ValidatingAdmissionPolicy');
+    expect(printed.stderr).toBe('policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules\n');
+    await run('certs', '--out', 'pki-floor');
+    const written = await run('manifests', '--url', 'https://127.0.0.1:9443', '--ca-bundle', 'pki-floor/ca.crt', '--out', 'floor');
+    expect(written.code).toBe(0);
+    const objects = parseAllDocuments(await readFile(join(dir, 'floor', 'overlays', 'policy-floor', 'admission-policies.yaml'), 'utf8')).map((d) => d.toJS());
     const policy = objects.find((o) => o.kind === 'ValidatingAdmissionPolicy');
     expect(policy.spec.matchConstraints.resourceRules[0]).toMatchObject({ apiVersions: ['v1'], operations: ['UPDATE', 'DELETE'], resources: ['geodatabases'] });
     expect(objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding').spec).toEqual({ policyName: policy.metadata.name, validationActions: ['Deny'] });
-    expect(stderr).toBe('policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules\n');
   });
 
   it("writes a kustomize tree for the user's own contract, image and namespace", async () => {

@@ -19,16 +19,17 @@ export const manifestsCommand: Command = {
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
-  validating and mutating webhook configurations, a ValidatingAdmissionPolicy per contract (the transition
-  machine and deletion protections compiled to CEL, enforced by the API server itself), crdgate's Deployment, Service, PodDisruptionBudget and
+  validating and mutating webhook configurations, a ValidatingAdmissionPolicy per contract for the policy-floor
+  overlay (the transition machine and deletion protections compiled to CEL, enforced by the API server itself), crdgate's Deployment, Service, PodDisruptionBudget and
   NetworkPolicy, and the storage-version migration Job and its RBAC. With --out, as a kustomize tree:
     DIR/kustomization.yaml, DIR/base/   kubectl apply --server-side -k DIR installs crdgate
     DIR/overlays/cert-manager/          the same with the serving certificate and caBundles from cert-manager
                                         (not rendered with --ca-bundle or --url)
     DIR/overlays/monitoring/            a ServiceMonitor and the Grafana dashboard (not rendered with --url)
-    DIR/overlays/policy-floor/          the base with both webhooks at failurePolicy: Ignore: during a crdgate
-                                        outage writes go on, and the ValidatingAdmissionPolicy in base/ still
-                                        refuses what it compiles (stderr says what; crdgate fsa --coverage)
+    DIR/overlays/policy-floor/          the install with both webhooks at failurePolicy: Ignore, plus the
+                                        ValidatingAdmissionPolicies: during a crdgate outage writes go on, and the
+                                        policies still refuse what they compile (stderr says what; crdgate fsa
+                                        --coverage); not rendered with --url without --ca-bundle
     DIR/migration/                      apply it when a storage version changes
   --name NAME        names every object of this install, cluster-scoped ones included (default
                      ${manifestDefaults.name}): the webhook configurations NAME, the Service and Deployment NAME, the

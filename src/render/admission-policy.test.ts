@@ -19,8 +19,10 @@ describe('renderPolicyFloorOverlay', () => {
   it('sets every webhook crdgate renders to Ignore, by the names the base gives them', () => {
     const contracts = [geoDatabaseContract(), clusterWidgetContract()];
     const endpoint = { target: { url: 'https://127.0.0.1:9443' } };
-    const [kustomization, patches] = renderPolicyFloorOverlay('overlays/policy-floor', contracts, 'team-a', '../cert-manager');
-    expect(kustomization!.manifests[0]).toMatchObject({ resources: ['../cert-manager'], patches: [{ path: 'ignore-webhook-failures.yaml' }] });
+    const policies = renderAdmissionPolicies(contracts, 'team-a');
+    const [kustomization, policyFile, patches] = renderPolicyFloorOverlay('overlays/policy-floor', contracts, 'team-a', '../cert-manager', policies);
+    expect(kustomization!.manifests[0]).toMatchObject({ resources: ['../cert-manager', 'admission-policies.yaml'], patches: [{ path: 'ignore-webhook-failures.yaml' }] });
+    expect(policyFile).toMatchObject({ path: 'overlays/policy-floor/admission-policies.yaml', manifests: policies });
     const base = [renderValidatingWebhookConfiguration(contracts, endpoint, 'team-a'), renderMutatingWebhookConfiguration(contracts, endpoint, 'team-a')];
     expect(patches!.manifests.map((patch) => [patch.kind, patch.metadata.name, patch['webhooks']])).toEqual(
       base.map((configuration) => [

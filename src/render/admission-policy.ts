@@ -54,28 +54,33 @@ export function renderAdmissionPolicies(contracts: readonly Contract[], installN
   });
 }
 
-const availabilityComment = `crdgate with the policy floor: both webhooks at failurePolicy: Ignore, so a crdgate outage blocks no write.
-It builds on what gives the webhooks their caBundle (the cert-manager overlay, or a base rendered with --ca-bundle):
-a webhook the API server cannot trust would be skipped in silence under Ignore.
-While crdgate is down, the ValidatingAdmissionPolicies of the base still refuse what they compile (unsupported changes,
+const availabilityComment = `crdgate with the policy floor: both webhooks at failurePolicy: Ignore, so a crdgate outage blocks no write,
+and the ValidatingAdmissionPolicies beside this file. It builds on what gives the webhooks their caBundle (the
+cert-manager overlay, or a base rendered with --ca-bundle): a webhook the API server cannot trust would be skipped
+in silence under Ignore. The policies answer before the webhooks for what they compile, in the hub's field names.
+While crdgate is down, the policies still refuse what they compile (unsupported changes,
 changes a state does not allow, protected deletions); invariants, crdgate's schema checks and computed defaults are
 not applied, and conversion of any version other than the storage version still needs crdgate.
 See the README's operations section before choosing this over the base.`;
 
 /**
- * The availability overlay: the install with both webhooks set to let requests through when crdgate cannot answer.
- * `install` is the kustomization it builds on, which must give the webhooks their caBundle (the base rendered with
- * one, or the cert-manager overlay): with Ignore, a webhook the API server cannot trust is one it silently skips.
+ * The availability overlay: the install, plus the policies, with both webhooks set to let requests through when
+ * crdgate cannot answer. `install` is the kustomization it builds on, which must give the webhooks their caBundle
+ * (the base rendered with one, or the cert-manager overlay): with Ignore, a webhook the API server cannot trust is
+ * one it silently skips.
  */
-export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contract[], installName: string, install: string): ManifestFile[] {
+export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contract[], installName: string, install: string, policies: Manifest[]): ManifestFile[] {
   const { webhookConfiguration } = installNames(installName);
   const ignoring = (name: string) => ({ name, failurePolicy: 'Ignore' });
   return [
     {
       path: `${dir}/kustomization.yaml`,
       comment: availabilityComment,
-      manifests: [renderKustomization('crdgate-policy-floor', { resources: [install], patches: [{ path: 'ignore-webhook-failures.yaml' }] })],
+      manifests: [
+        renderKustomization('crdgate-policy-floor', { resources: [install, 'admission-policies.yaml'], patches: [{ path: 'ignore-webhook-failures.yaml' }] }),
+      ],
     },
+    { path: `${dir}/admission-policies.yaml`, manifests: policies, comment: policyComment },
     {
       path: `${dir}/ignore-webhook-failures.yaml`,
       manifests: [
@@ -85,3 +90,7 @@ export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contra
     },
   ];
 }
+
+const policyComment = `The policy floor: the transition machine and deletion protections compiled to CEL, enforced by the API
+server itself even while crdgate is down. crdgate's webhook stays the full authority; \`crdgate fsa --coverage\`
+says which change kinds and rules the policy holds.`;

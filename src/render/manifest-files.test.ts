@@ -16,10 +16,6 @@ describe('renderManifestFiles', () => {
       ['base/20-crd-geodatabases.geo.example.com.yaml', ['CustomResourceDefinition/geodatabases.geo.example.com']],
       ['base/30-webhook-configurations.yaml', ['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']],
       [
-        'base/40-admission-policies.yaml',
-        ['ValidatingAdmissionPolicy/crdgate.geodatabases.geo.example.com', 'ValidatingAdmissionPolicyBinding/crdgate.geodatabases.geo.example.com'],
-      ],
-      [
         'migration/storage-migration.yaml',
         ['ServiceAccount/crdgate-migrate', 'ClusterRole/crdgate-migrate', 'ClusterRoleBinding/crdgate-migrate', 'Job/crdgate-migrate-geodatabases'],
       ],
@@ -30,10 +26,6 @@ describe('renderManifestFiles', () => {
     expect(contents(renderManifestFiles([geoDatabaseContract()], { ...manifestDefaults, namespace: 'ops', url: 'https://10.0.0.5:8443' }))).toEqual([
       ['base/20-crd-geodatabases.geo.example.com.yaml', ['CustomResourceDefinition/geodatabases.geo.example.com']],
       ['base/30-webhook-configurations.yaml', ['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']],
-      [
-        'base/40-admission-policies.yaml',
-        ['ValidatingAdmissionPolicy/crdgate.geodatabases.geo.example.com', 'ValidatingAdmissionPolicyBinding/crdgate.geodatabases.geo.example.com'],
-      ],
       [
         'migration/storage-migration.yaml',
         ['Namespace/ops', 'ServiceAccount/crdgate-migrate', 'ClusterRole/crdgate-migrate', 'ClusterRoleBinding/crdgate-migrate', 'Job/crdgate-migrate-geodatabases'],
@@ -86,7 +78,7 @@ describe('renderManifestTree', () => {
   it('lists every file of base/ in its kustomization, and base/ in the top-level one', () => {
     const tree = renderManifestTree([geoDatabaseContract(), clusterWidgetContract()], manifestDefaults);
     const baseFiles = tree.map((f) => f.path).filter((path) => path.startsWith('base/') && path !== 'base/kustomization.yaml');
-    expect(baseFiles).toHaveLength(7);
+    expect(baseFiles).toHaveLength(6);
     expect(kustomizationResources(tree, 'base/kustomization.yaml')).toEqual(baseFiles.map((path) => path.slice('base/'.length)));
     expect(kustomizationResources(tree, 'kustomization.yaml')).toEqual(['base']);
   });
@@ -101,6 +93,7 @@ describe('renderManifestTree', () => {
       'overlays/monitoring/service-monitor.yaml',
       'overlays/monitoring/crdgate-dashboard.json',
       'overlays/policy-floor/kustomization.yaml',
+      'overlays/policy-floor/admission-policies.yaml',
       'overlays/policy-floor/ignore-webhook-failures.yaml',
     ]);
     expect(kustomizationResources(renderManifestTree([geoDatabaseContract()], manifestDefaults), 'overlays/cert-manager/kustomization.yaml')).toContain('../../base');
@@ -109,9 +102,9 @@ describe('renderManifestTree', () => {
   it('builds the policy floor on what gives the webhooks their caBundle, and renders none without one', () => {
     const overlayBase = (options: Partial<typeof manifestDefaults & { caBundlePem: string; url: string }>) =>
       kustomizationResources(renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, ...options }), 'overlays/policy-floor/kustomization.yaml');
-    expect(overlayBase({})).toEqual(['../cert-manager']);
-    expect(overlayBase({ caBundlePem: 'PEM' })).toEqual(['../../base']);
-    expect(overlayBase({ caBundlePem: 'PEM', url: 'https://10.0.0.5:8443' })).toEqual(['../../base']);
+    expect(overlayBase({})).toEqual(['../cert-manager', 'admission-policies.yaml']);
+    expect(overlayBase({ caBundlePem: 'PEM' })).toEqual(['../../base', 'admission-policies.yaml']);
+    expect(overlayBase({ caBundlePem: 'PEM', url: 'https://10.0.0.5:8443' })).toEqual(['../../base', 'admission-policies.yaml']);
     expect(overlayBase({ url: 'https://10.0.0.5:8443' })).toBeUndefined();
   });
 

@@ -41,7 +41,6 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
       path: `${baseDir}/30-webhook-configurations.yaml`,
       manifests: [renderValidatingWebhookConfiguration(contracts, endpoint, options.name), renderMutatingWebhookConfiguration(contracts, endpoint, options.name)],
     },
-    ...policyFile(contracts, options.name),
     // Called by URL, nothing of base/ lives in the namespace (it would be installed empty): only the migration's
     // ServiceAccount and Jobs do, so the Namespace goes with them.
     { path: `${migrationDir}/storage-migration.yaml`, manifests: [...(inCluster(options) ? [] : [namespace]), ...renderStorageMigration(contracts, options, options.image)] },
@@ -62,29 +61,23 @@ export function renderManifestTree(contracts: readonly Contract[], options: Mani
     ...files,
     ...(inCluster(options) && options.caBundlePem === undefined ? renderCertManagerOverlay('overlays/cert-manager', contracts, options) : []),
     ...(inCluster(options) ? renderMonitoring('overlays/monitoring', options) : []),
-    ...policyFloorOverlay(files, contracts, options),
+    ...policyFloorOverlay(contracts, options),
   ];
 }
 
-/** The policy floor, in base/ so it holds with every overlay; no file when nothing of the contracts compiles. */
-function policyFile(contracts: readonly Contract[], installName: string): ManifestFile[] {
-  const manifests = renderAdmissionPolicies(contracts, installName);
-  return manifests.length === 0 ? [] : [{ path: `${baseDir}/40-admission-policies.yaml`, manifests, comment: policyComment }];
-}
-
-const policyComment = `The policy floor: the transition machine and deletion protections compiled to CEL, enforced by the API
-server itself even while crdgate is down. crdgate's webhook stays the full authority; \`crdgate fsa --coverage\`
-says which change kinds and rules the policy holds.`;
-
 /**
- * The policy floor builds on whatever gives the webhooks their caBundle: the base when it has one, else the
- * cert-manager overlay. Called by URL without a caBundle there is neither, and no overlay: Ignore would then
- * skip a webhook the API server cannot trust without a word.
+ * The policy floor is an overlay of its own, not part of the base: the API server runs policies before webhooks, so
+ * in the base it would answer first for what it compiles, in the hub's field names and naming only the first
+ * forbidden change, where crdgate's webhook answers in the client's version and names them all. It builds on what
+ * gives the webhooks their caBundle: the base when it has one, else the cert-manager overlay. Called by URL without
+ * a caBundle there is neither, and no overlay: Ignore would then skip a webhook the API server cannot trust without
+ * a word. Nothing when no contract has anything the policy compiles.
  */
-function policyFloorOverlay(files: readonly ManifestFile[], contracts: readonly Contract[], options: ManifestOptions): ManifestFile[] {
-  if (!files.some((file) => file.path === `${baseDir}/40-admission-policies.yaml`)) return [];
-  if (options.caBundlePem !== undefined) return renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, '../../base');
-  return inCluster(options) ? renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, '../cert-manager') : [];
+function policyFloorOverlay(contracts: readonly Contract[], options: ManifestOptions): GeneratedFile[] {
+  const policies = renderAdmissionPolicies(contracts, options.name);
+  if (policies.length === 0) return [];
+  const install = options.caBundlePem !== undefined ? '../../base' : inCluster(options) ? '../cert-manager' : undefined;
+  return install === undefined ? [] : renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, install, policies);
 }
 
 function inCluster(options: ManifestOptions): boolean {

@@ -153,7 +153,7 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     expect(crdDeleted.exitCode, crdDeleted.stderr).toBe(0);
   });
 
-  it('installs with kubectl apply -k DIR/overlays/policy-floor: the base, with only the webhooks at failurePolicy Ignore', async () => {
+  it('installs with kubectl apply -k DIR/overlays/policy-floor: the base and the policy, with only the webhooks at failurePolicy Ignore', async () => {
     expect(built.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(
       [
         `CustomResourceDefinition/${crdName}`,
