@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Contract } from '../../src/contract/define-contract.ts';
@@ -13,9 +11,8 @@ import { eventually } from '../../src/local-loop/eventually.ts';
 import { compileContractPolicy } from '../../src/policy/compile-policy.ts';
 import { messageBrokerContract } from '../../src/policy/message-broker.fixture.ts';
 import { admissionPolicyName, renderAdmissionPolicies } from '../../src/render/admission-policy.ts';
-import { renderCustomResourceDefinition, resourceName } from '../../src/render/custom-resource-definition.ts';
-import type { Manifest } from '../../src/render/manifest.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
+import { applyStrict, expectNoWebhookFor, expectStatus, hubOnlyCrd, installCrd, removeCrd, restClient, type Rest, type RestResponse } from './support/raw-api.ts';
 import {
   emptyTally,
   machineOf,
@@ -54,15 +51,15 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against c
   const contracts = [geoDatabaseContract(), messageBrokerContract()];
   const scenes = new Map<string, Scene>();
   let api: Rest | undefined;
-  const rest = () => api ?? (api = restClient(cp.kubeconfigPath));
+  const rest = () => api ?? (api = restClient(cp.kubeconfigPath, { maxSockets: concurrency + 2, timeoutMs: 30_000 }));
 
   beforeAll(async () => {
     await expectNoWebhookFor(rest(), contracts);
     await rest().send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }).then(expectStatus(201));
     for (const contract of contracts) {
       scenes.set(contract.identity.kind, sceneFor(contract, installName, namespace, runId));
-      await installCrd(rest(), contract);
-      await applyStrict(rest(), renderAdmissionPolicies([contract], installName));
+      await installCrd(rest(), hubOnlyCrd(contract), fieldManager);
+      await applyStrict(rest(), renderAdmissionPolicies([contract], installName), fieldManager);
     }
     await Promise.all([...scenes.values()].map((scene) => waitForPolicy(rest(), scene)));
   });
@@ -72,7 +69,7 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against c
     const client = api;
     try {
       for (const scene of scenes.values()) await removePolicy(client, scene);
-      for (const contract of contracts) await removeCrd(client, contract);
+      for (const contract of contracts) await removeCrd(client, hubOnlyCrd(contract));
       // No controller-manager runs, so the namespace stays Terminating; it is empty by now, its name the run's own.
       await client.send('DELETE', `/api/v1/namespaces/${namespace}`).then(expectStatus(200, 202, 404));
     } finally {
@@ -340,52 +337,7 @@ async function inPool<T, R>(items: readonly T[], width: number, work: (item: T, 
 
 // ---- Installing the CRDs and the policies, and removing them ----
 
-/**
- * The CRD with the hub version only: the GeoDatabase's three versions would need crdgate's conversion webhook,
- * and no crdgate runs here. With one version the CRD converts nothing (strategy None), and the policy, which
- * matches the hub, sees what it would see with every version served.
- */
-function hubOnlyCrd(contract: Contract): Manifest {
-  const hubOnly = { ...contract, versions: contract.versions.filter((version) => version.name === contract.hub) };
-  const crd = renderCustomResourceDefinition(hubOnly, { target: { url: 'https://127.0.0.1:1' } });
-  expect((crd['spec'] as { conversion: unknown }).conversion).toEqual({ strategy: 'None' });
-  return crd;
-}
 
-async function installCrd(api: Rest, contract: Contract): Promise<void> {
-  const name = resourceName(contract.identity);
-  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
-  // Another e2e file may have just deleted its GeoDatabase CRD; one still in place would have its own webhooks.
-  await eventually(`the previous ${name} to be gone`, async () => {
-    const existing = await api.send('GET', path);
-    if (existing.status === 404) return true;
-    if ((existing.body as KubeObject).metadata?.deletionTimestamp === undefined) throw new Error(`${name} is installed already, by something else`);
-    return undefined;
-  }, { timeoutMs: 60_000 });
-  await applyStrict(api, [hubOnlyCrd(contract)]);
-  await eventually(`${name} to be established`, async () => {
-    const crd = (await api.send('GET', path).then(expectStatus(200))).body as { status?: { conditions?: { type: string; status: string }[] } };
-    return crd.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') ? true : undefined;
-  });
-}
-
-/** Server-side apply with fieldValidation=Strict: a field the API server does not know fails the apply. */
-async function applyStrict(api: Rest, manifests: readonly Manifest[]): Promise<void> {
-  for (const manifest of manifests) {
-    const path = `${resourcePath(manifest.apiVersion, manifest.kind)}/${manifest.metadata.name}?fieldManager=${fieldManager}&force=true&fieldValidation=Strict`;
-    await api.send('PATCH', path, manifest, 'application/apply-patch+yaml').then(expectStatus(200, 201));
-  }
-}
-
-function resourcePath(apiVersion: string, kind: string): string {
-  const plural: Record<string, string> = {
-    CustomResourceDefinition: 'customresourcedefinitions',
-    ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
-    ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
-  };
-  if (plural[kind] === undefined) throw new Error(`no path for ${kind}`);
-  return `/apis/${apiVersion}/${plural[kind]}`;
-}
 
 /**
  * Polls with an update the policy refuses until the API server refuses it: the API server picks the policy and
@@ -429,87 +381,5 @@ async function removePolicy(api: Rest, scene: Scene): Promise<void> {
   }
 }
 
-async function removeCrd(api: Rest, contract: Contract): Promise<void> {
-  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${resourceName(contract.identity)}`;
-  await api.send('DELETE', path).then(expectStatus(200, 404));
-  await eventually(`${resourceName(contract.identity)} and its objects to be deleted`, async () => ((await api.send('GET', path)).status === 404 ? true : undefined), {
-    timeoutMs: 120_000,
-  });
-}
-
-/** A webhook in front of these kinds would make the API server's answer not the policy's alone. */
-async function expectNoWebhookFor(api: Rest, contracts: readonly Contract[]): Promise<void> {
-  const groups = new Set(contracts.map((contract) => contract.identity.group));
-  for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
-    const list = (await api.send('GET', `/apis/admissionregistration.k8s.io/v1/${kind}`).then(expectStatus(200))).body as {
-      items: { metadata: { name: string }; webhooks?: { rules?: { apiGroups?: string[] }[] }[] }[];
-    };
-    const inFront = list.items.filter((item) => item.webhooks?.some((webhook) => webhook.rules?.some((rule) => rule.apiGroups?.some((group) => group === '*' || groups.has(group)))));
-    expect(inFront.map((item) => item.metadata.name), `${kind} in front of ${[...groups].join(', ')}`).toEqual([]);
-  }
-}
-
-// ---- A small REST client: exact status codes and bodies, one keep-alive agent for thousands of requests ----
 
 const mergePatch = 'application/merge-patch+json';
-
-interface RestResponse {
-  status: number;
-  body: unknown;
-  text: string;
-}
-
-interface Rest {
-  send(method: string, path: string, body?: unknown, contentType?: string): Promise<RestResponse>;
-  close(): void;
-}
-
-function restClient(kubeconfigPath: string): Rest {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const cluster = kubeConfig.getCurrentCluster()!;
-  const user = kubeConfig.getCurrentUser()!;
-  const decode = (data: string | undefined) => Buffer.from(data ?? '', 'base64');
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency + 2, ca: decode(cluster.caData), cert: decode(user.certData), key: decode(user.keyData) });
-  return {
-    send(method, path, body, contentType = 'application/json') {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      return new Promise((resolve, reject) => {
-        const req = request(
-          new URL(path, cluster.server),
-          { method, agent, timeout: 30_000, headers: { accept: 'application/json', ...(payload === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }) } },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => {
-              let parsed: unknown;
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                parsed = undefined;
-              }
-              resolve({ status: res.statusCode ?? 0, body: parsed, text });
-            });
-            res.on('error', reject);
-          },
-        );
-        // A request's body would otherwise wait for the ACK of its headers (Nagle), which the server delays.
-        req.setNoDelay(true);
-        req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${path}`)));
-        req.on('error', reject);
-        req.end(payload);
-      });
-    },
-    close() {
-      agent.destroy();
-    },
-  };
-}
-
-function expectStatus(...codes: number[]): (response: RestResponse) => RestResponse {
-  return (response) => {
-    if (!codes.includes(response.status)) throw new Error(`HTTP ${response.status} (expected ${codes.join(' or ')}): ${response.text.slice(0, 500)}`);
-    return response;
-  };
-}

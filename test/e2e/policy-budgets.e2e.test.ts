@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { estimatePolicyCosts, type CelCostPolicyReport, type CelCostReport } from '../../src/control-plane/cel-cost.ts';
 import { resolveCelCostEstimator } from '../../src/control-plane/kube-assets.ts';
@@ -17,6 +15,7 @@ import { admissionPolicyName, renderAdmissionPolicies } from '../../src/render/a
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
+import { applyStrict, expectNoWebhookFor, expectStatus, hubOnlyCrd, installCrd, removeCrd, restClient, type Rest, type RestResponse } from './support/raw-api.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
 
 // The policy floor within the API server's CEL budgets (issue 24). kube-apiserver compiles a policy's expressions
@@ -246,10 +245,10 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy within th
         const policyDenial = `ValidatingAdmissionPolicy '${policyName}' with binding '${policyName}' denied request: `;
         const crd = hubOnlyCrd(contract);
         installed.push({ crd, policyName });
-        await installCrd(rest(), crd);
+        await installCrdWithFormatWarnings(rest(), crd);
         const rendered = renderAdmissionPolicies([contract], installName);
         const policy = rendered[0] as unknown as { spec: { validations: { message?: string }[] } };
-        const warnings = await applyStrict(rest(), rendered);
+        const warnings = await applyStrict(rest(), rendered, fieldManager);
         expect(warnings, 'warnings from applying the policy and binding with fieldValidation=Strict').toEqual([]);
 
         const largest = largestValue(hubSpecSchema(contract), 'spec', 0) as Spec;
@@ -311,8 +310,8 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy within th
     it('negative control: a policy over RuntimeCELCostBudget on its largest object is refused with 422 and counted out_of_budget', { timeout: 300_000 }, async () => {
       const policyName = overBudget.metadata.name;
       installed.push({ crd: gadgets.manifest, policyName });
-      await installCrd(rest(), gadgets.manifest);
-      expect(await applyStrict(rest(), [overBudget, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: policyName }, spec: { policyName, validationActions: ['Deny'] } }])).toEqual([]);
+      await installCrdWithFormatWarnings(rest(), gadgets.manifest);
+      expect(await applyStrict(rest(), [overBudget, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: policyName }, spec: { policyName, validationActions: ['Deny'] } }], fieldManager)).toEqual([]);
       const collection = `/apis/${gadgets.spec.group}/v1/namespaces/${namespace}/gadgets`;
       const tags = Array.from({ length: 200 }, (_, index) => `tag-${String(index).padStart(12, '0')}`);
       const created = (await rest().send('POST', collection, { apiVersion: `${gadgets.spec.group}/v1`, kind: 'Gadget', metadata: { name: 'largest' }, spec: { tags } }).then(expectStatus(201))).body as KubeObject;
@@ -453,47 +452,6 @@ async function createLargest(api: Rest, scene: Scene, name: string, spec: Spec, 
 
 // ---- Installing and removing the CRD and the policy ----
 
-/** The CRD with the hub version only: more versions would need crdgate's conversion webhook, and none runs here. */
-function hubOnlyCrd(contract: Contract): Manifest {
-  const hubOnly = { ...contract, versions: contract.versions.filter((version) => version.name === contract.hub) };
-  return renderCustomResourceDefinition(hubOnly, { target: { url: 'https://127.0.0.1:1' } });
-}
-
-async function installCrd(api: Rest, crd: Manifest): Promise<void> {
-  const name = crd.metadata.name;
-  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
-  // Another e2e file may have just deleted its CRD of this kind; one still in place would have its own webhooks.
-  await eventually(`the previous ${name} to be gone`, async () => {
-    const existing = await api.send('GET', path);
-    if (existing.status === 404) return true;
-    if ((existing.body as KubeObject).metadata?.deletionTimestamp === undefined) throw new Error(`${name} is installed already, by something else`);
-    return undefined;
-  }, { timeoutMs: 60_000 });
-  // The API server knows no format "quantity" or "dns1123-label" (crdgate checks those itself) and says so.
-  const warnings = (await applyStrict(api, [crd])).flatMap((header) => header.split(/, (?=\d{3} )/));
-  expect(warnings.filter((warning) => !/^299 - "unrecognized format \\"(quantity|dns1123-label)\\""$/.test(warning)), `warnings from applying ${name}`).toEqual([]);
-  await eventually(`${name} to be established`, async () => {
-    const established = (await api.send('GET', path).then(expectStatus(200))).body as { status?: { conditions?: { type: string; status: string }[] } };
-    return established.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') ? true : undefined;
-  });
-}
-
-/** Server-side apply with fieldValidation=Strict; returns the API server's warnings. */
-async function applyStrict(api: Rest, manifests: readonly Manifest[]): Promise<string[]> {
-  const plural: Record<string, string> = {
-    CustomResourceDefinition: 'customresourcedefinitions',
-    ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
-    ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
-  };
-  const warnings: string[] = [];
-  for (const manifest of manifests) {
-    if (plural[manifest.kind] === undefined) throw new Error(`no path for ${manifest.kind}`);
-    const path = `/apis/${manifest.apiVersion}/${plural[manifest.kind]}/${manifest.metadata.name}?fieldManager=${fieldManager}&force=true&fieldValidation=Strict`;
-    const response = await api.send('PATCH', path, manifest, 'application/apply-patch+yaml').then(expectStatus(200, 201));
-    warnings.push(...response.warnings);
-  }
-  return warnings;
-}
 
 /** An object, and a spec the policy refuses for it: sent as a dry run, it tells when the policy is in effect. */
 interface Probe {
@@ -515,23 +473,6 @@ async function removePolicy(api: Rest, name: string, probe: Probe | undefined): 
   }
 }
 
-async function removeCrd(api: Rest, crd: Manifest): Promise<void> {
-  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
-  await api.send('DELETE', path).then(expectStatus(200, 404));
-  await eventually(`${crd.metadata.name} and its objects to be deleted`, async () => ((await api.send('GET', path)).status === 404 ? true : undefined), { timeoutMs: 120_000 });
-}
-
-/** A webhook in front of these kinds would make the API server's answer not the policy's alone. */
-async function expectNoWebhookFor(api: Rest, contracts: readonly Contract[]): Promise<void> {
-  const groups = new Set(contracts.map((contract) => contract.identity.group));
-  for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
-    const list = (await api.send('GET', `/apis/admissionregistration.k8s.io/v1/${kind}`).then(expectStatus(200))).body as {
-      items: { metadata: { name: string }; webhooks?: { rules?: { apiGroups?: string[] }[] }[] }[];
-    };
-    const inFront = list.items.filter((item) => item.webhooks?.some((webhook) => webhook.rules?.some((rule) => rule.apiGroups?.some((group) => group === '*' || groups.has(group)))));
-    expect(inFront.map((item) => item.metadata.name), `${kind} in front of ${[...groups].join(', ')}`).toEqual([]);
-  }
-}
 
 /** A namespaced kind with a list bounded by maxItems and one that is not, for the negative controls. */
 function gadgetCrd(group: string): { manifest: Manifest; spec: { group: string } } {
@@ -569,70 +510,16 @@ function gadgetCrd(group: string): { manifest: Manifest; spec: { group: string }
   return { manifest, spec: { group } };
 }
 
-// ---- A small REST client: exact status codes, bodies and warnings ----
 
-interface RestResponse {
-  status: number;
-  body: unknown;
-  text: string;
-  warnings: string[];
-}
 
-interface Rest {
-  send(method: string, path: string, body?: unknown, contentType?: string): Promise<RestResponse>;
-  close(): void;
-}
 
-function restClient(kubeconfigPath: string): Rest {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const cluster = kubeConfig.getCurrentCluster()!;
-  const user = kubeConfig.getCurrentUser()!;
-  const decode = (data: string | undefined) => Buffer.from(data ?? '', 'base64');
-  const agent = new Agent({ keepAlive: true, ca: decode(cluster.caData), cert: decode(user.certData), key: decode(user.keyData) });
-  return {
-    send(method, path, body, contentType = 'application/json') {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      return new Promise((resolve, reject) => {
-        const req = request(
-          new URL(path, cluster.server),
-          { method, agent, timeout: 60_000, headers: { accept: 'application/json', ...(payload === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }) } },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => {
-              let parsed: unknown;
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                parsed = undefined;
-              }
-              const warning = res.headers['warning'];
-              const warnings = warning === undefined ? [] : Array.isArray(warning) ? warning : [warning];
-              resolve({ status: res.statusCode ?? 0, body: parsed, text, warnings });
-            });
-            res.on('error', reject);
-          },
-        );
-        req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${path}`)));
-        req.on('error', reject);
-        req.end(payload);
-      });
-    },
-    close() {
-      agent.destroy();
-    },
-  };
-}
-
-function expectStatus(...codes: number[]): (response: RestResponse) => RestResponse {
-  return (response) => {
-    if (!codes.includes(response.status)) throw new Error(`HTTP ${response.status} (expected ${codes.join(' or ')}): ${response.text.slice(0, 500)}`);
-    return response;
-  };
-}
 
 function messageOf(response: RestResponse): string {
   return String((response.body as { message?: unknown } | undefined)?.message ?? '');
+}
+
+/** installCrd, and the API server may warn of nothing but the formats it does not know ("quantity", "dns1123-label"; crdgate checks those). */
+async function installCrdWithFormatWarnings(api: Rest, crd: Manifest): Promise<void> {
+  const warnings = (await installCrd(api, crd, fieldManager)).flatMap((header) => header.split(/, (?=\d{3} )/));
+  expect(warnings.filter((warning) => !/^299 - "unrecognized format \\"(quantity|dns1123-label)\\""$/.test(warning)), `warnings from applying ${crd.metadata.name}`).toEqual([]);
 }
