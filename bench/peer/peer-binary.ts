@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand } from '../../src/control-plane/build-binaries.ts';
-import { cacheHome, findGo } from '../../src/control-plane/kube-assets.ts';
+import { goSourceHash, runCommand } from '../../src/control-plane/build-binaries.ts';
+import { cacheHome, findGo, isExecutable } from '../../src/control-plane/kube-assets.ts';
 
 // The controller-runtime peer (the Go program next to this file) as a binary, built with the machine's Go the way
 // the test control plane is, and cached by the content of its sources: an edit to the peer rebuilds it, anything
@@ -28,7 +26,7 @@ export async function resolvePeerBinary(options: ResolvePeerOptions = {}): Promi
   const go = await findGo(env);
   if (!go) return { unavailable: 'Go is not installed (no `go` on PATH), so the controller-runtime peer cannot be built; install Go >= 1.26' };
   const goVersion = (await runCommand(go, ['env', 'GOVERSION'], { cwd: PEER_MODULE_DIR, env })).trim();
-  const dir = join(cacheHome(env), 'crdgate', 'bench-peer', await sourceHash(`${goVersion} ${BUILD_FLAGS.join(' ')}`));
+  const dir = join(cacheHome(env), 'crdgate', 'bench-peer', await goSourceHash(PEER_MODULE_DIR, `${goVersion} ${BUILD_FLAGS.join(' ')}`));
   const path = join(dir, 'peer');
   if (await isExecutable(path)) return { path };
 
@@ -49,21 +47,4 @@ export async function resolvePeerBinary(options: ResolvePeerOptions = {}): Promi
   }
   log(`built the peer in ${Math.round((Date.now() - started) / 1000)} s`);
   return { path };
-}
-
-/** Everything that decides the binary: the Go sources, go.mod, go.sum, the toolchain and the build flags. */
-async function sourceHash(toolchain: string): Promise<string> {
-  const names = (await readdir(PEER_MODULE_DIR)).filter((name) => name.endsWith('.go') || name === 'go.mod' || name === 'go.sum').sort();
-  const hash = createHash('sha256').update(toolchain);
-  for (const name of names) hash.update(`\0${name}\0`).update(await readFile(join(PEER_MODULE_DIR, name)));
-  return hash.digest('hex').slice(0, 16);
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ETCD_MODULE_DIR, KUBE_MODULE_DIR } from './go-modules.ts';
@@ -100,6 +101,17 @@ function firstLine(text: string): string {
 }
 
 const OUTPUT_TAIL_CHARS = 4000;
+
+/**
+ * What decides a binary built from the Go module in `moduleDir`: its .go files, go.mod and go.sum, and `salt` (the
+ * toolchain and flags, where they vary). Cached builds are named by it, so an edited source is built afresh.
+ */
+export async function goSourceHash(moduleDir: string, salt = ''): Promise<string> {
+  const names = (await readdir(moduleDir)).filter((name) => name.endsWith('.go') || name === 'go.mod' || name === 'go.sum').sort();
+  const hash = createHash('sha256').update(salt);
+  for (const name of names) hash.update(`\0${name}\0`).update(await readFile(join(moduleDir, name)));
+  return hash.digest('hex').slice(0, 12);
+}
 
 export function runCommand(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { access, mkdir, readdir, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { CEL_COST_ESTIMATOR, CEL_COST_MODULE_DIR, CONTROL_PLANE_BINARIES, buildBinary } from './build-binaries.ts';
+import { CEL_COST_ESTIMATOR, CEL_COST_MODULE_DIR, CONTROL_PLANE_BINARIES, buildBinary, goSourceHash } from './build-binaries.ts';
 import { readControlPlaneVersions, type ControlPlaneVersions } from './go-modules.ts';
 
 const execFileAsync = promisify(execFile);
@@ -75,7 +74,7 @@ export async function resolveCelCostEstimator(opts: ResolveKubeAssetsOptions): P
   const log = opts.log ?? ((line: string) => process.stderr.write(`kube-bin: ${line}\n`));
   const versions = readControlPlaneVersions();
   const dir = kubeBinCacheDir(env, versions);
-  const fileName = `${CEL_COST_ESTIMATOR}-${await celCostSourceHash()}`;
+  const fileName = `${CEL_COST_ESTIMATOR}-${await goSourceHash(CEL_COST_MODULE_DIR)}`;
   const path = join(dir, fileName);
   if (await isExecutable(path)) return { path };
   if (!opts.build) return { unavailable: `${fileName} not built yet in ${dir}` };
@@ -93,12 +92,6 @@ export async function resolveCelCostEstimator(opts: ResolveKubeAssetsOptions): P
   return { path };
 }
 
-async function celCostSourceHash(): Promise<string> {
-  const hash = createHash('sha256');
-  for (const file of ['main.go', 'go.mod', 'go.sum']) hash.update(file).update(await readFile(join(CEL_COST_MODULE_DIR, file)));
-  return hash.digest('hex').slice(0, 12);
-}
-
 function kubeBinCacheDir(env: NodeJS.ProcessEnv, versions: ControlPlaneVersions): string {
   return join(cacheHome(env), 'crdgate', 'kube-bin', `k8s-${versions.kubernetes}_etcd-${versions.etcd}`);
 }
@@ -112,7 +105,7 @@ async function missingBinaries(dir: string): Promise<(typeof CONTROL_PLANE_BINAR
   return checks.filter((binary) => binary !== undefined);
 }
 
-async function isExecutable(path: string): Promise<boolean> {
+export async function isExecutable(path: string): Promise<boolean> {
   try {
     await access(path, constants.X_OK);
     return true;
