@@ -1,4 +1,5 @@
 import type { ClassifierForm, ComparisonForm, ValueReading } from '../contract/fsa/classifier-form.ts';
+import { changePlaceholders } from '../contract/fsa/evaluate/transition-messages.ts';
 import { parseFieldPath } from '../contract/field-path.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { celLiteral, celString, isPlainFieldName, optionalField } from './cel.ts';
@@ -65,7 +66,7 @@ export function compileClassifier(form: ClassifierForm<string> | undefined, kind
   if (form === undefined) return notCompiled(kinds, 'the classifier is a function of its own');
   switch (form.classify) {
     case 'field':
-      return compileField(form, site);
+      return compileField(form, kinds, site);
     case 'keyed-list':
       return compileKeyedList(form, site);
   }
@@ -100,19 +101,7 @@ function side(site: CompareSite, which: 'old' | 'new', segments: readonly string
   return { present: `${optional}.hasValue()`, value: `${optional}.value()` };
 }
 
-function formKinds(comparison: ComparisonForm<string>): string[] {
-  switch (comparison.compare) {
-    case 'different':
-      return [comparison.kind];
-    case 'direction':
-      return [comparison.increase, comparison.decrease];
-    case 'release-step':
-      return [comparison.upgrade, comparison.major, comparison.downgrade];
-  }
-}
-
-function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' }>, site: CompareSite): CompiledClassifiers {
-  const kinds = formKinds(form.comparison);
+function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' }>, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
   const segments = plainPath(form.path);
   if (segments === undefined) return notCompiled(kinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
   const schema = schemaAt(site.schema, segments);
@@ -143,18 +132,16 @@ function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' 
     message: (description) => concat(field, celString(': '), fill(description, { from: shown(from), to: shown(to), item: site.item })),
   });
   const comparison = form.comparison;
+  if (comparison.compare === 'different') return { sources: [source(comparison.kind, changed)], uncompiled: [] };
+  // Directions and release steps compare two present, readable values.
+  const order = named(site, `order_${segments.join('_')}`, reading.order!(to.value, from.value));
+  const ordered = `${bothPresent === 'true' ? '' : `${bothPresent} && `}${changed}`;
   switch (comparison.compare) {
-    case 'different':
-      return { sources: [source(comparison.kind, changed)], uncompiled: [] };
     case 'direction': {
-      const order = named(site, `order_${segments.join('_')}`, reading.order!(to.value, from.value));
-      const ordered = `${bothPresent === 'true' ? '' : `${bothPresent} && `}${changed}`;
       if (comparison.increase === comparison.decrease) return { sources: [source(comparison.increase, `${ordered} && ${order} != 0`)], uncompiled: [] };
       return { sources: [source(comparison.increase, `${ordered} && ${order} > 0`), source(comparison.decrease, `${ordered} && ${order} < 0`)], uncompiled: [] };
     }
     case 'release-step': {
-      const order = named(site, `order_${segments.join('_')}`, reading.order!(to.value, from.value));
-      const ordered = `${bothPresent === 'true' ? '' : `${bothPresent} && `}${changed}`;
       const sameMajor = `${reading.part!(to.value, 0)} == ${reading.part!(from.value, 0)}`;
       return {
         sources: [
@@ -270,19 +257,19 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
   const at = (list: string, item: string) => concat(listField, celString('['), `string(${list}.indexOf(${item}))`, celString(']'));
 
   const listHint = segments.join('_');
-  // Read by messages only: a variable is evaluated when a failing validation's message first needs it.
-  const addedFirst = named(site, `first_added_${listHint}`, `${after}.filter(${n}, !${before}.exists(${o}, ${o}.${key} == ${n}.${key}))[0]`);
-  const removedFirst = named(site, `first_removed_${listHint}`, `${before}.filter(${o}, !${after}.exists(${n}, ${n}.${key} == ${o}.${key}))[0]`);
+  // Counted by the validations, the first one read by a failing validation's message.
+  const added = named(site, `added_${listHint}`, `${after}.filter(${n}, !${before}.exists(${o}, ${o}.${key} == ${n}.${key}))`);
+  const removed = named(site, `removed_${listHint}`, `${before}.filter(${o}, !${after}.exists(${n}, ${n}.${key} == ${o}.${key}))`);
   const sources: ChangeSource[] = [
     {
       kind: form.added,
-      count: guarded(`${after}.filter(${n}, !${before}.exists(${o}, ${o}.${key} == ${n}.${key})).size()`),
-      message: (description) => concat(at(after, addedFirst), celString(': '), fill(description, { item: itemName(addedFirst) })),
+      count: guarded(`${added}.size()`),
+      message: (description) => concat(at(after, `${added}[0]`), celString(': '), fill(description, { item: itemName(`${added}[0]`) })),
     },
     {
       kind: form.removed,
-      count: guarded(`${before}.filter(${o}, !${after}.exists(${n}, ${n}.${key} == ${o}.${key})).size()`),
-      message: (description) => concat(listField, celString(': '), fill(description, { item: itemName(removedFirst) })),
+      count: guarded(`${removed}.size()`),
+      message: (description) => concat(listField, celString(': '), fill(description, { item: itemName(`${removed}[0]`) })),
     },
   ];
   const uncompiled: UncompiledKinds[] = [];
@@ -312,12 +299,11 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
       item: itemName(`${pair}[1]`),
       depth: site.depth + 1,
     });
-    const inPair = compileField(item, pairSite(p));
+    const inPair = compileField(item, kinds, pairSite(p));
     uncompiled.push(...inPair.uncompiled);
     inPair.sources.forEach((pairSource, sourceIndex) => {
-      const withChange = `${pairs}.filter(${p}, ${pairSource.count} > 0)`;
-      const first = named(site, `first_${pairSource.kind}_${listHint}`, `${withChange}[0]`);
-      const forMessage = compileField(item, pairSite(first)).sources[sourceIndex]!;
+      const withChange = named(site, `${pairSource.kind}_${listHint}`, `${pairs}.filter(${p}, ${pairSource.count} > 0)`);
+      const forMessage = compileField(item, kinds, pairSite(`${withChange}[0]`)).sources[sourceIndex]!;
       sources.push({ kind: pairSource.kind, count: guarded(`${withChange}.size()`), message: forMessage.message });
     });
   });
@@ -336,12 +322,15 @@ function listProblem(schema: JSONSchemaProps | undefined, path: string, key: str
   return undefined;
 }
 
-/** Fills `{from}`, `{to}` and `{item}` of a description with CEL strings; a missing one reads "(none)". */
-function fill(description: string, values: { from?: string; to?: string; item?: string | undefined }): string {
-  const parts = description.split(/(\{(?:from|to|item)\})/).filter((part) => part !== '');
+type Placeholder = (typeof changePlaceholders)[number];
+const placeholder = new RegExp(`(\\{(?:${changePlaceholders.join('|')})\\})`);
+
+/** Fills the placeholders of a description (as describeChange does) with CEL strings; a missing one reads "(none)". */
+function fill(description: string, values: Partial<Record<Placeholder, string>>): string {
+  const parts = description.split(placeholder).filter((part) => part !== '');
   return concat(
     ...parts.map((part) => {
-      const name = /^\{(from|to|item)\}$/.exec(part)?.[1] as 'from' | 'to' | 'item' | undefined;
+      const name = changePlaceholders.find((candidate) => part === `{${candidate}}`);
       return name === undefined ? celString(part) : (values[name] ?? celString('(none)'));
     }),
   );

@@ -43,16 +43,17 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
     sources.push(...compiled.sources);
     uncompiled.push(...compiled.uncompiled);
   }
+  const sourcesOf = new Map(allKinds.map((kind) => [kind, sources.filter((source) => source.kind === kind)]));
   const kinds = allKinds.map((kind): KindCoverage => {
     const missing = uncompiled.find((entry) => entry.kinds.includes(kind));
     if (missing !== undefined) return { kind, enforcedBy: 'webhook', reason: missing.reason };
-    if (!sources.some((source) => source.kind === kind)) return { kind, enforcedBy: 'webhook', reason: 'no classifier reports it' };
+    if (sourcesOf.get(kind)!.length === 0) return { kind, enforcedBy: 'webhook', reason: 'no classifier reports it' };
     return { kind, enforcedBy: 'policy' };
   });
 
   const anyChangeStates = machine.states.filter((state) => machine.rules[state]?.anyChange);
   const variableNames = new Map(allKinds.map((kind, index) => [kind, kindVariable(kind, index, allKinds)]));
-  const counted = allKinds.filter((kind) => sources.some((source) => source.kind === kind));
+  const counted = allKinds.filter((kind) => sourcesOf.get(kind)!.length > 0);
   const variables: PolicyVariable[] = [
     { name: 'state', expression: stateExpression(machine) },
     {
@@ -63,19 +64,16 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
     ...read.variables,
     ...counted.map((kind) => ({
       name: variableNames.get(kind)!,
-      expression: sources.filter((source) => source.kind === kind).map((source) => source.count).join(' + '),
+      expression: sourcesOf.get(kind)!.map((source) => source.count).join(' + '),
     })),
   ];
   const stateLabel = `(variables.state in ${celList(machine.states)} ? variables.state : ${concat(celString('in the unrecognised phase "'), 'variables.state', celString('"'))})`;
   const count = (kind: string) => `variables.${variableNames.get(kind)!}`;
   const firstMessage = (kind: string, description: string) => {
-    const own = sources.filter((source) => source.kind === kind);
+    const own = sourcesOf.get(kind)!;
     return own.slice(0, -1).reduceRight((rest, source) => `(${source.count} > 0 ? ${source.message(description)} : ${rest})`, own.at(-1)!.message(description));
   };
-  const allowedWhere = (kind: string) => {
-    const states = statesAllowing(machine, kind);
-    return states.length === 0 ? undefined : `variables.state in ${celList(states)}`;
-  };
+  const allowedWhere = (states: readonly string[]) => (states.length === 0 ? undefined : `variables.state in ${celList(states)}`);
 
   const validations: PolicyValidation[] = counted.map((kind) => {
     const { description, unsupported } = machine.changeKinds[kind]!;
@@ -89,7 +87,7 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
     const states = statesAllowing(machine, kind);
     const allowedIn = states.length > 0 ? states.join(', ') : 'none';
     return policyValidation(
-      [`!variables.judged`, `${count(kind)} == 0`, 'variables.overriding', allowedWhere(kind)].filter((part) => part !== undefined).join(' || '),
+      [`!variables.judged`, `${count(kind)} == 0`, 'variables.overriding', allowedWhere(states)].filter((part) => part !== undefined).join(' || '),
       concat(firstMessage(kind, description), celString(` is not allowed while the ${machine.subject} is `), stateLabel, celString(` (allowed in: ${allowedIn})`)),
       `${kind} is not allowed in this state of the ${machine.subject} (allowed in: ${allowedIn})`,
     );
@@ -99,7 +97,7 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   if (exclusive.length > 0) {
     // Only the exclusive changes that would pass count, as in judgeChanges: the override, or the state allowing them.
     const passing = exclusive.map((kind) => {
-      const where = allowedWhere(kind);
+      const where = allowedWhere(statesAllowing(machine, kind));
       return `((variables.overriding${where === undefined ? '' : ` || ${where}`}) ? ${count(kind)} : 0)`;
     });
     const named = `[${exclusive.map((kind) => `${count(kind)} > 0 ? ${celString(kind)} : ""`).join(', ')}].filter(k, k != "").join(", ")`;
