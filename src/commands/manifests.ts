@@ -19,9 +19,10 @@ export const manifestsCommand: Command = {
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
-  validating and mutating webhook configurations, a ValidatingAdmissionPolicy per contract for the policy-floor
-  overlay (the transition machine and deletion protections compiled to CEL, enforced by the API server itself), crdgate's Deployment, Service, PodDisruptionBudget and
-  NetworkPolicy, and the storage-version migration Job and its RBAC. With --out, as a kustomize tree:
+  validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
+  NetworkPolicy, the storage-version migration Job and its RBAC, and for the policy-floor overlay a
+  ValidatingAdmissionPolicy per contract (the transition machine and deletion protections compiled to CEL,
+  enforced by the API server itself). With --out, as a kustomize tree:
     DIR/kustomization.yaml, DIR/base/   kubectl apply --server-side -k DIR installs crdgate
     DIR/overlays/cert-manager/          the same with the serving certificate and caBundles from cert-manager
                                         (not rendered with --ca-bundle or --url)
