@@ -51,7 +51,8 @@ const group = fc.oneof(
       fc.oneof(
         domainPart,
         domain.map((d) => `${d}-`),
-        domain.map((d) => d.toUpperCase()),
+        // A domain of digits alone ("0.0") has no letter to upper-case, and stays valid.
+        domain.filter((d) => /[a-z]/.test(d)).map((d) => d.toUpperCase()),
         domain.map((d) => `${d}..com`),
         domain.map((d) => `${'g'.repeat(254 - d.length)}.${d}`.slice(0, 254)),
         domain.map((d) => `${d}.k8s.io`),
