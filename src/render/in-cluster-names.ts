@@ -21,8 +21,15 @@ export function installNames(name: string) {
     server: name,
     /** Both webhook configurations (cluster-scoped). */
     webhookConfiguration: name,
-    /** The Secret (type kubernetes.io/tls: tls.crt and tls.key) holding the serving certificate. */
+    /**
+     * The Secret holding the serving certificate: type kubernetes.io/tls (tls.crt and tls.key) from `crdgate certs`
+     * or cert-manager; type Opaque, with the CA's key and the trusted bundle too, under `crdgate serve --manage-certs`.
+     */
     servingCertSecret: `${name}-serving-cert`,
+    /** Under `crdgate serve --manage-certs`: the Lease that lets one replica at a time fill and rotate that Secret. */
+    certLease: `${name}-certs`,
+    /** Under `crdgate serve --manage-certs`: the Role, ClusterRole and their bindings that let the server do so. */
+    certAccess: `${name}-certs`,
     /** The migration's ServiceAccount, ClusterRole and ClusterRoleBinding. */
     migration: `${name}-migrate`,
     selfSignedIssuer: `${name}-selfsigned`,
