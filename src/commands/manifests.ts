@@ -26,6 +26,9 @@ export const manifestsCommand: Command = {
     DIR/kustomization.yaml, DIR/base/   kubectl apply --server-side -k DIR installs crdgate
     DIR/overlays/cert-manager/          the same with the serving certificate and caBundles from cert-manager
                                         (not rendered with --ca-bundle or --url)
+    DIR/overlays/self-managed-certs/    the same with crdgate serve --manage-certs making, rotating and
+                                        injecting its own certificates (an empty Secret and Lease it fills, RBAC
+                                        limited to its own objects by name); not rendered with --ca-bundle
     DIR/overlays/monitoring/            a ServiceMonitor and the Grafana dashboard (not rendered with --url)
     DIR/overlays/policy-floor/          the install with both webhooks at failurePolicy: Ignore, plus the
                                         ValidatingAdmissionPolicies: during a crdgate outage writes go on, and the

@@ -83,12 +83,17 @@ describe('renderManifestTree', () => {
     expect(kustomizationResources(tree, 'kustomization.yaml')).toEqual(['base']);
   });
 
-  it('renders the cert-manager overlay and the monitoring kustomization beside the base, never inside it', () => {
+  it('renders the certificate overlays and the monitoring kustomization beside the base, never inside it', () => {
     const paths = renderManifestTree([geoDatabaseContract()], manifestDefaults).map((f) => f.path);
     expect(paths.filter((path) => path.startsWith('overlays/'))).toEqual([
       'overlays/cert-manager/kustomization.yaml',
       'overlays/cert-manager/certificates.yaml',
       'overlays/cert-manager/inject-ca.yaml',
+      'overlays/self-managed-certs/kustomization.yaml',
+      'overlays/self-managed-certs/secret-and-lease.yaml',
+      'overlays/self-managed-certs/rbac.yaml',
+      'overlays/self-managed-certs/serve-manage-certs.yaml',
+      'overlays/self-managed-certs/egress-to-api-server.yaml',
       'overlays/monitoring/kustomization.yaml',
       'overlays/monitoring/service-monitor.yaml',
       'overlays/monitoring/crdgate-dashboard.json',
@@ -96,7 +101,9 @@ describe('renderManifestTree', () => {
       'overlays/policy-floor/admission-policies.yaml',
       'overlays/policy-floor/ignore-webhook-failures.yaml',
     ]);
-    expect(kustomizationResources(renderManifestTree([geoDatabaseContract()], manifestDefaults), 'overlays/cert-manager/kustomization.yaml')).toContain('../../base');
+    for (const overlay of ['cert-manager', 'self-managed-certs']) {
+      expect(kustomizationResources(renderManifestTree([geoDatabaseContract()], manifestDefaults), `overlays/${overlay}/kustomization.yaml`)).toContain('../../base');
+    }
   });
 
   it('builds the policy floor on what gives the webhooks their caBundle, and renders none without one', () => {
@@ -108,12 +115,13 @@ describe('renderManifestTree', () => {
     expect(overlayBase({ url: 'https://10.0.0.5:8443' })).toBeUndefined();
   });
 
-  it('renders no cert-manager overlay when the caBundle is given by hand, and no overlays for a crdgate called by URL without one', () => {
-    const byHand = renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, caBundlePem: 'PEM' }).map((f) => f.path);
-    expect(byHand.some((path) => path.startsWith('overlays/cert-manager/'))).toBe(false);
-    expect(byHand).toContain('overlays/monitoring/service-monitor.yaml');
-    const byUrl = renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, url: 'https://10.0.0.5:8443' }).map((f) => f.path);
-    expect(byUrl.some((path) => path.startsWith('overlays/'))).toBe(false);
+  it('renders no certificate overlay when the caBundle is given by hand, and only self-managed-certs for a crdgate called by URL without one', () => {
+    const overlays = (options: Partial<typeof manifestDefaults & { caBundlePem: string; url: string }>) => [
+      ...new Set(renderManifestTree([geoDatabaseContract()], { ...manifestDefaults, ...options }).flatMap((f) => /^overlays\/([^/]+)\//.exec(f.path)?.[1] ?? [])),
+    ];
+    expect(overlays({ caBundlePem: 'PEM' })).toEqual(['monitoring', 'policy-floor']);
+    expect(overlays({ url: 'https://10.0.0.5:8443' })).toEqual(['self-managed-certs']);
+    expect(overlays({ url: 'https://10.0.0.5:8443', caBundlePem: 'PEM' })).toEqual(['policy-floor']);
   });
 });
 

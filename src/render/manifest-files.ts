@@ -8,6 +8,7 @@ import type { GeneratedFile, ManifestFile } from './manifest.ts';
 import type { ManifestOptions } from './manifest-options.ts';
 import { renderMonitoring } from './monitoring.ts';
 import { renderNetworkPolicyFile } from './network-policy.ts';
+import { renderSelfManagedCertsOverlay } from './self-managed-certs.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
 import { renderStorageMigration } from './storage-migration.ts';
 import type { WebhookEndpoint } from './webhook-endpoint.ts';
@@ -48,8 +49,9 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
 }
 
 /**
- * The files, and the kustomizations that install them: `kubectl apply -k DIR` (the base), the cert-manager overlay
- * (only when no caBundle is given by hand, since cert-manager injects its own) and the monitoring kustomization.
+ * The files, and the kustomizations that install them: `kubectl apply -k DIR` (the base), the cert-manager and
+ * self-managed-certs overlays (only when no caBundle is given by hand, since each injects its own) and the
+ * monitoring kustomization.
  * The overlays live beside base/, never inside the folder of the base they use: kustomize refuses that as a cycle.
  */
 export function renderManifestTree(contracts: readonly Contract[], options: ManifestOptions): GeneratedFile[] {
@@ -60,6 +62,9 @@ export function renderManifestTree(contracts: readonly Contract[], options: Mani
     { path: `${baseDir}/kustomization.yaml`, manifests: [renderKustomization('crdgate-base', { resources: inFolder(baseDir) })] },
     ...files,
     ...(inCluster(options) && options.caBundlePem === undefined ? renderCertManagerOverlay('overlays/cert-manager', contracts, options) : []),
+    // Called by URL too: crdgate outside the cluster can manage its certificate just the same (for the URL's host),
+    // and without --ca-bundle nothing else gives the webhooks a caBundle there. The e2e tests run it that way.
+    ...(options.caBundlePem === undefined ? renderSelfManagedCertsOverlay('overlays/self-managed-certs', contracts, options) : []),
     ...(inCluster(options) ? renderMonitoring('overlays/monitoring', options) : []),
     ...policyFloorOverlay(contracts, options),
   ];

@@ -4,8 +4,10 @@ import type { Manifest } from './manifest.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
 
 const labels = (install: Install): Record<string, string> => componentLabels(install.name, 'webhook');
-// The container's name is seen only inside its pod: it stays crdgate whatever the install is called.
-const containerName = 'crdgate';
+// The container's name is seen only inside its pod: it stays crdgate whatever the install is called. Overlays
+// patch the container and the volume by these names.
+export const serverContainerName = 'crdgate';
+export const certVolumeName = 'serving-cert';
 const replicas = 2;
 // The server finishes in-flight requests for up to its 30 s request timeout (src/server/serve.ts) after the drain
 // delay; the kubelet must not kill it sooner, or the API server sees a webhook call fail mid-flight.
@@ -76,9 +78,9 @@ function deployment(install: Install, image: string, contracts: readonly string[
           ],
           containers: [
             {
-              name: containerName,
+              name: serverContainerName,
               image,
-              args: ['serve', '--cert-dir', certMountPath, ...contracts.flatMap((contract) => ['--contract', contract])],
+              args: ['serve', '--cert-dir', certMountPath, ...contractArgs(contracts)],
               ports: [{ name: 'https', containerPort: serveDefaults.port, protocol: 'TCP' }],
               readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 5, failureThreshold: 2 },
               livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 },
@@ -94,14 +96,19 @@ function deployment(install: Install, image: string, contracts: readonly string[
               // reviews, with these heap flags, plus a fifth (npm run bench: 150 MiB).
               resources: { requests: { cpu: '100m', memory: '180Mi' }, limits: { memory: '592Mi' } },
               securityContext: restrictedContainerSecurityContext(),
-              volumeMounts: [{ name: 'serving-cert', mountPath: certMountPath, readOnly: true }],
+              volumeMounts: [{ name: certVolumeName, mountPath: certMountPath, readOnly: true }],
             },
           ],
-          volumes: [{ name: 'serving-cert', secret: { secretName: names.servingCertSecret, defaultMode: 0o440 } }],
+          volumes: [{ name: certVolumeName, secret: { secretName: names.servingCertSecret, defaultMode: 0o440 } }],
         },
       },
     },
   };
+}
+
+/** The `--contract` arguments of every crdgate the manifests run. */
+export function contractArgs(contracts: readonly string[]): string[] {
+  return contracts.flatMap((contract) => ['--contract', contract]);
 }
 
 function podDisruptionBudget(install: Install): Manifest {
