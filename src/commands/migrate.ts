@@ -1,13 +1,12 @@
-import { resolve } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { createKubeApi, KubeApiError, KubeConfigurationError } from '../migrate/kube-api.ts';
+import { loadKubeConfig } from '../kube/kube-config.ts';
+import { createKubeApi, KubeApiError, KubeConfigurationError } from '../kube/kube-api.ts';
 import { exitCodeOf, renderSummary } from '../migrate/migration-report.ts';
 import { createProgressDisplay } from '../migrate/progress-display.ts';
 import { createRateLimiter } from '../migrate/rate-limiter.ts';
 import { defaultRetryPolicy, realSleep } from '../migrate/retry-policy.ts';
 import { MigrationConfigError, MigrationInterruptedError, runMigration } from '../migrate/run-migration.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
-import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
+import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command } from './command.ts';
 import { isDns1123Subdomain } from '../contract/dns-names.ts';
 
 /** Defaults for a busy production cluster: a few writers, well under the API server's own fairness limits. */
@@ -60,7 +59,7 @@ export const migrateCommand: Command = {
     const qps = positiveNumber(values, 'qps', migrateDefaults.qps);
     const retries = positiveInteger(values, 'retries', migrateDefaults.retries, { allowZero: true });
 
-    const kubeConfig = await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), io);
+    const kubeConfig = await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), io.cwd);
     const stop = new AbortController();
     void io.waitForStop().then(() => stop.abort());
     const progress = createProgressDisplay({ write: io.stderr, terminal: io.stderrIsTerminal === true });
@@ -97,22 +96,3 @@ export const migrateCommand: Command = {
     }
   },
 };
-
-async function loadKubeConfig(file: string | undefined, context: string | undefined, io: CommandIo): Promise<KubeConfig> {
-  // client-node is loaded only here: it costs every other command (serve's start-up among them) ~0.4 s.
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kubeConfig = new KubeConfig();
-  try {
-    if (file) kubeConfig.loadFromFile(resolve(io.cwd, file));
-    else kubeConfig.loadFromDefault();
-  } catch (error) {
-    throw new UsageError(`cannot load the kubeconfig${file ? ` ${file}` : ''}: ${(error as Error).message.split('\n')[0]}`);
-  }
-  if (context) {
-    if (!kubeConfig.getContextObject(context)) {
-      throw new UsageError(`--context ${context}: no such context in the kubeconfig (contexts: ${kubeConfig.getContexts().map((c) => c.name).join(', ') || 'none'})`);
-    }
-    kubeConfig.setCurrentContext(context);
-  }
-  return kubeConfig;
-}

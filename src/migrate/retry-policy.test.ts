@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, KubeConfigurationError, KubeTransportError } from './kube-api.ts';
+import { KubeApiError, KubeConfigurationError, KubeTransportError } from '../kube/kube-api.ts';
 import { classifyError, realSleep, retryDelayMs, withRetries, type Operation, type RetryPolicy } from './retry-policy.ts';
 import { StopRequested } from './stop.ts';
 

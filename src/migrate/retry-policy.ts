@@ -1,4 +1,4 @@
-import { KubeApiError, KubeConfigurationError, KubeTransportError } from './kube-api.ts';
+import { KubeApiError, KubeConfigurationError, KubeTransportError } from '../kube/kube-api.ts';
 import { abortableSleep, StopRequested } from './stop.ts';
 
 /**

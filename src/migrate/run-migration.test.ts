@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, KubeTransportError, type KubeApi, type KubeResponse } from './kube-api.ts';
+import { KubeApiError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
 import { exitCodeOf, renderSummary } from './migration-report.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { realSleep } from './retry-policy.ts';

@@ -1,5 +1,5 @@
 import { CrdShapeError, readStorageFacts, storedVersionsTrimmed, type StorageFacts } from './custom-resource-definition.ts';
-import { KubeApiError, KubeConfigurationError, KubeTransportError, type KubeApi, type KubeResponse } from './kube-api.ts';
+import { KubeApiError, KubeConfigurationError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
 import { createListProgress } from './list-progress.ts';
 import { mendManagedFields, type ManagedFieldsEntry } from './managed-fields.ts';
 import type { MigrationOutcome, MigrationReport, ObjectCounts, ObjectFailure } from './migration-report.ts';

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { StopRequested, untilStopped } from './stop.ts';
+import { StopRequested, untilStopped } from '../migrate/stop.ts';
 
 /**
  * The few calls the migration makes, as raw JSON. client-node's typed APIs serialize through models that drop
@@ -14,12 +14,31 @@ export interface KubeApi {
    * Resolves with a 2xx answer; rejects with a KubeApiError (any other status) or a KubeTransportError, or with
    * StopRequested as soon as `signal` is aborted (the request is abandoned, not waited for).
    */
-  request(method: 'GET' | 'PUT', path: string, options?: KubeRequestOptions): Promise<KubeResponse>;
+  request(method: KubeMethod, path: string, options?: KubeRequestOptions): Promise<KubeResponse>;
+}
+
+/** A KubeApi that can also follow objects as they change. */
+export interface KubeWatchApi extends KubeApi {
+  /**
+   * Opens a watch (`path` with watch=true and `query`) and hands each event to `onEvent` as it arrives. Resolves when
+   * the server ends the stream (it does after a while: watch again from the last resourceVersion); rejects like
+   * request() when the watch cannot be opened or the connection breaks.
+   */
+  watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, signal?: AbortSignal): Promise<void>;
+}
+
+export type KubeMethod = 'GET' | 'PUT' | 'POST' | 'PATCH';
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: unknown;
 }
 
 export interface KubeRequestOptions {
   query?: Record<string, string>;
   body?: unknown;
+  /** The body's media type: application/json unless a patch says which kind it is. */
+  contentType?: 'application/json' | 'application/json-patch+json' | 'application/merge-patch+json';
   signal?: AbortSignal;
 }
 
@@ -75,22 +94,22 @@ export interface KubeApiOptions {
  * A KubeApi over the kubeconfig's current context. Authentication is applied per request through client-node, so
  * in-cluster tokens that rotate during a long run, exec plugins and client certificates all keep working.
  */
-export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOptions): KubeApi {
+export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOptions): KubeWatchApi {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new KubeConfigurationError('the kubeconfig has no current cluster (set a current context or pass --context)');
   const server = cluster.server.replace(/\/+$/, '');
   const secure = server.startsWith('https:');
 
-  async function send(method: 'GET' | 'PUT', path: string, options: KubeRequestOptions = {}): Promise<KubeResponse> {
+  async function authenticated(method: KubeMethod, path: string, options: KubeRequestOptions, what: string) {
     const { signal } = options;
-    const what = `${method} ${path}`;
     if (signal?.aborted) throw new StopRequested(what);
     const url = new URL(server + path);
     for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    const contentType = options.contentType ?? 'application/json';
     const requestOptions: RequestOptions = {
       method,
-      headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+      headers: { accept: 'application/json', ...(payload ? { 'content-type': contentType, 'content-length': payload.length } : {}) },
     };
     try {
       // An exec credential plugin can take its time: it is a wait like any other.
@@ -99,6 +118,13 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
       if (error instanceof StopRequested) throw error;
       throw new KubeConfigurationError(`cannot authenticate to ${server}: ${(error as Error).message}`);
     }
+    return { url, payload, requestOptions };
+  }
+
+  async function send(method: KubeMethod, path: string, options: KubeRequestOptions = {}): Promise<KubeResponse> {
+    const { signal } = options;
+    const what = `${method} ${path}`;
+    const { url, payload, requestOptions } = await authenticated(method, path, options, what);
     return new Promise<KubeResponse>((resolve, reject) => {
       if (signal?.aborted) return reject(new StopRequested(what));
       const call = (secure ? httpsRequest : httpRequest)(url, requestOptions, (response) => {
@@ -125,7 +151,56 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
     });
   }
 
-  return { server, request: send };
+  async function watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, signal?: AbortSignal): Promise<void> {
+    const what = `WATCH ${path}`;
+    const { url, requestOptions } = await authenticated('GET', path, { query: { ...query, watch: 'true' }, ...(signal ? { signal } : {}) }, what);
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new StopRequested(what));
+      const call = (secure ? httpsRequest : httpRequest)(url, requestOptions, (response) => {
+        const status = response.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => reject(new KubeApiError(status, asStatus(parseJson(Buffer.concat(chunks))), response.headers, what)));
+          return;
+        }
+        // One JSON event per line; a line may arrive in pieces.
+        let pending = '';
+        response.setEncoding('utf8');
+        response.on('data', (text: string) => {
+          pending += text;
+          let newline: number;
+          while ((newline = pending.indexOf('\n')) >= 0) {
+            const line = pending.slice(0, newline).trim();
+            pending = pending.slice(newline + 1);
+            if (line === '') continue;
+            let event: WatchEvent;
+            try {
+              event = JSON.parse(line) as WatchEvent;
+            } catch {
+              call.destroy(new KubeTransportError(`${what}: the server sent a line that is not JSON: ${line.slice(0, 200)}`));
+              return;
+            }
+            onEvent(event);
+          }
+        });
+        response.on('error', (error) => reject(signal?.aborted ? new StopRequested(what) : new KubeTransportError(`${what}: ${error.message}`)));
+        response.on('end', () => resolve());
+      });
+      // A watch is quiet for as long as nothing changes: only a dead connection ends it, which TCP keepalive finds.
+      call.on('socket', (socket) => socket.setKeepAlive(true, 30_000));
+      call.on('error', (error) => {
+        if (signal?.aborted) reject(new StopRequested(what));
+        else reject(error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`));
+      });
+      const onAbort = () => call.destroy(new StopRequested(what));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      call.on('close', () => signal?.removeEventListener('abort', onAbort));
+      call.end();
+    });
+  }
+
+  return { server, request: send, watch };
 }
 
 /** The kubeconfig cannot be used (no cluster, credentials that cannot be loaded): a configuration error. */
