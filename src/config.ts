@@ -19,6 +19,19 @@ export const serveDefaults = {
   logLevel: 'info',
 } as const;
 
+/**
+ * Defaults for `crdgate serve --manage-certs`. The serving certificate matches the cert-manager overlay's (90 days,
+ * renewed with 30 left); the CA lives three years and rolls over with one left, so a rollover is a yearly event
+ * that someone may watch. The overlap is long against the seconds an API server takes to load a new caBundle, and
+ * the Lease is client-go's default.
+ */
+export const manageCertsDefaults = {
+  caValidityMs: 1095 * 86_400_000,
+  servingValidityMs: 90 * 86_400_000,
+  caOverlapMs: 5 * 60_000,
+  leaseDurationMs: 15_000,
+} as const;
+
 /** What development certificates name when `crdgate serve` has to make its own. */
 export const developmentCertificate = {
   dnsNames: ['localhost'],

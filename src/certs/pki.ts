@@ -8,18 +8,22 @@ export interface PemPair {
   keyPem: string;
 }
 
-export interface CertificateAuthorityOptions {
-  commonName: string;
-  days: number;
+/** How long a certificate is valid: whole days (`crdgate certs`), or milliseconds (a rotating manager's lifetimes). */
+export interface Validity {
+  days?: number;
+  validityMs?: number;
 }
 
-export interface CertificateOptions {
+export type CertificateAuthorityOptions = { commonName: string } & Validity;
+
+export type CertificateOptions = CertificateFields & Validity;
+
+interface CertificateFields {
   commonName: string;
   /** Subject O= entries; Kubernetes reads them as the groups of a client certificate. */
   organizations?: string[];
   dnsNames?: string[];
   ipAddresses?: string[];
-  days: number;
   usage: 'server' | 'client';
 }
 
@@ -30,14 +34,14 @@ export class CertificateInputError extends Error {
 
 // Clocks of the API server, the webhook host and the developer's laptop disagree by seconds to
 // minutes; a certificate that is "not yet valid" for one of them breaks TLS for no good reason.
-const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60 * 1000;
+export const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function createCertificateAuthority(opts: CertificateAuthorityOptions): PemPair {
   checkCommonName(opts.commonName);
-  checkDays(opts.days);
+  const validityMs = validityMsOf(opts);
   const keys = generateRsaKeyPair();
-  const cert = newCertificate(keys.publicKey, opts.days);
+  const cert = newCertificate(keys.publicKey, validityMs);
   const subject = [{ name: 'commonName', value: opts.commonName }];
   cert.setSubject(subject);
   cert.setIssuer(subject);
@@ -52,7 +56,7 @@ export function createCertificateAuthority(opts: CertificateAuthorityOptions): P
 
 export function issueCertificate(ca: PemPair, opts: CertificateOptions): PemPair {
   checkCommonName(opts.commonName);
-  checkDays(opts.days);
+  const validityMs = validityMsOf(opts);
   const organizations = opts.organizations ?? [];
   for (const organization of organizations) {
     if (organization.trim() === '') throw new CertificateInputError('organization must not be empty');
@@ -67,7 +71,7 @@ export function issueCertificate(ca: PemPair, opts: CertificateOptions): PemPair
   const authority = parseCertificateAuthority(ca);
 
   const keys = generateRsaKeyPair();
-  const cert = newCertificate(keys.publicKey, opts.days);
+  const cert = newCertificate(keys.publicKey, validityMs);
   cert.setSubject([
     { name: 'commonName', value: opts.commonName },
     ...organizations.map((value) => ({ name: 'organizationName', value })),
@@ -141,13 +145,13 @@ function generateRsaKeyPair(): forge.pki.rsa.KeyPair {
   return { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e) };
 }
 
-function newCertificate(publicKey: forge.pki.rsa.PublicKey, days: number): forge.pki.Certificate {
+function newCertificate(publicKey: forge.pki.rsa.PublicKey, validityMs: number): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   cert.serialNumber = randomSerialNumber();
   const now = Date.now();
   cert.validity.notBefore = new Date(now - CLOCK_SKEW_ALLOWANCE_MS);
-  cert.validity.notAfter = new Date(now + days * DAY_MS);
+  cert.validity.notAfter = new Date(now + validityMs);
   return cert;
 }
 
@@ -160,10 +164,21 @@ function randomSerialNumber(): string {
   return bytes.toString('hex');
 }
 
-function checkDays(days: number): void {
-  if (!Number.isInteger(days) || days <= 0) {
+function validityMsOf(validity: Validity): number {
+  if (validity.validityMs !== undefined && validity.days !== undefined) {
+    throw new CertificateInputError('a certificate takes days or validityMs, not both');
+  }
+  if (validity.validityMs !== undefined) {
+    if (!Number.isInteger(validity.validityMs) || validity.validityMs < 1000) {
+      throw new CertificateInputError(`validity must be a whole number of milliseconds, at least a second, got ${String(validity.validityMs)}`);
+    }
+    return validity.validityMs;
+  }
+  const days = validity.days;
+  if (days === undefined || !Number.isInteger(days) || days <= 0) {
     throw new CertificateInputError(`days must be a positive integer, got ${String(days)}`);
   }
+  return days * DAY_MS;
 }
 
 function checkCommonName(commonName: string): void {

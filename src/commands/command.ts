@@ -73,3 +73,17 @@ export function portOption(values: ParsedValues, name: string, fallback: number)
   if (port > 65535) throw new UsageError(`--${name} must be a port number from 0 to 65535, got ${port}`);
   return port;
 }
+
+const durationUnitsMs = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration such as `90d`, `12h`, `5m` or `30s`, in milliseconds. */
+export function durationOption(values: ParsedValues, name: string, fallbackMs: number): number {
+  const text = stringOption(values, name);
+  if (text === undefined) return fallbackMs;
+  const match = /^(\d+)([smhd])$/.exec(text);
+  const value = match ? Number(match[1]) * durationUnitsMs[match[2] as keyof typeof durationUnitsMs] : NaN;
+  if (!match || !Number.isSafeInteger(value) || value === 0) {
+    throw new UsageError(`--${name} must be a positive duration with a unit: s, m, h or d (90d, 12h, 5m, 30s), got "${text}"`);
+  }
+  return value;
+}

@@ -1,11 +1,19 @@
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { hasServingCert } from '../certs/cert-dir-layout.ts';
-import { developmentCertificate, serveDefaults } from '../config.ts';
+import type { CertificateManager, CertificateManagerOptions } from '../certs/self-managed/certificate-manager.ts';
+import type { RotationPolicy } from '../certs/self-managed/rotation.ts';
+import { secretAnnotations } from '../certs/self-managed/secret-material.ts';
+import { dnsNameRules, isDns1123Label } from '../contract/dns-names.ts';
+import type { ContractRegistry } from '../contract/registry.ts';
+import { developmentCertificate, manageCertsDefaults, serveDefaults } from '../config.ts';
+import { defaultInstallName, installNameProblem, installNames, serviceDnsNames } from '../render/in-cluster-names.ts';
+import type { ServingCertificate } from '../server/tls-files.ts';
 import { createLogger } from '../log.ts';
 import { webhookEndpoints, type WebhookEndpoint } from '../server/app.ts';
 import { startServer } from '../server/serve.ts';
-import { portOption, positiveInteger, stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
+import { durationOption, portOption, positiveInteger, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
 import { asUsageError } from './system-error.ts';
 import { loadRegistry } from './contracts.ts';
 
@@ -22,7 +30,20 @@ export const serveCommand: Command = {
                      --client-ca-endpoints (default validate,mutate: kube-apiserver presents no client
                      certificate to conversion webhooks, so requiring one on convert breaks every read and
                      write through another version)
-  --drain-delay N    seconds between SIGTERM (readiness fails) and closing the listener (default ${serveDefaults.drainDelaySeconds})`,
+  --drain-delay N    seconds between SIGTERM (readiness fails) and closing the listener (default ${serveDefaults.drainDelaySeconds})
+
+crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--kubeconfig FILE] [--context NAME]
+              [--cert-dns NAMES] [--cert-ip ADDRESSES] [--ca-validity 1095d] [--serving-validity 90d]
+              [--ca-overlap 5m] [--lease-duration 15s] [other serve flags]
+
+  The replicas keep their CA and serving pair in the Secret NAME-serving-cert of NS (default $POD_NAMESPACE) and
+  follow it; the one holding the Lease NAME-certs fills it, renews the serving certificate when a third of its
+  lifetime remains and rolls the CA over (the new CA joins every caBundle, the serving pair switches to it after
+  --ca-overlap, the old CA leaves after another), and keeps the caBundle of the webhook configurations NAME and of
+  each contract's CRD equal to the Secret's ca.crt. --cert-dir is not read. Ready only when the served
+  certificate's CA is in every caBundle. The certificate names NAME.NS.svc and NAME.NS.svc.cluster.local, plus
+  --cert-dns and --cert-ip. \`kubectl annotate secret NAME-serving-cert ${secretAnnotations.rotate}=ca\` (or =serving)
+  rotates now. Without --kubeconfig: $KUBECONFIG, ~/.kube/config, or the in-cluster service account.`,
   options: {
     port: { type: 'string' },
     host: { type: 'string' },
@@ -34,6 +55,17 @@ export const serveCommand: Command = {
     'conversion-body-limit': { type: 'string' },
     'drain-delay': { type: 'string' },
     'log-level': { type: 'string' },
+    'manage-certs': { type: 'boolean' },
+    name: { type: 'string' },
+    namespace: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    'cert-dns': { type: 'string' },
+    'cert-ip': { type: 'string' },
+    'ca-validity': { type: 'string' },
+    'serving-validity': { type: 'string' },
+    'ca-overlap': { type: 'string' },
+    'lease-duration': { type: 'string' },
   },
   async run(values, io) {
     // Every flag is checked before anything is written or bound: a typo must not leave certificates behind.
@@ -49,9 +81,11 @@ export const serveCommand: Command = {
     const drainDelayMs = positiveInteger(values, 'drain-delay', serveDefaults.drainDelaySeconds, { allowZero: true }) * 1000;
     const logger = createLogger({ level: stringOption(values, 'log-level') ?? serveDefaults.logLevel });
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const selfManaged = values['manage-certs'] === true ? await selfManagedOptions(values, io, registry) : undefined;
+    if (!selfManaged) rejectSelfManagedFlags(values);
     await assertCanListen(port, host);
 
-    if (!(await hasServingCert(certDir))) {
+    if (!selfManaged && !(await hasServingCert(certDir))) {
       // node-forge is loaded only to make this certificate: a server given its certificate never carries it.
       const { writeCertDir } = await import('../certs/cert-dir.ts');
       const made = await writeCertDir(certDir, {
@@ -62,27 +96,106 @@ export const serveCommand: Command = {
       logger.warn({ certDir, caCert: made.files.caCert }, 'no serving certificate found: generated a development certificate (for localhost and 127.0.0.1 only)');
     }
 
+    let manager: CertificateManager | undefined;
     const server = await startServer({
       port,
       host,
       certDir,
+      ...(selfManaged ? { certificate: await placeholderCertificate(), isReady: () => manager?.isReady() ?? false } : {}),
       ...(clientCa ? { clientCaFile: resolve(io.cwd, clientCa), clientCaEndpoints } : {}),
       registry,
       logger,
       limits,
       drainDelayMs,
     }).catch((error: unknown) => asUsageError(error, `cannot serve on ${host}:${port} with the certificates in ${certDir}`));
-    const kinds = registry.contracts.map((c) => `${c.contract.identity.plural}.${c.contract.identity.group}`);
-    logger.info({ port: server.port, certDir, contracts: kinds, clientCertificateRequiredOn: clientCa ? clientCaEndpoints : [] }, 'crdgate is serving');
+    if (selfManaged) {
+      const { startCertificateManager } = await import('../certs/self-managed/certificate-manager.ts');
+      manager = startCertificateManager({ ...selfManaged, serve: server.replaceCertificate, metrics: server.metrics.selfManaged, logger });
+    }
+    const kinds = crdNames(registry);
+    logger.info(
+      {
+        port: server.port,
+        ...(selfManaged ? { certificates: `secret ${selfManaged.namespace}/${selfManaged.secretName}`, identity: selfManaged.identity } : { certDir }),
+        contracts: kinds,
+        clientCertificateRequiredOn: clientCa ? clientCaEndpoints : [],
+      },
+      'crdgate is serving',
+    );
 
     const signal = await io.waitForStop();
     logger.info({ signal }, 'shutting down: readiness fails now, in-flight requests finish');
-    await server.shutdown();
+    // The Lease is given up at once, so that another replica takes over rotations without waiting for it to expire.
+    await Promise.all([server.shutdown(), manager?.stop()]);
     logger.info('stopped');
     logger.flush();
     return 0;
   },
 };
+
+function crdNames(registry: ContractRegistry): string[] {
+  return registry.contracts.map((c) => `${c.contract.identity.plural}.${c.contract.identity.group}`);
+}
+
+const selfManagedFlags = ['name', 'namespace', 'kubeconfig', 'context', 'cert-dns', 'cert-ip', 'ca-validity', 'serving-validity', 'ca-overlap', 'lease-duration'];
+
+function rejectSelfManagedFlags(values: ParsedValues): void {
+  const given = selfManagedFlags.filter((flag) => values[flag] !== undefined);
+  if (given.length > 0) throw new UsageError(`${given.map((flag) => `--${flag}`).join(', ')} only apply with --manage-certs`);
+}
+
+type SelfManagedOptions = Omit<CertificateManagerOptions, 'serve' | 'metrics' | 'logger'>;
+
+async function selfManagedOptions(values: ParsedValues, io: CommandIo, registry: ContractRegistry): Promise<SelfManagedOptions> {
+  const name = stringOption(values, 'name') ?? defaultInstallName;
+  const nameProblem = installNameProblem(name, registry.contracts.map((c) => c.contract));
+  if (nameProblem) throw new UsageError(`--name ${nameProblem}`);
+  const namespace = stringOption(values, 'namespace') ?? process.env.POD_NAMESPACE;
+  if (!namespace) throw new UsageError('--manage-certs needs --namespace (or $POD_NAMESPACE, which the rendered Deployment sets)');
+  if (!isDns1123Label(namespace)) throw new UsageError(`--namespace must be ${dnsNameRules.dns1123Label}, got "${namespace}"`);
+  const policy: RotationPolicy = {
+    caValidityMs: durationOption(values, 'ca-validity', manageCertsDefaults.caValidityMs),
+    servingValidityMs: durationOption(values, 'serving-validity', manageCertsDefaults.servingValidityMs),
+    caOverlapMs: durationOption(values, 'ca-overlap', manageCertsDefaults.caOverlapMs),
+    dnsNames: [...serviceDnsNames({ name, namespace }), ...commaList(values, 'cert-dns')],
+    ipAddresses: commaList(values, 'cert-ip'),
+    commonName: name,
+  };
+  if (policy.servingValidityMs >= policy.caValidityMs) throw new UsageError('--serving-validity must be shorter than --ca-validity');
+  const { loadKubeConfig } = await import('../kube/kube-config.ts');
+  const { createKubeApi } = await import('../kube/kube-api.ts');
+  const kubeConfig = await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), io.cwd);
+  const names = installNames(name);
+  return {
+    api: createKubeApi(kubeConfig, { timeoutMs: 30_000 }),
+    namespace,
+    secretName: names.servingCertSecret,
+    leaseName: names.certLease,
+    webhookConfigurationName: names.webhookConfiguration,
+    crdNames: crdNames(registry),
+    identity: process.env.POD_NAME || `${hostname()}-${process.pid}`,
+    policy,
+    leaseDurationMs: durationOption(values, 'lease-duration', manageCertsDefaults.leaseDurationMs),
+  };
+}
+
+function commaList(values: ParsedValues, name: string): string[] {
+  return (stringOption(values, name) ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+/**
+ * What the server presents until the shared Secret has a pair: a self-signed certificate nobody trusts, so that the
+ * port and the liveness probe answer while readiness says no.
+ */
+async function placeholderCertificate(): Promise<ServingCertificate> {
+  const { createCertificateAuthority, issueCertificate } = await import('../certs/pki.ts');
+  const ca = createCertificateAuthority({ commonName: 'crdgate placeholder', days: 1 });
+  const pair = issueCertificate(ca, { commonName: 'crdgate placeholder', days: 1, usage: 'server' });
+  return { cert: Buffer.from(pair.certPem), key: Buffer.from(pair.keyPem) };
+}
 
 function endpointList(values: ParsedValues, name: string): WebhookEndpoint[] {
   const text = stringOption(values, name);

@@ -9,6 +9,16 @@ export interface ServerMetrics {
   conversions: Counter<'result'>;
   certificateNotAfter: Gauge;
   certificateReloads: Counter<'result'>;
+  selfManaged: SelfManagedCertificateMetrics;
+}
+
+/** What `serve --manage-certs` reports; the series exist in every mode and stay at zero without it. */
+export interface SelfManagedCertificateMetrics {
+  rotations: Counter<'kind' | 'result'>;
+  caNotAfter: Gauge;
+  caBundleRepairs: Counter<'resource'>;
+  leader: Gauge;
+  ready: Gauge;
 }
 
 export function createServerMetrics(): ServerMetrics {
@@ -56,5 +66,38 @@ export function createServerMetrics(): ServerMetrics {
       registers: [registry],
     }),
     certificateReloads,
+    selfManaged: selfManagedCertificateMetrics(registry),
+  };
+}
+
+function selfManagedCertificateMetrics(registry: Registry): SelfManagedCertificateMetrics {
+  return {
+    rotations: new Counter({
+      name: 'crdgate_certificate_rotations_total',
+      help: 'Steps of certificate rotation this replica took as leader (issue, serving, ca_add, ca_switch, ca_retire), by result.',
+      labelNames: ['kind', 'result'],
+      registers: [registry],
+    }),
+    caNotAfter: new Gauge({
+      name: 'crdgate_ca_certificate_not_after_timestamp_seconds',
+      help: 'When the CA that signed the serving certificate in use expires, in seconds since the Unix epoch (with --manage-certs).',
+      registers: [registry],
+    }),
+    caBundleRepairs: new Counter({
+      name: 'crdgate_ca_bundle_repairs_total',
+      help: 'caBundles this replica rewrote because they could not verify the serving certificate (empty, stale, edited), by resource.',
+      labelNames: ['resource'],
+      registers: [registry],
+    }),
+    leader: new Gauge({
+      name: 'crdgate_certificate_leader',
+      help: '1 while this replica holds the certificate Lease (with --manage-certs), else 0.',
+      registers: [registry],
+    }),
+    ready: new Gauge({
+      name: 'crdgate_certificates_ready',
+      help: "1 while the CA of the certificate this replica serves is in every caBundle it manages (with --manage-certs), else 0.",
+      registers: [registry],
+    }),
   };
 }

@@ -6,12 +6,17 @@ import type { Logger } from '../log.ts';
 import { createApp, type WebhookEndpoint } from './app.ts';
 import { expressBornMessages } from './express-born-messages.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
-import { certificateNotAfterSeconds, readServingCertificate, watchServingCertificate } from './tls-files.ts';
+import { assertUsable, certificateNotAfterSeconds, readServingCertificate, watchServingCertificate, type ServingCertificate } from './tls-files.ts';
 
 export interface ServeOptions {
   port: number;
   host?: string;
+  /** Where tls.crt/tls.key are read from, and followed as they change; unused when `certificate` is given. */
   certDir: string;
+  /** The pair to serve, from elsewhere than files (`--manage-certs`): swapped later with replaceCertificate. */
+  certificate?: ServingCertificate;
+  /** A further condition for readiness (a certificate the API servers trust). */
+  isReady?: () => boolean;
   clientCaFile?: string;
   /** Where a client certificate signed by clientCaFile is required; default validate and mutate (see the README). */
   clientCaEndpoints?: readonly WebhookEndpoint[];
@@ -29,6 +34,11 @@ export interface RunningServer {
   port: number;
   server: Server;
   metrics: ServerMetrics;
+  /**
+   * Serve this pair from the next handshake on (open connections keep theirs), as a reload from files does; a pair
+   * whose key does not match is refused and counted, and the current one kept.
+   */
+  replaceCertificate(certificate: ServingCertificate): boolean;
   /** Decide with these contracts from the next request on; requests already being decided finish with the old ones. */
   replaceRegistry(registry: ContractRegistry): void;
   /** Fail readiness, wait the drain delay, stop accepting, finish in-flight requests. */
@@ -46,7 +56,7 @@ const requestTimeoutMs = 30_000;
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const { logger } = options;
-  const certificate = await readServingCertificate(options.certDir);
+  const certificate = options.certificate ?? (await readServingCertificate(options.certDir));
   const clientCa = options.clientCaFile ? await readFile(options.clientCaFile) : undefined;
   const metrics = createServerMetrics();
   metrics.certificateNotAfter.set(certificateNotAfterSeconds(certificate.cert));
@@ -58,7 +68,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     metrics,
     logger,
     limits: options.limits,
-    isReady: () => !shuttingDown,
+    isReady: () => !shuttingDown && (options.isReady?.() ?? true),
     clientCertificateEndpoints: new Set(clientCa ? (options.clientCaEndpoints ?? defaultClientCaEndpoints) : []),
   });
   const server = createServer(
@@ -77,17 +87,35 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.requestTimeout = requestTimeoutMs;
   server.headersTimeout = requestTimeoutMs;
 
-  const reloader = watchServingCertificate({
-    certDir: options.certDir,
-    current: certificate,
-    logger,
-    ...(options.certPollMs !== undefined ? { pollMs: options.certPollMs } : {}),
-    apply: (next) => server.setSecureContext({ cert: next.cert, key: next.key, ...(clientCa ? { ca: clientCa } : {}) }),
-    onReload: (result, loaded) => {
-      metrics.certificateReloads.inc({ result });
-      if (loaded) metrics.certificateNotAfter.set(certificateNotAfterSeconds(loaded.cert));
-    },
-  });
+  const apply = (next: ServingCertificate) => server.setSecureContext({ cert: next.cert, key: next.key, ...(clientCa ? { ca: clientCa } : {}) });
+  const onReload = (result: 'loaded' | 'refused', loaded?: ServingCertificate) => {
+    metrics.certificateReloads.inc({ result });
+    if (loaded) metrics.certificateNotAfter.set(certificateNotAfterSeconds(loaded.cert));
+  };
+  const reloader = options.certificate
+    ? undefined
+    : watchServingCertificate({
+        certDir: options.certDir,
+        current: certificate,
+        logger,
+        ...(options.certPollMs !== undefined ? { pollMs: options.certPollMs } : {}),
+        apply,
+        onReload,
+      });
+
+  function replaceCertificate(next: ServingCertificate): boolean {
+    try {
+      assertUsable(next);
+    } catch (error) {
+      logger.warn({ err: error }, 'serving certificate not reloaded: keeping the current one');
+      onReload('refused');
+      return false;
+    }
+    apply(next);
+    logger.info('serving certificate reloaded');
+    onReload('loaded', next);
+    return true;
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -102,7 +130,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   async function shutdown(): Promise<void> {
     shuttingDown = true;
     await new Promise((resolve) => setTimeout(resolve, options.drainDelayMs));
-    reloader.stop();
+    reloader?.stop();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const deadline = setTimeout(() => server.closeAllConnections(), options.shutdownTimeoutMs ?? requestTimeoutMs);
@@ -114,6 +142,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     port,
     server,
     metrics,
+    replaceCertificate,
     replaceRegistry: (next) => {
       registry = next;
     },

@@ -23,7 +23,7 @@ async function readPairBytes(certDir: string): Promise<ServingCertificate> {
 }
 
 /** Fails on a key that does not match the certificate, before anything is served with it. */
-function assertUsable(pair: ServingCertificate): void {
+export function assertUsable(pair: ServingCertificate): void {
   createSecureContext(pair);
 }
 
