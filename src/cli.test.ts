@@ -171,6 +171,31 @@ describe('crdgate serve: operating errors', () => {
   });
 });
 
+describe('crdgate serve --manage-certs: usage errors, before anything is bound or written', () => {
+  it.each([
+    [['--name', 'team-a'], '--name only apply with --manage-certs'],
+    [['--ca-overlap', '1m', '--cert-ip', '127.0.0.1'], '--cert-ip, --ca-overlap only apply with --manage-certs'],
+    [['--manage-certs'], '--manage-certs needs --namespace'],
+    [['--manage-certs', '--namespace', 'Team_A'], '--namespace must be'],
+    [['--manage-certs', '--namespace', 'a', '--name', '9lives'], '--name "9lives" must be'],
+    [['--manage-certs', '--namespace', 'a', '--ca-overlap', '5'], '--ca-overlap must be a positive duration with a unit'],
+    [['--manage-certs', '--namespace', 'a', '--serving-validity', '400d', '--ca-validity', '365d'], '--serving-validity must be shorter than --ca-validity'],
+    [['--manage-certs', '--namespace', 'a', '--kubeconfig', 'no-such-kubeconfig'], 'cannot load the kubeconfig no-such-kubeconfig'],
+  ])('%j', async (flags, message) => {
+    const previous = process.env.POD_NAMESPACE;
+    delete process.env.POD_NAMESPACE;
+    try {
+      const result = await run('serve', '--port', '0', '--cert-dir', 'manage-certs-unused', ...flags);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain(message);
+      await expect(access(join(dir, 'manage-certs-unused'))).rejects.toThrow();
+    } finally {
+      if (previous !== undefined) process.env.POD_NAMESPACE = previous;
+    }
+  });
+});
+
 describe('crdgate --help', () => {
   it('loads each command under its own name', async () => {
     for (const [name, load] of Object.entries(commandLoaders)) expect((await load()).name).toBe(name);
