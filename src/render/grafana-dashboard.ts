@@ -1,10 +1,12 @@
 // crdgate's Grafana dashboard: the four golden signals per webhook (validate, mutate, convert), the serving
-// certificate and conversion failures, from the metrics crdgate exports (src/server/metrics.ts). A test scrapes
-// a running server and checks that every query here names a metric it really exports.
+// certificate, the certificates `crdgate serve --manage-certs` manages and conversion failures, from the metrics
+// crdgate exports (src/server/metrics.ts). A test scrapes a running server and checks that every query here names a
+// metric it really exports.
 
 const webhookEndpoints = 'endpoint=~"/validate|/mutate|/convert"';
 const inNamespace = 'namespace=~"$namespace"';
 const window = '[$__rate_interval]';
+const managedCaNotAfter = `crdgate_ca_certificate_not_after_timestamp_seconds{${inNamespace}} > 0`;
 
 interface PanelSpec {
   title: string;
@@ -105,7 +107,8 @@ const rows: RowSpec[] = [
     panels: [
       {
         title: 'Days until the serving certificate expires',
-        description: 'The certificate each pod serves, as loaded (renewals on disk are picked up without a restart). cert-manager renews 30 days before the end.',
+        description:
+          'The certificate each pod serves, as loaded (renewals are picked up without a restart). cert-manager, and crdgate --manage-certs with its default 90-day certificates, renew 30 days before the end.',
         unit: 'd',
         targets: [{ expr: `min by (pod) (crdgate_serving_certificate_not_after_timestamp_seconds{${inNamespace}} - time()) / 86400`, legend: '{{pod}}' }],
         stat: {
@@ -124,9 +127,66 @@ const rows: RowSpec[] = [
       },
     ],
   },
+  {
+    // Every crdgate exports these series, at zero unless it runs with --manage-certs: the panels that would read a
+    // zero as a fault keep only the pods whose CA expiry is set, which only --manage-certs sets.
+    title: 'Certificates (crdgate serve --manage-certs)',
+    panels: [
+      {
+        title: 'Days until the CA expires',
+        description:
+          'The CA that signed the certificate each pod serves. With the default --ca-validity of 1095 days, a new CA is added when 365 days remain and signs the serving certificate from --ca-overlap (5 minutes) later: well below 365, a rollover is overdue (see the rotations).',
+        unit: 'd',
+        targets: [{ expr: `(min by (pod) (${managedCaNotAfter}) - time()) / 86400`, legend: '{{pod}}' }],
+        stat: {
+          thresholds: [
+            { color: 'red', value: null },
+            { color: 'orange', value: 30 },
+            { color: 'green', value: 330 },
+          ],
+        },
+      },
+      {
+        title: 'Certificates ready',
+        description:
+          "1 when the CA of the certificate the pod serves is in every caBundle crdgate manages (both webhook configurations, each CRD's conversion webhook); the pod's /readyz fails while it is 0.",
+        unit: 'short',
+        targets: [{ expr: `min by (pod) (crdgate_certificates_ready{${inNamespace}} and on (namespace, pod) (${managedCaNotAfter}))`, legend: '{{pod}}' }],
+        stat: {
+          thresholds: [
+            { color: 'red', value: null },
+            { color: 'green', value: 1 },
+          ],
+        },
+      },
+      {
+        title: 'Certificate leader',
+        description:
+          'Which replica holds the Lease NAME-certs and so fills, rotates and repairs: one at a time. None for longer than --lease-duration (15 s) means nobody renews or repairs.',
+        unit: 'short',
+        targets: [{ expr: `max by (pod) (crdgate_certificate_leader{${inNamespace}} and on (namespace, pod) (${managedCaNotAfter}))`, legend: '{{pod}}' }],
+      },
+      {
+        title: 'Certificate rotations',
+        description:
+          'Steps the leader took, by kind (issue: the first pair; serving: a renewal; ca_add, ca_switch, ca_retire: the three steps of a CA rollover) and result. A failure is retried; the log line "certificate rotation" says why.',
+        unit: 'short',
+        targets: [{ expr: `sum by (kind, result) (increase(crdgate_certificate_rotations_total{${inNamespace}}[1h]))`, legend: '{{kind}} {{result}}' }],
+      },
+      {
+        title: 'caBundle repairs',
+        description:
+          'caBundles the leader found different from the Secret\'s ca.crt and rewrote, by resource: each is a re-apply or an edit that emptied or changed one (the log line "caBundle repaired" names the object).',
+        unit: 'short',
+        targets: [{ expr: `sum by (resource) (increase(crdgate_ca_bundle_repairs_total{${inNamespace}}[1h]))`, legend: '{{resource}}' }],
+      },
+    ],
+  },
 ];
 
 const datasource = { type: 'prometheus', uid: '${datasource}' };
+
+const panelsPerLine = 3;
 
 /** The dashboard as Grafana's JSON model, laid out row by row, panels side by side. */
 export function renderGrafanaDashboard(): Record<string, unknown> {
@@ -136,16 +196,20 @@ export function renderGrafanaDashboard(): Record<string, unknown> {
   for (const row of rows) {
     panels.push({ id: id++, type: 'row', title: row.title, collapsed: false, gridPos: { h: 1, w: 24, x: 0, y }, panels: [] });
     y += 1;
-    const width = 24 / row.panels.length;
-    row.panels.forEach((panel, index) => {
-      panels.push(renderPanel(panel, id++, { h: 8, w: width, x: index * width, y }));
-    });
-    y += 8;
+    // At most three panels side by side: more would be too narrow to read a legend.
+    for (let first = 0; first < row.panels.length; first += panelsPerLine) {
+      const line = row.panels.slice(first, first + panelsPerLine);
+      const width = 24 / line.length;
+      line.forEach((panel, index) => {
+        panels.push(renderPanel(panel, id++, { h: 8, w: width, x: index * width, y }));
+      });
+      y += 8;
+    }
   }
   return {
     title: 'crdgate',
     uid: 'crdgate',
-    description: 'crdgate admission and conversion webhooks: traffic, errors, latency, saturation, serving certificate.',
+    description: 'crdgate admission and conversion webhooks: traffic, errors, latency, saturation, serving certificate, self-managed certificates.',
     tags: ['crdgate', 'kubernetes', 'webhook'],
     editable: true,
     schemaVersion: 39,

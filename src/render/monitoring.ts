@@ -5,9 +5,10 @@ import type { GeneratedFile, Manifest } from './manifest.ts';
 
 const dashboardFile = 'crdgate-dashboard.json';
 
-const monitoringComment = `Monitoring for crdgate, applied beside the install (plain or cert-manager), not instead of it:
+const monitoringComment = `Monitoring for crdgate, applied beside the install (plain, cert-manager or self-managed-certs), not instead of it:
 - a ServiceMonitor (Prometheus Operator) scraping GET /metrics on the webhook port over HTTPS, trusting the ca.crt
-  of the serving certificate's Secret (cert-manager writes it; with \`crdgate certs\`, put ca.crt in the Secret too);
+  of the serving certificate's Secret (cert-manager and crdgate serve --manage-certs write it; with
+  \`crdgate certs\`, put ca.crt in the Secret too);
   a Prometheus that selects ServiceMonitors by label needs that label added in an overlay of your own;
 - the Grafana dashboard ${dashboardFile} in a ConfigMap labelled grafana_dashboard: "1", which Grafana's
   dashboard sidecar (as kube-prometheus-stack runs it) picks up. The JSON also imports into Grafana by hand.`;

@@ -73,7 +73,7 @@ describe('the Grafana dashboard', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('shows the golden signals, the serving certificate and conversion failures', async () => {
+  it('shows the golden signals, the serving certificate, the self-managed certificates and conversion failures', async () => {
     const used = new Set(dashboardQueries(JSON.parse(await readFile(dashboardFile, 'utf8'))).flatMap(metricNames));
     expect([...used].sort()).toEqual(
       expect.arrayContaining([
@@ -85,6 +85,11 @@ describe('the Grafana dashboard', () => {
         'crdgate_process_cpu_seconds_total',
         'crdgate_serving_certificate_not_after_timestamp_seconds',
         'crdgate_serving_certificate_reloads_total',
+        'crdgate_ca_certificate_not_after_timestamp_seconds',
+        'crdgate_certificates_ready',
+        'crdgate_certificate_leader',
+        'crdgate_certificate_rotations_total',
+        'crdgate_ca_bundle_repairs_total',
       ]),
     );
   });
