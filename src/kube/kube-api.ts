@@ -109,7 +109,8 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
     const contentType = options.contentType ?? 'application/json';
     const requestOptions: RequestOptions = {
       method,
-      headers: { accept: 'application/json', ...(payload ? { 'content-type': contentType, 'content-length': payload.length } : {}) },
+      // The API server names the field manager of crdgate's writes after the user agent's first word.
+      headers: { accept: 'application/json', 'user-agent': 'crdgate', ...(payload ? { 'content-type': contentType, 'content-length': payload.length } : {}) },
     };
     try {
       // An exec credential plugin can take its time: it is a wait like any other.
