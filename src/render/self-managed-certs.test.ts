@@ -1,4 +1,6 @@
+import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { serveCommand } from '../commands/serve.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
 import type { Manifest, ManifestFile } from './manifest.ts';
@@ -125,6 +127,14 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
     expect(apiServerPorts).toEqual([443, 6443]);
     expect(patch.spec).toEqual({ egress: [{ ports: [{ port: 443, protocol: 'TCP' }, { port: 6443, protocol: 'TCP' }] }] });
   });
+
+  it('runs crdgate serve with flags that serve takes', () => {
+    const [container] = find(manifestsOf(files, 'serve-manage-certs.yaml'), 'Deployment').spec.template.spec.containers;
+    const [command, ...args] = container.args as string[];
+    expect(command).toBe(serveCommand.name);
+    const { values } = parseArgs({ args, options: serveCommand.options as any, strict: true, allowPositionals: false });
+    expect(values).toMatchObject({ 'manage-certs': true, name: 'geo', namespace: 'ops', contract: ['contracts/geo.ts'] });
+  });
 });
 
 describe('renderSelfManagedCertsOverlay called by URL', () => {
@@ -138,8 +148,10 @@ describe('renderSelfManagedCertsOverlay called by URL', () => {
     expect(find(manifestsOf(files, 'rbac.yaml'), 'RoleBinding').subjects).toEqual([{ kind: 'ServiceAccount', name: 'geo', namespace: 'ops' }]);
   });
 
-  it('says how to run crdgate for the URL', () => {
+  it('says how to run crdgate for the URL, with flags that serve takes', () => {
     expect(file(files, 'kustomization.yaml')!.comment).toContain('crdgate serve --manage-certs --name geo --namespace ops --cert-ip 127.0.0.1 --port 9443');
+    const { values } = parseArgs({ args: outsideServeArgs(outside, outside.url!).slice(1), options: serveCommand.options as any, strict: true, allowPositionals: false });
+    expect(values).toMatchObject({ 'manage-certs': true, 'cert-ip': '127.0.0.1', port: '9443' });
   });
 });
 
