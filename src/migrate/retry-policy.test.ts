@@ -6,7 +6,7 @@ import { StopRequested } from './stop.ts';
 const apiError = (code: number, headers: Record<string, string> = {}, status?: object) => new KubeApiError(code, status, headers, 'PUT /x');
 const policy = (random: number, retries = 3): RetryPolicy => ({ retries, baseDelayMs: 100, maxDelayMs: 1_000, random: () => random });
 const named = (code: number) => apiError(code, {}, { reason: 'x', details: { name: 'db-1', kind: 'geodatabases' } });
-const operations: Operation[] = ['read-crd', 'list', 'write-object', 'write-status'];
+const operations: Operation[] = ['read-crd', 'list', 'write-object', 'write-status', 'read-record', 'write-record'];
 
 describe('classifyError', () => {
   it.each([429, 408, 500, 502, 503, 504])('retries HTTP %i whatever the request', (code) => {
@@ -36,6 +36,14 @@ describe('classifyError', () => {
     expect(classifyError(apiError(410, {}, { metadata: { continue: 'next' } }), 'list')).toMatchObject({ class: 'expired', continueToken: 'next' });
     expect(classifyError(apiError(410), 'read-crd')).toMatchObject({ class: 'stop', cause: 'rejected' });
     expect(classifyError(new StopRequested(), 'write-object').class).toBe('interrupted');
+  });
+  it("reads the shards' ConfigMap: absent on a 404 naming it, a conflict on a 409 when written, forbidden on a 403", () => {
+    expect(classifyError(named(404), 'read-record').class).toBe('gone');
+    expect(classifyError(named(409), 'write-record').class).toBe('conflict');
+    expect(classifyError(apiError(409), 'read-record')).toMatchObject({ class: 'stop', cause: 'rejected' });
+    // Creating it in a namespace that does not exist: a 404 about the namespace, which no retry mends.
+    expect(classifyError(named(404), 'write-record')).toMatchObject({ class: 'stop', cause: 'rejected' });
+    for (const operation of ['read-record', 'write-record'] as const) expect(classifyError(apiError(403), operation)).toMatchObject({ class: 'stop', cause: 'forbidden' });
   });
 });
 

@@ -25,8 +25,11 @@ export const defaultRetryPolicy = (retries: number): RetryPolicy => ({
   random: Math.random,
 });
 
-/** What a request was: the same status means different things for a list, an object's write or the CRD's status. */
-export type Operation = 'read-crd' | 'list' | 'write-object' | 'write-status';
+/**
+ * What a request was: the same status means different things for a list, an object's write or the CRD's status.
+ * `read-record` and `write-record` are the shards' ConfigMap (shard-record.ts).
+ */
+export type Operation = 'read-crd' | 'list' | 'write-object' | 'write-status' | 'read-record' | 'write-record';
 
 /** Why a run stopped before its end, for the report and the exit code. */
 export type StopCause =
@@ -40,9 +43,9 @@ export type StopCause =
   | 'rejected';
 
 export type Failure =
-  /** An object's write or read: 404 naming the object, which was deleted meanwhile. */
+  /** An object's write or read: 404 naming the object, which was deleted meanwhile; the shards' ConfigMap is absent. */
   | { class: 'gone'; error: KubeApiError }
-  /** 409: someone wrote the object (or the CRD) since it was read; for an object, it is then already current. */
+  /** 409: someone wrote the object (the CRD, the ConfigMap) since it was read; for an object, it is then already current. */
   | { class: 'conflict'; error: KubeApiError }
   /** A list's continue token expired (410); the server may offer one to carry on from. */
   | { class: 'expired'; continueToken: string | undefined; error: KubeApiError }
@@ -67,8 +70,8 @@ export function classifyError(error: unknown, operation: Operation): Classified 
   const { code } = error;
   if (code === 429 || code === 408 || code >= 500 || (code === 404 && error.objectName === undefined)) return { class: 'retry' };
   if (code === 401) return { class: 'stop', cause: 'unauthorized', error };
-  if (code === 404 && operation === 'write-object') return { class: 'gone', error };
-  if (code === 409 && (operation === 'write-object' || operation === 'write-status')) return { class: 'conflict', error };
+  if (code === 404 && (operation === 'write-object' || operation === 'read-record')) return { class: 'gone', error };
+  if (code === 409 && (operation === 'write-object' || operation === 'write-status' || operation === 'write-record')) return { class: 'conflict', error };
   if (code === 410 && operation === 'list') return { class: 'expired', continueToken: error.continueToken, error };
   if (operation === 'write-object') return { class: 'refused', error };
   if (code === 403) return { class: 'stop', cause: 'forbidden', error };
