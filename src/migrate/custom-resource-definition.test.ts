@@ -26,6 +26,13 @@ describe('readStorageFacts', () => {
     expect(readStorageFacts(crd([{ name: 'v1', served: true, storage: true }], ['v1'], 'Cluster')).namespaced).toBe(false);
   });
 
+  it('tells whether the storage version has a status subresource', () => {
+    const versions = (subresources?: object) => [{ name: 'v1beta1', served: true, subresources: { status: {} } }, { name: 'v1', served: true, storage: true, ...(subresources ? { subresources } : {}) }];
+    expect(readStorageFacts(crd(versions({ status: {} }), ['v1'])).storageHasStatus).toBe(true);
+    expect(readStorageFacts(crd(versions({ scale: {} }), ['v1'])).storageHasStatus).toBe(false);
+    expect(readStorageFacts(crd(versions(), ['v1'])).storageHasStatus).toBe(false);
+  });
+
   it('refuses a CRD without exactly one storage version', () => {
     expect(() => readStorageFacts(crd([{ name: 'v1', served: true }], []))).toThrow(CrdShapeError);
     expect(() => readStorageFacts({})).toThrow(CrdShapeError);

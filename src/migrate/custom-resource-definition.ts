@@ -10,6 +10,8 @@ export interface StorageFacts {
   namespaced: boolean;
   /** The version with `storage: true`: the one every object must be stored in. */
   storageVersion: string;
+  /** The storage version has a status subresource: `--via status` can write objects through it. */
+  storageHasStatus: boolean;
   /** `group/version` of every served version: managedFields entries in any other version break server-side apply. */
   servedApiVersions: Set<string>;
   storedVersions: string[];
@@ -23,7 +25,7 @@ export class CrdShapeError extends Error {
 
 interface CrdJson {
   metadata?: { name?: string; generation?: number; resourceVersion?: string };
-  spec?: { group?: string; scope?: string; names?: { plural?: string }; versions?: { name?: string; served?: boolean; storage?: boolean }[] };
+  spec?: { group?: string; scope?: string; names?: { plural?: string }; versions?: { name?: string; served?: boolean; storage?: boolean; subresources?: { status?: unknown } }[] };
   status?: { storedVersions?: string[] };
 }
 
@@ -42,6 +44,7 @@ export function readStorageFacts(crd: unknown): StorageFacts {
     plural: spec.names.plural,
     namespaced: spec.scope !== 'Cluster',
     storageVersion: storage[0].name,
+    storageHasStatus: storage[0].subresources?.status !== undefined && storage[0].subresources.status !== null,
     servedApiVersions: new Set(versions.filter((version) => version.served === true).map((version) => `${spec.group}/${version.name}`)),
     storedVersions: [...(status?.storedVersions ?? [])],
     generation: metadata?.generation ?? 0,
