@@ -1,4 +1,5 @@
 import type { StopCause } from './retry-policy.ts';
+import { describeWaiting, type ShardsVerdict } from './shard-record.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
 /** What a migration run did, object by object counted, for the summary, the JSON report and the exit code. */
@@ -7,14 +8,25 @@ export interface MigrationReport {
   resource: string;
   server: string;
   storageVersion: string;
+  /** The CRD's metadata.generation when the run started. */
+  generation: number;
   dryRun: boolean;
-  storedVersions: { before: string[]; after: string[] };
+  /** How objects were written: `object` (PUT of the object) or `status` (PUT of its status subresource). */
+  via: WriteVia;
+  storedVersions: {
+    before: string[];
+    after: string[];
+    /** Why storedVersions was trimmed or left alone, in words. */
+    why: string;
+  };
   outcome: MigrationOutcome;
+  /** With --shard: which objects were this run's, and what the shards' record said. */
+  shard?: ShardReport;
   /** With outcome `aborted`: why the run could not go on (the details, the API server's message among them, in `problem`). */
   cause?: StopCause;
   objects: ObjectCounts;
   managedFields: { objectsMended: number; entriesDropped: number };
-  /** Objects the API server refused to rewrite, with its message. */
+  /** Objects the API server refused to rewrite, with its message: the first MAX_FAILURES_LISTED (objects.failed counts them all). */
   failures: ObjectFailure[];
   /** Why the run stopped early or left storedVersions alone, when it did. */
   problem?: string;
@@ -22,9 +34,32 @@ export interface MigrationReport {
   objectsPerSecond: number;
 }
 
+export type WriteVia = 'object' | 'status';
+
+/** A webhook that refuses every write of a million objects must not fill the memory or the log with them. */
+export const MAX_FAILURES_LISTED = 1_000;
+
+export interface ShardReport {
+  index: number;
+  count: number;
+  /** NAMESPACE/NAME of the ConfigMap where the shards record their results (--record). */
+  record?: string;
+  /** Objects the lists returned, this shard's and the others'; `objects` counts this shard's alone. */
+  listed: number;
+  /** What this shard wrote to the record; absent when it wrote nothing (a dry run, a run that stopped early). */
+  recorded?: 'succeeded' | 'failed';
+  /** What the record said of every shard right after this one wrote its result. */
+  shards?: ShardsVerdict;
+}
+
 export type MigrationOutcome =
   /** Every object is stored in the storage version and storedVersions was trimmed to it. */
   | 'migrated'
+  /**
+   * --shard: every object of this shard is stored in the storage version and its success is recorded; storedVersions
+   * waits until every shard has succeeded (shard.shards says which have not). This shard's part is done: exit 0.
+   */
+  | 'shard-done'
   /** storedVersions already named only the storage version and no managedFields entry needed mending. */
   | 'nothing-to-do'
   /** storedVersions already named only the storage version; managedFields entries were mended. */
@@ -60,10 +95,11 @@ export interface ObjectFailure {
   message: string;
 }
 
-/** 0: done; 1: objects failed or the run could not finish (storedVersions untouched); 3: stopped by a signal. */
+/** 0: done (with --shard: this shard's part); 1: objects failed or the run could not finish (storedVersions untouched); 3: stopped by a signal. */
 export function exitCodeOf(report: MigrationReport): number {
   switch (report.outcome) {
     case 'migrated':
+    case 'shard-done':
     case 'nothing-to-do':
     case 'mended':
     case 'dry-run':
@@ -80,16 +116,19 @@ export function exitCodeOf(report: MigrationReport): number {
 export function renderSummary(report: MigrationReport): string {
   const lines = [
     `${headline(report)}`,
-    `  resource          ${report.resource} (storage version ${report.storageVersion}) at ${report.server}`,
-    `  objects           ${report.objects.seen} seen: ${describeWrites(report)}, ${report.objects.gone} gone, ${report.objects.failed} failed`,
+    `  resource          ${report.resource} (storage version ${report.storageVersion}, generation ${report.generation}) at ${report.server}`,
+    ...(report.shard ? [`  shard             ${describeShardLine(report, report.shard)}`] : []),
+    `  objects           ${report.objects.seen} seen: ${describeWrites(report)}, ${report.objects.gone} gone, ${report.objects.failed} failed${report.via === 'status' ? ' (written through the status subresource)' : ''}`,
     `  managedFields     ${report.managedFields.entriesDropped} entries in versions no longer served dropped from ${report.managedFields.objectsMended} objects${report.dryRun ? ' (dry run: not written)' : ''}`,
     `  storedVersions    ${describeStoredVersions(report)}`,
     `  duration          ${report.durationSeconds.toFixed(1)} s, ${report.objectsPerSecond.toFixed(1)} objects/s`,
   ];
   if (report.problem) lines.push(`  problem           ${report.problem}`);
   if (report.failures.length > 0) {
-    lines.push(`  failed objects (${report.failures.length}):`);
+    const unlisted = report.objects.failed - report.failures.length;
+    lines.push(`  failed objects (${report.objects.failed}${unlisted > 0 ? `, the first ${report.failures.length} listed` : ''}):`);
     for (const failure of report.failures) lines.push(`    ${namespacedName(failure)}: HTTP ${failure.code}: ${failure.message}`);
+    if (unlisted > 0) lines.push(`    ... and ${unlisted} more`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -98,6 +137,8 @@ function headline(report: MigrationReport): string {
   switch (report.outcome) {
     case 'migrated':
       return `migrated: every ${report.resource} object is stored in ${report.storageVersion}`;
+    case 'shard-done':
+      return `shard ${report.shard!.index}/${report.shard!.count} done: its objects are stored in ${report.storageVersion}; storedVersions left as it was until every shard has succeeded`;
     case 'nothing-to-do':
       return `nothing to do: storedVersions is already [${report.storageVersion}] and no managedFields entry names a version that is not served`;
     case 'mended':
@@ -143,5 +184,41 @@ function describeWrites(report: MigrationReport): string {
 function describeStoredVersions(report: MigrationReport): string {
   const before = `[${report.storedVersions.before.join(', ')}]`;
   const after = `[${report.storedVersions.after.join(', ')}]`;
-  return before === after ? `${after} (unchanged)` : `${before} -> ${after}`;
+  return `${before === after ? `${after} (unchanged)` : `${before} -> ${after}`}: ${report.storedVersions.why}`;
+}
+
+function describeShardLine(report: MigrationReport, shard: ShardReport): string {
+  const recorded = !shard.record ? 'no record (--record)' : shard.recorded ? `recorded "${shard.recorded}" in the ConfigMap ${shard.record}` : `nothing recorded in the ConfigMap ${shard.record}`;
+  return `${shard.index}/${shard.count} by namespace/name hash: ${report.objects.seen} of the ${shard.listed} objects listed are its own; ${recorded}`;
+}
+
+/**
+ * Why storedVersions was trimmed or left alone: for a shard, whether every shard's result is in and which are
+ * not, since that is what an operator acts on.
+ */
+export function explainStoredVersions(report: Omit<MigrationReport, 'storedVersions'> & { storedVersions: { before: string[]; after: string[] } }): string {
+  const shards = report.shard?.shards;
+  const expected = { generation: report.generation, storageVersion: report.storageVersion };
+  const sharded = report.shard !== undefined && report.shard.count > 1;
+  switch (report.outcome) {
+    case 'migrated':
+      return sharded
+        ? `trimmed: every shard (${report.shard!.count}) succeeded for generation ${report.generation}, storage version ${report.storageVersion}`
+        : `trimmed: every object is stored in ${report.storageVersion}`;
+    case 'shard-done':
+      return `not trimmed: ${shards ? describeWaiting(shards, expected) : 'the other shards have not all succeeded'}`;
+    case 'nothing-to-do':
+    case 'mended':
+      return `already [${report.storageVersion}] alone`;
+    case 'dry-run':
+      return 'not trimmed: a dry run writes nothing';
+    case 'failed':
+      return `not trimmed: ${report.objects.failed} object(s) ${report.dryRun ? 'would be' : 'were'} refused${sharded && report.shard?.recorded ? ` (this shard recorded "failed")` : ''}`;
+    case 'aborted':
+      return 'not trimmed: the run could not finish (see the problem)';
+    case 'crd-changed':
+      return 'not trimmed: the CRD changed during the run';
+    case 'interrupted':
+      return 'not trimmed: stopped by a signal';
+  }
 }

@@ -34,4 +34,8 @@ describe('progress display', () => {
     expect(describeProgress({ done: 7, total: undefined, elapsedMs: 1_000 })).toBe('7 objects, 7.0 objects/s');
     expect(describeProgress({ done: 100, total: 10_000, elapsedMs: 10_000 })).toBe('100/10000 objects (1%), 10.0 objects/s, about 16 min 30 s left');
   });
+
+  it("with --shard, goes through every listed object and says how many were the shard's own", () => {
+    expect(describeProgress({ done: 40, total: 80, elapsedMs: 1_000, own: 10 })).toBe("40/80 objects (50%), 10 of them this shard's, 40.0 objects/s, about 1 s left");
+  });
 });

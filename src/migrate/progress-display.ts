@@ -1,8 +1,11 @@
 /** How far a run is: objects done so far, and the total when the API server said how many remain. */
 export interface ProgressSnapshot {
+  /** Objects gone through; with --shard, the other shards' too (passed over), so that it reaches the total. */
   done: number;
   total: number | undefined;
   elapsedMs: number;
+  /** With --shard: how many of `done` were this shard's own. */
+  own?: number;
 }
 
 export interface ProgressDisplay {
@@ -48,9 +51,11 @@ export function createProgressDisplay({ write, terminal, intervalMs = 5_000, now
   return { update, finish };
 }
 
-export function describe({ done, total, elapsedMs }: ProgressSnapshot): string {
+export function describe({ done, total, elapsedMs, own }: ProgressSnapshot): string {
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
-  const parts = [total !== undefined ? `${done}/${total} objects (${Math.floor((100 * done) / Math.max(total, 1))}%)` : `${done} objects`, `${rate.toFixed(1)} objects/s`];
+  const parts = [total !== undefined ? `${done}/${total} objects (${Math.floor((100 * done) / Math.max(total, 1))}%)` : `${done} objects`];
+  if (own !== undefined) parts.push(`${own} of them this shard's`);
+  parts.push(`${rate.toFixed(1)} objects/s`);
   if (total !== undefined && rate > 0 && done < total) parts.push(`about ${formatSeconds((total - done) / rate)} left`);
   return parts.join(', ');
 }

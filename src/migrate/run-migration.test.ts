@@ -6,12 +6,13 @@ import { realSleep } from './retry-policy.ts';
 import { runMigration, MigrationConfigError, MigrationInterruptedError, type MigrationOptions } from './run-migration.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import { StopRequested } from './stop.ts';
+import { shardOf } from './shard.ts';
 
 /**
  * A fake API server for the run's error and retry policy only (the real one is in the e2e suite): objects with
- * resourceVersions, a CRD, and a script of failures to inject per request.
+ * resourceVersions, a CRD, the shards' ConfigMap, and a script of failures to inject per request.
  */
-function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {}) {
+function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'], statusSubresource = true } = {}) {
   const objects = new Map<string, { metadata: Record<string, unknown>; spec: unknown }>();
   for (let i = 0; i < objectCount; i++) {
     const name = `db-${String(i).padStart(3, '0')}`;
@@ -19,9 +20,19 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
   }
   const crd = {
     metadata: { name: 'geodatabases.geo.example.com', generation: 2, resourceVersion: '10' },
-    spec: { group: 'geo.example.com', scope: 'Namespaced', names: { plural: 'geodatabases' }, versions: [{ name: 'v1beta1', served: true }, { name: 'v1', served: true, storage: true }] },
+    spec: {
+      group: 'geo.example.com',
+      scope: 'Namespaced',
+      names: { plural: 'geodatabases' },
+      versions: [
+        { name: 'v1beta1', served: true },
+        { name: 'v1', served: true, storage: true, ...(statusSubresource ? { subresources: { status: {} } } : {}) },
+      ],
+    },
     status: { storedVersions },
   };
+  /** The shards' record: absent until a shard creates it. */
+  const record: { configMap?: { metadata: { name: string; namespace: string; resourceVersion: string }; data?: Record<string, string> } } = {};
   const requests: string[] = [];
   /** Per request line (e.g. "PUT db-001"): errors to throw, in order, before answering normally. */
   const failures = new Map<string, Error[]>();
@@ -35,8 +46,15 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
   const api: KubeApi = {
     server: 'https://fake',
     async request(method, path, options = {}): Promise<KubeResponse> {
-      const name = path.split('/').at(-1)!;
-      const line = path.includes('customresourcedefinitions') ? `${method} crd${path.endsWith('/status') ? '/status' : ''}` : path.endsWith('/geodatabases') ? `LIST ${options.query?.['continue'] ?? ''}` : `${method} ${name}`;
+      const subresource = path.endsWith('/status') ? '/status' : '';
+      const name = path.split('/').at(subresource ? -2 : -1)!;
+      const line = path.includes('customresourcedefinitions')
+        ? `${method} crd${subresource}`
+        : path.includes('/configmaps')
+          ? `${method} record`
+          : path.endsWith('/geodatabases')
+            ? `LIST ${options.query?.['continue'] ?? ''}`
+            : `${method} ${name}${subresource}`;
       requests.push(line);
       for (const hook of onRequest) hook(line);
       const injected = failures.get(line)?.shift();
@@ -48,6 +66,22 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
         });
       }
       if (line === 'GET crd') return { status: 200, body: structuredClone(crd) };
+      if (line.endsWith(' record')) {
+        const named = { details: { name: 'mig', kind: 'configmaps' } };
+        if (method === 'GET') {
+          if (!record.configMap) throw error(404, 'configmaps "mig" not found', named);
+          return { status: 200, body: structuredClone(record.configMap) };
+        }
+        const body = structuredClone(options.body) as NonNullable<typeof record.configMap>;
+        if (method === 'POST') {
+          if (record.configMap) throw error(409, 'configmaps "mig" already exists', named);
+          record.configMap = { ...body, metadata: { ...body.metadata, resourceVersion: '1' } };
+        } else {
+          if (body.metadata.resourceVersion !== record.configMap?.metadata.resourceVersion) throw error(409, 'the object has been modified', named);
+          record.configMap = { ...body, metadata: { ...body.metadata, resourceVersion: String(Number(body.metadata.resourceVersion) + 1) } };
+        }
+        return { status: 200, body: structuredClone(record.configMap) };
+      }
       if (line === 'PUT crd/status') {
         const body = options.body as typeof crd;
         if (body.metadata.resourceVersion !== crd.metadata.resourceVersion) throw error(409, 'the object has been modified');
@@ -76,7 +110,7 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'] } = {
       return { status: 200, body: structuredClone(stored) };
     },
   };
-  return { api, objects, crd, requests, failures, onRequest, hang, error, about };
+  return { api, objects, crd, record, requests, failures, onRequest, hang, error, about };
 }
 
 function options(overrides: Partial<MigrationOptions> = {}): MigrationOptions {
@@ -170,20 +204,24 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 8, rewritten: 8 } });
   });
 
-  it('lists again from the start after a 410 without a token, without counting objects twice', async () => {
+  it('lists again from the start after a 410 without a token, without writing or counting objects twice', async () => {
     const fake = fakeApi(8);
     fake.failures.set('LIST 4', [fake.error(410, 'expired')]);
-    // Meanwhile someone creates an object that sorts into the first page: the relist's first page has work again.
+    // Meanwhile someone creates an object that sorts into the first page: created in the storage version, it needs no write.
     fake.onRequest.push((line) => {
       if (line === 'LIST 4' && !fake.objects.has('db-000a')) fake.objects.set('db-000a', { metadata: { name: 'db-000a', namespace: 'maps', uid: 'uid-new', resourceVersion: '1' }, spec: {} });
     });
     const snapshots: ProgressSnapshot[] = [];
     const report = await runMigration(fake.api, options({ onProgress: (snapshot) => snapshots.push(snapshot) }));
-    expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 9, rewritten: 9 } });
+    expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 8, rewritten: 8 } });
     expect(fake.requests.filter((r) => r.startsWith('LIST'))).toEqual(['LIST ', 'LIST 4', 'LIST ', 'LIST 4', 'LIST 8']);
+    const writes = fake.requests.filter((r) => r.startsWith('PUT db-'));
+    expect(writes).toEqual([...new Set(writes)]);
+    expect(writes).not.toContain('PUT db-000a');
     // The progress total is the collection's size, never the first pass and the relist added up.
     expect(Math.max(...snapshots.map((snapshot) => snapshot.total ?? 0))).toBe(9);
-    expect(snapshots.at(-1)).toMatchObject({ done: 9, total: 9 });
+    // The new object is counted in the estimate but never gone through: the last snapshot stays one short.
+    expect(snapshots.at(-1)).toMatchObject({ done: 8, total: 9 });
   });
 
   it('re-reads the CRD on a status conflict, and never trims when the CRD changed during the run', async () => {
@@ -357,5 +395,155 @@ describe('runMigration: a stop request ends every wait at once', () => {
     const stop = new AbortController();
     const run = runMigration(fake.api, options({ retry: slowRetries, sleep: realSleep, stop: stop.signal, onRetry: () => stop.abort() }));
     await expect(run).rejects.toBeInstanceOf(MigrationInterruptedError);
+  });
+});
+
+describe('runMigration with --shard and --record', () => {
+  const record = { namespace: 'ops', name: 'mig' };
+  const shardOptions = (index: number, count: number, overrides: Partial<MigrationOptions> = {}) => options({ shard: { index, count }, record, ...overrides });
+  const writtenObjects = (requests: string[]) => requests.filter((line) => /^PUT db-\d+$/.test(line)).map((line) => line.slice(4));
+  const ownObjects = (count: number, index: number, total: number) =>
+    Array.from({ length: total }, (_, i) => `db-${String(i).padStart(3, '0')}`).filter((name) => shardOf({ namespace: 'maps', name }, count) === index);
+
+  it('writes only its own objects; storedVersions waits for every shard, and the last one trims it', async () => {
+    const fake = fakeApi(40);
+    const reports = [];
+    for (const index of [2, 0, 3]) {
+      const before = fake.requests.length;
+      const report = await runMigration(fake.api, shardOptions(index, 4));
+      reports.push(report);
+      expect(writtenObjects(fake.requests.slice(before))).toEqual(ownObjects(4, index, 40));
+      expect(report).toMatchObject({ outcome: 'shard-done', objects: { seen: ownObjects(4, index, 40).length }, shard: { index, count: 4, record: 'ops/mig', listed: 40, recorded: 'succeeded' } });
+      expect(exitCodeOf(report)).toBe(0);
+      expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
+    }
+    expect(reports.at(-1)!.shard!.shards).toEqual({ complete: false, succeeded: [0, 2, 3], failed: [], missing: [1], stale: [] });
+    expect(reports.at(-1)!.storedVersions.why).toBe('not trimmed: waiting for shard 1; 3 of 4 succeeded for generation 2, storage version v1');
+    const summary = renderSummary(reports.at(-1)!);
+    expect(summary).toMatch(/^shard 3\/4 done: its objects are stored in v1; storedVersions left as it was until every shard has succeeded\n/);
+    expect(summary).toContain(`  shard             3/4 by namespace/name hash: ${ownObjects(4, 3, 40).length} of the 40 objects listed are its own; recorded "succeeded" in the ConfigMap ops/mig\n`);
+    expect(summary).toContain('  storedVersions    [v1beta1, v1] (unchanged): not trimmed: waiting for shard 1; 3 of 4 succeeded');
+
+    const last = await runMigration(fake.api, shardOptions(1, 4));
+    expect(last).toMatchObject({ outcome: 'migrated', storedVersions: { before: ['v1beta1', 'v1'], after: ['v1'] } });
+    expect(last.storedVersions.why).toBe('trimmed: every shard (4) succeeded for generation 2, storage version v1');
+    expect(fake.crd.status.storedVersions).toEqual(['v1']);
+    // Every object written exactly once over the four shards.
+    expect(writtenObjects(fake.requests).sort()).toEqual([...fake.objects.keys()].sort());
+    expect(JSON.parse(fake.record.configMap!.data!['shard-1-of-4']!)).toEqual({
+      generation: 2,
+      storageVersion: 'v1',
+      result: 'succeeded',
+      objects: ownObjects(4, 1, 40).length,
+      finishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    });
+  });
+
+  it('trims once every shard is in, however they interleave when they run at once', async () => {
+    const fake = fakeApi(60);
+    const reports = await Promise.all([0, 1, 2, 3].map((index) => runMigration(fake.api, shardOptions(index, 4, { concurrency: 2 }))));
+    expect(reports.map((report) => exitCodeOf(report))).toEqual([0, 0, 0, 0]);
+    expect(reports.filter((report) => report.outcome === 'migrated').length).toBeGreaterThanOrEqual(1);
+    expect(fake.crd.status.storedVersions).toEqual(['v1']);
+    expect(writtenObjects(fake.requests).sort()).toEqual([...fake.objects.keys()].sort());
+  });
+
+  it('a failed shard records "failed" and holds the trim back until its index is rerun', async () => {
+    const fake = fakeApi(20);
+    const refused = ownObjects(2, 0, 20)[1]!;
+    fake.failures.set(`PUT ${refused}`, [fake.error(422, 'denied by a webhook')]);
+    const failed = await runMigration(fake.api, shardOptions(0, 2));
+    expect(failed).toMatchObject({ outcome: 'failed', shard: { recorded: 'failed' }, failures: [{ name: refused, code: 422 }] });
+    expect(failed.storedVersions.why).toBe('not trimmed: 1 object(s) were refused (this shard recorded "failed")');
+    expect(exitCodeOf(failed)).toBe(1);
+
+    const other = await runMigration(fake.api, shardOptions(1, 2));
+    expect(other).toMatchObject({ outcome: 'shard-done', shard: { shards: { succeeded: [1], failed: [0] } } });
+    expect(other.storedVersions.why).toBe('not trimmed: shard 0 failed (run it again); 1 of 2 succeeded for generation 2, storage version v1');
+    expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
+
+    const rerun = await runMigration(fake.api, shardOptions(0, 2));
+    expect(rerun.outcome).toBe('migrated');
+    expect(fake.crd.status.storedVersions).toEqual(['v1']);
+  });
+
+  it('a result recorded for another CRD generation does not count', async () => {
+    const fake = fakeApi(20);
+    expect((await runMigration(fake.api, shardOptions(0, 2))).outcome).toBe('shard-done');
+    fake.crd.metadata.generation = 3; // the CRD changed after shard 0 finished
+    const second = await runMigration(fake.api, shardOptions(1, 2));
+    expect(second).toMatchObject({ outcome: 'shard-done', generation: 3, shard: { shards: { succeeded: [1], stale: [0] } } });
+    expect(second.storedVersions.why).toContain('shard 0 recorded a result for another CRD generation or storage version (run it again)');
+    expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
+    expect((await runMigration(fake.api, shardOptions(0, 2))).outcome).toBe('migrated');
+  });
+
+  it('records nothing when stopped or in a dry run; a key an earlier run wrote stays as it was', async () => {
+    const fake = fakeApi(20);
+    const dryRun = await runMigration(fake.api, shardOptions(0, 2, { dryRun: true }));
+    expect(dryRun).toMatchObject({ outcome: 'dry-run', shard: { listed: 20 } });
+    expect(dryRun.shard).not.toHaveProperty('recorded');
+    expect(fake.record.configMap).toBeUndefined();
+
+    const stop = new AbortController();
+    const second = ownObjects(2, 1, 20)[1]!;
+    fake.onRequest.push((line) => line === `PUT ${second}` && stop.abort());
+    const stopped = await runMigration(fake.api, shardOptions(1, 2, { stop: stop.signal, concurrency: 1 }));
+    expect(stopped.outcome).toBe('interrupted');
+    expect(fake.requests.filter((line) => line.endsWith(' record'))).toEqual([]);
+    expect(renderSummary(stopped)).toContain('nothing recorded in the ConfigMap ops/mig');
+  });
+
+  it('says what the run may not do when it cannot write the record', async () => {
+    const fake = fakeApi(4);
+    fake.failures.set('GET record', [fake.error(403, 'configmaps "mig" is forbidden: User cannot get resource "configmaps"')]);
+    const report = await runMigration(fake.api, shardOptions(0, 2));
+    expect(report).toMatchObject({ outcome: 'aborted', cause: 'forbidden' });
+    expect(report.problem).toContain('may not read the ConfigMap ops/mig');
+    expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
+  });
+
+  it('refuses more than one shard without a record: no shard could ever know when to trim', async () => {
+    await expect(runMigration(fakeApi(1).api, options({ shard: { index: 0, count: 2 } }))).rejects.toThrow(MigrationConfigError);
+  });
+
+  it('with one shard and a record, records and trims as a whole run does', async () => {
+    const fake = fakeApi(5);
+    const report = await runMigration(fake.api, shardOptions(0, 1));
+    expect(report).toMatchObject({ outcome: 'migrated', shard: { recorded: 'succeeded', shards: { complete: true } } });
+    expect(fake.crd.status.storedVersions).toEqual(['v1']);
+  });
+});
+
+describe('runMigration --via status', () => {
+  it('writes every object through its status subresource', async () => {
+    const fake = fakeApi(6);
+    const report = await runMigration(fake.api, options({ via: 'status' }));
+    expect(report).toMatchObject({ outcome: 'migrated', via: 'status', objects: { rewritten: 6 } });
+    const writes = fake.requests.filter((line) => line.startsWith('PUT db-'));
+    expect(writes).toHaveLength(6);
+    expect(writes.every((line) => line.endsWith('/status'))).toBe(true);
+    expect(renderSummary(report)).toContain('0 failed (written through the status subresource)');
+  });
+
+  it('is a configuration error when the storage version has no status subresource', async () => {
+    const fake = fakeApi(3, { statusSubresource: false });
+    await expect(runMigration(fake.api, options({ via: 'status' }))).rejects.toThrow(
+      '--via status: the CRD geodatabases.geo.example.com has no status subresource in its storage version v1',
+    );
+    expect(fake.requests.filter((line) => line.startsWith('PUT'))).toEqual([]);
+  });
+});
+
+describe('runMigration: refused objects', () => {
+  it('lists the first 1,000 and counts them all, so a webhook that refuses everything cannot fill the memory', async () => {
+    const fake = fakeApi(1_003);
+    for (const name of fake.objects.keys()) fake.failures.set(`PUT ${name}`, [fake.error(403, 'no updates')]);
+    const report = await runMigration(fake.api, options({ chunkSize: 500, concurrency: 8 }));
+    expect(report).toMatchObject({ outcome: 'failed', objects: { failed: 1_003 } });
+    expect(report.failures).toHaveLength(1_000);
+    const summary = renderSummary(report);
+    expect(summary).toContain('  failed objects (1003, the first 1000 listed):');
+    expect(summary).toMatch(/ {4}\.\.\. and 3 more\n$/);
   });
 });

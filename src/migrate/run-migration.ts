@@ -2,10 +2,12 @@ import { CrdShapeError, readStorageFacts, storedVersionsTrimmed, type StorageFac
 import { KubeApiError, KubeConfigurationError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
 import { createListProgress } from './list-progress.ts';
 import { mendManagedFields, type ManagedFieldsEntry } from './managed-fields.ts';
-import type { MigrationOutcome, MigrationReport, ObjectCounts, ObjectFailure } from './migration-report.ts';
+import { explainStoredVersions, MAX_FAILURES_LISTED, type MigrationOutcome, type MigrationReport, type ObjectCounts, type ObjectFailure, type ShardReport, type WriteVia } from './migration-report.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep, type StopCause } from './retry-policy.ts';
+import { describeRecord, judgeShards, recordShardResult, type RecordRef } from './shard-record.ts';
+import { describeShard, inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
@@ -20,6 +22,18 @@ export interface MigrationOptions {
   retry: RetryPolicy;
   limiter: RateLimiter;
   sleep: Sleep;
+  /** Write only this shard's objects (shard.ts); without it, every object. */
+  shard?: Shard;
+  /**
+   * The ConfigMap where the shards record their results (shard-record.ts); storedVersions is trimmed only when every
+   * shard has succeeded for the same CRD generation and storage version. Required with more than one shard.
+   */
+  record?: RecordRef;
+  /**
+   * `status` writes each object back through its status subresource: the API server stores the whole object again,
+   * and admission registered for the resource's own updates (a webhook, a policy) never sees the write.
+   */
+  via?: WriteVia;
   /**
    * Aborted when the run is asked to stop (SIGTERM): nothing new starts, backoff and rate-limiter waits end at once,
    * and a request in flight gets `inFlightGraceMs` to finish before it is abandoned.
@@ -88,6 +102,16 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
 
   async function run(): Promise<MigrationReport> {
     const facts = await readCrdForStart();
+    const shard = options.shard ?? wholeCollection;
+    if (shard.count > 1 && !options.record) {
+      throw new MigrationConfigError(`shard ${describeShard(shard)} needs a record (--record NAMESPACE/NAME): without the other shards' results no shard may trim storedVersions`);
+    }
+    const via = options.via ?? 'object';
+    if (via === 'status' && !facts.storageHasStatus) {
+      throw new MigrationConfigError(
+        `--via status: the CRD ${options.resource} has no status subresource in its storage version ${facts.storageVersion}, so objects can only be written as themselves (run without --via status)`,
+      );
+    }
     const storageApiVersion = `${facts.group}/${facts.storageVersion}`;
     const rewriteAll = !storedVersionsTrimmed(facts);
     const collectionPath = (namespace?: string): string => {
@@ -95,12 +119,20 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
       return `/apis/${facts.group}/${facts.storageVersion}${scope}/${facts.plural}`;
     };
     const objectPath = (object: ListedObject): string => `${collectionPath(object.metadata.namespace)}/${encodeURIComponent(object.metadata.name)}`;
+    const writePath = (object: ListedObject): string => (via === 'status' ? `${objectPath(object)}/status` : objectPath(object));
 
     const counts: ObjectCounts = { seen: 0, rewritten: 0, current: 0, gone: 0, failed: 0 };
     const managedFields = { objectsMended: 0, entriesDropped: 0 };
     const failures: ObjectFailure[] = [];
-    /** uids already handled, so that a list restarted from the beginning does not count an object twice. */
-    const handled = new Set<string>();
+    /**
+     * The last object of the last chunk done. Lists come in key order (namespace/name: continue tokens are keys), so
+     * a list started again from the beginning after a 410 skips everything up to it: nothing is written or counted
+     * twice, and what the run keeps in memory is a chunk, not a set of every object seen. An object created since
+     * that sorts before it needs no write: it was stored in the storage version when it was created.
+     */
+    let doneUpTo: string | undefined;
+    /** Objects the lists returned past doneUpTo: this shard's and the others'. */
+    let listed = 0;
     const listProgress = createListProgress();
     let halt: Halt | undefined;
 
@@ -127,19 +159,27 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
       token = page.metadata?.continue || undefined;
       listProgress.page(items.length, page.metadata?.remainingItemCount, token !== undefined);
       await migrateChunk(items);
+      const last = items.at(-1);
+      // Never backwards: the first pages of a list started again end before what the first pass did.
+      if (!halt && !options.stop.aborted && last && (doneUpTo === undefined || listKey(last) > doneUpTo)) doneUpTo = listKey(last);
       if (!token) break;
     }
     if (!halt && options.stop.aborted) halt = { outcome: 'interrupted' };
-    const { outcome, cause, problem, storedVersionsAfter } = await finish();
+    const shardReport: ShardReport | undefined =
+      options.shard || options.record ? { index: shard.index, count: shard.count, ...(options.record ? { record: describeRecord(options.record) } : {}), listed } : undefined;
+    const { outcome, cause, problem, storedVersionsAfter } = await finish(shardReport);
     const durationSeconds = (now() - startedAt) / 1000;
-    return {
+    const report: Omit<MigrationReport, 'storedVersions'> & { storedVersions: { before: string[]; after: string[] } } = {
       resource: options.resource,
       server: api.server,
       storageVersion: facts.storageVersion,
+      generation: facts.generation,
       dryRun: options.dryRun,
+      via,
       storedVersions: { before: facts.storedVersions, after: storedVersionsAfter },
       outcome,
       ...(cause ? { cause } : {}),
+      ...(shardReport ? { shard: shardReport } : {}),
       objects: counts,
       managedFields,
       failures,
@@ -147,6 +187,7 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
       durationSeconds,
       objectsPerSecond: durationSeconds > 0 ? counts.seen / durationSeconds : 0,
     };
+    return { ...report, storedVersions: { ...report.storedVersions, why: explainStoredVersions(report) } };
 
     /**
      * A chunk's objects through `concurrency` workers; a halt or a stop request ends it after the writes in flight.
@@ -158,16 +199,18 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
       async function worker(): Promise<void> {
         while (!halt && !crash && !options.stop.aborted && next < items.length) {
           const item = items[next++]!;
-          const uid = item.metadata.uid ?? `${item.metadata.namespace}/${item.metadata.name}`;
-          if (handled.has(uid)) continue;
-          try {
-            await migrateObject(item);
-          } catch (error) {
-            crash ??= { error };
-            return;
+          if (doneUpTo !== undefined && listKey(item) <= doneUpTo) continue;
+          listed++;
+          if (inShard(item.metadata, shard)) {
+            try {
+              await migrateObject(item);
+            } catch (error) {
+              crash ??= { error };
+              return;
+            }
           }
-          handled.add(uid);
-          options.onProgress?.({ done: counts.seen, total: listProgress.total, elapsedMs: now() - startedAt });
+          const own = shard.count > 1 ? { own: counts.seen } : {};
+          options.onProgress?.({ done: listed, total: listProgress.total, elapsedMs: now() - startedAt, ...own });
         }
       }
       await Promise.all(Array.from({ length: Math.min(options.concurrency, items.length) }, worker));
@@ -181,8 +224,8 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
       if (!rewriteAll && !mend) return count('current');
       for (let conflicts = 0; ; conflicts++) {
         const body = mend ? { ...object, metadata: { ...object.metadata, managedFields: mend.entries } } : object;
-        const what = `rewrite ${namespacedName(object.metadata)}`;
-        const written = await send('write-object', (signal) => api.request('PUT', objectPath(object), { query: writeQuery(), body, signal }), what);
+        const what = `rewrite ${namespacedName(object.metadata)}${via === 'status' ? ' through its status subresource' : ''}`;
+        const written = await send('write-object', (signal) => api.request('PUT', writePath(object), { query: writeQuery(), body, signal }), what);
         if (written.ok) {
           if (mend) {
             managedFields.objectsMended++;
@@ -230,13 +273,27 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
       return ((page.value.body as ListPage | undefined)?.items ?? [])[0] ?? 'gone';
     }
 
-    /** After the objects: decide the outcome, and trim storedVersions only when everything is in order. */
-    async function finish(): Promise<Finish> {
+    /**
+     * After the objects: decide the outcome, and trim storedVersions only when everything is in order. A shard first
+     * records its result, then trims only if the record shows every shard succeeded for this generation and storage
+     * version. A run that stopped early records nothing: its key keeps what an earlier run of the index wrote.
+     */
+    async function finish(shardReport: ShardReport | undefined): Promise<Finish> {
       const unchanged = facts.storedVersions;
       if (halt) return { ...halt, storedVersionsAfter: unchanged };
+      if (options.dryRun) return { outcome: counts.failed > 0 ? 'failed' : 'dry-run', storedVersionsAfter: unchanged };
+      if (options.record && shardReport) {
+        const result = counts.failed > 0 ? 'failed' : 'succeeded';
+        const finishedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+        const expected = { generation: facts.generation, storageVersion: facts.storageVersion };
+        const recorded = await recordShardResult(api, send, options.record, shard, { ...expected, result, objects: counts.seen, finishedAt });
+        if (!recorded.ok) return { ...haltOn(recorded.failure, recorded.what), storedVersionsAfter: unchanged };
+        shardReport.recorded = result;
+        shardReport.shards = judgeShards(recorded.data, shard.count, expected);
+      }
       if (counts.failed > 0) return { outcome: 'failed', storedVersionsAfter: unchanged };
-      if (options.dryRun) return { outcome: 'dry-run', storedVersionsAfter: unchanged };
       if (!rewriteAll) return { outcome: managedFields.objectsMended > 0 ? 'mended' : 'nothing-to-do', storedVersionsAfter: unchanged };
+      if (shardReport?.shards && !shardReport.shards.complete) return { outcome: 'shard-done', storedVersionsAfter: unchanged };
       return trimStoredVersions();
     }
 
@@ -276,7 +333,7 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
     function fail(object: ListedObject, code: number, message: string): void {
       counts.seen++;
       counts.failed++;
-      failures.push({ ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}), name: object.metadata.name, code, message });
+      if (failures.length < MAX_FAILURES_LISTED) failures.push({ ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}), name: object.metadata.name, code, message });
     }
   }
 
@@ -350,12 +407,17 @@ export function describeStop(cause: StopCause, what: string, error: unknown, ser
     case 'unauthorized':
       return `unauthorized: the API server at ${server} does not accept the credentials (${what}): ${detail}`;
     case 'forbidden':
-      return `forbidden: the credentials in use may not ${what} (the Job's ServiceAccount needs the ClusterRole in manifests/migration/): ${detail}`;
+      return `forbidden: the credentials in use may not ${what} (the Job's ServiceAccount needs the roles in manifests/migration/): ${detail}`;
     case 'unavailable':
       return `the API server kept failing: ${what}: ${detail}`;
     case 'rejected':
       return `the API server refused to ${what}: ${detail}`;
   }
+}
+
+/** An object's place in a list: the list's order is its etcd keys' (`namespace/name`, or `name` cluster-wide). */
+function listKey(object: ListedObject): string {
+  return object.metadata.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : object.metadata.name;
 }
 
 function resourceVersionOf(body: unknown): string | undefined {

@@ -49,11 +49,13 @@ describe('parseRecordRef', () => {
 
 /** The API server's ConfigMap semantics that matter here: resourceVersion guards updates, create fails on an existing name. */
 function fakeConfigMaps({ exists = true, forbidCreate = false } = {}) {
-  let stored: { metadata: { name: string; namespace: string; resourceVersion: string }; data?: Record<string, string> } | undefined = exists
-    ? { metadata: { name: 'mig', namespace: 'ops', resourceVersion: '1' } }
-    : undefined;
+  interface ConfigMap {
+    metadata: { name: string; namespace: string; resourceVersion: string };
+    data?: Record<string, string>;
+  }
+  let stored: ConfigMap | undefined = exists ? { metadata: { name: 'mig', namespace: 'ops', resourceVersion: '1' } } : undefined;
   const requests: string[] = [];
-  const error = (code: number) => new KubeApiError(code, { message: `HTTP ${code}`, details: { name: 'mig', kind: 'configmaps' } }, {}, 'fake');
+  const error = (code: number) => new KubeApiError(code, { message: `HTTP ${code}`, details: { name: 'mig' } }, {}, 'fake');
   /** Runs before a request is answered: another shard's write can land between our read and our write. */
   const before: Array<(method: string) => Promise<void> | void> = [];
   const api: Pick<KubeApi, 'request'> = {
@@ -68,10 +70,10 @@ function fakeConfigMaps({ exists = true, forbidCreate = false } = {}) {
       if (method === 'POST') {
         if (forbidCreate) throw error(403);
         if (stored) throw error(409);
-        stored = { ...(options.body as typeof stored & object), metadata: { name: 'mig', namespace: 'ops', resourceVersion: '1' } };
+        stored = { ...(options.body as ConfigMap), metadata: { name: 'mig', namespace: 'ops', resourceVersion: '1' } };
         return { status: 201, body: structuredClone(stored) };
       }
-      const body = options.body as NonNullable<typeof stored>;
+      const body = options.body as ConfigMap;
       if (!stored || body.metadata.resourceVersion !== stored.metadata.resourceVersion) throw error(409);
       stored = { ...body, metadata: { ...body.metadata, resourceVersion: String(Number(stored.metadata.resourceVersion) + 1) } };
       return { status: 200, body: structuredClone(stored) };
