@@ -5,6 +5,8 @@ import { createProgressDisplay } from '../migrate/progress-display.ts';
 import { createRateLimiter } from '../migrate/rate-limiter.ts';
 import { defaultRetryPolicy, realSleep } from '../migrate/retry-policy.ts';
 import { MigrationConfigError, MigrationInterruptedError, runMigration } from '../migrate/run-migration.ts';
+import { parseRecordRef, RecordFormatError, type RecordRef } from '../migrate/shard-record.ts';
+import { parseShard, ShardFormatError, type Shard } from '../migrate/shard.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command } from './command.ts';
 import { isDns1123Subdomain } from '../contract/dns-names.ts';
@@ -22,6 +24,7 @@ export const migrateCommand: Command = {
   name: 'migrate',
   summary: "rewrite every stored object in the CRD's storage version, then trim status.storedVersions",
   usage: `crdgate migrate --resource PLURAL.GROUP [--kubeconfig FILE] [--context NAME] [--dry-run]
+                [--shard I/N --record NAMESPACE/NAME] [--via object|status]
                 [--concurrency ${migrateDefaults.concurrency}] [--chunk-size ${migrateDefaults.chunkSize}] [--qps ${migrateDefaults.qps}] [--retries ${migrateDefaults.retries}] [--output text|json]
 
   Lists every object of the resource (all namespaces, --chunk-size at a time) and writes each back unchanged, so
@@ -31,9 +34,19 @@ export const migrateCommand: Command = {
   Without --kubeconfig: $KUBECONFIG, ~/.kube/config, or the in-cluster service account (as a Job).
   --dry-run         every write is sent with dryRun=All: conversion and admission run, nothing is stored
   --concurrency N   objects written at once          --qps N      client-side request rate limit
-  --retries N       retries of a failed request (429, 5xx, resets, timeouts), with backoff and jitter
-  Exit code 0: done (or nothing to do); 1: objects refused or the run could not finish (storedVersions untouched);
-  2: bad usage or configuration (no such CRD, API server unreachable, credentials refused); 3: stopped by SIGTERM
+  --retries N       retries of a failed request (429, 5xx, resets, timeouts), with backoff and jitter; a
+                    Retry-After from the API server (its priority and fairness shedding load) is waited out
+  --shard I/N       write only the objects whose namespace/name hash falls in shard I of N (0 <= I < N); every
+                    shard lists them all. In an Indexed Job: --shard $(JOB_COMPLETION_INDEX)/N
+  --record NS/NAME  the ConfigMap where each shard records its result (key shard-I-of-N; created if absent and
+                    allowed); required with N > 1. storedVersions is trimmed only when every shard has succeeded
+                    for the same CRD generation and storage version; a shard killed and rerun overwrites its key
+  --via status      write each object back through its status subresource: the API server stores it again,
+                    and webhooks and policies on the resource's own updates do not see it (needs PLURAL/status)
+  Exit code 0: done (or nothing to do; with --shard: this shard's objects are done and its result recorded,
+  even when storedVersions still waits for other shards, which the summary names); 1: objects refused or the run
+  could not finish (storedVersions untouched); 2: bad usage or configuration (no such CRD, API server
+  unreachable, credentials refused, --via status without a status subresource); 3: stopped by SIGTERM
   (within ${MIGRATE_STOP_BOUND_SECONDS} s: waits end at once, a request in flight gets a few seconds, then the summary).`,
   options: {
     resource: { type: 'string' },
@@ -45,6 +58,9 @@ export const migrateCommand: Command = {
     qps: { type: 'string' },
     retries: { type: 'string' },
     output: { type: 'string', short: 'o' },
+    shard: { type: 'string' },
+    record: { type: 'string' },
+    via: { type: 'string' },
   },
   async run(values, io) {
     const resource = requiredString(values, 'resource');
@@ -58,6 +74,9 @@ export const migrateCommand: Command = {
     const chunkSize = positiveInteger(values, 'chunk-size', migrateDefaults.chunkSize);
     const qps = positiveNumber(values, 'qps', migrateDefaults.qps);
     const retries = positiveInteger(values, 'retries', migrateDefaults.retries, { allowZero: true });
+    const { shard, record } = shardOptions(stringOption(values, 'shard'), stringOption(values, 'record'));
+    const via = stringOption(values, 'via') ?? 'object';
+    if (via !== 'object' && via !== 'status') throw new UsageError(`--via must be object or status, got "${via}"`);
 
     const kubeConfig = await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), io.cwd);
     const stop = new AbortController();
@@ -75,6 +94,9 @@ export const migrateCommand: Command = {
         limiter: createRateLimiter({ qps, burst: Math.max(1, Math.ceil(qps)) }),
         sleep: realSleep,
         stop: stop.signal,
+        ...(shard ? { shard } : {}),
+        ...(record ? { record } : {}),
+        via,
         onProgress: progress.update,
         onRetry: (what, error, delayMs) => {
           progress.finish();
@@ -96,3 +118,22 @@ export const migrateCommand: Command = {
     }
   },
 };
+
+/** --shard and --record together: a shard of several needs the record, or no shard could know when to trim. */
+function shardOptions(shardText: string | undefined, recordText: string | undefined): { shard?: Shard; record?: RecordRef } {
+  let shard: Shard | undefined;
+  let record: RecordRef | undefined;
+  try {
+    if (shardText !== undefined) shard = parseShard(shardText);
+    if (recordText !== undefined) record = parseRecordRef(recordText);
+  } catch (error) {
+    if (error instanceof ShardFormatError || error instanceof RecordFormatError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (shard && shard.count > 1 && !record) {
+    throw new UsageError(
+      `--shard ${shard.index}/${shard.count} needs --record NAMESPACE/NAME: the shards record their results there, and storedVersions is trimmed only once every shard has succeeded`,
+    );
+  }
+  return { ...(shard ? { shard } : {}), ...(record ? { record } : {}) };
+}
