@@ -94,8 +94,20 @@ export default () => defineContract({
       'ServiceAccount/toys-migrate',
       'ClusterRole/toys-migrate',
       'ClusterRoleBinding/toys-migrate',
+      'PriorityLevelConfiguration/toys-migrate',
+      'FlowSchema/toys-migrate',
       'Job/toys-migrate-widgets',
     ]);
+  });
+
+  it('renders the migration as Indexed Jobs with --migration-shards, writing through the status subresource with --migration-via status', async () => {
+    const { code, stdout, stderr } = await run('manifests', '--migration-shards', '3', '--migration-via', 'status', '--url', 'https://127.0.0.1:9443');
+    expect(code, stderr).toBe(0);
+    const objects = parseAllDocuments(stdout).map((d) => d.toJS());
+    const job = objects.find((o) => o.kind === 'Job');
+    expect(job.spec).toMatchObject({ completionMode: 'Indexed', completions: 3, parallelism: 3 });
+    expect(job.spec.template.spec.containers[0].args).toEqual(expect.arrayContaining(['--shard', '$(JOB_COMPLETION_INDEX)/3', '--via', 'status']));
+    expect(objects.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name)).toEqual([job.metadata.name]);
   });
 
   it.each([
@@ -106,6 +118,11 @@ export default () => defineContract({
     [['--ca-bundle', 'absent.crt'], 'absent.crt'],
     [['--ca-bundle', 'not-pem.crt'], 'not-pem.crt'],
     [['--namespace', 'Crdgate_System'], '--namespace'],
+    [['--migration-shards', '0'], '--migration-shards'],
+    [['--migration-shards', '65'], '--migration-shards'],
+    [['--migration-shards', 'two'], '--migration-shards'],
+    [['--migration-via', 'main'], '--migration-via'],
+    [['--migration-via', 'status', '--contract', 'widget-contract.ts', '--url', 'https://127.0.0.1:9443'], 'widgets.toys.example.com has no status subresource'],
   ])('exits 2 with one line for %j', async (flags, named) => {
     await writeFile(join(dir, 'not-pem.crt'), 'hello');
     const result = await run('manifests', ...flags);

@@ -7,16 +7,18 @@ import { writeManifestDirectory } from '../render/manifest-directory.ts';
 import { renderManifestFiles, renderManifestTree } from '../render/manifest-files.ts';
 import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
+import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
-import { stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
+import { positiveInteger, stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
 import { loadRegistry, locateContractModule } from './contracts.ts';
 
 export const manifestsCommand: Command = {
   name: 'manifests',
   summary: 'render the CRDs, webhook configurations and in-cluster deployment as YAML',
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
+                  [--migration-shards N] [--migration-via status]
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
@@ -34,7 +36,9 @@ export const manifestsCommand: Command = {
                                         ValidatingAdmissionPolicies: during a crdgate outage writes go on, and the
                                         policies still refuse what they compile (stderr says what; crdgate fsa
                                         --coverage); not rendered with --url without --ca-bundle
-    DIR/migration/                      apply it when a storage version changes
+    DIR/migration/                      apply it when a storage version changes: the Jobs, their RBAC, and
+                                        a FlowSchema and PriorityLevelConfiguration that keep the migration
+                                        to a small share of the API server
   --name NAME        names every object of this install, cluster-scoped ones included (default
                      ${manifestDefaults.name}): the webhook configurations NAME, the Service and Deployment NAME, the
                      Secret NAME-serving-cert, the migration's ClusterRole NAME-migrate, the labels that select
@@ -52,6 +56,14 @@ export const manifestsCommand: Command = {
   --url URL          the API server calls crdgate at https://HOST:PORT instead of through the in-cluster Service
                      (crdgate runs outside the cluster; the in-cluster server is then not rendered, and the
                      Namespace goes with the migration, the only thing left in it)
+  --migration-shards N
+                     run each migration Job as an Indexed Job of N pods (at most ${maxMigrationShards}), pod I migrating its
+                     shard with --shard I/N and recording its result in the Job's ConfigMap (shipped empty);
+                     storedVersions is trimmed once every shard has succeeded. Default 1: one pod, no shards
+  --migration-via status
+                     the Jobs write each object back through its status subresource (crdgate migrate --via
+                     status), past webhooks that refuse updates of the main resource; their ClusterRole may
+                     then update PLURAL/status. Every contract's storage version needs a status subresource
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout`,
   options: {
     name: { type: 'string' },
@@ -61,6 +73,8 @@ export const manifestsCommand: Command = {
     url: { type: 'string' },
     out: { type: 'string' },
     contract: { type: 'string', multiple: true },
+    'migration-shards': { type: 'string' },
+    'migration-via': { type: 'string' },
   },
   async run(values, io) {
     const modules = stringList(values, 'contract');
@@ -70,6 +84,8 @@ export const manifestsCommand: Command = {
     // After loading: the contracts' plurals are part of the Jobs' names, which the name must leave room for.
     const nameProblem = installNameProblem(options.name, contracts);
     if (nameProblem !== undefined) throw new UsageError(`--name ${nameProblem}`);
+    const statusProblem = options.migration?.via === 'status' ? viaStatusProblem(contracts) : undefined;
+    if (statusProblem !== undefined) throw new UsageError(`--migration-via status: ${statusProblem}`);
     const out = stringOption(values, 'out');
     // On stderr, so that the YAML on stdout stays applicable as it is.
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
@@ -100,6 +116,10 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
   const image = givenImage ?? manifestDefaults.image;
   if (image === '' || /\s/.test(image)) throw new UsageError(`--image "${image}" must be an image reference without spaces`);
   const caBundle = stringOption(values, 'ca-bundle');
+  const shards = positiveInteger(values, 'migration-shards', 1);
+  if (shards > maxMigrationShards) throw new UsageError(`--migration-shards must be at most ${maxMigrationShards} (every shard lists the whole resource), got ${shards}`);
+  const via = stringOption(values, 'migration-via');
+  if (via !== undefined && via !== 'status') throw new UsageError(`--migration-via must be status, got "${via}"`);
   return {
     name,
     namespace,
@@ -107,6 +127,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     ...(url !== undefined ? { url: webhookBaseUrl(url) } : {}),
     ...(caBundle !== undefined ? { caBundlePem: await readCaBundle(resolve(cwd, caBundle), caBundle) } : {}),
     ...(modules.length > 0 ? { contracts: modules.map((module) => locateContractModule(module, cwd).argument) } : {}),
+    ...(shards > 1 || via !== undefined ? { migration: { shards, ...(via !== undefined ? { via } : {}) } } : {}),
   };
 }
 

@@ -17,7 +17,14 @@ describe('renderManifestFiles', () => {
       ['base/30-webhook-configurations.yaml', ['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']],
       [
         'migration/storage-migration.yaml',
-        ['ServiceAccount/crdgate-migrate', 'ClusterRole/crdgate-migrate', 'ClusterRoleBinding/crdgate-migrate', 'Job/crdgate-migrate-geodatabases'],
+        [
+          'ServiceAccount/crdgate-migrate',
+          'ClusterRole/crdgate-migrate',
+          'ClusterRoleBinding/crdgate-migrate',
+          'PriorityLevelConfiguration/crdgate-migrate',
+          'FlowSchema/crdgate-migrate',
+          'Job/crdgate-migrate-geodatabases',
+        ],
       ],
     ]);
   });
@@ -28,7 +35,15 @@ describe('renderManifestFiles', () => {
       ['base/30-webhook-configurations.yaml', ['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']],
       [
         'migration/storage-migration.yaml',
-        ['Namespace/ops', 'ServiceAccount/crdgate-migrate', 'ClusterRole/crdgate-migrate', 'ClusterRoleBinding/crdgate-migrate', 'Job/crdgate-migrate-geodatabases'],
+        [
+          'Namespace/ops',
+          'ServiceAccount/crdgate-migrate',
+          'ClusterRole/crdgate-migrate',
+          'ClusterRoleBinding/crdgate-migrate',
+          'PriorityLevelConfiguration/crdgate-migrate',
+          'FlowSchema/crdgate-migrate',
+          'Job/crdgate-migrate-geodatabases',
+        ],
       ],
     ]);
   });

@@ -44,7 +44,7 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     },
     // Called by URL, nothing of base/ lives in the namespace (it would be installed empty): only the migration's
     // ServiceAccount and Jobs do, so the Namespace goes with them.
-    { path: `${migrationDir}/storage-migration.yaml`, manifests: [...(inCluster(options) ? [] : [namespace]), ...renderStorageMigration(contracts, options, options.image)] },
+    { path: `${migrationDir}/storage-migration.yaml`, manifests: [...(inCluster(options) ? [] : [namespace]), ...renderStorageMigration(contracts, options, options.image, options.migration)] },
   ];
 }
 

@@ -1,4 +1,5 @@
 import { defaultInstallName } from './in-cluster-names.ts';
+import type { MigrationRendering } from './storage-migration.ts';
 
 /** What `crdgate manifests` varies; everything else is derived from the contracts. */
 export interface ManifestOptions {
@@ -25,6 +26,11 @@ export interface ManifestOptions {
    * started in the image's working directory names them. None: the image serves its built-in example.
    */
   contracts?: readonly string[];
+  /**
+   * How the migration Jobs run (`--migration-shards`, `--migration-via`); none: one pod per Job, writing through the
+   * main resource. Already checked against maxMigrationShards and viaStatusProblem.
+   */
+  migration?: MigrationRendering;
 }
 
 export const manifestDefaults = {
