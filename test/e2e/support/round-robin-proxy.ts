@@ -13,6 +13,8 @@ export interface RoundRobinProxy {
   setBackends(ports: readonly number[]): void;
   /** How many connections each backend port has been given, for showing that both replicas were used. */
   connectionsByBackend(): Map<number, number>;
+  /** The backends new connections go to now: those whose last probe passed, as a Service's ready endpoints. */
+  routedBackends(): number[];
   /** Every change of a backend's probe result, in order: when a replica left the rotation, and came back. */
   readinessChanges(): readonly ReadinessChange[];
   close(): Promise<void>;
@@ -98,6 +100,7 @@ export async function startRoundRobinProxy({ isReady, probeIntervalMs = 250 }: R
       for (const port of ready) if (!backends.includes(port)) ready.delete(port);
     },
     connectionsByBackend: () => new Map(given),
+    routedBackends: () => backends.filter((port) => ready.has(port)),
     readinessChanges: () => changes,
     async close() {
       clearInterval(probing);
