@@ -85,7 +85,7 @@ function selfManagedCertificateMetrics(registry: Registry): SelfManagedCertifica
     }),
     caBundleRepairs: new Counter({
       name: 'crdgate_ca_bundle_repairs_total',
-      help: 'caBundles this replica rewrote because they could not verify the serving certificate (empty, stale, edited), by resource.',
+      help: 'caBundles this replica rewrote because they no longer trusted the signing CA (blanked, stale, edited), by resource; a fresh install filling them in is not counted.',
       labelNames: ['resource'],
       registers: [registry],
     }),

@@ -50,6 +50,9 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
   const secretsPath = `/api/v1/namespaces/${namespace}/secrets`;
   const targets = caBundleTargets(options.webhookConfigurationName, options.crdNames);
   const targetObjects = new Map<CaBundleTarget, Record<string, unknown> | undefined>();
+  // Targets seen trusting the signing CA at some point: one that stops is being repaired, one that never did (a
+  // fresh install's empty caBundles) is being filled in for the first time.
+  const seenTrusting = new Set<CaBundleTarget>();
   // Until each follower has listed once, nothing is known: neither ready nor safe to act on.
   const listed = new Set<unknown>();
   let secret: SecretObject | undefined;
@@ -75,6 +78,7 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
   function onTarget(target: CaBundleTarget, object: Record<string, unknown> | undefined): void {
     listed.add(target);
     targetObjects.set(target, object);
+    if (object && material && targetTrusts(target, object, material.signingCa.certPem)) seenTrusting.add(target);
     updateReadiness();
     reconcileSoon();
   }
@@ -205,13 +209,14 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
       if (!object) continue;
       const patch = caBundlePatch(target, object, current.caBundle.join(''));
       if (!patch) continue;
-      // A rollover's steps change every caBundle on purpose; a repair is a caBundle that could not verify the
-      // certificate being served (blanked, or re-applied from manifests with an old CA).
+      // A rollover's steps change every caBundle on purpose; a repair is a caBundle that trusted the signing CA once
+      // and no longer does (blanked, or re-applied from manifests with an old CA).
       const broken = !targetTrusts(target, object, current.signingCa.certPem);
+      const repair = broken && seenTrusting.has(target);
       try {
         const patched = await api.request('PATCH', `${target.collectionPath}/${target.name}`, { body: patch, contentType: 'application/json-patch+json', signal });
-        if (broken) metrics.caBundleRepairs.inc({ resource: target.resource });
-        logger.info({ resource: target.resource, object: target.name }, broken ? 'caBundle repaired' : 'caBundle updated');
+        if (repair) metrics.caBundleRepairs.inc({ resource: target.resource });
+        logger.info({ resource: target.resource, object: target.name }, repair ? 'caBundle repaired' : broken ? 'caBundle injected' : 'caBundle updated');
         onTarget(target, patched.body as Record<string, unknown>);
       } catch (error) {
         // A failed test (the object changed since it was read) is answered 422 or 409: its watch event brings the

@@ -71,7 +71,9 @@ export function planRotation({ material, forced, now, policy, caBundlesTrust }: 
   if (material.caBundle.length > 1) {
     if (servingDue) return { step: servingDue, recheckAt: now };
     if (now < overlapEnds) return { recheckAt: Math.min(overlapEnds, renewalTime(material.serving.certPem)) };
-    return { step: { kind: 'ca_retire', reason: 'every replica serves from the new CA and the overlap has passed' }, recheckAt: now };
+    // Replicas cannot be asked what they serve: the overlap is their time to load the new pair, and one that did not
+    // stops being ready once the old CA leaves.
+    return { step: { kind: 'ca_retire', reason: 'the overlap since the new CA started signing has passed' }, recheckAt: now };
   }
   const caDue = renewalTime(material.signingCa.certPem);
   if (forced === 'ca') return { step: { kind: 'ca_add', reason: 'a CA rotation was asked for' }, recheckAt: now };
