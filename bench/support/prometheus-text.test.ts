@@ -36,6 +36,8 @@ describe('parsePrometheusText', () => {
     const weird = samples.find((s) => s.name === 'weird_label')!;
     expect(weird.labels['message']).toBe('a "quoted" word, a \\ and a\nline');
     expect(weird.value).toBeNaN();
+    // As prom-client writes a gauge that has no sample yet.
+    expect(parsePrometheusText('crdgate_nodejs_eventloop_lag_mean_seconds Nan')[0]!.value).toBeNaN();
   });
 
   it('fails on a line it cannot read, rather than reading it as zero', () => {

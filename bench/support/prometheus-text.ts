@@ -37,7 +37,8 @@ function parseLabels(text: string, line: string): Record<string, string> {
 function parseSampleValue(text: string, line: string): number {
   if (text === '+Inf') return Number.POSITIVE_INFINITY;
   if (text === '-Inf') return Number.NEGATIVE_INFINITY;
-  if (text === 'NaN') return Number.NaN;
+  // prom-client writes "Nan" (a gauge before its first sample); Prometheus reads floats without regard to case.
+  if (/^nan$/i.test(text)) return Number.NaN;
   const value = Number(text);
   if (Number.isNaN(value)) throw new Error(`unreadable sample value "${text}" in: ${line}`);
   return value;
