@@ -90,7 +90,7 @@ export interface ObjectCounts {
 export interface ObjectFailure {
   namespace?: string;
   name: string;
-  /** The API server's HTTP status. */
+  /** The API server's HTTP status; 0 when crdgate did not send the write (the message says why). */
   code: number;
   message: string;
 }
@@ -127,7 +127,7 @@ export function renderSummary(report: MigrationReport): string {
   if (report.failures.length > 0) {
     const unlisted = report.objects.failed - report.failures.length;
     lines.push(`  failed objects (${report.objects.failed}${unlisted > 0 ? `, the first ${report.failures.length} listed` : ''}):`);
-    for (const failure of report.failures) lines.push(`    ${namespacedName(failure)}: HTTP ${failure.code}: ${failure.message}`);
+    for (const failure of report.failures) lines.push(`    ${namespacedName(failure)}: ${failure.code > 0 ? `HTTP ${failure.code}: ` : ''}${failure.message}`);
     if (unlisted > 0) lines.push(`    ... and ${unlisted} more`);
   }
   return `${lines.join('\n')}\n`;

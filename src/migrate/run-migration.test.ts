@@ -526,6 +526,22 @@ describe('runMigration --via status', () => {
     expect(renderSummary(report)).toContain('0 failed (written through the status subresource)');
   });
 
+  it('does not write an object whose managedFields need mending: through status the API server would clear them all', async () => {
+    const fake = fakeApi(3);
+    const entries = [
+      { manager: 'gitops', operation: 'Apply', apiVersion: 'geo.example.com/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: {} },
+      { manager: 'kubectl', operation: 'Update', apiVersion: 'geo.example.com/v1', fieldsType: 'FieldsV1', fieldsV1: {} },
+    ];
+    fake.objects.get('db-001')!.metadata['managedFields'] = entries;
+    const report = await runMigration(fake.api, options({ via: 'status' }));
+    expect(report).toMatchObject({ outcome: 'failed', objects: { rewritten: 2, failed: 1 }, managedFields: { objectsMended: 0 } });
+    expect(report.failures).toEqual([{ namespace: 'maps', name: 'db-001', code: 0, message: expect.stringContaining('its managedFields name geo.example.com/v1alpha1, no longer served') }]);
+    expect(fake.requests).not.toContain('PUT db-001/status');
+    expect(fake.objects.get('db-001')!.metadata['managedFields']).toEqual(entries);
+    expect(renderSummary(report)).toContain('    maps/db-001: not written: its managedFields name geo.example.com/v1alpha1, no longer served; through the status subresource');
+    expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
+  });
+
   it('is a configuration error when the storage version has no status subresource', async () => {
     const fake = fakeApi(3, { statusSubresource: false });
     await expect(runMigration(fake.api, options({ via: 'status' }))).rejects.toThrow(

@@ -223,6 +223,9 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
       let mend = mendManagedFields(object.metadata.managedFields, facts.servedApiVersions, storageApiVersion);
       if (!rewriteAll && !mend) return count('current');
       for (let conflicts = 0; ; conflicts++) {
+        // A subresource write cannot set managedFields, and the API server, unable to convert an entry of a version
+        // it no longer serves, clears every entry of the object instead: better not written than stripped of them.
+        if (mend && via === 'status') return fail(object, NOT_SENT, unmendableThroughStatus(object, facts.servedApiVersions));
         const body = mend ? { ...object, metadata: { ...object.metadata, managedFields: mend.entries } } : object;
         const what = `rewrite ${namespacedName(object.metadata)}${via === 'status' ? ' through its status subresource' : ''}`;
         const written = await send('write-object', (signal) => api.request('PUT', writePath(object), { query: writeQuery(), body, signal }), what);
@@ -413,6 +416,17 @@ export function describeStop(cause: StopCause, what: string, error: unknown, ser
     case 'rejected':
       return `the API server refused to ${what}: ${detail}`;
   }
+}
+
+/** The `code` of an object crdgate did not write, having found it would do harm (the message says why). */
+const NOT_SENT = 0;
+
+function unmendableThroughStatus(object: ListedObject, served: ReadonlySet<string>): string {
+  const unserved = [...new Set((object.metadata.managedFields ?? []).map((entry) => entry.apiVersion ?? '(none)').filter((version) => !served.has(version)))];
+  return (
+    `not written: its managedFields name ${unserved.join(', ')}, no longer served; through the status subresource the API server ` +
+    'would clear all of its managedFields (a subresource write cannot set them, and it cannot convert such an entry); migrate it without --via status'
+  );
 }
 
 /** An object's place in a list: the list's order is its etcd keys' (`namespace/name`, or `name` cluster-wide). */

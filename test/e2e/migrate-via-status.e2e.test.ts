@@ -1,4 +1,4 @@
-import { AdmissionregistrationV1Api, ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, ApiextensionsV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
@@ -107,7 +107,47 @@ describe.skipIf(!controlPlane)('crdgate migrate --via status: past a policy that
     expect(storedAfter.map((entry) => entry.key)).toEqual(storedBefore.map((entry) => entry.key));
     expect(new Set(storedAfter.map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1']));
     expect(await readContents(kubeConfig, [namespace])).toEqual(contents);
+    await kubeConfig.makeApiClient(CustomObjectsApi).deleteCollectionNamespacedCustomObject({ ...geoDatabases, namespace });
   }, 180_000);
+
+  it('leaves an object whose managedFields name a removed version unwritten, since status would clear them all; the plain run mends it', async () => {
+    const { kubeConfig } = scene();
+    expect(await storedVersions(kubeConfig)).toEqual(['v1']);
+    const [namespace] = (await createNamespaces(kubeConfig, 'mig-via-status-fields', 1)) as [string];
+    const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
+    const name = 'applied';
+    // A GitOps tool applied it through v1alpha1, then another writer changed a label through v1.
+    await KubernetesObjectApi.makeApiClient(kubeConfig).patch(
+      { apiVersion: 'geo.example.com/v1alpha1', kind: 'GeoDatabase', metadata: { name, namespace }, spec: { postgresVersion: '16.4', postgisVersion: '3.4.2', storageGB: 20 } } as any,
+      undefined,
+      undefined,
+      'gitops-tool',
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+    const current = (await customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name })) as any;
+    current.metadata.labels = { team: 'maps' };
+    await customObjects.replaceNamespacedCustomObject({ ...geoDatabases, namespace, name, body: current, fieldManager: 'other-writer' });
+    const read = async () => (await customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name })) as any;
+    const managers = (object: any) => (object.metadata.managedFields as Array<{ manager: string; apiVersion: string }>).map((entry) => `${entry.manager} ${entry.apiVersion}`).sort();
+    const before = await read();
+    expect(managers(before)).toEqual(['gitops-tool geo.example.com/v1alpha1', 'other-writer geo.example.com/v1']);
+    await applyCrdVersions(kubeConfig, cp.etcdUrl, scene().gate.crd, { storage: 'v1', removed: ['v1alpha1'] }, scene().namespace);
+
+    const viaStatus = await runMigrate([...kubeconfig, '--via', 'status', '--output', 'json']);
+    expect(viaStatus.code, viaStatus.stdout + viaStatus.stderr).toBe(1);
+    expect(viaStatus.report().failures).toEqual([
+      { namespace, name, code: 0, message: expect.stringContaining('its managedFields name geo.example.com/v1alpha1, no longer served; through the status subresource') },
+    ]);
+    const untouched = await read();
+    expect(untouched.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(managers(untouched)).toEqual(managers(before));
+
+    const plain = await runMigrate(kubeconfig);
+    expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/^mended: /);
+    expect(managers(await read())).toEqual(['other-writer geo.example.com/v1']);
+  }, 120_000);
 
   it('refuses --via status with exit 2 when the CRD has no status subresource', async () => {
     const { kubeConfig } = scene();
