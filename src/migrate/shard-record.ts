@@ -112,6 +112,8 @@ export type Recorded = { ok: true; data: Record<string, string> } | { ok: false;
 
 /** Shards write their keys at the same time: each write is guarded by the ConfigMap's resourceVersion. */
 const MAX_RECORD_CONFLICTS = 20;
+/** The shards' keys are crdgate-migrate's in managedFields: a server-side apply of the ConfigMap shipped empty leaves them be. */
+const FIELD_MANAGER = 'crdgate-migrate';
 
 interface ConfigMapJson {
   metadata?: { resourceVersion?: string };
@@ -136,11 +138,12 @@ export async function recordShardResult(api: Pick<KubeApi, 'request'>, send: Sen
     if (read.ok) {
       const configMap = read.value.body as ConfigMapJson;
       what = `update the ConfigMap ${record}`;
-      written = await send('write-record', (signal) => api.request('PUT', path, { body: { ...configMap, data: { ...configMap.data, [key]: value } }, signal }), what);
+      const body = { ...configMap, data: { ...configMap.data, [key]: value } };
+      written = await send('write-record', (signal) => api.request('PUT', path, { query: { fieldManager: FIELD_MANAGER }, body, signal }), what);
     } else if (read.class === 'gone') {
       what = `create the ConfigMap ${record}`;
       const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ref.name, namespace: ref.namespace }, data: { [key]: value } };
-      written = await send('write-record', (signal) => api.request('POST', collection, { body, signal }), what);
+      written = await send('write-record', (signal) => api.request('POST', collection, { query: { fieldManager: FIELD_MANAGER }, body, signal }), what);
     } else {
       return { ok: false, failure: read, what: `read the ConfigMap ${record}` };
     }

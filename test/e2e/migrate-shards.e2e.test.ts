@@ -55,6 +55,9 @@ describe.skipIf(!controlPlane)('crdgate migrate --shard I/N --record NS/NAME thr
     expect(await storedVersions(kubeConfig)).toEqual(expect.arrayContaining(['v1beta1', 'v1']));
     const generation = await crdGeneration();
     const record = 'shards-of-4';
+    // As the rendered install ships it: empty, applied server-side (the shards update it; the other test has them create it).
+    const emptyRecord = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: record, namespace: scene().namespace } };
+    await serverSideApply(kubeConfig, [emptyRecord]);
     const shardArgs = (index: number) => [...kubeconfig, '--shard', `${index}/4`, '--record', `${scene().namespace}/${record}`];
 
     // Shard 1 is held to 20 writes a second, so that it is surely mid-run when it is killed.
@@ -83,6 +86,9 @@ describe.skipIf(!controlPlane)('crdgate migrate --shard I/N --record NS/NAME thr
       written += report.objects.seen;
     }
     expect(await storedVersions(kubeConfig)).toEqual(expect.arrayContaining(['v1beta1', 'v1']));
+    expect(Object.keys(await readRecord(record)).sort()).toEqual(['shard-0-of-4', 'shard-2-of-4', 'shard-3-of-4']);
+    // Applying the install again meanwhile keeps what the shards recorded.
+    await serverSideApply(kubeConfig, [emptyRecord]);
     expect(Object.keys(await readRecord(record)).sort()).toEqual(['shard-0-of-4', 'shard-2-of-4', 'shard-3-of-4']);
 
     // Each finished shard wrote exactly its own objects; the killed one some of its own, not all.
