@@ -163,12 +163,12 @@ describe('renderStorageMigration', () => {
   describe('--migration-via status', () => {
     const viaStatus = renderStorageMigration([geoDatabaseContract()], { name: 'crdgate', namespace: 'ops' }, 'crdgate:9.9.9', { shards: 1, via: 'status' });
 
-    it('runs the Job with --via status, and lets it update the status subresource of the resource alone', () => {
+    it('runs the Job with --via status, and lets it update the status subresource instead of the objects', () => {
       const [job] = find(viaStatus, 'Job');
       expect(job.spec.template.spec.containers[0].args).toEqual(['migrate', '--resource', 'geodatabases.geo.example.com', '--via', 'status']);
       const [role] = find(viaStatus, 'ClusterRole');
       expect(role.rules.filter((rule: any) => rule.resources.some((resource: string) => resource.startsWith('geodatabases')))).toEqual([
-        { apiGroups: ['geo.example.com'], resources: ['geodatabases'], verbs: ['list', 'update'] },
+        { apiGroups: ['geo.example.com'], resources: ['geodatabases'], verbs: ['list'] },
         { apiGroups: ['geo.example.com'], resources: ['geodatabases/status'], verbs: ['update'] },
       ]);
     });

@@ -78,16 +78,16 @@ function migrationAccess(contracts: readonly Contract[], install: Install, rende
     cluster: [
       // Exactly what `crdgate migrate` calls (the e2e suite runs it with this role and checks each verb is needed):
       // list the objects (also to re-read one by name), write them back; read the CRD, write its status.
-      ...contracts.map((contract) => ({
-        apiGroups: [contract.identity.group],
-        resources: [contract.identity.plural],
-        verbs: ['list', 'update'],
-      })),
-      // `--via status` writes through the status subresource: only then may the Job write statuses, which the
-      // controllers of the kind own.
-      ...(rendering.via === 'status'
-        ? contracts.map((contract) => ({ apiGroups: [contract.identity.group], resources: [`${contract.identity.plural}/status`], verbs: ['update'] }))
-        : []),
+      // `--via status` writes every object through its status subresource and none as itself: the Job then may
+      // update statuses, which the kind's controllers own, and not the objects.
+      ...contracts.flatMap((contract) =>
+        rendering.via === 'status'
+          ? [
+              { apiGroups: [contract.identity.group], resources: [contract.identity.plural], verbs: ['list'] },
+              { apiGroups: [contract.identity.group], resources: [`${contract.identity.plural}/status`], verbs: ['update'] },
+            ]
+          : [{ apiGroups: [contract.identity.group], resources: [contract.identity.plural], verbs: ['list', 'update'] }],
+      ),
       // Only the contracts' own CRDs: the job has no business with anyone else's.
       { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: crdNames, verbs: ['get'] },
       { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], resourceNames: crdNames, verbs: ['update'] },
