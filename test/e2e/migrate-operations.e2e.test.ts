@@ -9,6 +9,7 @@ import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { renderStorageMigration } from '../../src/render/storage-migration.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { useCrdgateInFront } from './support/crdgate-in-front.ts';
+import { kubectl } from './support/kubectl.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { geoDatabases } from './support/geodatabases.ts';
 import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
@@ -176,5 +177,7 @@ describe.skipIf(!controlPlane)('crdgate migrate as a Job runs it: stopped, with 
     const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     await rbac.deleteClusterRoleBinding({ name: rendered.find((m) => m.kind === 'ClusterRoleBinding')!.metadata.name });
     await rbac.deleteClusterRole({ name: role.metadata.name });
+    // The migration's FlowSchema and priority level are cluster-scoped too.
+    await kubectl(cp, ['delete', 'flowschema,prioritylevelconfiguration', role.metadata.name, '--ignore-not-found']);
   }, 300_000);
 });

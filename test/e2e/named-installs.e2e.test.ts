@@ -93,7 +93,7 @@ describe.skipIf(!controlPlane)('two installs named with `manifests --name`, side
     // Webhooks first, so that nothing is left to call a stopped crdgate; no controller-manager removes the namespace.
     for (const { name, crd, gate } of installs) {
       await kubectl(cp, ['delete', 'validatingwebhookconfiguration,mutatingwebhookconfiguration', name, '--ignore-not-found']);
-      await kubectl(cp, ['delete', 'clusterrole,clusterrolebinding', `${name}-migrate`, '--ignore-not-found']);
+      await kubectl(cp, ['delete', 'clusterrole,clusterrolebinding,flowschema,prioritylevelconfiguration', `${name}-migrate`, '--ignore-not-found']);
       await kubectl(cp, ['delete', 'crd', crd, '--ignore-not-found']);
       await removeCrdgateProcess(gate);
     }
