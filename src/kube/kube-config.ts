@@ -1,6 +1,11 @@
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import { UsageError } from '../commands/command.ts';
+
+const serviceAccountTokenPath = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /**
  * The kubeconfig a command talks to the API server with: `file`, else $KUBECONFIG, ~/.kube/config or the
@@ -10,8 +15,13 @@ export async function loadKubeConfig(file: string | undefined, context: string |
   // client-node is loaded only here: it costs every other command (serve's start-up among them) ~0.4 s.
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kubeConfig = new KubeConfig();
+  const files = file ? [resolve(cwd, file)] : defaultKubeconfigFiles();
+  // client-node would fall back to http://localhost:8080 and retry it forever; kubectl says there is no config.
+  if (files.length === 0 && !existsSync(serviceAccountTokenPath)) {
+    throw new UsageError('no kubeconfig: pass --kubeconfig FILE, set $KUBECONFIG, write ~/.kube/config, or run in a pod with a service account token');
+  }
   try {
-    if (file) kubeConfig.loadFromFile(resolve(cwd, file));
+    if (file) kubeConfig.loadFromFile(files[0]!);
     else kubeConfig.loadFromDefault();
   } catch (error) {
     throw new UsageError(`cannot load the kubeconfig${file ? ` ${file}` : ''}: ${(error as Error).message.split('\n')[0]}`);
@@ -22,5 +32,37 @@ export async function loadKubeConfig(file: string | undefined, context: string |
     }
     kubeConfig.setCurrentContext(context);
   }
+  if (!kubeConfig.getCurrentCluster()) throw new UsageError('the kubeconfig has no current cluster (set a current context or pass --context)');
+  followTokenFile(kubeConfig, files);
   return kubeConfig;
+}
+
+function defaultKubeconfigFiles(): string[] {
+  const fromEnv = (process.env.KUBECONFIG ?? '').split(delimiter).filter((path) => path !== '');
+  if (fromEnv.length > 0) return fromEnv;
+  const home = join(homedir(), '.kube', 'config');
+  return existsSync(home) ? [home] : [];
+}
+
+/**
+ * client-node reads a user's token from `token-file`, not from kubectl's `tokenFile`, and would send no credentials
+ * at all (the API server's anonymous user) for a kubeconfig that kubectl reads fine. The file is re-read as
+ * client-node re-reads the in-cluster token, so a projected token that rotates keeps working.
+ */
+function followTokenFile(kubeConfig: KubeConfig, files: readonly string[]): void {
+  const user = kubeConfig.getCurrentUser();
+  if (!user || user.token || user.authProvider || user.exec || user.certFile || user.certData) return;
+  for (const path of files) {
+    let raw: { users?: { name?: string; user?: { tokenFile?: string } }[] } | undefined;
+    try {
+      raw = parse(readFileSync(path, 'utf8')) as typeof raw;
+    } catch {
+      continue;
+    }
+    const tokenFile = raw?.users?.find((entry) => entry.name === user.name)?.user?.tokenFile;
+    if (!tokenFile) continue;
+    const index = kubeConfig.users.indexOf(user);
+    kubeConfig.users[index] = { ...user, authProvider: { name: 'tokenFile', config: { tokenFile: resolve(dirname(path), tokenFile) } } };
+    return;
+  }
 }
