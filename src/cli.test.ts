@@ -173,7 +173,7 @@ describe('crdgate serve: operating errors', () => {
 
 describe('crdgate serve --manage-certs: usage errors, before anything is bound or written', () => {
   it.each([
-    [['--name', 'team-a'], '--name only apply with --manage-certs'],
+    [['--name', 'team-a', '--cert-dir', 'never-written'], '--name only apply with --manage-certs'],
     [['--ca-overlap', '1m', '--cert-ip', '127.0.0.1'], '--cert-ip, --ca-overlap only apply with --manage-certs'],
     [['--manage-certs'], '--manage-certs needs --namespace'],
     [['--manage-certs', '--namespace', 'Team_A'], '--namespace must be'],
@@ -181,15 +181,19 @@ describe('crdgate serve --manage-certs: usage errors, before anything is bound o
     [['--manage-certs', '--namespace', 'a', '--ca-overlap', '5'], '--ca-overlap must be a positive duration with a unit'],
     [['--manage-certs', '--namespace', 'a', '--serving-validity', '400d', '--ca-validity', '365d'], '--serving-validity must be shorter than --ca-validity'],
     [['--manage-certs', '--namespace', 'a', '--kubeconfig', 'no-such-kubeconfig'], 'cannot load the kubeconfig no-such-kubeconfig'],
+    [['--manage-certs', '--namespace', 'a', '--cert-ip', '127.0.0.1,localhost'], '--cert-dns/--cert-ip: IP address "localhost" is not a valid IPv4 or IPv6 address'],
+    [['--manage-certs', '--namespace', 'a', '--cert-dns', 'under_score.example'], 'DNS name "under_score.example" is not a valid host name'],
+    [['--manage-certs', '--namespace', 'a', '--lease-duration', '1s'], '--lease-duration must be at least 2s'],
+    [['--manage-certs', '--namespace', 'a', '--cert-dir', 'certs'], '--cert-dir does not apply with --manage-certs'],
   ])('%j', async (flags, message) => {
     const previous = process.env.POD_NAMESPACE;
     delete process.env.POD_NAMESPACE;
     try {
-      const result = await run('serve', '--port', '0', '--cert-dir', 'manage-certs-unused', ...flags);
+      const result = await run('serve', '--port', '0', ...flags);
       expect(result.code).toBe(2);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toContain(message);
-      await expect(access(join(dir, 'manage-certs-unused'))).rejects.toThrow();
+      await expect(access(join(dir, 'certs'))).rejects.toThrow();
     } finally {
       if (previous !== undefined) process.env.POD_NAMESPACE = previous;
     }

@@ -33,7 +33,7 @@ export const serveCommand: Command = {
   --drain-delay N    seconds between SIGTERM (readiness fails) and closing the listener (default ${serveDefaults.drainDelaySeconds})
 
 crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--kubeconfig FILE] [--context NAME]
-              [--cert-dns NAMES] [--cert-ip ADDRESSES] [--ca-validity 1095d] [--serving-validity 90d]
+              [--cert-dns NAME,...] [--cert-ip ADDRESS,...] [--ca-validity 1095d] [--serving-validity 90d]
               [--ca-overlap 5m] [--lease-duration 15s] [other serve flags]
 
   The replicas keep their CA and serving pair in the Secret NAME-serving-cert of NS (default $POD_NAMESPACE) and
@@ -42,7 +42,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
   --ca-overlap, the old CA leaves after another), and keeps the caBundle of the webhook configurations NAME and of
   each contract's CRD equal to the Secret's ca.crt. --cert-dir is not read. Ready only when the served
   certificate's CA is in every caBundle. The certificate names NAME.NS.svc and NAME.NS.svc.cluster.local, plus
-  --cert-dns and --cert-ip. \`kubectl annotate secret NAME-serving-cert ${secretAnnotations.rotate}=ca\` (or =serving)
+  --cert-dns and --cert-ip (comma-separated; the leader's count). \`kubectl annotate secret NAME-serving-cert ${secretAnnotations.rotate}=ca\` (or =serving)
   rotates now. Without --kubeconfig: $KUBECONFIG, ~/.kube/config, or the in-cluster service account.`,
   options: {
     port: { type: 'string' },
@@ -101,16 +101,17 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
       port,
       host,
       certDir,
-      ...(selfManaged ? { certificate: await placeholderCertificate(), isReady: () => manager?.isReady() ?? false } : {}),
+      ...(selfManaged ? { certificate: selfManaged.placeholder, isReady: () => manager?.isReady() ?? false } : {}),
       ...(clientCa ? { clientCaFile: resolve(io.cwd, clientCa), clientCaEndpoints } : {}),
       registry,
       logger,
       limits,
       drainDelayMs,
-    }).catch((error: unknown) => asUsageError(error, `cannot serve on ${host}:${port} with the certificates in ${certDir}`));
+    }).catch((error: unknown) => asUsageError(error, selfManaged ? `cannot serve on ${host}:${port}` : `cannot serve on ${host}:${port} with the certificates in ${certDir}`));
     if (selfManaged) {
       const { startCertificateManager } = await import('../certs/self-managed/certificate-manager.ts');
-      manager = startCertificateManager({ ...selfManaged, serve: server.replaceCertificate, metrics: server.metrics.selfManaged, logger });
+      const { placeholder: _placeholder, ...managerOptions } = selfManaged;
+      manager = startCertificateManager({ ...managerOptions, serve: server.replaceCertificate, metrics: server.metrics.selfManaged, logger });
     }
     const kinds = crdNames(registry);
     logger.info(
@@ -144,12 +145,13 @@ function rejectSelfManagedFlags(values: ParsedValues): void {
   if (given.length > 0) throw new UsageError(`${given.map((flag) => `--${flag}`).join(', ')} only apply with --manage-certs`);
 }
 
-type SelfManagedOptions = Omit<CertificateManagerOptions, 'serve' | 'metrics' | 'logger'>;
+type SelfManagedOptions = Omit<CertificateManagerOptions, 'serve' | 'metrics' | 'logger'> & { placeholder: ServingCertificate };
 
 async function selfManagedOptions(values: ParsedValues, io: CommandIo, registry: ContractRegistry): Promise<SelfManagedOptions> {
   const name = stringOption(values, 'name') ?? defaultInstallName;
   const nameProblem = installNameProblem(name, registry.contracts.map((c) => c.contract));
   if (nameProblem) throw new UsageError(`--name ${nameProblem}`);
+  if (values['cert-dir'] !== undefined) throw new UsageError('--cert-dir does not apply with --manage-certs: the certificate comes from the Secret');
   const namespace = stringOption(values, 'namespace') ?? process.env.POD_NAMESPACE;
   if (!namespace) throw new UsageError('--manage-certs needs --namespace (or $POD_NAMESPACE, which the rendered Deployment sets)');
   if (!isDns1123Label(namespace)) throw new UsageError(`--namespace must be ${dnsNameRules.dns1123Label}, got "${namespace}"`);
@@ -162,6 +164,10 @@ async function selfManagedOptions(values: ParsedValues, io: CommandIo, registry:
     commonName: name,
   };
   if (policy.servingValidityMs >= policy.caValidityMs) throw new UsageError('--serving-validity must be shorter than --ca-validity');
+  const leaseDurationMs = durationOption(values, 'lease-duration', manageCertsDefaults.leaseDurationMs);
+  // Replicas renew every 2/15 of it: below a few seconds they would spend their time writing the Lease.
+  if (leaseDurationMs < 2000) throw new UsageError('--lease-duration must be at least 2s');
+  const placeholder = await placeholderCertificate(policy);
   const { loadKubeConfig } = await import('../kube/kube-config.ts');
   const { createKubeApi } = await import('../kube/kube-api.ts');
   const kubeConfig = await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), io.cwd);
@@ -175,7 +181,8 @@ async function selfManagedOptions(values: ParsedValues, io: CommandIo, registry:
     crdNames: crdNames(registry),
     identity: process.env.POD_NAME || `${hostname()}-${process.pid}`,
     policy,
-    leaseDurationMs: durationOption(values, 'lease-duration', manageCertsDefaults.leaseDurationMs),
+    leaseDurationMs,
+    placeholder,
   };
 }
 
@@ -188,13 +195,18 @@ function commaList(values: ParsedValues, name: string): string[] {
 
 /**
  * What the server presents until the shared Secret has a pair: a self-signed certificate nobody trusts, so that the
- * port and the liveness probe answer while readiness says no.
+ * port and the liveness probe answer while readiness says no. It carries the names asked for, so that a name no
+ * certificate can carry (`--cert-ip localhost`) is a usage error now, not a renewal that fails every few seconds.
  */
-async function placeholderCertificate(): Promise<ServingCertificate> {
+async function placeholderCertificate(policy: RotationPolicy): Promise<ServingCertificate> {
   const { createCertificateAuthority, issueCertificate } = await import('../certs/pki.ts');
   const ca = createCertificateAuthority({ commonName: 'crdgate placeholder', days: 1 });
-  const pair = issueCertificate(ca, { commonName: 'crdgate placeholder', days: 1, usage: 'server' });
-  return { cert: Buffer.from(pair.certPem), key: Buffer.from(pair.keyPem) };
+  try {
+    const pair = issueCertificate(ca, { commonName: 'crdgate placeholder', dnsNames: policy.dnsNames, ipAddresses: policy.ipAddresses, days: 1, usage: 'server' });
+    return { cert: Buffer.from(pair.certPem), key: Buffer.from(pair.keyPem) };
+  } catch (error) {
+    throw new UsageError(`--cert-dns/--cert-ip: ${(error as Error).message}`);
+  }
 }
 
 function endpointList(values: ParsedValues, name: string): WebhookEndpoint[] {

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.ts';
-import { KubeApiError, type KubeWatchApi } from './kube-api.ts';
+import { KubeApiError, logFieldsOf, type KubeWatchApi } from './kube-api.ts';
 
 export interface FollowOptions {
   /** The collection, e.g. /api/v1/namespaces/NS/secrets. */
@@ -50,13 +50,13 @@ export async function followObject(api: KubeWatchApi, options: FollowOptions): P
         },
         signal,
       );
-      if (expired) logger.debug({ collectionPath, name }, 'watch expired: listing again');
+      if (expired) logger.debug({ collectionPath, object: name }, 'watch expired: listing again');
     } catch (error) {
       if (signal.aborted) return;
       failures += 1;
       const delayMs = Math.min(1000 * 2 ** Math.min(failures - 1, 4), 15_000);
       const level = error instanceof KubeApiError && (error.code === 401 || error.code === 403) ? 'error' : 'warn';
-      logger[level]({ collectionPath, name, err: error, retryInMs: delayMs }, 'cannot follow the object: trying again');
+      logger[level]({ collectionPath, object: name, ...logFieldsOf(error), retryInMs: delayMs }, 'cannot follow the object: trying again');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delayMs);
         signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });

@@ -204,6 +204,16 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
   return { server, request: send, watch };
 }
 
+/**
+ * How a failed call goes into a log line: the API server's answer or the transport's failure in one message (a
+ * stack trace says nothing about a 403 met every few seconds); anything else, as an error with its stack.
+ */
+export function logFieldsOf(error: unknown): Record<string, unknown> {
+  if (error instanceof KubeApiError) return { reason: error.message, code: error.code };
+  if (error instanceof KubeTransportError || error instanceof KubeConfigurationError) return { reason: error.message };
+  return { err: error };
+}
+
 /** The kubeconfig cannot be used (no cluster, credentials that cannot be loaded): a configuration error. */
 export class KubeConfigurationError extends Error {
   override name = 'KubeConfigurationError';

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.ts';
-import { KubeApiError, type KubeApi } from './kube-api.ts';
+import { KubeApiError, logFieldsOf, type KubeApi } from './kube-api.ts';
 
 // Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it: the holder renews the
 // Lease; the others take it once it has gone unrenewed for its duration. Expiry is judged by when this process saw
@@ -61,10 +61,10 @@ export function startLeaderElection(api: KubeApi, options: LeaderElectionOptions
   let leading = false;
   let observed = { key: '', seenAt: 0 };
 
-  function setLeading(next: boolean): void {
+  function setLeading(next: boolean, quietly = false): void {
     if (next === leading) return;
     leading = next;
-    logger.info({ lease: `${namespace}/${name}`, identity }, next ? 'became leader' : 'lost leadership');
+    if (!quietly) logger.info({ lease: `${namespace}/${name}`, identity }, next ? 'became leader' : 'lost leadership');
     options.onLeading(next);
   }
 
@@ -104,14 +104,15 @@ export function startLeaderElection(api: KubeApi, options: LeaderElectionOptions
 
   async function release(): Promise<void> {
     if (!leading) return;
-    setLeading(false);
+    // Stopping is not losing: the line to watch for stays the one that means something went wrong.
+    setLeading(false, true);
     try {
       const lease = (await api.request('GET', path)).body as Lease;
       if (lease.spec?.holderIdentity !== identity) return;
       await api.request('PUT', path, { body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } } });
       logger.info({ lease: `${namespace}/${name}` }, 'gave up the lease');
     } catch (error) {
-      logger.warn({ err: error }, 'cannot give up the lease: another replica takes it when it expires');
+      logger.warn({ lease: `${namespace}/${name}`, ...logFieldsOf(error) }, 'cannot give up the lease: another replica takes it when it expires');
     }
   }
 
@@ -122,7 +123,7 @@ export function startLeaderElection(api: KubeApi, options: LeaderElectionOptions
       } catch (error) {
         if (signal.aborted) break;
         // A 409 means another replica wrote first: nothing is wrong, it leads.
-        if (!(error instanceof KubeApiError && error.code === 409)) logger.warn({ err: error }, 'cannot read or renew the lease');
+        if (!(error instanceof KubeApiError && error.code === 409)) logger.warn({ lease: `${namespace}/${name}`, ...logFieldsOf(error) }, 'cannot read or renew the lease');
       }
       setLeading(Date.now() - renewedAt < renewDeadlineMs);
       await new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import { followObject } from '../../kube/follow-object.ts';
-import { KubeApiError, type KubeWatchApi } from '../../kube/kube-api.ts';
+import { KubeApiError, logFieldsOf, type KubeWatchApi } from '../../kube/kube-api.ts';
 import { startLeaderElection } from '../../kube/leader-election.ts';
 import type { Logger } from '../../log.ts';
 import type { SelfManagedCertificateMetrics } from '../../server/metrics.ts';
@@ -116,7 +116,7 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
     }
     running = reconcile()
       .catch((error: unknown) => {
-        if (!signal.aborted) logger.warn({ err: error }, 'certificate reconcile failed: trying again');
+        if (!signal.aborted) logger.warn(logFieldsOf(error), 'certificate reconcile failed: trying again');
         scheduleAt(Date.now() + 2000);
       })
       .finally(() => {
@@ -140,6 +140,9 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
     const reading = readMaterial(secret?.data, secret?.metadata.annotations);
     const forcedText = secret?.metadata.annotations?.[secretAnnotations.rotate];
     const forced = forcedText === 'ca' || forcedText === 'serving' ? forcedText : undefined;
+    if (forcedText !== undefined && !forced) {
+      logger.warn({ annotation: secretAnnotations.rotate, value: forcedText }, 'unknown rotation asked for: the annotation takes ca or serving, and is left as it is');
+    }
     if (reading.state === 'unusable' && !forced) {
       // Overwriting would drop a CA the API servers may still trust, and the replicas serve the pair they have until
       // it expires: a person decides (the runbook's `crdgate.dev/rotate`), not the leader.
@@ -158,17 +161,17 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
       caBundlesTrust: everyCaBundleTrusts,
     });
     if (plan.step) {
-      const next = applyRotation(plan.step, reading.state === 'usable' ? reading.material : undefined, options.policy, now);
       const startsForced = forced !== undefined && ['issue', 'ca_add', 'serving'].includes(plan.step.kind);
       try {
+        const next = applyRotation(plan.step, reading.state === 'usable' ? reading.material : undefined, options.policy, now);
         await writeSecret(next, startsForced);
         metrics.rotations.inc({ kind: plan.step.kind, result: 'success' });
-        logger.info({ kind: plan.step.kind, result: 'success', reason: plan.step.reason }, 'certificate rotation');
+        logger.info({ kind: plan.step.kind, result: 'success', why: plan.step.reason }, 'certificate rotation');
       } catch (error) {
         // Another write got there first (this replica's copy was old): its watch event brings the news and a new try.
         if (error instanceof KubeApiError && error.code === 409) return;
         metrics.rotations.inc({ kind: plan.step.kind, result: 'failure' });
-        logger.warn({ kind: plan.step.kind, result: 'failure', reason: plan.step.reason, err: error }, 'certificate rotation');
+        logger.warn({ kind: plan.step.kind, result: 'failure', why: plan.step.reason, ...logFieldsOf(error) }, 'certificate rotation');
         throw error;
       }
       again = true;
