@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StopRequested, untilStopped } from '../migrate/stop.ts';
@@ -140,14 +140,7 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
         });
       });
       call.setTimeout(timeoutMs, () => call.destroy(new KubeTransportError(`${what}: no answer within ${timeoutMs / 1000} s`)));
-      call.on('error', (error) => {
-        if (signal?.aborted) reject(new StopRequested(what));
-        else reject(error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`));
-      });
-      // Destroying the request ends it at once, however long its timeout: the answer no longer matters.
-      const onAbort = () => call.destroy(new StopRequested(what));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      call.on('close', () => signal?.removeEventListener('abort', onAbort));
+      failOnErrorOrAbort(call, signal, what, reject);
       call.end(payload);
     });
   }
@@ -190,18 +183,26 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
       });
       // A watch is quiet for as long as nothing changes: only a dead connection ends it, which TCP keepalive finds.
       call.on('socket', (socket) => socket.setKeepAlive(true, 30_000));
-      call.on('error', (error) => {
-        if (signal?.aborted) reject(new StopRequested(what));
-        else reject(error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`));
-      });
-      const onAbort = () => call.destroy(new StopRequested(what));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      call.on('close', () => signal?.removeEventListener('abort', onAbort));
+      failOnErrorOrAbort(call, signal, what, reject);
       call.end();
     });
   }
 
   return { server, request: send, watch };
+}
+
+/**
+ * A request that fails rejects with a KubeTransportError, or with StopRequested once `signal` aborts; aborting
+ * destroys the request at once, however long its timeout: the answer no longer matters.
+ */
+function failOnErrorOrAbort(call: ClientRequest, signal: AbortSignal | undefined, what: string, reject: (error: Error) => void): void {
+  call.on('error', (error) => {
+    if (signal?.aborted) reject(new StopRequested(what));
+    else reject(error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`));
+  });
+  const onAbort = () => call.destroy(new StopRequested(what));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  call.on('close', () => signal?.removeEventListener('abort', onAbort));
 }
 
 /**
