@@ -1,5 +1,5 @@
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StopRequested, untilStopped } from '../migrate/stop.ts';
 
@@ -119,7 +119,24 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
       if (error instanceof StopRequested) throw error;
       throw new KubeConfigurationError(`cannot authenticate to ${server}: ${(error as Error).message}`);
     }
+    requestOptions.agent = keepingAlive(requestOptions.agent);
     return { url, payload, requestOptions };
+  }
+
+  // client-node hands out an https.Agent without keep-alive: every request paid a TLS handshake on a new
+  // connection, and each closed connection's native memory lingered until a collection, so a migration's RSS grew
+  // with the objects it wrote. The same TLS options on one keep-alive agent reuse the connections; credentials
+  // stay per request (a rotating token), a proxy agent is left as it is.
+  const keptAlive = new WeakMap<object, HttpsAgent>();
+  function keepingAlive(agent: RequestOptions['agent']): RequestOptions['agent'] {
+    if (!(agent instanceof HttpsAgent) || agent.constructor !== HttpsAgent || (agent as HttpsAgent & { keepAlive?: boolean }).keepAlive) return agent;
+    let kept = keptAlive.get(agent);
+    if (!kept) {
+      // Idle connections close well before the API server's own idle timeout, so a reused one is never half-closed.
+      kept = new HttpsAgent({ ...agent.options, keepAlive: true, timeout: 30_000 });
+      keptAlive.set(agent, kept);
+    }
+    return kept;
   }
 
   async function send(method: KubeMethod, path: string, options: KubeRequestOptions = {}): Promise<KubeResponse> {
