@@ -204,6 +204,18 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 8, rewritten: 8 } });
   });
 
+  it('carries on through a 410 at every page of a long list (etcd compacts every few minutes), and stops only when 410s bring no progress', async () => {
+    const long = fakeApi(40);
+    for (let token = 4; token < 40; token += 4) long.failures.set(`LIST ${token}`, [long.error(410, 'compacted', { metadata: { continue: String(token) } })]);
+    expect(await runMigration(long.api, options())).toMatchObject({ outcome: 'migrated', objects: { seen: 40, rewritten: 40 } });
+
+    const stuck = fakeApi(8);
+    stuck.failures.set('LIST 4', Array.from({ length: 6 }, () => stuck.error(410, 'compacted', { metadata: { continue: '4' } })));
+    const report = await runMigration(stuck.api, options());
+    expect(report.outcome).toBe('aborted');
+    expect(report.problem).toContain('compacted');
+  });
+
   it('lists again from the start after a 410 without a token, without writing or counting objects twice', async () => {
     const fake = fakeApi(8);
     fake.failures.set('LIST 4', [fake.error(410, 'expired')]);

@@ -56,7 +56,10 @@ export class MigrationInterruptedError extends Error {
 }
 
 const FIELD_MANAGER = 'crdgate-migrate';
-/** A 410 without a token to carry on from means listing again from the start; rewriting is idempotent. */
+/**
+ * 410s in a row with no page listed between them. A long list meets one every few compactions of etcd (every 5
+ * minutes by default) and carries on; only 410s that bring no progress end the run.
+ */
 const MAX_LIST_RESTARTS = 5;
 /** Someone else keeps writing the object between our read and our managedFields write. */
 const MAX_MEND_CONFLICTS = 5;
@@ -154,6 +157,7 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
         halt ??= haltOn(listed, `list ${options.resource}`);
         break;
       }
+      relists = 0;
       const page = (listed.value.body ?? {}) as ListPage;
       const items = page.items ?? [];
       token = page.metadata?.continue || undefined;
