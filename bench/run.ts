@@ -18,10 +18,12 @@ import { renderReport } from './report/render-report.ts';
 import { runProfileSuite, type ProfilePlan } from './profile/profile-suite.ts';
 import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 
-// `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile] [-- --migration [--migration-objects N]]
+// `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile]
+//   [-- --migration [--migration-objects N] [--migration-memory-objects N]]
 //   [-- --check [--check-objects N]] [-- --dev] [-- --policy]`
 // --profile: instead of the goals, where crdgate's CPU goes (a cost ladder of servers, then CPU profiles).
-// --migration: instead of the goals, `crdgate migrate` against a plain loop of no-op PUTs through a real API server.
+// --migration: instead of the goals, `crdgate migrate` (1, 2 and 4 shards) against a plain loop of no-op PUTs through
+//   a real API server, and its peak RSS; --migration-memory-objects N also measures the peak RSS at N objects.
 // --check: instead of the goals, `crdgate check` on a generated manifest tree against only parsing it as YAML.
 // --dev: instead of the goals, `crdgate dev` from the command to ready against the control plane started alone.
 // --policy: instead of the goals, the policy floor's cost: a GeoDatabase UPDATE through kube-apiserver with the
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
       profile: { type: 'boolean' },
       migration: { type: 'boolean' },
       'migration-objects': { type: 'string' },
+      'migration-memory-objects': { type: 'string' },
       check: { type: 'boolean' },
       'check-objects': { type: 'string' },
       dev: { type: 'boolean' },
@@ -92,7 +95,12 @@ async function main(): Promise<void> {
   if (values.migration) {
     const objects = Number(values['migration-objects'] ?? (values.quick ? 1_000 : 10_000));
     if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--migration-objects must be a whole number >= 10, got ${values['migration-objects']}`);
-    const result = await runMigrationBenchmark({ objects, concurrency: 4 }, progress);
+    const memoryText = values['migration-memory-objects'];
+    const memoryObjects = memoryText === undefined ? undefined : Number(memoryText);
+    if (memoryObjects !== undefined && (!Number.isSafeInteger(memoryObjects) || memoryObjects <= objects)) {
+      throw new Error(`--migration-memory-objects must be a whole number above the ${objects} objects of the passes, got ${memoryText}`);
+    }
+    const result = await runMigrationBenchmark({ objects, concurrency: 4, shards: [1, 2, 4], ...(memoryObjects !== undefined ? { memoryObjects } : {}) }, progress);
     print(`\n${renderMigrationReport(result)}`);
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
@@ -149,7 +157,7 @@ if (import.meta.main) {
     const badFlag = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     process.stderr.write(
       badFlag
-        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N --check --check-objects N --dev --policy)\n`
+        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N --migration-memory-objects N --check --check-objects N --dev --policy)\n`
         : `bench failed: ${(error as Error).stack ?? String(error)}\n`,
     );
     process.exitCode = 1;
