@@ -278,7 +278,9 @@ async function migrateProcesses(
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       if (code !== 0) throw new Error(`crdgate migrate (shard ${index}/${shards}) exited ${code}: ${stdout}${stderr}`);
-      return { report: JSON.parse(stdout) as MigrationReport, peakRssBytes: Number(await readFile(peakFile, 'utf8')) };
+      const peakRssBytes = Number(await readFile(peakFile, 'utf8'));
+      if (!(peakRssBytes > 0)) throw new Error('crdgate migrate reported no peak RSS: the bench reads /proc/self/status (Linux only)');
+      return { report: JSON.parse(stdout) as MigrationReport, peakRssBytes };
     }),
   );
   // Every shard succeeded, so the last to record its success must have trimmed storedVersions.
