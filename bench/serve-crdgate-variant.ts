@@ -53,7 +53,7 @@ async function serveVariant(variant: Variant, certDir: string, compiledSrcDir: s
       metrics: variant === 'express-metrics' ? createServerMetrics() : metricsThatDoNothing(createServerMetrics()),
       logger: createLogger({ level: 'silent' }),
       limits: { admissionBytes: serveDefaults.admissionBodyBytes, conversionBytes: serveDefaults.conversionBodyBytes },
-      isReady: () => true,
+      notReadyBecause: () => undefined,
       clientCertificateEndpoints: new Set(),
     });
     const { expressBornMessages } = (await load('server/express-born-messages')) as typeof ExpressBornMessagesModule;

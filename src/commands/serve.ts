@@ -101,7 +101,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
       port,
       host,
       certDir,
-      ...(selfManaged ? { certificate: selfManaged.placeholder, isReady: () => manager?.isReady() ?? false } : {}),
+      ...(selfManaged ? { certificate: selfManaged.placeholder, notReadyBecause: () => (manager ? manager.notReadyBecause() : 'the certificate manager has not started') } : {}),
       ...(clientCa ? { clientCaFile: resolve(io.cwd, clientCa), clientCaEndpoints } : {}),
       registry,
       logger,

@@ -17,8 +17,8 @@ export interface AppOptions {
   metrics: ServerMetrics;
   logger: Logger;
   limits: { admissionBytes: number; conversionBytes: number; inFlightBytes?: number };
-  /** Readiness beyond the app's own: certificates loaded, not shutting down. */
-  isReady: () => boolean;
+  /** Readiness beyond the app's own (certificates trusted, not shutting down): why not, or undefined when ready. */
+  notReadyBecause: () => string | undefined;
   /** The webhook endpoints that require a verified client certificate (a client CA is configured); probes never do. */
   clientCertificateEndpoints: ReadonlySet<WebhookEndpoint>;
 }
@@ -62,8 +62,8 @@ export function createApp(options: AppOptions): Express {
     res.type('text/plain').send('ok');
   });
   app.get('/readyz', function readyz(_req, res) {
-    const ready = options.isReady();
-    res.status(ready ? 200 : 503).type('text/plain').send(ready ? 'ok' : 'not ready');
+    const reason = options.notReadyBecause();
+    res.status(reason === undefined ? 200 : 503).type('text/plain').send(reason === undefined ? 'ok' : `not ready: ${reason}`);
   });
   app.get('/metrics', async function metricsRoute(_req, res) {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

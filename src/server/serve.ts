@@ -15,8 +15,8 @@ export interface ServeOptions {
   certDir: string;
   /** The pair to serve, from elsewhere than files (`--manage-certs`): swapped later with replaceCertificate. */
   certificate?: ServingCertificate;
-  /** A further condition for readiness (a certificate the API servers trust). */
-  isReady?: () => boolean;
+  /** A further condition for readiness (a certificate the API servers trust): why it does not hold yet, if it does not. */
+  notReadyBecause?: () => string | undefined;
   clientCaFile?: string;
   /** Where a client certificate signed by clientCaFile is required; default validate and mutate (see the README). */
   clientCaEndpoints?: readonly WebhookEndpoint[];
@@ -68,7 +68,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     metrics,
     logger,
     limits: options.limits,
-    isReady: () => !shuttingDown && (options.isReady?.() ?? true),
+    notReadyBecause: () => (shuttingDown ? 'shutting down' : options.notReadyBecause?.()),
     clientCertificateEndpoints: new Set(clientCa ? (options.clientCaEndpoints ?? defaultClientCaEndpoints) : []),
   });
   const server = createServer(

@@ -487,10 +487,13 @@ describe.skipIf(!controlPlane)('crdgate serve --manage-certs: two replicas keep 
     // The leader frozen, the caBundle stays blank until the follower takes the Lease, a lease duration later: long
     // enough to watch the follower's readiness.
     const samples: number[] = [];
+    const reasons = new Set<string>();
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        samples.push(await follower.readyz());
+        const answer = await follower.readyzAnswer();
+        samples.push(answer.status);
+        if (answer.status === 503) reasons.add(answer.body);
         await pause(50);
       }
     })();
@@ -507,6 +510,14 @@ describe.skipIf(!controlPlane)('crdgate serve --manage-certs: two replicas keep 
     }
     expect(samples).toContain(503);
     expect(samples.slice(samples.indexOf(503)).at(-1)).toBe(200);
+    // The answer names the object to fix, so `kubectl describe pod` tells why without the logs.
+    expect([...reasons]).toContainEqual(expect.stringContaining(`validatingwebhookconfigurations/${names.webhookConfiguration}`));
+    // And its log says so as it changes: not ready naming the object, then ready.
+    const readinessLog = await eventually(`${follower.identity} to log that it is ready again`, async () => {
+      const lines = (await follower.logLines()).filter((line) => line['msg'] === 'certificates not ready' || String(line['msg']).startsWith('certificates ready'));
+      return String(lines.at(-1)?.['msg']).startsWith('certificates ready') ? lines : undefined;
+    });
+    expect(readinessLog.map((line) => String(line['reason'] ?? 'ready'))).toContainEqual(expect.stringContaining(`validatingwebhookconfigurations/${names.webhookConfiguration}`));
     // The frozen leader, woken up, finds the Lease taken: one leader again, and both replicas ready.
     await eventually(`${leader!.identity} to log "lost leadership"`, async () => ((await leader!.logLines()).some((line) => line['msg'] === 'lost leadership') ? true : undefined));
     await eventually('one leader, both replicas ready', async () => {

@@ -139,7 +139,9 @@ describe('shutdown', () => {
     server = await startTestServer({ drainDelayMs: 600 });
     const review = await loadFixture('create-geodatabase.json');
     const stopping = server.running.shutdown();
-    expect((await server.get('/readyz')).status).toBe(503);
+    const readyz = await server.get('/readyz');
+    expect(readyz.status).toBe(503);
+    expect(readyz.text).toBe('not ready: shutting down');
     // Still serving reviews while endpoints drain away.
     expect((await server.post('/validate', review)).json().response.allowed).toBe(true);
     await stopping;

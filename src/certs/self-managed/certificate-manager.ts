@@ -5,8 +5,9 @@ import type { Logger } from '../../log.ts';
 import type { SelfManagedCertificateMetrics } from '../../server/metrics.ts';
 import type { ServingCertificate } from '../../server/tls-files.ts';
 import { caBundlePatch, caBundleTargets, targetTrusts, type CaBundleTarget } from './ca-bundle-targets.ts';
+import { notReadyBecause as notReadyBecauseOf } from './readiness.ts';
 import { applyRotation, planRotation, type RotationPolicy } from './rotation.ts';
-import { issuerIn, materialData, notAfterMs, readMaterial, secretAnnotations, type CertificateMaterial } from './secret-material.ts';
+import { issuerIn, materialData, notAfterMs, readMaterial, secretAnnotations, type CertificateMaterial, type MaterialReading } from './secret-material.ts';
 
 // `serve --manage-certs`: every replica follows the shared Secret (and serves its pair) and the objects holding a
 // caBundle (for its readiness); the replica holding the Lease also writes: it fills and rotates the Secret and
@@ -30,8 +31,8 @@ export interface CertificateManagerOptions {
 }
 
 export interface CertificateManager {
-  /** The served certificate's CA is in every caBundle this install manages. */
-  isReady(): boolean;
+  /** Why the served certificate's CA is not yet in every caBundle this install manages; undefined once it is. */
+  notReadyBecause(): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -56,13 +57,14 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
   // Until each follower has listed once, nothing is known: neither ready nor safe to act on.
   const listed = new Set<unknown>();
   let secret: SecretObject | undefined;
+  let reading: MaterialReading | undefined;
   let material: CertificateMaterial | undefined;
   let servedCertPem: string | undefined;
 
   function onSecret(object: Record<string, unknown> | undefined): void {
     listed.add('secret');
     secret = object as SecretObject | undefined;
-    const reading = readMaterial(secret?.data, secret?.metadata.annotations);
+    reading = readMaterial(secret?.data, secret?.metadata.annotations);
     material = reading.state === 'usable' ? reading.material : undefined;
     if (reading.state === 'unusable') logger.warn({ secret: `${namespace}/${secretName}`, problem: reading.problem }, 'the certificate Secret cannot be used');
     if (material && material.serving.certPem !== servedCertPem) {
@@ -93,14 +95,26 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
     return targets.every((target) => targetTrusts(target, targetObjects.get(target), caCertPem));
   }
 
-  function isReady(): boolean {
-    if (listed.size < targets.length + 1) return false;
-    const ca = servingCa();
-    return ca !== undefined && everyCaBundleTrusts(ca);
+  function notReadyBecause(): string | undefined {
+    return notReadyBecauseOf({
+      secret: `${namespace}/${secretName}`,
+      secretReading: listed.has('secret') ? (secret ? reading : null) : undefined,
+      servedCertPem,
+      servingCaPem: servingCa(),
+      targets,
+      targetObjects,
+    });
   }
 
+  let lastReason: string | undefined = 'starting';
   function updateReadiness(): void {
-    metrics.ready.set(isReady() ? 1 : 0);
+    const reason = notReadyBecause();
+    metrics.ready.set(reason === undefined ? 1 : 0);
+    // The first lists come in one by one: their partial states are not news.
+    if (reason === lastReason || listed.size < targets.length + 1) return;
+    lastReason = reason;
+    if (reason === undefined) logger.info('certificates ready: every caBundle trusts the served certificate');
+    else logger.info({ reason }, 'certificates not ready');
   }
 
   // --- the leader's work: one reconcile at a time, again if something changed meanwhile ---
@@ -137,24 +151,24 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
 
   async function reconcile(): Promise<void> {
     if (listed.size < targets.length + 1) return;
-    const reading = readMaterial(secret?.data, secret?.metadata.annotations);
+    const stored = readMaterial(secret?.data, secret?.metadata.annotations);
     const forcedText = secret?.metadata.annotations?.[secretAnnotations.rotate];
     const forced = forcedText === 'ca' || forcedText === 'serving' ? forcedText : undefined;
     if (forcedText !== undefined && !forced) {
       logger.warn({ annotation: secretAnnotations.rotate, value: forcedText }, 'unknown rotation asked for: the annotation takes ca or serving, and is left as it is');
     }
-    if (reading.state === 'unusable' && !forced) {
+    if (stored.state === 'unusable' && !forced) {
       // Overwriting would drop a CA the API servers may still trust, and the replicas serve the pair they have until
       // it expires: a person decides (the runbook's `crdgate.dev/rotate`), not the leader.
       logger.error(
-        { secret: `${namespace}/${secretName}`, problem: reading.problem, fix: `kubectl -n ${namespace} annotate secret ${secretName} ${secretAnnotations.rotate}=ca` },
+        { secret: `${namespace}/${secretName}`, problem: stored.problem, fix: `kubectl -n ${namespace} annotate secret ${secretName} ${secretAnnotations.rotate}=ca` },
         'the certificate Secret cannot be used and is left as it is: annotate it to start over with a new CA',
       );
       return;
     }
     const now = Date.now();
     const plan = planRotation({
-      material: reading.state === 'usable' ? reading.material : undefined,
+      material: stored.state === 'usable' ? stored.material : undefined,
       ...(forced ? { forced } : {}),
       now,
       policy: options.policy,
@@ -163,7 +177,7 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
     if (plan.step) {
       const startsForced = forced !== undefined && ['issue', 'ca_add', 'serving'].includes(plan.step.kind);
       try {
-        const next = applyRotation(plan.step, reading.state === 'usable' ? reading.material : undefined, options.policy, now);
+        const next = applyRotation(plan.step, stored.state === 'usable' ? stored.material : undefined, options.policy, now);
         await writeSecret(next, startsForced);
         metrics.rotations.inc({ kind: plan.step.kind, result: 'success' });
         logger.info({ kind: plan.step.kind, result: 'success', why: plan.step.reason }, 'certificate rotation');
@@ -177,7 +191,7 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
       again = true;
       return;
     }
-    if (reading.state === 'usable') await injectCaBundles(reading.material);
+    if (stored.state === 'usable') await injectCaBundles(stored.material);
     scheduleAt(plan.recheckAt);
   }
 
@@ -250,7 +264,7 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
   ];
 
   return {
-    isReady,
+    notReadyBecause,
     async stop() {
       stop.abort();
       clearTimeout(timer);

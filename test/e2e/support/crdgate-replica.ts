@@ -20,6 +20,8 @@ export interface CrdgateReplica {
   port: number;
   /** The GET /readyz status code (0 when it does not answer). */
   readyz(): Promise<number>;
+  /** The GET /readyz answer, whose text says why a replica is not ready (status 0 when it does not answer). */
+  readyzAnswer(): Promise<{ status: number; body: string }>;
   /** One scrape of its /metrics. */
   metrics(): Promise<string>;
   /** The certificate it presents to a new connection now. */
@@ -95,6 +97,7 @@ export async function startCrdgateReplica(identity: string, serveArgs: readonly 
     identity,
     port,
     readyz: () => get('/readyz').then((response) => response.status, () => 0),
+    readyzAnswer: () => get('/readyz').catch((error: unknown) => ({ status: 0, body: String(error) })),
     async metrics() {
       const response = await get('/metrics');
       if (response.status !== 200) throw new Error(`${identity}: GET /metrics answered ${response.status}: ${response.body.slice(0, 300)}`);
