@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { MigrationReport } from '../src/migrate/migration-report.ts';
 import type { Manifest } from '../src/render/manifest.ts';
+import { migrationNodeOptions } from '../src/render/storage-migration.ts';
 import { startControlPlane, type ControlPlane } from '../src/control-plane/control-plane.ts';
 import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from '../test/e2e/support/crdgate-restartable-process.ts';
@@ -269,7 +270,8 @@ async function migrateProcesses(
       const args = ['--kubeconfig', kubeconfigPath, '--concurrency', String(concurrency), '--qps', '100000', '--output', 'json'];
       if (shards > 1) args.push('--shard', `${index}/${shards}`, '--record', `${record.namespace}/${record.name}`);
       const child = spawn(process.execPath, ['--import', peakRssModule, build.cliPath, 'migrate', '--resource', resource, ...args], {
-        env: { ...process.env, CRDGATE_BENCH_PEAK_RSS_FILE: peakFile },
+        // The heap settings of the rendered Job's pod, not V8's defaults for this machine.
+        env: { ...process.env, NODE_OPTIONS: [process.env['NODE_OPTIONS'], migrationNodeOptions].filter(Boolean).join(' '), CRDGATE_BENCH_PEAK_RSS_FILE: peakFile },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';

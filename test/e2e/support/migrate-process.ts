@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { MigrationReport } from '../../../src/migrate/migration-report.ts';
+import { migrationNodeOptions } from '../../../src/render/storage-migration.ts';
 import { resource } from './storage-migration.ts';
 
 const cliPath = new URL('../../../src/cli.ts', import.meta.url).pathname;
@@ -16,9 +17,13 @@ export interface MigrateProcess {
   report: () => MigrationReport;
 }
 
-/** `crdgate migrate --resource geodatabases.geo.example.com ARGS` as a process of its own, as a Job's pod runs it. */
+/**
+ * `crdgate migrate --resource geodatabases.geo.example.com ARGS` as a process of its own, as a Job's pod runs it:
+ * with the heap the rendered Job gives it.
+ */
 export function spawnMigrate(args: string[]): MigrateProcess {
-  const child = spawn(process.execPath, [cliPath, 'migrate', '--resource', resource, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, NODE_OPTIONS: [process.env['NODE_OPTIONS'], migrationNodeOptions].filter(Boolean).join(' ') };
+  const child = spawn(process.execPath, [cliPath, 'migrate', '--resource', resource, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
