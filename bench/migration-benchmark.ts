@@ -1,18 +1,16 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import type { MigrationReport } from '../src/migrate/migration-report.ts';
 import type { Manifest } from '../src/render/manifest.ts';
-import { migrationNodeOptions } from '../src/render/storage-migration.ts';
 import { startControlPlane, type ControlPlane } from '../src/control-plane/control-plane.ts';
 import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from '../test/e2e/support/crdgate-restartable-process.ts';
 import { applyCrd, applyWebhookConfigurations, crdgateRegistration } from '../test/e2e/support/crdgate-webhooks.ts';
-import { applyCrdVersions, createGeoDatabases, resource, storedApiVersion, storedGeoDatabases } from '../test/e2e/support/storage-migration.ts';
+import { spawnMigrate } from '../test/e2e/support/migrate-process.ts';
+import { applyCrdVersions, createGeoDatabases, storedApiVersion, storedGeoDatabases } from '../test/e2e/support/storage-migration.ts';
 import { buildCompiledCopy, type CompiledBuild } from './compiled-build.ts';
 import { textTable } from './report/text-table.ts';
 
@@ -269,20 +267,13 @@ async function migrateProcesses(
       const peakFile = join(scratch, `peak-rss-${record.name}-${index}`);
       const args = ['--kubeconfig', kubeconfigPath, '--concurrency', String(concurrency), '--qps', '100000', '--output', 'json'];
       if (shards > 1) args.push('--shard', `${index}/${shards}`, '--record', `${record.namespace}/${record.name}`);
-      const child = spawn(process.execPath, ['--import', peakRssModule, build.cliPath, 'migrate', '--resource', resource, ...args], {
-        // The heap settings of the rendered Job's pod, not V8's defaults for this machine.
-        env: { ...process.env, NODE_OPTIONS: [process.env['NODE_OPTIONS'], migrationNodeOptions].filter(Boolean).join(' '), CRDGATE_BENCH_PEAK_RSS_FILE: peakFile },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-      if (code !== 0) throw new Error(`crdgate migrate (shard ${index}/${shards}) exited ${code}: ${stdout}${stderr}`);
+      // With the heap settings of the rendered Job's pod, not V8's defaults for this machine.
+      const run = spawnMigrate(args, { cliPath: build.cliPath, nodeArgs: ['--import', peakRssModule], env: { CRDGATE_BENCH_PEAK_RSS_FILE: peakFile } });
+      const { code } = await run.exited;
+      if (code !== 0) throw new Error(`crdgate migrate (shard ${index}/${shards}) exited ${code}: ${run.stdout()}${run.stderr()}`);
       const peakRssBytes = Number(await readFile(peakFile, 'utf8'));
       if (!(peakRssBytes > 0)) throw new Error('crdgate migrate reported no peak RSS: the bench reads /proc/self/status (Linux only)');
-      return { report: JSON.parse(stdout) as MigrationReport, peakRssBytes };
+      return { report: run.report(), peakRssBytes };
     }),
   );
   // Every shard succeeded, so the last to record its success must have trimmed storedVersions.

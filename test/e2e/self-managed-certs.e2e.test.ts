@@ -510,7 +510,7 @@ describe.skipIf(!controlPlane)('crdgate serve --manage-certs: two replicas keep 
     }
     expect(samples).toContain(503);
     expect(samples.slice(samples.indexOf(503)).at(-1)).toBe(200);
-    // The answer names the object to fix, so `kubectl describe pod` tells why without the logs.
+    // The answer names the object to fix.
     expect([...reasons]).toContainEqual(expect.stringContaining(`validatingwebhookconfigurations/${names.webhookConfiguration}`));
     // And its log says so as it changes: not ready naming the object, then ready.
     const readinessLog = await eventually(`${follower.identity} to log that it is ready again`, async () => {

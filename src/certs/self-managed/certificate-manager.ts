@@ -150,8 +150,9 @@ export function startCertificateManager(options: CertificateManagerOptions): Cer
   }
 
   async function reconcile(): Promise<void> {
-    if (listed.size < targets.length + 1) return;
-    const stored = readMaterial(secret?.data, secret?.metadata.annotations);
+    // Read once per change of the Secret, by onSecret.
+    const stored = reading;
+    if (listed.size < targets.length + 1 || !stored) return;
     const forcedText = secret?.metadata.annotations?.[secretAnnotations.rotate];
     const forced = forcedText === 'ca' || forcedText === 'serving' ? forcedText : undefined;
     if (forcedText !== undefined && !forced) {

@@ -17,13 +17,25 @@ export interface MigrateProcess {
   report: () => MigrationReport;
 }
 
+export interface SpawnMigrateOptions {
+  /** The CLI to run: the source by default, or a compiled copy (the bench). */
+  cliPath?: string;
+  /** Node's own arguments before the CLI, such as `--import` of a module that measures the process. */
+  nodeArgs?: readonly string[];
+  /** Variables added to this process's environment. */
+  env?: Record<string, string>;
+}
+
 /**
  * `crdgate migrate --resource geodatabases.geo.example.com ARGS` as a process of its own, as a Job's pod runs it:
  * with the heap the rendered Job gives it.
  */
-export function spawnMigrate(args: string[]): MigrateProcess {
-  const env = { ...process.env, NODE_OPTIONS: [process.env['NODE_OPTIONS'], migrationNodeOptions].filter(Boolean).join(' ') };
-  const child = spawn(process.execPath, [cliPath, 'migrate', '--resource', resource, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnMigrate(args: string[], options: SpawnMigrateOptions = {}): MigrateProcess {
+  const env = { ...process.env, ...options.env, NODE_OPTIONS: [process.env['NODE_OPTIONS'], migrationNodeOptions].filter(Boolean).join(' ') };
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.cliPath ?? cliPath, 'migrate', '--resource', resource, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
