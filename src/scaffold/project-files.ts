@@ -1,3 +1,4 @@
+import { imageNodeOptions } from '../render/server-workload.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
 import { spokeVersions, type ScaffoldShape } from './scaffold-shape.ts';
 
@@ -88,8 +89,9 @@ export function dockerfile(n: ScaffoldNames, versions: PinnedVersions): string {
 # from /app, so the contract's path is the same inside the image as in this folder.
 FROM node:${versions.node}-bookworm-slim
 ENV NODE_ENV=production
-# Fixes V8's young generation, as crdgate's rendered Deployment does, instead of letting it grow (see crdgate's README).
-ENV NODE_OPTIONS="--min-semi-space-size=16 --max-semi-space-size=16"
+# Caps V8's young generation, as crdgate's rendered Deployment does, instead of sizing it for the node (see crdgate's
+# docs/operations.md). Only options Node accepts in NODE_OPTIONS: others make it refuse to start.
+ENV NODE_OPTIONS="${imageNodeOptions}"
 WORKDIR /app
 COPY package.json package-lock.json ./
 ${
