@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { eventually } from '../../src/local-loop/eventually.ts';
 import { requireE2eVariable } from '../../src/scaffold/e2e-test-source.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
+import { buildImage } from './support/container-image.ts';
 import { startCrdgateProcess } from './support/crdgate-process.ts';
+import { startContainer } from './support/kubelet.ts';
 import { npm, runCommand } from './support/npm.ts';
 
 const provided = inject('controlPlane');
@@ -97,4 +100,41 @@ describe.skipIf(!controlPlane).each([
     expect(server.port).toBeGreaterThan(0);
     await server.stop();
   });
+
+  it("starts the project's image as the kubelet would: the Deployment ready on its probes, the Job at its usage error", async () => {
+    // The image as `docker build .` makes it from the project's Dockerfile, on the Node it names.
+    const image = await buildImage(join(project, 'Dockerfile'), project, dirname(process.execPath));
+    try {
+      expect(image.config.nodeVersion).toBe(process.versions.node);
+      const rendered = await runCommand('npm', ['run', '--silent', 'manifests'], project);
+      expect(rendered.exitCode, rendered.stderr).toBe(0);
+      const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS());
+      const pod = (of: string) => objects.find((o) => o.kind === of).spec.template.spec;
+      const certDir = join(workDir, 'serving-cert');
+      await chmod(workDir, 0o755);
+      const certs = await runCommand(process.execPath, [join(image.workDir, 'node_modules', 'crdgate', 'dist', 'bin.js'), 'certs', '--out', certDir, '--ip', '127.0.0.1'], workDir);
+      expect(certs.exitCode, certs.stderr).toBe(0);
+      const metadata = { name: `${kind.toLowerCase()}-contract-7d9f8-abcde`, namespace: 'crdgate-system' };
+
+      const server = startContainer({ image, pod: pod('Deployment'), metadata, mounts: { '/etc/crdgate/certs': certDir }, nodeBinDir: dirname(process.execPath) });
+      try {
+        const ready = await Promise.race([
+          eventually('the readiness probe to answer 200', async () => {
+            const answer = await server.probe('readinessProbe').catch(() => undefined);
+            return answer?.status === 200 ? answer : undefined;
+          }, { timeoutMs: 60_000 }),
+          server.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${server.output()}`); }),
+        ]);
+        expect(ready).toEqual({ status: 200, body: 'ok' });
+      } finally {
+        expect(await server.stop(), server.output()).toEqual({ code: 0, signal: null });
+      }
+
+      const job = startContainer({ image, pod: pod('Job'), metadata, mounts: {}, nodeBinDir: dirname(process.execPath) });
+      const exit = await Promise.race([job.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
+      expect({ exit, output: job.output() }).toEqual({ exit: { code: 2, signal: null }, output: expect.stringMatching(/^crdgate migrate: no kubeconfig: /m) });
+    } finally {
+      await image.remove();
+    }
+  }, 300_000);
 });

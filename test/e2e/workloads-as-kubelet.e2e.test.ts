@@ -1,0 +1,222 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { eventually } from '../../src/local-loop/eventually.ts';
+import { installNames } from '../../src/render/in-cluster-names.ts';
+import type { ProvidedControlPlane } from './provided-context.ts';
+import { buildImage, type BuiltImage } from './support/container-image.ts';
+import { kubectl } from './support/kubectl.ts';
+import { canUseMountNamespace, startContainer, type PodTemplateSpec, type RunningContainer } from './support/kubelet.ts';
+
+const provided = inject('controlPlane');
+const controlPlane = 'unavailable' in provided ? undefined : provided;
+const execFileAsync = promisify(execFile);
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const nodeBinDir = dirname(process.execPath);
+const certMountPath = '/etc/crdgate/certs';
+const crdName = 'geodatabases.geo.example.com';
+// Where the machine allows it, the self-managed-certs replica finds its service account where a pod has it.
+const noMountNamespace = await canUseMountNamespace();
+if (noMountNamespace) {
+  process.stderr.write(`[e2e] the self-managed-certs replica is not started from the in-cluster configuration: ${noMountNamespace}\n`);
+}
+
+/**
+ * No container runtime runs here, so this is what the kubelet would do with crdgate's image and every workload that
+ * `crdgate manifests` renders: the image built from the Dockerfile (its stages, production dependencies only, /app
+ * not writable by its user), each container started with its command and args over the image's ENTRYPOINT and CMD,
+ * its env over the image's ENV (NODE_OPTIONS among them: Node refuses some flags there, and a pod that passes
+ * them exits at start), as the pod's non-root user, the Secret mounted where the pod mounts it; then its probes.
+ */
+describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kubelet starts them", () => {
+  const cp = controlPlane as ProvidedControlPlane;
+  const id = randomUUID().slice(0, 8);
+  const installName = `kubelet-${id}`;
+  const namespace = `crdgate-e2e-kubelet-${id}`;
+  let image: BuiltImage;
+  let workDir: string;
+  let tree: string;
+  let certDir: string;
+  /** Every kustomization of the rendered tree, built as `kubectl apply -k` would build it. */
+  const built = new Map<string, any[]>();
+
+  const imageCli = async (args: string[]) => {
+    const { stdout } = await execFileAsync(join(nodeBinDir, 'node'), [join(image.workDir, 'dist', 'cli.js'), ...args], { cwd: workDir });
+    return stdout;
+  };
+  const podOf = (objects: any[], kind: 'Deployment' | 'Job'): PodTemplateSpec => {
+    const found = objects.filter((object) => object.kind === kind);
+    expect(found, kind).toHaveLength(1);
+    return found[0].spec.template.spec;
+  };
+  const waitReady = (container: RunningContainer) =>
+    eventually('the readiness probe to answer 200', async () => {
+      const answer = await container.probe('readinessProbe').catch(() => undefined);
+      return answer?.status === 200 ? answer : undefined;
+    }, { timeoutMs: 60_000 });
+  const portInUse = async () => {
+    const deployment = built.get('base')!.find((object) => object.kind === 'Deployment');
+    const port = deployment.spec.template.spec.containers[0].ports[0].containerPort as number;
+    const answered = await fetch(`https://127.0.0.1:${port}/`).then(() => true, (error: Error) => !/ECONNREFUSED/.test(String(error.cause ?? error)));
+    return answered ? port : undefined;
+  };
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-kubelet-'));
+    // The container's user reaches the mounted folders through it, as through the kubelet's pod folder.
+    await chmod(workDir, 0o755);
+    // As `docker build .` builds it, stage by stage, from the repository as the build context.
+    image = await buildImage(join(repo, 'Dockerfile'), repo, nodeBinDir);
+    tree = join(workDir, 'deploy');
+    await imageCli(['manifests', '--name', installName, '--namespace', namespace, '--out', tree]);
+    for (const dir of await kustomizations(tree)) {
+      const result = await kubectl(cp, ['kustomize', join(tree, dir)]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      built.set(dir, parseAllDocuments(result.stdout).map((doc) => doc.toJS()));
+    }
+    // The migration folder is plain YAML, for `kubectl apply -f`.
+    const migration = join(tree, 'migration');
+    const files = await readdir(migration);
+    built.set('migration', (await Promise.all(files.map((file) => readFile(join(migration, file), 'utf8')))).flatMap((text) => parseAllDocuments(text).map((doc) => doc.toJS())));
+    certDir = join(workDir, 'serving-cert');
+    await imageCli(['certs', '--out', certDir, '--ip', '127.0.0.1']);
+    // The Secret's keys, as cert-manager and `crdgate certs` write them: nothing else is in the volume.
+    for (const file of await readdir(certDir)) if (!['tls.crt', 'tls.key', 'ca.crt'].includes(file)) await rm(join(certDir, file));
+  }, 600_000);
+
+  afterAll(async () => {
+    await image?.remove();
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  });
+
+  it("builds the image on the pinned Node, with production dependencies only, dist/, and /app closed to its user's writes", async () => {
+    expect(image.config.nodeVersion).toBe(process.versions.node);
+    expect(image.config.workingDir).toBe('/app');
+    expect(image.config.user.uid).not.toBe(0);
+    // The lockfile marks what only the devDependencies need: none of it in the image, all of the rest.
+    const lock = JSON.parse(await readFile(join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; optional?: boolean }> };
+    const present = async (path: string) => readdir(join(image.workDir, path)).then(() => true, () => false);
+    const modules = Object.entries(lock.packages).filter(([path]) => path.startsWith('node_modules/'));
+    const devOnly = modules.filter(([, entry]) => entry.dev).map(([path]) => path);
+    const production = modules.filter(([, entry]) => !entry.dev && !entry.optional).map(([path]) => path);
+    expect(devOnly).toEqual(expect.arrayContaining(['node_modules/vitest', 'node_modules/typescript', 'node_modules/fast-check']));
+    expect((await Promise.all(devOnly.map(async (path) => ((await present(path)) ? path : undefined)))).filter(Boolean)).toEqual([]);
+    expect((await Promise.all(production.map(async (path) => ((await present(path)) ? undefined : path)))).filter(Boolean)).toEqual([]);
+    expect((await readdir(join(image.workDir, 'dist'))).filter((file) => file.endsWith('.test.js'))).toEqual([]);
+    expect(await readdir(join(image.workDir, 'dist'))).toContain('cli.js');
+    if (process.getuid?.() === 0) {
+      const write = await execFileAsync(join(nodeBinDir, 'node'), ['-e', "require('node:fs').writeFileSync('written-by-the-container', '')"], { cwd: image.workDir, uid: image.config.user.uid, gid: image.config.user.gid }).then(() => 'written', (error: Error & { stderr?: string }) => error.stderr ?? '');
+      expect(write).toMatch(/EACCES/);
+    }
+  });
+
+  it('renders a server Deployment in the base and in every overlay but monitoring, and the migration Job', () => {
+    const withDeployment = [...built].filter(([, objects]) => objects.some((object) => object.kind === 'Deployment')).map(([dir]) => dir);
+    expect(withDeployment.sort()).toEqual(['.', 'base', 'overlays/cert-manager', 'overlays/policy-floor', 'overlays/self-managed-certs']);
+    expect(built.get('migration')!.map((object) => object.kind)).toContain('Job');
+  });
+
+  it.each(['base', 'overlays/cert-manager', 'overlays/policy-floor'])('starts the Deployment of %s: ready, alive, and out within its grace period on SIGTERM', async (dir) => {
+    expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
+    const pod = podOf(built.get(dir)!, 'Deployment');
+    const container = startContainer({ image, pod, metadata: { name: `${installName}-7d9f8-abcde`, namespace }, mounts: { [certMountPath]: certDir }, nodeBinDir });
+    try {
+      const ready = await Promise.race([waitReady(container), container.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`); })]);
+      expect(ready).toEqual({ status: 200, body: 'ok' });
+      expect(await container.probe('livenessProbe')).toMatchObject({ status: 200 });
+    } finally {
+      const stopped = await container.stop();
+      expect(stopped, container.output()).toEqual({ code: 0, signal: null });
+    }
+    expect(container.output()).not.toMatch(/not allowed in NODE_OPTIONS/);
+  });
+
+  it("starts the migration Job's container, which refuses the missing kubeconfig with its usage error", async () => {
+    const pod = podOf(built.get('migration')!, 'Job');
+    const container = startContainer({ image, pod, metadata: { name: `${installName}-migrate-x7k2p`, namespace }, mounts: {}, nodeBinDir });
+    const exit = await Promise.race([container.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
+    expect({ exit, output: container.output() }).toEqual({ exit: { code: 2, signal: null }, output: expect.stringMatching(/^crdgate migrate: no kubeconfig: /m) });
+  });
+
+  describe.skipIf(noMountNamespace !== undefined)('the self-managed-certs Deployment, from the in-cluster configuration', () => {
+    const names = installNames(installName);
+    let overlay: string;
+
+    beforeAll(async () => {
+      overlay = join(tree, 'overlays', 'self-managed-certs');
+      // The previous file's CRD may still be going (its instances are deleted first); applying to it would fail.
+      await eventually(`the previous ${crdName} to be gone`, async () => {
+        const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
+        return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
+      }, { timeoutMs: 60_000 });
+      const applied = await kubectl(cp, ['apply', '--server-side', '-k', overlay]);
+      expect(applied.exitCode, applied.stderr).toBe(0);
+    });
+
+    afterAll(async () => {
+      // Webhooks first: they name a Service no API server here can reach, and other files write GeoDatabases.
+      await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${installName}`, `mutatingwebhookconfiguration/${installName}`]);
+      await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
+      await kubectl(cp, ['delete', '--ignore-not-found', `clusterrolebinding/${names.certAccess}`, `clusterrole/${names.certAccess}`]);
+      // No controller-manager runs, so the namespace stays Terminating; its name is unique to this run.
+      await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
+    });
+
+    it('reads the token, CA and namespace at the standard paths and the API server from KUBERNETES_SERVICE_HOST, fills its Secret and every caBundle, and is ready', async () => {
+      expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
+      const pod = podOf(built.get('overlays/self-managed-certs')!, 'Deployment');
+      expect(pod.automountServiceAccountToken).toBe(true);
+      const serviceAccountDir = join(workDir, 'service-account');
+      await mkdir(serviceAccountDir);
+      const token = await kubectl(cp, ['create', 'token', names.server, '-n', namespace, '--duration', '1h']);
+      expect(token.exitCode, token.stderr).toBe(0);
+      const admin = new KubeConfig();
+      admin.loadFromFile(cp.kubeconfigPath);
+      await writeFile(join(serviceAccountDir, 'token'), token.stdout.trim());
+      await writeFile(join(serviceAccountDir, 'ca.crt'), Buffer.from(admin.getCurrentCluster()!.caData!, 'base64'));
+      await writeFile(join(serviceAccountDir, 'namespace'), namespace);
+      const apiServer = new URL(cp.apiServerUrl);
+
+      const container = startContainer({
+        image,
+        pod,
+        metadata: { name: `${installName}-5c8d7-fghij`, namespace },
+        mounts: {},
+        serviceEnv: { KUBERNETES_SERVICE_HOST: apiServer.hostname, KUBERNETES_SERVICE_PORT: apiServer.port, KUBERNETES_SERVICE_PORT_HTTPS: apiServer.port },
+        serviceAccountDir,
+        nodeBinDir,
+      });
+      try {
+        const ready = await Promise.race([waitReady(container), container.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`); })]);
+        expect(ready).toEqual({ status: 200, body: 'ok' });
+      } finally {
+        const stopped = await container.stop();
+        expect(stopped, container.output()).toEqual({ code: 0, signal: null });
+      }
+      const secret = JSON.parse((await kubectl(cp, ['get', 'secret', names.servingCertSecret, '-n', namespace, '-o', 'json'])).stdout);
+      expect(Object.keys(secret.data ?? {}).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
+      const webhooks = JSON.parse((await kubectl(cp, ['get', `validatingwebhookconfiguration/${installName}`, '-o', 'json'])).stdout);
+      expect(webhooks.webhooks[0].clientConfig.caBundle).toBe(secret.data['ca.crt']);
+    });
+  });
+});
+
+/** The folders of a rendered tree that hold a kustomization, relative to it ('.' for its root). */
+async function kustomizations(tree: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    if (entries.some((entry) => entry.name === 'kustomization.yaml')) found.push(relative(tree, dir) || '.');
+    for (const entry of entries) if (entry.isDirectory()) await walk(join(dir, entry.name));
+  };
+  await walk(tree);
+  return found;
+}
