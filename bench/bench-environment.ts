@@ -45,10 +45,11 @@ export async function openBenchEnvironment(fromSource: boolean, progress: (line:
   const script = (name: ServerScript) =>
     fromSource ? new URL(`./${name}.ts`, import.meta.url) : pathToFileURL(join(build.benchDir, `${name}.js`));
   const crdgateArgs = fromSource ? [certs.dir] : [certs.dir, build.srcDir];
-  // Every Node server gets the heap flags of the rendered Deployment: crdgate runs as in its pod, and the bare
-  // server and the ladder's rungs on the same V8 settings, so a comparison is of code, not of flags.
-  const execArgv = deploymentNodeOptions().split(' ').filter(Boolean);
-  const options = fromSource ? { execArgv } : { execArgv, env: productionEnv };
+  // Every Node server gets the NODE_OPTIONS of the rendered Deployment, in NODE_OPTIONS as the pod passes them
+  // (Node takes fewer V8 flags there than on its command line): crdgate runs as in its pod, and the bare server and
+  // the ladder's rungs on the same V8 settings, so a comparison is of code, not of flags.
+  const nodeOptions = { NODE_OPTIONS: deploymentNodeOptions() };
+  const options = { execArgv: [], env: fromSource ? nodeOptions : { ...nodeOptions, ...productionEnv } };
   const servers: ServerProcess[] = [];
   const started = (server: ServerProcess) => {
     servers.push(server);

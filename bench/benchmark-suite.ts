@@ -11,6 +11,7 @@ import { measureLatency } from './open-loop-latency.ts';
 import { resolvePeerBinary } from './peer/peer-binary.ts';
 import { busyBarePath } from './serve-bare.ts';
 import type { ServerProcess } from './server-process.ts';
+import { deploymentNodeOptions } from './deployment-resources.ts';
 import { measureStartup, sourceCliPath } from './startup-to-ready.ts';
 
 export interface BenchPlan {
@@ -33,7 +34,8 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   const payloads = await loadAdmissionPayloads();
   progress(`start-up: ${plan.startupRuns} run(s) each of the compiled CLI and of src/cli.ts`);
   const startupOptions = { certDir: env.certs.dir, ca: env.certs.ca, runs: plan.startupRuns };
-  const startupCompiled = await measureStartup({ ...startupOptions, cliPath: env.build.cliPath, env: productionEnv });
+  // The compiled CLI starts as the pod starts it: the image's NODE_ENV and the Deployment's NODE_OPTIONS.
+  const startupCompiled = await measureStartup({ ...startupOptions, cliPath: env.build.cliPath, env: { ...productionEnv, NODE_OPTIONS: deploymentNodeOptions() } });
   const startupSource = await measureStartup({ ...startupOptions, cliPath: sourceCliPath, env: {} });
 
   const peerBinary = await resolvePeerBinary({ log: progress });

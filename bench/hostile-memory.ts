@@ -73,9 +73,11 @@ async function main(): Promise<void> {
   const certs = await makeFreshCertDir();
   const port = await findFreePort();
   const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-  const heapFlags = (process.env['CRDGATE_NODE_OPTIONS'] ?? deploymentNodeOptions()).split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...heapFlags, cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--cert-dir', certs.dir, '--drain-delay', '0', '--log-level', 'warn'], {
+  // In NODE_OPTIONS, as the pod passes them: Node takes fewer V8 flags there than on its command line.
+  const nodeOptions = process.env['CRDGATE_NODE_OPTIONS'] ?? deploymentNodeOptions();
+  const child = spawn(process.execPath, [cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--cert-dir', certs.dir, '--drain-delay', '0', '--log-level', 'warn'], {
     stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
   });
   const rows: string[][] = [];
   try {
