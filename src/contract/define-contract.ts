@@ -5,6 +5,7 @@ import { checkMachine } from './fsa/check-machine.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
 import { annotation, objectRef, type ContractObject, type KubeObject } from './kube-object.ts';
+import { scaleSubresourceProblems } from './scale-subresource.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 export interface ContractIdentity {
@@ -29,6 +30,11 @@ export interface PrinterColumn {
 
 export interface Subresources {
   status?: Record<string, never>;
+  /**
+   * `kubectl scale` and autoscalers write the replicas through it. On the hub, crdgate judges such a write as the
+   * same change of the field at specReplicasPath (a JSON path under .spec) sent to the object; to read the object's
+   * state it then reads the stored object from the API server (RBAC `get` on the resource).
+   */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
 }
 
@@ -238,6 +244,7 @@ function contractProblems(definition: ContractDefinition): string[] {
   if (definition.transitions) {
     problems.push(...checkMachine(definition.transitions).map((problem) => `transitions: ${problem}`));
   }
+  problems.push(...scaleSubresourceProblems(definition));
   for (const version of versions) {
     if (version.deprecationWarning !== undefined && !version.deprecated) {
       problems.push(`version ${version.name} has a deprecationWarning but is not deprecated`);

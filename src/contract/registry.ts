@@ -2,6 +2,7 @@ import { compileClientFieldPaths, undeclarablePaths, type ClientFieldPaths } fro
 import { apiVersionOf, type Contract, type UpdateRule } from './define-contract.ts';
 import { transitionRule } from './fsa/evaluate/evaluate-transition.ts';
 import { splitApiVersion } from './kube-object.ts';
+import { scaleSubresourceWarnings } from './scale-subresource.ts';
 import { createSchemaCompiler, type ObjectValidator } from './schema/compile-schema.ts';
 import { checkStructural } from './schema/structural-check.ts';
 
@@ -16,6 +17,8 @@ export interface CompiledContract {
   updateRules: readonly UpdateRule[];
   /** Per spoke version: hub field paths in that version's words, for clients writing in it. */
   clientFieldPaths: ReadonlyMap<string, ClientFieldPaths>;
+  /** What the self-check found worth a warning but not a refusal to load, as sentences (commands print them). */
+  warnings: readonly string[];
 }
 
 export interface ContractRegistry {
@@ -46,7 +49,14 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
     }
     const servedApiVersions = new Set(contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)));
     const updateRules = [...(contract.transitions ? [transitionRule(contract.transitions)] : []), ...(contract.updateRules ?? [])];
-    const entry: CompiledContract = { contract, validators, servedApiVersions, updateRules, clientFieldPaths: compileFieldPaths(contract) };
+    const entry: CompiledContract = {
+      contract,
+      validators,
+      servedApiVersions,
+      updateRules,
+      clientFieldPaths: compileFieldPaths(contract),
+      warnings: scaleSubresourceWarnings(contract),
+    };
     byGroupKind.set(key, entry);
     return entry;
   });
