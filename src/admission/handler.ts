@@ -1,11 +1,12 @@
 import { ProtocolError, protocolErrorBody } from '../errors.ts';
 import { fieldError } from '../contract/field-error.ts';
-import { namespacedName, objectRef } from '../contract/kube-object.ts';
+import { isPlainObject, namespacedName, objectRef } from '../contract/kube-object.ts';
 import { renderFieldPath } from '../contract/schema/field-path.ts';
 import { maxObjectDepth, nestedDeeperThan, pathDeeperThan } from '../contract/value-shape.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { decideMutation } from './mutate.ts';
 import { parseAdmissionReview, type AdmissionRequest } from './review.ts';
+import { decideScale, isScaleRequest, storedObjectNeeded, type StoredObjectReading, type StoredObjectRef } from './scale.ts';
 import { decideValidation } from './validate.ts';
 import { deny, errored, toAdmissionResponse, type Verdict } from './verdict.ts';
 
@@ -34,16 +35,36 @@ export interface AdmissionOutcome {
   failure?: unknown;
 }
 
-const decisions: Record<AdmissionWebhook, (registry: ContractRegistry, request: AdmissionRequest) => Verdict> = {
-  validate: decideValidation,
+/** What a decision was given beyond the review: for /scale, the stored object the server read (nothing: no client). */
+export interface AdmissionInputs {
+  stored?: StoredObjectReading;
+}
+
+const decisions: Record<AdmissionWebhook, (registry: ContractRegistry, request: AdmissionRequest, inputs: AdmissionInputs) => Verdict> = {
+  validate: (registry, request, inputs) => (isScaleRequest(request) ? decideScale(registry, request, inputs.stored) : decideValidation(registry, request)),
   mutate: decideMutation,
 };
+
+/**
+ * The object the validating webhook must have read before it can decide this review (a /scale review's custom
+ * object), or undefined: every other review is decided from its body alone. Costs two property reads on any other.
+ */
+export function storedObjectToRead(webhook: AdmissionWebhook, registry: ContractRegistry, body: unknown): StoredObjectRef | undefined {
+  if (webhook !== 'validate' || !isPlainObject(body) || !isPlainObject(body.request) || body.request.subResource !== 'scale') return undefined;
+  try {
+    return storedObjectNeeded(registry, parseAdmissionReview(body));
+  } catch (error) {
+    // A malformed review is answered as one by handleAdmissionReview; there is nothing to read for it.
+    if (error instanceof ProtocolError) return undefined;
+    throw error;
+  }
+}
 
 /**
  * The handler contract: every well-formed review gets a complete response with its uid, whatever happens inside;
  * a decision that throws is answered `allowed: false` (fail closed) instead of crashing or hanging the API server.
  */
-export function handleAdmissionReview(webhook: AdmissionWebhook, registry: ContractRegistry, body: unknown): AdmissionOutcome {
+export function handleAdmissionReview(webhook: AdmissionWebhook, registry: ContractRegistry, body: unknown, inputs: AdmissionInputs = {}): AdmissionOutcome {
   let request: AdmissionRequest;
   try {
     request = parseAdmissionReview(body);
@@ -54,7 +75,7 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
   let verdict: Verdict;
   let failure: unknown;
   try {
-    verdict = tooDeep(request) ?? decisions[webhook](registry, request);
+    verdict = tooDeep(request) ?? decisions[webhook](registry, request, inputs);
     if (webhook === 'validate' && verdict.patch) throw new Error('a validating decision produced a patch');
   } catch (error) {
     failure = error;

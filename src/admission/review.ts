@@ -9,6 +9,12 @@ export interface GroupVersionKind {
   kind: string;
 }
 
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
 /** The fields of admission.k8s.io/v1 AdmissionRequest that crdgate reads; the rest is ignored. */
@@ -20,6 +26,13 @@ export interface AdmissionRequest {
    * Equivalent): crdgate registers for the hub, so this is how it learns a client's own version.
    */
   requestKind?: GroupVersionKind;
+  /**
+   * The resource the webhook matched (the hub's, under matchPolicy Equivalent). On a subresource such as /scale the
+   * kind is the subresource's (autoscaling/v1 Scale), and only this names the custom resource.
+   */
+  resource?: GroupVersionResource;
+  /** The resource as the client asked for it: its version is the client's on a subresource, where requestKind is the Scale's. */
+  requestResource?: GroupVersionResource;
   subResource?: string;
   name?: string;
   namespace?: string;
@@ -56,6 +69,8 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   const operation = request.operation as Operation;
   // Optional, and only a hint for wording: one that is not a group, version and kind is ignored, not refused.
   const requestKind = request.requestKind;
+  // The same: only read when well-formed. A /scale review cannot be routed without `resource`, and is denied then.
+  const { resource, requestResource } = request;
   const object = optionalObject(request.object, 'request.object');
   const oldObject = optionalObject(request.oldObject, 'request.oldObject');
   if ((operation === 'CREATE' || operation === 'UPDATE') && object === null) {
@@ -80,6 +95,10 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
     uid: request.uid,
     kind: { group: kind.group, version: kind.version, kind: kind.kind },
     ...(isGroupVersionKind(requestKind) ? { requestKind: { group: requestKind.group, version: requestKind.version, kind: requestKind.kind } } : {}),
+    ...(isGroupVersionResource(resource) ? { resource: { group: resource.group, version: resource.version, resource: resource.resource } } : {}),
+    ...(isGroupVersionResource(requestResource)
+      ? { requestResource: { group: requestResource.group, version: requestResource.version, resource: requestResource.resource } }
+      : {}),
     operation,
     object,
     oldObject,
@@ -95,6 +114,10 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
 
 function isGroupVersionKind(value: unknown): value is GroupVersionKind {
   return isPlainObject(value) && typeof value.group === 'string' && typeof value.version === 'string' && typeof value.kind === 'string';
+}
+
+function isGroupVersionResource(value: unknown): value is GroupVersionResource {
+  return isPlainObject(value) && typeof value.group === 'string' && typeof value.version === 'string' && typeof value.resource === 'string';
 }
 
 function optionalObject(value: unknown, field: string): KubeObject | null {
