@@ -2,6 +2,7 @@ import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promise
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
@@ -197,6 +198,24 @@ describe('crdgate serve --manage-certs: usage errors, before anything is bound o
     } finally {
       if (previous !== undefined) process.env.POD_NAMESPACE = previous;
     }
+  });
+});
+
+describe('crdgate serve with a contract whose hub has a scale subresource: the kubeconfig it reads /scale objects with', () => {
+  const scalable = fileURLToPath(new URL('./admission/scalable-geodatabase.fixture.ts', import.meta.url));
+
+  it('takes --kubeconfig and --context only then (or with --manage-certs)', async () => {
+    const result = await run('serve', '--port', '0', '--kubeconfig', 'kubeconfig', '--cert-dir', 'never-written');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('crdgate serve: --kubeconfig only apply with --manage-certs or a contract whose hub has a scale subresource');
+  });
+
+  it('exits 2 when the kubeconfig named cannot be loaded, before anything is bound or written', async () => {
+    const result = await run('serve', '--port', '0', '--contract', scalable, '--kubeconfig', 'no-such-kubeconfig', '--cert-dir', 'never-written');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
+    await expect(access(join(dir, 'never-written'))).rejects.toThrow();
   });
 });
 

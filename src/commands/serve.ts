@@ -2,15 +2,17 @@ import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { hasServingCert } from '../certs/cert-dir-layout.ts';
+import type { StoredObjectReader } from '../admission/scale.ts';
 import type { CertificateManager, CertificateManagerOptions } from '../certs/self-managed/certificate-manager.ts';
 import type { RotationPolicy } from '../certs/self-managed/rotation.ts';
 import { secretAnnotations } from '../certs/self-managed/secret-material.ts';
 import { dnsNameRules, isDns1123Label } from '../contract/dns-names.ts';
+import { hubHasScale } from '../contract/scale-subresource.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { developmentCertificate, manageCertsDefaults, serveDefaults } from '../config.ts';
 import { defaultInstallName, installNameProblem, installNames, serviceDnsNames } from '../render/in-cluster-names.ts';
 import type { ServingCertificate } from '../server/tls-files.ts';
-import { createLogger } from '../log.ts';
+import { createLogger, type Logger } from '../log.ts';
 import { webhookEndpoints, type WebhookEndpoint } from '../server/app.ts';
 import { startServer } from '../server/serve.ts';
 import { durationOption, portOption, positiveInteger, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
@@ -26,6 +28,9 @@ export const serveCommand: Command = {
 
   Serves POST /validate, /mutate, /convert and GET /healthz, /readyz, /metrics over HTTPS.
   Without tls.crt/tls.key in --cert-dir, development certificates (localhost, 127.0.0.1) are generated there.
+  When a contract's hub version has a scale subresource, /scale reviews are judged on the object they scale,
+  read from the API server with --kubeconfig [--context], else $KUBECONFIG, ~/.kube/config or the in-cluster
+  service account (RBAC: get on that resource); without one they are denied.
   --client-ca FILE   require a client certificate signed by this CA (mTLS) on the endpoints named by
                      --client-ca-endpoints (default validate,mutate: kube-apiserver presents no client
                      certificate to conversion webhooks, so requiring one on convert breaks every read and
@@ -82,7 +87,13 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     const logger = createLogger({ level: stringOption(values, 'log-level') ?? serveDefaults.logLevel });
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
     const selfManaged = values['manage-certs'] === true ? await selfManagedOptions(values, io, registry) : undefined;
-    if (!selfManaged) rejectSelfManagedFlags(values);
+    const readsStoredObjects = registry.contracts.some((compiled) => hubHasScale(compiled.contract));
+    if (!selfManaged) rejectSelfManagedFlags(values, readsStoredObjects);
+    for (const compiled of registry.contracts) {
+      const { plural, group } = compiled.contract.identity;
+      for (const warning of compiled.warnings) logger.warn({ contract: `${plural}.${group}`, warning }, 'the contract self-check warns');
+    }
+    const readStoredObject = readsStoredObjects ? await storedObjectReader(values, io, logger, selfManaged) : undefined;
     await assertCanListen(port, host);
 
     if (!selfManaged && !(await hasServingCert(certDir))) {
@@ -104,6 +115,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
       ...(selfManaged ? { certificate: selfManaged.placeholder, notReadyBecause: () => (manager ? manager.notReadyBecause() : 'the certificate manager has not started') } : {}),
       ...(clientCa ? { clientCaFile: resolve(io.cwd, clientCa), clientCaEndpoints } : {}),
       registry,
+      ...(readStoredObject ? { readStoredObject } : {}),
       logger,
       limits,
       drainDelayMs,
@@ -139,10 +151,44 @@ function crdNames(registry: ContractRegistry): string[] {
 }
 
 const selfManagedFlags = ['name', 'namespace', 'kubeconfig', 'context', 'cert-dns', 'cert-ip', 'ca-validity', 'serving-validity', 'ca-overlap', 'lease-duration'];
+const apiServerFlags = ['kubeconfig', 'context'];
 
-function rejectSelfManagedFlags(values: ParsedValues): void {
-  const given = selfManagedFlags.filter((flag) => values[flag] !== undefined);
-  if (given.length > 0) throw new UsageError(`${given.map((flag) => `--${flag}`).join(', ')} only apply with --manage-certs`);
+function rejectSelfManagedFlags(values: ParsedValues, readsStoredObjects: boolean): void {
+  const given = selfManagedFlags.filter((flag) => values[flag] !== undefined && !(readsStoredObjects && apiServerFlags.includes(flag)));
+  if (given.length === 0) return;
+  const apiServer = given.filter((flag) => apiServerFlags.includes(flag));
+  const others = given.filter((flag) => !apiServerFlags.includes(flag));
+  const flags = (list: string[]) => list.map((flag) => `--${flag}`).join(', ');
+  throw new UsageError(
+    [
+      ...(others.length > 0 ? [`${flags(others)} only apply with --manage-certs`] : []),
+      ...(apiServer.length > 0 ? [`${flags(apiServer)} only apply with --manage-certs or a contract whose hub has a scale subresource`] : []),
+    ].join('; '),
+  );
+}
+
+/**
+ * The reader of the objects behind /scale reviews: the certificate manager's client when there is one, else one
+ * over the kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config or the in-cluster service account). A kubeconfig
+ * named on the command line must load now; a default one that cannot be loaded yet is tried again at each /scale
+ * review (each denied until it loads), so a server started before its API server, as `crdgate dev` starts it, reads
+ * once it is up.
+ */
+async function storedObjectReader(values: ParsedValues, io: CommandIo, logger: Logger, selfManaged: SelfManagedOptions | undefined): Promise<StoredObjectReader> {
+  const { createStoredObjectReader, storedObjectReadTimeoutMs } = await import('../kube/stored-object-reader.ts');
+  if (selfManaged) return createStoredObjectReader(selfManaged.api);
+  const { loadKubeConfig } = await import('../kube/kube-config.ts');
+  const { createKubeApi } = await import('../kube/kube-api.ts');
+  const file = stringOption(values, 'kubeconfig');
+  const context = stringOption(values, 'context');
+  const makeApi = async () => createKubeApi(await loadKubeConfig(file, context, io.cwd), { timeoutMs: storedObjectReadTimeoutMs });
+  try {
+    return createStoredObjectReader(await makeApi());
+  } catch (error) {
+    if (file !== undefined || context !== undefined) throw error;
+    logger.warn({ reason: (error as Error).message }, 'no API server client: /scale reviews are denied until one loads (tried again at each)');
+    return createStoredObjectReader(makeApi);
+  }
 }
 
 type SelfManagedOptions = Omit<CertificateManagerOptions, 'serve' | 'metrics' | 'logger'> & { placeholder: ServingCertificate };

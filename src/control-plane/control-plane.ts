@@ -34,6 +34,14 @@ export interface StartControlPlaneOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * Where a control plane started in `dir` writes its admin kubeconfig, once its API server serves: known before, so
+ * a process started next to it can be pointed at the file that is to come.
+ */
+export function controlPlaneKubeconfigPath(dir: string): string {
+  return join(dir, 'kubeconfig');
+}
+
 // envtest waits 20 s; a cold kube-apiserver on a busy 2-core CI runner needs more.
 const ETCD_START_TIMEOUT_MS = 30_000;
 const APISERVER_START_TIMEOUT_MS = 90_000;
@@ -138,7 +146,7 @@ export async function startControlPlane(opts: StartControlPlaneOptions): Promise
     const version = JSON.parse((await httpsGet(`${apiServerUrl}/version`, admin)).body) as { gitVersion: string };
     log(`kube-apiserver ${version.gitVersion} ready at ${apiServerUrl} after ${Date.now() - startedAt} ms`);
 
-    const kubeconfigPath = join(dir, 'kubeconfig');
+    const kubeconfigPath = controlPlaneKubeconfigPath(dir);
     await writeFile(kubeconfigPath, adminKubeconfig(apiServerUrl, pki.servingCa, pki.admin), { mode: 0o600 });
     return {
       apiServerUrl,

@@ -29,6 +29,8 @@ export interface ManagedProcessOptions {
   cwd: string;
   /** stdout and stderr are appended here, never to the test's own output. */
   logFile: string;
+  /** Variables set for the process on top of this one's environment. */
+  env?: Record<string, string>;
 }
 
 // util-linux's setpriv sets PR_SET_PDEATHSIG and then execs the command (same pid), so the
@@ -40,7 +42,7 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => process.plat
 export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess {
   const logFd = openSync(opts.logFile, 'a');
   const [command, args] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', opts.command, ...opts.args]] : [opts.command, opts.args];
-  const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', logFd, logFd] });
+  const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', logFd, logFd], ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}) });
   closeSync(logFd); // the child holds its own copy
 
   // Last resort for a normal exit of node (process.exit, end of the event loop) without stop().

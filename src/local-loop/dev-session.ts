@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { writeCertDir } from '../certs/cert-dir.ts';
-import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
+import { controlPlaneKubeconfigPath, startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
 import { watchFolders, type FolderWatcher } from './folder-watcher.ts';
 import { admissionCallsFromMetrics, putCrdgateInFront } from './put-in-front.ts';
 import { startServeGeneration, type GenerationOptions, type ServeGeneration } from './serve-generation.ts';
@@ -68,6 +68,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       caCertFile: files.caCert,
       logDir: dir,
       name: options.name,
+      kubeconfigPath: controlPlaneKubeconfigPath(dir),
     };
     let number = 0;
     const startGeneration = async (): Promise<ServeGeneration> => {

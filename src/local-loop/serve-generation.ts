@@ -26,6 +26,11 @@ export interface GenerationOptions {
   logDir: string;
   /** `--name` for the rendered webhook configurations. */
   name: string;
+  /**
+   * The control plane's admin kubeconfig, for the reads of /scale reviews ($KUBECONFIG of the child, which
+   * tries it again at each such review: the first generation starts before the control plane has written it).
+   */
+  kubeconfigPath: string;
 }
 
 /** One `crdgate serve` child with the contracts as they were when it started, and what puts it in front. */
@@ -57,6 +62,7 @@ export async function startServeGeneration(options: GenerationOptions, number: n
     args: [crdgateBin, 'serve', ...contractArgs, '--port', String(port), '--host', '127.0.0.1', '--cert-dir', options.certDir, '--drain-delay', '0'],
     cwd: options.cwd,
     logFile: join(options.logDir, `crdgate-${number}.log`),
+    env: { KUBECONFIG: options.kubeconfigPath },
   });
   const stop = (): Promise<void> => child.stop(stopGraceMs);
   const ready = waitUntilReady(child, 'GET /readyz', readyTimeoutMs, async () => (await httpsGet(`${url}/readyz`, { ca })).status === 200);

@@ -7,8 +7,11 @@ import { writeCertDir } from '../certs/cert-dir.ts';
 import { serveDefaults } from '../config.ts';
 import type { Contract } from '../contract/define-contract.ts';
 import { createContractRegistry } from '../contract/registry.ts';
+import { hubHasScale } from '../contract/scale-subresource.ts';
 import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
 import { resolveKubeAssets } from '../control-plane/kube-assets.ts';
+import { createKubeApi } from '../kube/kube-api.ts';
+import { createStoredObjectReader, storedObjectReadTimeoutMs } from '../kube/stored-object-reader.ts';
 import { createLogger } from '../log.ts';
 import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
 import type { WebhookEndpoint } from '../render/webhook-endpoint.ts';
@@ -81,11 +84,16 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
     const certDir = await mkdtemp(join(tmpdir(), 'crdgate-testing-certs-'));
     stops.push(() => rm(certDir, { recursive: true, force: true }));
     const { files } = await writeCertDir(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], days: 1 });
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
+    // /scale reviews are judged on the object they scale, read as the admin (in a cluster: RBAC get on the resource).
+    const scales = contracts.some(hubHasScale);
     const server: RunningServer = await startServer({
       port: 0,
       host: '127.0.0.1',
       certDir,
       registry,
+      ...(scales ? { readStoredObject: createStoredObjectReader(createKubeApi(kubeConfig, { timeoutMs: storedObjectReadTimeoutMs })) } : {}),
       logger: createLogger({ level: 'silent' }),
       limits: { admissionBytes: serveDefaults.admissionBodyBytes, conversionBytes: serveDefaults.conversionBodyBytes },
       drainDelayMs: 0,
@@ -95,8 +103,6 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
     const crdgateUrl = `https://127.0.0.1:${server.port}`;
     const caPem = await readFile(files.caCert, 'utf8');
     const endpoint: WebhookEndpoint = { target: { url: crdgateUrl }, caBundlePem: caPem };
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
     await putCrdgateInFront(
       kubeConfig,
       {

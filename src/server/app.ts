@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { TLSSocket } from 'node:tls';
-import { handleAdmissionReview, type AdmissionWebhook } from '../admission/handler.ts';
+import { handleAdmissionReview, storedObjectToRead, type AdmissionOutcome, type AdmissionWebhook } from '../admission/handler.ts';
+import type { StoredObjectReader } from '../admission/scale.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { reviewConversion } from '../conversion/review-conversion.ts';
 import { ProtocolError } from '../errors.ts';
@@ -21,6 +22,11 @@ export interface AppOptions {
   notReadyBecause: () => string | undefined;
   /** The webhook endpoints that require a verified client certificate (a client CA is configured); probes never do. */
   clientCertificateEndpoints: ReadonlySet<WebhookEndpoint>;
+  /**
+   * Reads a custom object from the API server, for the only reviews that need one: /scale, whose Scale carries no
+   * state. Without it such reviews are denied (nothing to read the state with).
+   */
+  readStoredObject?: StoredObjectReader;
 }
 
 export const webhookEndpoints = ['validate', 'mutate', 'convert'] as const;
@@ -41,7 +47,7 @@ export function createApp(options: AppOptions): Express {
   const clientCertificate = (endpoint: WebhookEndpoint): RequestHandler[] =>
     options.clientCertificateEndpoints.has(endpoint) ? [requireVerifiedClient] : [];
   for (const webhook of ['validate', 'mutate'] as const) {
-    app.post(`/${webhook}`, ...clientCertificate(webhook), jsonBody(limits.admissionBytes, inFlight), admissionRoute(webhook, registry, metrics));
+    app.post(`/${webhook}`, ...clientCertificate(webhook), jsonBody(limits.admissionBytes, inFlight), admissionRoute(webhook, registry, metrics, options.readStoredObject));
   }
   app.post('/convert', ...clientCertificate('convert'), jsonBody(limits.conversionBytes, inFlight), function convert(req, res) {
     const started = performance.now();
@@ -75,13 +81,26 @@ export function createApp(options: AppOptions): Express {
   return app;
 }
 
-function admissionRoute(webhook: AdmissionWebhook, registry: () => ContractRegistry, metrics: ServerMetrics): RequestHandler {
+function admissionRoute(
+  webhook: AdmissionWebhook,
+  registry: () => ContractRegistry,
+  metrics: ServerMetrics,
+  readStoredObject: StoredObjectReader | undefined,
+): RequestHandler {
   return function admit(req, res) {
-    const outcome = handleAdmissionReview(webhook, registry(), req.body);
-    metrics.decisions.inc({ webhook, decision: outcome.summary.decision, code: outcome.summary.code });
-    res.locals.summary = outcome.summary;
-    res.locals.failure = outcome.failure;
-    sendJson(res, outcome.httpStatus, outcome.body);
+    const send = (outcome: AdmissionOutcome) => {
+      metrics.decisions.inc({ webhook, decision: outcome.summary.decision, code: outcome.summary.code });
+      res.locals.summary = outcome.summary;
+      res.locals.failure = outcome.failure;
+      sendJson(res, outcome.httpStatus, outcome.body);
+    };
+    // The contracts of this request, also after the read: a reload in between does not change what decides it.
+    const contracts = registry();
+    const toRead = readStoredObject && storedObjectToRead(webhook, contracts, req.body);
+    if (!toRead) return send(handleAdmissionReview(webhook, contracts, req.body));
+    // The one wait of an admission request: a /scale review's object, read from the API server. The reader never
+    // rejects; a failure is a reading the decision denies on.
+    return readStoredObject(toRead).then((stored) => send(handleAdmissionReview(webhook, contracts, req.body, { stored })));
   };
 }
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { StoredObjectReader } from '../admission/scale.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { Logger } from '../log.ts';
 import { createApp, type WebhookEndpoint } from './app.ts';
@@ -21,6 +22,8 @@ export interface ServeOptions {
   /** Where a client certificate signed by clientCaFile is required; default validate and mutate (see the README). */
   clientCaEndpoints?: readonly WebhookEndpoint[];
   registry: ContractRegistry;
+  /** Reads the custom object behind a /scale review from the API server; without it, /scale reviews are denied. */
+  readStoredObject?: StoredObjectReader;
   logger: Logger;
   limits: { admissionBytes: number; conversionBytes: number; inFlightBytes?: number };
   /** How long readiness reports failure before the listener closes, so endpoints stop routing here first. */
@@ -70,6 +73,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     limits: options.limits,
     notReadyBecause: () => (shuttingDown ? 'shutting down' : options.notReadyBecause?.()),
     clientCertificateEndpoints: new Set(clientCa ? (options.clientCaEndpoints ?? defaultClientCaEndpoints) : []),
+    ...(options.readStoredObject ? { readStoredObject: options.readStoredObject } : {}),
   });
   const server = createServer(
     {
