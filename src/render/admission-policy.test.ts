@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { renderAdmissionPolicies, renderPolicyFloorOverlay } from './admission-policy.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
+import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration, scaleWebhookName } from './webhook-configurations.ts';
 
 describe('renderAdmissionPolicies', () => {
   it('renders a policy and its binding per contract with anything compiled, named after the install', () => {
@@ -31,5 +32,18 @@ describe('renderPolicyFloorOverlay', () => {
         (configuration['webhooks'] as { name: string }[]).map(({ name }) => ({ name, failurePolicy: 'Ignore' })),
       ]),
     );
+  });
+
+  it('leaves the /scale webhook failing closed: no policy can judge a Scale, so an outage must not let one through', () => {
+    const contracts = [scalableGeoDatabaseContract()];
+    const [, , patches] = renderPolicyFloorOverlay('overlays/policy-floor', contracts, 'crdgate', '../cert-manager', renderAdmissionPolicies(contracts, 'crdgate'));
+    const validating = renderValidatingWebhookConfiguration(contracts, { target: { url: 'https://127.0.0.1:9443' } });
+    const names = (validating['webhooks'] as { name: string; failurePolicy: string }[]).map(({ name, failurePolicy }) => [name, failurePolicy]);
+    expect(names).toEqual([
+      ['validate.geodatabases.geo.example.com', 'Fail'],
+      ['scale.validate.geodatabases.geo.example.com', 'Fail'],
+    ]);
+    expect(patches!.manifests[0]!['webhooks']).toEqual([{ name: 'validate.geodatabases.geo.example.com', failurePolicy: 'Ignore' }]);
+    expect(JSON.stringify(patches!.manifests)).not.toContain(scaleWebhookName(contracts[0]!));
   });
 });

@@ -30,6 +30,8 @@ export function installNames(name: string) {
     certLease: `${name}-certs`,
     /** Under `crdgate serve --manage-certs`: the Role, ClusterRole and their bindings that let the server do so. */
     certAccess: `${name}-certs`,
+    /** When a contract's hub has a scale subresource: the ClusterRole and binding that let the server read its objects. */
+    scaleReads: `${name}-scale-reads`,
     /** The migration's ServiceAccount, ClusterRole and ClusterRoleBinding. */
     migration: `${name}-migrate`,
     selfSignedIssuer: `${name}-selfsigned`,

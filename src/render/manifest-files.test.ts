@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
 import type { Manifest, ManifestFile } from './manifest.ts';
@@ -46,6 +47,44 @@ describe('renderManifestFiles', () => {
         ],
       ],
     ]);
+  });
+});
+
+describe('renderManifestFiles for a contract with a scale subresource', () => {
+  const files = renderManifestFiles([scalableGeoDatabaseContract(), clusterWidgetContract()], manifestDefaults);
+  const manifest = (path: string, kind: string): any => files.find((file) => file.path === path)!.manifests.find((m) => m.kind === kind);
+
+  it('grants the server get on exactly the scale-bearing resources, and nothing else', () => {
+    expect(contents(files).slice(0, 4)).toEqual([
+      ['base/00-namespace.yaml', ['Namespace/crdgate-system']],
+      ['base/10-crdgate-server.yaml', ['ServiceAccount/crdgate', 'Service/crdgate', 'Deployment/crdgate', 'PodDisruptionBudget/crdgate']],
+      ['base/12-scale-reads.yaml', ['ClusterRole/crdgate-scale-reads', 'ClusterRoleBinding/crdgate-scale-reads']],
+      ['base/15-network-policy.yaml', ['NetworkPolicy/crdgate']],
+    ]);
+    expect(manifest('base/12-scale-reads.yaml', 'ClusterRole').rules).toEqual([{ apiGroups: ['geo.example.com'], resources: ['geodatabases'], verbs: ['get'] }]);
+    expect(manifest('base/12-scale-reads.yaml', 'ClusterRoleBinding')).toMatchObject({
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'crdgate-scale-reads' },
+      subjects: [{ kind: 'ServiceAccount', name: 'crdgate', namespace: 'crdgate-system' }],
+    });
+  });
+
+  it("mounts the server's ServiceAccount token in its pods only, and lets them reach the API server", () => {
+    expect(manifest('base/10-crdgate-server.yaml', 'Deployment').spec.template.spec.automountServiceAccountToken).toBe(true);
+    expect(manifest('base/10-crdgate-server.yaml', 'ServiceAccount').automountServiceAccountToken).toBe(false);
+    expect(manifest('base/15-network-policy.yaml', 'NetworkPolicy').spec.egress).toEqual([{ ports: [{ port: 443, protocol: 'TCP' }, { port: 6443, protocol: 'TCP' }] }]);
+  });
+
+  it('renders none of it for contracts without one', () => {
+    const plain = renderManifestFiles([geoDatabaseContract(), clusterWidgetContract()], manifestDefaults);
+    const deployment: any = plain.flatMap((file) => file.manifests).find((m) => m.kind === 'Deployment');
+    expect(deployment.spec.template.spec.automountServiceAccountToken).toBe(false);
+    expect(plain.map((file) => file.path)).not.toContain('base/12-scale-reads.yaml');
+  });
+
+  it('renders the ClusterRole when called by URL too, for the identity crdgate runs with outside the cluster', () => {
+    const byUrl = renderManifestFiles([scalableGeoDatabaseContract()], { ...manifestDefaults, url: 'https://10.0.0.5:8443' });
+    expect(contents(byUrl).slice(0, 1)).toEqual([['base/12-scale-reads.yaml', ['ClusterRole/crdgate-scale-reads', 'ClusterRoleBinding/crdgate-scale-reads']]]);
+    expect(byUrl.flatMap((file) => file.manifests).map((m) => m.kind)).not.toContain('NetworkPolicy');
   });
 });
 

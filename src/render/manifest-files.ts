@@ -8,6 +8,7 @@ import type { GeneratedFile, ManifestFile } from './manifest.ts';
 import type { ManifestOptions } from './manifest-options.ts';
 import { renderMonitoring } from './monitoring.ts';
 import { renderNetworkPolicyFile } from './network-policy.ts';
+import { renderScaleReadsFile, scaleBearing, withScaleReadsToken } from './scale-reads.ts';
 import { renderSelfManagedCertsOverlay } from './self-managed-certs.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
 import { renderStorageMigration } from './storage-migration.ts';
@@ -30,10 +31,12 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     ...(inCluster(options)
       ? [
           { path: `${baseDir}/00-namespace.yaml`, manifests: [namespace] },
-          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options, options.image, options.contracts) },
-          renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options),
+          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: withScaleReadsToken(renderServerWorkload(options, options.image, options.contracts), contracts) },
         ]
       : []),
+    // Called by URL too: the identity crdgate runs with outside the cluster can be limited to it.
+    ...renderScaleReadsFile(`${baseDir}/12-scale-reads.yaml`, contracts, options),
+    ...(inCluster(options) ? [renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options, { apiServerEgress: scaleBearing(contracts).length > 0 })] : []),
     ...contracts.map((contract) => ({
       path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`,
       manifests: [renderCustomResourceDefinition(contract, endpoint)],

@@ -26,4 +26,13 @@ describe('renderNetworkPolicyFile', () => {
     expect(text).toMatch(/^# Why any source: the API server's address cannot be known in general/m);
     expect(text).toMatch(/^# {9}- ipBlock: \{ cidr: /m);
   });
+
+  it('lets the server reach the API server, and nothing else, when a contract has a scale subresource', () => {
+    const reading = renderNetworkPolicyFile('base/15-network-policy.yaml', { name: 'crdgate', namespace: 'ops' }, { apiServerEgress: true });
+    const readingSpec = reading.manifests[0]!['spec'] as any;
+    expect(readingSpec.egress).toEqual([{ ports: [{ port: 443, protocol: 'TCP' }, { port: 6443, protocol: 'TCP' }] }]);
+    expect(readingSpec.ingress).toEqual(spec.ingress);
+    expect(reading.comment).toMatch(/^Traffic to crdgate's pods: .*\nsource; out, only to the API server, TCP 443 and 6443 to any address: a contract has a scale subresource/);
+    expect(file.comment).toContain('nothing out (the server calls no one, not even DNS)');
+  });
 });

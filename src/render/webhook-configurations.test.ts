@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
 import type { Manifest } from './manifest.ts';
@@ -35,6 +36,29 @@ describe('renderValidatingWebhookConfiguration', () => {
     const endpoint: WebhookEndpoint = { target: { service: { namespace: 'ops', name: 'crdgate', port: 443 } } };
     const [geo] = webhooks(renderValidatingWebhookConfiguration([geoDatabaseContract()], endpoint));
     expect(geo.clientConfig).toEqual({ service: { namespace: 'ops', name: 'crdgate', path: '/validate', port: 443 } });
+  });
+});
+
+describe('renderValidatingWebhookConfiguration with a scale subresource', () => {
+  it('adds a webhook of its own for UPDATE of /scale on the hub, with the same endpoint and settings', () => {
+    const [main, scale, ...rest] = webhooks(renderValidatingWebhookConfiguration([scalableGeoDatabaseContract(), clusterWidgetContract()], byUrl));
+    expect(main.name).toBe('validate.geodatabases.geo.example.com');
+    expect(scale).toEqual({
+      name: 'scale.validate.geodatabases.geo.example.com',
+      clientConfig: main.clientConfig,
+      rules: [{ apiGroups: ['geo.example.com'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['geodatabases/scale'], scope: 'Namespaced' }],
+      matchPolicy: 'Equivalent',
+      failurePolicy: 'Fail',
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      timeoutSeconds: 10,
+    });
+    // Only where the hub has one.
+    expect(rest.map((webhook) => webhook.name)).toEqual(['validate.widgets.widgets.example.org']);
+    // Defaults never apply to a Scale.
+    expect(webhooks(renderMutatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl)).map((webhook) => webhook.rules)).toEqual([
+      [{ apiGroups: ['geo.example.com'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['geodatabases'], scope: 'Namespaced' }],
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Contract } from '../contract/define-contract.ts';
+import { hubHasScale } from '../contract/scale-subresource.ts';
 import { resourceName } from './custom-resource-definition.ts';
 import { defaultInstallName, installNames } from './in-cluster-names.ts';
 import type { Manifest } from './manifest.ts';
@@ -26,29 +27,49 @@ export function validatingWebhookName(contract: Contract): string {
   return `validate.${resourceName(contract.identity)}`;
 }
 
+/** The validating webhook of /scale, apart from the main one so that the policy floor's Ignore leaves it failing closed. */
+export function scaleWebhookName(contract: Contract): string {
+  return `scale.${validatingWebhookName(contract)}`;
+}
+
 export function mutatingWebhookName(contract: Contract): string {
   return `mutate.${resourceName(contract.identity)}`;
 }
 
 /**
  * One validating webhook per contract: writes and deletions of the resource, and writes of its status, so an
- * operator cannot store a status the schema or the invariants forbid. The scale subresource is left out: its
- * requests carry an autoscaling/v1 Scale, which no contract describes.
+ * operator cannot store a status the schema or the invariants forbid. A contract whose hub has a scale subresource
+ * gets a second one for UPDATE of /scale (a PATCH arrives as one), which `kubectl scale` and autoscalers write: crdgate
+ * judges it as the same change of the replicas field sent to the object, which it reads from the API server. It is a
+ * webhook of its own because no policy can judge a Scale (it carries no phase, no annotations): where the policy
+ * floor sets the main webhook to Ignore, this one stays Fail, so an outage never lets a scale through unjudged.
  */
 export function renderValidatingWebhookConfiguration(contracts: readonly Contract[], endpoint: WebhookEndpoint, installName = defaultInstallName): Manifest {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingWebhookConfiguration',
     metadata: { name: installNames(installName).webhookConfiguration },
-    webhooks: contracts.map((contract) => ({
-      name: validatingWebhookName(contract),
-      clientConfig: clientConfigFor(endpoint, webhookPaths.validate),
-      rules: [
-        rule(contract, ['CREATE', 'UPDATE', 'DELETE'], contract.identity.plural),
-        ...(hubHasStatus(contract) ? [rule(contract, ['UPDATE'], `${contract.identity.plural}/status`)] : []),
-      ],
-      ...commonWebhookSettings(),
-    })),
+    webhooks: contracts.flatMap((contract) => [
+      {
+        name: validatingWebhookName(contract),
+        clientConfig: clientConfigFor(endpoint, webhookPaths.validate),
+        rules: [
+          rule(contract, ['CREATE', 'UPDATE', 'DELETE'], contract.identity.plural),
+          ...(hubHasStatus(contract) ? [rule(contract, ['UPDATE'], `${contract.identity.plural}/status`)] : []),
+        ],
+        ...commonWebhookSettings(),
+      },
+      ...(hubHasScale(contract)
+        ? [
+            {
+              name: scaleWebhookName(contract),
+              clientConfig: clientConfigFor(endpoint, webhookPaths.validate),
+              rules: [rule(contract, ['UPDATE'], `${contract.identity.plural}/scale`)],
+              ...commonWebhookSettings(),
+            },
+          ]
+        : []),
+    ]),
   };
 }
 
