@@ -24,6 +24,16 @@ export async function loadRegistry(modules: string[], cwd: string): Promise<Cont
   }
 }
 
+/**
+ * What the contracts' self-check found worth a warning but not a refusal to load (a scale subresource whose field
+ * no classifier reads, say), one `warning:` line each for a command's stderr; empty when nothing is.
+ */
+export function contractWarningLines(registry: ContractRegistry): string {
+  return registry.contracts
+    .flatMap((compiled) => compiled.warnings.map((warning) => `warning: contract ${compiled.contract.identity.plural}.${compiled.contract.identity.group}: ${warning}\n`))
+    .join('');
+}
+
 /** Where a `--contract` module is, and how a crdgate started in the same working directory names it. */
 export interface ContractModuleLocation {
   url: string;

@@ -33,6 +33,13 @@ describe('crdgate fsa', () => {
     expect(stdout).toMatch(/Enforced by the webhook only: invariants, update rules/);
   });
 
+  it('says with --coverage that spec changes through /scale are the webhook\'s alone, for a contract with a scale subresource', async () => {
+    const { code, stdout } = await run('fsa', '--coverage', '--contract', 'src/admission/scalable-geodatabase.fixture.ts');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\| spec changes through \| enforced by \| why not by the policy \|\n\|---\|---\|---\|\n\| \/scale \| webhook only \| a Scale carries neither/);
+    expect((await run('fsa', '--coverage')).stdout).not.toContain('/scale');
+  });
+
   it('exits 2 for an unknown format or kind', async () => {
     expect(await run('fsa', '--format', 'svg')).toMatchObject({ code: 2, stderr: expect.stringContaining('--format') });
     expect(await run('fsa', '--kind', 'Nope')).toMatchObject({ code: 2, stderr: expect.stringContaining('Nope') });

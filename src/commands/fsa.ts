@@ -2,7 +2,7 @@ import { machineFormats, renderMachine, type MachineFormat } from '../contract/f
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { renderPolicyCoverage } from '../policy/policy-coverage.ts';
 import { stringList, stringOption, UsageError, type Command } from './command.ts';
-import { loadRegistry } from './contracts.ts';
+import { contractWarningLines, loadRegistry } from './contracts.ts';
 
 export const fsaCommand: Command = {
   name: 'fsa',
@@ -25,6 +25,8 @@ export const fsaCommand: Command = {
       throw new UsageError(`--format must be one of ${machineFormats.join(', ')}, got "${format}"`);
     }
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const warnings = contractWarningLines(registry);
+    if (warnings !== '') io.stderr(warnings);
     const kind = stringOption(values, 'kind');
     const withMachine = registry.contracts.filter((c) => c.contract.transitions);
     const known = withMachine.map((c) => c.contract.identity.kind).join(', ') || 'none';

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { runCli } from '../cli-runner.fixture.ts';
@@ -98,6 +99,29 @@ export default () => defineContract({
       'FlowSchema/toys-migrate',
       'Job/toys-migrate-widgets',
     ]);
+  });
+
+  it('says on stderr that /scale is the webhook\'s alone, and warns about a scale subresource no classifier reads', async () => {
+    const fixture = JSON.stringify(new URL('../admission/scalable-geodatabase.fixture.ts', import.meta.url).href);
+    await writeFile(
+      join(dir, 'unread-scale.ts'),
+      `import { scalableGeoDatabaseContract } from ${fixture};
+const contract = scalableGeoDatabaseContract();
+const scale = { specReplicasPath: '.spec.storage.replicas', statusReplicasPath: '.status.readyReplicas' };
+export default { ...contract, versions: contract.versions.map((v) => (v.name === 'v1' ? { ...v, subresources: { ...v.subresources, scale } } : v)) };
+`,
+    );
+    const scalable = await run('manifests', '--contract', fileURLToPath(JSON.parse(fixture)), '--url', 'https://127.0.0.1:9443');
+    expect(scalable.code, scalable.stderr).toBe(0);
+    expect(scalable.stderr).toMatch(/^policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules\n {2}webhook only: spec changes through \/scale: a Scale carries neither/);
+    expect(scalable.stderr).not.toContain('warning');
+    const kinds = parseAllDocuments(scalable.stdout).map((d) => `${d.toJS().kind}/${d.toJS().metadata.name}`);
+    expect(kinds.slice(0, 2)).toEqual(['ClusterRole/crdgate-scale-reads', 'ClusterRoleBinding/crdgate-scale-reads']);
+    const unread = await run('manifests', '--contract', 'unread-scale.ts', '--url', 'https://127.0.0.1:9443');
+    expect(unread.code, unread.stderr).toBe(0);
+    expect(unread.stderr).toMatch(
+      /^warning: contract geodatabases\.geo\.example\.com: the scale subresource of the hub v1 writes spec\.storage\.replicas, which no classifier of the transition machine reads/,
+    );
   });
 
   it('renders the migration as Indexed Jobs with --migration-shards, writing through the status subresource with --migration-via status', async () => {

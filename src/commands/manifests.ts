@@ -12,7 +12,7 @@ import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
 import { positiveInteger, stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
-import { loadRegistry, locateContractModule } from './contracts.ts';
+import { contractWarningLines, loadRegistry, locateContractModule } from './contracts.ts';
 
 export const manifestsCommand: Command = {
   name: 'manifests',
@@ -88,6 +88,8 @@ export const manifestsCommand: Command = {
     if (statusProblem !== undefined) throw new UsageError(`--migration-via status: ${statusProblem}`);
     const out = stringOption(values, 'out');
     // On stderr, so that the YAML on stdout stays applicable as it is.
+    const warnings = contractWarningLines(registry);
+    if (warnings !== '') io.stderr(warnings);
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
     if (out === undefined) {
       io.stdout(manifestsToYaml(renderManifestFiles(contracts, options).flatMap((file) => file.manifests)));

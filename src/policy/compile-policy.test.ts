@@ -7,6 +7,7 @@ import type { Classifier, TransitionMachine } from '../contract/fsa/machine.ts';
 import { toyMachine, type ToyChange, type ToyState } from '../contract/fsa/toy-machine.fixture.ts';
 import { readInteger, readQuantity, readString } from '../contract/fsa/value-readers.ts';
 import { compareQuantities } from '../contract/quantity.ts';
+import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { compileContractPolicy } from './compile-policy.ts';
 
@@ -48,6 +49,15 @@ describe('compileContractPolicy: coverage', () => {
     expect(policy.coverage.changeKinds).toHaveLength(Object.keys(geoDatabaseContract().transitions!.changeKinds).length);
     expect(policy.coverage.deletionRules).toEqual([{ rule: 'geo.example.com/deletion-protection=true', enforcedBy: 'policy' }]);
     expect(policy.operations).toEqual(['UPDATE', 'DELETE']);
+    expect(policy.coverage.subresources).toEqual([]);
+  });
+
+  it("says that spec changes through /scale are the webhook's alone, and why", () => {
+    const policy = compileContractPolicy(scalableGeoDatabaseContract());
+    expect(policy.coverage.subresources).toEqual([{ subresource: 'scale', enforcedBy: 'webhook', reason: expect.stringContaining("carries neither the object's phase nor its annotations") }]);
+    expect(policy.coverage.subresources[0]!.reason).toContain('kubectl scale is refused, not let through unjudged');
+    // The policy itself is the same: it matches the resource, never a subresource.
+    expect(policy.validations).toEqual(compileContractPolicy(geoDatabaseContract()).validations);
   });
 
   it('compiles the toy machine, whose classifiers are all the library\'s', () => {

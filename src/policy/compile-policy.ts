@@ -1,4 +1,5 @@
 import type { Contract, DeletionProtection } from '../contract/define-contract.ts';
+import { hubHasScale } from '../contract/scale-subresource.ts';
 import { celString } from './cel.ts';
 import { compileMachine, type KindCoverage } from './compile-machine.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
@@ -19,7 +20,21 @@ export interface PolicyCoverage {
   deletionRules: RuleCoverage[];
   /** Rules the policy never holds: invariants and update rules are code, and the schema beyond the CRD's is crdgate's. */
   webhookOnly: string[];
+  /** Subresources through which the spec changes, which the policy does not judge: /scale when the hub has one. */
+  subresources: SubresourceCoverage[];
 }
+
+export interface SubresourceCoverage {
+  subresource: 'scale';
+  enforcedBy: 'webhook';
+  reason: string;
+}
+
+/** Why the policy does not judge /scale, and what holds instead. */
+export const scaleNotByPolicy =
+  "a Scale carries neither the object's phase nor its annotations, and a policy reads only the request, so it cannot tell " +
+  'which state a replicas change is made in; the webhook reads the object. Its /scale webhook keeps failurePolicy Fail ' +
+  'under the policy floor, so while crdgate is down kubectl scale is refused, not let through unjudged';
 
 export type RuleCoverage = { rule: string; enforcedBy: 'policy' } | { rule: string; enforcedBy: 'webhook'; reason: string };
 
@@ -47,6 +62,7 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
         'the schema checks crdgate adds to the CRD (formats, ratcheting)',
         'computed defaults',
       ],
+      subresources: hubHasScale(contract) ? [{ subresource: 'scale', enforcedBy: 'webhook', reason: scaleNotByPolicy }] : [],
     },
   };
 }

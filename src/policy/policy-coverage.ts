@@ -6,7 +6,7 @@ import type { ContractPolicy } from './compile-policy.ts';
 
 /** The full report: every change kind and deletion rule, and who enforces it. */
 export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy): string {
-  const { changeKinds, deletionRules, webhookOnly } = policy.coverage;
+  const { changeKinds, deletionRules, webhookOnly, subresources } = policy.coverage;
   const kindRows = changeKinds.map((entry) =>
     entry.enforcedBy === 'policy' ? `| ${entry.kind} | policy and webhook | |` : `| ${entry.kind} | webhook only | ${cell(entry.reason)} |`,
   );
@@ -17,6 +17,9 @@ export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy)
     `${contract.identity.kind}: what the ValidatingAdmissionPolicy enforces even while crdgate is down`,
     ...(kindRows.length > 0 ? [['| change kind | enforced by | why not by the policy |', '|---|---|---|', ...kindRows].join('\n')] : ['No transition machine.']),
     ...(ruleRows.length > 0 ? [['| deletion rule | enforced by | why not by the policy |', '|---|---|---|', ...ruleRows].join('\n')] : []),
+    ...(subresources.length > 0
+      ? [['| spec changes through | enforced by | why not by the policy |', '|---|---|---|', ...subresources.map((entry) => `| /${entry.subresource} | webhook only | ${cell(entry.reason)} |`)].join('\n')]
+      : []),
     `Enforced by the webhook only: ${webhookOnly.join(', ')}.`,
   ];
   return `${sections.join('\n\n')}\n`;
@@ -24,13 +27,14 @@ export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy)
 
 /** One line per contract, and one more per kind or rule the policy does not hold. */
 export function summarizePolicyCoverage(contract: Contract, policy: ContractPolicy): string {
-  const { changeKinds, deletionRules } = policy.coverage;
+  const { changeKinds, deletionRules, subresources } = policy.coverage;
   const kinds = changeKinds.filter((entry) => entry.enforcedBy === 'policy').length;
   const rules = deletionRules.filter((entry) => entry.enforcedBy === 'policy').length;
   const lines = [
     `policy floor for ${contract.identity.kind}: the API server enforces ${kinds} of ${changeKinds.length} change kinds and ${rules} of ${deletionRules.length} deletion rules`,
     ...changeKinds.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: change kind ${entry.kind}: ${entry.reason}`] : [])),
     ...deletionRules.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: deletion rule ${entry.rule}: ${entry.reason}`] : [])),
+    ...subresources.map((entry) => `  webhook only: spec changes through /${entry.subresource}: ${entry.reason}`),
   ];
   return `${lines.join('\n')}\n`;
 }
