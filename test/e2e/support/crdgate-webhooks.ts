@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiextensionsV1Api, AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { Contract } from '../../../src/contract/define-contract.ts';
+import { createContractRegistry } from '../../../src/contract/registry.ts';
 import { geoDatabaseContract } from '../../../src/contracts/geodatabase/index.ts';
 import { renderCustomResourceDefinition } from '../../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../../src/render/manifest.ts';
@@ -31,14 +33,17 @@ export interface CrdgateRegistration {
   webhookConfigurations: Manifest[];
 }
 
-export async function startCrdgateForApiServer(overrides: Partial<ServeOptions> = {}): Promise<CrdgateInFront> {
-  const server = await startTestServer(overrides);
-  return { server, ...crdgateRegistration(server.port, server.ca) };
+/**
+ * `contract` is the built-in GeoDatabase unless given: another contract of the kind GeoDatabase (the same CRD,
+ * with a scale subresource, say) works with every helper here, whose probes write GeoDatabases.
+ */
+export async function startCrdgateForApiServer(overrides: Partial<ServeOptions> = {}, contract?: Contract): Promise<CrdgateInFront> {
+  const server = await startTestServer({ ...(contract ? { registry: createContractRegistry([contract]) } : {}), ...overrides });
+  return { server, ...crdgateRegistration(server.port, server.ca, contract) };
 }
 
 /** The registration of a crdgate listening on 127.0.0.1:port with a certificate signed by `ca`. */
-export function crdgateRegistration(port: number, ca: Buffer): CrdgateRegistration {
-  const contract = geoDatabaseContract();
+export function crdgateRegistration(port: number, ca: Buffer, contract: Contract = geoDatabaseContract()): CrdgateRegistration {
   const endpoint: WebhookEndpoint = { target: { url: `https://127.0.0.1:${port}` }, caBundlePem: ca.toString('utf8') };
   const name = `crdgate-e2e-${randomUUID().slice(0, 8)}`;
   return {
