@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { scalableGeoDatabaseContract } from './admission/scalable-geodatabase.fixture.ts';
 import { geoDatabaseContract } from './contracts/geodatabase/index.ts';
 import { toy, toyAnnotation, toyApiVersion, toyContract } from './conversion/toy-contract.fixture.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
@@ -54,6 +55,16 @@ describe('crdgate/testing: contractTester', () => {
     const malformed = tester.review('validate', { kind: 'AdmissionReview' });
     expect(malformed).toMatchObject({ httpStatus: 400, body: { error: { code: 'REVIEW_MALFORMED' } } });
     expect(malformed.response).toBeUndefined();
+  });
+
+  it('answers a /scale review on the stored object it is given, and denies it without one, as the server does', async () => {
+    const scalable = contractTester(scalableGeoDatabaseContract());
+    const stored = (await fixture('update-geodatabase.json')).request.oldObject;
+    const scale = await fixture('update-geodatabase-scale.json');
+    const upgrading = { ...stored, status: { ...stored.status, phase: 'Upgrading' } };
+    expect(scalable.review('validate', scale, { storedObject: upgrading }).response).toMatchObject({ allowed: false, status: { code: 403 } });
+    expect(scalable.review('validate', scale, { storedObject: stored }).response).toMatchObject({ allowed: true });
+    expect(scalable.review('validate', scale).response).toMatchObject({ allowed: false, status: { code: 503, reason: 'ServiceUnavailable' } });
   });
 
   it('denies a kind no contract declares, as the server does', () => {

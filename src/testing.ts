@@ -45,11 +45,19 @@ export interface ReviewAnswer {
   body: unknown;
 }
 
+export interface ReviewOptions {
+  /**
+   * For a /scale review: the stored object the server would read from the API server (in the hub version, with the
+   * Scale's resourceVersion). Without it, such a review is denied as the server denies it when it cannot read one.
+   */
+  storedObject?: KubeObject;
+}
+
 export interface ContractTester {
   /** What `crdgate check` decides: the defaults, then validation (schema, invariants, rules, the machine). */
   check(object: KubeObject, options?: CheckOptions): CheckResult;
   /** A whole AdmissionReview (`admission.k8s.io/v1`) as POST /validate or POST /mutate answers it. */
-  review(webhook: AdmissionWebhook, review: unknown): ReviewAnswer;
+  review(webhook: AdmissionWebhook, review: unknown, options?: ReviewOptions): ReviewAnswer;
   /** The object in `apiVersion`, as the conversion webhook converts it; throws a ConversionError when it cannot. */
   convert(object: KubeObject, apiVersion: string): KubeObject;
 }
@@ -65,8 +73,8 @@ export function contractTester(contracts: Contract | readonly Contract[]): Contr
       const operation = options.operation ?? (options.oldObject ? 'UPDATE' : 'CREATE');
       return checkObject(registry, { operation, object, oldObject: options.oldObject ?? null });
     },
-    review: function review(webhook, body) {
-      const outcome = handleAdmissionReview(webhook, registry, body);
+    review: function review(webhook, body, options = {}) {
+      const outcome = handleAdmissionReview(webhook, registry, body, options.storedObject ? { stored: { object: options.storedObject } } : {});
       const response = (outcome.body as { response?: AdmissionResponse }).response;
       return { httpStatus: outcome.httpStatus, ...(response ? { response } : {}), body: outcome.body };
     },
