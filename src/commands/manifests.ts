@@ -22,7 +22,9 @@ export const manifestsCommand: Command = {
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
-  NetworkPolicy, the storage-version migration Job and its RBAC, and for the policy-floor overlay a
+  NetworkPolicy (for a contract whose hub has a scale subresource: a /scale webhook, and the ClusterRole
+  NAME-scale-reads, token and egress with which the server reads the objects it scales), the storage-version
+  migration Job and its RBAC, and for the policy-floor overlay a
   ValidatingAdmissionPolicy per contract (the transition machine and deletion protections compiled to CEL,
   enforced by the API server itself). With --out, as a kustomize tree:
     DIR/kustomization.yaml, DIR/base/   kubectl apply --server-side -k DIR installs crdgate
