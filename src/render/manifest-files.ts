@@ -8,7 +8,7 @@ import type { GeneratedFile, ManifestFile } from './manifest.ts';
 import type { ManifestOptions } from './manifest-options.ts';
 import { renderMonitoring } from './monitoring.ts';
 import { renderNetworkPolicyFile } from './network-policy.ts';
-import { renderScaleReadsFile, scaleBearing, withScaleReadsToken } from './scale-reads.ts';
+import { renderScaleReadsFile, scaleBearing } from './scale-reads.ts';
 import { renderSelfManagedCertsOverlay } from './self-managed-certs.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
 import { renderStorageMigration } from './storage-migration.ts';
@@ -31,7 +31,7 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     ...(inCluster(options)
       ? [
           { path: `${baseDir}/00-namespace.yaml`, manifests: [namespace] },
-          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: withScaleReadsToken(renderServerWorkload(options, options.image, options.contracts), contracts) },
+          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options, options.image, options.contracts, { readsApiServer: scaleBearing(contracts).length > 0 }) },
         ]
       : []),
     // Called by URL too: the identity crdgate runs with outside the cluster can be limited to it.

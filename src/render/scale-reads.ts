@@ -1,7 +1,7 @@
 import type { Contract } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { componentLabels, installNames, type Install } from './in-cluster-names.ts';
-import type { Manifest, ManifestFile } from './manifest.ts';
+import type { ManifestFile } from './manifest.ts';
 
 // A contract whose hub has a scale subresource makes crdgate's server a client of the API server: a /scale review
 // carries an autoscaling/v1 Scale (no phase, no annotations), so the server reads the object it scales. What that
@@ -42,18 +42,4 @@ export function renderScaleReadsFile(path: string, contracts: readonly Contract[
       ],
     },
   ];
-}
-
-/**
- * The server's workload, its pods given their ServiceAccount token when some contract's hub has a scale subresource
- * (the pod's setting wins over the ServiceAccount's, which withholds it, so no other pod gets one); as rendered
- * otherwise. The objects are not changed.
- */
-export function withScaleReadsToken(workload: Manifest[], contracts: readonly Contract[]): Manifest[] {
-  if (scaleBearing(contracts).length === 0) return workload;
-  return workload.map((manifest) => {
-    const spec = manifest['spec'] as { template?: { spec?: Record<string, unknown> } } | undefined;
-    if (manifest.kind !== 'Deployment' || spec?.template?.spec === undefined) return manifest;
-    return { ...manifest, spec: { ...spec, template: { ...spec.template, spec: { ...spec.template.spec, automountServiceAccountToken: true } } } };
-  });
 }

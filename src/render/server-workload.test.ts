@@ -64,6 +64,12 @@ describe('renderServerWorkload', () => {
     expect(container.resources.requests).toEqual({ cpu: '100m', memory: '180Mi' });
   });
 
+  it('gives the pods their ServiceAccount token only when the server reads from the API server', () => {
+    const reading = renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img', [], { readsApiServer: true });
+    expect(find(reading, 'Deployment').spec.template.spec.automountServiceAccountToken).toBe(true);
+    expect(find(reading, 'ServiceAccount').automountServiceAccountToken).toBe(false);
+  });
+
   it('shares no object between manifests, so changing one cannot change another', () => {
     deployment.metadata.labels.changed = 'yes';
     expect(find(manifests, 'Service').spec.selector).not.toHaveProperty('changed');

@@ -33,9 +33,17 @@ export function renderNamespace(namespace: string): Manifest {
   };
 }
 
+export interface ServerWorkloadOptions {
+  /**
+   * The pods get their ServiceAccount token: the server reads from the API server (the object behind a /scale
+   * review, see scale-reads.ts). The pod's setting wins over the ServiceAccount's, which withholds it from any other.
+   */
+  readsApiServer?: boolean;
+}
+
 /** The webhook server inside the cluster: the Service the webhook configurations call, and the pods behind it. */
-export function renderServerWorkload(install: Install, image: string, contracts: readonly string[] = []): Manifest[] {
-  return [serviceAccount(install), service(install), deployment(install, image, contracts), podDisruptionBudget(install)];
+export function renderServerWorkload(install: Install, image: string, contracts: readonly string[] = [], options: ServerWorkloadOptions = {}): Manifest[] {
+  return [serviceAccount(install), service(install), deployment(install, image, contracts, options), podDisruptionBudget(install)];
 }
 
 function serviceAccount(install: Install): Manifest {
@@ -43,7 +51,8 @@ function serviceAccount(install: Install): Manifest {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
     metadata: serverMetadata(install),
-    // The server never calls the API server, so its pods get no token to leak.
+    // The server calls the API server only to read the objects behind /scale reviews; pods get a token only then
+    // (their own setting), so none leaks from a pod that needs none.
     automountServiceAccountToken: false,
   };
 }
@@ -60,7 +69,7 @@ function service(install: Install): Manifest {
   };
 }
 
-function deployment(install: Install, image: string, contracts: readonly string[]): Manifest {
+function deployment(install: Install, image: string, contracts: readonly string[], options: ServerWorkloadOptions): Manifest {
   const names = installNames(install.name);
   return {
     apiVersion: 'apps/v1',
@@ -75,7 +84,7 @@ function deployment(install: Install, image: string, contracts: readonly string[
         metadata: { labels: labels(install) },
         spec: {
           serviceAccountName: names.server,
-          automountServiceAccountToken: false,
+          automountServiceAccountToken: options.readsApiServer === true,
           terminationGracePeriodSeconds,
           securityContext: restrictedPodSecurityContext(),
           // Spread the replicas, so that losing one node does not take every replica (and every write) with it.
