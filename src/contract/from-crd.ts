@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import type * as Yaml from 'yaml';
 import { ContractDefinitionError, type ContractIdentity, type PrinterColumn, type SelectableField, type Subresources, type VersionDefinition } from './define-contract.ts';
 import { isPlainObject } from './kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
@@ -121,6 +122,11 @@ function versionFrom(version: unknown, where: string, fail: (problem: string) =>
   return result;
 }
 
+// The YAML parser is loaded when a CRD file is read, not with 'crdgate': `crdgate serve` keeps it out of its heap
+// unless a contract reads its CRD. (Synchronously, through require: readCrdFile is synchronous.)
+const loadCommonJs = createRequire(import.meta.url);
+const yaml = (): typeof Yaml => loadCommonJs('yaml') as typeof Yaml;
+
 /**
  * Reads a CRD from a YAML or JSON file, for {@link fromCrd}: the one CustomResourceDefinition in it, or the one named
  * `name` (`plural.group`) when the file holds several (a Helm chart's bundle). Synchronous, so that a contract's
@@ -138,7 +144,7 @@ export function readCrdFile(file: string | URL, options: { name?: string } = {})
   } catch (error) {
     fail(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const documents = parseAllDocuments(text);
+  const documents = yaml().parseAllDocuments(text);
   const list = Array.isArray(documents) ? documents : [documents];
   const crds: Record<string, unknown>[] = [];
   for (const [index, document] of list.entries()) {
