@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,6 +57,16 @@ describe('fromCrd', () => {
     const pool = (spec: object) => ({ apiVersion: 'cache.example.com/v1', kind: 'CachePool', metadata: { name: 'p', namespace: 'default' }, spec });
     expect(validate(pool({ memory: '2Gi', maxUnavailable: '25%', ports: [{ port: 6379, targetPort: 'redis' }], resources: { limits: { cpu: 2 } } }))).toEqual([]);
     expect(validate(pool({ memory: 'two gigs', ports: [{ port: 6379 }, { port: 6379 }] })).map((error) => error.field)).toEqual(['spec.memory', 'spec.ports[1]']);
+  });
+
+  it("loads controller-gen's real output as written (test/fixtures/controller-gen/crds: int-or-string, quantities, CEL rules, embedded resources)", async () => {
+    const dir = new URL('../../test/fixtures/controller-gen/crds/', import.meta.url);
+    const files = (await readdir(dir)).filter((file) => file.endsWith('.yaml'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const contract = defineContract(fromCrd(readCrdFile(new URL(file, dir))));
+      expect(createContractRegistry([contract]).contracts[0]!.validators.size, file).toBe(contract.versions.length);
+    }
   });
 
   it('copies what it takes, so the contract does not share the CRD object', () => {
