@@ -9,8 +9,8 @@ describe("crdgate's public modules", () => {
       [
         'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep',
         'compareNumbers', 'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
-        'formatFieldError', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'overlay', 'parseQuantity',
-        'parseVersion', 'presentFields', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readInteger', 'readQuantity', 'readString',
+        'formatFieldError', 'fromCrd', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'overlay', 'parseQuantity',
+        'parseVersion', 'presentFields', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readCrdFile', 'readInteger', 'readQuantity', 'readString',
         'specMappingConversion', 'splitFields', 'takeStash', 'whenDifferent',
       ].sort(),
     );

@@ -12,6 +12,7 @@ export {
   type ContractIdentity,
   type VersionDefinition,
   type PrinterColumn,
+  type SelectableField,
   type Subresources,
   type SpokeConversion,
   type ConversionContext,
@@ -24,7 +25,8 @@ export {
   type UpdateInput,
   type UpdateVerdict,
 } from './contract/define-contract.ts';
-export type { JSONSchemaProps } from './contract/schema/json-schema-props.ts';
+export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';
+export { fromCrd, readCrdFile, type CrdContractParts } from './contract/from-crd.ts';
 export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/kube-object.ts';
 export { fieldError, formatFieldError, type FieldError, type FieldErrorType } from './contract/field-error.ts';
 

@@ -1,6 +1,7 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
 
 // The scaffolded project's own tests, its install from vendor/ (crdgate packed as it runs) and its end-to-end test
@@ -90,5 +91,86 @@ describe('crdgate init', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('is not empty');
     expect(await readFile(join(tempDir(), 'precious.txt'), 'utf8')).toBe('keep me');
+  });
+
+  describe('--from-crd', () => {
+    const fixture = new URL('../../test/fixtures/crds/cachepools.cache.example.com.yaml', import.meta.url).pathname;
+
+    it('copies the CRD into the project, and writes a contract that reads it and adds only crdgate\'s rules', async () => {
+      const result = await run('init', 'pool', '--from-crd', fixture, '--crdgate', crdgateSpec, '--skip-install');
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      expect(result.stdout).toContain('wrote a CachePool.cache.example.com project');
+      expect(await projectFiles('pool')).toEqual(
+        [
+          '.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'crds/cachepools.cache.example.com.yaml', 'examples/cachepool.yaml', 'package.json',
+          'src/contract.e2e.test.ts', 'src/contract.test.ts', 'src/contract.ts', 'tsconfig.json',
+        ].sort(),
+      );
+      expect(await read('pool', 'crds', 'cachepools.cache.example.com.yaml')).toBe(await readFile(fixture, 'utf8'));
+      const contract = await read('pool', 'src', 'contract.ts');
+      expect(contract).toContain("export const crd = readCrdFile(new URL('../crds/cachepools.cache.example.com.yaml', import.meta.url));");
+      expect(contract).toContain('...fromCrd(crd),');
+      // Nothing of the CRD is restated: no schema, no names.
+      expect(contract).not.toMatch(/openAPIV3Schema|plural:|kind: 'CachePool'/);
+      expect(await read('pool', 'Dockerfile')).toMatch(/^COPY crds \.\/crds$/m);
+      const project = JSON.parse(await read('pool', 'package.json'));
+      expect(project.name).toBe('cachepool-contract');
+      expect(project.scripts).not.toHaveProperty('fsa');
+      // An example the schema takes: the required memory, a Quantity.
+      expect(parse(await read('pool', 'examples', 'cachepool.yaml'))).toEqual({ apiVersion: 'cache.example.com/v1', kind: 'CachePool', metadata: { name: 'example' }, spec: { memory: 1 } });
+      expect(await read('pool', 'src', 'contract.test.ts')).toContain("test('the example is allowed'");
+    });
+
+    it('writes a conversion for each version other than the storage version, the hub', async () => {
+      const crd = parse(await readFile(fixture, 'utf8'));
+      const v1 = crd.spec.versions[0];
+      crd.spec.versions = [{ ...v1, name: 'v1alpha1', storage: false }, v1];
+      await writeFile(join(tempDir(), 'two-versions.yaml'), stringify(crd));
+      const result = await run('init', 'pool2', '--from-crd', 'two-versions.yaml', '--crdgate', crdgateSpec, '--skip-install');
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      const contract = await read('pool2', 'src', 'contract.ts');
+      expect(contract).toContain('v1alpha1: specMappingConversion(');
+      expect(contract).toContain("conversionAnnotation: 'cache.example.com/conversion-data',");
+    });
+
+    it('takes the CRD named in a file of several', async () => {
+      const crd = parse(await readFile(fixture, 'utf8'));
+      const other = { ...crd, metadata: { name: 'others.cache.example.com' }, spec: { ...crd.spec, names: { ...crd.spec.names, kind: 'Other', listKind: 'OtherList', plural: 'others', singular: 'other', shortNames: [] } } };
+      await writeFile(join(tempDir(), 'bundle.yaml'), [stringify(crd), stringify(other)].join('---\n'));
+      const ambiguous = await run('init', 'b', '--from-crd', 'bundle.yaml', '--crdgate', crdgateSpec, '--skip-install');
+      expect(ambiguous.code).toBe(2);
+      expect(ambiguous.stderr).toContain('--from-crd bundle.yaml: 2 CustomResourceDefinitions (cachepools.cache.example.com, others.cache.example.com)');
+      const result = await run('init', 'b', '--from-crd', 'bundle.yaml', '--crd-name', 'others.cache.example.com', '--crdgate', crdgateSpec, '--skip-install');
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      expect(await read('b', 'src', 'contract.ts')).toContain("readCrdFile(new URL('../crds/bundle.yaml', import.meta.url), { name: 'others.cache.example.com' })");
+    });
+
+    it.each([
+      [['--group', 'a.example.com'], '--group: with --from-crd, the CRD says that'],
+      [[], 'cannot read the file: ENOENT', 'missing.yaml'],
+    ])('exits 2 with one line for %j', async (flags, named, file = fixture) => {
+      const result = await run('init', 'x', '--from-crd', file, ...flags);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(named);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    });
+
+    it.each<[string, (crd: any) => unknown, string]>([
+      ['not a CRD', () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }), 'no CustomResourceDefinition in the file'],
+      ['a CRD without a storage version', (crd) => ({ ...crd, spec: { ...crd.spec, versions: [{ ...crd.spec.versions[0], storage: false }] } }), 'the CustomResourceDefinition cachepools.cache.example.com has no storage version'],
+      [
+        'a CRD whose schema the API server refuses',
+        (crd) => {
+          crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.memory.anyOf.reverse();
+          return crd;
+        },
+        'the CRD does not make a contract that loads: contract cachepools.cache.example.com is invalid: version v1: openAPIV3Schema.properties[spec].properties[memory].anyOf[0].type: Forbidden: must be empty to be structural',
+      ],
+    ])('refuses %s, saying what is wrong', async (_case, change, named) => {
+      await writeFile(join(tempDir(), 'input.yaml'), stringify(change(parse(await readFile(fixture, 'utf8')))));
+      const result = await run('init', 'x', '--from-crd', 'input.yaml', '--crdgate', crdgateSpec, '--skip-install');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--from-crd input.yaml: ${named}`);
+    });
   });
 });

@@ -1,9 +1,11 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { ContractDefinitionError } from '../contract/define-contract.ts';
+import { readCrdSource } from '../scaffold/crd-scaffold.ts';
 import { NpmError, runNpm } from '../scaffold/npm.ts';
 import type { PinnedVersions } from '../scaffold/project-files.ts';
 import { scaffoldNameProblems, scaffoldNames } from '../scaffold/scaffold-names.ts';
-import { scaffoldProject } from '../scaffold/scaffold-project.ts';
+import { scaffoldProject, scaffoldProjectFromCrd, type ScaffoldFile } from '../scaffold/scaffold-project.ts';
 import { scaffoldShape } from '../scaffold/scaffold-shape.ts';
 import { runningCrdgateRoot, vendorCrdgate } from '../scaffold/vendor-crdgate.ts';
 import { requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
@@ -13,6 +15,7 @@ export const initCommand: Command = {
   summary: 'scaffold a project of your own: a contract for your kind, its tests, a Dockerfile',
   usage: `crdgate init DIR --group GROUP --kind KIND [--plural PLURAL] [--scope Namespaced|Cluster]
              [--versions v1beta1,v1] [--hub VERSION] [--crdgate SPEC] [--skip-install]
+       crdgate init DIR --from-crd FILE [--crd-name NAME] [--crdgate SPEC] [--skip-install]
 
   Writes a new project to DIR (which must not exist, or be empty): a contract for KIND.GROUP (src/contract.ts)
   with placeholder spec fields marked TODO, a schema per version, a default, an invariant, a small transition
@@ -20,6 +23,13 @@ export const initCommand: Command = {
   (an end-to-end one through a real kube-apiserver among them), an example object, a Dockerfile for an image that
   serves the contract, and a README. Then makes package-lock.json (npm install --package-lock-only), so that
   \`npm ci && npm test\` work at once.
+
+  With --from-crd, the kind is the one a CRD you have describes (controller-gen's output, a Helm chart's crds/):
+  FILE is copied into DIR/crds/, and the contract reads it when it is made (fromCrd), so its names, versions and
+  schemas stay the CRD's; src/contract.ts holds only what crdgate adds (invariants, defaults, transitions, with
+  several versions a conversion per version), with tests, an example object and the rest as above.
+  --from-crd FILE   a YAML or JSON file with the CustomResourceDefinition (apiextensions.k8s.io/v1)
+  --crd-name NAME   the CRD to take (plural.group) when FILE holds several
   --plural PLURAL   the resource name (default: the kind in lowercase, plus "s")
   --scope SCOPE     Namespaced (default) or Cluster
   --versions LIST   the versions, comma-separated, like v1beta1,v1 (default v1)
@@ -38,24 +48,44 @@ export const initCommand: Command = {
     hub: { type: 'string' },
     crdgate: { type: 'string' },
     'skip-install': { type: 'boolean' },
+    'from-crd': { type: 'string' },
+    'crd-name': { type: 'string' },
   },
   async run(values, io) {
     const dir = resolve(io.cwd, String(values.DIR));
-    const group = requiredString(values, 'group');
-    const kind = requiredString(values, 'kind');
-    const names = scaffoldNames(group, kind, stringOption(values, 'plural'));
-    const shape = scaffoldShape({ scope: stringOption(values, 'scope'), versions: stringOption(values, 'versions'), hub: stringOption(values, 'hub') });
-    const problems = [...scaffoldNameProblems(names.group, names.kind, names.plural), ...('problems' in shape ? shape.problems : [])];
-    if (problems.length > 0 || 'problems' in shape) throw new UsageError(problems.join('; '));
+    const crdFile = stringOption(values, 'from-crd');
+    let project: { kind: string; group: string; files: (versions: PinnedVersions) => ScaffoldFile[] };
+    if (crdFile !== undefined) {
+      const fromFlags = ['group', 'kind', 'plural', 'scope', 'versions', 'hub'].filter((flag) => values[flag] !== undefined);
+      if (fromFlags.length > 0) throw new UsageError(`${fromFlags.map((flag) => `--${flag}`).join(', ')}: with --from-crd, the CRD says that`);
+      let source;
+      try {
+        source = await readCrdSource(crdFile, io.cwd, stringOption(values, 'crd-name'));
+      } catch (error) {
+        if (error instanceof ContractDefinitionError) throw new UsageError(error.message);
+        throw error;
+      }
+      const { scaffold, crdText } = source;
+      project = { kind: scaffold.names.kind, group: scaffold.names.group, files: (versions) => scaffoldProjectFromCrd(scaffold, crdText, versions) };
+    } else {
+      if (values['crd-name'] !== undefined) throw new UsageError('--crd-name: only with --from-crd');
+      const group = requiredString(values, 'group');
+      const kind = requiredString(values, 'kind');
+      const names = scaffoldNames(group, kind, stringOption(values, 'plural'));
+      const shape = scaffoldShape({ scope: stringOption(values, 'scope'), versions: stringOption(values, 'versions'), hub: stringOption(values, 'hub') });
+      const problems = [...scaffoldNameProblems(names.group, names.kind, names.plural), ...('problems' in shape ? shape.problems : [])];
+      if (problems.length > 0 || 'problems' in shape) throw new UsageError(problems.join('; '));
+      project = { kind: names.kind, group: names.group, files: (versions) => scaffoldProject(names, shape, versions) };
+    }
     await ensureEmptyFolder(dir, String(values.DIR));
 
     const versions = await pinnedVersions(dir, stringOption(values, 'crdgate'), io);
     if (!versions) return 1;
-    for (const file of scaffoldProject(names, shape, versions)) {
+    for (const file of project.files(versions)) {
       await mkdir(dirname(join(dir, file.path)), { recursive: true });
       await writeFile(join(dir, file.path), file.content);
     }
-    io.stdout(`wrote a ${names.kind}.${names.group} project to ${dir}\n`);
+    io.stdout(`wrote a ${project.kind}.${project.group} project to ${dir}\n`);
     if (values['skip-install'] === true) return 0;
     if (!(await makeLockfile(dir, io))) return 1;
     io.stdout(`next: cd ${dir} && npm ci && npm test\n`);

@@ -1,4 +1,8 @@
+import { annotationsSize, maxAnnotationsBytes } from '../conversion/annotations-size.ts';
 import { dnsNameRules, dns1123SubdomainMaxLength, isDns1035Label, isDns1123Subdomain } from './dns-names.ts';
+
+/** The CRD annotation that lets a CRD into Kubernetes' own groups (k8s.io, kubernetes.io): the API review's approval. */
+export const apiApprovalAnnotation = 'api-approved.kubernetes.io';
 
 /** The names of a contract that end up in its CRD. */
 export interface CrdNames {
@@ -17,16 +21,22 @@ const upperCamelCase = /^[A-Z][A-Za-z0-9]*$/;
  * The problems kube-apiserver would find with these names in a CRD (k8s.io/apiextensions-apiserver's validation),
  * each naming its field, so that a contract that loads renders a CRD the API server accepts: version names and
  * resource names are DNS-1035 labels, kinds are too when lowercased (crdgate asks UpperCamelCase of the kind), the
- * group is a DNS-1123 subdomain with a dot outside Kubernetes' own groups, and the CRD's name `plural.group` fits
- * an object name.
+ * group is a DNS-1123 subdomain with a dot, outside Kubernetes' own groups unless the CRD's annotations carry the
+ * API review's approval (as the Gateway API's do), and the CRD's name `plural.group` fits an object name.
  */
-export function crdNameProblems(names: CrdNames, versionNames: readonly string[]): string[] {
+export function crdNameProblems(names: CrdNames, versionNames: readonly string[], crdAnnotations?: Readonly<Record<string, string>>): string[] {
   const problems: string[] = [];
   const { group, kind, plural, singular } = names;
   if (!isDns1123Subdomain(group) || !group.includes('.')) {
     problems.push(`group "${group}" must be ${dnsNameRules.dns1123Subdomain}, with at least one dot`);
   } else if (isKubernetesGroup(group)) {
-    problems.push(`group "${group}" is Kubernetes' own (k8s.io, kubernetes.io): the API server wants an API review's approval for it`);
+    const approval = apiApprovalProblem(crdAnnotations?.[apiApprovalAnnotation]);
+    if (approval !== undefined) {
+      problems.push(
+        `group "${group}" is Kubernetes' own (k8s.io, kubernetes.io): the API server wants an API review's approval for it, ` +
+          `in the CRD annotation ${apiApprovalAnnotation} (crdAnnotations): ${approval}`,
+      );
+    }
   }
   if (!upperCamelCase.test(kind) || kind.length > 63) problems.push(`kind "${kind}" must be UpperCamelCase, at most 63 characters`);
   for (const [field, name] of [['plural', plural], ['singular', singular]] as const) {
@@ -51,6 +61,53 @@ export function crdNameProblems(names: CrdNames, versionNames: readonly string[]
   for (const name of versionNames) {
     if (!isDns1035Label(name)) problems.push(`version name "${name}" must be ${dnsNameRules.dns1035Label}`);
   }
+  return problems;
+}
+
+/**
+ * What the API server says of a protected group's approval annotation (apiextensions-apiserver's
+ * GetAPIApprovalState): undefined when it is a URL (approved) or starts with "unapproved" (let through on purpose).
+ */
+function apiApprovalProblem(value: string | undefined): string | undefined {
+  const at = `metadata.annotations[${apiApprovalAnnotation}]`;
+  const see = 'see https://github.com/kubernetes/enhancements/pull/1111';
+  if (value === undefined || value === '') return `${at}: Required value: protected groups must have approval annotation "${apiApprovalAnnotation}", ${see}`;
+  if (value.startsWith('unapproved') || isAbsoluteUrl(value)) return undefined;
+  return (
+    `${at}: Invalid value: ${JSON.stringify(value)}: protected groups must have approval annotation "${apiApprovalAnnotation}" ` +
+    `with either a URL or a reason starting with "unapproved", ${see}`
+  );
+}
+
+/** A URL with a scheme and a host, as Go's url.ParseRequestURI reads one. */
+function isAbsoluteUrl(value: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]/.test(value) || /\s/.test(value)) return false;
+  try {
+    return new URL(value).host !== '';
+  } catch {
+    return false;
+  }
+}
+
+// The name part of a qualified name (apimachinery's IsQualifiedName); the optional prefix is a DNS-1123 subdomain.
+const qualifiedNamePart = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/** What the API server checks of a CRD's annotations (its ObjectMeta validation), each naming the key. */
+export function crdAnnotationProblems(crdAnnotations: Readonly<Record<string, unknown>>): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(crdAnnotations)) {
+    const slash = key.lastIndexOf('/');
+    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+    const name = slash >= 0 ? key.slice(slash + 1) : key;
+    if ((prefix !== undefined && !isDns1123Subdomain(prefix)) || name.length > 63 || !qualifiedNamePart.test(name)) {
+      problems.push(
+        `crdAnnotations key "${key}" must be a qualified name: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit`,
+      );
+    }
+    if (typeof value !== 'string') problems.push(`crdAnnotations["${key}"] must be a string`);
+  }
+  const size = annotationsSize(crdAnnotations);
+  if (size > maxAnnotationsBytes) problems.push(`crdAnnotations add up to ${size} bytes, over the API server's limit of ${maxAnnotationsBytes}`);
   return problems;
 }
 

@@ -1,12 +1,13 @@
 import { brandError, isBrandedError } from '../errors.ts';
 import { declaredPathProblem } from './client-field-paths.ts';
-import { crdNameProblems } from './crd-names.ts';
+import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
 import { annotation, objectRef, type ContractObject, type KubeObject } from './kube-object.ts';
 import { scaleSubresourceProblems } from './scale-subresource.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+import { checkStructural } from './schema/structural-check.ts';
 
 export interface ContractIdentity {
   group: string;
@@ -48,6 +49,13 @@ export interface VersionDefinition {
   schema: JSONSchemaProps;
   printerColumns?: PrinterColumn[];
   subresources?: Subresources;
+  /** Fields that `kubectl get --field-selector` can select on (Kubernetes 1.31+), rendered into the CRD. */
+  selectableFields?: SelectableField[];
+}
+
+/** A field selectors may use: a JSON path (`.spec.color`) to a string, integer or boolean field. */
+export interface SelectableField {
+  jsonPath: string;
 }
 
 /**
@@ -182,6 +190,11 @@ export interface ContractDefinition<Spec = UntypedSpec> {
   transitions?: TransitionMachine<string, string>;
   /** Rules about a change beyond the transition machine (e.g. warnings for risky changes). */
   updateRules?: UpdateRule<Spec>[];
+  /**
+   * Annotations of the CRD itself, rendered into its metadata: `api-approved.kubernetes.io` (which lets a CRD into
+   * a `*.k8s.io` or `*.kubernetes.io` group), or those a CRD brought along (see `fromCrd`).
+   */
+  crdAnnotations?: Record<string, string>;
 }
 
 export interface Contract<Spec = UntypedSpec> extends ContractDefinition<Spec> {
@@ -220,7 +233,8 @@ function contractProblems(definition: ContractDefinition): string[] {
   const problems: string[] = [];
   const { identity, versions, hub, conversions } = definition;
   const names = versions.map((v) => v.name);
-  problems.push(...crdNameProblems(identity, names));
+  problems.push(...crdNameProblems(identity, names, definition.crdAnnotations));
+  if (definition.crdAnnotations !== undefined) problems.push(...crdAnnotationProblems(definition.crdAnnotations));
   if (versions.length === 0) problems.push('at least one version is required');
   if (new Set(names).size !== names.length) problems.push(`version names repeat: ${names.join(', ')}`);
   const storageVersions = versions.filter((v) => v.storage);
@@ -249,6 +263,9 @@ function contractProblems(definition: ContractDefinition): string[] {
     if (version.deprecationWarning !== undefined && !version.deprecated) {
       problems.push(`version ${version.name} has a deprecationWarning but is not deprecated`);
     }
+    // The API server's rules for the version's schema, in its words, so a contract loads when its CRD would.
+    const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
+    for (const problem of checkStructural(version.schema, { statusSubresource })) problems.push(`version ${version.name}: ${problem}`);
   }
   return problems;
 }

@@ -39,10 +39,11 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
     if (byGroupKind.has(key)) throw new ContractCompileError(`two contracts declare ${contract.identity.kind}.${contract.identity.group}`);
     const validators = new Map<string, ObjectValidator>();
     for (const version of contract.versions) {
-      const problems = checkStructural(version.schema);
+      // defineContract checked this already; a contract made without it is held to the same rules here.
+      const problems = checkStructural(version.schema, { statusSubresource: version.subresources?.status != null });
       if (problems.length > 0) {
         throw new ContractCompileError(
-          `the ${version.name} schema of ${contract.identity.plural}.${contract.identity.group} is not structural: ${problems.join('; ')}`,
+          `the ${version.name} schema of ${contract.identity.plural}.${contract.identity.group} is refused by the API server's rules: ${problems.join('; ')}`,
         );
       }
       validators.set(version.name, compiler.compile(version.schema));

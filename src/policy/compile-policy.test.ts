@@ -122,7 +122,7 @@ describe('compileContractPolicy: coverage', () => {
       ...extra,
     });
     expect(coverageOf(toyContract(machine, widgetSchema({ ...toySpec, parts: list({}) })))['label']).toBe('policy');
-    expect(coverageOf(toyContract(machine, widgetSchema({ ...toySpec, parts: list({ 'x-kubernetes-list-type': 'atomic' }) })))['label']).toMatch(/must be a map list keyed by id/);
+    expect(coverageOf(toyContract(machine, widgetSchema({ ...toySpec, parts: list({ 'x-kubernetes-list-type': 'atomic', 'x-kubernetes-list-map-keys': undefined }) })))['label']).toMatch(/must be a map list keyed by id/);
     expect(coverageOf(toyContract(machine, widgetSchema({ ...toySpec, parts: list({ maxItems: undefined }) })))['color']).toMatch(/needs a maxItems/);
   });
 

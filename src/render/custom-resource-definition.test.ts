@@ -34,6 +34,21 @@ describe('renderCustomResourceDefinition', () => {
     expect(v1).not.toHaveProperty('deprecationWarning');
   });
 
+  it('keeps the contract\'s CRD annotations and selectable fields, and renders neither when there are none', () => {
+    const withExtras = {
+      ...contract,
+      crdAnnotations: { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' },
+      versions: contract.versions.map((version, i) => (i === 0 ? { ...version, selectableFields: [{ jsonPath: '.spec.postgres.version' }] } : version)),
+    };
+    const crd = renderCustomResourceDefinition(withExtras, inCluster);
+    expect(crd.metadata).toEqual({ name: 'geodatabases.geo.example.com', annotations: { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' } });
+    expect(spec(crd).versions[0].selectableFields).toEqual([{ jsonPath: '.spec.postgres.version' }]);
+    expect(spec(crd).versions[1]).not.toHaveProperty('selectableFields');
+    const plain = renderCustomResourceDefinition(contract, inCluster);
+    expect(plain.metadata).not.toHaveProperty('annotations');
+    expect(spec(plain).versions[0]).not.toHaveProperty('selectableFields');
+  });
+
   it('copies the schemas, so changing the rendered CRD cannot change the contract', () => {
     const crd = renderCustomResourceDefinition(contract, inCluster);
     spec(crd).versions[0].schema.openAPIV3Schema.properties.spec.required.push('surprise');

@@ -18,7 +18,10 @@ export function renderCustomResourceDefinition(contract: Contract, endpoint: Web
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: resourceName(identity) },
+    metadata: {
+      name: resourceName(identity),
+      ...(contract.crdAnnotations && Object.keys(contract.crdAnnotations).length > 0 ? { annotations: { ...contract.crdAnnotations } } : {}),
+    },
     spec: {
       group: identity.group,
       names: {
@@ -49,5 +52,6 @@ function renderVersion(version: VersionDefinition): Record<string, unknown> {
     schema: { openAPIV3Schema: structuredClone(version.schema) },
     ...(version.printerColumns?.length ? { additionalPrinterColumns: version.printerColumns.map((column) => ({ ...column })) } : {}),
     ...(version.subresources && Object.keys(version.subresources).length > 0 ? { subresources: structuredClone(version.subresources) } : {}),
+    ...(version.selectableFields?.length ? { selectableFields: version.selectableFields.map((field) => ({ jsonPath: field.jsonPath })) } : {}),
   };
 }

@@ -23,7 +23,12 @@ export function imageName(n: ScaffoldNames): string {
   return `${n.project}:0.1.0`;
 }
 
-export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: PinnedVersions): string {
+/** How a project differs when made from a CRD (`init --from-crd`): the folder its CRD is in, and no machine yet. */
+export interface FromCrdLayout {
+  crdFolder: string;
+}
+
+export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: PinnedVersions, fromCrd?: FromCrdLayout): string {
   const contract = `--contract ${contractPath}`;
   const project = {
     name: n.project,
@@ -35,7 +40,8 @@ export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: Pi
     scripts: {
       test: "tsc --noEmit && node --test 'src/**/*.test.ts'",
       check: `crdgate check ${contract}`,
-      fsa: `crdgate fsa ${contract}`,
+      // A contract made from a CRD has no transition machine until one is written.
+      ...(fromCrd ? {} : { fsa: `crdgate fsa ${contract}` }),
       start: `crdgate serve ${contract}`,
       dev: `crdgate dev ${contract}`,
       manifests: `crdgate manifests ${contract} --image ${imageName(n)}`,
@@ -81,7 +87,7 @@ export const gitignore = ['node_modules/', 'certs/', 'pki/', 'manifests/', ''].j
 
 export const dockerignore = ['node_modules', 'certs', 'pki', 'manifests', '.git', ''].join('\n');
 
-export function dockerfile(n: ScaffoldNames, versions: PinnedVersions): string {
+export function dockerfile(n: ScaffoldNames, versions: PinnedVersions, fromCrd?: FromCrdLayout): string {
   return `# The image that serves this project's contract: crdgate and src/, on the Node version crdgate needs.
 #   docker build -t ${imageName(n)} .
 # \`npm run manifests\` renders a Deployment that runs it as
@@ -104,7 +110,7 @@ COPY vendor ./vendor`
 # Production dependencies only: crdgate and what it needs.
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY src ./src
-# The image's \`node\` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.
+${fromCrd ? `# The contract reads its CRD from here when it is made.\nCOPY ${fromCrd.crdFolder} ./${fromCrd.crdFolder}\n` : ''}# The image's \`node\` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.
 USER 1000:1000
 EXPOSE 8443
 ENTRYPOINT ["node", "node_modules/crdgate/dist/bin.js"]

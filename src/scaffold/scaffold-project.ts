@@ -3,6 +3,7 @@ import { contractTestSource } from './contract-test-source.ts';
 import { conversionTestSource } from './conversion-test-source.ts';
 import { e2eTestSource } from './e2e-test-source.ts';
 import { exampleObject } from './example-object.ts';
+import { contractSourceFromCrd, contractTestSourceFromCrd, e2eTestSourceFromCrd, exampleObjectFromCrd, readmeFromCrd, type CrdScaffold } from './from-crd-sources.ts';
 import { dockerfile, dockerignore, gitignore, packageJson, tsconfigJson, type PinnedVersions } from './project-files.ts';
 import { readme } from './readme.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
@@ -31,5 +32,27 @@ export function scaffoldProject(names: ScaffoldNames, shape: ScaffoldShape, vers
     ...(spokes.length > 0 ? [{ path: 'src/conversion.test.ts', content: conversionTestSource(names, shape) }] : []),
     { path: 'src/contract.e2e.test.ts', content: e2eTestSource(names, shape) },
     { path: `examples/${names.singular}.yaml`, content: exampleObject(names, shape) },
+  ];
+}
+
+/**
+ * Every file of a project made from a CRD (`init --from-crd`): its contract reads `crdText`, copied as it was given
+ * to `scaffold.crdFile`, and adds crdgate's rules to it.
+ */
+export function scaffoldProjectFromCrd(scaffold: CrdScaffold, crdText: string, versions: PinnedVersions): ScaffoldFile[] {
+  const { names, shape } = scaffold;
+  const layout = { crdFolder: scaffold.crdFile.split('/')[0]! };
+  return [
+    { path: 'package.json', content: packageJson(names, shape, versions, layout) },
+    { path: 'tsconfig.json', content: tsconfigJson },
+    { path: '.gitignore', content: gitignore },
+    { path: '.dockerignore', content: dockerignore },
+    { path: 'Dockerfile', content: dockerfile(names, versions, layout) },
+    { path: 'README.md', content: readmeFromCrd(scaffold, versions) },
+    { path: scaffold.crdFile, content: crdText },
+    { path: 'src/contract.ts', content: contractSourceFromCrd(scaffold) },
+    { path: 'src/contract.test.ts', content: contractTestSourceFromCrd(scaffold) },
+    { path: 'src/contract.e2e.test.ts', content: e2eTestSourceFromCrd(scaffold) },
+    { path: `examples/${names.singular}.yaml`, content: exampleObjectFromCrd(scaffold) },
   ];
 }

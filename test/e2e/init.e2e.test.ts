@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
@@ -15,14 +16,18 @@ import { npm, runCommand } from './support/npm.ts';
 const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
-// A user's first hour, for two shapes of kind: crdgate installed from its packed tarball (as it is got until it is
+// A CRD of crdgate's own in controller-gen's shape, for `init --from-crd`: the kind, group and versions are its own.
+const cachePoolCrd = fileURLToPath(new URL('../fixtures/crds/cachepools.cache.example.com.yaml', import.meta.url));
+
+// A user's first hour, for three shapes of kind: crdgate installed from its packed tarball (as it is got until it is
 // published), `crdgate init` run from that install, then the new project's own install and tests (its end-to-end
 // test through a real kube-apiserver among them), its image's install step and its manifests.
-describe.skipIf(!controlPlane).each([
+describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: string; flags: string[]; crdGroup?: string }>([
   { shape: 'two versions', kind: 'Queue', plural: 'queues', flags: ['--versions', 'v1beta1,v1'] },
   { shape: 'one cluster-scoped version', kind: 'Bucket', plural: 'buckets', flags: ['--scope', 'Cluster'] },
-])('crdgate init for $shape, end to end', ({ kind, plural, flags }) => {
-  const group = `scaffold-${randomUUID().slice(0, 8)}.example.com`;
+  { shape: 'a CRD it is given (--from-crd)', kind: 'CachePool', plural: 'cachepools', flags: ['--from-crd', cachePoolCrd], crdGroup: 'cache.example.com' },
+])('crdgate init for $shape, end to end', ({ kind, plural, flags, crdGroup }) => {
+  const group = crdGroup ?? `scaffold-${randomUUID().slice(0, 8)}.example.com`;
   let workDir: string;
   let project: string;
   const bin = () => join(project, 'node_modules', 'crdgate', 'dist', 'bin.js');
@@ -36,7 +41,8 @@ describe.skipIf(!controlPlane).each([
     const install = await npm(['install', inject('packedCrdgate').tarball], installed);
     expect(install.exitCode, install.stderr).toBe(0);
     project = join(workDir, kind.toLowerCase());
-    const init = await runCommand(process.execPath, [join(installed, 'node_modules', 'crdgate', 'dist', 'bin.js'), 'init', project, '--group', group, '--kind', kind, ...flags], workDir);
+    const names = crdGroup === undefined ? ['--group', group, '--kind', kind] : [];
+    const init = await runCommand(process.execPath, [join(installed, 'node_modules', 'crdgate', 'dist', 'bin.js'), 'init', project, ...names, ...flags], workDir);
     expect(init.exitCode, init.stdout + init.stderr).toBe(0);
     // The install it was run from goes, so nothing of the project can lean on it.
     await rm(installed, { recursive: true, force: true });

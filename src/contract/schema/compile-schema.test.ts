@@ -406,6 +406,39 @@ describe('junctors', () => {
     ]);
   });
 
+  // controller-gen's IntOrString and Quantity (the API server's int-or-string exception to structural junctors).
+  describe('the int-or-string forms', () => {
+    const anyOfIntOrString: JSONSchemaProps = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
+    const quantity: JSONSchemaProps = { ...anyOfIntOrString, pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$' };
+    const allOfPercent: JSONSchemaProps = { 'x-kubernetes-int-or-string': true, allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: '%$' }] };
+
+    it.each<[string, JSONSchemaProps, unknown[], unknown[]]>([
+      ['anyOf', anyOfIntOrString, [0, 80, -3, '80', '80%', ''], [2.5, true, [], {}]],
+      ['a Quantity', quantity, [2, '1Gi', '500m', '1.5', '1e3'], ['1 Gi', 'x', 2.5]],
+      ['allOf', allOfPercent, [80, '80%'], ['80', 2.5]],
+    ])('%s: takes what the API server takes, and refuses what it refuses', (_form, schema, valid, invalid) => {
+      for (const value of valid) expect(checkValue(schema, value), JSON.stringify(value)).toEqual([]);
+      for (const value of invalid) expect(checkValue(schema, value), JSON.stringify(value)).not.toEqual([]);
+    });
+
+    it('lets null through where the field is nullable: the API server checks a null against the type alone', () => {
+      for (const schema of [anyOfIntOrString, quantity, allOfPercent]) {
+        expect(checkValue({ ...schema, nullable: true }, null)).toEqual([]);
+        expect(checkValue({ ...schema, nullable: true }, 2.5)).not.toEqual([]);
+      }
+      // The same for any junctor under a nullable or untyped node.
+      expect(checkValue({ type: 'string', nullable: true, not: { enum: [''] } }, null)).toEqual([]);
+      expect(checkValue({ 'x-kubernetes-preserve-unknown-fields': true, anyOf: [{ required: ['a'] }] }, null)).toEqual([]);
+      expect(where(checkValue({ 'x-kubernetes-preserve-unknown-fields': true, anyOf: [{ required: ['a'] }] }, {}))).toEqual([['spec.value', 'FieldValueInvalid']]);
+    });
+
+    it('reports a failed anyOf under a nullable node as one error at the junctor, as before', () => {
+      const errors = checkValue({ ...anyOfIntOrString, nullable: true }, 2.5);
+      expect(where(errors)).toEqual([['spec.value', 'FieldValueTypeInvalid'], ['spec.value', 'FieldValueInvalid']]);
+      expect(errors[1]?.message).toMatch(/^Invalid value: 2\.5: must match at least one of the anyOf schemas: \(1\) .*integer.*; \(2\) .*string/);
+    });
+  });
+
   it('do not prune: fields a branch does not mention are not unknown', () => {
     expect(checkValue({ type: 'object', properties: { a: { type: 'string' } }, allOf: [{ properties: { a: { minLength: 1 } } }] }, { a: 'x' })).toEqual([]);
   });

@@ -25,7 +25,11 @@ interface Entry {
  */
 export function fieldErrorsFromAjv(errors: readonly ErrorObject[], data: unknown, rootPath: string): FieldError[] {
   const positionOf = createDocumentPositions(data);
-  const ordered = foldJunctors(errors, data)
+  // `if` only says that its `else` (the junctors of a node that lets null through) failed, which they report.
+  const ordered = foldJunctors(
+    errors.filter((error) => error.keyword !== 'if'),
+    data,
+  )
     .map((located) => ({ located, position: positionOf(located.segments) }))
     .sort((a, b) => compareDocumentPositions(a.position, b.position));
   const seen = new Set<string>();

@@ -1,6 +1,7 @@
 /**
- * The subset of apiextensions.k8s.io/v1 JSONSchemaProps that crdgate understands: what a contract writes as a
- * version's openAPIV3Schema, rendered verbatim into the CRD and compiled into crdgate's validators.
+ * apiextensions.k8s.io/v1 JSONSchemaProps, as far as a structural schema may use it: what a contract writes as a
+ * version's openAPIV3Schema, rendered verbatim into the CRD and compiled into crdgate's validators. (The fields the
+ * API server refuses in a CRD, such as `$ref` or `patternProperties`, are left out; its checks name them.)
  */
 
 export type JSONValue = string | number | boolean | null | JSONValue[] | { [key: string]: JSONValue };
@@ -14,6 +15,7 @@ export interface JSONSchemaProps {
   /** Applied by the API server itself; crdgate's validators ignore it. */
   default?: JSONValue;
   example?: JSONValue;
+  externalDocs?: { description?: string; url?: string };
 
   properties?: Record<string, JSONSchemaProps>;
   required?: string[];
@@ -25,6 +27,8 @@ export interface JSONSchemaProps {
   items?: JSONSchemaProps;
   minItems?: number;
   maxItems?: number;
+  /** The API server refuses `true` (quadratic to check): use `x-kubernetes-list-type: set`. */
+  uniqueItems?: boolean;
 
   enum?: JSONValue[];
   /** Known formats are checked; unknown ones are ignored, as Kubernetes does. */
@@ -56,4 +60,16 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  /** CEL rules: the API server checks them, crdgate carries them into the CRD and leaves them to it. */
+  'x-kubernetes-validations'?: ValidationRule[];
+}
+
+/** One `x-kubernetes-validations` entry (apiextensions.k8s.io/v1 ValidationRule). */
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
 }

@@ -53,6 +53,18 @@ describe('toAjvSchema', () => {
     });
   });
 
+  it('applies the junctors of a node that lets null through to other values only', () => {
+    expect(translate({ 'x-kubernetes-int-or-string': true, nullable: true, anyOf: [{ type: 'integer' }, { type: 'string' }] })).toEqual({
+      type: ['integer', 'string', 'null'],
+      if: { type: 'null' },
+      else: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
+    });
+    expect(translate({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] })).toEqual({
+      type: ['integer', 'string'],
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+    });
+  });
+
   it('declares apiVersion, kind and metadata at a resource root and in embedded resources', () => {
     const root = toAjvSchema({ type: 'object', properties: {} }, { resourceRoot: true });
     expect(root.properties).toEqual({ apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' } });

@@ -13,6 +13,8 @@ import { listUniquenessKeyword, type ListUniqueness } from './list-uniqueness.ts
  *   and metadata's own fields are left to the API server;
  * - list types `set` and `map` become a uniqueness keyword; formats crdgate does not know are dropped.
  *
+ * - allOf, anyOf, oneOf and not are not applied to null, as the API server's validator does not apply them.
+ *
  * Deliberate differences: `x-kubernetes-preserve-unknown-fields` covers only the node that carries it, as in
  * Kubernetes (a nested schema with `properties` is pruned again). A null in a nullable field passes `enum`
  * too (the API server's go-openapi rejects it, a long-standing quirk; it validates before crdgate anyway).
@@ -62,7 +64,8 @@ function structuralNode(schema: JSONSchemaProps, place: NodePlace): SchemaObject
   const uniqueness = listUniqueness(schema);
   if (uniqueness) node[listUniquenessKeyword] = uniqueness;
 
-  addJunctors(schema, node);
+  // Only a typed node refuses null before its junctors run (nullable or untyped, it lets null through).
+  addJunctors(schema, node, types === undefined || types.includes('null'));
   return node;
 }
 
@@ -79,15 +82,28 @@ function valueValidationNode(schema: JSONSchemaProps): SchemaObject {
   if (schema.required) node.required = [...schema.required];
   if (schema.items) node.items = valueValidationNode(schema.items);
   if (typeof schema.additionalProperties === 'object') node.additionalProperties = valueValidationNode(schema.additionalProperties);
-  addJunctors(schema, node);
+  addJunctors(schema, node, schema.type === undefined);
   return node;
 }
 
-function addJunctors(schema: JSONSchemaProps, node: SchemaObject): void {
-  if (schema.allOf) node.allOf = schema.allOf.map(valueValidationNode);
-  if (schema.anyOf) node.anyOf = schema.anyOf.map(valueValidationNode);
-  if (schema.oneOf) node.oneOf = schema.oneOf.map(valueValidationNode);
-  if (schema.not) node.not = valueValidationNode(schema.not);
+/**
+ * The API server's validator checks a null only against the type (and enum): allOf, anyOf, oneOf and not are
+ * never asked. So where null gets past the type (a nullable field, say a nullable int-or-string whose anyOf names
+ * integer and string), the junctors apply to every other value only.
+ */
+function addJunctors(schema: JSONSchemaProps, node: SchemaObject, nullPassesType: boolean): void {
+  const junctors: SchemaObject = {};
+  if (schema.allOf) junctors.allOf = schema.allOf.map(valueValidationNode);
+  if (schema.anyOf) junctors.anyOf = schema.anyOf.map(valueValidationNode);
+  if (schema.oneOf) junctors.oneOf = schema.oneOf.map(valueValidationNode);
+  if (schema.not) junctors.not = valueValidationNode(schema.not);
+  if (Object.keys(junctors).length === 0) return;
+  if (nullPassesType) {
+    node.if = { type: 'null' };
+    node.else = junctors;
+  } else {
+    Object.assign(node, junctors);
+  }
 }
 
 function valueValidations(schema: JSONSchemaProps): SchemaObject {

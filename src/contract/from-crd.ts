@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type * as Yaml from 'yaml';
+import { ContractDefinitionError, type ContractIdentity, type PrinterColumn, type SelectableField, type Subresources, type VersionDefinition } from './define-contract.ts';
+import { isPlainObject } from './kube-object.ts';
+import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+
+/**
+ * What a CRD already says of a contract: its identity, versions (schemas, subresources, printer columns, selectable
+ * fields, deprecation), the CRD's annotations, and as the hub its storage version. Spread it into
+ * `defineContract` and add what crdgate adds: defaults, invariants, transitions and, with several versions, a
+ * conversion per version other than the hub (`conversions` is empty here, which is all a single version needs).
+ */
+export interface CrdContractParts {
+  identity: ContractIdentity;
+  versions: VersionDefinition[];
+  /** The CRD's storage version; override it to write the rules against another version. */
+  hub: string;
+  conversions: Record<string, never>;
+  crdAnnotations?: Record<string, string>;
+}
+
+/**
+ * CRD annotations a contract does not take over: kubectl's record of the last apply (a copy of the whole CRD), and
+ * cert-manager's CA injection, which crdgate's own cert-manager overlay sets for the webhook it serves.
+ */
+const droppedAnnotations = [/^kubectl\.kubernetes\.io\/last-applied-configuration$/, /^cert-manager\.io\/inject-ca-from/];
+
+/**
+ * The parts of a contract an `apiextensions.k8s.io/v1` CustomResourceDefinition already holds, so that a contract
+ * starts from the CRD a project has (controller-gen's output, a Helm chart's `crds/`) instead of restating it:
+ *
+ * ```ts
+ * const crd = readCrdFile(new URL('../crds/queue.yaml', import.meta.url));
+ * export default () => defineContract<QueueSpec>({ ...fromCrd(crd), invariants: [sizeFitsTier] });
+ * ```
+ *
+ * The schemas are taken as written (defineContract then holds them to the API server's rules). What crdgate renders
+ * itself is not taken: the conversion strategy and webhook (crdgate converts through its own with several
+ * versions), status, and the CRD's labels. Throws a ContractDefinitionError naming what is wrong when the object is
+ * not a v1 CRD with at least one version, exactly one of them the storage version, each with a schema.
+ */
+export function fromCrd(crd: unknown): CrdContractParts {
+  const fail = (problem: string): never => {
+    throw new ContractDefinitionError(`fromCrd: ${problem}`);
+  };
+  if (!isPlainObject(crd)) return fail(`expected a CustomResourceDefinition object, got ${crd === null ? 'null' : Array.isArray(crd) ? 'an array' : typeof crd}`);
+  const name = isPlainObject(crd.metadata) && typeof crd.metadata.name === 'string' ? ` ${crd.metadata.name}` : '';
+  if (crd.kind !== 'CustomResourceDefinition') {
+    return fail(`expected a CustomResourceDefinition, got ${typeof crd.kind === 'string' ? `a ${crd.kind}` : 'an object without a kind'}${name}`);
+  }
+  if (crd.apiVersion !== 'apiextensions.k8s.io/v1') {
+    return fail(
+      `the CustomResourceDefinition${name} is ${JSON.stringify(crd.apiVersion)}, not apiextensions.k8s.io/v1 ` +
+        '(v1beta1 CRDs are not served since Kubernetes 1.22: convert it, or regenerate it with crd:crdVersions=v1)',
+    );
+  }
+  const where = `the CustomResourceDefinition${name}`;
+  const spec = crd.spec;
+  if (!isPlainObject(spec)) return fail(`${where} has no spec`);
+  const names = isPlainObject(spec.names) ? spec.names : fail(`${where} has no spec.names`);
+  const text = (value: unknown, field: string): string => (typeof value === 'string' && value !== '' ? value : fail(`${where} has no ${field}`));
+  const list = (value: unknown, field: string): string[] | undefined => {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string')) return fail(`${where}: ${field} must be a list of strings`);
+    return value;
+  };
+  const scope = spec.scope;
+  if (scope !== 'Namespaced' && scope !== 'Cluster') return fail(`${where}: spec.scope must be Namespaced or Cluster, got ${JSON.stringify(scope)}`);
+  const identity: ContractIdentity = {
+    group: text(spec.group, 'spec.group'),
+    kind: text(names.kind, 'spec.names.kind'),
+    plural: text(names.plural, 'spec.names.plural'),
+    singular: typeof names.singular === 'string' && names.singular !== '' ? names.singular : text(names.kind, 'spec.names.kind').toLowerCase(),
+    scope,
+  };
+  if (typeof names.listKind === 'string' && names.listKind !== '') identity.listKind = names.listKind;
+  const shortNames = list(names.shortNames, 'spec.names.shortNames');
+  if (shortNames?.length) identity.shortNames = [...shortNames];
+  const categories = list(names.categories, 'spec.names.categories');
+  if (categories?.length) identity.categories = [...categories];
+
+  if (spec.preserveUnknownFields === true) return fail(`${where} sets spec.preserveUnknownFields, which apiextensions.k8s.io/v1 refuses: use x-kubernetes-preserve-unknown-fields in the schema`);
+  if (!Array.isArray(spec.versions) || spec.versions.length === 0) return fail(`${where} has no versions (spec.versions is empty)`);
+  const versions = spec.versions.map((version: unknown, index: number) => versionFrom(version, `${where}: spec.versions[${index}]`, fail));
+  const storage = versions.filter((version) => version.storage);
+  if (storage.length === 0) return fail(`${where} has no storage version: exactly one of ${versions.map((v) => v.name).join(', ')} must have storage: true`);
+  if (storage.length > 1) return fail(`${where} has ${storage.length} storage versions (${storage.map((v) => v.name).join(', ')}): exactly one must have storage: true`);
+
+  const parts: CrdContractParts = { identity, versions, hub: storage[0]!.name, conversions: {} };
+  const annotations = isPlainObject(crd.metadata) && isPlainObject(crd.metadata.annotations) ? crd.metadata.annotations : {};
+  const kept = Object.entries(annotations).filter(([key]) => !droppedAnnotations.some((dropped) => dropped.test(key)));
+  if (kept.length > 0) parts.crdAnnotations = Object.fromEntries(kept.map(([key, value]) => [key, String(value)]));
+  return parts;
+}
+
+function versionFrom(version: unknown, where: string, fail: (problem: string) => never): VersionDefinition {
+  if (!isPlainObject(version)) return fail(`${where} is not an object`);
+  const name = typeof version.name === 'string' && version.name !== '' ? version.name : fail(`${where} has no name`);
+  const at = `${where} (${name})`;
+  const schema = isPlainObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
+  if (!isPlainObject(schema)) return fail(`${at} has no schema.openAPIV3Schema: crdgate validates against it, and the API server requires one`);
+  const result: VersionDefinition = {
+    name,
+    served: version.served === true,
+    storage: version.storage === true,
+    // A copy: the contract must not share (and let its caller change) the object it was made from.
+    schema: structuredClone(schema) as JSONSchemaProps,
+  };
+  if (version.deprecated === true) result.deprecated = true;
+  if (typeof version.deprecationWarning === 'string') result.deprecationWarning = version.deprecationWarning;
+  if (Array.isArray(version.additionalPrinterColumns) && version.additionalPrinterColumns.length > 0) {
+    result.printerColumns = structuredClone(version.additionalPrinterColumns) as PrinterColumn[];
+  }
+  if (isPlainObject(version.subresources) && Object.keys(version.subresources).length > 0) {
+    result.subresources = structuredClone(version.subresources) as Subresources;
+  }
+  if (Array.isArray(version.selectableFields) && version.selectableFields.length > 0) {
+    result.selectableFields = structuredClone(version.selectableFields) as SelectableField[];
+  }
+  return result;
+}
+
+// The YAML parser is loaded when a CRD file is read, not with 'crdgate': `crdgate serve` keeps it out of its heap
+// unless a contract reads its CRD. (Synchronously, through require: readCrdFile is synchronous.)
+const loadCommonJs = createRequire(import.meta.url);
+const yaml = (): typeof Yaml => loadCommonJs('yaml') as typeof Yaml;
+
+/**
+ * Reads a CRD from a YAML or JSON file, for {@link fromCrd}: the one CustomResourceDefinition in it, or the one named
+ * `name` (`plural.group`) when the file holds several (a Helm chart's bundle). Synchronous, so that a contract's
+ * module can read its CRD where it makes the contract. Throws a ContractDefinitionError naming the file and the
+ * problem when it cannot be read or parsed, or holds no such CRD.
+ */
+export function readCrdFile(file: string | URL, options: { name?: string } = {}): unknown {
+  const path = file instanceof URL ? fileURLToPath(file) : file;
+  const fail = (problem: string): never => {
+    throw new ContractDefinitionError(`readCrdFile: ${path}: ${problem}`);
+  };
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    fail(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const documents = yaml().parseAllDocuments(text);
+  const list = Array.isArray(documents) ? documents : [documents];
+  const crds: Record<string, unknown>[] = [];
+  for (const [index, document] of list.entries()) {
+    const error = document.errors[0];
+    if (error) fail(`document ${index + 1} is not valid YAML: ${error.message.split('\n')[0]}`);
+    const value: unknown = document.toJS({ maxAliasCount: 100 });
+    const objects = isPlainObject(value) && Array.isArray(value.items) && typeof value.kind === 'string' && value.kind.endsWith('List') ? value.items : [value];
+    for (const object of objects) if (isPlainObject(object) && object.kind === 'CustomResourceDefinition') crds.push(object);
+  }
+  const nameOf = (crd: Record<string, unknown>) => (isPlainObject(crd.metadata) ? String(crd.metadata.name) : '(unnamed)');
+  if (options.name !== undefined) {
+    const named = crds.filter((crd) => nameOf(crd) === options.name);
+    if (named.length === 0) fail(`no CustomResourceDefinition named ${options.name} (it has: ${crds.map(nameOf).join(', ') || 'none'})`);
+    return named[0];
+  }
+  if (crds.length === 0) fail('no CustomResourceDefinition in the file');
+  if (crds.length > 1) fail(`${crds.length} CustomResourceDefinitions (${crds.map(nameOf).join(', ')}): name the one to read with { name }`);
+  return crds[0];
+}

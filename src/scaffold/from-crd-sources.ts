@@ -1,0 +1,234 @@
+import { stringify } from 'yaml';
+import { requireE2eVariable } from './e2e-test-source.ts';
+import { contractPath, imageName, type PinnedVersions } from './project-files.ts';
+import type { ScaffoldNames } from './scaffold-names.ts';
+import { spokeVersions, versionKey, type ScaffoldShape } from './scaffold-shape.ts';
+
+// The sources of a project made with `crdgate init --from-crd`: the contract reads the project's copy of the CRD
+// when it is made (fromCrd), so names, versions and schemas stay the CRD's, and adds only crdgate's own rules.
+
+export interface CrdScaffold {
+  names: ScaffoldNames;
+  shape: ScaffoldShape;
+  /** The CRD's file in the project, from its root: `crds/queues.example.com.yaml`. */
+  crdFile: string;
+  /** The CRD's name, given to readCrdFile when the file holds other CRDs too. */
+  crdName?: string;
+  /** An object of the kind in the hub version that crdgate's validator takes, when one could be made. */
+  example?: Record<string, unknown>;
+  /** The hub's spec is pruned: a field its schema does not declare is an error. */
+  specPruned: boolean;
+  /** The names of the hub version's printer columns. */
+  printerColumns: string[];
+}
+
+export function contractSourceFromCrd(s: CrdScaffold): string {
+  const { names: n, shape } = s;
+  const spokes = spokeVersions(shape);
+  const imports = ['defineContract', 'fromCrd', 'readCrdFile', ...(spokes.length > 0 ? ['specMappingConversion'] : []), 'type Contract', 'type Invariant'];
+  const nameOption = s.crdName === undefined ? '' : `, { name: '${s.crdName}' }`;
+  const conversions =
+    spokes.length === 0
+      ? ''
+      : `
+    // TODO: one conversion per version other than the hub. These take every version's spec to be the same; make
+    // each say how its version differs (docs: "Conversions: hub and spoke, and the stash").
+    conversions: {
+${spokes.map((version) => `      ${versionKey(version)}: specMappingConversion({ mapping: { down: (spec) => ({ spec, lost: {} }), up: (spec) => spec } }),\n`).join('')}    },
+    conversionAnnotation: '${n.group}/conversion-data',`;
+  return `import {
+${imports.map((name) => `  ${name},\n`).join('')}} from 'crdgate';
+
+// The CRD is the source of truth for the names, versions and schemas: ${s.crdFile},
+// as it was given to \`crdgate init --from-crd\`. Regenerate or edit it there, and this contract follows.
+// What crdgate adds to it is below: rules across fields (invariants), computed defaults, the machine of allowed
+// spec changes (transitions), deletion rules, and conversions between versions
+// (node_modules/crdgate/docs/contracts.md describes each part).
+
+/** The CRD, read when the contract is made (so the image must carry ${s.crdFile.split('/')[0]}/, and does). */
+export const crd = readCrdFile(new URL('../${s.crdFile}', import.meta.url)${nameOption});
+
+/**
+ * The spec of a ${n.kind} in the hub version, ${shape.hub}. TODO: give it the fields your rules read (a rule sees
+ * objects that failed the schema too, so it checks each value before using it).
+ */
+export type ${n.kind}Spec = Record<string, unknown>;
+
+/** TODO: rules across fields, which a schema cannot say; each returns the field errors it finds. */
+export const invariants: Invariant<${n.kind}Spec>[] = [];
+
+/** crdgate loads this module with \`--contract\`; a function, so that importing the module does no work. */
+export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
+  return defineContract<${n.kind}Spec>({
+    ...fromCrd(crd),${conversions}
+    invariants,
+    // TODO: defaults, transitions, deletionRules, updateRules: see node_modules/crdgate/docs/contracts.md.
+  });
+}
+`;
+}
+
+export function contractTestSourceFromCrd(s: CrdScaffold): string {
+  const { names: n, shape } = s;
+  const example = s.example === undefined ? undefined : JSON.stringify(s.example);
+  const exampleTests =
+    example === undefined
+      ? ''
+      : `
+/** examples/${n.singular}.yaml: the fields the schema requires, each with the simplest value it allows. */
+const example = ${example};
+
+test('the example is allowed', () => {
+  const result = tester.check(example);
+  assert.equal(result.allowed, true, result.message);
+});
+${
+  s.specPruned
+    ? `
+test('a field the schema does not declare is refused, not silently dropped', () => {
+  const result = tester.check({ ...example, spec: { ...example.spec, notAField: 1 } });
+  assert.equal(result.code, 'OBJECT_INVALID');
+  assert.deepEqual(result.causes.map((cause) => cause.field), ['spec.notAField']);
+});
+`
+    : ''
+}`;
+  return `import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { contractTester } from 'crdgate/testing';
+import ${n.camel}Contract, { crd } from './contract.ts';
+
+// The contract decided as the server decides it, with crdgate/testing, without a server. TODO: a test for each
+// rule you add to src/contract.ts.
+
+const contract = ${n.camel}Contract();
+const tester = contractTester(contract);
+
+test('the contract is the CRD in ${s.crdFile}', () => {
+  assert.equal(contract.identity.kind, '${n.kind}');
+  assert.equal(\`\${contract.identity.plural}.\${contract.identity.group}\`, (crd as { metadata: { name: string } }).metadata.name);
+  assert.deepEqual(contract.versions.map((version) => version.name), ${JSON.stringify(shape.versions)});
+  assert.equal(contract.hub, '${shape.hub}');
+});
+${exampleTests}`;
+}
+
+export function e2eTestSourceFromCrd(s: CrdScaffold): string {
+  const { names: n, shape } = s;
+  const resource = `${n.plural}.${n.group}`;
+  const namespaced = shape.scope === 'Namespaced';
+  const example = s.example === undefined ? undefined : JSON.stringify(s.example);
+  const exampleTest =
+    example === undefined
+      ? ''
+      : `
+test('the example is created through the API server and crdgate\\'s webhooks, and kubectl shows the CRD\\'s columns', async (t) => {
+  const env = environment(t);
+  if (!env) return;
+  const example = ${example};
+  const created = await env.client.create({ ...example, metadata: { ...example.metadata${namespaced ? ', namespace: env.namespace' : ''} } });
+  assert.equal(created.metadata?.name, example.metadata.name);
+  const listed = await env.kubectl(['get', '${resource}'${namespaced ? ", '-n', env.namespace" : ''}]);
+  assert.equal(listed.exitCode, 0, listed.stderr);
+  const header = listed.stdout.split('\\n')[0]!.split(/\\s{2,}/);
+  for (const column of ${JSON.stringify(s.printerColumns.map((column) => column.toUpperCase()))}) assert.ok(header.includes(column), listed.stdout);
+});
+`;
+  return `import assert from 'node:assert/strict';
+import { after, before, test, type TestContext } from 'node:test';
+import { ControlPlaneUnavailableError, startTestEnvironment, type TestEnvironment } from 'crdgate/testing';
+import ${n.camel}Contract, { crd } from './contract.ts';
+
+// The contract served by a real crdgate in front of a real kube-apiserver and etcd, started for this file on
+// 127.0.0.1. They come from $KUBEBUILDER_ASSETS, or are built with Go the first time (minutes; cached after).
+// Without either, the tests are skipped with the reason; ${requireE2eVariable}=1 (for CI) makes that a failure.
+
+let env: TestEnvironment | undefined;
+let unavailable = 'the test environment did not start';
+
+before(
+  async () => {
+    try {
+      env = await startTestEnvironment({ contracts: [${n.camel}Contract()], log: (line) => console.log(\`# \${line}\`) });
+    } catch (error) {
+      if (!(error instanceof ControlPlaneUnavailableError) || process.env['${requireE2eVariable}'] === '1') throw error;
+      unavailable = error.message;
+      console.log(\`# end-to-end tests skipped: \${unavailable} (${requireE2eVariable}=1 makes this a failure)\`);
+    }
+  },
+  // A first build of kube-apiserver takes about five minutes on two cores.
+  { timeout: 30 * 60_000 },
+);
+
+after(() => env?.stop());
+
+/** The running environment, or undefined after marking the test skipped with the reason there is none. */
+function environment(t: TestContext): TestEnvironment | undefined {
+  if (!env) t.skip(unavailable);
+  return env;
+}
+
+test('the API server serves the CRD as ${s.crdFile} has it', async (t) => {
+  const env = environment(t);
+  if (!env) return;
+  const served = await env.kubectl(['get', 'crd', '${resource}', '-o', 'json']);
+  assert.equal(served.exitCode, 0, served.stderr);
+  const versions = (definition: unknown) =>
+    (definition as { spec: { versions: Record<string, unknown>[] } }).spec.versions.map(({ name, schema, additionalPrinterColumns, subresources }) => ({ name, schema, additionalPrinterColumns, subresources }));
+  assert.deepEqual(versions(JSON.parse(served.stdout)), versions(crd));
+});
+${exampleTest}`;
+}
+
+export function exampleObjectFromCrd(s: CrdScaffold): string {
+  if (s.example !== undefined) return stringify(s.example);
+  return `# TODO: crdgate could not make an object its schema takes (a pattern or a rule asks more than the simplest values);
+# fill in the spec.
+${stringify({ apiVersion: `${s.names.group}/${s.shape.hub}`, kind: s.names.kind, metadata: { name: 'example' }, spec: {} })}`;
+}
+
+export function readmeFromCrd(s: CrdScaffold, versions: PinnedVersions): string {
+  const { names: n, shape } = s;
+  const resource = `${n.plural}.${n.group}`;
+  const image = `REGISTRY/${imageName(n)}`;
+  return `# ${n.kind} webhooks
+
+Admission (validation, defaults, allowed changes per phase) and conversion webhooks for \`${n.kind}\`
+(\`${resource}\`, ${shape.scope === 'Namespaced' ? 'namespaced' : 'cluster-scoped'}), served by crdgate, made from the CRD in \`${s.crdFile}\`.
+The contract, \`${contractPath}\`, reads that file when it is made (\`fromCrd\`): names, versions
+(${shape.versions.map((v) => `\`${v}\``).join(', ')}, the hub \`${shape.hub}\`), schemas, subresources and printer columns stay the CRD's, so
+regenerate or edit the CRD there and the contract follows. The CRD and the webhook configurations crdgate renders
+are that CRD, with crdgate's conversion webhook when there are several versions.
+
+## 1. Add crdgate's rules
+
+\`${contractPath}\` has what crdgate adds to a CRD, marked TODO: invariants (rules across fields), and where to
+put computed defaults, the transition machine (which spec changes the operator can carry out in which phase),
+deletion rules${spokeVersions(shape).length > 0 ? ' and the conversions between versions (they take the versions to be the same until you say how they differ)' : ''}.
+crdgate's contract guide, \`node_modules/crdgate/docs/contracts.md\`, describes every part.
+
+## 2. Test it
+
+\`\`\`sh
+npm ci
+npm test
+\`\`\`
+
+\`npm test\` typechecks, then runs \`src/contract.test.ts\` (each rule decided as the server decides it, without a
+server) and \`src/contract.e2e.test.ts\` (the contract served by crdgate in front of a real kube-apiserver and etcd on
+127.0.0.1, from \`$KUBEBUILDER_ASSETS\` or built with Go the first time; skipped, saying why, where neither is
+possible, and a failure with \`${requireE2eVariable}=1\`). \`examples/${n.singular}.yaml\` is an object ${
+    s.example === undefined ? 'to fill in' : "with the fields the schema requires; if the CRD's CEL rules ask for more, edit it and the tests' copy"
+  }:
+\`npm run check -- -f examples/${n.singular}.yaml\` decides it.
+
+## 3. Try it, build it, deploy it
+
+\`npm run dev\` starts a local kube-apiserver with the CRD and the webhooks and prints the kubectl to use.
+\`docker build -t ${image} .\` builds the image (it carries \`src/\` and \`${s.crdFile.split('/')[0]}/\`${
+    versions.crdgateTarball === undefined ? '' : `; crdgate comes from \`${versions.crdgateTarball}\`, so keep \`vendor/\``
+  }), and
+\`npx crdgate manifests --contract ${contractPath} --image ${image} --out manifests\` renders what to deploy:
+crdgate's README ("Your own contracts") and \`docs/operations.md\` go through it.
+`;
+}
