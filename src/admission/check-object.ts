@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { DecisionCode } from '../errors.ts';
-import type { FieldError } from '../contract/field-error.ts';
+import { formatFieldError, type FieldError } from '../contract/field-error.ts';
+import { engineCrdFor } from '../api-server-engine/contract-crd.ts';
+import { judge, type Judgement } from '../api-server-engine/engine.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
-import type { ContractRegistry } from '../contract/registry.ts';
+import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
 import { pointerSegments, renderFieldPath } from '../contract/schema/field-path.ts';
 import { applyJsonPatch, type JsonPatchOperation } from './json-patch.ts';
 import { decideMutation } from './mutate.ts';
 import type { AdmissionRequest } from './review.ts';
 import { decideValidation } from './validate.ts';
-import { sanitizeWarnings, type Verdict } from './verdict.ts';
+import { deny, sanitizeWarnings, type Verdict } from './verdict.ts';
 
 export type CheckOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -43,19 +45,97 @@ export interface CheckResult {
 }
 
 /**
- * The decision `crdgate check` prints, in the API server's order: the mutating webhook's patch is applied, then the
- * validating webhook decides on the patched object. Pure: no server, no network.
+ * The decision `crdgate check` prints, in the API server's order. For a kind and version a contract serves, the
+ * object goes through kube-apiserver's own custom-resource pipeline (the API server engine) on the contract's CRD:
+ * decoded strictly, pruned and defaulted by the schema; then the mutating webhook's patch is applied; a patched
+ * object is pruned and defaulted again; the schema, its CEL rules and ratcheting decide; and only an object the API
+ * server would take reaches the validating webhook, as the server would store it. No server, no network.
  */
 export function checkObject(registry: ContractRegistry, input: CheckInput): CheckResult {
   const { operation, object } = input;
   const oldObject = input.oldObject ?? null;
   if (operation === 'DELETE') return summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []);
+  const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
+  if (compiled && compiled.servedApiVersions.has(String(object.apiVersion))) return checkThroughEngine(registry, compiled, operation, object, oldObject);
+  // A kind or version no contract serves: the webhooks' own answer (KIND_UNKNOWN, VERSION_UNKNOWN).
   const mutation = decideMutation(registry, admissionRequest(operation, object, oldObject));
   if (!mutation.allowed) return summarize(mutation, object, [], []);
   const patch = mutation.patch ?? [];
   const defaulted = patch.length > 0 ? applyJsonPatch(object, patch) : object;
   const validation = decideValidation(registry, admissionRequest(operation, defaulted, oldObject));
   return summarize(validation, defaulted, defaultedFields(patch, defaulted, object), mutation.warnings);
+}
+
+function checkThroughEngine(
+  registry: ContractRegistry,
+  compiled: CompiledContract,
+  operation: 'CREATE' | 'UPDATE',
+  object: KubeObject,
+  oldObject: KubeObject | null,
+): CheckResult {
+  const crd = engineCrdFor(compiled);
+  const refusal = crd.refusal.length > 0 ? [`kube-apiserver would refuse the CustomResourceDefinition of ${compiled.contract.identity.kind}: ${crd.refusal.map(formatFieldError).join(', ')}`] : [];
+  const old = oldObject ?? undefined;
+  const decoded = judge(crd, { operation, object, oldObject: old, decodeOnly: true });
+  if (!decoded.allowed) return summarize(engineDenial(decoded), object, [], refusal);
+  // The engine gives keys back sorted; the user's order is kept (it is the order of the report and of --defaulted).
+  const received = inKeyOrderOf(decoded.object!, object);
+  const mutation = decideMutation(registry, admissionRequest(operation, received, oldObject));
+  if (!mutation.allowed) return summarize(mutation, received, [], refusal);
+  const patch = mutation.patch ?? [];
+  const patched = patch.length > 0 ? applyJsonPatch(received, patch) : received;
+  // What a webhook's patch adds that the schema does not know is pruned silently, as the API server does.
+  const judged = judge(crd, { operation, object: patched, oldObject: old, fieldValidation: patch.length > 0 ? 'Ignore' : 'Strict' });
+  const defaults = defaultedFields(patch, patched, received);
+  const warnings = [...refusal, ...mutation.warnings, ...judged.warnings];
+  if (!judged.allowed) {
+    const webhook = judged.code === 422 ? decideValidation(registry, admissionRequest(operation, patched, oldObject)) : undefined;
+    return summarize(deny('OBJECT_INVALID', judged.message ?? 'the API server refused the object', withWebhookCauses(judged.causes, webhook?.causes ?? [])), patched, defaults, warnings);
+  }
+  const stored = inKeyOrderOf(judged.object!, patched);
+  const validation = decideValidation(registry, admissionRequest(operation, stored, oldObject));
+  return summarize(validation, stored, defaults, warnings);
+}
+
+/**
+ * The API server refuses an invalid object (422) before it would call the validating webhook. crdgate reports every
+ * bad field at once all the same, as its webhook does: the API server's causes (its message names only those), and
+ * the webhook's on the fields the API server did not name (its invariants: what the user would meet next). A field
+ * both name is told in the API server's words. The order is the webhook's, the API server's other causes first.
+ */
+function withWebhookCauses(server: FieldError[], webhook: FieldError[]): FieldError[] {
+  const byField = new Map<string, FieldError[]>();
+  for (const cause of server) byField.set(cause.field, [...(byField.get(cause.field) ?? []), cause]);
+  const webhookFields = new Set(webhook.map((cause) => cause.field));
+  const merged = server.filter((cause) => !webhookFields.has(cause.field));
+  for (const cause of webhook) {
+    const told = byField.get(cause.field);
+    if (told === undefined) merged.push(cause);
+    else if (told.length > 0) {
+      merged.push(...told);
+      byField.set(cause.field, []);
+    }
+  }
+  return merged;
+}
+
+/** `value` with the keys of each object in the order `template` has them at the same place; new keys after them. */
+function inKeyOrderOf<T>(value: T, template: unknown): T {
+  if (Array.isArray(value)) return value.map((item, index) => inKeyOrderOf(item, Array.isArray(template) ? template[index] : undefined)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  const model = template !== null && typeof template === 'object' && !Array.isArray(template) ? (template as Record<string, unknown>) : {};
+  const ordered: Record<string, unknown> = {};
+  for (const key of [...Object.keys(model).filter((key) => Object.hasOwn(source, key)), ...Object.keys(source).filter((key) => !Object.hasOwn(model, key))]) {
+    // (defineProperty: a `__proto__` key of parsed JSON stays a plain key.)
+    Object.defineProperty(ordered, key, { value: inKeyOrderOf(source[key], model[key]), enumerable: true, writable: true, configurable: true });
+  }
+  return ordered as T;
+}
+
+/** The API server's own refusal, in its words: 400 for a body it cannot take, 422 for an invalid object. */
+function engineDenial(judgement: Judgement): Verdict {
+  return deny('OBJECT_INVALID', judgement.message ?? 'the API server refused the object', judgement.causes);
 }
 
 function admissionRequest(operation: CheckOperation, object: KubeObject | null, oldObject: KubeObject | null): AdmissionRequest {

@@ -1,5 +1,6 @@
 import { checkObject, type CheckOperation, type CheckResult } from '../admission/check-object.ts';
 import { errored } from '../admission/verdict.ts';
+import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { DecisionCode, TreeCheckCode } from '../errors.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
@@ -125,6 +126,8 @@ function decide(registry: ContractRegistry, object: KubeObject, location: Manife
   try {
     return { ...describe(object, location, input.operation), ...checkObject(registry, input) };
   } catch (error) {
+    // Without the engine nothing can be decided: the whole run stops with one line saying how to get it.
+    if (error instanceof EngineUnavailableError) throw error;
     return refused(object, location, input.operation, 'INTERNAL_ERROR', errored(error instanceof Error ? error.message : String(error)).message!);
   }
 }

@@ -7,6 +7,7 @@ import { StartStateUnknownError } from '../check/previous-revision.ts';
 import { ManifestReadError, readManifestTree, type TreeSource } from '../check/read-manifest-tree.ts';
 import { summarize, treePassed } from '../check/report-summary.ts';
 import { renderTextReport } from '../check/text-report.ts';
+import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { stringList, stringOption, UsageError, type Command } from './command.ts';
@@ -21,8 +22,9 @@ export const checkCommand: Command = {
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
   usage: `crdgate check -f PATH... [--old PATH...] [--state PHASE] [--strict-kinds] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
-  Decides every object whose kind a contract declares, as the API server would admit it: the mutating webhook
-  (defaults), then the validating webhook. Other kinds are skipped and counted in the summary.
+  Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
+  pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
+  webhook (defaults) in between, then the validating webhook. Other kinds are skipped and counted in the summary.
   -f PATH          a file, a folder (walked recursively for .yaml, .yml and .json; hidden entries left out) or -
                    for standard input; repeatable. Multi-document YAML and Lists (kind: List) are read whole.
   --old PATH       the previous revision's tree (a checkout of the target branch), repeatable. An object in both
@@ -76,6 +78,7 @@ export const checkCommand: Command = {
       result = checkTree(registry, tree, oldTree, options);
     } catch (error) {
       if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
+      if (error instanceof EngineUnavailableError) throw new UsageError(error.message);
       throw error;
     }
     const allowed = treePassed(summarize(result));

@@ -12,7 +12,12 @@ export type FieldErrorType =
   | 'FieldValueTooMany'
   | 'FieldValueTooLong'
   | 'FieldValueForbidden'
-  | 'FieldValueUnknown';
+  | 'FieldValueUnknown'
+  // The rest of Kubernetes' types, which only the API server engine reports (kube-apiserver's own validation).
+  | 'FieldValueNotFound'
+  | 'FieldValueTooShort'
+  | 'FieldValueTooFew'
+  | 'InternalError';
 
 export interface FieldError {
   /** Kubernetes-style path: `spec.caches[1].name`; the empty string means the object itself. */

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ETCD_MODULE_DIR, KUBE_MODULE_DIR } from './go-modules.ts';
 import type { ControlPlaneVersions } from './go-modules.ts';
+import { wasm } from '../api-server-engine/wasm-api.ts';
 
 export const CONTROL_PLANE_BINARIES = ['kube-apiserver', 'etcd', 'kubectl'] as const;
 export type ControlPlaneBinary = (typeof CONTROL_PLANE_BINARIES)[number];
@@ -15,7 +16,14 @@ export type ControlPlaneBinary = (typeof CONTROL_PLANE_BINARIES)[number];
  */
 export const CEL_COST_ESTIMATOR = 'celcost';
 export const CEL_COST_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/celcost/', import.meta.url));
-export type BuildableBinary = ControlPlaneBinary | typeof CEL_COST_ESTIMATOR;
+
+/**
+ * kube-apiserver's custom-resource pipeline as a WebAssembly (wasip1) reactor, for `crdgate check` and
+ * crdgate/testing (src/api-server-engine). Not a program: the host calls its exports.
+ */
+export const API_SERVER_ENGINE = 'api-server-engine';
+export const API_SERVER_ENGINE_MODULE_DIR = fileURLToPath(new URL('../../src/api-server-engine/go/', import.meta.url));
+export type BuildableBinary = ControlPlaneBinary | typeof CEL_COST_ESTIMATOR | typeof API_SERVER_ENGINE;
 
 interface BuildRecipe {
   moduleDir: string;
@@ -24,9 +32,27 @@ interface BuildRecipe {
   ldflags: string[];
   /** Arguments that make the binary print its version: proof that it runs. */
   versionArgs: string[];
+  /** For what cannot be run (a WebAssembly module): another proof, which answers a line for the log. */
+  prove?: (path: string) => Promise<string>;
+  /** More environment for `go build` (GOOS and GOARCH of a cross build). */
+  goEnv?: Record<string, string>;
+  buildMode?: string;
 }
 
 function recipeFor(binary: BuildableBinary, versions: ControlPlaneVersions): BuildRecipe {
+  if (binary === API_SERVER_ENGINE) {
+    return {
+      moduleDir: API_SERVER_ENGINE_MODULE_DIR,
+      goPackage: 'crdgate.local/api-server-engine',
+      tags: [],
+      ldflags: ['-s', '-w'],
+      versionArgs: [],
+      prove: proveEngineModule,
+      goEnv: { GOOS: 'wasip1', GOARCH: 'wasm' },
+      // A reactor: _initialize instead of main, and the //go:wasmexport functions callable afterwards.
+      buildMode: 'c-shared',
+    };
+  }
   if (binary === CEL_COST_ESTIMATOR) {
     return { moduleDir: CEL_COST_MODULE_DIR, goPackage: 'crdgate.test/control-plane/celcost', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
   }
@@ -72,6 +98,7 @@ export async function buildBinary(binary: BuildableBinary, opts: BuildOptions): 
   const temporaryPath = join(opts.outDir, `.${binary}.building-${process.pid}`);
   const args = [
     'build',
+    ...(recipe.buildMode ? [`-buildmode=${recipe.buildMode}`] : []),
     '-trimpath',
     ...(recipe.tags.length > 0 ? ['-tags', recipe.tags.join(',')] : []),
     '-ldflags',
@@ -86,14 +113,23 @@ export async function buildBinary(binary: BuildableBinary, opts: BuildOptions): 
   try {
     // GOWORK=off: a go.work further up must not pull other modules into the graph. CGO_ENABLED=0:
     // static binaries that need no C toolchain (upstream builds these the same way).
-    await runCommand(opts.go, args, { cwd: recipe.moduleDir, env: { ...opts.env, GOWORK: 'off', CGO_ENABLED: '0' } });
-    const version = await runCommand(temporaryPath, recipe.versionArgs, { cwd: opts.outDir, env: opts.env });
+    await runCommand(opts.go, args, { cwd: recipe.moduleDir, env: { ...opts.env, GOWORK: 'off', CGO_ENABLED: '0', ...recipe.goEnv } });
+    const version = recipe.prove ? await recipe.prove(temporaryPath) : await runCommand(temporaryPath, recipe.versionArgs, { cwd: opts.outDir, env: opts.env });
     await rename(temporaryPath, finalPath);
     opts.log(`built ${binary} in ${Math.round((Date.now() - started) / 1000)} s: ${firstLine(version)}`);
   } finally {
     clearInterval(heartbeat);
     await rm(temporaryPath, { force: true });
   }
+}
+
+/** The engine cannot be run by itself: it is proven by compiling it and finding the functions its host calls. */
+async function proveEngineModule(path: string): Promise<string> {
+  const module = await wasm.compile(await readFile(path));
+  const exported = new Set(wasm.Module.exports(module).map((entry) => entry.name));
+  const missing = ['_initialize', 'memory', 'alloc', 'free', 'load', 'judge', 'forget'].filter((name) => !exported.has(name));
+  if (missing.length > 0) throw new Error(`${path} does not export ${missing.join(', ')}`);
+  return `a WebAssembly reactor of ${Math.round((await stat(path)).size / 1e6)} MB`;
 }
 
 function firstLine(text: string): string {

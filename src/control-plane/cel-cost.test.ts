@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { effectiveVersions } from './go/celcost/sync-go-mod.ts';
+import { effectiveVersions } from './go/sync-go-mod.ts';
 import { estimatePolicyCosts, type CelCostReport } from './cel-cost.ts';
 
 let base: string;

@@ -144,6 +144,22 @@ describe('the packed crdgate, installed into a project of its own', () => {
     }
   });
 
+  it('runs crdgate check with the API server engine the package carries, with no Go on PATH', async () => {
+    const engine = await stat(join(project, 'node_modules', 'crdgate', 'dist', 'api-server-engine', 'engine.wasm'));
+    expect(engine.size).toBeGreaterThan(1_000_000);
+    const manifest = (name: string, spec: Record<string, unknown>) => JSON.stringify({ ...volume(spec), metadata: { name, namespace: 'default' } });
+    await writeFile(join(project, 'volumes.json'), `{"apiVersion":"v1","kind":"List","items":[${manifest('good', { sizeGi: 5 })},${manifest('typo', { sizeGi: 5, sizeGB: 5 })}]}`);
+    const bin = join(project, 'node_modules', 'crdgate', 'dist', 'bin.js');
+    // Only Node's own folder on PATH: no go, so nothing can be built.
+    const checked = await runCommand(process.execPath, [bin, 'check', '-f', 'volumes.json', '--contract', './contract.ts', '-o', 'json'], project, 300_000, { PATH: dirname(process.execPath) });
+    expect(checked.exitCode, checked.stderr).toBe(1);
+    const report = JSON.parse(checked.stdout);
+    const byName = (name: string) => report.objects.find((o: any) => o.name === name);
+    expect(byName('good')).toMatchObject({ allowed: true });
+    // The API server's own words for a field the schema does not have, under kubectl's default Strict validation.
+    expect(byName('typo')).toMatchObject({ allowed: false, code: 'OBJECT_INVALID', message: 'Volume in version "v1" cannot be handled as a Volume: strict decoding error: unknown field "spec.sizeGB"' });
+  });
+
   it('is a one-line error and exit 2 for a broken contract, not a stack trace', async () => {
     await writeFile(join(project, 'broken.ts'), contractSource.replace("hub: 'v1'", "hub: 'v2'"));
     const bin = join(project, 'node_modules', 'crdgate', 'dist', 'bin.js');

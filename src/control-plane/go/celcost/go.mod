@@ -1,7 +1,7 @@
 // The static CEL cost estimate of a ValidatingAdmissionPolicy (main.go), built from the same published
 // k8s.io/apiserver and k8s.io/apiextensions-apiserver releases as ../kube's kube-apiserver, so it judges an
 // expression with the API server's own CEL libraries. The versions are ../kube's; after regenerating ../kube,
-// run: node src/control-plane/go/celcost/sync-go-mod.ts
+// run: node src/control-plane/go/sync-go-mod.ts
 module crdgate.test/control-plane/celcost
 
 go 1.26.0

@@ -1,0 +1,100 @@
+// Builds the API server engine (./go) to WebAssembly with the machine's Go, or reuses the build cached under
+// ~/.cache/crdgate/api-server-engine/ by a hash of its sources and the Go version, and places it where the host
+// (./engine.ts) loads it from.
+//
+//   node src/api-server-engine/build-engine.ts             npm run build:engine: build or reuse, then place it in
+//                                                           src/api-server-engine/ (what the tests and `node
+//                                                           src/bin.ts` load)
+//   node src/api-server-engine/build-engine.ts --place DIR  npm run build: copy the placed engine into DIR (dist/);
+//                                                           without Go or a built engine, say so and go on
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { API_SERVER_ENGINE, API_SERVER_ENGINE_MODULE_DIR, buildBinary, goSourceHash } from '../control-plane/build-binaries.ts';
+import { readControlPlaneVersions } from '../control-plane/go-modules.ts';
+import { cacheHome, findGo } from '../control-plane/kube-assets.ts';
+
+const execFileAsync = promisify(execFile);
+
+/** Where `npm run build:engine` puts the engine, and what it says about it (engine.json). */
+export const PLACED_ENGINE_DIR = fileURLToPath(new URL('../../src/api-server-engine/', import.meta.url));
+
+export interface EngineStamp {
+  /** goSourceHash of ./go, salted with the Go version: changes whenever a rebuild would. */
+  sourceHash: string;
+  go: string;
+  kubernetes: string;
+}
+
+export type EngineBuild = { path: string; stamp: EngineStamp } | { unavailable: string };
+
+/** The stamp of the engine the current sources and Go would build; undefined without Go. */
+export async function currentEngineStamp(env: NodeJS.ProcessEnv = process.env): Promise<EngineStamp | undefined> {
+  const go = await findGo(env);
+  if (!go) return undefined;
+  const { stdout } = await execFileAsync(go, ['version'], { env });
+  const goVersion = stdout.trim();
+  return { sourceHash: await goSourceHash(API_SERVER_ENGINE_MODULE_DIR, goVersion), go: goVersion, kubernetes: readControlPlaneVersions().kubernetes };
+}
+
+/** Builds the engine into the cache, or finds it there. A cold build takes minutes; a cached one, nothing. */
+export async function buildEngine(opts: { log: (line: string) => void; env?: NodeJS.ProcessEnv }): Promise<EngineBuild> {
+  const env = opts.env ?? process.env;
+  const go = await findGo(env);
+  if (!go) return { unavailable: 'Go is not installed (no `go` on PATH), so the API server engine cannot be built; install Go >= 1.26' };
+  const stamp = (await currentEngineStamp(env))!;
+  const dir = join(cacheHome(env), 'crdgate', API_SERVER_ENGINE, `k8s-${stamp.kubernetes}`);
+  const fileName = `engine-${stamp.sourceHash}.wasm`;
+  const path = join(dir, fileName);
+  try {
+    await readFile(join(dir, `${fileName}.ok`));
+    return { path, stamp };
+  } catch {
+    // not built yet
+  }
+  await mkdir(dir, { recursive: true });
+  try {
+    await buildBinary(API_SERVER_ENGINE, { go, outDir: dir, versions: readControlPlaneVersions(), log: opts.log, env, fileName });
+  } catch (error) {
+    return { unavailable: `building the API server engine with ${go} failed: ${(error as Error).message}` };
+  }
+  await writeFile(join(dir, `${fileName}.ok`), '');
+  // Builds from earlier sources are never used again; each is tens of megabytes.
+  const stale = (await readdir(dir)).filter((name) => /^engine-[0-9a-f]{12}\.wasm(\.ok)?$/.test(name) && !name.startsWith(fileName));
+  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
+  return { path, stamp };
+}
+
+async function place(from: string, stamp: EngineStamp, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await copyFile(from, join(dir, 'engine.wasm'));
+  await writeFile(join(dir, 'engine.json'), `${JSON.stringify(stamp, null, 2)}\n`);
+}
+
+async function main(args: string[]): Promise<number> {
+  const log = (line: string) => process.stderr.write(`build:engine: ${line}\n`);
+  if (args[0] === '--place') {
+    const into = args[1];
+    if (!into) throw new Error('--place needs a folder');
+    try {
+      const stamp = JSON.parse(await readFile(join(PLACED_ENGINE_DIR, 'engine.json'), 'utf8')) as EngineStamp;
+      await place(join(PLACED_ENGINE_DIR, 'engine.wasm'), stamp, into);
+      log(`copied the API server engine into ${into}`);
+    } catch {
+      log(`the API server engine is not built, so ${into} goes without it: crdgate check and crdgate/testing's check() need it (npm run build:engine)`);
+    }
+    return 0;
+  }
+  const built = await buildEngine({ log });
+  if ('unavailable' in built) {
+    log(built.unavailable);
+    return 1;
+  }
+  await place(built.path, built.stamp, PLACED_ENGINE_DIR);
+  log(`the API server engine (kube-apiserver ${built.stamp.kubernetes}, ${built.stamp.sourceHash}) is in ${PLACED_ENGINE_DIR}`);
+  return 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,20 @@
+import type { CompiledContract } from '../contract/registry.ts';
+import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
+import type { WebhookEndpoint } from '../render/webhook-endpoint.ts';
+import { loadCrd, type EngineCrd } from './engine.ts';
+
+// Where the rendered CRD sends conversion requests: any well-formed endpoint does, since the engine never calls it
+// (it judges an object in the version it is written in), and this one passes kube-apiserver's CRD validation.
+const placeholderEndpoint: WebhookEndpoint = { target: { service: { namespace: 'crdgate-system', name: 'crdgate', port: 443 } } };
+
+const crds = new WeakMap<CompiledContract, EngineCrd>();
+
+/** The engine's compiled form of the CRD `crdgate manifests` renders for a contract, once per compiled contract. */
+export function engineCrdFor(compiled: CompiledContract): EngineCrd {
+  let crd = crds.get(compiled);
+  if (!crd) {
+    crd = loadCrd(renderCustomResourceDefinition(compiled.contract, placeholderEndpoint));
+    crds.set(compiled, crd);
+  }
+  return crd;
+}

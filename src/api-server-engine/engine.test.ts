@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { currentEngineStamp, PLACED_ENGINE_DIR, type EngineStamp } from './build-engine.ts';
+import { judge, loadCrd, MAX_ENGINE_INPUT_BYTES, type EngineCrd } from './engine.ts';
+
+// Small CRDs, each showing one thing kube-apiserver v1.36 does to a custom resource that crdgate could not do
+// without its code. Every expectation here is the API server's answer (the engine runs its very functions).
+
+function crdOf(kind: string, schema: Record<string, unknown>, extra: Record<string, unknown> = {}): EngineCrd {
+  const plural = `${kind.toLowerCase()}s`;
+  return loadCrd({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.example.com` },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: schema } }, ...extra }],
+    },
+  });
+}
+
+const object = (kind: string, fields: Record<string, unknown>, name = 'one') => ({ apiVersion: 'example.com/v1', kind, metadata: { name }, ...fields });
+
+describe('the API server engine', () => {
+  it('is the build of the current Go sources (npm run build:engine)', async () => {
+    const placed = JSON.parse(readFileSync(`${PLACED_ENGINE_DIR}engine.json`, 'utf8')) as EngineStamp;
+    const current = await currentEngineStamp();
+    if (current) expect(placed.sourceHash, 'the placed engine is stale: run npm run build:engine').toBe(current.sourceHash);
+  });
+
+  it('prunes unknown fields, refusing them under Strict as the API server does (400), and drops nulls it cannot keep', () => {
+    const crd = crdOf('Pruned', { spec: { type: 'object', properties: { size: { type: 'integer' }, note: { type: 'string', nullable: true } } } });
+    const unknown = judge(crd, { operation: 'CREATE', object: object('Pruned', { spec: { size: 1, colour: 'red', deep: { x: 1 } } }) });
+    expect(unknown).toMatchObject({ allowed: false, code: 400, unknownFields: ['spec.colour', 'spec.deep'] });
+    expect(unknown.message).toBe('Pruned in version "v1" cannot be handled as a Pruned: strict decoding error: unknown field "spec.colour", unknown field "spec.deep"');
+    expect(unknown.causes).toEqual([
+      { field: 'spec.colour', type: 'FieldValueUnknown', message: 'unknown field "colour"' },
+      { field: 'spec.deep', type: 'FieldValueUnknown', message: 'unknown field "deep"' },
+    ]);
+    const ignored = judge(crd, { operation: 'CREATE', object: object('Pruned', { spec: { size: 1, colour: 'red' } }), fieldValidation: 'Ignore' });
+    expect(ignored).toMatchObject({ allowed: true, object: { spec: { size: 1 } } });
+    const nulls = judge(crd, { operation: 'CREATE', object: object('Pruned', { spec: { size: null, note: null } }) });
+    expect(nulls).toMatchObject({ allowed: true, object: { spec: { note: null } } });
+  });
+
+  it('defaults fields, inside list items and map values too', () => {
+    const crd = crdOf('Defaulted', {
+      spec: {
+        type: 'object',
+        properties: {
+          replicas: { type: 'integer', default: 1 },
+          ports: { type: 'array', items: { type: 'object', properties: { port: { type: 'integer' }, protocol: { type: 'string', default: 'TCP' } } } },
+          limits: { type: 'object', additionalProperties: { type: 'object', properties: { max: { type: 'integer', default: 10 } } } },
+        },
+      },
+    });
+    const judged = judge(crd, { operation: 'CREATE', object: object('Defaulted', { spec: { ports: [{ port: 80 }], limits: { cpu: {} } } }) });
+    expect(judged).toMatchObject({ allowed: true });
+    expect(judged.object?.spec).toEqual({ replicas: 1, ports: [{ port: 80, protocol: 'TCP' }], limits: { cpu: { max: 10 } } });
+  });
+
+  it('drops the status of a create when the CRD has a status subresource, and keeps the stored one on update', () => {
+    const crd = crdOf(
+      'WithStatus',
+      { spec: { type: 'object', properties: { size: { type: 'integer' } } }, status: { type: 'object', properties: { ready: { type: 'boolean' } } } },
+      { subresources: { status: {} } },
+    );
+    const created = judge(crd, { operation: 'CREATE', object: object('WithStatus', { spec: { size: 1 }, status: { ready: true } }) });
+    expect(created).toMatchObject({ allowed: true });
+    expect(created.object).not.toHaveProperty('status');
+    const updated = judge(crd, {
+      operation: 'UPDATE',
+      object: object('WithStatus', { spec: { size: 2 }, status: { ready: false } }),
+      oldObject: object('WithStatus', { spec: { size: 1 }, status: { ready: true } }),
+    });
+    expect(updated.object?.status).toEqual({ ready: true });
+  });
+
+  it("validates an embedded resource's metadata as ObjectMeta", () => {
+    const crd = crdOf('Embedding', {
+      spec: { type: 'object', properties: { template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } },
+    });
+    const template = (metadata: unknown) => ({ spec: { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { a: 'b' } } } });
+    expect(judge(crd, { operation: 'CREATE', object: object('Embedding', template({ name: 'x', labels: { ok: 'yes' } })) })).toMatchObject({ allowed: true });
+    const badLabel = judge(crd, { operation: 'CREATE', object: object('Embedding', template({ name: 'x', labels: { 'not a key': 'v' } })) });
+    expect(badLabel).toMatchObject({ allowed: false, code: 422 });
+    expect(badLabel.causes.map((c) => c.field)).toEqual(['spec.template.metadata.labels']);
+  });
+
+  it('takes an integer or a string where the schema says int-or-string (anyOf)', () => {
+    const crd = crdOf('Port', {
+      spec: { type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
+    });
+    for (const port of [8080, 'http']) expect(judge(crd, { operation: 'CREATE', object: object('Port', { spec: { port } }) }).allowed).toBe(true);
+    const wrong = judge(crd, { operation: 'CREATE', object: object('Port', { spec: { port: true } }) });
+    expect(wrong).toMatchObject({ allowed: false, code: 422 });
+    expect(wrong.causes[0]?.field).toBe('spec.port');
+  });
+
+  it("evaluates CEL rules with their messageExpression and fieldPath, and transition rules against oldSelf", () => {
+    const crd = crdOf('Ruled', {
+      spec: {
+        type: 'object',
+        properties: { size: { type: 'integer', maximum: 100 }, zone: { type: 'string', maxLength: 20, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'is immutable' }] } },
+        'x-kubernetes-validations': [{ rule: 'self.size % 2 == 0', messageExpression: "self.size > 50 ? 'size must be even, and is large' : 'size must be even'", fieldPath: '.size' }],
+      },
+    });
+    expect(crd.refusal).toEqual([]);
+    const odd = judge(crd, { operation: 'CREATE', object: object('Ruled', { spec: { size: 3, zone: 'a' } }) });
+    expect(odd).toMatchObject({ allowed: false, code: 422, message: 'Ruled.example.com "one" is invalid: spec.size: Invalid value: size must be even' });
+    expect(odd.causes).toEqual([{ field: 'spec.size', type: 'FieldValueInvalid', message: 'Invalid value: size must be even' }]);
+    const moved = judge(crd, { operation: 'UPDATE', object: object('Ruled', { spec: { size: 2, zone: 'b' } }), oldObject: object('Ruled', { spec: { size: 2, zone: 'a' } }) });
+    expect(moved).toMatchObject({ allowed: false, causes: [{ field: 'spec.zone', message: expect.stringContaining('is immutable') }] });
+  });
+
+  it('ratchets on update: an unchanged invalid value passes, a changed one does not; set lists are judged whole', () => {
+    const crd = crdOf('Ratcheted', {
+      spec: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', maxLength: 3 },
+          other: { type: 'integer' },
+          byKey: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'], items: { type: 'object', required: ['key'], properties: { key: { type: 'string' }, value: { type: 'integer', maximum: 5 } } } },
+          tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 3 } },
+          atomic: { type: 'array', items: { type: 'string', maxLength: 3 } },
+        },
+      },
+    });
+    const old = { name: 'toolong', other: 1, byKey: [{ key: 'a', value: 9 }, { key: 'b', value: 1 }], tags: ['longer', 'ok'], atomic: ['longer', 'ok'] };
+    const update = (spec: Record<string, unknown>) => judge(crd, { operation: 'UPDATE', object: object('Ratcheted', { spec: { ...old, ...spec } }), oldObject: object('Ratcheted', { spec: old }) });
+    expect(update({ other: 2 }).allowed).toBe(true);
+    expect(update({ name: 'stilltoolong' }).causes.map((c) => c.field)).toEqual(['spec.name']);
+    // list-map items correlate by key: reordering them, or changing another, is allowed
+    expect(update({ byKey: [{ key: 'b', value: 2 }, { key: 'a', value: 9 }] }).allowed).toBe(true);
+    expect(update({ byKey: [{ key: 'a', value: 8 }, { key: 'b', value: 1 }] }).allowed).toBe(false);
+    // a set list is not ratcheted item by item: even reordering it re-judges its invalid item
+    expect(update({ tags: ['ok', 'longer'] }).allowed).toBe(false);
+    // an atomic list is judged whole whenever it changes
+    expect(update({ atomic: ['ok', 'longer'] }).allowed).toBe(false);
+  });
+
+  it("reports kube-apiserver's refusal of a CRD in its words, and compiles it all the same", () => {
+    const crd = crdOf('Refused', {
+      spec: { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } }, 'x-kubernetes-validations': [{ rule: 'self.list.all(x, x.size() > 1) +' }] },
+    });
+    expect(crd.refusal).toEqual([
+      expect.objectContaining({ field: 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule', type: 'FieldValueInvalid', message: expect.stringContaining('compilation failed') }),
+    ]);
+    const costly = crdOf('Costly', {
+      spec: { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } }, 'x-kubernetes-validations': [{ rule: 'self.list.all(x, self.list.all(y, x != y || x == y))' }] },
+    });
+    expect(costly.refusal.map((e) => e.message).join('\n')).toMatch(/estimated rule cost exceeds budget/);
+  });
+
+  it('answers a hostile object without failing: deep nesting, a wrong kind, oversized input', () => {
+    const crd = crdOf('Open', { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } });
+    let deep: unknown = 1;
+    for (let i = 0; i < 1000; i++) deep = { a: deep };
+    expect(judge(crd, { operation: 'CREATE', object: object('Open', { spec: deep }) }).allowed).toBeTypeOf('boolean');
+    expect(judge(crd, { operation: 'CREATE', object: { apiVersion: 'example.com/v1', kind: 'Other', metadata: { name: 'x' } } })).toMatchObject({ allowed: false, code: 400 });
+    expect(judge(crd, { operation: 'CREATE', object: 'not an object' })).toMatchObject({ allowed: false, code: 400 });
+    expect(() => judge(crd, { operation: 'CREATE', object: object('Open', { spec: { big: 'x'.repeat(MAX_ENGINE_INPUT_BYTES) } }) })).toThrow(RangeError);
+    // and still answers afterwards
+    expect(judge(crd, { operation: 'CREATE', object: object('Open', { spec: { ok: true } }) }).allowed).toBe(true);
+  });
+});

@@ -1,0 +1,267 @@
+// The host of the API server engine: kube-apiserver's own custom-resource pipeline, compiled to WebAssembly from
+// ./go (k8s.io/apiextensions-apiserver at the release of crdgate's test control plane). It judges an object that has
+// not been through an API server (`crdgate check`, crdgate/testing's contractTester) as kube-apiserver would:
+// decoding, pruning and defaulting it, then validating it with the OpenAPI schema, the CEL rules and ratcheting.
+//
+// The webhook never loads it: the API server has done all of this before it calls a webhook. Everything here is
+// synchronous, so that contractTester(...).check() stays synchronous: the module is compiled and started on first
+// use (0.3 to 2 s, which Node cannot cache), once per process, and each CRD is compiled once.
+import { existsSync, readFileSync } from 'node:fs';
+import type { WASI as WasiClass } from 'node:wasi';
+import { fileURLToPath } from 'node:url';
+import type { FieldError, FieldErrorType } from '../contract/field-error.ts';
+import type { KubeObject } from '../contract/kube-object.ts';
+import { wasm, type WasmMemory } from './wasm-api.ts';
+
+/** Where the host finds the engine: beside this file, in src/ as `npm run build:engine` puts it, in dist/ as packed. */
+export const ENGINE_WASM_PATH = fileURLToPath(new URL('./engine.wasm', import.meta.url));
+
+/** The largest object (or CRD) handed to the engine, in bytes of JSON: kube-apiserver's own limit on a request body. */
+export const MAX_ENGINE_INPUT_BYTES = 3 * 1024 * 1024;
+
+/** The engine is not there (a checkout where it was never built, or crdgate's image, which leaves it out). */
+export class EngineUnavailableError extends Error {
+  override name = 'EngineUnavailableError';
+}
+
+/** A CRD kube-apiserver could not serve at all: a schema that is not structural, or no served version. */
+export class CrdUnservableError extends Error {
+  override name = 'CrdUnservableError';
+  /** What the API server would refuse the CRD with, when it would. */
+  readonly refusal: FieldError[];
+
+  constructor(message: string, refusal: FieldError[]) {
+    super(refusal.length > 0 ? `${message}; kube-apiserver would refuse the CRD: ${refusal.map((e) => `${e.field}: ${e.message}`).join(', ')}` : message);
+    this.refusal = refusal;
+  }
+}
+
+/** A CustomResourceDefinition compiled by the engine, served versions and all. */
+export interface EngineCrd {
+  readonly group: string;
+  readonly kind: string;
+  readonly versions: readonly string[];
+  /** What kube-apiserver would answer to creating this CRD, in its words; empty when it would accept it. */
+  readonly refusal: readonly FieldError[];
+  /** @internal the CRD as given, to compile it again in a new instance */
+  readonly json: string;
+  /** @internal the engine's handle, valid in instance `instance` */
+  handle: number;
+  instance: number;
+}
+
+export interface JudgeInput {
+  operation: 'CREATE' | 'UPDATE';
+  object: unknown;
+  /** The stored object an UPDATE replaces, read as the API server reads it back from storage. */
+  oldObject?: unknown;
+  /**
+   * `Strict` (kubectl's default): an unknown or duplicate field refuses the request with 400. `Ignore`: they are
+   * pruned silently, as the API server treats what a mutating webhook's patch brings.
+   */
+  fieldValidation?: 'Strict' | 'Ignore';
+  /** Only decode, prune and default: the object as a mutating admission webhook receives it. */
+  decodeOnly?: boolean;
+  /** The request's namespace; by default the object's, else `default` for a namespaced kind. */
+  namespace?: string;
+}
+
+export interface Judgement {
+  allowed: boolean;
+  /** On a refusal: the HTTP status (400 for a body the API server cannot take, 422 for an invalid object). */
+  code?: number;
+  reason?: string;
+  /** On a refusal, kube-apiserver's own message: `Kind.group "name" is invalid: field: detail, ...`. */
+  message?: string;
+  /** One per bad field (for a 400 of unknown fields, one per unknown field). */
+  causes: FieldError[];
+  /** The unknown fields a strict read found, as paths: `spec.foo`. */
+  unknownFields: string[];
+  warnings: string[];
+  /** When allowed: the object pruned and defaulted (and, unless decodeOnly, as create or update prepares it). */
+  object?: KubeObject;
+}
+
+interface EngineExports {
+  memory: WasmMemory;
+  alloc(length: number): number;
+  free(address: number): void;
+  load(address: number, length: number): bigint;
+  judge(handle: number, address: number, length: number): bigint;
+  forget(handle: number): void;
+}
+
+interface RawProblem {
+  type: string;
+  field: string;
+  detail: string;
+}
+
+let running: EngineExports | undefined;
+/** Counts instances: one that failed (a trap, the Go runtime exiting) is dropped, and the next call starts another. */
+let instanceCount = 0;
+/** CRDs compiled so far, by their JSON: the same CRD is compiled once per process. */
+const compiled = new Map<string, EngineCrd>();
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Whether the engine file is there; it is not loaded. */
+export function engineAvailable(path = ENGINE_WASM_PATH): boolean {
+  return existsSync(path);
+}
+
+function engine(): EngineExports {
+  if (running) return running;
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(ENGINE_WASM_PATH);
+  } catch {
+    throw new EngineUnavailableError(
+      `crdgate's API server engine is not built (${ENGINE_WASM_PATH} is missing): in a checkout of crdgate, run \`npm run build:engine\` (needs Go >= 1.26); ` +
+        'an installed crdgate package carries it, and the container image leaves it out (it serves the webhook only)',
+    );
+  }
+  const { WASI } = quietly(() => process.getBuiltinModule('node:wasi'));
+  const wasi: WasiClass = new WASI({ version: 'preview1', args: ['crdgate-api-server-engine'], env: {}, returnOnExit: true });
+  const instance = new wasm.Instance(new wasm.Module(bytes), wasi.getImportObject());
+  // Starts the Go runtime and runs every package's init (the CEL environments among them).
+  wasi.initialize(instance as unknown as object);
+  running = instance.exports as unknown as EngineExports;
+  instanceCount += 1;
+  return running;
+}
+
+/** node:wasi warns once that it is experimental; crdgate's output is not the place for that. */
+function quietly<T>(load: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if (String(typeof warning === 'string' ? warning : warning.message).startsWith('WASI is an experimental feature')) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return load();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+/** One call: the JSON in, through memory the engine allocates, and its JSON answer out. */
+function call<T>(what: string, input: string, invoke: (exports: EngineExports, address: number, length: number) => bigint): T {
+  const bytes = encoder.encode(input);
+  if (bytes.length > MAX_ENGINE_INPUT_BYTES) {
+    throw new RangeError(`${what} is ${bytes.length} bytes of JSON; the API server takes at most ${MAX_ENGINE_INPUT_BYTES}`);
+  }
+  const exports = engine();
+  const address = exports.alloc(bytes.length);
+  new Uint8Array(exports.memory.buffer, address, bytes.length).set(bytes);
+  let packed: bigint;
+  try {
+    packed = BigInt.asUintN(64, invoke(exports, address, bytes.length));
+    exports.free(address);
+  } catch (error) {
+    // The Go side recovers its panics; what reaches here (out of memory, a trap) leaves the instance unusable.
+    running = undefined;
+    compiled.clear();
+    throw new Error(`the API server engine failed on ${what} and was stopped: ${(error as Error)?.message ?? String(error)}`);
+  }
+  const answerAddress = Number(packed >> 32n);
+  const answerLength = Number(packed & 0xffffffffn);
+  // The memory may have grown during the call: read it through a fresh view.
+  const answer = decoder.decode(new Uint8Array(exports.memory.buffer, answerAddress, answerLength));
+  exports.free(answerAddress);
+  return JSON.parse(answer) as T;
+}
+
+/**
+ * Compiles a CustomResourceDefinition (apiextensions.k8s.io/v1) for judging its objects, once per process for the
+ * same CRD. Its `refusal` says what kube-apiserver would answer to creating it. Throws CrdUnservableError when it
+ * cannot be served at all, EngineUnavailableError when the engine is not built.
+ */
+export function loadCrd(crd: unknown): EngineCrd {
+  const json = JSON.stringify(crd);
+  const known = compiled.get(json);
+  if (known) return known;
+  const answer = call<{ handle?: number; group?: string; kind?: string; versions?: string[]; refusal: RawProblem[]; error?: string }>(
+    'the CRD',
+    json,
+    (exports, address, length) => exports.load(address, length),
+  );
+  const refusal = answer.refusal.map(toFieldError);
+  if (answer.error !== undefined || answer.handle === undefined) throw new CrdUnservableError(answer.error ?? 'the engine gave no handle', refusal);
+  const loaded: EngineCrd = { json, handle: answer.handle, instance: instanceCount, group: answer.group ?? '', kind: answer.kind ?? '', versions: answer.versions ?? [], refusal };
+  compiled.set(json, loaded);
+  return loaded;
+}
+
+interface RawJudgement {
+  allowed: boolean;
+  status?: { code: number; reason: string; message: string; causes?: RawProblem[] };
+  unknownFields?: string[];
+  strictErrors?: string[];
+  warnings?: string[];
+  object?: KubeObject;
+  error?: string;
+}
+
+/** What kube-apiserver answers to a create or an update of `object`, up to storing it. */
+export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
+  const request = {
+    operation: input.operation,
+    object: input.object,
+    ...(input.oldObject !== undefined ? { oldObject: input.oldObject } : {}),
+    ...(input.fieldValidation ? { fieldValidation: input.fieldValidation } : {}),
+    ...(input.decodeOnly ? { decodeOnly: true } : {}),
+    ...(input.namespace ? { namespace: input.namespace } : {}),
+  };
+  if (crd.instance !== instanceCount || running === undefined) {
+    // Compiled in an instance that has since failed: compile it again in the one the call will run in.
+    engine();
+    const again = loadCrd(JSON.parse(crd.json));
+    crd.handle = again.handle;
+    crd.instance = again.instance;
+  }
+  const answer = call<RawJudgement>('the object', JSON.stringify(request), (exports, address, length) => exports.judge(crd.handle, address, length));
+  if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
+  const unknownFields = answer.unknownFields ?? [];
+  const causes = answer.status?.causes?.map(toFieldError) ?? [
+    ...unknownFields.map((path) => ({ field: path, type: 'FieldValueUnknown' as const, message: `unknown field ${JSON.stringify(lastStep(path))}` })),
+    ...(answer.strictErrors ?? []).map((text) => ({ field: '', type: 'FieldValueInvalid' as const, message: text })),
+  ];
+  return {
+    allowed: answer.allowed,
+    ...(answer.status ? { code: answer.status.code, reason: answer.status.reason, message: answer.status.message } : {}),
+    causes: answer.allowed ? [] : causes,
+    unknownFields,
+    warnings: answer.warnings ?? [],
+    ...(answer.object ? { object: answer.object } : {}),
+  };
+}
+
+const knownTypes = new Set<string>([
+  'FieldValueRequired',
+  'FieldValueInvalid',
+  'FieldValueTypeInvalid',
+  'FieldValueNotSupported',
+  'FieldValueDuplicate',
+  'FieldValueTooMany',
+  'FieldValueTooLong',
+  'FieldValueForbidden',
+  'FieldValueUnknown',
+  'FieldValueNotFound',
+  'FieldValueTooShort',
+  'FieldValueTooFew',
+  'InternalError',
+]);
+
+function toFieldError(problem: RawProblem): FieldError {
+  const type = (knownTypes.has(problem.type) ? problem.type : 'FieldValueInvalid') as FieldErrorType;
+  // A path-less error (the one saying the rules were not checked) names the field `<nil>`: crdgate says '' for that.
+  return { field: problem.field === '<nil>' ? '' : problem.field, type, message: problem.detail };
+}
+
+/** `spec.a.b` → `b`; `spec.m[k]` → `k`. */
+function lastStep(path: string): string {
+  const bracket = /\[([^\]]*)\]$/.exec(path);
+  if (bracket) return bracket[1]!;
+  return path.slice(path.lastIndexOf('.') + 1);
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
+)
+
+// judge answers what kube-apiserver answers to a create or update of one object, up to (not including) storing it:
+//
+//  1. the body is read (readObject): decoded, shaped by the schema, defaulted; with fieldValidation=Strict an
+//     unknown or duplicate field refuses it with 400, as the handler does, before anything is validated;
+//  2. (decodeOnly stops here: this is what a mutating admission webhook receives);
+//  3. the registry's preparation and validation, through the very functions the generic registry store calls:
+//     rest.BeforeCreate or rest.BeforeUpdate with the custom-resource strategy. They set the namespace from the
+//     request, drop or keep the status (status subresource), validate ObjectMeta, the OpenAPI schema (ratcheting
+//     unchanged values on update), the scale paths, embedded resources, list-type invariants and the CEL rules, and
+//     refuse with 422 and the API server's own message and causes.
+func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
+	update := strings.EqualFold(request.Operation, "UPDATE")
+	mode := requestReader
+	if strings.EqualFold(request.FieldValidation, "Ignore") {
+		mode = patchedReader
+	}
+	read, err := c.read(request.Object, mode)
+	if err != nil {
+		return refused(err)
+	}
+	answer := judgeAnswer{UnknownFields: read.unknownFields, StrictErrors: read.strictErrors}
+	if complaints := append(append([]string{}, read.strictErrors...), quoted("unknown field", read.unknownFields)...); len(complaints) > 0 {
+		answer.Status = &statusAnswer{
+			Code:    http.StatusBadRequest,
+			Reason:  string(metav1.StatusReasonBadRequest),
+			Message: c.cannotHandle(read.object, fmt.Errorf("strict decoding error: %s", strings.Join(complaints, ", "))),
+		}
+		return answer
+	}
+	if request.DecodeOnly {
+		answer.Allowed, answer.Object = true, read.object.Object
+		return answer
+	}
+
+	object := read.object
+	// What the client sent is what the answer shows: the server's own additions to metadata are left out.
+	sentMetadata := runtime.DeepCopyJSONValue(object.Object["metadata"])
+	warnings := &warningList{}
+	ctx := warning.WithWarningRecorder(context.Background(), warnings)
+	ctx = genericapirequest.WithNamespace(ctx, requestNamespace(request, read))
+	strategy := read.version.strategy
+	if update {
+		old, err := c.read(request.OldObject, storageReader)
+		if err != nil {
+			return judgeAnswer{Error: "the old object: " + err.Error()}
+		}
+		asStoredAndFetched(object, old, ctx)
+		err = rest.BeforeUpdate(strategy, ctx, object, old.object)
+		if err != nil {
+			return refused(err)
+		}
+	} else {
+		if object.GetGenerateName() != "" && object.GetName() == "" {
+			object.SetName(strategy.GenerateName(object.GetGenerateName()))
+		}
+		rest.FillObjectMetaSystemFields(object)
+		if err := rest.BeforeCreate(strategy, ctx, object); err != nil {
+			return refused(err)
+		}
+	}
+	if sentMetadata == nil {
+		delete(object.Object, "metadata")
+	} else {
+		object.Object["metadata"] = sentMetadata
+	}
+	answer.Allowed, answer.Object, answer.Warnings = true, object.Object, warnings.texts
+	return answer
+}
+
+// requestNamespace is the namespace a client such as kubectl would send the request to: the object's own, else
+// the context's default. For a cluster-scoped kind, rest.BeforeCreate ignores it.
+func requestNamespace(request *judgeRequest, read *readObject) string {
+	if request.Namespace != "" {
+		return request.Namespace
+	}
+	if namespace := read.object.GetNamespace(); namespace != "" {
+		return namespace
+	}
+	if read.version.namespaced {
+		return metav1.NamespaceDefault
+	}
+	return metav1.NamespaceNone
+}
+
+// refused turns the API server's error into the answer: a StatusError keeps its code, reason, message and causes.
+func refused(err error) judgeAnswer {
+	var status apierrors.APIStatus
+	var bad badRequest
+	switch {
+	case errors.As(err, &status):
+		s := status.Status()
+		answer := &statusAnswer{Code: s.Code, Reason: string(s.Reason), Message: s.Message}
+		if s.Details != nil {
+			for _, cause := range s.Details.Causes {
+				answer.Causes = append(answer.Causes, fieldProblem{Type: string(cause.Type), Field: cause.Field, Detail: cause.Message})
+			}
+		}
+		return judgeAnswer{Status: answer}
+	case errors.As(err, &bad):
+		return judgeAnswer{Status: &statusAnswer{Code: http.StatusBadRequest, Reason: string(metav1.StatusReasonBadRequest), Message: bad.message}}
+	default:
+		return judgeAnswer{Status: &statusAnswer{Code: http.StatusInternalServerError, Reason: string(metav1.StatusReasonInternalError), Message: err.Error()}}
+	}
+}
+
+func quoted(what string, paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, path := range paths {
+		out = append(out, fmt.Sprintf("%s %q", what, path))
+	}
+	return out
+}
+
+// warningList collects what the registry would send back as Warning headers.
+type warningList struct{ texts []string }
+
+func (w *warningList) AddWarning(_, text string) { w.texts = append(w.texts, text) }
+
+// asStoredAndFetched gives a manifest of the old object what the stored object has and a client sends back: a
+// stored object of a namespaced kind has its namespace, and an update (kubectl apply's patch, or a replace after a
+// get) carries the stored resourceVersion.
+func asStoredAndFetched(object *unstructured.Unstructured, old *readObject, ctx context.Context) {
+	if namespace, _ := genericapirequest.NamespaceFrom(ctx); old.version.namespaced && old.object.GetNamespace() == "" {
+		old.object.SetNamespace(namespace)
+	}
+	if old.object.GetResourceVersion() == "" {
+		old.object.SetResourceVersion("1")
+	}
+	if object.GetResourceVersion() == "" {
+		object.SetResourceVersion(old.object.GetResourceVersion())
+	}
+}
