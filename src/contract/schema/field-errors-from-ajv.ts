@@ -90,7 +90,7 @@ function locateError(error: ErrorObject, data: unknown): LocatedError {
     case 'type':
       return at(
         'FieldValueTypeInvalid',
-        `Invalid value: ${describeValue(error.data)}: must be of type ${[params.type].flat().join(' or ')}, got ${jsonTypeOf(error.data)}`,
+        `Invalid value: ${describeValue(error.data)}: must be of type ${declaredTypes(error, params).join(' or ')}, got ${jsonTypeOf(error.data)}`,
       );
     case 'enum':
       return at('FieldValueNotSupported', `Unsupported value: ${describeValue(error.data)}: supported values: ${listValues(params.allowedValues)}`);
@@ -178,4 +178,10 @@ function jsonTypeOf(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
   return typeof value;
+}
+
+/** The types a schema declares, which the message names, rather than all that the validator lets through. */
+function declaredTypes(error: ErrorObject, params: Record<string, unknown>): string[] {
+  const declared = (error.parentSchema as { declaredType?: unknown } | undefined)?.declaredType;
+  return Array.isArray(declared) ? declared.map(String) : [params.type].flat().map(String);
 }

@@ -52,6 +52,16 @@ function integerFormat(limit: number): Format {
   return { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -limit && value <= limit - 1 };
 }
 
+/**
+ * The formats crdgate checks and Kubernetes does not know (kube-apiserver warns "unrecognized format" on a CRD that
+ * names them): rules of crdgate's own, which hold whatever the API server's validator lets through.
+ */
+const crdgateOwnFormats: ReadonlySet<string> = new Set(['quantity', 'dns1123-label']);
+
+export function isCrdgateOwnFormat(name: string): boolean {
+  return crdgateOwnFormats.has(name);
+}
+
 export function isKnownFormat(name: string): boolean {
   return Object.hasOwn(kubernetesFormats, name);
 }

@@ -1,6 +1,6 @@
 import type { SchemaObject } from 'ajv';
 import type { JSONSchemaProps } from './json-schema-props.ts';
-import { isKnownFormat } from './kubernetes-formats.ts';
+import { isCrdgateOwnFormat, isKnownFormat } from './kubernetes-formats.ts';
 import { listUniquenessKeyword, type ListUniqueness } from './list-uniqueness.ts';
 
 /**
@@ -35,7 +35,7 @@ const nestedPlace: NodePlace = { implicitObjectMeta: false, unpruned: false };
 function structuralNode(schema: JSONSchemaProps, place: NodePlace): SchemaObject {
   const node = valueValidations(schema);
   const types = structuralTypes(schema);
-  if (types) node.type = types.length === 1 ? types[0] : types;
+  if (types) setType(node, schema, types);
   if (schema.nullable && Array.isArray(node.enum) && !node.enum.includes(null)) node.enum = [...node.enum, null];
 
   const embedded = schema['x-kubernetes-embedded-resource'] === true;
@@ -75,7 +75,7 @@ function structuralNode(schema: JSONSchemaProps, place: NodePlace): SchemaObject
  */
 function valueValidationNode(schema: JSONSchemaProps): SchemaObject {
   const node = valueValidations(schema);
-  if (schema.type) node.type = schema.type;
+  if (schema.type) setType(node, schema, [schema.type]);
   if (schema.properties) {
     node.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, child]) => [name, valueValidationNode(child)]));
   }
@@ -121,6 +121,21 @@ function valueValidations(schema: JSONSchemaProps): SchemaObject {
   if (schema.minProperties !== undefined) node.minProperties = schema.minProperties;
   if (schema.maxProperties !== undefined) node.maxProperties = schema.maxProperties;
   return node;
+}
+
+/**
+ * The node's type, as kube-apiserver's validator (kube-openapi's validate/type.go) checks it: a JSON string or array
+ * passes any declared type but integer and number when the schema names a format, so `type: string, format: byte`
+ * takes `[1, 2]` and kube-apiserver stores it (its format and string checks look at strings only, as ajv's do).
+ * crdgate's own formats, which the API server does not check at all, keep the declared type: they are crdgate's
+ * rules. `declaredType` keeps the declared type for the messages, which name what the schema asks for.
+ */
+function setType(node: SchemaObject, schema: JSONSchemaProps, declared: string[]): void {
+  const format = schema.format ?? '';
+  const lenient = format !== '' && !isCrdgateOwnFormat(format) && !declared.includes('integer') && !declared.includes('number');
+  const types = lenient ? [...new Set([...declared, 'string', 'array'])] : declared;
+  node.type = types.length === 1 ? types[0] : types;
+  if (types.length !== declared.length) node.declaredType = declared;
 }
 
 function structuralTypes(schema: JSONSchemaProps): string[] | undefined {
