@@ -89,7 +89,9 @@ function checkThroughEngine(
   const defaults = defaultedFields(patch, patched, received);
   const warnings = [...refusal, ...mutation.warnings, ...judged.warnings];
   if (!judged.allowed) {
-    const webhook = judged.code === 422 ? decideValidation(registry, admissionRequest(operation, patched, oldObject)) : undefined;
+    // The webhook sees the object as the API server prepared it (status dropped on a create, say), not as sent.
+    const prepared = judged.object ? inKeyOrderOf(judged.object, patched) : patched;
+    const webhook = judged.code === 422 ? decideValidation(registry, admissionRequest(operation, prepared, oldObject)) : undefined;
     return summarize(deny('OBJECT_INVALID', judged.message ?? 'the API server refused the object', withWebhookCauses(judged.causes, webhook?.causes ?? [])), patched, defaults, warnings);
   }
   const stored = inKeyOrderOf(judged.object!, patched);

@@ -65,7 +65,7 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 		asStoredAndFetched(object, old, ctx)
 		err = rest.BeforeUpdate(strategy, ctx, object, old.object)
 		if err != nil {
-			return refused(err)
+			return refusedAfterPreparing(err, object, sentMetadata)
 		}
 	} else {
 		if object.GetGenerateName() != "" && object.GetName() == "" {
@@ -73,16 +73,30 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 		}
 		rest.FillObjectMetaSystemFields(object)
 		if err := rest.BeforeCreate(strategy, ctx, object); err != nil {
-			return refused(err)
+			return refusedAfterPreparing(err, object, sentMetadata)
 		}
 	}
+	answer.Allowed, answer.Object, answer.Warnings = true, asSent(object, sentMetadata), warnings.texts
+	return answer
+}
+
+// refusedAfterPreparing is a refusal that also carries the object as the strategy prepared it before validating
+// (status dropped on a create, kept from the old object on an update), so that what crdgate's own rules add to the
+// refusal is decided on the same object.
+func refusedAfterPreparing(err error, object *unstructured.Unstructured, sentMetadata interface{}) judgeAnswer {
+	answer := refused(err)
+	answer.Object = asSent(object, sentMetadata)
+	return answer
+}
+
+// asSent is the object with the metadata the client sent, not the server's own additions to it.
+func asSent(object *unstructured.Unstructured, sentMetadata interface{}) map[string]interface{} {
 	if sentMetadata == nil {
 		delete(object.Object, "metadata")
 	} else {
 		object.Object["metadata"] = sentMetadata
 	}
-	answer.Allowed, answer.Object, answer.Warnings = true, object.Object, warnings.texts
-	return answer
+	return object.Object
 }
 
 // requestNamespace is the namespace a client such as kubectl would send the request to: the object's own, else
