@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
+import { defineContract } from '../../src/contract/define-contract.ts';
+import { fromCrd } from '../../src/contract/from-crd.ts';
+import type { JSONSchemaProps } from '../../src/contract/schema/json-schema-props.ts';
+import { contractTester } from '../../src/testing.ts';
+import { committedCrdsDir } from '../fixtures/controller-gen/generate.ts';
+import type { ProvidedControlPlane } from './provided-context.ts';
+import { apiServerJudgement, type Judgement } from './support/differential/api-server-judge.ts';
+import { tally } from './support/differential/compare.ts';
+import { differentialCases, fullValue, minimalValue } from './support/differential/schema-cases.ts';
+import { kubectl } from './support/kubectl.ts';
+import { restClient, type Rest } from './support/raw-api.ts';
+
+const provided = inject('controlPlane');
+const controlPlane = 'unavailable' in provided ? undefined : provided;
+
+type Crd = { metadata: { name: string }; spec: { group: string; names: { kind: string; plural: string }; versions: Array<{ name: string; storage: boolean; schema: { openAPIV3Schema: JSONSchemaProps } }> } };
+
+/**
+ * Proof by difference: the same objects, made from the CRD's schema (a minimal valid object, then one mutation at a
+ * time at every place the schema describes: type, null, unknown field, bounds, enum, pattern, format, int-or-string,
+ * list-map and set duplicates, item and property counts, embedded resources), put to kube-apiserver (a dry run with
+ * strict field validation, as kubectl sends it) and to crdgate's `check` (a contract that is the CRD alone). They
+ * must agree: both allow, or both refuse naming the same fields.
+ */
+describe.skipIf(!controlPlane).each(['shapes.fixtures.crdgate.example.com_shapes.yaml', 'shapes.fixtures.crdgate.example.com_ruleds.yaml'])('crdgate check and kube-apiserver on the same objects of controller-gen\'s %s', (file) => {
+  const cp = controlPlane as ProvidedControlPlane;
+  const namespace = `crdgate-e2e-differential-${randomUUID().slice(0, 8)}`;
+  let rest: Rest;
+  let crd: Crd;
+
+  beforeAll(async () => {
+    crd = parse(await readFile(join(committedCrdsDir, file), 'utf8')) as Crd;
+    const applied = await kubectl(cp, ['apply', '--server-side', '-f', join(committedCrdsDir, file)]);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect((await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd.metadata.name}`])).exitCode).toBe(0);
+    expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
+    rest = restClient(cp.kubeconfigPath, { maxSockets: 4 });
+  });
+
+  afterAll(async () => {
+    rest?.close();
+    await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
+  });
+
+  it('agree on every case', async () => {
+    const version = crd.spec.versions.find((v) => v.storage)!;
+    const schema = version.schema.openAPIV3Schema;
+    const apiVersion = `${crd.spec.group}/${version.name}`;
+    const object = (value: unknown) => ({ ...(value as Record<string, unknown>), apiVersion, kind: crd.spec.names.kind, metadata: { name: 'base' } });
+    const resource = { group: crd.spec.group, version: version.name, plural: crd.spec.names.plural, namespace };
+    const bases = await Promise.all(
+      [
+        { name: 'minimal', object: object(minimalValue(schema)) },
+        { name: 'full', object: object(fullValue(schema, 4)) },
+      ].map(async (base, index) => ({ ...base, storable: (await apiServerJudgement(rest, resource, { name: base.name, mutation: 'none', object: base.object }, `base-${index}`)).allowed })),
+    );
+    const cases = differentialCases(schema, bases);
+    const tester = contractTester(defineContract(fromCrd(crd)));
+    const results = [];
+    for (const [index, testCase] of cases.entries()) {
+      const apiServer: Judgement = await apiServerJudgement(rest, resource, testCase, `case-${index}`);
+      const object = { ...testCase.object, metadata: { name: `case-${index}`, namespace } } as never;
+      const oldObject = testCase.oldObject ? ({ ...testCase.oldObject, metadata: { name: `case-${index}`, namespace } } as never) : undefined;
+      const crdgate = tester.check(object, oldObject ? { oldObject } : {});
+      results.push({ testCase, apiServer, crdgate });
+    }
+    const figures = tally(results);
+    const table = [...figures.byMutation].map(([mutation, entry]) => `${mutation}: ${entry.cases - entry.disagreements}/${entry.cases}`).join('\n');
+    process.stderr.write(`[e2e] differential ${crd.metadata.name}: ${figures.agreed}/${figures.cases} cases agree\n${table}\n`);
+    expect(figures.disagreements).toEqual([]);
+  }, 600_000);
+});
