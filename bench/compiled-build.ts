@@ -3,6 +3,7 @@ import { access, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { placeBuiltEngine } from '../src/api-server-engine/build-engine.ts';
 
 export interface CompiledBuild {
   /** src/ compiled, as `npm run build` makes dist/ for the image. */
@@ -45,6 +46,8 @@ export async function buildCompiledCopy(): Promise<CompiledBuild> {
     const diagnostics = await runTsc(['-p', tsconfig]);
     const build = { srcDir: join(outDir, 'src'), benchDir: join(outDir, 'bench'), cliPath: join(outDir, 'src', 'cli.js'), diagnostics, remove };
     await access(build.cliPath);
+    // As `npm run build` puts it into dist/: crdgate check judges through it. The servers never load it.
+    await placeBuiltEngine(join(build.srcDir, 'api-server-engine'));
     return build;
   } catch (error) {
     await remove();

@@ -73,18 +73,28 @@ async function place(from: string, stamp: EngineStamp, dir: string): Promise<voi
   await writeFile(join(dir, 'engine.json'), `${JSON.stringify(stamp, null, 2)}\n`);
 }
 
+/**
+ * Copies the engine that `build:engine` placed beside the host into `into`, the host's folder in a compiled copy
+ * of src/ (dist/, the bench's build); false when none is built.
+ */
+export async function placeBuiltEngine(into: string): Promise<boolean> {
+  let stamp: EngineStamp;
+  try {
+    stamp = JSON.parse(await readFile(join(PLACED_ENGINE_DIR, 'engine.json'), 'utf8')) as EngineStamp;
+  } catch {
+    return false;
+  }
+  await place(join(PLACED_ENGINE_DIR, 'engine.wasm'), stamp, into);
+  return true;
+}
+
 async function main(args: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`build:engine: ${line}\n`);
   if (args[0] === '--place') {
     const into = args[1];
     if (!into) throw new Error('--place needs a folder');
-    try {
-      const stamp = JSON.parse(await readFile(join(PLACED_ENGINE_DIR, 'engine.json'), 'utf8')) as EngineStamp;
-      await place(join(PLACED_ENGINE_DIR, 'engine.wasm'), stamp, into);
-      log(`copied the API server engine into ${into}`);
-    } catch {
-      log(`the API server engine is not built, so ${into} goes without it: crdgate check and crdgate/testing's check() need it (npm run build:engine)`);
-    }
+    if (await placeBuiltEngine(into)) log(`copied the API server engine into ${into}`);
+    else log(`the API server engine is not built, so ${into} goes without it: crdgate check and crdgate/testing's check() need it (npm run build:engine)`);
     return 0;
   }
   const built = await buildEngine({ log });
