@@ -4,6 +4,8 @@ import { scalableGeoDatabaseContract } from './admission/scalable-geodatabase.fi
 import { geoDatabaseContract } from './contracts/geodatabase/index.ts';
 import { toy, toyAnnotation, toyApiVersion, toyContract } from './conversion/toy-contract.fixture.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
+import { defineContract } from './contract/define-contract.ts';
+import { fromCrd } from './contract/from-crd.ts';
 import { contractTester, renderMachine } from './testing.ts';
 
 const tester = contractTester(geoDatabaseContract());
@@ -35,6 +37,24 @@ describe('crdgate/testing: contractTester', () => {
     expect(result).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
     expect(result.causes.map((c) => c.field)).toEqual(['spec.readReplicas', 'spec.storage.size']);
     expect(result.message).toMatch(/^GeoDatabase\.geo\.example\.com "db" is invalid: spec\.readReplicas: /);
+  });
+
+  it('names a bad value under a map key with dots once, though the API server joins the key with a dot and crdgate brackets it', () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'monitors.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Monitor', plural: 'monitors', singular: 'monitor' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } } } } } } }],
+      },
+    };
+    const monitor = { apiVersion: 'example.com/v1', kind: 'Monitor', metadata: { name: 'm', namespace: 'ns' }, spec: { matchLabels: { 'app.kubernetes.io/name': 12 } } };
+    const result = contractTester(defineContract(fromCrd(crd))).check(monitor);
+    expect(result.allowed).toBe(false);
+    expect(result.causes.map((cause) => cause.field)).toEqual(['spec.matchLabels.app.kubernetes.io/name']);
   });
 
   it('decides updates through the transition machine, and deletions through the deletion rules', () => {

@@ -107,18 +107,26 @@ function checkThroughEngine(
  */
 function withWebhookCauses(server: FieldError[], webhook: FieldError[]): FieldError[] {
   const byField = new Map<string, FieldError[]>();
-  for (const cause of server) byField.set(cause.field, [...(byField.get(cause.field) ?? []), cause]);
-  const webhookFields = new Set(webhook.map((cause) => cause.field));
-  const merged = server.filter((cause) => !webhookFields.has(cause.field));
+  for (const cause of server) byField.set(sameField(cause.field), [...(byField.get(sameField(cause.field)) ?? []), cause]);
+  const webhookFields = new Set(webhook.map((cause) => sameField(cause.field)));
+  const merged = server.filter((cause) => !webhookFields.has(sameField(cause.field)));
   for (const cause of webhook) {
-    const told = byField.get(cause.field);
+    const told = byField.get(sameField(cause.field));
     if (told === undefined) merged.push(cause);
     else if (told.length > 0) {
       merged.push(...told);
-      byField.set(cause.field, []);
+      byField.set(sameField(cause.field), []);
     }
   }
   return merged;
+}
+
+/**
+ * A field as both sides can be matched on: the API server's schema errors join a map key with a dot
+ * (`matchLabels.app.kubernetes.io/name`) where crdgate writes it in brackets (`matchLabels[app.kubernetes.io/name]`).
+ */
+function sameField(field: string): string {
+  return field.replace(/\[([^\]]*)\]/g, (whole, key: string) => (/^\d+$/.test(key) ? whole : `.${key}`));
 }
 
 /** `value` with the keys of each object in the order `template` has them at the same place; new keys after them. */
