@@ -10,6 +10,7 @@ export {
   type Contract,
   type ContractDefinition,
   type ContractIdentity,
+  type CrdOwner,
   type VersionDefinition,
   type PrinterColumn,
   type SelectableField,
@@ -26,7 +27,7 @@ export {
   type UpdateVerdict,
 } from './contract/define-contract.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';
-export { fromCrd, readCrdFile, type CrdContractParts } from './contract/from-crd.ts';
+export { fromCrd, readCrdFile, type CrdContractParts, type FromCrdOptions } from './contract/from-crd.ts';
 export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/kube-object.ts';
 export { fieldError, formatFieldError, type FieldError, type FieldErrorType } from './contract/field-error.ts';
 
