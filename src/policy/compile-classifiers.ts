@@ -1,6 +1,7 @@
 import type { ClassifierForm, ComparisonForm, ValueReading } from '../contract/fsa/classifier-form.ts';
 import { changePlaceholders } from '../contract/fsa/evaluate/transition-messages.ts';
 import { parseFieldPath } from '../contract/field-path.ts';
+import { isCannotRead } from '../contract/fsa/value-readers.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { celLiteral, celString, isPlainFieldName, optionalField } from './cel.ts';
 
@@ -108,6 +109,9 @@ function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' 
   const problem = readingProblem(form.reading, schema, form.path) ?? comparisonProblem(form.reading, form.comparison);
   if (problem !== undefined) return notCompiled(kinds, problem);
   let absentMeans: string | undefined;
+  if (isCannotRead(form.absentMeans)) {
+    return notCompiled(kinds, `an absent "${form.path}" reads as cannotRead (${form.absentMeans.reason}): the policy does not compile readings that fail closed`);
+  }
   if (form.absentMeans !== undefined) {
     absentMeans = literalOf(form.reading, form.absentMeans);
     if (absentMeans === undefined) return notCompiled(kinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not a value the field can hold`);

@@ -204,3 +204,16 @@ describe('compileContractPolicy: the state from the operator\'s phases', () => {
     );
   });
 });
+
+describe('compileContractPolicy: readings that fail closed', () => {
+  it('says that it does not compile an absent field read as cannotRead', async () => {
+    const { cannotRead } = await import('../contract/fsa/value-readers.ts');
+    const machine = withClassifiers([
+      fieldClassifier({ path: 'label', absentMeans: cannotRead("the operator's default"), read: readString, compare: whenDifferent('label') }),
+      ...toyMachine.classifiers.filter((classifier) => !classifier.kinds.includes('label')),
+    ]);
+    expect(coverageOf(toyContract(machine as TransitionMachine<string, string>)).label).toBe(
+      "an absent \"label\" reads as cannotRead (the operator's default): the policy does not compile readings that fail closed",
+    );
+  });
+});

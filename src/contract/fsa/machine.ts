@@ -97,6 +97,12 @@ export interface Change<C extends string> {
   to?: string;
   /** The name of the list item the change is about (a cache), when it is about one. */
   item?: string;
+  /**
+   * Set when the classifier cannot tell which change this is (a reader said cannotRead): why. The change is then
+   * refused as undecidable unless the state allows any change or the override gives a reason; `kind` is only the
+   * first of the classifier's kinds.
+   */
+  undecidable?: string;
 }
 
 /** Where the values a classifier compares sit in the object, so the changes it reports can name their field. */
