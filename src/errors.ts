@@ -79,6 +79,7 @@ export const conversionErrorCodes = {
   CONVERSION_FAILED: "the contract's conversion threw: it met a value it cannot translate",
   INVALID_CONVERSION_RESULT: "the contract's conversion returned something the API server would reject (a contract bug)",
   STASH_TOO_LARGE: "what an older version cannot hold does not fit in the object's annotations",
+  CONVERTED_BY_OWNER: "the contract does not own its CRD and has no conversion of that version: the CRD's owner converts it, not crdgate",
 } as const;
 
 export type ConversionErrorCode = keyof typeof conversionErrorCodes;

@@ -7,9 +7,9 @@ describe("crdgate's public modules", () => {
   it("'crdgate' exports the contract API and nothing else", () => {
     expect(Object.keys(publicApi).sort()).toEqual(
       [
-        'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep',
+        'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep', 'cannotRead',
         'compareNumbers', 'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
-        'formatFieldError', 'fromCrd', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'overlay', 'parseQuantity',
+        'formatFieldError', 'fromCrd', 'isCannotRead', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'overlay', 'parseQuantity',
         'parseVersion', 'presentFields', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readCrdFile', 'readInteger', 'readQuantity', 'readString',
         'specMappingConversion', 'splitFields', 'takeStash', 'whenDifferent',
       ].sort(),

@@ -10,6 +10,7 @@ export {
   type Contract,
   type ContractDefinition,
   type ContractIdentity,
+  type CrdOwner,
   type VersionDefinition,
   type PrinterColumn,
   type SelectableField,
@@ -26,15 +27,15 @@ export {
   type UpdateVerdict,
 } from './contract/define-contract.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';
-export { fromCrd, readCrdFile, type CrdContractParts } from './contract/from-crd.ts';
+export { fromCrd, readCrdFile, type CrdContractParts, type FromCrdOptions } from './contract/from-crd.ts';
 export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/kube-object.ts';
 export { fieldError, formatFieldError, type FieldError, type FieldErrorType } from './contract/field-error.ts';
 
-export type { AllowedChanges, Change, ChangeKind, Classifier, Location, StateRule, TransitionMachine } from './contract/fsa/machine.ts';
+export type { AllowedChanges, Change, ChangeKind, Classifier, Location, StateReader, StateRule, TransitionMachine } from './contract/fsa/machine.ts';
 export { fieldClassifier, type FieldComparison } from './contract/fsa/field-classifier.ts';
 export { keyedListClassifier, type KeyedListComparison } from './contract/fsa/keyed-list-classifier.ts';
 export { byDirection, byReleaseStep, whenDifferent, type Comparison } from './contract/fsa/comparisons.ts';
-export { readInteger, readQuantity, readString } from './contract/fsa/value-readers.ts';
+export { cannotRead, isCannotRead, readInteger, readQuantity, readString, type CannotRead } from './contract/fsa/value-readers.ts';
 export { compareNumbers, type ClassifierForm, type ComparisonForm, type ValueOrder, type ValueReading } from './contract/fsa/classifier-form.ts';
 
 export { specMappingConversion, type SpecMapping, type SpecMappingConversionOptions } from './conversion/spec-mapping-conversion.ts';

@@ -1,3 +1,4 @@
+import { ownsCrd } from '../contract/define-contract.ts';
 import { checkObject, type CheckOperation, type CheckResult } from '../admission/check-object.ts';
 import { errored } from '../admission/verdict.ts';
 import { EngineUnavailableError } from '../api-server-engine/engine.ts';
@@ -155,13 +156,15 @@ function describe(object: KubeObject, location: ManifestLocation, operation: Che
 }
 
 /**
- * A kind a contract declares is decided. So is, with `strictKinds`, any kind of a group a contract declares: a
- * misspelt kind (or one a newer contract adds) is then denied as the server denies it, not passed over.
+ * A kind a contract declares is decided. So is, with `strictKinds`, any kind of a group a contract claims whole: a
+ * misspelt kind (or one a newer contract adds) is then denied as the server denies it, not passed over. A contract
+ * whose CRD someone else owns (crdOwner: 'external') claims its own kind only: an operator's group has other kinds
+ * (CloudNativePG's Backup and Pooler beside the guarded Cluster) that no contract of crdgate's is about.
  */
 function decidedKind(registry: ContractRegistry, object: KubeObject, strictKinds: boolean): boolean {
   const { group } = splitApiVersion(String(object.apiVersion));
   if (registry.lookup(group, String(object.kind))) return true;
-  return strictKinds && registry.contracts.some((c) => c.contract.identity.group === group);
+  return strictKinds && registry.contracts.some((c) => c.contract.identity.group === group && ownsCrd(c.contract));
 }
 
 /** Group, kind, namespace and name: what makes two manifests the same object. Undefined for an object without a name. */

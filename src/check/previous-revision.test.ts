@@ -45,3 +45,15 @@ describe('previousRevision', () => {
     expect(() => previousRevision(geo, { ...v1beta1(), apiVersion: 'geo.example.com/v9' }, 'geo.example.com/v1', undefined)).toThrow(ConversionError);
   });
 });
+
+describe("previousRevision with the operator's phase strings", () => {
+  it('writes the assumed state as a phase the operator would write, which the machine reads back as that state', () => {
+    const machine = geoDatabaseContract().transitions!;
+    const sentences = createContractRegistry([
+      defineContract({ ...geoDatabaseContract(), transitions: { ...machine, phases: Object.fromEntries(machine.states.map((state) => [`database is ${state.toLowerCase()}`, state])) } }),
+    ]).contracts[0]!;
+    const steady = previousRevision(sentences, v1beta1(), 'geo.example.com/v1', undefined);
+    expect(steady.state).toEqual({ phase: 'Ready', source: 'contract' });
+    expect(steady.oldObject).toMatchObject({ status: { phase: 'database is ready' } });
+  });
+});

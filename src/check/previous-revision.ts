@@ -48,7 +48,9 @@ export function previousRevision(compiled: CompiledContract, oldObject: KubeObje
         `pass --state PHASE (one of ${machine.states.join(', ')})`,
     );
   }
-  return { oldObject: inNewVersion(withValueAt(hub, machine.phasePath, phase)), state: { phase, source: flagState !== undefined ? 'flag' : 'contract' } };
+  // A state is written as a phase the operator would write: through the machine's phase table, when it has one.
+  const written = machine.phases === undefined ? phase : (Object.keys(machine.phases).find((key) => machine.phases![key] === phase) ?? phase);
+  return { oldObject: inNewVersion(withValueAt(hub, machine.phasePath, written)), state: { phase, source: flagState !== undefined ? 'flag' : 'contract' } };
 }
 
 /** A copy of `object` with `value` at `path`; only the objects along the path are copied (the rest is shared). */

@@ -32,7 +32,9 @@ export const checkCommand: Command = {
                    the new tree a CREATE; one only in the old tree a DELETE (deletion protection).
   --state PHASE    the state an old object is assumed to be in when its manifest records no phase; by default the
                    contract's steady state (GeoDatabase: Ready)
-  --strict-kinds   an unknown kind in a group a contract declares is denied (KIND_UNKNOWN), not skipped
+  --strict-kinds   an unknown kind in a group a contract claims is denied (KIND_UNKNOWN), not skipped. A contract
+                   claims its group when crdgate owns its CRD; one with crdOwner: 'external' (an operator's
+                   CRD) claims its own kind only, so the operator's other kinds of the group are still skipped
   -o FORMAT        the report: text (default), json, or junit (one testcase per object)
   --defaulted FMT  print the new tree as it would be stored (defaults applied) as yaml or json on standard output
                    when every object is allowed; the report then goes to standard error

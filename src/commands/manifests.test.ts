@@ -155,3 +155,33 @@ export default { ...contract, versions: contract.versions.map((v) => (v.name ===
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
+
+describe("crdgate manifests for an operator's CRD", () => {
+  it('renders no CRD and no migration for it, and with --owner-crds the owner\'s CRD as it is', async () => {
+    const crdgate = JSON.stringify(new URL('../index.ts', import.meta.url).href);
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'pools.ops.example.com', annotations: { 'helm.sh/chart': 'ops-1.0.0' } },
+      spec: {
+        group: 'ops.example.com',
+        names: { kind: 'Pool', plural: 'pools' },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    };
+    await writeFile(join(dir, 'pools.json'), JSON.stringify(crd));
+    await writeFile(
+      join(dir, 'pool-contract.ts'),
+      `import { defineContract, fromCrd, readCrdFile } from ${crdgate};\n` +
+        `export default () => defineContract({ ...fromCrd(readCrdFile(new URL('./pools.json', import.meta.url)), { crdOwner: 'external' }) });\n`,
+    );
+    const kindsOf = (stdout: string) => parseAllDocuments(stdout).map((d) => d.toJS()).map((o) => `${o.kind}/${o.metadata.name}`);
+    const plain = await run('manifests', '--contract', 'pool-contract.ts', '--url', 'https://127.0.0.1:9443');
+    expect(plain.code).toBe(0);
+    expect(kindsOf(plain.stdout)).toEqual(['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']);
+    const local = await run('manifests', '--contract', 'pool-contract.ts', '--url', 'https://127.0.0.1:9443', '--owner-crds');
+    const owners = parseAllDocuments(local.stdout).map((d) => d.toJS()).filter((o) => o.kind === 'CustomResourceDefinition');
+    expect(owners).toEqual([crd]);
+  });
+});

@@ -18,7 +18,7 @@ export const manifestsCommand: Command = {
   name: 'manifests',
   summary: 'render the CRDs, webhook configurations and in-cluster deployment as YAML',
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
-                  [--migration-shards N] [--migration-via status]
+                  [--migration-shards N] [--migration-via status] [--owner-crds]
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
@@ -26,7 +26,9 @@ export const manifestsCommand: Command = {
   NAME-scale-reads, token and egress with which the server reads the objects it scales), the storage-version
   migration Job and its RBAC, and for the policy-floor overlay a
   ValidatingAdmissionPolicy per contract (the transition machine and deletion protections compiled to CEL,
-  enforced by the API server itself). With --out, as a kustomize tree:
+  enforced by the API server itself). A contract with crdOwner: 'external' (its CRD installed by an operator's
+  chart or OLM) gets no CRD, conversion, caBundle injection or migration Job: only its webhooks, which the API
+  server calls in the hub version after converting through the owner's webhook. With --out, as a kustomize tree:
     DIR/kustomization.yaml, DIR/base/   kubectl apply --server-side -k DIR installs crdgate
     DIR/overlays/cert-manager/          the same with the serving certificate and caBundles from cert-manager
                                         (not rendered with --ca-bundle or --url)
@@ -66,6 +68,8 @@ export const manifestsCommand: Command = {
                      the Jobs write each object back through its status subresource (crdgate migrate --via
                      status), past webhooks that refuse updates of the main resource; their ClusterRole may
                      then update PLURAL/status. Every contract's storage version needs a status subresource
+  --owner-crds       also render the CRDs of contracts with crdOwner: 'external' as their owners have them
+                     (ownerCrd): for a local cluster without the operator (crdgate dev uses it), never for a real one
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout`,
   options: {
     name: { type: 'string' },
@@ -77,6 +81,7 @@ export const manifestsCommand: Command = {
     contract: { type: 'string', multiple: true },
     'migration-shards': { type: 'string' },
     'migration-via': { type: 'string' },
+    'owner-crds': { type: 'boolean' },
   },
   async run(values, io) {
     const modules = stringList(values, 'contract');
@@ -132,6 +137,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     ...(caBundle !== undefined ? { caBundlePem: await readCaBundle(resolve(cwd, caBundle), caBundle) } : {}),
     ...(modules.length > 0 ? { contracts: modules.map((module) => locateContractModule(module, cwd).argument) } : {}),
     ...(shards > 1 || via !== undefined ? { migration: { shards, ...(via !== undefined ? { via } : {}) } } : {}),
+    ...(values['owner-crds'] === true ? { ownerCrds: true } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import type { CertificateManager, CertificateManagerOptions } from '../certs/sel
 import type { RotationPolicy } from '../certs/self-managed/rotation.ts';
 import { secretAnnotations } from '../certs/self-managed/secret-material.ts';
 import { dnsNameRules, isDns1123Label } from '../contract/dns-names.ts';
+import { ownsCrd } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { developmentCertificate, manageCertsDefaults, serveDefaults } from '../config.ts';
@@ -146,8 +147,8 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
   },
 };
 
-function crdNames(registry: ContractRegistry): string[] {
-  return registry.contracts.map((c) => `${c.contract.identity.plural}.${c.contract.identity.group}`);
+function crdNames(registry: ContractRegistry, { ownedOnly = false } = {}): string[] {
+  return registry.contracts.filter((c) => !ownedOnly || ownsCrd(c.contract)).map((c) => `${c.contract.identity.plural}.${c.contract.identity.group}`);
 }
 
 const selfManagedFlags = ['name', 'namespace', 'kubeconfig', 'context', 'cert-dns', 'cert-ip', 'ca-validity', 'serving-validity', 'ca-overlap', 'lease-duration'];
@@ -224,7 +225,8 @@ async function selfManagedOptions(values: ParsedValues, io: CommandIo, registry:
     secretName: names.servingCertSecret,
     leaseName: names.certLease,
     webhookConfigurationName: names.webhookConfiguration,
-    crdNames: crdNames(registry),
+    // The CRDs crdgate installs: one its owner installs holds the owner's conversion webhook and caBundle.
+    crdNames: crdNames(registry, { ownedOnly: true }),
     identity: process.env.POD_NAME || `${hostname()}-${process.pid}`,
     policy,
     leaseDurationMs,

@@ -195,6 +195,28 @@ export interface ContractDefinition<Spec = UntypedSpec> {
    * a `*.k8s.io` or `*.kubernetes.io` group), or those a CRD brought along (see `fromCrd`).
    */
   crdAnnotations?: Record<string, string>;
+  /**
+   * Who installs the CRD. `'crdgate'` (the default): `crdgate manifests` renders it, with crdgate's conversion webhook
+   * for several versions, and the storage migration. `'external'`: an operator's Helm chart or OLM owns it, with its
+   * own conversions; crdgate renders only its webhooks (registered for the hub with `matchPolicy: Equivalent`, so the
+   * API server converts through the owner's webhook), its workload, RBAC and policy floor, and versions other than
+   * the hub need no conversion of crdgate's.
+   */
+  crdOwner?: CrdOwner;
+  /**
+   * With `crdOwner: 'external'`: the owner's CRD as its owner installs it (what `readCrdFile` returns; `fromCrd(crd,
+   * { crdOwner: 'external' })` sets it). Never rendered for a cluster: `crdgate dev` and `startTestEnvironment` apply
+   * it in the owner's place, so the local loop sees the API the operator serves.
+   */
+  ownerCrd?: Record<string, unknown>;
+}
+
+/** `'crdgate'`: crdgate renders and installs the CRD. `'external'`: someone else (the operator's chart, OLM) does. */
+export type CrdOwner = 'crdgate' | 'external';
+
+/** Whether crdgate renders and installs the contract's CRD (its conversions and storage migration with it). */
+export function ownsCrd(contract: Pick<ContractDefinition, 'crdOwner'>): boolean {
+  return contract.crdOwner !== 'external';
 }
 
 export interface Contract<Spec = UntypedSpec> extends ContractDefinition<Spec> {
@@ -241,7 +263,9 @@ function contractProblems(definition: ContractDefinition): string[] {
   if (storageVersions.length !== 1) problems.push(`exactly one version must be the storage version, found ${storageVersions.length}`);
   if (storageVersions[0] && !storageVersions[0].served) problems.push(`storage version ${storageVersions[0].name} must be served`);
   if (!names.includes(hub)) problems.push(`hub "${hub}" is not one of the versions (${names.join(', ')})`);
-  for (const name of names) {
+  problems.push(...crdOwnerProblems(definition));
+  // A CRD someone else owns is converted by its owner's webhook: crdgate's webhooks see the hub only.
+  for (const name of ownsCrd(definition) ? names : []) {
     if (name !== hub && conversions[name] === undefined) problems.push(`version ${name} has no conversion to the hub ${hub}`);
   }
   for (const [name, conversion] of Object.entries(conversions)) {
@@ -266,6 +290,25 @@ function contractProblems(definition: ContractDefinition): string[] {
     // The API server's rules for the version's schema, in its words, so a contract loads when its CRD would.
     const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
     for (const problem of checkStructural(version.schema, { statusSubresource })) problems.push(`version ${version.name}: ${problem}`);
+  }
+  return problems;
+}
+
+function crdOwnerProblems(definition: ContractDefinition): string[] {
+  const { crdOwner, ownerCrd, identity, hub, versions } = definition;
+  if (crdOwner !== undefined && crdOwner !== 'crdgate' && crdOwner !== 'external') return [`crdOwner must be 'crdgate' or 'external', got ${JSON.stringify(crdOwner)}`];
+  const problems: string[] = [];
+  if (crdOwner === 'external') {
+    // The API server converts a request to the version the webhooks register for only when that version is served.
+    if (versions.some((version) => version.name === hub && !version.served)) problems.push(`the hub ${hub} must be served: the webhooks of a CRD crdgate does not own are called in it`);
+  }
+  if (ownerCrd === undefined) return problems;
+  if (crdOwner !== 'external') return [...problems, "ownerCrd is only for a contract whose CRD someone else owns: set crdOwner: 'external'"];
+  const metadata = ownerCrd['metadata'];
+  const name = typeof metadata === 'object' && metadata !== null ? (metadata as { name?: unknown }).name : undefined;
+  const expected = `${identity.plural}.${identity.group}`;
+  if (ownerCrd['kind'] !== 'CustomResourceDefinition' || name !== expected) {
+    problems.push(`ownerCrd must be the CustomResourceDefinition ${expected}, got ${String(ownerCrd['kind'] ?? 'an object without a kind')} ${JSON.stringify(name ?? null)}`);
   }
   return problems;
 }

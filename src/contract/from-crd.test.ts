@@ -145,3 +145,24 @@ describe('readCrdFile', () => {
     expect(refusal(() => readCrdFile(none))).toBe(`readCrdFile: ${none}: no CustomResourceDefinition in the file`);
   });
 });
+
+describe("fromCrd(crd, { crdOwner: 'external' })", () => {
+  it('marks the CRD as its owner\'s and keeps a copy of it for the local loop', () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'pools.db.example.com' },
+      spec: {
+        group: 'db.example.com',
+        names: { kind: 'Pool', plural: 'pools' },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    };
+    const parts = fromCrd(crd, { crdOwner: 'external' });
+    expect(parts.crdOwner).toBe('external');
+    expect(parts.ownerCrd).toEqual(crd);
+    expect(parts.ownerCrd).not.toBe(crd);
+    expect(fromCrd(crd)).not.toHaveProperty('crdOwner');
+  });
+});

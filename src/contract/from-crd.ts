@@ -19,6 +19,18 @@ export interface CrdContractParts {
   hub: string;
   conversions: Record<string, never>;
   crdAnnotations?: Record<string, string>;
+  /** With `{ crdOwner: 'external' }`: the CRD belongs to its owner (an operator's chart, OLM), not to crdgate. */
+  crdOwner?: 'external';
+  /** With `{ crdOwner: 'external' }`: the CRD itself, as its owner installs it, for the local loop to apply. */
+  ownerCrd?: Record<string, unknown>;
+}
+
+export interface FromCrdOptions {
+  /**
+   * `'external'`: the contract guards a CRD someone else installs (an operator's Helm chart, OLM). crdgate then renders
+   * no CRD, conversion or storage migration for it, and the versions other than the hub need no conversion.
+   */
+  crdOwner?: 'crdgate' | 'external';
 }
 
 /**
@@ -41,7 +53,7 @@ const droppedAnnotations = [/^kubectl\.kubernetes\.io\/last-applied-configuratio
  * versions), status, and the CRD's labels. Throws a ContractDefinitionError naming what is wrong when the object is
  * not a v1 CRD with at least one version, exactly one of them the storage version, each with a schema.
  */
-export function fromCrd(crd: unknown): CrdContractParts {
+export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContractParts {
   const fail = (problem: string): never => {
     throw new ContractDefinitionError(`fromCrd: ${problem}`);
   };
@@ -92,6 +104,11 @@ export function fromCrd(crd: unknown): CrdContractParts {
   const annotations = isPlainObject(crd.metadata) && isPlainObject(crd.metadata.annotations) ? crd.metadata.annotations : {};
   const kept = Object.entries(annotations).filter(([key]) => !droppedAnnotations.some((dropped) => dropped.test(key)));
   if (kept.length > 0) parts.crdAnnotations = Object.fromEntries(kept.map(([key, value]) => [key, String(value)]));
+  if (options.crdOwner === 'external') {
+    parts.crdOwner = 'external';
+    // A copy: the contract must not share the caller's object. kubectl's record of the last apply is the owner's business.
+    parts.ownerCrd = structuredClone(crd);
+  }
   return parts;
 }
 

@@ -139,3 +139,16 @@ describe('toHub', () => {
     expect(toHub(toyContract(), toy('v0', { len: 2 })).apiVersion).toBe(toyApiVersion('v2'));
   });
 });
+
+describe('convertObject of a contract that does not own its CRD', () => {
+  it("refuses a version the contract has no conversion of: the CRD's owner converts it", async () => {
+    const { geoDatabaseContract } = await import('../contracts/geodatabase/index.ts');
+    const { defineContract } = await import('../contract/define-contract.ts');
+    const { conversionAnnotation: _stash, ...geo } = geoDatabaseContract();
+    const external = defineContract({ ...geo, conversions: {}, crdOwner: 'external' });
+    const object = { apiVersion: 'geo.example.com/v1beta1', kind: 'GeoDatabase', metadata: { name: 'g' }, spec: {} };
+    expect(() => convertObject(external, object, 'geo.example.com/v1')).toThrow(expect.objectContaining({ code: 'CONVERTED_BY_OWNER' }));
+    const hub = { ...object, apiVersion: 'geo.example.com/v1' };
+    expect(convertObject(external, hub, 'geo.example.com/v1')).toBe(hub);
+  });
+});

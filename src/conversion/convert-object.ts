@@ -19,7 +19,13 @@ export function convertObject(contract: Contract, object: KubeObject, desiredApi
   }
   if (from === to) return object;
   const what = `${describe(object)} from ${object.apiVersion} to ${desiredApiVersion}`;
-  // defineContract guarantees a conversion for every version but the hub, and none for the hub.
+  // A contract that does not own its CRD need not convert: the API server converts through the owner's webhook.
+  for (const version of [from, to]) {
+    if (version !== contract.hub && contract.conversions[version] === undefined) {
+      throw new ConversionError('CONVERTED_BY_OWNER', `cannot convert ${what}: ${contract.identity.plural}.${contract.identity.group} is converted by its CRD's owner, and the contract has no conversion of ${version}`);
+    }
+  }
+  // defineContract guarantees a conversion for every version but the hub (unless the CRD is someone else's), and none for the hub.
   const hub = from === contract.hub
     ? object
     : checkedStep(what, object, apiVersionOf(contract, contract.hub), (spoke) => contract.conversions[from]!.toHub(spoke, conversionContext(contract, from)));

@@ -55,7 +55,7 @@ export async function startServeGeneration(options: GenerationOptions, number: n
   const url = `https://127.0.0.1:${port}`;
   const contractArgs = options.contracts.flatMap((contract) => ['--contract', contract]);
   const ca = await readFile(options.caCertFile, 'utf8');
-  const rendering = runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name], options.cwd);
+  const rendering = runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name, '--owner-crds'], options.cwd);
   const child = startManagedProcess({
     name: `crdgate serve (generation ${number})`,
     command: process.execPath,

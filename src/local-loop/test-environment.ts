@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { writeCertDir } from '../certs/cert-dir.ts';
 import { serveDefaults } from '../config.ts';
-import type { Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/define-contract.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
@@ -13,7 +13,7 @@ import { resolveKubeAssets } from '../control-plane/kube-assets.ts';
 import { createKubeApi } from '../kube/kube-api.ts';
 import { createStoredObjectReader, storedObjectReadTimeoutMs } from '../kube/stored-object-reader.ts';
 import { createLogger } from '../log.ts';
-import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
+import { renderCustomResourceDefinition, renderOwnerCrd } from '../render/custom-resource-definition.ts';
 import type { WebhookEndpoint } from '../render/webhook-endpoint.ts';
 import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from '../render/webhook-configurations.ts';
 import { startServer, type RunningServer } from '../server/serve.ts';
@@ -69,6 +69,14 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
   const contracts: readonly Contract[] = Array.isArray(options.contracts) ? options.contracts : [options.contracts as Contract];
   // Before anything starts: a contract that does not compile is the caller's error, not an environment problem.
   const registry = createContractRegistry(contracts);
+  for (const contract of contracts) {
+    if (!ownsCrd(contract) && contract.ownerCrd === undefined) {
+      throw new Error(
+        `${contract.identity.plural}.${contract.identity.group} does not own its CRD and carries no ownerCrd to apply in its owner's place: ` +
+          "make the contract with fromCrd(readCrdFile(FILE), { crdOwner: 'external' })",
+      );
+    }
+  }
   // A first build takes minutes: say so even when the caller asked for no other lines.
   const buildLog = options.log ?? ((line: string) => process.stderr.write(`crdgate/testing: ${line}\n`));
   const assets = await resolveKubeAssets({ build: options.build ?? true, log: buildLog });
@@ -106,7 +114,8 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
     await putCrdgateInFront(
       kubeConfig,
       {
-        crds: contracts.map((contract) => renderCustomResourceDefinition(contract, endpoint)),
+        // A CRD someone else owns is applied as its owner has it (ownerCrd), as the operator's chart would.
+        crds: contracts.flatMap((contract) => (ownsCrd(contract) ? [renderCustomResourceDefinition(contract, endpoint)] : (renderOwnerCrd(contract) ?? []))),
         webhookConfigurations: [renderValidatingWebhookConfiguration(contracts, endpoint), renderMutatingWebhookConfiguration(contracts, endpoint)],
       },
       admissionCallsFromMetrics(crdgateUrl, caPem),

@@ -1,6 +1,7 @@
 import type { ClassifierForm, ComparisonForm, ValueReading } from '../contract/fsa/classifier-form.ts';
 import { changePlaceholders } from '../contract/fsa/evaluate/transition-messages.ts';
 import { parseFieldPath } from '../contract/field-path.ts';
+import { isCannotRead } from '../contract/fsa/value-readers.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { celLiteral, celString, isPlainFieldName, optionalField } from './cel.ts';
 
@@ -93,12 +94,17 @@ interface Side {
   value: string;
 }
 
-function side(site: CompareSite, which: 'old' | 'new', segments: readonly string[], absentMeans: string | undefined): Side {
+/**
+ * `zero` is a literal of the field's type. The value is read with orValue(zero) rather than value(), though only
+ * ever used when present: kube-apiserver 1.36 fails `string(x.value())` of an integer field at run time (a
+ * messageExpression then falls back to the plain message), and orValue reads the same present value.
+ */
+function side(site: CompareSite, which: 'old' | 'new', segments: readonly string[], absentMeans: string | undefined, zero: string): Side {
   const field = optionalField(site[which], segments);
   const hint = `${which}_${segments.join('_')}`;
   if (absentMeans !== undefined) return { present: 'true', value: named(site, hint, `${field}.orValue(${absentMeans})`) };
   const optional = named(site, hint, field);
-  return { present: `${optional}.hasValue()`, value: `${optional}.value()` };
+  return { present: `${optional}.hasValue()`, value: `${optional}.orValue(${zero})` };
 }
 
 function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' }>, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
@@ -108,13 +114,17 @@ function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' 
   const problem = readingProblem(form.reading, schema, form.path) ?? comparisonProblem(form.reading, form.comparison);
   if (problem !== undefined) return notCompiled(kinds, problem);
   let absentMeans: string | undefined;
+  if (isCannotRead(form.absentMeans)) {
+    return notCompiled(kinds, `an absent "${form.path}" reads as cannotRead (${form.absentMeans.reason}): the policy does not compile readings that fail closed`);
+  }
   if (form.absentMeans !== undefined) {
     absentMeans = literalOf(form.reading, form.absentMeans);
     if (absentMeans === undefined) return notCompiled(kinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not a value the field can hold`);
   }
   const reading = readingCel(form.reading, schema!);
-  const from = side(site, 'old', segments, absentMeans);
-  const to = side(site, 'new', segments, absentMeans);
+  const zero = form.reading === 'integer' ? '0' : '""';
+  const from = side(site, 'old', segments, absentMeans, zero);
+  const to = side(site, 'new', segments, absentMeans, zero);
   const bothPresent = absentMeans === undefined ? `${from.present} && ${to.present}` : 'true';
   const differ = absentMeans === undefined ? `(${from.present} != ${to.present} || (${from.present} && ${from.value} != ${to.value}))` : `${from.value} != ${to.value}`;
   const readableSide = (value: Side) => {
@@ -245,8 +255,8 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
   if (form.absentMeans !== undefined && (absentMeans === undefined || form.absentMeans.length > 0)) {
     return notCompiled(allKinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not compiled; only [] is`);
   }
-  const from = side(site, 'old', segments, absentMeans);
-  const to = side(site, 'new', segments, absentMeans);
+  const from = side(site, 'old', segments, absentMeans, '[]');
+  const to = side(site, 'new', segments, absentMeans, '[]');
   const bothPresent = absentMeans === undefined ? `${from.present} && ${to.present}` : undefined;
   const guarded = (count: string) => (bothPresent === undefined ? count : `(${bothPresent} ? ${count} : 0)`);
   const [before, after] = [from.value, to.value];

@@ -24,7 +24,7 @@ const blankPattern = '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{
 
 export function compileMachine(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
   const allKinds = Object.keys(machine.changeKinds);
-  const machineProblem = phaseProblem(machine, hubSchema);
+  const machineProblem = machine.readState !== undefined ? stateReaderNotCompiled : phaseProblem(machine, hubSchema);
   if (machineProblem !== undefined) {
     return { variables: [], validations: [], kinds: allKinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason: machineProblem })) };
   }
@@ -54,8 +54,9 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   const anyChangeStates = machine.states.filter((state) => machine.rules[state]?.anyChange);
   const variableNames = new Map(allKinds.map((kind, index) => [kind, kindVariable(kind, index, allKinds)]));
   const counted = allKinds.filter((kind) => sourcesOf.get(kind)!.length > 0);
+  const reading = stateReading(machine, hubSchema);
   const variables: PolicyVariable[] = [
-    { name: 'state', expression: stateExpression(machine) },
+    ...reading.variables,
     {
       name: 'judged',
       expression: anyChangeStates.length === 0 ? `request.operation == "UPDATE"` : `request.operation == "UPDATE" && !(variables.state in ${celList(anyChangeStates)})`,
@@ -67,7 +68,7 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
       expression: sourcesOf.get(kind)!.map((source) => source.count).join(' + '),
     })),
   ];
-  const stateLabel = `(variables.state in ${celList(machine.states)} ? variables.state : ${concat(celString('in the unrecognised phase "'), 'variables.state', celString('"'))})`;
+  const stateLabel = `(variables.state in ${celList(machine.states)} ? variables.state : ${reading.unrecognisedLabel})`;
   const count = (kind: string) => `variables.${variableNames.get(kind)!}`;
   const firstMessage = (kind: string, description: string) => {
     const own = sourcesOf.get(kind)!;
@@ -112,19 +113,51 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   return { variables, validations, kinds };
 }
 
+/** Why no state reader of one's own compiles: the policy reads the phase as data or not at all. */
+export const stateReaderNotCompiled =
+  "the machine reads the state with readState, a function of its own, which the policy cannot run: it cannot tell which state an update is made in, so only the webhook judges the machine's changes";
+
 function phaseProblem(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): string | undefined {
   const segments = machine.phasePath.split('.');
   if (!segments.every(isPlainFieldName)) return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
   const phase = schemaAt(hubSchema, segments);
   if (phase?.type !== 'string') return `the phase path "${machine.phasePath}" is not a string field of the hub schema`;
-  if (phase.maxLength === undefined && phase.enum === undefined) return `the phase "${machine.phasePath}" needs a maxLength or an enum in the hub schema, so the API server can bound the policy's cost`;
   return undefined;
 }
 
-/** As readState: deleting once a deletion has started, the initial state while no phase is recorded, else the phase. */
-function stateExpression(machine: TransitionMachine<string, string>): string {
+interface StateReadingCel {
+  /** `state` (a state's name, or for an unrecognised phase the phase or ""), and what it is computed from. */
+  variables: PolicyVariable[];
+  /** CEL string completing "while the ... is " for an unrecognised phase. */
+  unrecognisedLabel: string;
+}
+
+/**
+ * As readState: deleting once a deletion has started, the initial state while no phase is recorded, else the phase.
+ * A phase the hub schema bounds (maxLength, enum) and the machine reads as a state's own name is the state itself.
+ * Otherwise the phase is only ever compared with the literal phase strings of the machine's table (its phases, or
+ * the states' names): cel-go costs a comparison at its shorter side, so an operator's CRD that bounds nothing (one
+ * crdgate does not own, and cannot add a maxLength to) still compiles. An unrecognised phase is then "", and the
+ * message does not quote it, since its length, and so the cost of quoting it, is unbounded.
+ */
+function stateReading(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): StateReadingCel {
   const phase = `${optionalField('oldObject', machine.phasePath.split('.'))}.orValue("")`;
-  return `oldObject.metadata.?deletionTimestamp.hasValue() ? ${celString(machine.deletingState)} : (${phase} == "" ? ${celString(machine.initialState)} : ${phase})`;
+  const deletingOr = (rest: string) => `oldObject.metadata.?deletionTimestamp.hasValue() ? ${celString(machine.deletingState)} : (${rest})`;
+  const schema = schemaAt(hubSchema, machine.phasePath.split('.'));
+  const bounded = schema?.maxLength !== undefined || schema?.enum !== undefined;
+  const quoted = (value: string) => concat(celString('in the unrecognised phase "'), value, celString('"'));
+  if (bounded && machine.phases === undefined) {
+    return { variables: [{ name: 'state', expression: deletingOr(`${phase} == "" ? ${celString(machine.initialState)} : ${phase}`) }], unrecognisedLabel: quoted('variables.state') };
+  }
+  const table: [string, string][] = machine.phases === undefined ? machine.states.map((state) => [state, state]) : Object.entries(machine.phases);
+  const lookup = table.reduceRight((rest, [written, state]) => `(variables.phase == ${celString(written)} ? ${celString(state)} : ${rest})`, '""');
+  return {
+    variables: [
+      { name: 'phase', expression: phase },
+      { name: 'state', expression: deletingOr(`variables.phase == "" ? ${celString(machine.initialState)} : ${lookup}`) },
+    ],
+    unrecognisedLabel: bounded ? quoted('variables.phase') : celString('in a phase the machine does not know'),
+  };
 }
 
 /** As readOverride: the annotation on the new object, with a reason that is not blank. */

@@ -170,3 +170,50 @@ describe('metadataDeletionRule with a protection', () => {
     expect(rule.readsMetadataOnly).toBe(true);
   });
 });
+
+describe('compileContractPolicy: the state from the operator\'s phases', () => {
+  const unbounded = widgetSchema(toySpec, { type: 'object', properties: { phase: { type: 'string' } } });
+  const sentences = { ...toyMachine, phases: { 'Cluster in healthy state': 'Active', 'Upgrading cluster': 'Busy' } } as TransitionMachine<string, string>;
+
+  it('compiles a table of phase sentences into literal comparisons, even where the CRD bounds no phase', () => {
+    const policy = compileContractPolicy(toyContract(sentences, unbounded));
+    expect(policy.coverage.changeKinds.every((entry) => entry.enforcedBy === 'policy')).toBe(true);
+    const state = policy.variables.find((variable) => variable.name === 'state')!.expression;
+    expect(state).toContain('variables.phase == "Cluster in healthy state" ? "Active"');
+    // The unbounded phase is compared, never concatenated: messages do not quote it.
+    expect(policy.validations.map((validation) => validation.messageExpression).join('\n')).not.toContain('variables.phase +');
+    expect(policy.validations.map((validation) => validation.messageExpression).join('\n')).toContain('in a phase the machine does not know');
+  });
+
+  it('compiles the states\' own names the same way when the CRD bounds no phase', () => {
+    const policy = compileContractPolicy(toyContract(toyMachine as TransitionMachine<string, string>, unbounded));
+    expect(policy.coverage.changeKinds.every((entry) => entry.enforcedBy === 'policy')).toBe(true);
+    expect(policy.variables.find((variable) => variable.name === 'state')!.expression).toContain('variables.phase == "Busy" ? "Busy"');
+  });
+
+  it('quotes an unrecognised phase where the CRD bounds it', () => {
+    const policy = compileContractPolicy(toyContract(sentences));
+    expect(policy.validations.map((validation) => validation.messageExpression).join('\n')).toContain('"in the unrecognised phase \\"" + variables.phase');
+  });
+
+  it("leaves a machine with a state reader of its own to the webhook, and says why", () => {
+    const policy = compileContractPolicy(toyContract({ ...toyMachine, readState: () => 'Active' } as TransitionMachine<string, string>));
+    expect(policy.operations).toEqual([]);
+    expect(new Set(Object.values(coverageOf(toyContract({ ...toyMachine, readState: () => 'Active' } as TransitionMachine<string, string>))))).toEqual(
+      new Set([expect.stringContaining('readState, a function of its own')]),
+    );
+  });
+});
+
+describe('compileContractPolicy: readings that fail closed', () => {
+  it('says that it does not compile an absent field read as cannotRead', async () => {
+    const { cannotRead } = await import('../contract/fsa/value-readers.ts');
+    const machine = withClassifiers([
+      fieldClassifier({ path: 'label', absentMeans: cannotRead("the operator's default"), read: readString, compare: whenDifferent('label') }),
+      ...toyMachine.classifiers.filter((classifier) => !classifier.kinds.includes('label')),
+    ]);
+    expect(coverageOf(toyContract(machine as TransitionMachine<string, string>)).label).toBe(
+      "an absent \"label\" reads as cannotRead (the operator's default): the policy does not compile readings that fail closed",
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import type { Contract, ContractIdentity, VersionDefinition } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract, type ContractIdentity, type VersionDefinition } from '../contract/define-contract.ts';
 import type { Manifest } from './manifest.ts';
 import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';
 
@@ -7,9 +7,22 @@ export function resourceName(identity: ContractIdentity): string {
   return `${identity.plural}.${identity.group}`;
 }
 
-/** With more than one version, the API server converts between them by calling crdgate's conversion webhook. */
+/**
+ * With more than one version, the API server converts between them by calling crdgate's conversion webhook; never
+ * for a CRD someone else owns, which its owner converts (crdgate must not inject a caBundle into it either).
+ */
 export function convertsByWebhook(contract: Contract): boolean {
-  return contract.versions.length > 1;
+  return contract.versions.length > 1 && ownsCrd(contract);
+}
+
+/** The owner's CRD of a contract that does not own its CRD, as the owner installs it, for a local cluster to apply. */
+export function renderOwnerCrd(contract: Contract): Manifest | undefined {
+  if (ownsCrd(contract) || contract.ownerCrd === undefined) return undefined;
+  const crd = structuredClone(contract.ownerCrd) as unknown as Manifest;
+  // What only a stored object has would make a server-side apply fail; the owner's record of its last apply is its own.
+  const { resourceVersion: _rv, uid: _uid, creationTimestamp: _created, managedFields: _managed, generation: _generation, ...metadata } = crd.metadata as unknown as Record<string, unknown>;
+  const { status: _status, ...rest } = crd as unknown as Record<string, unknown>;
+  return { ...(rest as unknown as Manifest), metadata: metadata as unknown as Manifest['metadata'] };
 }
 
 /** The apiextensions.k8s.io/v1 CRD of a contract; a single version needs no conversion at all. */

@@ -1,7 +1,7 @@
-import type { Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/define-contract.ts';
 import { renderAdmissionPolicies, renderPolicyFloorOverlay } from './admission-policy.ts';
 import { renderCertManagerOverlay } from './cert-manager.ts';
-import { renderCustomResourceDefinition, resourceName } from './custom-resource-definition.ts';
+import { renderCustomResourceDefinition, renderOwnerCrd, resourceName } from './custom-resource-definition.ts';
 import { installNames, servicePort } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';
 import type { GeneratedFile, ManifestFile } from './manifest.ts';
@@ -27,6 +27,13 @@ const migrationDir = 'migration';
 export function renderManifestFiles(contracts: readonly Contract[], options: ManifestOptions): ManifestFile[] {
   const endpoint = webhookEndpointFor(options);
   const namespace = renderNamespace(options.namespace);
+  // A CRD someone else owns (an operator's chart, OLM) is theirs to install, convert and migrate: crdgate renders
+  // its webhooks, workload, RBAC and policy floor for it, and nothing of the CRD's own.
+  const owned = contracts.filter(ownsCrd);
+  const ownerCrds = options.ownerCrds ? contracts.flatMap((contract) => {
+    const crd = renderOwnerCrd(contract);
+    return crd === undefined ? [] : [{ path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`, comment: "the CRD's owner's, for a local cluster without it", manifests: [crd] }];
+  }) : [];
   return [
     ...(inCluster(options)
       ? [
@@ -37,17 +44,20 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     // Called by URL too: the identity crdgate runs with outside the cluster can be limited to it.
     ...renderScaleReadsFile(`${baseDir}/12-scale-reads.yaml`, contracts, options),
     ...(inCluster(options) ? [renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options, { apiServerEgress: scaleBearing(contracts).length > 0 })] : []),
-    ...contracts.map((contract) => ({
+    ...owned.map((contract) => ({
       path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`,
       manifests: [renderCustomResourceDefinition(contract, endpoint)],
     })),
+    ...ownerCrds,
     {
       path: `${baseDir}/30-webhook-configurations.yaml`,
       manifests: [renderValidatingWebhookConfiguration(contracts, endpoint, options.name), renderMutatingWebhookConfiguration(contracts, endpoint, options.name)],
     },
     // Called by URL, nothing of base/ lives in the namespace (it would be installed empty): only the migration's
     // ServiceAccount and Jobs do, so the Namespace goes with them.
-    { path: `${migrationDir}/storage-migration.yaml`, manifests: [...(inCluster(options) ? [] : [namespace]), ...renderStorageMigration(contracts, options, options.image, options.migration)] },
+    ...(owned.length > 0
+      ? [{ path: `${migrationDir}/storage-migration.yaml`, manifests: [...(inCluster(options) ? [] : [namespace]), ...renderStorageMigration(owned, options, options.image, options.migration)] }]
+      : []),
   ];
 }
 

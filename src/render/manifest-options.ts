@@ -31,6 +31,11 @@ export interface ManifestOptions {
    * main resource. Already checked against maxMigrationShards and viaStatusProblem.
    */
   migration?: MigrationRendering;
+  /**
+   * Also render, as their owners have them, the CRDs of contracts that do not own theirs (`ownerCrd`): for a local
+   * cluster where no operator installs them (`crdgate dev`). Never for a real cluster, where the owner installs them.
+   */
+  ownerCrds?: boolean;
 }
 
 export const manifestDefaults = {

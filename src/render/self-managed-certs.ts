@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/define-contract.ts';
 import { convertsByWebhook, resourceName } from './custom-resource-definition.ts';
 import { certMountPath, componentLabels, installNames, type Install } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';
@@ -162,7 +162,8 @@ function rbac(contracts: readonly Contract[], install: Install): Manifest[] {
           resourceNames: [names.webhookConfiguration],
           verbs: [...follow, 'patch'],
         },
-        ...namedRule('apiextensions.k8s.io', 'customresourcedefinitions', crds(contracts), follow),
+        // Only the CRDs crdgate owns: one its owner installs carries the owner's caBundle, never crdgate's.
+        ...namedRule('apiextensions.k8s.io', 'customresourcedefinitions', crds(contracts.filter(ownsCrd)), follow),
         ...namedRule('apiextensions.k8s.io', 'customresourcedefinitions', crds(contracts.filter(convertsByWebhook)), ['patch']),
       ],
     },

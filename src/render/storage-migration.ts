@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/define-contract.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { resourceName } from './custom-resource-definition.ts';
 import { componentLabels, installNames, migrationJobName, type Install } from './in-cluster-names.ts';
@@ -40,7 +40,8 @@ export const migrationNodeOptions = '--max-semi-space-size=8 --max-old-space-siz
  * subresource in its storage version, so a Job rendered that way would only fail in the cluster.
  */
 export function viaStatusProblem(contracts: readonly Contract[]): string | undefined {
-  const without = contracts.filter((contract) => contract.versions.find((version) => version.storage)?.subresources?.status === undefined);
+  // Only the CRDs crdgate owns are migrated by it.
+  const without = contracts.filter(ownsCrd).filter((contract) => contract.versions.find((version) => version.storage)?.subresources?.status === undefined);
   if (without.length === 0) return undefined;
   return `${without.map((contract) => resourceName(contract.identity)).join(', ')} ${without.length === 1 ? 'has' : 'have'} no status subresource in the storage version`;
 }

@@ -68,3 +68,16 @@ describe('checkMachine', () => {
     expect(checkMachine(broken({ initialState: 'Nowhere' as ToyState, overrideAnnotation: '' })).length).toBeGreaterThan(1);
   });
 });
+
+describe('checkMachine: how the state is read', () => {
+  it('holds the phase table to the states, and to one way of reading', () => {
+    expect(checkMachine({ ...toyMachine, phases: { 'All good': 'Active', 'On fire': 'Burning' as never, '': 'Draft' } })).toEqual([
+      'phases maps "On fire" to Burning, which is not one of the states',
+      'phases maps "", which means no phase recorded yet (the initial state)',
+    ]);
+    expect(checkMachine({ ...toyMachine, phases: {} })).toEqual(['phases is empty: list the phase strings the operator writes, each with its state']);
+    expect(checkMachine({ ...toyMachine, phases: { 'All good': 'Active' }, readState: () => 'Active' })).toEqual(['phases and readState both read the state: give one']);
+    expect(checkMachine({ ...toyMachine, readState: 'status.phase' as never })).toEqual(['readState must be a function of the stored object']);
+    expect(checkMachine({ ...toyMachine, phases: { 'Cluster in healthy state': 'Active' } })).toEqual([]);
+  });
+});

@@ -50,6 +50,23 @@ function stateProblems<S extends string, C extends string>(machine: TransitionMa
     problems.push(`steady state ${steady} is where an object goes away: name the state an existing object normally is in`);
   }
   if (machine.phasePath.trim() === '') problems.push('phasePath is empty: the machine cannot read an object\'s state');
+  problems.push(...phaseTableProblems(machine));
+  return problems;
+}
+
+/** The operator's phase strings (any text) must each name a state; a state reader of one's own excludes the table. */
+function phaseTableProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  const problems: string[] = [];
+  if (machine.readState !== undefined && typeof machine.readState !== 'function') problems.push('readState must be a function of the stored object');
+  if (machine.phases === undefined) return problems;
+  if (machine.readState !== undefined) problems.push('phases and readState both read the state: give one');
+  const known = new Set<string>(machine.states);
+  const entries = Object.entries(machine.phases) as [string, string][];
+  if (entries.length === 0) problems.push('phases is empty: list the phase strings the operator writes, each with its state');
+  for (const [phase, state] of entries) {
+    if (phase === '') problems.push('phases maps "", which means no phase recorded yet (the initial state)');
+    if (!known.has(state)) problems.push(`phases maps ${JSON.stringify(phase)} to ${state}, which is not one of the states`);
+  }
   return problems;
 }
 

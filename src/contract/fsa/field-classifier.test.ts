@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { byDirection, whenDifferent } from './comparisons.ts';
+import { compareVersions, parseVersion } from '../release-version.ts';
+import { byDirection, byReleaseStep, whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
+import { cannotRead } from './value-readers.ts';
 
 const readNumber = (raw: unknown) => (typeof raw === 'number' ? raw : undefined);
 const size = fieldClassifier({
@@ -39,5 +41,48 @@ describe('fieldClassifier', () => {
 
   it('reports nothing for equal values', () => {
     expect(size.classify({ storage: { size: 10 } }, { storage: { size: 10 } }, spec)).toEqual([]);
+  });
+});
+
+describe('fieldClassifier: readings that fail closed', () => {
+  // The version in an image's tag: `registry/postgres:16.4` is 16.4; a digest, or a tag without a version, says nothing.
+  const readImageVersion = (raw: unknown) => {
+    if (typeof raw !== 'string') return undefined;
+    if (raw.includes('@')) return cannotRead('an image by digest names no version');
+    const tag = /:([^/:]+)$/.exec(raw)?.[1];
+    const version = tag === undefined ? undefined : parseVersion(/^\d+(\.\d+)*/.exec(tag)?.[0] ?? '');
+    return version ?? cannotRead(`the tag of ${raw} names no version`);
+  };
+  const image = fieldClassifier({
+    path: 'imageName',
+    absentMeans: cannotRead("an absent imageName is the operator's default image, whose version the contract cannot know"),
+    read: readImageVersion,
+    compare: byReleaseStep({ compare: compareVersions, upgrade: 'minor', major: 'major', downgrade: 'downgrade' }),
+  });
+  const classify = (from: unknown, to: unknown) => image.classify(from === undefined ? {} : { imageName: from }, to === undefined ? {} : { imageName: to }, { field: 'spec' });
+
+  it('reads what it can as before', () => {
+    expect(classify('pg:16.4', 'pg:17.0')).toEqual([{ kind: 'major', field: 'spec.imageName', from: 'pg:16.4', to: 'pg:17.0' }]);
+    expect(classify('pg:16.4', 'pg:16.4')).toEqual([]);
+    expect(classify(undefined, undefined)).toEqual([]);
+  });
+
+  it('reports a change it cannot read as undecidable, with the values and why', () => {
+    expect(classify('pg:16', 'pg@sha256:abc')).toEqual([
+      { kind: 'minor', field: 'spec.imageName', from: 'pg:16', to: 'pg@sha256:abc', undecidable: 'an image by digest names no version' },
+    ]);
+    expect(classify(undefined, 'pg:17')).toEqual([
+      { kind: 'minor', field: 'spec.imageName', to: 'pg:17', undecidable: "an absent imageName is the operator's default image, whose version the contract cannot know" },
+    ]);
+    expect(classify('pg:latest', 'pg:17')[0]?.undecidable).toBe('the tag of pg:latest names no version');
+  });
+
+  it('still leaves a value of the wrong type to the schema', () => {
+    expect(classify('pg:16', 16)).toEqual([]);
+  });
+
+  it('reads a reader that throws as one that cannot read', () => {
+    const throwing = fieldClassifier({ path: 'x', read: () => { throw new Error('boom'); }, compare: whenDifferent('x') });
+    expect(throwing.classify({ x: 1 }, { x: 2 }, { field: 'spec' })[0]?.undecidable).toBe('the reader failed: boom');
   });
 });

@@ -4,21 +4,29 @@ import { changeRecord } from './change-record.ts';
 import type { Comparison } from './comparisons.ts';
 import { readingOf } from './classifier-form.ts';
 import type { Classifier } from './machine.ts';
+import { cannotRead, isCannotRead, type CannotRead } from './value-readers.ts';
 import { fieldValue } from './change-record.ts';
 
 export interface FieldComparison<C extends string, V> {
   /** Path below the compared value: `storage.size`. */
   path: string;
-  /** What an absent field means (the schema's default), so that writing the default explicitly is no change. */
+  /**
+   * What an absent field means (the schema's default), so that writing the default explicitly is no change;
+   * `cannotRead(reason)` when an absent field means something the contract cannot know (the operator's default).
+   */
   absentMeans?: unknown;
-  /** The comparable value, or undefined when the raw value cannot be read. */
-  read(raw: unknown): V | undefined;
+  /**
+   * The comparable value; undefined when the raw value cannot be read (a wrong type: left to the schema);
+   * `cannotRead(reason)` when it is valid but its meaning cannot be told (the change is then undecidable).
+   */
+  read(raw: unknown): V | undefined | CannotRead;
   compare: Comparison<C, V>;
 }
 
 /**
  * Compares one field. A value that cannot be read on either side is not classified: schema validation rejects
- * it on the new object in the same request, and on the old object it means nothing was provisioned from it.
+ * it on the new object in the same request, and on the old object it means nothing was provisioned from it. A
+ * value the reader says it cannot read (cannotRead) fails closed instead: the change is reported as undecidable.
  */
 export function fieldClassifier<C extends string, V>(comparison: FieldComparison<C, V>): Classifier<C> {
   const { path, absentMeans, read, compare } = comparison;
@@ -33,11 +41,32 @@ export function fieldClassifier<C extends string, V>(comparison: FieldComparison
       const from = fieldValue(oldValue, segments, absentMeans);
       const to = fieldValue(newValue, segments, absentMeans);
       if (jsonEqual(from, to)) return [];
-      const fromValue = from === undefined ? undefined : read(from);
-      const toValue = to === undefined ? undefined : read(to);
+      const fromValue = readSide(read, from);
+      const toValue = readSide(read, to);
+      const field = `${at.field}.${path}`;
+      if (isCannotRead(fromValue) || isCannotRead(toValue)) {
+        const reason = isCannotRead(fromValue) ? fromValue.reason : (toValue as CannotRead).reason;
+        return [{ ...changeRecord(compare.kinds[0]!, field, at, shown(from), shown(to)), undecidable: reason }];
+      }
       if ((from !== undefined && fromValue === undefined) || (to !== undefined && toValue === undefined)) return [];
       const kind = compare.classify(fromValue, toValue);
-      return kind === undefined ? [] : [changeRecord(kind, `${at.field}.${path}`, at, from, to)];
+      return kind === undefined ? [] : [changeRecord(kind, field, at, from, to)];
     },
   };
+}
+
+function readSide<V>(read: (raw: unknown) => V | undefined | CannotRead, raw: unknown): V | undefined | CannotRead {
+  if (raw === undefined) return undefined;
+  if (isCannotRead(raw)) return raw; // absentMeans: cannotRead(...)
+  try {
+    return read(raw);
+  } catch (error) {
+    // Classifiers must not throw; a reader of one's own that does cannot tell what the value means.
+    return cannotRead(`the reader failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A raw value as a change shows it: an absent field that means cannotRead(...) shows as absent. */
+function shown(raw: unknown): unknown {
+  return isCannotRead(raw) ? undefined : raw;
 }

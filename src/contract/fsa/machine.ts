@@ -1,3 +1,4 @@
+import type { KubeObject } from '../kube-object.ts';
 import type { ClassifierForm } from './classifier-form.ts';
 
 /**
@@ -29,6 +30,20 @@ export interface TransitionMachine<S extends string, C extends string> {
   humanInterventionStates: readonly S[];
   /** Where the old object records its state: `status.phase`. */
   phasePath: string;
+  /**
+   * The operator's phase strings, when they are not the states' own names: any string to the state it means
+   * (`'Cluster in healthy state': 'Ready'`). With it, the phase at phasePath is read through this table alone: a
+   * phase it does not list is unrecognised, a state's own name included. It is data, so the policy floor compiles it.
+   */
+  phases?: Readonly<Record<string, S>>;
+  /**
+   * A state reader of one's own, in place of the phase: the state of a stored object from what the operator writes
+   * (`status.conditions`, `status.observedGeneration` against `metadata.generation`). It returns a state, `undefined`
+   * when nothing is recorded yet (the initial state), or `{ unrecognised: 'what it read' }`, which fails closed as an
+   * unknown phase does. It sees the old object in the hub version (a deletion is decided before it is asked), must
+   * not throw (a reader that throws reads as unrecognised), and is code: the policy floor does not compile it.
+   */
+  readState?: StateReader<S>;
   /** Every kind of change the classifiers can report, in the order diagrams list them. */
   changeKinds: Readonly<Record<C, ChangeKind>>;
   rules: Readonly<Record<S, StateRule<S, C>>>;
@@ -40,6 +55,9 @@ export interface TransitionMachine<S extends string, C extends string> {
   /** Turn an old and a new spec into the changes between them. */
   classifiers: readonly Classifier<C>[];
 }
+
+/** See TransitionMachine.readState. */
+export type StateReader<S extends string> = (object: KubeObject) => S | undefined | { unrecognised: string };
 
 export interface ChangeKind {
   /**
@@ -79,6 +97,12 @@ export interface Change<C extends string> {
   to?: string;
   /** The name of the list item the change is about (a cache), when it is about one. */
   item?: string;
+  /**
+   * Set when the classifier cannot tell which change this is (a reader said cannotRead): why. The change is then
+   * refused as undecidable unless the state allows any change or the override gives a reason; `kind` is only the
+   * first of the classifier's kinds.
+   */
+  undecidable?: string;
 }
 
 /** Where the values a classifier compares sit in the object, so the changes it reports can name their field. */

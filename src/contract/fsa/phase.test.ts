@@ -52,3 +52,48 @@ describe('checkPhaseMove', () => {
     expect(checkPhaseMove(toyMachine, { phase: 1 }, 'Active').expected).toBe(false);
   });
 });
+
+describe("the operator's own words for its states", () => {
+  const sentences = {
+    ...toyMachine,
+    phases: { 'Setting up primary': 'Draft', 'Cluster in healthy state': 'Active', 'Upgrading cluster': 'Busy', 'Failed to provision': 'Broken' },
+  } as const;
+
+  it('reads a phase sentence through the table, and nothing else', () => {
+    expect(readState(sentences, { status: { phase: 'Cluster in healthy state' } })).toEqual({ recognised: true, state: 'Active' });
+    expect(readState(sentences, { status: { phase: 'Active' } })).toEqual({ recognised: false, phase: '"Active"' });
+    expect(readState(sentences, { status: { phase: 'constructor' } })).toEqual({ recognised: false, phase: '"constructor"' });
+    expect(readState(sentences, { status: {} })).toEqual({ recognised: true, state: 'Draft' });
+  });
+
+  it('warns once about a phase it does not know: on the move into it, not on every status write that keeps it', () => {
+    expect(checkPhaseMove(sentences, 'Cluster in healthy state', 'Switchover in progress')).toMatchObject({ expected: false, message: expect.stringContaining('"Switchover in progress" is not a state') });
+    expect(checkPhaseMove(sentences, 'Switchover in progress', 'Switchover in progress')).toEqual({ expected: true });
+    expect(checkPhaseMove(sentences, 'Setting up primary', 'Cluster in healthy state')).toEqual({ expected: true });
+  });
+});
+
+describe('a state reader of its own', () => {
+  const ready = (object: { status?: { conditions?: { type: string; status: string }[] }; metadata?: { generation?: number }; [key: string]: unknown }) => {
+    const conditions = object.status?.conditions;
+    if (conditions === undefined) return undefined;
+    const readyCondition = conditions.find((condition) => condition.type === 'Ready');
+    if (readyCondition?.status === 'True') return 'Active' as const;
+    if (readyCondition?.status === 'False') return 'Busy' as const;
+    return { unrecognised: `Ready is ${readyCondition?.status ?? 'missing'}` };
+  };
+  const machine = { ...toyMachine, readState: ready as never };
+
+  it('reads the state from the conditions, a deletion first', () => {
+    expect(readState(machine, { status: { conditions: [{ type: 'Ready', status: 'True' }] } })).toEqual({ recognised: true, state: 'Active' });
+    expect(readState(machine, {})).toEqual({ recognised: true, state: 'Draft' });
+    expect(readState(machine, { status: { conditions: [] } })).toEqual({ recognised: false, phase: '"Ready is missing"' });
+    expect(readState(machine, { metadata: { deletionTimestamp: 'x' }, status: { conditions: [] } })).toEqual({ recognised: true, state: 'Gone' });
+  });
+
+  it('reads a reader that throws, or answers no state, as unrecognised', () => {
+    const throwing = { ...toyMachine, readState: () => { throw new Error('boom'); } };
+    expect(readState(throwing, {})).toMatchObject({ recognised: false, phase: expect.stringContaining('the state reader failed: boom') });
+    expect(readState({ ...toyMachine, readState: () => 'Exploded' as never }, {})).toEqual({ recognised: false, phase: '"Exploded"' });
+  });
+});

@@ -1,6 +1,6 @@
-import { describeValue } from '../schema/describe-value.ts';
+import { describeText, describeValue } from '../schema/describe-value.ts';
 import type { KubeObject } from '../kube-object.ts';
-import type { TransitionMachine } from './machine.ts';
+import type { StateReader, TransitionMachine } from './machine.ts';
 import { valueAtPath } from '../field-path.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
 
@@ -14,13 +14,17 @@ export type StateReading<S extends string> =
   | { recognised: true; state: S }
   | { recognised: false; phase: string };
 
-/** The state of the stored object: deleting once a deletion has started, otherwise what its phase says. */
+/**
+ * The state of the stored object: deleting once a deletion has started, otherwise what the machine's state reader
+ * says, else its phase (through the machine's phase table, when it has one).
+ */
 export function readState<S extends string, C extends string>(
   machine: TransitionMachine<S, C>,
   oldObject: KubeObject,
 ): StateReading<S> {
   const deletionTimestamp = valueAtPath(oldObject, 'metadata.deletionTimestamp');
   if (deletionTimestamp !== undefined && deletionTimestamp !== null) return { recognised: true, state: machine.deletingState };
+  if (machine.readState !== undefined) return readWithReader(machine, machine.readState, oldObject);
   return readPhase(machine, valueAtPath(oldObject, machine.phasePath));
 }
 
@@ -30,8 +34,24 @@ export function readState<S extends string, C extends string>(
  */
 export function readPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>, phase: unknown): StateReading<S> {
   if (phase === undefined || phase === null || phase === '') return { recognised: true, state: machine.initialState };
-  const state = machine.states.find((name) => name === phase);
-  return state === undefined ? { recognised: false, phase: describeValue(phase) } : { recognised: true, state };
+  const state = machine.phases === undefined
+    ? machine.states.find((name) => name === phase)
+    // Own properties only: a phase such as "constructor" must not read Object.prototype's.
+    : typeof phase === 'string' && Object.hasOwn(machine.phases, phase) ? machine.phases[phase] : undefined;
+  return state === undefined || !machine.states.includes(state) ? { recognised: false, phase: describeValue(phase) } : { recognised: true, state };
+}
+
+function readWithReader<S extends string, C extends string>(machine: TransitionMachine<S, C>, reader: StateReader<S>, object: KubeObject): StateReading<S> {
+  let read: ReturnType<StateReader<S>>;
+  try {
+    read = reader(object);
+  } catch (error) {
+    return { recognised: false, phase: `(the state reader failed: ${describeText(error instanceof Error ? error.message : String(error))})` };
+  }
+  if (read === undefined) return { recognised: true, state: machine.initialState };
+  if (typeof read === 'string' && machine.states.includes(read)) return { recognised: true, state: read };
+  const what = typeof read === 'object' && read !== null && typeof read.unrecognised === 'string' ? describeValue(read.unrecognised) : describeValue(read);
+  return { recognised: false, phase: what };
 }
 
 export type PhaseMoveCheck = { expected: true } | { expected: false; message: string };
@@ -46,16 +66,29 @@ export function checkPhaseMove<S extends string, C extends string>(
   oldPhase: unknown,
   newPhase: unknown,
 ): PhaseMoveCheck {
-  const from = readPhase(machine, oldPhase);
-  const to = readPhase(machine, newPhase);
-  if (!to.recognised) return { expected: false, message: `status.phase: ${to.phase} is not a state of the ${machine.name} machine` };
-  if (!from.recognised) return { expected: false, message: `status.phase: ${from.phase} is not a state of the ${machine.name} machine` };
+  return checkStateMove(machine, readPhase(machine, oldPhase), readPhase(machine, newPhase), machine.phasePath);
+}
+
+/**
+ * checkPhaseMove for two readings of the state (the machine's state reader's, or the phase's). Staying in an
+ * unrecognised phase is no move: an operator writes its status again and again, and the move into the phase was
+ * warned about once already, so a phase the machine does not know draws one warning, not one per status write.
+ */
+export function checkStateMove<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  from: StateReading<S>,
+  to: StateReading<S>,
+  where: string,
+): PhaseMoveCheck {
+  if (!from.recognised && !to.recognised && from.phase === to.phase) return { expected: true };
+  if (!to.recognised) return { expected: false, message: `${where}: ${to.phase} is not a state of the ${machine.name} machine` };
+  if (!from.recognised) return { expected: false, message: `${where}: ${from.phase} is not a state of the ${machine.name} machine` };
   if (from.state === to.state) return { expected: true };
   const exits = exitsOf(machineEdges(machine), from.state);
   if (exits.includes(to.state)) return { expected: true };
   const expected = exits.length > 0 ? exits.join(', ') : 'none';
   return {
     expected: false,
-    message: `status.phase: ${from.state} -> ${to.state} is not one of the machine's moves (from ${from.state}: ${expected})`,
+    message: `${where}: ${from.state} -> ${to.state} is not one of the machine's moves (from ${from.state}: ${expected})`,
   };
 }

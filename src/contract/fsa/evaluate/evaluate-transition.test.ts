@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { formatFieldError } from '../../field-error.ts';
 import { evaluateTransition, transitionRule } from './evaluate-transition.ts';
 import { toyMachine, widget } from '../toy-machine.fixture.ts';
+import { whenDifferent } from '../comparisons.ts';
+import { fieldClassifier } from '../field-classifier.ts';
+import { cannotRead } from '../value-readers.ts';
 
 const override = { 'toy.example.com/override-transitions': 'vendor asked for it' };
 
@@ -197,5 +200,27 @@ describe('transitionRule', () => {
     expect(verdict.forbidden).toEqual([]);
     expect(verdict.warnings).toHaveLength(1);
     expect(Object.keys(verdict.auditAnnotations)).toEqual(['override-transitions']);
+  });
+});
+
+describe('evaluateTransition: a change that cannot be judged', () => {
+  const readTagged = (raw: unknown) => (typeof raw !== 'string' ? undefined : raw.startsWith('v') ? raw : cannotRead(`${raw} is not a tagged value`));
+  const machine = { ...toyMachine, classifiers: [...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')), fieldClassifier({ path: 'label', read: readTagged, compare: whenDifferent('label') })] };
+  const run = (oldSpec: Record<string, unknown>, newSpec: Record<string, unknown>, phase?: string, annotations?: Record<string, string>) =>
+    evaluateTransition(machine, widget(oldSpec, phase), widget(newSpec, phase, annotations));
+
+  it('refuses it as undecidable with the field and the values, even where its kind would be allowed', () => {
+    const decision = run({ label: 'v1' }, { label: 'sha256:abc' }, 'Active');
+    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'undecidable', reason: 'sha256:abc is not a tagged value' });
+    expect(decision.denials.map(formatFieldError)).toEqual([
+      'spec.label: changing v1 to sha256:abc cannot be judged: sha256:abc is not a tagged value; it is refused while the widget is Active unless toy.example.com/override-transitions gives a reason',
+    ]);
+  });
+
+  it('lets it through with the override, saying what was overridden, and where any change goes', () => {
+    const overridden = run({ label: 'v1' }, { label: 'sha256:abc' }, 'Active', override);
+    expect(overridden.allowed).toBe(true);
+    expect(overridden.warnings[0]).toContain('overriding an undecidable change of spec.label while the widget is Active');
+    expect(run({ label: 'v1' }, { label: 'sha256:abc' }).allowed).toBe(true);
   });
 });

@@ -10,6 +10,8 @@ export type ChangeVerdict<S extends string, C extends string> =
   | { outcome: 'overridden'; allowedIn: readonly S[] }
   | { outcome: 'not-allowed'; allowedIn: readonly S[] }
   | { outcome: 'unsupported'; reason: string }
+  /** The classifier could not tell which change it is (a reading that fails closed). */
+  | { outcome: 'undecidable'; reason: string }
   /** Would pass on its own, but shares the update with other exclusive changes. */
   | { outcome: 'exclusive-conflict'; conflictsWith: readonly Change<C>[] };
 
@@ -37,7 +39,7 @@ export function judgeChanges<S extends string, C extends string>(
   const judged = changes.map((change) => ({ change, verdict: judgeAlone(machine, state, change, overriding) }));
   if (state.recognised && machine.rules[state.state]?.anyChange) return judged;
   const exclusive = judged.filter(
-    ({ change, verdict }) => passes(verdict) && machine.changeKinds[change.kind]?.exclusive === true,
+    ({ change, verdict }) => passes(verdict) && change.undecidable === undefined && machine.changeKinds[change.kind]?.exclusive === true,
   );
   if (exclusive.length < 2) return judged;
   return judged.map((entry) =>
@@ -63,6 +65,8 @@ function judgeAlone<S extends string, C extends string>(
   if (state.recognised && machine.rules[state.state]?.anyChange) {
     return { outcome: 'allowed', nextState: nextStateAfter(machine, state.state, change.kind) ?? state.state };
   }
+  // Which change it is cannot be told, so neither can whether the state allows it: only a person can say.
+  if (change.undecidable !== undefined) return overriding ? { outcome: 'overridden', allowedIn: [] } : { outcome: 'undecidable', reason: change.undecidable };
   const reason = machine.changeKinds[change.kind]?.unsupported;
   if (reason !== undefined) return { outcome: 'unsupported', reason };
   const nextState = state.recognised ? nextStateAfter(machine, state.state, change.kind) : undefined;

@@ -51,7 +51,7 @@ export function reportOverride<S extends string, C extends string>(
 ): OverrideReport {
   const key = machine.overrideAnnotation;
   if (!override.given) {
-    const wouldHaveHelped = judged.some(({ verdict }) => verdict.outcome === 'not-allowed');
+    const wouldHaveHelped = judged.some(({ verdict }) => verdict.outcome === 'not-allowed' || verdict.outcome === 'undecidable');
     return { warnings: override.blank && wouldHaveHelped ? [`${key} is set but empty: an override needs a reason`] : [], auditAnnotations: {} };
   }
   if (!allowed) return { warnings: [], auditAnnotations: {} };
@@ -61,7 +61,7 @@ export function reportOverride<S extends string, C extends string>(
     return { warnings, auditAnnotations: {} };
   }
   const where = `while the ${machine.subject} is ${stateLabel(state)}`;
-  const kinds = listWithRest([...new Set(overridden.map((change) => change.kind))], kindsNamedInWarning);
+  const kinds = listWithRest([...new Set(overridden.map((change) => (change.undecidable === undefined ? change.kind : `an undecidable change of ${change.field}`)))], kindsNamedInWarning);
   const audited = listWithRest(
     overridden.map((change) => `${change.kind} at ${change.field} (${describeChange(machine, change)})`),
     changesNamedInAudit,

@@ -7,6 +7,7 @@ export const changePlaceholders = ['from', 'to', 'item'] as const;
 
 /** One change in words, from its kind's description: `minor upgrade 16.4 -> 16.6`. */
 export function describeChange<S extends string, C extends string>(machine: TransitionMachine<S, C>, change: Change<C>): string {
+  if (change.undecidable !== undefined) return `changing ${change.from ?? '(none)'} to ${change.to ?? '(none)'}, which cannot be judged (${change.undecidable})`;
   const template = machine.changeKinds[change.kind]?.description ?? change.kind;
   return template.replace(/\{(from|to|item)\}/g, (_, name: (typeof changePlaceholders)[number]) => change[name] ?? '(none)');
 }
@@ -35,6 +36,12 @@ export function denialFor<S extends string, C extends string>(
     case 'not-allowed': {
       const where = verdict.allowedIn.length > 0 ? verdict.allowedIn.join(', ') : 'none';
       const message = `${describeChange(machine, change)} is not allowed while the ${machine.subject} is ${stateLabel(state)} (allowed in: ${where})`;
+      return fieldError(change.field, 'FieldValueForbidden', message);
+    }
+    case 'undecidable': {
+      const message =
+        `changing ${change.from ?? '(none)'} to ${change.to ?? '(none)'} cannot be judged: ${verdict.reason}; it is refused while the ${machine.subject} is ` +
+        `${stateLabel(state)} unless ${machine.overrideAnnotation} gives a reason`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
     case 'exclusive-conflict': {

@@ -87,3 +87,11 @@ describe('renderMachine', () => {
     expect(mermaid).toContain('    %% size.down: widgets cannot shrink');
   });
 });
+
+describe('renderMachine: where the states come from', () => {
+  it("lists the operator's phase strings under the table", async () => {
+    const { toyMachine } = await import('../toy-machine.fixture.ts');
+    const table = renderMachine({ ...toyMachine, phases: { 'Cluster in healthy state': 'Active' } }, 'table');
+    expect(table).toContain('The state is read from status.phase, in the operator\'s words:\n- "Cluster in healthy state" -> Active');
+  });
+});

@@ -12,6 +12,7 @@ export function renderTable<S extends string, C extends string>(machine: Transit
     ['| state | allowed changes (-> expected next state) | operator moves |', '|---|---|---|', ...rows],
     unsupportedHeading === undefined ? [] : [unsupportedHeading, ...unsupported.map((line) => `- ${line}`)],
     exclusiveLegend(machine),
+    stateSource(machine),
   ].filter((section) => section.length > 0);
   return `${sections.map((section) => section.join('\n')).join('\n\n')}\n`;
 }
@@ -25,6 +26,14 @@ function allowedChanges<S extends string, C extends string>(machine: TransitionM
   const allowed = [...(rule?.anyChange ? [anyChangeRemark] : []), ...groups].join('; ') || 'none';
   const remarks = stateRemarks(machine, state);
   return remarks.length > 0 ? `${allowed} (${remarks.join('; ')})` : allowed;
+}
+
+/** Where the states come from, when it is not the states' own names at phasePath: the operator's words, or code. */
+function stateSource<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  if (machine.readState !== undefined) return ['The state is read by readState, a function of the stored object.'];
+  if (machine.phases === undefined) return [];
+  const entries = Object.entries(machine.phases) as [string, S][];
+  return [`The state is read from ${machine.phasePath}, in the operator's words:`, ...entries.map(([phase, state]) => `- ${JSON.stringify(phase)} -> ${state}`)];
 }
 
 function cell(text: string): string {

@@ -1,0 +1,140 @@
+import { fileURLToPath } from 'node:url';
+import {
+  byDirection,
+  byReleaseStep,
+  cannotRead,
+  compareQuantities,
+  compareVersions,
+  defineContract,
+  fieldClassifier,
+  fromCrd,
+  parseVersion,
+  readCrdFile,
+  readInteger,
+  readQuantity,
+  readString,
+  whenDifferent,
+  type Contract,
+  type KubeObject,
+  type TransitionMachine,
+} from '../../../src/index.ts';
+
+// Contracts for an imagined database operator's kinds (test/fixtures/crds/dbops.example.com-operator.yaml), whose
+// CRDs its chart installs: crdgate guards them without owning them.
+
+export const operatorCrdFile = fileURLToPath(new URL('../../fixtures/crds/dbops.example.com-operator.yaml', import.meta.url));
+
+/** The release in an image's tag (`registry/pg:16.4-bookworm` is 16.4); a digest, or a tag with no number, cannot be read. */
+export function readImageVersion(raw: unknown): readonly number[] | undefined | ReturnType<typeof cannotRead> {
+  if (typeof raw !== 'string') return undefined;
+  if (raw.includes('@')) return cannotRead('an image named by digest says nothing of its version');
+  const tag = /:([^/:]+)$/.exec(raw)?.[1];
+  const version = tag === undefined ? undefined : parseVersion(/^[0-9]+(\.[0-9]+)*/.exec(tag)?.[0] ?? '');
+  return version ?? cannotRead(`the tag of ${raw} names no version`);
+}
+
+type ClusterState = 'Pending' | 'Ready' | 'Upgrading' | 'Scaling' | 'Failed' | 'Deleting';
+type ClusterChange = 'storage.grow' | 'storage.shrink' | 'postgres.minor' | 'postgres.major' | 'postgres.downgrade' | 'scale';
+
+export const clusterMachine: TransitionMachine<ClusterState, ClusterChange> = {
+  name: 'DbCluster',
+  subject: 'cluster',
+  states: ['Pending', 'Ready', 'Upgrading', 'Scaling', 'Failed', 'Deleting'],
+  initialState: 'Pending',
+  steadyState: 'Ready',
+  deletingState: 'Deleting',
+  terminalStates: ['Deleting'],
+  humanInterventionStates: ['Failed'],
+  phasePath: 'status.phase',
+  // The operator's own words.
+  phases: {
+    'Setting up primary': 'Pending',
+    'Cluster in healthy state': 'Ready',
+    'Upgrading cluster': 'Upgrading',
+    'Scaling up': 'Scaling',
+    'Cluster cannot proceed to reconciliation': 'Failed',
+  },
+  changeKinds: {
+    'storage.grow': { description: 'growing storage from {from} to {to}' },
+    'storage.shrink': { description: 'shrinking storage from {from} to {to}', unsupported: 'a volume cannot shrink' },
+    'postgres.minor': { description: 'upgrading {from} to {to}', exclusive: true },
+    'postgres.major': { description: 'a major upgrade from {from} to {to}', unsupported: 'the operator upgrades a major version by a new cluster, not by image tag' },
+    'postgres.downgrade': { description: 'downgrading {from} to {to}', unsupported: 'the data directory cannot go back' },
+    scale: { description: 'changing instances from {from} to {to}' },
+  },
+  rules: {
+    Pending: { anyChange: true, operatorMoves: ['Ready', 'Failed'] },
+    Ready: { allow: [{ changes: ['storage.grow'] }, { changes: ['postgres.minor'], next: 'Upgrading' }, { changes: ['scale'], next: 'Scaling' }], operatorMoves: ['Failed'] },
+    Upgrading: { operatorMoves: ['Ready', 'Failed'] },
+    Scaling: { allow: [{ changes: ['scale'] }], operatorMoves: ['Ready', 'Failed'] },
+    Failed: {},
+    Deleting: {},
+  },
+  overrideAnnotation: 'dbops.example.com/override-transitions',
+  classifiers: [
+    fieldClassifier({ path: 'storage.size', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'storage.grow', decrease: 'storage.shrink' }) }),
+    fieldClassifier({
+      path: 'imageName',
+      absentMeans: cannotRead("an absent imageName is the operator's default image, whose version the contract cannot know"),
+      read: readImageVersion,
+      compare: byReleaseStep({ compare: compareVersions, upgrade: 'postgres.minor', major: 'postgres.major', downgrade: 'postgres.downgrade' }),
+    }),
+    fieldClassifier({ path: 'instances', read: readInteger, compare: whenDifferent('scale') }),
+  ],
+};
+
+type PoolerState = 'Pending' | 'Ready' | 'Reconfiguring' | 'Deleting';
+type PoolerChange = 'mode' | 'scale';
+
+interface Condition {
+  type?: unknown;
+  status?: unknown;
+}
+
+/** The pooler's state is only in its conditions, and in how far the operator has got with the latest generation. */
+export function poolerState(object: KubeObject): PoolerState | undefined | { unrecognised: string } {
+  const status = object['status'] as { conditions?: Condition[]; observedGeneration?: number } | undefined;
+  const ready = status?.conditions?.find((condition) => condition.type === 'Ready');
+  if (ready === undefined) return undefined;
+  if (typeof status?.observedGeneration === 'number' && status.observedGeneration < (object.metadata?.generation ?? 0)) return 'Reconfiguring';
+  if (ready.status === 'True') return 'Ready';
+  if (ready.status === 'False') return 'Reconfiguring';
+  return { unrecognised: `condition Ready is ${String(ready.status)}` };
+}
+
+export const poolerMachine: TransitionMachine<PoolerState, PoolerChange> = {
+  name: 'DbPooler',
+  subject: 'pooler',
+  states: ['Pending', 'Ready', 'Reconfiguring', 'Deleting'],
+  initialState: 'Pending',
+  deletingState: 'Deleting',
+  terminalStates: ['Deleting'],
+  humanInterventionStates: [],
+  phasePath: 'status.phase',
+  readState: poolerState,
+  changeKinds: {
+    mode: { description: 'switching the pool mode from {from} to {to}' },
+    scale: { description: 'changing instances from {from} to {to}' },
+  },
+  rules: {
+    Pending: { anyChange: true, operatorMoves: ['Ready'] },
+    Ready: { allow: [{ changes: ['mode', 'scale'], next: 'Reconfiguring' }] },
+    Reconfiguring: { operatorMoves: ['Ready'] },
+    Deleting: {},
+  },
+  overrideAnnotation: 'dbops.example.com/override-transitions',
+  classifiers: [
+    fieldClassifier({ path: 'mode', read: readString, compare: whenDifferent('mode') }),
+    fieldClassifier({ path: 'instances', absentMeans: 1, read: readInteger, compare: whenDifferent('scale') }),
+  ],
+};
+
+export function dbClusterContract(): Contract {
+  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbclusters.dbops.example.com' }), { crdOwner: 'external' });
+  return defineContract({ ...parts, transitions: clusterMachine });
+}
+
+export function dbPoolerContract(): Contract {
+  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), { crdOwner: 'external' });
+  return defineContract({ ...parts, transitions: poolerMachine });
+}
