@@ -5,34 +5,12 @@ import { spokeVersions, type ScaffoldShape } from './scaffold-shape.ts';
 /** The variable that turns the end-to-end test's skip into a failure, as in crdgate's own CI. */
 export const requireE2eVariable = 'CRDGATE_REQUIRE_E2E';
 
-// src/contract.e2e.test.ts of a scaffolded project: the contract served by a real crdgate in front of a real
-// kube-apiserver (crdgate/testing's startTestEnvironment), driven as users and operators drive it.
-
-export function e2eTestSource(n: ScaffoldNames, shape: ScaffoldShape): string {
-  const namespaced = shape.scope === 'Namespaced';
-  const spoke = spokeVersions(shape)[0];
-  const metadata = (name: string) => (namespaced ? `{ name: ${name}, namespace: env.namespace }` : `{ name: ${name} }`);
-  const namespaceArgs = namespaced ? ", '-n', env.namespace" : '';
-  const readThroughSpoke =
-    spoke === undefined
-      ? ''
-      : `
-test('the API server reads a ${n.singular} through ${spoke}, converted by the webhook', async (t) => {
-  const env = environment(t);
-  if (!env) return;
-  await env.client.create(${n.camel}Named(env, 'converted'));
-  const old = await env.client.read<${n.kind}Object>({ apiVersion: \`\${group}/${spoke}\`, kind: '${n.kind}', metadata: ${metadata("'converted'")} });
-  assert.equal(old.apiVersion, \`\${group}/${spoke}\`);
-  assert.deepEqual(old.spec, { ${spokeSizeField}: '1Gi', replicas: 1, mode: '${modes[0]}' });
-});
-`;
-  return `import assert from 'node:assert/strict';
-import { after, before, test, type TestContext } from 'node:test';
-import type { KubeObject } from 'crdgate';
-import { ControlPlaneUnavailableError, KubeApiError, startTestEnvironment, type TestEnvironment } from 'crdgate/testing';
-import ${n.camel}Contract, { group, hub } from './contract.ts';
-
-// The contract served by a real crdgate in front of a real kube-apiserver and etcd, started for this file on
+/**
+ * What every scaffolded end-to-end test file starts with: the test environment for the project's contract, started
+ * once for the file, and skipped with its reason where no control plane can be had (a failure in CI).
+ */
+export function environmentPreamble(n: ScaffoldNames): string {
+  return `// The contract served by a real crdgate in front of a real kube-apiserver and etcd, started for this file on
 // 127.0.0.1. They come from $KUBEBUILDER_ASSETS, or are built with Go the first time (minutes; cached after).
 // Without either, the tests are skipped with the reason; ${requireE2eVariable}=1 (for CI) makes that a failure.
 
@@ -60,7 +38,37 @@ function environment(t: TestContext): TestEnvironment | undefined {
   if (!env) t.skip(unavailable);
   return env;
 }
+`;
+}
 
+// src/contract.e2e.test.ts of a scaffolded project: the contract served by a real crdgate in front of a real
+// kube-apiserver (crdgate/testing's startTestEnvironment), driven as users and operators drive it.
+
+export function e2eTestSource(n: ScaffoldNames, shape: ScaffoldShape): string {
+  const namespaced = shape.scope === 'Namespaced';
+  const spoke = spokeVersions(shape)[0];
+  const metadata = (name: string) => (namespaced ? `{ name: ${name}, namespace: env.namespace }` : `{ name: ${name} }`);
+  const namespaceArgs = namespaced ? ", '-n', env.namespace" : '';
+  const readThroughSpoke =
+    spoke === undefined
+      ? ''
+      : `
+test('the API server reads a ${n.singular} through ${spoke}, converted by the webhook', async (t) => {
+  const env = environment(t);
+  if (!env) return;
+  await env.client.create(${n.camel}Named(env, 'converted'));
+  const old = await env.client.read<${n.kind}Object>({ apiVersion: \`\${group}/${spoke}\`, kind: '${n.kind}', metadata: ${metadata("'converted'")} });
+  assert.equal(old.apiVersion, \`\${group}/${spoke}\`);
+  assert.deepEqual(old.spec, { ${spokeSizeField}: '1Gi', replicas: 1, mode: '${modes[0]}' });
+});
+`;
+  return `import assert from 'node:assert/strict';
+import { after, before, test, type TestContext } from 'node:test';
+import type { KubeObject } from 'crdgate';
+import { ControlPlaneUnavailableError, KubeApiError, startTestEnvironment, type TestEnvironment } from 'crdgate/testing';
+import ${n.camel}Contract, { group, hub } from './contract.ts';
+
+${environmentPreamble(n)}
 /** A ${n.kind} as the API server stores it (in the hub version) and the environment's client reads it. */
 interface ${n.kind}Object extends KubeObject {
   apiVersion: string;

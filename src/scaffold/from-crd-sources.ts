@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { requireE2eVariable } from './e2e-test-source.ts';
+import { environmentPreamble, requireE2eVariable } from './e2e-test-source.ts';
 import { contractPath, imageName, type PinnedVersions } from './project-files.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
 import { spokeVersions, versionKey, type ScaffoldShape } from './scaffold-shape.ts';
@@ -139,35 +139,7 @@ import { after, before, test, type TestContext } from 'node:test';
 import { ControlPlaneUnavailableError, startTestEnvironment, type TestEnvironment } from 'crdgate/testing';
 import ${n.camel}Contract, { crd } from './contract.ts';
 
-// The contract served by a real crdgate in front of a real kube-apiserver and etcd, started for this file on
-// 127.0.0.1. They come from $KUBEBUILDER_ASSETS, or are built with Go the first time (minutes; cached after).
-// Without either, the tests are skipped with the reason; ${requireE2eVariable}=1 (for CI) makes that a failure.
-
-let env: TestEnvironment | undefined;
-let unavailable = 'the test environment did not start';
-
-before(
-  async () => {
-    try {
-      env = await startTestEnvironment({ contracts: [${n.camel}Contract()], log: (line) => console.log(\`# \${line}\`) });
-    } catch (error) {
-      if (!(error instanceof ControlPlaneUnavailableError) || process.env['${requireE2eVariable}'] === '1') throw error;
-      unavailable = error.message;
-      console.log(\`# end-to-end tests skipped: \${unavailable} (${requireE2eVariable}=1 makes this a failure)\`);
-    }
-  },
-  // A first build of kube-apiserver takes about five minutes on two cores.
-  { timeout: 30 * 60_000 },
-);
-
-after(() => env?.stop());
-
-/** The running environment, or undefined after marking the test skipped with the reason there is none. */
-function environment(t: TestContext): TestEnvironment | undefined {
-  if (!env) t.skip(unavailable);
-  return env;
-}
-
+${environmentPreamble(n)}
 test('the API server serves the CRD as ${s.crdFile} has it', async (t) => {
   const env = environment(t);
   if (!env) return;
