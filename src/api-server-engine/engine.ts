@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { WASI as WasiClass } from 'node:wasi';
 import { fileURLToPath } from 'node:url';
-import type { FieldError, FieldErrorType } from '../contract/field-error.ts';
+import { isFieldErrorType, type FieldError, type FieldErrorType } from '../contract/field-error.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import { wasm, type WasmMemory } from './wasm-api.ts';
 
@@ -237,24 +237,8 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
   };
 }
 
-const knownTypes = new Set<string>([
-  'FieldValueRequired',
-  'FieldValueInvalid',
-  'FieldValueTypeInvalid',
-  'FieldValueNotSupported',
-  'FieldValueDuplicate',
-  'FieldValueTooMany',
-  'FieldValueTooLong',
-  'FieldValueForbidden',
-  'FieldValueUnknown',
-  'FieldValueNotFound',
-  'FieldValueTooShort',
-  'FieldValueTooFew',
-  'InternalError',
-]);
-
 function toFieldError(problem: RawProblem): FieldError {
-  const type = (knownTypes.has(problem.type) ? problem.type : 'FieldValueInvalid') as FieldErrorType;
+  const type: FieldErrorType = isFieldErrorType(problem.type) ? problem.type : 'FieldValueInvalid';
   // A path-less error (the one saying the rules were not checked) names the field `<nil>`: crdgate says '' for that.
   return { field: problem.field === '<nil>' ? '' : problem.field, type, message: problem.detail };
 }

@@ -3,21 +3,28 @@
  * (k8s.io/apimachinery/pkg/util/validation/field): the `type` doubles as the stable code tests assert,
  * and travels to the API server as a StatusCause `reason`, so kubectl users see familiar terms.
  */
-export type FieldErrorType =
-  | 'FieldValueRequired'
-  | 'FieldValueInvalid'
-  | 'FieldValueTypeInvalid'
-  | 'FieldValueNotSupported'
-  | 'FieldValueDuplicate'
-  | 'FieldValueTooMany'
-  | 'FieldValueTooLong'
-  | 'FieldValueForbidden'
-  | 'FieldValueUnknown'
+export const fieldErrorTypes = [
+  'FieldValueRequired',
+  'FieldValueInvalid',
+  'FieldValueTypeInvalid',
+  'FieldValueNotSupported',
+  'FieldValueDuplicate',
+  'FieldValueTooMany',
+  'FieldValueTooLong',
+  'FieldValueForbidden',
+  'FieldValueUnknown',
   // The rest of Kubernetes' types, which only the API server engine reports (kube-apiserver's own validation).
-  | 'FieldValueNotFound'
-  | 'FieldValueTooShort'
-  | 'FieldValueTooFew'
-  | 'InternalError';
+  'FieldValueNotFound',
+  'FieldValueTooShort',
+  'FieldValueTooFew',
+  'InternalError',
+] as const;
+
+export type FieldErrorType = (typeof fieldErrorTypes)[number];
+
+export function isFieldErrorType(value: string): value is FieldErrorType {
+  return (fieldErrorTypes as readonly string[]).includes(value);
+}
 
 export interface FieldError {
   /** Kubernetes-style path: `spec.caches[1].name`; the empty string means the object itself. */
