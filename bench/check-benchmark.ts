@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +16,10 @@ export interface CheckBenchPlan {
   fromSource: boolean;
 }
 
+export type CheckPassName = 'yaml parse' | 'check' | 'check --old' | 'yaml parse (Shape)' | 'check --crd (Shape)';
+
 export interface CheckPass {
-  name: 'yaml parse' | 'check' | 'check --old';
+  name: CheckPassName;
   /** Wall time of the whole process. */
   seconds: number;
   /** The process's CPU time (user + system): what it costs when it does not share the machine. NaN off Linux. */
@@ -36,9 +38,18 @@ export interface CheckBenchResult {
   /** check's time over the time to only read and parse the same tree as YAML. */
   checkRatio: number;
   checkOldRatio: number;
+  /** Shapes decided with `--crd` (controller-gen's CRD, no contract): per second of wall time, best round. */
+  crdObjectsPerSecond: number;
+  /** check --crd's time over the time to only parse the Shape tree. */
+  crdRatio: number;
+  /** Wall time per object, whole command: GeoDatabases through a contract, Shapes through their CRD alone. */
+  msPerGeoDatabase: number;
+  msPerShape: number;
 }
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+/** controller-gen's CRD of the Shape fixture kind: int-or-string, quantities, a pod template, list maps, defaults. */
+const shapesCrd = join(repoRoot, 'test', 'fixtures', 'controller-gen', 'crds', 'shapes.fixtures.crdgate.example.com_shapes.yaml');
 const objectsPerFile = 20;
 const filesPerFolder = 25;
 
@@ -46,7 +57,9 @@ const filesPerFolder = 25;
  * `crdgate check` on a generated GitOps tree (multi-document files in nested folders, GeoDatabases in all three
  * versions with a ConfigMap in every file), alone and against a previous revision where a third of the databases
  * had less storage. The whole command is timed, start-up and contract compilation included, as CI runs it. The
- * baseline, in the same run: a process that only reads and parses the same files as YAML.
+ * baseline, in the same run: a process that only reads and parses the same files as YAML. Then the same number of
+ * real-shaped custom resources of a kind no contract declares (controller-gen's Shape), decided with `--crd` by
+ * kube-apiserver's pipeline alone, against parsing that tree.
  */
 export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: string) => void): Promise<CheckBenchResult> {
   const work = await mkdtemp(join(tmpdir(), 'crdgate-bench-check-'));
@@ -54,6 +67,9 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
   try {
     progress(`writing a tree of ${plan.objects} GeoDatabases, and its previous revision`);
     const files = await writeTrees(work, plan.objects);
+    progress(`writing a tree of ${plan.objects} Shapes`);
+    await writeShapeTree(join(work, 'shapes'), plan.objects);
+    await copyFile(shapesCrd, join(work, 'shapes-crd.yaml'));
     const cli = build ? build.cliPath : join(repoRoot, 'src', 'cli.ts');
     const passes: CheckPass[] = [];
     for (let round = 1; round <= plan.rounds; round += 1) {
@@ -61,8 +77,10 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
       passes.push({ name: 'yaml parse', ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'new')], plan.objects)) });
       passes.push({ name: 'check', ...(await timed([cli, 'check', '-f', join(work, 'new'), '-o', 'json'], plan.objects)) });
       passes.push({ name: 'check --old', ...(await timed([cli, 'check', '-f', join(work, 'new'), '--old', join(work, 'old'), '-o', 'json'], plan.objects)) });
+      passes.push({ name: 'yaml parse (Shape)', ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'shapes')], plan.objects)) });
+      passes.push({ name: 'check --crd (Shape)', ...(await timed([cli, 'check', '-f', join(work, 'shapes'), '--crd', join(work, 'shapes-crd.yaml'), '-o', 'json'], plan.objects)) });
     }
-    const best = (name: CheckPass['name']) => Math.min(...passes.filter((pass) => pass.name === name).map((pass) => pass.seconds));
+    const best = (name: CheckPassName) => Math.min(...passes.filter((pass) => pass.name === name).map((pass) => pass.seconds));
     return {
       objects: plan.objects,
       files,
@@ -71,6 +89,10 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
       checkOldObjectsPerSecond: plan.objects / best('check --old'),
       checkRatio: best('check') / best('yaml parse'),
       checkOldRatio: best('check --old') / best('yaml parse'),
+      crdObjectsPerSecond: plan.objects / best('check --crd (Shape)'),
+      crdRatio: best('check --crd (Shape)') / best('yaml parse (Shape)'),
+      msPerGeoDatabase: (best('check') * 1000) / plan.objects,
+      msPerShape: (best('check --crd (Shape)') * 1000) / plan.objects,
     };
   } finally {
     await build?.remove();
@@ -79,18 +101,21 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
 }
 
 export function renderCheckReport(result: CheckBenchResult): string {
-  const bestPass = (name: CheckPass['name']) => result.passes.filter((pass) => pass.name === name).sort((a, b) => a.seconds - b.seconds)[0]!;
-  const row = (name: CheckPass['name'], ratio: string) => {
+  const bestPass = (name: CheckPassName) => result.passes.filter((pass) => pass.name === name).sort((a, b) => a.seconds - b.seconds)[0]!;
+  const row = (name: CheckPassName, ratio: string) => {
     const pass = bestPass(name);
-    return [name, pass.seconds.toFixed(2), Math.round(result.objects / pass.seconds).toLocaleString('en-US'), ratio, pass.cpuSeconds.toFixed(2), pass.machineBusyCores.toFixed(1)];
+    const msPerObject = ((pass.seconds * 1000) / result.objects).toFixed(2);
+    return [name, pass.seconds.toFixed(2), Math.round(result.objects / pass.seconds).toLocaleString('en-US'), msPerObject, ratio, pass.cpuSeconds.toFixed(2), pass.machineBusyCores.toFixed(1)];
   };
   return [
-    `crdgate check: ${result.objects.toLocaleString('en-US')} GeoDatabases in ${result.files} files (whole command, start-up included; best round)`,
+    `crdgate check: ${result.objects.toLocaleString('en-US')} GeoDatabases in ${result.files} files, then as many Shapes with --crd (whole command, start-up included; best round)`,
     '',
-    textTable(['pass', 'seconds', 'objects/s', 'vs parse', 'CPU s', 'machine busy cores'], [
+    textTable(['pass', 'seconds', 'objects/s', 'ms/object', 'vs parse', 'CPU s', 'machine busy cores'], [
       row('yaml parse', '1.00x'),
       row('check', `${result.checkRatio.toFixed(2)}x`),
       row('check --old', `${result.checkOldRatio.toFixed(2)}x`),
+      row('yaml parse (Shape)', '1.00x'),
+      row('check --crd (Shape)', `${result.crdRatio.toFixed(2)}x`),
     ]),
     '',
   ].join('\n');
@@ -177,6 +202,65 @@ function geoDatabase(n: number, revision: 'new' | 'old'): object {
     default:
       return { apiVersion: 'geo.example.com/v1alpha1', kind: 'GeoDatabase', metadata, spec: { postgresVersion: '14.11', postgisVersion: '3.3.4', storageGB: sizeGi } };
   }
+}
+
+/** Shapes in the same layout as the GeoDatabases, every one allowed, their defaults left for the API server to set. */
+export async function writeShapeTree(root: string, objects: number): Promise<void> {
+  const files = Math.ceil(objects / objectsPerFile);
+  for (let file = 0; file < files; file += 1) {
+    const folder = join(`team-${Math.floor(file / filesPerFolder)}`, `app-${file % 5}`);
+    const names = Array.from({ length: Math.min(objectsPerFile, objects - file * objectsPerFile) }, (_, i) => file * objectsPerFile + i);
+    await mkdir(join(root, folder), { recursive: true });
+    await writeFile(join(root, folder, `shapes-${file}.yaml`), [...names.map(shapeObject), configMap(file)].map((d) => stringify(d)).join('---\n'));
+  }
+}
+
+/**
+ * One Shape as an operator's user writes one: int-or-string (a named or numbered port, a percentage), quantities
+ * (storage, limits, a container's resources), a pod template with probes and env, list maps keyed by name and
+ * protocol, a set, a map of objects with defaults; replicas, size, retention and each port's protocol defaulted.
+ */
+function shapeObject(n: number): object {
+  const app = `app-${n % 5}`;
+  return {
+    apiVersion: 'shapes.fixtures.crdgate.example.com/v1',
+    kind: 'Shape',
+    metadata: { name: `shape-${n}`, namespace: `team-${n % 40}`, labels: { app, team: `team-${n % 40}` } },
+    spec: {
+      port: n % 2 === 0 ? 8080 : 'http',
+      maxUnavailable: `${(n % 4) * 10 + 10}%`,
+      storage: `${(n % 8) + 1}Gi`,
+      limits: { cpu: `${(n % 4) + 1}00m`, memory: `${(n % 3) + 1}Gi` },
+      alias: `shape-${n % 100}`,
+      ports: [
+        { name: 'http', number: 8080, target: 'web' },
+        { name: 'metrics', protocol: 'TCP', number: 9090, target: 9090 },
+        { name: 'dns', protocol: 'UDP', number: 53 },
+      ],
+      tags: ['blue', `tier-${n % 3}`],
+      labels: { owner: `team-${n % 40}` },
+      routes: { main: { path: '/' }, admin: { path: '/admin', weight: 20 } },
+      // No template.metadata: controller-gen leaves an embedded ObjectMeta without properties (unless
+      // generateEmbeddedObjectMeta), so the API server would refuse its labels as unknown fields.
+      template: {
+        spec: {
+          containers: [
+            {
+              name: 'main',
+              image: `registry.invalid/${app}:1.${n % 10}`,
+              args: ['--port=8080', '--verbose'],
+              ports: [{ name: 'web', containerPort: 8080 }, { containerPort: 9090, protocol: 'TCP' }],
+              env: [{ name: 'MODE', value: 'prod' }, { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: 1, memory: '512Mi' } },
+              readinessProbe: { httpGet: { path: '/ready', port: 'web' }, periodSeconds: 5 },
+              livenessProbe: { tcpSocket: { port: 8080 }, initialDelaySeconds: 10 },
+            },
+          ],
+          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'shapes', effect: 'NoSchedule' }],
+        },
+      },
+    },
+  };
 }
 
 function configMap(file: number): object {

@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { DecisionCode } from '../errors.ts';
 import { formatFieldError, type FieldError } from '../contract/field-error.ts';
 import { engineCrdFor } from '../api-server-engine/contract-crd.ts';
-import { judge, type Judgement } from '../api-server-engine/engine.ts';
+import { judge, type EngineCrd, type Judgement } from '../api-server-engine/engine.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
-import { pointerSegments, renderFieldPath } from '../contract/schema/field-path.ts';
+import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/schema/field-path.ts';
 import { applyJsonPatch, type JsonPatchOperation } from './json-patch.ts';
 import { decideMutation } from './mutate.ts';
 import type { AdmissionRequest } from './review.ts';
 import { decideValidation } from './validate.ts';
-import { deny, sanitizeWarnings, type Verdict } from './verdict.ts';
+import { allow, deny, sanitizeWarnings, type Verdict } from './verdict.ts';
 
 export type CheckOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -64,6 +64,37 @@ export function checkObject(registry: ContractRegistry, input: CheckInput): Chec
   const defaulted = patch.length > 0 ? applyJsonPatch(object, patch) : object;
   const validation = decideValidation(registry, admissionRequest(operation, defaulted, oldObject));
   return summarize(validation, defaulted, defaultedFields(patch, defaulted, object), mutation.warnings);
+}
+
+/**
+ * The decision for a custom resource whose CRD alone is known (`crdgate check --crd`, or a CRD in the checked tree),
+ * no contract declaring its kind: kube-apiserver's own pipeline on that CRD, and nothing else, since no webhook of
+ * crdgate's is in front of it. Decoded with strict field validation, pruned, defaulted by the schema, validated
+ * with the schema, its CEL rules and, on an update, ratcheting and transition rules against the old object; judged
+ * in its own apiVersion's schema. `defaults` lists the fields the schema's defaults added. A DELETE is allowed: the
+ * API server validates nothing on one.
+ */
+export function checkCrdObject(crd: EngineCrd, input: CheckInput): CheckResult {
+  const { operation, object } = input;
+  if (operation === 'DELETE') return summarize(allow(), object, [], []);
+  const judged = judge(crd, { operation, object, ...(input.oldObject ? { oldObject: input.oldObject } : {}) });
+  if (!judged.allowed) return summarize(engineDenial(judged), object, [], judged.warnings);
+  const stored = inKeyOrderOf(judged.object!, object);
+  return summarize(allow(), stored, addedFields(object, stored), judged.warnings);
+}
+
+/** The fields `after` has and `before` lacks (the schema's defaults), as paths with their values; list items by index. */
+function addedFields(before: unknown, after: unknown, segments: PathSegment[] = [], found: DefaultedField[] = []): DefaultedField[] {
+  if (Array.isArray(after) && Array.isArray(before)) {
+    after.forEach((item, index) => addedFields(before[index], item, [...segments, index], found));
+  } else if (after !== null && typeof after === 'object' && !Array.isArray(after) && before !== null && typeof before === 'object' && !Array.isArray(before)) {
+    const old = before as Record<string, unknown>;
+    for (const [key, value] of Object.entries(after)) {
+      if (Object.hasOwn(old, key)) addedFields(old[key], value, [...segments, key], found);
+      else found.push({ field: renderFieldPath('', [...segments, key]), value });
+    }
+  }
+  return found;
 }
 
 function checkThroughEngine(

@@ -1,11 +1,12 @@
 import { ownsCrd } from '../contract/define-contract.ts';
-import { checkObject, type CheckOperation, type CheckResult } from '../admission/check-object.ts';
+import { checkCrdObject, checkObject, type CheckInput, type CheckOperation, type CheckResult } from '../admission/check-object.ts';
 import { errored } from '../admission/verdict.ts';
 import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { DecisionCode, TreeCheckCode } from '../errors.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
+import { isCrdObject, type CrdKinds, type CrdUse } from './crd-kinds.ts';
 import type { EmptyManifest, InvalidManifest, ManifestContents, ManifestLocation, ManifestObject } from './manifest-documents.ts';
 import { previousRevision, type StartState } from './previous-revision.ts';
 
@@ -16,6 +17,12 @@ export interface TreeCheckOptions {
   state?: string;
   /** Decide every object of the tree as being deleted (`--operation DELETE`); there is no previous revision then. */
   deleteAll?: boolean;
+  /**
+   * The CRDs of the run (found in the tree, or named with `--crd`): their custom resources are decided by
+   * kube-apiserver's pipeline on the CRD where no contract declares the kind. The tree's CRD objects themselves are
+   * then counted as read, not skipped.
+   */
+  crds?: CrdKinds;
 }
 
 /** The verdict on one object of the tree. */
@@ -40,8 +47,10 @@ export type TreeName = 'new' | 'old';
 export interface TreeCheckReport {
   /** The new tree's decided objects in their order, then the deletions in the previous revision's order. */
   objects: ObjectCheck[];
-  /** Objects of kinds no contract declares (not decided), counted by kind as `Kind.group` (`ConfigMap` for core). */
+  /** Objects of kinds no contract or CRD declares (not decided), counted by kind as `Kind.group` (`ConfigMap` for core). */
   skipped: Record<string, number>;
+  /** The CRDs read (from the tree and --crd), and which decides each kind: the CRD, or a contract of the same kind. */
+  crds: CrdUse[];
   /** Documents that are no Kubernetes object (no apiVersion or kind), in either tree. */
   notObjects: ManifestLocation[];
   /**
@@ -61,7 +70,8 @@ export interface TreeCheckReport {
  * trees are read by the caller, and the registry is compiled once for the whole run.
  */
 export function checkTree(registry: ContractRegistry, tree: ManifestContents, oldTree: ManifestContents | undefined, options: TreeCheckOptions = {}): TreeCheckReport {
-  const decides = (object: KubeObject) => decidedKind(registry, object, options.strictKinds === true);
+  const crds = options.crds;
+  const decides = (object: KubeObject) => decidedKind(registry, object, options.strictKinds === true) || crdFor(crds, object) !== undefined;
   const previous = new Map<string, ManifestObject>();
   for (const entry of oldTree?.objects ?? []) {
     const key = identityKey(entry.object);
@@ -71,6 +81,7 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
   const report: TreeCheckReport = {
     objects: [],
     skipped: {},
+    crds: crds?.uses ?? [],
     notObjects: [...tree.notObjects, ...(oldTree?.notObjects ?? [])],
     invalid: [...inTree(tree.invalid, 'new'), ...inTree(oldTree?.invalid ?? [], 'old')],
     empty: [...inTree(tree.empty, 'new'), ...inTree(oldTree?.empty ?? [], 'old')],
@@ -79,9 +90,11 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
   const seen = new Map<string, ManifestLocation>();
   for (const { location, object } of tree.objects) {
     if (!decides(object)) {
+      report.stored.push(object);
+      // A CRD of the tree was read (and judged as the API server would create it) before the tree was decided.
+      if (crds && isCrdObject(object)) continue;
       const kind = kindName(object);
       report.skipped[kind] = (report.skipped[kind] ?? 0) + 1;
-      report.stored.push(object);
       continue;
     }
     const key = identityKey(object);
@@ -93,24 +106,35 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
       if (key !== undefined) seen.set(key, location);
       const old = key === undefined ? undefined : previous.get(key);
       check = options.deleteAll
-        ? decide(registry, object, location, { operation: 'DELETE', object })
+        ? decide(registry, crds, object, location, { operation: 'DELETE', object })
         : old === undefined
-          ? decide(registry, object, location, { operation: 'CREATE', object })
-          : update(registry, object, location, old, options.state);
+          ? decide(registry, crds, object, location, { operation: 'CREATE', object })
+          : update(registry, crds, object, location, old, options.state);
     }
     report.objects.push(check);
     report.stored.push(check.object);
   }
   for (const [key, { location, object }] of previous) {
-    if (!seen.has(key)) report.objects.push(decide(registry, object, location, { operation: 'DELETE', object }));
+    if (!seen.has(key)) report.objects.push(decide(registry, crds, object, location, { operation: 'DELETE', object }));
   }
   return report;
 }
 
-function update(registry: ContractRegistry, object: KubeObject, location: ManifestLocation, old: ManifestObject, state: string | undefined): ObjectCheck {
+function update(registry: ContractRegistry, crds: CrdKinds | undefined, object: KubeObject, location: ManifestLocation, old: ManifestObject, state: string | undefined): ObjectCheck {
   const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
-  // A kind no contract declares (decided only with strictKinds) is denied as such, whatever the old object was.
-  if (!compiled) return { ...decide(registry, object, location, { operation: 'UPDATE', object, oldObject: old.object }), oldLocation: old.location };
+  if (!compiled) {
+    const crd = crdFor(crds, object);
+    if (crd && old.object.apiVersion !== object.apiVersion && crd.conversion !== 'None') {
+      const message =
+        `the previous revision is ${String(old.object.apiVersion)} and the CustomResourceDefinition ${crd.use.name} converts between versions ` +
+        `with a webhook (conversion strategy ${crd.conversion}), which crdgate check does not call: write both revisions in one version to judge the change`;
+      return { ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', message), oldLocation: old.location };
+    }
+    // The None strategy converts by setting the apiVersion, as the API server reads the stored object back.
+    const oldObject = crd && old.object.apiVersion !== object.apiVersion ? { ...old.object, apiVersion: object.apiVersion } : old.object;
+    // A kind no contract declares, nor any CRD (decided only with strictKinds), is denied as such, whatever the old object was.
+    return { ...decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject }), oldLocation: old.location };
+  }
   let prepared;
   try {
     prepared = previousRevision(compiled, old.object, String(object.apiVersion), state);
@@ -118,14 +142,15 @@ function update(registry: ContractRegistry, object: KubeObject, location: Manife
     if (!(error instanceof ConversionError)) throw error;
     return { ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', error.message), oldLocation: old.location };
   }
-  const check = decide(registry, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject });
+  const check = decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject });
   return { ...check, oldLocation: old.location, ...(prepared.state ? { state: prepared.state } : {}) };
 }
 
 /** As the server's handler does, a rule that throws denies the one object (INTERNAL_ERROR); the run goes on. */
-function decide(registry: ContractRegistry, object: KubeObject, location: ManifestLocation, input: Parameters<typeof checkObject>[1]): ObjectCheck {
+function decide(registry: ContractRegistry, crds: CrdKinds | undefined, object: KubeObject, location: ManifestLocation, input: CheckInput): ObjectCheck {
   try {
-    return { ...describe(object, location, input.operation), ...checkObject(registry, input) };
+    const crd = crdFor(crds, object);
+    return { ...describe(object, location, input.operation), ...(crd ? checkCrdObject(crd.crd, input) : checkObject(registry, input)) };
   } catch (error) {
     // Without the engine nothing can be decided: the whole run stops with one line saying how to get it.
     if (error instanceof EngineUnavailableError) throw error;
@@ -165,6 +190,11 @@ function decidedKind(registry: ContractRegistry, object: KubeObject, strictKinds
   const { group } = splitApiVersion(String(object.apiVersion));
   if (registry.lookup(group, String(object.kind))) return true;
   return strictKinds && registry.contracts.some((c) => c.contract.identity.group === group && ownsCrd(c.contract));
+}
+
+/** The CRD deciding an object: one read for its kind that no contract declares (a contract wins where both do). */
+function crdFor(crds: CrdKinds | undefined, object: KubeObject) {
+  return crds?.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
 }
 
 /** Group, kind, namespace and name: what makes two manifests the same object. Undefined for an object without a name. */

@@ -1,7 +1,7 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import { emptyReasons, type EmptyManifest, type InvalidManifest } from './manifest-documents.ts';
 import type { ObjectCheck, TreeCheckReport, TreeName } from './check-tree.ts';
-import { describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { crdNotes, describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
 interface Suite {
@@ -41,7 +41,7 @@ export function renderJunitReport(report: TreeCheckReport): string {
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="crdgate check" tests="${tests}" failures="${summary.denied + summary.invalid}" errors="0" skipped="${summary.empty}">`,
     ...suites,
-    `  <system-out>${xmlText(summaryLine(summary))}</system-out>`,
+    `  <system-out>${xmlText([...crdNotes(report).map((note) => `warning: ${note}`), summaryLine(summary)].join('\n'))}</system-out>`,
     '</testsuites>',
     '',
   ].join('\n');

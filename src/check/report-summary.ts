@@ -8,9 +8,11 @@ export interface TreeCheckSummary {
   allowed: number;
   denied: number;
   operations: Record<CheckOperation, number>;
-  /** Objects of kinds no contract declares, not decided. */
+  /** Objects of kinds no contract (nor CRD read) declares, not decided. */
   skipped: number;
   skippedKinds: Record<string, number>;
+  /** CustomResourceDefinitions read (in the tree and with --crd), the same one counted once. */
+  crds: number;
   /** Documents without apiVersion and kind. */
   notObjects: number;
   /** Documents not valid YAML or JSON: failures, like denials. */
@@ -33,6 +35,7 @@ export function summarize(report: TreeCheckReport): TreeCheckSummary {
     operations,
     skipped: Object.values(report.skipped).reduce((sum, count) => sum + count, 0),
     skippedKinds: report.skipped,
+    crds: report.crds.length,
     notObjects: report.notObjects.length,
     invalid: report.invalid.length,
     empty: report.empty.length,
@@ -49,8 +52,9 @@ export function treePassed(summary: TreeCheckSummary): boolean {
 export function summaryLine(summary: TreeCheckSummary): string {
   const operations = Object.entries(summary.operations).filter(([, count]) => count > 0).map(([operation, count]) => `${operation} ${count}`);
   const parts = [`checked ${plural(summary.checked, 'object')}: ${summary.allowed} allowed, ${summary.denied} denied${operations.length > 0 ? ` (${operations.join(', ')})` : ''}`];
+  if (summary.crds > 0) parts.push(`${plural(summary.crds, 'CustomResourceDefinition')} read`);
   if (summary.skipped > 0) {
-    parts.push(`skipped ${summary.skipped} of kinds no contract declares (${countsByName(summary.skippedKinds)})`);
+    parts.push(`skipped ${summary.skipped} of kinds no contract${summary.crds > 0 ? ' or CRD' : ''} declares (${countsByName(summary.skippedKinds)})`);
   }
   if (summary.empty > 0) parts.push(`skipped ${summary.empty} empty (${countsByName(summary.emptyReasons)})`);
   if (summary.notObjects > 0) parts.push(`${plural(summary.notObjects, 'document')} without apiVersion and kind`);
@@ -77,6 +81,18 @@ export function describeInvalid(entry: InvalidManifest & { tree: TreeName }): st
 export function describeLocation(location: ManifestLocation): string {
   const file = location.file === '-' ? '<stdin>' : location.file;
   return `${file}:${location.line} (document ${location.document}${location.item === undefined ? '' : `, items[${location.item}]`})`;
+}
+
+/** A warning about a CRD read: one a contract overrides whose schema is not the contract's (a stale copy, say). */
+export function crdNotes(report: TreeCheckReport): string[] {
+  return report.crds.flatMap((use) =>
+    use.differsFromContract
+      ? [
+          `${use.origin === 'crd-flag' ? '--crd ' : ''}${describeLocation(use.location)}: CustomResourceDefinition ${use.name}: the contract of ${use.kind} decides its objects, ` +
+            `and this CRD's schema differs from the contract's in ${use.differsFromContract.join(', ')} (crdgate manifests renders the contract's)`,
+        ]
+      : [],
+  );
 }
 
 export function describeDefault(field: DefaultedField): string {

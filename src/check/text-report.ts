@@ -1,6 +1,6 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
-import { describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { crdNotes, describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
 const stateSources = { status: 'its status', flag: '--state', contract: "the contract's steady state" } as const;
@@ -11,7 +11,8 @@ const stateSources = { status: 'its status', flag: '--state', contract: "the con
  */
 export function renderTextReport(report: TreeCheckReport): string {
   const invalid = report.invalid.map((entry) => `${describeInvalid(entry)} (${entry.code})`);
-  return [...invalid, ...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
+  const notes = crdNotes(report).map((note) => `warning: ${note}`);
+  return [...invalid, ...notes, ...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
 }
 
 function objectLines(check: ObjectCheck): string[] {

@@ -85,6 +85,7 @@ describe('crdgate check on a manifest tree', () => {
       operations: { CREATE: 6, UPDATE: 0, DELETE: 0 },
       skipped: 4,
       skippedKinds: { ConfigMap: 2, 'Deployment.apps': 2 },
+      crds: 0,
       notObjects: 1,
       invalid: 0,
       empty: 0,

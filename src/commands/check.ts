@@ -1,11 +1,12 @@
 import { stringify } from 'yaml';
+import { collectCrds, CrdSourceError, isCrdObject, type CrdKinds, type CrdOrigin } from '../check/crd-kinds.ts';
 import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
 import { renderJsonReport } from '../check/json-report.ts';
 import { renderJunitReport } from '../check/junit-report.ts';
-import type { ManifestContents } from '../check/manifest-documents.ts';
+import type { ManifestContents, ManifestObject } from '../check/manifest-documents.ts';
 import { StartStateUnknownError } from '../check/previous-revision.ts';
 import { ManifestReadError, readManifestTree, type TreeSource } from '../check/read-manifest-tree.ts';
-import { summarize, treePassed } from '../check/report-summary.ts';
+import { describeInvalid, summarize, treePassed } from '../check/report-summary.ts';
 import { renderTextReport } from '../check/text-report.ts';
 import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
@@ -20,13 +21,19 @@ type ReportFormat = keyof typeof reportFormats;
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--old PATH...] [--state PHASE] [--strict-kinds] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--state PHASE] [--strict-kinds] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
-  webhook (defaults) in between, then the validating webhook. Other kinds are skipped and counted in the summary.
+  webhook (defaults) in between, then the validating webhook. Objects of a kind no contract declares whose
+  CustomResourceDefinition is in the tree or given with --crd are decided by kube-apiserver's pipeline on that CRD
+  alone (schema, pruning, defaults, CEL rules, ratcheting, transition rules against --old); where a contract and a
+  CRD declare the same kind, the contract decides. Other kinds are skipped and counted in the summary.
   -f PATH          a file, a folder (walked recursively for .yaml, .yml and .json; hidden entries left out) or -
                    for standard input; repeatable. Multi-document YAML and Lists (kind: List) are read whole.
+  --crd PATH       a file or folder (walked recursively) of CustomResourceDefinitions whose custom resources are to
+                   be decided; repeatable. Other kinds in it are passed over. A CRD kube-apiserver would refuse, or
+                   a path holding none, is an error (exit 2).
   --old PATH       the previous revision's tree (a checkout of the target branch), repeatable. An object in both
                    (same group, kind, namespace, name) is an UPDATE, judged by the transition machine; one only in
                    the new tree a CREATE; one only in the old tree a DELETE (deletion protection).
@@ -42,10 +49,11 @@ export const checkCommand: Command = {
   A document that is not valid YAML (or a file not valid JSON) fails as MANIFEST_NOT_YAML (MANIFEST_NOT_JSON), in
   every report format, and the rest is still checked. Empty files, comment-only files and documents, empty
   documents and empty Lists are skipped and counted in the summary.
-  Exit code 0: every object allowed; 1: any denied or any document not valid YAML or JSON; 2: bad usage, or a
-  path that does not exist or cannot be read.`,
+  Exit code 0: every object allowed; 1: any denied or any document not valid YAML or JSON; 2: bad usage, a path
+  that does not exist or cannot be read, or a CRD (in the tree or with --crd) that kube-apiserver would refuse.`,
   options: {
     file: { type: 'string', short: 'f', multiple: true },
+    crd: { type: 'string', multiple: true },
     old: { type: 'string', multiple: true },
     state: { type: 'string' },
     'strict-kinds': { type: 'boolean' },
@@ -61,7 +69,8 @@ export const checkCommand: Command = {
     const report = reportFormat(stringOption(values, 'output'));
     const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
     const options: TreeCheckOptions = { strictKinds: values['strict-kinds'] === true, ...operationOptions(stringOption(values, 'operation'), oldFiles) };
-    if ([...files, ...oldFiles].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
+    const crdPaths = stringList(values, 'crd');
+    if ([...files, ...oldFiles, ...crdPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
     const state = stringOption(values, 'state');
     if (state !== undefined) options.state = knownState(registry, state);
@@ -77,10 +86,12 @@ export const checkCommand: Command = {
     }
     let result: TreeCheckReport;
     try {
+      options.crds = await readCrds(registry, tree, crdPaths, source);
       result = checkTree(registry, tree, oldTree, options);
     } catch (error) {
       if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
       if (error instanceof EngineUnavailableError) throw new UsageError(error.message);
+      if (error instanceof CrdSourceError) throw new UsageError(error.message);
       throw error;
     }
     const allowed = treePassed(summarize(result));
@@ -98,6 +109,29 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
     if (error instanceof ManifestReadError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/**
+ * The CRDs of the run: those among the tree's objects, then those in the --crd paths (other kinds there passed
+ * over), each compiled as kube-apiserver would create it. A --crd path that cannot be read, is not valid YAML or
+ * JSON, or holds no CRD is a usage error, as is a CRD the API server would refuse.
+ */
+async function readCrds(registry: ContractRegistry, tree: ManifestContents, paths: string[], source: TreeSource): Promise<CrdKinds> {
+  const found: Array<ManifestObject & { origin: CrdOrigin }> = tree.objects.filter(({ object }) => isCrdObject(object)).map((entry) => ({ ...entry, origin: 'tree' }));
+  for (const path of paths) {
+    const contents = await readTree([path], source).catch((error: unknown) => {
+      throw error instanceof UsageError ? new UsageError(`--crd ${error.message}`) : error;
+    });
+    const [invalid] = contents.invalid;
+    if (invalid) throw new UsageError(`--crd ${describeInvalid({ ...invalid, tree: 'new' })}`);
+    const crds = contents.objects.filter(({ object }) => isCrdObject(object));
+    if (crds.length === 0) {
+      const kinds = [...new Set(contents.objects.map(({ object }) => String(object.kind)))];
+      throw new UsageError(`--crd ${path}: no CustomResourceDefinition in it${kinds.length > 0 ? ` (it has: ${kinds.join(', ')})` : ''}`);
+    }
+    found.push(...crds.map((entry) => ({ ...entry, origin: 'crd-flag' as const })));
+  }
+  return collectCrds(registry, found);
 }
 
 function reportFormat(text: string | undefined): ReportFormat {

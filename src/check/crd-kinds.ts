@@ -1,0 +1,120 @@
+import { isDeepStrictEqual } from 'node:util';
+import { CrdUnservableError, loadCrd, type EngineCrd } from '../api-server-engine/engine.ts';
+import { formatFieldError } from '../contract/field-error.ts';
+import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import type { ContractRegistry } from '../contract/registry.ts';
+import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
+import type { ManifestLocation, ManifestObject } from './manifest-documents.ts';
+import { describeLocation } from './report-summary.ts';
+
+/** Where a CRD was found: among the objects of the checked tree (`-f`), or in a file named with `--crd`. */
+export type CrdOrigin = 'tree' | 'crd-flag';
+
+/** A CustomResourceDefinition `crdgate check` read, and what it does with it. Plain data: the JSON report has it. */
+export interface CrdUse {
+  location: ManifestLocation;
+  origin: CrdOrigin;
+  /** `plural.group` */
+  name: string;
+  group: string;
+  kind: string;
+  /** The versions it serves, each judged in its own schema. */
+  versions: string[];
+  /**
+   * `crd`: its custom resources are judged by kube-apiserver's pipeline on this CRD alone. `contract`: a contract
+   * declares the same kind and wins (the contract's CRD, its webhooks' rules); this CRD only had to be one the API
+   * server would take.
+   */
+  decidedBy: 'crd' | 'contract';
+  /** With `decidedBy: contract`: the versions whose schema is not the one the contract renders (or that only one has). */
+  differsFromContract?: string[];
+}
+
+/** A CRD kube-apiserver would not take, or one that clashes with another: `crdgate check` stops (exit 2) on it. */
+export class CrdSourceError extends Error {
+  override name = 'CrdSourceError';
+}
+
+/** The custom-resource kinds the CRDs of a run declare, each compiled by the engine once. */
+export class CrdKinds {
+  readonly uses: CrdUse[] = [];
+  private readonly byKind = new Map<string, { use: CrdUse; crd: EngineCrd; spec: unknown; conversion: string }>();
+
+  /** The CRD that decides objects of this group and kind; undefined when none does, or when a contract does. */
+  lookup(group: string, kind: string): { crd: EngineCrd; use: CrdUse; conversion: string } | undefined {
+    const found = this.byKind.get(`${group}\u0000${kind}`);
+    return found && found.use.decidedBy === 'crd' ? found : undefined;
+  }
+
+  /** @internal */
+  add(use: CrdUse, crd: EngineCrd, spec: unknown, conversion: string): void {
+    this.byKind.set(`${use.group}\u0000${use.kind}`, { use, crd, spec, conversion });
+    this.uses.push(use);
+  }
+
+  /** @internal the CRD already read for this kind, to tell a repetition from a clash */
+  known(group: string, kind: string): { use: CrdUse; spec: unknown } | undefined {
+    return this.byKind.get(`${group}\u0000${kind}`);
+  }
+}
+
+/** Whether a manifest is a CustomResourceDefinition (of any apiextensions version). */
+export function isCrdObject(object: KubeObject): boolean {
+  return object.kind === 'CustomResourceDefinition' && splitApiVersion(String(object.apiVersion)).group === 'apiextensions.k8s.io';
+}
+
+/**
+ * Compiles every CRD found, in order, as kube-apiserver would create it: one it would refuse (a schema that is not
+ * structural, a rule that does not compile or costs too much, v1beta1) throws a CrdSourceError naming where it is
+ * and the API server's words. The same CRD met twice (in the tree and with --crd) counts once; two different ones
+ * for the same kind are a clash. A kind a contract declares is decided by the contract: its CRD is still checked,
+ * and compared with the contract's, so that a stale copy in the tree is seen.
+ */
+export function collectCrds(registry: ContractRegistry, found: ReadonlyArray<ManifestObject & { origin: CrdOrigin }>): CrdKinds {
+  const kinds = new CrdKinds();
+  for (const { location, object, origin } of found) {
+    const where = `${origin === 'crd-flag' ? '--crd ' : ''}${describeLocation(location)}`;
+    const name = isPlainObject(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : '(unnamed)';
+    const fail = (problem: string): never => {
+      throw new CrdSourceError(`${where}: CustomResourceDefinition ${name}: ${problem}`);
+    };
+    if (object.apiVersion !== 'apiextensions.k8s.io/v1') {
+      fail(`kube-apiserver serves CustomResourceDefinitions as apiextensions.k8s.io/v1 only, not ${String(object.apiVersion)} (v1beta1 is gone since Kubernetes 1.22): convert it`);
+    }
+    let crd: EngineCrd;
+    try {
+      crd = loadCrd(object);
+    } catch (error) {
+      if (error instanceof CrdUnservableError) return fail(`kube-apiserver cannot serve it: ${error.message}`);
+      if (error instanceof RangeError) return fail(error.message);
+      throw error;
+    }
+    if (crd.refusal.length > 0) fail(`kube-apiserver would refuse it: ${crd.refusal.map(formatFieldError).join(', ')}`);
+    const spec = object.spec as Record<string, unknown>;
+    const conversion = isPlainObject(spec.conversion) && typeof spec.conversion.strategy === 'string' ? spec.conversion.strategy : 'None';
+    const earlier = kinds.known(crd.group, crd.kind);
+    if (earlier) {
+      if (isDeepStrictEqual(earlier.spec, object.spec)) continue;
+      fail(`a different CustomResourceDefinition of ${crd.kind}.${crd.group} is at ${describeLocation(earlier.use.location)} already: which one would the API server hold?`);
+    }
+    const contract = registry.lookup(crd.group, crd.kind);
+    const use: CrdUse = { location, origin, name, group: crd.group, kind: crd.kind, versions: [...crd.versions], decidedBy: contract ? 'contract' : 'crd' };
+    if (contract) {
+      const differs = differingVersions(object, renderCustomResourceDefinition(contract.contract, { target: { url: 'https://crdgate.invalid' } }) as KubeObject);
+      if (differs.length > 0) use.differsFromContract = differs;
+    }
+    kinds.add(use, crd, object.spec, conversion);
+  }
+  return kinds;
+}
+
+/** The versions whose openAPIV3Schema differs between two CRDs, or that only one of them has. */
+function differingVersions(crd: KubeObject, contractCrd: KubeObject): string[] {
+  const schemas = (object: KubeObject) => {
+    const versions = isPlainObject(object.spec) && Array.isArray(object.spec.versions) ? (object.spec.versions as unknown[]) : [];
+    return new Map(versions.filter(isPlainObject).map((v) => [String(v.name), isPlainObject(v.schema) ? v.schema.openAPIV3Schema : undefined]));
+  };
+  const ours = schemas(crd);
+  const theirs = schemas(contractCrd);
+  return [...new Set([...ours.keys(), ...theirs.keys()])].filter((version) => !isDeepStrictEqual(ours.get(version), theirs.get(version))).sort();
+}
