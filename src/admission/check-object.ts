@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DecisionCode } from '../errors.ts';
 import { formatFieldError, type FieldError } from '../contract/field-error.ts';
 import { engineCrdFor } from '../api-server-engine/contract-crd.ts';
-import { judge, type EngineCrd, type Judgement } from '../api-server-engine/engine.ts';
+import { judge, type EngineCrd, type FieldValidation, type Judgement } from '../api-server-engine/engine.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
 import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/schema/field-path.ts';
@@ -20,6 +20,8 @@ export interface CheckInput {
   object: KubeObject;
   /** The stored object an UPDATE replaces. */
   oldObject?: KubeObject | null;
+  /** What unknown and duplicate fields make of the object (kubectl's --validate); Strict, kubectl's default, if unset. */
+  fieldValidation?: FieldValidation;
 }
 
 /** A field the mutating webhook's defaults set, in Kubernetes' path notation: `spec.replicas`. */
@@ -56,7 +58,7 @@ export function checkObject(registry: ContractRegistry, input: CheckInput): Chec
   const oldObject = input.oldObject ?? null;
   if (operation === 'DELETE') return summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []);
   const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
-  if (compiled && compiled.servedApiVersions.has(String(object.apiVersion))) return checkThroughEngine(registry, compiled, operation, object, oldObject);
+  if (compiled && compiled.servedApiVersions.has(String(object.apiVersion))) return checkThroughEngine(registry, compiled, operation, object, oldObject, input.fieldValidation ?? 'Strict');
   // A kind or version no contract serves: the webhooks' own answer (KIND_UNKNOWN, VERSION_UNKNOWN).
   const mutation = decideMutation(registry, admissionRequest(operation, object, oldObject));
   if (!mutation.allowed) return summarize(mutation, object, [], []);
@@ -77,7 +79,7 @@ export function checkObject(registry: ContractRegistry, input: CheckInput): Chec
 export function checkCrdObject(crd: EngineCrd, input: CheckInput): CheckResult {
   const { operation, object } = input;
   if (operation === 'DELETE') return summarize(allow(), object, [], []);
-  const judged = judge(crd, { operation, object, ...(input.oldObject ? { oldObject: input.oldObject } : {}) });
+  const judged = judge(crd, { operation, object, fieldValidation: input.fieldValidation ?? 'Strict', ...(input.oldObject ? { oldObject: input.oldObject } : {}) });
   if (!judged.allowed) return summarize(engineDenial(judged), object, [], judged.warnings);
   const stored = inKeyOrderOf(judged.object!, object);
   return summarize(allow(), stored, addedFields(object, stored), judged.warnings);
@@ -103,22 +105,25 @@ function checkThroughEngine(
   operation: 'CREATE' | 'UPDATE',
   object: KubeObject,
   oldObject: KubeObject | null,
+  fieldValidation: FieldValidation,
 ): CheckResult {
   const crd = engineCrdFor(compiled);
   const refusal = crd.refusal.length > 0 ? [`kube-apiserver would refuse the CustomResourceDefinition of ${compiled.contract.identity.kind}: ${crd.refusal.map(formatFieldError).join(', ')}`] : [];
   const old = oldObject ?? undefined;
-  const decoded = judge(crd, { operation, object, oldObject: old, decodeOnly: true });
+  const decoded = judge(crd, { operation, object, oldObject: old, decodeOnly: true, fieldValidation });
   if (!decoded.allowed) return summarize(engineDenial(decoded), object, [], refusal);
+  // With Warn, the unknown and duplicate fields the decoding pruned are warnings, as the API server sends them.
+  const fieldWarnings = [...refusal, ...decoded.warnings];
   // The engine gives keys back sorted; the user's order is kept (it is the order of the report and of --defaulted).
   const received = inKeyOrderOf(decoded.object!, object);
   const mutation = decideMutation(registry, admissionRequest(operation, received, oldObject));
-  if (!mutation.allowed) return summarize(mutation, received, [], refusal);
+  if (!mutation.allowed) return summarize(mutation, received, [], fieldWarnings);
   const patch = mutation.patch ?? [];
   const patched = patch.length > 0 ? applyJsonPatch(received, patch) : received;
   // What a webhook's patch adds that the schema does not know is pruned silently, as the API server does.
   const judged = judge(crd, { operation, object: patched, oldObject: old, fieldValidation: patch.length > 0 ? 'Ignore' : 'Strict' });
   const defaults = defaultedFields(patch, patched, received);
-  const warnings = [...refusal, ...mutation.warnings, ...judged.warnings];
+  const warnings = [...fieldWarnings, ...mutation.warnings, ...judged.warnings];
   if (!judged.allowed) {
     // The webhook sees the object as the API server prepared it (status dropped on a create, say), not as sent.
     const prepared = judged.object ? inKeyOrderOf(judged.object, patched) : patched;

@@ -50,6 +50,12 @@ export interface EngineCrd {
   instance: number;
 }
 
+/**
+ * What a client asks of unknown and duplicate fields, as kubectl's --validate sends it: Strict refuses the object
+ * (400), Warn lets it on pruned with a warning per field, Ignore prunes them in silence.
+ */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
 export interface JudgeInput {
   operation: 'CREATE' | 'UPDATE';
   object: unknown;
@@ -59,7 +65,7 @@ export interface JudgeInput {
    * `Strict` (kubectl's default): an unknown or duplicate field refuses the request with 400. `Ignore`: they are
    * pruned silently, as the API server treats what a mutating webhook's patch brings.
    */
-  fieldValidation?: 'Strict' | 'Ignore';
+  fieldValidation?: FieldValidation;
   /** Only decode, prune and default: the object as a mutating admission webhook receives it. */
   decodeOnly?: boolean;
   /** The request's namespace; by default the object's, else `default` for a namespaced kind. */

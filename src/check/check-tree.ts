@@ -1,5 +1,6 @@
 import { ownsCrd } from '../contract/define-contract.ts';
 import { checkCrdObject, checkObject, type CheckInput, type CheckOperation, type CheckResult } from '../admission/check-object.ts';
+import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { errored } from '../admission/verdict.ts';
 import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { DecisionCode, TreeCheckCode } from '../errors.ts';
@@ -17,6 +18,8 @@ export interface TreeCheckOptions {
   state?: string;
   /** Decide every object of the tree as being deleted (`--operation DELETE`); there is no previous revision then. */
   deleteAll?: boolean;
+  /** What unknown and duplicate fields make of an object (`--field-validation`); kubectl's Strict if unset. */
+  fieldValidation?: FieldValidation;
   /**
    * The CRDs of the run (found in the tree, or named with `--crd`): their custom resources are decided by
    * kube-apiserver's pipeline on the CRD where no contract declares the kind. The tree's CRD objects themselves are
@@ -71,6 +74,7 @@ export interface TreeCheckReport {
  */
 export function checkTree(registry: ContractRegistry, tree: ManifestContents, oldTree: ManifestContents | undefined, options: TreeCheckOptions = {}): TreeCheckReport {
   const crds = options.crds;
+  const asked: Pick<CheckInput, 'fieldValidation'> = options.fieldValidation ? { fieldValidation: options.fieldValidation } : {};
   const decides = (object: KubeObject) => decidedKind(registry, object, options.strictKinds === true) || crdFor(crds, object) !== undefined;
   const previous = new Map<string, ManifestObject>();
   for (const entry of oldTree?.objects ?? []) {
@@ -108,8 +112,8 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
       check = options.deleteAll
         ? decide(registry, crds, object, location, { operation: 'DELETE', object })
         : old === undefined
-          ? decide(registry, crds, object, location, { operation: 'CREATE', object })
-          : update(registry, crds, object, location, old, options.state);
+          ? decide(registry, crds, object, location, { operation: 'CREATE', object, ...asked })
+          : update(registry, crds, object, location, old, options.state, asked);
     }
     report.objects.push(check);
     report.stored.push(check.object);
@@ -120,7 +124,15 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
   return report;
 }
 
-function update(registry: ContractRegistry, crds: CrdKinds | undefined, object: KubeObject, location: ManifestLocation, old: ManifestObject, state: string | undefined): ObjectCheck {
+function update(
+  registry: ContractRegistry,
+  crds: CrdKinds | undefined,
+  object: KubeObject,
+  location: ManifestLocation,
+  old: ManifestObject,
+  state: string | undefined,
+  asked: Pick<CheckInput, 'fieldValidation'>,
+): ObjectCheck {
   const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
   if (!compiled) {
     const crd = crdFor(crds, object);
@@ -133,7 +145,7 @@ function update(registry: ContractRegistry, crds: CrdKinds | undefined, object: 
     // The None strategy converts by setting the apiVersion, as the API server reads the stored object back.
     const oldObject = crd && old.object.apiVersion !== object.apiVersion ? { ...old.object, apiVersion: object.apiVersion } : old.object;
     // A kind no contract declares, nor any CRD (decided only with strictKinds), is denied as such, whatever the old object was.
-    return { ...decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject }), oldLocation: old.location };
+    return { ...decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject, ...asked }), oldLocation: old.location };
   }
   let prepared;
   try {
@@ -142,7 +154,7 @@ function update(registry: ContractRegistry, crds: CrdKinds | undefined, object: 
     if (!(error instanceof ConversionError)) throw error;
     return { ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', error.message), oldLocation: old.location };
   }
-  const check = decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject });
+  const check = decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject, ...asked });
   return { ...check, oldLocation: old.location, ...(prepared.state ? { state: prepared.state } : {}) };
 }
 

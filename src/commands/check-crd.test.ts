@@ -102,6 +102,18 @@ describe('crdgate check --crd: custom resources decided by kube-apiserver on the
     ]);
   });
 
+  it('takes field validation as kubectl sends it: Strict (the default) denies an unknown field, Warn prunes it with a warning, Ignore in silence', async () => {
+    const tree = await write('field-validation/s.yaml', [shape('extra', { colour: 'red', ports: [{ name: 'http', number: 80, nickname: 'web' }] })]);
+    const run = async (...flags: string[]) => byName(jsonReport((await scratch.run('check', '-f', tree, '--crd', shapesCrd, '-o', 'json', ...flags)).stdout).objects, 'extra');
+    expect(await run()).toMatchObject({ allowed: false, message: expect.stringContaining('strict decoding error: unknown field "spec.colour", unknown field "spec.ports[0].nickname"') });
+    expect(await run('--field-validation', 'Strict')).toMatchObject({ allowed: false });
+    // kube-apiserver v1.36's words for fieldValidation=Warn, one warning per field.
+    expect(await run('--field-validation', 'Warn')).toMatchObject({ allowed: true, warnings: ['unknown field "spec.colour"', 'unknown field "spec.ports[0].nickname"'] });
+    expect(await run('--field-validation', 'ignore')).toMatchObject({ allowed: true, warnings: [] });
+    const bad = await scratch.run('check', '-f', tree, '--crd', shapesCrd, '--field-validation', 'lenient');
+    expect({ code: bad.code, stderr: bad.stderr.trim() }).toEqual({ code: 2, stderr: 'crdgate check: --field-validation must be Strict, Warn or Ignore, got "lenient"' });
+  });
+
   it('judges transition rules against --old: a change they refuse is denied, the unchanged object allowed', async () => {
     const before = { storageClass: 'fast', size: '2Gi', owner: 'alice', startAt: '2024-01-01T00:00:00Z' };
     const old = await write('rev/old/r.yaml', [ruled('r', before)]);

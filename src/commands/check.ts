@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { collectCrds, CrdSourceError, isCrdObject, type CrdKinds, type CrdOrigin } from '../check/crd-kinds.ts';
+import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
 import { renderJsonReport } from '../check/json-report.ts';
 import { renderJunitReport } from '../check/junit-report.ts';
@@ -21,7 +22,7 @@ type ReportFormat = keyof typeof reportFormats;
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--state PHASE] [--strict-kinds] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--state PHASE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -42,6 +43,9 @@ export const checkCommand: Command = {
   --strict-kinds   an unknown kind in a group a contract claims is denied (KIND_UNKNOWN), not skipped. A contract
                    claims its group when crdgate owns its CRD; one with crdOwner: 'external' (an operator's
                    CRD) claims its own kind only, so the operator's other kinds of the group are still skipped
+  --field-validation MODE  what an unknown or duplicate field makes of an object, as kubectl's --validate sends it:
+                   Strict (the default, kubectl's) denies it, Warn prunes the field with a warning, Ignore prunes it
+                   in silence
   -o FORMAT        the report: text (default), json, or junit (one testcase per object)
   --defaulted FMT  print the new tree as it would be stored (defaults applied) as yaml or json on standard output
                    when every object is allowed; the report then goes to standard error
@@ -57,6 +61,7 @@ export const checkCommand: Command = {
     old: { type: 'string', multiple: true },
     state: { type: 'string' },
     'strict-kinds': { type: 'boolean' },
+    'field-validation': { type: 'string' },
     output: { type: 'string', short: 'o' },
     defaulted: { type: 'string' },
     operation: { type: 'string' },
@@ -68,7 +73,11 @@ export const checkCommand: Command = {
     const oldFiles = stringList(values, 'old');
     const report = reportFormat(stringOption(values, 'output'));
     const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
-    const options: TreeCheckOptions = { strictKinds: values['strict-kinds'] === true, ...operationOptions(stringOption(values, 'operation'), oldFiles) };
+    const options: TreeCheckOptions = {
+      strictKinds: values['strict-kinds'] === true,
+      fieldValidation: fieldValidationMode(stringOption(values, 'field-validation')),
+      ...operationOptions(stringOption(values, 'operation'), oldFiles),
+    };
     const crdPaths = stringList(values, 'crd');
     if ([...files, ...oldFiles, ...crdPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
@@ -138,6 +147,15 @@ function reportFormat(text: string | undefined): ReportFormat {
   if (text === undefined) return 'text';
   if (Object.hasOwn(reportFormats, text)) return text as ReportFormat;
   throw new UsageError(`-o must be text, json or junit, got "${text}" (the defaulted objects are printed with --defaulted yaml|json)`);
+}
+
+const fieldValidationModes: readonly FieldValidation[] = ['Strict', 'Warn', 'Ignore'];
+
+function fieldValidationMode(text: string | undefined): FieldValidation {
+  if (text === undefined) return 'Strict';
+  const mode = fieldValidationModes.find((candidate) => candidate.toLowerCase() === text.toLowerCase());
+  if (mode === undefined) throw new UsageError(`--field-validation must be Strict, Warn or Ignore, got "${text}"`);
+  return mode;
 }
 
 function defaultedFormat(text: string | undefined): FileFormat | undefined {

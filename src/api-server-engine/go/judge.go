@@ -37,16 +37,22 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 		return refused(err)
 	}
 	answer := judgeAnswer{UnknownFields: read.unknownFields, StrictErrors: read.strictErrors}
+	// With fieldValidation=Warn the same complaints are the answer's first warnings, in the same order, and the
+	// object goes on pruned, as the handler does it.
+	var fieldWarnings []string
 	if complaints := append(append([]string{}, read.strictErrors...), quoted("unknown field", read.unknownFields)...); len(complaints) > 0 {
-		answer.Status = &statusAnswer{
-			Code:    http.StatusBadRequest,
-			Reason:  string(metav1.StatusReasonBadRequest),
-			Message: c.cannotHandle(read.object, fmt.Errorf("strict decoding error: %s", strings.Join(complaints, ", "))),
+		if !strings.EqualFold(request.FieldValidation, "Warn") {
+			answer.Status = &statusAnswer{
+				Code:    http.StatusBadRequest,
+				Reason:  string(metav1.StatusReasonBadRequest),
+				Message: c.cannotHandle(read.object, fmt.Errorf("strict decoding error: %s", strings.Join(complaints, ", "))),
+			}
+			return answer
 		}
-		return answer
+		fieldWarnings = complaints
 	}
 	if request.DecodeOnly {
-		answer.Allowed, answer.Object = true, read.object.Object
+		answer.Allowed, answer.Object, answer.Warnings = true, read.object.Object, fieldWarnings
 		return answer
 	}
 
@@ -65,7 +71,7 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 		asStoredAndFetched(object, old, ctx)
 		err = rest.BeforeUpdate(strategy, ctx, object, old.object)
 		if err != nil {
-			return refusedAfterPreparing(err, object, sentMetadata)
+			return withWarnings(refusedAfterPreparing(err, object, sentMetadata), fieldWarnings)
 		}
 	} else {
 		if object.GetGenerateName() != "" && object.GetName() == "" {
@@ -73,10 +79,16 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 		}
 		rest.FillObjectMetaSystemFields(object)
 		if err := rest.BeforeCreate(strategy, ctx, object); err != nil {
-			return refusedAfterPreparing(err, object, sentMetadata)
+			return withWarnings(refusedAfterPreparing(err, object, sentMetadata), fieldWarnings)
 		}
 	}
-	answer.Allowed, answer.Object, answer.Warnings = true, asSent(object, sentMetadata), warnings.texts
+	answer.Allowed, answer.Object, answer.Warnings = true, asSent(object, sentMetadata), append(fieldWarnings, warnings.texts...)
+	return answer
+}
+
+// withWarnings puts the field validation's warnings before the answer's own.
+func withWarnings(answer judgeAnswer, fieldWarnings []string) judgeAnswer {
+	answer.Warnings = append(append([]string{}, fieldWarnings...), answer.Warnings...)
 	return answer
 }
 
