@@ -3,6 +3,7 @@ import type { DecisionCode } from '../errors.ts';
 import { formatFieldError, type FieldError } from '../contract/field-error.ts';
 import { engineCrdFor } from '../api-server-engine/contract-crd.ts';
 import { judge, type EngineCrd, type FieldValidation, type Judgement } from '../api-server-engine/engine.ts';
+import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
 import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/schema/field-path.ts';
@@ -163,20 +164,6 @@ function withWebhookCauses(server: FieldError[], webhook: FieldError[]): FieldEr
  */
 function sameField(field: string): string {
   return field.replace(/\[([^\]]*)\]/g, (whole, key: string) => (/^\d+$/.test(key) ? whole : `.${key}`));
-}
-
-/** `value` with the keys of each object in the order `template` has them at the same place; new keys after them. */
-function inKeyOrderOf<T>(value: T, template: unknown): T {
-  if (Array.isArray(value)) return value.map((item, index) => inKeyOrderOf(item, Array.isArray(template) ? template[index] : undefined)) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const source = value as Record<string, unknown>;
-  const model = template !== null && typeof template === 'object' && !Array.isArray(template) ? (template as Record<string, unknown>) : {};
-  const ordered: Record<string, unknown> = {};
-  for (const key of [...Object.keys(model).filter((key) => Object.hasOwn(source, key)), ...Object.keys(source).filter((key) => !Object.hasOwn(model, key))]) {
-    // (defineProperty: a `__proto__` key of parsed JSON stays a plain key.)
-    Object.defineProperty(ordered, key, { value: inKeyOrderOf(source[key], model[key]), enumerable: true, writable: true, configurable: true });
-  }
-  return ordered as T;
 }
 
 /** The API server's own refusal, in its words: 400 for a body it cannot take, 422 for an invalid object. */

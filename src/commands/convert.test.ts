@@ -60,3 +60,30 @@ describe('crdgate convert', () => {
     expect(result.stderr).toMatch(/^CONVERSION_FAILED: /);
   });
 });
+
+describe('crdgate convert: as kube-apiserver serves the object in the version asked for', () => {
+  it('prunes what that version does not declare and fills its schema defaults', async () => {
+    const index = new URL('../index.ts', import.meta.url).pathname;
+    const spec = (properties: Record<string, unknown>) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } });
+    await writeFile(
+      join(dir, 'paint.ts'),
+      `import { defineContract } from ${JSON.stringify(index)};
+const copy = (apiVersion: string) => (object: any) => ({ ...object, apiVersion });
+export default defineContract({
+  identity: { group: 'paint.example.com', kind: 'Can', plural: 'cans', singular: 'can', scope: 'Namespaced' },
+  versions: [
+    { name: 'v1', served: true, storage: true, schema: ${JSON.stringify(spec({ legacy: { type: 'string' }, litres: { type: 'integer' } }).openAPIV3Schema)} },
+    { name: 'v2', served: true, storage: false, schema: ${JSON.stringify(spec({ litres: { type: 'integer' }, colour: { type: 'string', default: 'blue' } }).openAPIV3Schema)} },
+  ],
+  hub: 'v1',
+  conversions: { v2: { toHub: copy('paint.example.com/v1'), fromHub: copy('paint.example.com/v2') } },
+});
+`,
+    );
+    await writeFile(join(dir, 'can.json'), JSON.stringify({ apiVersion: 'paint.example.com/v1', kind: 'Can', metadata: { name: 'c' }, spec: { legacy: 'x', litres: 2 } }));
+    const result = await run('convert', '-f', 'can.json', '--to', 'paint.example.com/v2', '--contract', './paint.ts');
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({ apiVersion: 'paint.example.com/v2', kind: 'Can', metadata: { name: 'c' }, spec: { litres: 2, colour: 'blue' } });
+  });
+});
+

@@ -1,3 +1,5 @@
+import { asReadByTheApiServer } from '../api-server-engine/contract-crd.ts';
+import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import { lookupByApiVersion } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
 import { convertObject } from '../conversion/convert-object.ts';
@@ -10,7 +12,8 @@ export const convertCommand: Command = {
   summary: 'convert an object to another served version, as the conversion webhook would',
   usage: `crdgate convert -f FILE --to API_VERSION [--contract MODULE]...
 
-  Reads one object (YAML or JSON; - for standard input) and prints it in API_VERSION, in the same format.
+  Reads one object (YAML or JSON; - for standard input) and prints it in API_VERSION, in the same format, as
+  kube-apiserver would serve it in that version (its schema prunes and defaults what the conversion returns).
   What an older version cannot hold is kept in the contract's conversion annotation, and restored on the way up.
   Exit code 0: converted; 1: the object cannot be converted (the reason is printed); 2: bad usage or input.`,
   options: {
@@ -29,9 +32,11 @@ export const convertCommand: Command = {
       throw new UsageError(`--to ${to} is not a served version of ${object.kind} (served: ${[...compiled.servedApiVersions].join(', ')})`);
     }
     try {
-      io.stdout(formatObject(convertObject(compiled.contract, object, to), format));
+      // As `kubectl get` in that version shows it: the API server prunes and defaults what a conversion returns.
+      io.stdout(formatObject(asReadByTheApiServer(compiled, convertObject(compiled.contract, object, to)), format));
       return 0;
     } catch (error) {
+      if (error instanceof EngineUnavailableError) throw new UsageError(error.message);
       if (!(error instanceof ConversionError)) throw error;
       io.stderr(`${error.code}: ${error.message}\n`);
       return 1;
