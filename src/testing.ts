@@ -7,7 +7,9 @@ import { handleAdmissionReview, type AdmissionWebhook } from './admission/handle
 import type { AdmissionResponse } from './admission/verdict.ts';
 import type { Contract } from './contract/define-contract.ts';
 import type { KubeObject } from './contract/kube-object.ts';
-import { createContractRegistry, lookupByApiVersion, type ContractRegistry } from './contract/registry.ts';
+import { ContractCompileError, createContractRegistry, lookupByApiVersion, type CompiledContract, type ContractRegistry } from './contract/registry.ts';
+import { contractCrdRefusal } from './api-server-engine/contract-crd.ts';
+import { formatFieldError } from './contract/field-error.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
 import { convertObject } from './conversion/convert-object.ts';
 
@@ -68,6 +70,7 @@ export interface ContractTester {
  */
 export function contractTester(contracts: Contract | readonly Contract[]): ContractTester {
   const registry = createContractRegistry(Array.isArray(contracts) ? contracts : [contracts as Contract]);
+  for (const compiled of registry.contracts) refuseRulesTheApiServerRefuses(compiled);
   return {
     check: function check(object, options = {}) {
       const operation = options.operation ?? (options.oldObject ? 'UPDATE' : 'CREATE');
@@ -82,6 +85,17 @@ export function contractTester(contracts: Contract | readonly Contract[]): Contr
       return convertObject(contractFor(registry, object), object, apiVersion);
     },
   };
+}
+
+/**
+ * A contract whose CEL rules kube-apiserver would refuse (syntax, a function it does not have, cost over its limits)
+ * throws here, in the API server's words, as a schema that is not structural does: its CRD could never be applied.
+ */
+function refuseRulesTheApiServerRefuses(compiled: CompiledContract): void {
+  const refusal = contractCrdRefusal(compiled);
+  if (refusal.length === 0) return;
+  const { plural, group } = compiled.contract.identity;
+  throw new ContractCompileError(`contract ${plural}.${group}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`);
 }
 
 function contractFor(registry: ContractRegistry, object: KubeObject): Contract {

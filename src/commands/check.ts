@@ -13,7 +13,7 @@ import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { stringList, stringOption, UsageError, type Command } from './command.ts';
-import { loadRegistry } from './contracts.ts';
+import { checkContractRules, loadRegistry } from './contracts.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
 
 const reportFormats = { text: renderTextReport, json: renderJsonReport, junit: renderJunitReport } as const;
@@ -81,6 +81,8 @@ export const checkCommand: Command = {
     const crdPaths = stringList(values, 'crd');
     if ([...files, ...oldFiles, ...crdPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const ruleWarnings = checkContractRules(registry);
+    if (ruleWarnings !== '') io.stderr(ruleWarnings);
     const state = stringOption(values, 'state');
     if (state !== undefined) options.state = knownState(registry, state);
 

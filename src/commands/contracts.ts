@@ -2,7 +2,11 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { contractCrdRefusal } from '../api-server-engine/contract-crd.ts';
+import { CrdUnservableError, EngineUnavailableError } from '../api-server-engine/engine.ts';
 import { ContractDefinitionError, type Contract } from '../contract/define-contract.ts';
+import { formatFieldError } from '../contract/field-error.ts';
+import { cacheHome } from '../control-plane/kube-assets.ts';
 import { ContractCompileError, createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { UsageError } from './command.ts';
@@ -32,6 +36,34 @@ export function contractWarningLines(registry: ContractRegistry): string {
   return registry.contracts
     .flatMap((compiled) => compiled.warnings.map((warning) => `warning: contract ${compiled.contract.identity.plural}.${compiled.contract.identity.group}: ${warning}\n`))
     .join('');
+}
+
+/**
+ * Stops a command that writes or judges a contract's CRD when kube-apiserver would refuse that CRD for its CEL rules
+ * (a syntax error, a function the API server's version does not have, an estimated cost over its limits), in the
+ * API server's own words, so that a broken rule is found at load rather than at `kubectl apply`. Where the API
+ * server engine is not installed (crdgate's image, which serves the webhook only) the rules cannot be checked:
+ * one `warning:` line per contract with rules says so, and the command goes on.
+ */
+export function checkContractRules(registry: ContractRegistry, env: NodeJS.ProcessEnv = process.env): string {
+  const acceptedCrds = join(cacheHome(env), 'crdgate', 'api-server-engine', 'accepted-crds');
+  const unchecked: string[] = [];
+  for (const compiled of registry.contracts) {
+    const name = `${compiled.contract.identity.plural}.${compiled.contract.identity.group}`;
+    let refusal;
+    try {
+      refusal = contractCrdRefusal(compiled, { acceptedCrds });
+    } catch (error) {
+      if (error instanceof EngineUnavailableError) {
+        unchecked.push(`warning: contract ${name}: its CEL rules were not checked against kube-apiserver's rules: ${error.message}\n`);
+        continue;
+      }
+      if (error instanceof CrdUnservableError) throw new UsageError(`contract ${name}: ${error.message}`);
+      throw error;
+    }
+    if (refusal.length > 0) throw new UsageError(`contract ${name}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`);
+  }
+  return unchecked.join('');
 }
 
 /** Where a `--contract` module is, and how a crdgate started in the same working directory names it. */

@@ -4,7 +4,7 @@ import { lookupByApiVersion } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
 import { convertObject } from '../conversion/convert-object.ts';
 import { requiredString, stringList, UsageError, type Command } from './command.ts';
-import { loadRegistry } from './contracts.ts';
+import { checkContractRules, loadRegistry } from './contracts.ts';
 import { formatObject, readObjectFile } from './object-file.ts';
 
 export const convertCommand: Command = {
@@ -26,6 +26,8 @@ export const convertCommand: Command = {
     const to = requiredString(values, 'to');
     const { object, format } = await readObjectFile(file, io.cwd);
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const ruleWarnings = checkContractRules(registry);
+    if (ruleWarnings !== '') io.stderr(ruleWarnings);
     const compiled = lookupByApiVersion(registry, String(object.apiVersion), String(object.kind));
     if (!compiled) throw new UsageError(`${file}: crdgate has no contract for ${object.kind} in ${object.apiVersion}`);
     if (!compiled.servedApiVersions.has(to)) {

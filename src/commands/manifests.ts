@@ -12,7 +12,7 @@ import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
 import { positiveInteger, stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
-import { contractWarningLines, loadRegistry, locateContractModule } from './contracts.ts';
+import { checkContractRules, contractWarningLines, loadRegistry, locateContractModule } from './contracts.ts';
 
 export const manifestsCommand: Command = {
   name: 'manifests',
@@ -87,6 +87,8 @@ export const manifestsCommand: Command = {
     const modules = stringList(values, 'contract');
     const options = await manifestOptions(values, io.cwd);
     const registry = await loadRegistry(modules, io.cwd);
+    // Before anything is written: a CRD whose rules kube-apiserver would refuse is never rendered.
+    const ruleWarnings = checkContractRules(registry);
     const contracts = registry.contracts.map((compiled) => compiled.contract);
     // After loading: the contracts' plurals are part of the Jobs' names, which the name must leave room for.
     const nameProblem = installNameProblem(options.name, contracts);
@@ -95,7 +97,7 @@ export const manifestsCommand: Command = {
     if (statusProblem !== undefined) throw new UsageError(`--migration-via status: ${statusProblem}`);
     const out = stringOption(values, 'out');
     // On stderr, so that the YAML on stdout stays applicable as it is.
-    const warnings = contractWarningLines(registry);
+    const warnings = contractWarningLines(registry) + ruleWarnings;
     if (warnings !== '') io.stderr(warnings);
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
     if (out === undefined) {
