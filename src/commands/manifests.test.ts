@@ -124,6 +124,33 @@ export default { ...contract, versions: contract.versions.map((v) => (v.name ===
     );
   });
 
+  it("stops on a contract whose CEL rules kube-apiserver would refuse, in the API server's words, and writes nothing", async () => {
+    const example = JSON.stringify(new URL('../contracts/geodatabase/index.ts', import.meta.url).href);
+    // The example's storageClassName rule with a typo: a function the API server's CEL environment does not have.
+    await writeFile(
+      join(dir, 'typo-rule.ts'),
+      `import { geoDatabaseContract } from ${example};
+const contract = geoDatabaseContract();
+const withTypo = (schema) => JSON.parse(JSON.stringify(schema).replaceAll('format.dns1123Subdomain()', 'format.dns1123Subdomian()'));
+export default { ...contract, versions: contract.versions.map((v) => ({ ...v, schema: withTypo(v.schema) })) };
+`,
+    );
+    const refused = await run('manifests', '--contract', 'typo-rule.ts', '--url', 'https://127.0.0.1:9443', '--out', 'typo-tree');
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(
+      'contract geodatabases.geo.example.com: kube-apiserver would refuse its CRD: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[storage].properties[storageClassName].x-kubernetes-validations[0].rule: Invalid value:',
+    );
+    expect(refused.stderr).toMatch(/compilation failed: ERROR: <input>:1:\d+: undeclared reference to 'format'/);
+    await expect(readFile(join(dir, 'typo-tree', 'kustomization.yaml'))).rejects.toThrow(/ENOENT/);
+
+    const example_ = await run('manifests', '--url', 'https://127.0.0.1:9443');
+    expect(example_.code, example_.stderr).toBe(0);
+    const crd = parseAllDocuments(example_.stdout).map((d) => d.toJS()).find((o) => o.kind === 'CustomResourceDefinition');
+    const storage = (version: string) => crd.spec.versions.find((v: any) => v.name === version).schema.openAPIV3Schema.properties.spec.properties.storage;
+    for (const version of ['v1', 'v1beta1']) expect(storage(version).properties.storageClassName['x-kubernetes-validations'][0].rule).toContain('format.dns1123Subdomain()');
+  });
+
   it('renders the migration as Indexed Jobs with --migration-shards, writing through the status subresource with --migration-via status', async () => {
     const { code, stdout, stderr } = await run('manifests', '--migration-shards', '3', '--migration-via', 'status', '--url', 'https://127.0.0.1:9443');
     expect(code, stderr).toBe(0);

@@ -18,6 +18,25 @@ export const dnsLabel = (description: string): JSONSchemaProps => ({
   description,
 });
 
+/**
+ * A StorageClass's name, which Kubernetes requires to be a DNS subdomain. Said in CEL rather than as an invariant:
+ * the rule is rendered into the CRD, so kube-apiserver enforces it even while crdgate is down, and `crdgate check`
+ * evaluates it offline as the API server does. messageExpression says which part of the name is wrong.
+ */
+export const storageClassName = (description?: string): JSONSchemaProps => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: 253,
+  'x-kubernetes-validations': [
+    {
+      rule: '!format.dns1123Subdomain().validate(self).hasValue()',
+      message: 'must be the name of a StorageClass (a DNS subdomain)',
+      messageExpression: "'must be the name of a StorageClass: ' + format.dns1123Subdomain().validate(self).value()[0]",
+    },
+  ],
+  ...(description ? { description } : {}),
+});
+
 export const postgresVersion: JSONSchemaProps = {
   type: 'string',
   pattern: '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$',

@@ -1,5 +1,5 @@
 import type { JSONSchemaProps } from '../../index.ts';
-import { dnsLabel, postgisVersion, postgresVersion, quantity, status } from './schema-parts.ts';
+import { dnsLabel, postgisVersion, postgresVersion, quantity, status, storageClassName } from './schema-parts.ts';
 
 export const schemaV1beta1: JSONSchemaProps = {
   type: 'object',
@@ -21,7 +21,7 @@ export const schemaV1beta1: JSONSchemaProps = {
           required: ['size'],
           properties: {
             size: quantity('Volume size, at least 1Gi.'),
-            storageClassName: { type: 'string', minLength: 1, maxLength: 253 },
+            storageClassName: storageClassName(),
           },
         },
         caches: {
