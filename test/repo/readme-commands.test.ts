@@ -1,4 +1,4 @@
-import { access, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,14 +7,15 @@ import { runCli } from '../../src/cli-runner.fixture.ts';
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const prefix = 'npm run --silent crdgate -- ';
 
-// The commands README.md shows on the repository's own files, as a reader pastes them into a checkout.
-const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
-const commands = readme
-  .split('\n')
+// The commands README.md and the pages of docs/ show on the repository's own files, as a reader pastes them into a
+// checkout.
+const pages = ['README.md', ...(await readdir(join(repoRoot, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const commands = (await Promise.all(pages.map((page) => readFile(join(repoRoot, page), 'utf8'))))
+  .flatMap((text) => text.split('\n'))
   .filter((line) => line.startsWith(prefix))
   .map((line) => line.slice(prefix.length).trim().split(/\s+/));
 
-describe("README.md's `npm run crdgate` examples", () => {
+describe("README.md's and docs/'s `npm run crdgate` examples", () => {
   it('are found', () => {
     expect(commands.map((argv) => argv[0])).toEqual(expect.arrayContaining(['check', 'convert']));
   });
