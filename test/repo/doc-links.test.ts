@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { anchorOf, anchors, brokenLinks } from './markdown-links.ts';
+import { anchorOf, anchors, brokenLinks, relativeLinks } from './markdown-links.ts';
 
 const repo = new URL('../../', import.meta.url);
 const docs = (await readdir(new URL('docs/', repo))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
@@ -9,6 +9,11 @@ const pages = ['README.md', ...docs, 'bench/README.md'];
 describe('the documentation', () => {
   it.each(pages)('%s links only to files and headings that exist', async (page) => {
     expect(await brokenLinks(new URL(page, repo))).toEqual([]);
+  });
+
+  it('is reachable from the README in one click: every page of docs/ and bench/README.md', async () => {
+    const linked = new Set((await relativeLinks(new URL('README.md', repo))).map((link) => link.split('#')[0]));
+    expect([...docs, 'bench/README.md'].filter((page) => !linked.has(page))).toEqual([]);
   });
 });
 

@@ -28,3 +28,15 @@ describe("README.md's and docs/'s `npm run crdgate` examples", () => {
     expect(code, stderr).toBe(argv[0] === 'check' ? 1 : 0);
   });
 });
+
+// The README's quick start is two commands on a fresh machine: one installs and serves the built-in example, one runs
+// every test; CI runs the second as the README gives it.
+describe("README.md's quick start", () => {
+  it('is the two commands, and CI runs the test command as written', async () => {
+    const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
+    const block = /^## Quick start\n[\s\S]*?^```sh\n([\s\S]*?)^```$/m.exec(readme)?.[1];
+    const quickStart = block?.split('\n').filter(Boolean).map((line) => line.replace(/\s+#.*$/, ''));
+    expect(quickStart).toEqual(['npm ci && npm start', 'npm test']);
+    expect(await readFile(join(repoRoot, '.ci/run'), 'utf8')).toMatch(/^npm test\b/m);
+  });
+});
