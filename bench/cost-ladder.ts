@@ -30,7 +30,7 @@ export const rungMeaning: Record<Rung, string> = {
   decision: '+ crdgate decision (handleAdmissionReview) + JSON.stringify of its answer',
   'express-quiet': '+ express app (router, body reader, pre-serialized answer, request observer; pino silent, metrics no-op)',
   'express-metrics': '+ prom-client counters and histogram',
-  crdgate: '+ pino at info (= the real server: no line for an allowed review, see README Logging policy)',
+  crdgate: '+ pino at info (= the real server: no line for an allowed review, see docs/server.md, Logging policy)',
 };
 
 /**

@@ -1,6 +1,6 @@
 import { deploymentMemoryRequestMiB } from './deployment-resources.ts';
 
-/** crdgate's performance goals (the README's Performance section), as numbers the report checks. */
+/** crdgate's performance goals (bench/README.md, The goals, last measured), as numbers the report checks. */
 export const goals = {
   /** crdgate's requests per server-CPU-second over the bare node:https server's, per payload and endpoint. */
   throughputRatioToBare: 0.6,

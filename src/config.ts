@@ -1,4 +1,4 @@
-/** Defaults for `crdgate serve`, in one place so the CLI help, the README and the manifests agree. */
+/** Defaults for `crdgate serve`, in one place so the CLI help, the docs (docs/cli.md) and the manifests agree. */
 export const serveDefaults = {
   port: 8443,
   certDir: 'certs',

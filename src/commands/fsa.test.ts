@@ -6,12 +6,12 @@ import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 const run = (...argv: string[]) => runCli(process.cwd(), ...argv);
 
 describe('crdgate fsa', () => {
-  it('renders the machine that the README shows', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const diagram = /```mermaid\n([\s\S]*?)```/.exec(readme)?.[1];
+  it('renders the machine that docs/transitions.md shows', async () => {
+    const page = await readFile(new URL('../../docs/transitions.md', import.meta.url), 'utf8');
+    const diagram = /```mermaid\n([\s\S]*?)```/.exec(page)?.[1];
     const rendered = await run('fsa', '--format', 'mermaid');
     expect(rendered.code).toBe(0);
-    expect(diagram, 'the README diagram is stale: paste the output of `npm run --silent crdgate -- fsa` into it').toBe(rendered.stdout);
+    expect(diagram, 'the diagram in docs/transitions.md is stale: paste the output of `npm run --silent crdgate -- fsa` into it').toBe(rendered.stdout);
   });
 
   it('renders dot and table, each naming every state', async () => {

@@ -61,7 +61,7 @@ in silence under Ignore. The policies answer before the webhooks for what they c
 While crdgate is down, the policies still refuse what they compile (unsupported changes,
 changes a state does not allow, protected deletions); invariants, crdgate's schema checks and computed defaults are
 not applied, and conversion of any version other than the storage version still needs crdgate.
-See the README's operations section before choosing this over the base.`;
+See docs/operations.md, "Surviving a crdgate outage: the policy floor", before choosing this over the base.`;
 
 /**
  * The availability overlay: the install, plus the policies, with both webhooks set to let requests through when

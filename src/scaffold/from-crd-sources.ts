@@ -201,6 +201,6 @@ possible, and a failure with \`${requireE2eVariable}=1\`). \`examples/${n.singul
     versions.crdgateTarball === undefined ? '' : `; crdgate comes from \`${versions.crdgateTarball}\`, so keep \`vendor/\``
   }), and
 \`npx crdgate manifests --contract ${contractPath} --image ${image} --out manifests\` renders what to deploy:
-crdgate's README ("Your own contracts") and \`docs/operations.md\` go through it.
+crdgate's \`docs/own-contracts.md\` and \`docs/operations.md\` go through it.
 `;
 }

@@ -19,7 +19,7 @@ export interface ServeOptions {
   /** A further condition for readiness (a certificate the API servers trust): why it does not hold yet, if it does not. */
   notReadyBecause?: () => string | undefined;
   clientCaFile?: string;
-  /** Where a client certificate signed by clientCaFile is required; default validate and mutate (see the README). */
+  /** Where a client certificate signed by clientCaFile is required; default validate and mutate (see docs/server.md, mTLS). */
   clientCaEndpoints?: readonly WebhookEndpoint[];
   registry: ContractRegistry;
   /** Reads the custom object behind a /scale review from the API server; without it, /scale reviews are denied. */
