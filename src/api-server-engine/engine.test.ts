@@ -115,6 +115,22 @@ describe('the API server engine', () => {
     expect(moved).toMatchObject({ allowed: false, causes: [{ field: 'spec.zone', message: expect.stringContaining('is immutable') }] });
   });
 
+  it('knows time zones by their IANA names in CEL rules, as kube-apiserver reads them from the system', () => {
+    // 2009-02-13T23:31:30Z is 18:31 in New York (EST, -05:00) and 08:31 the next day in Tokyo.
+    const crd = crdOf('Zoned', {
+      spec: {
+        type: 'object',
+        properties: { at: { type: 'string', format: 'date-time' }, zone: { type: 'string', maxLength: 40 }, hour: { type: 'integer' } },
+        'x-kubernetes-validations': [{ rule: 'timestamp(self.at).getHours(self.zone) == self.hour' }],
+      },
+    });
+    const at = '2009-02-13T23:31:30Z';
+    expect(judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'America/New_York', hour: 18 } }) }).causes).toEqual([]);
+    expect(judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'Asia/Tokyo', hour: 8 } }) }).causes).toEqual([]);
+    const wrong = judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'Asia/Tokyo', hour: 18 } }) });
+    expect(wrong.causes).toEqual([expect.objectContaining({ field: 'spec', message: expect.stringContaining('failed rule') })]);
+  });
+
   it('ratchets on update: an unchanged invalid value passes, a changed one does not; set lists are judged whole', () => {
     const crd = crdOf('Ratcheted', {
       spec: {
