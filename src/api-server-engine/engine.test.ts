@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { currentEngineStamp, PLACED_ENGINE_DIR, type EngineStamp } from './build-engine.ts';
-import { judge, loadCrd, MAX_ENGINE_INPUT_BYTES, type EngineCrd } from './engine.ts';
+import { evaluateCel, judge, loadCrd, MAX_ENGINE_INPUT_BYTES, type EngineCrd } from './engine.ts';
 
 // Small CRDs, each showing one thing kube-apiserver v1.36 does to a custom resource that crdgate could not do
 // without its code. Every expectation here is the API server's answer (the engine runs its very functions).
@@ -115,6 +115,22 @@ describe('the API server engine', () => {
     expect(moved).toMatchObject({ allowed: false, causes: [{ field: 'spec.zone', message: expect.stringContaining('is immutable') }] });
   });
 
+  it('knows time zones by their IANA names in CEL rules, as kube-apiserver reads them from the system', () => {
+    // 2009-02-13T23:31:30Z is 18:31 in New York (EST, -05:00) and 08:31 the next day in Tokyo.
+    const crd = crdOf('Zoned', {
+      spec: {
+        type: 'object',
+        properties: { at: { type: 'string', format: 'date-time' }, zone: { type: 'string', maxLength: 40 }, hour: { type: 'integer' } },
+        'x-kubernetes-validations': [{ rule: 'timestamp(self.at).getHours(self.zone) == self.hour' }],
+      },
+    });
+    const at = '2009-02-13T23:31:30Z';
+    expect(judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'America/New_York', hour: 18 } }) }).causes).toEqual([]);
+    expect(judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'Asia/Tokyo', hour: 8 } }) }).causes).toEqual([]);
+    const wrong = judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'Asia/Tokyo', hour: 18 } }) });
+    expect(wrong.causes).toEqual([expect.objectContaining({ field: 'spec', message: expect.stringContaining('failed rule') })]);
+  });
+
   it('ratchets on update: an unchanged invalid value passes, a changed one does not; set lists are judged whole', () => {
     const crd = crdOf('Ratcheted', {
       spec: {
@@ -164,5 +180,58 @@ describe('the API server engine', () => {
     expect(() => judge(crd, { operation: 'CREATE', object: object('Open', { spec: { big: 'x'.repeat(MAX_ENGINE_INPUT_BYTES) } }) })).toThrow(RangeError);
     // and still answers afterwards
     expect(judge(crd, { operation: 'CREATE', object: object('Open', { spec: { ok: true } }) }).allowed).toBe(true);
+  });
+});
+
+describe("one CEL expression in a CRD rule's environment", () => {
+  const uintX = { name: 'x', ident: { type: { primitive: 'UINT64' } } };
+
+  it('answers the value as cel.expr.Value, with its checked type, int, uint and double apart', () => {
+    expect(evaluateCel({ expr: 'x + 1u', typeEnv: [uintX], bindings: { x: { uint64Value: '41' } } })).toEqual({ type: { primitive: 'UINT64' }, value: { uint64Value: '42' } });
+    expect(evaluateCel({ expr: '1 + 1' })).toEqual({ type: { primitive: 'INT64' }, value: { int64Value: '2' } });
+    expect(evaluateCel({ expr: '1.0 / 4.0' })).toEqual({ type: { primitive: 'DOUBLE' }, value: { doubleValue: 0.25 } });
+    expect(evaluateCel({ expr: "{'a': [b'\\xff']}" }).value).toEqual({
+      mapValue: { entries: [{ key: { stringValue: 'a' }, value: { listValue: { values: [{ bytesValue: '/w==' }] } } }] },
+    });
+    expect(evaluateCel({ expr: 'x + 1u', typeEnv: [uintX], bindings: { x: { uint64Value: '41' } }, checkOnly: true })).toEqual({ type: { primitive: 'UINT64' } });
+  });
+
+  it("has Kubernetes' own libraries", () => {
+    expect(evaluateCel({ expr: "quantity('1Gi').isGreaterThan(quantity('1Mi'))" }).value).toEqual({ boolValue: true });
+    expect(evaluateCel({ expr: "ip('10.0.0.1').family()" }).value).toEqual({ int64Value: '4' });
+    expect(evaluateCel({ expr: "url('https://example.com/a').getHost()" }).value).toEqual({ stringValue: 'example.com' });
+    expect(evaluateCel({ expr: '[3, 1, 2].isSorted()' }).value).toEqual({ boolValue: false });
+    // ext.Lists at version 3, which the environment takes from Kubernetes 1.34 on
+    expect(evaluateCel({ expr: '[3, 1, 2].sort() == [1, 2, 3]' }).value).toEqual({ boolValue: true });
+  });
+
+  it('tells an expression that does not compile from one that fails when evaluated', () => {
+    expect(evaluateCel({ expr: '1 +' })).toEqual({ compileError: expect.stringContaining('Syntax error') });
+    expect(evaluateCel({ expr: 'y' })).toEqual({ compileError: expect.stringContaining("undeclared reference to 'y'") });
+    expect(evaluateCel({ expr: 'x / 0u', typeEnv: [uintX], bindings: { x: { uint64Value: '1' } } })).toEqual({ type: { primitive: 'UINT64' }, evalError: 'division by zero' });
+  });
+
+  it('refuses to compile what kube-apiserver refuses in a CRD rule', () => {
+    const refused = [
+      "[1, 'a'].size() == 2", // mixed literal: cel.HomogeneousAggregateLiterals
+      'int(18446744073709551615u) == 0', // folded when the program is built: integer overflow
+      "timestamp('10000-01-01T00:00:00Z') < timestamp('2000-01-01T00:00:00Z')", // literal validation
+      "'%d'.format([1.5]) == ''", // format strings checked when compiling
+      'math.greatest(1, 2) == 2', // ext.Math is not in the environment
+    ];
+    for (const rule of refused) {
+      expect(evaluateCel({ expr: rule }).compileError, rule).toBeDefined();
+      const crd = crdOf('Refusing', { spec: { type: 'object', 'x-kubernetes-validations': [{ rule }] } });
+      expect(crd.refusal, rule).toEqual([expect.objectContaining({ field: 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule' })]);
+    }
+    const accepted = "timestamp('2000-01-01T00:00:00Z').getHours('Asia/Tokyo') == 9";
+    expect(evaluateCel({ expr: accepted }).value).toEqual({ boolValue: true });
+    expect(crdOf('Refusing', { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: accepted }] } }).refusal).toEqual([]);
+  });
+
+  it('throws on what is no expression to evaluate: an unreadable declaration or binding, an oversized input', () => {
+    expect(() => evaluateCel({ expr: 'x', typeEnv: [{ name: 'x', ident: { type: { primitive: 'NOT_A_TYPE' } } }] })).toThrow(/typeEnv\[0\]/);
+    expect(() => evaluateCel({ expr: 'x', typeEnv: [uintX], bindings: { x: { noSuchKind: 1 } } })).toThrow(/binding of x/);
+    expect(() => evaluateCel({ expr: `'${'x'.repeat(MAX_ENGINE_INPUT_BYTES)}'` })).toThrow(RangeError);
   });
 });

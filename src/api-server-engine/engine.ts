@@ -1,7 +1,8 @@
 // The host of the API server engine: kube-apiserver's own custom-resource pipeline, compiled to WebAssembly from
 // ./go (k8s.io/apiextensions-apiserver at the release of crdgate's test control plane). It judges an object that has
 // not been through an API server (`crdgate check`, crdgate/testing's contractTester) as kube-apiserver would:
-// decoding, pruning and defaulting it, then validating it with the OpenAPI schema, the CEL rules and ratcheting.
+// decoding, pruning and defaulting it, then validating it with the OpenAPI schema, the CEL rules and ratcheting. It
+// also evaluates a single CEL expression in the environment of a CRD's rules (evaluateCel), for tests of CEL itself.
 //
 // The webhook never loads it: the API server has done all of this before it calls a webhook. Everything here is
 // synchronous, so that contractTester(...).check() stays synchronous: the module is compiled and started on first
@@ -95,6 +96,7 @@ interface EngineExports {
   load(address: number, length: number): bigint;
   judge(handle: number, address: number, length: number): bigint;
   forget(handle: number): void;
+  evaluate(address: number, length: number): bigint;
 }
 
 interface RawProblem {
@@ -254,4 +256,44 @@ function lastStep(path: string): string {
   const bracket = /\[([^\]]*)\]$/.exec(path);
   if (bracket) return bracket[1]!;
   return path.slice(path.lastIndexOf('.') + 1);
+}
+
+/** A message of cel.expr (Value, Type, Decl) in its protobuf JSON form, as CEL's conformance tests write them. */
+export type CelProtoJson = { readonly [field: string]: unknown };
+
+export interface CelExpression {
+  expr: string;
+  /** A namespace names resolve in (CEL's container); CRD rules have none. */
+  container?: string;
+  /** The variables (and functions, for checking only) the expression may name: cel.expr.Decl. */
+  typeEnv?: readonly CelProtoJson[];
+  /** The variables' values: cel.expr.Value by name. */
+  bindings?: Readonly<Record<string, CelProtoJson>>;
+  /** Parse and type-check only. */
+  checkOnly?: boolean;
+}
+
+export interface CelEvaluation {
+  /** The checked type of the expression (cel.expr.Type), once it compiled. */
+  type?: CelProtoJson;
+  /**
+   * The result (cel.expr.Value). That message has no optional values: cel-go writes optional.of(x) as x in a
+   * google.protobuf wrapper, and fails on optional.none() (evaluateCel throws).
+   */
+  value?: CelProtoJson;
+  /** The parser's or type checker's issues: kube-apiserver refuses a CRD with a rule that does not compile. */
+  compileError?: string;
+  /** The evaluation's error (no such overload, overflow, the cost limit): a rule that errs fails validation. */
+  evalError?: string;
+}
+
+/**
+ * Evaluates one CEL expression as kube-apiserver v1.36 evaluates a CRD's x-kubernetes-validations rule: the same
+ * base environment (Kubernetes' libraries, its cel-go options, the per-call cost limit), with the variables the
+ * caller declares in place of `self` and `oldSelf`. Throws EngineUnavailableError when the engine is not built.
+ */
+export function evaluateCel(input: CelExpression): CelEvaluation {
+  const answer = call<CelEvaluation & { error?: string }>('the CEL expression', JSON.stringify(input), (exports, address, length) => exports.evaluate(address, length));
+  if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
+  return answer;
 }

@@ -11,6 +11,7 @@ import "unsafe"
 //	r = load(p, n)                  a CRD in; r packs the answer's address and length: address<<32 | length
 //	r = judge(handle, p, n)         a judgeRequest in, a judgeAnswer out
 //	forget(handle)                  drops a loaded CRD
+//	r = evaluate(p, n)              an evaluateRequest in (one CEL expression), an evaluateAnswer out
 //	free(p)                         for every alloc'd buffer and every answer, once read
 var held = map[uintptr][]byte{}
 
@@ -49,6 +50,11 @@ func load(address, n uint32) uint64 {
 //go:wasmexport judge
 func judge(handle int32, address, n uint32) uint64 {
 	return send(answerJudge(handle, received(address, n)))
+}
+
+//go:wasmexport evaluate
+func evaluate(address, n uint32) uint64 {
+	return send(answerEvaluate(received(address, n)))
 }
 
 //go:wasmexport forget
