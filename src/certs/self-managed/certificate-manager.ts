@@ -123,7 +123,7 @@ class CertificateReconciler implements CertificateManager {
   private readonly secretsPath: string;
   private readonly targets: readonly CaBundleTarget[];
   private readonly observed: Observed;
-  private readonly halt = new AbortController();
+  private readonly stopping = new AbortController();
   private readonly election: LeaderElection;
   private readonly followers: Promise<void>[];
   /** The last readiness logged: the log says when it changes. */
@@ -141,7 +141,7 @@ class CertificateReconciler implements CertificateManager {
     this.targets = caBundleTargets(options.webhookConfigurationName, options.crdNames);
     this.observed = new Observed(this.targets.length);
     const { api, logger } = options;
-    const signal = this.halt.signal;
+    const signal = this.stopping.signal;
     this.election = startLeaderElection(api, {
       namespace: options.namespace,
       name: options.leaseName,
@@ -175,7 +175,7 @@ class CertificateReconciler implements CertificateManager {
   }
 
   async stop(): Promise<void> {
-    this.halt.abort();
+    this.stopping.abort();
     clearTimeout(this.timer);
     await Promise.allSettled([this.election.done, ...this.followers, this.running]);
   }
@@ -217,7 +217,7 @@ class CertificateReconciler implements CertificateManager {
   // --- the leader's work: one reconcile at a time, again if something changed meanwhile ---
 
   private mayAct(): boolean {
-    return this.election.isLeader() && !this.halt.signal.aborted;
+    return this.election.isLeader() && !this.stopping.signal.aborted;
   }
 
   /**
@@ -252,7 +252,7 @@ class CertificateReconciler implements CertificateManager {
     try {
       return await this.reconcile();
     } catch (error) {
-      if (!this.halt.signal.aborted) this.logger.warn(logFieldsOf(error), 'certificate reconcile failed: trying again');
+      if (!this.stopping.signal.aborted) this.logger.warn(logFieldsOf(error), 'certificate reconcile failed: trying again');
       return { at: Date.now() + RETRY_AFTER_FAILURE_MS };
     }
   }
@@ -331,7 +331,7 @@ class CertificateReconciler implements CertificateManager {
     const annotations = { ...secret?.metadata.annotations };
     if (stepAt) annotations[secretAnnotations.stepAt] = stepAt;
     if (clearForced) delete annotations[secretAnnotations.rotate];
-    const signal = this.halt.signal;
+    const signal = this.stopping.signal;
     const written = secret
       ? // The resourceVersion read makes this a compare-and-swap: two leaders, however briefly, cannot both win.
         await api.request('PUT', `${this.secretsPath}/${secretName}`, { body: { ...secret, apiVersion: 'v1', kind: 'Secret', metadata: { ...secret.metadata, annotations }, data }, signal })
@@ -350,7 +350,7 @@ class CertificateReconciler implements CertificateManager {
       const broken = !targetTrusts(target, object, current.signingCa.certPem);
       const repair = broken && this.observed.seenTrusting.has(target);
       try {
-        const patched = await this.options.api.request('PATCH', `${target.collectionPath}/${target.name}`, { body: patch, contentType: 'application/json-patch+json', signal: this.halt.signal });
+        const patched = await this.options.api.request('PATCH', `${target.collectionPath}/${target.name}`, { body: patch, contentType: 'application/json-patch+json', signal: this.stopping.signal });
         if (repair) this.metrics.caBundleRepairs.inc({ resource: target.resource });
         this.logger.info({ resource: target.resource, object: target.name }, repair ? 'caBundle repaired' : broken ? 'caBundle injected' : 'caBundle updated');
         this.onTarget(target, patched.body as Record<string, unknown>);
