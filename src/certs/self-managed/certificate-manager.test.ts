@@ -203,7 +203,7 @@ function start(cluster: FakeCluster, identity = 'replica-a') {
   return { manager, logs, served, counter, messages: () => logs.map((line) => line.msg) };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -229,7 +229,8 @@ function caBundles(cluster: FakeCluster): string[] {
 
 const settled = () => applyRotation({ kind: 'issue', reason: 'test' }, undefined, policy, Date.now());
 
-describe('the certificate manager against a fake API server', () => {
+// Each fresh install makes RSA keys: on a busy machine that takes seconds, hence the timeouts.
+describe('the certificate manager against a fake API server', { timeout: 30_000 }, () => {
   it('on a fresh install issues the Secret, serves its pair, fills in every caBundle and becomes ready', async () => {
     const cluster = fakeCluster();
     createTargets(cluster);
@@ -280,7 +281,7 @@ describe('the certificate manager against a fake API server', () => {
     await until('ready', () => manager.notReadyBecause() === undefined);
 
     cluster.put(`secrets/${secretName}`, (secret) => (secret.metadata.annotations![secretAnnotations.rotate] = 'ca'));
-    await until('the old CA retired', () => secretMaterial(cluster).caBundle.length === 1 && secretMaterial(cluster).signingCa.certPem !== seed.signingCa.certPem, 10_000);
+    await until('the old CA retired', () => secretMaterial(cluster).caBundle.length === 1 && secretMaterial(cluster).signingCa.certPem !== seed.signingCa.certPem);
     await until('every caBundle holds the new CA alone', () => caBundles(cluster).every((bundle) => bundle === secretMaterial(cluster).signingCa.certPem));
 
     const steps = logs.filter((line) => line.msg === 'certificate rotation').map((line) => line['kind']);
@@ -319,14 +320,14 @@ describe('the certificate manager against a fake API server', () => {
     const writes = cluster.writes.length;
 
     cluster.refuse((line) => (line === `PUT leases/${leaseName}` ? cluster.error(500, 'etcd is down') : undefined));
-    await until('leadership lost', async () => (await counter('leader')) === 0, 3000);
+    await until('leadership lost', async () => (await counter('leader')) === 0);
     expect(messages()).toContain('lost leadership');
     cluster.put(`secrets/${secretName}`, (secret) => (secret.metadata.annotations![secretAnnotations.rotate] = 'serving'));
     await sleep(500);
     expect(cluster.writes).toHaveLength(writes);
 
     cluster.refuse(undefined);
-    await until('renewed after leading again', () => secretMaterial(cluster).serving.certPem !== before.serving.certPem, 3000);
+    await until('renewed after leading again', () => secretMaterial(cluster).serving.certPem !== before.serving.certPem);
     expect(await counter('leader')).toBe(1);
     expect(cluster.writes.slice(writes).map((write) => write.line)).toEqual([`PUT secrets/${secretName}`]);
     expect(cluster.get(`secrets/${secretName}`)!.metadata.annotations).not.toHaveProperty(secretAnnotations.rotate);
@@ -391,14 +392,14 @@ describe('the certificate manager against a fake API server', () => {
   it('a replica writes nothing while another holds the lease, and takes over once the lease goes unrenewed', async () => {
     const cluster = fakeCluster();
     createTargets(cluster);
-    cluster.create(`leases/${leaseName}`, { metadata: { name: leaseName }, spec: { holderIdentity: 'replica-a', leaseDurationSeconds: 2, renewTime: new Date().toISOString() } });
+    cluster.create(`leases/${leaseName}`, { metadata: { name: leaseName }, spec: { holderIdentity: 'replica-a', leaseDurationSeconds: 4, renewTime: new Date().toISOString() } });
     const { manager, counter } = start(cluster, 'replica-b');
     await sleep(800);
     expect(cluster.writes).toEqual([]);
     expect(await counter('leader')).toBe(0);
     expect(manager.notReadyBecause()).toBe(`secrets/${namespace}/${secretName} holds no certificate yet: the replica holding the Lease issues one`);
 
-    await until('ready once it took the lease', () => manager.notReadyBecause() === undefined, 5000);
+    await until('ready once it took the lease', () => manager.notReadyBecause() === undefined);
     expect((cluster.get(`leases/${leaseName}`)!['spec'] as { holderIdentity: string }).holderIdentity).toBe('replica-b');
     expect(cluster.writes.map((write) => write.line)).toEqual(['POST secrets', ...targetNames.map((name) => `PATCH ${name}`)]);
   });
