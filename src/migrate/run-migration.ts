@@ -1,12 +1,12 @@
 import { CrdShapeError, readStorageFacts, storedVersionsTrimmed, type StorageFacts } from './custom-resource-definition.ts';
 import { KubeApiError, KubeConfigurationError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
 import { createListProgress } from './list-progress.ts';
-import { mendManagedFields, type ManagedFieldsEntry } from './managed-fields.ts';
+import { mendManagedFields, type ManagedFieldsEntry, type MendedManagedFields } from './managed-fields.ts';
 import { explainStoredVersions, MAX_FAILURES_LISTED, type MigrationOutcome, type MigrationReport, type ObjectCounts, type ObjectFailure, type ShardReport, type WriteVia } from './migration-report.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep, type StopCause } from './retry-policy.ts';
-import { describeRecord, judgeShards, recordShardResult, type RecordRef } from './shard-record.ts';
+import { describeRecord, judgeShards, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
 import { describeShard, inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
 import { namespacedName } from '../contract/kube-object.ts';
@@ -79,316 +79,468 @@ interface ListPage {
 }
 
 type Halt = { outcome: 'aborted'; cause: StopCause; problem: string } | { outcome: 'interrupted' };
+
 interface Finish {
   outcome: MigrationOutcome;
   cause?: StopCause;
   problem?: string;
   storedVersionsAfter: string[];
+  recorded?: ShardRecorded;
+}
+
+/** What this shard wrote to the record, and what the record then said of every shard. */
+interface ShardRecorded {
+  recorded: 'succeeded' | 'failed';
+  shards: ShardsVerdict;
+}
+
+/** What the run decided about one object: how it counts, or that the run must stop (the object is then not counted). */
+type ObjectResult =
+  | { counted: 'rewritten' | 'current' | 'gone'; mended?: MendedManagedFields }
+  | { counted: 'failed'; failure: ObjectFailure }
+  | { halt: Halt };
+
+const CURRENT: ObjectResult = { counted: 'current' };
+const GONE: ObjectResult = { counted: 'gone' };
+
+/** One page of the collection: its objects, the token to carry on from, and what the server says remains. */
+interface Page {
+  items: ListedObject[];
+  next: string | undefined;
+  remaining: number | undefined;
 }
 
 /**
  * The storage-version migration, top to bottom: read the CRD; list the objects a chunk at a time and write each
  * one back unchanged, so the API server stores it in the storage version; then, only if every object made it and
  * the CRD did not change meanwhile, trim status.storedVersions to the storage version. Every failed request is
- * classified once (retry-policy.ts) and acted on here by its class.
+ * classified once (retry-policy.ts) and acted on by its class (class Migration).
  */
 export async function runMigration(api: KubeApi, options: MigrationOptions): Promise<MigrationReport> {
   const now = options.now ?? (() => performance.now());
   const startedAt = now();
-  const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(options.resource)}`;
   const requests = abandonAfterStop(options.stop, options.inFlightGraceMs ?? IN_FLIGHT_GRACE_MS);
   try {
-    return await run();
+    const send = sender(options, requests.signal);
+    const facts = await readCrdForStart(api, options, send);
+    checkStart(options, facts);
+    return await new Migration(api, options, send, facts, { now, startedAt }).run();
   } finally {
     requests.dispose();
   }
+}
 
-  async function run(): Promise<MigrationReport> {
-    const facts = await readCrdForStart();
-    const shard = options.shard ?? wholeCollection;
-    if (shard.count > 1 && !options.record) {
-      throw new MigrationConfigError(`shard ${describeShard(shard)} needs a record (--record NAMESPACE/NAME): without the other shards' results no shard may trim storedVersions`);
-    }
-    const via = options.via ?? 'object';
-    if (via === 'status' && !facts.storageHasStatus) {
-      throw new MigrationConfigError(
-        `--via status: the CRD ${options.resource} has no status subresource in its storage version ${facts.storageVersion}, so objects can only be written as themselves (run without --via status)`,
-      );
-    }
-    const storageApiVersion = `${facts.group}/${facts.storageVersion}`;
-    const rewriteAll = !storedVersionsTrimmed(facts);
-    const collectionPath = (namespace?: string): string => {
-      const scope = facts.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-      return `/apis/${facts.group}/${facts.storageVersion}${scope}/${facts.plural}`;
-    };
-    const objectPath = (object: ListedObject): string => `${collectionPath(object.metadata.namespace)}/${encodeURIComponent(object.metadata.name)}`;
-    const writePath = (object: ListedObject): string => (via === 'status' ? `${objectPath(object)}/status` : objectPath(object));
+/**
+ * One run, once the CRD is read. Its methods return what they decided (a page, an object's count, a halt, the
+ * outcome); the tally adds up what the object writes returned, and is the only thing the workers share.
+ */
+class Migration {
+  private readonly api: KubeApi;
+  private readonly options: MigrationOptions;
+  private readonly send: Send;
+  private readonly facts: StorageFacts;
+  private readonly now: () => number;
+  private readonly startedAt: number;
+  private readonly shard: Shard;
+  private readonly via: WriteVia;
+  private readonly storageApiVersion: string;
+  /** storedVersions names another version: every object is written; otherwise only those whose managedFields need mending. */
+  private readonly rewriteAll: boolean;
+  private readonly tally = new Tally();
+  private readonly listProgress = createListProgress();
 
-    const counts: ObjectCounts = { seen: 0, rewritten: 0, current: 0, gone: 0, failed: 0 };
-    const managedFields = { objectsMended: 0, entriesDropped: 0 };
-    const failures: ObjectFailure[] = [];
-    /**
-     * The last object of the last chunk done. Lists come in key order (namespace/name: continue tokens are keys), so
-     * a list started again from the beginning after a 410 skips everything up to it: nothing is written or counted
-     * twice, and what the run keeps in memory is a chunk, not a set of every object seen. An object created since
-     * that sorts before it needs no write: it was stored in the storage version when it was created.
-     */
-    let doneUpTo: string | undefined;
-    /** Objects the lists returned past doneUpTo: this shard's and the others'. */
-    let listed = 0;
-    const listProgress = createListProgress();
-    let halt: Halt | undefined;
+  constructor(api: KubeApi, options: MigrationOptions, send: Send, facts: StorageFacts, clock: { now: () => number; startedAt: number }) {
+    this.api = api;
+    this.options = options;
+    this.send = send;
+    this.facts = facts;
+    this.now = clock.now;
+    this.startedAt = clock.startedAt;
+    this.shard = options.shard ?? wholeCollection;
+    this.via = options.via ?? 'object';
+    this.storageApiVersion = `${facts.group}/${facts.storageVersion}`;
+    this.rewriteAll = !storedVersionsTrimmed(facts);
+  }
 
-    // List a chunk, migrate it, carry on from its token.
+  async run(): Promise<MigrationReport> {
+    const halt = await this.migrateCollection();
+    const finish = await this.finish(halt);
+    return this.report(finish);
+  }
+
+  /**
+   * List a chunk, migrate it, carry on from its token, until the last page, a halt or a stop request.
+   *
+   * `doneUpTo` is the last object of the last chunk done. Lists come in key order (namespace/name: continue tokens
+   * are keys), so a list started again from the beginning after a 410 skips everything up to it: nothing is written
+   * or counted twice, and what the run keeps in memory is a chunk, not a set of every object seen. An object created
+   * since that sorts before it needs no write: it was stored in the storage version when it was created.
+   */
+  private async migrateCollection(): Promise<Halt | undefined> {
+    const { stop } = this.options;
     let token: string | undefined;
-    let relists = 0;
-    while (!halt && !options.stop.aborted) {
-      const query = { limit: String(options.chunkSize), ...(token ? { continue: token } : {}) };
-      const listed = await send('list', (signal) => api.request('GET', collectionPath(), { query, signal }), `list ${options.resource}`);
-      if (!listed.ok) {
-        if (listed.class === 'expired' && relists < MAX_LIST_RESTARTS) {
-          // The continue token expired (etcd compacted past it): carry on from the token the server offers, or list
-          // again from the start; objects already handled are skipped, so none is written or counted twice.
-          relists++;
-          token = listed.continueToken;
-          if (!token) listProgress.restart();
-          continue;
-        }
-        halt ??= haltOn(listed, `list ${options.resource}`);
-        break;
+    let doneUpTo: string | undefined;
+    let expiredInARow = 0;
+    while (!stop.aborted) {
+      const page = await this.listPage(token);
+      if ('class' in page) {
+        if (page.class !== 'expired' || expiredInARow >= MAX_LIST_RESTARTS) return haltOn(page, `list ${this.options.resource}`, this.api.server);
+        // The continue token expired (etcd compacted past it): carry on from the token the server offers, or list
+        // again from the start; objects already handled are skipped, so none is written or counted twice.
+        expiredInARow++;
+        token = page.continueToken;
+        if (!token) this.listProgress.restart();
+        continue;
       }
-      relists = 0;
-      const page = (listed.value.body ?? {}) as ListPage;
-      const items = page.items ?? [];
-      token = page.metadata?.continue || undefined;
-      listProgress.page(items.length, page.metadata?.remainingItemCount, token !== undefined);
-      await migrateChunk(items);
-      const last = items.at(-1);
+      expiredInARow = 0;
+      token = page.next;
+      this.listProgress.page(page.items.length, page.remaining, token !== undefined);
+      const halt = await this.migrateChunk(page.items.filter((item) => doneUpTo === undefined || listKey(item) > doneUpTo));
+      if (halt) return halt;
+      const last = page.items.at(-1);
       // Never backwards: the first pages of a list started again end before what the first pass did.
-      if (!halt && !options.stop.aborted && last && (doneUpTo === undefined || listKey(last) > doneUpTo)) doneUpTo = listKey(last);
+      if (!stop.aborted && last && (doneUpTo === undefined || listKey(last) > doneUpTo)) doneUpTo = listKey(last);
       if (!token) break;
     }
-    if (!halt && options.stop.aborted) halt = { outcome: 'interrupted' };
-    const shardReport: ShardReport | undefined =
-      options.shard || options.record ? { index: shard.index, count: shard.count, ...(options.record ? { record: describeRecord(options.record) } : {}), listed } : undefined;
-    const { outcome, cause, problem, storedVersionsAfter } = await finish(shardReport);
-    const durationSeconds = (now() - startedAt) / 1000;
+    return stop.aborted ? { outcome: 'interrupted' } : undefined;
+  }
+
+  /** One page of the collection from `token`, or the request's failure. */
+  private async listPage(token: string | undefined): Promise<Page | Failure> {
+    const query = { limit: String(this.options.chunkSize), ...(token ? { continue: token } : {}) };
+    const answer = await this.send('list', (signal) => this.api.request('GET', this.collectionPath(), { query, signal }), `list ${this.options.resource}`);
+    if (!answer.ok) return answer;
+    const body = (answer.value.body ?? {}) as ListPage;
+    return { items: body.items ?? [], next: body.metadata?.continue || undefined, remaining: body.metadata?.remainingItemCount };
+  }
+
+  /**
+   * A chunk's objects (those past what earlier chunks did) through `concurrency` workers; the first halt or a stop
+   * request ends it after the writes in flight. A crash (a bug, not an API failure) stops the other workers too,
+   * then propagates.
+   */
+  private async migrateChunk(items: ListedObject[]): Promise<Halt | undefined> {
+    const queue = new ChunkQueue(items);
+    const workers = Array.from({ length: Math.min(this.options.concurrency, items.length) }, () => this.worker(queue));
+    const ends = await Promise.allSettled(workers);
+    const crash = ends.find((end) => end.status === 'rejected');
+    if (crash) throw crash.reason;
+    return queue.halt;
+  }
+
+  /** Takes the chunk's objects one at a time and migrates those of this shard, until the queue ends. */
+  private async worker(queue: ChunkQueue): Promise<void> {
+    for (let item = queue.take(this.options.stop); item; item = queue.take(this.options.stop)) {
+      this.tally.listed++;
+      if (inShard(item.metadata, this.shard)) {
+        let result: ObjectResult;
+        try {
+          result = await this.migrateObject(item);
+        } catch (error) {
+          queue.end();
+          throw error;
+        }
+        this.tally.add(result);
+        if ('halt' in result) queue.end(result.halt);
+      }
+      this.reportProgress();
+    }
+  }
+
+  private reportProgress(): void {
+    const own = this.shard.count > 1 ? { own: this.tally.counts.seen } : {};
+    this.options.onProgress?.({ done: this.tally.listed, total: this.listProgress.total, elapsedMs: this.now() - this.startedAt, ...own });
+  }
+
+  /** One object: write it back as listed (managedFields mended), and count what the API server said. */
+  private async migrateObject(item: ListedObject): Promise<ObjectResult> {
+    const mend = this.mend(item);
+    if (!this.rewriteAll && !mend) return CURRENT;
+    return this.writeBack(item, mend, 0);
+  }
+
+  private async writeBack(object: ListedObject, mend: MendedManagedFields | undefined, conflicts: number): Promise<ObjectResult> {
+    // A subresource write cannot set managedFields, and the API server, unable to convert an entry of a version it no
+    // longer serves, clears every entry of the object instead: better not written than stripped of them.
+    if (mend && this.via === 'status') return failed(object, NOT_SENT, unmendableThroughStatus(object, this.facts.servedApiVersions));
+    const body = mend ? { ...object, metadata: { ...object.metadata, managedFields: mend.entries } } : object;
+    const what = `rewrite ${namespacedName(object.metadata)}${this.via === 'status' ? ' through its status subresource' : ''}`;
+    const path = this.via === 'status' ? `${this.objectPath(object)}/status` : this.objectPath(object);
+    const written = await this.send('write-object', (signal) => this.api.request('PUT', path, { query: this.writeQuery(), body, signal }), what);
+    if (written.ok) {
+      // The API server skips a write whose bytes equal what is stored: the same resourceVersion means the object was
+      // already stored in the storage version. A dry run never writes, so it cannot tell.
+      const unchanged = !this.options.dryRun && resourceVersionOf(written.value.body) === object.metadata.resourceVersion;
+      return { counted: unchanged ? 'current' : 'rewritten', ...(mend ? { mended: mend } : {}) };
+    }
+    switch (written.class) {
+      case 'gone':
+        return GONE;
+      case 'refused':
+        return failed(object, written.error.code, written.error.message);
+      case 'conflict':
+        // Written by someone else since we listed it, so already stored in the storage version. Their write kept the
+        // old managedFields, though: read it again and mend those.
+        return mend ? this.mendAgain(object, conflicts) : CURRENT;
+      default:
+        // This object is not done; the run stops taking others.
+        return { halt: haltOn(written, what, this.api.server) };
+    }
+  }
+
+  private async mendAgain(object: ListedObject, conflicts: number): Promise<ObjectResult> {
+    if (conflicts >= MAX_MEND_CONFLICTS) return failed(object, 409, `still changing after ${conflicts} attempts to mend its managedFields`);
+    const fresh = await this.readObject(object);
+    if (fresh === 'gone') return GONE;
+    if (!('metadata' in fresh)) return { halt: haltOn(fresh, `read ${namespacedName(object.metadata)}`, this.api.server) };
+    const mend = this.mend(fresh);
+    return mend ? this.writeBack(fresh, mend, conflicts + 1) : CURRENT;
+  }
+
+  /** A fresh copy through a list by name: the job's RBAC then needs list and update on objects, not get. */
+  private async readObject(object: ListedObject): Promise<ListedObject | 'gone' | Failure> {
+    const query = { fieldSelector: `metadata.name=${object.metadata.name}` };
+    const path = this.collectionPath(object.metadata.namespace);
+    const page = await this.send('list', (signal) => this.api.request('GET', path, { query, signal }), `read ${namespacedName(object.metadata)}`);
+    if (!page.ok) return page;
+    return ((page.value.body as ListPage | undefined)?.items ?? [])[0] ?? 'gone';
+  }
+
+  /**
+   * After the objects: decide the outcome, and trim storedVersions only when everything is in order. A shard first
+   * records its result, then trims only if the record shows every shard succeeded for this generation and storage
+   * version. A run that stopped early records nothing: its key keeps what an earlier run of the index wrote.
+   */
+  private async finish(halt: Halt | undefined): Promise<Finish> {
+    const unchanged = this.facts.storedVersions;
+    if (halt) return { ...halt, storedVersionsAfter: unchanged };
+    if (this.options.dryRun) return { outcome: this.tally.counts.failed > 0 ? 'failed' : 'dry-run', storedVersionsAfter: unchanged };
+    let recorded: ShardRecorded | undefined;
+    if (this.options.record) {
+      const record = await this.recordShard(this.options.record);
+      if ('outcome' in record) return { ...record, storedVersionsAfter: unchanged };
+      recorded = record;
+    }
+    return { ...(await this.decideStoredVersions(recorded?.shards)), ...(recorded ? { recorded } : {}) };
+  }
+
+  /** With every object done (and a shard's result recorded): trim storedVersions, or say why it is left as it is. */
+  private async decideStoredVersions(shards: ShardsVerdict | undefined): Promise<Finish> {
+    const unchanged = this.facts.storedVersions;
+    const { counts, managedFields } = this.tally;
+    if (counts.failed > 0) return { outcome: 'failed', storedVersionsAfter: unchanged };
+    if (!this.rewriteAll) return { outcome: managedFields.objectsMended > 0 ? 'mended' : 'nothing-to-do', storedVersionsAfter: unchanged };
+    if (shards && !shards.complete) return { outcome: 'shard-done', storedVersionsAfter: unchanged };
+    return this.trimStoredVersions();
+  }
+
+  /** Writes this shard's result to the record; what the record then says of every shard, or why it could not. */
+  private async recordShard(record: RecordRef): Promise<ShardRecorded | Halt> {
+    const result = this.tally.counts.failed > 0 ? 'failed' : 'succeeded';
+    const finishedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const expected = { generation: this.facts.generation, storageVersion: this.facts.storageVersion };
+    const written = await recordShardResult(this.api, this.send, record, this.shard, { ...expected, result, objects: this.tally.counts.seen, finishedAt });
+    if (!written.ok) return haltOn(written.failure, written.what, this.api.server);
+    return { recorded: result, shards: judgeShards(written.data, this.shard.count, expected) };
+  }
+
+  /** storedVersions := [S] through the status subresource, guarded by the CRD's resourceVersion. */
+  private async trimStoredVersions(): Promise<Finish> {
+    const unchanged = this.facts.storedVersions;
+    const { resource } = this.options;
+    for (let conflicts = 0; ; conflicts++) {
+      const read = await this.send('read-crd', (signal) => this.api.request('GET', crdPath(resource), { signal }), 'read the CRD');
+      if (!read.ok) return { ...haltOn(read, `read the CRD ${resource}`, this.api.server), storedVersionsAfter: unchanged };
+      const crd = read.value.body as { status?: Record<string, unknown> };
+      const changed = this.changedSinceStart(crd);
+      if (changed) return changed;
+      const body = { ...crd, status: { ...crd.status, storedVersions: [this.facts.storageVersion] } };
+      const written = await this.send(
+        'write-status',
+        (signal) => this.api.request('PUT', `${crdPath(resource)}/status`, { body, query: { fieldManager: FIELD_MANAGER }, signal }),
+        'update the CRD status',
+      );
+      if (written.ok) return { outcome: 'migrated', storedVersionsAfter: readStorageFacts(written.value.body).storedVersions };
+      // Someone else wrote the CRD meanwhile: read it again and check again, never overwrite blindly.
+      if (written.class === 'conflict' && conflicts < MAX_STATUS_CONFLICTS) continue;
+      return { ...haltOn(written, `update the status of the CRD ${resource}`, this.api.server), storedVersionsAfter: unchanged };
+    }
+  }
+
+  /** The `crd-changed` outcome when the CRD read before the trim is not the one the run started with. */
+  private changedSinceStart(crd: unknown): Finish | undefined {
+    let latest: StorageFacts;
+    try {
+      latest = readStorageFacts(crd);
+    } catch (error) {
+      if (!(error instanceof CrdShapeError)) throw error;
+      return { outcome: 'crd-changed', problem: `the CRD changed during the run: ${error.message}`, storedVersionsAfter: this.facts.storedVersions };
+    }
+    const { facts } = this;
+    if (latest.generation === facts.generation && latest.storageVersion === facts.storageVersion) return undefined;
+    const problem = `the CRD changed during the run (generation ${facts.generation} -> ${latest.generation}, storage version ${facts.storageVersion} -> ${latest.storageVersion}); objects written before the change may be in another version`;
+    return { outcome: 'crd-changed', problem, storedVersionsAfter: latest.storedVersions };
+  }
+
+  private report({ outcome, cause, problem, storedVersionsAfter, recorded }: Finish): MigrationReport {
+    const { options, facts, tally } = this;
+    const shard: ShardReport | undefined =
+      options.shard || options.record
+        ? { index: this.shard.index, count: this.shard.count, ...(options.record ? { record: describeRecord(options.record) } : {}), listed: tally.listed, ...recorded }
+        : undefined;
+    const durationSeconds = (this.now() - this.startedAt) / 1000;
     const report: Omit<MigrationReport, 'storedVersions'> & { storedVersions: { before: string[]; after: string[] } } = {
       resource: options.resource,
-      server: api.server,
+      server: this.api.server,
       storageVersion: facts.storageVersion,
       generation: facts.generation,
       dryRun: options.dryRun,
-      via,
+      via: this.via,
       storedVersions: { before: facts.storedVersions, after: storedVersionsAfter },
       outcome,
       ...(cause ? { cause } : {}),
-      ...(shardReport ? { shard: shardReport } : {}),
-      objects: counts,
-      managedFields,
-      failures,
+      ...(shard ? { shard } : {}),
+      objects: tally.counts,
+      managedFields: tally.managedFields,
+      failures: tally.failures,
       ...(problem ? { problem } : {}),
       durationSeconds,
-      objectsPerSecond: durationSeconds > 0 ? counts.seen / durationSeconds : 0,
+      objectsPerSecond: durationSeconds > 0 ? tally.counts.seen / durationSeconds : 0,
     };
     return { ...report, storedVersions: { ...report.storedVersions, why: explainStoredVersions(report) } };
-
-    /**
-     * A chunk's objects through `concurrency` workers; a halt or a stop request ends it after the writes in flight.
-     * A crash (a bug, not an API failure) stops the other workers too, then propagates.
-     */
-    async function migrateChunk(items: ListedObject[]): Promise<void> {
-      let next = 0;
-      let crash: { error: unknown } | undefined;
-      async function worker(): Promise<void> {
-        while (!halt && !crash && !options.stop.aborted && next < items.length) {
-          const item = items[next++]!;
-          if (doneUpTo !== undefined && listKey(item) <= doneUpTo) continue;
-          listed++;
-          if (inShard(item.metadata, shard)) {
-            try {
-              await migrateObject(item);
-            } catch (error) {
-              crash ??= { error };
-              return;
-            }
-          }
-          const own = shard.count > 1 ? { own: counts.seen } : {};
-          options.onProgress?.({ done: listed, total: listProgress.total, elapsedMs: now() - startedAt, ...own });
-        }
-      }
-      await Promise.all(Array.from({ length: Math.min(options.concurrency, items.length) }, worker));
-      if (crash) throw crash.error;
-    }
-
-    /** One object: write it back as listed (managedFields mended), and count what the API server said. */
-    async function migrateObject(listed: ListedObject): Promise<void> {
-      let object = listed;
-      let mend = mendManagedFields(object.metadata.managedFields, facts.servedApiVersions, storageApiVersion);
-      if (!rewriteAll && !mend) return count('current');
-      for (let conflicts = 0; ; conflicts++) {
-        // A subresource write cannot set managedFields, and the API server, unable to convert an entry of a version
-        // it no longer serves, clears every entry of the object instead: better not written than stripped of them.
-        if (mend && via === 'status') return fail(object, NOT_SENT, unmendableThroughStatus(object, facts.servedApiVersions));
-        const body = mend ? { ...object, metadata: { ...object.metadata, managedFields: mend.entries } } : object;
-        const what = `rewrite ${namespacedName(object.metadata)}${via === 'status' ? ' through its status subresource' : ''}`;
-        const written = await send('write-object', (signal) => api.request('PUT', writePath(object), { query: writeQuery(), body, signal }), what);
-        if (written.ok) {
-          if (mend) {
-            managedFields.objectsMended++;
-            managedFields.entriesDropped += mend.dropped;
-          }
-          // The API server skips a write whose bytes equal what is stored: the same resourceVersion means the
-          // object was already stored in the storage version. A dry run never writes, so it cannot tell.
-          const unchanged = !options.dryRun && resourceVersionOf(written.value.body) === object.metadata.resourceVersion;
-          return count(unchanged ? 'current' : 'rewritten');
-        }
-        switch (written.class) {
-          case 'gone':
-            return count('gone');
-          case 'refused':
-            return fail(object, written.error.code, written.error.message);
-          case 'conflict': {
-            // Written by someone else since we listed it, so already stored in the storage version. Their write kept
-            // the old managedFields, though: read it again and mend those.
-            if (!mend) return count('current');
-            if (conflicts >= MAX_MEND_CONFLICTS) return fail(object, 409, `still changing after ${conflicts} attempts to mend its managedFields`);
-            const fresh = await readObject(object);
-            if (fresh === 'gone') return count('gone');
-            if (!('metadata' in fresh)) {
-              halt ??= haltOn(fresh, `read ${namespacedName(object.metadata)}`);
-              return;
-            }
-            object = fresh;
-            mend = mendManagedFields(object.metadata.managedFields, facts.servedApiVersions, storageApiVersion);
-            if (!mend) return count('current');
-            continue;
-          }
-          default:
-            // This object is not done; the run stops taking others.
-            halt ??= haltOn(written, what);
-            return;
-        }
-      }
-    }
-
-    /** A fresh copy through a list by name: the job's RBAC then needs list and update on objects, not get. */
-    async function readObject(object: ListedObject): Promise<ListedObject | 'gone' | Failure> {
-      const query = { fieldSelector: `metadata.name=${object.metadata.name}` };
-      const page = await send('list', (signal) => api.request('GET', collectionPath(object.metadata.namespace), { query, signal }), `read ${namespacedName(object.metadata)}`);
-      if (!page.ok) return page;
-      return ((page.value.body as ListPage | undefined)?.items ?? [])[0] ?? 'gone';
-    }
-
-    /**
-     * After the objects: decide the outcome, and trim storedVersions only when everything is in order. A shard first
-     * records its result, then trims only if the record shows every shard succeeded for this generation and storage
-     * version. A run that stopped early records nothing: its key keeps what an earlier run of the index wrote.
-     */
-    async function finish(shardReport: ShardReport | undefined): Promise<Finish> {
-      const unchanged = facts.storedVersions;
-      if (halt) return { ...halt, storedVersionsAfter: unchanged };
-      if (options.dryRun) return { outcome: counts.failed > 0 ? 'failed' : 'dry-run', storedVersionsAfter: unchanged };
-      if (options.record && shardReport) {
-        const result = counts.failed > 0 ? 'failed' : 'succeeded';
-        const finishedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-        const expected = { generation: facts.generation, storageVersion: facts.storageVersion };
-        const recorded = await recordShardResult(api, send, options.record, shard, { ...expected, result, objects: counts.seen, finishedAt });
-        if (!recorded.ok) return { ...haltOn(recorded.failure, recorded.what), storedVersionsAfter: unchanged };
-        shardReport.recorded = result;
-        shardReport.shards = judgeShards(recorded.data, shard.count, expected);
-      }
-      if (counts.failed > 0) return { outcome: 'failed', storedVersionsAfter: unchanged };
-      if (!rewriteAll) return { outcome: managedFields.objectsMended > 0 ? 'mended' : 'nothing-to-do', storedVersionsAfter: unchanged };
-      if (shardReport?.shards && !shardReport.shards.complete) return { outcome: 'shard-done', storedVersionsAfter: unchanged };
-      return trimStoredVersions();
-    }
-
-    /** storedVersions := [S] through the status subresource, guarded by the CRD's resourceVersion. */
-    async function trimStoredVersions(): Promise<Finish> {
-      const unchanged = facts.storedVersions;
-      for (let conflicts = 0; ; conflicts++) {
-        const read = await send('read-crd', (signal) => api.request('GET', crdPath, { signal }), 'read the CRD');
-        if (!read.ok) return { ...haltOn(read, `read the CRD ${options.resource}`), storedVersionsAfter: unchanged };
-        const crd = read.value.body as { status?: Record<string, unknown> };
-        let latest: StorageFacts;
-        try {
-          latest = readStorageFacts(crd);
-        } catch (error) {
-          if (!(error instanceof CrdShapeError)) throw error;
-          return { outcome: 'crd-changed', problem: `the CRD changed during the run: ${error.message}`, storedVersionsAfter: unchanged };
-        }
-        if (latest.generation !== facts.generation || latest.storageVersion !== facts.storageVersion) {
-          const problem = `the CRD changed during the run (generation ${facts.generation} -> ${latest.generation}, storage version ${facts.storageVersion} -> ${latest.storageVersion}); objects written before the change may be in another version`;
-          return { outcome: 'crd-changed', problem, storedVersionsAfter: latest.storedVersions };
-        }
-        const body = { ...crd, status: { ...crd.status, storedVersions: [facts.storageVersion] } };
-        const what = `update the status of the CRD ${options.resource}`;
-        const written = await send('write-status', (signal) => api.request('PUT', `${crdPath}/status`, { body, query: { fieldManager: FIELD_MANAGER }, signal }), 'update the CRD status');
-        if (written.ok) return { outcome: 'migrated', storedVersionsAfter: readStorageFacts(written.value.body).storedVersions };
-        // Someone else wrote the CRD meanwhile: read it again and check again, never overwrite blindly.
-        if (written.class === 'conflict' && conflicts < MAX_STATUS_CONFLICTS) continue;
-        return { ...haltOn(written, what), storedVersionsAfter: unchanged };
-      }
-    }
-
-    function count(outcome: 'rewritten' | 'current' | 'gone'): void {
-      counts.seen++;
-      counts[outcome]++;
-    }
-
-    function fail(object: ListedObject, code: number, message: string): void {
-      counts.seen++;
-      counts.failed++;
-      if (failures.length < MAX_FAILURES_LISTED) failures.push({ ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}), name: object.metadata.name, code, message });
-    }
   }
 
-  async function readCrdForStart(): Promise<StorageFacts> {
-    const read = await send('read-crd', (signal) => api.request('GET', crdPath, { signal }), 'read the CRD');
-    if (!read.ok) throw startError(read);
-    try {
-      return readStorageFacts(read.value.body);
-    } catch (error) {
-      throw error instanceof CrdShapeError ? new MigrationConfigError(error.message) : error;
-    }
+  private mend(object: ListedObject): MendedManagedFields | undefined {
+    return mendManagedFields(object.metadata.managedFields, this.facts.servedApiVersions, this.storageApiVersion);
   }
 
-  /** Every request of the run: a token from the rate limiter, then the call, retried as retry-policy.ts decides. */
-  function send(operation: Operation, call: (signal: AbortSignal) => Promise<KubeResponse>, what: string): Promise<Attempt<KubeResponse>> {
-    return withRetries(
+  private collectionPath(namespace?: string): string {
+    const { facts } = this;
+    const scope = facts.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+    return `/apis/${facts.group}/${facts.storageVersion}${scope}/${facts.plural}`;
+  }
+
+  private objectPath(object: ListedObject): string {
+    return `${this.collectionPath(object.metadata.namespace)}/${encodeURIComponent(object.metadata.name)}`;
+  }
+
+  private writeQuery(): Record<string, string> {
+    return { fieldManager: FIELD_MANAGER, ...(this.options.dryRun ? { dryRun: 'All' } : {}) };
+  }
+}
+
+/**
+ * A chunk's objects, handed to the workers one at a time. The first worker to halt (or crash) ends it: the others
+ * take nothing more, and the halt it ended with is the chunk's.
+ */
+class ChunkQueue {
+  private next = 0;
+  private ended = false;
+  private endedWith: Halt | undefined;
+  private readonly items: readonly ListedObject[];
+
+  constructor(items: readonly ListedObject[]) {
+    this.items = items;
+  }
+
+  get halt(): Halt | undefined {
+    return this.endedWith;
+  }
+
+  /** The next object, or undefined once the chunk is done, ended, or the run is asked to stop. */
+  take(stop: AbortSignal): ListedObject | undefined {
+    if (this.ended || stop.aborted) return undefined;
+    return this.items[this.next++];
+  }
+
+  end(halt?: Halt): void {
+    if (!this.ended) this.endedWith = halt;
+    this.ended = true;
+  }
+}
+
+/** What the objects came to, added up from what each write returned. */
+class Tally {
+  readonly counts: ObjectCounts = { seen: 0, rewritten: 0, current: 0, gone: 0, failed: 0 };
+  readonly managedFields = { objectsMended: 0, entriesDropped: 0 };
+  readonly failures: ObjectFailure[] = [];
+  /** Objects the lists returned past what earlier chunks did: this shard's and the others'. */
+  listed = 0;
+
+  add(result: ObjectResult): void {
+    if ('halt' in result) return;
+    this.counts.seen++;
+    this.counts[result.counted]++;
+    if ('failure' in result && this.failures.length < MAX_FAILURES_LISTED) this.failures.push(result.failure);
+    if ('mended' in result && result.mended) {
+      this.managedFields.objectsMended++;
+      this.managedFields.entriesDropped += result.mended.dropped;
+    }
+  }
+}
+
+function failed(object: ListedObject, code: number, message: string): ObjectResult {
+  return { counted: 'failed', failure: { ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}), name: object.metadata.name, code, message } };
+}
+
+function crdPath(resource: string): string {
+  return `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(resource)}`;
+}
+
+/** Every request of the run: a token from the rate limiter, then the call, retried as retry-policy.ts decides. */
+function sender(options: MigrationOptions, requestSignal: AbortSignal): Send {
+  return (operation: Operation, call: (signal: AbortSignal) => Promise<KubeResponse>, what: string): Promise<Attempt<KubeResponse>> =>
+    withRetries(
       async () => {
         await options.limiter.take(options.stop);
-        return call(requests.signal);
+        return call(requestSignal);
       },
       { operation, policy: options.retry, sleep: options.sleep, signal: options.stop, onRetry: (error, delayMs) => options.onRetry?.(what, error, delayMs) },
     );
-  }
+}
 
-  function writeQuery(): Record<string, string> {
-    return { fieldManager: FIELD_MANAGER, ...(options.dryRun ? { dryRun: 'All' } : {}) };
+async function readCrdForStart(api: KubeApi, options: MigrationOptions, send: Send): Promise<StorageFacts> {
+  const read = await send('read-crd', (signal) => api.request('GET', crdPath(options.resource), { signal }), 'read the CRD');
+  if (!read.ok) throw startError(read, options.resource, api.server);
+  try {
+    return readStorageFacts(read.value.body);
+  } catch (error) {
+    throw error instanceof CrdShapeError ? new MigrationConfigError(error.message) : error;
   }
+}
 
-  /** Why the run stops, with the real cause: a failure that is neither an answer about one object nor retried. */
-  function haltOn(failure: Failure, what: string): Halt {
-    if (failure.class === 'interrupted') return { outcome: 'interrupted' };
-    const cause = failure.class === 'stop' ? failure.cause : 'rejected';
-    const error = 'error' in failure ? failure.error : undefined;
-    return { outcome: 'aborted', cause, problem: describeStop(cause, what, error, api.server) };
+/** Options the CRD rules out: said before anything is written. */
+function checkStart(options: MigrationOptions, facts: StorageFacts): void {
+  const shard = options.shard ?? wholeCollection;
+  if (shard.count > 1 && !options.record) {
+    throw new MigrationConfigError(`shard ${describeShard(shard)} needs a record (--record NAMESPACE/NAME): without the other shards' results no shard may trim storedVersions`);
   }
+  if (options.via === 'status' && !facts.storageHasStatus) {
+    throw new MigrationConfigError(
+      `--via status: the CRD ${options.resource} has no status subresource in its storage version ${facts.storageVersion}, so objects can only be written as themselves (run without --via status)`,
+    );
+  }
+}
 
-  function startError(failure: Failure): Error {
-    if (failure.class === 'interrupted') return new MigrationInterruptedError(`stopped by a signal before the CRD ${options.resource} was read`);
-    const error = 'error' in failure ? failure.error : undefined;
-    if (error instanceof KubeApiError) {
-      if (error.code === 404) return new MigrationConfigError(`no CustomResourceDefinition named ${options.resource} at ${api.server}`);
-      if (error.code === 401) return new MigrationConfigError(`the API server at ${api.server} does not accept the credentials: ${error.message}`);
-      if (error.code === 403) return new MigrationConfigError(`not allowed to read the CRD ${options.resource}: ${error.message}`);
-      return new MigrationConfigError(`cannot read the CRD ${options.resource}: HTTP ${error.code}: ${error.message}`);
-    }
-    if (error instanceof KubeTransportError) return new MigrationConfigError(`cannot reach the API server at ${api.server}: ${error.message}`);
-    return new MigrationConfigError(error instanceof KubeConfigurationError ? error.message : `cannot read the CRD ${options.resource}: ${describeError(error)}`);
+/** Why the run stops, with the real cause: a failure that is neither an answer about one object nor retried. */
+function haltOn(failure: Failure, what: string, server: string): Halt {
+  if (failure.class === 'interrupted') return { outcome: 'interrupted' };
+  const cause = failure.class === 'stop' ? failure.cause : 'rejected';
+  const error = 'error' in failure ? failure.error : undefined;
+  return { outcome: 'aborted', cause, problem: describeStop(cause, what, error, server) };
+}
+
+function startError(failure: Failure, resource: string, server: string): Error {
+  if (failure.class === 'interrupted') return new MigrationInterruptedError(`stopped by a signal before the CRD ${resource} was read`);
+  const error = 'error' in failure ? failure.error : undefined;
+  if (error instanceof KubeApiError) {
+    if (error.code === 404) return new MigrationConfigError(`no CustomResourceDefinition named ${resource} at ${server}`);
+    if (error.code === 401) return new MigrationConfigError(`the API server at ${server} does not accept the credentials: ${error.message}`);
+    if (error.code === 403) return new MigrationConfigError(`not allowed to read the CRD ${resource}: ${error.message}`);
+    return new MigrationConfigError(`cannot read the CRD ${resource}: HTTP ${error.code}: ${error.message}`);
   }
+  if (error instanceof KubeTransportError) return new MigrationConfigError(`cannot reach the API server at ${server}: ${error.message}`);
+  return new MigrationConfigError(error instanceof KubeConfigurationError ? error.message : `cannot read the CRD ${resource}: ${describeError(error)}`);
 }
 
 /** A signal for requests: aborted `graceMs` after `stop`, so that a write in flight may finish, but not for long. */
@@ -441,7 +593,6 @@ function listKey(object: ListedObject): string {
 function resourceVersionOf(body: unknown): string | undefined {
   return (body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
 }
-
 
 function describeError(error: unknown): string {
   if (error instanceof KubeApiError) return `HTTP ${error.code}${error.reason ? ` ${error.reason}` : ''}: ${error.message}`;
