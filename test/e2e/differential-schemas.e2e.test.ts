@@ -11,7 +11,9 @@ import { committedCrdsDir } from '../fixtures/controller-gen/generate.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { apiServerJudgement, type Judgement } from './support/differential/api-server-judge.ts';
 import { tally } from './support/differential/compare.ts';
-import { differentialCases, fullValue, minimalValue } from './support/differential/schema-cases.ts';
+import { ruleCoverage, rulesOf } from './support/differential/rule-coverage.ts';
+import { ruleCreateCases, ruleUpdateCases } from './support/differential/rule-cases.ts';
+import { differentialCases, fullValue, minimalValue, type DifferentialCase } from './support/differential/schema-cases.ts';
 import { kubectl } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
@@ -59,19 +61,32 @@ describe.skipIf(!controlPlane).each(['shapes.fixtures.crdgate.example.com_shapes
         { name: 'full', object: object(fullValue(schema, 4)) },
       ].map(async (base, index) => ({ ...base, storable: (await apiServerJudgement(rest, resource, { name: base.name, mutation: 'none', object: base.object }, `base-${index}`)).allowed })),
     );
-    const cases = differentialCases(schema, bases);
     const tester = contractTester(defineContract(fromCrd(crd)));
-    const results = [];
-    for (const [index, testCase] of cases.entries()) {
-      const apiServer: Judgement = await apiServerJudgement(rest, resource, testCase, `case-${index}`);
-      const object = { ...testCase.object, metadata: { name: `case-${index}`, namespace } } as never;
-      const oldObject = testCase.oldObject ? ({ ...testCase.oldObject, metadata: { name: `case-${index}`, namespace } } as never) : undefined;
-      const crdgate = tester.check(object, oldObject ? { oldObject } : {});
-      results.push({ testCase, apiServer, crdgate });
-    }
+    const judged = async (cases: readonly DifferentialCase[], first: number) => {
+      const results = [];
+      for (const [offset, testCase] of cases.entries()) {
+        const name = `case-${first + offset}`;
+        const apiServer: Judgement = await apiServerJudgement(rest, resource, testCase, name);
+        const object = { ...testCase.object, metadata: { name, namespace } } as never;
+        const oldObject = testCase.oldObject ? ({ ...testCase.oldObject, metadata: { name, namespace } } as never) : undefined;
+        results.push({ testCase, apiServer, crdgate: tester.check(object, oldObject ? { oldObject } : {}) });
+      }
+      return results;
+    };
+    const results = await judged(differentialCases(schema, bases), 0);
+    // Then each place that carries rules set to values those rules turn on, on the minimal object (which the API
+    // server stores); and, where a rule compares with oldSelf, updates between the values it allowed.
+    const creates = await judged(ruleCreateCases(schema, bases[0]!.object), results.length);
+    results.push(...creates);
+    const allowed = creates.filter((result) => result.apiServer.allowed).map((result) => result.testCase);
+    results.push(...(await judged(ruleUpdateCases(schema, bases[0]!.object, allowed), results.length)));
     const figures = tally(results);
     const table = [...figures.byMutation].map(([mutation, entry]) => `${mutation}: ${entry.cases - entry.disagreements}/${entry.cases}`).join('\n');
-    process.stderr.write(`[e2e] differential ${crd.metadata.name}: ${figures.agreed}/${figures.cases} cases agree\n${table}\n`);
+    const coverage = ruleCoverage(rulesOf(schema), results.map((result) => result.apiServer));
+    const rulesTable = [...coverage].map(([{ at, rule }, cases]) => `rule at ${at} (${rule.message ?? rule.messageExpression}): ${cases} refused`).join('\n');
+    process.stderr.write(`[e2e] differential ${crd.metadata.name}: ${figures.agreed}/${figures.cases} cases agree\n${table}\n${rulesTable}\n`);
     expect(figures.disagreements).toEqual([]);
+    // Every rule is put to the test: some case makes kube-apiserver refuse for it, and crdgate agreed on that case.
+    expect([...coverage].filter(([, cases]) => cases === 0).map(([{ at, rule }]) => `${at}: ${rule.rule}`)).toEqual([]);
   }, 600_000);
 });

@@ -4,7 +4,7 @@ import type { DifferentialCase } from './schema-cases.ts';
 /** What one judge said of one case: allowed (with the object as it would be stored), or the fields it refused. */
 export type Judgement =
   | { allowed: true; stored?: unknown; warnings: string[] }
-  | { allowed: false; fields: string[]; messages: string[] };
+  | { allowed: false; fields: string[]; messages: string[]; causes?: Array<{ field: string; message: string }> };
 
 export interface ResourceOf {
   group: string;
@@ -45,5 +45,10 @@ function judgementOf(response: { status: number; body: unknown; text: string; wa
   const strict = [...(status.message ?? '').matchAll(/(?:unknown|duplicate) field "([^"]+)"/g)].map((match) => match[1]!);
   const fields = [...causes.map((cause) => cause.field ?? ''), ...strict];
   const messages = causes.length > 0 ? causes.map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`) : [status.message ?? ''];
-  return { allowed: false, fields: [...new Set(fields)].sort(), messages };
+  return {
+    allowed: false,
+    fields: [...new Set(fields)].sort(),
+    messages,
+    ...(causes.length > 0 ? { causes: causes.map((cause) => ({ field: cause.field ?? '', message: cause.message ?? '' })) } : {}),
+  };
 }

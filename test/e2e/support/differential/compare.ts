@@ -18,16 +18,26 @@ export interface Tally {
 }
 
 /**
- * Both allowed, or both refused naming the same fields. One named exception: an error about no field (anyOf's
- * "must validate at least one schema", "some validation rules were not checked") has the field `<nil>` on the API
- * server's wire, Go's rendering of a nil path, where crdgate says '' (src/api-server-engine/engine.ts).
+ * Both allowed, or both refused with the same causes: each field with the same message (for a CEL rule, its
+ * `message` or `messageExpression`'s result, reason and fieldPath as kube-apiserver words them). One named exception:
+ * an error about no field (anyOf's "must validate at least one schema", "some validation rules were not checked") has
+ * the field `<nil>` on the API server's wire, Go's rendering of a nil path, where crdgate says ''
+ * (src/api-server-engine/engine.ts).
  */
 export function agrees(apiServer: Judgement, crdgate: CheckResult): boolean {
   if (apiServer.allowed !== crdgate.allowed) return false;
   if (apiServer.allowed) return true;
   const fields = [...new Set(crdgate.causes.map((cause) => cause.field))].sort();
-  const apiServerFields = [...new Set(apiServer.fields.map((field) => (field === '<nil>' ? '' : field)))].sort();
-  return JSON.stringify(fields) === JSON.stringify(apiServerFields);
+  const apiServerFields = [...new Set(apiServer.fields.map(withoutNil))].sort();
+  if (JSON.stringify(fields) !== JSON.stringify(apiServerFields)) return false;
+  // A 400 of strict decoding carries no causes, only its message: the fields above are all there is to compare.
+  if (apiServer.causes === undefined) return true;
+  const messages = crdgate.causes.map((cause) => `${cause.field}: ${cause.message}`).sort();
+  return JSON.stringify(messages) === JSON.stringify(apiServer.causes.map((cause) => `${withoutNil(cause.field)}: ${cause.message}`).sort());
+}
+
+function withoutNil(field: string): string {
+  return field === '<nil>' ? '' : field;
 }
 
 export function describeJudgement(judgement: Judgement): string {
