@@ -207,7 +207,9 @@ describe('crdgate serve with a contract whose hub has a scale subresource: the k
   it('takes --kubeconfig and --context only then (or with --manage-certs)', async () => {
     const result = await run('serve', '--port', '0', '--kubeconfig', 'kubeconfig', '--cert-dir', 'never-written');
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('crdgate serve: --kubeconfig only apply with --manage-certs or a contract whose hub has a scale subresource');
+    expect(result.stderr.trim()).toBe(
+      "crdgate serve: --kubeconfig only apply with --manage-certs, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')",
+    );
   });
 
   it('exits 2 when the kubeconfig named cannot be loaded, before anything is bound or written', async () => {
@@ -216,6 +218,48 @@ describe('crdgate serve with a contract whose hub has a scale subresource: the k
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
     await expect(access(join(dir, 'never-written'))).rejects.toThrow();
+  });
+});
+
+describe("crdgate serve with a contract whose CRD someone else owns: --owner-schema", () => {
+  const writeOperatorContract = async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'pools.ops.example.com' },
+      spec: {
+        group: 'ops.example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Pool', plural: 'pools', singular: 'pool', listKind: 'PoolList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
+    };
+    await writeFile(join(dir, 'pools.json'), JSON.stringify(crd));
+    const crdgate = JSON.stringify(new URL('./index.ts', import.meta.url).href);
+    await writeFile(
+      join(dir, 'pool-contract.ts'),
+      `import { defineContract, fromCrd, readCrdFile } from ${crdgate};\n` +
+        `export default () => defineContract({ ...fromCrd(readCrdFile(new URL('./pools.json', import.meta.url)), { crdOwner: 'external' }) });\n`,
+    );
+  };
+
+  it.each([
+    [[], "--owner-schema only applies to a contract whose CRD someone else owns (crdOwner: 'external')"],
+    [['--contract', 'pool-contract.ts'], '--owner-schema takes contract or live, got "newest"'],
+  ])('refuses %j before anything is bound or written', async (flags, message) => {
+    await writeOperatorContract();
+    const value = flags.length === 0 ? 'live' : 'newest';
+    const result = await run('serve', '--port', '0', ...flags, '--owner-schema', value, '--cert-dir', 'never-written');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`crdgate serve: ${message}`);
+    await expect(access(join(dir, 'never-written'))).rejects.toThrow();
+  });
+
+  it('takes --kubeconfig for following the CRD, and exits 2 when the one named cannot be loaded', async () => {
+    await writeOperatorContract();
+    const result = await run('serve', '--port', '0', '--contract', 'pool-contract.ts', '--kubeconfig', 'no-such-kubeconfig', '--cert-dir', 'never-written');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
   });
 });
 

@@ -3,6 +3,8 @@ import { CrdUnservableError, loadCrd, type EngineCrd } from '../api-server-engin
 import { formatFieldError } from '../contract/field-error.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
+import { ownsCrd } from '../contract/define-contract.ts';
+import { describeVersionDrift, drifted, ownerCrdDrift } from '../contract/owner-crd-drift.ts';
 import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
 import type { ManifestLocation, ManifestObject } from './manifest-documents.ts';
 import { describeLocation } from './report-summary.ts';
@@ -28,6 +30,14 @@ export interface CrdUse {
   decidedBy: 'crd' | 'contract';
   /** With `decidedBy: contract`: the versions whose schema is not the one the contract renders (or that only one has). */
   differsFromContract?: string[];
+  /**
+   * With `differsFromContract`: where, as `version: path (change)`, the first few per version (documentation-only
+   * differences name no path). For a contract that does not own its CRD, this is the owner's release against the
+   * contract's copy of it: what `crdgate serve` reports as drift against the live CRD.
+   */
+  differences?: string[];
+  /** With `decidedBy: contract`: the contract's CRD is someone else's (crdOwner: 'external'). */
+  ownedBy?: 'external';
 }
 
 /** A CRD kube-apiserver would not take, or one that clashes with another: `crdgate check` stops (exit 2) on it. */
@@ -101,7 +111,12 @@ export function collectCrds(registry: ContractRegistry, found: ReadonlyArray<Man
     const use: CrdUse = { location, origin, name, group: crd.group, kind: crd.kind, versions: [...crd.versions], decidedBy: contract ? 'contract' : 'crd' };
     if (contract) {
       const differs = differingVersions(object, renderCustomResourceDefinition(contract.contract, { target: { url: 'https://crdgate.invalid' } }) as KubeObject);
-      if (differs.length > 0) use.differsFromContract = differs;
+      if (differs.length > 0) {
+        use.differsFromContract = differs;
+        const where = ownerCrdDrift(contract.contract, object).filter(drifted).flatMap((drift) => describeVersionDrift(drift, 3).map((words) => `${drift.version}: ${words}`));
+        if (where.length > 0) use.differences = where;
+      }
+      if (!ownsCrd(contract.contract)) use.ownedBy = 'external';
     }
     kinds.add(use, crd, object.spec, conversion);
   }

@@ -89,7 +89,10 @@ export function crdNotes(report: TreeCheckReport): string[] {
     use.differsFromContract
       ? [
           `${use.origin === 'crd-flag' ? '--crd ' : ''}${describeLocation(use.location)}: CustomResourceDefinition ${use.name}: the contract of ${use.kind} decides its objects, ` +
-            `and this CRD's schema differs from the contract's in ${use.differsFromContract.join(', ')} (crdgate manifests renders the contract's)`,
+            (use.ownedBy === 'external'
+              ? `and this CRD, its owner's, differs from the contract's copy of it in ${use.differsFromContract.join(', ')}${use.differences ? ` (${use.differences.join('; ')})` : ''}: ` +
+                "crdgate serve reports the same drift against the live CRD; update the contract's copy from this release, or serve with --owner-schema live"
+              : `and this CRD's schema differs from the contract's in ${use.differsFromContract.join(', ')} (crdgate manifests renders the contract's)`),
         ]
       : [],
   );

@@ -260,3 +260,60 @@ describe('crdgate check --crd: custom resources decided by kube-apiserver on the
     expect(jsonReport(result.stdout).summary.crds).toBe(1);
   });
 });
+
+// Each test runs the CLI, which loads a contract module and the engine: seconds on a busy machine.
+describe("crdgate check with a contract that does not own its CRD (crdOwner: 'external'): the owner's CRD from the tree or --crd", { timeout: 30_000 }, () => {
+  const pool = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'ops.example.com/v1', kind: 'Pool', metadata: { name, namespace: 'x' }, spec });
+  const ownerCrd = (extra: Record<string, unknown> = {}) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'pools.ops.example.com', annotations: { 'helm.sh/chart': 'ops-1.0.0' } },
+    spec: {
+      group: 'ops.example.com',
+      scope: 'Namespaced',
+      names: { kind: 'Pool', plural: 'pools', singular: 'pool', listKind: 'PoolList' },
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimum: 1 }, ...extra } } } } } },
+      ],
+    },
+  });
+  const writeContract = async () => {
+    await write('owner/contract/crd.yaml', [ownerCrd()]);
+    const crdgate = JSON.stringify(new URL('../index.ts', import.meta.url).href);
+    await writeFile(
+      join(scratch.dir(), 'owner/contract/pool.ts'),
+      `import { defineContract, fieldError, fromCrd, readCrdFile } from ${crdgate};\n` +
+        `export default () => defineContract({ ...fromCrd(readCrdFile(new URL('./crd.yaml', import.meta.url)), { crdOwner: 'external' }),\n` +
+        `  invariants: [(o) => (o.spec?.size === 13 ? [fieldError('spec.size', 'FieldValueForbidden', 'thirteen pools are bad luck')] : [])] });\n`,
+    );
+    return 'owner/contract/pool.ts';
+  };
+
+  it("decides the contract's kind by the contract, the owner's CRD in the tree only checked and compared: no warning when it is the contract's copy", async () => {
+    const contract = await writeContract();
+    await write('owner/same/crds.yaml', [ownerCrd()]);
+    await write('owner/same/pools.yaml', [pool('lucky', { size: 2 }), pool('unlucky', { size: 13 })]);
+    const result = await scratch.run('check', '--contract', contract, '-f', 'owner/same', '-o', 'json');
+    const report = jsonReport(result.stdout);
+    expect(result.code).toBe(1);
+    expect(report.crds).toEqual([expect.objectContaining({ name: 'pools.ops.example.com', decidedBy: 'contract', ownedBy: 'external' })]);
+    expect(report.crds[0]).not.toHaveProperty('differsFromContract');
+    expect(byName(report.objects, 'lucky')).toMatchObject({ allowed: true });
+    // The contract's own rule: the CRD alone would have allowed it.
+    expect(byName(report.objects, 'unlucky')).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
+    expect(JSON.stringify(byName(report.objects, 'unlucky'))).toContain('thirteen pools are bad luck');
+  });
+
+  it("warns, naming the paths, when the owner's release named with --crd differs from the contract's copy, and denies its new field as serve would", async () => {
+    const contract = await writeContract();
+    await write('owner/next/crd.yaml', [ownerCrd({ tier: { type: 'string' } })]);
+    await write('owner/next-objects/pools.yaml', [pool('gold', { size: 2, tier: 'gold' })]);
+    const result = await scratch.run('check', '--contract', contract, '-f', 'owner/next-objects', '--crd', 'owner/next/crd.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')[0]).toBe(
+      "warning: --crd owner/next/crd.yaml:1 (document 1): CustomResourceDefinition pools.ops.example.com: the contract of Pool decides its objects, and this CRD, its owner's, " +
+        "differs from the contract's copy of it in v1 (v1: spec.tier (added)): crdgate serve reports the same drift against the live CRD; update the contract's copy from this release, or serve with --owner-schema live",
+    );
+    expect(result.stdout).toContain('spec.tier: unknown field "tier"');
+  });
+});

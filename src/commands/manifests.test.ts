@@ -206,7 +206,10 @@ describe("crdgate manifests for an operator's CRD", () => {
     const kindsOf = (stdout: string) => parseAllDocuments(stdout).map((d) => d.toJS()).map((o) => `${o.kind}/${o.metadata.name}`);
     const plain = await run('manifests', '--contract', 'pool-contract.ts', '--url', 'https://127.0.0.1:9443');
     expect(plain.code).toBe(0);
-    expect(kindsOf(plain.stdout)).toEqual(['ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']);
+    // Called by URL too, the server follows the owner's CRD (drift reports): its RBAC is rendered, by name.
+    expect(kindsOf(plain.stdout)).toEqual(['ClusterRole/crdgate-owner-crds', 'ClusterRoleBinding/crdgate-owner-crds', 'ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']);
+    const role = parseAllDocuments(plain.stdout).map((d) => d.toJS()).find((o) => o.kind === 'ClusterRole');
+    expect(role.rules).toEqual([{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['pools.ops.example.com'], verbs: ['get', 'list', 'watch'] }]);
     const local = await run('manifests', '--contract', 'pool-contract.ts', '--url', 'https://127.0.0.1:9443', '--owner-crds');
     const owners = parseAllDocuments(local.stdout).map((d) => d.toJS()).filter((o) => o.kind === 'CustomResourceDefinition');
     expect(owners).toEqual([crd]);

@@ -16,6 +16,8 @@ import type { ServingCertificate } from '../server/tls-files.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { webhookEndpoints, type WebhookEndpoint } from '../server/app.ts';
 import { startServer } from '../server/serve.ts';
+import { externalContracts, ownerCrdName, ownerSchemaModes, type OwnerCrdTracker, type OwnerSchemaMode } from '../server/owner-crds.ts';
+import type { KubeWatchApi } from '../kube/kube-api.ts';
 import { durationOption, portOption, positiveInteger, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
 import { asUsageError } from './system-error.ts';
 import { loadRegistry } from './contracts.ts';
@@ -25,7 +27,7 @@ export const serveCommand: Command = {
   summary: 'run the HTTPS webhook server (validate, mutate, convert)',
   usage: `crdgate serve [--port ${serveDefaults.port}] [--cert-dir ${serveDefaults.certDir}] [--contract MODULE]... [--client-ca FILE]
               [--client-ca-endpoints validate,mutate] [--admission-body-limit BYTES] [--conversion-body-limit BYTES]
-              [--drain-delay SECONDS] [--log-level LEVEL]
+              [--drain-delay SECONDS] [--log-level LEVEL] [--owner-schema contract|live]
 
   Serves POST /validate, /mutate, /convert and GET /healthz, /readyz, /metrics over HTTPS.
   Without tls.crt/tls.key in --cert-dir, development certificates (localhost, 127.0.0.1) are generated there.
@@ -37,6 +39,14 @@ export const serveCommand: Command = {
                      certificate to conversion webhooks, so requiring one on convert breaks every read and
                      write through another version)
   --drain-delay N    seconds between SIGTERM (readiness fails) and closing the listener (default ${serveDefaults.drainDelaySeconds})
+
+  For a contract whose CRD someone else owns (crdOwner: 'external'), serve follows that CRD in the API server
+  (list and watch of it by name; RBAC: get, list, watch on that customresourcedefinition) and reports where its
+  schema differs from the contract's copy: a warning and crdgate_owner_crd_drift{crd,version}. Unreachable or
+  forbidden, it keeps serving and says so (crdgate_owner_crd_watch_up 0).
+  --owner-schema contract   validate with the contract's copy of the owner's schema (the default)
+  --owner-schema live       validate with the owner's CRD as the API server holds it, swapped in at each change
+                            (one that cannot be compiled keeps the schema in use); not ready until it was read
 
 crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--kubeconfig FILE] [--context NAME]
               [--cert-dns NAME,...] [--cert-ip ADDRESS,...] [--ca-validity 1095d] [--serving-validity 90d]
@@ -72,6 +82,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     'serving-validity': { type: 'string' },
     'ca-overlap': { type: 'string' },
     'lease-duration': { type: 'string' },
+    'owner-schema': { type: 'string' },
   },
   async run(values, io) {
     // Every flag is checked before anything is written or bound: a typo must not leave certificates behind.
@@ -89,12 +100,15 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
     const selfManaged = values['manage-certs'] === true ? await selfManagedOptions(values, io, registry) : undefined;
     const readsStoredObjects = registry.contracts.some((compiled) => hubHasScale(compiled.contract));
-    if (!selfManaged) rejectSelfManagedFlags(values, readsStoredObjects);
+    const followsOwnerCrds = externalContracts(registry).length > 0;
+    const ownerSchema = ownerSchemaOption(values, followsOwnerCrds);
+    if (!selfManaged) rejectSelfManagedFlags(values, readsStoredObjects || followsOwnerCrds);
     for (const compiled of registry.contracts) {
       const { plural, group } = compiled.contract.identity;
       for (const warning of compiled.warnings) logger.warn({ contract: `${plural}.${group}`, warning }, 'the contract self-check warns');
     }
     const readStoredObject = readsStoredObjects ? await storedObjectReader(values, io, logger, selfManaged) : undefined;
+    const ownerCrdApi = followsOwnerCrds ? await apiServerClient(values, io, selfManaged) : undefined;
     await assertCanListen(port, host);
 
     if (!selfManaged && !(await hasServingCert(certDir))) {
@@ -109,11 +123,14 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     }
 
     let manager: CertificateManager | undefined;
+    let ownerCrds: OwnerCrdTracker | undefined;
+    const certificatesNotReady = selfManaged ? () => (manager ? manager.notReadyBecause() : 'the certificate manager has not started') : () => undefined;
     const server = await startServer({
       port,
       host,
       certDir,
-      ...(selfManaged ? { certificate: selfManaged.placeholder, notReadyBecause: () => (manager ? manager.notReadyBecause() : 'the certificate manager has not started') } : {}),
+      ...(selfManaged ? { certificate: selfManaged.placeholder } : {}),
+      notReadyBecause: () => certificatesNotReady() ?? ownerCrds?.notReadyBecause(),
       ...(clientCa ? { clientCaFile: resolve(io.cwd, clientCa), clientCaEndpoints } : {}),
       registry,
       ...(readStoredObject ? { readStoredObject } : {}),
@@ -126,6 +143,23 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
       const { placeholder: _placeholder, ...managerOptions } = selfManaged;
       manager = startCertificateManager({ ...managerOptions, serve: server.replaceCertificate, metrics: server.metrics.selfManaged, logger });
     }
+    const stopFollowing = new AbortController();
+    let following: Promise<void> | undefined;
+    if (ownerCrdApi) {
+      const { createOwnerCrdTracker, followOwnerCrds } = await import('../server/owner-crds.ts');
+      let current = registry;
+      ownerCrds = createOwnerCrdTracker({
+        mode: ownerSchema,
+        registry: () => current,
+        replaceRegistry: (next) => {
+          current = next;
+          server.replaceRegistry(next);
+        },
+        metrics: server.metrics.ownerCrds,
+        logger,
+      });
+      following = followOwnerCrds({ api: ownerCrdApi, tracker: ownerCrds, signal: stopFollowing.signal });
+    }
     const kinds = crdNames(registry);
     logger.info(
       {
@@ -133,6 +167,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
         ...(selfManaged ? { certificates: `secret ${selfManaged.namespace}/${selfManaged.secretName}`, identity: selfManaged.identity } : { certDir }),
         contracts: kinds,
         clientCertificateRequiredOn: clientCa ? clientCaEndpoints : [],
+        ...(ownerCrds ? { ownerCrds: ownerCrds.contracts.map(ownerCrdName), ownerSchema } : {}),
       },
       'crdgate is serving',
     );
@@ -140,7 +175,8 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     const signal = await io.waitForStop();
     logger.info({ signal }, 'shutting down: readiness fails now, in-flight requests finish');
     // The Lease is given up at once, so that another replica takes over rotations without waiting for it to expire.
-    await Promise.all([server.shutdown(), manager?.stop()]);
+    stopFollowing.abort();
+    await Promise.all([server.shutdown(), manager?.stop(), following]);
     logger.info('stopped');
     logger.flush();
     return 0;
@@ -163,7 +199,9 @@ function rejectSelfManagedFlags(values: ParsedValues, readsStoredObjects: boolea
   throw new UsageError(
     [
       ...(others.length > 0 ? [`${flags(others)} only apply with --manage-certs`] : []),
-      ...(apiServer.length > 0 ? [`${flags(apiServer)} only apply with --manage-certs or a contract whose hub has a scale subresource`] : []),
+      ...(apiServer.length > 0
+        ? [`${flags(apiServer)} only apply with --manage-certs, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')`]
+        : []),
     ].join('; '),
   );
 }
@@ -190,6 +228,32 @@ async function storedObjectReader(values: ParsedValues, io: CommandIo, logger: L
     logger.warn({ reason: (error as Error).message }, 'no API server client: /scale reviews are denied until one loads (tried again at each)');
     return createStoredObjectReader(makeApi);
   }
+}
+
+/**
+ * The client that follows the owners' CRDs: the certificate manager's when there is one, else one over the kubeconfig.
+ * A kubeconfig named on the command line must load now; a default one that cannot load yet is tried again by the
+ * follower (serve keeps serving with the contracts' schemas meanwhile, and says why it cannot follow).
+ */
+async function apiServerClient(values: ParsedValues, io: CommandIo, selfManaged: SelfManagedOptions | undefined): Promise<() => Promise<KubeWatchApi>> {
+  if (selfManaged) return async () => selfManaged.api;
+  const { loadKubeConfig } = await import('../kube/kube-config.ts');
+  const { createKubeApi } = await import('../kube/kube-api.ts');
+  const file = stringOption(values, 'kubeconfig');
+  const context = stringOption(values, 'context');
+  // No timeout shorter than a watch's: requests here are a list of one object and watches, which TCP keepalive ends.
+  const makeApi = async () => createKubeApi(await loadKubeConfig(file, context, io.cwd), { timeoutMs: 30_000 });
+  if (file === undefined && context === undefined) return makeApi;
+  const api = await makeApi();
+  return async () => api;
+}
+
+function ownerSchemaOption(values: ParsedValues, followsOwnerCrds: boolean): OwnerSchemaMode {
+  const text = stringOption(values, 'owner-schema');
+  if (text === undefined) return 'contract';
+  if (!(ownerSchemaModes as readonly string[]).includes(text)) throw new UsageError(`--owner-schema takes ${ownerSchemaModes.join(' or ')}, got "${text}"`);
+  if (!followsOwnerCrds) throw new UsageError("--owner-schema only applies to a contract whose CRD someone else owns (crdOwner: 'external')");
+  return text as OwnerSchemaMode;
 }
 
 type SelfManagedOptions = Omit<CertificateManagerOptions, 'serve' | 'metrics' | 'logger'> & { placeholder: ServingCertificate };

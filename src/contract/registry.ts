@@ -97,3 +97,21 @@ export function lookupByApiVersion(registry: ContractRegistry, apiVersion: strin
 function groupKindKey(group: string, kind: string): string {
   return `${kind}.${group}`;
 }
+
+/**
+ * The registry with one contract's validators replaced (by version name; versions not named keep theirs), every
+ * other contract shared as it is: what `serve --owner-schema live` swaps in when the owner's CRD changes. A new
+ * registry, so that requests being decided finish with the validators they started with.
+ */
+export function withValidators(registry: ContractRegistry, group: string, kind: string, replaced: ReadonlyMap<string, ObjectValidator>): ContractRegistry {
+  const key = groupKindKey(group, kind);
+  const byGroupKind = new Map<string, CompiledContract>();
+  const contracts = registry.contracts.map((entry) => {
+    const ofEntry = groupKindKey(entry.contract.identity.group, entry.contract.identity.kind);
+    const next = ofEntry === key ? { ...entry, validators: new Map([...entry.validators, ...replaced]) } : entry;
+    byGroupKind.set(ofEntry, next);
+    return next;
+  });
+  if (!byGroupKind.has(key)) throw new ContractCompileError(`no contract declares ${kind}.${group}`);
+  return { contracts, lookup: (g, k) => byGroupKind.get(groupKindKey(g, k)) };
+}

@@ -22,9 +22,10 @@ export interface KubeWatchApi extends KubeApi {
   /**
    * Opens a watch (`path` with watch=true and `query`) and hands each event to `onEvent` as it arrives. Resolves when
    * the server ends the stream (it does after a while: watch again from the last resourceVersion); rejects like
-   * request() when the watch cannot be opened or the connection breaks.
+   * request() when the watch cannot be opened or the connection breaks. `onOpen` is called once the server has
+   * accepted the watch (a 2xx answer), before any event: a quiet watch is a working one.
    */
-  watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, signal?: AbortSignal): Promise<void>;
+  watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void>;
 }
 
 export type KubeMethod = 'GET' | 'PUT' | 'POST' | 'PATCH';
@@ -162,7 +163,7 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
     });
   }
 
-  async function watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, signal?: AbortSignal): Promise<void> {
+  async function watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void> {
     const what = `WATCH ${path}`;
     const { url, requestOptions } = await authenticated('GET', path, { query: { ...query, watch: 'true' }, ...(signal ? { signal } : {}) }, what);
     return new Promise<void>((resolve, reject) => {
@@ -175,6 +176,7 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
           response.on('end', () => reject(new KubeApiError(status, asStatus(parseJson(Buffer.concat(chunks))), response.headers, what)));
           return;
         }
+        onOpen?.();
         // One JSON event per line; a line may arrive in pieces.
         let pending = '';
         response.setEncoding('utf8');

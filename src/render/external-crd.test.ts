@@ -20,7 +20,7 @@ const manifestsOf = (files: readonly ManifestFile[]) => files.flatMap((file) => 
 describe('a contract that does not own its CRD', () => {
   it('renders the webhooks, the workload and its RBAC, and no CRD, conversion or migration', () => {
     const files = renderManifestFiles([operatorOwned()], manifestDefaults);
-    expect(paths(files)).toEqual(['base/00-namespace.yaml', 'base/10-crdgate-server.yaml', 'base/15-network-policy.yaml', 'base/30-webhook-configurations.yaml']);
+    expect(paths(files)).toEqual(['base/00-namespace.yaml', 'base/10-crdgate-server.yaml', 'base/13-owner-crd-reads.yaml', 'base/15-network-policy.yaml', 'base/30-webhook-configurations.yaml']);
     expect(manifestsOf(files).map((m) => m.kind)).not.toContain('CustomResourceDefinition');
   });
 

@@ -32,6 +32,8 @@ export function installNames(name: string) {
     certAccess: `${name}-certs`,
     /** When a contract's hub has a scale subresource: the ClusterRole and binding that let the server read its objects. */
     scaleReads: `${name}-scale-reads`,
+    /** When a contract's CRD is someone else's: the ClusterRole and binding that let the server follow that CRD. */
+    ownerCrdReads: `${name}-owner-crds`,
     /** The migration's ServiceAccount, ClusterRole and ClusterRoleBinding. */
     migration: `${name}-migrate`,
     selfSignedIssuer: `${name}-selfsigned`,

@@ -8,6 +8,7 @@ import type { GeneratedFile, ManifestFile } from './manifest.ts';
 import type { ManifestOptions } from './manifest-options.ts';
 import { renderMonitoring } from './monitoring.ts';
 import { renderNetworkPolicyFile } from './network-policy.ts';
+import { ownerCrdFollowing, renderOwnerCrdReadsFile } from './owner-crd-reads.ts';
 import { renderScaleReadsFile, scaleBearing } from './scale-reads.ts';
 import { renderSelfManagedCertsOverlay } from './self-managed-certs.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
@@ -30,6 +31,8 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
   // A CRD someone else owns (an operator's chart, OLM) is theirs to install, convert and migrate: crdgate renders
   // its webhooks, workload, RBAC and policy floor for it, and nothing of the CRD's own.
   const owned = contracts.filter(ownsCrd);
+  // The server calls the API server for the objects behind /scale reviews, and to follow the CRDs of others.
+  const readsApiServer = scaleBearing(contracts).length > 0 || ownerCrdFollowing(contracts).length > 0;
   const ownerCrds = options.ownerCrds ? contracts.flatMap((contract) => {
     const crd = renderOwnerCrd(contract);
     return crd === undefined ? [] : [{ path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`, comment: "the CRD's owner's, for a local cluster without it", manifests: [crd] }];
@@ -38,12 +41,13 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     ...(inCluster(options)
       ? [
           { path: `${baseDir}/00-namespace.yaml`, manifests: [namespace] },
-          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options, options.image, options.contracts, { readsApiServer: scaleBearing(contracts).length > 0 }) },
+          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options, options.image, options.contracts, { readsApiServer }) },
         ]
       : []),
     // Called by URL too: the identity crdgate runs with outside the cluster can be limited to it.
     ...renderScaleReadsFile(`${baseDir}/12-scale-reads.yaml`, contracts, options),
-    ...(inCluster(options) ? [renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options, { apiServerEgress: scaleBearing(contracts).length > 0 })] : []),
+    ...renderOwnerCrdReadsFile(`${baseDir}/13-owner-crd-reads.yaml`, contracts, options),
+    ...(inCluster(options) ? [renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options, { apiServerEgress: readsApiServer })] : []),
     ...owned.map((contract) => ({
       path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`,
       manifests: [renderCustomResourceDefinition(contract, endpoint)],

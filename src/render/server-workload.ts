@@ -36,7 +36,7 @@ export function renderNamespace(namespace: string): Manifest {
 export interface ServerWorkloadOptions {
   /**
    * The pods get their ServiceAccount token: the server reads from the API server (the object behind a /scale
-   * review, see scale-reads.ts). The pod's setting wins over the ServiceAccount's, which withholds it from any other.
+   * review, see scale-reads.ts; the CRD of a contract that does not own it, owner-crd-reads.ts). The pod's setting wins over the ServiceAccount's, which withholds it from any other.
    */
   readsApiServer?: boolean;
 }
@@ -51,7 +51,7 @@ function serviceAccount(install: Install): Manifest {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
     metadata: serverMetadata(install),
-    // The server calls the API server only to read the objects behind /scale reviews; pods get a token only then
+    // The server calls the API server only to read the objects behind /scale reviews and the CRDs others own; pods get a token only then
     // (their own setting), so none leaks from a pod that needs none.
     automountServiceAccountToken: false,
   };

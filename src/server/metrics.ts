@@ -10,6 +10,16 @@ export interface ServerMetrics {
   certificateNotAfter: Gauge;
   certificateReloads: Counter<'result'>;
   selfManaged: SelfManagedCertificateMetrics;
+  ownerCrds: OwnerCrdMetrics;
+}
+
+/** What crdgate reports of the live CRDs of contracts it does not own (crdOwner: 'external'); no series without one. */
+export interface OwnerCrdMetrics {
+  watchUp: Gauge<'crd'>;
+  drift: Gauge<'crd' | 'version'>;
+  driftPaths: Gauge<'crd' | 'version'>;
+  liveSchema: Gauge<'crd' | 'version'>;
+  schemaRefusals: Counter<'crd'>;
 }
 
 /** What `serve --manage-certs` reports; the series exist in every mode and stay at zero without it. */
@@ -67,6 +77,42 @@ export function createServerMetrics(): ServerMetrics {
     }),
     certificateReloads,
     selfManaged: selfManagedCertificateMetrics(registry),
+    ownerCrds: ownerCrdMetrics(registry),
+  };
+}
+
+function ownerCrdMetrics(registry: Registry): OwnerCrdMetrics {
+  return {
+    watchUp: new Gauge({
+      name: 'crdgate_owner_crd_watch_up',
+      help: "1 while crdgate follows the owner's CRD of a contract it does not own (listed, and watched), 0 while it cannot (API server unreachable, RBAC missing), by CRD name.",
+      labelNames: ['crd'],
+      registers: [registry],
+    }),
+    drift: new Gauge({
+      name: 'crdgate_owner_crd_drift',
+      help: "1 when the owner's live CRD differs from the contract's copy in this version (a field, a keyword, or the version itself on one side only), else 0.",
+      labelNames: ['crd', 'version'],
+      registers: [registry],
+    }),
+    driftPaths: new Gauge({
+      name: 'crdgate_owner_crd_drift_paths',
+      help: "How many fields of this version differ between the owner's live CRD and the contract's copy (0 for a version only one side has).",
+      labelNames: ['crd', 'version'],
+      registers: [registry],
+    }),
+    liveSchema: new Gauge({
+      name: 'crdgate_owner_crd_live_schema',
+      help: "1 when this version is validated with the owner's live schema (serve --owner-schema live), 0 when with the contract's copy.",
+      labelNames: ['crd', 'version'],
+      registers: [registry],
+    }),
+    schemaRefusals: new Counter({
+      name: 'crdgate_owner_crd_schema_refusals_total',
+      help: "Live CRDs crdgate could not compile a validator from (serve --owner-schema live): it kept validating with the schema it had.",
+      labelNames: ['crd'],
+      registers: [registry],
+    }),
   };
 }
 

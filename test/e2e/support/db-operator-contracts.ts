@@ -138,3 +138,42 @@ export function dbPoolerContract(): Contract {
   const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), { crdOwner: 'external' });
   return defineContract({ ...parts, transitions: poolerMachine });
 }
+
+/** Where the operator's own conversion webhook listens, and the CA its certificate is signed by. */
+export interface OwnerConversion {
+  url: string;
+  caBundlePem: string;
+}
+
+/**
+ * A later release of the operator's chart: DbCluster served in v1beta1 too (`spec.replicas` where v1 has
+ * `spec.instances`), still stored in v1, converted by the operator's own webhook. `extraSpec` adds fields to the spec
+ * of both versions, as a release that adds a setting does.
+ */
+export function dbClusterTwoVersionCrd(conversion?: OwnerConversion, extraSpec: Record<string, unknown> = {}): Record<string, any> {
+  const crd = structuredClone(readCrdFile(operatorCrdFile, { name: 'dbclusters.dbops.example.com' })) as Record<string, any>;
+  crd['metadata'].annotations['helm.sh/chart'] = 'dbops-0.4.0';
+  const v1 = crd['spec'].versions[0];
+  Object.assign(v1.schema.openAPIV3Schema.properties.spec.properties, structuredClone(extraSpec));
+  const v1beta1 = structuredClone(v1);
+  v1beta1.name = 'v1beta1';
+  v1beta1.storage = false;
+  const spec = v1beta1.schema.openAPIV3Schema.properties.spec;
+  const { instances, ...others } = spec.properties;
+  spec.properties = { replicas: instances, ...others };
+  spec.required = ['replicas'];
+  v1beta1.subresources.scale.specReplicasPath = '.spec.replicas';
+  crd['spec'].versions = [v1beta1, v1];
+  crd['spec'].conversion = conversion
+    ? {
+        strategy: 'Webhook',
+        webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: conversion.url, caBundle: Buffer.from(conversion.caBundlePem).toString('base64') } },
+      }
+    : { strategy: 'None' };
+  return crd;
+}
+
+/** The DbCluster contract on that release: both versions, the hub v1, the same machine. */
+export function dbClusterTwoVersionContract(): Contract {
+  return defineContract({ ...fromCrd(dbClusterTwoVersionCrd(), { crdOwner: 'external' }), transitions: clusterMachine });
+}
