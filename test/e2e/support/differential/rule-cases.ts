@@ -13,7 +13,8 @@ const strings = [
   '2001:db8::1', '10.0.0.0/8', '10.0.0.0/24', '1.2.3', '0.1.0', 'v1', '1h', '2000h', '1Gi', '512Mi', '2Gi', '10%', '3', 'app.a', 'admin',
   'read', 'write', 'gold', 'silver', '2019-06-01T00:00:00Z', '2024-06-01T00:00:00Z', 'x'.repeat(30),
 ];
-const integers = [0, 1, 2, 3, 5, 100, 20000, -1];
+// Spread first: a property gets four of them, and `min <= max` rules need a large one.
+const integers = [0, 20000, 1, 100, 2, 3, 5, -1];
 const numberLists: Json[] = [[1, 2], [2, 1], [60, 50], [10, 20, 30], [5]];
 const stringLists: Json[] = [['read'], ['admin'], ['admin', 'read'], ['write', 'read'], ['x']];
 const mapKeys = ['app.a', 'b', 'app.long'];
@@ -117,7 +118,9 @@ function objectCandidates(schema: JSONSchemaProps, current: Json | undefined): J
     }
   }
   const interleaved = Array.from({ length: Math.max(0, ...values.map((list) => list.length)) }, (_, index) => values.flatMap((list) => (index < list.length ? [list[index]!] : [])));
-  return [...presence, ...interleaved.flat()];
+  // And every property at once: "a and b are mutually exclusive" turns only when both are there.
+  const everything = fullValue(schema, 2);
+  return [...(everything === undefined ? [] : [everything]), ...presence, ...interleaved.flat()];
 }
 
 /** Whether a value meets the keywords a rule cannot see past: type, enum, bounds, length, pattern. */
