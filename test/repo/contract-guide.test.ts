@@ -2,15 +2,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guideExamples, type GuideExample } from './guide-examples.ts';
+import { guideExamples, importingSource, type GuideExample } from './guide-examples.ts';
 
 // The guide's examples, run against crdgate's source here (the packaging test in test/e2e runs them against the
 // packed package, typechecked). Each example asserts what the guide says it shows.
-
-const publicModules = {
-  crdgate: new URL('../../src/index.ts', import.meta.url).href,
-  'crdgate/testing': new URL('../../src/testing.ts', import.meta.url).href,
-};
 
 let dir: string;
 let examples: GuideExample[];
@@ -18,8 +13,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'crdgate-guide-'));
   examples = await guideExamples();
   for (const { file, code } of examples) {
-    const source = code.replace(/from '(crdgate(?:\/testing)?)'/g, (_, name: keyof typeof publicModules) => `from '${publicModules[name]}'`);
-    await writeFile(join(dir, file), source);
+    await writeFile(join(dir, file), importingSource(code));
   }
 });
 afterAll(async () => {
