@@ -49,7 +49,14 @@ describe('checkPhaseMove', () => {
 
   it('flags a phase that is not a state', () => {
     expect(checkPhaseMove(toyMachine, 'Active', 'Exploded')).toMatchObject({ expected: false, message: expect.stringContaining('"Exploded"') });
-    expect(checkPhaseMove(toyMachine, { phase: 1 }, 'Active').expected).toBe(false);
+    expect(checkPhaseMove(toyMachine, 'Active', { phase: 1 }).expected).toBe(false);
+  });
+
+  it('warns once, on the move into a phase it does not know: staying there, and leaving it for a state, are no news', () => {
+    expect(checkPhaseMove(toyMachine, 'Exploded', 'Exploded')).toEqual({ expected: true });
+    expect(checkPhaseMove(toyMachine, 'Exploded', 'Active')).toEqual({ expected: true });
+    expect(checkPhaseMove(toyMachine, { phase: 1 }, 'Active')).toEqual({ expected: true });
+    expect(checkPhaseMove(toyMachine, 'Exploded', 'Imploded')).toMatchObject({ expected: false, message: expect.stringContaining('"Imploded"') });
   });
 });
 
