@@ -41,7 +41,7 @@ describe('fromCrd', () => {
     const [v1] = parts.versions;
     expect(v1).toMatchObject({ name: 'v1', served: true, storage: true });
     expect(v1!.schema).toEqual(crd.spec.versions[0].schema.openAPIV3Schema);
-    expect(v1!.printerColumns?.map((column) => column.name)).toEqual(['Replicas', 'Ready', 'Memory', 'Phase', 'Age']);
+    expect(v1!.printerColumns?.map((column) => column.name)).toEqual(['Replicas', 'Ready', 'Memory', 'Phase', 'MaxUnavailable', 'Age']);
     expect(v1!.subresources).toEqual({ status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } });
   });
 

@@ -18,7 +18,7 @@ export interface CrdScaffold {
   example?: Record<string, unknown>;
   /** The hub's spec is pruned: a field its schema does not declare is an error. */
   specPruned: boolean;
-  /** The names of the hub version's printer columns. */
+  /** The names of the hub version's printer columns, of every priority (kubectl get -o wide shows them all). */
   printerColumns: string[];
 }
 
@@ -128,7 +128,8 @@ test('the example is created through the API server and crdgate\\'s webhooks, an
   const example = ${example};
   const created = await env.client.create({ ...example, metadata: { ...example.metadata${namespaced ? ', namespace: env.namespace' : ''} } });
   assert.equal(created.metadata?.name, example.metadata.name);
-  const listed = await env.kubectl(['get', '${resource}'${namespaced ? ", '-n', env.namespace" : ''}]);
+  // -o wide: a column of priority 1 or more (CloudNativePG's SYNCTOPOLOGY, say) shows only there.
+  const listed = await env.kubectl(['get', '${resource}', '-o', 'wide'${namespaced ? ", '-n', env.namespace" : ''}]);
   assert.equal(listed.exitCode, 0, listed.stderr);
   const header = listed.stdout.split('\\n')[0]!.split(/\\s{2,}/);
   for (const column of ${JSON.stringify(s.printerColumns.map((column) => column.toUpperCase()))}) assert.ok(header.includes(column), listed.stdout);
