@@ -1,7 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { StopRequested, untilStopped } from '../migrate/stop.ts';
+import { StopRequested, untilStopped } from '../abort/stop-signal.ts';
 
 /**
  * The few calls the migration makes, as raw JSON. client-node's typed APIs serialize through models that drop
