@@ -96,7 +96,7 @@ export interface KubeApiOptions {
  */
 export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOptions): KubeWatchApi {
   const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new KubeConfigurationError('the kubeconfig has no current cluster (set a current context or pass --context)');
+  if (!cluster) throw new KubeConfigurationError('the kubeconfig has no current cluster (no current context, or one naming no cluster)');
   const server = cluster.server.replace(/\/+$/, '');
   const secure = server.startsWith('https:');
 
