@@ -4,7 +4,7 @@ import { createProgressDisplay } from '../migrate/progress-display.ts';
 import { createRateLimiter } from '../migrate/rate-limiter.ts';
 import { defaultRetryPolicy, realSleep } from '../migrate/retry-policy.ts';
 import { MigrationConfigError, MigrationInterruptedError, runMigration } from '../migrate/run-migration.ts';
-import { parseRecordRef, RecordFormatError, type RecordRef } from '../migrate/shard-record.ts';
+import { missingRecordProblem, parseRecordRef, RecordFormatError, type RecordRef } from '../migrate/shard-record.ts';
 import { parseShard, ShardFormatError, type Shard } from '../migrate/shard.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command } from './command.ts';
@@ -123,7 +123,7 @@ function asCommandError(error: unknown): unknown {
   return error;
 }
 
-/** --shard and --record together: a shard of several needs the record, or no shard could know when to trim. */
+/** --shard and --record, checked before any kubeconfig is read (the rule itself: missingRecordProblem). */
 function shardOptions(shardText: string | undefined, recordText: string | undefined): { shard?: Shard; record?: RecordRef } {
   let shard: Shard | undefined;
   let record: RecordRef | undefined;
@@ -134,10 +134,7 @@ function shardOptions(shardText: string | undefined, recordText: string | undefi
     if (error instanceof ShardFormatError || error instanceof RecordFormatError) throw new UsageError(error.message);
     throw error;
   }
-  if (shard && shard.count > 1 && !record) {
-    throw new UsageError(
-      `--shard ${shard.index}/${shard.count} needs --record NAMESPACE/NAME: the shards record their results there, and storedVersions is trimmed only once every shard has succeeded`,
-    );
-  }
+  const missingRecord = missingRecordProblem(shard, record);
+  if (missingRecord !== undefined) throw new UsageError(missingRecord);
   return { ...(shard ? { shard } : {}), ...(record ? { record } : {}) };
 }

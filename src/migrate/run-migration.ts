@@ -6,8 +6,8 @@ import { explainStoredVersions, MAX_FAILURES_LISTED, type MigrationOutcome, type
 import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep, type StopCause } from './retry-policy.ts';
-import { describeRecord, judgeShards, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
-import { describeShard, inShard, wholeCollection, type Shard } from './shard.ts';
+import { describeRecord, judgeShards, missingRecordProblem, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
+import { inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
@@ -511,10 +511,8 @@ async function readCrdForStart(api: KubeApi, options: MigrationOptions, send: Se
 
 /** Options the CRD rules out: said before anything is written. */
 function checkStart(options: MigrationOptions, facts: StorageFacts): void {
-  const shard = options.shard ?? wholeCollection;
-  if (shard.count > 1 && !options.record) {
-    throw new MigrationConfigError(`shard ${describeShard(shard)} needs a record (--record NAMESPACE/NAME): without the other shards' results no shard may trim storedVersions`);
-  }
+  const missingRecord = missingRecordProblem(options.shard, options.record);
+  if (missingRecord !== undefined) throw new MigrationConfigError(missingRecord);
   if (options.via === 'status' && !facts.storageHasStatus) {
     throw new MigrationConfigError(
       `--via status: the CRD ${options.resource} has no status subresource in its storage version ${facts.storageVersion}, so objects can only be written as themselves (run without --via status)`,

@@ -38,6 +38,16 @@ export function parseRecordRef(text: string): RecordRef {
   return { namespace, name };
 }
 
+/**
+ * Why a shard cannot run without a record, or undefined when it can: a shard of several needs the record, or no
+ * shard could know when every shard has succeeded and storedVersions may be trimmed. The one statement of the
+ * rule: the CLI says it before reading a kubeconfig, runMigration refuses to start on it.
+ */
+export function missingRecordProblem(shard: Shard | undefined, record: RecordRef | undefined): string | undefined {
+  if (!shard || shard.count <= 1 || record) return undefined;
+  return `--shard ${shard.index}/${shard.count} needs --record NAMESPACE/NAME: the shards record their results there, and storedVersions is trimmed only once every shard has succeeded`;
+}
+
 export function describeRecord(ref: RecordRef): string {
   return `${ref.namespace}/${ref.name}`;
 }
