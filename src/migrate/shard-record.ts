@@ -2,6 +2,7 @@ import type { KubeApi, KubeResponse } from '../kube/kube-api.ts';
 import { isDns1123Label, isDns1123Subdomain } from '../contract/dns-names.ts';
 import type { Attempt, Failure, Operation } from './retry-policy.ts';
 import type { Shard } from './shard.ts';
+import { MIGRATE_FIELD_MANAGER } from './managed-fields.ts';
 
 /**
  * Where the shards of one migration say how they did: a ConfigMap with a key per shard (`shard-I-of-N`), so that
@@ -122,8 +123,6 @@ export type Recorded = { ok: true; data: Record<string, string> } | { ok: false;
 
 /** Shards write their keys at the same time: each write is guarded by the ConfigMap's resourceVersion. */
 const MAX_RECORD_CONFLICTS = 20;
-/** The shards' keys are crdgate-migrate's in managedFields: a server-side apply of the ConfigMap shipped empty leaves them be. */
-const FIELD_MANAGER = 'crdgate-migrate';
 
 interface ConfigMapJson {
   metadata?: { resourceVersion?: string };
@@ -149,11 +148,11 @@ export async function recordShardResult(api: Pick<KubeApi, 'request'>, send: Sen
       const configMap = read.value.body as ConfigMapJson;
       what = `update the ConfigMap ${record}`;
       const body = { ...configMap, data: { ...configMap.data, [key]: value } };
-      written = await send('write-record', (signal) => api.request('PUT', path, { query: { fieldManager: FIELD_MANAGER }, body, signal }), what);
+      written = await send('write-record', (signal) => api.request('PUT', path, { query: { fieldManager: MIGRATE_FIELD_MANAGER }, body, signal }), what);
     } else if (read.class === 'gone') {
       what = `create the ConfigMap ${record}`;
       const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ref.name, namespace: ref.namespace }, data: { [key]: value } };
-      written = await send('write-record', (signal) => api.request('POST', collection, { query: { fieldManager: FIELD_MANAGER }, body, signal }), what);
+      written = await send('write-record', (signal) => api.request('POST', collection, { query: { fieldManager: MIGRATE_FIELD_MANAGER }, body, signal }), what);
     } else {
       return { ok: false, failure: read, what: `read the ConfigMap ${record}` };
     }
