@@ -92,38 +92,33 @@ async function main(): Promise<void> {
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
   // With --json, stdout carries only the JSON, so it can be redirected; the tables go to stderr.
   const print = values.json ? (text: string) => process.stderr.write(text) : (text: string) => process.stdout.write(text);
+  /** One mode's run: its table, and with --json its figures on stdout. */
+  const report = async <T>(measured: Promise<T>, render: (result: T) => string): Promise<void> => {
+    const result = await measured;
+    print(`\n${render(result)}`);
+    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  };
+  /** How many objects a mode generates: the flag's, else a thousand with --quick and ten thousand without. */
+  const objectCount = (flag: 'migration-objects' | 'check-objects'): number => {
+    const objects = Number(values[flag] ?? (values.quick ? 1_000 : 10_000));
+    if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--${flag} must be a whole number >= 10, got ${values[flag]}`);
+    return objects;
+  };
   if (values.migration) {
-    const objects = Number(values['migration-objects'] ?? (values.quick ? 1_000 : 10_000));
-    if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--migration-objects must be a whole number >= 10, got ${values['migration-objects']}`);
+    const objects = objectCount('migration-objects');
     const memoryText = values['migration-memory-objects'];
     const memoryObjects = memoryText === undefined ? undefined : Number(memoryText);
     if (memoryObjects !== undefined && (!Number.isSafeInteger(memoryObjects) || memoryObjects <= objects)) {
       throw new Error(`--migration-memory-objects must be a whole number above the ${objects} objects of the passes, got ${memoryText}`);
     }
-    const result = await runMigrationBenchmark({ objects, concurrency: 4, shards: [1, 2, 4], ...(memoryObjects !== undefined ? { memoryObjects } : {}) }, progress);
-    print(`\n${renderMigrationReport(result)}`);
-    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return;
+    return report(runMigrationBenchmark({ objects, concurrency: 4, shards: [1, 2, 4], ...(memoryObjects !== undefined ? { memoryObjects } : {}) }, progress), renderMigrationReport);
   }
-  if (values.dev) {
-    const result = await runDevStartupBenchmark(values.quick ? 1 : 3, progress);
-    print(`\n${renderDevStartupReport(result)}`);
-    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return;
-  }
-  if (values.policy) {
-    const result = (await measurePolicyCost(values.quick === true, true, progress))!;
-    print(`\n${renderPolicyCostReport(result)}`);
-    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return;
-  }
+  if (values.dev) return report(runDevStartupBenchmark(values.quick ? 1 : 3, progress), renderDevStartupReport);
+  // Required: without a control plane this mode has nothing to measure, and says so.
+  if (values.policy) return report(measurePolicyCost(values.quick === true, true, progress), (result) => renderPolicyCostReport(result!));
   if (values.check) {
-    const objects = Number(values['check-objects'] ?? (values.quick ? 1_000 : 10_000));
-    if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--check-objects must be a whole number >= 10, got ${values['check-objects']}`);
-    const result = await runCheckBenchmark({ objects, rounds: values.quick ? 1 : 3, fromSource: values['from-source'] === true }, progress);
-    print(`\n${renderCheckReport(result)}`);
-    if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return;
+    const objects = objectCount('check-objects');
+    return report(runCheckBenchmark({ objects, rounds: values.quick ? 1 : 3, fromSource: values['from-source'] === true }, progress), renderCheckReport);
   }
   const env = await openBenchEnvironment(values['from-source'] === true, progress);
   let summary: BenchSummary | undefined;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UsageError, type Command, type CommandIo } from './commands/command.ts';
+import { CommandError, commandErrors } from './errors.ts';
 
 /**
  * Each command's module is loaded when that command runs, never before: `serve` then keeps node-forge, yaml and the
@@ -41,17 +42,18 @@ async function overview(): Promise<string> {
 
 /**
  * Runs one command and returns its exit code. The only place that turns argv into values and errors into exit
- * codes: 0 success, 1 a "no" from the command (denied, failed objects), 2 bad usage or input.
+ * codes: 0 success, 1 a "no" from the command (denied, failed objects), and a CommandError's exit status from the
+ * catalog (src/errors.ts), 2 for bad usage or input.
  */
 export async function main(argv: string[], io: CommandIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(await overview());
-    return name === undefined ? 2 : 0;
+    return name === undefined ? commandErrors.USAGE.exitStatus : 0;
   }
   if (!isCommandName(name)) {
     io.stderr(`crdgate: unknown command "${name}" (commands: ${commandNames.join(', ')})\n`);
-    return 2;
+    return commandErrors.USAGE.exitStatus;
   }
   const command = await commandLoaders[name]();
   try {
@@ -71,9 +73,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     const named = Object.fromEntries(names.map((name, index) => [name, positionals[index]]));
     return await command.run({ ...values, ...named }, io);
   } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) {
-      io.stderr(`crdgate ${name}: ${(error as Error).message.split('\n')[0]}\n`);
-      return 2;
+    const failure = isParseArgsError(error) ? new UsageError((error as Error).message) : error;
+    if (failure instanceof CommandError) {
+      io.stderr(`crdgate ${name}: ${failure.message.split('\n')[0]}\n`);
+      return failure.exitStatus;
     }
     throw error;
   }

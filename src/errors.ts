@@ -1,8 +1,9 @@
 /**
  * The one catalog of crdgate's error codes. Codes are stable: tests, logs and metrics use them, never the wording.
  *
- * Two families: protocol errors answer the HTTP request itself (the API server then applies the webhook's
- * failurePolicy), decision codes travel inside a well-formed AdmissionReview response as its `status`.
+ * Protocol errors answer the HTTP request itself (the API server then applies the webhook's failurePolicy),
+ * decision codes travel inside a well-formed AdmissionReview response as its `status`; command errors end a run of
+ * the CLI with their exit status.
  */
 export const protocolErrors = {
   BODY_NOT_JSON: { httpStatus: 400, summary: 'the body is not valid JSON' },
@@ -83,6 +84,43 @@ export const conversionErrorCodes = {
 } as const;
 
 export type ConversionErrorCode = keyof typeof conversionErrorCodes;
+
+/**
+ * Why a command of the CLI failed, and the exit status it ends with. A command throws a CommandError (UsageError is
+ * the USAGE one) or maps its library's error to one; cli.ts's main turns it into one line on stderr and this exit
+ * status, and nothing else decides the exit of an error. Exit 1 is not here: it is a command's answer "no"
+ * (objects denied, writes failed), returned, not thrown.
+ */
+export const commandErrors = {
+  USAGE: { exitStatus: 2, summary: 'a command, flag or argument is unknown, missing or malformed' },
+  INPUT_INVALID: { exitStatus: 2, summary: 'a file the command was given cannot be read, or does not hold what the command takes' },
+  CONTRACT_INVALID: { exitStatus: 2, summary: 'a contract module cannot be loaded, or crdgate or kube-apiserver would refuse its contract' },
+  ENGINE_UNAVAILABLE: { exitStatus: 2, summary: "the API server engine (kube-apiserver's validation, built with Go) cannot be started" },
+  SYSTEM_REFUSED: { exitStatus: 2, summary: 'the operating system refused what the user can fix: a port in use, a folder that cannot be written' },
+  KUBECONFIG_MISSING: { exitStatus: 2, summary: 'no kubeconfig given or found, and no in-cluster service account' },
+  KUBECONFIG_INVALID: { exitStatus: 2, summary: 'the kubeconfig cannot be loaded or used: unreadable, no current cluster, credentials that cannot be had' },
+  KUBE_CONTEXT_UNKNOWN: { exitStatus: 2, summary: 'the kubeconfig has no context of the name given' },
+  MIGRATION_REFUSED: {
+    exitStatus: 2,
+    summary: 'the cluster rules the migration out before anything is written: no such CRD, API server unreachable, credentials refused, --via status without a status subresource',
+  },
+  /** Also the exit of a migration report whose outcome is "interrupted": the summary is printed, the run stopped. */
+  MIGRATION_INTERRUPTED: { exitStatus: 3, summary: 'the migration was stopped by SIGTERM or SIGINT' },
+} as const;
+
+export type CommandErrorCode = keyof typeof commandErrors;
+
+export class CommandError extends Error {
+  override name = 'CommandError';
+  readonly code: CommandErrorCode;
+  readonly exitStatus: number;
+
+  constructor(code: CommandErrorCode, message: string) {
+    super(message);
+    this.code = code;
+    this.exitStatus = commandErrors[code].exitStatus;
+  }
+}
 
 const errorBrand: unique symbol = Symbol.for('crdgate.error');
 

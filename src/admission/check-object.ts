@@ -6,7 +6,7 @@ import { judge, type EngineCrd, type FieldValidation, type Judgement } from '../
 import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
-import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/schema/field-path.ts';
+import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/field-path.ts';
 import { applyJsonPatch, type JsonPatchOperation } from './json-patch.ts';
 import { decideMutation } from './mutate.ts';
 import type { AdmissionRequest } from './review.ts';

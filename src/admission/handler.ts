@@ -1,7 +1,7 @@
 import { ProtocolError, protocolErrorBody } from '../errors.ts';
 import { fieldError } from '../contract/field-error.ts';
 import { isPlainObject, namespacedName, objectRef } from '../contract/kube-object.ts';
-import { renderFieldPath } from '../contract/schema/field-path.ts';
+import { renderFieldPath } from '../contract/field-path.ts';
 import { maxObjectDepth, nestedDeeperThan, pathDeeperThan } from '../contract/value-shape.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { decideMutation } from './mutate.ts';

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { writeCertDir } from '../certs/cert-dir.ts';
 import { CertificateInputError } from '../certs/pki.ts';
 import { positiveInteger, requiredString, stringList, UsageError, type Command } from './command.ts';
-import { asUsageError } from './system-error.ts';
+import { asSystemError } from './system-error.ts';
 
 export const certsCommand: Command = {
   name: 'certs',
@@ -32,7 +32,7 @@ export const certsCommand: Command = {
       return 0;
     } catch (error) {
       if (error instanceof CertificateInputError) throw new UsageError(error.message);
-      return asUsageError(error, `cannot write the certificates to ${dir}`);
+      return asSystemError(error, `cannot write the certificates to ${dir}`);
     }
   },
 };

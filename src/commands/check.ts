@@ -13,6 +13,7 @@ import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { stringList, stringOption, UsageError, type Command } from './command.ts';
+import { CommandError } from '../errors.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
 
@@ -101,8 +102,8 @@ export const checkCommand: Command = {
       result = checkTree(registry, tree, oldTree, options);
     } catch (error) {
       if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
-      if (error instanceof EngineUnavailableError) throw new UsageError(error.message);
-      if (error instanceof CrdSourceError) throw new UsageError(error.message);
+      if (error instanceof EngineUnavailableError) throw new CommandError('ENGINE_UNAVAILABLE', error.message);
+      if (error instanceof CrdSourceError) throw new CommandError('INPUT_INVALID', error.message);
       throw error;
     }
     const allowed = treePassed(summarize(result));
@@ -117,7 +118,7 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
   try {
     return await readManifestTree(paths, source);
   } catch (error) {
-    if (error instanceof ManifestReadError) throw new UsageError(error.message);
+    if (error instanceof ManifestReadError) throw new CommandError('INPUT_INVALID', error.message);
     throw error;
   }
 }
@@ -131,14 +132,14 @@ async function readCrds(registry: ContractRegistry, tree: ManifestContents, path
   const found: Array<ManifestObject & { origin: CrdOrigin }> = tree.objects.filter(({ object }) => isCrdObject(object)).map((entry) => ({ ...entry, origin: 'tree' }));
   for (const path of paths) {
     const contents = await readTree([path], source).catch((error: unknown) => {
-      throw error instanceof UsageError ? new UsageError(`--crd ${error.message}`) : error;
+      throw error instanceof CommandError ? new CommandError(error.code, `--crd ${error.message}`) : error;
     });
     const [invalid] = contents.invalid;
-    if (invalid) throw new UsageError(`--crd ${describeInvalid({ ...invalid, tree: 'new' })}`);
+    if (invalid) throw new CommandError('INPUT_INVALID', `--crd ${describeInvalid({ ...invalid, tree: 'new' })}`);
     const crds = contents.objects.filter(({ object }) => isCrdObject(object));
     if (crds.length === 0) {
       const kinds = [...new Set(contents.objects.map(({ object }) => String(object.kind)))];
-      throw new UsageError(`--crd ${path}: no CustomResourceDefinition in it${kinds.length > 0 ? ` (it has: ${kinds.join(', ')})` : ''}`);
+      throw new CommandError('INPUT_INVALID', `--crd ${path}: no CustomResourceDefinition in it${kinds.length > 0 ? ` (it has: ${kinds.join(', ')})` : ''}`);
     }
     found.push(...crds.map((entry) => ({ ...entry, origin: 'crd-flag' as const })));
   }

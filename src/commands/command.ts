@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import { CommandError } from '../errors.ts';
 
 /** Where a command writes; the CLI passes process streams, tests pass buffers. */
 export interface CommandIo {
@@ -23,13 +24,20 @@ export interface Command {
   options: NonNullable<ParseArgsConfig['options']>;
   /** Names of the arguments the command takes before or between its flags, all required (`init DIR`). */
   positionals?: readonly string[];
-  /** Returns the exit code: 0 success, 1 the answer is "no" (denied, failed objects), 2 bad usage or input. */
+  /**
+   * Returns the exit code: 0 success, 1 the answer is "no" (denied, failed objects). A failure is thrown as a
+   * CommandError, whose code sets the exit status (src/errors.ts's commandErrors).
+   */
   run(values: ParsedValues, io: CommandIo): Promise<number>;
 }
 
-/** Bad flags or input: the CLI prints the message on one line and exits 2. */
-export class UsageError extends Error {
+/** Bad flags or arguments (code USAGE): the CLI prints the message on one line and exits 2. */
+export class UsageError extends CommandError {
   override name = 'UsageError';
+
+  constructor(message: string) {
+    super('USAGE', message);
+  }
 }
 
 export function stringOption(values: ParsedValues, name: string): string | undefined {

@@ -9,7 +9,7 @@ import { formatFieldError } from '../contract/field-error.ts';
 import { cacheHome } from '../control-plane/kube-assets.ts';
 import { ContractCompileError, createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
-import { UsageError } from './command.ts';
+import { CommandError } from '../errors.ts';
 
 /**
  * The contracts named by `--contract MODULE`, or the built-in GeoDatabase example when none is named: a user's
@@ -23,7 +23,7 @@ export async function loadRegistry(modules: string[], cwd: string): Promise<Cont
     return createContractRegistry(contracts);
   } catch (error) {
     // A broken contract (or transition machine) is a configuration error: one line, exit 2, never a half-started server.
-    if (error instanceof ContractDefinitionError || error instanceof ContractCompileError) throw new UsageError(error.message);
+    if (error instanceof ContractDefinitionError || error instanceof ContractCompileError) throw new CommandError('CONTRACT_INVALID', error.message);
     throw error;
   }
 }
@@ -58,10 +58,10 @@ export function checkContractRules(registry: ContractRegistry, env: NodeJS.Proce
         unchecked.push(`warning: contract ${name}: its CEL rules were not checked against kube-apiserver's rules: ${error.message}\n`);
         continue;
       }
-      if (error instanceof CrdUnservableError) throw new UsageError(`contract ${name}: ${error.message}`);
+      if (error instanceof CrdUnservableError) throw new CommandError('CONTRACT_INVALID', `contract ${name}: ${error.message}`);
       throw error;
     }
-    if (refusal.length > 0) throw new UsageError(`contract ${name}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`);
+    if (refusal.length > 0) throw new CommandError('CONTRACT_INVALID', `contract ${name}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`);
   }
   return unchecked.join('');
 }
@@ -82,7 +82,7 @@ export function locateContractModule(module: string, cwd: string): ContractModul
   const file = resolve(cwd, module);
   const looksLikePath = isAbsolute(module) || module.startsWith('./') || module.startsWith('../') || module.startsWith(`.${sep}`);
   if (looksLikePath || existsSync(file)) {
-    if (!existsSync(file)) throw new UsageError(`--contract ${module}: no such file (${file})`);
+    if (!existsSync(file)) throw new CommandError('CONTRACT_INVALID', `--contract ${module}: no such file (${file})`);
     const fromCwd = relative(cwd, file);
     const argument = fromCwd.startsWith('..') || isAbsolute(fromCwd) ? file : `./${fromCwd.split(sep).join('/')}`;
     return { url: pathToFileURL(file).href, argument };
@@ -90,7 +90,7 @@ export function locateContractModule(module: string, cwd: string): ContractModul
   try {
     return { url: pathToFileURL(createRequire(join(cwd, 'package.json')).resolve(module)).href, argument: module };
   } catch (error) {
-    throw new UsageError(`--contract ${module}: no such file, and no package of that name resolves from ${cwd} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new CommandError('CONTRACT_INVALID', `--contract ${module}: no such file, and no package of that name resolves from ${cwd} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }
 
@@ -100,11 +100,11 @@ async function loadContractModule(module: string, cwd: string): Promise<Contract
   try {
     exported = ((await import(url)) as { default?: unknown }).default;
   } catch (error) {
-    throw new UsageError(`--contract ${module}: cannot load the module: ${describeLoadError(error)}`);
+    throw new CommandError('CONTRACT_INVALID', `--contract ${module}: cannot load the module: ${describeLoadError(error)}`);
   }
   const contract = typeof exported === 'function' ? (exported as () => unknown)() : exported;
   if (!isContract(contract)) {
-    throw new UsageError(`--contract ${module}: the default export must be a contract made with defineContract (or a function returning one)`);
+    throw new CommandError('CONTRACT_INVALID', `--contract ${module}: the default export must be a contract made with defineContract (or a function returning one)`);
   }
   return contract;
 }

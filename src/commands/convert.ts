@@ -4,6 +4,7 @@ import { lookupByApiVersion } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
 import { convertObject } from '../conversion/convert-object.ts';
 import { requiredString, stringList, UsageError, type Command } from './command.ts';
+import { CommandError } from '../errors.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
 import { formatObject, readObjectFile } from './object-file.ts';
 
@@ -38,7 +39,7 @@ export const convertCommand: Command = {
       io.stdout(formatObject(asReadByTheApiServer(compiled, convertObject(compiled.contract, object, to)), format));
       return 0;
     } catch (error) {
-      if (error instanceof EngineUnavailableError) throw new UsageError(error.message);
+      if (error instanceof EngineUnavailableError) throw new CommandError('ENGINE_UNAVAILABLE', error.message);
       if (!(error instanceof ConversionError)) throw error;
       io.stderr(`${error.code}: ${error.message}\n`);
       return 1;

@@ -12,6 +12,7 @@ import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
 import { positiveInteger, stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
+import { CommandError } from '../errors.ts';
 import { checkContractRules, contractWarningLines, loadRegistry, locateContractModule } from './contracts.ts';
 
 export const manifestsCommand: Command = {
@@ -157,13 +158,13 @@ async function readCaBundle(path: string, given: string): Promise<string> {
   try {
     pem = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`--ca-bundle ${given}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CommandError('INPUT_INVALID', `--ca-bundle ${given}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   // The API server would accept any bytes and only fail later, at the first TLS handshake: check them now.
   try {
     new X509Certificate(pem);
   } catch {
-    throw new UsageError(`--ca-bundle ${given}: not a PEM certificate`);
+    throw new CommandError('INPUT_INVALID', `--ca-bundle ${given}: not a PEM certificate`);
   }
   return pem;
 }

@@ -1,14 +1,15 @@
-import { loadKubeConfig } from '../kube/kube-config.ts';
 import { createKubeApi, KubeApiError, KubeConfigurationError } from '../kube/kube-api.ts';
 import { exitCodeOf, renderSummary } from '../migrate/migration-report.ts';
 import { createProgressDisplay } from '../migrate/progress-display.ts';
 import { createRateLimiter } from '../migrate/rate-limiter.ts';
 import { defaultRetryPolicy, realSleep } from '../migrate/retry-policy.ts';
 import { MigrationConfigError, MigrationInterruptedError, runMigration } from '../migrate/run-migration.ts';
-import { parseRecordRef, RecordFormatError, type RecordRef } from '../migrate/shard-record.ts';
+import { missingRecordProblem, parseRecordRef, RecordFormatError, type RecordRef } from '../migrate/shard-record.ts';
 import { parseShard, ShardFormatError, type Shard } from '../migrate/shard.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command } from './command.ts';
+import { kubeConfigFromFlags } from './kube-options.ts';
+import { CommandError } from '../errors.ts';
 import { isDns1123Subdomain } from '../contract/dns-names.ts';
 
 /** Defaults for a busy production cluster: a few writers, well under the API server's own fairness limits. */
@@ -78,7 +79,7 @@ export const migrateCommand: Command = {
     const via = stringOption(values, 'via') ?? 'object';
     if (via !== 'object' && via !== 'status') throw new UsageError(`--via must be object or status, got "${via}"`);
 
-    const kubeConfig = await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), io.cwd);
+    const kubeConfig = await kubeConfigFromFlags(values, io.cwd);
     const stop = new AbortController();
     void io.waitForStop().then(() => stop.abort());
     const progress = createProgressDisplay({ write: io.stderr, terminal: io.stderrIsTerminal === true });
@@ -109,17 +110,20 @@ export const migrateCommand: Command = {
       return exitCodeOf(report);
     } catch (error) {
       progress.finish();
-      if (error instanceof MigrationInterruptedError) {
-        io.stderr(`crdgate migrate: ${error.message}\n`);
-        return 3;
-      }
-      if (error instanceof MigrationConfigError || error instanceof KubeConfigurationError) throw new UsageError(error.message);
-      throw error;
+      throw asCommandError(error);
     }
   },
 };
 
-/** --shard and --record together: a shard of several needs the record, or no shard could know when to trim. */
+/** The migration's and the API client's refusals to start as the command's errors; anything else as it is. */
+function asCommandError(error: unknown): unknown {
+  if (error instanceof MigrationInterruptedError) return new CommandError('MIGRATION_INTERRUPTED', error.message);
+  if (error instanceof MigrationConfigError) return new CommandError('MIGRATION_REFUSED', error.message);
+  if (error instanceof KubeConfigurationError) return new CommandError('KUBECONFIG_INVALID', error.message);
+  return error;
+}
+
+/** --shard and --record, checked before any kubeconfig is read (the rule itself: missingRecordProblem). */
 function shardOptions(shardText: string | undefined, recordText: string | undefined): { shard?: Shard; record?: RecordRef } {
   let shard: Shard | undefined;
   let record: RecordRef | undefined;
@@ -130,10 +134,7 @@ function shardOptions(shardText: string | undefined, recordText: string | undefi
     if (error instanceof ShardFormatError || error instanceof RecordFormatError) throw new UsageError(error.message);
     throw error;
   }
-  if (shard && shard.count > 1 && !record) {
-    throw new UsageError(
-      `--shard ${shard.index}/${shard.count} needs --record NAMESPACE/NAME: the shards record their results there, and storedVersions is trimmed only once every shard has succeeded`,
-    );
-  }
+  const missingRecord = missingRecordProblem(shard, record);
+  if (missingRecord !== undefined) throw new UsageError(missingRecord);
   return { ...(shard ? { shard } : {}), ...(record ? { record } : {}) };
 }

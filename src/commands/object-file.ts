@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { isKubeObject, type KubeObject } from '../contract/kube-object.ts';
-import { UsageError } from './command.ts';
+import { CommandError } from '../errors.ts';
 
 export type FileFormat = 'json' | 'yaml';
 
@@ -12,17 +12,17 @@ export async function readObjectFile(path: string, cwd: string): Promise<{ objec
   try {
     text = path === '-' ? await readStdin() : await readFile(resolve(cwd, path), 'utf8');
   } catch (error) {
-    throw new UsageError(`${path}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CommandError('INPUT_INVALID', `${path}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const format: FileFormat = /^\s*[{[]/.test(text) ? 'json' : 'yaml';
   let value: unknown;
   try {
     value = format === 'json' ? JSON.parse(text) : parse(text);
   } catch (error) {
-    throw new UsageError(`${path}: not valid ${format.toUpperCase()}: ${(error as Error).message.split('\n')[0]}`);
+    throw new CommandError('INPUT_INVALID', `${path}: not valid ${format.toUpperCase()}: ${(error as Error).message.split('\n')[0]}`);
   }
   if (!isKubeObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string') {
-    throw new UsageError(`${path}: expected one Kubernetes object with apiVersion and kind`);
+    throw new CommandError('INPUT_INVALID', `${path}: expected one Kubernetes object with apiVersion and kind`);
   }
   return { object: value, format };
 }

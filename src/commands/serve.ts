@@ -19,7 +19,7 @@ import { startServer } from '../server/serve.ts';
 import { externalContracts, ownerCrdName, ownerSchemaModes, type OwnerCrdTracker, type OwnerSchemaMode } from '../server/owner-crds.ts';
 import type { KubeWatchApi } from '../kube/kube-api.ts';
 import { durationOption, portOption, positiveInteger, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
-import { asUsageError } from './system-error.ts';
+import { asSystemError } from './system-error.ts';
 import { loadRegistry } from './contracts.ts';
 
 export const serveCommand: Command = {
@@ -118,7 +118,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
         dnsNames: [...developmentCertificate.dnsNames],
         ipAddresses: [...developmentCertificate.ipAddresses],
         days: developmentCertificate.days,
-      }).catch((error: unknown) => asUsageError(error, `cannot write development certificates to ${certDir}`));
+      }).catch((error: unknown) => asSystemError(error, `cannot write development certificates to ${certDir}`));
       logger.warn({ certDir, caCert: made.files.caCert }, 'no serving certificate found: generated a development certificate (for localhost and 127.0.0.1 only)');
     }
 
@@ -137,7 +137,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
       logger,
       limits,
       drainDelayMs,
-    }).catch((error: unknown) => asUsageError(error, selfManaged ? `cannot serve on ${host}:${port}` : `cannot serve on ${host}:${port} with the certificates in ${certDir}`));
+    }).catch((error: unknown) => asSystemError(error, selfManaged ? `cannot serve on ${host}:${port}` : `cannot serve on ${host}:${port} with the certificates in ${certDir}`));
     if (selfManaged) {
       const { startCertificateManager } = await import('../certs/self-managed/certificate-manager.ts');
       const { placeholder: _placeholder, ...managerOptions } = selfManaged;
@@ -216,11 +216,11 @@ function rejectSelfManagedFlags(values: ParsedValues, readsStoredObjects: boolea
 async function storedObjectReader(values: ParsedValues, io: CommandIo, logger: Logger, selfManaged: SelfManagedOptions | undefined): Promise<StoredObjectReader> {
   const { createStoredObjectReader, storedObjectReadTimeoutMs } = await import('../kube/stored-object-reader.ts');
   if (selfManaged) return createStoredObjectReader(selfManaged.api);
-  const { loadKubeConfig } = await import('../kube/kube-config.ts');
+  const { kubeConfigFromFlags } = await import('./kube-options.ts');
   const { createKubeApi } = await import('../kube/kube-api.ts');
   const file = stringOption(values, 'kubeconfig');
   const context = stringOption(values, 'context');
-  const makeApi = async () => createKubeApi(await loadKubeConfig(file, context, io.cwd), { timeoutMs: storedObjectReadTimeoutMs });
+  const makeApi = async () => createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs: storedObjectReadTimeoutMs });
   try {
     return createStoredObjectReader(await makeApi());
   } catch (error) {
@@ -279,9 +279,9 @@ async function selfManagedOptions(values: ParsedValues, io: CommandIo, registry:
   // Replicas renew every 2/15 of it: below a few seconds they would spend their time writing the Lease.
   if (leaseDurationMs < 2000) throw new UsageError('--lease-duration must be at least 2s');
   const placeholder = await placeholderCertificate(policy);
-  const { loadKubeConfig } = await import('../kube/kube-config.ts');
+  const { kubeConfigFromFlags } = await import('./kube-options.ts');
   const { createKubeApi } = await import('../kube/kube-api.ts');
-  const kubeConfig = await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), io.cwd);
+  const kubeConfig = await kubeConfigFromFlags(values, io.cwd);
   const names = installNames(name);
   return {
     api: createKubeApi(kubeConfig, { timeoutMs: 30_000 }),
@@ -342,5 +342,5 @@ async function assertCanListen(port: number, host: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     probe.once('error', reject);
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
-  }).catch((error: unknown) => asUsageError(error, `cannot listen on ${host}:${port}`));
+  }).catch((error: unknown) => asSystemError(error, `cannot listen on ${host}:${port}`));
 }

@@ -1,4 +1,4 @@
-import { UsageError } from './command.ts';
+import { CommandError } from '../errors.ts';
 
 // What the operating system said, in words that name the fix; the code stays for searching.
 const reasons: Readonly<Record<string, string>> = {
@@ -16,11 +16,12 @@ const reasons: Readonly<Record<string, string>> = {
 };
 
 /**
- * An operating error the user can fix (a port in use, a folder that cannot be written) as a UsageError: the CLI
- * prints one line naming what and why and exits 2, instead of a stack trace. Anything else is rethrown as it is.
+ * An operating error the user can fix (a port in use, a folder that cannot be written) as a SYSTEM_REFUSED command
+ * error: the CLI prints one line naming what and why and exits 2, instead of a stack trace. Anything else is
+ * rethrown as it is.
  */
-export function asUsageError(error: unknown, doing: string): never {
+export function asSystemError(error: unknown, doing: string): never {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && Object.hasOwn(reasons, code)) throw new UsageError(`${doing}: ${reasons[code]} (${code})`);
+  if (typeof code === 'string' && Object.hasOwn(reasons, code)) throw new CommandError('SYSTEM_REFUSED', `${doing}: ${reasons[code]} (${code})`);
   throw error;
 }

@@ -1,4 +1,5 @@
 import type { HubToSpokePaths } from './define-contract.ts';
+import { fieldNameSource, fieldPathSteps, type FieldPathStep, type PathSegment } from './field-path.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 /**
@@ -23,8 +24,8 @@ export interface ClientFieldPathsInput {
 
 /** Stands for any list index in a declared path: `spec.caches[*].memory`. */
 const anyIndex = Symbol('any index');
-type PatternStep = string | number | typeof anyIndex;
-type Step = string | number;
+type PatternStep = PathSegment | typeof anyIndex;
+type Step = PathSegment;
 
 interface Rule {
   from: PatternStep[];
@@ -34,7 +35,7 @@ interface Rule {
 
 // A declared path: plain field names, list indexes and `[*]`, as contracts write them (no map keys: a map's keys
 // are data, and the same in every version).
-const declaredPathSyntax = /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*|\[(?:\d+|\*)\])*$/;
+const declaredPathSyntax = new RegExp(`^${fieldNameSource}(?:\\.${fieldNameSource}|\\[(?:\\d+|\\*)\\])*$`);
 
 /** Why a declared path or its target is not one crdgate can use, or undefined when both are fine. */
 export function declaredPathProblem(from: string, to: string | null): string | undefined {
@@ -69,7 +70,7 @@ export function compileClientFieldPaths(input: ClientFieldPathsInput): ClientFie
   const notInSpoke = (path: string) => `${path} (${hubVersion} field; not in ${spokeVersion})`;
 
   const field = (hubPath: string): string => {
-    const steps = pathSteps(hubPath);
+    const steps = fieldPathSteps(hubPath);
     for (const rule of rules) {
       const indexes = matchPrefix(rule.from, steps);
       if (indexes === undefined) continue;
@@ -90,7 +91,7 @@ export function compileClientFieldPaths(input: ClientFieldPathsInput): ClientFie
   const pathsInText = roots.size === 0 ? undefined : pathInTextPattern([...roots]);
   const text = (sentence: string): string =>
     // A root alone ("the spec") is a word, not a path: only paths with at least one step below the root are read.
-    pathsInText === undefined ? sentence : sentence.replace(pathsInText, (path) => (pathSteps(path).length > 1 ? field(path) : path));
+    pathsInText === undefined ? sentence : sentence.replace(pathsInText, (path) => (fieldPathSteps(path).length > 1 ? field(path) : path));
 
   return { field, text };
 }
@@ -101,29 +102,11 @@ const sharedRoots = new Set(['apiVersion', 'kind', 'metadata']);
 function pathInTextPattern(roots: string[]): RegExp {
   const alternatives = roots.map((root) => root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
   // Not inside a longer name or path: nothing that could continue one may stand right before it.
-  return new RegExp(`(?<![\\w$.\\]\\[-])(?:${alternatives})(?:\\.[A-Za-z_$][\\w$-]*|\\[[^\\]]*\\])*`, 'g');
-}
-
-interface PathStep {
-  value: Step;
-  /** Where the step ends in the path's text, so the rest of a path is kept exactly as it was written. */
-  end: number;
-}
-
-/** The steps of a Kubernetes field path, as FieldErrors write them (`spec.caches[1]`, `metadata.labels[a/b]`). */
-function pathSteps(path: string): PathStep[] {
-  const steps: PathStep[] = [];
-  for (const match of path.matchAll(/\.?([^.[\]]+)|\[(\d+)\]|\[([^\]]*)\]/g)) {
-    const end = match.index + match[0].length;
-    if (match[1] !== undefined) steps.push({ value: match[1], end });
-    else if (match[2] !== undefined) steps.push({ value: Number(match[2]), end });
-    else steps.push({ value: match[3]!, end });
-  }
-  return steps;
+  return new RegExp(`(?<![\\w$.\\]\\[-])(?:${alternatives})(?:\\.${fieldNameSource}|\\[[^\\]]*\\])*`, 'g');
 }
 
 function patternSteps(pattern: string): PatternStep[] {
-  return pathSteps(pattern).map(({ value }, index, all) => {
+  return fieldPathSteps(pattern).map(({ value }, index, all) => {
     // `[*]` parses as the key "*"; in a declaration (whose syntax has no map keys) it is the wildcard.
     const bracketed = typeof value === 'string' && pattern.slice(0, all[index]!.end).endsWith('[*]');
     return bracketed ? anyIndex : value;
@@ -141,7 +124,7 @@ function wildcardSteps(steps: PatternStep[]): number {
 }
 
 /** The indexes `[*]` stood for when the pattern matches the start of the path; undefined when it does not. */
-function matchPrefix(pattern: PatternStep[], steps: PathStep[]): number[] | undefined {
+function matchPrefix(pattern: PatternStep[], steps: FieldPathStep[]): number[] | undefined {
   if (pattern.length > steps.length) return undefined;
   const indexes: number[] = [];
   for (const [at, expected] of pattern.entries()) {

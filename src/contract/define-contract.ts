@@ -59,10 +59,6 @@ export interface SelectableField {
 }
 
 /**
- * Conversion of one spoke version to and from the hub. Both directions receive and return whole objects
- * (apiVersion included) so that what a spoke cannot hold can be kept in an annotation.
- */
-/**
  * The spec type of a contract that does not name one, and the view crdgate's own code takes of every contract:
  * `any`, so that a Contract<BucketSpec> is still a Contract (with `unknown`, a rule about BucketSpec objects would
  * not count as a rule about any object).
@@ -80,6 +76,10 @@ export interface ConversionContext {
   annotation: string | undefined;
 }
 
+/**
+ * Conversion of one spoke version to and from the hub. Both directions receive and return whole objects
+ * (apiVersion included) so that what a spoke cannot hold can be kept in an annotation.
+ */
 export interface SpokeConversion<Spec = UntypedSpec> {
   toHub(object: KubeObject, context: ConversionContext): ContractObject<Spec>;
   fromHub(hub: ContractObject<Spec>, context: ConversionContext): KubeObject;

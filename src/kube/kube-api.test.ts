@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeApi, KubeApiError } from './kube-api.ts';
-import { StopRequested } from '../migrate/stop.ts';
+import { StopRequested } from '../abort/stop-signal.ts';
 
 /** A real HTTP server that answers /ok, refuses /denied, and never answers /hang (an API server that froze). */
 describe('createKubeApi and the stop signal', () => {

@@ -1,7 +1,11 @@
-import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { StopRequested, untilStopped } from '../migrate/stop.ts';
+import { StopRequested, untilStopped } from '../abort/stop-signal.ts';
+import { KubeApiError, type KubeStatus } from './kube-api-error.ts';
+
+// The one KubeApiError, in its own module so that crdgate/testing's declarations need none of client-node's.
+export { KubeApiError, type KubeStatus } from './kube-api-error.ts';
 
 /**
  * The few calls the migration makes, as raw JSON. client-node's typed APIs serialize through models that drop
@@ -48,43 +52,11 @@ export interface KubeResponse {
   body: unknown;
 }
 
-/** The API server answered with an error status; `status` is its metav1.Status, when it sent one. */
-export class KubeApiError extends Error {
-  override name = 'KubeApiError';
-  readonly code: number;
-  readonly reason: string;
-  /** Seconds the server asked the client to wait (Retry-After, or the Status's details.retryAfterSeconds). */
-  readonly retryAfterSeconds: number | undefined;
-  /** On 410 Expired during a list: the token the server offers to carry on from, when it offers one. */
-  readonly continueToken: string | undefined;
-  /**
-   * The object a 404 or 409 is about. A 404 without one means the endpoint itself is missing: after a restart
-   * the API server answers so for custom resources until it has loaded their CRDs.
-   */
-  readonly objectName: string | undefined;
-
-  constructor(code: number, status: KubeStatus | undefined, headers: IncomingHttpHeaders, what: string) {
-    super(status?.message ? status.message : `${what}: HTTP ${code}`);
-    this.code = code;
-    this.reason = status?.reason ?? '';
-    this.retryAfterSeconds = retryAfter(headers, status);
-    this.continueToken = status?.metadata?.continue || undefined;
-    this.objectName = status?.details?.name || undefined;
-  }
-}
-
 /** No HTTP answer at all: refused or reset connection, TLS failure, timeout. */
 export class KubeTransportError extends Error {
   override name = 'KubeTransportError';
 }
 
-interface KubeStatus {
-  kind?: string;
-  message?: string;
-  reason?: string;
-  details?: { retryAfterSeconds?: number; name?: string };
-  metadata?: { continue?: string };
-}
 
 export interface KubeApiOptions {
   /** Per request: a write that hangs longer is abandoned and, being idempotent, retried. */
@@ -97,7 +69,7 @@ export interface KubeApiOptions {
  */
 export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOptions): KubeWatchApi {
   const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new KubeConfigurationError('the kubeconfig has no current cluster (set a current context or pass --context)');
+  if (!cluster) throw new KubeConfigurationError('the kubeconfig has no current cluster (no current context, or one naming no cluster)');
   const server = cluster.server.replace(/\/+$/, '');
   const secure = server.startsWith('https:');
 
@@ -253,11 +225,6 @@ function asStatus(body: unknown): KubeStatus | undefined {
   return typeof body === 'object' && body !== null ? (body as KubeStatus) : undefined;
 }
 
-function retryAfter(headers: IncomingHttpHeaders, status: KubeStatus | undefined): number | undefined {
-  const header = headers['retry-after'];
-  const seconds = header !== undefined && /^\d+$/.test(header) ? Number(header) : status?.details?.retryAfterSeconds;
-  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
-}
 
 function describeSocketError(error: Error): string {
   const code = (error as NodeJS.ErrnoException).code;

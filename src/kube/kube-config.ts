@@ -3,13 +3,43 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { UsageError } from '../commands/command.ts';
 
 const serviceAccountTokenPath = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
+/** What is wrong with the kubeconfig, with what a caller needs to say how to fix it in its own terms (flags, say). */
+export type KubeconfigProblem =
+  | { problem: 'missing' }
+  | { problem: 'unreadable'; file: string | undefined; detail: string }
+  | { problem: 'unknown-context'; context: string; contexts: string[] }
+  | { problem: 'no-current-cluster' };
+
+/** The kubeconfig cannot be had or used. The message says what in the kubeconfig's terms; `detail` says it as data. */
+export class KubeconfigError extends Error {
+  override name = 'KubeconfigError';
+  readonly detail: KubeconfigProblem;
+
+  constructor(detail: KubeconfigProblem) {
+    super(describeKubeconfigProblem(detail));
+    this.detail = detail;
+  }
+}
+
+function describeKubeconfigProblem(detail: KubeconfigProblem): string {
+  switch (detail.problem) {
+    case 'missing':
+      return 'no kubeconfig: $KUBECONFIG is empty, there is no ~/.kube/config, and no service account token';
+    case 'unreadable':
+      return `cannot load the kubeconfig${detail.file ? ` ${detail.file}` : ''}: ${detail.detail}`;
+    case 'unknown-context':
+      return `no context ${detail.context} in the kubeconfig (contexts: ${detail.contexts.join(', ') || 'none'})`;
+    case 'no-current-cluster':
+      return 'the kubeconfig has no current cluster (no current context, or one naming no cluster)';
+  }
+}
+
 /**
- * The kubeconfig a command talks to the API server with: `file`, else $KUBECONFIG, ~/.kube/config or the
- * in-cluster service account, switched to `context` when one is named. Problems are usage errors that say which.
+ * The kubeconfig to talk to the API server with: `file`, else $KUBECONFIG, ~/.kube/config or the in-cluster
+ * service account, switched to `context` when one is named. Problems are KubeconfigErrors that say which.
  */
 export async function loadKubeConfig(file: string | undefined, context: string | undefined, cwd: string): Promise<KubeConfig> {
   // client-node is loaded only here: it costs every other command (serve's start-up among them) ~0.4 s.
@@ -18,21 +48,21 @@ export async function loadKubeConfig(file: string | undefined, context: string |
   const files = file ? [resolve(cwd, file)] : defaultKubeconfigFiles();
   // client-node would fall back to http://localhost:8080 and retry it forever; kubectl says there is no config.
   if (files.length === 0 && !existsSync(serviceAccountTokenPath)) {
-    throw new UsageError('no kubeconfig: pass --kubeconfig FILE, set $KUBECONFIG, write ~/.kube/config, or run in a pod with a service account token');
+    throw new KubeconfigError({ problem: 'missing' });
   }
   try {
     if (file) kubeConfig.loadFromFile(files[0]!);
     else kubeConfig.loadFromDefault();
   } catch (error) {
-    throw new UsageError(`cannot load the kubeconfig${file ? ` ${file}` : ''}: ${(error as Error).message.split('\n')[0]}`);
+    throw new KubeconfigError({ problem: 'unreadable', file, detail: (error as Error).message.split('\n')[0] ?? '' });
   }
   if (context) {
     if (!kubeConfig.getContextObject(context)) {
-      throw new UsageError(`--context ${context}: no such context in the kubeconfig (contexts: ${kubeConfig.getContexts().map((c) => c.name).join(', ') || 'none'})`);
+      throw new KubeconfigError({ problem: 'unknown-context', context, contexts: kubeConfig.getContexts().map((c) => c.name) });
     }
     kubeConfig.setCurrentContext(context);
   }
-  if (!kubeConfig.getCurrentCluster()) throw new UsageError('the kubeconfig has no current cluster (set a current context or pass --context)');
+  if (!kubeConfig.getCurrentCluster()) throw new KubeconfigError({ problem: 'no-current-cluster' });
   followTokenFile(kubeConfig, files);
   return kubeConfig;
 }

@@ -1,5 +1,5 @@
 import type { StoredObjectReader, StoredObjectRef } from '../admission/scale.ts';
-import { StopRequested } from '../migrate/stop.ts';
+import { StopRequested } from '../abort/stop-signal.ts';
 import { KubeApiError, type KubeApi } from './kube-api.ts';
 
 // The webhook server's one call to the API server: a GET of the custom object behind a /scale review. RBAC needs

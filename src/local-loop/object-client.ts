@@ -1,5 +1,6 @@
 import { ApiException, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import type { KubeObject } from '../contract/kube-object.ts';
+import { KubeApiError, type KubeStatus } from '../kube/kube-api-error.ts';
 
 // crdgate/testing's client speaks in crdgate's own object type and error: @kubernetes/client-node's declarations
 // would otherwise become part of crdgate's public types (and need @types/ws in every project that checks them).
@@ -11,21 +12,8 @@ export interface ObjectReference {
   metadata: { name: string; namespace?: string };
 }
 
-/** A request the API server refused: its HTTP code, and the Status it sent (`body` is that Status as JSON text). */
-export class KubeApiError extends Error {
-  override name = 'KubeApiError';
-  readonly code: number;
-  readonly status: { code?: number; reason?: string; message?: string; details?: unknown };
-  readonly body: string;
-
-  constructor(code: number, body: string) {
-    const status = parseStatus(body);
-    super(`HTTP ${code}: ${status.message ?? body}`);
-    this.code = code;
-    this.status = status;
-    this.body = body;
-  }
-}
+/** A request the API server refused: the one KubeApiError of crdgate's own client, public as crdgate/testing's. */
+export { KubeApiError };
 
 /** Any object, by its apiVersion and kind, as kubectl reaches it. Refusals throw KubeApiError. */
 export interface ObjectClient {
@@ -66,16 +54,20 @@ async function refusalsAsKubeApiErrors<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof ApiException) throw new KubeApiError(error.code, typeof error.body === 'string' ? error.body : JSON.stringify(error.body));
+    if (error instanceof ApiException) {
+      const body = typeof error.body === 'string' ? error.body : JSON.stringify(error.body);
+      throw new KubeApiError(error.code, parseStatus(body), error.headers, 'the request', body);
+    }
     throw error;
   }
 }
 
-function parseStatus(body: string): KubeApiError['status'] {
+function parseStatus(body: string): KubeStatus {
   try {
     const parsed: unknown = JSON.parse(body);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as KubeApiError['status']) : {};
+    return typeof parsed === 'object' && parsed !== null ? (parsed as KubeStatus) : {};
   } catch {
-    return {};
+    // Not a Status (a proxy's error page, say): its text is the message, as crdgate's own client reads it.
+    return body === '' ? {} : { message: body.slice(0, 500) };
   }
 }

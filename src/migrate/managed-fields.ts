@@ -3,6 +3,12 @@
  * object fail (kubernetes/kubernetes#111937): the API server cannot convert the entry's field set to that version.
  * The migration drops such entries in the same write that moves the object to the storage version.
  */
+/**
+ * The field manager of every write the migration makes (objects, the CRD's status, the shards' record): one name,
+ * so that managedFields show one owner, and a server-side apply of the record's ConfigMap leaves the shards' keys be.
+ */
+export const MIGRATE_FIELD_MANAGER = 'crdgate-migrate';
+
 export interface ManagedFieldsEntry {
   manager?: string;
   operation?: string;
@@ -34,7 +40,7 @@ export function mendManagedFields(entries: readonly ManagedFieldsEntry[] | undef
     dropped,
     entries: [
       {
-        manager: first.manager ?? 'crdgate-migrate',
+        manager: first.manager ?? MIGRATE_FIELD_MANAGER,
         operation: first.operation ?? 'Update',
         apiVersion: storageApiVersion,
         time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),

@@ -1,6 +1,7 @@
 import type { StopCause } from './retry-policy.ts';
 import { describeWaiting, type ShardsVerdict } from './shard-record.ts';
 import { namespacedName } from '../contract/kube-object.ts';
+import { commandErrors } from '../errors.ts';
 
 /** What a migration run did, object by object counted, for the summary, the JSON report and the exit code. */
 export interface MigrationReport {
@@ -95,7 +96,10 @@ export interface ObjectFailure {
   message: string;
 }
 
-/** 0: done (with --shard: this shard's part); 1: objects failed or the run could not finish (storedVersions untouched); 3: stopped by a signal. */
+/**
+ * 0: done (with --shard: this shard's part); 1: objects failed or the run could not finish (storedVersions untouched);
+ * stopped by a signal: the exit of MIGRATION_INTERRUPTED (3), as when the stop comes before the CRD is read.
+ */
 export function exitCodeOf(report: MigrationReport): number {
   switch (report.outcome) {
     case 'migrated':
@@ -105,7 +109,7 @@ export function exitCodeOf(report: MigrationReport): number {
     case 'dry-run':
       return 0;
     case 'interrupted':
-      return 3;
+      return commandErrors.MIGRATION_INTERRUPTED.exitStatus;
     default:
       return 1;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRateLimiter } from './rate-limiter.ts';
-import { StopRequested } from './stop.ts';
+import { StopRequested } from '../abort/stop-signal.ts';
 
 /** A clock that only moves when someone sleeps, so the limiter's schedule can be read off exactly. */
 function fakeClock() {

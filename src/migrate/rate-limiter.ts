@@ -1,4 +1,4 @@
-import { abortableSleep, StopRequested, untilStopped } from './stop.ts';
+import { abortableSleep, StopRequested, untilStopped } from '../abort/stop-signal.ts';
 
 /**
  * A client-side token bucket, as client-go's: on average `qps` requests a second, with bursts of up to `burst`.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KubeApiError, KubeConfigurationError, KubeTransportError } from '../kube/kube-api.ts';
 import { classifyError, realSleep, retryDelayMs, withRetries, type Operation, type RetryPolicy } from './retry-policy.ts';
-import { StopRequested } from './stop.ts';
+import { StopRequested } from '../abort/stop-signal.ts';
 
 const apiError = (code: number, headers: Record<string, string> = {}, status?: object) => new KubeApiError(code, status, headers, 'PUT /x');
 const policy = (random: number, retries = 3): RetryPolicy => ({ retries, baseDelayMs: 100, maxDelayMs: 1_000, random: () => random });

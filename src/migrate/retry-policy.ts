@@ -1,5 +1,5 @@
 import { KubeApiError, KubeConfigurationError, KubeTransportError } from '../kube/kube-api.ts';
-import { abortableSleep, StopRequested } from './stop.ts';
+import { abortableSleep, StopRequested } from '../abort/stop-signal.ts';
 
 /**
  * Every error decision of the migration lives here, as kube-storage-version-migrator keeps it in

@@ -5,7 +5,7 @@ import { createRateLimiter } from './rate-limiter.ts';
 import { realSleep } from './retry-policy.ts';
 import { runMigration, MigrationConfigError, MigrationInterruptedError, type MigrationOptions } from './run-migration.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
-import { StopRequested } from './stop.ts';
+import { StopRequested } from '../abort/stop-signal.ts';
 import { shardOf } from './shard.ts';
 
 /**

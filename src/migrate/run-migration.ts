@@ -1,13 +1,13 @@
 import { CrdShapeError, readStorageFacts, storedVersionsTrimmed, type StorageFacts } from './custom-resource-definition.ts';
 import { KubeApiError, KubeConfigurationError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
 import { createListProgress } from './list-progress.ts';
-import { mendManagedFields, type ManagedFieldsEntry, type MendedManagedFields } from './managed-fields.ts';
+import { mendManagedFields, MIGRATE_FIELD_MANAGER, type ManagedFieldsEntry, type MendedManagedFields } from './managed-fields.ts';
 import { explainStoredVersions, MAX_FAILURES_LISTED, type MigrationOutcome, type MigrationReport, type ObjectCounts, type ObjectFailure, type ShardReport, type WriteVia } from './migration-report.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep, type StopCause } from './retry-policy.ts';
-import { describeRecord, judgeShards, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
-import { describeShard, inShard, wholeCollection, type Shard } from './shard.ts';
+import { describeRecord, judgeShards, missingRecordProblem, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
+import { inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
@@ -55,7 +55,6 @@ export class MigrationInterruptedError extends Error {
   override name = 'MigrationInterruptedError';
 }
 
-const FIELD_MANAGER = 'crdgate-migrate';
 /**
  * 410s in a row with no page listed between them. A long list meets one every few compactions of etcd (every 5
  * minutes by default) and carries on; only 410s that bring no progress end the run.
@@ -357,7 +356,7 @@ class Migration {
       const body = { ...crd, status: { ...crd.status, storedVersions: [this.facts.storageVersion] } };
       const written = await this.send(
         'write-status',
-        (signal) => this.api.request('PUT', `${crdPath(resource)}/status`, { body, query: { fieldManager: FIELD_MANAGER }, signal }),
+        (signal) => this.api.request('PUT', `${crdPath(resource)}/status`, { body, query: { fieldManager: MIGRATE_FIELD_MANAGER }, signal }),
         'update the CRD status',
       );
       if (written.ok) return { outcome: 'migrated', storedVersionsAfter: readStorageFacts(written.value.body).storedVersions };
@@ -425,7 +424,7 @@ class Migration {
   }
 
   private writeQuery(): Record<string, string> {
-    return { fieldManager: FIELD_MANAGER, ...(this.options.dryRun ? { dryRun: 'All' } : {}) };
+    return { fieldManager: MIGRATE_FIELD_MANAGER, ...(this.options.dryRun ? { dryRun: 'All' } : {}) };
   }
 }
 
@@ -511,10 +510,8 @@ async function readCrdForStart(api: KubeApi, options: MigrationOptions, send: Se
 
 /** Options the CRD rules out: said before anything is written. */
 function checkStart(options: MigrationOptions, facts: StorageFacts): void {
-  const shard = options.shard ?? wholeCollection;
-  if (shard.count > 1 && !options.record) {
-    throw new MigrationConfigError(`shard ${describeShard(shard)} needs a record (--record NAMESPACE/NAME): without the other shards' results no shard may trim storedVersions`);
-  }
+  const missingRecord = missingRecordProblem(options.shard, options.record);
+  if (missingRecord !== undefined) throw new MigrationConfigError(missingRecord);
   if (options.via === 'status' && !facts.storageHasStatus) {
     throw new MigrationConfigError(
       `--via status: the CRD ${options.resource} has no status subresource in its storage version ${facts.storageVersion}, so objects can only be written as themselves (run without --via status)`,

@@ -2,6 +2,7 @@ import type { KubeApi, KubeResponse } from '../kube/kube-api.ts';
 import { isDns1123Label, isDns1123Subdomain } from '../contract/dns-names.ts';
 import type { Attempt, Failure, Operation } from './retry-policy.ts';
 import type { Shard } from './shard.ts';
+import { MIGRATE_FIELD_MANAGER } from './managed-fields.ts';
 
 /**
  * Where the shards of one migration say how they did: a ConfigMap with a key per shard (`shard-I-of-N`), so that
@@ -36,6 +37,16 @@ export function parseRecordRef(text: string): RecordRef {
     throw new RecordFormatError(`--record must be NAMESPACE/NAME, the ConfigMap the shards record their results in (e.g. crdgate-system/crdgate-migration), got "${text}"`);
   }
   return { namespace, name };
+}
+
+/**
+ * Why a shard cannot run without a record, or undefined when it can: a shard of several needs the record, or no
+ * shard could know when every shard has succeeded and storedVersions may be trimmed. The one statement of the
+ * rule: the CLI says it before reading a kubeconfig, runMigration refuses to start on it.
+ */
+export function missingRecordProblem(shard: Shard | undefined, record: RecordRef | undefined): string | undefined {
+  if (!shard || shard.count <= 1 || record) return undefined;
+  return `--shard ${shard.index}/${shard.count} needs --record NAMESPACE/NAME: the shards record their results there, and storedVersions is trimmed only once every shard has succeeded`;
 }
 
 export function describeRecord(ref: RecordRef): string {
@@ -112,8 +123,6 @@ export type Recorded = { ok: true; data: Record<string, string> } | { ok: false;
 
 /** Shards write their keys at the same time: each write is guarded by the ConfigMap's resourceVersion. */
 const MAX_RECORD_CONFLICTS = 20;
-/** The shards' keys are crdgate-migrate's in managedFields: a server-side apply of the ConfigMap shipped empty leaves them be. */
-const FIELD_MANAGER = 'crdgate-migrate';
 
 interface ConfigMapJson {
   metadata?: { resourceVersion?: string };
@@ -139,11 +148,11 @@ export async function recordShardResult(api: Pick<KubeApi, 'request'>, send: Sen
       const configMap = read.value.body as ConfigMapJson;
       what = `update the ConfigMap ${record}`;
       const body = { ...configMap, data: { ...configMap.data, [key]: value } };
-      written = await send('write-record', (signal) => api.request('PUT', path, { query: { fieldManager: FIELD_MANAGER }, body, signal }), what);
+      written = await send('write-record', (signal) => api.request('PUT', path, { query: { fieldManager: MIGRATE_FIELD_MANAGER }, body, signal }), what);
     } else if (read.class === 'gone') {
       what = `create the ConfigMap ${record}`;
       const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ref.name, namespace: ref.namespace }, data: { [key]: value } };
-      written = await send('write-record', (signal) => api.request('POST', collection, { query: { fieldManager: FIELD_MANAGER }, body, signal }), what);
+      written = await send('write-record', (signal) => api.request('POST', collection, { query: { fieldManager: MIGRATE_FIELD_MANAGER }, body, signal }), what);
     } else {
       return { ok: false, failure: read, what: `read the ConfigMap ${record}` };
     }

@@ -4,36 +4,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthorizationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesObjectApi, PatchStrategy, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { renderStorageMigration } from '../../src/render/storage-migration.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
-import { useCrdgateInFront } from './support/crdgate-in-front.ts';
+import { sharedControlPlane, useMigrationScene } from './support/migration-scene.ts';
 import { kubectl } from './support/kubectl.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { geoDatabases } from './support/geodatabases.ts';
 import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
 import {
-  applyCrdVersions,
-  createGeoDatabases,
   createNamespaces,
   resource,
   runMigrate,
-  storedApiVersion,
   storedGeoDatabases,
   storedVersions,
 } from './support/storage-migration.ts';
 
-const provided = inject('controlPlane');
-const controlPlane = 'unavailable' in provided ? undefined : provided;
 const cliPath = new URL('../../src/cli.ts', import.meta.url).pathname;
 
-describe.skipIf(!controlPlane)('crdgate migrate as a Job runs it: stopped, with its own RBAC, after a version is retired', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  const scene = useCrdgateInFront(cp, 'crdgate-e2e-migrate-ops');
-  const kubeconfig = ['--kubeconfig', cp.kubeconfigPath];
-  const setVersions = (storage: string, { unserved = [] as string[], removed = [] as string[] } = {}) =>
-    applyCrdVersions(scene().kubeConfig, cp.etcdUrl, scene().gate.crd, { storage, unserved, removed }, scene().namespace);
+describe.skipIf(!sharedControlPlane)('crdgate migrate as a Job runs it: stopped, with its own RBAC, after a version is retired', () => {
+  const { cp, scene, kubeconfig, setVersions, objectsToMigrate, storedIn } = useMigrationScene('crdgate-e2e-migrate-ops');
   let workDir: string;
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-migrate-ops-'));
@@ -42,19 +32,11 @@ describe.skipIf(!controlPlane)('crdgate migrate as a Job runs it: stopped, with 
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
-  /** Objects stored in v1beta1 while v1 is the storage version: what a migration is for. */
-  async function objectsToMigrate(prefix: string, count: number): Promise<string> {
-    await setVersions('v1beta1');
-    const [namespace] = await createNamespaces(scene().kubeConfig, prefix, 1);
-    await createGeoDatabases(scene().kubeConfig, [namespace!], count);
-    await setVersions('v1');
-    return namespace!;
-  }
-
-  const storedIn = async (namespace: string) => (await storedGeoDatabases(cp.etcdUrl, [namespace])).map(storedApiVersion);
+  /** One new namespace of objects to migrate. */
+  const namespaceToMigrate = async (prefix: string, count: number) => (await objectsToMigrate(prefix, 1, count))[0]!;
 
   it('stops on SIGTERM after the writes in flight, says so, leaves storedVersions alone; a rerun completes', async () => {
-    const namespace = await objectsToMigrate('mig-sigterm', 40);
+    const namespace = await namespaceToMigrate('mig-sigterm', 40);
     const child = spawn(process.execPath, [cliPath, 'migrate', '--resource', resource, ...kubeconfig, '--qps', '4', '--concurrency', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -77,12 +59,12 @@ describe.skipIf(!controlPlane)('crdgate migrate as a Job runs it: stopped, with 
     expect(done).toBeGreaterThan(0);
     expect(done).toBeLessThan(40);
     expect(await storedVersions(scene().kubeConfig)).toEqual(expect.arrayContaining(['v1', 'v1beta1']));
-    expect((await storedIn(namespace)).filter((version) => version === 'geo.example.com/v1beta1').length).toBeGreaterThan(0);
+    expect((await storedIn([namespace])).filter((version) => version === 'geo.example.com/v1beta1').length).toBeGreaterThan(0);
 
     const rerun = await runMigrate(kubeconfig);
     expect(rerun.code, rerun.stdout).toBe(0);
     expect(await storedVersions(scene().kubeConfig)).toEqual(['v1']);
-    expect(new Set(await storedIn(namespace))).toEqual(new Set(['geo.example.com/v1']));
+    expect(new Set(await storedIn([namespace]))).toEqual(new Set(['geo.example.com/v1']));
   }, 180_000);
 
   it('mends a managedFields entry of a version taken out of the CRD, so server-side apply works again', async () => {
@@ -146,7 +128,7 @@ describe.skipIf(!controlPlane)('crdgate migrate as a Job runs it: stopped, with 
       return review.status?.allowed === true;
     };
 
-    const namespace = await objectsToMigrate('mig-rbac-objects', 5);
+    const namespace = await namespaceToMigrate('mig-rbac-objects', 5);
     // What each missing verb must give: the run names the real cause (a 403 on the list or on the CRD's status
     // stops it as forbidden; on an object's write it is an answer about that object), never "the API server kept failing".
     const permissions = [
@@ -173,7 +155,7 @@ describe.skipIf(!controlPlane)('crdgate migrate as a Job runs it: stopped, with 
     const run = await runMigrate(['--kubeconfig', jobKubeconfig]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(await storedVersions(kubeConfig)).toEqual(['v1']);
-    expect(new Set(await storedIn(namespace))).toEqual(new Set(['geo.example.com/v1']));
+    expect(new Set(await storedIn([namespace]))).toEqual(new Set(['geo.example.com/v1']));
     const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     await rbac.deleteClusterRoleBinding({ name: rendered.find((m) => m.kind === 'ClusterRoleBinding')!.metadata.name });
     await rbac.deleteClusterRole({ name: role.metadata.name });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthorizationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
@@ -15,16 +15,12 @@ import { manifestsToYaml } from '../../src/render/manifest-yaml.ts';
 import { renderStorageMigration } from '../../src/render/storage-migration.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
-import { useCrdgateInFront } from './support/crdgate-in-front.ts';
+import { sharedControlPlane, useMigrationScene } from './support/migration-scene.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
-import { applyCrdVersions, createGeoDatabases, createNamespaces, runMigrate, storedApiVersion, storedGeoDatabases, storedVersions } from './support/storage-migration.ts';
+import { createNamespaces, runMigrate, storedVersions } from './support/storage-migration.ts';
 
-const provided = inject('controlPlane');
-const controlPlane = 'unavailable' in provided ? undefined : provided;
-
-describe.skipIf(!controlPlane)('the rendered migration runs in a priority level of its own (API Priority and Fairness)', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  const scene = useCrdgateInFront(cp, 'crdgate-e2e-migrate-apf');
+describe.skipIf(!sharedControlPlane)('the rendered migration runs in a priority level of its own (API Priority and Fairness)', () => {
+  const { cp, scene, objectsToMigrate, storedIn } = useMigrationScene('crdgate-e2e-migrate-apf');
   let workDir: string;
   let install: Install;
   let rendered: Manifest[];
@@ -66,15 +62,8 @@ describe.skipIf(!controlPlane)('the rendered migration runs in a priority level 
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
-  /** Objects stored in v1beta1 while v1 is the storage version: what a migration is for. */
-  async function objectsToMigrate(count: number): Promise<string> {
-    const { kubeConfig, gate, namespace: probeNamespace } = scene();
-    await applyCrdVersions(kubeConfig, cp.etcdUrl, gate.crd, { storage: 'v1beta1' }, probeNamespace);
-    const [namespace] = await createNamespaces(kubeConfig, 'mig-apf-objects', 1);
-    await createGeoDatabases(kubeConfig, [namespace!], count);
-    await applyCrdVersions(kubeConfig, cp.etcdUrl, gate.crd, { storage: 'v1' }, probeNamespace);
-    return namespace!;
-  }
+  /** One new namespace of objects to migrate. */
+  const namespaceToMigrate = async (count: number) => (await objectsToMigrate('mig-apf-objects', 1, count))[0]!;
 
   const uid = async (kind: string, name: string) => (await kubectl(cp, ['get', kind, name, '-o', 'jsonpath={.metadata.uid}'])).stdout;
 
@@ -97,7 +86,7 @@ describe.skipIf(!controlPlane)('the rendered migration runs in a priority level 
     // The admin is not the Job: its requests stay where they were.
     expect((await headersOf(cp, undefined, `/apis/geo.example.com/v1/geodatabases?limit=1`))['x-kubernetes-pf-flowschema-uid']).not.toBe(schemaUid);
 
-    const namespace = await objectsToMigrate(60);
+    const namespace = await namespaceToMigrate(60);
     const labels = { flow_schema: schema.metadata.name, priority_level: level.metadata.name };
     const before = await scrapeApiServer(cp);
     const run = await runMigrate(['--kubeconfig', jobKubeconfig, '--output', 'json']);
@@ -107,7 +96,7 @@ describe.skipIf(!controlPlane)('the rendered migration runs in a priority level 
     const report = run.report();
     expect(report.objects.rewritten).toBeGreaterThanOrEqual(60);
     expect(await storedVersions(scene().kubeConfig)).toEqual(['v1']);
-    expect(new Set((await storedGeoDatabases(cp.etcdUrl, [namespace])).map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1']));
+    expect(new Set(await storedIn([namespace]))).toEqual(new Set(['geo.example.com/v1']));
     // Its writes, at least one list, the CRD's read and its status write: all dispatched in the migration's level.
     const dispatched = metricSum(after, 'apiserver_flowcontrol_dispatched_requests_total', labels) - metricSum(before, 'apiserver_flowcontrol_dispatched_requests_total', labels);
     expect(dispatched).toBeGreaterThanOrEqual(report.objects.rewritten + 3);
@@ -129,7 +118,7 @@ describe.skipIf(!controlPlane)('the rendered migration runs in a priority level 
         const seats = metricSum(await scrapeApiServer(cp), 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: level.metadata.name });
         return seats > 0 && seats <= 3 ? true : undefined;
       });
-      const namespace = await objectsToMigrate(100);
+      const namespace = await namespaceToMigrate(100);
       const labels = { flow_schema: named('FlowSchema').metadata.name, priority_level: level.metadata.name };
       const before = await scrapeApiServer(cp);
       let stderr = '';
@@ -141,7 +130,7 @@ describe.skipIf(!controlPlane)('the rendered migration runs in a priority level 
       expect(run.code, run.stdout + stderr).toBe(0);
       expect(run.report()).toMatchObject({ outcome: 'migrated', objects: { failed: 0 } });
       expect(await storedVersions(scene().kubeConfig)).toEqual(['v1']);
-      expect(new Set((await storedGeoDatabases(cp.etcdUrl, [namespace])).map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1']));
+      expect(new Set(await storedIn([namespace]))).toEqual(new Set(['geo.example.com/v1']));
       const rejected = metricSum(after, 'apiserver_flowcontrol_rejected_requests_total', labels) - metricSum(before, 'apiserver_flowcontrol_rejected_requests_total', labels);
       expect(rejected).toBeGreaterThan(0);
       // Each 429 is retried no sooner than its Retry-After (whole seconds, at least 1), not after crdgate's own
@@ -175,7 +164,7 @@ describe.skipIf(!controlPlane)('the rendered migration runs in a priority level 
       return review.status?.allowed === true ? true : undefined;
     });
 
-    const namespace = await objectsToMigrate(40);
+    const namespace = await namespaceToMigrate(40);
     // The pods' arguments, as the kubelet expands them for each completion index.
     const argsOf = (index: number) =>
       (job.spec.template.spec.containers[0].args as string[]).slice(3).map((arg) => arg.replace('$(JOB_COMPLETION_INDEX)', String(index)).replace('$(POD_NAMESPACE)', install.namespace));
@@ -188,7 +177,7 @@ describe.skipIf(!controlPlane)('the rendered migration runs in a priority level 
     const reports = runs.map((run) => run.report());
     expect(reports.map((report) => report.via)).toEqual(['status', 'status']);
     expect(await storedVersions(kubeConfig)).toEqual(['v1']);
-    expect(new Set((await storedGeoDatabases(cp.etcdUrl, [namespace])).map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1']));
+    expect(new Set(await storedIn([namespace]))).toEqual(new Set(['geo.example.com/v1']));
     const record = await kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: job.metadata.name, namespace: install.namespace });
     expect(Object.keys(record.data ?? {}).sort()).toEqual(['shard-0-of-2', 'shard-1-of-2']);
     // Each shard's writes, its reads and write of the record, the lists: none fell to another FlowSchema.

@@ -1,17 +1,13 @@
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/migrate/shard.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
-import { useCrdgateInFront } from './support/crdgate-in-front.ts';
+import { sharedControlPlane, useMigrationScene } from './support/migration-scene.ts';
 import { geoDatabases } from './support/geodatabases.ts';
 import { spawnMigrate } from './support/migrate-process.ts';
 import {
-  applyCrdVersions,
-  createGeoDatabases,
-  createNamespaces,
   readContents,
   resource,
   runMigrate,
@@ -20,14 +16,8 @@ import {
   storedVersions,
 } from './support/storage-migration.ts';
 
-const provided = inject('controlPlane');
-const controlPlane = 'unavailable' in provided ? undefined : provided;
-
-describe.skipIf(!controlPlane)('crdgate migrate --shard I/N --record NS/NAME through the real API server', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  const scene = useCrdgateInFront(cp, 'crdgate-e2e-migrate-shards');
-  const kubeconfig = ['--kubeconfig', cp.kubeconfigPath];
-  const setStorage = (storage: string) => applyCrdVersions(scene().kubeConfig, cp.etcdUrl, scene().gate.crd, { storage }, scene().namespace);
+describe.skipIf(!sharedControlPlane)('crdgate migrate --shard I/N --record NS/NAME through the real API server', () => {
+  const { cp, scene, kubeconfig, objectsToMigrate, storedIn } = useMigrationScene('crdgate-e2e-migrate-shards');
   const keyOf = (entry: { key: string }) => entry.key.replace('/registry/geo.example.com/geodatabases/', '');
   const shardOfKey = (key: string, count: number) => {
     const [namespace, name] = key.split('/') as [string, string];
@@ -38,11 +28,8 @@ describe.skipIf(!controlPlane)('crdgate migrate --shard I/N --record NS/NAME thr
   const crdGeneration = async () => (await scene().kubeConfig.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: resource })).metadata!.generation!;
 
   /** Objects stored in v1beta1 while v1 is the storage version, and what they hold, read through v1. */
-  async function objectsToMigrate(prefix: string, namespaceCount: number, perNamespace: number) {
-    await setStorage('v1beta1');
-    const namespaces = await createNamespaces(scene().kubeConfig, prefix, namespaceCount);
-    await createGeoDatabases(scene().kubeConfig, namespaces, perNamespace, { inFlight: 16 });
-    await setStorage('v1');
+  async function checkedObjectsToMigrate(prefix: string, namespaceCount: number, perNamespace: number) {
+    const namespaces = await objectsToMigrate(prefix, namespaceCount, perNamespace, { inFlight: 16 });
     const stored = await storedGeoDatabases(cp.etcdUrl, namespaces);
     expect(stored).toHaveLength(namespaceCount * perNamespace);
     expect(new Set(stored.map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1beta1']));
@@ -51,7 +38,7 @@ describe.skipIf(!controlPlane)('crdgate migrate --shard I/N --record NS/NAME thr
 
   it('2,000 objects over 4 shards at once; one SIGKILLed mid-run holds the trim back until its index is rerun', async () => {
     const { kubeConfig } = scene();
-    const { namespaces, contents } = await objectsToMigrate('mig-shards', 4, 500);
+    const { namespaces, contents } = await checkedObjectsToMigrate('mig-shards', 4, 500);
     expect(await storedVersions(kubeConfig)).toEqual(expect.arrayContaining(['v1beta1', 'v1']));
     const generation = await crdGeneration();
     const record = 'shards-of-4';
@@ -122,7 +109,7 @@ describe.skipIf(!controlPlane)('crdgate migrate --shard I/N --record NS/NAME thr
 
   it('a result recorded for another CRD generation does not count: every shard runs again for the new one', async () => {
     const { kubeConfig } = scene();
-    const { namespaces, contents } = await objectsToMigrate('mig-shards-gen', 1, 40);
+    const { namespaces, contents } = await checkedObjectsToMigrate('mig-shards-gen', 1, 40);
     const record = 'shards-of-2';
     const shard = (index: number) => runMigrate([...kubeconfig, '--shard', `${index}/2`, '--record', `${scene().namespace}/${record}`, '--output', 'json']);
 
@@ -155,7 +142,7 @@ describe.skipIf(!controlPlane)('crdgate migrate --shard I/N --record NS/NAME thr
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.report()).toMatchObject({ outcome: 'migrated', storedVersions: { after: ['v1'] } });
     expect(await storedVersions(kubeConfig)).toEqual(['v1']);
-    expect(new Set((await storedGeoDatabases(cp.etcdUrl, namespaces)).map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1']));
+    expect(new Set(await storedIn(namespaces))).toEqual(new Set(['geo.example.com/v1']));
     expect(await readContents(kubeConfig, namespaces)).toEqual(contents);
   }, 180_000);
 });

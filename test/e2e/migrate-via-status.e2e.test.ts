@@ -1,13 +1,11 @@
 import { AdmissionregistrationV1Api, ApiextensionsV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
 import { isNotFound } from './support/api-error.ts';
-import { useCrdgateInFront } from './support/crdgate-in-front.ts';
+import { sharedControlPlane, useMigrationScene } from './support/migration-scene.ts';
 import { geoDatabases } from './support/geodatabases.ts';
 import {
-  applyCrdVersions,
   createGeoDatabases,
   createNamespaces,
   readContents,
@@ -17,19 +15,13 @@ import {
   storedVersions,
 } from './support/storage-migration.ts';
 
-const provided = inject('controlPlane');
-const controlPlane = 'unavailable' in provided ? undefined : provided;
-
-describe.skipIf(!controlPlane)('crdgate migrate --via status: past a policy that refuses every update of the resource', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  const scene = useCrdgateInFront(cp, 'crdgate-e2e-migrate-via-status');
-  const kubeconfig = ['--kubeconfig', cp.kubeconfigPath];
-  const setStorage = (storage: string) => applyCrdVersions(scene().kubeConfig, cp.etcdUrl, scene().gate.crd, { storage }, scene().namespace);
+describe.skipIf(!sharedControlPlane)('crdgate migrate --via status: past a policy that refuses every update of the resource', () => {
+  const { cp, scene, kubeconfig, setVersions } = useMigrationScene('crdgate-e2e-migrate-via-status');
   const policyName = `e2e-no-updates-${Math.random().toString(36).slice(2, 8)}`;
   const plainCrd = 'widgets.via-status.e2e.example.com';
 
   afterAll(async () => {
-    if (!controlPlane) return;
+    if (!sharedControlPlane) return;
     const admission = scene().kubeConfig.makeApiClient(AdmissionregistrationV1Api);
     const ignoreNotFound = (error: unknown) => {
       if (!isNotFound(error)) throw error;
@@ -79,10 +71,10 @@ describe.skipIf(!controlPlane)('crdgate migrate --via status: past a policy that
 
   it('the default run exits 1 naming every refused object; --via status migrates them all and trims', async () => {
     const { kubeConfig } = scene();
-    await setStorage('v1beta1');
+    await setVersions('v1beta1');
     const [namespace] = (await createNamespaces(kubeConfig, 'mig-via-status', 1)) as [string];
     const names = await createGeoDatabases(kubeConfig, [namespace], 30, { inFlight: 8 });
-    await setStorage('v1');
+    await setVersions('v1');
     const contents = await readContents(kubeConfig, [namespace]);
     const storedBefore = await storedGeoDatabases(cp.etcdUrl, [namespace]);
     expect(new Set(storedBefore.map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1beta1']));
@@ -132,7 +124,7 @@ describe.skipIf(!controlPlane)('crdgate migrate --via status: past a policy that
     const managers = (object: any) => (object.metadata.managedFields as Array<{ manager: string; apiVersion: string }>).map((entry) => `${entry.manager} ${entry.apiVersion}`).sort();
     const before = await read();
     expect(managers(before)).toEqual(['gitops-tool geo.example.com/v1alpha1', 'other-writer geo.example.com/v1']);
-    await applyCrdVersions(kubeConfig, cp.etcdUrl, scene().gate.crd, { storage: 'v1', removed: ['v1alpha1'] }, scene().namespace);
+    await setVersions('v1', { removed: ['v1alpha1'] });
 
     const viaStatus = await runMigrate([...kubeconfig, '--via', 'status', '--output', 'json']);
     expect(viaStatus.code, viaStatus.stdout + viaStatus.stderr).toBe(1);

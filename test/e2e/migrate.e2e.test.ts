@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { findFreePort } from '../../src/control-plane/free-port.ts';
-import { describe, expect, inject, it } from 'vitest';
-import type { ProvidedControlPlane } from './provided-context.ts';
-import { useCrdgateInFront } from './support/crdgate-in-front.ts';
+import { describe, expect, it } from 'vitest';
+import { sharedControlPlane, useMigrationScene } from './support/migration-scene.ts';
 import { geoDatabases } from './support/geodatabases.ts';
 import {
-  applyCrdVersions,
   createGeoDatabases,
   createNamespaces,
   readContents,
@@ -19,19 +17,13 @@ import {
   storedVersions,
 } from './support/storage-migration.ts';
 
-const provided = inject('controlPlane');
-const controlPlane = 'unavailable' in provided ? undefined : provided;
-
-describe.skipIf(!controlPlane)('crdgate migrate through the real API server', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  const scene = useCrdgateInFront(cp, 'crdgate-e2e-migrate');
-  const kubeconfig = ['--kubeconfig', cp.kubeconfigPath];
-  const setStorage = (storage: string, unserved: string[] = []) => applyCrdVersions(scene().kubeConfig, cp.etcdUrl, scene().gate.crd, { storage, unserved }, scene().namespace);
+describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API server', () => {
+  const { cp, scene, kubeconfig, setVersions, storedIn } = useMigrationScene('crdgate-e2e-migrate');
 
   it('moves 1,000 objects from v1beta1 to v1 storage while writers update and delete some, losing nothing', async () => {
     const { kubeConfig } = scene();
     const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-    await setStorage('v1beta1');
+    await setVersions('v1beta1');
     const namespaces = await createNamespaces(kubeConfig, 'mig', 4);
     const keys = await createGeoDatabases(kubeConfig, namespaces, 250);
     const storedBefore = await storedGeoDatabases(cp.etcdUrl, namespaces);
@@ -39,7 +31,7 @@ describe.skipIf(!controlPlane)('crdgate migrate through the real API server', ()
     expect(new Set(storedBefore.map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1beta1']));
     expect(storedBefore.filter((entry) => entry.value.toString().includes('geo.example.com/conversion-data')).length).toBeGreaterThan(100);
 
-    await setStorage('v1');
+    await setVersions('v1');
     expect(await storedVersions(kubeConfig)).toEqual(expect.arrayContaining(['v1beta1', 'v1']));
     const before = await readContents(kubeConfig, namespaces);
     expect(before.size).toBe(1000);
@@ -112,11 +104,11 @@ describe.skipIf(!controlPlane)('crdgate migrate through the real API server', ()
 
   it('reports what a dry run would refuse without writing, then names the refused object and leaves storedVersions alone', async () => {
     const { kubeConfig } = scene();
-    await setStorage('v1beta1');
+    await setVersions('v1beta1');
     const [namespace] = await createNamespaces(kubeConfig, 'mig-refused', 1);
     await createGeoDatabases(kubeConfig, [namespace!], 12);
     const frozen = await freezeOne(namespace!, 'db-0005');
-    await setStorage('v1');
+    await setVersions('v1');
     const storedBefore = await storedGeoDatabases(cp.etcdUrl, [namespace!]);
 
     const dryRun = await runMigrate([...kubeconfig, '--dry-run', '--output', 'json']);
@@ -140,7 +132,7 @@ describe.skipIf(!controlPlane)('crdgate migrate through the real API server', ()
     const rerun = await runMigrate(kubeconfig);
     expect(rerun.code, rerun.stdout).toBe(0);
     expect(await storedVersions(kubeConfig)).toEqual(['v1']);
-    expect(new Set((await storedGeoDatabases(cp.etcdUrl, [namespace!])).map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1']));
+    expect(new Set(await storedIn([namespace!]))).toEqual(new Set(['geo.example.com/v1']));
   }, 300_000);
 
   /** A ValidatingAdmissionPolicy that refuses every update of one object: the API server's own admission says no (422). */

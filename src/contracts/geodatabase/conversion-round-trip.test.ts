@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isPlainObject, type KubeObject } from '../../index.ts';
 import { contractTester } from '../../testing.ts';
-import { hubObject, spokeObjects } from './conversion-arbitraries.ts';
+import { hubObject, spokeObjects } from './conversion-arbitraries.fixture.ts';
 import { geoDatabaseContract } from './index.ts';
 import { annotations, group } from './types.ts';
 

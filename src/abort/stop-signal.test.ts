@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abortableSleep, StopRequested, untilStopped } from './stop.ts';
+import { abortableSleep, StopRequested, untilStopped } from './stop-signal.ts';
 
 describe('abortableSleep', () => {
   it('waits the time when nothing stops it', async () => {

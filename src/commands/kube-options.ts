@@ -1,0 +1,29 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CommandError } from '../errors.ts';
+import { KubeconfigError, loadKubeConfig, type KubeconfigProblem } from '../kube/kube-config.ts';
+import { stringOption, type ParsedValues } from './command.ts';
+
+/**
+ * The kubeconfig of --kubeconfig and --context. The loader knows nothing of flags; its problems come back here as
+ * command errors that name the flag to fix them with.
+ */
+export async function kubeConfigFromFlags(values: ParsedValues, cwd: string): Promise<KubeConfig> {
+  try {
+    return await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), cwd);
+  } catch (error) {
+    throw error instanceof KubeconfigError ? kubeconfigCommandError(error.detail, error.message) : error;
+  }
+}
+
+function kubeconfigCommandError(detail: KubeconfigProblem, message: string): CommandError {
+  switch (detail.problem) {
+    case 'missing':
+      return new CommandError('KUBECONFIG_MISSING', 'no kubeconfig: pass --kubeconfig FILE, set $KUBECONFIG, write ~/.kube/config, or run in a pod with a service account token');
+    case 'unreadable':
+      return new CommandError('KUBECONFIG_INVALID', message);
+    case 'unknown-context':
+      return new CommandError('KUBE_CONTEXT_UNKNOWN', `--context ${detail.context}: no such context in the kubeconfig (contexts: ${detail.contexts.join(', ') || 'none'})`);
+    case 'no-current-cluster':
+      return new CommandError('KUBECONFIG_INVALID', 'the kubeconfig has no current cluster (set a current context or pass --context)');
+  }
+}
