@@ -200,20 +200,30 @@ interface ReadingCel {
   part?(value: string, index: number): string;
 }
 
+/**
+ * A value of another type than the schema's is unreadable, as crdgate's readers find it: the API server refuses
+ * it on a new object, but an object stored before the schema changed may hold one, and comparing it would count a
+ * change (a fraction against an int) or fail the policy, refusing what the webhook lets through. CEL's && is false
+ * when either side is, so the comparisons after it are not reached.
+ */
+function isType(value: string, type: 'int' | 'string'): string {
+  return `type(${value}) == ${type}`;
+}
+
 function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel {
   switch (reading) {
     case 'integer':
       return {
         // JavaScript holds integers exactly up to 2^53-1; crdgate reads a larger one as unreadable.
-        readable: (value) => `(${value} >= -9007199254740991 && ${value} <= 9007199254740991)`,
+        readable: (value) => `(${isType(value, 'int')} && ${value} >= -9007199254740991 && ${value} <= 9007199254740991)`,
         display: (value) => `string(${value})`,
         order: (a, b) => `(${a} > ${b} ? 1 : (${a} < ${b} ? -1 : 0))`,
       };
     case 'string':
-      return { readable: () => 'true', display: (value) => value };
+      return { readable: (value) => isType(value, 'string'), display: (value) => value };
     case 'quantity':
       return {
-        readable: (value) => `${value}.matches(${celString(exactQuantityPattern)})`,
+        readable: (value) => `(${isType(value, 'string')} && ${value}.matches(${celString(exactQuantityPattern)}))`,
         display: (value) => value,
         order: (a, b) => `quantity(${a}).compareTo(quantity(${b}))`,
       };
@@ -226,7 +236,7 @@ function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel 
       const part = (value: string, index: number) => `(size(${value}.split(".")) > ${index} ? int(${value}.split(".")[${index}]) : 0)`;
       const partOf = (split: string, index: number) => `(size(${split}) > ${index} ? int(${split}[${index}]) : 0)`;
       return {
-        readable: (value) => `${value}.matches(${celString(pattern)})`,
+        readable: (value) => `(${isType(value, 'string')} && ${value}.matches(${celString(pattern)}))`,
         display: (value) => value,
         part,
         // Each side is split once: `[x].map(name, ...)[0]` binds x to a name, as CEL has no let.
