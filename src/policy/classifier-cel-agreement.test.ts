@@ -10,7 +10,7 @@ import { compareQuantities } from '../contract/quantity.ts';
 import { compareVersions, parseVersion } from '../contract/release-version.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { evaluateCel, type CelProtoJson } from '../api-server-engine/engine.ts';
-import { celString } from './cel.ts';
+import { ident, list, member, optionalMember, plus, str, type Cel } from './cel.ts';
 import { compileClassifier, type CompareSite } from './compile-classifiers.ts';
 
 // Each classifier and its compiled CEL, fed the same old and new specs, must count the same changes of each kind:
@@ -151,17 +151,17 @@ type Compiled = { kinds: string[]; counts: string };
 function compileCounts(classifier: Classifier<string>, withVariables: boolean): Compiled {
   const variables = new Map<string, string>();
   const site: CompareSite = {
-    old: 'oldObject.?spec',
-    new: 'object.?spec',
+    old: optionalMember(ident('oldObject'), 'spec'),
+    new: optionalMember(ident('object'), 'spec'),
     schema: specSchema,
-    field: celString('spec'),
+    field: str('spec'),
     depth: 0,
     ...(withVariables
       ? {
-          define: (hint: string, expression: string) => {
+          define: (hint: string, expression: Cel) => {
             const name = `v_${variables.size}_${hint.replace(/[^A-Za-z0-9]/g, '_')}`;
-            variables.set(name, expression);
-            return `variables.${name}`;
+            variables.set(name, expression.text);
+            return member(ident('variables'), name);
           },
         }
       : {}),
@@ -169,10 +169,10 @@ function compileCounts(classifier: Classifier<string>, withVariables: boolean): 
   const compiled = compileClassifier(classifier.form, classifier.kinds, site);
   expect(compiled.uncompiled).toEqual([]);
   const kinds = [...new Set(compiled.sources.map((source) => source.kind))];
-  const perKind = kinds.map((kind) => compiled.sources.filter((source) => source.kind === kind).map((source) => `(${source.count})`).join(' + '));
+  const perKind = list(kinds.map((kind) => plus(...compiled.sources.filter((source) => source.kind === kind).map((source) => source.count))));
   // Later variables read earlier ones: inline from the last defined back to the first.
   const inline = (text: string) => [...variables].reverse().reduce((expression, [name, value]) => expression.replaceAll(new RegExp(`variables\\.${name}\\b`, 'g'), `(${value})`), text);
-  return { kinds, counts: inline(`[${perKind.join(', ')}]`) };
+  return { kinds, counts: inline(perKind.text) };
 }
 
 type Counts = Record<string, number> | string;
