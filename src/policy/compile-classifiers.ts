@@ -158,12 +158,15 @@ function compileField(form: FieldForm, kinds: readonly string[], site: CompareSi
   const from = side(site, 'old', segments, checked.absentMeans, zero);
   const to = side(site, 'new', segments, checked.absentMeans, zero);
   // Unreadable on a side where the field is present: no change (crdgate leaves it to the schema).
-  const readable = (value: Side) => (value.present === undefined ? reading.readable(value.value) : or(not(value.present), reading.readable(value.value)));
+  const readable = (value: Side): Cel[] => {
+    if (reading.readable === undefined) return [];
+    return [value.present === undefined ? reading.readable(value.value) : or(not(value.present), reading.readable(value.value))];
+  };
   const differ =
     from.present === undefined || to.present === undefined
       ? ne(from.value, to.value)
       : or(ne(from.present, to.present), and(from.present, ne(from.value, to.value)));
-  const changed = and(differ, readable(from), readable(to));
+  const changed = and(differ, ...readable(from), ...readable(to));
   const field = concat(site.field, str(`.${form.path}`));
   const shown = (value: Side) => (value.present === undefined ? reading.display(value.value) : cond(value.present, reading.display(value.value), str('(none)')));
   const source = (kind: string, occurs: Cel): ChangeSource => ({
@@ -220,24 +223,14 @@ function literalOf(reading: ValueReading, value: unknown): Cel | undefined {
 }
 
 interface ReadingCel {
-  /** CEL bool: the value reads as crdgate reads it and the API server reads it the same way. */
-  readable(value: Cel): Cel;
+  /** CEL bool: the value reads as crdgate reads it and the API server reads it the same way; absent: every value does. */
+  readable?(value: Cel): Cel;
   /** CEL string: the value as a message shows it. */
   display(value: Cel): Cel;
   /** CEL int, sign of the order of `a` against `b`, for ordered readings. */
   order?(a: Cel, b: Cel): Cel;
   /** CEL int: a release number's part. */
   part?(value: Cel, position: number): Cel;
-}
-
-/**
- * A value of another type than the schema's is unreadable, as crdgate's readers find it: the API server refuses
- * it on a new object, but an object stored before the schema changed may hold one, and comparing it would count a
- * change (a fraction against an int) or fail the policy, refusing what the webhook lets through. CEL's && is false
- * when either side is, so the comparisons after it are not reached.
- */
-function isType(value: Cel, type: 'int' | 'string'): Cel {
-  return eq(call('type', [value]), ident(type));
 }
 
 /** `(a > b ? 1 : (a < b ? -1 : 0))`: the sign of a's order against b. */
@@ -249,15 +242,15 @@ function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel 
   switch (reading) {
     case 'integer':
       return {
-        readable: (value) => and(isType(value, 'int'), ge(value, int(-largestExactInteger)), le(value, int(largestExactInteger))),
+        readable: (value) => and(ge(value, int(-largestExactInteger)), le(value, int(largestExactInteger))),
         display: (value) => call('string', [value]),
         order: sign,
       };
     case 'string':
-      return { readable: (value) => isType(value, 'string'), display: (value) => value };
+      return { display: (value) => value };
     case 'quantity':
       return {
-        readable: (value) => and(isType(value, 'string'), method(value, 'matches', str(exactQuantityPattern))),
+        readable: (value) => method(value, 'matches', str(exactQuantityPattern)),
         display: (value) => value,
         order: (a, b) => method(call('quantity', [a]), 'compareTo', call('quantity', [b])),
       };
@@ -276,7 +269,7 @@ function releaseCel(schema: JSONSchemaProps): ReadingCel {
   const partOf = (pieces: Cel, position: number) => cond(gt(call('size', [pieces]), int(position)), call('int', [index(pieces, int(position))]), int(0));
   const [pa, pb] = [ident('pa'), ident('pb')];
   return {
-    readable: (value) => and(isType(value, 'string'), method(value, 'matches', str(pattern))),
+    readable: (value) => method(value, 'matches', str(pattern)),
     display: (value) => value,
     part: (value, position) => partOf(split(value), position),
     // Each side is split once: `[x].map(name, ...)[0]` binds x to a name, as CEL has no let.
