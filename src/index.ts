@@ -24,6 +24,7 @@ export {
   type DeletionProtection,
   type UpdateRule,
   type UpdateInput,
+  type UpdateFindings,
   type UpdateVerdict,
 } from './contract/define-contract.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';

@@ -8,7 +8,7 @@ import type { CompiledContract, ContractRegistry } from '../contract/registry.ts
 import { objectErrors, VersionUnknownError, viewObject, type ObjectErrors, type ObjectView } from './object-errors.ts';
 import type { AdmissionRequest } from './review.ts';
 import { isVerdict, routeReview } from './route.ts';
-import { allow, deny, fieldErrorsMessage, withWarnings, type Verdict } from './verdict.ts';
+import { allow, deny, fieldErrorsMessage, type Verdict } from './verdict.ts';
 
 /**
  * The validating webhook's decision, a pure function of the review. Order: schema, invariants,
@@ -50,57 +50,121 @@ function decideDelete(compiled: CompiledContract, request: AdmissionRequest, old
   return allow();
 }
 
+/**
+ * What one source found about a write (the schema, the invariants, an update rule, the phase move), with the
+ * words it is said in: `words` turns the hub's field paths into the client's, undefined when the source already
+ * speaks the client's version. Each source knows its own; the fold below says everything in the client's words.
+ */
+interface Findings {
+  words: ClientFieldPaths | undefined;
+  /** Errors that make the object invalid (422). */
+  invalid?: FieldError[];
+  /** Errors the old object already had at an unchanged value: warnings, not denials. */
+  tolerated?: FieldError[];
+  /** Refusals of the change itself (403). */
+  forbidden?: FieldError[];
+  warnings?: string[];
+  auditAnnotations?: Record<string, string>;
+}
+
+/** Every finding of every source, in the client's words, in the order the sources came. */
+interface Collected {
+  invalid: FieldError[];
+  forbidden: FieldError[];
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+
 function decideWrite(compiled: CompiledContract, request: AdmissionRequest): Verdict {
   const view = viewObject(compiled, request.object!, request.kind.version);
   const found = objectErrors(compiled, view);
+  const oldView = request.operation === 'UPDATE' ? viewObject(compiled, request.oldObject!, request.kind.version) : undefined;
   // Every error and warning is found on the hub form (the schema's too, when the object came as the hub) and said
-  // in the client's words: these say which of them need saying again.
+  // in the client's words.
   const paths = clientFieldPaths(compiled, request, view);
-  const schemaWords = view.version === compiled.contract.hub ? paths : undefined;
-  // Without a hub form, the one invariant error is the conversion's own, already in the object's words.
-  const ruleWords = view.hub ? paths : undefined;
-  let errors = [...inClientWords(schemaWords, found.schema), ...inClientWords(ruleWords, found.invariants)];
-  let warnings: string[] = [];
-  let forbidden: FieldError[] = [];
-  let auditAnnotations: Record<string, string> = {};
+  const sources = [
+    ...objectErrorFindings(compiled, found, view, oldView, paths),
+    ...(oldView === undefined ? [] : changeFindings(compiled, request, view, oldView, paths)),
+  ];
+  return writeVerdict(compiled, request, view, sources.reduce(collect, { invalid: [], forbidden: [], warnings: [], auditAnnotations: {} }));
+}
 
-  if (request.operation === 'UPDATE') {
-    const oldView = viewObject(compiled, request.oldObject!, request.kind.version);
-    const { schema, invariants } = ratchetBoth(compiled, found, view, oldView);
-    errors = [...inClientWords(schemaWords, schema.errors), ...inClientWords(ruleWords, invariants.errors)];
-    warnings = [...inClientWords(schemaWords, schema.tolerated), ...inClientWords(ruleWords, invariants.tolerated)].map(toleratedWarning);
-    // A status update cannot change the spec (the API server drops spec changes on the status subresource).
-    if (request.subResource !== 'status' && compiled.updateRules.length > 0) {
-      if (view.hub && oldView.hub) {
-        for (const rule of compiled.updateRules) {
-          const verdict = rule({ oldObject: oldView.hub, object: view.hub });
-          forbidden = [...forbidden, ...inClientWords(paths, verdict.forbidden)];
-          warnings = [...warnings, ...verdict.warnings.map((warning) => paths?.text(warning) ?? warning)];
-          auditAnnotations = { ...auditAnnotations, ...verdict.auditAnnotations };
-        }
-      } else if (view.hub) {
-        // Fail closed: a change the update rules cannot judge is not a change they allow. (A new object without a
-        // hub form is already refused by its own error.)
-        const problem = oldView.hubProblem ?? 'no hub form';
-        forbidden = [fieldError('', 'FieldValueForbidden', `the change cannot be checked against the update rules: the stored object: ${problem}`)];
-      }
-    }
-    if (request.subResource === 'status') {
-      warnings = [...warnings, ...phaseMoveWarnings(compiled, oldView, view).map((warning) => paths?.text(warning) ?? warning)];
-    }
+/**
+ * The object's schema and invariant errors; on UPDATE ratcheted against the old object's, the tolerated ones
+ * becoming warnings.
+ */
+function objectErrorFindings(
+  compiled: CompiledContract,
+  found: ObjectErrors,
+  view: ObjectView,
+  oldView: ObjectView | undefined,
+  paths: ClientFieldPaths | undefined,
+): Findings[] {
+  const { schema, invariants } = oldView === undefined ? unratcheted(found) : ratchetBoth(compiled, found, view, oldView);
+  return [
+    // Schema errors are found in the version the object came in: only the hub's need saying again.
+    { words: view.version === compiled.contract.hub ? paths : undefined, invalid: schema.errors, tolerated: schema.tolerated },
+    // Without a hub form, the one invariant error is the conversion's own, already in the object's words.
+    { words: view.hub ? paths : undefined, invalid: invariants.errors, tolerated: invariants.tolerated },
+  ];
+}
+
+function unratcheted(found: ObjectErrors): { schema: RatchetResult; invariants: RatchetResult } {
+  return { schema: { errors: found.schema, tolerated: [] }, invariants: { errors: found.invariants, tolerated: [] } };
+}
+
+/** What the contract's update rules say about the change, and on the status subresource, the phase move. */
+function changeFindings(
+  compiled: CompiledContract,
+  request: AdmissionRequest,
+  view: ObjectView,
+  oldView: ObjectView,
+  paths: ClientFieldPaths | undefined,
+): Findings[] {
+  // A status update cannot change the spec (the API server drops spec changes on the status subresource), and the
+  // operator owns the phase that it moves.
+  if (request.subResource === 'status') return [{ words: paths, warnings: phaseMoveWarnings(compiled, oldView, view) }];
+  if (compiled.updateRules.length === 0) return [];
+  if (view.hub && oldView.hub) {
+    const input = { oldObject: oldView.hub, object: view.hub };
+    return compiled.updateRules.map((rule) => {
+      // A rule is a contract's code: one that returns no lists throws here, and the request fails closed.
+      const { forbidden, warnings, auditAnnotations } = rule(input);
+      return { words: paths, forbidden: [...forbidden], warnings: [...warnings], auditAnnotations };
+    });
   }
+  // A new object without a hub form is already refused by its own error.
+  if (!view.hub) return [];
+  // Fail closed: a change the update rules cannot judge is not a change they allow.
+  const problem = oldView.hubProblem ?? 'no hub form';
+  return [{ words: undefined, forbidden: [fieldError('', 'FieldValueForbidden', `the change cannot be checked against the update rules: the stored object: ${problem}`)] }];
+}
 
+function collect(collected: Collected, findings: Findings): Collected {
+  const { words } = findings;
+  const text = (sentence: string) => words?.text(sentence) ?? sentence;
+  return {
+    invalid: [...collected.invalid, ...inClientWords(words, findings.invalid ?? [])],
+    forbidden: [...collected.forbidden, ...inClientWords(words, findings.forbidden ?? [])],
+    warnings: [...collected.warnings, ...inClientWords(words, findings.tolerated ?? []).map(toleratedWarning), ...(findings.warnings ?? []).map(text)],
+    auditAnnotations: { ...collected.auditAnnotations, ...findings.auditAnnotations },
+  };
+}
+
+/** An invalid object is refused as invalid, naming the refused changes too; else a refused change; else allowed. */
+function writeVerdict(compiled: CompiledContract, request: AdmissionRequest, view: ObjectView, collected: Collected): Verdict {
+  const { invalid, forbidden, warnings, auditAnnotations } = collected;
   const { kind, group } = compiled.contract.identity;
   const name = view.object.metadata?.name || request.name || objectRef(view.object);
   const subject = { group, kind, name };
-  if (errors.length > 0) {
-    const all = [...errors, ...forbidden];
-    return deny('OBJECT_INVALID', fieldErrorsMessage(`${kind}.${group}`, name, 'is invalid', all), all, subject);
+  if (invalid.length > 0) {
+    const causes = [...invalid, ...forbidden];
+    return deny('OBJECT_INVALID', fieldErrorsMessage(`${kind}.${group}`, name, 'is invalid', causes), causes, subject);
   }
   if (forbidden.length > 0) {
     return deny('CHANGE_FORBIDDEN', fieldErrorsMessage(`${kind}.${group}`, name, 'cannot be changed', forbidden), forbidden, subject);
   }
-  return withWarnings(allow(), warnings, auditAnnotations);
+  return allow(warnings, auditAnnotations);
 }
 
 /**

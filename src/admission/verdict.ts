@@ -41,14 +41,6 @@ export function patched(patch: JsonPatchOperation[], warnings: string[] = []): V
   return patch.length === 0 ? allow(warnings) : { ...allow(warnings), patch };
 }
 
-export function withWarnings(verdict: Verdict, warnings: string[], auditAnnotations: Record<string, string> = {}): Verdict {
-  return {
-    ...verdict,
-    warnings: [...verdict.warnings, ...warnings],
-    auditAnnotations: { ...verdict.auditAnnotations, ...auditAnnotations },
-  };
-}
-
 /**
  * Worded the way kube-apiserver words an invalid object (`Kind.group "name" is invalid: field: message, ...`),
  * so crdgate's denials read like the API server's own.

@@ -164,15 +164,24 @@ export interface UpdateInput<Spec = UntypedSpec> {
   object: ContractObject<Spec>;
 }
 
-/** What a rule about a change (old -> new) concludes: refusals (403), warnings, and audit annotations. */
-export interface UpdateVerdict {
+/**
+ * What a rule about a change (old -> new) finds: refusals (403), warnings, and audit annotations. The webhook folds
+ * them, with the schema's and the invariants' findings, into its one answer to the request.
+ */
+export interface UpdateFindings {
   forbidden: FieldError[];
   warnings: string[];
   auditAnnotations: Record<string, string>;
 }
 
+/**
+ * @deprecated Renamed UpdateFindings: "verdict" is the admission's answer to a whole request, which these are
+ * only a part of.
+ */
+export type UpdateVerdict = UpdateFindings;
+
 /** A rule about a spec change; the transition machine is one, risky-change warnings are another. */
-export type UpdateRule<Spec = UntypedSpec> = (input: UpdateInput<Spec>) => UpdateVerdict;
+export type UpdateRule<Spec = UntypedSpec> = (input: UpdateInput<Spec>) => UpdateFindings;
 
 export interface ContractDefinition<Spec = UntypedSpec> {
   identity: ContractIdentity;

@@ -3,7 +3,31 @@ import { changePlaceholders } from '../contract/fsa/evaluate/transition-messages
 import { parseFieldPath } from '../contract/field-path.ts';
 import { isCannotRead } from '../contract/fsa/value-readers.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
-import { celLiteral, celString, isPlainFieldName, optionalField } from './cel.ts';
+import {
+  and,
+  call,
+  concat,
+  cond,
+  eq,
+  ge,
+  gt,
+  ident,
+  index,
+  int,
+  isPlainFieldName,
+  le,
+  list,
+  literal,
+  lt,
+  member,
+  method,
+  ne,
+  not,
+  optionalField,
+  or,
+  str,
+  type Cel,
+} from './cel.ts';
 
 // Classifier forms as CEL: for every kind of change a classifier can report, how many such changes an update
 // carries, and how the first of them reads in a message. The CEL mirrors fieldClassifier and keyedListClassifier
@@ -15,9 +39,9 @@ import { celLiteral, celString, isPlainFieldName, optionalField } from './cel.ts
 export interface ChangeSource {
   kind: string;
   /** CEL int: how many changes of the kind this place holds in the update. */
-  count: string;
+  count: Cel;
   /** CEL string for the first such change, `spec.storage.size: ` and then `description` with its values filled in. */
-  message(description: string): string;
+  message(description: string): Cel;
 }
 
 /** Kinds of change the policy does not see from one classifier, and why. */
@@ -34,14 +58,14 @@ export interface CompiledClassifiers {
 /** Where the compared values sit: CEL optionals for the old and new value, their schema, and how messages name them. */
 export interface CompareSite {
   /** CEL optional of the old compared value: `oldObject.?spec`. */
-  old: string;
-  new: string;
+  old: Cel;
+  new: Cel;
   /** The schema of the compared value (the spec's, or a list item's). */
   schema: JSONSchemaProps | undefined;
   /** CEL string naming the compared value in messages: `'spec'`. */
-  field: string;
+  field: Cel;
   /** CEL string of the list item's name, when the values are a list item. */
-  item?: string;
+  item?: Cel;
   /** Nesting depth of list comprehensions, which keeps their variable names apart. */
   depth: number;
   /**
@@ -49,11 +73,11 @@ export interface CompareSite {
    * comprehensions, whose expressions read the comprehension's own variables. A value read once per request
    * instead of at every use keeps the policy small: the API server compiles all of it on every apply.
    */
-  define?: (hint: string, expression: string) => string;
+  define?: (hint: string, expression: Cel) => Cel;
 }
 
 /** `define` if the site has it, the expression itself otherwise. */
-function named(site: CompareSite, hint: string, expression: string): string {
+function named(site: CompareSite, hint: string, expression: Cel): Cel {
   return site.define ? site.define(hint, expression) : expression;
 }
 
@@ -62,6 +86,8 @@ function named(site: CompareSite, hint: string, expression: string): string {
 const exactQuantityPattern = '^[0-9]{1,6}([.][0-9]{1,3})?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$';
 // Release numbers whose parts JavaScript holds exactly: at most 15 digits.
 const releasePart = '(0|[1-9][0-9]{0,14})';
+// JavaScript holds integers exactly up to 2^53-1; crdgate reads a larger one as unreadable.
+const largestExactInteger = Number.MAX_SAFE_INTEGER;
 
 export function compileClassifier(form: ClassifierForm<string> | undefined, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
   if (form === undefined) return notCompiled(kinds, 'the classifier is a function of its own');
@@ -88,10 +114,10 @@ function plainPath(path: string): string[] | undefined {
 }
 
 interface Side {
-  /** CEL bool: the field has a value on this side (absentMeans counts). */
-  present: string;
+  /** CEL bool: the field has a value on this side; absent when absentMeans stands in for a missing one. */
+  present?: Cel;
   /** CEL value; only evaluated when present. */
-  value: string;
+  value: Cel;
 }
 
 /**
@@ -99,65 +125,72 @@ interface Side {
  * ever used when present: kube-apiserver 1.36 fails `string(x.value())` of an integer field at run time (a
  * messageExpression then falls back to the plain message), and orValue reads the same present value.
  */
-function side(site: CompareSite, which: 'old' | 'new', segments: readonly string[], absentMeans: string | undefined, zero: string): Side {
+function side(site: CompareSite, which: 'old' | 'new', segments: readonly string[], absentMeans: Cel | undefined, zero: Cel): Side {
   const field = optionalField(site[which], segments);
   const hint = `${which}_${segments.join('_')}`;
-  if (absentMeans !== undefined) return { present: 'true', value: named(site, hint, `${field}.orValue(${absentMeans})`) };
+  if (absentMeans !== undefined) return { value: named(site, hint, method(field, 'orValue', absentMeans)) };
   const optional = named(site, hint, field);
-  return { present: `${optional}.hasValue()`, value: `${optional}.orValue(${zero})` };
+  return { present: method(optional, 'hasValue'), value: method(optional, 'orValue', zero) };
 }
 
-function compileField(form: Extract<ClassifierForm<string>, { classify: 'field' }>, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
+type FieldForm = Extract<ClassifierForm<string>, { classify: 'field' }>;
+
+/** Why a field classifier's form does not compile, or its absentMeans as CEL (undefined: none). */
+function fieldProblem(form: FieldForm, schema: JSONSchemaProps | undefined): { problem: string } | { absentMeans: Cel | undefined } {
+  const problem = readingProblem(form.reading, schema, form.path) ?? comparisonProblem(form.reading, form.comparison);
+  if (problem !== undefined) return { problem };
+  if (isCannotRead(form.absentMeans)) {
+    return { problem: `an absent "${form.path}" reads as cannotRead (${form.absentMeans.reason}): the policy does not compile readings that fail closed` };
+  }
+  if (form.absentMeans === undefined) return { absentMeans: undefined };
+  const absentMeans = literalOf(form.reading, form.absentMeans);
+  return absentMeans === undefined ? { problem: `its absentMeans ${JSON.stringify(form.absentMeans)} is not a value the field can hold` } : { absentMeans };
+}
+
+function compileField(form: FieldForm, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
   const segments = plainPath(form.path);
   if (segments === undefined) return notCompiled(kinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
   const schema = schemaAt(site.schema, segments);
-  const problem = readingProblem(form.reading, schema, form.path) ?? comparisonProblem(form.reading, form.comparison);
-  if (problem !== undefined) return notCompiled(kinds, problem);
-  let absentMeans: string | undefined;
-  if (isCannotRead(form.absentMeans)) {
-    return notCompiled(kinds, `an absent "${form.path}" reads as cannotRead (${form.absentMeans.reason}): the policy does not compile readings that fail closed`);
-  }
-  if (form.absentMeans !== undefined) {
-    absentMeans = literalOf(form.reading, form.absentMeans);
-    if (absentMeans === undefined) return notCompiled(kinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not a value the field can hold`);
-  }
+  const checked = fieldProblem(form, schema);
+  if ('problem' in checked) return notCompiled(kinds, checked.problem);
   const reading = readingCel(form.reading, schema!);
-  const zero = form.reading === 'integer' ? '0' : '""';
-  const from = side(site, 'old', segments, absentMeans, zero);
-  const to = side(site, 'new', segments, absentMeans, zero);
-  const bothPresent = absentMeans === undefined ? `${from.present} && ${to.present}` : 'true';
-  const differ = absentMeans === undefined ? `(${from.present} != ${to.present} || (${from.present} && ${from.value} != ${to.value}))` : `${from.value} != ${to.value}`;
-  const readableSide = (value: Side) => {
-    const readable = reading.readable(value.value);
-    if (readable === 'true') return [];
-    return [value.present === 'true' ? readable : `(!${value.present} || ${readable})`];
+  const zero = form.reading === 'integer' ? int(0) : str('');
+  const from = side(site, 'old', segments, checked.absentMeans, zero);
+  const to = side(site, 'new', segments, checked.absentMeans, zero);
+  // Unreadable on a side where the field is present: no change (crdgate leaves it to the schema).
+  const readable = (value: Side): Cel[] => {
+    if (reading.readable === undefined) return [];
+    return [value.present === undefined ? reading.readable(value.value) : or(not(value.present), reading.readable(value.value))];
   };
-  const readable = [...readableSide(from), ...readableSide(to)];
-  const changed = [differ, ...readable].join(' && ');
-  const field = concat(site.field, celString(`.${form.path}`));
-  const shown = (value: Side) => (value.present === 'true' ? reading.display(value.value) : `(${value.present} ? ${reading.display(value.value)} : "(none)")`);
-  const source = (kind: string, occurs: string): ChangeSource => ({
+  const differ =
+    from.present === undefined || to.present === undefined
+      ? ne(from.value, to.value)
+      : or(ne(from.present, to.present), and(from.present, ne(from.value, to.value)));
+  const changed = and(differ, ...readable(from), ...readable(to));
+  const field = concat(site.field, str(`.${form.path}`));
+  const shown = (value: Side) => (value.present === undefined ? reading.display(value.value) : cond(value.present, reading.display(value.value), str('(none)')));
+  const source = (kind: string, occurs: Cel): ChangeSource => ({
     kind,
-    count: `((${occurs}) ? 1 : 0)`,
-    message: (description) => concat(field, celString(': '), fill(description, { from: shown(from), to: shown(to), item: site.item })),
+    count: cond(occurs, int(1), int(0)),
+    message: (description) => concat(field, str(': '), fill(description, { from: shown(from), to: shown(to), ...(site.item ? { item: site.item } : {}) })),
   });
   const comparison = form.comparison;
   if (comparison.compare === 'different') return { sources: [source(comparison.kind, changed)], uncompiled: [] };
   // Directions and release steps compare two present, readable values.
   const order = named(site, `order_${segments.join('_')}`, reading.order!(to.value, from.value));
-  const ordered = `${bothPresent === 'true' ? '' : `${bothPresent} && `}${changed}`;
+  const ordered = (...more: Cel[]) => and(...[from.present, to.present].filter((present) => present !== undefined), changed, ...more);
   switch (comparison.compare) {
     case 'direction': {
-      if (comparison.increase === comparison.decrease) return { sources: [source(comparison.increase, `${ordered} && ${order} != 0`)], uncompiled: [] };
-      return { sources: [source(comparison.increase, `${ordered} && ${order} > 0`), source(comparison.decrease, `${ordered} && ${order} < 0`)], uncompiled: [] };
+      if (comparison.increase === comparison.decrease) return { sources: [source(comparison.increase, ordered(ne(order, int(0))))], uncompiled: [] };
+      return { sources: [source(comparison.increase, ordered(gt(order, int(0)))), source(comparison.decrease, ordered(lt(order, int(0))))], uncompiled: [] };
     }
     case 'release-step': {
-      const sameMajor = `${reading.part!(to.value, 0)} == ${reading.part!(from.value, 0)}`;
+      const sameMajor = eq(reading.part!(to.value, 0), reading.part!(from.value, 0));
       return {
         sources: [
-          source(comparison.upgrade, `${ordered} && ${order} > 0 && ${sameMajor}`),
-          source(comparison.major, `${ordered} && ${order} > 0 && !(${sameMajor})`),
-          source(comparison.downgrade, `${ordered} && ${order} < 0`),
+          source(comparison.upgrade, ordered(gt(order, int(0)), sameMajor)),
+          source(comparison.major, ordered(gt(order, int(0)), not(sameMajor))),
+          source(comparison.downgrade, ordered(lt(order, int(0)))),
         ],
         uncompiled: [],
       };
@@ -184,113 +217,98 @@ function comparisonProblem(reading: ValueReading, comparison: ComparisonForm<str
   return undefined;
 }
 
-function literalOf(reading: ValueReading, value: unknown): string | undefined {
+function literalOf(reading: ValueReading, value: unknown): Cel | undefined {
   if (reading === 'integer' ? !Number.isSafeInteger(value) : typeof value !== 'string') return undefined;
-  return celLiteral(value);
+  return literal(value);
 }
 
 interface ReadingCel {
-  /** CEL bool: the value reads as crdgate reads it and the API server reads it the same way. */
-  readable(value: string): string;
+  /** CEL bool: the value reads as crdgate reads it and the API server reads it the same way; absent: every value does. */
+  readable?(value: Cel): Cel;
   /** CEL string: the value as a message shows it. */
-  display(value: string): string;
+  display(value: Cel): Cel;
   /** CEL int, sign of the order of `a` against `b`, for ordered readings. */
-  order?(a: string, b: string): string;
+  order?(a: Cel, b: Cel): Cel;
   /** CEL int: a release number's part. */
-  part?(value: string, index: number): string;
+  part?(value: Cel, position: number): Cel;
+}
+
+/** `(a > b ? 1 : (a < b ? -1 : 0))`: the sign of a's order against b. */
+function sign(a: Cel, b: Cel): Cel {
+  return cond(gt(a, b), int(1), cond(lt(a, b), int(-1), int(0)));
 }
 
 function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel {
   switch (reading) {
     case 'integer':
       return {
-        // JavaScript holds integers exactly up to 2^53-1; crdgate reads a larger one as unreadable.
-        readable: (value) => `(${value} >= -9007199254740991 && ${value} <= 9007199254740991)`,
-        display: (value) => `string(${value})`,
-        order: (a, b) => `(${a} > ${b} ? 1 : (${a} < ${b} ? -1 : 0))`,
+        readable: (value) => and(ge(value, int(-largestExactInteger)), le(value, int(largestExactInteger))),
+        display: (value) => call('string', [value]),
+        order: sign,
       };
     case 'string':
-      return { readable: () => 'true', display: (value) => value };
+      return { display: (value) => value };
     case 'quantity':
       return {
-        readable: (value) => `${value}.matches(${celString(exactQuantityPattern)})`,
+        readable: (value) => method(value, 'matches', str(exactQuantityPattern)),
         display: (value) => value,
-        order: (a, b) => `quantity(${a}).compareTo(quantity(${b}))`,
+        order: (a, b) => method(call('quantity', [a]), 'compareTo', call('quantity', [b])),
       };
-    case 'release': {
-      // A release of at most n characters (maxLength, or the longest enum value) has at most (n + 1) / 2 parts;
-      // missing parts are 0.
-      const longest = schema.maxLength ?? Math.max(1, ...(schema.enum ?? []).map((value) => String(value).length));
-      const parts = Math.max(1, Math.floor((longest + 1) / 2));
-      const pattern = `^${releasePart}([.]${releasePart}){0,${parts - 1}}$`;
-      const part = (value: string, index: number) => `(size(${value}.split(".")) > ${index} ? int(${value}.split(".")[${index}]) : 0)`;
-      const partOf = (split: string, index: number) => `(size(${split}) > ${index} ? int(${split}[${index}]) : 0)`;
-      return {
-        readable: (value) => `${value}.matches(${celString(pattern)})`,
-        display: (value) => value,
-        part,
-        // Each side is split once: `[x].map(name, ...)[0]` binds x to a name, as CEL has no let.
-        order: (a, b) => {
-          const compare = Array.from({ length: parts }, (_, index) => index)
-            .reverse()
-            .reduce((rest, index) => {
-              const [x, y] = [partOf('pa', index), partOf('pb', index)];
-              return `(${x} != ${y} ? (${x} > ${y} ? 1 : -1) : ${rest})`;
-            }, '0');
-          return `[${a}.split(".")].map(pa, [${b}.split(".")].map(pb, ${compare})[0])[0]`;
-        },
-      };
-    }
+    case 'release':
+      return releaseCel(schema);
   }
 }
 
-function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'keyed-list' }>, site: CompareSite): CompiledClassifiers {
+function releaseCel(schema: JSONSchemaProps): ReadingCel {
+  // A release of at most n characters (maxLength, or the longest enum value) has at most (n + 1) / 2 parts;
+  // missing parts are 0.
+  const longest = schema.maxLength ?? Math.max(1, ...(schema.enum ?? []).map((value) => String(value).length));
+  const parts = Math.max(1, Math.floor((longest + 1) / 2));
+  const pattern = `^${releasePart}([.]${releasePart}){0,${parts - 1}}$`;
+  const split = (value: Cel) => method(value, 'split', str('.'));
+  const partOf = (pieces: Cel, position: number) => cond(gt(call('size', [pieces]), int(position)), call('int', [index(pieces, int(position))]), int(0));
+  const [pa, pb] = [ident('pa'), ident('pb')];
+  return {
+    readable: (value) => method(value, 'matches', str(pattern)),
+    display: (value) => value,
+    part: (value, position) => partOf(split(value), position),
+    // Each side is split once: `[x].map(name, ...)[0]` binds x to a name, as CEL has no let.
+    order: (a, b) => {
+      const compare = Array.from({ length: parts }, (_, position) => position)
+        .reverse()
+        .reduce<Cel>((rest, position) => {
+          const [x, y] = [partOf(pa, position), partOf(pb, position)];
+          return cond(ne(x, y), cond(gt(x, y), int(1), int(-1)), rest);
+        }, int(0));
+      const inB = index(method(list([split(b)]), 'map', pb, compare), int(0));
+      return index(method(list([split(a)]), 'map', pa, inB), int(0));
+    },
+  };
+}
+
+type KeyedListForm = Extract<ClassifierForm<string>, { classify: 'keyed-list' }>;
+
+function compileKeyedList(form: KeyedListForm, site: CompareSite): CompiledClassifiers {
   const allKinds = [form.added, form.removed, ...form.items.flatMap((item) => item.kinds)];
   const segments = plainPath(form.path);
   if (segments === undefined) return notCompiled(allKinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
   const schema = schemaAt(site.schema, segments);
   const problem = listProblem(schema, form.path, form.key);
   if (problem !== undefined) return notCompiled(allKinds, problem);
-  const absentMeans = form.absentMeans === undefined ? undefined : celLiteral(form.absentMeans);
+  const absentMeans = form.absentMeans === undefined ? undefined : literal(form.absentMeans);
   if (form.absentMeans !== undefined && (absentMeans === undefined || form.absentMeans.length > 0)) {
     return notCompiled(allKinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not compiled; only [] is`);
   }
-  const from = side(site, 'old', segments, absentMeans, '[]');
-  const to = side(site, 'new', segments, absentMeans, '[]');
-  const bothPresent = absentMeans === undefined ? `${from.present} && ${to.present}` : undefined;
-  const guarded = (count: string) => (bothPresent === undefined ? count : `(${bothPresent} ? ${count} : 0)`);
-  const [before, after] = [from.value, to.value];
-  const [o, n] = [`o${site.depth}`, `n${site.depth}`];
-  const key = form.key;
-  const listField = concat(site.field, celString(`.${form.path}`));
-  const itemName = (item: string) => `${item}.${key}`;
-  const at = (list: string, item: string) => concat(listField, celString('['), `string(${list}.indexOf(${item}))`, celString(']'));
-
-  const listHint = segments.join('_');
-  // Counted by the validations, the first one read by a failing validation's message.
-  const added = named(site, `added_${listHint}`, `${after}.filter(${n}, !${before}.exists(${o}, ${o}.${key} == ${n}.${key}))`);
-  const removed = named(site, `removed_${listHint}`, `${before}.filter(${o}, !${after}.exists(${n}, ${n}.${key} == ${o}.${key}))`);
+  const from = side(site, 'old', segments, absentMeans, list([]));
+  const to = side(site, 'new', segments, absentMeans, list([]));
+  const bothPresent = from.present && to.present && and(from.present, to.present);
+  const items = keyedList(form, site, segments, from.value, to.value);
+  const guarded = (count: Cel) => (bothPresent === undefined ? count : cond(bothPresent, count, int(0)));
   const sources: ChangeSource[] = [
-    {
-      kind: form.added,
-      count: guarded(`${added}.size()`),
-      message: (description) => concat(at(after, `${added}[0]`), celString(': '), fill(description, { item: itemName(`${added}[0]`) })),
-    },
-    {
-      kind: form.removed,
-      count: guarded(`${removed}.size()`),
-      message: (description) => concat(listField, celString(': '), fill(description, { item: itemName(`${removed}[0]`) })),
-    },
+    { kind: form.added, count: guarded(method(items.added, 'size')), message: items.addedMessage },
+    { kind: form.removed, count: guarded(method(items.removed, 'size')), message: items.removedMessage },
   ];
   const uncompiled: UncompiledKinds[] = [];
-  const itemSchema = schema!.items;
-  // The items both lists hold, paired by key once per request ([old, new]), for every item classifier to read.
-  const p = `p${site.depth}`;
-  const pairs = named(
-    site,
-    `pairs_${listHint}`,
-    `${after}.filter(${n}, ${before}.exists(${o}, ${o}.${key} == ${n}.${key})).map(${n}, [${before}.filter(${o}, ${o}.${key} == ${n}.${key})[0], ${n}])`,
-  );
   form.items.forEach(({ kinds, form: item }) => {
     if (item === undefined) {
       uncompiled.push({ kinds, reason: `an item classifier of "${form.path}" is a function of its own` });
@@ -301,23 +319,61 @@ function compileKeyedList(form: Extract<ClassifierForm<string>, { classify: 'key
       return;
     }
     // Counted over the pairs of items with the same key; the message takes the first pair with such a change.
-    const pairSite = (pair: string): CompareSite => ({
-      old: `optional.of(${pair}[0])`,
-      new: `optional.of(${pair}[1])`,
-      schema: itemSchema,
-      field: at(after, `${pair}[1]`),
-      item: itemName(`${pair}[1]`),
-      depth: site.depth + 1,
-    });
-    const inPair = compileField(item, kinds, pairSite(p));
+    const inPair = compileField(item, kinds, items.pairSite(items.pair));
     uncompiled.push(...inPair.uncompiled);
     inPair.sources.forEach((pairSource, sourceIndex) => {
-      const withChange = named(site, `${pairSource.kind}_${listHint}`, `${pairs}.filter(${p}, ${pairSource.count} > 0)`);
-      const forMessage = compileField(item, kinds, pairSite(`${withChange}[0]`)).sources[sourceIndex]!;
-      sources.push({ kind: pairSource.kind, count: guarded(`${withChange}.size()`), message: forMessage.message });
+      const withChange = named(site, `${pairSource.kind}_${segments.join('_')}`, method(items.pairs, 'filter', items.pair, gt(pairSource.count, int(0))));
+      const forMessage = compileField(item, kinds, items.pairSite(index(withChange, int(0)))).sources[sourceIndex]!;
+      sources.push({ kind: pairSource.kind, count: guarded(method(withChange, 'size')), message: forMessage.message });
     });
   });
   return { sources, uncompiled };
+}
+
+/** A keyed list's items added, removed and kept (paired old with new by key), and how messages name them. */
+interface KeyedListCel {
+  added: Cel;
+  removed: Cel;
+  addedMessage(description: string): Cel;
+  removedMessage(description: string): Cel;
+  /** The list of [old, new] pairs of items with the same key, read once per request. */
+  pairs: Cel;
+  /** The comprehension variable one pair is read through. */
+  pair: Cel;
+  /** The site of one pair's item classifiers. */
+  pairSite(pair: Cel): CompareSite;
+}
+
+function keyedList(form: KeyedListForm, site: CompareSite, segments: readonly string[], before: Cel, after: Cel): KeyedListCel {
+  const [o, n, p] = [ident(`o${site.depth}`), ident(`n${site.depth}`), ident(`p${site.depth}`)];
+  const key = (item: Cel) => member(item, form.key);
+  const sameKey = eq(key(o), key(n));
+  const listField = concat(site.field, str(`.${form.path}`));
+  const at = (items: Cel, item: Cel) => concat(listField, str('['), call('string', [method(items, 'indexOf', item)]), str(']'));
+  const listHint = segments.join('_');
+  // Counted by the validations, the first one read by a failing validation's message.
+  const added = named(site, `added_${listHint}`, method(after, 'filter', n, not(method(before, 'exists', o, sameKey))));
+  const removed = named(site, `removed_${listHint}`, method(before, 'filter', o, not(method(after, 'exists', n, sameKey))));
+  const [firstAdded, firstRemoved] = [index(added, int(0)), index(removed, int(0))];
+  // The items both lists hold, paired by key once per request ([old, new]), for every item classifier to read.
+  const kept = method(after, 'filter', n, method(before, 'exists', o, sameKey));
+  const pairs = named(site, `pairs_${listHint}`, method(kept, 'map', n, list([index(method(before, 'filter', o, sameKey), int(0)), n])));
+  return {
+    added,
+    removed,
+    addedMessage: (description) => concat(at(after, firstAdded), str(': '), fill(description, { item: key(firstAdded) })),
+    removedMessage: (description) => concat(listField, str(': '), fill(description, { item: key(firstRemoved) })),
+    pairs,
+    pair: p,
+    pairSite: (pair) => ({
+      old: call('optional.of', [index(pair, int(0))]),
+      new: call('optional.of', [index(pair, int(1))]),
+      schema: schemaAt(site.schema, segments)!.items,
+      field: at(after, index(pair, int(1))),
+      item: key(index(pair, int(1))),
+      depth: site.depth + 1,
+    }),
+  };
 }
 
 function listProblem(schema: JSONSchemaProps | undefined, path: string, key: string): string | undefined {
@@ -336,33 +392,12 @@ type Placeholder = (typeof changePlaceholders)[number];
 const placeholder = new RegExp(`(\\{(?:${changePlaceholders.join('|')})\\})`);
 
 /** Fills the placeholders of a description (as describeChange does) with CEL strings; a missing one reads "(none)". */
-function fill(description: string, values: Partial<Record<Placeholder, string>>): string {
+function fill(description: string, values: Partial<Record<Placeholder, Cel>>): Cel {
   const parts = description.split(placeholder).filter((part) => part !== '');
   return concat(
     ...parts.map((part) => {
       const name = changePlaceholders.find((candidate) => part === `{${candidate}}`);
-      return name === undefined ? celString(part) : (values[name] ?? celString('(none)'));
+      return name === undefined ? str(part) : (values[name] ?? str('(none)'));
     }),
   );
-}
-
-/** CEL string concatenation, joining adjacent literals. */
-export function concat(...parts: string[]): string {
-  const merged: string[] = [];
-  for (const part of parts) {
-    const previous = merged.at(-1);
-    if (previous !== undefined && isStringLiteral(previous) && isStringLiteral(part)) {
-      merged[merged.length - 1] = celString((JSON.parse(previous) as string) + (JSON.parse(part) as string));
-    } else merged.push(part);
-  }
-  return merged.length === 0 ? '""' : merged.join(' + ');
-}
-
-function isStringLiteral(text: string): boolean {
-  if (!text.startsWith('"') || !text.endsWith('"')) return false;
-  try {
-    return typeof JSON.parse(text) === 'string';
-  } catch {
-    return false;
-  }
 }

@@ -1,8 +1,31 @@
 import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
 import type { TransitionMachine } from '../contract/fsa/machine.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
-import { celString, isPlainFieldName, optionalField } from './cel.ts';
-import { compileClassifier, concat, schemaAt, type ChangeSource, type UncompiledKinds } from './compile-classifiers.ts';
+import {
+  and,
+  concat,
+  cond,
+  eq,
+  gt,
+  ident,
+  int,
+  isIn,
+  isPlainFieldName,
+  list,
+  lt,
+  member,
+  method,
+  ne,
+  not,
+  optionalField,
+  optionalIndex,
+  optionalMember,
+  or,
+  plus,
+  str,
+  type Cel,
+} from './cel.ts';
+import { compileClassifier, schemaAt, type ChangeSource, type UncompiledKinds } from './compile-classifiers.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
 // The transition machine as CEL, judged as evaluateTransition judges an update: the state read from the old
@@ -28,21 +51,8 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   if (machineProblem !== undefined) {
     return { variables: [], validations: [], kinds: allKinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason: machineProblem })) };
   }
-  const sources: ChangeSource[] = [];
-  const uncompiled: UncompiledKinds[] = [];
   const read = readVariables();
-  for (const classifier of machine.classifiers) {
-    const compiled = compileClassifier(classifier.form, classifier.kinds, {
-      old: 'oldObject.?spec',
-      new: 'object.?spec',
-      schema: hubSchema.properties?.spec,
-      field: celString('spec'),
-      depth: 0,
-      define: read.define,
-    });
-    sources.push(...compiled.sources);
-    uncompiled.push(...compiled.uncompiled);
-  }
+  const { sources, uncompiled } = compileClassifiers(machine, hubSchema, read.define);
   const sourcesOf = new Map(allKinds.map((kind) => [kind, sources.filter((source) => source.kind === kind)]));
   const kinds = allKinds.map((kind): KindCoverage => {
     const missing = uncompiled.find((entry) => entry.kinds.includes(kind));
@@ -55,62 +65,100 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   const variableNames = new Map(allKinds.map((kind, index) => [kind, kindVariable(kind, index, allKinds)]));
   const counted = allKinds.filter((kind) => sourcesOf.get(kind)!.length > 0);
   const reading = stateReading(machine, hubSchema);
+  const isUpdate = eq(member(ident('request'), 'operation'), str('UPDATE'));
   const variables: PolicyVariable[] = [
     ...reading.variables,
-    {
-      name: 'judged',
-      expression: anyChangeStates.length === 0 ? `request.operation == "UPDATE"` : `request.operation == "UPDATE" && !(variables.state in ${celList(anyChangeStates)})`,
-    },
-    { name: 'overriding', expression: overrideExpression(machine.overrideAnnotation) },
+    { name: 'judged', expression: (anyChangeStates.length === 0 ? isUpdate : and(isUpdate, not(isIn(state, celList(anyChangeStates))))).text },
+    { name: 'overriding', expression: overrideExpression(machine.overrideAnnotation).text },
     ...read.variables,
-    ...counted.map((kind) => ({
-      name: variableNames.get(kind)!,
-      expression: sourcesOf.get(kind)!.map((source) => source.count).join(' + '),
-    })),
+    ...counted.map((kind) => ({ name: variableNames.get(kind)!, expression: plus(...sourcesOf.get(kind)!.map((source) => source.count)).text })),
   ];
-  const stateLabel = `(variables.state in ${celList(machine.states)} ? variables.state : ${reading.unrecognisedLabel})`;
-  const count = (kind: string) => `variables.${variableNames.get(kind)!}`;
-  const firstMessage = (kind: string, description: string) => {
-    const own = sourcesOf.get(kind)!;
-    return own.slice(0, -1).reduceRight((rest, source) => `(${source.count} > 0 ? ${source.message(description)} : ${rest})`, own.at(-1)!.message(description));
+  const judging: Judging = {
+    machine,
+    count: (kind) => variable(variableNames.get(kind)!),
+    firstMessage: (kind, description) => {
+      const own = sourcesOf.get(kind)!;
+      return own.slice(0, -1).reduceRight((rest, source) => cond(gt(source.count, int(0)), source.message(description), rest), own.at(-1)!.message(description));
+    },
+    stateLabel: cond(isIn(state, celList(machine.states)), state, reading.unrecognisedLabel),
   };
-  const allowedWhere = (states: readonly string[]) => (states.length === 0 ? undefined : `variables.state in ${celList(states)}`);
-
-  const validations: PolicyValidation[] = counted.map((kind) => {
-    const { description, unsupported } = machine.changeKinds[kind]!;
-    if (unsupported !== undefined) {
-      return policyValidation(
-        `!variables.judged || ${count(kind)} == 0`,
-        concat(firstMessage(kind, description), celString(` is unsupported: ${unsupported}`)),
-        `${kind} is unsupported: ${unsupported}`,
-      );
-    }
-    const states = statesAllowing(machine, kind);
-    const allowedIn = states.length > 0 ? states.join(', ') : 'none';
-    return policyValidation(
-      [`!variables.judged`, `${count(kind)} == 0`, 'variables.overriding', allowedWhere(states)].filter((part) => part !== undefined).join(' || '),
-      concat(firstMessage(kind, description), celString(` is not allowed while the ${machine.subject} is `), stateLabel, celString(` (allowed in: ${allowedIn})`)),
-      `${kind} is not allowed in this state of the ${machine.subject} (allowed in: ${allowedIn})`,
-    );
-  });
-
+  const validations = counted.map((kind) => kindValidation(judging, kind));
   const exclusive = counted.filter((kind) => machine.changeKinds[kind]?.exclusive && machine.changeKinds[kind]?.unsupported === undefined);
-  if (exclusive.length > 0) {
-    // Only the exclusive changes that would pass count, as in judgeChanges: the override, or the state allowing them.
-    const passing = exclusive.map((kind) => {
-      const where = allowedWhere(statesAllowing(machine, kind));
-      return `((variables.overriding${where === undefined ? '' : ` || ${where}`}) ? ${count(kind)} : 0)`;
-    });
-    const named = `[${exclusive.map((kind) => `${count(kind)} > 0 ? ${celString(kind)} : ""`).join(', ')}].filter(k, k != "").join(", ")`;
-    validations.push(
-      policyValidation(
-        `!variables.judged || ${passing.join(' + ')} < 2`,
-        concat(celString('spec: '), named, celString(' cannot be combined in one update; make these changes one at a time')),
-        'exclusive changes cannot be combined in one update; make these changes one at a time',
-      ),
-    );
-  }
+  if (exclusive.length > 0) validations.push(exclusiveValidation(judging, exclusive));
   return { variables, validations, kinds };
+}
+
+function compileClassifiers(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps, define: (hint: string, expression: Cel) => Cel) {
+  const sources: ChangeSource[] = [];
+  const uncompiled: UncompiledKinds[] = [];
+  for (const classifier of machine.classifiers) {
+    const compiled = compileClassifier(classifier.form, classifier.kinds, {
+      old: optionalMember(ident('oldObject'), 'spec'),
+      new: optionalMember(ident('object'), 'spec'),
+      schema: hubSchema.properties?.spec,
+      field: str('spec'),
+      depth: 0,
+      define,
+    });
+    sources.push(...compiled.sources);
+    uncompiled.push(...compiled.uncompiled);
+  }
+  return { sources, uncompiled };
+}
+
+/** What the validations of a machine's change kinds read. */
+interface Judging {
+  machine: TransitionMachine<string, string>;
+  /** CEL int: how many changes of the kind the update carries. */
+  count(kind: string): Cel;
+  /** CEL string: the first change of the kind, described. */
+  firstMessage(kind: string, description: string): Cel;
+  /** CEL string completing "while the ... is ". */
+  stateLabel: Cel;
+}
+
+const variable = (name: string): Cel => member(ident('variables'), name);
+const state = variable('state');
+const judged = variable('judged');
+const overriding = variable('overriding');
+
+function allowedWhere(states: readonly string[]): Cel | undefined {
+  return states.length === 0 ? undefined : isIn(state, celList(states));
+}
+
+/** A kind's changes refused: always when unsupported, else unless the state allows them or the override is given. */
+function kindValidation({ machine, count, firstMessage, stateLabel }: Judging, kind: string): PolicyValidation {
+  const { description, unsupported } = machine.changeKinds[kind]!;
+  const none = eq(count(kind), int(0));
+  if (unsupported !== undefined) {
+    return policyValidation(or(not(judged), none), concat(firstMessage(kind, description), str(` is unsupported: ${unsupported}`)), `${kind} is unsupported: ${unsupported}`);
+  }
+  const states = statesAllowing(machine, kind);
+  const allowedIn = states.length > 0 ? states.join(', ') : 'none';
+  return policyValidation(
+    or(...[not(judged), none, overriding, allowedWhere(states)].filter((part) => part !== undefined)),
+    concat(firstMessage(kind, description), str(` is not allowed while the ${machine.subject} is `), stateLabel, str(` (allowed in: ${allowedIn})`)),
+    `${kind} is not allowed in this state of the ${machine.subject} (allowed in: ${allowedIn})`,
+  );
+}
+
+/** Only the exclusive changes that would pass count, as in judgeChanges: the override, or the state allowing them. */
+function exclusiveValidation({ machine, count }: Judging, exclusive: readonly string[]): PolicyValidation {
+  const passing = exclusive.map((kind) => {
+    const where = allowedWhere(statesAllowing(machine, kind));
+    return cond(where === undefined ? overriding : or(overriding, where), count(kind), int(0));
+  });
+  const k = ident('k');
+  const named = method(
+    method(list(exclusive.map((kind) => cond(gt(count(kind), int(0)), str(kind), str('')))), 'filter', k, ne(k, str(''))),
+    'join',
+    str(', '),
+  );
+  return policyValidation(
+    or(not(judged), lt(plus(...passing), int(2))),
+    concat(str('spec: '), named, str(' cannot be combined in one update; make these changes one at a time')),
+    'exclusive changes cannot be combined in one update; make these changes one at a time',
+  );
 }
 
 /** Why no state reader of one's own compiles: the policy reads the phase as data or not at all. */
@@ -129,7 +177,7 @@ interface StateReadingCel {
   /** `state` (a state's name, or for an unrecognised phase the phase or ""), and what it is computed from. */
   variables: PolicyVariable[];
   /** CEL string completing "while the ... is " for an unrecognised phase. */
-  unrecognisedLabel: string;
+  unrecognisedLabel: Cel;
 }
 
 /**
@@ -141,45 +189,49 @@ interface StateReadingCel {
  * message does not quote it, since its length, and so the cost of quoting it, is unbounded.
  */
 function stateReading(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): StateReadingCel {
-  const phase = `${optionalField('oldObject', machine.phasePath.split('.'))}.orValue("")`;
-  const deletingOr = (rest: string) => `oldObject.metadata.?deletionTimestamp.hasValue() ? ${celString(machine.deletingState)} : (${rest})`;
-  const schema = schemaAt(hubSchema, machine.phasePath.split('.'));
+  const phasePath = machine.phasePath.split('.');
+  const phase = method(optionalField(ident('oldObject'), phasePath), 'orValue', str(''));
+  const deleting = method(optionalMember(member(ident('oldObject'), 'metadata'), 'deletionTimestamp'), 'hasValue');
+  const deletingOr = (rest: Cel) => cond(deleting, str(machine.deletingState), rest);
+  const schema = schemaAt(hubSchema, phasePath);
   const bounded = schema?.maxLength !== undefined || schema?.enum !== undefined;
-  const quoted = (value: string) => concat(celString('in the unrecognised phase "'), value, celString('"'));
+  const quoted = (value: Cel) => concat(str('in the unrecognised phase "'), value, str('"'));
   if (bounded && machine.phases === undefined) {
-    return { variables: [{ name: 'state', expression: deletingOr(`${phase} == "" ? ${celString(machine.initialState)} : ${phase}`) }], unrecognisedLabel: quoted('variables.state') };
+    return { variables: [{ name: 'state', expression: deletingOr(cond(eq(phase, str('')), str(machine.initialState), phase)).text }], unrecognisedLabel: quoted(state) };
   }
-  const table: [string, string][] = machine.phases === undefined ? machine.states.map((state) => [state, state]) : Object.entries(machine.phases);
-  const lookup = table.reduceRight((rest, [written, state]) => `(variables.phase == ${celString(written)} ? ${celString(state)} : ${rest})`, '""');
+  const table: [string, string][] = machine.phases === undefined ? machine.states.map((name) => [name, name]) : Object.entries(machine.phases);
+  const phaseVariable = variable('phase');
+  const lookup = table.reduceRight<Cel>((rest, [written, name]) => cond(eq(phaseVariable, str(written)), str(name), rest), str(''));
   return {
     variables: [
-      { name: 'phase', expression: phase },
-      { name: 'state', expression: deletingOr(`variables.phase == "" ? ${celString(machine.initialState)} : ${lookup}`) },
+      { name: 'phase', expression: phase.text },
+      { name: 'state', expression: deletingOr(cond(eq(phaseVariable, str('')), str(machine.initialState), lookup)).text },
     ],
-    unrecognisedLabel: bounded ? quoted('variables.phase') : celString('in a phase the machine does not know'),
+    unrecognisedLabel: bounded ? quoted(phaseVariable) : str('in a phase the machine does not know'),
   };
 }
 
 /** As readOverride: the annotation on the new object, with a reason that is not blank. */
-function overrideExpression(annotation: string): string {
-  return `!object.metadata.?annotations[?${celString(annotation)}].orValue("").matches(${celString(blankPattern)})`;
+function overrideExpression(annotation: string): Cel {
+  const annotations = optionalMember(member(ident('object'), 'metadata'), 'annotations');
+  return not(method(method(optionalIndex(annotations, str(annotation)), 'orValue', str('')), 'matches', str(blankPattern)));
 }
 
 /** The spec's values the classifiers read, each a variable read once per request, in the order first needed. */
-function readVariables(): { variables: PolicyVariable[]; define: (hint: string, expression: string) => string } {
+function readVariables(): { variables: PolicyVariable[]; define: (hint: string, expression: Cel) => Cel } {
   const variables: PolicyVariable[] = [];
   const byExpression = new Map<string, string>();
   return {
     variables,
     define(hint, expression) {
-      const known = byExpression.get(expression);
-      if (known !== undefined) return `variables.${known}`;
+      const known = byExpression.get(expression.text);
+      if (known !== undefined) return variable(known);
       const base = `spec_${hint.replace(/[^A-Za-z0-9]/g, '_')}`;
       let name = base;
-      for (let index = 2; variables.some((variable) => variable.name === name); index++) name = `${base}_${index}`;
-      variables.push({ name, expression });
-      byExpression.set(expression, name);
-      return `variables.${name}`;
+      for (let index = 2; variables.some((defined) => defined.name === name); index++) name = `${base}_${index}`;
+      variables.push({ name, expression: expression.text });
+      byExpression.set(expression.text, name);
+      return variable(name);
     },
   };
 }
@@ -190,6 +242,6 @@ function kindVariable(kind: string, index: number, kinds: readonly string[]): st
   return clashes ? `${plain}_${index}` : plain;
 }
 
-function celList(values: readonly string[]): string {
-  return `[${values.map(celString).join(', ')}]`;
+function celList(values: readonly string[]): Cel {
+  return list(values.map(str));
 }

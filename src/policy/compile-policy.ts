@@ -1,6 +1,6 @@
 import type { Contract, DeletionProtection } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
-import { celString } from './cel.ts';
+import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
 import { compileMachine, type KindCoverage } from './compile-machine.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
@@ -70,12 +70,22 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
 /** As metadataDeletionRule's protection: refused while the stored object carries the annotation with that value. */
 function deletionValidation(contract: Contract, protection: DeletionProtection): PolicyValidation {
   const namespaced = contract.identity.scope === 'Namespaced';
-  const ref = namespaced ? 'oldObject.metadata.namespace + "/" + oldObject.metadata.name' : 'oldObject.metadata.name';
-  const namespaceFlag = namespaced ? ' + " -n " + oldObject.metadata.namespace' : '';
+  const metadata = member(ident('oldObject'), 'metadata');
+  const [name, namespace] = [member(metadata, 'name'), member(metadata, 'namespace')];
+  const ref = namespaced ? [namespace, str('/'), name] : [name];
+  const namespaceFlag = namespaced ? [str(' -n '), namespace] : [];
+  const annotation = method(optionalIndex(optionalMember(metadata, 'annotations'), str(protection.annotation)), 'orValue', str(''));
   return policyValidation(
-    `request.operation != "DELETE" || oldObject.metadata.?annotations[?${celString(protection.annotation)}].orValue("") != ${celString(protection.equals)}`,
-    `${celString(`${contract.identity.kind} `)} + ${ref} + ${celString(' is deletion-protected; to delete it, first remove the protection: kubectl annotate ')}` +
-      ` + ${celString(`${contract.identity.kind.toLowerCase()} `)} + oldObject.metadata.name${namespaceFlag} + ${celString(` ${protection.annotation}-`)}`,
+    or(ne(member(ident('request'), 'operation'), str('DELETE')), ne(annotation, str(protection.equals))),
+    concat(
+      str(`${contract.identity.kind} `),
+      ...ref,
+      str(' is deletion-protected; to delete it, first remove the protection: kubectl annotate '),
+      str(`${contract.identity.kind.toLowerCase()} `),
+      name,
+      ...namespaceFlag,
+      str(` ${protection.annotation}-`),
+    ),
     `${contract.identity.kind} is deletion-protected; remove the annotation ${protection.annotation} first`,
   );
 }

@@ -1,3 +1,5 @@
+import { cond, str, type Cel } from './cel.ts';
+
 // The parts of a ValidatingAdmissionPolicy's spec the compiler writes, as admissionregistration.k8s.io/v1 names them.
 
 export interface PolicyVariable {
@@ -18,6 +20,6 @@ export interface PolicyValidation {
  * A validation whose message is built only when it fails. The API server evaluates every messageExpression, passing
  * validations' too, against the policy's one cost budget: a passing validation's costs one comparison.
  */
-export function policyValidation(expression: string, failureMessage: string, message: string): PolicyValidation {
-  return { expression, messageExpression: `(${expression}) ? "" : ${failureMessage}`, message, reason: 'Forbidden' };
+export function policyValidation(expression: Cel, failureMessage: Cel, message: string): PolicyValidation {
+  return { expression: expression.text, messageExpression: cond(expression, str(''), failureMessage).text, message, reason: 'Forbidden' };
 }

@@ -4,7 +4,7 @@ import { isCrdgateOwnFormat, isKnownFormat } from './kubernetes-formats.ts';
 import { listUniquenessKeyword, type ListUniqueness } from './list-uniqueness.ts';
 
 /**
- * Translates a Kubernetes structural schema into a draft-07 JSON Schema whose verdicts are the API server's:
+ * Translates a Kubernetes structural schema into a draft-07 JSON Schema whose answers are the API server's:
  * - pruning becomes `additionalProperties: false` (an unknown field is an error: the API server would silently
  *   drop it, which is how typos in manifests go unnoticed);
  * - `nullable`, `x-kubernetes-int-or-string` become type unions; OpenAPI's boolean `exclusiveMinimum` becomes

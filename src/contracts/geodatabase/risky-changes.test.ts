@@ -26,9 +26,9 @@ describe('riskyChangeWarnings', () => {
   });
 
   it('never refuses and never audits', () => {
-    const verdict = riskyChangeWarnings({ oldObject: { spec: { readReplicas: 3 } }, object: { spec: {} } });
-    expect(verdict.forbidden).toEqual([]);
-    expect(verdict.auditAnnotations).toEqual({});
+    const findings = riskyChangeWarnings({ oldObject: { spec: { readReplicas: 3 } }, object: { spec: {} } });
+    expect(findings.forbidden).toEqual([]);
+    expect(findings.auditAnnotations).toEqual({});
   });
 
   it(`shows at most ${maxRiskWarnings} warnings and counts the rest`, () => {

@@ -112,7 +112,7 @@ describe('GeoDatabase transitions, generated', () => {
         const decision = evaluateTransition(geoDatabaseMachine, stored(before, phaseValue, deleting), incoming(after, reason));
         if (decision.state.recognised && decision.state.state === 'Pending') return;
         const unsupported = decision.changes.filter(({ change }) => unsupportedKinds.has(change.kind));
-        for (const { verdict } of unsupported) expect(verdict.outcome).toBe('unsupported');
+        for (const { ruling } of unsupported) expect(ruling.outcome).toBe('unsupported');
         if (unsupported.length > 0) expect(decision.allowed).toBe(false);
       }),
       runs,

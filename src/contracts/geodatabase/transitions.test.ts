@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../index.ts';
-import { checkMachine, contractTester, evaluateTransition, type ChangeVerdict } from '../../testing.ts';
+import { checkMachine, contractTester, evaluateTransition, type ChangeRuling } from '../../testing.ts';
 import type { GeoDatabaseChange, GeoDatabaseState } from './transitions.ts';
 import { geoDatabaseContract } from './index.ts';
 import { geoDatabaseMachine } from './transitions.ts';
@@ -103,18 +103,18 @@ describe('GeoDatabase transitions: every state x every change kind', () => {
     const decision = evaluateTransition(geoDatabaseMachine, storedIn(state), updated(spec));
     expect(decision.state).toEqual({ recognised: true, state });
     expect(decision.changes.map(({ change }) => [change.kind, change.field])).toEqual([[kind, field]]);
-    const verdict = decision.changes[0]!.verdict;
+    const ruling = decision.changes[0]!.ruling;
 
     if (cell === U) {
-      expect(verdict).toEqual({ outcome: 'unsupported', reason: expect.any(String) });
+      expect(ruling).toEqual({ outcome: 'unsupported', reason: expect.any(String) });
       expect(decision.denials).toEqual([{ field, type: 'FieldValueForbidden', message: expect.stringMatching(/ is unsupported: .+/) }]);
     } else if (cell === no) {
-      expect(verdict).toEqual<ChangeVerdict<GeoDatabaseState, GeoDatabaseChange>>({ outcome: 'not-allowed', allowedIn: allowedIn! });
+      expect(ruling).toEqual<ChangeRuling<GeoDatabaseState, GeoDatabaseChange>>({ outcome: 'not-allowed', allowedIn: allowedIn! });
       expect(decision.denials).toEqual([
         { field, type: 'FieldValueForbidden', message: expect.stringContaining(`is not allowed while the database is ${state} (allowed in: ${allowedIn!.join(', ')})`) },
       ]);
     } else {
-      expect(verdict).toEqual({ outcome: 'allowed', nextState: cell === stay ? state : cell });
+      expect(ruling).toEqual({ outcome: 'allowed', nextState: cell === stay ? state : cell });
       expect(decision.denials).toEqual([]);
     }
     expect(decision.allowed).toBe(cell !== U && cell !== no);
@@ -182,7 +182,7 @@ describe('GeoDatabase transitions: exclusive changes', () => {
   it('refuses two exclusive changes in one update', () => {
     const decision = evaluateTransition(geoDatabaseMachine, storedIn('Ready'), updated(growAndMinor));
     expect(decision.allowed).toBe(false);
-    expect(decision.changes.map(({ verdict }) => verdict.outcome)).toEqual(['exclusive-conflict', 'exclusive-conflict']);
+    expect(decision.changes.map(({ ruling }) => ruling.outcome)).toEqual(['exclusive-conflict', 'exclusive-conflict']);
     expect(decision.denials.map((denial) => denial.field)).toEqual(['spec.storage.size', 'spec.postgres.version']);
   });
 
@@ -199,7 +199,7 @@ describe('GeoDatabase transitions: exclusive changes', () => {
     const bothUpgraded = structuredClone(twoCaches);
     for (const cache of bothUpgraded.caches!) cache.version = '7.4';
     const decision = evaluateTransition(geoDatabaseMachine, storedIn('Ready', twoCaches), updated(bothUpgraded));
-    expect(decision.changes.map(({ change, verdict }) => [change.kind, verdict.outcome])).toEqual([
+    expect(decision.changes.map(({ change, ruling }) => [change.kind, ruling.outcome])).toEqual([
       ['cache.upgrade', 'exclusive-conflict'],
       ['cache.upgrade', 'exclusive-conflict'],
     ]);
@@ -215,7 +215,7 @@ describe('GeoDatabase transitions: exclusive changes', () => {
     });
     const decision = evaluateTransition(geoDatabaseMachine, storedIn(state), updated(spec));
     expect(decision.allowed).toBe(true);
-    expect(decision.changes.map(({ change, verdict }) => [change.kind, verdict])).toEqual([
+    expect(decision.changes.map(({ change, ruling }) => [change.kind, ruling])).toEqual([
       ['scale', { outcome: 'allowed', nextState: 'Scaling' }],
       ['storage.grow', { outcome: 'allowed', nextState: growTarget }],
     ]);
@@ -227,7 +227,7 @@ describe('GeoDatabase transitions: exclusive changes', () => {
 
   it('says "not allowed" rather than "conflict" where the state allows neither', () => {
     const decision = evaluateTransition(geoDatabaseMachine, storedIn('Resizing'), updated(growAndMinor));
-    expect(decision.changes.map(({ verdict }) => verdict.outcome)).toEqual(['not-allowed', 'not-allowed']);
+    expect(decision.changes.map(({ ruling }) => ruling.outcome)).toEqual(['not-allowed', 'not-allowed']);
   });
 
   it('judges a major upgrade next to a scale on its own', () => {
@@ -236,7 +236,7 @@ describe('GeoDatabase transitions: exclusive changes', () => {
       s.readReplicas = 4;
     });
     const decision = evaluateTransition(geoDatabaseMachine, storedIn('Ready'), updated(spec));
-    expect(decision.changes.map(({ change, verdict }) => [change.kind, verdict.outcome])).toEqual([
+    expect(decision.changes.map(({ change, ruling }) => [change.kind, ruling.outcome])).toEqual([
       ['scale', 'allowed'],
       ['postgres.major', 'unsupported'],
     ]);
@@ -248,7 +248,7 @@ describe('GeoDatabase transitions: the override annotation', () => {
   it('lets a supported change through a state that forbids it, with a warning and an audit annotation', () => {
     const decision = evaluateTransition(geoDatabaseMachine, storedIn('Upgrading'), updated(example.scale.spec, override));
     expect(decision.allowed).toBe(true);
-    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'overridden', allowedIn: ['Provisioning', 'Ready', 'Scaling', 'Resizing', 'Degraded'] });
+    expect(decision.changes[0]?.ruling).toEqual({ outcome: 'overridden', allowedIn: ['Provisioning', 'Ready', 'Scaling', 'Resizing', 'Degraded'] });
     expect(decision.warnings).toEqual([expect.stringMatching(/^geo\.example\.com\/override-transitions: overriding scale while the database is Upgrading; reason: "INC-1234/)]);
     expect(decision.auditAnnotations).toEqual({
       'override-transitions': expect.stringMatching(/scale at spec\.readReplicas \(changing read replicas from 2 to 3\).*INC-1234/),
@@ -258,13 +258,13 @@ describe('GeoDatabase transitions: the override annotation', () => {
   it('gets a Failed database moving again', () => {
     const decision = evaluateTransition(geoDatabaseMachine, storedIn('Failed'), updated(example['storage.grow'].spec, override));
     expect(decision.allowed).toBe(true);
-    expect(decision.changes[0]?.verdict.outcome).toBe('overridden');
+    expect(decision.changes[0]?.ruling.outcome).toBe('overridden');
   });
 
   it.each(['storage.shrink', 'storage.class', 'postgres.major', 'cache.downgrade'] as const)('never lifts %s, which is unsupported', (kind) => {
     const decision = evaluateTransition(geoDatabaseMachine, storedIn('Ready'), updated(example[kind].spec, override));
     expect(decision.allowed).toBe(false);
-    expect(decision.changes[0]?.verdict.outcome).toBe('unsupported');
+    expect(decision.changes[0]?.ruling.outcome).toBe('unsupported');
     expect(decision.auditAnnotations).toEqual({});
   });
 

@@ -491,7 +491,7 @@ export interface Tally {
   states: Record<string, number>;
   /** Per change kind, the pairs carrying at least one change of it. */
   kinds: Record<string, number>;
-  /** Per verdict outcome (allowed, overridden, not-allowed, unsupported, exclusive-conflict), the pairs with one. */
+  /** Per ruling outcome (allowed, overridden, not-allowed, unsupported, exclusive-conflict), the pairs with one. */
   outcomes: Record<string, number>;
   /** Pairs with several changes; with an unsupported change next to another; with two exclusive ones; with changes to several list items. */
   combinations: { severalChanges: number; unsupportedBesideAnother: number; severalExclusive: number; severalListItems: number };
@@ -521,7 +521,7 @@ export function tallyDecision(tally: Tally, machine: TransitionMachine<string, s
   else tally.denied += 1;
   bump(tally.states, decision.state.recognised ? decision.state.state : 'unrecognised');
   for (const kind of new Set(decision.changes.map(({ change }) => change.kind))) bump(tally.kinds, kind);
-  for (const outcome of new Set(decision.changes.map(({ verdict }) => verdict.outcome))) bump(tally.outcomes, outcome);
+  for (const outcome of new Set(decision.changes.map(({ ruling }) => ruling.outcome))) bump(tally.outcomes, outcome);
   const changes = decision.changes.map(({ change }) => change);
   const unsupported = changes.filter((change) => machine.changeKinds[change.kind]?.unsupported !== undefined);
   const exclusive = changes.filter((change) => machine.changeKinds[change.kind]?.exclusive === true);

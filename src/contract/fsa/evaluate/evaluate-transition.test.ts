@@ -26,7 +26,7 @@ describe('evaluateTransition: state', () => {
     const old = { ...widget({ size: 1 }, 'Active'), metadata: { name: 'w', deletionTimestamp: '2025-01-01T00:00:00Z' } };
     const decision = evaluateTransition(toyMachine, old, widget({ size: 1, label: 'x' }, 'Active'));
     expect(decision.state).toEqual({ recognised: true, state: 'Gone' });
-    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'not-allowed', allowedIn: ['Active', 'Busy'] });
+    expect(decision.changes[0]?.ruling).toEqual({ outcome: 'not-allowed', allowedIn: ['Active', 'Busy'] });
   });
 
   it('lets nothing through in an unrecognised phase', () => {
@@ -37,25 +37,25 @@ describe('evaluateTransition: state', () => {
   });
 });
 
-describe('evaluateTransition: verdicts', () => {
+describe('evaluateTransition: rulings', () => {
   it('allows a change the state allows and names the next state', () => {
     const decision = evaluate({ size: 1 }, { size: 2 }, 'Active');
     expect(decision.allowed).toBe(true);
     expect(decision.changes).toEqual([
-      { change: { kind: 'size.up', field: 'spec.size', from: '1', to: '2' }, verdict: { outcome: 'allowed', nextState: 'Busy' } },
+      { change: { kind: 'size.up', field: 'spec.size', from: '1', to: '2' }, ruling: { outcome: 'allowed', nextState: 'Busy' } },
     ]);
     expect(decision.denials).toEqual([]);
     expect(decision.warnings).toEqual([]);
   });
 
   it('keeps the state for a change allowed without a next state', () => {
-    expect(evaluate({ label: 'a' }, { label: 'b' }, 'Busy').changes[0]?.verdict).toEqual({ outcome: 'allowed', nextState: 'Busy' });
+    expect(evaluate({ label: 'a' }, { label: 'b' }, 'Busy').changes[0]?.ruling).toEqual({ outcome: 'allowed', nextState: 'Busy' });
   });
 
   it('refuses a change the state does not allow, saying where it is allowed', () => {
     const decision = evaluate({ size: 1 }, { size: 2 }, 'Busy');
     expect(decision.allowed).toBe(false);
-    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'not-allowed', allowedIn: ['Active'] });
+    expect(decision.changes[0]?.ruling).toEqual({ outcome: 'not-allowed', allowedIn: ['Active'] });
     expect(decision.denials).toEqual([
       { field: 'spec.size', type: 'FieldValueForbidden', message: 'growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)' },
     ]);
@@ -63,13 +63,13 @@ describe('evaluateTransition: verdicts', () => {
 
   it('refuses an unsupported change with its reason', () => {
     const decision = evaluate({ size: 3 }, { size: 2 }, 'Active');
-    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'unsupported', reason: 'widgets cannot shrink' });
+    expect(decision.changes[0]?.ruling).toEqual({ outcome: 'unsupported', reason: 'widgets cannot shrink' });
     expect(decision.denials.map(formatFieldError)).toEqual(['spec.size: shrinking from 3 to 2 is unsupported: widgets cannot shrink']);
   });
 
   it('judges each change of an update on its own', () => {
     const decision = evaluate({ size: 3, label: 'a' }, { size: 2, label: 'b' }, 'Active');
-    expect(decision.changes.map(({ change, verdict }) => [change.kind, verdict.outcome])).toEqual([
+    expect(decision.changes.map(({ change, ruling }) => [change.kind, ruling.outcome])).toEqual([
       ['size.down', 'unsupported'],
       ['label', 'allowed'],
     ]);
@@ -78,7 +78,7 @@ describe('evaluateTransition: verdicts', () => {
 
   it('refuses two exclusive changes in one update, each naming the other', () => {
     const decision = evaluate({ size: 1, color: 'red' }, { size: 2, color: 'blue' }, 'Active');
-    expect(decision.changes.map(({ verdict }) => verdict.outcome)).toEqual(['exclusive-conflict', 'exclusive-conflict']);
+    expect(decision.changes.map(({ ruling }) => ruling.outcome)).toEqual(['exclusive-conflict', 'exclusive-conflict']);
     expect(decision.denials.map((denial) => denial.field)).toEqual(['spec.size', 'spec.color']);
     expect(decision.denials[0]?.message).toContain('color (spec.color)');
     expect(decision.denials[1]?.message).toContain('size.up (spec.size)');
@@ -91,14 +91,14 @@ describe('evaluateTransition: verdicts', () => {
   it('does not count an exclusive change that is refused anyway as a conflict', () => {
     // Busy allows neither: both are "not allowed", which is the more useful thing to say.
     const decision = evaluate({ size: 1, color: 'red' }, { size: 2, color: 'blue' }, 'Busy');
-    expect(decision.changes.map(({ verdict }) => verdict.outcome)).toEqual(['not-allowed', 'not-allowed']);
+    expect(decision.changes.map(({ ruling }) => ruling.outcome)).toEqual(['not-allowed', 'not-allowed']);
   });
 
   it('allows anything, unsupported and combined exclusive changes included, where any change is allowed', () => {
     const decision = evaluate({ size: 3, color: 'red' }, { size: 9, color: 'blue' });
     expect(decision.allowed).toBe(true);
     const shrink = evaluate({ size: 3 }, { size: 2 });
-    expect(shrink.changes[0]?.verdict).toEqual({ outcome: 'allowed', nextState: 'Draft' });
+    expect(shrink.changes[0]?.ruling).toEqual({ outcome: 'allowed', nextState: 'Draft' });
   });
 
   it('sees no change when the default is written out', () => {
@@ -116,7 +116,7 @@ describe('evaluateTransition: override', () => {
   it('lets a supported change through a state that forbids it, with a warning and an audit annotation', () => {
     const decision = evaluate({ size: 1 }, { size: 2 }, 'Broken', override);
     expect(decision.allowed).toBe(true);
-    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'overridden', allowedIn: ['Active'] });
+    expect(decision.changes[0]?.ruling).toEqual({ outcome: 'overridden', allowedIn: ['Active'] });
     expect(decision.warnings).toHaveLength(1);
     expect(decision.warnings[0]).toMatch(/^toy\.example\.com\/override-transitions: overriding size\.up while the widget is Broken; reason: "vendor asked for it"$/);
     expect(Object.keys(decision.auditAnnotations)).toEqual(['override-transitions']);
@@ -126,13 +126,13 @@ describe('evaluateTransition: override', () => {
 
   it('never lifts an unsupported change, and then leaves no override trace', () => {
     const decision = evaluate({ size: 3 }, { size: 2 }, 'Broken', override);
-    expect(decision.changes[0]?.verdict.outcome).toBe('unsupported');
+    expect(decision.changes[0]?.ruling.outcome).toBe('unsupported');
     expect(decision).toMatchObject({ allowed: false, warnings: [], auditAnnotations: {} });
   });
 
   it('does not lift an exclusive conflict', () => {
     const decision = evaluate({ size: 1, color: 'red' }, { size: 2, color: 'blue' }, 'Busy', override);
-    expect(decision.changes.map(({ verdict }) => verdict.outcome)).toEqual(['exclusive-conflict', 'exclusive-conflict']);
+    expect(decision.changes.map(({ ruling }) => ruling.outcome)).toEqual(['exclusive-conflict', 'exclusive-conflict']);
     expect(decision.allowed).toBe(false);
   });
 
@@ -188,18 +188,18 @@ describe('transitionRule', () => {
   const rule = transitionRule(toyMachine);
 
   it('turns denials into forbidden field errors', () => {
-    const verdict = rule({ oldObject: widget({ size: 3 }, 'Active'), object: widget({ size: 2 }, 'Active') });
-    expect(verdict.forbidden).toEqual([expect.objectContaining({ field: 'spec.size', type: 'FieldValueForbidden' })]);
-    expect(verdict.warnings).toEqual([]);
-    expect(verdict.auditAnnotations).toEqual({});
+    const findings = rule({ oldObject: widget({ size: 3 }, 'Active'), object: widget({ size: 2 }, 'Active') });
+    expect(findings.forbidden).toEqual([expect.objectContaining({ field: 'spec.size', type: 'FieldValueForbidden' })]);
+    expect(findings.warnings).toEqual([]);
+    expect(findings.auditAnnotations).toEqual({});
   });
 
   it('passes on the override\'s warning and audit annotation', () => {
     const object = widget({ size: 2 }, 'Busy', { 'toy.example.com/override-transitions': 'ticket 42' });
-    const verdict = rule({ oldObject: widget({ size: 1 }, 'Busy'), object });
-    expect(verdict.forbidden).toEqual([]);
-    expect(verdict.warnings).toHaveLength(1);
-    expect(Object.keys(verdict.auditAnnotations)).toEqual(['override-transitions']);
+    const findings = rule({ oldObject: widget({ size: 1 }, 'Busy'), object });
+    expect(findings.forbidden).toEqual([]);
+    expect(findings.warnings).toHaveLength(1);
+    expect(Object.keys(findings.auditAnnotations)).toEqual(['override-transitions']);
   });
 });
 
@@ -211,7 +211,7 @@ describe('evaluateTransition: a change that cannot be judged', () => {
 
   it('refuses it as undecidable with the field and the values, even where its kind would be allowed', () => {
     const decision = run({ label: 'v1' }, { label: 'sha256:abc' }, 'Active');
-    expect(decision.changes[0]?.verdict).toEqual({ outcome: 'undecidable', reason: 'sha256:abc is not a tagged value' });
+    expect(decision.changes[0]?.ruling).toEqual({ outcome: 'undecidable', reason: 'sha256:abc is not a tagged value' });
     expect(decision.denials.map(formatFieldError)).toEqual([
       'spec.label: changing v1 to sha256:abc cannot be judged: sha256:abc is not a tagged value; it is refused while the widget is Active unless toy.example.com/override-transitions gives a reason',
     ]);

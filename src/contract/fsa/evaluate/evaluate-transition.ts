@@ -10,7 +10,7 @@ import type { UpdateRule } from '../../define-contract.ts';
 export interface TransitionDecision<S extends string, C extends string> {
   /** The state the update starts from, read from the old object. */
   state: StateReading<S>;
-  /** Every change the update carries, each with its verdict. */
+  /** Every change the update carries, each with the machine's ruling on it. */
   changes: JudgedChange<S, C>[];
   override: OverrideRequest;
   allowed: boolean;
@@ -20,7 +20,7 @@ export interface TransitionDecision<S extends string, C extends string> {
   auditAnnotations: Record<string, string>;
 }
 
-/** The machine's verdict on an update from `oldObject` to `newObject`: a pure function of the two. */
+/** The machine's decision on an update from `oldObject` to `newObject`: a pure function of the two. */
 export function evaluateTransition<S extends string, C extends string>(
   machine: TransitionMachine<S, C>,
   oldObject: KubeObject,

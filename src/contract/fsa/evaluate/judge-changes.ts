@@ -3,8 +3,8 @@ import type { StateReading } from '../phase.ts';
 
 // Judging each change in the state an update starts from: which states allow a change, and where it takes the object.
 
-/** What the machine says about one change, judged in the state the update starts from. */
-export type ChangeVerdict<S extends string, C extends string> =
+/** The machine's ruling on one change, judged in the state the update starts from. */
+export type ChangeRuling<S extends string, C extends string> =
   | { outcome: 'allowed'; nextState: S }
   /** Not allowed in this state, let through by the override annotation. */
   | { outcome: 'overridden'; allowedIn: readonly S[] }
@@ -15,9 +15,12 @@ export type ChangeVerdict<S extends string, C extends string> =
   /** Would pass on its own, but shares the update with other exclusive changes. */
   | { outcome: 'exclusive-conflict'; conflictsWith: readonly Change<C>[] };
 
+/** @deprecated Renamed ChangeRuling: "verdict" is the admission's answer to a whole request. */
+export type ChangeVerdict<S extends string, C extends string> = ChangeRuling<S, C>;
+
 export interface JudgedChange<S extends string, C extends string> {
   change: Change<C>;
-  verdict: ChangeVerdict<S, C>;
+  ruling: ChangeRuling<S, C>;
 }
 
 /**
@@ -36,24 +39,24 @@ export function judgeChanges<S extends string, C extends string>(
   changes: readonly Change<C>[],
   overriding: boolean,
 ): JudgedChange<S, C>[] {
-  const judged = changes.map((change) => ({ change, verdict: judgeAlone(machine, state, change, overriding) }));
+  const judged = changes.map((change) => ({ change, ruling: judgeAlone(machine, state, change, overriding) }));
   if (state.recognised && machine.rules[state.state]?.anyChange) return judged;
   const exclusive = judged.filter(
-    ({ change, verdict }) => passes(verdict) && change.undecidable === undefined && machine.changeKinds[change.kind]?.exclusive === true,
+    ({ change, ruling }) => passes(ruling) && change.undecidable === undefined && machine.changeKinds[change.kind]?.exclusive === true,
   );
   if (exclusive.length < 2) return judged;
   return judged.map((entry) =>
     exclusive.includes(entry)
       ? {
           change: entry.change,
-          verdict: { outcome: 'exclusive-conflict', conflictsWith: exclusive.filter((other) => other !== entry).map((other) => other.change) },
+          ruling: { outcome: 'exclusive-conflict', conflictsWith: exclusive.filter((other) => other !== entry).map((other) => other.change) },
         }
       : entry,
   );
 }
 
-function passes<S extends string, C extends string>(verdict: ChangeVerdict<S, C>): boolean {
-  return verdict.outcome === 'allowed' || verdict.outcome === 'overridden';
+function passes<S extends string, C extends string>(ruling: ChangeRuling<S, C>): boolean {
+  return ruling.outcome === 'allowed' || ruling.outcome === 'overridden';
 }
 
 function judgeAlone<S extends string, C extends string>(
@@ -61,7 +64,7 @@ function judgeAlone<S extends string, C extends string>(
   state: StateReading<S>,
   change: Change<C>,
   overriding: boolean,
-): ChangeVerdict<S, C> {
+): ChangeRuling<S, C> {
   if (state.recognised && machine.rules[state.state]?.anyChange) {
     return { outcome: 'allowed', nextState: nextStateAfter(machine, state.state, change.kind) ?? state.state };
   }

@@ -51,11 +51,11 @@ export function reportOverride<S extends string, C extends string>(
 ): OverrideReport {
   const key = machine.overrideAnnotation;
   if (!override.given) {
-    const wouldHaveHelped = judged.some(({ verdict }) => verdict.outcome === 'not-allowed' || verdict.outcome === 'undecidable');
+    const wouldHaveHelped = judged.some(({ ruling }) => ruling.outcome === 'not-allowed' || ruling.outcome === 'undecidable');
     return { warnings: override.blank && wouldHaveHelped ? [`${key} is set but empty: an override needs a reason`] : [], auditAnnotations: {} };
   }
   if (!allowed) return { warnings: [], auditAnnotations: {} };
-  const overridden = judged.filter(({ verdict }) => verdict.outcome === 'overridden').map(({ change }) => change);
+  const overridden = judged.filter(({ ruling }) => ruling.outcome === 'overridden').map(({ change }) => change);
   if (overridden.length === 0) {
     const warnings = judged.length > 0 ? [`${key} is set but this update needs no override; remove it so it cannot let later changes through`] : [];
     return { warnings, auditAnnotations: {} };

@@ -25,27 +25,27 @@ export function stateLabel<S extends string>(state: StateReading<S>): string {
 export function denialFor<S extends string, C extends string>(
   machine: TransitionMachine<S, C>,
   state: StateReading<S>,
-  { change, verdict }: JudgedChange<S, C>,
+  { change, ruling }: JudgedChange<S, C>,
 ): FieldError | undefined {
-  switch (verdict.outcome) {
+  switch (ruling.outcome) {
     case 'allowed':
     case 'overridden':
       return undefined;
     case 'unsupported':
-      return fieldError(change.field, 'FieldValueForbidden', `${describeChange(machine, change)} is unsupported: ${verdict.reason}`);
+      return fieldError(change.field, 'FieldValueForbidden', `${describeChange(machine, change)} is unsupported: ${ruling.reason}`);
     case 'not-allowed': {
-      const where = verdict.allowedIn.length > 0 ? verdict.allowedIn.join(', ') : 'none';
+      const where = ruling.allowedIn.length > 0 ? ruling.allowedIn.join(', ') : 'none';
       const message = `${describeChange(machine, change)} is not allowed while the ${machine.subject} is ${stateLabel(state)} (allowed in: ${where})`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
     case 'undecidable': {
       const message =
-        `changing ${change.from ?? '(none)'} to ${change.to ?? '(none)'} cannot be judged: ${verdict.reason}; it is refused while the ${machine.subject} is ` +
+        `changing ${change.from ?? '(none)'} to ${change.to ?? '(none)'} cannot be judged: ${ruling.reason}; it is refused while the ${machine.subject} is ` +
         `${stateLabel(state)} unless ${machine.overrideAnnotation} gives a reason`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
     case 'exclusive-conflict': {
-      const others = verdict.conflictsWith.map((other) => `${other.kind} (${other.field})`).join(', ');
+      const others = ruling.conflictsWith.map((other) => `${other.kind} (${other.field})`).join(', ');
       const message = `${describeChange(machine, change)} cannot be combined with ${others} in one update; make these changes one at a time`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
