@@ -237,13 +237,11 @@ async function storedObjectReader(values: ParsedValues, io: CommandIo, logger: L
  */
 async function apiServerClient(values: ParsedValues, io: CommandIo, selfManaged: SelfManagedOptions | undefined): Promise<() => Promise<KubeWatchApi>> {
   if (selfManaged) return async () => selfManaged.api;
-  const { loadKubeConfig } = await import('../kube/kube-config.ts');
+  const { kubeConfigFromFlags } = await import('./kube-options.ts');
   const { createKubeApi } = await import('../kube/kube-api.ts');
-  const file = stringOption(values, 'kubeconfig');
-  const context = stringOption(values, 'context');
   // No timeout shorter than a watch's: requests here are a list of one object and watches, which TCP keepalive ends.
-  const makeApi = async () => createKubeApi(await loadKubeConfig(file, context, io.cwd), { timeoutMs: 30_000 });
-  if (file === undefined && context === undefined) return makeApi;
+  const makeApi = async () => createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs: 30_000 });
+  if (stringOption(values, 'kubeconfig') === undefined && stringOption(values, 'context') === undefined) return makeApi;
   const api = await makeApi();
   return async () => api;
 }
