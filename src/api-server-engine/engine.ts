@@ -160,7 +160,8 @@ function call<T>(what: string, input: string, invoke: (exports: EngineExports, a
     throw new RangeError(`${what} is ${bytes.length} bytes of JSON; the API server takes at most ${MAX_ENGINE_INPUT_BYTES}`);
   }
   const exports = engine();
-  const address = exports.alloc(bytes.length);
+  // An i32 to JavaScript: past 2 GiB of memory the address would read as negative.
+  const address = exports.alloc(bytes.length) >>> 0;
   new Uint8Array(exports.memory.buffer, address, bytes.length).set(bytes);
   let packed: bigint;
   try {
