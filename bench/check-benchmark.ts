@@ -228,7 +228,13 @@ function timed(args: string[], objects: number): Promise<Omit<CheckPass, 'name'>
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // Every object of the generated trees is allowed: a denial (exit 1) means the generator broke, and a denied
       // object may cost less than an allowed one.
-      if (error) return reject(new Error(`${args.slice(0, 3).join(' ')} failed: ${stderr || error.message}`));
+      // The exit status or signal and the summary too: a pass that ends silently (exit 1 for a denial writes its report
+      // to stdout; a process the kernel kills writes nothing) must still say which it was.
+      if (error) {
+        const ended = error.signal ? `killed by ${error.signal}` : `exit ${String(error.code)}`;
+        const summary = /"summary":\s*(\{[^}]*\})/.exec(stdout)?.[1] ?? '';
+        return reject(new Error(`${args.slice(0, 3).join(' ')} failed (${ended}): ${stderr || error.message}${summary ? ` summary ${summary}` : ''}`));
+      }
       const { summary } = JSON.parse(stdout) as { summary: { checked?: number; documents?: number } };
       const done = summary.checked ?? summary.documents ?? 0;
       if (done < objects) return reject(new Error(`${args.slice(0, 3).join(' ')} handled ${done} of ${objects} objects`));
