@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   if (values.check) {
     const objects = Number(values['check-objects'] ?? (values.quick ? 1_000 : 10_000));
     if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--check-objects must be a whole number >= 10, got ${values['check-objects']}`);
-    const result = await runCheckBenchmark({ objects, rounds: values.quick ? 1 : 3, fromSource: values['from-source'] === true, celObjects: values.quick ? 200 : 1_000 }, progress);
+    const result = await runCheckBenchmark({ objects, rounds: values.quick ? 1 : 3, fromSource: values['from-source'] === true, celObjects: values.quick ? 200 : 500 }, progress);
     print(`\n${renderCheckReport(result)}`);
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;

@@ -64,7 +64,7 @@ interface CelTimerPass {
   roundsCpuNs: number[];
 }
 
-type EngineReport = Record<'create' | 'update', { withRules: EngineRounds; withoutRules: EngineRounds } | undefined>;
+type EngineReport = { withRules: EngineRounds; withoutRules: EngineRounds };
 
 const engineTimerSource = fileURLToPath(new URL('./engine-timer.ts', import.meta.url));
 
@@ -86,14 +86,17 @@ export async function compareWithCelGo(plan: CelComparisonPlan, progress: (line:
     // GOMAXPROCS=1: the engine's Go runs on one thread (WebAssembly), so the native side gets the same runtime.
     const celGo = JSON.parse(await run(timer.path, args, { ...process.env, GOMAXPROCS: '1' })) as CelTimerReport;
     progress(`the engine: judge on the same ${plan.objects.length} objects, with the rules and without`);
-    const engine = JSON.parse(await run(process.execPath, ['--expose-gc', plan.engineTimerScript ?? engineTimerSource, ...args], process.env)) as EngineReport;
-    if (!celGo.update || !engine.create || !engine.update) throw new Error('a timer left out the updates');
+    const script = plan.engineTimerScript ?? engineTimerSource;
+    const common = ['--expose-gc', script, '--crd', plan.crdPath, '--objects', objectsPath, '--rounds', String(plan.rounds)];
+    const engineCreate = JSON.parse(await run(process.execPath, common, process.env)) as EngineReport;
+    const engineUpdate = JSON.parse(await run(process.execPath, [...common, '--old', oldPath], process.env)) as EngineReport;
+    if (!celGo.update) throw new Error('the cel-timer left out the updates');
     return {
       rules: celGo.rules,
       modules: celGo.modules,
       goVersion: celGo.goVersion,
-      create: comparePass(celGo.create, engine.create),
-      update: comparePass(celGo.update, engine.update),
+      create: comparePass(celGo.create, engineCreate),
+      update: comparePass(celGo.update, engineUpdate),
     };
   } finally {
     await rm(work, { recursive: true, force: true });
