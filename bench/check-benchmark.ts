@@ -8,15 +8,27 @@ import { readFileSync } from 'node:fs';
 import { buildCompiledCopy } from './compiled-build.ts';
 import { busyCores, readMachineCpu } from './support/machine-cpu.ts';
 import { textTable } from './report/text-table.ts';
+import { compareWithCelGo, type CelComparison } from './cel-timer/cel-comparison.ts';
+import { ruledObject } from './ruled-objects.ts';
 
 export interface CheckBenchPlan {
   /** GeoDatabases in the tree (other kinds come on top, one per file). */
   objects: number;
   rounds: number;
   fromSource: boolean;
+  /** How many of the Ruled objects (the first ones) the engine and cel-go are timed on, in process. */
+  celObjects: number;
 }
 
-export type CheckPassName = 'yaml parse' | 'check' | 'check --old' | 'yaml parse (Shape)' | 'check --crd (Shape)';
+export type CheckPassName =
+  | 'yaml parse'
+  | 'check'
+  | 'check --old'
+  | 'yaml parse (Shape)'
+  | 'check --crd (Shape)'
+  | 'yaml parse (Ruled)'
+  | 'check --crd (Ruled)'
+  | 'check --crd --old (Ruled)';
 
 export interface CheckPass {
   name: CheckPassName;
@@ -45,11 +57,21 @@ export interface CheckBenchResult {
   /** Wall time per object, whole command: GeoDatabases through a contract, Shapes through their CRD alone. */
   msPerGeoDatabase: number;
   msPerShape: number;
+  /** Ruleds (controller-gen's kind of 38 CEL rules) decided with `--crd`, as CREATEs and as UPDATEs against --old. */
+  ruledObjectsPerSecond: number;
+  ruledRatio: number;
+  ruledOldRatio: number;
+  msPerRuled: number;
+  msPerRuledUpdate: number;
+  /** The engine's time per rule evaluation against cel-go's, on the first celObjects Ruleds; absent without Go. */
+  cel?: CelComparison;
 }
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 /** controller-gen's CRD of the Shape fixture kind: int-or-string, quantities, a pod template, list maps, defaults. */
 const shapesCrd = join(repoRoot, 'test', 'fixtures', 'controller-gen', 'crds', 'shapes.fixtures.crdgate.example.com_shapes.yaml');
+/** controller-gen's CRD of the Ruled fixture kind: 38 x-kubernetes-validations rules, transition rules among them. */
+const ruledsCrd = join(repoRoot, 'test', 'fixtures', 'controller-gen', 'crds', 'shapes.fixtures.crdgate.example.com_ruleds.yaml');
 const objectsPerFile = 20;
 const filesPerFolder = 25;
 
@@ -59,7 +81,9 @@ const filesPerFolder = 25;
  * had less storage. The whole command is timed, start-up and contract compilation included, as CI runs it. The
  * baseline, in the same run: a process that only reads and parses the same files as YAML. Then the same number of
  * real-shaped custom resources of a kind no contract declares (controller-gen's Shape), decided with `--crd` by
- * kube-apiserver's pipeline alone, against parsing that tree.
+ * kube-apiserver's pipeline alone, against parsing that tree; and as many of controller-gen's Ruled, a kind of 38 CEL
+ * rules, alone and against a previous revision (transition rules). Last, the rules' own cost: the engine's time per
+ * rule evaluation against cel-go's, natively, on the same Ruleds (cel-timer/cel-comparison.ts).
  */
 export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: string) => void): Promise<CheckBenchResult> {
   const work = await mkdtemp(join(tmpdir(), 'crdgate-bench-check-'));
@@ -70,6 +94,9 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
     progress(`writing a tree of ${plan.objects} Shapes`);
     await writeShapeTree(join(work, 'shapes'), plan.objects);
     await copyFile(shapesCrd, join(work, 'shapes-crd.yaml'));
+    progress(`writing a tree of ${plan.objects} Ruleds, and its previous revision`);
+    await writeRuledTrees(join(work, 'ruleds'), plan.objects);
+    await copyFile(ruledsCrd, join(work, 'ruleds-crd.yaml'));
     const cli = build ? build.cliPath : join(repoRoot, 'src', 'cli.ts');
     const passes: CheckPass[] = [];
     for (let round = 1; round <= plan.rounds; round += 1) {
@@ -79,7 +106,31 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
       passes.push({ name: 'check --old', ...(await timed([cli, 'check', '-f', join(work, 'new'), '--old', join(work, 'old'), '-o', 'json'], plan.objects)) });
       passes.push({ name: 'yaml parse (Shape)', ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'shapes')], plan.objects)) });
       passes.push({ name: 'check --crd (Shape)', ...(await timed([cli, 'check', '-f', join(work, 'shapes'), '--crd', join(work, 'shapes-crd.yaml'), '-o', 'json'], plan.objects)) });
+      const ruleds = join(work, 'ruleds');
+      passes.push({ name: 'yaml parse (Ruled)', ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(ruleds, 'new')], plan.objects)) });
+      passes.push({ name: 'check --crd (Ruled)', ...(await timed([cli, 'check', '-f', join(ruleds, 'new'), '--crd', join(work, 'ruleds-crd.yaml'), '-o', 'json'], plan.objects)) });
+      passes.push({
+        name: 'check --crd --old (Ruled)',
+        ...(await timed([cli, 'check', '-f', join(ruleds, 'new'), '--old', join(ruleds, 'old'), '--crd', join(work, 'ruleds-crd.yaml'), '-o', 'json'], plan.objects)),
+      });
     }
+    // After the CLI passes, so that the two timers do not compete with them. A comparison that fails is reported,
+    // and the CLI passes' figures are kept.
+    const celObjects = Math.min(plan.celObjects, plan.objects);
+    const cel = await compareWithCelGo(
+      {
+        crdPath: ruledsCrd,
+        objects: Array.from({ length: celObjects }, (_, n) => ruledObject(n, 'new')),
+        olds: Array.from({ length: celObjects }, (_, n) => ruledObject(n, 'old')),
+        // Five in every mode: a round is seconds, and on a shared machine some rounds are slowed down.
+        rounds: 5,
+        ...(build ? { engineTimerScript: join(build.benchDir, 'cel-timer', 'engine-timer.js') } : {}),
+      },
+      progress,
+    ).catch((error: unknown) => {
+      progress(`WARNING: no engine-against-cel-go figures in this run: ${(error as Error).message}`);
+      return undefined;
+    });
     const best = (name: CheckPassName) => Math.min(...passes.filter((pass) => pass.name === name).map((pass) => pass.seconds));
     return {
       objects: plan.objects,
@@ -93,6 +144,12 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
       crdRatio: best('check --crd (Shape)') / best('yaml parse (Shape)'),
       msPerGeoDatabase: (best('check') * 1000) / plan.objects,
       msPerShape: (best('check --crd (Shape)') * 1000) / plan.objects,
+      ruledObjectsPerSecond: plan.objects / best('check --crd (Ruled)'),
+      ruledRatio: best('check --crd (Ruled)') / best('yaml parse (Ruled)'),
+      ruledOldRatio: best('check --crd --old (Ruled)') / best('yaml parse (Ruled)'),
+      msPerRuled: (best('check --crd (Ruled)') * 1000) / plan.objects,
+      msPerRuledUpdate: (best('check --crd --old (Ruled)') * 1000) / plan.objects,
+      ...(cel ? { cel } : {}),
     };
   } finally {
     await build?.remove();
@@ -108,7 +165,7 @@ export function renderCheckReport(result: CheckBenchResult): string {
     return [name, pass.seconds.toFixed(2), Math.round(result.objects / pass.seconds).toLocaleString('en-US'), msPerObject, ratio, pass.cpuSeconds.toFixed(2), pass.machineBusyCores.toFixed(1)];
   };
   return [
-    `crdgate check: ${result.objects.toLocaleString('en-US')} GeoDatabases in ${result.files} files, then as many Shapes with --crd (whole command, start-up included; best round)`,
+    `crdgate check: ${result.objects.toLocaleString('en-US')} GeoDatabases in ${result.files} files, then as many Shapes and Ruleds with --crd (whole command, start-up included; best round)`,
     '',
     textTable(['pass', 'seconds', 'objects/s', 'ms/object', 'vs parse', 'CPU s', 'machine busy cores'], [
       row('yaml parse', '1.00x'),
@@ -116,8 +173,35 @@ export function renderCheckReport(result: CheckBenchResult): string {
       row('check --old', `${result.checkOldRatio.toFixed(2)}x`),
       row('yaml parse (Shape)', '1.00x'),
       row('check --crd (Shape)', `${result.crdRatio.toFixed(2)}x`),
+      row('yaml parse (Ruled)', '1.00x'),
+      row('check --crd (Ruled)', `${result.ruledRatio.toFixed(2)}x`),
+      row('check --crd --old (Ruled)', `${result.ruledOldRatio.toFixed(2)}x`),
     ]),
     '',
+    ...(result.cel ? [renderCelComparison(result.cel), ''] : ['(no engine-against-cel-go figures in this run: see the warning above)', '']),
+  ].join('\n');
+}
+
+/** The rules' cost per evaluation: the engine (with rules minus without) against cel-go natively; CPU time, best round. */
+function renderCelComparison(cel: CelComparison): string {
+  const us = (ns: number) => (ns / 1000).toFixed(2);
+  const row = (name: string, pass: CelComparison['create']) => [
+    name,
+    pass.objects.toLocaleString('en-US'),
+    pass.evaluations.toLocaleString('en-US'),
+    us(pass.celGoCpuNs / pass.evaluations),
+    us(pass.engineRulesCpuNs / pass.evaluations),
+    `${pass.ratio.toFixed(2)}x`,
+    `${pass.wallRatio.toFixed(2)}x`,
+    `${((pass.engineWithRulesCpuNs / pass.objects) / 1e6).toFixed(3)} / ${((pass.engineWithoutRulesCpuNs / pass.objects) / 1e6).toFixed(3)}`,
+  ];
+  return [
+    `CEL rules (${cel.rules} in the Ruled CRD): crdgate's engine against cel-go (kube-apiserver's validator natively: apiextensions-apiserver ${cel.modules['k8s.io/apiextensions-apiserver']}, cel-go ${cel.modules['github.com/google/cel-go']}, ${cel.goVersion}, GOMAXPROCS=1); CPU time, best round`,
+    '',
+    textTable(['pass', 'objects', 'rule evaluations', 'cel-go µs/eval', 'engine µs/eval', 'engine/cel-go', 'by wall time', 'engine judge ms/object (rules / none)'], [
+      row('create', cel.create),
+      row('update (--old)', cel.update),
+    ]),
   ].join('\n');
 }
 
@@ -148,7 +232,13 @@ function timed(args: string[], objects: number): Promise<Omit<CheckPass, 'name'>
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // Every object of the generated trees is allowed: a denial (exit 1) means the generator broke, and a denied
       // object may cost less than an allowed one.
-      if (error) return reject(new Error(`${args.slice(0, 3).join(' ')} failed: ${stderr || error.message}`));
+      // The exit status or signal and the summary too: a pass that ends silently (exit 1 for a denial writes its report
+      // to stdout; a process the kernel kills writes nothing) must still say which it was.
+      if (error) {
+        const ended = error.signal ? `killed by ${error.signal}` : `exit ${String(error.code)}`;
+        const summary = /"summary":\s*(\{[^}]*\})/.exec(stdout)?.[1] ?? '';
+        return reject(new Error(`${args.slice(0, 3).join(' ')} failed (${ended}): ${stderr || error.message}${summary ? ` summary ${summary}` : ''}`));
+      }
       const { summary } = JSON.parse(stdout) as { summary: { checked?: number; documents?: number } };
       const done = summary.checked ?? summary.documents ?? 0;
       if (done < objects) return reject(new Error(`${args.slice(0, 3).join(' ')} handled ${done} of ${objects} objects`));
@@ -201,6 +291,20 @@ function geoDatabase(n: number, revision: 'new' | 'old'): object {
       return { apiVersion: 'geo.example.com/v1beta1', kind: 'GeoDatabase', metadata, spec: { postgres: { version: '15.6', postgis: '3.3.4' }, replicas: 1, storage: { size: `${sizeGi}Gi` } } };
     default:
       return { apiVersion: 'geo.example.com/v1alpha1', kind: 'GeoDatabase', metadata, spec: { postgresVersion: '14.11', postgisVersion: '3.3.4', storageGB: sizeGi } };
+  }
+}
+
+/** Ruleds in the same layout as the GeoDatabases, and their previous revision (ruled-objects.ts says what changed). */
+export async function writeRuledTrees(root: string, objects: number): Promise<void> {
+  const files = Math.ceil(objects / objectsPerFile);
+  for (let file = 0; file < files; file += 1) {
+    const folder = join(`team-${Math.floor(file / filesPerFolder)}`, `app-${file % 5}`);
+    const names = Array.from({ length: Math.min(objectsPerFile, objects - file * objectsPerFile) }, (_, i) => file * objectsPerFile + i);
+    for (const revision of ['new', 'old'] as const) {
+      const documents = [...names.map((n) => ruledObject(n, revision)), configMap(file)];
+      await mkdir(join(root, revision, folder), { recursive: true });
+      await writeFile(join(root, revision, folder, `ruleds-${file}.yaml`), documents.map((d) => stringify(d)).join('---\n'));
+    }
   }
 }
 

@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   if (values.policy) return report(measurePolicyCost(values.quick === true, true, progress), (result) => renderPolicyCostReport(result!));
   if (values.check) {
     const objects = objectCount('check-objects');
-    return report(runCheckBenchmark({ objects, rounds: values.quick ? 1 : 3, fromSource: values['from-source'] === true }, progress), renderCheckReport);
+    return report(runCheckBenchmark({ objects, rounds: values.quick ? 1 : 3, fromSource: values['from-source'] === true, celObjects: values.quick ? 200 : 500 }, progress), renderCheckReport);
   }
   const env = await openBenchEnvironment(values['from-source'] === true, progress);
   let summary: BenchSummary | undefined;

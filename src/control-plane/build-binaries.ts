@@ -18,12 +18,20 @@ export const CEL_COST_ESTIMATOR = 'celcost';
 export const CEL_COST_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/celcost/', import.meta.url));
 
 /**
+ * kube-apiserver's CEL validator over a CRD's rules, natively, with a clock (bench/cel-timer): what `npm run bench --
+ * --check` sets the API server engine's evaluation of the same rules against. A tool for crdgate's bench, built from
+ * the same pinned modules as celcost and the engine.
+ */
+export const CEL_TIMER = 'cel-timer';
+export const CEL_TIMER_MODULE_DIR = fileURLToPath(new URL('../../bench/cel-timer/', import.meta.url));
+
+/**
  * kube-apiserver's custom-resource pipeline as a WebAssembly (wasip1) reactor, for `crdgate check` and
  * crdgate/testing (src/api-server-engine). Not a program: the host calls its exports.
  */
 export const API_SERVER_ENGINE = 'api-server-engine';
 export const API_SERVER_ENGINE_MODULE_DIR = fileURLToPath(new URL('../../src/api-server-engine/go/', import.meta.url));
-export type BuildableBinary = ControlPlaneBinary | typeof CEL_COST_ESTIMATOR | typeof API_SERVER_ENGINE;
+export type BuildableBinary = ControlPlaneBinary | typeof CEL_COST_ESTIMATOR | typeof CEL_TIMER | typeof API_SERVER_ENGINE;
 
 interface BuildRecipe {
   moduleDir: string;
@@ -55,6 +63,9 @@ function recipeFor(binary: BuildableBinary, versions: ControlPlaneVersions): Bui
   }
   if (binary === CEL_COST_ESTIMATOR) {
     return { moduleDir: CEL_COST_MODULE_DIR, goPackage: 'crdgate.test/control-plane/celcost', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
+  }
+  if (binary === CEL_TIMER) {
+    return { moduleDir: CEL_TIMER_MODULE_DIR, goPackage: 'crdgate.test/bench/cel-timer', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
   }
   if (binary === 'etcd') {
     return { moduleDir: ETCD_MODULE_DIR, goPackage: 'go.etcd.io/etcd/server/v3', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };

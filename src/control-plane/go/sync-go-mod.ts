@@ -1,5 +1,5 @@
-// Rewrites the go.mod/go.sum of the Go modules crdgate builds from kube-apiserver's own packages (celcost, and the
-// API server engine) from ./kube's, after ./kube has been regenerated for another release:
+// Rewrites the go.mod/go.sum of the Go modules crdgate builds from kube-apiserver's own packages (celcost, the
+// API server engine, and the bench's cel-timer) from ./kube's, after ./kube has been regenerated for another release:
 //   node src/control-plane/go/sync-go-mod.ts            (every module below)
 //   node src/control-plane/go/sync-go-mod.ts DIR...     (only these)
 //
@@ -18,6 +18,7 @@ const kubeDir = fileURLToPath(new URL('./kube/', import.meta.url));
 export const KUBE_FOLLOWING_MODULE_DIRS = [
   fileURLToPath(new URL('./celcost/', import.meta.url)),
   fileURLToPath(new URL('../../api-server-engine/go/', import.meta.url)),
+  fileURLToPath(new URL('../../../bench/cel-timer/', import.meta.url)),
 ];
 
 /** module path -> the version the build uses: a replace's target when there is one, else the required version. */

@@ -7,17 +7,17 @@ type Steps = string[];
 
 // Values the CEL rules of real CRDs turn on: empty and short strings, case and spacing, separators, URLs of both
 // schemes, IPs of both families, CIDRs of several widths, versions, durations, quantities, percentages, timestamps
-// on both sides of a date, dotted keys; small, equal, ordered and unordered numbers.
+// on both sides of a date, times of day, dotted keys; small, equal, ordered and unordered numbers.
 const strings = [
   '', 'a', 'A', 'abc', 'a-b', 'a1', 'abc-0', 'abc-7', ' a', 'a,b,c,d', 'a,b', 'https://a.example.com', 'http://a.example.com', '10.0.0.1',
   '2001:db8::1', '10.0.0.0/8', '10.0.0.0/24', '1.2.3', '0.1.0', 'v1', '1h', '2000h', '1Gi', '512Mi', '2Gi', '10%', '3', 'app.a', 'admin',
-  'read', 'write', 'gold', 'silver', '2019-06-01T00:00:00Z', '2024-06-01T00:00:00Z', 'x'.repeat(30),
+  'read', 'write', 'gold', 'silver', '2019-06-01T00:00:00Z', '2024-06-01T00:00:00Z', 'x'.repeat(30), '02:00', '23:30', '00:00',
 ];
 // Spread first: a property gets four of them, and `min <= max` rules need a large one.
 const integers = [0, 20000, 1, 100, 2, 3, 5, -1];
 const numberLists: Json[] = [[1, 2], [2, 1], [60, 50], [10, 20, 30], [5]];
 const stringLists: Json[] = [['read'], ['admin'], ['admin', 'read'], ['write', 'read'], ['x']];
-const mapKeys = ['app.a', 'b', 'app.long'];
+const mapKeys = ['app.a', 'b', 'app.long', 'not a key!'];
 const formats: Record<string, RegExp> = { 'date-time': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, date: /^\d{4}-\d\d-\d\d$/, duration: /^\d+[hms]$/ };
 const maxVariants = 24;
 const maxObjectVariants = 48;

@@ -117,7 +117,7 @@ const formatValues: Record<string, string> = {
   int64: '1',
 };
 
-const stringCandidates = ['a', 'abc', 'a1', 'TCP', 'Retain', '10%', '1', '1Gi', 'example.com', 'a-b', 'A', 'abc123', '5m', 'v1'];
+const stringCandidates = ['a', 'abc', 'a1', 'TCP', 'Retain', '10%', '1', '1Gi', 'example.com', 'a-b', 'A', 'abc123', '5m', 'v1', '02:00'];
 
 function stringValue(schema: JSONSchemaProps): string | undefined {
   const format = schema.format ? formatValues[schema.format] : undefined;
