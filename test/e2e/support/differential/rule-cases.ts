@@ -1,8 +1,7 @@
 import type { JSONSchemaProps } from '../../../../src/contract/schema/json-schema-props.ts';
-import type { DifferentialCase } from './schema-cases.ts';
-import { fullValue, minimalValue } from './schema-cases.ts';
+import type { DifferentialCase, Json } from './schema-cases.ts';
+import { fullValue, getAt, isRecord, minimalValue } from './schema-cases.ts';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Steps = string[];
 
 // Values the CEL rules of real CRDs turn on: empty and short strings, case and spacing, separators, URLs of both
@@ -142,10 +141,6 @@ function fitsSchema(schema: JSONSchemaProps, value: Json): boolean {
   return schema.type === 'object';
 }
 
-function isRecord(value: Json | undefined): value is { [key: string]: Json } {
-  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
-}
-
 function withLeaves(value: Json, change: (leaf: Json) => Json): Json {
   if (Array.isArray(value)) return value.map((item) => withLeaves(item, change));
   if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withLeaves(child, change)]));
@@ -155,12 +150,6 @@ function withLeaves(value: Json, change: (leaf: Json) => Json): Json {
 /** A copy whose strings differ, so that a second list item keeps a list-map key of its own. */
 function renamed(value: Json, index: number): Json {
   return withLeaves(value, (leaf) => (typeof leaf === 'string' ? `${leaf}${index}` : leaf));
-}
-
-function getAt(object: Json, steps: Steps): Json | undefined {
-  let node: Json | undefined = object;
-  for (const step of steps) node = isRecord(node) ? node[step] : undefined;
-  return node;
 }
 
 /** The object with the value at `steps`, parents made (each as its schema's minimal value) where absent. */

@@ -10,7 +10,7 @@ export interface DifferentialCase {
   oldObject?: Record<string, unknown>;
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const maxCasesPerMutation = 40;
 const maxDepth = 8;
@@ -171,7 +171,7 @@ function setAt(object: Json, steps: Array<string | number>, value: Json | undefi
   return copy;
 }
 
-function getAt(object: Json, steps: Array<string | number>): Json {
+export function getAt(object: Json, steps: Array<string | number>): Json {
   let node: any = object;
   for (const step of steps) node = node?.[step];
   return node as Json;
@@ -239,8 +239,8 @@ const mutations: Record<string, Mutate> = {
   'embedded without kind': ({ schema }, value) => (schema['x-kubernetes-embedded-resource'] && isRecord(value) ? { metadata: { name: 'x' } } : undefined),
 };
 
-function isRecord(value: Json): value is { [key: string]: Json } {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+export function isRecord(value: Json | undefined): value is { [key: string]: Json } {
+  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
 }
 
 function distinctCopy(item: Json, index: number): Json {
