@@ -37,7 +37,7 @@ export { fieldClassifier, type FieldComparison } from './contract/fsa/field-clas
 export { keyedListClassifier, type KeyedListComparison } from './contract/fsa/keyed-list-classifier.ts';
 export { byDirection, byReleaseStep, whenDifferent, type Comparison } from './contract/fsa/comparisons.ts';
 export { cannotRead, isCannotRead, readInteger, readQuantity, readString, type CannotRead } from './contract/fsa/value-readers.ts';
-export { compareNumbers, type ClassifierForm, type ComparisonForm, type ValueOrder, type ValueReading } from './contract/fsa/classifier-form.ts';
+export { compareNumbers, type ClassifierForm, type ClassifierTarget, type ComparisonForm, type ValueOrder, type ValueReading } from './contract/fsa/classifier-form.ts';
 
 export { specMappingConversion, type SpecMapping, type SpecMappingConversionOptions } from './conversion/spec-mapping-conversion.ts';
 export { putStash, takeStash, type LostData } from './conversion/stash.ts';

@@ -31,6 +31,15 @@ export type ClassifierForm<C extends string> =
       items: readonly { kinds: readonly C[]; form?: ClassifierForm<C> }[];
     };
 
+/**
+ * Where a classifier compares, as data, for every classifier built from the library's parts (a reader or
+ * comparison of one's own included): the path below the compared value, the list's keys, and which of the
+ * library's readers reads the field (`custom` for one's own).
+ */
+export type ClassifierTarget =
+  | { classify: 'field'; path: string; reading: ValueReading | 'custom' }
+  | { classify: 'keyed-list'; path: string; keys: readonly string[]; items: readonly (ClassifierTarget | undefined)[] };
+
 /** Numbers in their natural order: the comparator `byDirection` needs for integers, as data. */
 export function compareNumbers(a: number, b: number): number {
   return a - b;

@@ -34,6 +34,7 @@ export function fieldClassifier<C extends string, V>(comparison: FieldComparison
   const reading = readingOf(read as (raw: unknown) => unknown);
   return {
     kinds: compare.kinds,
+    target: { classify: 'field', path, reading: reading ?? 'custom' },
     ...(reading !== undefined && compare.form !== undefined
       ? { form: { classify: 'field', path, ...(absentMeans === undefined ? {} : { absentMeans }), reading, comparison: compare.form } }
       : {}),

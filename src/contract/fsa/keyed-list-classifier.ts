@@ -29,6 +29,7 @@ export function keyedListClassifier<C extends string>(list: KeyedListComparison<
   const { path, key, absentMeans, added, removed } = list;
   return {
     kinds,
+    target: { classify: 'keyed-list', path, keys: [key], items: list.itemClassifiers.map((classifier) => classifier.target) },
     form: {
       classify: 'keyed-list',
       path,

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../kube-object.ts';
-import type { ClassifierForm } from './classifier-form.ts';
+import type { ClassifierForm, ClassifierTarget } from './classifier-form.ts';
 
 /**
  * The transition machine of a custom resource: which spec changes the operator can carry out in which lifecycle
@@ -122,6 +122,12 @@ export interface Classifier<C extends string> {
    * enforces its kinds.
    */
   form?: ClassifierForm<C>;
+  /**
+   * Where the classifier looks, whatever its reader: the library's classifiers always say. The machine's self-check
+   * holds it against the hub's schema (a path the schema lacks, a reader or key of a type the schema's cannot hold),
+   * and it tells which spec fields the classifiers cover. A classifier written as a function may say it too.
+   */
+  target?: ClassifierTarget;
   /**
    * The changes between an old and a new value at `at`. Both are untrusted JSON: the classifier must not throw,
    * and leaves values it cannot read to schema validation, which runs in the same request.
