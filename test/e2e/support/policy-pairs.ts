@@ -495,8 +495,8 @@ export interface Tally {
   outcomes: Record<string, number>;
   /** Pairs with several changes; with an unsupported change next to another; with two exclusive ones; with changes to several list items. */
   combinations: { severalChanges: number; unsupportedBesideAnother: number; severalExclusive: number; severalListItems: number };
-  /** Pairs whose new annotations give an override reason, a blank one, or none. */
-  override: { reason: number; blank: number; absent: number };
+  /** Pairs whose new annotations give an override reason, a blank one, none, or keep the stored object's (stale). */
+  override: { reason: number; blank: number; absent: number; stale: number };
 }
 
 export function emptyTally(): Tally {
@@ -508,7 +508,7 @@ export function emptyTally(): Tally {
     kinds: {},
     outcomes: {},
     combinations: { severalChanges: 0, unsupportedBesideAnother: 0, severalExclusive: 0, severalListItems: 0 },
-    override: { reason: 0, blank: 0, absent: 0 },
+    override: { reason: 0, blank: 0, absent: 0, stale: 0 },
   };
 }
 
@@ -530,7 +530,5 @@ export function tallyDecision(tally: Tally, machine: TransitionMachine<string, s
   if (unsupported.length > 0 && changes.length > unsupported.length) tally.combinations.unsupportedBesideAnother += 1;
   if (exclusive.length > 1) tally.combinations.severalExclusive += 1;
   if (listItems.size > 1) tally.combinations.severalListItems += 1;
-  if (decision.override.given) tally.override.reason += 1;
-  else if (decision.override.blank) tally.override.blank += 1;
-  else tally.override.absent += 1;
+  tally.override[decision.override.given ? 'reason' : decision.override.why] += 1;
 }

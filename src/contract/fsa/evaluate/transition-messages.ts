@@ -18,15 +18,26 @@ export function stateLabel<S extends string>(state: StateReading<S>): string {
 }
 
 /**
+ * What a refusal that an override could lift adds when the object carries a stale one: that it no longer counts,
+ * and how to give one. The policy floor's CEL says the same words.
+ */
+export function staleOverrideNote(overrideAnnotation: string): string {
+  return `; the ${overrideAnnotation} annotation on the object authorised only the write that set it: to override this change, give the annotation a new reason in the write that makes it`;
+}
+
+/**
  * The refusal of a change that does not pass, naming the field, the change with its values, the state and where
  * it would be allowed, e.g. `minor upgrade 16.4 -> 16.6 is not allowed while the database is Upgrading
- * (allowed in: Ready)` at `spec.postgres.version`.
+ * (allowed in: Ready)` at `spec.postgres.version`. A refusal the override could have lifted says so when the object
+ * carries a stale one.
  */
 export function denialFor<S extends string, C extends string>(
   machine: TransitionMachine<S, C>,
   state: StateReading<S>,
   { change, ruling }: JudgedChange<S, C>,
+  staleOverride: boolean,
 ): FieldError | undefined {
+  const staleNote = staleOverride ? staleOverrideNote(machine.overrideAnnotation) : '';
   switch (ruling.outcome) {
     case 'allowed':
     case 'overridden':
@@ -35,13 +46,13 @@ export function denialFor<S extends string, C extends string>(
       return fieldError(change.field, 'FieldValueForbidden', `${describeChange(machine, change)} is unsupported: ${ruling.reason}`);
     case 'not-allowed': {
       const where = ruling.allowedIn.length > 0 ? ruling.allowedIn.join(', ') : 'none';
-      const message = `${describeChange(machine, change)} is not allowed while the ${machine.subject} is ${stateLabel(state)} (allowed in: ${where})`;
+      const message = `${describeChange(machine, change)} is not allowed while the ${machine.subject} is ${stateLabel(state)} (allowed in: ${where})${staleNote}`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
     case 'undecidable': {
       const message =
         `changing ${change.from ?? '(none)'} to ${change.to ?? '(none)'} cannot be judged: ${ruling.reason}; it is refused while the ${machine.subject} is ` +
-        `${stateLabel(state)} unless ${machine.overrideAnnotation} gives a reason`;
+        `${stateLabel(state)} unless ${machine.overrideAnnotation} gives a reason${staleNote}`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
     case 'exclusive-conflict': {
