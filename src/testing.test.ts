@@ -32,10 +32,12 @@ describe('crdgate/testing: contractTester', () => {
     expect(result.object.spec).toEqual({ ...bare, readReplicas: 0, caches: [] });
   });
 
-  it('reports every bad field of an invalid object, with the denial the API server would show', () => {
+  it('reports every bad field of an invalid object: the denial the API server would answer, then what the webhook would refuse next', () => {
     const result = tester.check(geoDatabase({ ...validSpec, readReplicas: 99, storage: { size: '1Mi' } }));
     expect(result).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
-    expect(result.causes.map((c) => c.field)).toEqual(['spec.readReplicas', 'spec.storage.size']);
+    // The CRD bounds the replicas (the API server refuses first); the smallest size is the webhook's invariant.
+    expect(result.causes.map((c) => c.field)).toEqual(['spec.readReplicas']);
+    expect(result.next?.map((c) => c.field)).toEqual(['spec.storage.size']);
     expect(result.message).toMatch(/^GeoDatabase\.geo\.example\.com "db" is invalid: spec\.readReplicas: /);
   });
 

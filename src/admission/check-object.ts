@@ -45,8 +45,14 @@ export interface CheckResult {
   code: DecisionCode;
   /** The denial as the API server would word it; absent when allowed. */
   message?: string;
-  /** One entry per bad field on a denial. */
+  /** One entry per bad field on a denial, as the API server's answer names them. */
   causes: FieldError[];
+  /**
+   * On a denial by the API server's own validation: what crdgate's validating webhook would refuse on the fields
+   * it does not name (an invariant, say), which the API server never gets to ask: the client meets these once the
+   * API server's causes are fixed. Not part of the answer.
+   */
+  next?: FieldError[];
   warnings: string[];
   /** What the defaults set (empty for DELETE, and when the mutating webhook denied). */
   defaults: DefaultedField[];
@@ -163,7 +169,8 @@ function checkThroughEngine(
     // The webhook sees the object as the API server prepared it (status dropped on a create, say), not as sent.
     const prepared = judged.object ? inKeyOrderOf(judged.object, patched) : patched;
     const webhook = judged.code === 422 ? decideValidation(registry, admissionRequest(operation, prepared, oldObject), contextOf(input)) : undefined;
-    return summarize(deny('OBJECT_INVALID', judged.message ?? 'the API server refused the object', withWebhookCauses(judged.causes, webhook?.causes ?? [])), patched, defaults, warnings);
+    const next = webhookFindingsBeyond(judged.causes, webhook?.causes ?? []);
+    return { ...summarize(deny('OBJECT_INVALID', judged.message ?? 'the API server refused the object', judged.causes), patched, defaults, warnings), ...(next.length > 0 ? { next } : {}) };
   }
   const stored = inKeyOrderOf(judged.object!, patched);
   const validation = decideValidation(registry, admissionRequest(operation, stored, oldObject), contextOf(input));
@@ -171,25 +178,14 @@ function checkThroughEngine(
 }
 
 /**
- * The API server refuses an invalid object (422) before it would call the validating webhook. crdgate reports every
- * bad field at once all the same, as its webhook does: the API server's causes (its message names only those), and
- * the webhook's on the fields the API server did not name (its invariants: what the user would meet next). A field
- * both name is told in the API server's words. The order is the webhook's, the API server's other causes first.
+ * The API server refuses an invalid object (422) before it would call the validating webhook, so its answer names
+ * only its own causes. What the webhook would refuse on the fields the API server did not name (its invariants) is
+ * what the client meets next: crdgate reports it beside the answer, not in it, so that the answer stays the API
+ * server's.
  */
-function withWebhookCauses(server: FieldError[], webhook: FieldError[]): FieldError[] {
-  const byField = new Map<string, FieldError[]>();
-  for (const cause of server) byField.set(sameField(cause.field), [...(byField.get(sameField(cause.field)) ?? []), cause]);
-  const webhookFields = new Set(webhook.map((cause) => sameField(cause.field)));
-  const merged = server.filter((cause) => !webhookFields.has(sameField(cause.field)));
-  for (const cause of webhook) {
-    const told = byField.get(sameField(cause.field));
-    if (told === undefined) merged.push(cause);
-    else if (told.length > 0) {
-      merged.push(...told);
-      byField.set(sameField(cause.field), []);
-    }
-  }
-  return merged;
+function webhookFindingsBeyond(server: FieldError[], webhook: FieldError[]): FieldError[] {
+  const named = new Set(server.map((cause) => sameField(cause.field)));
+  return webhook.filter((cause) => !named.has(sameField(cause.field)));
 }
 
 /**

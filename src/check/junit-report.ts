@@ -53,7 +53,8 @@ function testcase(check: ObjectCheck): string {
   const body: string[] = [];
   if (!check.allowed) {
     const causes = check.causes.length > 0 ? check.causes.map(formatFieldError) : [check.message ?? check.code];
-    const detail = [...causes, ...(check.duplicateOf ? [describeDuplicate(check.duplicateOf)] : [])].join('\n');
+    const next = (check.next ?? []).map((cause) => `then the webhook: ${formatFieldError(cause)}`);
+    const detail = [...causes, ...next, ...(check.duplicateOf ? [describeDuplicate(check.duplicateOf)] : [])].join('\n');
     body.push(`      <failure type="${check.code}" message="${xml(check.message ?? check.code)}">${xmlText(detail)}</failure>`);
   } else if (check.duplicateOf) {
     const message = describeDuplicate(check.duplicateOf);

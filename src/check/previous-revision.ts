@@ -44,7 +44,9 @@ export function previousRevision(compiled: CompiledContract, oldObject: KubeObje
   if (recorded !== undefined) {
     return { oldObject: inNewVersion, state: { state: recorded.recognised ? recorded.state : recorded.phase, source: 'status' } };
   }
-  const state = flagState ?? machine.steadyState;
+  // --state names a state of some contract's machine; for the other machines it is no state, and theirs stands.
+  const flagged = flagState !== undefined && (machine.states as readonly string[]).includes(flagState) ? flagState : undefined;
+  const state = flagged ?? machine.steadyState;
   if (state === undefined) {
     const where = machine.readState !== undefined ? 'no state its readState can read' : `no ${machine.phasePath}`;
     throw new StartStateUnknownError(
@@ -52,5 +54,5 @@ export function previousRevision(compiled: CompiledContract, oldObject: KubeObje
         `pass --state STATE (one of ${machine.states.join(', ')})`,
     );
   }
-  return { oldObject: inNewVersion, state: { state, source: flagState !== undefined ? 'flag' : 'contract' }, assumedState: state };
+  return { oldObject: inNewVersion, state: { state, source: flagged !== undefined ? 'flag' : 'contract' }, assumedState: state };
 }

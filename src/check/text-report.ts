@@ -24,6 +24,8 @@ function objectLines(check: ObjectCheck): string[] {
   if (check.duplicateOf) lines.push(`  duplicate: ${describeDuplicate(check.duplicateOf)}`);
   // One line per cause reads better in a pipeline log than the API server's single comma-joined message.
   if (!check.allowed) lines.push(...(check.causes.length > 0 ? check.causes.map((c) => `  ${formatFieldError(c)}`) : [`  ${check.message ?? check.code}`]));
+  // Not the API server's answer: what comes next, once its causes are fixed.
+  lines.push(...(check.next ?? []).map((c) => `  then the webhook: ${formatFieldError(c)}`));
   lines.push(...check.warnings.map((w) => `  warning: ${w}`));
   lines.push(...check.defaults.map((d) => `  default ${describeDefault(d)}`));
   return lines;

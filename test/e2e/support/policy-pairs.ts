@@ -381,12 +381,19 @@ function schemaAtPath(schema: JSONSchemaProps, path: string): JSONSchemaProps | 
   return path.split('.').reduce<JSONSchemaProps | undefined>((node, segment) => node?.properties?.[segment], schema);
 }
 
-/** The phases a start may write: the enum if the schema has one, else the machine's states, "" and phases it does not know. */
+/**
+ * The phases a start may write: the enum if the schema has one, else the machine's phase strings (its table's, or
+ * its states' names), "" and phases it does not know.
+ */
 export function storablePhases(contract: Contract): string[] {
   const machine = machineOf(contract);
+  // A machine that reads its state with readState has no phase to write: its starts are set up by their caller.
+  if (machine.readState !== undefined) return [];
   const schema = schemaAtPath(hubSchema(contract), machine.phasePath);
   if (schema === undefined) throw new Error(`the hub schema has no ${machine.phasePath}`);
-  const candidates = schema.enum !== undefined ? schema.enum.map(String) : [...machine.states, '', ...unrecognisedPhases];
+  // With a table of the operator's phase strings, those are the recognised phases (a state's own name is not one).
+  const recognised = machine.phases === undefined ? machine.states : Object.keys(machine.phases);
+  const candidates = schema.enum !== undefined ? schema.enum.map(String) : [...recognised, '', ...unrecognisedPhases, ...(machine.phases === undefined ? [] : machine.states)];
   return candidates.filter(validFor(schema));
 }
 
@@ -413,7 +420,7 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
   const steady = machine.steadyState !== undefined && phases.includes(machine.steadyState) ? machine.steadyState : undefined;
   const phase = fc.oneof(
     { weight: 1, arbitrary: fc.constant<string | undefined>(undefined) },
-    { weight: phases.length, arbitrary: fc.constantFrom(...phases) },
+    ...(phases.length === 0 ? [] : [{ weight: phases.length, arbitrary: fc.constantFrom(...phases) }]),
     ...(steady === undefined ? [] : [{ weight: 3, arbitrary: fc.constant(steady) }]),
   );
   // About one start in eight is being deleted.

@@ -47,9 +47,7 @@ export function restClient(kubeconfigPath: string, { maxSockets = Infinity, time
               } catch {
                 parsed = undefined;
               }
-              const warning = res.headers['warning'];
-              const warnings = warning === undefined ? [] : Array.isArray(warning) ? warning : [warning];
-              resolve({ status: res.statusCode ?? 0, body: parsed, text, warnings });
+              resolve({ status: res.statusCode ?? 0, body: parsed, text, warnings: warningTexts(res.headers['warning']) });
             });
             res.on('error', reject);
           },
@@ -67,6 +65,16 @@ export function restClient(kubeconfigPath: string, { maxSockets = Infinity, time
   };
 }
 
+/**
+ * The texts of the Warning headers (RFC 9111: `299 - "text"`, quotes and backslashes escaped), which Node joins
+ * with ", " when the API server sends several. Node reads header bytes as Latin-1; the API server writes UTF-8.
+ */
+function warningTexts(header: string | string[] | undefined): string[] {
+  if (header === undefined) return [];
+  const joined = Buffer.from(Array.isArray(header) ? header.join(', ') : header, 'latin1').toString('utf8');
+  return [...joined.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!.replace(/\\(.)/g, '$1'));
+}
+
 export function expectStatus(...codes: number[]): (response: RestResponse) => RestResponse {
   return (response) => {
     if (!codes.includes(response.status)) throw new Error(`HTTP ${response.status} (expected ${codes.join(' or ')}): ${response.text.slice(0, 500)}`);
@@ -78,6 +86,8 @@ const plurals: Record<string, string> = {
   CustomResourceDefinition: 'customresourcedefinitions',
   ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
   ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
+  ValidatingWebhookConfiguration: 'validatingwebhookconfigurations',
+  MutatingWebhookConfiguration: 'mutatingwebhookconfigurations',
 };
 
 export function resourcePath(apiVersion: string, kind: string): string {
