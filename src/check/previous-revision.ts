@@ -2,6 +2,7 @@ import { apiVersionOf } from '../contract/define-contract.ts';
 import { parseFieldPath, valueAtPath } from '../contract/field-path.ts';
 import { isPlainObject, objectRef, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract } from '../contract/registry.ts';
+import { readsPhase } from '../contract/fsa/phase.ts';
 import { convertObject, toHub } from '../conversion/convert-object.ts';
 
 /** The state the transition machine starts an UPDATE from, and where crdgate check took it. */
@@ -36,6 +37,8 @@ export function previousRevision(compiled: CompiledContract, oldObject: KubeObje
     contract.versions.some((v) => apiVersionOf(contract, v.name) === newApiVersion) ? convertObject(contract, object, newApiVersion) : object;
   if (!machine) return { oldObject: inNewVersion(oldObject) };
 
+  // A machine with a state reader of its own records no phase to read or set here: the reader reads the old object.
+  if (!readsPhase(machine)) return { oldObject: inNewVersion(oldObject) };
   const hub = toHub(contract, oldObject);
   const recorded = valueAtPath(hub, machine.phasePath);
   if (recorded !== undefined && recorded !== null && recorded !== '') {
