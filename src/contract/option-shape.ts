@@ -193,6 +193,7 @@ export function describeOption(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'symbol' || typeof value === 'bigint') return `a ${typeof value}`;
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value); // JSON would write null
   if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : 'a list';
   if (typeof value === 'object' && value !== null) return 'an object';
   return describeValue(value);
