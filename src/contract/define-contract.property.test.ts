@@ -138,22 +138,27 @@ function shallowCopy(value: unknown): Record<string | number, unknown> {
   return { ...(value as Record<string, unknown>) };
 }
 
+/** Sets a key as data: "__proto__" is a key like any other, and a function's read-only name can be replaced. */
+function put(container: object, key: string | number, value: unknown): void {
+  Object.defineProperty(container, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function applied(root: unknown, change: Mutation): unknown {
   const edit = (node: unknown, rest: Path): unknown => {
     const copy = shallowCopy(node);
     if (rest.length === 0) {
-      // Only 'add' reaches a container itself; defineProperty, so that "__proto__" is a key like any other.
-      if (change.op === 'add') Object.defineProperty(copy, change.key, { value: change.value, enumerable: true, writable: true, configurable: true });
+      // Only 'add' reaches a container itself.
+      if (change.op === 'add') put(copy, change.key, change.value);
       return copy;
     }
     const [key, ...below] = rest as [string | number, ...Path];
     if (below.length === 0 && change.op !== 'add') {
-      if (change.op === 'set') copy[key] = change.value;
+      if (change.op === 'set') put(copy, key, change.value);
       else if (Array.isArray(copy)) copy.splice(key as number, 1);
       else delete copy[key];
       return copy;
     }
-    copy[key] = edit(copy[key], below);
+    put(copy, key, edit(copy[key], below));
     return copy;
   };
   return edit(root, change.path);
