@@ -28,8 +28,8 @@ import { describeValue } from './schema/describe-value.ts';
 // (ContractDefinitionError; a CommandError CONTRACT_INVALID from the CLI's loading); and what the CLI then does
 // with a contract it took (`fsa` in every format, `fsa --coverage`, `manifests`) does not throw.
 
-// CRDGATE_FUZZ_RUNS=20000 runs longer (a tenth of them load what they generate).
-const runs = Number(process.env['CRDGATE_FUZZ_RUNS'] ?? 400);
+// CRDGATE_FUZZ_RUNS=30000 runs longer (a thirtieth as many load what they generate).
+const runs = Number(process.env['CRDGATE_FUZZ_RUNS'] ?? 1000);
 
 type Path = (string | number)[];
 
@@ -238,7 +238,7 @@ describe('a contract broken at any option', () => {
 
   // Fewer runs: a contract that passes its checks is compiled (its schemas, and its CEL rules by the engine), which
   // takes a tenth of a second or more.
-  const loadRuns = Math.max(20, Math.round(runs / 10));
+  const loadRuns = Math.max(20, Math.round(runs / 30));
   it(
     'is loaded by contractTester and by every CLI command (one CONTRACT_INVALID line if not), and what is loaded renders',
     { timeout: loadRuns * 2000 },
