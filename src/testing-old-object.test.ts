@@ -28,7 +28,6 @@ function queueContract(): Contract {
     deletingState: 'Deleting',
     terminalStates: ['Deleting'],
     humanInterventionStates: ['ReconcileFailed'],
-    phasePath: 'status.phase',
     readState: conditionsState,
     changeKinds: { tier: { description: 'changing the tier from {from} to {to}' } },
     rules: {

@@ -4,7 +4,7 @@ import { scalableGeoDatabaseContract } from './admission/scalable-geodatabase.fi
 import { geoDatabaseContract } from './contracts/geodatabase/index.ts';
 import { toy, toyAnnotation, toyApiVersion, toyContract } from './conversion/toy-contract.fixture.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
-import { defineContract } from './contract/define-contract.ts';
+import { ContractDefinitionError, defineContract, type Contract } from './contract/define-contract.ts';
 import { fromCrd } from './contract/from-crd.ts';
 import { contractTester, renderMachine } from './testing.ts';
 
@@ -105,5 +105,27 @@ describe('crdgate/testing: contractTester', () => {
 
   it('renders a machine as `crdgate fsa` does', () => {
     expect(renderMachine(geoDatabaseContract().transitions!, 'mermaid')).toContain('Ready --> Resizing: storage.grow');
+  });
+
+  // Issue 40: a contract not made with defineContract (or changed since) crashed contractTester with a TypeError.
+  it('holds a contract it is handed to defineContract\'s rules, with a ContractDefinitionError naming what is wrong', () => {
+    const made = geoDatabaseContract();
+    const machine = made.transitions!;
+    const { humanInterventionStates: _dropped, ...withoutHumans } = machine;
+    const problemOf = (given: unknown) => {
+      try {
+        contractTester(given as Contract);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ContractDefinitionError);
+        return (error as Error).message;
+      }
+      throw new Error('contractTester took it');
+    };
+    expect(problemOf({ ...made, transitions: withoutHumans })).toBe(
+      'contract geodatabases.geo.example.com is invalid: transitions.humanInterventionStates must be a list of state names, got undefined',
+    );
+    const { storageVersion: _derived, ...definition } = made;
+    expect(problemOf(definition)).toContain('storageVersion must be the name of the storage version (defineContract sets it), got undefined');
+    expect(problemOf([made, null])).toContain('the contract must be a contract made with defineContract, got null');
   });
 });

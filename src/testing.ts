@@ -5,9 +5,9 @@
 import { checkObject, type CheckOperation, type CheckResult } from './admission/check-object.ts';
 import { handleAdmissionReview, type AdmissionWebhook } from './admission/handler.ts';
 import type { AdmissionResponse } from './admission/verdict.ts';
-import type { Contract } from './contract/define-contract.ts';
+import { ContractDefinitionError, type Contract } from './contract/define-contract.ts';
 import type { KubeObject } from './contract/kube-object.ts';
-import { ContractCompileError, createContractRegistry, lookupByApiVersion, type CompiledContract, type ContractRegistry } from './contract/registry.ts';
+import { createContractRegistry, lookupByApiVersion, type CompiledContract, type ContractRegistry } from './contract/registry.ts';
 import { contractCrdRefusal } from './api-server-engine/contract-crd.ts';
 import { formatFieldError } from './contract/field-error.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
@@ -75,8 +75,10 @@ export interface ContractTester {
 }
 
 /**
- * Compiles the contracts once, as the server does at start-up (a schema that is not structural throws here), and
- * decides with them. Objects of a kind no contract declares are denied as the server denies them (KIND_UNKNOWN).
+ * Compiles the contracts once, as the server does at start-up, and decides with them. A contract that breaks one of
+ * defineContract's rules (a plain object is held to them too) or that kube-apiserver would refuse throws a
+ * ContractDefinitionError saying what is wrong. Objects of a kind no contract declares are denied as the server
+ * denies them (KIND_UNKNOWN).
  */
 export function contractTester(contracts: Contract | readonly Contract[]): ContractTester {
   const registry = createContractRegistry(Array.isArray(contracts) ? contracts : [contracts as Contract]);
@@ -105,7 +107,7 @@ function refuseRulesTheApiServerRefuses(compiled: CompiledContract): void {
   const refusal = contractCrdRefusal(compiled);
   if (refusal.length === 0) return;
   const { plural, group } = compiled.contract.identity;
-  throw new ContractCompileError(`contract ${plural}.${group}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`);
+  throw new ContractDefinitionError(`contract ${plural}.${group}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`);
 }
 
 function contractFor(registry: ContractRegistry, object: KubeObject): Contract {

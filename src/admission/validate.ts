@@ -2,7 +2,7 @@ import type { ClientFieldPaths } from '../contract/client-field-paths.ts';
 import { fieldError, type FieldError } from '../contract/field-error.ts';
 import { valueAtPath } from '../contract/field-path.ts';
 import type { UpdateContext } from '../contract/fsa/evaluate/evaluate-transition.ts';
-import { checkPhaseMove, checkStateMove, readState } from '../contract/fsa/phase.ts';
+import { checkPhaseMove, checkStateMove, readState, readsPhase } from '../contract/fsa/phase.ts';
 import { objectRef, type KubeObject } from '../contract/kube-object.ts';
 import { ratchet, toleratedWarning, type RatchetResult } from '../contract/ratchet.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
@@ -180,9 +180,9 @@ function phaseMoveWarnings(compiled: CompiledContract, oldView: ObjectView, view
   // The machine's phase path is a hub path.
   if (!oldView.hub || !view.hub) return [`the phase move cannot be checked: ${oldView.hubProblem ?? view.hubProblem ?? 'no hub form'}`];
   // A state reader of one's own reads the whole object (conditions, generations); without one, the phases are compared.
-  const move = machine.readState
-    ? checkStateMove(machine, readState(machine, oldView.hub), readState(machine, view.hub), 'the state read from the status')
-    : checkPhaseMove(machine, valueAtPath(oldView.hub, machine.phasePath), valueAtPath(view.hub, machine.phasePath));
+  const move = readsPhase(machine)
+    ? checkPhaseMove(machine, valueAtPath(oldView.hub, machine.phasePath), valueAtPath(view.hub, machine.phasePath))
+    : checkStateMove(machine, readState(machine, oldView.hub), readState(machine, view.hub), 'the state read from the status');
   return move.expected ? [] : [move.message];
 }
 

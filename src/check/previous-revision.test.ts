@@ -52,7 +52,7 @@ describe('previousRevision', () => {
 });
 
 describe('previousRevision with a state reader of its own', () => {
-  const machine = geoDatabaseContract().transitions!;
+  const { phasePath: _phasePath, ...machine } = geoDatabaseContract().transitions!;
   // The state in conditions, as many operators keep it: Ready=True is Ready, Ready=False with a reason is that reason.
   const fromConditions = createContractRegistry([
     defineContract({

@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { contractCrdRefusal } from '../api-server-engine/contract-crd.ts';
 import { CrdUnservableError, EngineUnavailableError } from '../api-server-engine/engine.ts';
-import { ContractDefinitionError, type Contract } from '../contract/define-contract.ts';
+import { checkContract, ContractDefinitionError, type Contract } from '../contract/define-contract.ts';
 import { formatFieldError } from '../contract/field-error.ts';
 import { cacheHome } from '../control-plane/kube-assets.ts';
 import { ContractCompileError, createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
@@ -17,12 +17,27 @@ import { CommandError } from '../errors.ts';
  * contract or a function returning one (so that a module does no work when imported).
  */
 export async function loadRegistry(modules: string[], cwd: string): Promise<ContractRegistry> {
+  const exports: ContractModuleExport[] = [];
+  for (const module of modules) exports.push({ module, exported: await importDefaultExport(module, cwd) });
+  return registryOfExports(exports);
+}
+
+/** What a `--contract` module exports by default, and the module as the user named it. */
+export interface ContractModuleExport {
+  module: string;
+  exported: unknown;
+}
+
+/**
+ * The registry of the contracts the modules export, or of the built-in example when there are none. Whatever a
+ * module exports, a broken contract (or transition machine) is a configuration error: one line, exit 2, never a
+ * half-started server or a stack trace.
+ */
+export function registryOfExports(exports: readonly ContractModuleExport[]): ContractRegistry {
   try {
-    const contracts: Contract[] = modules.length === 0 ? [geoDatabaseContract()] : [];
-    for (const module of modules) contracts.push(await loadContractModule(module, cwd));
+    const contracts = exports.length === 0 ? [geoDatabaseContract()] : exports.map(contractOfExport);
     return createContractRegistry(contracts);
   } catch (error) {
-    // A broken contract (or transition machine) is a configuration error: one line, exit 2, never a half-started server.
     if (error instanceof ContractDefinitionError || error instanceof ContractCompileError) throw new CommandError('CONTRACT_INVALID', error.message);
     throw error;
   }
@@ -94,19 +109,35 @@ export function locateContractModule(module: string, cwd: string): ContractModul
   }
 }
 
-async function loadContractModule(module: string, cwd: string): Promise<Contract> {
+async function importDefaultExport(module: string, cwd: string): Promise<unknown> {
   const { url } = locateContractModule(module, cwd);
-  let exported: unknown;
   try {
-    exported = ((await import(url)) as { default?: unknown }).default;
+    return ((await import(url)) as { default?: unknown }).default;
   } catch (error) {
+    // defineContract called while the module loads: its message says what is wrong, and where is the module.
+    if (error instanceof ContractDefinitionError) throw new CommandError('CONTRACT_INVALID', `--contract ${module}: ${error.message}`);
     throw new CommandError('CONTRACT_INVALID', `--contract ${module}: cannot load the module: ${describeLoadError(error)}`);
   }
-  const contract = typeof exported === 'function' ? (exported as () => unknown)() : exported;
-  if (!isContract(contract)) {
-    throw new CommandError('CONTRACT_INVALID', `--contract ${module}: the default export must be a contract made with defineContract (or a function returning one)`);
+}
+
+/**
+ * The contract a module's default export is or returns, held to defineContract's rules (whatever made it); anything
+ * else is CONTRACT_INVALID naming the module.
+ */
+function contractOfExport({ module, exported }: ContractModuleExport): Contract {
+  const invalid = (problem: string) => new CommandError('CONTRACT_INVALID', `--contract ${module}: ${problem}`);
+  let contract: unknown = exported;
+  try {
+    if (typeof exported === 'function') contract = (exported as () => unknown)();
+  } catch (error) {
+    throw invalid(error instanceof ContractDefinitionError ? error.message : `the default export failed: ${describeLoadError(error)}`);
   }
-  return contract;
+  if (!isContract(contract)) throw invalid('the default export must be a contract made with defineContract (or a function returning one)');
+  try {
+    return checkContract(contract);
+  } catch (error) {
+    throw error instanceof ContractDefinitionError ? invalid(error.message) : error;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContractDefinitionError, defineContract, type ContractDefinition } from './define-contract.ts';
+import { checkContract, ContractDefinitionError, defineContract, type ContractDefinition } from './define-contract.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 const schema = { type: 'object' } as const;
@@ -105,5 +105,123 @@ describe('defineContract', () => {
     expect(problem).toContain('crdAnnotations key "not a key" must be a qualified name');
     expect(problem).toContain('crdAnnotations key "big/" must be a qualified name');
     expect(problem).not.toContain('example.com/ok');
+  });
+});
+
+// Issue 40: an option of the wrong type, or missing, crashed defineContract with a TypeError; each is now one
+// sentence naming its path, all of them at once.
+describe('defineContract: the shape of every option', () => {
+  const problemOfUntyped = (definition: unknown) => problemOf(definition as ContractDefinition);
+
+  it('names the path of an option of the wrong type, and what it must be', () => {
+    expect(problemOfUntyped({ ...bucket, identity: { ...bucket.identity, plural: 5 } })).toBe(
+      'the contract is invalid: identity.plural must be a lowercase resource name, got 5',
+    );
+    expect(problemOfUntyped({ ...bucket, versions: [bucket.versions[0], { name: 'v2', served: true, storage: false }] })).toContain(
+      "versions[1].schema must be the version's openAPIV3Schema, an object, got undefined",
+    );
+    expect(problemOfUntyped({ ...bucket, identity: undefined })).toBe(
+      'the contract is invalid: identity must be an object: { group, kind, plural, singular, scope }, got undefined',
+    );
+    expect(problemOfUntyped(null)).toBe("the contract is invalid: defineContract's argument must be an object of contract options (identity, versions, hub, conversions, ...), got null");
+  });
+
+  it('reports every option that has the wrong type at once', () => {
+    const problem = problemOfUntyped({ ...bucket, hub: 1, conversions: [], invariants: [() => [], 'no'], crdOwner: 'someone' });
+    expect(problem.split('; ')).toEqual([
+      'contract buckets.storage.example.com is invalid: hub must be the name of one of the versions, got 1',
+      'conversions must be an object of version names to conversions ({} when the hub is the only version), got an empty list',
+      'invariants[1] must be a function of the hub object, got "no"',
+      "crdOwner must be 'crdgate' or 'external', got \"someone\"",
+    ]);
+  });
+
+  it('holds what is rendered into the CRD to the fields the API server knows, with JSON values', () => {
+    const version = { ...bucket.versions[0]!, printerColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size', width: 3 }] };
+    expect(problemOfUntyped({ ...bucket, versions: [version] })).toContain('versions[0].printerColumns[0].width is not a field it can have (name, type, jsonPath, description, format, priority)');
+    const schema = { type: 'object', properties: { spec: { type: 'object', maxLength: '10', enum: [{ at: () => 1 }] } } };
+    expect(problemOfUntyped({ ...bucket, versions: [{ ...bucket.versions[0]!, schema }] }).split('; ')).toEqual([
+      'contract buckets.storage.example.com is invalid: version v1: openAPIV3Schema.properties.spec.maxLength must be an integer of 0 or more, got "10"',
+      'version v1: openAPIV3Schema.properties.spec.enum[0].at must be a JSON value, got a function',
+    ]);
+  });
+
+  it('checks the functions given are functions, and the data of a deletion rule', () => {
+    expect(problemOfUntyped({ ...bucket, defaults: {} })).toContain('defaults must be a function of the hub object returning a defaulted copy, got an object');
+    const rule = Object.assign(() => undefined, { form: { annotation: 'example.com/protect' } });
+    expect(problemOfUntyped({ ...bucket, deletionRules: [rule] })).toContain('deletionRules[0].form.equals must be a string, got undefined');
+  });
+
+  it('finds a conversion declaring a path its schemas lack when the contract is defined', () => {
+    const withSize = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } as const;
+    const conversion = { toHub: (object: never) => object, fromHub: (object: never) => object, hubToSpokePaths: { 'spec.sise': 'spec.size' } };
+    const problem = problemOf({
+      ...bucket,
+      versions: [{ ...bucket.versions[0]!, schema: withSize }, { name: 'v2', served: true, storage: false, schema: withSize }],
+      conversions: { v2: conversion },
+    });
+    expect(problem).toContain("the v2 conversion's hubToSpokePaths declare paths its schemas lack: spec.sise is not a field of v1");
+  });
+});
+
+describe('defineContract: the shape of the transition machine', () => {
+  const machine = {
+    name: 'Bucket',
+    subject: 'bucket',
+    states: ['Pending', 'Ready', 'Deleting'],
+    initialState: 'Pending',
+    deletingState: 'Deleting',
+    terminalStates: ['Deleting'],
+    humanInterventionStates: [],
+    phasePath: 'status.phase',
+    changeKinds: { resize: { description: 'resizing from {from} to {to}' } },
+    rules: { Pending: { anyChange: true, operatorMoves: ['Ready'] }, Ready: { allow: [{ changes: ['resize'] }], operatorMoves: ['Pending'] }, Deleting: {} },
+    overrideAnnotation: 'storage.example.com/override-transitions',
+    classifiers: [{ kinds: ['resize'], classify: () => [] }],
+  };
+  const withMachine = (parts: Record<string, unknown>) => ({ ...bucket, transitions: { ...machine, ...parts } }) as unknown as ContractDefinition;
+
+  it('takes the machine as it is', () => {
+    expect(defineContract(withMachine({})).transitions?.name).toBe('Bucket');
+  });
+
+  it('names a missing or ill-typed option of the machine by its path', () => {
+    expect(problemOf(withMachine({ humanInterventionStates: undefined }))).toBe(
+      'contract buckets.storage.example.com is invalid: transitions.humanInterventionStates must be a list of state names, got undefined',
+    );
+    expect(problemOf(withMachine({ rules: { ...machine.rules, Ready: { allow: [{ changes: 'resize' }] } } }))).toContain(
+      'transitions.rules.Ready.allow[0].changes must be a list of change kinds, got "resize"',
+    );
+  });
+
+  it('checks a classifier written as an object by hand, its form included', () => {
+    const form = { classify: 'field', path: 'size', reading: 'integer', comparison: { compare: 'sideways', kind: 'resize' } };
+    expect(problemOf(withMachine({ classifiers: [{ kinds: ['resize'], classify: () => [], form }] }))).toContain(
+      "transitions.classifiers[0].form.comparison.compare must be 'different', 'direction' or 'release-step', got \"sideways\"",
+    );
+    expect(problemOf(withMachine({ classifiers: [{ kinds: ['resize'] }] }))).toContain(
+      'transitions.classifiers[0].classify must be a function of the old and the new value, got undefined',
+    );
+  });
+
+  it('reads the state from phasePath, or with readState instead: one of the two', () => {
+    expect(defineContract(withMachine({ phasePath: undefined, readState: () => 'Ready' })).transitions?.readState).toBeTypeOf('function');
+    expect(problemOf(withMachine({ readState: () => 'Ready' }))).toBe(
+      'contract buckets.storage.example.com is invalid: transitions: phasePath and readState both read the state: give one',
+    );
+    expect(problemOf(withMachine({ phasePath: undefined }))).toBe(
+      'contract buckets.storage.example.com is invalid: transitions.phasePath must be a field path such as status.phase (or read the state with readState), got undefined',
+    );
+  });
+});
+
+describe('checkContract: a contract crdgate is handed rather than makes', () => {
+  it('holds it to defineContract\'s rules, and its storageVersion to its versions', () => {
+    const made = defineContract(bucket);
+    expect(checkContract(made)).toBe(made);
+    expect(() => checkContract({ ...made, identity: { ...made.identity, kind: undefined } })).toThrow(ContractDefinitionError);
+    expect(() => checkContract(bucket)).toThrow('storageVersion must be the name of the storage version (defineContract sets it), got undefined');
+    expect(() => checkContract({ ...made, storageVersion: 'v9' })).toThrow('storageVersion must be the storage version\'s name, v1, got "v9"');
+    expect(() => checkContract('bucket')).toThrow('the contract is invalid: the contract must be a contract made with defineContract, got "bucket"');
   });
 });

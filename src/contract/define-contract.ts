@@ -1,12 +1,14 @@
 import { brandError, isBrandedError } from '../errors.ts';
-import { declaredPathProblem } from './client-field-paths.ts';
+import { declaredPathProblem, undeclarablePaths } from './client-field-paths.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
+import { definitionShapeProblems } from './definition-shape.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
 import { annotation, objectRef, type ContractObject, type KubeObject } from './kube-object.ts';
 import { scaleSubresourceProblems } from './scale-subresource.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+import { schemaShapeProblems } from './schema/schema-shape.ts';
 import { checkStructural } from './schema/structural-check.ts';
 
 export interface ContractIdentity {
@@ -248,19 +250,42 @@ export class ContractDefinitionError extends Error {
 
 /**
  * Checks the parts of a contract that no type can express, so a broken contract stops the server at start-up
- * instead of misbehaving on the first request.
+ * instead of misbehaving on the first request. A definition may come from code no type checked: every option's
+ * shape is checked first, and its rules only once each option has its type.
  */
 export function defineContract<Spec = unknown>(definition: ContractDefinition<Spec>): Contract<Spec> {
-  const problems = contractProblems(definition);
-  if (problems.length > 0) {
-    const id = `${definition.identity.plural}.${definition.identity.group}`;
-    throw new ContractDefinitionError(`contract ${id} is invalid: ${problems.join('; ')}`);
-  }
+  const problems = contractProblems(definition, false);
+  if (problems.length > 0) throw invalidContract(definition, problems);
   const storage = definition.versions.find((v) => v.storage);
   return { ...definition, storageVersion: storage!.name };
 }
 
-function contractProblems(definition: ContractDefinition): string[] {
+/**
+ * A contract crdgate is handed rather than makes: a plain object given to contractTester, a module's default
+ * export, a contract changed after defineContract made it. It is held to defineContract's rules, and its
+ * storageVersion to its versions; it is returned as it is, or a ContractDefinitionError says what is wrong.
+ */
+export function checkContract(value: unknown): Contract {
+  const problems = contractProblems(value, true);
+  if (problems.length === 0) {
+    const contract = value as Contract;
+    const storage = contract.versions.find((v) => v.storage)!.name;
+    if (contract.storageVersion !== storage) problems.push(`storageVersion must be the storage version's name, ${storage}, got ${JSON.stringify(contract.storageVersion)}`);
+  }
+  if (problems.length > 0) throw invalidContract(value, problems);
+  return value as Contract;
+}
+
+function invalidContract(value: unknown, problems: readonly string[]): ContractDefinitionError {
+  const identity = (value as { identity?: { plural?: unknown; group?: unknown } } | null | undefined)?.identity;
+  const name = typeof identity?.plural === 'string' && typeof identity.group === 'string' ? `contract ${identity.plural}.${identity.group}` : 'the contract';
+  return new ContractDefinitionError(`${name} is invalid: ${problems.join('; ')}`);
+}
+
+function contractProblems(value: unknown, made: boolean): string[] {
+  const shape = definitionShapeProblems(value, made);
+  if (shape.length > 0) return shape;
+  const definition = value as ContractDefinition;
   const problems: string[] = [];
   const { identity, versions, hub, conversions } = definition;
   const names = versions.map((v) => v.name);
@@ -277,35 +302,55 @@ function contractProblems(definition: ContractDefinition): string[] {
   for (const name of ownsCrd(definition) ? names : []) {
     if (name !== hub && conversions[name] === undefined) problems.push(`version ${name} has no conversion to the hub ${hub}`);
   }
+  const unstructural = new Set<string>();
+  for (const version of versions) {
+    if (version.deprecationWarning !== undefined && !version.deprecated) {
+      problems.push(`version ${version.name} has a deprecationWarning but is not deprecated`);
+    }
+    // The API server's rules for the version's schema, in its words, so a contract loads when its CRD would; its
+    // keywords' types first, which the API server reads before any rule.
+    const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
+    const keywordTypes = schemaShapeProblems(version.schema);
+    const schemaProblems = keywordTypes.length > 0 ? keywordTypes : checkStructural(version.schema, { statusSubresource });
+    if (schemaProblems.length > 0) unstructural.add(version.name);
+    for (const problem of schemaProblems) problems.push(`version ${version.name}: ${problem}`);
+  }
   for (const [name, conversion] of Object.entries(conversions)) {
     if (name === hub) problems.push(`the hub ${hub} must not have a conversion of its own`);
     else if (!names.includes(name)) problems.push(`conversion for unknown version ${name}`);
-    if (conversion?.usesStash && definition.conversionAnnotation === undefined) {
+    if (conversion.usesStash && definition.conversionAnnotation === undefined) {
       problems.push(`the ${name} conversion keeps what ${name} cannot hold in the stash: set conversionAnnotation (e.g. "${identity.group}/conversion-data")`);
     }
-    for (const [from, to] of Object.entries(conversion?.hubToSpokePaths ?? {})) {
-      const problem = declaredPathProblem(from, to);
-      if (problem) problems.push(`the ${name} conversion's hubToSpokePaths: ${problem}`);
-    }
+    problems.push(...hubToSpokePathProblems(definition, name, unstructural));
   }
   if (definition.transitions) {
     problems.push(...checkMachine(definition.transitions).map((problem) => `transitions: ${problem}`));
   }
   problems.push(...scaleSubresourceProblems(definition));
-  for (const version of versions) {
-    if (version.deprecationWarning !== undefined && !version.deprecated) {
-      problems.push(`version ${version.name} has a deprecationWarning but is not deprecated`);
-    }
-    // The API server's rules for the version's schema, in its words, so a contract loads when its CRD would.
-    const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
-    for (const problem of checkStructural(version.schema, { statusSubresource })) problems.push(`version ${version.name}: ${problem}`);
-  }
   return problems;
+}
+
+/**
+ * A conversion's declared paths: each written as a path, and (when both schemas are structural, so they can be
+ * walked) a field of the hub's schema mapped to one of the spoke's. A typo is caught here, not on a request.
+ */
+function hubToSpokePathProblems(definition: ContractDefinition, version: string, unstructural: ReadonlySet<string>): string[] {
+  const declared = definition.conversions[version]?.hubToSpokePaths ?? {};
+  const problems: string[] = [];
+  for (const [from, to] of Object.entries(declared)) {
+    const problem = declaredPathProblem(from, to);
+    if (problem) problems.push(`the ${version} conversion's hubToSpokePaths: ${problem}`);
+  }
+  const schemaOf = (name: string) => definition.versions.find((candidate) => candidate.name === name)?.schema;
+  const hubSchema = schemaOf(definition.hub);
+  const spokeSchema = schemaOf(version);
+  if (problems.length > 0 || hubSchema === undefined || spokeSchema === undefined || unstructural.has(definition.hub) || unstructural.has(version)) return problems;
+  const lacking = undeclarablePaths({ hubVersion: definition.hub, spokeVersion: version, hubSchema, spokeSchema, declared });
+  return lacking.length > 0 ? [`the ${version} conversion's hubToSpokePaths declare paths its schemas lack: ${lacking.join('; ')}`] : [];
 }
 
 function crdOwnerProblems(definition: ContractDefinition): string[] {
   const { crdOwner, ownerCrd, identity, hub, versions } = definition;
-  if (crdOwner !== undefined && crdOwner !== 'crdgate' && crdOwner !== 'external') return [`crdOwner must be 'crdgate' or 'external', got ${JSON.stringify(crdOwner)}`];
   const problems: string[] = [];
   if (crdOwner === 'external') {
     // The API server converts a request to the version the webhooks register for only when that version is served.

@@ -1,6 +1,7 @@
 import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
 import { staleOverrideNote } from '../contract/fsa/evaluate/transition-messages.ts';
 import type { TransitionMachine } from '../contract/fsa/machine.ts';
+import { readsPhase } from '../contract/fsa/phase.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
   and,
@@ -48,10 +49,9 @@ const blankPattern = '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{
 
 export function compileMachine(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
   const allKinds = Object.keys(machine.changeKinds);
-  const machineProblem = machine.readState !== undefined ? stateReaderNotCompiled : phaseProblem(machine, hubSchema);
-  if (machineProblem !== undefined) {
-    return { variables: [], validations: [], kinds: allKinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason: machineProblem })) };
-  }
+  if (!readsPhase(machine)) return webhookOnly(allKinds, stateReaderNotCompiled);
+  const phaseUnreadable = phaseProblem(machine, hubSchema);
+  if (phaseUnreadable !== undefined) return webhookOnly(allKinds, phaseUnreadable);
   const read = readVariables();
   const { sources, uncompiled } = compileClassifiers(machine, hubSchema, read.define);
   const sourcesOf = new Map(allKinds.map((kind) => [kind, sources.filter((source) => source.kind === kind)]));
@@ -172,11 +172,18 @@ function exclusiveValidation({ machine, count }: Judging, exclusive: readonly st
   );
 }
 
+function webhookOnly(kinds: readonly string[], reason: string): CompiledMachine {
+  return { variables: [], validations: [], kinds: kinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason })) };
+}
+
+/** A machine that reads the state from the phase at phasePath: the only kind the policy can compile. */
+type PhaseMachine = TransitionMachine<string, string> & { phasePath: string };
+
 /** Why no state reader of one's own compiles: the policy reads the phase as data or not at all. */
 export const stateReaderNotCompiled =
   "the machine reads the state with readState, a function of its own, which the policy cannot run: it cannot tell which state an update is made in, so only the webhook judges the machine's changes";
 
-function phaseProblem(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): string | undefined {
+function phaseProblem(machine: PhaseMachine, hubSchema: JSONSchemaProps): string | undefined {
   const segments = machine.phasePath.split('.');
   if (!segments.every(isPlainFieldName)) return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
   const phase = schemaAt(hubSchema, segments);
@@ -199,7 +206,7 @@ interface StateReadingCel {
  * crdgate does not own, and cannot add a maxLength to) still compiles. An unrecognised phase is then "", and the
  * message does not quote it, since its length, and so the cost of quoting it, is unbounded.
  */
-function stateReading(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): StateReadingCel {
+function stateReading(machine: PhaseMachine, hubSchema: JSONSchemaProps): StateReadingCel {
   const phasePath = machine.phasePath.split('.');
   const phase = method(optionalField(ident('oldObject'), phasePath), 'orValue', str(''));
   const deleting = method(optionalMember(member(ident('oldObject'), 'metadata'), 'deletionTimestamp'), 'hasValue');

@@ -441,7 +441,7 @@ async function createLargest(api: Rest, scene: Scene, name: string, spec: Spec, 
   const metadata = { name, annotations, ...(scene.namespace ? { namespace: scene.namespace } : {}) };
   await api.send('POST', scene.collection, { apiVersion: `${contract.identity.group}/${contract.hub}`, kind: contract.identity.kind, metadata, spec }).then(expectStatus(201));
   const path = `${scene.collection}/${name}`;
-  const [root, ...below] = contract.transitions!.phasePath.split('.');
+  const [root, ...below] = contract.transitions!.phasePath!.split('.');
   const status = below.reduceRight<unknown>((value, key) => ({ [key]: value }), phase);
   await api.send('PATCH', `${path}/status`, { [root!]: status }, 'application/merge-patch+json').then(expectStatus(200));
   const stored = (await api.send('GET', path).then(expectStatus(200))).body as KubeObject;

@@ -16,13 +16,17 @@ function rules(replacements: Partial<Record<string, Machine['rules'][ToyState]>>
   return { ...toyMachine.rules, ...replacements } as Machine['rules'];
 }
 
+function withoutRuleFor(state: ToyState): Machine['rules'] {
+  return Object.fromEntries(Object.entries(toyMachine.rules).filter(([name]) => name !== state)) as Machine['rules'];
+}
+
 describe('checkMachine', () => {
   it('finds nothing wrong with a sound machine', () => {
     expect(checkMachine(toyMachine)).toEqual([]);
   });
 
   it.each<[string, Partial<Machine>, string]>([
-    ['a state without a rule', { rules: rules({ Busy: undefined }) }, 'state Busy has no rule'],
+    ['a state without a rule', { rules: withoutRuleFor('Busy') }, 'state Busy has no rule'],
     ['a rule for an unknown state', { rules: rules({ Sleeping: {} }) }, 'rule for Sleeping, which is not one of the states'],
     ['an unknown initial state', { initialState: 'Nowhere' as ToyState }, 'initial state Nowhere is not one of the states'],
     ['an unknown deleting state', { deletingState: 'Nowhere' as ToyState }, 'deleting state Nowhere is not one of the states'],
@@ -76,8 +80,19 @@ describe('checkMachine: how the state is read', () => {
       'phases maps "", which means no phase recorded yet (the initial state)',
     ]);
     expect(checkMachine({ ...toyMachine, phases: {} })).toEqual(['phases is empty: list the phase strings the operator writes, each with its state']);
-    expect(checkMachine({ ...toyMachine, phases: { 'All good': 'Active' }, readState: () => 'Active' })).toEqual(['phases and readState both read the state: give one']);
-    expect(checkMachine({ ...toyMachine, readState: 'status.phase' as never })).toEqual(['readState must be a function of the stored object']);
+    expect(checkMachine({ ...toyMachine, phasePath: undefined, phases: { 'All good': 'Active' }, readState: () => 'Active' })).toEqual([
+      'phases and readState both read the state: give one',
+    ]);
+    expect(checkMachine({ ...toyMachine, readState: 'status.phase' as never })).toEqual(['readState must be a function of the stored object, got "status.phase"']);
     expect(checkMachine({ ...toyMachine, phases: { 'Cluster in healthy state': 'Active' } })).toEqual([]);
+  });
+
+  // Issue 40: a machine with readState and no phasePath crashed on phasePath.trim().
+  it('reads the state from phasePath or with readState: one of them, not both', () => {
+    expect(checkMachine({ ...toyMachine, phasePath: undefined, readState: () => 'Active' })).toEqual([]);
+    expect(checkMachine({ ...toyMachine, readState: () => 'Active' })).toEqual(['phasePath and readState both read the state: give one']);
+    expect(checkMachine({ ...toyMachine, phasePath: undefined })).toEqual([
+      'phasePath must be a field path such as status.phase (or read the state with readState), got undefined',
+    ]);
   });
 });

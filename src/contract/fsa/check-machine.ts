@@ -1,6 +1,7 @@
 import { isDns1123Subdomain } from '../dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
 import type { TransitionMachine } from './machine.ts';
+import { machineShapeProblems } from './machine-shape.ts';
 import { changePlaceholders } from './evaluate/transition-messages.ts';
 
 // Names end up as Mermaid and DOT identifiers and in messages, so they follow Kubernetes' conventions:
@@ -13,9 +14,12 @@ const qualifiedNamePart = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 /**
  * What is wrong with a machine, as sentences; empty when nothing is. Types catch most slips, but not a state
  * nobody can reach, a state with no way out, or a change kind no classifier reports, and a machine may come from
- * a user's contract module compiled by anything. The server refuses to start on any problem.
+ * a user's contract module compiled by anything: its options' shape is checked first, and only a machine whose
+ * every option has its type is checked further. The server refuses to start on any problem.
  */
 export function checkMachine<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  const shape = machineShapeProblems(machine, { path: [], whole: 'the machine' });
+  if (shape.length > 0) return shape;
   return [
     ...stateProblems(machine),
     ...changeKindProblems(machine),
@@ -49,15 +53,18 @@ function stateProblems<S extends string, C extends string>(machine: TransitionMa
   if (steady !== undefined && (steady === machine.deletingState || machine.terminalStates.includes(steady))) {
     problems.push(`steady state ${steady} is where an object goes away: name the state an existing object normally is in`);
   }
-  if (machine.phasePath.trim() === '') problems.push('phasePath is empty: the machine cannot read an object\'s state');
-  problems.push(...phaseTableProblems(machine));
+  problems.push(...stateReadingProblems(machine));
   return problems;
 }
 
-/** The operator's phase strings (any text) must each name a state; a state reader of one's own excludes the table. */
-function phaseTableProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+/**
+ * The state is read one way: the phase at phasePath (through the operator's phase strings, each naming a state,
+ * when there is a table), or a state reader of one's own.
+ */
+function stateReadingProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
   const problems: string[] = [];
-  if (machine.readState !== undefined && typeof machine.readState !== 'function') problems.push('readState must be a function of the stored object');
+  if (machine.phasePath !== undefined && machine.phasePath.trim() === '') problems.push("phasePath is empty: the machine cannot read an object's state");
+  if (machine.phasePath !== undefined && machine.readState !== undefined) problems.push('phasePath and readState both read the state: give one');
   if (machine.phases === undefined) return problems;
   if (machine.readState !== undefined) problems.push('phases and readState both read the state: give one');
   const known = new Set<string>(machine.states);

@@ -28,8 +28,11 @@ export interface TransitionMachine<S extends string, C extends string> {
   terminalStates: readonly S[];
   /** States only a person gets an object out of; the operator has given up. */
   humanInterventionStates: readonly S[];
-  /** Where the old object records its state: `status.phase`. */
-  phasePath: string;
+  /**
+   * Where the old object records its state: `status.phase`. Required unless readState reads the state, and not
+   * given with it.
+   */
+  phasePath?: string;
   /**
    * The operator's phase strings, when they are not the states' own names: any string to the state it means
    * (`'Cluster in healthy state': 'Ready'`). With it, the phase at phasePath is read through this table alone: a
@@ -41,7 +44,8 @@ export interface TransitionMachine<S extends string, C extends string> {
    * (`status.conditions`, `status.observedGeneration` against `metadata.generation`). It returns a state, `undefined`
    * when nothing is recorded yet (the initial state), or `{ unrecognised: 'what it read' }`, which fails closed as an
    * unknown phase does. It sees the old object in the hub version (a deletion is decided before it is asked), must
-   * not throw (a reader that throws reads as unrecognised), and is code: the policy floor does not compile it.
+   * not throw (a reader that throws reads as unrecognised), and is code: the policy floor does not compile it. It
+   * takes the place of phasePath and phases, which a machine with a reader leaves out.
    */
   readState?: StateReader<S>;
   /** Every kind of change the classifiers can report, in the order diagrams list them. */

@@ -36,8 +36,15 @@ export function readState<S extends string, C extends string>(
 export function recordedState<S extends string, C extends string>(machine: TransitionMachine<S, C>, object: KubeObject): StateReading<S> | undefined {
   const deletionTimestamp = valueAtPath(object, 'metadata.deletionTimestamp');
   if (deletionTimestamp !== undefined && deletionTimestamp !== null) return { recognised: true, state: machine.deletingState };
+  if (readsPhase(machine)) return recordedPhase(machine, valueAtPath(object, machine.phasePath));
   if (machine.readState !== undefined) return readWithReader(machine, machine.readState, object);
-  return recordedPhase(machine, valueAtPath(object, machine.phasePath));
+  // No machine that passed its self-check gets here: it reads its state one way or the other.
+  return { recognised: false, phase: '(the machine has neither phasePath nor readState)' };
+}
+
+/** Whether the machine reads the state from the phase at phasePath, rather than with a reader of its own. */
+export function readsPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>): machine is TransitionMachine<S, C> & { phasePath: string } {
+  return machine.readState === undefined && machine.phasePath !== undefined;
 }
 
 /** A recorded phase as a state; nothing recorded yet is the initial state. */
@@ -79,7 +86,7 @@ export function checkPhaseMove<S extends string, C extends string>(
   oldPhase: unknown,
   newPhase: unknown,
 ): PhaseMoveCheck {
-  return checkStateMove(machine, readPhase(machine, oldPhase), readPhase(machine, newPhase), machine.phasePath);
+  return checkStateMove(machine, readPhase(machine, oldPhase), readPhase(machine, newPhase), machine.phasePath ?? 'the phase');
 }
 
 /**

@@ -108,7 +108,8 @@ function addJunctors(schema: JSONSchemaProps, node: SchemaObject, nullPassesType
 
 function valueValidations(schema: JSONSchemaProps): SchemaObject {
   const node: SchemaObject = {};
-  if (schema.enum) node.enum = [...schema.enum];
+  // An empty enum constrains nothing for the API server (it checks one that lists values), and JSON Schema refuses it.
+  if (schema.enum && schema.enum.length > 0) node.enum = [...schema.enum];
   if (schema.format !== undefined && isKnownFormat(schema.format)) node.format = schema.format;
   if (schema.pattern !== undefined) node.pattern = schema.pattern;
   if (schema.minLength !== undefined) node.minLength = schema.minLength;

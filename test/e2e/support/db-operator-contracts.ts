@@ -110,7 +110,6 @@ export const poolerMachine: TransitionMachine<PoolerState, PoolerChange> = {
   deletingState: 'Deleting',
   terminalStates: ['Deleting'],
   humanInterventionStates: [],
-  phasePath: 'status.phase',
   readState: poolerState,
   changeKinds: {
     mode: { description: 'switching the pool mode from {from} to {to}' },

@@ -3,6 +3,7 @@ import type { Contract } from '../../../src/contract/define-contract.ts';
 import type { ClassifierForm, ValueReading } from '../../../src/contract/fsa/classifier-form.ts';
 import type { TransitionDecision } from '../../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import type { TransitionMachine } from '../../../src/contract/fsa/machine.ts';
+import { readsPhase } from '../../../src/contract/fsa/phase.ts';
 import type { KubeObject } from '../../../src/contract/kube-object.ts';
 import { createSchemaCompiler } from '../../../src/contract/schema/compile-schema.ts';
 import type { JSONSchemaProps } from '../../../src/contract/schema/json-schema-props.ts';
@@ -401,9 +402,12 @@ export function hubSchema(contract: Contract): JSONSchemaProps {
   return contract.versions.find((version) => version.name === contract.hub)!.schema;
 }
 
-export function machineOf(contract: Contract): TransitionMachine<string, string> {
-  if (contract.transitions === undefined) throw new Error(`${contract.identity.kind} has no transition machine`);
-  return contract.transitions;
+/** The contract's machine, which reads a phase: the policy floor compiles no other. */
+export function machineOf(contract: Contract): TransitionMachine<string, string> & { phasePath: string } {
+  const machine = contract.transitions;
+  if (machine === undefined) throw new Error(`${contract.identity.kind} has no transition machine`);
+  if (!readsPhase(machine)) throw new Error(`${contract.identity.kind}'s machine reads no phase`);
+  return machine;
 }
 
 export function policyPairGenerator(contract: Contract, options: PairOptions): PairGenerator {

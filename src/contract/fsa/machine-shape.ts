@@ -1,0 +1,112 @@
+import {
+  aFunction,
+  anything,
+  cases,
+  flag,
+  listOf,
+  maybe,
+  oneOf,
+  recordOf,
+  recursive,
+  shapeProblems,
+  text,
+  withFields,
+  type OptionPlace,
+  type OptionShape,
+} from '../option-shape.ts';
+import type { ClassifierTarget, ValueOrder, ValueReading } from './classifier-form.ts';
+
+// The shape of a transition machine's options (machine.ts), checked before the self-check reads any of them.
+
+// Records over the union types, so that a reading or order added to classifier-form.ts fails the type check here
+// until the shape knows it too.
+const readings: Record<ValueReading, true> = { integer: true, string: true, quantity: true, release: true };
+const orders: Record<ValueOrder, true> = { number: true, quantity: true, release: true };
+const targetReadings: Record<Extract<ClassifierTarget, { classify: 'field' }>['reading'], true> = { ...readings, custom: true };
+
+const stateName = text('a state name');
+const stateNames = listOf(stateName, 'a list of state names');
+const changeKind = text('a change kind');
+const changeKinds = listOf(changeKind, 'a list of change kinds');
+const fieldPath = text('a field path such as spec.size');
+
+const comparisonForm = cases('compare', 'a comparison form', {
+  different: { kind: changeKind },
+  direction: { order: oneOf(Object.keys(orders)), increase: changeKind, decrease: changeKind },
+  'release-step': { upgrade: changeKind, major: changeKind, downgrade: changeKind },
+});
+
+const classifierForm: OptionShape = cases('classify', 'a classifier form', {
+  field: { path: fieldPath, absentMeans: anything, reading: oneOf(Object.keys(readings)), comparison: comparisonForm },
+  'keyed-list': {
+    path: fieldPath,
+    key: text('the name of the key field'),
+    absentMeans: maybe(listOf(anything, 'a list')),
+    added: changeKind,
+    removed: changeKind,
+    items: listOf(
+      withFields('an item classifier: { kinds, form? }', { kinds: changeKinds, form: maybe(recursive(() => classifierForm)) }),
+      'a list of item classifiers',
+    ),
+  },
+});
+
+const classifierTarget: OptionShape = cases('classify', 'a classifier target', {
+  field: { path: fieldPath, reading: oneOf(Object.keys(targetReadings)) },
+  'keyed-list': {
+    path: fieldPath,
+    keys: listOf(text('the name of a key field'), 'a list of key field names'),
+    items: listOf(maybe(recursive(() => classifierTarget)), 'a list of item targets'),
+  },
+});
+
+const classifier = withFields('a classifier: { kinds, classify }', {
+  kinds: changeKinds,
+  classify: aFunction('a function of the old and the new value'),
+  form: maybe(classifierForm),
+  target: maybe(classifierTarget),
+});
+
+const stateRule = withFields('a state rule: { anyChange?, allow?, operatorMoves? }', {
+  anyChange: maybe(flag),
+  allow: maybe(listOf(withFields('allowed changes: { changes, next? }', { changes: changeKinds, next: maybe(stateName) }), 'a list of allowed changes')),
+  operatorMoves: maybe(stateNames),
+});
+
+const changeKindDefinition = withFields('a change kind: { description, unsupported?, exclusive? }', {
+  description: text('a string, how a message names one change'),
+  unsupported: maybe(text('a string, the reason')),
+  exclusive: maybe(flag),
+});
+
+export const machineShape = withFields('a transition machine: { name, subject, states, ..., rules, classifiers }', {
+  name: text('a string, the kind the machine is about'),
+  subject: text('a string, how messages name the object'),
+  states: stateNames,
+  initialState: stateName,
+  steadyState: maybe(stateName),
+  deletingState: stateName,
+  terminalStates: stateNames,
+  humanInterventionStates: stateNames,
+  phasePath: maybe(text('a field path such as status.phase')),
+  phases: maybe(recordOf(stateName, "an object of the operator's phase strings to states")),
+  readState: maybe(aFunction('a function of the stored object')),
+  changeKinds: recordOf(changeKindDefinition, 'an object of change kinds to their descriptions'),
+  rules: recordOf(stateRule, 'an object of states to their rules'),
+  overrideAnnotation: text('an annotation key such as example.com/override-transitions'),
+  classifiers: listOf(classifier, 'a list of classifiers'),
+});
+
+/**
+ * What is wrong with the shape of a machine, one sentence per option, naming its path from `place`; empty when
+ * every option has its type. The state is read from the phase at phasePath unless readState reads it.
+ */
+export function machineShapeProblems(machine: unknown, place: OptionPlace): string[] {
+  const problems = shapeProblems(machine, machineShape, place);
+  const options = typeof machine === 'object' && machine !== null ? (machine as Record<string, unknown>) : undefined;
+  if (options !== undefined && options['phasePath'] === undefined && options['readState'] === undefined) {
+    const path = shapeProblems(undefined, text('a field path such as status.phase (or read the state with readState)'), { ...place, path: [...place.path, 'phasePath'] });
+    problems.push(...path);
+  }
+  return problems;
+}
