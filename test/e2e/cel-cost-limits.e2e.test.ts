@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { judge, loadCrd, type EngineCrd } from '../../src/api-server-engine/engine.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
-import { kubectl } from './support/kubectl.ts';
+import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
 const provided = inject('controlPlane');
@@ -89,11 +89,7 @@ describe.skipIf(!controlPlane)("CEL rules' runtime cost limits, as kube-apiserve
     expect(engineCrd.refusal).toEqual([]);
     const created = await rest.send('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
     expect(created.status, created.text).toBe(201);
-    let established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd.metadata.name}`]);
-    for (let tries = 1; established.exitCode !== 0 && tries < 5; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd.metadata.name}`]);
-    }
+    const established = await waitEstablished(cp, crd.metadata.name);
     expect(established.exitCode, established.stderr).toBe(0);
     expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
   });

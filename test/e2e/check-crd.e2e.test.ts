@@ -9,7 +9,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { committedCrdsDir } from '../fixtures/controller-gen/generate.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { apiServerJudgement, type Judgement } from './support/differential/api-server-judge.ts';
-import { kubectl } from './support/kubectl.ts';
+import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
 const provided = inject('controlPlane');
@@ -65,12 +65,7 @@ describe.skipIf(!controlPlane)('crdgate check --crd and kube-apiserver on custom
       const name = (parse(await readFile(join(committedCrdsDir, file), 'utf8')) as { metadata: { name: string } }).metadata.name;
       const applied = await kubectl(cp, ['apply', '--server-side', '-f', join(committedCrdsDir, file)]);
       expect(applied.exitCode, applied.stderr).toBe(0);
-      // A CRD applied a moment ago may not be readable yet (kubectl wait then fails at once): a few tries.
-      let established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${name}`]);
-      for (let tries = 1; established.exitCode !== 0 && tries < 5; tries += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${name}`]);
-      }
+      const established = await waitEstablished(cp, name);
       expect(established.exitCode, established.stderr).toBe(0);
     }
     expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
