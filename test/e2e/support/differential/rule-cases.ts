@@ -153,7 +153,7 @@ function renamed(value: Json, index: number): Json {
 }
 
 /** The object with the value at `steps`, parents made (each as its schema's minimal value) where absent. */
-export function withValueAt(object: Record<string, unknown>, schema: JSONSchemaProps, steps: Steps, value: Json): Record<string, unknown> {
+function withValueAt(object: Record<string, unknown>, schema: JSONSchemaProps, steps: Steps, value: Json): Record<string, unknown> {
   const copy = structuredClone(object) as { [key: string]: Json };
   let node = copy;
   let nodeSchema = schema;
