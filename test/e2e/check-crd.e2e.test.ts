@@ -9,6 +9,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { committedCrdsDir } from '../fixtures/controller-gen/generate.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { apiServerJudgement, type Judgement } from './support/differential/api-server-judge.ts';
+import { storedDifferences } from './support/differential/compare.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
@@ -93,6 +94,18 @@ describe.skipIf(!controlPlane)('crdgate check --crd and kube-apiserver on custom
       `${object.metadata.name}-${randomUUID().slice(0, 6)}`,
     );
 
+  /** What `crdgate check --defaulted json` prints for one object, with its previous revision as --old when given. */
+  async function defaultedAlone(object: { metadata: { name: string } }, oldObject?: { metadata: { name: string } }): Promise<unknown> {
+    const dir = join(work, `alone-${object.metadata.name}`);
+    const inNamespace = (o: { metadata: object }) => stringify({ ...o, metadata: { ...o.metadata, namespace } });
+    await mkdir(join(dir, 'old'), { recursive: true });
+    await writeFile(join(dir, 'new.yaml'), inNamespace(object));
+    if (oldObject) await writeFile(join(dir, 'old', 'old.yaml'), inNamespace(oldObject));
+    const run = await crdgate(dir, 'check', '-f', 'new.yaml', ...(oldObject ? ['--old', 'old'] : []), '--crd', committedCrdsDir, '--defaulted', 'json');
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(run.stdout);
+  }
+
   it('decides as kube-apiserver does: allowed, refused by the schema and by CEL rules, transition rules against --old', async () => {
     const run = await crdgate(work, 'check', '-f', 'new', '--old', 'old', '--crd', committedCrdsDir, '-o', 'json');
     expect(run.code, run.stderr).toBe(1);
@@ -115,6 +128,7 @@ describe.skipIf(!controlPlane)('crdgate check --crd and kube-apiserver on custom
     expect(fields('transition-refused')).toEqual(['spec', 'spec.size', 'spec.storageClass']);
 
     // The same objects, put to kube-apiserver.
+    let storedCompared = 0;
     for (const object of newTree) {
       const old = oldTree.find((o) => o.metadata.name === object.metadata.name);
       const judged = await apiServer(object, old);
@@ -124,8 +138,13 @@ describe.skipIf(!controlPlane)('crdgate check --crd and kube-apiserver on custom
         expect(fields(object.metadata.name), object.metadata.name).toEqual(judged.fields);
         // In the API server's words: each of its messages is one of crdgate's causes.
         expect(ours.causes.map((c) => `${c.field}: ${c.message}`).sort(), object.metadata.name).toEqual([...judged.messages].sort());
+      } else {
+        // And what it would store: crdgate's --defaulted of this object alone (against its previous revision).
+        expect(storedDifferences(judged.stored, await defaultedAlone(object, old)), object.metadata.name).toEqual([]);
+        storedCompared++;
       }
     }
+    expect(storedCompared).toBe(2);
   }, 300_000);
 
   it('prints with --defaulted what kube-apiserver would store: the schema defaults, in list items too', async () => {
