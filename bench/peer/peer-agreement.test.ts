@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixture, startTestServer, type TestServer } from '../../test/integration/support/test-server.ts';
+import { missingPrerequisite } from '../../test/missing-prerequisite.ts';
 import { createKeepAliveAgent, post, type Target } from '../support/https-client.ts';
 import type { ServerProcess } from '../server-process.ts';
 import { resolvePeerBinary } from './peer-binary.ts';
@@ -11,16 +12,7 @@ import { startPeerProcess } from './peer-process.ts';
 // either server, so a rule that drifts in both at once still fails here.
 
 const peerBinary = await resolvePeerBinary();
-if ('unavailable' in peerBinary) {
-  if (process.env['CRDGATE_REQUIRE_E2E'] === '1') {
-    throw new Error(`CRDGATE_REQUIRE_E2E=1 and the controller-runtime peer cannot be built: ${peerBinary.unavailable}`);
-  }
-  const bar = '!'.repeat(100);
-  process.stderr.write(
-    [bar, '!!! PEER AGREEMENT TESTS ARE SKIPPED: the controller-runtime peer cannot be built.', `!!! ${peerBinary.unavailable}`,
-      '!!! Set CRDGATE_REQUIRE_E2E=1 to turn this into a failure (CI does).', bar, ''].join('\n'),
-  );
-}
+const noPeer = missingPrerequisite('the peer agreement tests (the controller-runtime peer cannot be built)', 'unavailable' in peerBinary ? peerBinary.unavailable : undefined);
 
 type Review = any;
 type Edit = (object: any) => void;
@@ -106,7 +98,7 @@ function normalizeField(field: string): string {
   return field.replace(/^\.+/, '').replace(/^object\./, '');
 }
 
-describe.skipIf('unavailable' in peerBinary)('the controller-runtime peer, next to crdgate', () => {
+describe.skipIf(noPeer)('the controller-runtime peer, next to crdgate', () => {
   let crdgate: TestServer;
   let peer: ServerProcess;
   let crdgateTarget: Target;

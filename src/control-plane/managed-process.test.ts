@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { missingPrerequisite } from '../../test/missing-prerequisite.ts';
 import { describeExit, startManagedProcess } from './managed-process.ts';
 
 let dir: string;
@@ -62,7 +63,10 @@ describe('startManagedProcess', () => {
     await child.stop(100);
   });
 
-  it.runIf(process.platform === 'linux')('dies with its parent even when the parent is SIGKILLed', async () => {
+  // The parent's death reaches the child through PR_SET_PDEATHSIG (setpriv --pdeathsig), which only Linux has.
+  const notLinux = process.platform === 'linux' ? undefined : `PR_SET_PDEATHSIG is Linux's, and this is ${process.platform}`;
+
+  it.skipIf(missingPrerequisite('the test that a managed process dies with its parent', notLinux))('dies with its parent even when the parent is SIGKILLed', async () => {
     // A node parent that starts a managed `sleep`, prints its pid, then waits to be killed.
     const script = `
       import { startManagedProcess } from ${JSON.stringify(new URL('./managed-process.ts', import.meta.url).href)};

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { judge, loadCrd, type EngineCrd } from '../../src/api-server-engine/engine.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
-import { kubectl } from './support/kubectl.ts';
+import { storedDifferences } from './support/differential/compare.ts';
+import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
 const provided = inject('controlPlane');
@@ -70,6 +71,8 @@ const zeros = (n: number) => Array.from({ length: n }, () => 0);
 interface Outcome {
   allowed: boolean;
   causes: string[];
+  /** When allowed: the object as it would be stored. */
+  stored?: unknown;
 }
 
 /**
@@ -89,11 +92,7 @@ describe.skipIf(!controlPlane)("CEL rules' runtime cost limits, as kube-apiserve
     expect(engineCrd.refusal).toEqual([]);
     const created = await rest.send('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
     expect(created.status, created.text).toBe(201);
-    let established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd.metadata.name}`]);
-    for (let tries = 1; established.exitCode !== 0 && tries < 5; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crd.metadata.name}`]);
-    }
+    const established = await waitEstablished(cp, crd.metadata.name);
     expect(established.exitCode, established.stderr).toBe(0);
     expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
   });
@@ -103,7 +102,7 @@ describe.skipIf(!controlPlane)("CEL rules' runtime cost limits, as kube-apiserve
 
   async function apiServerOutcome(object: ReturnType<typeof costly>): Promise<Outcome> {
     const response = await rest.send('POST', `/apis/${group}/v1/namespaces/${namespace}/costlies?dryRun=All&fieldValidation=Strict`, object);
-    if (response.status === 201) return { allowed: true, causes: [] };
+    if (response.status === 201) return { allowed: true, causes: [], stored: response.body };
     const status = response.body as { code?: number; details?: { causes?: Array<{ field?: string; message?: string }> } };
     expect(status.code, response.text).toBe(422);
     return { allowed: false, causes: (status.details?.causes ?? []).map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`) };
@@ -111,7 +110,7 @@ describe.skipIf(!controlPlane)("CEL rules' runtime cost limits, as kube-apiserve
 
   function engineOutcome(object: ReturnType<typeof costly>): Outcome {
     const judged = judge(engineCrd, { operation: 'CREATE', object, namespace, fieldValidation: 'Strict' });
-    return { allowed: judged.allowed, causes: judged.causes.map((cause) => `${cause.field}: ${cause.message}`) };
+    return { allowed: judged.allowed, causes: judged.causes.map((cause) => `${cause.field}: ${cause.message}`), ...(judged.allowed ? { stored: judged.object } : {}) };
   }
 
   it.each([
@@ -119,9 +118,12 @@ describe.skipIf(!controlPlane)("CEL rules' runtime cost limits, as kube-apiserve
     ['one rule past the per-call limit', { pairs: zeros(1100) }, false],
   ])('%s', async (title, spec, allowed) => {
     const object = costly(title.startsWith('small') ? 'cost-small' : 'cost-per-call', spec);
-    const server = await apiServerOutcome(object);
+    const { stored, ...server } = await apiServerOutcome(object);
     expect(server.allowed).toBe(allowed);
-    expect(engineOutcome(object)).toEqual(server);
+    const { stored: storedOffline, ...offline } = engineOutcome(object);
+    expect(offline).toEqual(server);
+    // Allowed, both store the same object (metadata aside, the API server's own).
+    expect(storedDifferences(stored, storedOffline)).toEqual([]);
     if (!allowed) {
       expect(server.causes).toEqual([
         `spec.pairs: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: no two items add up below zero`,
@@ -131,8 +133,8 @@ describe.skipIf(!controlPlane)("CEL rules' runtime cost limits, as kube-apiserve
 
   it("rules each within the per-call limit, together past the object's budget", async () => {
     const object = costly('cost-budget', Object.fromEntries(budgetLists.map((name) => [name, zeros(350)])));
-    const server = await apiServerOutcome(object);
-    const offline = engineOutcome(object);
+    const { stored: _stored, ...server } = await apiServerOutcome(object);
+    const { stored: _storedOffline, ...offline } = engineOutcome(object);
     // Which list is named depends on the order in which kube-apiserver visits the properties, a Go map's: the
     // API server itself names a different one from one request to the next, and so does crdgate's engine.
     const budgetRunOut = /^spec\.list\d+: Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run$/;

@@ -9,7 +9,8 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { committedCrdsDir } from '../fixtures/controller-gen/generate.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { apiServerJudgement, type Judgement } from './support/differential/api-server-judge.ts';
-import { kubectl } from './support/kubectl.ts';
+import { storedDifferences } from './support/differential/compare.ts';
+import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
 const provided = inject('controlPlane');
@@ -65,12 +66,7 @@ describe.skipIf(!controlPlane)('crdgate check --crd and kube-apiserver on custom
       const name = (parse(await readFile(join(committedCrdsDir, file), 'utf8')) as { metadata: { name: string } }).metadata.name;
       const applied = await kubectl(cp, ['apply', '--server-side', '-f', join(committedCrdsDir, file)]);
       expect(applied.exitCode, applied.stderr).toBe(0);
-      // A CRD applied a moment ago may not be readable yet (kubectl wait then fails at once): a few tries.
-      let established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${name}`]);
-      for (let tries = 1; established.exitCode !== 0 && tries < 5; tries += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${name}`]);
-      }
+      const established = await waitEstablished(cp, name);
       expect(established.exitCode, established.stderr).toBe(0);
     }
     expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
@@ -98,6 +94,18 @@ describe.skipIf(!controlPlane)('crdgate check --crd and kube-apiserver on custom
       `${object.metadata.name}-${randomUUID().slice(0, 6)}`,
     );
 
+  /** What `crdgate check --defaulted json` prints for one object, with its previous revision as --old when given. */
+  async function defaultedAlone(object: { metadata: { name: string } }, oldObject?: { metadata: { name: string } }): Promise<unknown> {
+    const dir = join(work, `alone-${object.metadata.name}`);
+    const inNamespace = (o: { metadata: object }) => stringify({ ...o, metadata: { ...o.metadata, namespace } });
+    await mkdir(join(dir, 'old'), { recursive: true });
+    await writeFile(join(dir, 'new.yaml'), inNamespace(object));
+    if (oldObject) await writeFile(join(dir, 'old', 'old.yaml'), inNamespace(oldObject));
+    const run = await crdgate(dir, 'check', '-f', 'new.yaml', ...(oldObject ? ['--old', 'old'] : []), '--crd', committedCrdsDir, '--defaulted', 'json');
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(run.stdout);
+  }
+
   it('decides as kube-apiserver does: allowed, refused by the schema and by CEL rules, transition rules against --old', async () => {
     const run = await crdgate(work, 'check', '-f', 'new', '--old', 'old', '--crd', committedCrdsDir, '-o', 'json');
     expect(run.code, run.stderr).toBe(1);
@@ -120,6 +128,7 @@ describe.skipIf(!controlPlane)('crdgate check --crd and kube-apiserver on custom
     expect(fields('transition-refused')).toEqual(['spec', 'spec.size', 'spec.storageClass']);
 
     // The same objects, put to kube-apiserver.
+    let storedCompared = 0;
     for (const object of newTree) {
       const old = oldTree.find((o) => o.metadata.name === object.metadata.name);
       const judged = await apiServer(object, old);
@@ -129,8 +138,13 @@ describe.skipIf(!controlPlane)('crdgate check --crd and kube-apiserver on custom
         expect(fields(object.metadata.name), object.metadata.name).toEqual(judged.fields);
         // In the API server's words: each of its messages is one of crdgate's causes.
         expect(ours.causes.map((c) => `${c.field}: ${c.message}`).sort(), object.metadata.name).toEqual([...judged.messages].sort());
+      } else {
+        // And what it would store: crdgate's --defaulted of this object alone (against its previous revision).
+        expect(storedDifferences(judged.stored, await defaultedAlone(object, old)), object.metadata.name).toEqual([]);
+        storedCompared++;
       }
     }
+    expect(storedCompared).toBe(2);
   }, 300_000);
 
   it('prints with --defaulted what kube-apiserver would store: the schema defaults, in list items too', async () => {

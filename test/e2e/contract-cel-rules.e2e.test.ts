@@ -12,6 +12,7 @@ import { renderCustomResourceDefinition } from '../../src/render/custom-resource
 import { contractTester } from '../../src/testing.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { useCrdgateInFront } from './support/crdgate-in-front.ts';
+import { storedDifferences } from './support/differential/compare.ts';
 import { validGeoDatabase } from './support/geodatabases.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
@@ -26,14 +27,18 @@ interface Outcome {
   causes: string[];
 }
 
-function crdgateCheck(cwd: string, file: string): Promise<{ code: number; report: any; stderr: string }> {
+/**
+ * `crdgate check -o json --defaulted json`: the report on standard error (nothing else may be there), and on
+ * standard output, when allowed, the object as it would be stored.
+ */
+function crdgateCheck(cwd: string, file: string): Promise<{ code: number; report: any; stored: unknown }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [cli, 'check', '-f', file, '-o', 'json'], { cwd }, (error, stdout, stderr) => {
+    execFile(process.execPath, [cli, 'check', '-f', file, '-o', 'json', '--defaulted', 'json'], { cwd }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return reject(error);
       try {
-        resolve({ code: typeof error?.code === 'number' ? error.code : 0, report: JSON.parse(stdout), stderr });
+        resolve({ code: typeof error?.code === 'number' ? error.code : 0, report: JSON.parse(stderr), stored: stdout === '' ? undefined : JSON.parse(stdout) });
       } catch {
-        reject(new Error(`crdgate check printed no JSON report: ${stdout}${stderr}`));
+        reject(new Error(`crdgate check printed no JSON report alone: ${stdout}${stderr}`));
       }
     });
   });
@@ -69,23 +74,23 @@ describe.skipIf(!controlPlane)("a contract's CEL rules, enforced by kube-apiserv
     return { ...object, spec: { ...spec, storage: { ...spec.storage, storageClassName } } };
   };
 
-  async function apiServerOutcome(object: KubeObject): Promise<Outcome> {
+  /** The outcome, and when allowed the object as the API server would store it. */
+  async function apiServerOutcome(object: KubeObject): Promise<{ outcome: Outcome; stored?: unknown }> {
     const [group, version] = String(object.apiVersion).split('/');
     const response = await rest.send('POST', `/apis/${group}/${version}/namespaces/${scene().namespace}/geodatabases?dryRun=All&fieldValidation=Strict`, object);
-    if (response.status === 201) return { allowed: true, causes: [] };
+    if (response.status === 201) return { outcome: { allowed: true, causes: [] }, stored: response.body };
     const status = response.body as { code?: number; details?: { causes?: Array<{ field?: string; message?: string }> } };
     expect(status.code, response.text).toBe(422);
-    return { allowed: false, causes: (status.details?.causes ?? []).map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`) };
+    return { outcome: { allowed: false, causes: (status.details?.causes ?? []).map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`) } };
   }
 
-  async function crdgateOutcome(object: KubeObject, file: string): Promise<Outcome> {
+  async function crdgateOutcome(object: KubeObject, file: string): Promise<{ outcome: Outcome; stored?: unknown }> {
     await writeFile(join(work, file), JSON.stringify(object));
-    const { code, report, stderr } = await crdgateCheck(work, file);
-    expect(stderr).toBe('');
+    const { code, report, stored } = await crdgateCheck(work, file);
     expect(report.objects).toHaveLength(1);
     const result = report.objects[0];
     expect(code).toBe(result.allowed ? 0 : 1);
-    return { allowed: result.allowed, causes: (result.causes ?? []).map((cause: { field: string; message: string }) => `${cause.field}: ${cause.message}`) };
+    return { outcome: { allowed: result.allowed, causes: (result.causes ?? []).map((cause: { field: string; message: string }) => `${cause.field}: ${cause.message}`) }, stored };
   }
 
   it.each([
@@ -93,12 +98,14 @@ describe.skipIf(!controlPlane)("a contract's CEL rules, enforced by kube-apiserv
     ['v1beta1, a name ending in a dot', 'geo.example.com/v1beta1', 'fast.'],
     ['v1, a StorageClass name', 'geo.example.com/v1', 'fast-ssd.example.com'],
     ['v1beta1, a StorageClass name', 'geo.example.com/v1beta1', 'standard'],
-  ])('%s: the API server and crdgate check give the same outcome, field and message', async (_title, apiVersion, storageClassName) => {
+  ])('%s: the API server and crdgate check give the same outcome, field and message, and store the same object', async (_title, apiVersion, storageClassName) => {
     const name = `cel-${storageClassName.toLowerCase().replace(/[^a-z0-9]/g, '')}-${apiVersion.endsWith('v1') ? 'v1' : 'beta'}`;
     const object = withStorageClass(name, apiVersion, storageClassName);
-    const server = await apiServerOutcome(object);
-    const offline = await crdgateOutcome(object, `${name}.json`);
+    const { outcome: server, stored } = await apiServerOutcome(object);
+    const { outcome: offline, stored: storedOffline } = await crdgateOutcome(object, `${name}.json`);
     expect(offline).toEqual(server);
+    // Allowed, both store the same object, defaults included (metadata aside, the API server's own); refused, neither.
+    expect(storedDifferences(stored, storedOffline)).toEqual([]);
     const valid = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(storageClassName);
     expect(server.allowed).toBe(valid);
     if (!valid) {

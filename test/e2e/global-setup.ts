@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startControlPlane } from '../../src/control-plane/control-plane.ts';
 import { resolveKubeAssets } from '../../src/control-plane/kube-assets.ts';
+import { missingPrerequisite } from '../missing-prerequisite.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 
 // One control plane for the whole e2e project: starting kube-apiserver takes seconds, so files
@@ -14,14 +15,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
   const assets = await resolveKubeAssets({ build: true, log: (line) => say(`kube-bin: ${line}`) });
   if ('unavailable' in assets) {
-    if (process.env['CRDGATE_REQUIRE_E2E'] === '1') {
-      throw new Error(`CRDGATE_REQUIRE_E2E=1 and no control plane is available: ${assets.unavailable}`);
-    }
-    const bar = '!'.repeat(100);
-    process.stderr.write(
-      [bar, '!!! E2E TESTS ARE SKIPPED: no kube-apiserver/etcd/kubectl available.', `!!! ${assets.unavailable}`,
-        '!!! Set CRDGATE_REQUIRE_E2E=1 to turn this into a failure (CI does).', bar, ''].join('\n'),
-    );
+    missingPrerequisite('the e2e tests (no kube-apiserver, etcd and kubectl)', assets.unavailable);
     project.provide('controlPlane', { unavailable: assets.unavailable });
     return async () => {};
   }

@@ -23,12 +23,12 @@ const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 const override = 'geo.example.com/override-transitions';
 
-/** What a client learns from one write: whether it passed, crdgate's words, the warnings, the replicas it left. */
+/** What a client learns from one write: whether it passed, crdgate's words, the warnings, the spec it left stored. */
 interface Outcome {
   exitCode: number;
   denial: string | undefined;
   warnings: string[];
-  readReplicas: number;
+  spec: { readReplicas: number } & Record<string, unknown>;
 }
 
 /**
@@ -48,8 +48,9 @@ describe.skipIf(!controlPlane)('kubectl scale through the real API server, judge
   let dir: string;
 
   const customObjects = () => kubeConfig.makeApiClient(CustomObjectsApi);
-  const replicasOf = async (name: string): Promise<number> =>
-    ((await customObjects().getNamespacedCustomObject({ ...geoDatabases, namespace, name })) as { spec: { readReplicas: number } }).spec.readReplicas;
+  const storedSpecOf = async (name: string): Promise<Outcome['spec']> =>
+    ((await customObjects().getNamespacedCustomObject({ ...geoDatabases, namespace, name })) as { spec: Outcome['spec'] }).spec;
+  const replicasOf = async (name: string): Promise<number> => (await storedSpecOf(name)).readReplicas;
   const setPhase = async (name: string, phase: string) => {
     const moved = await kubectl(cp, ['patch', 'geodatabase', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]);
     expect(moved.exitCode, moved.stderr).toBe(0);
@@ -70,7 +71,7 @@ describe.skipIf(!controlPlane)('kubectl scale through the real API server, judge
     exitCode: result.exitCode,
     denial: denialOf(result, name),
     warnings: warningLines(result),
-    readReplicas: await replicasOf(name),
+    spec: await storedSpecOf(name),
   });
 
   beforeAll(async () => {
@@ -115,8 +116,9 @@ describe.skipIf(!controlPlane)('kubectl scale through the real API server, judge
     await databaseIn(patched, phase, from, annotations);
     const byScale = await outcome(await scale(scaled, to), scaled);
     const byPatch = await outcome(await patch(patched, { readReplicas: to }), patched);
+    // The same answer, and the same spec stored afterwards, whole (defaults included), not only its replicas.
     expect(byScale).toEqual(byPatch);
-    expect(byScale).toMatchObject({ exitCode: allowed ? 0 : 1, readReplicas: allowed ? to : from });
+    expect(byScale).toMatchObject({ exitCode: allowed ? 0 : 1, spec: { readReplicas: allowed ? to : from } });
     if (!allowed) expect(byScale.denial).toMatch(/^GeoDatabase\.geo\.example\.com "NAME" cannot be changed: spec\.readReplicas: /);
   });
 

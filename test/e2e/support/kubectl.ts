@@ -21,3 +21,16 @@ export function kubectl(controlPlane: ProvidedControlPlane, args: string[]): Pro
 export function warningLines(result: KubectlResult): string[] {
   return result.stderr.split('\n').filter((line) => line.startsWith('Warning: '));
 }
+
+/**
+ * `kubectl wait` for a CRD to be Established, tried a few times: a CRD applied a moment ago may not be readable
+ * yet, and kubectl wait then fails at once. The last try's result.
+ */
+export async function waitEstablished(controlPlane: ProvidedControlPlane, crdName: string): Promise<KubectlResult> {
+  let established = await kubectl(controlPlane, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crdName}`]);
+  for (let tries = 1; established.exitCode !== 0 && tries < 5; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    established = await kubectl(controlPlane, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crdName}`]);
+  }
+  return established;
+}

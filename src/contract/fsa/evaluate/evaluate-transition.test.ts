@@ -128,6 +128,7 @@ describe('evaluateTransition: override', () => {
     const decision = evaluate({ size: 3 }, { size: 2 }, 'Broken', override);
     expect(decision.changes[0]?.ruling.outcome).toBe('unsupported');
     expect(decision).toMatchObject({ allowed: false, warnings: [] });
+    // Exactly none: toMatchObject would take any object for `{}`.
     expect(decision.auditAnnotations).toEqual({});
   });
 
