@@ -39,4 +39,12 @@ describe("README.md's quick start", () => {
     expect(quickStart).toEqual(['npm ci && npm start', 'npm test']);
     expect(await readFile(join(repoRoot, '.ci/run'), 'utf8')).toMatch(/^npm test\b/m);
   });
+
+  // The check example of "Try it" follows `npm ci && npm start`: the engine it runs on is built by npm ci's prepare
+  // (build-engine.test.ts runs that step with and without Go).
+  it('builds the engine that `crdgate check` needs in npm ci, before the compiled copy takes it', async () => {
+    const { scripts } = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts['prepare']).toMatch(/build-engine\.ts --if-go --place dist\/api-server-engine$/);
+    expect(await readFile(join(repoRoot, 'README.md'), 'utf8')).toMatch(/`npm ci` also builds the API server engine that `crdgate check` runs/);
+  });
 });
