@@ -12,7 +12,11 @@ const controlPlane = inject('controlPlane');
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const crdgateEntry = pathToFileURL(join(repo, 'src/index.ts')).href;
 
-/** A user's Queue contract: an invariant tied to `maxDepth`, and a machine that refuses any change of `depth` in Pending. */
+/**
+ * A user's Queue contract: an invariant tied to `maxDepth`, and a machine that refuses any change of `depth` in
+ * Pending. `depth` is scaled through a scale subresource, so the server reads the control plane's kubeconfig as it
+ * starts (for the stored objects behind /scale reviews).
+ */
 function queueContract(options: { maxDepth: number; extraField?: string }): string {
   const extra = options.extraField ? `, ${options.extraField}: { type: 'string' }` : '';
   return `import { defineContract, fieldClassifier, fieldError, readInteger, whenDifferent } from '${crdgateEntry}';
@@ -22,10 +26,10 @@ export default defineContract({
   hub: 'v1',
   versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: {
     spec: { type: 'object', required: ['depth'], properties: { depth: { type: 'integer', minimum: 1 }${extra} } },
-    status: { type: 'object', properties: { phase: { type: 'string' } } },
-  } } }],
+    status: { type: 'object', properties: { phase: { type: 'string' }, depth: { type: 'integer' } } },
+  } }, subresources: { status: {}, scale: { specReplicasPath: '.spec.depth', statusReplicasPath: '.status.depth' } } }],
   conversions: {},
-  invariants: [(queue) => (queue.spec.depth > ${options.maxDepth} ? [fieldError('spec.depth', 'FieldValueInvalid', 'a queue is at most ${options.maxDepth} deep')] : [])],
+  invariants: [(queue) => ((queue.spec?.depth ?? 0) > ${options.maxDepth} ? [fieldError('spec.depth', 'FieldValueInvalid', 'a queue is at most ${options.maxDepth} deep')] : [])],
   transitions: {
     name: 'Queue', subject: 'queue',
     states: ['Pending', 'Ready', 'Deleting'], initialState: 'Pending', steadyState: 'Ready', deletingState: 'Deleting',
@@ -112,6 +116,17 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
   afterAll(async () => {
     if (dev && dev.child.exitCode === null) dev.child.kill('SIGKILL');
     for (const dir of [project, scratch]) if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('starts clean: crdgate is served once the kubeconfig it reads exists, so nothing warns about it, and no stack is printed', async () => {
+    const [, dataDir] = /logs and data in (\S+)/.exec(dev.output()) ?? [];
+    // The first generation's log: crdgate serve, which reads the control plane's kubeconfig as it starts.
+    const log = await readFile(join(dataDir!, 'crdgate-1.log'), 'utf8');
+    const entries = log.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(entries.map((entry) => entry.msg)).toContain('crdgate is serving');
+    expect(entries.filter((entry) => entry.level >= 40)).toEqual([]);
+    expect(log).not.toMatch(/kubeconfig|"stack"/);
+    expect(dev.output()).not.toMatch(/warn|cannot load|^\s+at /im);
   });
 
   it('puts the contract in front of the API server: kubectl is refused a bad object and an unsupported change', async () => {
