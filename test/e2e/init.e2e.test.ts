@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { requireE2eVariable } from '../../src/scaffold/e2e-test-source.ts';
+import { guideExamples } from '../repo/guide-examples.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { buildImage } from './support/container-image.ts';
 import { startCrdgateProcess } from './support/crdgate-process.ts';
@@ -18,6 +19,7 @@ const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // A CRD of crdgate's own in controller-gen's shape, for `init --from-crd`: the kind, group and versions are its own.
 const cachePoolCrd = fileURLToPath(new URL('../fixtures/crds/cachepools.cache.example.com.yaml', import.meta.url));
+const localLoopGuide = new URL('../../docs/local-loop.md', import.meta.url);
 // An imagined operator's CRDs, as its chart installs them, for `init --from-crd --crd-owner external`.
 const operatorCrds = fileURLToPath(new URL('../fixtures/crds/dbops.example.com-operator.yaml', import.meta.url));
 
@@ -89,12 +91,20 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
   it('makes a project whose `npm ci && npm test` pass at once, its end-to-end test running', async () => {
     const installed = await npm(['ci'], project);
     expect(installed.exitCode, installed.stderr).toBe(0);
+    // docs/local-loop.md's startTestEnvironment example is written for this shape: typechecked by npm test, run below.
+    const environmentCheck = kind === 'Queue' ? (await guideExamples(localLoopGuide)).find((e) => e.file === 'src/environment.check.ts') : undefined;
+    if (kind === 'Queue') expect(environmentCheck).toBeDefined();
+    if (environmentCheck) await writeFile(join(project, environmentCheck.file), environmentCheck.code);
     // As in CI: the end-to-end test may not skip, and takes kube-apiserver, etcd and kubectl from this run's folder.
     const tested = await runCommand('npm', ['test'], project, 600_000, { [requireE2eVariable]: '1', KUBEBUILDER_ASSETS: (controlPlane as ProvidedControlPlane).assetsDir });
     expect(tested.exitCode, tested.stdout + tested.stderr).toBe(0);
     expect(tested.stdout).toMatch(/^ℹ pass [1-9]\d*$/m);
     expect(tested.stdout).toMatch(/^ℹ fail 0$/m);
     expect(tested.stdout).toMatch(/^ℹ skipped 0$/m);
+    if (environmentCheck) {
+      const ran = await runCommand(process.execPath, [environmentCheck.file], project, 300_000, { KUBEBUILDER_ASSETS: (controlPlane as ProvidedControlPlane).assetsDir });
+      expect(ran.exitCode, ran.stdout + ran.stderr).toBe(0);
+    }
     // The guides the project's README points at ship with the package.
     expect(await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'contracts.md'), 'utf8')).toMatch(/^# Writing a contract/);
     if (operators) expect(await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'guarding-an-operator.md'), 'utf8')).toMatch(/^# Guarding an operator's CRD/);
