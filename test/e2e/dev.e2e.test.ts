@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startDev, type DevProcess } from './support/dev-process.ts';
 import { runCommand, type CommandResult } from './support/npm.ts';
 
 // `crdgate dev` as a user runs it: one command in one terminal, kubectl in another, the contract edited in between.
@@ -46,41 +46,6 @@ export default defineContract({
 const queue = (name: string, spec: Record<string, unknown>): string =>
   JSON.stringify({ apiVersion: 'dev.example.com/v1', kind: 'Queue', metadata: { name, namespace: 'default' }, spec });
 
-/** `crdgate dev`, with what it printed so far and a way to wait for a line. */
-interface DevProcess {
-  child: ChildProcess;
-  output: () => string;
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  exited: Promise<number | null>;
-}
-
-function startDev(cwd: string, assetsDir: string): DevProcess {
-  const child = spawn(process.execPath, [join(repo, 'src/bin.ts'), 'dev', '--contract', './queue.ts'], {
-    cwd,
-    env: { ...process.env, KUBEBUILDER_ASSETS: assetsDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    output: () => text,
-    exited,
-    async waitFor(pattern, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const match = pattern.exec(text);
-        if (match) return match;
-        if (child.exitCode !== null) throw new Error(`crdgate dev exited (${child.exitCode}) before printing ${pattern}; it printed:\n${text}`);
-        if (Date.now() > deadline) throw new Error(`crdgate dev did not print ${pattern} within ${timeoutMs} ms; it printed:\n${text}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    },
-  };
-}
-
 /** Processes whose command line names this folder: etcd's data, kube-apiserver's certificates, crdgate's. */
 async function processesUsing(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -103,7 +68,7 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
     project = await mkdtemp(join(tmpdir(), 'crdgate-dev-e2e-'));
     scratch = await mkdtemp(join(tmpdir(), 'crdgate-dev-e2e-input-'));
     await writeFile(join(project, 'queue.ts'), queueContract({ maxDepth: 10 }));
-    dev = startDev(project, controlPlane.assetsDir);
+    dev = startDev(project, controlPlane.assetsDir, './queue.ts');
     const [, kubeconfig] = await dev.waitFor(/export KUBECONFIG=(\S+)/, 120_000);
     const [, path] = await dev.waitFor(/export PATH="([^":]+):\$PATH"/);
     kubectl = async (args, stdin) => {
