@@ -21,7 +21,7 @@ export const ENGINE_WASM_PATH = fileURLToPath(new URL('./engine.wasm', import.me
 /** The largest object (or CRD) handed to the engine, in bytes of JSON: kube-apiserver's own limit on a request body. */
 export const MAX_ENGINE_INPUT_BYTES = 3 * 1024 * 1024;
 
-/** The engine is not there (a checkout where it was never built, or crdgate's image, which leaves it out). */
+/** The engine is not there (a checkout where it was never built, a copy compiled without Go, or crdgate's image, which leaves it out). */
 export class EngineUnavailableError extends Error {
   override name = 'EngineUnavailableError';
 }

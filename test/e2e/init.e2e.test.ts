@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { requireE2eVariable } from '../../src/scaffold/e2e-test-source.ts';
 import { guideExamples } from '../repo/guide-examples.ts';
@@ -112,6 +112,12 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     const drawn = await runCommand('npm', ['run', '--silent', 'fsa'], project);
     if (crdGroup === undefined) expect({ code: drawn.exitCode, stdout: drawn.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^stateDiagram-v2$/m) });
     else expect({ code: drawn.exitCode, stderr: drawn.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^crdgate fsa: no contract has a transition machine$/m) });
+    // `npm run check -- -f examples/KIND.yaml --defaulted yaml` (docs/own-contracts.md, the project's README): the
+    // example object allowed, and printed with its defaults.
+    const example = `examples/${kind.toLowerCase()}.yaml`;
+    const checked = await runCommand('npm', ['run', '--silent', 'check', '--', '-f', example, '--defaulted', 'yaml'], project);
+    expect({ code: checked.exitCode, stderr: checked.stderr }).toEqual({ code: 0, stderr: expect.stringMatching(/: allowed$/m) });
+    expect(parse(checked.stdout)).toMatchObject({ kind, metadata: { name: 'example' } });
   }, 660_000);
 
   it(`renders ${operators ? 'a Deployment that runs' : 'a Deployment and a migration Job that run'} the contract on the project's image, and the Deployment's command serves it`, async () => {
