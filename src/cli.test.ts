@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -261,6 +262,32 @@ describe("crdgate serve with a contract whose CRD someone else owns: --owner-sch
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
   });
+
+  it('serves on while a default kubeconfig does not load, and logs why it cannot follow the CRD in one entry, with no stack', async () => {
+    await writeOperatorContract();
+    const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
+    const args = [bin, 'serve', '--port', '0', '--host', '127.0.0.1', '--contract', 'pool-contract.ts', '--cert-dir', 'follow-certs'];
+    const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, KUBECONFIG: join(dir, 'not-written-yet') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    try {
+      const entry = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no such log entry within 20 s:\n${log}`)), 20_000);
+        child.stdout.on('data', () => {
+          const found = log.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>)
+            .find((logged) => String(logged['msg']).startsWith("cannot follow the owner's CRD"));
+          if (!found) return;
+          clearTimeout(timer);
+          resolve(found);
+        });
+      });
+      expect(entry).toMatchObject({ level: 40, reason: expect.stringContaining(`cannot load the kubeconfig: ENOENT`) });
+      expect(entry).not.toHaveProperty('err');
+      expect(log).not.toContain('"stack"');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
 });
 
 describe('crdgate --help', () => {

@@ -5,6 +5,11 @@
 //   node src/api-server-engine/build-engine.ts             npm run build:engine: build or reuse, then place it in
 //                                                           src/api-server-engine/ (what the tests and `node
 //                                                           src/bin.ts` load)
+//   node src/api-server-engine/build-engine.ts --if-go [--place DIR]
+//                                                           npm ci and npm install (prepare): the same where Go is
+//                                                           present, then copied into DIR (dist/); without Go, or
+//                                                           when the build fails, one line and go on, since only
+//                                                           `crdgate check` and check() need the engine
 //   node src/api-server-engine/build-engine.ts --place DIR  npm run build: copy the placed engine into DIR (dist/);
 //                                                           without Go or a built engine, say so and go on
 import { execFile } from 'node:child_process';
@@ -90,9 +95,22 @@ export async function placeBuiltEngine(into: string): Promise<boolean> {
 
 async function main(args: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`build:engine: ${line}\n`);
-  if (args[0] === '--place') {
-    const into = args[1];
-    if (!into) throw new Error('--place needs a folder');
+  const placeAt = args.indexOf('--place');
+  const into = placeAt < 0 ? undefined : args[placeAt + 1];
+  if (placeAt >= 0 && !into) throw new Error('--place needs a folder');
+  if (args.includes('--if-go')) {
+    // npm ci: a machine without Go (or whose build fails) still installs; only check() and crdgate check need it.
+    const built = await buildEngine({ log });
+    if ('unavailable' in built) {
+      log(`${built.unavailable}; going on without it: all but crdgate check and crdgate/testing's check() works (npm run build:engine builds it later)`);
+      return 0;
+    }
+    await place(built.path, built.stamp, PLACED_ENGINE_DIR);
+    if (into) await placeBuiltEngine(into);
+    log(`the API server engine (kube-apiserver ${built.stamp.kubernetes}, ${built.stamp.sourceHash}) is in ${into ?? PLACED_ENGINE_DIR}`);
+    return 0;
+  }
+  if (into) {
     if (await placeBuiltEngine(into)) log(`copied the API server engine into ${into}`);
     else log(`the API server engine is not built, so ${into} goes without it: crdgate check and crdgate/testing's check() need it (npm run build:engine)`);
     return 0;

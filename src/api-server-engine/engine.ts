@@ -8,6 +8,7 @@
 // synchronous, so that contractTester(...).check() stays synchronous: the module is compiled and started on first
 // use (0.3 to 2 s, which Node cannot cache), once per process, and each CRD is compiled once.
 import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { WASI as WasiClass } from 'node:wasi';
 import { fileURLToPath } from 'node:url';
 import { isFieldErrorType, type FieldError, type FieldErrorType } from '../contract/field-error.ts';
@@ -20,7 +21,7 @@ export const ENGINE_WASM_PATH = fileURLToPath(new URL('./engine.wasm', import.me
 /** The largest object (or CRD) handed to the engine, in bytes of JSON: kube-apiserver's own limit on a request body. */
 export const MAX_ENGINE_INPUT_BYTES = 3 * 1024 * 1024;
 
-/** The engine is not there (a checkout where it was never built, or crdgate's image, which leaves it out). */
+/** The engine is not there (a checkout where it was never built, a copy compiled without Go, or crdgate's image, which leaves it out). */
 export class EngineUnavailableError extends Error {
   override name = 'EngineUnavailableError';
 }
@@ -120,16 +121,31 @@ export function engineAvailable(path = ENGINE_WASM_PATH): boolean {
   return existsSync(path);
 }
 
+/**
+ * Why the engine is missing and how to get it, true for where this copy of crdgate is: a checkout runs from src/
+ * (`npm ci` builds the engine where Go is present), anything compiled runs from dist/ (the package a tarball or a
+ * git URL installs, crdgate's image), which carries the engine only when Go was present where it was built.
+ */
+export function engineMissingMessage(path: string): string {
+  const missing = `crdgate's API server engine is not there (${path} is missing)`;
+  if (basename(dirname(dirname(path))) === 'src') {
+    return `${missing}: this checkout of crdgate has not built it; run \`npm run build:engine\` (needs Go >= 1.26; \`npm ci\` builds it where Go is present)`;
+  }
+  return (
+    `${missing}: this compiled crdgate was built without it, where Go >= 1.26 was absent or its build failed (an install ` +
+    "from a git URL builds the engine only where Go is present; crdgate's container image leaves it out, as the webhook " +
+    'does not need it): install crdgate on a machine with Go >= 1.26, or from a tarball made by `npm pack`, which always ' +
+    'carries it (in a checkout: `npm run build:engine && npm run build`)'
+  );
+}
+
 function engine(): EngineExports {
   if (running) return running;
   let bytes: Buffer;
   try {
     bytes = readFileSync(ENGINE_WASM_PATH);
   } catch {
-    throw new EngineUnavailableError(
-      `crdgate's API server engine is not built (${ENGINE_WASM_PATH} is missing): in a checkout of crdgate, run \`npm run build:engine\` (needs Go >= 1.26); ` +
-        'an installed crdgate package carries it, and the container image leaves it out (it serves the webhook only)',
-    );
+    throw new EngineUnavailableError(engineMissingMessage(ENGINE_WASM_PATH));
   }
   const { WASI } = quietly(() => process.getBuiltinModule('node:wasi'));
   const wasi: WasiClass = new WASI({ version: 'preview1', args: ['crdgate-api-server-engine'], env: {}, returnOnExit: true });

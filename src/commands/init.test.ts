@@ -78,6 +78,7 @@ describe('crdgate init', () => {
     [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1beta1,v1', '--hub', 'v2'], '--hub "v2" is not one of the versions'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--scope', 'Global'], '--scope "Global" must be Namespaced or Cluster'],
     [['init', 'x', 'y', '--group', 'a.example.com', '--kind', 'A'], 'unexpected argument "y"'],
+    [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--crd-owner', 'external'], '--crd-owner: only with --from-crd'],
   ])('exits 2 with one line for %j', async (argv, named) => {
     const result = await run(...argv);
     expect(result.code).toBe(2);
@@ -95,17 +96,25 @@ describe('crdgate init', () => {
 
   describe('--from-crd', () => {
     const fixture = new URL('../../test/fixtures/crds/cachepools.cache.example.com.yaml', import.meta.url).pathname;
+    /** The files of a project made from the CRD file `crdFile`, for a kind whose singular is `singular`. */
+    const fromCrdProjectFiles = (crdFile: string, singular: string) =>
+      [
+        '.dockerignore', '.gitignore', 'Dockerfile', 'README.md', `crds/${crdFile}`, `examples/${singular}.yaml`, 'package.json',
+        'src/contract.e2e.test.ts', 'src/contract.test.ts', 'src/contract.ts', 'tsconfig.json',
+      ].sort();
+    /** The fixture with a v1alpha1 served beside its storage version, v1. */
+    const writeTwoVersionCrd = async (name: string) => {
+      const crd = parse(await readFile(fixture, 'utf8'));
+      const v1 = crd.spec.versions[0];
+      crd.spec.versions = [{ ...v1, name: 'v1alpha1', storage: false }, v1];
+      await writeFile(join(tempDir(), name), stringify(crd));
+    };
 
     it('copies the CRD into the project, and writes a contract that reads it and adds only crdgate\'s rules', async () => {
       const result = await run('init', 'pool', '--from-crd', fixture, '--crdgate', crdgateSpec, '--skip-install');
       expect(result, result.stderr).toMatchObject({ code: 0 });
       expect(result.stdout).toContain('wrote a CachePool.cache.example.com project');
-      expect(await projectFiles('pool')).toEqual(
-        [
-          '.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'crds/cachepools.cache.example.com.yaml', 'examples/cachepool.yaml', 'package.json',
-          'src/contract.e2e.test.ts', 'src/contract.test.ts', 'src/contract.ts', 'tsconfig.json',
-        ].sort(),
-      );
+      expect(await projectFiles('pool')).toEqual(fromCrdProjectFiles('cachepools.cache.example.com.yaml', 'cachepool'));
       expect(await read('pool', 'crds', 'cachepools.cache.example.com.yaml')).toBe(await readFile(fixture, 'utf8'));
       const contract = await read('pool', 'src', 'contract.ts');
       expect(contract).toContain("export const crd = readCrdFile(new URL('../crds/cachepools.cache.example.com.yaml', import.meta.url));");
@@ -115,17 +124,15 @@ describe('crdgate init', () => {
       expect(await read('pool', 'Dockerfile')).toMatch(/^COPY crds \.\/crds$/m);
       const project = JSON.parse(await read('pool', 'package.json'));
       expect(project.name).toBe('cachepool-contract');
-      expect(project.scripts).not.toHaveProperty('fsa');
+      // `npm run fsa`, as docs/own-contracts.md says: it draws the machine once one is written.
+      expect(project.scripts.fsa).toBe('crdgate fsa --contract ./src/contract.ts');
       // An example the schema takes: the required memory, a Quantity.
       expect(parse(await read('pool', 'examples', 'cachepool.yaml'))).toEqual({ apiVersion: 'cache.example.com/v1', kind: 'CachePool', metadata: { name: 'example' }, spec: { memory: 1 } });
       expect(await read('pool', 'src', 'contract.test.ts')).toContain("test('the example is allowed'");
     });
 
     it('writes a conversion for each version other than the storage version, the hub', async () => {
-      const crd = parse(await readFile(fixture, 'utf8'));
-      const v1 = crd.spec.versions[0];
-      crd.spec.versions = [{ ...v1, name: 'v1alpha1', storage: false }, v1];
-      await writeFile(join(tempDir(), 'two-versions.yaml'), stringify(crd));
+      await writeTwoVersionCrd('two-versions.yaml');
       const result = await run('init', 'pool2', '--from-crd', 'two-versions.yaml', '--crdgate', crdgateSpec, '--skip-install');
       expect(result, result.stderr).toMatchObject({ code: 0 });
       const contract = await read('pool2', 'src', 'contract.ts');
@@ -145,9 +152,37 @@ describe('crdgate init', () => {
       expect(await read('b', 'src', 'contract.ts')).toContain("readCrdFile(new URL('../crds/bundle.yaml', import.meta.url), { name: 'others.cache.example.com' })");
     });
 
+    it("with --crd-owner external, guards an operator's CRD: a contract that does not own it, no conversion, and a README that says so", async () => {
+      const operator = new URL('../../test/fixtures/crds/dbops.example.com-operator.yaml', import.meta.url).pathname;
+      const result = await run('init', 'guard', '--from-crd', operator, '--crd-name', 'dbclusters.dbops.example.com', '--crd-owner', 'external', '--crdgate', crdgateSpec, '--skip-install');
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      expect(result.stdout).toContain('wrote a DbCluster.dbops.example.com project');
+      expect(await projectFiles('guard')).toEqual(fromCrdProjectFiles('dbops.example.com-operator.yaml', 'dbcluster'));
+      const contract = await read('guard', 'src', 'contract.ts');
+      expect(contract).toContain("readCrdFile(new URL('../crds/dbops.example.com-operator.yaml', import.meta.url), { name: 'dbclusters.dbops.example.com' })");
+      expect(contract).toContain("...fromCrd(crd, { crdOwner: 'external' }),");
+      expect(contract).not.toMatch(/specMappingConversion|conversionAnnotation/);
+      expect(await read('guard', 'src', 'contract.test.ts')).toContain("assert.equal(contract.crdOwner, 'external');");
+      expect(await read('guard', 'Dockerfile')).toMatch(/^COPY crds \.\/crds$/m);
+      const readme = await read('guard', 'README.md');
+      expect(readme).toMatch(/^# DbCluster guard$/m);
+      expect(readme).toContain('crdgate renders **no CRD, no conversion and no storage-version migration** for the kind');
+      expect(readme).toContain("`npm run dev` and the end-to-end test apply the copy in `crds/` in the operator's place");
+      expect(readme).toContain('node_modules/crdgate/docs/guarding-an-operator.md');
+      expect(readme).toContain('kubectl apply --server-side -k manifests/overlays/cert-manager');
+    });
+
+    it('with --crd-owner external, demands no conversion of a CRD with several versions: the operator converts', async () => {
+      await writeTwoVersionCrd('operator-two-versions.yaml');
+      const result = await run('init', 'guard2', '--from-crd', 'operator-two-versions.yaml', '--crd-owner', 'external', '--crdgate', crdgateSpec, '--skip-install');
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      expect(await read('guard2', 'src', 'contract.ts')).not.toMatch(/specMappingConversion|conversions:/);
+    });
+
     it.each([
       [['--group', 'a.example.com'], '--group: with --from-crd, the CRD says that'],
       [[], 'cannot read the file: ENOENT', 'missing.yaml'],
+      [['--crd-owner', 'operator'], '--crd-owner must be crdgate or external, got "operator"'],
     ])('exits 2 with one line for %j', async (flags, named, file = fixture) => {
       const result = await run('init', 'x', '--from-crd', file, ...flags);
       expect(result.code).toBe(2);

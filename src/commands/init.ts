@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ContractDefinitionError } from '../contract/define-contract.ts';
+import { ContractDefinitionError, type CrdOwner } from '../contract/define-contract.ts';
 import { readCrdSource } from '../scaffold/crd-scaffold.ts';
 import { NpmError, runNpm } from '../scaffold/npm.ts';
 import type { PinnedVersions } from '../scaffold/project-files.ts';
@@ -15,7 +15,7 @@ export const initCommand: Command = {
   summary: 'scaffold a project of your own: a contract for your kind, its tests, a Dockerfile',
   usage: `crdgate init DIR --group GROUP --kind KIND [--plural PLURAL] [--scope Namespaced|Cluster]
              [--versions v1beta1,v1] [--hub VERSION] [--crdgate SPEC] [--skip-install]
-       crdgate init DIR --from-crd FILE [--crd-name NAME] [--crdgate SPEC] [--skip-install]
+       crdgate init DIR --from-crd FILE [--crd-name NAME] [--crd-owner crdgate|external] [--crdgate SPEC] [--skip-install]
 
   Writes a new project to DIR (which must not exist, or be empty): a contract for KIND.GROUP (src/contract.ts)
   with placeholder spec fields marked TODO, a schema per version, a default, an invariant, a small transition
@@ -28,8 +28,13 @@ export const initCommand: Command = {
   FILE is copied into DIR/crds/, and the contract reads it when it is made (fromCrd), so its names, versions and
   schemas stay the CRD's; src/contract.ts holds only what crdgate adds (invariants, defaults, transitions, with
   several versions a conversion per version), with tests, an example object and the rest as above.
+  With --crd-owner external, the CRD is an operator's (its chart or OLM installs it, with its conversions): the
+  contract guards the kind without taking the CRD over (fromCrd(crd, { crdOwner: 'external' })), so crdgate
+  renders no CRD, conversion or migration for it, and the copy in DIR/crds/ is what crdgate dev and the
+  end-to-end test apply in the operator's place; the README says how to install beside the operator.
   --from-crd FILE   a YAML or JSON file with the CustomResourceDefinition (apiextensions.k8s.io/v1)
   --crd-name NAME   the CRD to take (plural.group) when FILE holds several
+  --crd-owner OWNER crdgate (default: crdgate renders the CRD) or external (an operator's CRD)
   --plural PLURAL   the resource name (default: the kind in lowercase, plus "s")
   --scope SCOPE     Namespaced (default) or Cluster
   --versions LIST   the versions, comma-separated, like v1beta1,v1 (default v1)
@@ -50,6 +55,7 @@ export const initCommand: Command = {
     'skip-install': { type: 'boolean' },
     'from-crd': { type: 'string' },
     'crd-name': { type: 'string' },
+    'crd-owner': { type: 'string' },
   },
   async run(values, io) {
     const dir = resolve(io.cwd, String(values.DIR));
@@ -58,9 +64,11 @@ export const initCommand: Command = {
     if (crdFile !== undefined) {
       const fromFlags = ['group', 'kind', 'plural', 'scope', 'versions', 'hub'].filter((flag) => values[flag] !== undefined);
       if (fromFlags.length > 0) throw new UsageError(`${fromFlags.map((flag) => `--${flag}`).join(', ')}: with --from-crd, the CRD says that`);
+      const crdOwner = stringOption(values, 'crd-owner') ?? 'crdgate';
+      if (!(crdOwners as readonly string[]).includes(crdOwner)) throw new UsageError(`--crd-owner must be ${crdOwners.join(' or ')}, got "${crdOwner}"`);
       let source;
       try {
-        source = await readCrdSource(crdFile, io.cwd, stringOption(values, 'crd-name'));
+        source = await readCrdSource(crdFile, io.cwd, stringOption(values, 'crd-name'), crdOwner as CrdOwner);
       } catch (error) {
         if (error instanceof ContractDefinitionError) throw new UsageError(error.message);
         throw error;
@@ -68,7 +76,8 @@ export const initCommand: Command = {
       const { scaffold, crdText } = source;
       project = { kind: scaffold.names.kind, group: scaffold.names.group, files: (versions) => scaffoldProjectFromCrd(scaffold, crdText, versions) };
     } else {
-      if (values['crd-name'] !== undefined) throw new UsageError('--crd-name: only with --from-crd');
+      const crdFlags = ['crd-name', 'crd-owner'].filter((flag) => values[flag] !== undefined);
+      if (crdFlags.length > 0) throw new UsageError(`${crdFlags.map((flag) => `--${flag}`).join(', ')}: only with --from-crd`);
       const group = requiredString(values, 'group');
       const kind = requiredString(values, 'kind');
       const names = scaffoldNames(group, kind, stringOption(values, 'plural'));
@@ -92,6 +101,8 @@ export const initCommand: Command = {
     return 0;
   },
 };
+
+const crdOwners: readonly CrdOwner[] = ['crdgate', 'external'];
 
 async function ensureEmptyFolder(dir: string, given: string): Promise<void> {
   let entries: string[];

@@ -34,6 +34,36 @@ describe('crdgate manifests', () => {
     for (const config of clientConfigs) expect(Buffer.from(config.caBundle, 'base64')).toEqual(ca);
   });
 
+  it('warns on stderr when the in-cluster webhooks have no caBundle, naming the ways to give one', async () => {
+    const caBundles = (yaml: string) =>
+      parseAllDocuments(yaml)
+        .map((d) => d.toJS())
+        .filter((o) => o.kind.endsWith('WebhookConfiguration'))
+        .flatMap((o) => o.webhooks.map((w: any) => w.clientConfig.caBundle));
+    const warning = /^warning: .*no caBundle: the API server cannot trust crdgate's serving certificate, so every write of GeoDatabase\.geo\.example\.com is refused/m;
+
+    const printed = await run('manifests');
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(caBundles(printed.stdout).length).toBeGreaterThan(0);
+    expect(caBundles(printed.stdout).every((caBundle) => caBundle === undefined)).toBe(true);
+    expect(printed.stderr).toMatch(warning);
+    expect(printed.stderr).toMatch(/--ca-bundle FILE .*--out DIR and apply its overlays\/cert-manager or overlays\/self-managed-certs/);
+
+    const tree = await run('manifests', '--out', 'no-ca-tree');
+    expect(tree.stderr).toMatch(warning);
+    const overlays = tree.stderr.match(/apply (\S+) or (\S+) instead/)!.slice(1);
+    expect(overlays).toEqual(['no-ca-tree/overlays/cert-manager', 'no-ca-tree/overlays/self-managed-certs']);
+    for (const overlay of overlays) await readFile(join(dir, overlay, 'kustomization.yaml'));
+
+    await run('certs', '--out', 'pki-warning');
+    const given = await run('manifests', '--ca-bundle', 'pki-warning/ca.crt');
+    expect(given.code, given.stderr).toBe(0);
+    expect(caBundles(given.stdout).every((caBundle) => typeof caBundle === 'string')).toBe(true);
+    expect(given.stderr).not.toContain('caBundle');
+    // Called by URL, the API server's own root CAs may trust crdgate: nothing to warn about.
+    expect((await run('manifests', '--url', 'https://127.0.0.1:9443')).stderr).not.toContain('caBundle');
+  });
+
   it('renders the policy floor in its overlay, and says on stderr what it enforces, keeping stdout applicable YAML', async () => {
     const printed = await run('manifests', '--url', 'https://127.0.0.1:9443');
     expect(printed.code).toBe(0);

@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { Contract } from '../contract/define-contract.ts';
 import { dnsNameRules, isDns1123Label } from '../contract/dns-names.ts';
 import { installNameProblem } from '../render/in-cluster-names.ts';
 import { writeManifestDirectory } from '../render/manifest-directory.ts';
@@ -57,7 +58,8 @@ export const manifestsCommand: Command = {
                      no server runs in the cluster then, and the Job needs no contract)
   --ca-bundle FILE   PEM of the CA that signed the serving certificate, e.g. ca.crt from \`crdgate certs\`;
                      the Deployment mounts that certificate from the kubernetes.io/tls Secret NAME-serving-cert,
-                     which must name NAME.NS.svc
+                     which must name NAME.NS.svc. Without it (and without --url), the webhooks have no caBundle
+                     until an overlay fills it in, and stderr says so: the base alone refuses every write
   --url URL          the API server calls crdgate at https://HOST:PORT instead of through the in-cluster Service
                      (crdgate runs outside the cluster; the in-cluster server is then not rendered, and the
                      Namespace goes with the migration, the only thing left in it)
@@ -101,6 +103,8 @@ export const manifestsCommand: Command = {
     const warnings = contractWarningLines(registry) + ruleWarnings;
     if (warnings !== '') io.stderr(warnings);
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
+    const caBundleWarning = missingCaBundleWarning(options, contracts, out);
+    if (caBundleWarning !== undefined) io.stderr(caBundleWarning);
     if (out === undefined) {
       io.stdout(manifestsToYaml(renderManifestFiles(contracts, options).flatMap((file) => file.manifests)));
       return 0;
@@ -142,6 +146,21 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     ...(shards > 1 || via !== undefined ? { migration: { shards, ...(via !== undefined ? { via } : {}) } } : {}),
     ...(values['owner-crds'] === true ? { ownerCrds: true } : {}),
   };
+}
+
+/**
+ * Webhooks called through the in-cluster Service with no caBundle are never trusted: the API server knows no CA for
+ * `NAME.NS.svc`, so every call fails and every write of the kinds is refused. Said on stderr, with the ways to give
+ * one. Called by --url, the API server's own root CAs may trust crdgate's certificate: nothing is said.
+ */
+function missingCaBundleWarning(options: ManifestOptions, contracts: readonly Contract[], out: string | undefined): string | undefined {
+  if (options.caBundlePem !== undefined || options.url !== undefined) return undefined;
+  const kinds = contracts.map((contract) => `${contract.identity.kind}.${contract.identity.group}`).join(', ');
+  const refused = `the API server cannot trust crdgate's serving certificate, so every write of ${kinds} is refused until one is there`;
+  const givenCa = '--ca-bundle FILE (the CA that signed the serving certificate, such as ca.crt from crdgate certs)';
+  return out === undefined
+    ? `warning: the webhook configurations have no caBundle: ${refused}; render with ${givenCa}, or with --out DIR and apply its overlays/cert-manager or overlays/self-managed-certs, which fill it in\n`
+    : `warning: ${out}/base, which kubectl apply -k ${out} installs, has no caBundle: ${refused}; apply ${out}/overlays/cert-manager or ${out}/overlays/self-managed-certs instead, which fill it in, or render with ${givenCa}\n`;
 }
 
 function webhookBaseUrl(text: string): string {

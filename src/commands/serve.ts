@@ -20,6 +20,7 @@ import { externalContracts, ownerCrdName, ownerSchemaModes, type OwnerCrdTracker
 import type { KubeWatchApi } from '../kube/kube-api.ts';
 import { durationOption, portOption, positiveInteger, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
 import { asSystemError } from './system-error.ts';
+import { CommandError } from '../errors.ts';
 import { loadRegistry } from './contracts.ts';
 
 export const serveCommand: Command = {
@@ -210,8 +211,7 @@ function rejectSelfManagedFlags(values: ParsedValues, readsStoredObjects: boolea
  * The reader of the objects behind /scale reviews: the certificate manager's client when there is one, else one
  * over the kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config or the in-cluster service account). A kubeconfig
  * named on the command line must load now; a default one that cannot be loaded yet is tried again at each /scale
- * review (each denied until it loads), so a server started before its API server, as `crdgate dev` starts it, reads
- * once it is up.
+ * review (each denied until it loads), so a server started before its API server reads once it is up.
  */
 async function storedObjectReader(values: ParsedValues, io: CommandIo, logger: Logger, selfManaged: SelfManagedOptions | undefined): Promise<StoredObjectReader> {
   const { createStoredObjectReader, storedObjectReadTimeoutMs } = await import('../kube/stored-object-reader.ts');
@@ -238,10 +238,19 @@ async function storedObjectReader(values: ParsedValues, io: CommandIo, logger: L
 async function apiServerClient(values: ParsedValues, io: CommandIo, selfManaged: SelfManagedOptions | undefined): Promise<() => Promise<KubeWatchApi>> {
   if (selfManaged) return async () => selfManaged.api;
   const { kubeConfigFromFlags } = await import('./kube-options.ts');
-  const { createKubeApi } = await import('../kube/kube-api.ts');
+  const { createKubeApi, KubeConfigurationError } = await import('../kube/kube-api.ts');
   // No timeout shorter than a watch's: requests here are a list of one object and watches, which TCP keepalive ends.
   const makeApi = async () => createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs: 30_000 });
-  if (stringOption(values, 'kubeconfig') === undefined && stringOption(values, 'context') === undefined) return makeApi;
+  if (stringOption(values, 'kubeconfig') === undefined && stringOption(values, 'context') === undefined) {
+    // The follower logs each failure and tries again: a kubeconfig that does not load (yet) is a reason, no stack.
+    return async () => {
+      try {
+        return await makeApi();
+      } catch (error) {
+        throw error instanceof CommandError ? new KubeConfigurationError(error.message) : error;
+      }
+    };
+  }
   const api = await makeApi();
   return async () => api;
 }

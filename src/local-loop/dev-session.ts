@@ -71,14 +71,16 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       kubeconfigPath: controlPlaneKubeconfigPath(dir),
     };
     let number = 0;
-    const startGeneration = async (): Promise<ServeGeneration> => {
-      const next = await startServeGeneration(generationOptions, ++number);
+    const startGeneration = async (serveAfter?: Promise<unknown>): Promise<ServeGeneration> => {
+      const next = await startServeGeneration(generationOptions, ++number, serveAfter);
       live.add(next);
       return next;
     };
 
-    // The first generation needs no API server until it is put in front: both start at once.
-    const [startedControlPlane, first] = await Promise.allSettled([startControlPlane({ assetsDir: options.assetsDir, dir }), startGeneration()]);
+    // The first generation renders while the control plane starts, and serves once it is up: the server reads the
+    // control plane's kubeconfig as it starts (for /scale reads and an owner's CRD), which exists only then.
+    const controlPlaneStarting = startControlPlane({ assetsDir: options.assetsDir, dir });
+    const [startedControlPlane, first] = await Promise.allSettled([controlPlaneStarting, startGeneration(controlPlaneStarting)]);
     if (startedControlPlane.status === 'fulfilled') controlPlane = startedControlPlane.value;
     if (startedControlPlane.status === 'rejected') throw startedControlPlane.reason;
     if (first.status === 'rejected') throw first.reason;

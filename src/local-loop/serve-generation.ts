@@ -27,8 +27,8 @@ export interface GenerationOptions {
   /** `--name` for the rendered webhook configurations. */
   name: string;
   /**
-   * The control plane's admin kubeconfig, for the reads of /scale reviews ($KUBECONFIG of the child, which
-   * tries it again at each such review: the first generation starts before the control plane has written it).
+   * The control plane's admin kubeconfig ($KUBECONFIG of the child), for the reads of /scale reviews and for
+   * following an owner's CRD. The child reads it as it starts, so it must exist by then: see `serveAfter`.
    */
   kubeconfigPath: string;
 }
@@ -48,14 +48,22 @@ const stopGraceMs = 5_000;
 /**
  * Starts the next generation: renders the contracts' CRDs and webhook configurations by URL (`crdgate manifests`, a
  * process of its own) while it serves them on a free port, and resolves once both are done and /readyz answers.
- * Throws with crdgate's own message when the contracts do not load, so the caller can keep the last good one serving.
+ * The server starts once `serveAfter` resolves (the control plane up, its kubeconfig written); the rendering does not
+ * wait. Throws with crdgate's own message when the contracts do not load, so the caller can keep the last good one
+ * serving, and with serveAfter's error when that fails.
  */
-export async function startServeGeneration(options: GenerationOptions, number: number): Promise<ServeGeneration> {
+export async function startServeGeneration(options: GenerationOptions, number: number, serveAfter: Promise<unknown> = Promise.resolve()): Promise<ServeGeneration> {
   const port = await findFreePort();
   const url = `https://127.0.0.1:${port}`;
   const contractArgs = options.contracts.flatMap((contract) => ['--contract', contract]);
   const ca = await readFile(options.caCertFile, 'utf8');
   const rendering = runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name, '--owner-crds'], options.cwd);
+  try {
+    await serveAfter;
+  } catch (error) {
+    await rendering.catch(() => undefined);
+    throw error;
+  }
   const child = startManagedProcess({
     name: `crdgate serve (generation ${number})`,
     command: process.execPath,

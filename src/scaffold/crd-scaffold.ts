@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { ContractDefinitionError, defineContract, type Contract } from '../contract/define-contract.ts';
+import { ContractDefinitionError, defineContract, type Contract, type CrdOwner } from '../contract/define-contract.ts';
 import { fromCrd, readCrdFile } from '../contract/from-crd.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { specMappingConversion } from '../conversion/spec-mapping-conversion.ts';
@@ -15,9 +15,10 @@ export interface CrdSource {
 
 /**
  * Reads the CRD of `file` (the one named `crdName` in a file of several) and checks that the contract the project
- * will make from it loads. Throws a ContractDefinitionError naming the file and the problem otherwise.
+ * will make from it loads: a contract that owns the CRD, or with `crdOwner: 'external'` one that guards an operator's
+ * CRD without taking it over. Throws a ContractDefinitionError naming the file and the problem otherwise.
  */
-export async function readCrdSource(file: string, cwd: string, crdName: string | undefined): Promise<CrdSource> {
+export async function readCrdSource(file: string, cwd: string, crdName: string | undefined, crdOwner: CrdOwner = 'crdgate'): Promise<CrdSource> {
   const path = resolve(cwd, file);
   const fail = (problem: string): never => {
     throw new ContractDefinitionError(`--from-crd ${file}: ${problem}`);
@@ -40,12 +41,13 @@ export async function readCrdSource(file: string, cwd: string, crdName: string |
   }
   let parts!: ReturnType<typeof fromCrd>;
   try {
-    parts = fromCrd(crd);
+    parts = fromCrd(crd, crdOwner === 'external' ? { crdOwner } : {});
   } catch (error) {
     withoutPrefix(error, /^fromCrd: /);
   }
-  // The contract as the project makes it: a pass-through conversion for each version other than the hub.
-  const spokes = parts.versions.filter((version) => version.name !== parts.hub).map((version) => version.name);
+  // The contract as the project makes it: a pass-through conversion for each version other than the hub, unless
+  // the owner converts.
+  const spokes = crdOwner === 'external' ? [] : parts.versions.filter((version) => version.name !== parts.hub).map((version) => version.name);
   let contract!: Contract;
   try {
     contract = defineContract({
@@ -75,6 +77,7 @@ export async function readCrdSource(file: string, cwd: string, crdName: string |
     },
     shape: { scope: identity.scope, versions: parts.versions.map((version) => version.name), hub: parts.hub },
     crdFile: `crds/${basename(path)}`,
+    crdOwner,
     ...(crdName === undefined ? {} : { crdName }),
     ...(validate(example).length === 0 ? { example } : {}),
     specPruned: specSchema?.type === 'object' && specSchema['x-kubernetes-preserve-unknown-fields'] !== true && specSchema.additionalProperties === undefined,

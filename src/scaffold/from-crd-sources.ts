@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { environmentPreamble, requireE2eVariable } from './e2e-test-source.ts';
 import { contractPath, imageName, type PinnedVersions } from './project-files.ts';
+import type { CrdOwner } from '../contract/define-contract.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
 import { spokeVersions, versionKey, type ScaffoldShape } from './scaffold-shape.ts';
 
@@ -12,6 +13,11 @@ export interface CrdScaffold {
   shape: ScaffoldShape;
   /** The CRD's file in the project, from its root: `crds/queues.example.com.yaml`. */
   crdFile: string;
+  /**
+   * Who owns the CRD: crdgate (it renders the CRD, its conversion and migration), or an operator whose chart installs
+   * it (`external`: crdgate renders its webhooks only, and the project's copy of the CRD is for the local loop).
+   */
+  crdOwner: CrdOwner;
   /** The CRD's name, given to readCrdFile when the file holds other CRDs too. */
   crdName?: string;
   /** An object of the kind in the hub version that crdgate's validator takes, when one could be made. */
@@ -23,6 +29,10 @@ export interface CrdScaffold {
 }
 
 export function contractSourceFromCrd(s: CrdScaffold): string {
+  return s.crdOwner === 'external' ? operatorContractSource(s) : ownedContractSource(s);
+}
+
+function ownedContractSource(s: CrdScaffold): string {
   const { names: n, shape } = s;
   const spokes = spokeVersions(shape);
   const imports = ['defineContract', 'fromCrd', 'readCrdFile', ...(spokes.length > 0 ? ['specMappingConversion'] : []), 'type Contract', 'type Invariant'];
@@ -68,6 +78,45 @@ export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
 `;
 }
 
+/** The contract of a project that guards an operator's CRD: the CRD, its conversions and migration stay the operator's. */
+function operatorContractSource(s: CrdScaffold): string {
+  const { names: n, shape } = s;
+  const nameOption = s.crdName === undefined ? '' : `, { name: '${s.crdName}' }`;
+  return `import { defineContract, fromCrd, readCrdFile, type Contract, type Invariant } from 'crdgate';
+
+// The operator owns this CRD: its chart (or OLM) installs it, with its own conversions. ${s.crdFile} is a copy, as
+// the operator's release you run installs it, given to \`crdgate init --from-crd --crd-owner external\`. crdgate
+// renders no CRD, conversion or storage-version migration for the kind: only its webhooks, which the API server
+// calls in the hub version (${shape.hub}) after the operator's conversion. \`npm run dev\` and the end-to-end test
+// apply the copy in the operator's place. When the operator is upgraded, copy its new release's CRD here first.
+// What crdgate adds is below: rules across fields (invariants) and the machine of the spec changes the operator can
+// carry out in each of its phases (transitions): node_modules/crdgate/docs/guarding-an-operator.md walks through
+// both for a database operator, and node_modules/crdgate/docs/contracts.md describes each part.
+
+/** The operator's CRD, read when the contract is made (so the image must carry ${s.crdFile.split('/')[0]}/, and does). */
+export const crd = readCrdFile(new URL('../${s.crdFile}', import.meta.url)${nameOption});
+
+/**
+ * The spec of a ${n.kind} in the hub version, ${shape.hub}. TODO: give it the fields your rules read (a rule sees
+ * objects that failed the schema too, so it checks each value before using it).
+ */
+export type ${n.kind}Spec = Record<string, unknown>;
+
+/** TODO: rules across fields, which the operator's schema cannot say; each returns the field errors it finds. */
+export const invariants: Invariant<${n.kind}Spec>[] = [];
+
+/** crdgate loads this module with \`--contract\`; a function, so that importing the module does no work. */
+export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
+  return defineContract<${n.kind}Spec>({
+    ...fromCrd(crd, { crdOwner: 'external' }),
+    invariants,
+    // TODO: transitions: the operator's phases (its phase strings through \`phases\`, or its conditions through
+    // \`readState\`) and the spec changes it can carry out in each (node_modules/crdgate/docs/guarding-an-operator.md).
+  });
+}
+`;
+}
+
 export function contractTestSourceFromCrd(s: CrdScaffold): string {
   const { names: n, shape } = s;
   const example = s.example === undefined ? undefined : JSON.stringify(s.example);
@@ -105,7 +154,9 @@ const contract = ${n.camel}Contract();
 const tester = contractTester(contract);
 
 test('the contract is the CRD in ${s.crdFile}', () => {
-  assert.equal(contract.identity.kind, '${n.kind}');
+  assert.equal(contract.identity.kind, '${n.kind}');${
+    s.crdOwner === 'external' ? "\n  // The operator's: crdgate renders no CRD, conversion or migration for it.\n  assert.equal(contract.crdOwner, 'external');" : ''
+  }
   assert.equal(\`\${contract.identity.plural}.\${contract.identity.group}\`, (crd as { metadata: { name: string } }).metadata.name);
   assert.deepEqual(contract.versions.map((version) => version.name), ${JSON.stringify(shape.versions)});
   assert.equal(contract.hub, '${shape.hub}');
@@ -141,7 +192,7 @@ import { ControlPlaneUnavailableError, startTestEnvironment, type TestEnvironmen
 import ${n.camel}Contract, { crd } from './contract.ts';
 
 ${environmentPreamble(n)}
-test('the API server serves the CRD as ${s.crdFile} has it', async (t) => {
+test('the API server serves the CRD as ${s.crdFile} has it${s.crdOwner === 'external' ? ", applied in the operator\\'s place" : ''}', async (t) => {
   const env = environment(t);
   if (!env) return;
   const served = await env.kubectl(['get', 'crd', '${resource}', '-o', 'json']);
@@ -178,23 +229,10 @@ are that CRD, with crdgate's conversion webhook when there are several versions.
 \`${contractPath}\` has what crdgate adds to a CRD, marked TODO: invariants (rules across fields), and where to
 put computed defaults, the transition machine (which spec changes the operator can carry out in which phase),
 deletion rules${spokeVersions(shape).length > 0 ? ' and the conversions between versions (they take the versions to be the same until you say how they differ)' : ''}.
-crdgate's contract guide, \`node_modules/crdgate/docs/contracts.md\`, describes every part.
+crdgate's contract guide, \`node_modules/crdgate/docs/contracts.md\`, describes every part. Once there is a transition
+machine, \`npm run fsa\` draws it.
 
-## 2. Test it
-
-\`\`\`sh
-npm ci
-npm test
-\`\`\`
-
-\`npm test\` typechecks, then runs \`src/contract.test.ts\` (each rule decided as the server decides it, without a
-server) and \`src/contract.e2e.test.ts\` (the contract served by crdgate in front of a real kube-apiserver and etcd on
-127.0.0.1, from \`$KUBEBUILDER_ASSETS\` or built with Go the first time; skipped, saying why, where neither is
-possible, and a failure with \`${requireE2eVariable}=1\`). \`examples/${n.singular}.yaml\` is an object ${
-    s.example === undefined ? 'to fill in' : "with the fields the schema requires; if the CRD's CEL rules ask for more, edit it and the tests' copy"
-  }:
-\`npm run check -- -f examples/${n.singular}.yaml\` decides it.
-
+${crdProjectTestSection(s)}
 ## 3. Try it, build it, deploy it
 
 \`npm run dev\` starts a local kube-apiserver with the CRD and the webhooks and prints the kubectl to use.
@@ -203,5 +241,25 @@ possible, and a failure with \`${requireE2eVariable}=1\`). \`examples/${n.singul
   }), and
 \`npx crdgate manifests --contract ${contractPath} --image ${image} --out manifests\` renders what to deploy:
 crdgate's \`docs/own-contracts.md\` and \`docs/operations.md\` go through it.
+`;
+}
+
+/** "Test it" of a README of a project made from a CRD: its two test files and its example object. */
+export function crdProjectTestSection(s: CrdScaffold): string {
+  const n = s.names;
+  const applied = s.crdOwner === 'external' ? `, with the operator's CRD applied from \`${s.crdFile}\`` : '';
+  return `## 2. Test it
+
+\`\`\`sh
+npm ci
+npm test
+\`\`\`
+
+\`npm test\` typechecks, then runs \`src/contract.test.ts\` (each rule decided as the server decides it, without a
+server) and \`src/contract.e2e.test.ts\` (the contract served by crdgate in front of a real kube-apiserver and etcd on
+127.0.0.1${applied}; they come from \`$KUBEBUILDER_ASSETS\` or are built with Go the first time; skipped, saying why,
+where neither is possible, and a failure with \`${requireE2eVariable}=1\`). \`examples/${n.singular}.yaml\` is an object ${
+    s.example === undefined ? 'to fill in' : "with the fields the schema requires; if the CRD's CEL rules ask for more, edit it and the tests' copy"
+  }: \`npm run check -- -f examples/${n.singular}.yaml\` decides it.
 `;
 }

@@ -23,12 +23,12 @@ export function imageName(n: ScaffoldNames): string {
   return `${n.project}:0.1.0`;
 }
 
-/** How a project differs when made from a CRD (`init --from-crd`): the folder its CRD is in, and no machine yet. */
+/** How a project's files differ when made from a CRD (`init --from-crd`): the folder its CRD is in. */
 export interface FromCrdLayout {
   crdFolder: string;
 }
 
-export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: PinnedVersions, fromCrd?: FromCrdLayout): string {
+export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: PinnedVersions): string {
   const contract = `--contract ${contractPath}`;
   const project = {
     name: n.project,
@@ -40,8 +40,8 @@ export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: Pi
     scripts: {
       test: "tsc --noEmit && node --test 'src/**/*.test.ts'",
       check: `crdgate check ${contract}`,
-      // A contract made from a CRD has no transition machine until one is written.
-      ...(fromCrd ? {} : { fsa: `crdgate fsa ${contract}` }),
+      // A contract made from a CRD has a transition machine once one is written; until then fsa says there is none.
+      fsa: `crdgate fsa ${contract}`,
       start: `crdgate serve ${contract}`,
       dev: `crdgate dev ${contract}`,
       manifests: `crdgate manifests ${contract} --image ${imageName(n)}`,

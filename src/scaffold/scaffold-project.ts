@@ -4,6 +4,7 @@ import { conversionTestSource } from './conversion-test-source.ts';
 import { e2eTestSource } from './e2e-test-source.ts';
 import { exampleObject } from './example-object.ts';
 import { contractSourceFromCrd, contractTestSourceFromCrd, e2eTestSourceFromCrd, exampleObjectFromCrd, readmeFromCrd, type CrdScaffold } from './from-crd-sources.ts';
+import { operatorReadme } from './operator-readme.ts';
 import { dockerfile, dockerignore, gitignore, packageJson, tsconfigJson, type PinnedVersions } from './project-files.ts';
 import { readme } from './readme.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
@@ -43,12 +44,12 @@ export function scaffoldProjectFromCrd(scaffold: CrdScaffold, crdText: string, v
   const { names, shape } = scaffold;
   const layout = { crdFolder: scaffold.crdFile.split('/')[0]! };
   return [
-    { path: 'package.json', content: packageJson(names, shape, versions, layout) },
+    { path: 'package.json', content: packageJson(names, shape, versions) },
     { path: 'tsconfig.json', content: tsconfigJson },
     { path: '.gitignore', content: gitignore },
     { path: '.dockerignore', content: dockerignore },
     { path: 'Dockerfile', content: dockerfile(names, versions, layout) },
-    { path: 'README.md', content: readmeFromCrd(scaffold, versions) },
+    { path: 'README.md', content: scaffold.crdOwner === 'external' ? operatorReadme(scaffold, versions) : readmeFromCrd(scaffold, versions) },
     { path: scaffold.crdFile, content: crdText },
     { path: 'src/contract.ts', content: contractSourceFromCrd(scaffold) },
     { path: 'src/contract.test.ts', content: contractTestSourceFromCrd(scaffold) },

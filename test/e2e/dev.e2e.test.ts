@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startDev, type DevProcess } from './support/dev-process.ts';
 import { runCommand, type CommandResult } from './support/npm.ts';
 
 // `crdgate dev` as a user runs it: one command in one terminal, kubectl in another, the contract edited in between.
@@ -12,7 +12,11 @@ const controlPlane = inject('controlPlane');
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const crdgateEntry = pathToFileURL(join(repo, 'src/index.ts')).href;
 
-/** A user's Queue contract: an invariant tied to `maxDepth`, and a machine that refuses any change of `depth` in Pending. */
+/**
+ * A user's Queue contract: an invariant tied to `maxDepth`, and a machine that refuses any change of `depth` in
+ * Pending. `depth` is scaled through a scale subresource, so the server reads the control plane's kubeconfig as it
+ * starts (for the stored objects behind /scale reviews).
+ */
 function queueContract(options: { maxDepth: number; extraField?: string }): string {
   const extra = options.extraField ? `, ${options.extraField}: { type: 'string' }` : '';
   return `import { defineContract, fieldClassifier, fieldError, readInteger, whenDifferent } from '${crdgateEntry}';
@@ -22,10 +26,10 @@ export default defineContract({
   hub: 'v1',
   versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: {
     spec: { type: 'object', required: ['depth'], properties: { depth: { type: 'integer', minimum: 1 }${extra} } },
-    status: { type: 'object', properties: { phase: { type: 'string' } } },
-  } } }],
+    status: { type: 'object', properties: { phase: { type: 'string' }, depth: { type: 'integer' } } },
+  } }, subresources: { status: {}, scale: { specReplicasPath: '.spec.depth', statusReplicasPath: '.status.depth' } } }],
   conversions: {},
-  invariants: [(queue) => (queue.spec.depth > ${options.maxDepth} ? [fieldError('spec.depth', 'FieldValueInvalid', 'a queue is at most ${options.maxDepth} deep')] : [])],
+  invariants: [(queue) => ((queue.spec?.depth ?? 0) > ${options.maxDepth} ? [fieldError('spec.depth', 'FieldValueInvalid', 'a queue is at most ${options.maxDepth} deep')] : [])],
   transitions: {
     name: 'Queue', subject: 'queue',
     states: ['Pending', 'Ready', 'Deleting'], initialState: 'Pending', steadyState: 'Ready', deletingState: 'Deleting',
@@ -41,41 +45,6 @@ export default defineContract({
 
 const queue = (name: string, spec: Record<string, unknown>): string =>
   JSON.stringify({ apiVersion: 'dev.example.com/v1', kind: 'Queue', metadata: { name, namespace: 'default' }, spec });
-
-/** `crdgate dev`, with what it printed so far and a way to wait for a line. */
-interface DevProcess {
-  child: ChildProcess;
-  output: () => string;
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  exited: Promise<number | null>;
-}
-
-function startDev(cwd: string, assetsDir: string): DevProcess {
-  const child = spawn(process.execPath, [join(repo, 'src/bin.ts'), 'dev', '--contract', './queue.ts'], {
-    cwd,
-    env: { ...process.env, KUBEBUILDER_ASSETS: assetsDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    output: () => text,
-    exited,
-    async waitFor(pattern, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const match = pattern.exec(text);
-        if (match) return match;
-        if (child.exitCode !== null) throw new Error(`crdgate dev exited (${child.exitCode}) before printing ${pattern}; it printed:\n${text}`);
-        if (Date.now() > deadline) throw new Error(`crdgate dev did not print ${pattern} within ${timeoutMs} ms; it printed:\n${text}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    },
-  };
-}
 
 /** Processes whose command line names this folder: etcd's data, kube-apiserver's certificates, crdgate's. */
 async function processesUsing(dir: string): Promise<string[]> {
@@ -99,7 +68,7 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
     project = await mkdtemp(join(tmpdir(), 'crdgate-dev-e2e-'));
     scratch = await mkdtemp(join(tmpdir(), 'crdgate-dev-e2e-input-'));
     await writeFile(join(project, 'queue.ts'), queueContract({ maxDepth: 10 }));
-    dev = startDev(project, controlPlane.assetsDir);
+    dev = startDev(project, controlPlane.assetsDir, './queue.ts');
     const [, kubeconfig] = await dev.waitFor(/export KUBECONFIG=(\S+)/, 120_000);
     const [, path] = await dev.waitFor(/export PATH="([^":]+):\$PATH"/);
     kubectl = async (args, stdin) => {
@@ -112,6 +81,17 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
   afterAll(async () => {
     if (dev && dev.child.exitCode === null) dev.child.kill('SIGKILL');
     for (const dir of [project, scratch]) if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('starts clean: crdgate is served once the kubeconfig it reads exists, so nothing warns about it, and no stack is printed', async () => {
+    const [, dataDir] = /logs and data in (\S+)/.exec(dev.output()) ?? [];
+    // The first generation's log: crdgate serve, which reads the control plane's kubeconfig as it starts.
+    const log = await readFile(join(dataDir!, 'crdgate-1.log'), 'utf8');
+    const entries = log.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(entries.map((entry) => entry.msg)).toContain('crdgate is serving');
+    expect(entries.filter((entry) => entry.level >= 40)).toEqual([]);
+    expect(log).not.toMatch(/kubeconfig|"stack"/);
+    expect(dev.output()).not.toMatch(/warn|cannot load|^\s+at /im);
   });
 
   it('puts the contract in front of the API server: kubectl is refused a bad object and an unsupported change', async () => {

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { requireE2eVariable } from '../../src/scaffold/e2e-test-source.ts';
+import { guideExamples } from '../repo/guide-examples.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { buildImage } from './support/container-image.ts';
 import { startCrdgateProcess } from './support/crdgate-process.ts';
@@ -18,15 +19,26 @@ const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // A CRD of crdgate's own in controller-gen's shape, for `init --from-crd`: the kind, group and versions are its own.
 const cachePoolCrd = fileURLToPath(new URL('../fixtures/crds/cachepools.cache.example.com.yaml', import.meta.url));
+const localLoopGuide = new URL('../../docs/local-loop.md', import.meta.url);
+// An imagined operator's CRDs, as its chart installs them, for `init --from-crd --crd-owner external`.
+const operatorCrds = fileURLToPath(new URL('../fixtures/crds/dbops.example.com-operator.yaml', import.meta.url));
 
 // A user's first hour, for three shapes of kind: crdgate installed from its packed tarball (as it is got until it is
 // published), `crdgate init` run from that install, then the new project's own install and tests (its end-to-end
 // test through a real kube-apiserver among them), its image's install step and its manifests.
-describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: string; flags: string[]; crdGroup?: string }>([
+describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: string; flags: string[]; crdGroup?: string; operators?: true }>([
   { shape: 'two versions', kind: 'Queue', plural: 'queues', flags: ['--versions', 'v1beta1,v1'] },
   { shape: 'one cluster-scoped version', kind: 'Bucket', plural: 'buckets', flags: ['--scope', 'Cluster'] },
   { shape: 'a CRD it is given (--from-crd)', kind: 'CachePool', plural: 'cachepools', flags: ['--from-crd', cachePoolCrd], crdGroup: 'cache.example.com' },
-])('crdgate init for $shape, end to end', ({ kind, plural, flags, crdGroup }) => {
+  {
+    shape: "an operator's CRD (--from-crd --crd-owner external)",
+    kind: 'DbCluster',
+    plural: 'dbclusters',
+    flags: ['--from-crd', operatorCrds, '--crd-name', 'dbclusters.dbops.example.com', '--crd-owner', 'external'],
+    crdGroup: 'dbops.example.com',
+    operators: true,
+  },
+])('crdgate init for $shape, end to end', ({ kind, plural, flags, crdGroup, operators }) => {
   const group = crdGroup ?? `scaffold-${randomUUID().slice(0, 8)}.example.com`;
   let workDir: string;
   let project: string;
@@ -79,25 +91,51 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
   it('makes a project whose `npm ci && npm test` pass at once, its end-to-end test running', async () => {
     const installed = await npm(['ci'], project);
     expect(installed.exitCode, installed.stderr).toBe(0);
+    // docs/local-loop.md's startTestEnvironment example is written for this shape: typechecked by npm test, run below.
+    const environmentCheck = kind === 'Queue' ? (await guideExamples(localLoopGuide)).find((e) => e.file === 'src/environment.check.ts') : undefined;
+    if (kind === 'Queue') expect(environmentCheck).toBeDefined();
+    if (environmentCheck) await writeFile(join(project, environmentCheck.file), environmentCheck.code);
     // As in CI: the end-to-end test may not skip, and takes kube-apiserver, etcd and kubectl from this run's folder.
     const tested = await runCommand('npm', ['test'], project, 600_000, { [requireE2eVariable]: '1', KUBEBUILDER_ASSETS: (controlPlane as ProvidedControlPlane).assetsDir });
     expect(tested.exitCode, tested.stdout + tested.stderr).toBe(0);
     expect(tested.stdout).toMatch(/^ℹ pass [1-9]\d*$/m);
     expect(tested.stdout).toMatch(/^ℹ fail 0$/m);
     expect(tested.stdout).toMatch(/^ℹ skipped 0$/m);
-    // The guide the project's README points at ships with the package.
+    if (environmentCheck) {
+      const ran = await runCommand(process.execPath, [environmentCheck.file], project, 300_000, { KUBEBUILDER_ASSETS: (controlPlane as ProvidedControlPlane).assetsDir });
+      expect(ran.exitCode, ran.stdout + ran.stderr).toBe(0);
+    }
+    // The guides the project's README points at ship with the package.
     expect(await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'contracts.md'), 'utf8')).toMatch(/^# Writing a contract/);
+    if (operators) expect(await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'guarding-an-operator.md'), 'utf8')).toMatch(/^# Guarding an operator's CRD/);
+    // `npm run fsa` (docs/own-contracts.md): the machine drawn, or, made from a CRD, that none is written yet.
+    const drawn = await runCommand('npm', ['run', '--silent', 'fsa'], project);
+    if (crdGroup === undefined) expect({ code: drawn.exitCode, stdout: drawn.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^stateDiagram-v2$/m) });
+    else expect({ code: drawn.exitCode, stderr: drawn.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^crdgate fsa: no contract has a transition machine$/m) });
+    // `npm run check -- -f examples/KIND.yaml --defaulted yaml` (docs/own-contracts.md, the project's README): the
+    // example object allowed, and printed with its defaults.
+    const example = `examples/${kind.toLowerCase()}.yaml`;
+    const checked = await runCommand('npm', ['run', '--silent', 'check', '--', '-f', example, '--defaulted', 'yaml'], project);
+    expect({ code: checked.exitCode, stderr: checked.stderr }).toEqual({ code: 0, stderr: expect.stringMatching(/: allowed$/m) });
+    expect(parse(checked.stdout)).toMatchObject({ kind, metadata: { name: 'example' } });
   }, 660_000);
 
-  it('renders a Deployment and a migration Job that run the contract on the project\'s image, and the Deployment\'s command serves it', async () => {
+  it(`renders ${operators ? 'a Deployment that runs' : 'a Deployment and a migration Job that run'} the contract on the project's image, and the Deployment's command serves it`, async () => {
     const rendered = await runCommand('npm', ['run', '--silent', 'manifests'], project);
     expect(rendered.exitCode, rendered.stderr).toBe(0);
     const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS());
     const container = (of: string) => objects.find((o) => o.kind === of).spec.template.spec.containers[0];
     const image = `${kind.toLowerCase()}-contract:0.1.0`;
     expect(container('Deployment')).toMatchObject({ image, args: ['serve', '--cert-dir', '/etc/crdgate/certs', '--contract', './src/contract.ts'] });
-    expect(container('Job').args).toEqual(['migrate', '--resource', `${plural}.${group}`]);
-    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual([`${plural}.${group}`]);
+    const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name);
+    if (operators) {
+      // The operator's CRD, its conversion and migration stay the operator's: only crdgate's webhooks are rendered.
+      expect({ crds, jobs: objects.filter((o) => o.kind === 'Job') }).toEqual({ crds: [], jobs: [] });
+      expect(objects.filter((o) => o.kind === 'ValidatingWebhookConfiguration').flatMap((o) => o.webhooks.map((w: any) => w.rules[0].resources[0]))).toContain(plural);
+    } else {
+      expect(container('Job').args).toEqual(['migrate', '--resource', `${plural}.${group}`]);
+      expect(crds).toEqual([`${plural}.${group}`]);
+    }
     // The image runs the Deployment's arguments from /app, the project's root: the same command from here (with
     // certificates of its own, and any port) serves the scaffolded contract.
     const args = [...container('Deployment').args].map((arg: string) => (arg === '/etc/crdgate/certs' ? 'certs' : arg));
@@ -107,7 +145,8 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     await server.stop();
   });
 
-  it("starts the project's image as the kubelet would: the Deployment ready on its probes, the Job at its usage error", async () => {
+  // An operator's guard renders no Job; its image is built by the same Dockerfile as the --from-crd project's.
+  if (!operators) it("starts the project's image as the kubelet would: the Deployment ready on its probes, the Job at its usage error", async () => {
     // The image as `docker build .` makes it from the project's Dockerfile, on the Node it names.
     const image = await buildImage(join(project, 'Dockerfile'), project, dirname(process.execPath));
     try {

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,10 @@ import { guideCommands, guideExamples, guideYamlFiles, importingSource, type Gui
 const guide = new URL('../../docs/guarding-an-operator.md', import.meta.url);
 /** Where the guide's project is on its reader's machine, in the output it shows. */
 const shownProject = '/home/me/db-guard';
-/** Commands the guide shows but the suite cannot run here: init packs crdgate, dev starts a control plane. */
+/**
+ * Commands the guide shows whose output the suite does not compare: init packs crdgate and installs (it is run below
+ * without either), dev starts a control plane (test/e2e/dev.e2e.test.ts runs it).
+ */
 const notRun = new Set(['init', 'dev']);
 
 let dir: string;
@@ -65,6 +68,24 @@ describe('the operator guide (docs/guarding-an-operator.md)', () => {
     for (const command of commands.filter((c) => !notRun.has(c.argv[0]!))) {
       const { code, output } = await crdgate(command.argv);
       expect({ command: command.argv.join(' '), code, output }).toEqual({ command: command.argv.join(' '), code: command.exitCode, output: command.output });
+    }
+  });
+
+  it("scaffolds the project with the init it shows: a guard whose src/contract.ts reads the CRD as the guide's does", async () => {
+    const init = commands.find((c) => c.argv[0] === 'init')!;
+    const scratch = await mkdtemp(join(tmpdir(), 'crdgate-operator-guide-init-'));
+    try {
+      // As the reader has it: the chart's CRDs in the file the command names. No install: init packs crdgate otherwise.
+      const crd = yamlFiles.find((f) => f.file === 'crds/database-crd.yaml')!;
+      await writeFile(join(scratch, init.argv[init.argv.indexOf('--from-crd') + 1]!), crd.code);
+      const code = await main([...init.argv, '--crdgate', '0.1.0', '--skip-install'], { stdout: () => {}, stderr: () => {}, cwd: scratch, waitForStop: () => new Promise(() => {}) });
+      expect(code).toBe(0);
+      const scaffolded = await readFile(join(scratch, init.argv[1]!, 'src', 'contract.ts'), 'utf8');
+      expect(scaffolded).toContain("...fromCrd(crd, { crdOwner: 'external' }),");
+      const crdLine = (source: string) => source.split('\n').find((line) => line.startsWith('export const crd = '));
+      expect(crdLine(scaffolded)).toBe(crdLine(examples.find((e) => e.file === 'src/contract.ts')!.code));
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
     }
   });
 
