@@ -2,6 +2,7 @@ import { isDns1123Subdomain } from '../dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
 import type { TransitionMachine } from './machine.ts';
 import { changePlaceholders } from './evaluate/transition-messages.ts';
+import { unclassifiedChangesSettings } from './unclassified-setting.ts';
 
 // Names end up as Mermaid and DOT identifiers and in messages, so they follow Kubernetes' conventions:
 // UpperCamelCase phases, dotted lowercase change kinds.
@@ -21,6 +22,7 @@ export function checkMachine<S extends string, C extends string>(machine: Transi
     ...changeKindProblems(machine),
     ...ruleProblems(machine),
     ...classifierProblems(machine),
+    ...unclassifiedChangesProblems(machine),
     ...reachabilityProblems(machine),
     ...exitProblems(machine),
     ...overrideAnnotationProblems(machine),
@@ -126,6 +128,23 @@ function classifierProblems<S extends string, C extends string>(machine: Transit
   }
   for (const [kind] of kindEntries(machine)) {
     if (!reported.has(kind)) problems.push(`change kind ${kind} is never reported by any classifier`);
+  }
+  return problems;
+}
+
+/** The setting for changes no classifier names: one of its values, and nowhere that it could never apply. */
+function unclassifiedChangesProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  const settings = unclassifiedChangesSettings.join(', ');
+  const known = (value: unknown) => value === undefined || (unclassifiedChangesSettings as readonly unknown[]).includes(value);
+  const problems: string[] = [];
+  if (!known(machine.unclassifiedChanges)) problems.push(`unclassifiedChanges ${JSON.stringify(machine.unclassifiedChanges)} must be one of ${settings}`);
+  for (const state of machine.states) {
+    const rule = machine.rules[state];
+    if (rule === undefined || rule.unclassifiedChanges === undefined) continue;
+    if (!known(rule.unclassifiedChanges)) problems.push(`state ${state}: unclassifiedChanges ${JSON.stringify(rule.unclassifiedChanges)} must be one of ${settings}`);
+    else if (rule.anyChange && rule.unclassifiedChanges !== 'allowed') {
+      problems.push(`state ${state} allows any change, so its unclassifiedChanges ${rule.unclassifiedChanges} never applies: leave it out`);
+    }
   }
   return problems;
 }
