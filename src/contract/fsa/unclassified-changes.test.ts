@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compareQuantities } from '../quantity.ts';
 import { byDirection, whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
 import { keyedListClassifier } from './keyed-list-classifier.ts';
@@ -6,7 +7,7 @@ import type { Change, Classifier } from './machine.ts';
 import { findUnclassifiedChanges, unclassifiedChangesNamed } from './unclassified-changes.ts';
 import { readInteger, readQuantity, readString } from './value-readers.ts';
 
-const size = fieldClassifier({ path: 'storage.size', read: readQuantity, compare: byDirection({ compare: (a, b) => Number(a.bytes - b.bytes), increase: 'grow', decrease: 'shrink' }) });
+const size = fieldClassifier({ path: 'storage.size', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'grow', decrease: 'shrink' }) });
 const replicas = fieldClassifier({ path: 'replicas', absentMeans: 1, read: readInteger, compare: whenDifferent('scale') });
 const caches = keyedListClassifier({
   path: 'caches',
