@@ -1,8 +1,9 @@
 import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
-import type { TransitionMachine } from '../contract/fsa/machine.ts';
+import type { TransitionMachine, UnclassifiedChanges } from '../contract/fsa/machine.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
   and,
+  celFalse,
   concat,
   cond,
   eq,
@@ -26,6 +27,9 @@ import {
   type Cel,
 } from './cel.ts';
 import { compileClassifier, schemaAt, type ChangeSource, type UncompiledKinds } from './compile-classifiers.ts';
+import { compileUnclassified, type WebhookOnlyField } from './compile-unclassified.ts';
+import { specCoverage } from '../contract/fsa/spec-coverage.ts';
+import { judgesUnclassifiedChanges, unclassifiedChangesIn, unclassifiedChangesInUnrecognisedPhase } from '../contract/fsa/unclassified-setting.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
 // The transition machine as CEL, judged as evaluateTransition judges an update: the state read from the old
@@ -37,6 +41,15 @@ export interface CompiledMachine {
   validations: PolicyValidation[];
   /** Per change kind: enforced by the policy, or by the webhook alone and why. */
   kinds: KindCoverage[];
+  unclassified: UnclassifiedCoverage;
+}
+
+/** Changes no change kind names: whether some state refuses them, and the fields whose changes the webhook alone refuses. */
+export interface UnclassifiedCoverage {
+  /** Without a state that refuses them, there is nothing to enforce. */
+  judged: boolean;
+  /** The policy refuses the changes of every other spec field; `spec` when it refuses none. */
+  webhookOnly: WebhookOnlyField[];
 }
 
 export type KindCoverage = { kind: string; enforcedBy: 'policy' } | { kind: string; enforcedBy: 'webhook'; reason: string };
@@ -48,8 +61,14 @@ const blankPattern = '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{
 export function compileMachine(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
   const allKinds = Object.keys(machine.changeKinds);
   const machineProblem = machine.readState !== undefined ? stateReaderNotCompiled : phaseProblem(machine, hubSchema);
+  const judgesUnclassified = judgesUnclassifiedChanges(machine);
   if (machineProblem !== undefined) {
-    return { variables: [], validations: [], kinds: allKinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason: machineProblem })) };
+    return {
+      variables: [],
+      validations: [],
+      kinds: allKinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason: machineProblem })),
+      unclassified: { judged: judgesUnclassified, webhookOnly: judgesUnclassified ? [{ field: 'spec', reason: machineProblem }] : [] },
+    };
   }
   const read = readVariables();
   const { sources, uncompiled } = compileClassifiers(machine, hubSchema, read.define);
@@ -85,7 +104,13 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   const validations = counted.map((kind) => kindValidation(judging, kind));
   const exclusive = counted.filter((kind) => machine.changeKinds[kind]?.exclusive && machine.changeKinds[kind]?.unsupported === undefined);
   if (exclusive.length > 0) validations.push(exclusiveValidation(judging, exclusive));
-  return { variables, validations, kinds };
+  if (!judgesUnclassified) return { variables, validations, kinds, unclassified: { judged: false, webhookOnly: [] } };
+  const unclassified = compileUnclassified(hubSchema.properties?.spec, specCoverage(machine.classifiers));
+  if (unclassified.changedField !== undefined) {
+    variables.push({ name: 'unclassified_change', expression: unclassified.changedField.text });
+    validations.push(unclassifiedValidation(judging, variable('unclassified_change')));
+  }
+  return { variables, validations, kinds, unclassified: { judged: true, webhookOnly: unclassified.webhookOnly } };
 }
 
 function compileClassifiers(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps, define: (hint: string, expression: Cel) => Cel) {
@@ -158,6 +183,29 @@ function exclusiveValidation({ machine, count }: Judging, exclusive: readonly st
     or(not(judged), lt(plus(...passing), int(2))),
     concat(str('spec: '), named, str(' cannot be combined in one update; make these changes one at a time')),
     'exclusive changes cannot be combined in one update; make these changes one at a time',
+  );
+}
+
+/**
+ * As judgeUnclassified: a change no change kind names (`changedField`, the first such field, "" when none) is refused
+ * where the state refuses it, and where it refuses it unless overridden, without the override; an unrecognised
+ * phase reads as unclassifiedChangesInUnrecognisedPhase says.
+ */
+function unclassifiedValidation({ machine, stateLabel }: Judging, changedField: Cel): PolicyValidation {
+  const where = (setting: UnclassifiedChanges): Cel => {
+    const states = machine.states.filter((name) => unclassifiedChangesIn(machine, name) === setting);
+    const inState = states.length === 0 ? celFalse : isIn(state, celList(states));
+    return unclassifiedChangesInUnrecognisedPhase(machine) === setting ? or(inState, not(isIn(state, celList(machine.states)))) : inState;
+  };
+  const needs = `such changes need ${machine.overrideAnnotation} with a reason`;
+  const during = (verdict: string) => concat(str(`: a change no change kind names is ${verdict} while the ${machine.subject} is `), stateLabel);
+  return policyValidation(
+    or(not(judged), eq(changedField, str('')), where('allowed'), and(overriding, where('refused-unless-overridden'))),
+    concat(
+      changedField,
+      cond(where('refused'), concat(during('refused'), str(' (such changes are refused there, override or not)')), concat(during('not allowed'), str(` (${needs})`))),
+    ),
+    `a change no change kind names is refused in this state of the ${machine.subject}`,
   );
 }
 

@@ -90,6 +90,8 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against c
       const coverage = compileContractPolicy(contract).coverage;
       expect(coverage.changeKinds.map((entry) => [entry.kind, entry.enforcedBy])).toEqual(Object.keys(machineOf(contract).changeKinds).map((kind) => [kind, 'policy']));
       expect(coverage.deletionRules.every((rule) => rule.enforcedBy === 'policy')).toBe(true);
+      // MessageBroker refuses changes no change kind names in some states, and the policy compares every such field.
+      expect(coverage.unclassified).toEqual({ judged: contract.identity.kind === 'MessageBroker', webhookOnly: [] });
     }
   });
 
@@ -111,7 +113,7 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against c
 
       const updates = results.filter((result) => result.pair.operation === 'UPDATE');
       const tally = emptyTally();
-      for (const result of updates) tallyDecision(tally, machineOf(contract), result.decision!);
+      for (const result of updates) tallyDecision(tally, machineOf(contract), result.decision!, [result.stored!.spec, result.sent!.spec]);
       const deletions = results.filter((result) => result.pair.operation === 'DELETE');
       const deletionsDenied = deletions.filter((result) => !result.apiServer.allowed).length;
       console.log(`${kind} (seed ${seed}): ${JSON.stringify({ ...tally, deletions: deletions.length, deletionsDenied })}`);
@@ -304,6 +306,10 @@ function expectCovered(contract: Contract, tally: Tally, phases: readonly string
   expect(tally.combinations.severalExclusive).toBeGreaterThanOrEqual(20);
   expect(tally.combinations.severalListItems).toBeGreaterThanOrEqual(50);
   for (const given of ['reason', 'blank', 'absent'] as const) expect(tally.override[given], `overrides ${given}`).toBeGreaterThanOrEqual(100);
+  // Changes no change kind names, in each ruling, where the machine refuses them somewhere.
+  const unclassified = compileContractPolicy(contract).coverage.unclassified.judged ? ['allowed', 'not-allowed', 'overridden', 'refused'] : [];
+  expect(Object.keys(tally.unclassified).sort()).toEqual(unclassified);
+  for (const outcome of unclassified) expect(tally.unclassified[outcome], `pairs with a change no change kind names, ${outcome}`).toBeGreaterThanOrEqual(10);
 }
 
 /** The failure text: the seed, and each pair with crdgate's decision and the API server's answer. */
