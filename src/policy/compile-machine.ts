@@ -48,6 +48,8 @@ export interface CompiledMachine {
 export interface UnclassifiedCoverage {
   /** Without a state that refuses them, there is nothing to enforce. */
   judged: boolean;
+  /** The policy compares some spec field for them (when judged). */
+  compiled: boolean;
   /** The policy refuses the changes of every other spec field; `spec` when it refuses none. */
   webhookOnly: WebhookOnlyField[];
 }
@@ -67,7 +69,7 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
       variables: [],
       validations: [],
       kinds: allKinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason: machineProblem })),
-      unclassified: { judged: judgesUnclassified, webhookOnly: judgesUnclassified ? [{ field: 'spec', reason: machineProblem }] : [] },
+      unclassified: { judged: judgesUnclassified, compiled: false, webhookOnly: judgesUnclassified ? [{ field: 'spec', reason: machineProblem }] : [] },
     };
   }
   const read = readVariables();
@@ -104,13 +106,13 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   const validations = counted.map((kind) => kindValidation(judging, kind));
   const exclusive = counted.filter((kind) => machine.changeKinds[kind]?.exclusive && machine.changeKinds[kind]?.unsupported === undefined);
   if (exclusive.length > 0) validations.push(exclusiveValidation(judging, exclusive));
-  if (!judgesUnclassified) return { variables, validations, kinds, unclassified: { judged: false, webhookOnly: [] } };
+  if (!judgesUnclassified) return { variables, validations, kinds, unclassified: { judged: false, compiled: false, webhookOnly: [] } };
   const unclassified = compileUnclassified(hubSchema.properties?.spec, specCoverage(machine.classifiers));
   if (unclassified.changedField !== undefined) {
     variables.push({ name: 'unclassified_change', expression: unclassified.changedField.text });
     validations.push(unclassifiedValidation(judging, variable('unclassified_change')));
   }
-  return { variables, validations, kinds, unclassified: { judged: true, webhookOnly: unclassified.webhookOnly } };
+  return { variables, validations, kinds, unclassified: { judged: true, compiled: unclassified.changedField !== undefined, webhookOnly: unclassified.webhookOnly } };
 }
 
 function compileClassifiers(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps, define: (hint: string, expression: Cel) => Cel) {
@@ -200,7 +202,8 @@ function unclassifiedValidation({ machine, stateLabel }: Judging, changedField: 
   const needs = `such changes need ${machine.overrideAnnotation} with a reason`;
   const during = (verdict: string) => concat(str(`: a change no change kind names is ${verdict} while the ${machine.subject} is `), stateLabel);
   return policyValidation(
-    or(not(judged), eq(changedField, str('')), where('allowed'), and(overriding, where('refused-unless-overridden'))),
+    // The state first: where it allows them, the spec is not compared at all.
+    or(not(judged), where('allowed'), and(overriding, where('refused-unless-overridden')), eq(changedField, str(''))),
     concat(
       changedField,
       cond(where('refused'), concat(during('refused'), str(' (such changes are refused there, override or not)')), concat(during('not allowed'), str(` (${needs})`))),

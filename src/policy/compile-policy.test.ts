@@ -226,7 +226,7 @@ describe('compileContractPolicy: changes no change kind names', () => {
 
   it('compiles nothing where every state allows them, as by default, and says there is nothing to enforce', () => {
     const policy = compileContractPolicy(toyContract(toyMachine, withPaused));
-    expect(policy.coverage.unclassified).toEqual({ judged: false, webhookOnly: [] });
+    expect(policy.coverage.unclassified).toEqual({ judged: false, compiled: false, webhookOnly: [] });
     expect(policy.variables.map((variable) => variable.name)).not.toContain('unclassified_change');
     expect(summarizePolicyCoverage(toyContract(toyMachine, withPaused), policy)).not.toContain('no change kind names');
   });
@@ -234,13 +234,21 @@ describe('compileContractPolicy: changes no change kind names', () => {
   it('compiles one validation over every field it can compare, and names the others as the webhook\'s, in the summary too', () => {
     const contract = toyContract(strict, withPaused);
     const policy = compileContractPolicy(contract);
-    expect(policy.coverage.unclassified).toEqual({ judged: true, webhookOnly: [{ field: 'spec.notes', reason: expect.stringContaining('needs a maxLength') }] });
+    expect(policy.coverage.unclassified).toEqual({ judged: true, compiled: true, webhookOnly: [{ field: 'spec.notes', reason: expect.stringContaining('needs a maxLength') }] });
     expect(policy.variables.find((variable) => variable.name === 'unclassified_change')?.expression).toBe(
       'oldObject.?spec.?paused != object.?spec.?paused ? "spec.paused" : ""',
     );
     expect(validationReading(policy)).toHaveLength(1);
     expect(summarizePolicyCoverage(contract, policy)).toContain('  webhook only: changes no change kind names at spec.notes: it needs a maxLength');
     expect(renderPolicyCoverage(contract, policy)).toContain('| spec.notes | webhook only | it needs a maxLength (or an enum) in the hub schema, so the API server can bound the policy\'s cost |\n| every other spec field | policy and webhook | |');
+  });
+
+  it('says so when the classifiers cover every field the schema declares, and compiles no validation', () => {
+    const contract = toyContract(strict);
+    const policy = compileContractPolicy(contract);
+    expect(policy.coverage.unclassified).toEqual({ judged: true, compiled: false, webhookOnly: [] });
+    expect(validationReading(policy)).toEqual([]);
+    expect(renderPolicyCoverage(contract, policy)).toContain('| changes no change kind names, at | enforced by | why not by the policy |\n|---|---|---|\n| no spec field: the classifiers cover them all | | |');
   });
 
   it('leaves them all to the webhook when a classifier has no target, or the machine reads its state with code', () => {

@@ -55,7 +55,7 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
     validations,
     coverage: {
       changeKinds: machine?.kinds ?? [],
-      unclassified: machine?.unclassified ?? { judged: false, webhookOnly: [] },
+      unclassified: machine?.unclassified ?? { judged: false, compiled: false, webhookOnly: [] },
       deletionRules: deletion.map(({ rule, name }) =>
         rule.form ? { rule: name, enforcedBy: 'policy' } : { rule: name, enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
       ),

@@ -24,8 +24,9 @@ import {
 // `name` and without absentMeans, exclusive changes inside list items, integer and quantity directions with an
 // unsupported side, whenDifferent on a quantity and on a string, and a three-part release with absentMeans.
 // Every classifier is built from the library's parts, so every kind of change compiles to the policy. metricsEnabled
-// is a field no change kind names: such changes are free while Running, refused mid-upgrade, and need the override
-// in every other state that does not allow any change (and in a state the machine does not know).
+// and plugins (a list of objects) are fields no change kind names: their changes are free while Running, refused
+// mid-upgrade, and need the override in every other state that does not allow any change (and in a state the
+// machine does not know); the policy compares both whole.
 
 export type MessageBrokerState =
   | 'Pending'
@@ -85,6 +86,16 @@ export const messageBrokerSchemaV1: JSONSchemaProps = {
         },
         authMechanism: { type: 'string', maxLength: 64, description: 'SASL mechanism clients log in with; absent: anonymous.' },
         metricsEnabled: { type: 'boolean', description: 'Whether brokers export metrics; no change kind names it.' },
+        plugins: {
+          type: 'array',
+          maxItems: 8,
+          description: 'Plugins the brokers load, in order; no change kind names them.',
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string', maxLength: 64 }, settings: { type: 'string', maxLength: 256 } },
+          },
+        },
         queues: {
           type: 'array',
           maxItems: 12,

@@ -49,8 +49,9 @@ function unclassifiedSection(coverage: UnclassifiedCoverage, hasMachine: boolean
   if (!hasMachine) return [];
   if (!coverage.judged) return [`Changes no change kind names: allowed in every state, so there is nothing to enforce.`];
   const rows = coverage.webhookOnly.map((entry) => `| ${cell(entry.field)} | webhook only | ${cell(entry.reason)} |`);
-  const everywhere = coverage.webhookOnly.some((entry) => entry.field === 'spec');
-  if (!everywhere) rows.push(`| ${rows.length > 0 ? 'every other spec field' : 'every spec field'} | policy and webhook | |`);
+  if (coverage.compiled) rows.push(`| ${rows.length > 0 ? 'every other spec field' : 'every spec field'} | policy and webhook | |`);
+  // Judged, and nothing to compare: the classifiers cover every field the schema declares.
+  if (rows.length === 0) rows.push('| no spec field: the classifiers cover them all | | |');
   return [[`| ${unclassifiedHeading}, at | enforced by | why not by the policy |`, '|---|---|---|', ...rows].join('\n')];
 }
 

@@ -91,7 +91,7 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against c
       expect(coverage.changeKinds.map((entry) => [entry.kind, entry.enforcedBy])).toEqual(Object.keys(machineOf(contract).changeKinds).map((kind) => [kind, 'policy']));
       expect(coverage.deletionRules.every((rule) => rule.enforcedBy === 'policy')).toBe(true);
       // MessageBroker refuses changes no change kind names in some states, and the policy compares every such field.
-      expect(coverage.unclassified).toEqual({ judged: contract.identity.kind === 'MessageBroker', webhookOnly: [] });
+      expect(coverage.unclassified).toEqual({ judged: contract.identity.kind === 'MessageBroker', compiled: contract.identity.kind === 'MessageBroker', webhookOnly: [] });
     }
   });
 
