@@ -20,7 +20,7 @@ export interface TransitionDecision<S extends string, C extends string> {
   unclassified: JudgedUnclassifiedChanges;
   override: OverrideRequest;
   allowed: boolean;
-  /** One `FieldValueForbidden` per change that does not pass. */
+  /** One `FieldValueForbidden` per change that does not pass, and one for the unclassified changes past those named. */
   denials: FieldError[];
   warnings: string[];
   auditAnnotations: Record<string, string>;
