@@ -35,7 +35,17 @@ export { KubeApiError, type ObjectClient, type ObjectReference } from './local-l
 export interface CheckOptions {
   /** CREATE without `oldObject`, UPDATE with it; DELETE decides on `object` as the object being deleted. */
   operation?: CheckOperation;
+  /**
+   * The stored object an UPDATE replaces. It is taken as the API server holds it: pruned and defaulted by the
+   * CRD's schema (so a field the schema defaults is no change), in the version of `object`.
+   */
   oldObject?: KubeObject;
+  /**
+   * The transition machine's state for an `oldObject` that records none (no phase, or nothing the machine's
+   * readState reads), as `crdgate check --state` gives it; otherwise such an object is in the initial state, as
+   * the webhook judges a stored object with no status yet. A state the old object records always decides.
+   */
+  state?: string;
 }
 
 /** The answer to an AdmissionReview, as the server sends it. */
@@ -75,7 +85,7 @@ export function contractTester(contracts: Contract | readonly Contract[]): Contr
   return {
     check: function check(object, options = {}) {
       const operation = options.operation ?? (options.oldObject ? 'UPDATE' : 'CREATE');
-      return checkObject(registry, { operation, object, oldObject: options.oldObject ?? null });
+      return checkObject(registry, { operation, object, oldObject: options.oldObject ?? null, ...(options.state === undefined ? {} : { assumedState: options.state }) });
     },
     review: function review(webhook, body, options = {}) {
       const outcome = handleAdmissionReview(webhook, registry, body, options.storedObject ? { stored: { object: options.storedObject } } : {});

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { DecisionCode } from '../errors.ts';
 import { formatFieldError, type FieldError } from '../contract/field-error.ts';
 import { engineCrdFor } from '../api-server-engine/contract-crd.ts';
-import { judge, type EngineCrd, type FieldValidation, type Judgement } from '../api-server-engine/engine.ts';
+import { judge, readAsStored, type EngineCrd, type FieldValidation, type Judgement } from '../api-server-engine/engine.ts';
+import { convertObject } from '../conversion/convert-object.ts';
 import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
@@ -11,6 +12,7 @@ import { applyJsonPatch, type JsonPatchOperation } from './json-patch.ts';
 import { decideMutation } from './mutate.ts';
 import type { AdmissionRequest } from './review.ts';
 import { decideValidation } from './validate.ts';
+import type { UpdateContext } from '../contract/fsa/evaluate/evaluate-transition.ts';
 import { allow, deny, sanitizeWarnings, type Verdict } from './verdict.ts';
 
 export type CheckOperation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -23,6 +25,11 @@ export interface CheckInput {
   oldObject?: KubeObject | null;
   /** What unknown and duplicate fields make of the object (kubectl's --validate); Strict, kubectl's default, if unset. */
   fieldValidation?: FieldValidation;
+  /**
+   * The state of an old object that records none (no phase, or a state reader that reads nothing): `crdgate check
+   * --state`, or the machine's steadyState, for a previous revision's manifest. A stored object's status decides.
+   */
+  assumedState?: string;
 }
 
 /** A field the mutating webhook's defaults set, in Kubernetes' path notation: `spec.replicas`. */
@@ -59,14 +66,41 @@ export function checkObject(registry: ContractRegistry, input: CheckInput): Chec
   const oldObject = input.oldObject ?? null;
   if (operation === 'DELETE') return summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []);
   const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
-  if (compiled && compiled.servedApiVersions.has(String(object.apiVersion))) return checkThroughEngine(registry, compiled, operation, object, oldObject, input.fieldValidation ?? 'Strict');
+  if (compiled && compiled.servedApiVersions.has(String(object.apiVersion))) {
+    const crd = engineCrdFor(compiled);
+    const storedOld = oldObject === null ? null : asStoredIn(crd, compiled, oldObject, String(object.apiVersion));
+    return checkThroughEngine(registry, compiled, crd, { ...input, operation, oldObject: storedOld, fieldValidation: input.fieldValidation ?? 'Strict' });
+  }
   // A kind or version no contract serves: the webhooks' own answer (KIND_UNKNOWN, VERSION_UNKNOWN).
   const mutation = decideMutation(registry, admissionRequest(operation, object, oldObject));
   if (!mutation.allowed) return summarize(mutation, object, [], []);
   const patch = mutation.patch ?? [];
   const defaulted = patch.length > 0 ? applyJsonPatch(object, patch) : object;
-  const validation = decideValidation(registry, admissionRequest(operation, defaulted, oldObject));
+  const validation = decideValidation(registry, admissionRequest(operation, defaulted, oldObject), contextOf(input));
   return summarize(validation, defaulted, defaultedFields(patch, defaulted, object), mutation.warnings);
+}
+
+/**
+ * The old object of an update as kube-apiserver gives it to the webhooks and to its own validation: read back from
+ * storage (pruned, the schema's defaults applied) in its own version, converted to the version of the request, and
+ * read so again there, as the API server defaults what a conversion returns. A field the schema defaults is then
+ * no change, as it is none to the API server. An old object the engine cannot read stays as given: judging it
+ * then names the problem.
+ */
+function asStoredIn(crd: EngineCrd, compiled: CompiledContract, oldObject: KubeObject, apiVersion: string): KubeObject {
+  const ownVersion = String(oldObject.apiVersion);
+  const stored = compiled.servedApiVersions.has(ownVersion) ? readBack(crd, oldObject) : oldObject;
+  if (ownVersion === apiVersion || !compiled.servedApiVersions.has(ownVersion)) return stored;
+  return readBack(crd, convertObject(compiled.contract, stored, apiVersion));
+}
+
+function readBack(crd: EngineCrd, object: KubeObject): KubeObject {
+  const read = readAsStored(crd, object);
+  return read.allowed && read.object ? inKeyOrderOf(read.object, object) : object;
+}
+
+function contextOf(input: CheckInput): UpdateContext {
+  return input.assumedState === undefined ? {} : { assumedState: input.assumedState };
 }
 
 /**
@@ -80,7 +114,8 @@ export function checkObject(registry: ContractRegistry, input: CheckInput): Chec
 export function checkCrdObject(crd: EngineCrd, input: CheckInput): CheckResult {
   const { operation, object } = input;
   if (operation === 'DELETE') return summarize(allow(), object, [], []);
-  const judged = judge(crd, { operation, object, fieldValidation: input.fieldValidation ?? 'Strict', ...(input.oldObject ? { oldObject: input.oldObject } : {}) });
+  const oldObject = input.oldObject ? readBack(crd, input.oldObject) : undefined;
+  const judged = judge(crd, { operation, object, fieldValidation: input.fieldValidation ?? 'Strict', ...(oldObject ? { oldObject } : {}) });
   if (!judged.allowed) return summarize(engineDenial(judged), object, [], judged.warnings);
   const stored = inKeyOrderOf(judged.object!, object);
   return summarize(allow(), stored, addedFields(object, stored), judged.warnings);
@@ -100,15 +135,14 @@ function addedFields(before: unknown, after: unknown, segments: PathSegment[] = 
   return found;
 }
 
+/** An UPDATE's old object is the stored one already (asStoredIn). */
 function checkThroughEngine(
   registry: ContractRegistry,
   compiled: CompiledContract,
-  operation: 'CREATE' | 'UPDATE',
-  object: KubeObject,
-  oldObject: KubeObject | null,
-  fieldValidation: FieldValidation,
+  crd: EngineCrd,
+  input: CheckInput & { operation: 'CREATE' | 'UPDATE'; oldObject: KubeObject | null; fieldValidation: FieldValidation },
 ): CheckResult {
-  const crd = engineCrdFor(compiled);
+  const { operation, object, oldObject, fieldValidation } = input;
   const refusal = crd.refusal.length > 0 ? [`kube-apiserver would refuse the CustomResourceDefinition of ${compiled.contract.identity.kind}: ${crd.refusal.map(formatFieldError).join(', ')}`] : [];
   const old = oldObject ?? undefined;
   const decoded = judge(crd, { operation, object, oldObject: old, decodeOnly: true, fieldValidation });
@@ -128,11 +162,11 @@ function checkThroughEngine(
   if (!judged.allowed) {
     // The webhook sees the object as the API server prepared it (status dropped on a create, say), not as sent.
     const prepared = judged.object ? inKeyOrderOf(judged.object, patched) : patched;
-    const webhook = judged.code === 422 ? decideValidation(registry, admissionRequest(operation, prepared, oldObject)) : undefined;
+    const webhook = judged.code === 422 ? decideValidation(registry, admissionRequest(operation, prepared, oldObject), contextOf(input)) : undefined;
     return summarize(deny('OBJECT_INVALID', judged.message ?? 'the API server refused the object', withWebhookCauses(judged.causes, webhook?.causes ?? [])), patched, defaults, warnings);
   }
   const stored = inKeyOrderOf(judged.object!, patched);
-  const validation = decideValidation(registry, admissionRequest(operation, stored, oldObject));
+  const validation = decideValidation(registry, admissionRequest(operation, stored, oldObject), contextOf(input));
   return summarize(validation, stored, defaults, warnings);
 }
 

@@ -1,6 +1,7 @@
 import type { ClientFieldPaths } from '../contract/client-field-paths.ts';
 import { fieldError, type FieldError } from '../contract/field-error.ts';
 import { valueAtPath } from '../contract/field-path.ts';
+import type { UpdateContext } from '../contract/fsa/evaluate/evaluate-transition.ts';
 import { checkPhaseMove, checkStateMove, readState } from '../contract/fsa/phase.ts';
 import { objectRef, type KubeObject } from '../contract/kube-object.ts';
 import { ratchet, toleratedWarning, type RatchetResult } from '../contract/ratchet.ts';
@@ -13,8 +14,9 @@ import { allow, deny, fieldErrorsMessage, type Verdict } from './verdict.ts';
 /**
  * The validating webhook's decision, a pure function of the review. Order: schema, invariants,
  * and on UPDATE the contract's update rules (the transition machine); all errors collected, never the first only.
+ * `context` is for deciding offline (`crdgate check`, contractTester): the webhook is never given one.
  */
-export function decideValidation(registry: ContractRegistry, request: AdmissionRequest): Verdict {
+export function decideValidation(registry: ContractRegistry, request: AdmissionRequest, context: UpdateContext = {}): Verdict {
   const compiled = routeReview(registry, request);
   if (isVerdict(compiled)) return compiled;
   try {
@@ -23,7 +25,7 @@ export function decideValidation(registry: ContractRegistry, request: AdmissionR
         return decideDelete(compiled, request, request.oldObject!);
       case 'CREATE':
       case 'UPDATE':
-        return decideWrite(compiled, request);
+        return decideWrite(compiled, request, context);
       case 'CONNECT':
         return allow();
     }
@@ -75,7 +77,7 @@ interface Collected {
   auditAnnotations: Record<string, string>;
 }
 
-function decideWrite(compiled: CompiledContract, request: AdmissionRequest): Verdict {
+function decideWrite(compiled: CompiledContract, request: AdmissionRequest, context: UpdateContext): Verdict {
   const view = viewObject(compiled, request.object!, request.kind.version);
   const found = objectErrors(compiled, view);
   const oldView = request.operation === 'UPDATE' ? viewObject(compiled, request.oldObject!, request.kind.version) : undefined;
@@ -84,7 +86,7 @@ function decideWrite(compiled: CompiledContract, request: AdmissionRequest): Ver
   const paths = clientFieldPaths(compiled, request, view);
   const sources = [
     ...objectErrorFindings(compiled, found, view, oldView, paths),
-    ...(oldView === undefined ? [] : changeFindings(compiled, request, view, oldView, paths)),
+    ...(oldView === undefined ? [] : changeFindings(compiled, request, view, oldView, paths, context)),
   ];
   return writeVerdict(compiled, request, view, sources.reduce(collect, { invalid: [], forbidden: [], warnings: [], auditAnnotations: {} }));
 }
@@ -120,6 +122,7 @@ function changeFindings(
   view: ObjectView,
   oldView: ObjectView,
   paths: ClientFieldPaths | undefined,
+  context: UpdateContext,
 ): Findings[] {
   // A status update cannot change the spec (the API server drops spec changes on the status subresource), and the
   // operator owns the phase that it moves.
@@ -129,7 +132,7 @@ function changeFindings(
     const input = { oldObject: oldView.hub, object: view.hub };
     return compiled.updateRules.map((rule) => {
       // A rule is a contract's code: one that returns no lists throws here, and the request fails closed.
-      const { forbidden, warnings, auditAnnotations } = rule(input);
+      const { forbidden, warnings, auditAnnotations } = rule(input, context);
       return { words: paths, forbidden: [...forbidden], warnings: [...warnings], auditAnnotations };
     });
   }

@@ -69,6 +69,8 @@ export interface JudgeInput {
   fieldValidation?: FieldValidation;
   /** Only decode, prune and default: the object as a mutating admission webhook receives it. */
   decodeOnly?: boolean;
+  /** Only read it as a stored object is read back (see readAsStored). */
+  asStored?: boolean;
   /** The request's namespace; by default the object's, else `default` for a namespaced kind. */
   namespace?: string;
 }
@@ -220,6 +222,7 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
     ...(input.oldObject !== undefined ? { oldObject: input.oldObject } : {}),
     ...(input.fieldValidation ? { fieldValidation: input.fieldValidation } : {}),
     ...(input.decodeOnly ? { decodeOnly: true } : {}),
+    ...(input.asStored ? { asStored: true } : {}),
     ...(input.namespace ? { namespace: input.namespace } : {}),
   };
   if (crd.instance !== instanceCount || running === undefined) {
@@ -244,6 +247,15 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
     warnings: answer.warnings ?? [],
     ...(answer.object ? { object: answer.object } : {}),
   };
+}
+
+/**
+ * `object` as kube-apiserver holds it once stored, which is how an update's old object reaches its webhooks and
+ * rules: read back leniently, pruned, with the schema's defaults. A refusal (a body no API server could have
+ * stored) is the judgement's.
+ */
+export function readAsStored(crd: EngineCrd, object: unknown): Judgement {
+  return judge(crd, { operation: 'CREATE', object, asStored: true });
 }
 
 function toFieldError(problem: RawProblem): FieldError {

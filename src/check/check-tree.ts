@@ -42,6 +42,11 @@ export interface ObjectCheck extends Omit<CheckResult, 'code'> {
   name: string;
   /** For an UPDATE of a kind with a transition machine: the state the change is judged in. */
   state?: StartState;
+  /**
+   * Set when the same object (group, kind, namespace, name) is in the tree before: where it first is. The object
+   * is judged all the same (against its own previous revision), and the duplicate fails the check.
+   */
+  duplicateOf?: ManifestLocation;
 }
 
 /** Which tree a file belongs to: the one given with -f, or the previous revision given with --old. */
@@ -76,11 +81,7 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
   const crds = options.crds;
   const asked: Pick<CheckInput, 'fieldValidation'> = options.fieldValidation ? { fieldValidation: options.fieldValidation } : {};
   const decides = (object: KubeObject) => decidedKind(registry, object, options.strictKinds === true) || crdFor(crds, object) !== undefined;
-  const previous = new Map<string, ManifestObject>();
-  for (const entry of oldTree?.objects ?? []) {
-    const key = identityKey(entry.object);
-    if (key !== undefined && decides(entry.object) && !previous.has(key)) previous.set(key, entry);
-  }
+  const previous = new PreviousRevisions(oldTree, decides);
   const inTree = <T>(entries: T[], name: TreeName) => entries.map((entry) => ({ ...entry, tree: name }));
   const report: TreeCheckReport = {
     objects: [],
@@ -91,7 +92,7 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
     empty: [...inTree(tree.empty, 'new'), ...inTree(oldTree?.empty ?? [], 'old')],
     stored: [],
   };
-  const seen = new Map<string, ManifestLocation>();
+  const seen = new Map<string, ManifestLocation[]>();
   for (const { location, object } of tree.objects) {
     if (!decides(object)) {
       report.stored.push(object);
@@ -102,26 +103,46 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
       continue;
     }
     const key = identityKey(object);
-    const duplicateOf = key === undefined ? undefined : seen.get(key);
-    let check: ObjectCheck;
-    if (duplicateOf !== undefined) {
-      check = duplicate(object, location, duplicateOf);
-    } else {
-      if (key !== undefined) seen.set(key, location);
-      const old = key === undefined ? undefined : previous.get(key);
-      check = options.deleteAll
-        ? decide(registry, crds, object, location, { operation: 'DELETE', object })
-        : old === undefined
-          ? decide(registry, crds, object, location, { operation: 'CREATE', object, ...asked })
-          : update(registry, crds, object, location, old, options.state, asked);
-    }
-    report.objects.push(check);
+    const earlier = key === undefined ? [] : (seen.get(key) ?? []);
+    if (key !== undefined) seen.set(key, [...earlier, location]);
+    const old = key === undefined ? undefined : previous.revisionOf(key, earlier.length);
+    const check = options.deleteAll
+      ? decide(registry, crds, object, location, { operation: 'DELETE', object })
+      : old === undefined
+        ? decide(registry, crds, object, location, { operation: 'CREATE', object, ...asked })
+        : update(registry, crds, object, location, old, options.state, asked);
+    report.objects.push(earlier[0] === undefined ? check : { ...check, duplicateOf: earlier[0] });
     report.stored.push(check.object);
   }
-  for (const [key, { location, object }] of previous) {
-    if (!seen.has(key)) report.objects.push(decide(registry, crds, object, location, { operation: 'DELETE', object }));
-  }
+  for (const { location, object } of previous.gone(seen)) report.objects.push(decide(registry, crds, object, location, { operation: 'DELETE', object }));
   return report;
+}
+
+/**
+ * The previous revision's objects by identity. A tree may hold one object twice (upstream examples are
+ * alternatives that reuse names): the n-th manifest of an object in the new tree is judged against the n-th of the
+ * old, else against the old's last, which is the one the cluster holds (the API server applies both, the later
+ * winning).
+ */
+class PreviousRevisions {
+  private readonly byKey = new Map<string, ManifestObject[]>();
+
+  constructor(oldTree: ManifestContents | undefined, decides: (object: KubeObject) => boolean) {
+    for (const entry of oldTree?.objects ?? []) {
+      const key = identityKey(entry.object);
+      if (key !== undefined && decides(entry.object)) this.byKey.set(key, [...(this.byKey.get(key) ?? []), entry]);
+    }
+  }
+
+  revisionOf(key: string, occurrence: number): ManifestObject | undefined {
+    const revisions = this.byKey.get(key);
+    return revisions?.[occurrence] ?? revisions?.at(-1);
+  }
+
+  /** The objects the new tree no longer has, each once (its last manifest: what the cluster holds). */
+  gone(seen: ReadonlyMap<string, unknown>): ManifestObject[] {
+    return [...this.byKey].filter(([key]) => !seen.has(key)).map(([, revisions]) => revisions.at(-1)!);
+  }
 }
 
 function update(
@@ -154,7 +175,8 @@ function update(
     if (!(error instanceof ConversionError)) throw error;
     return { ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', error.message), oldLocation: old.location };
   }
-  const check = decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject, ...asked });
+  const assumed = prepared.assumedState === undefined ? {} : { assumedState: prepared.assumedState };
+  const check = decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject, ...assumed, ...asked });
   return { ...check, oldLocation: old.location, ...(prepared.state ? { state: prepared.state } : {}) };
 }
 
@@ -172,11 +194,6 @@ function decide(registry: ContractRegistry, crds: CrdKinds | undefined, object: 
 
 function refused(object: KubeObject, location: ManifestLocation, operation: CheckOperation, code: ObjectCheck['code'], message: string): ObjectCheck {
   return { ...describe(object, location, operation), allowed: false, code, message, causes: [], warnings: [], defaults: [], object };
-}
-
-function duplicate(object: KubeObject, location: ManifestLocation, first: ManifestLocation): ObjectCheck {
-  const message = `the same object is at ${first.file}:${first.line} already; the API server would apply both, the later one winning`;
-  return refused(object, location, 'CREATE', 'OBJECT_DUPLICATE', message);
 }
 
 function describe(object: KubeObject, location: ManifestLocation, operation: CheckOperation) {

@@ -1,7 +1,7 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import { emptyReasons, type EmptyManifest, type InvalidManifest } from './manifest-documents.ts';
 import type { ObjectCheck, TreeCheckReport, TreeName } from './check-tree.ts';
-import { crdNotes, describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { crdNotes, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
 interface Suite {
@@ -27,7 +27,7 @@ export function renderJunitReport(report: TreeCheckReport): string {
     if (outcome === 'skipped') suite.skipped += 1;
   };
   for (const entry of report.invalid) add(entry.location.file, invalidTestcase(entry), 'failed');
-  for (const check of report.objects) add(check.location.file, testcase(check), check.allowed ? 'passed' : 'failed');
+  for (const check of report.objects) add(check.location.file, testcase(check), check.allowed && !check.duplicateOf ? 'passed' : 'failed');
   for (const entry of report.empty) add(entry.location.file, emptyTestcase(entry), 'skipped');
   const suites = [...byFile].map(([file, suite]) =>
     [
@@ -39,7 +39,7 @@ export function renderJunitReport(report: TreeCheckReport): string {
   const tests = summary.checked + summary.invalid + summary.empty;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="crdgate check" tests="${tests}" failures="${summary.denied + summary.invalid}" errors="0" skipped="${summary.empty}">`,
+    `<testsuites name="crdgate check" tests="${tests}" failures="${report.objects.filter((check) => !check.allowed || check.duplicateOf).length + summary.invalid}" errors="0" skipped="${summary.empty}">`,
     ...suites,
     `  <system-out>${xmlText([...crdNotes(report).map((note) => `warning: ${note}`), summaryLine(summary)].join('\n'))}</system-out>`,
     '</testsuites>',
@@ -52,8 +52,12 @@ function testcase(check: ObjectCheck): string {
   const open = `    <testcase classname="${xml(check.location.file)}" name="${xml(name)}" file="${xml(check.location.file)}" line="${check.location.line}">`;
   const body: string[] = [];
   if (!check.allowed) {
-    const detail = check.causes.length > 0 ? check.causes.map(formatFieldError).join('\n') : (check.message ?? check.code);
+    const causes = check.causes.length > 0 ? check.causes.map(formatFieldError) : [check.message ?? check.code];
+    const detail = [...causes, ...(check.duplicateOf ? [describeDuplicate(check.duplicateOf)] : [])].join('\n');
     body.push(`      <failure type="${check.code}" message="${xml(check.message ?? check.code)}">${xmlText(detail)}</failure>`);
+  } else if (check.duplicateOf) {
+    const message = describeDuplicate(check.duplicateOf);
+    body.push(`      <failure type="OBJECT_DUPLICATE" message="${xml(message)}">${xmlText(message)}</failure>`);
   }
   const output = [...check.warnings.map((w) => `warning: ${w}`), ...check.defaults.map((d) => `default ${describeDefault(d)}`)];
   if (output.length > 0) body.push(`      <system-out>${xmlText(output.join('\n'))}</system-out>`);

@@ -19,26 +19,31 @@ const v1beta1 = (status?: unknown) => ({
 });
 
 describe('previousRevision', () => {
-  it("assumes the contract's steady state, then --state, for a manifest without a phase, in the new object's version", () => {
+  it("assumes the contract's steady state, then --state, for a manifest without a phase, in the new object's version, inventing no status", () => {
     const steady = previousRevision(geo, v1beta1(), 'geo.example.com/v1', undefined);
-    expect(steady.state).toEqual({ phase: 'Ready', source: 'contract' });
-    expect(steady.oldObject).toMatchObject({ apiVersion: 'geo.example.com/v1', spec: { readReplicas: 2 }, status: { phase: 'Ready' } });
-    expect(previousRevision(geo, v1beta1({ phase: '' }), 'geo.example.com/v1beta1', 'Degraded')).toMatchObject({
-      state: { phase: 'Degraded', source: 'flag' },
-      oldObject: { apiVersion: 'geo.example.com/v1beta1', status: { phase: 'Degraded' } },
-    });
+    expect(steady).toMatchObject({ state: { state: 'Ready', source: 'contract' }, assumedState: 'Ready' });
+    expect(steady.oldObject).toMatchObject({ apiVersion: 'geo.example.com/v1', spec: { readReplicas: 2 } });
+    expect(steady.oldObject).not.toHaveProperty('status');
+    const flagged = previousRevision(geo, v1beta1({ phase: '' }), 'geo.example.com/v1beta1', 'Degraded');
+    expect(flagged).toMatchObject({ state: { state: 'Degraded', source: 'flag' }, assumedState: 'Degraded' });
+    expect(flagged.oldObject.status).toEqual({ phase: '' });
   });
 
-  it('keeps the phase the old manifest records, and leaves the rest of its status alone', () => {
+  it('keeps the phase the old manifest records, assuming nothing, and leaves its status alone', () => {
     const recorded = previousRevision(geo, v1beta1({ phase: 'Upgrading', observedGeneration: 3 }), 'geo.example.com/v1', 'Pending');
-    expect(recorded.state).toEqual({ phase: 'Upgrading', source: 'status' });
+    expect(recorded.state).toEqual({ state: 'Upgrading', source: 'status' });
+    expect(recorded).not.toHaveProperty('assumedState');
     expect(recorded.oldObject.status).toEqual({ phase: 'Upgrading', observedGeneration: 3 });
+  });
+
+  it('reports a recorded phase the machine does not know as read, to be judged as unrecognised', () => {
+    expect(previousRevision(geo, v1beta1({ phase: 'Rebooting' }), 'geo.example.com/v1', 'Ready').state).toEqual({ state: '"Rebooting"', source: 'status' });
   });
 
   it('refuses to guess when neither --state nor the contract names a state', () => {
     expect(() => previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', undefined)).toThrow(StartStateUnknownError);
-    expect(() => previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', undefined)).toThrow(/pass --state PHASE \(one of Pending, /);
-    expect(previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', 'Ready').state).toEqual({ phase: 'Ready', source: 'flag' });
+    expect(() => previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', undefined)).toThrow(/pass --state STATE \(one of Pending, /);
+    expect(previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', 'Ready').state).toEqual({ state: 'Ready', source: 'flag' });
   });
 
   it('throws a ConversionError for an old object that cannot be converted', () => {
@@ -46,14 +51,34 @@ describe('previousRevision', () => {
   });
 });
 
-describe("previousRevision with the operator's phase strings", () => {
-  it('writes the assumed state as a phase the operator would write, which the machine reads back as that state', () => {
-    const machine = geoDatabaseContract().transitions!;
-    const sentences = createContractRegistry([
-      defineContract({ ...geoDatabaseContract(), transitions: { ...machine, phases: Object.fromEntries(machine.states.map((state) => [`database is ${state.toLowerCase()}`, state])) } }),
-    ]).contracts[0]!;
-    const steady = previousRevision(sentences, v1beta1(), 'geo.example.com/v1', undefined);
-    expect(steady.state).toEqual({ phase: 'Ready', source: 'contract' });
-    expect(steady.oldObject).toMatchObject({ status: { phase: 'database is ready' } });
+describe('previousRevision with a state reader of its own', () => {
+  const machine = geoDatabaseContract().transitions!;
+  // The state in conditions, as many operators keep it: Ready=True is Ready, Ready=False with a reason is that reason.
+  const fromConditions = createContractRegistry([
+    defineContract({
+      ...geoDatabaseContract(),
+      transitions: {
+        ...machine,
+        readState: (object) => {
+          const conditions = (object.status as { conditions?: Array<{ type?: string; status?: string; reason?: string }> } | undefined)?.conditions;
+          const ready = Array.isArray(conditions) ? conditions.find((condition) => condition?.type === 'Ready') : undefined;
+          if (ready === undefined) return undefined;
+          return ready.status === 'True' ? 'Ready' : ready.reason === 'Upgrading' ? 'Upgrading' : { unrecognised: String(ready.reason) };
+        },
+      },
+    }),
+  ]).contracts[0]!;
+
+  it('reads the state from the status the old manifest carries, as the webhook reads the stored object', () => {
+    const upgrading = previousRevision(fromConditions, v1beta1({ conditions: [{ type: 'Ready', status: 'False', reason: 'Upgrading' }] }), 'geo.example.com/v1', 'Ready');
+    expect(upgrading.state).toEqual({ state: 'Upgrading', source: 'status' });
+    expect(upgrading).not.toHaveProperty('assumedState');
+  });
+
+  it('assumes --state, else the steady state, when the reader reads nothing, and writes nothing into the status', () => {
+    const flagged = previousRevision(fromConditions, v1beta1(), 'geo.example.com/v1', 'Upgrading');
+    expect(flagged).toMatchObject({ state: { state: 'Upgrading', source: 'flag' }, assumedState: 'Upgrading' });
+    expect(flagged.oldObject).not.toHaveProperty('status');
+    expect(previousRevision(fromConditions, v1beta1(), 'geo.example.com/v1', undefined).state).toEqual({ state: 'Ready', source: 'contract' });
   });
 });

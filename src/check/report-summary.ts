@@ -17,6 +17,8 @@ export interface TreeCheckSummary {
   notObjects: number;
   /** Documents not valid YAML or JSON: failures, like denials. */
   invalid: number;
+  /** Objects the tree holds more than once, counted past the first: failures, each judged all the same. */
+  duplicates: number;
   /** Files, documents and Lists with nothing in them, counted by reason (only the reasons met). */
   empty: number;
   emptyReasons: Partial<Record<EmptyReason, number>>;
@@ -38,14 +40,15 @@ export function summarize(report: TreeCheckReport): TreeCheckSummary {
     crds: report.crds.length,
     notObjects: report.notObjects.length,
     invalid: report.invalid.length,
+    duplicates: report.objects.filter((check) => check.duplicateOf !== undefined).length,
     empty: report.empty.length,
     emptyReasons,
   };
 }
 
-/** Whether the tree passes: every object allowed, and every file read. */
+/** Whether the tree passes: every object allowed, every file read, and no object twice. */
 export function treePassed(summary: TreeCheckSummary): boolean {
-  return summary.denied === 0 && summary.invalid === 0;
+  return summary.denied === 0 && summary.invalid === 0 && summary.duplicates === 0;
 }
 
 /** One line for the end of a pipeline's log: what was decided, what was denied, and what was passed over. */
@@ -59,6 +62,7 @@ export function summaryLine(summary: TreeCheckSummary): string {
   if (summary.empty > 0) parts.push(`skipped ${summary.empty} empty (${countsByName(summary.emptyReasons)})`);
   if (summary.notObjects > 0) parts.push(`${plural(summary.notObjects, 'document')} without apiVersion and kind`);
   if (summary.invalid > 0) parts.push(`${plural(summary.invalid, 'document')} not valid YAML or JSON, so not checked`);
+  if (summary.duplicates > 0) parts.push(`${plural(summary.duplicates, 'object')} in the tree a second time (OBJECT_DUPLICATE)`);
   return parts.join('; ');
 }
 
@@ -81,6 +85,11 @@ export function describeInvalid(entry: InvalidManifest & { tree: TreeName }): st
 export function describeLocation(location: ManifestLocation): string {
   const file = location.file === '-' ? '<stdin>' : location.file;
   return `${file}:${location.line} (document ${location.document}${location.item === undefined ? '' : `, items[${location.item}]`})`;
+}
+
+/** Why a second manifest of one object fails the check, though it is judged: the API server would apply both. */
+export function describeDuplicate(first: ManifestLocation): string {
+  return `the same object is at ${describeLocation(first)} already; the API server would apply both, the later one winning (OBJECT_DUPLICATE)`;
 }
 
 /** A warning about a CRD read: one a contract overrides whose schema is not the contract's (a stale copy, say). */

@@ -1,6 +1,6 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
-import { crdNotes, describeDefault, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { crdNotes, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
 const stateSources = { status: 'its status', flag: '--state', contract: "the contract's steady state" } as const;
@@ -17,10 +17,11 @@ export function renderTextReport(report: TreeCheckReport): string {
 
 function objectLines(check: ObjectCheck): string[] {
   const subject = `${check.kind} ${namespacedName(check)} (${check.apiVersion})`;
-  const state = check.state ? ` in state ${check.state.phase} (from ${stateSources[check.state.source]})` : '';
+  const state = check.state ? ` in state ${check.state.state} (from ${stateSources[check.state.source]})` : '';
   const verdict = check.allowed ? 'allowed' : `denied ${check.code}`;
   const lines = [`${describeLocation(check.location)}: ${subject} ${check.operation}${state}: ${verdict}`];
   if (check.oldLocation) lines.push(`  previous revision: ${describeLocation(check.oldLocation)}`);
+  if (check.duplicateOf) lines.push(`  duplicate: ${describeDuplicate(check.duplicateOf)}`);
   // One line per cause reads better in a pipeline log than the API server's single comma-joined message.
   if (!check.allowed) lines.push(...(check.causes.length > 0 ? check.causes.map((c) => `  ${formatFieldError(c)}`) : [`  ${check.message ?? check.code}`]));
   lines.push(...check.warnings.map((w) => `  warning: ${w}`));

@@ -88,6 +88,7 @@ describe('crdgate check on a manifest tree', () => {
       crds: 0,
       notObjects: 1,
       invalid: 0,
+      duplicates: 0,
       empty: 0,
       emptyReasons: {},
     });
@@ -143,12 +144,12 @@ describe('crdgate check --old: the transition a pull request would make', () => 
     expect(byName(objects, 'roads')).toMatchObject({
       operation: 'UPDATE',
       allowed: true,
-      state: { phase: 'Ready', source: 'contract' },
+      state: { state: 'Ready', source: 'contract' },
       location: { file: 'revisions/new/roads.yaml' },
       oldLocation: { file: 'revisions/old/roads.yaml' },
     });
     const shrinking = byName(objects, 'shrinking');
-    expect(shrinking).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', state: { phase: 'Ready' } });
+    expect(shrinking).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', state: { state: 'Ready' } });
     expect(shrinking.causes).toEqual([expect.objectContaining({ field: 'spec.storage.size', type: 'FieldValueForbidden', message: expect.stringContaining('volumes cannot shrink') })]);
     expect(byName(objects, 'archive')).toMatchObject({
       operation: 'DELETE',
@@ -173,13 +174,13 @@ describe('crdgate check --old: the transition a pull request would make', () => 
     // Pending: nothing is provisioned yet, so even shrinking is allowed.
     const pending = await inFixtures('check', '-f', 'revisions/new/shrinking.yaml', '--old', 'revisions/old/shrinking.yaml', '--state', 'Pending', '-o', 'json');
     expect(pending.code).toBe(0);
-    expect(byName(jsonReport(pending.stdout).objects, 'shrinking')).toMatchObject({ allowed: true, state: { phase: 'Pending', source: 'flag' } });
+    expect(byName(jsonReport(pending.stdout).objects, 'shrinking')).toMatchObject({ allowed: true, state: { state: 'Pending', source: 'flag' } });
 
     await writeFile(join(scratch.dir(), 'old-upgrading.yaml'), stringify(geoDatabase('roads', '20Gi', { status: { phase: 'Upgrading' } })));
     await writeFile(join(scratch.dir(), 'new-roads.yaml'), stringify(geoDatabase('roads', '30Gi')));
     const upgrading = await scratch.run('check', '-f', 'new-roads.yaml', '--old', 'old-upgrading.yaml', '--state', 'Pending', '-o', 'json');
     expect(upgrading.code).toBe(1);
-    expect(byName(jsonReport(upgrading.stdout).objects, 'roads')).toMatchObject({ code: 'CHANGE_FORBIDDEN', state: { phase: 'Upgrading', source: 'status' } });
+    expect(byName(jsonReport(upgrading.stdout).objects, 'roads')).toMatchObject({ code: 'CHANGE_FORBIDDEN', state: { state: 'Upgrading', source: 'status' } });
   });
 
   it('judges a change no change kind names as the webhook does: by the state the old status records, the override lifting it where the state says', async () => {
@@ -198,7 +199,7 @@ describe('crdgate check --old: the transition a pull request would make', () => 
 
     const refused = await scratch.run('check', '-f', 'broker-metrics.yaml', '--old', 'broker-upgrading.yaml', '--contract', contract, '-o', 'json');
     expect(refused.code).toBe(1);
-    expect(byName(jsonReport(refused.stdout).objects, 'events')).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', state: { phase: 'Upgrading', source: 'status' } });
+    expect(byName(jsonReport(refused.stdout).objects, 'events')).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', state: { state: 'Upgrading', source: 'status' } });
     const text = await scratch.run('check', '-f', 'broker-metrics-overridden.yaml', '--old', 'broker-upgrading.yaml', '--contract', contract);
     expect(text.code).toBe(1);
     // A cluster-scoped object: its header names it without a namespace.
@@ -255,12 +256,30 @@ describe('crdgate check, more', () => {
     expect(byName(jsonReport(strict.stdout).objects, 'typo')).toMatchObject({ allowed: false, code: 'KIND_UNKNOWN' });
   });
 
-  it('denies the second of two manifests of the same object', async () => {
+  it('fails on the second of two manifests of the same object, and judges it all the same', async () => {
     await writeFile(join(scratch.dir(), 'twice.yaml'), [geoDatabase('twin', '1Gi'), geoDatabase('twin', '2Gi')].map((o) => stringify(o)).join('---\n'));
     const result = await scratch.run('check', '-f', 'twice.yaml', '-o', 'json');
     expect(result.code).toBe(1);
     const { objects } = jsonReport(result.stdout);
-    expect(objects.map((o) => [o.location.document, o.code])).toEqual([[1, 'ALLOWED'], [2, 'OBJECT_DUPLICATE']]);
+    expect(objects.map((o) => [o.location.document, o.operation, o.code, o.duplicateOf?.document])).toEqual([
+      [1, 'CREATE', 'ALLOWED', undefined],
+      [2, 'CREATE', 'ALLOWED', 1],
+    ]);
+    const text = await scratch.run('check', '-f', 'twice.yaml');
+    expect(text.stdout).toContain('  duplicate: the same object is at twice.yaml:1 (document 1) already; the API server would apply both, the later one winning (OBJECT_DUPLICATE)');
+    expect(text.stdout).toContain('1 object in the tree a second time (OBJECT_DUPLICATE)');
+  });
+
+  it('judges each manifest of an object the tree holds twice against its own previous revision, so a forbidden change in either is reported', async () => {
+    // Upstream examples are alternatives that reuse a name: two files, each with the same object.
+    const write = (file: string, size: string) => writeFile(join(scratch.dir(), file), stringify(geoDatabase('example', size)));
+    await Promise.all([write('old-a.yaml', '10Gi'), write('old-b.yaml', '10Gi'), write('new-a.yaml', '20Gi'), write('new-b.yaml', '5Gi')]);
+    const result = await scratch.run('check', '-f', 'new-a.yaml', '-f', 'new-b.yaml', '--old', 'old-a.yaml', '--old', 'old-b.yaml', '-o', 'json');
+    expect(result.code).toBe(1);
+    const [first, second] = jsonReport(result.stdout).objects;
+    expect(first).toMatchObject({ operation: 'UPDATE', allowed: true, oldLocation: { file: 'old-a.yaml' } });
+    expect(second).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', oldLocation: { file: 'old-b.yaml' }, duplicateOf: { file: 'new-a.yaml' } });
+    expect(second.causes).toEqual([expect.objectContaining({ field: 'spec.storage.size', message: 'shrinking storage from 10Gi to 5Gi is unsupported: volumes cannot shrink' })]);
   });
 
   it('prints the whole tree as it would be stored with --defaulted: decided objects defaulted, others as they are', async () => {

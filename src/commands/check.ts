@@ -23,7 +23,7 @@ type ReportFormat = keyof typeof reportFormats;
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--state PHASE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--state STATE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -39,8 +39,9 @@ export const checkCommand: Command = {
   --old PATH       the previous revision's tree (a checkout of the target branch), repeatable. An object in both
                    (same group, kind, namespace, name) is an UPDATE, judged by the transition machine; one only in
                    the new tree a CREATE; one only in the old tree a DELETE (deletion protection).
-  --state PHASE    the state an old object is assumed to be in when its manifest records no phase; by default the
-                   contract's steady state (GeoDatabase: Ready)
+  --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
+                   contract's readState reads in its status); by default the contract's steady state (GeoDatabase:
+                   Ready). A state the old manifest's status records is read as the webhook reads it, and decides
   --strict-kinds   an unknown kind in a group a contract claims is denied (KIND_UNKNOWN), not skipped. A contract
                    claims its group when crdgate owns its CRD; one with crdOwner: 'external' (an operator's
                    CRD) claims its own kind only, so the operator's other kinds of the group are still skipped

@@ -1,6 +1,6 @@
 import { compileClientFieldPaths, undeclarablePaths, type ClientFieldPaths } from './client-field-paths.ts';
-import { apiVersionOf, type Contract, type UpdateRule } from './define-contract.ts';
-import { transitionRule } from './fsa/evaluate/evaluate-transition.ts';
+import { apiVersionOf, type Contract } from './define-contract.ts';
+import { transitionRule, type CompiledUpdateRule } from './fsa/evaluate/evaluate-transition.ts';
 import { splitApiVersion } from './kube-object.ts';
 import { scaleSubresourceWarnings } from './scale-subresource.ts';
 import { createSchemaCompiler, type ObjectValidator } from './schema/compile-schema.ts';
@@ -14,7 +14,7 @@ export interface CompiledContract {
   /** `group/version` for each served version. */
   servedApiVersions: ReadonlySet<string>;
   /** The transition machine's rule first, then the contract's own update rules. */
-  updateRules: readonly UpdateRule[];
+  updateRules: readonly CompiledUpdateRule[];
   /** Per spoke version: hub field paths in that version's words, for clients writing in it. */
   clientFieldPaths: ReadonlyMap<string, ClientFieldPaths>;
   /** What the self-check found worth a warning but not a refusal to load, as sentences (commands print them). */
@@ -49,7 +49,8 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
       validators.set(version.name, compiler.compile(version.schema));
     }
     const servedApiVersions = new Set(contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)));
-    const updateRules = [...(contract.transitions ? [transitionRule(contract.transitions)] : []), ...(contract.updateRules ?? [])];
+    const ownRules = (contract.updateRules ?? []).map((rule): CompiledUpdateRule => (input) => rule(input));
+    const updateRules = [...(contract.transitions ? [transitionRule(contract.transitions)] : []), ...ownRules];
     const entry: CompiledContract = {
       contract,
       validators,

@@ -1,4 +1,5 @@
 import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
+import { staleOverrideNote } from '../contract/fsa/evaluate/transition-messages.ts';
 import type { TransitionMachine, UnclassifiedChanges } from '../contract/fsa/machine.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
@@ -90,7 +91,9 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   const variables: PolicyVariable[] = [
     ...reading.variables,
     { name: 'judged', expression: (anyChangeStates.length === 0 ? isUpdate : and(isUpdate, not(isIn(state, celList(anyChangeStates))))).text },
-    { name: 'overriding', expression: overrideExpression(machine.overrideAnnotation).text },
+    { name: 'overrideGiven', expression: overrideGivenExpression(machine.overrideAnnotation).text },
+    { name: 'overrideKept', expression: overrideKeptExpression(machine.overrideAnnotation).text },
+    { name: 'overriding', expression: and(overrideGiven, not(overrideKept)).text },
     ...read.variables,
     ...counted.map((kind) => ({ name: variableNames.get(kind)!, expression: plus(...sourcesOf.get(kind)!.map((source) => source.count)).text })),
   ];
@@ -147,6 +150,8 @@ interface Judging {
 const variable = (name: string): Cel => member(ident('variables'), name);
 const state = variable('state');
 const judged = variable('judged');
+const overrideGiven = variable('overrideGiven');
+const overrideKept = variable('overrideKept');
 const overriding = variable('overriding');
 
 function allowedWhere(states: readonly string[]): Cel | undefined {
@@ -164,7 +169,13 @@ function kindValidation({ machine, count, firstMessage, stateLabel }: Judging, k
   const allowedIn = states.length > 0 ? states.join(', ') : 'none';
   return policyValidation(
     or(...[not(judged), none, overriding, allowedWhere(states)].filter((part) => part !== undefined)),
-    concat(firstMessage(kind, description), str(` is not allowed while the ${machine.subject} is `), stateLabel, str(` (allowed in: ${allowedIn})`)),
+    concat(
+      firstMessage(kind, description),
+      str(` is not allowed while the ${machine.subject} is `),
+      stateLabel,
+      str(` (allowed in: ${allowedIn})`),
+      cond(and(overrideGiven, overrideKept), str(staleOverrideNote(machine.overrideAnnotation)), str('')),
+    ),
     `${kind} is not allowed in this state of the ${machine.subject} (allowed in: ${allowedIn})`,
   );
 }
@@ -206,7 +217,11 @@ function unclassifiedValidation({ machine, stateLabel }: Judging, changedField: 
     or(not(judged), where('allowed'), and(overriding, where('refused-unless-overridden')), eq(changedField, str(''))),
     concat(
       changedField,
-      cond(where('refused'), concat(during('refused'), str(' (such changes are refused there, override or not)')), concat(during('not allowed'), str(` (${needs})`))),
+      cond(
+        where('refused'),
+        concat(during('refused'), str(' (such changes are refused there, override or not)')),
+        concat(during('not allowed'), str(` (${needs})`), cond(and(overrideGiven, overrideKept), str(staleOverrideNote(machine.overrideAnnotation)), str(''))),
+      ),
     ),
     `a change no change kind names is refused in this state of the ${machine.subject}`,
   );
@@ -263,9 +278,18 @@ function stateReading(machine: TransitionMachine<string, string>, hubSchema: JSO
 }
 
 /** As readOverride: the annotation on the new object, with a reason that is not blank. */
-function overrideExpression(annotation: string): Cel {
-  const annotations = optionalMember(member(ident('object'), 'metadata'), 'annotations');
-  return not(method(method(optionalIndex(annotations, str(annotation)), 'orValue', str('')), 'matches', str(blankPattern)));
+function overrideGivenExpression(annotation: string): Cel {
+  return not(method(method(overrideValue('object', annotation), 'orValue', str('')), 'matches', str(blankPattern)));
+}
+
+/** As readOverride: the old object carried the same value already (stale: it authorised the write that set it). */
+function overrideKeptExpression(annotation: string): Cel {
+  return eq(overrideValue('oldObject', annotation), overrideValue('object', annotation));
+}
+
+/** The annotation's value on one side, as a CEL optional. */
+function overrideValue(side: 'object' | 'oldObject', annotation: string): Cel {
+  return optionalIndex(optionalMember(member(ident(side), 'metadata'), 'annotations'), str(annotation));
 }
 
 /** The spec's values the classifiers read, each a variable read once per request, in the order first needed. */

@@ -200,8 +200,9 @@ describe('the compiled policy decides changes no change kind names as the webhoo
     const spec = fc.record({ replicas: fc.constantFrom(1, 2), paused: fc.boolean(), storage: fc.constantFrom({ size: '1Gi' }, { size: '2Gi' }, { size: '1Gi', class: 'ssd' }), notes: fc.constantFrom('a', 'b') }, { requiredKeys: [] });
     const phase = fc.constantFrom<string | undefined>(...states, 'Rebooting', undefined);
     const annotations = fc.constantFrom<Record<string, string>>({}, { 'toy.example.com/override-transitions': 'INC-7' }, { 'toy.example.com/override-transitions': ' ' });
-    const cases = fc.sample(fc.tuple(spec, spec, phase, annotations), { numRuns: 1_000, seed: 6 }).map(([oldSpec, newSpec, statePhase, notes]) => ({
-      old: { ...objectWith(oldSpec), ...(statePhase === undefined ? {} : { status: { phase: statePhase } }) },
+    // The stored object's annotations too: an override it carried already is stale, and lifts nothing.
+    const cases = fc.sample(fc.tuple(spec, spec, phase, annotations, annotations), { numRuns: 1_000, seed: 6 }).map(([oldSpec, newSpec, statePhase, notes, oldNotes]) => ({
+      old: { ...objectWith(oldSpec), metadata: { name: 'w', annotations: oldNotes }, ...(statePhase === undefined ? {} : { status: { phase: statePhase } }) },
       new: { ...objectWith(newSpec), metadata: { name: 'w', annotations: notes } },
     }));
     const answer = evaluateCel({ expr, typeEnv: [dyn('cases')], bindings: { cases: celValue(cases.map((c) => [c.old, c.new])) } });
@@ -218,6 +219,8 @@ describe('the compiled policy decides changes no change kind names as the webhoo
     expect(mismatches.slice(0, 5)).toEqual([]);
     const outcomes = new Set(decisions.filter((decision) => decision.unclassified.changes.some(({ field }) => field !== 'spec.notes')).map((decision) => decision.unclassified.ruling.outcome));
     expect([...outcomes].sort()).toEqual(['not-allowed', 'overridden', 'refused']);
+    const stale = decisions.filter((decision) => !decision.override.given && decision.override.why === 'stale' && decision.unclassified.ruling.outcome === 'not-allowed');
+    expect(stale.length).toBeGreaterThan(20);
     expect(policy.filter((passes) => !passes).length).toBeGreaterThan(100);
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startControlPlane } from '../../src/control-plane/control-plane.ts';
 import { resolveKubeAssets } from '../../src/control-plane/kube-assets.ts';
@@ -23,7 +26,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {};
   }
 
-  const controlPlane = await startControlPlane({ assetsDir: assets.dir, log: say });
+  // Writes are audited at the Metadata level, which records the audit annotations webhooks return (crdgate's
+  // override record): a test reads them where an operator's audit pipeline would.
+  const auditDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-audit-'));
+  const auditLogPath = join(auditDir, 'audit.log');
+  await writeFile(join(auditDir, 'policy.yaml'), auditPolicy);
+  const controlPlane = await startControlPlane({
+    assetsDir: assets.dir,
+    log: say,
+    extraApiServerFlags: [`--audit-policy-file=${join(auditDir, 'policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-mode=blocking'],
+  });
   const etcdVersion = await fetch(`${controlPlane.etcdUrl}/version`)
     .then(async (response) => ((await response.json()) as { etcdserver?: string }).etcdserver ?? 'unknown')
     .catch(() => 'unknown');
@@ -36,7 +48,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     kubeApiserverVersion: controlPlane.kubeApiserverVersion,
     dir: controlPlane.dir,
     assetsDir: assets.dir,
+    auditLogPath,
   };
   project.provide('controlPlane', provided);
   return () => controlPlane.stop();
 }
+
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    verbs: [create, update, patch, delete]
+  - level: None
+`;

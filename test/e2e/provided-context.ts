@@ -10,6 +10,8 @@ export interface ProvidedControlPlane {
   dir: string;
   /** The folder holding kube-apiserver, etcd and kubectl, for tests that start a control plane of their own. */
   assetsDir: string;
+  /** kube-apiserver's audit log (JSON lines): every write at the Metadata level, audit annotations included. */
+  auditLogPath: string;
 }
 
 /** Set instead when no binaries could be found or built; tests skip (the setup fails instead under CRDGATE_REQUIRE_E2E=1). */

@@ -104,7 +104,8 @@ describe.skipIf(!controlPlane)('kubectl scale through the real API server, judge
     { label: 'ready-down', phase: 'Ready', from: 3, to: 1, allowed: true },
     { label: 'upgrading', phase: 'Upgrading', from: 1, to: 3, allowed: false },
     { label: 'failed', phase: 'Failed', from: 2, to: 1, allowed: false },
-    { label: 'overridden', phase: 'Upgrading', from: 1, to: 3, annotations: { [override]: 'INC-42: read load needs it now' }, allowed: true },
+    // An override the object carries already authorised the write that set it; a Scale cannot give a new one.
+    { label: 'stale-override', phase: 'Upgrading', from: 1, to: 3, annotations: { [override]: 'INC-42: read load needs it now' }, allowed: false },
     { label: 'blank-override', phase: 'Upgrading', from: 1, to: 3, annotations: { [override]: ' ' }, allowed: false },
   ];
 
@@ -135,9 +136,16 @@ describe.skipIf(!controlPlane)('kubectl scale through the real API server, judge
     expect(warningLines(down)).toEqual(['Warning: spec.readReplicas: reducing read replicas from 3 to 1']);
 
     await databaseIn('vouched', 'Upgrading', 1, { [override]: 'INC-42: read load needs it now' });
-    const vouched = await scale('vouched', 2);
+    const stale = await scale('vouched', 2);
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stderr).toContain(`the ${override} annotation on the object authorised only the write that set it`);
+    // The override is given with the change, in one write: a patch of the replicas field and the annotation.
+    const vouched = await kubectl(cp, [
+      'patch', 'geodatabase', 'vouched', '-n', namespace, '--type', 'merge',
+      '-p', JSON.stringify({ metadata: { annotations: { [override]: 'INC-43: read load needs it now' } }, spec: { readReplicas: 2 } }),
+    ]);
     expect(vouched.exitCode, vouched.stderr).toBe(0);
-    expect(warningLines(vouched).join('\n')).toContain('INC-42');
+    expect(warningLines(vouched).join('\n')).toContain('INC-43');
   });
 
   it("words a scale through v1beta1 in v1beta1's fields, as a v1beta1 patch is worded", async () => {

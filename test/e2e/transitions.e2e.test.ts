@@ -3,6 +3,9 @@ import type { ProvidedControlPlane } from './provided-context.ts';
 import { useCrdgateInFront } from './support/crdgate-in-front.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
+import { auditedWrites } from './support/audit-log.ts';
+import { validatingWebhookName } from '../../src/render/webhook-configurations.ts';
+import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 
 const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
@@ -53,6 +56,48 @@ describe.skipIf(!controlPlane)('the transition machine behind the real API serve
     expect(overridden.exitCode).toBe(0);
     expect(warningLines(overridden).join('\n')).toContain('INC-17');
     expect((await get('upgrading')).spec.postgres.version).toBe('16.8');
+  });
+
+  it('takes an override for the one write that sets it: a stale one refuses, a fresh one allows with its audit annotation, removing it allows nothing new', async () => {
+    const override = 'geo.example.com/override-transitions';
+    await create('vouched');
+    expect(await setPhase('vouched', 'Provisioning')).toMatchObject({ exitCode: 0 });
+    expect(await setPhase('vouched', 'Ready')).toMatchObject({ exitCode: 0 });
+    expect(await setPhase('vouched', 'Upgrading')).toMatchObject({ exitCode: 0 });
+
+    const fresh = await patchSpec('vouched', { metadata: { annotations: { [override]: 'INC-21: CVE fix cannot wait' } }, spec: { postgres: { version: '16.6' } } });
+    expect(fresh.exitCode, fresh.stderr).toBe(0);
+    expect(warningLines(fresh).join('\n')).toContain('INC-21');
+
+    // The annotation is still on the object: it authorised the write above and nothing since.
+    const stale = await patchSpec('vouched', { spec: { postgres: { version: '16.8' } } });
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stderr).toContain(
+      'minor upgrade 16.6 -> 16.8 is not allowed while the database is Upgrading (allowed in: Ready); the geo.example.com/override-transitions annotation on the object ' +
+        'authorised only the write that set it: to override this change, give the annotation a new reason in the write that makes it',
+    );
+    expect((await get('vouched')).spec.postgres.version).toBe('16.6');
+
+    const removed = await patchSpec('vouched', { metadata: { annotations: { [override]: null } }, spec: { postgres: { version: '16.8' } } });
+    expect(removed.exitCode).toBe(1);
+    expect(removed.stderr).toContain('minor upgrade 16.6 -> 16.8 is not allowed while the database is Upgrading (allowed in: Ready)');
+    expect(removed.stderr).not.toContain('authorised only the write that set it');
+
+    const renewed = await patchSpec('vouched', { metadata: { annotations: { [override]: 'INC-22: the second CVE' } }, spec: { postgres: { version: '16.8' } } });
+    expect(renewed.exitCode, renewed.stderr).toBe(0);
+    expect((await get('vouched')).spec.postgres.version).toBe('16.8');
+
+    // The API server records the webhook's audit annotation under the webhook's name, for the overriding writes alone.
+    const key = `${validatingWebhookName(geoDatabaseContract())}/override-transitions`;
+    const writes = await auditedWrites(cp, { apiGroup: 'geo.example.com', resource: 'geodatabases', namespace: scene().namespace, name: 'vouched' });
+    const patches = writes.filter((event) => event.verb === 'patch' && event.objectRef?.subresource === undefined);
+    expect(patches.map((event) => [event.responseStatus?.code, event.annotations?.[key]?.match(/INC-\d+/)?.[0]])).toEqual([
+      [200, 'INC-21'],
+      [403, undefined],
+      [403, undefined],
+      [200, 'INC-22'],
+    ]);
+    expect(patches[0]!.annotations![key]).toContain('overridden while the database is Upgrading: postgres.minor at spec.postgres.version (minor upgrade 16.4 -> 16.6)');
   });
 
   it('warns about a scale-down, and kubectl shows the warning', async () => {

@@ -27,6 +27,9 @@ import (
 //     unchanged values on update), the scale paths, embedded resources, list-type invariants and the CEL rules, and
 //     refuse with 422 and the API server's own message and causes.
 func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
+	if request.AsStored {
+		return c.readStored(request.Object)
+	}
 	update := strings.EqualFold(request.Operation, "UPDATE")
 	mode := requestReader
 	if strings.EqualFold(request.FieldValidation, "Ignore") {
@@ -84,6 +87,16 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 	}
 	answer.Allowed, answer.Object, answer.Warnings = true, asSent(object, sentMetadata), append(fieldWarnings, warnings.texts...)
 	return answer
+}
+
+// readStored is the object as the API server holds it once stored: what a GET answers, and what an update's
+// admission webhooks receive as the old object. The read that judge gives an update's old object.
+func (c *engineCRD) readStored(body []byte) judgeAnswer {
+	read, err := c.read(body, storageReader)
+	if err != nil {
+		return refused(err)
+	}
+	return judgeAnswer{Allowed: true, Object: read.object.Object}
 }
 
 // withWarnings puts the field validation's warnings before the answer's own.

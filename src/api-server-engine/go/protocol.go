@@ -49,6 +49,9 @@ type judgeRequest struct {
 	FieldValidation string `json:"fieldValidation,omitempty"`
 	// Stop after decoding, pruning and defaulting: the object as a mutating admission webhook would receive it.
 	DecodeOnly bool `json:"decodeOnly,omitempty"`
+	// Only read the object as the API server reads a stored object back from etcd (leniently, malformed metadata
+	// dropped, pruned and defaulted): the old object an update's webhooks and rules are given.
+	AsStored bool `json:"asStored,omitempty"`
 }
 
 type fieldProblem struct {

@@ -15,25 +15,38 @@ export type StateReading<S extends string> =
   | { recognised: false; phase: string };
 
 /**
- * The state of the stored object: deleting once a deletion has started, otherwise what the machine's state reader
- * says, else its phase (through the machine's phase table, when it has one).
+ * The state of the stored object: what it records (see recordedState), else `assumed`, else the initial state.
+ * The webhook never assumes: the API server's stored object records what the operator wrote, and a stored object
+ * that records nothing yet has just been created. `crdgate check --old` assumes a state for a previous revision's
+ * manifest, which seldom carries a status (`--state`, or the machine's steadyState).
  */
 export function readState<S extends string, C extends string>(
   machine: TransitionMachine<S, C>,
   oldObject: KubeObject,
+  assumed?: S,
 ): StateReading<S> {
-  const deletionTimestamp = valueAtPath(oldObject, 'metadata.deletionTimestamp');
-  if (deletionTimestamp !== undefined && deletionTimestamp !== null) return { recognised: true, state: machine.deletingState };
-  if (machine.readState !== undefined) return readWithReader(machine, machine.readState, oldObject);
-  return readPhase(machine, valueAtPath(oldObject, machine.phasePath));
+  return recordedState(machine, oldObject) ?? { recognised: true, state: assumed ?? machine.initialState };
 }
 
 /**
- * A recorded phase as a state. Absent, null and "" (a Go operator's zero value) all mean nothing has been
- * recorded yet, which is the initial state.
+ * The state an object records: deleting once a deletion has started, otherwise what the machine's state reader
+ * says, else its phase (through the machine's phase table, when it has one). Undefined when it records none yet:
+ * no phase (absent, null, or "", a Go operator's zero value), or a state reader that returns undefined.
  */
+export function recordedState<S extends string, C extends string>(machine: TransitionMachine<S, C>, object: KubeObject): StateReading<S> | undefined {
+  const deletionTimestamp = valueAtPath(object, 'metadata.deletionTimestamp');
+  if (deletionTimestamp !== undefined && deletionTimestamp !== null) return { recognised: true, state: machine.deletingState };
+  if (machine.readState !== undefined) return readWithReader(machine, machine.readState, object);
+  return recordedPhase(machine, valueAtPath(object, machine.phasePath));
+}
+
+/** A recorded phase as a state; nothing recorded yet is the initial state. */
 export function readPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>, phase: unknown): StateReading<S> {
-  if (phase === undefined || phase === null || phase === '') return { recognised: true, state: machine.initialState };
+  return recordedPhase(machine, phase) ?? { recognised: true, state: machine.initialState };
+}
+
+function recordedPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>, phase: unknown): StateReading<S> | undefined {
+  if (phase === undefined || phase === null || phase === '') return undefined;
   const state = machine.phases === undefined
     ? machine.states.find((name) => name === phase)
     // Own properties only: a phase such as "constructor" must not read Object.prototype's.
@@ -41,14 +54,14 @@ export function readPhase<S extends string, C extends string>(machine: Transitio
   return state === undefined || !machine.states.includes(state) ? { recognised: false, phase: describeValue(phase) } : { recognised: true, state };
 }
 
-function readWithReader<S extends string, C extends string>(machine: TransitionMachine<S, C>, reader: StateReader<S>, object: KubeObject): StateReading<S> {
+function readWithReader<S extends string, C extends string>(machine: TransitionMachine<S, C>, reader: StateReader<S>, object: KubeObject): StateReading<S> | undefined {
   let read: ReturnType<StateReader<S>>;
   try {
     read = reader(object);
   } catch (error) {
     return { recognised: false, phase: `(the state reader failed: ${describeText(error instanceof Error ? error.message : String(error))})` };
   }
-  if (read === undefined) return { recognised: true, state: machine.initialState };
+  if (read === undefined) return undefined;
   if (typeof read === 'string' && machine.states.includes(read)) return { recognised: true, state: read };
   const what = typeof read === 'object' && read !== null && typeof read.unrecognised === 'string' ? describeValue(read.unrecognised) : describeValue(read);
   return { recognised: false, phase: what };

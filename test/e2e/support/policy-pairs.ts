@@ -496,8 +496,8 @@ export interface Tally {
   outcomes: Record<string, number>;
   /** Pairs with several changes; with an unsupported change next to another; with two exclusive ones; with changes to several list items. */
   combinations: { severalChanges: number; unsupportedBesideAnother: number; severalExclusive: number; severalListItems: number };
-  /** Pairs whose new annotations give an override reason, a blank one, or none. */
-  override: { reason: number; blank: number; absent: number };
+  /** Pairs whose new annotations give an override reason, a blank one, none, or keep the stored object's (stale). */
+  override: { reason: number; blank: number; absent: number; stale: number };
   /** Per ruling on the changes no change kind names (allowed, not-allowed, overridden, refused), the pairs with one. */
   unclassified: Record<string, number>;
 }
@@ -511,7 +511,7 @@ export function emptyTally(): Tally {
     kinds: {},
     outcomes: {},
     combinations: { severalChanges: 0, unsupportedBesideAnother: 0, severalExclusive: 0, severalListItems: 0 },
-    override: { reason: 0, blank: 0, absent: 0 },
+    override: { reason: 0, blank: 0, absent: 0, stale: 0 },
     unclassified: {},
   };
 }
@@ -541,9 +541,7 @@ export function tallyDecision(tally: Tally, machine: TransitionMachine<string, s
   const { ruling, changes: unclassified, more } = decision.unclassified;
   if (unclassified.length + more > 0) bump(tally.unclassified, ruling.outcome);
   else if (ruling.outcome === 'allowed' && specs !== undefined && unclassifiedIn(machine, specs)) bump(tally.unclassified, 'allowed');
-  if (decision.override.given) tally.override.reason += 1;
-  else if (decision.override.blank) tally.override.blank += 1;
-  else tally.override.absent += 1;
+  tally.override[decision.override.given ? 'reason' : decision.override.why] += 1;
 }
 
 function unclassifiedIn(machine: TransitionMachine<string, string>, [oldSpec, newSpec]: readonly [unknown, unknown]): boolean {

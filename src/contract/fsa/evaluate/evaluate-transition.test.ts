@@ -127,7 +127,8 @@ describe('evaluateTransition: override', () => {
   it('never lifts an unsupported change, and then leaves no override trace', () => {
     const decision = evaluate({ size: 3 }, { size: 2 }, 'Broken', override);
     expect(decision.changes[0]?.ruling.outcome).toBe('unsupported');
-    expect(decision).toMatchObject({ allowed: false, warnings: [], auditAnnotations: {} });
+    expect(decision).toMatchObject({ allowed: false, warnings: [] });
+    expect(decision.auditAnnotations).toEqual({});
   });
 
   it('does not lift an exclusive conflict', () => {
@@ -145,10 +146,42 @@ describe('evaluateTransition: override', () => {
     expect(decision.allowed).toBe(false);
   });
 
+  it('counts only on the write that sets it: one the stored object carried already authorises nothing, and the refusal says why', () => {
+    const decision = evaluateTransition(toyMachine, widget({ size: 1 }, 'Busy', override), widget({ size: 2 }, 'Busy', override));
+    expect(decision.override).toEqual({ given: false, why: 'stale' });
+    expect(decision.allowed).toBe(false);
+    expect(decision.denials.map(formatFieldError)).toEqual([
+      'spec.size: growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active); the toy.example.com/override-transitions annotation on ' +
+        'the object authorised only the write that set it: to override this change, give the annotation a new reason in the write that makes it',
+    ]);
+    expect(decision.warnings).toEqual([]);
+    expect(decision.auditAnnotations).toEqual({});
+  });
+
+  it('counts again when the write gives it a new reason', () => {
+    const renewed = { 'toy.example.com/override-transitions': 'vendor asked again' };
+    const decision = evaluateTransition(toyMachine, widget({ size: 1 }, 'Busy', override), widget({ size: 2 }, 'Busy', renewed));
+    expect(decision.allowed).toBe(true);
+    expect(decision.auditAnnotations['override-transitions']).toContain('"vendor asked again"');
+  });
+
+  it('lets nothing new through when the write removes it', () => {
+    const decision = evaluateTransition(toyMachine, widget({ size: 1 }, 'Busy', override), widget({ size: 2 }, 'Busy'));
+    expect(decision.override).toEqual({ given: false, why: 'absent' });
+    expect(decision.allowed).toBe(false);
+    expect(decision.denials.map(formatFieldError)).toEqual(['spec.size: growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)']);
+  });
+
+  it('says nothing of a stale override when nothing needed one', () => {
+    const decision = evaluateTransition(toyMachine, widget({ label: 'a' }, 'Busy', override), widget({ label: 'b' }, 'Busy', override));
+    expect(decision).toMatchObject({ allowed: true, warnings: [] });
+    expect(decision.auditAnnotations).toEqual({});
+  });
+
   it('ignores a blank reason and says so when it mattered', () => {
     const decision = evaluate({ size: 1 }, { size: 2 }, 'Busy', { 'toy.example.com/override-transitions': '  ' });
     expect(decision.allowed).toBe(false);
-    expect(decision.override).toEqual({ given: false, blank: true });
+    expect(decision.override).toEqual({ given: false, why: 'blank' });
     expect(decision.warnings).toEqual([expect.stringContaining('empty')]);
   });
 
@@ -188,15 +221,24 @@ describe('transitionRule', () => {
   const rule = transitionRule(toyMachine);
 
   it('turns denials into forbidden field errors', () => {
-    const findings = rule({ oldObject: widget({ size: 3 }, 'Active'), object: widget({ size: 2 }, 'Active') });
+    const findings = rule({ oldObject: widget({ size: 3 }, 'Active'), object: widget({ size: 2 }, 'Active') }, {});
     expect(findings.forbidden).toEqual([expect.objectContaining({ field: 'spec.size', type: 'FieldValueForbidden' })]);
     expect(findings.warnings).toEqual([]);
     expect(findings.auditAnnotations).toEqual({});
   });
 
+  it('judges an old object that records no state in the state assumed for it, and one that records a state in that', () => {
+    const grow = { oldObject: widget({ size: 1 }), object: widget({ size: 2 }) };
+    expect(rule(grow, {}).forbidden).toEqual([]);
+    expect(rule(grow, { assumedState: 'Busy' }).forbidden.map(formatFieldError)).toEqual([
+      'spec.size: growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)',
+    ]);
+    expect(rule({ oldObject: widget({ size: 1 }, 'Active'), object: widget({ size: 2 }, 'Active') }, { assumedState: 'Busy' }).forbidden).toEqual([]);
+  });
+
   it('passes on the override\'s warning and audit annotation', () => {
     const object = widget({ size: 2 }, 'Busy', { 'toy.example.com/override-transitions': 'ticket 42' });
-    const findings = rule({ oldObject: widget({ size: 1 }, 'Busy'), object });
+    const findings = rule({ oldObject: widget({ size: 1 }, 'Busy'), object }, {});
     expect(findings.forbidden).toEqual([]);
     expect(findings.warnings).toHaveLength(1);
     expect(Object.keys(findings.auditAnnotations)).toEqual(['override-transitions']);

@@ -6,7 +6,7 @@ import { readOverride, reportOverride, type OverrideRequest } from './override.t
 import { readState, type StateReading } from '../phase.ts';
 import { denialFor, unclassifiedDenials } from './transition-messages.ts';
 import { findUnclassifiedChanges, type ClassifiedBy } from '../unclassified-changes.ts';
-import type { UpdateRule } from '../../define-contract.ts';
+import type { UpdateFindings, UpdateInput } from '../../define-contract.ts';
 
 export interface TransitionDecision<S extends string, C extends string> {
   /** The state the update starts from, read from the old object. */
@@ -26,18 +26,26 @@ export interface TransitionDecision<S extends string, C extends string> {
   auditAnnotations: Record<string, string>;
 }
 
-/** The machine's decision on an update from `oldObject` to `newObject`: a pure function of the two. */
+/**
+ * The machine's decision on an update from `oldObject` to `newObject`: a pure function of the two (and, offline, of
+ * the state assumed for an old object that records none: see readState).
+ */
 export function evaluateTransition<S extends string, C extends string>(
   machine: TransitionMachine<S, C>,
   oldObject: KubeObject,
   newObject: KubeObject,
+  assumedState?: S,
 ): TransitionDecision<S, C> {
-  const state = readState(machine, oldObject);
-  const override = readOverride(machine, newObject);
+  const state = readState(machine, oldObject, assumedState);
+  const override = readOverride(machine, newObject, oldObject);
+  const staleOverride = !override.given && override.why === 'stale';
   const classified = classifyEach(machine, oldObject.spec, newObject.spec);
   const changes = judgeChanges(machine, state, classified.flatMap((each) => each.changes), override.given);
   const unclassified = judgeUnclassifiedChanges(machine, state, override.given, classified, oldObject.spec, newObject.spec);
-  const denials = [...changes.flatMap((judged) => denialFor(machine, state, judged) ?? []), ...unclassifiedDenials(machine, state, unclassified)];
+  const denials = [
+    ...changes.flatMap((judged) => denialFor(machine, state, judged, staleOverride) ?? []),
+    ...unclassifiedDenials(machine, state, unclassified, staleOverride),
+  ];
   const allowed = denials.length === 0;
   const { warnings, auditAnnotations } = reportOverride(machine, state, override, changes, allowed, unclassified);
   return { state, changes, unclassified, override, allowed, denials, warnings, auditAnnotations };
@@ -71,10 +79,23 @@ function classifyEach<S extends string, C extends string>(machine: TransitionMac
   return machine.classifiers.map((classifier) => ({ classifier, changes: classifier.classify(oldSpec, newSpec, { field: 'spec' }) }));
 }
 
+/**
+ * What an update rule is told besides the two objects. Only `crdgate check` and contractTester assume a state;
+ * the contract's own rules are given the objects alone.
+ */
+export interface UpdateContext {
+  /** The state of an old object that records none (see readState). */
+  assumedState?: string;
+}
+
+/** An update rule as the registry compiles it: the machine reads the context, a contract's own rules do not. */
+export type CompiledUpdateRule = (input: UpdateInput, context: UpdateContext) => UpdateFindings;
+
 /** The machine as one of a contract's update rules. */
-export function transitionRule<S extends string, C extends string>(machine: TransitionMachine<S, C>): UpdateRule {
-  return ({ oldObject, object }) => {
-    const { denials, warnings, auditAnnotations } = evaluateTransition(machine, oldObject, object);
+export function transitionRule<S extends string, C extends string>(machine: TransitionMachine<S, C>): CompiledUpdateRule {
+  return ({ oldObject, object }, { assumedState }) => {
+    const assumed = assumedState !== undefined && (machine.states as readonly string[]).includes(assumedState) ? (assumedState as S) : undefined;
+    const { denials, warnings, auditAnnotations } = evaluateTransition(machine, oldObject, object, assumed);
     return { forbidden: denials, warnings, auditAnnotations };
   };
 }

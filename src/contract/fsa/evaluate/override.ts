@@ -5,14 +5,25 @@ import type { TransitionMachine } from '../machine.ts';
 import type { StateReading } from '../phase.ts';
 import { changingValues, describeChange, stateLabel } from './transition-messages.ts';
 
-/** The override annotation on the new object. A blank reason is no override: the point is to record why. */
-export type OverrideRequest = { given: false; blank: boolean } | { given: true; reason: string };
+/**
+ * The override as this write gives it. An override authorises the one write that sets it: it counts when the write
+ * adds the annotation or changes its value. A value the stored object carried already (`stale`) authorised the write
+ * that set it and nothing since, so an annotation left on the object cannot wave later changes through. A blank
+ * reason is no override either: the point is to record why.
+ */
+export type OverrideRequest = { given: true; reason: string } | { given: false; why: 'absent' | 'blank' | 'stale' };
 
-export function readOverride<S extends string, C extends string>(machine: TransitionMachine<S, C>, newObject: KubeObject): OverrideRequest {
+export function readOverride<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  newObject: KubeObject,
+  oldObject: KubeObject | undefined,
+): OverrideRequest {
   const value = annotation(newObject, machine.overrideAnnotation);
-  if (value === undefined) return { given: false, blank: false };
+  if (value === undefined) return { given: false, why: 'absent' };
   const reason = value.trim();
-  return reason === '' ? { given: false, blank: true } : { given: true, reason };
+  if (reason === '') return { given: false, why: 'blank' };
+  if (oldObject !== undefined && annotation(oldObject, machine.overrideAnnotation) === value) return { given: false, why: 'stale' };
+  return { given: true, reason };
 }
 
 /**
@@ -39,8 +50,8 @@ const reasonLengthInAudit = 256;
 /**
  * What an update that the override let through must leave behind: a warning for the person, an audit annotation
  * for whoever asks later. A denied update overrode nothing, so it leaves neither; its denials speak for it.
- * An override that this update did not need is pointed out, because the annotation stays on the object and
- * would silently wave through a later change nobody meant to override.
+ * An override given in a write that did not need it is pointed out: the person meant something by it, and it
+ * was spent on nothing. A stale one left on the object says nothing: it lets nothing through.
  */
 export function reportOverride<S extends string, C extends string>(
   machine: TransitionMachine<S, C>,
@@ -55,13 +66,13 @@ export function reportOverride<S extends string, C extends string>(
   if (!override.given) {
     const wouldHaveHelped =
       judged.some(({ ruling }) => ruling.outcome === 'not-allowed' || ruling.outcome === 'undecidable') || (unclassified.ruling.outcome === 'not-allowed' && unclassifiedCount > 0);
-    return { warnings: override.blank && wouldHaveHelped ? [`${key} is set but empty: an override needs a reason`] : [], auditAnnotations: {} };
+    return { warnings: override.why === 'blank' && wouldHaveHelped ? [`${key} is set but empty: an override needs a reason`] : [], auditAnnotations: {} };
   }
   if (!allowed) return { warnings: [], auditAnnotations: {} };
   const overridden = judged.filter(({ ruling }) => ruling.outcome === 'overridden').map(({ change }) => change);
   const unclassifiedOverridden = unclassified.ruling.outcome === 'overridden' ? unclassifiedCount : 0;
   if (overridden.length === 0 && unclassifiedOverridden === 0) {
-    const warnings = judged.length > 0 ? [`${key} is set but this update needs no override; remove it so it cannot let later changes through`] : [];
+    const warnings = judged.length > 0 ? [`${key} is given but this update needs no override: it authorises only the write that sets it, and this one needed none`] : [];
     return { warnings, auditAnnotations: {} };
   }
   const where = `while the ${machine.subject} is ${stateLabel(state)}`;

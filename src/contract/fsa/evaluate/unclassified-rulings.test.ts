@@ -55,6 +55,17 @@ describe('changes no classifier names: per state', () => {
     });
   });
 
+  it('takes an override the stored object carried already for none, and says how to give a new one', () => {
+    const stale = evaluateTransition(machine, widget({ paused: false }, 'Broken', override), widget({ paused: true }, 'Broken', override));
+    expect(stale.allowed).toBe(false);
+    expect(stale.unclassified.ruling).toEqual({ outcome: 'not-allowed' });
+    expect(stale.denials.map(formatFieldError)).toEqual([
+      expect.stringMatching(/^spec\.paused: changing false to true is not allowed while the widget is Broken: no change kind names this field \(such changes need toy\.example\.com\/override-transitions with a reason\); the toy\.example\.com\/override-transitions annotation on the object authorised only the write that set it/),
+    ]);
+    const renewed = { 'toy.example.com/override-transitions': 'INC-8: again' };
+    expect(evaluateTransition(machine, widget({ paused: false }, 'Broken', override), widget({ paused: true }, 'Broken', renewed)).allowed).toBe(true);
+  });
+
   it('says so when a blank override would have been needed', () => {
     const decision = evaluate({ paused: false }, { paused: true }, 'Broken', { 'toy.example.com/override-transitions': ' ' });
     expect(decision.allowed).toBe(false);
