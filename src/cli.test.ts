@@ -66,7 +66,8 @@ describe('crdgate check', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('OBJECT_INVALID');
     expect(result.stdout).toMatch(/^ {2}spec\.readReplicas: /m);
-    expect(result.stdout).toMatch(/^ {2}spec\.storage\.size: /m);
+    // The API server's answer first; what the webhook refuses next on a line of its own.
+    expect(result.stdout).toMatch(/^ {2}then the webhook: spec\.storage\.size: /m);
   });
 
   it('decides a DELETE on the object being deleted', async () => {

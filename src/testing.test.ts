@@ -6,6 +6,7 @@ import { toy, toyAnnotation, toyApiVersion, toyContract } from './conversion/toy
 import { ConversionError } from './conversion/conversion-error.ts';
 import { ContractDefinitionError, defineContract, type Contract } from './contract/define-contract.ts';
 import { fromCrd } from './contract/from-crd.ts';
+import { messageBrokerAnnotations, messageBrokerContract } from './policy/message-broker.fixture.ts';
 import { contractTester, renderMachine } from './testing.ts';
 
 const tester = contractTester(geoDatabaseContract());
@@ -66,6 +67,29 @@ describe('crdgate/testing: contractTester', () => {
     expect(tester.check(geoDatabase({ ...validSpec, readReplicas: 2 }, 'Ready'), { oldObject: ready }).allowed).toBe(true);
     const protectedDb = { ...ready, metadata: { ...ready.metadata, annotations: { 'geo.example.com/deletion-protection': 'true' } } };
     expect(tester.check(protectedDb, { operation: 'DELETE' }).code).toBe('DELETION_PROTECTED');
+  });
+
+  it('decides changes no change kind names as the webhook does: refused, refused unless overridden, or allowed, by state', () => {
+    const brokers = contractTester(messageBrokerContract());
+    const broker = (state: string, metricsEnabled: boolean, annotations: Record<string, string> = {}) => ({
+      apiVersion: 'messaging.example.com/v1',
+      kind: 'MessageBroker',
+      metadata: { name: 'events', annotations },
+      spec: { brokers: 3, resources: { memory: '1Gi' }, metricsEnabled },
+      status: { lifecycle: { state } },
+    });
+    const update = (state: string, annotations?: Record<string, string>) => brokers.check(broker(state, true, annotations), { oldObject: broker(state, false) });
+    const upgrading = update('Upgrading');
+    expect(upgrading).toMatchObject({ allowed: false, code: 'CHANGE_FORBIDDEN' });
+    expect(upgrading.causes).toEqual([
+      expect.objectContaining({ field: 'spec.metricsEnabled', message: expect.stringContaining('changing false to true is refused while the broker cluster is Upgrading: no change kind names this field') }),
+    ]);
+    expect(update('Upgrading', { [messageBrokerAnnotations.overrideTransitions]: 'INC-1' }).code).toBe('CHANGE_FORBIDDEN');
+    expect(update('Degraded').code).toBe('CHANGE_FORBIDDEN');
+    const overridden = update('Degraded', { [messageBrokerAnnotations.overrideTransitions]: 'INC-1' });
+    expect(overridden.allowed).toBe(true);
+    expect(overridden.warnings).toEqual([expect.stringContaining('overriding changes no change kind names while the broker cluster is Degraded')]);
+    expect(update('Running')).toMatchObject({ allowed: true, warnings: [] });
   });
 
   it('answers whole AdmissionReviews as the server does, and refuses a malformed one with 400', async () => {

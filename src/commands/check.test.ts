@@ -185,6 +185,44 @@ describe('crdgate check --old: the transition a pull request would make', () => 
     expect(byName(jsonReport(upgrading.stdout).objects, 'roads')).toMatchObject({ code: 'CHANGE_FORBIDDEN', state: { state: 'Upgrading', source: 'status' } });
   });
 
+  it('judges a change no change kind names as the webhook does: by the state the old status records, the override lifting it where the state says', async () => {
+    const contract = fileURLToPath(new URL('../policy/message-broker.fixture.ts', import.meta.url));
+    const broker = (metricsEnabled: boolean, state?: string, annotations?: Record<string, string>) => ({
+      apiVersion: 'messaging.example.com/v1',
+      kind: 'MessageBroker',
+      metadata: { name: 'events', ...(annotations ? { annotations } : {}) },
+      spec: { brokers: 3, resources: { memory: '1Gi' }, metricsEnabled },
+      ...(state ? { status: { lifecycle: { state } } } : {}),
+    });
+    await writeFile(join(scratch.dir(), 'broker-upgrading.yaml'), stringify(broker(false, 'Upgrading')));
+    await writeFile(join(scratch.dir(), 'broker-degraded.yaml'), stringify(broker(false, 'Degraded')));
+    await writeFile(join(scratch.dir(), 'broker-metrics.yaml'), stringify(broker(true)));
+    await writeFile(join(scratch.dir(), 'broker-metrics-overridden.yaml'), stringify(broker(true, undefined, { 'messaging.example.com/override-transitions': 'INC-9: metrics for the incident' })));
+
+    const refused = await scratch.run('check', '-f', 'broker-metrics.yaml', '--old', 'broker-upgrading.yaml', '--contract', contract, '-o', 'json');
+    expect(refused.code).toBe(1);
+    expect(byName(jsonReport(refused.stdout).objects, 'events')).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', state: { state: 'Upgrading', source: 'status' } });
+    const text = await scratch.run('check', '-f', 'broker-metrics-overridden.yaml', '--old', 'broker-upgrading.yaml', '--contract', contract);
+    expect(text.code).toBe(1);
+    // A cluster-scoped object: its header names it without a namespace.
+    expect(text.stdout).toContain(
+      '\n  spec.metricsEnabled: changing false to true is refused while the broker cluster is Upgrading: no change kind names this field (such changes are refused there, override or not)\n',
+    );
+
+    const degraded = await scratch.run('check', '-f', 'broker-metrics.yaml', '--old', 'broker-degraded.yaml', '--contract', contract);
+    expect(degraded.code).toBe(1);
+    expect(degraded.stdout).toContain(
+      '\n  spec.metricsEnabled: changing false to true is not allowed while the broker cluster is Degraded: no change kind names this field (such changes need messaging.example.com/override-transitions with a reason)\n',
+    );
+    const overridden = await scratch.run('check', '-f', 'broker-metrics-overridden.yaml', '--old', 'broker-degraded.yaml', '--contract', contract);
+    expect(overridden.code).toBe(0);
+    expect(overridden.stdout).toMatch(/: MessageBroker events \(messaging\.example\.com\/v1\) UPDATE in state Degraded \(from its status\): allowed$/m);
+    expect(overridden.stdout).toContain('\n  warning: messaging.example.com/override-transitions: overriding changes no change kind names while the broker cluster is Degraded; reason: "INC-9: metrics for the incident"\n');
+    // The old manifest records no state: the steady state, Running, where such changes are free.
+    await writeFile(join(scratch.dir(), 'broker-unrecorded.yaml'), stringify(broker(false)));
+    expect((await scratch.run('check', '-f', 'broker-metrics.yaml', '--old', 'broker-unrecorded.yaml', '--contract', contract)).code).toBe(0);
+  });
+
   it('pairs an object across versions, converting the old one as the API server would', async () => {
     await writeFile(join(scratch.dir(), 'old-beta.yaml'), stringify(geoDatabase('roads', '20Gi', { apiVersion: 'geo.example.com/v1beta1' })));
     await writeFile(join(scratch.dir(), 'new-small.yaml'), stringify(geoDatabase('roads', '10Gi')));

@@ -40,6 +40,21 @@ describe('crdgate fsa', () => {
     expect((await run('fsa', '--coverage')).stdout).not.toContain('/scale');
   });
 
+  it('shows what each state does with changes no change kind names, in every format, and with --coverage who refuses them', async () => {
+    const contract = ['--contract', 'src/policy/message-broker.fixture.ts'];
+    const summary = 'changes no change kind names: refused in Upgrading; refused unless overridden in Provisioning, Rebalancing, Degraded, Failed, Terminating, an unrecognised phase; allowed in Pending, Queued, Running';
+    const table = (await run('fsa', ...contract, '--format', 'table')).stdout;
+    expect(table).toContain('| Upgrading | none (changes no change kind names: refused) | Running, Degraded, Failed |');
+    expect(table).toContain(`\n${summary}\n`);
+    expect((await run('fsa', ...contract, '--format', 'mermaid')).stdout).toContain(`    %% ${summary}\n`);
+    expect((await run('fsa', ...contract, '--format', 'dot')).stdout).toContain(`${summary}\\l`);
+    const coverage = await run('fsa', ...contract, '--coverage');
+    expect(coverage.stdout).toContain('| changes no change kind names, at | enforced by | why not by the policy |\n|---|---|---|\n| every spec field | policy and webhook | |\n');
+    // The built-in GeoDatabase allows them everywhere: nothing to enforce, and it says so.
+    expect((await run('fsa', '--format', 'table')).stdout).toContain('\nchanges no change kind names: allowed in every state\n');
+    expect((await run('fsa', '--coverage')).stdout).toContain('\nChanges no change kind names: allowed in every state, so there is nothing to enforce.\n');
+  });
+
   it('exits 2 for an unknown format or kind', async () => {
     expect(await run('fsa', '--format', 'svg')).toMatchObject({ code: 2, stderr: expect.stringContaining('--format') });
     expect(await run('fsa', '--kind', 'Nope')).toMatchObject({ code: 2, stderr: expect.stringContaining('Nope') });

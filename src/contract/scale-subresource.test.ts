@@ -52,6 +52,14 @@ describe('the scale subresource at contract load', () => {
     expect(createContractRegistry([contract]).contracts[0]!.warnings).toEqual([warning]);
   });
 
+  it('says so when the machine judges such a field as a change no change kind names', () => {
+    const machine = geoDatabaseContract().transitions!;
+    const contract = defineContract(geoWith({ v1: scaleAt('.spec.storage.replicas') }, { transitions: { ...machine, unclassifiedChanges: 'refused-unless-overridden' } }));
+    expect(scaleSubresourceWarnings(contract)).toEqual([
+      'the scale subresource of the hub v1 writes spec.storage.replicas, which no classifier of the transition machine reads: kubectl scale, like any other change of spec.storage.replicas, is judged only as a change no change kind names (unclassifiedChanges) (add a classifier for it)',
+    ]);
+  });
+
   it('asks the classifiers themselves, so one written as a function counts', () => {
     const machine = geoDatabaseContract().transitions!;
     const reads = fieldClassifier({ path: 'storage.replicas', read: readInteger, compare: whenDifferent('scale') });

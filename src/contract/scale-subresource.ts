@@ -1,5 +1,6 @@
 import type { ContractDefinition, Subresources } from './define-contract.ts';
 import { classifyChanges } from './fsa/evaluate/evaluate-transition.ts';
+import { judgesUnclassifiedChanges } from './fsa/unclassified-setting.ts';
 
 // The scale subresource: `kubectl scale` (and a HorizontalPodAutoscaler) write a Scale whose spec.replicas the API
 // server copies into the object at specReplicasPath. crdgate judges that write as the same change sent to the
@@ -56,8 +57,11 @@ export function scaleSubresourceWarnings(contract: Pick<ContractDefinition, 'ver
   if (steps === undefined || machine === undefined) return warnings;
   if (!machineReads(machine, steps.slice(1))) {
     const field = steps.join('.');
+    const judged = judgesUnclassifiedChanges(machine)
+      ? 'is judged only as a change no change kind names (unclassifiedChanges)'
+      : 'is allowed in every state';
     warnings.push(
-      `the scale subresource of the hub ${contract.hub} writes ${field}, which no classifier of the transition machine reads: kubectl scale, like any other change of ${field}, is allowed in every state (add a classifier for it)`,
+      `the scale subresource of the hub ${contract.hub} writes ${field}, which no classifier of the transition machine reads: kubectl scale, like any other change of ${field}, ${judged} (add a classifier for it)`,
     );
   }
   return warnings;

@@ -9,7 +9,8 @@ import { readInteger, readQuantity, readString } from '../contract/fsa/value-rea
 import { compareQuantities } from '../contract/quantity.ts';
 import { compareVersions, parseVersion } from '../contract/release-version.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
-import { evaluateCel, type CelProtoJson } from '../api-server-engine/engine.ts';
+import { evaluateCel } from '../api-server-engine/engine.ts';
+import { celValue, dyn, withoutNulls } from './cel-json.fixture.ts';
 import { ident, list, member, optionalMember, plus, str, type Cel } from './cel.ts';
 import { compileClassifier, type CompareSite } from './compile-classifiers.ts';
 
@@ -141,18 +142,6 @@ function objectWith(specValue: Record<string, unknown>): Record<string, unknown>
   return { apiVersion: 'toy.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: specValue };
 }
 
-/** A JSON value as cel.expr.Value, as kube-apiserver reads unstructured JSON: whole numbers are ints. */
-function celValue(value: unknown): CelProtoJson {
-  if (value === null) return { nullValue: null };
-  if (typeof value === 'boolean') return { boolValue: value };
-  if (typeof value === 'string') return { stringValue: value };
-  if (typeof value === 'number') return Number.isInteger(value) ? { int64Value: BigInt(value).toString() } : { doubleValue: value };
-  if (Array.isArray(value)) return { listValue: { values: value.map(celValue) } };
-  return { mapValue: { entries: Object.entries(value as object).map(([key, item]) => ({ key: { stringValue: key }, value: celValue(item) })) } };
-}
-
-const dyn = (name: string): CelProtoJson => ({ name, ident: { type: { dyn: {} } } });
-
 type Compiled = { kinds: string[]; counts: string };
 
 /** The classifier's sources as one CEL list of counts, one per kind, variables inlined when `withVariables`. */
@@ -216,16 +205,6 @@ function classifierCounts(classifier: Classifier<string>, oldSpec: unknown, newS
   const counts: Record<string, number> = {};
   for (const change of classifier.classify(oldSpec, newSpec, { field: 'spec' })) counts[change.kind] = (counts[change.kind] ?? 0) + 1;
   return counts;
-}
-
-/** The API server drops the nulls of fields that are not nullable before any policy sees the object. */
-function withoutNulls(value: unknown): Record<string, unknown> {
-  const prune = (item: unknown): unknown => {
-    if (Array.isArray(item)) return item.map(prune);
-    if (item === null || typeof item !== 'object') return item;
-    return Object.fromEntries(Object.entries(item).filter(([, field]) => field !== null).map(([key, field]) => [key, prune(field)]));
-  };
-  return prune(value) as Record<string, unknown>;
 }
 
 const show = (value: Value) => (value === absent ? '(absent)' : JSON.stringify(value));

@@ -1,10 +1,11 @@
 import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
 import { staleOverrideNote } from '../contract/fsa/evaluate/transition-messages.ts';
-import type { TransitionMachine } from '../contract/fsa/machine.ts';
+import type { TransitionMachine, UnclassifiedChanges } from '../contract/fsa/machine.ts';
 import { readsPhase } from '../contract/fsa/phase.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
   and,
+  celFalse,
   concat,
   cond,
   eq,
@@ -28,6 +29,9 @@ import {
   type Cel,
 } from './cel.ts';
 import { compileClassifier, schemaAt, type ChangeSource, type UncompiledKinds } from './compile-classifiers.ts';
+import { compileUnclassified, type WebhookOnlyField } from './compile-unclassified.ts';
+import { specCoverage } from '../contract/fsa/spec-coverage.ts';
+import { judgesUnclassifiedChanges, unclassifiedChangesIn, unclassifiedChangesInUnrecognisedPhase } from '../contract/fsa/unclassified-setting.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
 // The transition machine as CEL, judged as evaluateTransition judges an update: the state read from the old
@@ -39,6 +43,17 @@ export interface CompiledMachine {
   validations: PolicyValidation[];
   /** Per change kind: enforced by the policy, or by the webhook alone and why. */
   kinds: KindCoverage[];
+  unclassified: UnclassifiedCoverage;
+}
+
+/** Changes no change kind names: whether some state refuses them, and the fields whose changes the webhook alone refuses. */
+export interface UnclassifiedCoverage {
+  /** Without a state that refuses them, there is nothing to enforce. */
+  judged: boolean;
+  /** The policy compares some spec field for them (when judged). */
+  compiled: boolean;
+  /** The policy refuses the changes of every other spec field; `spec` when it refuses none. */
+  webhookOnly: WebhookOnlyField[];
 }
 
 export type KindCoverage = { kind: string; enforcedBy: 'policy' } | { kind: string; enforcedBy: 'webhook'; reason: string };
@@ -49,9 +64,10 @@ const blankPattern = '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{
 
 export function compileMachine(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
   const allKinds = Object.keys(machine.changeKinds);
-  if (!readsPhase(machine)) return webhookOnly(allKinds, stateReaderNotCompiled);
+  const judgesUnclassified = judgesUnclassifiedChanges(machine);
+  if (!readsPhase(machine)) return webhookOnly(allKinds, stateReaderNotCompiled, judgesUnclassified);
   const phaseUnreadable = phaseProblem(machine, hubSchema);
-  if (phaseUnreadable !== undefined) return webhookOnly(allKinds, phaseUnreadable);
+  if (phaseUnreadable !== undefined) return webhookOnly(allKinds, phaseUnreadable, judgesUnclassified);
   const read = readVariables();
   const { sources, uncompiled } = compileClassifiers(machine, hubSchema, read.define);
   const sourcesOf = new Map(allKinds.map((kind) => [kind, sources.filter((source) => source.kind === kind)]));
@@ -88,7 +104,13 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
   const validations = counted.map((kind) => kindValidation(judging, kind));
   const exclusive = counted.filter((kind) => machine.changeKinds[kind]?.exclusive && machine.changeKinds[kind]?.unsupported === undefined);
   if (exclusive.length > 0) validations.push(exclusiveValidation(judging, exclusive));
-  return { variables, validations, kinds };
+  if (!judgesUnclassified) return { variables, validations, kinds, unclassified: { judged: false, compiled: false, webhookOnly: [] } };
+  const unclassified = compileUnclassified(hubSchema.properties?.spec, specCoverage(machine.classifiers));
+  if (unclassified.changedField !== undefined) {
+    variables.push({ name: 'unclassified_change', expression: unclassified.changedField.text });
+    validations.push(unclassifiedValidation(judging, variable('unclassified_change')));
+  }
+  return { variables, validations, kinds, unclassified: { judged: true, compiled: unclassified.changedField !== undefined, webhookOnly: unclassified.webhookOnly } };
 }
 
 function compileClassifiers(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps, define: (hint: string, expression: Cel) => Cel) {
@@ -172,12 +194,45 @@ function exclusiveValidation({ machine, count }: Judging, exclusive: readonly st
   );
 }
 
-function webhookOnly(kinds: readonly string[], reason: string): CompiledMachine {
-  return { variables: [], validations: [], kinds: kinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason })) };
+function webhookOnly(kinds: readonly string[], reason: string, judgesUnclassified: boolean): CompiledMachine {
+  return {
+    variables: [],
+    validations: [],
+    kinds: kinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason })),
+    unclassified: { judged: judgesUnclassified, compiled: false, webhookOnly: judgesUnclassified ? [{ field: 'spec', reason }] : [] },
+  };
 }
 
 /** A machine that reads the state from the phase at phasePath: the only kind the policy can compile. */
 type PhaseMachine = TransitionMachine<string, string> & { phasePath: string };
+
+/**
+ * As judgeUnclassified: a change no change kind names (`changedField`, the first such field, "" when none) is refused
+ * where the state refuses it, and where it refuses it unless overridden, without the override; an unrecognised
+ * phase reads as unclassifiedChangesInUnrecognisedPhase says.
+ */
+function unclassifiedValidation({ machine, stateLabel }: Judging, changedField: Cel): PolicyValidation {
+  const where = (setting: UnclassifiedChanges): Cel => {
+    const states = machine.states.filter((name) => unclassifiedChangesIn(machine, name) === setting);
+    const inState = states.length === 0 ? celFalse : isIn(state, celList(states));
+    return unclassifiedChangesInUnrecognisedPhase(machine) === setting ? or(inState, not(isIn(state, celList(machine.states)))) : inState;
+  };
+  const needs = `such changes need ${machine.overrideAnnotation} with a reason`;
+  const during = (verdict: string) => concat(str(`: a change no change kind names is ${verdict} while the ${machine.subject} is `), stateLabel);
+  return policyValidation(
+    // The state first: where it allows them, the spec is not compared at all.
+    or(not(judged), where('allowed'), and(overriding, where('refused-unless-overridden')), eq(changedField, str(''))),
+    concat(
+      changedField,
+      cond(
+        where('refused'),
+        concat(during('refused'), str(' (such changes are refused there, override or not)')),
+        concat(during('not allowed'), str(` (${needs})`), cond(and(overrideGiven, overrideKept), str(staleOverrideNote(machine.overrideAnnotation)), str(''))),
+      ),
+    ),
+    `a change no change kind names is refused in this state of the ${machine.subject}`,
+  );
+}
 
 /** Why no state reader of one's own compiles: the policy reads the phase as data or not at all. */
 export const stateReaderNotCompiled =

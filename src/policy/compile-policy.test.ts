@@ -10,6 +10,7 @@ import { compareQuantities } from '../contract/quantity.ts';
 import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { compileContractPolicy } from './compile-policy.ts';
+import { renderPolicyCoverage, summarizePolicyCoverage } from './policy-coverage.ts';
 
 // What compiles and what is reported as the webhook's alone. Whether the compiled CEL decides as the webhook does
 // is proven through a real API server (test/e2e/policy-agreement.e2e.test.ts); here: the coverage is honest.
@@ -216,5 +217,49 @@ describe('compileContractPolicy: readings that fail closed', () => {
     expect(coverageOf(toyContract(machine as TransitionMachine<string, string>)).label).toBe(
       "an absent \"label\" reads as cannotRead (the operator's default): the policy does not compile readings that fail closed",
     );
+  });
+});
+
+describe('compileContractPolicy: changes no change kind names', () => {
+  const strict = { ...toyMachine, unclassifiedChanges: 'refused-unless-overridden' } as TransitionMachine<string, string>;
+  const withPaused = widgetSchema({ ...toySpec, paused: { type: 'boolean' }, notes: { type: 'string' } });
+  const validationReading = (policy: ReturnType<typeof compileContractPolicy>) => policy.validations.filter((validation) => validation.expression.includes('variables.unclassified_change'));
+
+  it('compiles nothing where every state allows them, as by default, and says there is nothing to enforce', () => {
+    const policy = compileContractPolicy(toyContract(toyMachine, withPaused));
+    expect(policy.coverage.unclassified).toEqual({ judged: false, compiled: false, webhookOnly: [] });
+    expect(policy.variables.map((variable) => variable.name)).not.toContain('unclassified_change');
+    expect(summarizePolicyCoverage(toyContract(toyMachine, withPaused), policy)).not.toContain('no change kind names');
+  });
+
+  it('compiles one validation over every field it can compare, and names the others as the webhook\'s, in the summary too', () => {
+    const contract = toyContract(strict, withPaused);
+    const policy = compileContractPolicy(contract);
+    expect(policy.coverage.unclassified).toEqual({ judged: true, compiled: true, webhookOnly: [{ field: 'spec.notes', reason: expect.stringContaining('needs a maxLength') }] });
+    expect(policy.variables.find((variable) => variable.name === 'unclassified_change')?.expression).toBe(
+      'oldObject.?spec.?paused != object.?spec.?paused ? "spec.paused" : ""',
+    );
+    expect(validationReading(policy)).toHaveLength(1);
+    expect(summarizePolicyCoverage(contract, policy)).toContain('  webhook only: changes no change kind names at spec.notes: it needs a maxLength');
+    expect(renderPolicyCoverage(contract, policy)).toContain('| spec.notes | webhook only | it needs a maxLength (or an enum) in the hub schema, so the API server can bound the policy\'s cost |\n| every other spec field | policy and webhook | |');
+  });
+
+  it('says so when the classifiers cover every field the schema declares, and compiles no validation', () => {
+    const contract = toyContract(strict);
+    const policy = compileContractPolicy(contract);
+    expect(policy.coverage.unclassified).toEqual({ judged: true, compiled: false, webhookOnly: [] });
+    expect(validationReading(policy)).toEqual([]);
+    expect(renderPolicyCoverage(contract, policy)).toContain('| changes no change kind names, at | enforced by | why not by the policy |\n|---|---|---|\n| no spec field: the classifiers cover them all | | |');
+  });
+
+  it('leaves them all to the webhook when a classifier has no target, or the machine reads its state with code', () => {
+    const own: Classifier<ToyChange> = { kinds: ['label'], classify: () => [] };
+    const untargeted = compileContractPolicy(toyContract({ ...strict, classifiers: [...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')), own] } as TransitionMachine<string, string>, withPaused));
+    expect(untargeted.coverage.unclassified.webhookOnly).toEqual([{ field: 'spec', reason: expect.stringContaining('a classifier without a target') }]);
+    expect(validationReading(untargeted)).toEqual([]);
+    const { phasePath: _phasePath, ...strictWithoutPhase } = strict;
+    const reader = compileContractPolicy(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as TransitionMachine<string, string>, withPaused));
+    expect(reader.coverage.unclassified.webhookOnly).toEqual([{ field: 'spec', reason: expect.stringContaining('readState, a function of its own') }]);
+    expect(renderPolicyCoverage(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as TransitionMachine<string, string>, withPaused), reader)).toContain('| spec | webhook only | the machine reads the state with readState');
   });
 });

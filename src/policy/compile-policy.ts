@@ -1,7 +1,7 @@
 import type { Contract, DeletionProtection } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
-import { compileMachine, type KindCoverage } from './compile-machine.ts';
+import { compileMachine, type KindCoverage, type UnclassifiedCoverage } from './compile-machine.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
 /** What the API server enforces for a contract without crdgate, and what only crdgate's webhook does. */
@@ -16,6 +16,8 @@ export interface ContractPolicy {
 export interface PolicyCoverage {
   /** Per change kind of the machine; empty without a machine. */
   changeKinds: KindCoverage[];
+  /** Changes no change kind names; not judged without a machine. */
+  unclassified: UnclassifiedCoverage;
   /** Per deletion rule, in the contract's order. */
   deletionRules: RuleCoverage[];
   /** Rules the policy never holds: invariants and update rules are code, and the schema beyond the CRD's is crdgate's. */
@@ -53,6 +55,7 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
     validations,
     coverage: {
       changeKinds: machine?.kinds ?? [],
+      unclassified: machine?.unclassified ?? { judged: false, compiled: false, webhookOnly: [] },
       deletionRules: deletion.map(({ rule, name }) =>
         rule.form ? { rule: name, enforcedBy: 'policy' } : { rule: name, enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
       ),

@@ -23,7 +23,10 @@ import {
 // machine does not know can be stored), two states that allow any change, a list keyed by something other than
 // `name` and without absentMeans, exclusive changes inside list items, integer and quantity directions with an
 // unsupported side, whenDifferent on a quantity and on a string, and a three-part release with absentMeans.
-// Every classifier is built from the library's parts, so every kind of change compiles to the policy.
+// Every classifier is built from the library's parts, so every kind of change compiles to the policy. metricsEnabled
+// and plugins (a list of objects) are fields no change kind names: their changes are free while Running, refused
+// mid-upgrade, and need the override in every other state that does not allow any change (and in a state the
+// machine does not know); the policy compares both whole.
 
 export type MessageBrokerState =
   | 'Pending'
@@ -82,7 +85,17 @@ export const messageBrokerSchemaV1: JSONSchemaProps = {
           properties: { memory: quantity('Memory per broker; a change restarts every broker.') },
         },
         authMechanism: { type: 'string', maxLength: 64, description: 'SASL mechanism clients log in with; absent: anonymous.' },
-        metricsEnabled: { type: 'boolean', description: 'Whether brokers export metrics; changes freely.' },
+        metricsEnabled: { type: 'boolean', description: 'Whether brokers export metrics; no change kind names it.' },
+        plugins: {
+          type: 'array',
+          maxItems: 8,
+          description: 'Plugins the brokers load, in order; no change kind names them.',
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string', maxLength: 64 }, settings: { type: 'string', maxLength: 256 } },
+          },
+        },
         queues: {
           type: 'array',
           maxItems: 12,
@@ -155,14 +168,16 @@ export const messageBrokerMachine: TransitionMachine<MessageBrokerState, Message
         { changes: [...queueChanges, 'auth.change'] },
       ],
       operatorMoves: ['Degraded', 'Failed'],
+      unclassifiedChanges: 'allowed',
     },
     Rebalancing: { allow: [{ changes: ['queue.add', 'queue.grow'] }], operatorMoves: ['Running', 'Degraded', 'Failed'] },
-    Upgrading: { operatorMoves: ['Running', 'Degraded', 'Failed'] },
+    Upgrading: { operatorMoves: ['Running', 'Degraded', 'Failed'], unclassifiedChanges: 'refused' },
     Degraded: { allow: [{ changes: capacity, next: 'Rebalancing' }, { changes: ['queue.remove'] }], operatorMoves: ['Running', 'Failed'] },
     Failed: {},
     Terminating: {},
   },
   overrideAnnotation: messageBrokerAnnotations.overrideTransitions,
+  unclassifiedChanges: 'refused-unless-overridden',
   classifiers: [
     fieldClassifier({
       path: 'brokers',
@@ -212,3 +227,6 @@ export function messageBrokerContract(): Contract {
     transitions: messageBrokerMachine,
   });
 }
+
+/** As a `--contract` module (`crdgate check --contract src/policy/message-broker.fixture.ts`). */
+export default messageBrokerContract;

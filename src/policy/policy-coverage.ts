@@ -1,4 +1,5 @@
 import type { Contract } from '../contract/define-contract.ts';
+import type { UnclassifiedCoverage } from './compile-machine.ts';
 import type { ContractPolicy } from './compile-policy.ts';
 
 // How crdgate tells a user what the API server enforces on its own: in full by `crdgate fsa --coverage`, and as a
@@ -16,6 +17,7 @@ export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy)
   const sections = [
     `${contract.identity.kind}: what the ValidatingAdmissionPolicy enforces even while crdgate is down`,
     ...(kindRows.length > 0 ? [['| change kind | enforced by | why not by the policy |', '|---|---|---|', ...kindRows].join('\n')] : ['No transition machine.']),
+    ...unclassifiedSection(policy.coverage.unclassified, kindRows.length > 0),
     ...(ruleRows.length > 0 ? [['| deletion rule | enforced by | why not by the policy |', '|---|---|---|', ...ruleRows].join('\n')] : []),
     ...(subresources.length > 0
       ? [['| spec changes through | enforced by | why not by the policy |', '|---|---|---|', ...subresources.map((entry) => `| /${entry.subresource} | webhook only | ${cell(entry.reason)} |`)].join('\n')]
@@ -33,10 +35,24 @@ export function summarizePolicyCoverage(contract: Contract, policy: ContractPoli
   const lines = [
     `policy floor for ${contract.identity.kind}: the API server enforces ${kinds} of ${changeKinds.length} change kinds and ${rules} of ${deletionRules.length} deletion rules`,
     ...changeKinds.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: change kind ${entry.kind}: ${entry.reason}`] : [])),
+    ...policy.coverage.unclassified.webhookOnly.map((entry) => `  webhook only: ${unclassifiedHeading} at ${entry.field}: ${entry.reason}`),
     ...deletionRules.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: deletion rule ${entry.rule}: ${entry.reason}`] : [])),
     ...subresources.map((entry) => `  webhook only: spec changes through /${entry.subresource}: ${entry.reason}`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+const unclassifiedHeading = 'changes no change kind names';
+
+/** Per field the webhook alone compares, and the rest; a line when no state refuses such changes. */
+function unclassifiedSection(coverage: UnclassifiedCoverage, hasMachine: boolean): string[] {
+  if (!hasMachine) return [];
+  if (!coverage.judged) return [`Changes no change kind names: allowed in every state, so there is nothing to enforce.`];
+  const rows = coverage.webhookOnly.map((entry) => `| ${cell(entry.field)} | webhook only | ${cell(entry.reason)} |`);
+  if (coverage.compiled) rows.push(`| ${rows.length > 0 ? 'every other spec field' : 'every spec field'} | policy and webhook | |`);
+  // Judged, and nothing to compare: the classifiers cover every field the schema declares.
+  if (rows.length === 0) rows.push('| no spec field: the classifiers cover them all | | |');
+  return [[`| ${unclassifiedHeading}, at | enforced by | why not by the policy |`, '|---|---|---|', ...rows].join('\n')];
 }
 
 function cell(text: string): string {

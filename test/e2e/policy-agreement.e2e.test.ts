@@ -91,6 +91,8 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against c
       const coverage = compileContractPolicy(contract).coverage;
       expect(coverage.changeKinds.map((entry) => [entry.kind, entry.enforcedBy])).toEqual(Object.keys(machineOf(contract).changeKinds).map((kind) => [kind, 'policy']));
       expect(coverage.deletionRules.every((rule) => rule.enforcedBy === 'policy')).toBe(true);
+      // MessageBroker refuses changes no change kind names in some states, and the policy compares every such field.
+      expect(coverage.unclassified).toEqual({ judged: contract.identity.kind === 'MessageBroker', compiled: contract.identity.kind === 'MessageBroker', webhookOnly: [] });
     }
   });
 
@@ -112,7 +114,7 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against c
 
       const updates = results.filter((result) => result.pair.operation === 'UPDATE');
       const tally = emptyTally();
-      for (const result of updates) tallyDecision(tally, machineOf(contract), result.decision!);
+      for (const result of updates) tallyDecision(tally, machineOf(contract), result.decision!, [result.stored!.spec, result.sent!.spec]);
       const deletions = results.filter((result) => result.pair.operation === 'DELETE');
       expect(deletions).toHaveLength(deletesPerContract);
       const deletionsDenied = deletions.filter((result) => !result.apiServer.allowed).length;
@@ -311,6 +313,10 @@ function expectCovered(contract: Contract, tally: Tally, phases: readonly string
   // A stale override needs a start that carries a reason and an update that keeps it: rarer (44 and 64 at the
   // fixed seed), and still enough to hold the policy's stale check against the webhook's.
   expect(tally.override.stale, 'overrides stale').toBeGreaterThanOrEqual(40);
+  // Changes no change kind names, in each ruling, where the machine refuses them somewhere.
+  const unclassified = compileContractPolicy(contract).coverage.unclassified.judged ? ['allowed', 'not-allowed', 'overridden', 'refused'] : [];
+  expect(Object.keys(tally.unclassified).sort()).toEqual(unclassified);
+  for (const outcome of unclassified) expect(tally.unclassified[outcome], `pairs with a change no change kind names, ${outcome}`).toBeGreaterThanOrEqual(10);
 }
 
 /** The failure text: the seed, and each pair with crdgate's decision and the API server's answer. */

@@ -25,6 +25,7 @@ export function checkMachine<S extends string, C extends string>(machine: Transi
     ...changeKindProblems(machine),
     ...ruleProblems(machine),
     ...classifierProblems(machine),
+    ...unclassifiedChangesProblems(machine),
     ...reachabilityProblems(machine),
     ...exitProblems(machine),
     ...overrideAnnotationProblems(machine),
@@ -135,6 +136,16 @@ function classifierProblems<S extends string, C extends string>(machine: Transit
     if (!reported.has(kind)) problems.push(`change kind ${kind} is never reported by any classifier`);
   }
   return problems;
+}
+
+/** The setting for changes no classifier names, nowhere that it could never apply (its values are the shape's). */
+function unclassifiedChangesProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  return machine.states.flatMap((state) => {
+    const rule = machine.rules[state];
+    return rule?.anyChange && rule.unclassifiedChanges !== undefined && rule.unclassifiedChanges !== 'allowed'
+      ? [`state ${state} allows any change, so its unclassifiedChanges ${rule.unclassifiedChanges} never applies: leave it out`]
+      : [];
+  });
 }
 
 /** Every state must be reachable from the initial one through allowed changes, operator moves or a deletion. */

@@ -15,6 +15,7 @@ import {
   type OptionShape,
 } from '../option-shape.ts';
 import type { ClassifierTarget, ValueOrder, ValueReading } from './classifier-form.ts';
+import { unclassifiedChangesSettings } from './unclassified-setting.ts';
 
 // The shape of a transition machine's options (machine.ts), checked before the self-check reads any of them.
 
@@ -23,6 +24,7 @@ import type { ClassifierTarget, ValueOrder, ValueReading } from './classifier-fo
 const readings: Record<ValueReading, true> = { integer: true, string: true, quantity: true, release: true };
 const orders: Record<ValueOrder, true> = { number: true, quantity: true, release: true };
 const targetReadings: Record<Extract<ClassifierTarget, { classify: 'field' }>['reading'], true> = { ...readings, custom: true };
+const unclassifiedChanges = maybe(oneOf(unclassifiedChangesSettings));
 
 const stateName = text('a state name');
 const stateNames = listOf(stateName, 'a list of state names');
@@ -67,8 +69,9 @@ const classifier = withFields('a classifier: { kinds, classify }', {
   target: maybe(classifierTarget),
 });
 
-const stateRule = withFields('a state rule: { anyChange?, allow?, operatorMoves? }', {
+const stateRule = withFields('a state rule: { anyChange?, allow?, operatorMoves?, unclassifiedChanges? }', {
   anyChange: maybe(flag),
+  unclassifiedChanges,
   allow: maybe(listOf(withFields('allowed changes: { changes, next? }', { changes: changeKinds, next: maybe(stateName) }), 'a list of allowed changes')),
   operatorMoves: maybe(stateNames),
 });
@@ -91,6 +94,7 @@ export const machineShape = withFields('a transition machine: { name, subject, s
   phasePath: maybe(text('a field path such as status.phase')),
   phases: maybe(recordOf(stateName, "an object of the operator's phase strings to states")),
   readState: maybe(aFunction('a function of the stored object')),
+  unclassifiedChanges,
   changeKinds: recordOf(changeKindDefinition, 'an object of change kinds to their descriptions'),
   rules: recordOf(stateRule, 'an object of states to their rules'),
   overrideAnnotation: text('an annotation key such as example.com/override-transitions'),

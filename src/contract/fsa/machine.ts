@@ -58,7 +58,17 @@ export interface TransitionMachine<S extends string, C extends string> {
   overrideAnnotation: string;
   /** Turn an old and a new spec into the changes between them. */
   classifiers: readonly Classifier<C>[];
+  /**
+   * What a spec change that no classifier reports (a field no change kind names) meets in a state whose rule does
+   * not say: `allowed` (the default, and what a state that allows any change always does), `refused`, or
+   * `refused-unless-overridden` (by the override annotation, as a change the state does not allow). Data, so that a
+   * contract made with fromCrd sets it without code and the policy floor compiles it.
+   */
+  unclassifiedChanges?: UnclassifiedChanges;
 }
+
+/** See TransitionMachine.unclassifiedChanges. */
+export type UnclassifiedChanges = 'allowed' | 'refused' | 'refused-unless-overridden';
 
 /** See TransitionMachine.readState. */
 export type StateReader<S extends string> = (object: KubeObject) => S | undefined | { unrecognised: string };
@@ -82,6 +92,8 @@ export interface StateRule<S extends string, C extends string> {
   allow?: readonly AllowedChanges<S, C>[];
   /** Moves the operator makes on its own (provisioning done, a failure); they make states reachable. */
   operatorMoves?: readonly S[];
+  /** What a spec change no classifier reports meets in this state; the machine's unclassifiedChanges when absent. */
+  unclassifiedChanges?: UnclassifiedChanges;
 }
 
 export interface AllowedChanges<S extends string, C extends string> {

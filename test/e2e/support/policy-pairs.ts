@@ -4,6 +4,7 @@ import type { ClassifierForm, ValueReading } from '../../../src/contract/fsa/cla
 import type { TransitionDecision } from '../../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import type { TransitionMachine } from '../../../src/contract/fsa/machine.ts';
 import { readsPhase } from '../../../src/contract/fsa/phase.ts';
+import { findUnclassifiedChanges } from '../../../src/contract/fsa/unclassified-changes.ts';
 import type { KubeObject } from '../../../src/contract/kube-object.ts';
 import { createSchemaCompiler } from '../../../src/contract/schema/compile-schema.ts';
 import type { JSONSchemaProps } from '../../../src/contract/schema/json-schema-props.ts';
@@ -508,6 +509,8 @@ export interface Tally {
   combinations: { severalChanges: number; unsupportedBesideAnother: number; severalExclusive: number; severalListItems: number };
   /** Pairs whose new annotations give an override reason, a blank one, none, or keep the stored object's (stale). */
   override: { reason: number; blank: number; absent: number; stale: number };
+  /** Per ruling on the changes no change kind names (allowed, not-allowed, overridden, refused), the pairs with one. */
+  unclassified: Record<string, number>;
 }
 
 export function emptyTally(): Tally {
@@ -520,10 +523,15 @@ export function emptyTally(): Tally {
     outcomes: {},
     combinations: { severalChanges: 0, unsupportedBesideAnother: 0, severalExclusive: 0, severalListItems: 0 },
     override: { reason: 0, blank: 0, absent: 0, stale: 0 },
+    unclassified: {},
   };
 }
 
-export function tallyDecision(tally: Tally, machine: TransitionMachine<string, string>, decision: TransitionDecision<string, string>): void {
+/**
+ * Counts a decision into the tally; `specs`, the old and the new spec, tell where a change no change kind names was
+ * allowed, which a decision does not look for.
+ */
+export function tallyDecision(tally: Tally, machine: TransitionMachine<string, string>, decision: TransitionDecision<string, string>, specs?: readonly [unknown, unknown]): void {
   const bump = (counts: Record<string, number>, key: string) => {
     counts[key] = (counts[key] ?? 0) + 1;
   };
@@ -541,5 +549,13 @@ export function tallyDecision(tally: Tally, machine: TransitionMachine<string, s
   if (unsupported.length > 0 && changes.length > unsupported.length) tally.combinations.unsupportedBesideAnother += 1;
   if (exclusive.length > 1) tally.combinations.severalExclusive += 1;
   if (listItems.size > 1) tally.combinations.severalListItems += 1;
+  const { ruling, changes: unclassified, more } = decision.unclassified;
+  if (unclassified.length + more > 0) bump(tally.unclassified, ruling.outcome);
+  else if (ruling.outcome === 'allowed' && specs !== undefined && unclassifiedIn(machine, specs)) bump(tally.unclassified, 'allowed');
   tally.override[decision.override.given ? 'reason' : decision.override.why] += 1;
+}
+
+function unclassifiedIn(machine: TransitionMachine<string, string>, [oldSpec, newSpec]: readonly [unknown, unknown]): boolean {
+  const classified = machine.classifiers.map((classifier) => ({ classifier, changes: classifier.classify(oldSpec, newSpec, { field: 'spec' }) }));
+  return findUnclassifiedChanges(classified, oldSpec, newSpec, 1).changes.length > 0;
 }

@@ -1,5 +1,7 @@
 import type { Change, TransitionMachine } from '../machine.ts';
 import type { StateReading } from '../phase.ts';
+import { unclassifiedChangesFor } from '../unclassified-setting.ts';
+import type { UnclassifiedChangesFound } from '../unclassified-changes.ts';
 
 // Judging each change in the state an update starts from: which states allow a change, and where it takes the object.
 
@@ -100,4 +102,31 @@ export function nextStateAfter<S extends string, C extends string>(
  */
 export function statesAllowing<S extends string, C extends string>(machine: TransitionMachine<S, C>, kind: C): S[] {
   return machine.states.filter((state) => machine.rules[state]?.allow?.some((group) => group.changes.includes(kind)));
+}
+
+/**
+ * The ruling on the spec changes no classifier names, one for all of an update's: they share its state and its
+ * override. As a change the state does not allow, `refused-unless-overridden` is lifted by the override; `refused`
+ * never is. A state that allows any change allows them, and an unrecognised phase reads as unclassifiedChangesFor says.
+ */
+export type UnclassifiedRuling = { outcome: 'allowed' } | { outcome: 'overridden' } | { outcome: 'not-allowed' } | { outcome: 'refused' };
+
+/** The changes of an update that no classifier names, with the ruling they share. */
+export interface JudgedUnclassifiedChanges extends UnclassifiedChangesFound {
+  ruling: UnclassifiedRuling;
+}
+
+export function judgeUnclassified<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  state: StateReading<S>,
+  overriding: boolean,
+): UnclassifiedRuling {
+  switch (unclassifiedChangesFor(machine, state)) {
+    case 'allowed':
+      return { outcome: 'allowed' };
+    case 'refused':
+      return { outcome: 'refused' };
+    case 'refused-unless-overridden':
+      return overriding ? { outcome: 'overridden' } : { outcome: 'not-allowed' };
+  }
 }

@@ -1,9 +1,9 @@
 import { annotation, type KubeObject } from '../../kube-object.ts';
 import { describeValue } from '../../schema/describe-value.ts';
-import type { JudgedChange } from './judge-changes.ts';
+import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
 import type { TransitionMachine } from '../machine.ts';
 import type { StateReading } from '../phase.ts';
-import { describeChange, stateLabel } from './transition-messages.ts';
+import { changingValues, describeChange, stateLabel } from './transition-messages.ts';
 
 /**
  * The override as this write gives it. An override authorises the one write that sets it: it counts when the write
@@ -59,22 +59,36 @@ export function reportOverride<S extends string, C extends string>(
   override: OverrideRequest,
   judged: readonly JudgedChange<S, C>[],
   allowed: boolean,
+  unclassified: JudgedUnclassifiedChanges = { ruling: { outcome: 'allowed' }, changes: [], more: 0 },
 ): OverrideReport {
   const key = machine.overrideAnnotation;
+  const unclassifiedCount = unclassified.changes.length + unclassified.more;
   if (!override.given) {
-    const wouldHaveHelped = judged.some(({ ruling }) => ruling.outcome === 'not-allowed' || ruling.outcome === 'undecidable');
+    const wouldHaveHelped =
+      judged.some(({ ruling }) => ruling.outcome === 'not-allowed' || ruling.outcome === 'undecidable') || (unclassified.ruling.outcome === 'not-allowed' && unclassifiedCount > 0);
     return { warnings: override.why === 'blank' && wouldHaveHelped ? [`${key} is set but empty: an override needs a reason`] : [], auditAnnotations: {} };
   }
   if (!allowed) return { warnings: [], auditAnnotations: {} };
   const overridden = judged.filter(({ ruling }) => ruling.outcome === 'overridden').map(({ change }) => change);
-  if (overridden.length === 0) {
+  const unclassifiedOverridden = unclassified.ruling.outcome === 'overridden' ? unclassifiedCount : 0;
+  if (overridden.length === 0 && unclassifiedOverridden === 0) {
     const warnings = judged.length > 0 ? [`${key} is given but this update needs no override: it authorises only the write that sets it, and this one needed none`] : [];
     return { warnings, auditAnnotations: {} };
   }
   const where = `while the ${machine.subject} is ${stateLabel(state)}`;
-  const kinds = listWithRest([...new Set(overridden.map((change) => (change.undecidable === undefined ? change.kind : `an undecidable change of ${change.field}`)))], kindsNamedInWarning);
+  const kinds = listWithRest(
+    [
+      ...new Set(overridden.map((change) => (change.undecidable === undefined ? change.kind : `an undecidable change of ${change.field}`))),
+      ...(unclassifiedOverridden > 0 ? ['changes no change kind names'] : []),
+    ],
+    kindsNamedInWarning,
+  );
   const audited = listWithRest(
-    overridden.map((change) => `${change.kind} at ${change.field} (${describeChange(machine, change)})`),
+    [
+      ...overridden.map((change) => `${change.kind} at ${change.field} (${describeChange(machine, change)})`),
+      ...(unclassifiedOverridden > 0 ? unclassified.changes.map((change) => `a change no change kind names at ${change.field} (${changingValues(change)})`) : []),
+      ...(unclassifiedOverridden > 0 && unclassified.more > 0 ? [`${unclassified.more} more changes no change kind names`] : []),
+    ],
     changesNamedInAudit,
   );
   const warning = `${key}: overriding ${kinds} ${where}; reason: ${describeValue(override.reason, reasonLengthInWarning)}`;

@@ -1,5 +1,5 @@
 import { fieldError, type FieldError } from '../../field-error.ts';
-import type { JudgedChange } from './judge-changes.ts';
+import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
 import type { Change, TransitionMachine } from '../machine.ts';
 import type { StateReading } from '../phase.ts';
 
@@ -7,9 +7,14 @@ export const changePlaceholders = ['from', 'to', 'item'] as const;
 
 /** One change in words, from its kind's description: `minor upgrade 16.4 -> 16.6`. */
 export function describeChange<S extends string, C extends string>(machine: TransitionMachine<S, C>, change: Change<C>): string {
-  if (change.undecidable !== undefined) return `changing ${change.from ?? '(none)'} to ${change.to ?? '(none)'}, which cannot be judged (${change.undecidable})`;
+  if (change.undecidable !== undefined) return `${changingValues(change)}, which cannot be judged (${change.undecidable})`;
   const template = machine.changeKinds[change.kind]?.description ?? change.kind;
   return template.replace(/\{(from|to|item)\}/g, (_, name: (typeof changePlaceholders)[number]) => change[name] ?? '(none)');
+}
+
+/** A change by its values alone, for one no kind describes: `changing 4MB to 8MB`, `changing (none) to 3`. */
+export function changingValues({ from, to }: { from?: string; to?: string }): string {
+  return `changing ${from ?? '(none)'} to ${to ?? '(none)'}`;
 }
 
 /** How a message completes "while the database is ...". */
@@ -51,7 +56,7 @@ export function denialFor<S extends string, C extends string>(
     }
     case 'undecidable': {
       const message =
-        `changing ${change.from ?? '(none)'} to ${change.to ?? '(none)'} cannot be judged: ${ruling.reason}; it is refused while the ${machine.subject} is ` +
+        `${changingValues(change)} cannot be judged: ${ruling.reason}; it is refused while the ${machine.subject} is ` +
         `${stateLabel(state)} unless ${machine.overrideAnnotation} gives a reason${staleNote}`;
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
@@ -61,4 +66,32 @@ export function denialFor<S extends string, C extends string>(
       return fieldError(change.field, 'FieldValueForbidden', message);
     }
   }
+}
+
+/**
+ * The refusals of the changes no classifier names, one per change named (field, both values, the state, and that no
+ * change kind names the field), and one at `spec` for those past the named ones; none when they are allowed. Where
+ * the override could lift them, a stale one on the object is pointed out, as for a classified change.
+ */
+export function unclassifiedDenials<S extends string, C extends string>(
+  machine: TransitionMachine<S, C>,
+  state: StateReading<S>,
+  { ruling, changes, more }: JudgedUnclassifiedChanges,
+  staleOverride: boolean,
+): FieldError[] {
+  if (ruling.outcome !== 'not-allowed' && ruling.outcome !== 'refused') return [];
+  const where = `while the ${machine.subject} is ${stateLabel(state)}`;
+  const [verdict, rule] =
+    ruling.outcome === 'refused'
+      ? ['refused', 'such changes are refused there, override or not']
+      : ['not allowed', `such changes need ${machine.overrideAnnotation} with a reason`];
+  const staleNote = ruling.outcome === 'not-allowed' && staleOverride ? staleOverrideNote(machine.overrideAnnotation) : '';
+  const denials = changes.map((change) =>
+    fieldError(change.field, 'FieldValueForbidden', `${changingValues(change)} is ${verdict} ${where}: no change kind names this field (${rule})${staleNote}`),
+  );
+  if (more > 0) {
+    const fields = more === 1 ? 'field' : 'fields';
+    denials.push(fieldError('spec', 'FieldValueForbidden', `${more} more ${fields} that no change kind names changed, which is ${verdict} ${where} (${rule})${staleNote}`));
+  }
+  return denials;
 }

@@ -1,4 +1,5 @@
-import type { TransitionMachine } from '../machine.ts';
+import type { TransitionMachine, UnclassifiedChanges } from '../machine.ts';
+import { judgesUnclassifiedChanges, unclassifiedChangesIn, unclassifiedChangesInUnrecognisedPhase } from '../unclassified-setting.ts';
 
 // The words every rendering of a machine shares, so a diagram and a table never describe the same machine differently.
 
@@ -18,7 +19,27 @@ export function stateRemarks<S extends string, C extends string>(machine: Transi
   if (machine.humanInterventionStates.includes(state)) remarks.push('human intervention');
   if (machine.terminalStates.includes(state)) remarks.push('terminal');
   if (state === machine.deletingState) remarks.push('entered from any state once deletion starts');
+  const unclassified = unclassifiedChangesIn(machine, state);
+  if (unclassified !== 'allowed') remarks.push(`${unclassifiedHeading}: ${unclassifiedWords[unclassified]}`);
   return remarks;
+}
+
+const unclassifiedHeading = 'changes no change kind names';
+const unclassifiedWords: Record<UnclassifiedChanges, string> = { allowed: 'allowed', refused: 'refused', 'refused-unless-overridden': 'refused unless overridden' };
+
+/**
+ * What every state does with a change no classifier names, in one line, even when all allow it: that such a change
+ * passes is the first thing a reader of the machine should not have to guess.
+ */
+export function unclassifiedLegend<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+  if (!judgesUnclassifiedChanges(machine)) return [`${unclassifiedHeading}: allowed in every state`];
+  const unrecognised = unclassifiedChangesInUnrecognisedPhase(machine);
+  const groups = (['refused', 'refused-unless-overridden', 'allowed'] as const).flatMap((setting) => {
+    const states: string[] = machine.states.filter((state) => unclassifiedChangesIn(machine, state) === setting);
+    if (unrecognised === setting) states.push('an unrecognised phase');
+    return states.length === 0 ? [] : [`${unclassifiedWords[setting]} in ${states.join(', ')}`];
+  });
+  return [`${unclassifiedHeading}: ${groups.join('; ')}`];
 }
 
 export function unsupportedChanges<S extends string, C extends string>(machine: TransitionMachine<S, C>): { kind: C; reason: string }[] {

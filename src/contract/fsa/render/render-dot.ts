@@ -1,4 +1,4 @@
-import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unsupportedLegend } from './machine-legend.ts';
+import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
 import { machineEdges } from '../machine-graph.ts';
 import type { TransitionMachine } from '../machine.ts';
 
@@ -17,8 +17,8 @@ export function renderDot<S extends string, C extends string>(machine: Transitio
         : `    ${quote(edge.from)} -> ${quote(edge.to)} [label=${quote(operatorMoveLabel)}, style=dashed];`,
     ),
   ];
-  const legend = [...unsupportedLegend(machine), ...exclusiveLegend(machine)];
-  if (legend.length > 0) lines.push(`    __legend [shape=note, label=${leftAlignedLabel(legend)}];`);
+  const legend = [...unsupportedLegend(machine), ...exclusiveLegend(machine), ...unclassifiedLegend(machine)];
+  lines.push(`    __legend [shape=note, label=${leftAlignedLabel(legend)}];`);
   lines.push('}');
   return `${lines.join('\n')}\n`;
 }

@@ -32,6 +32,7 @@ describe('renderMachine', () => {
         '        entered from any state once deletion starts',
         '    end note',
         '    %% exclusive (at most one per update): size.up, color',
+        '    %% changes no change kind names: allowed in every state',
         '',
       ].join('\n'),
     );
@@ -64,6 +65,8 @@ describe('renderMachine', () => {
         '',
         'exclusive (at most one per update): size.up, color',
         '',
+        'changes no change kind names: allowed in every state',
+        '',
       ].join('\n'),
     );
   });
@@ -85,6 +88,29 @@ describe('renderMachine', () => {
     const mermaid = renderMachine(strict, 'mermaid');
     expect(mermaid).toContain('    %% unsupported (never allowed):');
     expect(mermaid).toContain('    %% size.down: widgets cannot shrink');
+  });
+});
+
+describe('renderMachine: changes no change kind names', () => {
+  const strict: TransitionMachine<ToyState, ToyChange> = {
+    ...toyMachine,
+    unclassifiedChanges: 'refused-unless-overridden',
+    rules: { ...toyMachine.rules, Active: { ...toyMachine.rules.Active, unclassifiedChanges: 'allowed' }, Busy: { ...toyMachine.rules.Busy, unclassifiedChanges: 'refused' } },
+  };
+  const summary = 'changes no change kind names: refused in Busy; refused unless overridden in Broken, Gone, an unrecognised phase; allowed in Draft, Active';
+
+  it('notes each state that refuses them, and sums up every state and an unrecognised phase, in each format', () => {
+    const mermaid = renderMachine(strict, 'mermaid');
+    expect(mermaid).toContain('    note right of Busy\n        changes no change kind names: refused\n    end note');
+    expect(mermaid).toContain('    note right of Broken\n        human intervention\n        changes no change kind names: refused unless overridden\n    end note');
+    expect(mermaid).toContain(`    %% ${summary}\n`);
+    const dot = renderMachine(strict, 'dot');
+    expect(dot).toContain('"Busy" [label="Busy\\nchanges no change kind names: refused"];');
+    expect(dot).toContain(`${summary}\\l`);
+    const table = renderMachine(strict, 'table');
+    expect(table).toContain('| Busy | label (stay) (changes no change kind names: refused) | Active, Broken |');
+    expect(table).toContain('| Active | size.up, color -> Busy; label (stay) | Broken |');
+    expect(table).toContain(`\n\n${summary}\n`);
   });
 });
 

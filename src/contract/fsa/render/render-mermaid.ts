@@ -1,4 +1,4 @@
-import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unsupportedLegend } from './machine-legend.ts';
+import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
 import { machineEdges } from '../machine-graph.ts';
 import type { TransitionMachine } from '../machine.ts';
 
@@ -18,7 +18,7 @@ export function renderMermaid<S extends string, C extends string>(machine: Trans
     ...machine.terminalStates.map((state) => `    ${state} --> [*]`),
     ...machine.states.flatMap((state) => note(state, notesFor(machine, state))),
   ];
-  lines.push(...exclusiveLegend(machine).map((line) => `    %% ${line}`));
+  lines.push(...[...exclusiveLegend(machine), ...unclassifiedLegend(machine)].map((line) => `    %% ${line}`));
   if (!machine.states.some((state) => machine.rules[state]?.anyChange)) {
     lines.push(...unsupportedLegend(machine).map((line) => `    %% ${line}`));
   }

@@ -1,4 +1,4 @@
-import { anyChangeRemark, exclusiveLegend, stateRemarks, unsupportedLegend } from './machine-legend.ts';
+import { anyChangeRemark, exclusiveLegend, stateRemarks, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
 import type { TransitionMachine } from '../machine.ts';
 
 /** A Markdown table of states and their allowed changes, followed by the unsupported and exclusive changes. */
@@ -12,6 +12,7 @@ export function renderTable<S extends string, C extends string>(machine: Transit
     ['| state | allowed changes (-> expected next state) | operator moves |', '|---|---|---|', ...rows],
     unsupportedHeading === undefined ? [] : [unsupportedHeading, ...unsupported.map((line) => `- ${line}`)],
     exclusiveLegend(machine),
+    unclassifiedLegend(machine),
     stateSource(machine),
   ].filter((section) => section.length > 0);
   return `${sections.map((section) => section.join('\n')).join('\n\n')}\n`;
