@@ -17,6 +17,7 @@ import { applyStrict, expectNoWebhookFor, expectStatus, hubOnlyCrd, installCrd, 
 import {
   emptyTally,
   machineOf,
+  phaseMachineOf,
   nested,
   policyPairGenerator,
   storedObject,
@@ -224,7 +225,6 @@ async function runPair(api: Rest, scene: Scene, pair: PolicyPair, name: string):
  */
 async function setUp(api: Rest, scene: Scene, start: StoredStart, name: string, problems: string[]): Promise<KubeObject> {
   const { contract } = scene;
-  const machine = machineOf(contract);
   const protection = (contract.deletionRules ?? []).flatMap((rule) => (rule.form ? [rule.form.annotation] : []));
   // A protected object could not be DELETEd to start its deletion: its protection is set once the deletion has begun.
   const late = start.deleting ? Object.fromEntries(Object.entries(start.annotations).filter(([key]) => protection.includes(key))) : {};
@@ -234,7 +234,7 @@ async function setUp(api: Rest, scene: Scene, start: StoredStart, name: string, 
   await api.send('POST', scene.collection, { ...object, metadata: { ...metadata, ...(scene.namespace ? { namespace: scene.namespace } : {}) } }).then(expectStatus(201));
   const path = `${scene.collection}/${name}`;
   if (start.phase !== undefined) {
-    const [root, ...below] = machine.phasePath.split('.');
+    const [root, ...below] = phaseMachineOf(contract).phasePath.split('.');
     await api.send('PATCH', `${path}/status`, { [root!]: nested(below, start.phase) }, mergePatch).then(expectStatus(200));
   }
   if (start.deleting) {

@@ -21,7 +21,8 @@ import { contractTester, type CheckResult } from '../../src/testing.ts';
 import { startTestServer, type TestServer } from '../integration/support/test-server.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { dbClusterContract, dbPoolerContract } from './support/db-operator-contracts.ts';
-import { emptyTally, machineOf, nested, pairFinalizer, policyPairGenerator, storablePhases, tallyDecision, type UpdatePair } from './support/policy-pairs.ts';
+import { messageBrokerContract } from '../../src/policy/message-broker.fixture.ts';
+import { emptyTally, machineOf, nested, pairFinalizer, phaseMachineOf, policyPairGenerator, storablePhases, tallyDecision, type UpdatePair } from './support/policy-pairs.ts';
 import { applyStrict, expectStatus, installCrd, removeCrd, resourcePath, restClient, type Rest, type RestResponse } from './support/raw-api.ts';
 
 // Proof by difference, the running webhook as the oracle: the same contracts behind a real kube-apiserver (crdgate
@@ -43,7 +44,10 @@ const minimumCasesPerContract = 150;
 const concurrency = 8;
 const fieldManager = 'crdgate-e2e-webhook-oracle';
 const bin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
-const contractModules = ['geodatabase.ts', 'db-cluster.ts', 'db-pooler.ts'].map((file) => fileURLToPath(new URL(`./support/contracts/${file}`, import.meta.url)));
+const contractModules = [
+  ...['geodatabase.ts', 'db-cluster.ts', 'db-pooler.ts'].map((file) => fileURLToPath(new URL(`./support/contracts/${file}`, import.meta.url))),
+  fileURLToPath(new URL('../../src/policy/message-broker.fixture.ts', import.meta.url)),
+];
 
 /** How an object is put into a state of a machine that reads conditions (DbPooler's readState), and the state it is. */
 interface ConditionsStart {
@@ -65,6 +69,7 @@ const classifiedDefaults: Record<string, readonly { path: string; value: unknown
   DbCluster: [{ path: 'storage.size', value: '10Gi' }],
   DbPooler: [{ path: 'mode', value: 'session' }],
   GeoDatabase: [],
+  MessageBroker: [],
 };
 
 interface Answer {
@@ -101,7 +106,8 @@ describe.skipIf(!controlPlane)('crdgate check --old and contractTester decide ev
   const cp = controlPlane as ProvidedControlPlane;
   const runId = randomUUID().slice(0, 8);
   const namespace = `webhook-oracle-${runId}`;
-  const contracts = [geoDatabaseContract(), dbClusterContract(), dbPoolerContract()];
+  // MessageBroker's machine refuses changes no change kind names in some states, and unless overridden in others.
+  const contracts = [geoDatabaseContract(), dbClusterContract(), dbPoolerContract(), messageBrokerContract()];
   const tester = contractTester(contracts);
   const cases: Case[] = [];
   let server: TestServer | undefined;
@@ -200,7 +206,7 @@ describe.skipIf(!controlPlane)('crdgate check --old and contractTester decide ev
       const own = compared.filter((entry) => entry.contract === contract);
       const refusedAtCreate = cases.filter((entry) => entry.contract === contract).length - own.length;
       const tally = emptyTally();
-      for (const entry of own) tallyDecision(tally, machineOf(contract), evaluateTransition(machineOf(contract), entry.stored!, entry.sent!));
+      for (const entry of own) tallyDecision(tally, machineOf(contract), evaluateTransition(machineOf(contract), entry.stored!, entry.sent!), [entry.stored!.spec, entry.sent!.spec]);
       const allowed = own.filter((entry) => entry.apiServer!.allowed).length;
       const defaultsWrittenOut = own.filter((entry) => writesOutADefault(entry)).length;
       summary[kind] = {
@@ -210,6 +216,7 @@ describe.skipIf(!controlPlane)('crdgate check --old and contractTester decide ev
         denied: own.length - allowed,
         states: tally.states,
         overrides: tally.override,
+        unclassified: tally.unclassified,
         oldAs: { stored: own.filter((entry) => entry.oldAs === 'stored').length, written: own.filter((entry) => entry.oldAs === 'written').length },
         defaultsWrittenOut,
       };
@@ -224,14 +231,19 @@ describe.skipIf(!controlPlane)('crdgate check --old and contractTester decide ev
       for (const state of states) expect(tally.states[state] ?? 0, `${kind}: cases in ${state}`).toBeGreaterThanOrEqual(3);
       for (const given of ['reason', 'blank', 'absent', 'stale'] as const) expect(tally.override[given], `${kind}: overrides ${given}`).toBeGreaterThanOrEqual(5);
       if (classifiedDefaults[kind]!.length > 0) expect(defaultsWrittenOut, `${kind}: a defaulted classified field written out`).toBeGreaterThanOrEqual(3);
+      if (machineOf(contract).unclassifiedChanges !== undefined || Object.values(machineOf(contract).rules).some((rule) => rule?.unclassifiedChanges !== undefined)) {
+        for (const outcome of ['allowed', 'not-allowed', 'overridden', 'refused']) {
+          expect(tally.unclassified[outcome] ?? 0, `${kind}: cases with a change no change kind names, ${outcome}`).toBeGreaterThanOrEqual(3);
+        }
+      }
     }
     console.log(`webhook oracle (seed ${seed}): ${compared.length} cases, every one equal in outcome, message, fields, warnings and stored object: ${JSON.stringify(summary)}`);
   });
 });
 
 function collection(contract: Contract, namespace: string): string {
-  const { group, plural } = contract.identity;
-  return `/apis/${group}/${contract.hub}/namespaces/${namespace}/${plural}`;
+  const { group, plural, scope } = contract.identity;
+  return `/apis/${group}/${contract.hub}${scope === 'Namespaced' ? `/namespaces/${namespace}` : ''}/${plural}`;
 }
 
 function probeObject(namespace: string): KubeObject {
@@ -250,9 +262,10 @@ async function throughApiServer(api: Rest, namespace: string, entry: Case): Prom
   const { contract, pair, name } = entry;
   const path = `${collection(contract, namespace)}/${name}`;
   try {
+    const namespaced = contract.identity.scope === 'Namespaced' ? { namespace } : {};
     const metadata = {
       name,
-      namespace,
+      ...namespaced,
       labels: { [setupLabel]: 'true' },
       ...(Object.keys(pair.old.annotations).length > 0 ? { annotations: pair.old.annotations } : {}),
       ...(pair.old.deleting ? { finalizers: [pairFinalizer] } : {}),
@@ -265,7 +278,7 @@ async function throughApiServer(api: Rest, namespace: string, entry: Case): Prom
       return;
     }
     expectStatus(201)(created);
-    const status = entry.conditions ? entry.conditions.status : pair.old.phase === undefined ? undefined : nested(machineOf(contract).phasePath.split('.').slice(1), pair.old.phase);
+    const status = entry.conditions ? entry.conditions.status : pair.old.phase === undefined ? undefined : nested(phaseMachineOf(contract).phasePath.split('.').slice(1), pair.old.phase);
     if (status !== undefined) await api.send('PATCH', `${path}/status`, { status }, mergePatch).then(expectStatus(200));
     if (pair.old.deleting) await api.send('DELETE', path).then(expectStatus(200));
     const stored = (await api.send('GET', path).then(expectStatus(200))).body as KubeObject;
@@ -276,7 +289,7 @@ async function throughApiServer(api: Rest, namespace: string, entry: Case): Prom
       kind: contract.identity.kind,
       metadata: {
         name,
-        namespace,
+        ...namespaced,
         resourceVersion: stored.metadata!.resourceVersion,
         ...(Object.keys(pair.annotations).length > 0 ? { annotations: pair.annotations } : {}),
         ...(pair.old.deleting ? { finalizers: [pairFinalizer] } : {}),
@@ -353,7 +366,7 @@ async function throughCli(dir: string, entries: readonly Case[]): Promise<Map<st
 
 /** `crdgate check` as a pipeline runs it, with the three contracts' modules; exit 1 is a denial in the tree. */
 async function runCheck(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  // A stored object that records no state yet is in its machine's initial state (Pending, for all three): what a
+  // A stored object that records no state yet is in its machine's initial state (Pending, for all four): what a
   // manifest recording none is judged in offline only when --state says so.
   const argv = [bin, 'check', ...args, '--state', 'Pending', ...contractModules.flatMap((module) => ['--contract', module])];
   return new Promise((resolve, reject) =>

@@ -390,7 +390,7 @@ function schemaAtPath(schema: JSONSchemaProps, path: string): JSONSchemaProps | 
 export function storablePhases(contract: Contract): string[] {
   const machine = machineOf(contract);
   // A machine that reads its state with readState has no phase to write: its starts are set up by their caller.
-  if (machine.readState !== undefined) return [];
+  if (!readsPhase(machine)) return [];
   const schema = schemaAtPath(hubSchema(contract), machine.phasePath);
   if (schema === undefined) throw new Error(`the hub schema has no ${machine.phasePath}`);
   // With a table of the operator's phase strings, those are the recognised phases (a state's own name is not one).
@@ -403,10 +403,14 @@ export function hubSchema(contract: Contract): JSONSchemaProps {
   return contract.versions.find((version) => version.name === contract.hub)!.schema;
 }
 
-/** The contract's machine, which reads a phase: the policy floor compiles no other. */
-export function machineOf(contract: Contract): TransitionMachine<string, string> & { phasePath: string } {
-  const machine = contract.transitions;
-  if (machine === undefined) throw new Error(`${contract.identity.kind} has no transition machine`);
+export function machineOf(contract: Contract): TransitionMachine<string, string> {
+  if (contract.transitions === undefined) throw new Error(`${contract.identity.kind} has no transition machine`);
+  return contract.transitions;
+}
+
+/** The contract's machine, which reads a phase (the policy floor compiles no other), for writing one. */
+export function phaseMachineOf(contract: Contract): TransitionMachine<string, string> & { phasePath: string } {
+  const machine = machineOf(contract);
   if (!readsPhase(machine)) throw new Error(`${contract.identity.kind}'s machine reads no phase`);
   return machine;
 }
@@ -474,7 +478,7 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
  * pair should get; the e2e test decides on the object it reads back instead.
  */
 export function storedObject(contract: Contract, start: StoredStart, name: string): KubeObject {
-  const machine = machineOf(contract);
+  const machine = phaseMachineOf(contract);
   const status = start.phase === undefined ? undefined : nested(machine.phasePath.split('.').slice(1), start.phase);
   return {
     apiVersion: `${contract.identity.group}/${contract.hub}`,
