@@ -10,7 +10,7 @@ describe("crdgate's public modules", () => {
         'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep', 'cannotRead',
         'compareNumbers', 'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
         'formatFieldError', 'fromCrd', 'isCannotRead', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'overlay', 'parseQuantity',
-        'parseVersion', 'presentFields', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readCrdFile', 'readInteger', 'readQuantity', 'readString',
+        'parseVersion', 'presentFields', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readCrdFile', 'readInteger', 'readQuantity', 'readRelease', 'readString',
         'specMappingConversion', 'splitFields', 'takeStash', 'whenDifferent',
       ].sort(),
     );

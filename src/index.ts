@@ -36,7 +36,7 @@ export type { AllowedChanges, Change, ChangeKind, Classifier, Location, StateRea
 export { fieldClassifier, type FieldComparison } from './contract/fsa/field-classifier.ts';
 export { keyedListClassifier, type KeyedListComparison } from './contract/fsa/keyed-list-classifier.ts';
 export { byDirection, byReleaseStep, whenDifferent, type Comparison } from './contract/fsa/comparisons.ts';
-export { cannotRead, isCannotRead, readInteger, readQuantity, readString, type CannotRead } from './contract/fsa/value-readers.ts';
+export { cannotRead, isCannotRead, readInteger, readQuantity, readRelease, readString, type CannotRead } from './contract/fsa/value-readers.ts';
 export { compareNumbers, type ClassifierForm, type ClassifierTarget, type ComparisonForm, type ValueOrder, type ValueReading } from './contract/fsa/classifier-form.ts';
 
 export { specMappingConversion, type SpecMapping, type SpecMappingConversionOptions } from './conversion/spec-mapping-conversion.ts';

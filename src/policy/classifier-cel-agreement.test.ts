@@ -201,9 +201,16 @@ function evaluatePairs(compiled: Compiled, pairs: readonly SpecPair[]): Counts[]
 
 const listOf = (value: unknown) => (value as { listValue: { values?: { int64Value: string }[] } }).listValue.values ?? [];
 
+/**
+ * What the CEL must count of the classifier's changes: all but the undecidable ones. A value the reader cannotReads
+ * (a string that is no quantity or release, an integer past 2^53, keys that do not tell items apart) is refused by
+ * the webhook alone: the CEL reads it as no change, in the direction the policy may err.
+ */
 function classifierCounts(classifier: Classifier<string>, oldSpec: unknown, newSpec: unknown): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const change of classifier.classify(oldSpec, newSpec, { field: 'spec' })) counts[change.kind] = (counts[change.kind] ?? 0) + 1;
+  for (const change of classifier.classify(oldSpec, newSpec, { field: 'spec' })) {
+    if (change.undecidable === undefined) counts[change.kind] = (counts[change.kind] ?? 0) + 1;
+  }
   return counts;
 }
 

@@ -1,13 +1,13 @@
 import { compareQuantities } from '../quantity.ts';
 import { compareVersions, parseVersion } from '../release-version.ts';
-import { readInteger, readQuantity, readString } from './value-readers.ts';
+import { readInteger, readQuantity, readRelease, readString } from './value-readers.ts';
 
 // A classifier built only from the library's parts is data as well as code: it keeps a description of what it
 // compares, which the policy compiler (src/policy) turns into CEL for the API server. A classifier, reader or
 // comparison written as a function of one's own has no such description; the webhook alone enforces it, and
 // `crdgate fsa`/`crdgate manifests` say so.
 
-/** How a field's raw JSON is read: which of the library's readers (parseVersion reads a release). */
+/** How a field's raw JSON is read: which of the library's readers (readRelease, or parseVersion, reads a release). */
 export type ValueReading = 'integer' | 'string' | 'quantity' | 'release';
 
 /** The order a direction compares in: which of the library's comparators. */
@@ -50,7 +50,7 @@ export function readingOf(read: (raw: unknown) => unknown): ValueReading | undef
   if (read === readInteger) return 'integer';
   if (read === readString) return 'string';
   if (read === readQuantity) return 'quantity';
-  if (read === parseVersion) return 'release';
+  if (read === readRelease || read === parseVersion) return 'release';
   return undefined;
 }
 

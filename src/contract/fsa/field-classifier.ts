@@ -4,7 +4,7 @@ import { changeRecord } from './change-record.ts';
 import type { Comparison } from './comparisons.ts';
 import { readingOf } from './classifier-form.ts';
 import type { Classifier } from './machine.ts';
-import { cannotRead, isCannotRead, type CannotRead } from './value-readers.ts';
+import { cannotRead, isCannotRead, readRelease, type CannotRead } from './value-readers.ts';
 import { fieldValue } from './change-record.ts';
 
 export interface FieldComparison<C extends string, V> {
@@ -29,9 +29,12 @@ export interface FieldComparison<C extends string, V> {
  * value the reader says it cannot read (cannotRead) fails closed instead: the change is reported as undecidable.
  */
 export function fieldClassifier<C extends string, V>(comparison: FieldComparison<C, V>): Classifier<C> {
-  const { path, absentMeans, read, compare } = comparison;
+  const { path, absentMeans, compare } = comparison;
   const segments = parseFieldPath(path);
-  const reading = readingOf(read as (raw: unknown) => unknown);
+  const reading = readingOf(comparison.read as (raw: unknown) => unknown);
+  // parseVersion is a parser: undefined for any text that is no release. As a reader it must fail closed on a
+  // string, which the field's schema accepts, so it reads as readRelease does.
+  const read = reading === 'release' ? (readRelease as (raw: unknown) => V | undefined | CannotRead) : comparison.read;
   return {
     kinds: compare.kinds,
     target: { classify: 'field', path, reading: reading ?? 'custom' },
