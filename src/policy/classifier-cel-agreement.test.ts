@@ -41,6 +41,14 @@ const cacheSchema: JSONSchemaProps = {
   items: spec({ name: { type: 'string', maxLength: 16 }, memory: { type: 'string', maxLength: 16 }, tier: { type: 'string', maxLength: 16 } }),
 };
 
+const keyedBy = (keys: string[], properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({
+  type: 'array',
+  maxItems: 8,
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': keys,
+  items: { ...spec(properties), required: keys },
+});
+
 /** The spec's schema every classifier below reads a field of. */
 const specSchema = spec({
   replicas: { type: 'integer' },
@@ -51,6 +59,10 @@ const specSchema = spec({
   version: releaseSchema,
   caches: cacheSchema,
   shards: cacheSchema,
+  // Strimzi's JBOD volumes: keyed by an integer.
+  volumes: keyedBy(['id'], { id: { type: 'integer' }, size: { type: 'string', maxLength: 16 } }),
+  flags: keyedBy(['on'], { on: { type: 'boolean' }, note: { type: 'string', maxLength: 16 } }),
+  ports: keyedBy(['port', 'protocol'], { port: { type: 'integer' }, protocol: { type: 'string', maxLength: 8 }, name: { type: 'string', maxLength: 16 } }),
 });
 
 const absent = Symbol('absent');
@@ -73,9 +85,35 @@ const cacheLists: Value[] = [
   null,
 ];
 
+const volumeLists: Value[] = [
+  absent,
+  [],
+  [{ id: 0, size: '100Gi' }],
+  [{ id: 0, size: '50Gi' }],
+  [{ id: 1, size: '100Gi' }, { id: 0, size: '100Gi' }],
+  [{ id: 1, size: '1Ti' }, { id: 2, size: 'lots' }],
+  [{ id: -7, size: '1Gi' }],
+  [{ id: 2 ** 53 - 1, size: '1Gi' }],
+  [{ id: 2 ** 53, size: '1Gi' }],
+  null,
+];
+const flagLists: Value[] = [absent, [], [{ on: true, note: 'a' }], [{ on: true, note: 'b' }], [{ on: false, note: 'a' }], [{ on: false }, { on: true }]];
+const portLists: Value[] = [
+  absent,
+  [],
+  [{ port: 53, protocol: 'UDP', name: 'dns' }],
+  [{ port: 53, protocol: 'TCP', name: 'dns' }],
+  [{ port: 53, protocol: 'UDP', name: 'dns' }, { port: 53, protocol: 'TCP', name: 'dns-tcp' }],
+  [{ port: 53, protocol: 'TCP', name: 'dns' }, { port: 53, protocol: 'UDP', name: 'domain' }],
+  [{ port: 54, protocol: 'UDP' }],
+];
+
 const wrongIntegers: Value[] = [1.5, '2', true];
 const wrongStrings: Value[] = [7, 0.5, false];
 const wrongItems: Value[] = [[{ name: 'a', memory: 3, tier: 4 }]];
+const wrongVolumes: Value[] = [[{ id: 0, size: 3 }]];
+const wrongFlags: Value[] = [[{ on: true, note: 3 }]];
+const wrongPorts: Value[] = [[{ port: 53, protocol: 'UDP', name: 3 }]];
 
 interface Row {
   name: string;
@@ -130,6 +168,46 @@ const rows: Row[] = [
     path: ['shards'],
     values: cacheLists,
     wrongTyped: wrongItems,
+  },
+  {
+    name: 'keyed list, keyed by an integer',
+    classifier: keyedListClassifier({
+      path: 'volumes',
+      key: 'id',
+      added: 'volume.added',
+      removed: 'volume.removed',
+      itemClassifiers: [fieldClassifier({ path: 'size', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'volume.grow', decrease: 'volume.shrink' }) })],
+    }),
+    path: ['volumes'],
+    values: volumeLists,
+    wrongTyped: wrongVolumes,
+  },
+  {
+    name: 'keyed list, keyed by a boolean',
+    classifier: keyedListClassifier({
+      path: 'flags',
+      key: 'on',
+      absentMeans: [],
+      added: 'flag.added',
+      removed: 'flag.removed',
+      itemClassifiers: [fieldClassifier({ path: 'note', read: readString, compare: whenDifferent('flag.renote') })],
+    }),
+    path: ['flags'],
+    values: flagLists,
+    wrongTyped: wrongFlags,
+  },
+  {
+    name: 'keyed list, keyed by two fields',
+    classifier: keyedListClassifier({
+      path: 'ports',
+      key: ['protocol', 'port'],
+      added: 'port.added',
+      removed: 'port.removed',
+      itemClassifiers: [fieldClassifier({ path: 'name', read: readString, compare: whenDifferent('port.rename') })],
+    }),
+    path: ['ports'],
+    values: portLists,
+    wrongTyped: wrongPorts,
   },
 ];
 

@@ -293,17 +293,18 @@ function compileKeyedList(form: KeyedListForm, site: CompareSite): CompiledClass
   const segments = plainPath(form.path);
   if (segments === undefined) return notCompiled(allKinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
   const schema = schemaAt(site.schema, segments);
-  const problem = listProblem(schema, form.path, form.key);
-  if (problem !== undefined) return notCompiled(allKinds, problem);
+  const checked = listProblem(schema, form.path, form.keys);
+  if ('problem' in checked) return notCompiled(allKinds, checked.problem);
   const absentMeans = form.absentMeans === undefined ? undefined : literal(form.absentMeans);
   if (form.absentMeans !== undefined && (absentMeans === undefined || form.absentMeans.length > 0)) {
     return notCompiled(allKinds, `its absentMeans ${JSON.stringify(form.absentMeans)} is not compiled; only [] is`);
   }
   const from = side(site, 'old', segments, absentMeans, list([]));
   const to = side(site, 'new', segments, absentMeans, list([]));
-  const bothPresent = from.present && to.present && and(from.present, to.present);
-  const items = keyedList(form, site, segments, from.value, to.value);
-  const guarded = (count: Cel) => (bothPresent === undefined ? count : cond(bothPresent, count, int(0)));
+  const items = keyedList(form, checked.keyTypes, site, segments, from.value, to.value);
+  // Counted only where the webhook tells the items apart: both lists there, and every key one it reads exactly.
+  const readable = [from.present, to.present, items.keysReadable].filter((part) => part !== undefined);
+  const guarded = (count: Cel) => (readable.length === 0 ? count : cond(and(...readable), count, int(0)));
   const sources: ChangeSource[] = [
     { kind: form.added, count: guarded(method(items.added, 'size')), message: items.addedMessage },
     { kind: form.removed, count: guarded(method(items.removed, 'size')), message: items.removedMessage },
@@ -342,12 +343,22 @@ interface KeyedListCel {
   pair: Cel;
   /** The site of one pair's item classifiers. */
   pairSite(pair: Cel): CompareSite;
+  /** CEL bool: every integer key on both sides is one crdgate holds exactly; absent when no key is an integer. */
+  keysReadable?: Cel;
 }
 
-function keyedList(form: KeyedListForm, site: CompareSite, segments: readonly string[], before: Cel, after: Cel): KeyedListCel {
+/** The types of key the policy compiles: compared with ==, and shown by string() as crdgate shows them. */
+type KeyType = 'string' | 'integer' | 'boolean';
+
+function keyedList(form: KeyedListForm, keyTypes: readonly KeyType[], site: CompareSite, segments: readonly string[], before: Cel, after: Cel): KeyedListCel {
   const [o, n, p] = [ident(`o${site.depth}`), ident(`n${site.depth}`), ident(`p${site.depth}`)];
-  const key = (item: Cel) => member(item, form.key);
-  const sameKey = eq(key(o), key(n));
+  const sameKey = and(...form.keys.map((key) => eq(member(o, key), member(n, key))));
+  // How a message names an item: its key's value, or `key=value` pairs, as keyedListClassifier names it.
+  const shownKey = (item: Cel, position: number) => (keyTypes[position] === 'string' ? member(item, form.keys[position]!) : call('string', [member(item, form.keys[position]!)]));
+  const itemName = (item: Cel) =>
+    form.keys.length === 1
+      ? shownKey(item, 0)
+      : concat(...form.keys.flatMap((key, position) => [str(`${position === 0 ? '' : ', '}${key}=`), shownKey(item, position)]));
   const listField = concat(site.field, str(`.${form.path}`));
   const at = (items: Cel, item: Cel) => concat(listField, str('['), call('string', [method(items, 'indexOf', item)]), str(']'));
   const listHint = segments.join('_');
@@ -358,11 +369,15 @@ function keyedList(form: KeyedListForm, site: CompareSite, segments: readonly st
   // The items both lists hold, paired by key once per request ([old, new]), for every item classifier to read.
   const kept = method(after, 'filter', n, method(before, 'exists', o, sameKey));
   const pairs = named(site, `pairs_${listHint}`, method(kept, 'map', n, list([index(method(before, 'filter', o, sameKey), int(0)), n])));
+  const integerKeys = form.keys.filter((_, position) => keyTypes[position] === 'integer');
+  const exact = (item: Cel) => and(...integerKeys.flatMap((key) => [ge(member(item, key), int(-largestExactInteger)), le(member(item, key), int(largestExactInteger))]));
+  const keysReadable =
+    integerKeys.length === 0 ? undefined : named(site, `keys_${listHint}`, and(method(before, 'all', o, exact(o)), method(after, 'all', n, exact(n))));
   return {
     added,
     removed,
-    addedMessage: (description) => concat(at(after, firstAdded), str(': '), fill(description, { item: key(firstAdded) })),
-    removedMessage: (description) => concat(listField, str(': '), fill(description, { item: key(firstRemoved) })),
+    addedMessage: (description) => concat(at(after, firstAdded), str(': '), fill(description, { item: itemName(firstAdded) })),
+    removedMessage: (description) => concat(listField, str(': '), fill(description, { item: itemName(firstRemoved) })),
     pairs,
     pair: p,
     pairSite: (pair) => ({
@@ -370,22 +385,32 @@ function keyedList(form: KeyedListForm, site: CompareSite, segments: readonly st
       new: call('optional.of', [index(pair, int(1))]),
       schema: schemaAt(site.schema, segments)!.items,
       field: at(after, index(pair, int(1))),
-      item: key(index(pair, int(1))),
+      item: itemName(index(pair, int(1))),
       depth: site.depth + 1,
     }),
+    ...(keysReadable === undefined ? {} : { keysReadable }),
   };
 }
 
-function listProblem(schema: JSONSchemaProps | undefined, path: string, key: string): string | undefined {
-  if (schema === undefined) return `the hub schema declares no field "${path}"`;
-  if (schema.type !== 'array') return `"${path}" is not a list in the hub schema`;
-  const mapKeys = schema['x-kubernetes-list-map-keys'];
-  if (schema['x-kubernetes-list-type'] !== 'map' || mapKeys?.length !== 1 || mapKeys[0] !== key) {
-    return `"${path}" must be a map list keyed by ${key} (x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [${key}]) in the hub schema`;
+/** Why a keyed list's form does not compile, or the types of its keys. */
+function listProblem(schema: JSONSchemaProps | undefined, path: string, keys: readonly string[]): { problem: string } | { keyTypes: KeyType[] } {
+  if (schema === undefined) return { problem: `the hub schema declares no field "${path}"` };
+  if (schema.type !== 'array') return { problem: `"${path}" is not a list in the hub schema` };
+  const mapKeys = schema['x-kubernetes-list-map-keys'] ?? [];
+  if (schema['x-kubernetes-list-type'] !== 'map' || mapKeys.length !== keys.length || !keys.every((key) => mapKeys.includes(key))) {
+    return { problem: `"${path}" must be a map list keyed by ${keys.join(', ')} (x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [${keys.join(', ')}]) in the hub schema` };
   }
-  if (schema.maxItems === undefined) return `"${path}" needs a maxItems in the hub schema, so the API server can bound the policy's cost`;
-  if (!isPlainFieldName(key) || schema.items?.properties?.[key]?.type !== 'string') return `the key ${key} of "${path}" must be a string field`;
-  return undefined;
+  if (schema.maxItems === undefined) return { problem: `"${path}" needs a maxItems in the hub schema, so the API server can bound the policy's cost` };
+  const keyTypes: KeyType[] = [];
+  for (const key of keys) {
+    if (!isPlainFieldName(key)) return { problem: `the key "${key}" of "${path}" is a field name CEL cannot write plainly` };
+    const type = schema.items?.properties?.[key]?.type;
+    if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
+      return { problem: `the key ${key} of "${path}" must be a string, integer or boolean field (the policy does not compile ${type ?? 'int-or-string'} keys)` };
+    }
+    keyTypes.push(type);
+  }
+  return { keyTypes };
 }
 
 type Placeholder = (typeof changePlaceholders)[number];

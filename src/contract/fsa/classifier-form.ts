@@ -23,7 +23,8 @@ export type ClassifierForm<C extends string> =
   | {
       classify: 'keyed-list';
       path: string;
-      key: string;
+      /** The item fields that identify an item together: one, or the list's x-kubernetes-list-map-keys. */
+      keys: readonly string[];
       absentMeans?: readonly unknown[];
       added: C;
       removed: C;

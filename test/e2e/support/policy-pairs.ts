@@ -119,8 +119,8 @@ interface ReadField {
 
 interface Readings {
   fields: Map<string, ReadField>;
-  /** Keyed lists by path, with their key. */
-  keys: Map<string, string>;
+  /** Keyed lists by path, with their keys. */
+  keys: Map<string, readonly string[]>;
 }
 
 function collectReadings(forms: readonly (ClassifierForm<string> | undefined)[], prefix: string, readings: Readings): Readings {
@@ -129,7 +129,7 @@ function collectReadings(forms: readonly (ClassifierForm<string> | undefined)[],
     if (form.classify === 'field') {
       readings.fields.set(prefix + form.path, { reading: form.reading, ...(form.absentMeans === undefined ? {} : { absentMeans: form.absentMeans }) });
     } else {
-      readings.keys.set(prefix + form.path, form.key);
+      readings.keys.set(prefix + form.path, form.keys);
       collectReadings(
         form.items.map((item) => item.form),
         `${prefix}${form.path}[].`,
@@ -194,7 +194,7 @@ function buildModel(schema: JSONSchemaProps, path: string, readings: Readings, o
         if (mapKeys?.length !== 1) throw new Error(`${path}: the pair generator handles map lists with one key`);
         const item = buildModel(schema.items ?? {}, `${path}[]`, readings, options, mapKeys[0]);
         if (item.kind !== 'object') throw new Error(`${path}: a map list's items must be objects`);
-        if (key !== undefined && key !== mapKeys[0]) throw new Error(`${path}: the classifier's key ${key} is not the list's map key ${mapKeys[0]}`);
+        if (key !== undefined && (key.length !== 1 || key[0] !== mapKeys[0])) throw new Error(`${path}: the classifier's keys ${key.join(', ')} are not the list's map key ${mapKeys[0]}`);
         return { kind: 'keyed-list', key: mapKeys[0]!, item, maxItems };
       }
       if (schema['x-kubernetes-list-type'] === 'set') throw new Error(`${path}: the pair generator does not generate set lists`);
