@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkContract, ContractDefinitionError, defineContract, type ContractDefinition } from './define-contract.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+import { whenDifferent } from './fsa/comparisons.ts';
+import { fieldClassifier } from './fsa/field-classifier.ts';
+import { keyedListClassifier } from './fsa/keyed-list-classifier.ts';
+import { toyMachine } from './fsa/toy-machine.fixture.ts';
+import { readString } from './fsa/value-readers.ts';
 
 const schema = { type: 'object' } as const;
 const bucket: ContractDefinition = {
@@ -105,6 +110,45 @@ describe('defineContract', () => {
     expect(problem).toContain('crdAnnotations key "not a key" must be a qualified name');
     expect(problem).toContain('crdAnnotations key "big/" must be a qualified name');
     expect(problem).not.toContain('example.com/ok');
+  });
+
+  // Issue 40: a classifier keyed by a field the list's items do not have classified nothing, and loaded in silence.
+  it('refuses a classifier that cannot see its field in the hub schema, one line each, among the other problems', () => {
+    const kafkaSchema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            replicas: { type: 'integer' },
+            storage: {
+              type: 'object',
+              properties: {
+                volumes: {
+                  type: 'array',
+                  'x-kubernetes-list-type': 'map',
+                  'x-kubernetes-list-map-keys': ['id'],
+                  items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, size: { type: 'string' } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const machine = { ...toyMachine, classifiers: [
+      fieldClassifier({ path: 'replicas', read: readString, compare: whenDifferent('label') }),
+      keyedListClassifier({ path: 'storage.volumes', key: 'volumeId', added: 'size.up', removed: 'size.down', itemClassifiers: [] }),
+      fieldClassifier({ path: 'colour', read: readString, compare: whenDifferent('color') }),
+    ] };
+    const problem = problemOf({ ...bucket, versions: [{ ...bucket.versions[0]!, schema: kafkaSchema }], transitions: machine });
+    expect(problem.replace(/^contract [^ ]+ is invalid: /, '').split('; ')).toEqual([
+      'transitions: a classifier reads spec.replicas with readString, which reads string fields only, but the hub schema says it is an integer',
+      'transitions: a keyed list classifier keys spec.storage.volumes by volumeId, which its items do not have: spec.storage.volumes[*] declares id, size, not volumeId',
+      'transitions: a classifier reads spec.colour, which the hub schema does not have: spec declares replicas, storage, not colour',
+    ]);
+    const keyedById = { ...machine, classifiers: [...toyMachine.classifiers.slice(1), keyedListClassifier({ path: 'storage.volumes', key: 'id', added: 'size.up', removed: 'size.down', itemClassifiers: [] })] };
+    expect(() => defineContract({ ...bucket, versions: [{ ...bucket.versions[0]!, schema: kafkaSchema }], transitions: keyedById })).toThrow(/spec\.label, which the hub schema does not have/);
   });
 });
 

@@ -3,6 +3,7 @@ import { declaredPathProblem, undeclarablePaths } from './client-field-paths.ts'
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
 import { checkMachine } from './fsa/check-machine.ts';
+import { classifierReachProblems } from './fsa/classifier-reach.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
 import { annotation, objectRef, type ContractObject, type KubeObject } from './kube-object.ts';
@@ -325,6 +326,9 @@ function contractProblems(value: unknown, made: boolean): string[] {
   }
   if (definition.transitions) {
     problems.push(...checkMachine(definition.transitions).map((problem) => `transitions: ${problem}`));
+    // Against the hub's schema: what the machine's classifiers compare is the hub's spec.
+    const hubSchema = versions.find((version) => version.name === hub)?.schema;
+    if (hubSchema !== undefined) problems.push(...classifierReachProblems(definition.transitions.classifiers, hubSchema).map((problem) => `transitions: ${problem}`));
   }
   problems.push(...scaleSubresourceProblems(definition));
   return problems;
