@@ -10,6 +10,11 @@ export interface Comparison<C extends string, V> {
   form?: ComparisonForm<C>;
   /** `undefined` on either side means the field is absent there; an `undefined` result means no change. */
   classify(from: V | undefined, to: V | undefined): C | undefined;
+  /**
+   * Set by comparisons that order two present values only (byDirection, byReleaseStep): a field that appears or
+   * disappears is then no kind of theirs, and fieldClassifier reports it as undecidable rather than as no change.
+   */
+  ordersPresentValues?: boolean;
 }
 
 /** Any difference at all, including setting or removing the field, is a change of `kind`. */
@@ -27,8 +32,8 @@ export function whenDifferent<C extends string, V>(kind: C, equal: (a: V, b: V) 
 }
 
 /**
- * Growing and shrinking are different kinds of change. A value that appears or disappears is not classified:
- * such a field is required, so schema validation reports it in the same request.
+ * Growing and shrinking are different kinds of change. A value that appears or disappears has no direction: give
+ * the field an absentMeans (what the operator does without it), or fieldClassifier reports the change as undecidable.
  */
 export function byDirection<C extends string, V>(direction: {
   compare(a: V, b: V): number;
@@ -40,6 +45,7 @@ export function byDirection<C extends string, V>(direction: {
   return {
     kinds: increase === decrease ? [increase] : [increase, decrease],
     ...(order === undefined ? {} : { form: { compare: 'direction', order, increase, decrease } }),
+    ordersPresentValues: true,
     classify(from, to) {
       if (from === undefined || to === undefined) return undefined;
       const order = compare(to, from);
@@ -52,7 +58,7 @@ export function byDirection<C extends string, V>(direction: {
 /**
  * Release numbers (`16.4`, `3.4.2`, parsed into their parts): a lower one is a downgrade, a different first part
  * a major upgrade, any other higher one an upgrade (minor or patch). `compare` orders them numerically, so that
- * 16.10 is above 16.9.
+ * 16.10 is above 16.9. A release that appears or disappears is none of these (see byDirection).
  */
 export function byReleaseStep<C extends string>(steps: {
   compare(a: readonly number[], b: readonly number[]): number;
@@ -64,6 +70,7 @@ export function byReleaseStep<C extends string>(steps: {
   return {
     kinds: [upgrade, major, downgrade],
     ...(orderOf(compare) === 'release' ? { form: { compare: 'release-step', upgrade, major, downgrade } } : {}),
+    ordersPresentValues: true,
     classify(from, to) {
       if (from === undefined || to === undefined) return undefined;
       const order = compare(to, from);

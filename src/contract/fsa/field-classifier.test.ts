@@ -36,7 +36,15 @@ describe('fieldClassifier', () => {
   it('leaves values it cannot read to schema validation', () => {
     expect(size.classify({ storage: { size: 'big' } }, { storage: { size: 20 } }, spec)).toEqual([]);
     expect(size.classify({ storage: { size: 10 } }, { storage: { size: [20] } }, spec)).toEqual([]);
-    expect(size.classify('junk', { storage: { size: 20 } }, spec)).toEqual([]);
+    expect(size.classify('junk', { storage: { size: [20] } }, spec)).toEqual([]);
+  });
+
+  it('reports a value that appears or disappears as undecidable where the comparison orders present values only', () => {
+    const reason = 'an absent value is neither smaller nor larger than a present one (absentMeans would say what absence means)';
+    expect(size.classify({}, { storage: { size: 20 } }, spec)).toEqual([{ kind: 'grow', field: 'spec.storage.size', to: '20', undecidable: reason }]);
+    expect(size.classify({ storage: { size: 10 } }, { storage: {} }, spec)).toEqual([{ kind: 'grow', field: 'spec.storage.size', from: '10', undecidable: reason }]);
+    const sized = fieldClassifier({ path: 'size', absentMeans: 1, read: readNumber, compare: byDirection({ compare: (a: number, b: number) => a - b, increase: 'grow', decrease: 'shrink' }) });
+    expect(sized.classify({}, { size: 0 }, spec)).toEqual([{ kind: 'shrink', field: 'spec.size', from: '1', to: '0' }]);
   });
 
   it('reports nothing for equal values', () => {

@@ -26,7 +26,8 @@ export interface FieldComparison<C extends string, V> {
 /**
  * Compares one field. A value that cannot be read on either side is not classified: schema validation rejects
  * it on the new object in the same request, and on the old object it means nothing was provisioned from it. A
- * value the reader says it cannot read (cannotRead) fails closed instead: the change is reported as undecidable.
+ * value the reader says it cannot read (cannotRead) fails closed instead: the change is reported as undecidable,
+ * and so is a field that appears or disappears where the comparison orders present values only (byDirection).
  */
 export function fieldClassifier<C extends string, V>(comparison: FieldComparison<C, V>): Classifier<C> {
   const { path, absentMeans, compare } = comparison;
@@ -54,6 +55,11 @@ export function fieldClassifier<C extends string, V>(comparison: FieldComparison
       }
       if ((from !== undefined && fromValue === undefined) || (to !== undefined && toValue === undefined)) return [];
       const kind = compare.classify(fromValue, toValue);
+      if (kind === undefined && compare.ordersPresentValues === true && (fromValue === undefined) !== (toValue === undefined)) {
+        // A size or release set or removed: larger or smaller than what the operator does without it, nobody can say.
+        const reason = 'an absent value is neither smaller nor larger than a present one (absentMeans would say what absence means)';
+        return [{ ...changeRecord(compare.kinds[0]!, field, at, from, to), undecidable: reason }];
+      }
       return kind === undefined ? [] : [changeRecord(kind, field, at, from, to)];
     },
   };
