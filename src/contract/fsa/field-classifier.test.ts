@@ -85,6 +85,14 @@ describe('fieldClassifier: readings that fail closed', () => {
     expect(classify('pg:latest', 'pg:17')[0]?.undecidable).toBe('the tag of pg:latest names no version');
   });
 
+  it('reads with readRelease when given parseVersion, a parser: a string that is no release fails closed', () => {
+    const version = fieldClassifier({ path: 'version', read: parseVersion, compare: byReleaseStep({ compare: compareVersions, upgrade: 'minor', major: 'major', downgrade: 'downgrade' }) });
+    expect(version.classify({ version: '16.4' }, { version: 'v16' }, { field: 'spec' })).toEqual([
+      { kind: 'minor', field: 'spec.version', from: '16.4', to: 'v16', undecidable: '"v16" is not a release number such as 16.4' },
+    ]);
+    expect(version.target).toEqual({ classify: 'field', path: 'version', reading: 'release' });
+  });
+
   it('still leaves a value of the wrong type to the schema', () => {
     expect(classify('pg:16', 16)).toEqual([]);
   });
