@@ -44,6 +44,15 @@ describe('keyedListClassifier', () => {
     expect(caches.classify({}, { caches: [{ name: 'a' }] }, spec)).toEqual([{ kind: 'cache.add', field: 'spec.caches[0]', item: 'a' }]);
   });
 
+  it('fails closed on a list with items that appears or disappears where nothing says what absence means', () => {
+    const shards = keyedListClassifier({ path: 'shards', key: 'name', added: 'shard.add', removed: 'shard.remove', itemClassifiers: [] });
+    const reason = 'an absent list is no list of items (absentMeans would say what absence means)';
+    expect(shards.classify({}, { shards: [{ name: 'a' }] }, spec)).toEqual([{ kind: 'shard.add', field: 'spec.shards', to: '[{"name":"a"}]', undecidable: reason }]);
+    expect(shards.classify({ shards: [{ name: 'a' }] }, {}, spec)).toEqual([{ kind: 'shard.add', field: 'spec.shards', from: '[{"name":"a"}]', undecidable: reason }]);
+    expect(shards.classify({}, { shards: [] }, spec)).toEqual([]);
+    expect(shards.classify({}, { shards: 'junk' }, spec)).toEqual([]);
+  });
+
   it('leaves lists and items that are not objects to schema validation', () => {
     expect(caches.classify({ caches: 'junk' }, { caches: [{ name: 'a' }] }, spec)).toEqual([]);
     expect(caches.classify({ caches: [] }, { caches: [42, 'a', null] }, spec)).toEqual([]);

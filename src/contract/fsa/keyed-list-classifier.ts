@@ -14,7 +14,10 @@ export interface KeyedListComparison<C extends string> {
    * (`name`; `['containerPort', 'protocol']`). A key may hold a string, an integer, a boolean or a number.
    */
   key: string | readonly string[];
-  /** What an absent list means; usually the schema's default, `[]`. */
+  /**
+   * What an absent list means; usually the schema's default, `[]`. Without it, a list with items that appears or
+   * disappears is an undecidable change.
+   */
   absentMeans?: readonly unknown[];
   added: C;
   removed: C;
@@ -28,7 +31,8 @@ export interface KeyedListComparison<C extends string> {
  * (the integer 1 and the string "1" are two keys), a missing or null key being a key of its own. Items that are not
  * objects are left to schema validation, and so is a side that is not a list at all. Where the items cannot be told
  * apart (two share a key, or a key is an integer past 2^53, which JavaScript cannot hold exactly), a changed list
- * fails closed: one undecidable change of the list.
+ * fails closed: one undecidable change of the list; so does a list with items appearing or disappearing where no
+ * absentMeans says what an absent list means.
  */
 export function keyedListClassifier<C extends string>(list: KeyedListComparison<C>): Classifier<C> {
   const kinds = [...new Set([list.added, list.removed, ...list.itemClassifiers.flatMap((c) => c.kinds)])];
@@ -53,7 +57,12 @@ export function keyedListClassifier<C extends string>(list: KeyedListComparison<
       const newList = fieldValue(newValue, segments, list.absentMeans);
       const before = itemsByKey(oldList, keys);
       const after = itemsByKey(newList, keys);
-      if (before === undefined || after === undefined) return [];
+      if (before === undefined || after === undefined) {
+        // A list set or removed where nothing says what its absence means: its items added or removed, or not.
+        const appears = oldList === undefined ? after : newList === undefined ? before : undefined;
+        if (appears === undefined || appears.items.size === 0) return [];
+        return [{ ...changeRecord(added, listField, at, oldList, newList), undecidable: 'an absent list is no list of items (absentMeans would say what absence means)' }];
+      }
       const unreadable = before.unreadable ?? after.unreadable;
       if (unreadable !== undefined) {
         if (jsonEqual(oldList, newList)) return [];
