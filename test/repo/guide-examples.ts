@@ -30,9 +30,9 @@ export const publicModules = {
   'crdgate/testing': new URL('../../src/testing.ts', import.meta.url).href,
 };
 
-/** An example's source with 'crdgate' and 'crdgate/testing' imported from crdgate's source. */
-export function importingSource(code: string): string {
-  return code.replace(/from '(crdgate(?:\/testing)?)'/g, (_, name: keyof typeof publicModules) => `from '${publicModules[name]}'`);
+/** An example's source with 'crdgate' and 'crdgate/testing' imported from crdgate's source, or from `modules`. */
+export function importingSource(code: string, modules: Record<keyof typeof publicModules, string> = publicModules): string {
+  return code.replace(/from '(crdgate(?:\/testing)?)'/g, (_, name: keyof typeof publicModules) => `from '${modules[name]}'`);
 }
 
 export interface GuideCommand {

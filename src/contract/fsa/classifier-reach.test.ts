@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../../contracts/geodatabase/index.ts';
 import { parseVersion } from '../release-version.ts';
+import { quantitySchema } from '../schema/controller-gen.fixture.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { classifierReachProblems } from './classifier-reach.ts';
 import { whenDifferent } from './comparisons.ts';
@@ -8,10 +9,6 @@ import { fieldClassifier } from './field-classifier.ts';
 import { keyedListClassifier } from './keyed-list-classifier.ts';
 import type { Classifier } from './machine.ts';
 import { readInteger, readQuantity, readRelease, readString } from './value-readers.ts';
-
-const quantityPattern = '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
-/** A resource.Quantity field as controller-gen renders it. */
-const quantity: JSONSchemaProps = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], pattern: quantityPattern };
 
 const spec: JSONSchemaProps = {
   type: 'object',
@@ -21,7 +18,7 @@ const spec: JSONSchemaProps = {
     paused: { type: 'boolean' },
     name: { type: 'string' },
     port: { 'x-kubernetes-int-or-string': true },
-    memory: quantity,
+    memory: quantitySchema,
     storage: { type: 'object', properties: { size: { type: 'string' }, class: { type: 'string' } } },
     labels: { type: 'object', additionalProperties: { type: 'string' } },
     config: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
@@ -30,7 +27,7 @@ const spec: JSONSchemaProps = {
       type: 'array',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['id'],
-      items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, size: quantity, type: { type: 'string' } } },
+      items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, size: quantitySchema, type: { type: 'string' } } },
     },
     ports: {
       type: 'array',

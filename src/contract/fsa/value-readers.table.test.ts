@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judge, loadCrd } from '../../api-server-engine/engine.ts';
+import { intOrStringSchema, quantitySchema } from '../schema/controller-gen.fixture.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import type { ValueReading } from './classifier-form.ts';
 import { readingProblem } from './classifier-reach.ts';
@@ -14,8 +15,6 @@ import { isCannotRead, readInteger, readQuantity, readRelease, readString } from
 // each accepted value or cannotReads it, never leaves it as undefined ("the schema refuses it"); and where
 // defineContract refuses the reader, some accepted value proves the refusal needed.
 
-const quantityPattern = '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
-const intOrString = (more: JSONSchemaProps = {}): JSONSchemaProps => ({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], ...more });
 
 /** Each shape a field may have, as a CRD writes it (controller-gen's renderings among them). */
 const shapes: Record<string, JSONSchemaProps> = {
@@ -34,10 +33,10 @@ const shapes: Record<string, JSONSchemaProps> = {
   boolean: { type: 'boolean' },
   booleanNullable: { type: 'boolean', nullable: true },
   // intstr.IntOrString, and resource.Quantity as controller-gen renders them.
-  intOrString: intOrString(),
-  intOrStringPercent: intOrString({ pattern: '^[0-9]+%?$' }),
-  quantity: intOrString({ pattern: quantityPattern }),
-  quantityNullable: intOrString({ pattern: quantityPattern, nullable: true }),
+  intOrString: intOrStringSchema,
+  intOrStringPercent: { ...intOrStringSchema, pattern: '^[0-9]+%?$' },
+  quantity: quantitySchema,
+  quantityNullable: { ...quantitySchema, nullable: true },
 };
 
 const candidates: unknown[] = [
