@@ -132,6 +132,24 @@ describe('compileContractPolicy: coverage', () => {
     expect(coverageOf(toyContract(machine, widgetSchema({ ...toySpec, parts: list({ maxItems: undefined }) })))['color']).toMatch(/needs a maxItems/);
   });
 
+  it('compiles keyed lists keyed by integers, booleans and several fields, and leaves number and int-or-string keys to the webhook', () => {
+    const keyed = (key: string | string[]) =>
+      withClassifiers([toyMachine.classifiers[0]!, keyedListClassifier({ path: 'parts', key, absentMeans: [], added: 'label', removed: 'color', itemClassifiers: [] })]);
+    const list = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({
+      type: 'array',
+      maxItems: 4,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': Object.keys(properties),
+      items: { type: 'object', required: Object.keys(properties), properties },
+    });
+    const coverage = (key: string | string[], properties: Record<string, JSONSchemaProps>) => coverageOf(toyContract(keyed(key), widgetSchema({ ...toySpec, parts: list(properties) })))['label'];
+    expect(coverage('id', { id: { type: 'integer' } })).toBe('policy');
+    expect(coverage('on', { on: { type: 'boolean' } })).toBe('policy');
+    expect(coverage(['port', 'protocol'], { port: { type: 'integer' }, protocol: { type: 'string', maxLength: 8 } })).toBe('policy');
+    expect(coverage('weight', { weight: { type: 'number' } })).toBe('the key weight of "parts" must be a string, integer or boolean field (the policy does not compile number keys)');
+    expect(coverage('port', { port: { 'x-kubernetes-int-or-string': true } })).toMatch(/does not compile int-or-string keys/);
+  });
+
   it('reports every kind as the webhook\'s when the phase cannot be read by the policy', () => {
     const contract = toyContract(toyMachine, widgetSchema(toySpec, { type: 'object', properties: { phase: { type: 'integer' } } }));
     const policy = compileContractPolicy(contract);
