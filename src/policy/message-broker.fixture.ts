@@ -195,6 +195,8 @@ export const messageBrokerMachine: TransitionMachine<MessageBrokerState, Message
     keyedListClassifier({
       path: 'queues',
       key: 'queueName',
+      // No queues declared is no queues: declaring the first adds it. Without it, a list appearing is undecidable.
+      absentMeans: [],
       added: 'queue.add',
       removed: 'queue.remove',
       itemClassifiers: [
