@@ -1,6 +1,7 @@
 import type { ClassifierForm, ComparisonForm, ValueReading } from '../contract/fsa/classifier-form.ts';
 import { changePlaceholders } from '../contract/fsa/evaluate/transition-messages.ts';
 import { parseFieldPath } from '../contract/field-path.ts';
+import { schemaAtPath } from '../contract/fsa/classifier-reach.ts';
 import { isCannotRead } from '../contract/fsa/value-readers.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
@@ -135,8 +136,16 @@ function side(site: CompareSite, which: 'old' | 'new', segments: readonly string
 
 type FieldForm = Extract<ClassifierForm<string>, { classify: 'field' }>;
 
+/** Why the policy finds no field at `path` through declared properties: there is none, or it is behind a map or unknown fields. */
+function undeclaredProblem(schema: JSONSchemaProps | undefined, segments: readonly string[], path: string): string {
+  const reach = schema === undefined ? undefined : schemaAtPath(schema, segments, '');
+  if (reach !== undefined && 'schema' in reach) return `"${path}" is reached through a map (additionalProperties), which the policy does not compile`;
+  if (reach !== undefined && 'anything' in reach) return `"${path}" is below fields the hub schema keeps unknown, which the policy does not compile`;
+  return `the hub schema declares no field "${path}"`;
+}
+
 /** Why a field classifier's form does not compile, or its absentMeans as CEL (undefined: none). */
-function fieldProblem(form: FieldForm, schema: JSONSchemaProps | undefined): { problem: string } | { absentMeans: Cel | undefined } {
+function fieldProblem(form: FieldForm, schema: JSONSchemaProps): { problem: string } | { absentMeans: Cel | undefined } {
   const problem = readingProblem(form.reading, schema, form.path) ?? comparisonProblem(form.reading, form.comparison);
   if (problem !== undefined) return { problem };
   if (isCannotRead(form.absentMeans)) {
@@ -151,9 +160,10 @@ function compileField(form: FieldForm, kinds: readonly string[], site: CompareSi
   const segments = plainPath(form.path);
   if (segments === undefined) return notCompiled(kinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
   const schema = schemaAt(site.schema, segments);
+  if (schema === undefined) return notCompiled(kinds, undeclaredProblem(site.schema, segments, form.path));
   const checked = fieldProblem(form, schema);
   if ('problem' in checked) return notCompiled(kinds, checked.problem);
-  const reading = readingCel(form.reading, schema!);
+  const reading = readingCel(form.reading, schema);
   const zero = form.reading === 'integer' ? int(0) : str('');
   const from = side(site, 'old', segments, checked.absentMeans, zero);
   const to = side(site, 'new', segments, checked.absentMeans, zero);
@@ -198,8 +208,8 @@ function compileField(form: FieldForm, kinds: readonly string[], site: CompareSi
   }
 }
 
-function readingProblem(reading: ValueReading, schema: JSONSchemaProps | undefined, path: string): string | undefined {
-  if (schema === undefined) return `the hub schema declares no field "${path}"`;
+function readingProblem(reading: ValueReading, schema: JSONSchemaProps, path: string): string | undefined {
+  if (schema['x-kubernetes-int-or-string']) return `"${path}" holds integers and strings (int-or-string): the policy does not compile readings of such a field`;
   const wanted = reading === 'integer' ? 'integer' : 'string';
   if (schema.type !== wanted) return `"${path}" is read as ${reading === 'integer' ? 'an integer' : `a ${reading}`} but the hub schema's type is ${schema.type ?? 'none'}`;
   if (wanted === 'string' && schema.maxLength === undefined && schema.enum === undefined) {
@@ -293,6 +303,7 @@ function compileKeyedList(form: KeyedListForm, site: CompareSite): CompiledClass
   const segments = plainPath(form.path);
   if (segments === undefined) return notCompiled(allKinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
   const schema = schemaAt(site.schema, segments);
+  if (schema === undefined) return notCompiled(allKinds, undeclaredProblem(site.schema, segments, form.path));
   const checked = listProblem(schema, form.path, form.keys);
   if ('problem' in checked) return notCompiled(allKinds, checked.problem);
   const absentMeans = form.absentMeans === undefined ? undefined : literal(form.absentMeans);
@@ -393,8 +404,7 @@ function keyedList(form: KeyedListForm, keyTypes: readonly KeyType[], site: Comp
 }
 
 /** Why a keyed list's form does not compile, or the types of its keys. */
-function listProblem(schema: JSONSchemaProps | undefined, path: string, keys: readonly string[]): { problem: string } | { keyTypes: KeyType[] } {
-  if (schema === undefined) return { problem: `the hub schema declares no field "${path}"` };
+function listProblem(schema: JSONSchemaProps, path: string, keys: readonly string[]): { problem: string } | { keyTypes: KeyType[] } {
   if (schema.type !== 'array') return { problem: `"${path}" is not a list in the hub schema` };
   const mapKeys = schema['x-kubernetes-list-map-keys'] ?? [];
   if (schema['x-kubernetes-list-type'] !== 'map' || mapKeys.length !== keys.length || !keys.every((key) => mapKeys.includes(key))) {

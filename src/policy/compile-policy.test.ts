@@ -4,6 +4,7 @@ import { byDirection, whenDifferent } from '../contract/fsa/comparisons.ts';
 import { fieldClassifier } from '../contract/fsa/field-classifier.ts';
 import { keyedListClassifier } from '../contract/fsa/keyed-list-classifier.ts';
 import type { Classifier, TransitionMachine } from '../contract/fsa/machine.ts';
+import { nodePoolContract } from '../contract/fsa/node-pool.fixture.ts';
 import { toyMachine, type ToyChange, type ToyState } from '../contract/fsa/toy-machine.fixture.ts';
 import { readInteger, readQuantity, readString } from '../contract/fsa/value-readers.ts';
 import { compareQuantities } from '../contract/quantity.ts';
@@ -148,6 +149,15 @@ describe('compileContractPolicy: coverage', () => {
     expect(coverage(['port', 'protocol'], { port: { type: 'integer' }, protocol: { type: 'string', maxLength: 8 } })).toBe('policy');
     expect(coverage('weight', { weight: { type: 'number' } })).toBe('the key weight of "parts" must be a string, integer or boolean field (the policy does not compile number keys)');
     expect(coverage('port', { port: { 'x-kubernetes-int-or-string': true } })).toMatch(/does not compile int-or-string keys/);
+  });
+
+  it('compiles the node pool\'s lists keyed by an integer and by two fields, and says why its quantities are the webhook\'s', () => {
+    const coverage = coverageOf(nodePoolContract());
+    expect(Object.entries(coverage).filter(([, enforcedBy]) => enforcedBy === 'policy').map(([kind]) => kind)).toEqual([
+      'scale', 'volume.add', 'volume.remove', 'volume.retype', 'volume.reclass', 'listener.add', 'listener.remove', 'listener.retype',
+    ]);
+    expect(coverage['volume.shrink']).toBe('"size" holds integers and strings (int-or-string): the policy does not compile readings of such a field');
+    expect(coverage['memory']).toBe('"resources.requests.memory" is reached through a map (additionalProperties), which the policy does not compile');
   });
 
   it('reports every kind as the webhook\'s when the phase cannot be read by the policy', () => {

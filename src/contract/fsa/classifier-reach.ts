@@ -7,7 +7,8 @@ import type { Classifier } from './machine.ts';
 // defined: a classifier reading a field the schema does not have, with a reader for another type, or comparing a
 // list that is none, or by a key its items do not have, would report no change at all, whatever the update, and
 // every change there would pass in silence. Only classifiers that say where they look (`target`: every classifier of
-// the library's, and one written as a function that gives one) are checked; a reader of one's own is not.
+// the library's, and one written as a function that gives one) are checked, their paths and keys; a reader of one's
+// own is not held to a type.
 
 /** The schema shapes each library reader reads every value of (value-readers.table.test.ts holds them to the API server's answers). */
 const readsShapes: Readonly<Record<ValueReading, readonly SchemaShape[]>> = {

@@ -11,7 +11,8 @@ import { readInteger, readQuantity, readString } from './value-readers.ts';
 
 // An operator's node pool, shaped as controller-gen renders Go types (written for crdgate's tests): storage volumes
 // in a map list keyed by an integer id, as Strimzi's KafkaNodePool keys its JBOD volumes; sizes and memory as
-// resource.Quantity (int-or-string with a pattern, so 1024 is as good as "1Ki"); listeners keyed by two fields.
+// resource.Quantity (int-or-string with a pattern, so 1024 is as good as "1Ki"); listeners keyed by two fields. The
+// lists and strings are bounded, so the policy floor compiles what it can of them (not the int-or-string quantities).
 // Issue 40 found keyed lists of integer ids and quantities written as integers classified as no change at all.
 
 export const nodePoolSchema: JSONSchemaProps = {
@@ -30,6 +31,7 @@ export const nodePoolSchema: JSONSchemaProps = {
             type: { type: 'string', enum: ['jbod', 'ephemeral', 'persistent-claim'] },
             volumes: {
               type: 'array',
+              maxItems: 8,
               'x-kubernetes-list-type': 'map',
               'x-kubernetes-list-map-keys': ['id'],
               items: {
@@ -39,7 +41,7 @@ export const nodePoolSchema: JSONSchemaProps = {
                   id: { type: 'integer', minimum: 0 },
                   type: { type: 'string', enum: ['ephemeral', 'persistent-claim'] },
                   size: quantitySchema,
-                  class: { type: 'string' },
+                  class: { type: 'string', maxLength: 63 },
                   deleteClaim: { type: 'boolean' },
                 },
               },
@@ -48,12 +50,18 @@ export const nodePoolSchema: JSONSchemaProps = {
         },
         listeners: {
           type: 'array',
+          maxItems: 4,
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['name', 'port'],
           items: {
             type: 'object',
             required: ['name', 'port'],
-            properties: { name: { type: 'string', pattern: '^[a-z0-9]{1,11}$' }, port: { type: 'integer', minimum: 9092, maximum: 65535 }, tls: { type: 'boolean' }, type: { type: 'string' } },
+            properties: {
+              name: { type: 'string', pattern: '^[a-z0-9]{1,11}$', maxLength: 11 },
+              port: { type: 'integer', minimum: 9092, maximum: 65535 },
+              tls: { type: 'boolean' },
+              type: { type: 'string', maxLength: 16 },
+            },
           },
         },
       },
