@@ -42,7 +42,7 @@ const classifierForm: OptionShape = cases('classify', 'a classifier form', {
   field: { path: fieldPath, absentMeans: anything, reading: oneOf(Object.keys(readings)), comparison: comparisonForm },
   'keyed-list': {
     path: fieldPath,
-    key: text('the name of the key field'),
+    keys: listOf(text('the name of a key field'), 'a list of key field names'),
     absentMeans: maybe(listOf(anything, 'a list')),
     added: changeKind,
     removed: changeKind,
