@@ -177,8 +177,10 @@ describe('every classifier of the built-in contract, the fixtures and the guides
     expect(sites.filter((site) => site.form.classify === 'keyed-list').map((site) => site.name)).toEqual(
       expect.arrayContaining(['built-in: GeoDatabase spec.caches', 'node-pool.fixture: NodePool spec.storage.volumes', 'node-pool.fixture: NodePool spec.listeners']),
     );
-    // Image readers of the guides' and fixtures' own: code, read as their authors wrote it.
-    expect(unchecked.every((entry) => entry.endsWith('imageName: a reader or comparison of its own')), unchecked.join('\n')).toBe(true);
+    // Readers and comparisons of the guides' and fixtures' own (image tags, a comparison of one's own): code, read as
+    // their authors wrote it. Every other classifier is held to its reading.
+    expect(unchecked.every((entry) => entry.endsWith(': a reader or comparison of its own')), unchecked.join('\n')).toBe(true);
+    expect(unchecked.length).toBeLessThanOrEqual(sites.length / 4);
   });
 
   it.each(sites.map((site) => [site.name, site] as const))('%s', (_name, site) => {

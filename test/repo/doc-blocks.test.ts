@@ -52,6 +52,7 @@ const accounts: Record<string, [string, Account][]> = {
     ['// pool-state.ts', contractGuideTests],
     ['// replication-comparison.ts', contractGuideTests],
     ['// bucket-unclassified.ts', contractGuideTests],
+    ['// volumes-machine.ts', contractGuideTests],
     ['// bucket-versions.ts', contractGuideTests],
     ['const v1alpha1: SpokeConversion = {', { shows: 'a fragment: the shape of hubToSpokePaths in a conversion written by hand' }],
     ['// A fragment of a mapping', { shows: 'a fragment of a mapping, its first line says so' }],
