@@ -122,6 +122,18 @@ describe('classifierReachProblems', () => {
     ]);
   });
 
+  it('leaves a schema that is not one to the structural check, and never throws on it', () => {
+    const odd = (volumes: unknown) => classifierReachProblems([volumes === undefined ? field('size', readInteger) : keyed], hub({ type: 'object', properties: { volumes: volumes as JSONSchemaProps } }));
+    const keyed = volumes('id');
+    expect(odd({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': '[]', items: { type: 'object', properties: { id: { type: 'integer' } } } })).toEqual([]);
+    expect(odd({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': [{}], items: { type: 'object', properties: { id: { type: 'integer' } } } })).toEqual([]);
+    expect(odd({ type: 'array', items: 'junk' })).toEqual([]);
+    expect(odd(null)).toEqual([]);
+    expect(classifierReachProblems([field('size.x', readInteger)], hub({ type: 'object', properties: null as never }))).toEqual([
+      'a classifier reads spec.size.x, which the hub schema does not have: spec declares no fields',
+    ]);
+  });
+
   it('never throws on what is not a classifier', () => {
     expect(classifierReachProblems('junk', hub())).toEqual([]);
     expect(classifierReachProblems([null, 7, { target: { classify: 'field', path: 3 } }], hub())).toEqual([]);

@@ -1,4 +1,5 @@
 import { parseFieldPath, type PathSegment } from '../field-path.ts';
+import { isPlainObject } from '../kube-object.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import type { ClassifierTarget, ValueReading } from './classifier-form.ts';
 import type { Classifier } from './machine.ts';
@@ -56,18 +57,20 @@ export function schemaAtPath(schema: JSONSchemaProps, segments: readonly PathSeg
   let node = schema;
   let path = at;
   for (const segment of segments) {
+    // A schema that is not even an object is the structural check's to report, not a classifier's problem.
+    if (!isPlainObject(node)) return { anything: true };
     const next = childSchema(node, segment);
     if (next === undefined) return { missing: describeMissing(node, path, segment) };
     if (next === 'anything') return { anything: true };
     node = next;
     path = typeof segment === 'number' ? `${path}[*]` : path === '' ? segment : `${path}.${segment}`;
   }
-  return { schema: node };
+  return isPlainObject(node) ? { schema: node } : { anything: true };
 }
 
 function childSchema(node: JSONSchemaProps, segment: PathSegment): JSONSchemaProps | 'anything' | undefined {
   if (typeof segment === 'number') return node.type === 'array' ? (node.items ?? 'anything') : undefined;
-  if (node.properties !== undefined && Object.hasOwn(node.properties, segment)) return node.properties[segment];
+  if (isPlainObject(node.properties) && Object.hasOwn(node.properties, segment)) return node.properties[segment];
   if (node['x-kubernetes-embedded-resource']) {
     if (segment === 'apiVersion' || segment === 'kind') return { type: 'string' };
     if (segment === 'metadata') return 'anything';
@@ -82,7 +85,7 @@ function describeMissing(node: JSONSchemaProps, path: string, segment: PathSegme
   const shape = schemaShape(node);
   const where = path === '' ? 'the object' : path;
   if (shape !== 'object') return `${where} is ${article(shape)}`;
-  const declared = Object.keys(node.properties ?? {});
+  const declared = isPlainObject(node.properties) ? Object.keys(node.properties) : [];
   return declared.length === 0 ? `${where} declares no fields` : `${where} declares ${shortList(declared)}, not ${String(segment)}`;
 }
 
@@ -130,7 +133,7 @@ function listProblems(target: Extract<ClassifierTarget, { classify: 'keyed-list'
   if (shape === 'anything') return [];
   if (shape !== 'array') return [`a keyed list classifier compares ${field}, which the hub schema says is ${article(shape)}, not a list`];
   const items = list.items;
-  if (items === undefined || schemaShape(items) === 'anything') return [];
+  if (!isPlainObject(items) || schemaShape(items) === 'anything') return [];
   const problems: string[] = [];
   const keys = target.keys.filter((key): key is string => typeof key === 'string');
   if (keys.length === 0) problems.push(`a keyed list classifier compares ${field} by no key`);
@@ -138,7 +141,8 @@ function listProblems(target: Extract<ClassifierTarget, { classify: 'keyed-list'
     const reach = schemaAtPath(items, [key], `${field}[*]`);
     if ('missing' in reach) problems.push(`a keyed list classifier keys ${field} by ${key}, which its items do not have: ${reach.missing}`);
   }
-  const mapKeys = list['x-kubernetes-list-type'] === 'map' ? (list['x-kubernetes-list-map-keys'] ?? []) : [];
+  const declaredKeys: unknown = list['x-kubernetes-list-type'] === 'map' ? list['x-kubernetes-list-map-keys'] : undefined;
+  const mapKeys = Array.isArray(declaredKeys) ? declaredKeys.filter((key): key is string => typeof key === 'string') : [];
   const unmatched = mapKeys.filter((key) => !keys.includes(key));
   if (problems.length === 0 && unmatched.length > 0) {
     problems.push(
