@@ -133,7 +133,10 @@ function shallowCopy(value: unknown): Record<string | number, unknown> {
   if (Array.isArray(value)) return [...value] as unknown as Record<number, unknown>;
   if (typeof value === 'function') {
     const original = value as (...args: unknown[]) => unknown;
-    return Object.assign((...args: unknown[]) => original(...args), value) as unknown as Record<string, unknown>;
+    const copy = (...args: unknown[]) => original(...args);
+    // Defined, not assigned: a key an earlier mutation put on the function may be its read-only `name`.
+    for (const key of Object.keys(value)) put(copy, key, (value as unknown as Record<string, unknown>)[key]);
+    return copy as unknown as Record<string, unknown>;
   }
   return { ...(value as Record<string, unknown>) };
 }

@@ -2,6 +2,7 @@ import { brandError, isBrandedError } from '../errors.ts';
 import { declaredPathProblem, undeclarablePaths } from './client-field-paths.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
+import { describeOption } from './option-shape.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import { classifierReachProblems } from './fsa/classifier-reach.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
@@ -366,7 +367,9 @@ function crdOwnerProblems(definition: ContractDefinition): string[] {
   const name = typeof metadata === 'object' && metadata !== null ? (metadata as { name?: unknown }).name : undefined;
   const expected = `${identity.plural}.${identity.group}`;
   if (ownerCrd['kind'] !== 'CustomResourceDefinition' || name !== expected) {
-    problems.push(`ownerCrd must be the CustomResourceDefinition ${expected}, got ${String(ownerCrd['kind'] ?? 'an object without a kind')} ${JSON.stringify(name ?? null)}`);
+    // Both as an error shows any value: the definition is untrusted, and String() of some objects throws.
+    const kind = ownerCrd['kind'] === undefined ? 'an object without a kind' : typeof ownerCrd['kind'] === 'string' ? ownerCrd['kind'] : describeOption(ownerCrd['kind']);
+    problems.push(`ownerCrd must be the CustomResourceDefinition ${expected}, got ${kind} ${describeOption(name ?? null)}`);
   }
   return problems;
 }
