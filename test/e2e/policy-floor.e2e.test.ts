@@ -143,7 +143,8 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     // Webhooks first, so that no later write of a GeoDatabase is sent to a crdgate that is gone; the CRD names this
     // crdgate for conversion, so it goes too (its objects with it).
     await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${installName}`, `mutatingwebhookconfiguration/${installName}`,
-      `validatingadmissionpolicybinding/${policyName}`, `validatingadmissionpolicy/${policyName}`]);
+      `validatingadmissionpolicybinding/${policyName}`, `validatingadmissionpolicy/${policyName}`,
+      `mutatingadmissionpolicybinding/${policyName}`, `mutatingadmissionpolicy/${policyName}`]);
     const crdDeleted = await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
     if (gate) await removeCrdgateProcess(gate);
     // No controller-manager runs, so the namespace stays Terminating; its name is unique to this run.
@@ -153,10 +154,12 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     expect(crdDeleted.exitCode, crdDeleted.stderr).toBe(0);
   });
 
-  it('installs with kubectl apply -k DIR/overlays/policy-floor: the base and the policy, with only the webhooks at failurePolicy Ignore', async () => {
+  it('installs with kubectl apply -k DIR/overlays/policy-floor: the base and the policies, with only the webhooks at failurePolicy Ignore', async () => {
     expect(built.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(
       [
         `CustomResourceDefinition/${crdName}`,
+        `MutatingAdmissionPolicy/${policyName}`,
+        `MutatingAdmissionPolicyBinding/${policyName}`,
         `MutatingWebhookConfiguration/${installName}`,
         `ValidatingAdmissionPolicy/${policyName}`,
         `ValidatingAdmissionPolicyBinding/${policyName}`,
@@ -194,11 +197,16 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     expect(warningLines(scaledDown)).toEqual(['Warning: spec.readReplicas: reducing read replicas from 3 to 2']);
   });
 
-  it('crdgate SIGKILLed: the policy still refuses what it compiles; invariants, warnings, defaults and conversion are gone', async () => {
-    const before = await scrapeApiServer(cp);
+  it('crdgate SIGKILLed: the policies still refuse what they compile and set the defaults; invariants, warnings and conversion are gone', async () => {
     const exit = await gate!.kill();
     expect(exit.signal).toBe('SIGKILL');
     expect(await connectionRefused(gate!.port)).toBe(true);
+    // The API server may pick the MutatingAdmissionPolicy up a moment after the validating one: with crdgate dead,
+    // a label only the policy can set says it is in effect.
+    await eventually('the MutatingAdmissionPolicy to default a GeoDatabase', async () =>
+      (await create(validGeoDatabase(namespace, 'probe-floor-defaults'), true)).metadata.labels?.['geo.example.com/postgres-major'] === '16' ? true : undefined,
+    );
+    const before = await scrapeApiServer(cp);
 
     // Refused by the API server itself, each with the reason crdgate would give.
     byPolicy(await refusal(patch('ready', storageShrink)), 'spec.storage.size: shrinking storage from 20Gi to 10Gi is unsupported: volumes cannot shrink');
@@ -222,10 +230,10 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     expect((await create(invalidGeoDatabase(namespace, 'unchecked'))).spec.storage.size).toBe('50GB');
     // The policy matches the resource, not its status: the operator's status writes go through unchecked.
     await setPhase('protected', 'Provisioning');
-    // No computed defaults: no readReplicas, no cache version or replicas, no postgres-major label.
+    // The defaults, from the MutatingAdmissionPolicy (test/e2e/mutating-floor.e2e.test.ts compares them all).
     const bare = await create(validGeoDatabase(namespace, 'bare'));
-    expect(bare.spec).toEqual(validGeoDatabase(namespace, 'bare').spec);
-    expect(bare.metadata.labels).toBeUndefined();
+    expect(bare.spec).toEqual({ ...(validGeoDatabase(namespace, 'bare').spec as object), readReplicas: 0, caches: [{ name: 'tiles', memory: '1Gi', version: '7.2', replicas: 1 }] });
+    expect(bare.metadata.labels).toEqual({ 'geo.example.com/postgres-major': '16' });
 
     // Conversion has no failure policy: a request in another version fails, in either mode.
     const converted = await kubectl(cp, ['patch', `geodatabases.v1beta1.geo.example.com/ready`, '-n', namespace, '--type=merge', '-p', '{"spec":{"replicas":2}}']);
@@ -262,9 +270,9 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
       'Warning: spec.readReplicas: reducing read replicas from 1 to 0',
     ]);
 
-    // The object created during the outage gets its defaults with its next write.
+    // The object created during the outage got its defaults from the policy: the webhook's next write adds nothing.
     const defaulted = await patch('bare', { metadata: { labels: { team: 'geo' } } });
-    expect(defaulted.spec).toMatchObject({ readReplicas: 0, caches: [{ name: 'tiles', memory: '1Gi', version: '7.2', replicas: 1 }] });
+    expect(defaulted.spec).toEqual({ ...(validGeoDatabase(namespace, 'bare').spec as object), readReplicas: 0, caches: [{ name: 'tiles', memory: '1Gi', version: '7.2', replicas: 1 }] });
     expect(defaulted.metadata.labels).toEqual({ team: 'geo', 'geo.example.com/postgres-major': '16' });
   });
 
