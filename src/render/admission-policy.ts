@@ -27,19 +27,7 @@ export function renderAdmissionPolicies(contracts: readonly Contract[], installN
         spec: {
           // A policy that cannot be evaluated (its CEL over the cost budget, say) refuses: fail closed, as the webhook.
           failurePolicy: 'Fail',
-          matchConstraints: {
-            // The hub, as the webhooks: Equivalent has the API server convert a request in another version first.
-            matchPolicy: 'Equivalent',
-            resourceRules: [
-              {
-                apiGroups: [contract.identity.group],
-                apiVersions: [contract.hub],
-                operations: policy.operations,
-                resources: [contract.identity.plural],
-                scope: contract.identity.scope,
-              },
-            ],
-          },
+          matchConstraints: hubMatchConstraints(contract, policy.operations),
           variables: policy.variables,
           validations: policy.validations,
         },
@@ -52,6 +40,23 @@ export function renderAdmissionPolicies(contracts: readonly Contract[], installN
       },
     ];
   });
+}
+
+/** A policy's match: writes of the resource itself (never a subresource) in the hub version. */
+export function hubMatchConstraints(contract: Contract, operations: readonly string[]): Record<string, unknown> {
+  return {
+    // The hub, as the webhooks: Equivalent has the API server convert a request in another version first.
+    matchPolicy: 'Equivalent',
+    resourceRules: [
+      {
+        apiGroups: [contract.identity.group],
+        apiVersions: [contract.hub],
+        operations,
+        resources: [contract.identity.plural],
+        scope: contract.identity.scope,
+      },
+    ],
+  };
 }
 
 const availabilityComment = `crdgate with the policy floor: both webhooks at failurePolicy: Ignore, so a crdgate outage blocks no write,

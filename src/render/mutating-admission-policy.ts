@@ -1,6 +1,6 @@
 import type { Contract } from '../contract/define-contract.ts';
 import { compileContractDefaults } from '../policy/compile-defaults.ts';
-import { admissionPolicyName } from './admission-policy.ts';
+import { admissionPolicyName, hubMatchConstraints } from './admission-policy.ts';
 import type { Manifest } from './manifest.ts';
 
 // The policy floor's defaults: the library's defaults of each contract, set by the API server itself whether crdgate
@@ -24,20 +24,8 @@ export function renderMutatingAdmissionPolicies(contracts: readonly Contract[], 
           // as it applies them to what the client sent. Reinvoked after the webhook, it could set a default the
           // webhook's own order had left alone (one read by a function of its own that runs before it).
           reinvocationPolicy: 'Never',
-          matchConstraints: {
-            // The hub, as the webhooks: Equivalent has the API server convert a request in another version first.
-            matchPolicy: 'Equivalent',
-            resourceRules: [
-              {
-                apiGroups: [contract.identity.group],
-                apiVersions: [contract.hub],
-                // The webhook's defaults: writes of the resource itself, never of its status.
-                operations: ['CREATE', 'UPDATE'],
-                resources: [contract.identity.plural],
-                scope: contract.identity.scope,
-              },
-            ],
-          },
+          // The webhook's defaults: writes of the resource itself, never of its status.
+          matchConstraints: hubMatchConstraints(contract, ['CREATE', 'UPDATE']),
           mutations,
         },
       },

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCli } from '../../src/cli-runner.fixture.ts';
 import { contractDefaulter } from '../../src/contract/defaults/contract-defaulter.ts';
 import type { KubeObject } from '../../src/contract/kube-object.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
@@ -13,7 +10,8 @@ import { compileContractDefaults } from '../../src/policy/compile-defaults.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { refusal } from './support/api-error.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
-import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from './support/crdgate-restartable-process.ts';
+import type { CrdgateProcess } from './support/crdgate-restartable-process.ts';
+import { removeGeoDatabaseInstall, renderGeoDatabaseInstall, type RenderedInstall } from './support/floor-install.ts';
 import { geoDatabases, invalidGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
 
@@ -75,7 +73,7 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the MutatingAdmissionPoli
   const rows = specs();
   const stored: Record<Mode, KubeObject[]> = { webhook: [], policy: [], both: [] };
   const updated: Record<Mode, KubeObject[]> = { webhook: [], policy: [], both: [] };
-  let workDir: string | undefined;
+  let install: RenderedInstall | undefined;
   let tree: string;
   let gate: CrdgateProcess | undefined;
   let customObjects: CustomObjectsApi;
@@ -104,30 +102,14 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the MutatingAdmissionPoli
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(cp.kubeconfigPath);
     customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-    workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-mutating-floor-'));
-    tree = join(workDir, 'deploy');
-    expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
-    gate = await createCrdgateProcess();
-    await gate.start();
-    const rendered = await runCli(workDir, 'manifests', '--url', `https://127.0.0.1:${gate.port}`, '--ca-bundle', join(gate.certDir, 'ca.crt'), '--name', installName, '--out', tree);
-    expect(rendered.code, rendered.stderr).toBe(0);
-    expect(rendered.stderr).toContain('policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n');
-    // The previous file's CRD may still be going (its instances are deleted first); applying to it would fail.
-    await eventually(`the previous ${crdName} to be gone`, async () => {
-      const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
-      return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-    }, { timeoutMs: 60_000 });
+    install = await renderGeoDatabaseInstall(cp, installName, namespace);
+    ({ tree, gate } = install);
+    expect(install.stderr).toContain('policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n');
   });
 
   afterAll(async () => {
     if (!controlPlane) return;
-    await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${installName}`, `mutatingwebhookconfiguration/${installName}`,
-      `validatingadmissionpolicybinding/${policyName}`, `validatingadmissionpolicy/${policyName}`,
-      `mutatingadmissionpolicybinding/${policyName}`, `mutatingadmissionpolicy/${policyName}`]);
-    const crdDeleted = await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
-    if (gate) await removeCrdgateProcess(gate);
-    await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
-    if (workDir) await rm(workDir, { recursive: true, force: true });
+    const crdDeleted = await removeGeoDatabaseInstall(cp, installName, namespace, install ?? {});
     expect(crdDeleted.exitCode, crdDeleted.stderr).toBe(0);
   });
 

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { runCli } from '../../src/cli-runner.fixture.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { refusal, type ApiErrorStatus } from './support/api-error.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
-import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from './support/crdgate-restartable-process.ts';
+import type { CrdgateProcess } from './support/crdgate-restartable-process.ts';
+import { removeGeoDatabaseInstall, renderGeoDatabaseInstall, type RenderedInstall } from './support/floor-install.ts';
 import { geoDatabases, invalidGeoDatabase, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 
@@ -58,7 +56,7 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
   const policyName = `${installName}.${crdName}`;
   const policyDenial = `ValidatingAdmissionPolicy '${policyName}' with binding '${policyName}' denied request: `;
   const webhookDenial = `admission webhook "${validatingWebhook}" denied the request: `;
-  let workDir: string | undefined;
+  let install: RenderedInstall | undefined;
   let tree: string;
   let gate: CrdgateProcess | undefined;
   let customObjects: CustomObjectsApi;
@@ -93,20 +91,8 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(cp.kubeconfigPath);
     customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-    workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-policy-floor-'));
-    tree = join(workDir, 'deploy');
-    expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
-
-    gate = await createCrdgateProcess();
-    await gate.start();
-    const rendered = await runCli(workDir, 'manifests', '--url', `https://127.0.0.1:${gate.port}`, '--ca-bundle', join(gate.certDir, 'ca.crt'), '--name', installName, '--out', tree);
-    expect(rendered.code, rendered.stderr).toBe(0);
-
-    // The previous file's CRD may still be going (its instances are deleted first); applying to it would fail.
-    await eventually(`the previous ${crdName} to be gone`, async () => {
-      const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
-      return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-    }, { timeoutMs: 60_000 });
+    install = await renderGeoDatabaseInstall(cp, installName, namespace);
+    ({ tree, gate } = install);
     const overlay = join(tree, 'overlays', 'policy-floor');
     const kustomized = await kubectl(cp, ['kustomize', overlay]);
     expect(kustomized.exitCode, kustomized.stderr).toBe(0);
@@ -140,17 +126,7 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
 
   afterAll(async () => {
     if (!controlPlane) return;
-    // Webhooks first, so that no later write of a GeoDatabase is sent to a crdgate that is gone; the CRD names this
-    // crdgate for conversion, so it goes too (its objects with it).
-    await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${installName}`, `mutatingwebhookconfiguration/${installName}`,
-      `validatingadmissionpolicybinding/${policyName}`, `validatingadmissionpolicy/${policyName}`,
-      `mutatingadmissionpolicybinding/${policyName}`, `mutatingadmissionpolicy/${policyName}`]);
-    const crdDeleted = await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
-    if (gate) await removeCrdgateProcess(gate);
-    // No controller-manager runs, so the namespace stays Terminating; its name is unique to this run.
-    await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
-    if (workDir) await rm(workDir, { recursive: true, force: true });
-    // Left behind, a CRD naming a crdgate that is gone for conversion would break the next file's reads.
+    const crdDeleted = await removeGeoDatabaseInstall(cp, installName, namespace, install ?? {});
     expect(crdDeleted.exitCode, crdDeleted.stderr).toBe(0);
   });
 
