@@ -58,6 +58,18 @@ function specs(): { spec: Record<string, unknown>; labels?: Record<string, strin
       }
     }
   }
+  // The largest the schema allows where the defaults do most: every cache (maxItems) without a version or replicas,
+  // names and the release at their maxLength. Its writes count with the others: the policy's mutations stay within
+  // the API server's CEL budgets on it (test/e2e/policy-budgets.e2e.test.ts estimates them statically).
+  const longest = (index: number) => `c${index}-`.padEnd(63, 'x');
+  rows.push({
+    spec: {
+      postgres: { version: '16.1234567890123', postgis: '3.5.1' },
+      storage: { size: '20Gi' },
+      caches: Array.from({ length: 8 }, (_, index) => ({ name: longest(index), memory: '1Gi' })),
+    },
+    labels: { 'geo.example.com/postgres-major': '1'.repeat(63) },
+  });
   return rows;
 }
 
