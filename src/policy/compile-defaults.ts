@@ -2,7 +2,9 @@ import { defaultersOf } from '../contract/defaults/contract-defaulter.ts';
 import type { DefaultComputation, DefaultForm } from '../contract/defaults/default-form.ts';
 import { parseDefaultTarget, parseSourcePath, type DefaultTarget } from '../contract/defaults/default-target.ts';
 import { releasePattern, type FormedDefaulter } from '../contract/defaults/library-defaults.ts';
+import { schemaAt } from '../contract/defaults/default-schema.ts';
 import type { ContractDefinition } from '../contract/define-contract.ts';
+import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { and, bool, call, celString, cond, eq, ident, index, int, isIn, isPlainFieldName, list, member, method, ne, not, or, plus, str, type Cel } from './cel.ts';
 
 // The library's defaults as a MutatingAdmissionPolicy's JSONPatch mutations, one per default, in the contract's
@@ -38,7 +40,8 @@ export type PatchOperation = (path: Cel, value: Cel) => Cel;
 /** `JSONPatch{op: "add", ...}`: add sets a field that is absent and replaces one that is there (RFC 6902). */
 export const jsonPatchAdd: PatchOperation = (path, value) => ({ text: `JSONPatch{op: "add", path: ${path.text}, value: ${value.text}}`, binds: 9 });
 
-export function compileContractDefaults(contract: Pick<ContractDefinition, 'defaults'>, patch: PatchOperation = jsonPatchAdd): CompiledDefaults {
+export function compileContractDefaults(contract: Pick<ContractDefinition, 'defaults' | 'versions' | 'hub'>, patch: PatchOperation = jsonPatchAdd): CompiledDefaults {
+  const hubSchema = contract.versions.find((version) => version.name === contract.hub)?.schema;
   const mutations: PolicyMutation[] = [];
   const coverage: DefaultCoverage[] = [];
   let ownFunction: string | undefined;
@@ -54,7 +57,7 @@ export function compileContractDefaults(contract: Pick<ContractDefinition, 'defa
       coverage.push({ default: name, enforcedBy: 'webhook', reason: followsOwnFunction(ownFunction) });
       return;
     }
-    const expression = compileDefaultForm(form, patch);
+    const expression = unboundedCost(form, hubSchema) ?? compileDefaultForm(form, patch);
     if (typeof expression === 'string') coverage.push({ default: name, enforcedBy: 'webhook', reason: expression });
     else {
       mutations.push({ patchType: 'JSONPatch', jsonPatch: { expression: expression.text } });
@@ -69,6 +72,29 @@ function followsOwnFunction(name: string): string {
     `it comes after ${name}, a function of its own, which may read what it sets: the policy runs before the webhook ` +
     'and would set it before that function sees the object'
   );
+}
+
+/**
+ * Why the API server could not bound what the default's CEL costs, or undefined when it can: a list it goes into
+ * without a maxItems, a value it reads or compares whose size the schema does not bound. A mutating policy runs
+ * before the API server validates the object, so the schema's bounds do not hold yet; what they do is make the
+ * schema refuse, right after, any object large enough to run the policy out of budget. Where the schema has no
+ * bound, an object it accepts could meet a policy that refuses it: such a default stays the webhook's.
+ */
+function unboundedCost(form: DefaultForm, hubSchema: JSONSchemaProps | undefined): string | undefined {
+  const target = parseDefaultTarget(form.path);
+  const at = (path: readonly string[]) => (hubSchema === undefined ? undefined : schemaAt(hubSchema, path, path.join('.')));
+  const costNote = 'in the hub schema, so the API server can bound the policy\'s cost';
+  if (typeof target !== 'string' && target.list !== undefined) {
+    const list = at(target.list);
+    if (typeof list !== 'object' || list.maxItems === undefined) return `${target.list.join('.')} needs a maxItems ${costNote}`;
+  }
+  if (form.default !== 'derived' || (form.compute === 'copy' && !form.keepInStep)) return undefined;
+  const source = parseSourcePath(form.from);
+  const read = typeof source === 'string' ? undefined : at(source);
+  const bounded = typeof read === 'object' && (read.type === 'integer' || read.type === 'number' || read.type === 'boolean' || (read.type === 'string' && (read.maxLength !== undefined || read.enum !== undefined)));
+  if (bounded) return undefined;
+  return form.compute === 'copy' ? `${form.from} needs to be a number, a boolean or a string with a maxLength (or an enum) ${costNote}, as it is compared when kept in step` : `${form.from} needs a maxLength (or an enum) ${costNote}`;
 }
 
 /** How coverage names a default: `spec.replicas: 1`, `metadata.labels[k]: release-major of spec.version, kept in step`. */

@@ -6,9 +6,10 @@ import { derivedDefault, staticDefault, type FormedDefaulter } from '../contract
 import type { Defaulter } from '../contract/define-contract.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import { geoDatabaseDefaults } from '../contracts/geodatabase/defaults.ts';
+import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { celValue, dyn, jsonOfCelValue } from './cel-json.fixture.ts';
-import { celString, type Cel } from './cel.ts';
-import { compileContractDefaults, compileDefaultForm, jsonPatchAdd, type PatchOperation } from './compile-defaults.ts';
+import type { Cel } from './cel.ts';
+import { compileContractDefaults, compileDefaultForm, type PatchOperation } from './compile-defaults.ts';
 
 // Each library default and its compiled CEL, fed the same object, must leave it the same: this table holds
 // compile-defaults.ts to library-defaults.ts without a cluster (test/e2e/mutating-floor.e2e.test.ts does it through
@@ -105,7 +106,7 @@ const geoDatabases: fc.Arbitrary<KubeObject> = fc
 
 describe('the compiled defaults set what the webhook sets, through kube-apiserver CEL', () => {
   it("GeoDatabase's defaults, on objects well and ill typed", () => {
-    expect(compileContractDefaults({ defaults: geoDatabaseDefaults }).coverage.every((entry) => entry.enforcedBy === 'policy')).toBe(true);
+    expect(compileContractDefaults(geoDatabaseContract()).coverage.every((entry) => entry.enforcedBy === 'policy')).toBe(true);
     sameForEvery(geoDatabaseDefaults, geoDatabases, 400);
   });
 
@@ -154,40 +155,5 @@ describe('the compiled defaults set what the webhook sets, through kube-apiserve
       items: some<unknown>(absent, [], [{}, { major: '16' }, { major: '9' }, 'x']),
     }).map((spec) => ({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't', labels: { 'example.com/major': 'kept' } }, spec }) as KubeObject);
     sameForEvery(defaulters, objects, 300);
-  });
-});
-
-describe('compileContractDefaults', () => {
-  it('compiles each library default into a JSONPatch mutation, in order, and leaves functions of their own to the webhook', () => {
-    const own: Defaulter = function defaultTier(object) {
-      return object;
-    };
-    const compiled = compileContractDefaults({ defaults: [staticDefault('spec.replicas', 1), own, staticDefault('spec.tier', 'standard')] });
-    expect(compiled.coverage).toEqual([
-      { default: 'spec.replicas: 1', enforcedBy: 'policy' },
-      { default: 'defaultTier (defaults[1])', enforcedBy: 'webhook', reason: 'a function of its own: the policy has nothing to compile' },
-      {
-        default: 'spec.tier: "standard"',
-        enforcedBy: 'webhook',
-        reason: 'it comes after defaultTier (defaults[1]), a function of its own, which may read what it sets: the policy runs before the webhook and would set it before that function sees the object',
-      },
-    ]);
-    expect(compiled.mutations).toEqual([
-      { patchType: 'JSONPatch', jsonPatch: { expression: 'has(object.spec) && type(object.spec) == map && !has(object.spec.replicas) ? [JSONPatch{op: "add", path: "/spec/replicas", value: 1}] : []' } },
-    ]);
-    expect(compileContractDefaults({ defaults: own }).mutations).toEqual([]);
-    expect(compileContractDefaults({}).coverage).toEqual([]);
-  });
-
-  it('writes the JSONPatch of kube-apiserver, with the pointer escaped and each item by its index', () => {
-    const label = compileDefaultForm(staticDefault('metadata.labels[example.com/team]', 'maps').form, jsonPatchAdd) as Cel;
-    expect(label.text).toContain(`JSONPatch{op: "add", path: "/metadata/labels/example.com~1team", value: "maps"}`);
-    expect(label.text).toContain(`JSONPatch{op: "add", path: "/metadata/labels", value: {${celString('example.com/team')}: "maps"}}`);
-    const item = compileDefaultForm(staticDefault('spec.caches[*].version', '7.2').form, jsonPatchAdd) as Cel;
-    expect(item.text).toBe(
-      'has(object.spec) && type(object.spec) == map && has(object.spec.caches) && type(object.spec.caches) == list ? ' +
-        'object.spec.caches.transformList(i, item, type(item) == map && !has(item.version), ' +
-        'JSONPatch{op: "add", path: "/spec/caches/" + string(i) + "/version", value: "7.2"}) : []',
-    );
   });
 });

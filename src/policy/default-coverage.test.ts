@@ -10,7 +10,7 @@ import { renderPolicyCoverage, summarizePolicyCoverage } from './policy-coverage
 
 const widget = (defaults?: Parameters<typeof defineContract>[0]['defaults']) => {
   const base = clusterWidgetContract();
-  const spec = { type: 'object', properties: { size: { type: 'integer' }, tier: { type: 'string' }, release: { type: 'string' } } } as const;
+  const spec = { type: 'object', properties: { size: { type: 'integer' }, tier: { type: 'string' }, release: { type: 'string', maxLength: 16 } } } as const;
   return defineContract({ ...base, versions: [{ ...base.versions[0]!, schema: { type: 'object', properties: { spec } } }], ...(defaults ? { defaults } : {}) });
 };
 const sizeFromTier: Defaulter = function sizeFromTier(object) {

@@ -3,6 +3,7 @@ import { isLabelValue, isQualifiedName } from '../dns-names.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { defaultersOf } from './contract-defaulter.ts';
 import type { DefaultForm } from './default-form.ts';
+import { schemaAt } from './default-schema.ts';
 import { parseDefaultTarget, parseSourcePath, type DefaultTarget } from './default-target.ts';
 import type { FormedDefaulter } from './library-defaults.ts';
 
@@ -56,30 +57,6 @@ function targetSchema(target: DefaultTarget, hubSchema: JSONSchemaProps | undefi
   if (hubSchema === undefined) return undefined;
   const steps = target.list === undefined ? [...target.parents, target.key] : [...target.list, '*', ...target.parents, target.key];
   return schemaAt(hubSchema, steps, path);
-}
-
-/**
- * The schema at `steps` (`*` for each item of a list), undefined below a field kept as it comes
- * (x-kubernetes-preserve-unknown-fields), or a sentence naming the first step the schema does not declare.
- */
-function schemaAt(schema: JSONSchemaProps, steps: readonly string[], path: string): JSONSchemaProps | undefined | string {
-  let node = schema;
-  for (const [index, step] of steps.entries()) {
-    const at = index === 0 ? 'the hub schema' : `${steps.slice(0, index).join('.').replaceAll('.*', '[*]')}`;
-    if (step === '*') {
-      if (node.type !== 'array' || node.items === undefined) return `${at} is not a list in the hub schema, so [*] has no items to go into`;
-      node = node.items;
-      continue;
-    }
-    const declared = node.properties?.[step] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
-    if (declared !== undefined) {
-      node = declared;
-      continue;
-    }
-    if (node['x-kubernetes-preserve-unknown-fields'] === true || node.additionalProperties === true) return undefined;
-    return `${at} declares no field ${step} in the hub schema (${path})`;
-  }
-  return node;
 }
 
 /** What is wrong with a value for a field of this schema: its type only (the schema's other rules judge the object). */
