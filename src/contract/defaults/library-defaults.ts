@@ -1,4 +1,4 @@
-import type { Defaulter } from '../define-contract.ts';
+import type { Defaulter, UntypedSpec } from '../define-contract.ts';
 import { jsonEqual } from '../json-equal.ts';
 import { isPlainObject, type KubeObject } from '../kube-object.ts';
 import type { JSONValue } from '../schema/json-schema-props.ts';
@@ -10,7 +10,7 @@ import { parseDefaultTarget, parseSourcePath, type DefaultTarget } from './defau
 // holds the two to each other). Copy on write: what needs no default is returned as the very same object.
 
 /** A Defaulter the library built: its form says what it sets, as data. */
-export interface FormedDefaulter<Spec = unknown> extends Defaulter<Spec> {
+export interface FormedDefaulter<Spec = UntypedSpec> extends Defaulter<Spec> {
   readonly form: DefaultForm;
 }
 
@@ -18,7 +18,7 @@ export interface FormedDefaulter<Spec = unknown> extends Defaulter<Spec> {
  * `value` where the field at `path` is absent: `spec.replicas`, `spec.caches[*].version` (in each item of the list),
  * `metadata.labels[example.com/tier]`. The objects on the way must be there (a label's map is made when absent).
  */
-export function staticDefault<Spec = unknown>(path: string, value: JSONValue): FormedDefaulter<Spec> {
+export function staticDefault<Spec = UntypedSpec>(path: string, value: JSONValue): FormedDefaulter<Spec> {
   return formedDefaulter({ default: 'value', path, value: structuredClone(value) });
 }
 
@@ -31,7 +31,7 @@ export interface DerivedDefaultOptions {
 }
 
 /** What `compute` makes of the field at `from`, set at `path` (see DefaultForm). */
-export function derivedDefault<Spec = unknown>(path: string, options: DerivedDefaultOptions): FormedDefaulter<Spec> {
+export function derivedDefault<Spec = UntypedSpec>(path: string, options: DerivedDefaultOptions): FormedDefaulter<Spec> {
   return formedDefaulter({ default: 'derived', path, from: options.from, compute: options.compute, keepInStep: options.keepInStep === true });
 }
 
