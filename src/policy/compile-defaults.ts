@@ -5,7 +5,7 @@ import { releasePattern, type FormedDefaulter } from '../contract/defaults/libra
 import { schemaAt } from '../contract/defaults/default-schema.ts';
 import type { ContractDefinition } from '../contract/define-contract.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
-import { and, bool, call, celString, cond, eq, ident, index, int, isIn, isPlainFieldName, list, member, method, ne, not, or, plus, str, type Cel } from './cel.ts';
+import { and, Binding, bool, call, celString, cond, eq, ident, index, int, isIn, isPlainFieldName, list, member, method, ne, not, or, plus, str, type Cel } from './cel.ts';
 
 // The library's defaults as a MutatingAdmissionPolicy's JSONPatch mutations, one per default, in the contract's
 // order: each is the CEL of its defaulter in library-defaults.ts, reading the object as the API server hands it to a
@@ -38,7 +38,7 @@ export interface CompiledDefaults {
 export type PatchOperation = (path: Cel, value: Cel) => Cel;
 
 /** `JSONPatch{op: "add", ...}`: add sets a field that is absent and replaces one that is there (RFC 6902). */
-export const jsonPatchAdd: PatchOperation = (path, value) => ({ text: `JSONPatch{op: "add", path: ${path.text}, value: ${value.text}}`, binds: 9 });
+export const jsonPatchAdd: PatchOperation = (path, value) => ({ text: `JSONPatch{op: "add", path: ${path.text}, value: ${value.text}}`, binds: Binding.Primary });
 
 export function compileContractDefaults(contract: Pick<ContractDefinition, 'defaults' | 'versions' | 'hub'>, patch: PatchOperation = jsonPatchAdd): CompiledDefaults {
   const hubSchema = contract.versions.find((version) => version.name === contract.hub)?.schema;
@@ -159,7 +159,7 @@ function setField(target: DefaultTarget, patch: PatchOperation, value: Cel, keep
   const holder = walk(ident('object'), target.parents.slice(0, -1));
   const mapKey = target.parents.at(-1)!;
   const map = child(holder.node, mapKey);
-  const made = list([patch(str(jsonPointer(target.parents)), { text: `{${celString(target.key)}: ${value.text}}`, binds: 9 })]);
+  const made = list([patch(str(jsonPointer(target.parents)), { text: `{${celString(target.key)}: ${value.text}}`, binds: Binding.Primary })]);
   return cond(
     and(...holder.guards),
     cond(present(holder.node, mapKey), cond(and(isMap(map), shouldSet(map)), set, list([])), made),
@@ -206,13 +206,13 @@ function jsonPointer(keys: readonly string[]): string {
  * a fraction, is a double: the JSONPatch writes every number as one anyway.
  */
 export function jsonLiteral(value: unknown): Cel {
-  if (value === null) return { text: 'null', binds: 9 };
+  if (value === null) return { text: 'null', binds: Binding.Primary };
   if (typeof value === 'string') return str(value);
   if (typeof value === 'boolean') return bool(value);
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value)) return int(value);
     const text = String(value);
-    return { text: /[.e]/.test(text) ? text : `${text}.0`, binds: value < 0 ? 7 : 9 };
+    return { text: /[.e]/.test(text) ? text : `${text}.0`, binds: value < 0 ? Binding.Unary : Binding.Primary };
   }
   const entries: [string | undefined, unknown][] = Array.isArray(value) ? value.map((item) => [undefined, item]) : Object.entries(value as object);
   const kinds = new Set(entries.map(([, item]) => scalarKind(item)));
@@ -222,7 +222,7 @@ export function jsonLiteral(value: unknown): Cel {
     const text = uniform ? literal.text : `dyn(${literal.text})`;
     return key === undefined ? text : `${celString(key)}: ${text}`;
   });
-  return { text: Array.isArray(value) ? `[${items.join(', ')}]` : `{${items.join(', ')}}`, binds: 9 };
+  return { text: Array.isArray(value) ? `[${items.join(', ')}]` : `{${items.join(', ')}}`, binds: Binding.Primary };
 }
 
 /** A scalar's CEL type; undefined for a container. */

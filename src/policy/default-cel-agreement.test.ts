@@ -8,7 +8,7 @@ import type { KubeObject } from '../contract/kube-object.ts';
 import { geoDatabaseDefaults } from '../contracts/geodatabase/defaults.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { celValue, dyn, jsonOfCelValue } from './cel-json.fixture.ts';
-import type { Cel } from './cel.ts';
+import { Binding, type Cel } from './cel.ts';
 import { compileContractDefaults, compileDefaultForm, type PatchOperation } from './compile-defaults.ts';
 
 // Each library default and its compiled CEL, fed the same object, must leave it the same: this table holds
@@ -22,7 +22,7 @@ import { compileContractDefaults, compileDefaultForm, type PatchOperation } from
 // dyn(value)} instead; everything around it, guards, pointers, values and comprehensions, is the policy's text, and
 // the operations are applied here as the API server applies an add (RFC 6902).
 
-const asMap: PatchOperation = (path, value) => ({ text: `{"path": dyn(${path.text}), "value": dyn(${value.text})}`, binds: 9 });
+const asMap: PatchOperation = (path, value) => ({ text: `{"path": dyn(${path.text}), "value": dyn(${value.text})}`, binds: Binding.Primary });
 
 /**
  * What the compiled CEL of one default does to each object: its operations, applied. All objects are bound as one
