@@ -8,10 +8,10 @@ describe("crdgate's public modules", () => {
     expect(Object.keys(publicApi).sort()).toEqual(
       [
         'ContractDefinitionError', 'ConversionError', 'addQuantities', 'annotation', 'apiVersionOf', 'byDirection', 'byReleaseStep', 'cannotRead',
-        'compareNumbers', 'compareQuantities', 'compareVersions', 'defineContract', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
+        'compareNumbers', 'compareQuantities', 'compareVersions', 'defineContract', 'derivedDefault', 'fieldClassifier', 'fieldError', 'formatBinaryQuantity',
         'formatFieldError', 'fromCrd', 'isCannotRead', 'isPlainObject', 'isQuantity', 'isWholeNumber', 'keyedListClassifier', 'metadataDeletionRule', 'objectRef', 'overlay', 'parseQuantity',
         'parseVersion', 'presentFields', 'putStash', 'quantityToBigInt', 'quantityToNumber', 'readCrdFile', 'readInteger', 'readQuantity', 'readRelease', 'readString',
-        'specMappingConversion', 'splitFields', 'takeStash', 'whenDifferent',
+        'specMappingConversion', 'splitFields', 'staticDefault', 'takeStash', 'whenDifferent',
       ].sort(),
     );
   });

@@ -20,6 +20,7 @@ export {
   type HubToSpokePaths,
   type Invariant,
   type Defaulter,
+  type Defaults,
   type DeletionRule,
   type DeletionProtection,
   type UpdateRule,
@@ -28,6 +29,8 @@ export {
   type UpdateVerdict,
 } from './contract/define-contract.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';
+export { staticDefault, derivedDefault, type DerivedDefaultOptions, type FormedDefaulter } from './contract/defaults/library-defaults.ts';
+export type { DefaultComputation, DefaultForm } from './contract/defaults/default-form.ts';
 export { fromCrd, readCrdFile, type CrdContractParts, type FromCrdOptions } from './contract/from-crd.ts';
 export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/kube-object.ts';
 export { fieldError, formatFieldError, type FieldError, type FieldErrorType } from './contract/field-error.ts';

@@ -1,3 +1,4 @@
+import { contractDefaulter } from '../contract/defaults/contract-defaulter.ts';
 import { apiVersionOf } from '../contract/define-contract.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
@@ -17,7 +18,7 @@ import { allow, deny, patched, type Verdict } from './verdict.ts';
 export function decideMutation(registry: ContractRegistry, request: AdmissionRequest): Verdict {
   const compiled = routeReview(registry, request);
   if (isVerdict(compiled)) return compiled;
-  const { defaults } = compiled.contract;
+  const defaults = contractDefaulter(compiled.contract);
   // DELETE carries no object to patch, and the status subresource ignores spec and metadata changes.
   const writesSpec = request.operation === 'CREATE' || (request.operation === 'UPDATE' && request.subResource !== 'status');
   if (!defaults || !writesSpec) return allow();

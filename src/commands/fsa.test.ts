@@ -25,12 +25,13 @@ describe('crdgate fsa', () => {
     expect((await run('fsa', '--format', 'dot')).stdout).toMatch(/^digraph /);
   });
 
-  it('lists with --coverage every change kind and deletion rule, and who enforces it', async () => {
+  it('lists with --coverage every change kind, deletion rule and default, and who enforces or sets it', async () => {
     const { code, stdout } = await run('fsa', '--coverage');
     expect(code).toBe(0);
     for (const kind of Object.keys(geoDatabaseContract().transitions!.changeKinds)) expect(stdout).toContain(`| ${kind} | policy and webhook | |`);
     expect(stdout).toContain('| geo.example.com/deletion-protection=true | policy and webhook | |');
     expect(stdout).toMatch(/Enforced by the webhook only: invariants, update rules/);
+    expect(stdout).toContain('GeoDatabase: what the MutatingAdmissionPolicy sets even while crdgate is down\n\n| default | set by | why not by the policy |\n|---|---|---|\n| spec.readReplicas: 0 | policy and webhook | |\n');
   });
 
   it('says with --coverage that spec changes through /scale are the webhook\'s alone, for a contract with a scale subresource', async () => {

@@ -12,7 +12,8 @@ export const fsaCommand: Command = {
   Prints the machine of allowed spec changes per lifecycle state. --kind picks the contract when several
   have a machine. Without --contract, the machine is the built-in GeoDatabase example's. Mermaid is the default.
   --coverage prints instead which change kinds and deletion rules the ValidatingAdmissionPolicy that
-  \`crdgate manifests\` renders enforces (even while crdgate is down), and why the others are the webhook's alone.`,
+  \`crdgate manifests\` renders enforces (even while crdgate is down), which defaults its MutatingAdmissionPolicy
+  sets, and why the others are the webhook's alone.`,
   options: {
     format: { type: 'string' },
     kind: { type: 'string' },

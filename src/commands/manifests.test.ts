@@ -68,7 +68,8 @@ describe('crdgate manifests', () => {
     const printed = await run('manifests', '--url', 'https://127.0.0.1:9443');
     expect(printed.code).toBe(0);
     expect(parseAllDocuments(printed.stdout).map((d) => d.toJS().kind)).not.toContain('ValidatingAdmissionPolicy');
-    expect(printed.stderr).toBe('policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules\n');
+    expect(parseAllDocuments(printed.stdout).map((d) => d.toJS().kind)).not.toContain('MutatingAdmissionPolicy');
+    expect(printed.stderr).toBe('policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n');
     await run('certs', '--out', 'pki-floor');
     const written = await run('manifests', '--url', 'https://127.0.0.1:9443', '--ca-bundle', 'pki-floor/ca.crt', '--out', 'floor');
     expect(written.code).toBe(0);
@@ -76,6 +77,10 @@ describe('crdgate manifests', () => {
     const policy = objects.find((o) => o.kind === 'ValidatingAdmissionPolicy');
     expect(policy.spec.matchConstraints.resourceRules[0]).toMatchObject({ apiVersions: ['v1'], operations: ['UPDATE', 'DELETE'], resources: ['geodatabases'] });
     expect(objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding').spec).toEqual({ policyName: policy.metadata.name, validationActions: ['Deny'] });
+    const defaults = objects.find((o) => o.kind === 'MutatingAdmissionPolicy');
+    expect(defaults.metadata.name).toBe(policy.metadata.name);
+    expect(defaults.spec.mutations).toHaveLength(5);
+    expect(objects.find((o) => o.kind === 'MutatingAdmissionPolicyBinding').spec).toEqual({ policyName: defaults.metadata.name });
   });
 
   it("writes a kustomize tree for the user's own contract, image and namespace", async () => {
@@ -143,7 +148,7 @@ export default { ...contract, versions: contract.versions.map((v) => (v.name ===
     );
     const scalable = await run('manifests', '--contract', fileURLToPath(JSON.parse(fixture)), '--url', 'https://127.0.0.1:9443');
     expect(scalable.code, scalable.stderr).toBe(0);
-    expect(scalable.stderr).toMatch(/^policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules\n {2}webhook only: spec changes through \/scale: a Scale carries neither/);
+    expect(scalable.stderr).toMatch(/^policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n {2}webhook only: spec changes through \/scale: a Scale carries neither/);
     expect(scalable.stderr).not.toContain('warning');
     const kinds = parseAllDocuments(scalable.stdout).map((d) => `${d.toJS().kind}/${d.toJS().metadata.name}`);
     expect(kinds.slice(0, 2)).toEqual(['ClusterRole/crdgate-scale-reads', 'ClusterRoleBinding/crdgate-scale-reads']);

@@ -28,7 +28,8 @@ export const manifestsCommand: Command = {
   NAME-scale-reads, token and egress with which the server reads the objects it scales), the storage-version
   migration Job and its RBAC, and for the policy-floor overlay a
   ValidatingAdmissionPolicy per contract (the transition machine and deletion protections compiled to CEL,
-  enforced by the API server itself). A contract with crdOwner: 'external' (its CRD installed by an operator's
+  enforced by the API server itself) and a MutatingAdmissionPolicy per contract with defaults given as data
+  (staticDefault, derivedDefault), which the API server sets itself. A contract with crdOwner: 'external' (its CRD installed by an operator's
   chart or OLM) gets no CRD, conversion, caBundle injection or migration Job: only its webhooks, which the API
   server calls in the hub version after converting through the owner's webhook. With --out, as a kustomize tree:
     DIR/kustomization.yaml, DIR/base/   kubectl apply --server-side -k DIR installs crdgate
@@ -39,9 +40,10 @@ export const manifestsCommand: Command = {
                                         limited to its own objects by name); not rendered with --ca-bundle
     DIR/overlays/monitoring/            a ServiceMonitor and the Grafana dashboard (not rendered with --url)
     DIR/overlays/policy-floor/          the install with both webhooks at failurePolicy: Ignore, plus the
-                                        ValidatingAdmissionPolicies: during a crdgate outage writes go on, and the
-                                        policies still refuse what they compile (stderr says what; crdgate fsa
-                                        --coverage); not rendered with --url without --ca-bundle
+                                        admission policies: during a crdgate outage writes go on, and the
+                                        policies still refuse what they compile and set the defaults that
+                                        compile (stderr says what; crdgate fsa --coverage); not rendered with
+                                        --url without --ca-bundle
     DIR/migration/                      apply it when a storage version changes: the Jobs, their RBAC, and
                                         a FlowSchema and PriorityLevelConfiguration that keep the migration
                                         to a small share of the API server

@@ -191,7 +191,10 @@ describe('defineContract: the shape of every option', () => {
   });
 
   it('checks the functions given are functions, and the data of a deletion rule', () => {
-    expect(problemOfUntyped({ ...bucket, defaults: {} })).toContain('defaults must be a function of the hub object returning a defaulted copy, got an object');
+    expect(problemOfUntyped({ ...bucket, defaults: {} })).toContain(
+      'defaults must be a function of the hub object returning a defaulted copy, or a list of such functions (staticDefault, derivedDefault or your own), got an object',
+    );
+    expect(problemOfUntyped({ ...bucket, defaults: [() => ({}), 'replicas'] })).toContain('defaults[1] must be a function of the hub object returning a defaulted copy, got "replicas"');
     const rule = Object.assign(() => undefined, { form: { annotation: 'example.com/protect' } });
     expect(problemOfUntyped({ ...bucket, deletionRules: [rule] })).toContain('deletionRules[0].form.equals must be a string, got undefined');
   });

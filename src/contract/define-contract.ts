@@ -1,6 +1,7 @@
 import { brandError, isBrandedError } from '../errors.ts';
 import { declaredPathProblem, undeclarablePaths } from './client-field-paths.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
+import { defaultsProblems } from './defaults/default-problems.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
 import { describeOption } from './option-shape.ts';
 import { checkMachine } from './fsa/check-machine.ts';
@@ -114,6 +115,13 @@ export type Invariant<Spec = UntypedSpec> = (object: ContractObject<Spec>) => Fi
 export type Defaulter<Spec = UntypedSpec> = (object: ContractObject<Spec>) => ContractObject<Spec>;
 
 /**
+ * A contract's defaults: one Defaulter, or a list applied in order. The library's (staticDefault, derivedDefault)
+ * are data too, and the policy floor's MutatingAdmissionPolicy sets them even while crdgate is down; a function of
+ * one's own is applied by the webhook alone.
+ */
+export type Defaults<Spec = UntypedSpec> = Defaulter<Spec> | readonly Defaulter<Spec>[];
+
+/**
  * A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). A rule marked
  * `readsMetadataOnly` (see metadataDeletionRule) is decided even when the stored object cannot be converted, on its
  * apiVersion, kind and metadata alone, so such an object can still be deleted; any other rule then denies.
@@ -196,7 +204,7 @@ export interface ContractDefinition<Spec = UntypedSpec> {
   conversions: Record<string, SpokeConversion<Spec>>;
   /** The annotation that keeps, on older versions, what they cannot hold. */
   conversionAnnotation?: string;
-  defaults?: Defaulter<Spec>;
+  defaults?: Defaults<Spec>;
   invariants?: Invariant<Spec>[];
   deletionRules?: DeletionRule<Spec>[];
   /** The machine of allowed spec changes per lifecycle state; crdgate derives its update rule from it. */
@@ -332,6 +340,7 @@ function contractProblems(value: unknown, made: boolean): string[] {
     if (hubSchema !== undefined) problems.push(...classifierReachProblems(definition.transitions.classifiers, hubSchema).map((problem) => `transitions: ${problem}`));
   }
   problems.push(...scaleSubresourceProblems(definition));
+  problems.push(...defaultsProblems(definition));
   return problems;
 }
 

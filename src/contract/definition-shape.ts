@@ -1,3 +1,4 @@
+import { defaultsShape } from './defaults/default-shape.ts';
 import { machineShapeProblems } from './fsa/machine-shape.ts';
 import {
   aFunction,
@@ -89,7 +90,7 @@ const definitionFields: ShapeFields = {
   hub: text('the name of one of the versions'),
   conversions: recordOf(conversion, 'an object of version names to conversions ({} when the hub is the only version)'),
   conversionAnnotation: maybe(text('an annotation key such as example.com/conversion-data')),
-  defaults: maybe(aFunction('a function of the hub object returning a defaulted copy')),
+  defaults: maybe(defaultsShape),
   invariants: maybe(listOf(aFunction('a function of the hub object'), 'a list of functions of the hub object')),
   deletionRules: maybe(listOf(deletionRule, 'a list of deletion rules')),
   updateRules: maybe(listOf(aFunction('a function of the old and new object'), 'a list of functions of the old and new object')),

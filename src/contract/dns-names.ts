@@ -32,3 +32,21 @@ export function isDns1035Label(text: string): boolean {
 export function isDns1123Subdomain(text: string): boolean {
   return text.length <= dns1123SubdomainMaxLength && dns1123SubdomainPattern.test(text);
 }
+
+// apimachinery's IsQualifiedName and IsValidLabelValue: label and annotation keys, and label values.
+const qualifiedNamePattern = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const qualifiedNameMaxLength = 63;
+
+/** A label or annotation key: an optional DNS-1123 subdomain and '/', then a name of at most 63 characters. */
+export function isQualifiedName(text: string): boolean {
+  const slash = text.indexOf('/');
+  const name = slash < 0 ? text : text.slice(slash + 1);
+  if (slash >= 0 && !isDns1123Subdomain(text.slice(0, slash))) return false;
+  return name.length <= qualifiedNameMaxLength && qualifiedNamePattern.test(name);
+}
+
+/** A label's value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit; or empty. */
+export function isLabelValue(text: string): boolean {
+  return text.length <= qualifiedNameMaxLength && labelValuePattern.test(text);
+}

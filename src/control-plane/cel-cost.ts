@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 
 // The report of celcost (src/control-plane/go/celcost/main.go, which says how each figure is counted): the static
-// CEL cost of a ValidatingAdmissionPolicy's expressions, estimated with kube-apiserver's own CEL libraries against
-// the CRD the policy matches.
+// CEL cost of a ValidatingAdmissionPolicy's or a MutatingAdmissionPolicy's expressions, estimated with
+// kube-apiserver's own CEL libraries against the CRD the policy matches.
 
 /** cel-go's cost units; `unbounded` when the estimator found no bound (the figure is then 2^64-1, rounded by JSON). */
 export interface CelCostRange {
@@ -14,8 +14,8 @@ export interface CelCostRange {
 export interface CelCostExpression {
   /** Where the expression is, e.g. spec.validations[3].messageExpression. */
   field: string;
-  role: 'variable' | 'validation' | 'messageExpression';
-  /** A variable's name. */
+  role: 'variable' | 'validation' | 'messageExpression' | 'mutation';
+  /** A variable's name; a mutation's patch type (JSONPatch or ApplyConfiguration). */
   name?: string;
   outputType?: string;
   /** What the expression's own program can cost: what PerCallLimit applies to. Absent when it could not be estimated. */
@@ -28,6 +28,7 @@ export interface CelCostExpression {
 }
 
 export interface CelCostPolicyReport {
+  kind?: 'ValidatingAdmissionPolicy' | 'MutatingAdmissionPolicy';
   name: string;
   checkedAgainst?: { group: string; version: string; kind: string; resource: string };
   expressions: CelCostExpression[];
@@ -35,7 +36,10 @@ export interface CelCostPolicyReport {
   typeCheckingWarnings: { fieldRef: string; warning: string }[];
   /** Each evaluation pass: its expressions plus each variable they reach, once. */
   passes?: { validations: CelCostRange; messageExpressions: CelCostRange };
-  /** Both passes: what RuntimeCELCostBudget applies to. */
+  /**
+   * What RuntimeCELCostBudget applies to: a validating policy's two passes together; a mutating policy's dearest
+   * mutation with the variables it reaches (each mutation has a budget of its own).
+   */
   total?: CelCostRange;
   largest?: { field: string; max: number };
   /** Every reason the policy fails the estimate; empty when it passes. */

@@ -24,3 +24,28 @@ export function withoutNulls(value: unknown): Record<string, unknown> {
   };
   return prune(value) as Record<string, unknown>;
 }
+
+/** A cel.expr.Value of JSON's kinds as the JSON value it stands for: ints and doubles both as numbers. */
+export function jsonOfCelValue(value: CelProtoJson): unknown {
+  const [kind] = Object.keys(value);
+  const content = value[kind!];
+  switch (kind) {
+    case 'nullValue':
+      return null;
+    case 'boolValue':
+    case 'stringValue':
+      return content;
+    case 'int64Value':
+    case 'uint64Value':
+    case 'doubleValue':
+      return Number(content);
+    case 'listValue':
+      return ((content as { values?: CelProtoJson[] }).values ?? []).map(jsonOfCelValue);
+    case 'mapValue':
+      return Object.fromEntries(
+        ((content as { entries?: { key: CelProtoJson; value: CelProtoJson }[] }).entries ?? []).map((entry) => [jsonOfCelValue(entry.key), jsonOfCelValue(entry.value)]),
+      );
+    default:
+      throw new Error(`not a JSON value: ${JSON.stringify(value)}`);
+  }
+}

@@ -1,6 +1,7 @@
 import type { Contract, DeletionProtection } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
+import { compileContractDefaults, type DefaultCoverage } from './compile-defaults.ts';
 import { compileMachine, type KindCoverage, type UnclassifiedCoverage } from './compile-machine.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
@@ -20,6 +21,8 @@ export interface PolicyCoverage {
   unclassified: UnclassifiedCoverage;
   /** Per deletion rule, in the contract's order. */
   deletionRules: RuleCoverage[];
+  /** Per defaulter, in the contract's order: set by the MutatingAdmissionPolicy too, or by the webhook alone. */
+  defaults: DefaultCoverage[];
   /** Rules the policy never holds: invariants and update rules are code, and the schema beyond the CRD's is crdgate's. */
   webhookOnly: string[];
   /** Subresources through which the spec changes, which the policy does not judge: /scale when the hub has one. */
@@ -59,11 +62,11 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
       deletionRules: deletion.map(({ rule, name }) =>
         rule.form ? { rule: name, enforcedBy: 'policy' } : { rule: name, enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
       ),
+      defaults: compileContractDefaults(contract).coverage,
       webhookOnly: [
         ...(contract.invariants?.length ? ['invariants'] : []),
         ...(contract.updateRules?.length ? ['update rules'] : []),
         'the schema checks crdgate adds to the CRD (formats, ratcheting)',
-        'computed defaults',
       ],
       subresources: hubHasScale(contract) ? [{ subresource: 'scale', enforcedBy: 'webhook', reason: scaleNotByPolicy }] : [],
     },

@@ -1,13 +1,14 @@
 import type { Contract } from '../contract/define-contract.ts';
+import type { DefaultCoverage } from './compile-defaults.ts';
 import type { UnclassifiedCoverage } from './compile-machine.ts';
 import type { ContractPolicy } from './compile-policy.ts';
 
 // How crdgate tells a user what the API server enforces on its own: in full by `crdgate fsa --coverage`, and as a
 // summary by `crdgate manifests`, so that a change kind the policy does not hold is never a surprise in an outage.
 
-/** The full report: every change kind and deletion rule, and who enforces it. */
+/** The full report: every change kind, deletion rule and default, and who enforces or sets it. */
 export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy): string {
-  const { changeKinds, deletionRules, webhookOnly, subresources } = policy.coverage;
+  const { changeKinds, deletionRules, webhookOnly, subresources, defaults } = policy.coverage;
   const kindRows = changeKinds.map((entry) =>
     entry.enforcedBy === 'policy' ? `| ${entry.kind} | policy and webhook | |` : `| ${entry.kind} | webhook only | ${cell(entry.reason)} |`,
   );
@@ -23,21 +24,25 @@ export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy)
       ? [['| spec changes through | enforced by | why not by the policy |', '|---|---|---|', ...subresources.map((entry) => `| /${entry.subresource} | webhook only | ${cell(entry.reason)} |`)].join('\n')]
       : []),
     `Enforced by the webhook only: ${webhookOnly.join(', ')}.`,
+    ...defaultsSection(contract, defaults),
   ];
   return `${sections.join('\n\n')}\n`;
 }
 
-/** One line per contract, and one more per kind or rule the policy does not hold. */
+/** One line per contract, and one more per kind, rule or default the policies do not hold. */
 export function summarizePolicyCoverage(contract: Contract, policy: ContractPolicy): string {
-  const { changeKinds, deletionRules, subresources } = policy.coverage;
+  const { changeKinds, deletionRules, subresources, defaults } = policy.coverage;
   const kinds = changeKinds.filter((entry) => entry.enforcedBy === 'policy').length;
   const rules = deletionRules.filter((entry) => entry.enforcedBy === 'policy').length;
+  const set = defaults.filter((entry) => entry.enforcedBy === 'policy').length;
   const lines = [
-    `policy floor for ${contract.identity.kind}: the API server enforces ${kinds} of ${changeKinds.length} change kinds and ${rules} of ${deletionRules.length} deletion rules`,
+    `policy floor for ${contract.identity.kind}: the API server enforces ${kinds} of ${changeKinds.length} change kinds and ${rules} of ${deletionRules.length} deletion rules` +
+      (defaults.length > 0 ? `, and sets ${set} of ${defaults.length} defaults` : ''),
     ...changeKinds.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: change kind ${entry.kind}: ${entry.reason}`] : [])),
     ...policy.coverage.unclassified.webhookOnly.map((entry) => `  webhook only: ${unclassifiedHeading} at ${entry.field}: ${entry.reason}`),
     ...deletionRules.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: deletion rule ${entry.rule}: ${entry.reason}`] : [])),
     ...subresources.map((entry) => `  webhook only: spec changes through /${entry.subresource}: ${entry.reason}`),
+    ...defaults.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: default ${entry.default}: ${entry.reason}`] : [])),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -53,6 +58,18 @@ function unclassifiedSection(coverage: UnclassifiedCoverage, hasMachine: boolean
   // Judged, and nothing to compare: the classifiers cover every field the schema declares.
   if (rows.length === 0) rows.push('| no spec field: the classifiers cover them all | | |');
   return [[`| ${unclassifiedHeading}, at | enforced by | why not by the policy |`, '|---|---|---|', ...rows].join('\n')];
+}
+
+/** Per default, whether the MutatingAdmissionPolicy sets it too; nothing for a contract without defaults. */
+function defaultsSection(contract: Contract, defaults: readonly DefaultCoverage[]): string[] {
+  if (defaults.length === 0) return [];
+  const rows = defaults.map((entry) =>
+    entry.enforcedBy === 'policy' ? `| ${cell(entry.default)} | policy and webhook | |` : `| ${cell(entry.default)} | webhook only | ${cell(entry.reason)} |`,
+  );
+  return [
+    `${contract.identity.kind}: what the MutatingAdmissionPolicy sets even while crdgate is down`,
+    ['| default | set by | why not by the policy |', '|---|---|---|', ...rows].join('\n'),
+  ];
 }
 
 function cell(text: string): string {

@@ -27,19 +27,7 @@ export function renderAdmissionPolicies(contracts: readonly Contract[], installN
         spec: {
           // A policy that cannot be evaluated (its CEL over the cost budget, say) refuses: fail closed, as the webhook.
           failurePolicy: 'Fail',
-          matchConstraints: {
-            // The hub, as the webhooks: Equivalent has the API server convert a request in another version first.
-            matchPolicy: 'Equivalent',
-            resourceRules: [
-              {
-                apiGroups: [contract.identity.group],
-                apiVersions: [contract.hub],
-                operations: policy.operations,
-                resources: [contract.identity.plural],
-                scope: contract.identity.scope,
-              },
-            ],
-          },
+          matchConstraints: hubMatchConstraints(contract, policy.operations),
           variables: policy.variables,
           validations: policy.validations,
         },
@@ -54,13 +42,31 @@ export function renderAdmissionPolicies(contracts: readonly Contract[], installN
   });
 }
 
+/** A policy's match: writes of the resource itself (never a subresource) in the hub version. */
+export function hubMatchConstraints(contract: Contract, operations: readonly string[]): Record<string, unknown> {
+  return {
+    // The hub, as the webhooks: Equivalent has the API server convert a request in another version first.
+    matchPolicy: 'Equivalent',
+    resourceRules: [
+      {
+        apiGroups: [contract.identity.group],
+        apiVersions: [contract.hub],
+        operations,
+        resources: [contract.identity.plural],
+        scope: contract.identity.scope,
+      },
+    ],
+  };
+}
+
 const availabilityComment = `crdgate with the policy floor: both webhooks at failurePolicy: Ignore, so a crdgate outage blocks no write,
-and the ValidatingAdmissionPolicies beside this file. It builds on what gives the webhooks their caBundle (the
+and the admission policies beside this file. It builds on what gives the webhooks their caBundle (the
 cert-manager overlay, or a base rendered with --ca-bundle): a webhook the API server cannot trust would be skipped
 in silence under Ignore. The policies answer before the webhooks for what they compile, in the hub's field names.
 While crdgate is down, the policies still refuse what they compile (unsupported changes,
-changes a state does not allow, protected deletions); invariants, crdgate's schema checks and computed defaults are
-not applied, and conversion of any version other than the storage version still needs crdgate.
+changes a state does not allow, protected deletions) and set the defaults that compile; invariants, crdgate's
+schema checks and defaults written as functions are not applied, and conversion of any version other than the
+storage version still needs crdgate.
 See docs/operations.md, "Surviving a crdgate outage: the policy floor", before choosing this over the base.`;
 
 /**
@@ -91,6 +97,7 @@ export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contra
   ];
 }
 
-const policyComment = `The policy floor: the transition machine and deletion protections compiled to CEL, enforced by the API
-server itself even while crdgate is down. crdgate's webhook stays the full authority; \`crdgate fsa --coverage\`
-says which change kinds and rules the policy holds.`;
+const policyComment = `The policy floor: the transition machine and deletion protections compiled to CEL in a
+ValidatingAdmissionPolicy, and the library's defaults in a MutatingAdmissionPolicy, enforced and set by the API
+server itself even while crdgate is down. crdgate's webhooks stay the full authority; \`crdgate fsa --coverage\`
+says which change kinds, rules and defaults the policies hold.`;

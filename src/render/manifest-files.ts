@@ -7,6 +7,7 @@ import { renderKustomization } from './kustomization.ts';
 import type { GeneratedFile, ManifestFile } from './manifest.ts';
 import type { ManifestOptions } from './manifest-options.ts';
 import { renderMonitoring } from './monitoring.ts';
+import { renderMutatingAdmissionPolicies } from './mutating-admission-policy.ts';
 import { renderNetworkPolicyFile } from './network-policy.ts';
 import { ownerCrdFollowing, renderOwnerCrdReadsFile } from './owner-crd-reads.ts';
 import { renderScaleReadsFile, scaleBearing } from './scale-reads.ts';
@@ -93,10 +94,10 @@ export function renderManifestTree(contracts: readonly Contract[], options: Mani
  * forbidden change, where crdgate's webhook answers in the client's version and names them all. It builds on what
  * gives the webhooks their caBundle: the base when it has one, else the cert-manager overlay. Called by URL without
  * a caBundle there is neither, and no overlay: Ignore would then skip a webhook the API server cannot trust without
- * a word. Nothing when no contract has anything the policy compiles.
+ * a word. Nothing when no contract has anything the policies compile (a rule or a default).
  */
 function policyFloorOverlay(contracts: readonly Contract[], options: ManifestOptions): GeneratedFile[] {
-  const policies = renderAdmissionPolicies(contracts, options.name);
+  const policies = [...renderAdmissionPolicies(contracts, options.name), ...renderMutatingAdmissionPolicies(contracts, options.name)];
   if (policies.length === 0) return [];
   const install = options.caBundlePem !== undefined ? '../../base' : inCluster(options) ? '../cert-manager' : undefined;
   return install === undefined ? [] : renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, install, policies);

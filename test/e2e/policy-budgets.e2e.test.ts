@@ -13,6 +13,7 @@ import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { messageBrokerContract } from '../../src/policy/message-broker.fixture.ts';
 import { admissionPolicyName, renderAdmissionPolicies } from '../../src/render/admission-policy.ts';
+import { renderMutatingAdmissionPolicies } from '../../src/render/mutating-admission-policy.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
@@ -204,6 +205,50 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy within th
       expect(result!.ok).toBe(false);
       expect(result!.typeCheckingWarnings).toEqual([{ fieldRef: 'spec.validations[0].expression', warning: expect.stringContaining("undefined field 'tag'") }]);
       expect(result!.expressions[0]!.problems).toEqual([expect.stringContaining("does not type-check against the schema: ERROR: <input>:1:12: undefined field 'tag'")]);
+    });
+  });
+
+  // The MutatingAdmissionPolicy of the defaults (src/policy/compile-defaults.ts): each mutation is evaluated with a
+  // RuntimeCELCostBudget of its own, so each, with the variables it reaches, is held to it; the largest GeoDatabase
+  // through a real API server with the policy alone is test/e2e/mutating-floor.e2e.test.ts's.
+  describe('statically: the MutatingAdmissionPolicy of the defaults, each mutation within the API server\'s CEL budgets', () => {
+    it('GeoDatabase: every mutation type-checks against the hub schema, compiles as the API server compiles it at creation, and is within PerCallLimit and RuntimeCELCostBudget', { timeout: 300_000 }, async () => {
+      const contract = geoDatabaseContract();
+      const manifests = [...renderMutatingAdmissionPolicies([contract], installName), renderCustomResourceDefinition(contract, { target: { url: 'https://127.0.0.1:1' } })];
+      const report = await estimatePolicyCosts(estimator, manifests);
+      expect(report.policies).toHaveLength(1);
+      const policy = report.policies[0]!;
+      console.log(`${policy.name} (MutatingAdmissionPolicy): ${policy.expressions.map((expression) => `${expression.field} ${expression.cost?.max}`).join(', ')}; the dearest with its variables ${policy.total?.max}`);
+      expect(policy).toMatchObject({ kind: 'MutatingAdmissionPolicy', name: admissionPolicyName(installName, contract), typeCheckingWarnings: [], problems: [], ok: true });
+      expect(policy.checkedAgainst).toEqual({ group: contract.identity.group, version: contract.hub, kind: contract.identity.kind, resource: contract.identity.plural });
+      expect(policy.expressions.map((expression) => [expression.role, expression.outputType])).toEqual(Array.from({ length: 5 }, () => ['mutation', 'list(JSONPatch)']));
+      for (const expression of policy.expressions) expect(expression.cost!.max, expression.field).toBeLessThanOrEqual(perCallLimit);
+      expect(policy.total!.max).toBeLessThanOrEqual(runtimeCELCostBudget);
+    });
+
+    it('negative control: a mutation over a list without maxItems, and one whose variables together exceed RuntimeCELCostBudget', { timeout: 120_000 }, async () => {
+      const variables = Array.from({ length: 40 }, (_, index) => ({ name: `pairs${index}`, expression: pairs('tags') }));
+      const mutation = (value: string) => ({ patchType: 'JSONPatch', jsonPatch: { expression: `[JSONPatch{op: "add", path: "/spec/flag", value: ${value}}]` } });
+      const policy: Manifest = {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'MutatingAdmissionPolicy',
+        metadata: { name: `gadgets-mutating-${runId}` },
+        spec: {
+          failurePolicy: 'Fail',
+          reinvocationPolicy: 'Never',
+          matchConstraints: { resourceRules: [{ apiGroups: [gadgets.spec.group], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['gadgets'] }] },
+          variables,
+          mutations: [mutation(pairs('notes')), mutation(variables.map(({ name }) => `variables.${name}`).join(' && '))],
+        },
+      };
+      const [result] = (await estimatePolicyCosts(estimator, [gadgets.manifest, policy])).policies;
+      expect(result!.ok).toBe(false);
+      const [unbounded, summed] = result!.expressions.filter((expression) => expression.role === 'mutation');
+      expect(unbounded!.problems).toEqual([expect.stringContaining('over PerCallLimit 1000000')]);
+      expect(summed!.problems).toEqual([]);
+      expect(summed!.cost!.max).toBeLessThan(perCallLimit);
+      expect(summed!.costWithVariables!.max).toBeGreaterThan(runtimeCELCostBudget);
+      expect(result!.problems).toContainEqual(expect.stringContaining('over RuntimeCELCostBudget 10000000 per mutation'));
     });
   });
 

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { runCli } from '../../src/cli-runner.fixture.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { refusal, type ApiErrorStatus } from './support/api-error.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
-import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from './support/crdgate-restartable-process.ts';
+import type { CrdgateProcess } from './support/crdgate-restartable-process.ts';
+import { removeGeoDatabaseInstall, renderGeoDatabaseInstall, type RenderedInstall } from './support/floor-install.ts';
 import { geoDatabases, invalidGeoDatabase, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 
@@ -58,7 +56,7 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
   const policyName = `${installName}.${crdName}`;
   const policyDenial = `ValidatingAdmissionPolicy '${policyName}' with binding '${policyName}' denied request: `;
   const webhookDenial = `admission webhook "${validatingWebhook}" denied the request: `;
-  let workDir: string | undefined;
+  let install: RenderedInstall | undefined;
   let tree: string;
   let gate: CrdgateProcess | undefined;
   let customObjects: CustomObjectsApi;
@@ -93,20 +91,8 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(cp.kubeconfigPath);
     customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-    workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-policy-floor-'));
-    tree = join(workDir, 'deploy');
-    expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
-
-    gate = await createCrdgateProcess();
-    await gate.start();
-    const rendered = await runCli(workDir, 'manifests', '--url', `https://127.0.0.1:${gate.port}`, '--ca-bundle', join(gate.certDir, 'ca.crt'), '--name', installName, '--out', tree);
-    expect(rendered.code, rendered.stderr).toBe(0);
-
-    // The previous file's CRD may still be going (its instances are deleted first); applying to it would fail.
-    await eventually(`the previous ${crdName} to be gone`, async () => {
-      const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
-      return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-    }, { timeoutMs: 60_000 });
+    install = await renderGeoDatabaseInstall(cp, installName, namespace);
+    ({ tree, gate } = install);
     const overlay = join(tree, 'overlays', 'policy-floor');
     const kustomized = await kubectl(cp, ['kustomize', overlay]);
     expect(kustomized.exitCode, kustomized.stderr).toBe(0);
@@ -140,23 +126,16 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
 
   afterAll(async () => {
     if (!controlPlane) return;
-    // Webhooks first, so that no later write of a GeoDatabase is sent to a crdgate that is gone; the CRD names this
-    // crdgate for conversion, so it goes too (its objects with it).
-    await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${installName}`, `mutatingwebhookconfiguration/${installName}`,
-      `validatingadmissionpolicybinding/${policyName}`, `validatingadmissionpolicy/${policyName}`]);
-    const crdDeleted = await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
-    if (gate) await removeCrdgateProcess(gate);
-    // No controller-manager runs, so the namespace stays Terminating; its name is unique to this run.
-    await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
-    if (workDir) await rm(workDir, { recursive: true, force: true });
-    // Left behind, a CRD naming a crdgate that is gone for conversion would break the next file's reads.
+    const crdDeleted = await removeGeoDatabaseInstall(cp, installName, namespace, install ?? {});
     expect(crdDeleted.exitCode, crdDeleted.stderr).toBe(0);
   });
 
-  it('installs with kubectl apply -k DIR/overlays/policy-floor: the base and the policy, with only the webhooks at failurePolicy Ignore', async () => {
+  it('installs with kubectl apply -k DIR/overlays/policy-floor: the base and the policies, with only the webhooks at failurePolicy Ignore', async () => {
     expect(built.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(
       [
         `CustomResourceDefinition/${crdName}`,
+        `MutatingAdmissionPolicy/${policyName}`,
+        `MutatingAdmissionPolicyBinding/${policyName}`,
         `MutatingWebhookConfiguration/${installName}`,
         `ValidatingAdmissionPolicy/${policyName}`,
         `ValidatingAdmissionPolicyBinding/${policyName}`,
@@ -194,11 +173,16 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     expect(warningLines(scaledDown)).toEqual(['Warning: spec.readReplicas: reducing read replicas from 3 to 2']);
   });
 
-  it('crdgate SIGKILLed: the policy still refuses what it compiles; invariants, warnings, defaults and conversion are gone', async () => {
-    const before = await scrapeApiServer(cp);
+  it('crdgate SIGKILLed: the policies still refuse what they compile and set the defaults; invariants, warnings and conversion are gone', async () => {
     const exit = await gate!.kill();
     expect(exit.signal).toBe('SIGKILL');
     expect(await connectionRefused(gate!.port)).toBe(true);
+    // The API server may pick the MutatingAdmissionPolicy up a moment after the validating one: with crdgate dead,
+    // a label only the policy can set says it is in effect.
+    await eventually('the MutatingAdmissionPolicy to default a GeoDatabase', async () =>
+      (await create(validGeoDatabase(namespace, 'probe-floor-defaults'), true)).metadata.labels?.['geo.example.com/postgres-major'] === '16' ? true : undefined,
+    );
+    const before = await scrapeApiServer(cp);
 
     // Refused by the API server itself, each with the reason crdgate would give.
     byPolicy(await refusal(patch('ready', storageShrink)), 'spec.storage.size: shrinking storage from 20Gi to 10Gi is unsupported: volumes cannot shrink');
@@ -222,10 +206,10 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
     expect((await create(invalidGeoDatabase(namespace, 'unchecked'))).spec.storage.size).toBe('50GB');
     // The policy matches the resource, not its status: the operator's status writes go through unchecked.
     await setPhase('protected', 'Provisioning');
-    // No computed defaults: no readReplicas, no cache version or replicas, no postgres-major label.
+    // The defaults, from the MutatingAdmissionPolicy (test/e2e/mutating-floor.e2e.test.ts compares them all).
     const bare = await create(validGeoDatabase(namespace, 'bare'));
-    expect(bare.spec).toEqual(validGeoDatabase(namespace, 'bare').spec);
-    expect(bare.metadata.labels).toBeUndefined();
+    expect(bare.spec).toEqual({ ...(validGeoDatabase(namespace, 'bare').spec as object), readReplicas: 0, caches: [{ name: 'tiles', memory: '1Gi', version: '7.2', replicas: 1 }] });
+    expect(bare.metadata.labels).toEqual({ 'geo.example.com/postgres-major': '16' });
 
     // Conversion has no failure policy: a request in another version fails, in either mode.
     const converted = await kubectl(cp, ['patch', `geodatabases.v1beta1.geo.example.com/ready`, '-n', namespace, '--type=merge', '-p', '{"spec":{"replicas":2}}']);
@@ -262,9 +246,9 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
       'Warning: spec.readReplicas: reducing read replicas from 1 to 0',
     ]);
 
-    // The object created during the outage gets its defaults with its next write.
+    // The object created during the outage got its defaults from the policy: the webhook's next write adds nothing.
     const defaulted = await patch('bare', { metadata: { labels: { team: 'geo' } } });
-    expect(defaulted.spec).toMatchObject({ readReplicas: 0, caches: [{ name: 'tiles', memory: '1Gi', version: '7.2', replicas: 1 }] });
+    expect(defaulted.spec).toEqual({ ...(validGeoDatabase(namespace, 'bare').spec as object), readReplicas: 0, caches: [{ name: 'tiles', memory: '1Gi', version: '7.2', replicas: 1 }] });
     expect(defaulted.metadata.labels).toEqual({ team: 'geo', 'geo.example.com/postgres-major': '16' });
   });
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { defaultGeoDatabase } from './defaults.ts';
+import type { Defaulter } from '../../index.ts';
+import { geoDatabaseDefaults } from './defaults.ts';
+
+/** The list applied in order, each to what the one before returned, as the webhook applies a contract's defaults. */
+const defaultGeoDatabase: Defaulter = (object) => geoDatabaseDefaults.reduce((defaulted, defaulter) => defaulter(defaulted), object);
 
 const minimal = () => ({
   apiVersion: 'geo.example.com/v1',

@@ -1,7 +1,7 @@
 import { defineContract, type Contract } from '../../index.ts';
 import { v1alpha1Conversion } from './conversion-v1alpha1.ts';
 import { v1beta1Conversion } from './conversion-v1beta1.ts';
-import { defaultGeoDatabase } from './defaults.ts';
+import { geoDatabaseDefaults } from './defaults.ts';
 import { deletionProtection } from './deletion.ts';
 import { geoDatabaseInvariants } from './invariants.ts';
 import { schemaV1 } from './schema-v1.ts';
@@ -72,7 +72,7 @@ export function geoDatabaseContract(): Contract {
     ],
     conversions: { v1beta1: v1beta1Conversion, v1alpha1: v1alpha1Conversion },
     conversionAnnotation: annotations.conversionData,
-    defaults: defaultGeoDatabase,
+    defaults: geoDatabaseDefaults,
     invariants: geoDatabaseInvariants,
     deletionRules: [deletionProtection],
     transitions: geoDatabaseMachine,

@@ -1,5 +1,5 @@
-// celcost: the static CEL cost estimate of a ValidatingAdmissionPolicy against the CRD it matches, made with
-// kube-apiserver's own CEL libraries at the version crdgate's test control plane runs.
+// celcost: the static CEL cost estimate of a ValidatingAdmissionPolicy or a MutatingAdmissionPolicy against the CRD
+// it matches, made with kube-apiserver's own CEL libraries at the version crdgate's test control plane runs.
 //
 // kube-apiserver compiles a policy's expressions with `object` and `oldObject` as dyn and never estimates their
 // cost; only kube-controller-manager type-checks them against the schema, and only into status warnings. So
@@ -42,10 +42,18 @@
 //   - Lists without a path (built ones, literals) get one that names their traced bound, so the API server's own
 //     estimate of join() and the like sees their elements' sizes (boundedCostEstimator).
 // The costs themselves are always the API server's: cel-go's coster and library.CostEstimator, unchanged.
+//
+// A MutatingAdmissionPolicy is estimated the same way, its mutations (JSONPatch or ApplyConfiguration expressions)
+// compiled with the patch types (JSONPatch, Object) the API server declares for them. Its budget differs: the
+// mutating dispatcher hands each mutation the whole RuntimeCELCostBudget (dispatcher.go, patcher.Patch), so each
+// mutation with the variables it reaches is compared with it, not their sum. And a mutating policy runs before the
+// API server validates the object (schema and ObjectMeta alike): the estimate, sized by the schema and ObjectMeta's
+// limits as for a validating policy, holds for every object the API server stores; a request beyond those limits
+// may run a mutation out of budget, which refuses it (failurePolicy Fail), as validation would have.
 
 // Usage: celcost [FILE...]   (stdin without files; YAML or JSON documents, `---`-separated)
-// Every ValidatingAdmissionPolicy among the documents is checked against the CustomResourceDefinition among
-// them whose group, plural and version its resourceRules name. Prints one JSON report on stdout. Exit status:
+// Every ValidatingAdmissionPolicy and MutatingAdmissionPolicy among the documents is checked against the
+// CustomResourceDefinition among them whose group, plural and version its resourceRules name. Prints one JSON report on stdout. Exit status:
 // 0 when every policy passes, 1 when one does not (a type-check issue, a compile error, a cost over a limit, or
 // something this estimator does not cover), 2 when the input cannot be read.
 package main
@@ -85,12 +93,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
+	"k8s.io/apiserver/pkg/cel/mutation"
 	"k8s.io/apiserver/pkg/cel/openapi"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -121,7 +131,7 @@ func (c costRange) plus(o costRange) costRange {
 
 type expressionReport struct {
 	Field      string `json:"field"`
-	Role       string `json:"role"` // variable, validation or messageExpression
+	Role       string `json:"role"` // variable, validation, messageExpression or mutation
 	Name       string `json:"name,omitempty"`
 	OutputType string `json:"outputType,omitempty"`
 	// Cost: what this expression's own program can cost (the figure PerCallLimit applies to).
@@ -146,6 +156,7 @@ type largestReport struct {
 }
 
 type policyReport struct {
+	Kind             string               `json:"kind"`
 	Name             string               `json:"name"`
 	CheckedAgainst   *gvkReport           `json:"checkedAgainst,omitempty"`
 	Expressions      []expressionReport   `json:"expressions"`
@@ -187,7 +198,7 @@ func main() {
 		os.Exit(exitBadInput)
 	}
 	if len(policies) == 0 {
-		fmt.Fprintln(os.Stderr, "celcost: no ValidatingAdmissionPolicy among the documents")
+		fmt.Fprintln(os.Stderr, "celcost: no ValidatingAdmissionPolicy or MutatingAdmissionPolicy among the documents")
 		os.Exit(exitBadInput)
 	}
 
@@ -231,8 +242,8 @@ func moduleVersion(path string) string {
 // ---------------------------------------------------------------------------------------------------------
 // Input
 
-func readDocuments(files []string) ([]*admissionregistrationv1.ValidatingAdmissionPolicy, []*apiextensionsv1.CustomResourceDefinition, error) {
-	var policies []*admissionregistrationv1.ValidatingAdmissionPolicy
+func readDocuments(files []string) ([]admissionPolicy, []*apiextensionsv1.CustomResourceDefinition, error) {
+	var policies []admissionPolicy
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	readers := map[string]io.Reader{}
 	var order []string
@@ -284,7 +295,13 @@ func readDocuments(files []string) ([]*admissionregistrationv1.ValidatingAdmissi
 				if err := strictUnmarshal(asJSON, policy); err != nil {
 					return nil, nil, fmt.Errorf("%s: %w", where, err)
 				}
-				policies = append(policies, policy)
+				policies = append(policies, validatingPolicy(policy))
+			case head.APIVersion == "admissionregistration.k8s.io/v1" && head.Kind == "MutatingAdmissionPolicy":
+				policy := &admissionregistrationv1.MutatingAdmissionPolicy{}
+				if err := strictUnmarshal(asJSON, policy); err != nil {
+					return nil, nil, fmt.Errorf("%s: %w", where, err)
+				}
+				policies = append(policies, mutatingPolicy(policy))
 			case head.APIVersion == "apiextensions.k8s.io/v1" && head.Kind == "CustomResourceDefinition":
 				crd := &apiextensionsv1.CustomResourceDefinition{}
 				if err := strictUnmarshal(asJSON, crd); err != nil {
@@ -311,32 +328,21 @@ type namedExpression struct {
 	field, role, name, text string
 }
 
-func checkPolicy(policy *admissionregistrationv1.ValidatingAdmissionPolicy, crds []*apiextensionsv1.CustomResourceDefinition) (r policyReport) {
-	r = policyReport{Name: policy.Name, Expressions: []expressionReport{}, TypeCheckWarning: []typeCheckWarning{}, Problems: []string{}}
-	defer func() { r.OK = len(r.Problems) == 0 }()
+// What celcost reads of either kind of policy.
+type admissionPolicy struct {
+	kind, name       string
+	paramKind        *admissionregistrationv1.ParamKind
+	matchConstraints *admissionregistrationv1.MatchResources
+	matchConditions  int
+	auditAnnotations int
+	expressions      []namedExpression
+	// A mutating policy's expressions are compiled with the patch types (JSONPatch, Object).
+	patchTypes bool
+	// The validating policy as it is, for kube-controller-manager's type check (it has none for mutating ones).
+	validating *admissionregistrationv1.ValidatingAdmissionPolicy
+}
 
-	if policy.Spec.ParamKind != nil {
-		r.Problems = append(r.Problems, "spec.paramKind: policies with params are not estimated by celcost")
-	}
-	if len(policy.Spec.MatchConditions) > 0 {
-		r.Problems = append(r.Problems, "spec.matchConditions: not estimated by celcost (they have a budget of their own)")
-	}
-	if len(policy.Spec.AuditAnnotations) > 0 {
-		r.Problems = append(r.Problems, "spec.auditAnnotations: not estimated by celcost (they have a budget of their own)")
-	}
-
-	gvk, crd, resource, err := matchedKind(policy, crds)
-	if err != nil {
-		r.Problems = append(r.Problems, err.Error())
-		return r
-	}
-	r.CheckedAgainst = &gvkReport{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Resource: resource}
-	resourceSchema, err := publishedSchema(crd, gvk)
-	if err != nil {
-		r.Problems = append(r.Problems, err.Error())
-		return r
-	}
-
+func validatingPolicy(policy *admissionregistrationv1.ValidatingAdmissionPolicy) admissionPolicy {
 	var expressions []namedExpression
 	for i, v := range policy.Spec.Variables {
 		expressions = append(expressions, namedExpression{fmt.Sprintf("spec.variables[%d].expression", i), "variable", v.Name, v.Expression})
@@ -349,6 +355,58 @@ func checkPolicy(policy *admissionregistrationv1.ValidatingAdmissionPolicy, crds
 			expressions = append(expressions, namedExpression{fmt.Sprintf("spec.validations[%d].messageExpression", i), "messageExpression", "", v.MessageExpression})
 		}
 	}
+	return admissionPolicy{
+		kind: "ValidatingAdmissionPolicy", name: policy.Name, paramKind: policy.Spec.ParamKind, matchConstraints: policy.Spec.MatchConstraints,
+		matchConditions: len(policy.Spec.MatchConditions), auditAnnotations: len(policy.Spec.AuditAnnotations), expressions: expressions, validating: policy,
+	}
+}
+
+func mutatingPolicy(policy *admissionregistrationv1.MutatingAdmissionPolicy) admissionPolicy {
+	var expressions []namedExpression
+	for i, v := range policy.Spec.Variables {
+		expressions = append(expressions, namedExpression{fmt.Sprintf("spec.variables[%d].expression", i), "variable", v.Name, v.Expression})
+	}
+	for i, m := range policy.Spec.Mutations {
+		switch {
+		case m.JSONPatch != nil:
+			expressions = append(expressions, namedExpression{fmt.Sprintf("spec.mutations[%d].jsonPatch.expression", i), "mutation", string(admissionregistrationv1.PatchTypeJSONPatch), m.JSONPatch.Expression})
+		case m.ApplyConfiguration != nil:
+			expressions = append(expressions, namedExpression{fmt.Sprintf("spec.mutations[%d].applyConfiguration.expression", i), "mutation", string(admissionregistrationv1.PatchTypeApplyConfiguration), m.ApplyConfiguration.Expression})
+		}
+	}
+	return admissionPolicy{
+		kind: "MutatingAdmissionPolicy", name: policy.Name, paramKind: policy.Spec.ParamKind, matchConstraints: policy.Spec.MatchConstraints,
+		matchConditions: len(policy.Spec.MatchConditions), expressions: expressions, patchTypes: true,
+	}
+}
+
+func checkPolicy(policy admissionPolicy, crds []*apiextensionsv1.CustomResourceDefinition) (r policyReport) {
+	r = policyReport{Kind: policy.kind, Name: policy.name, Expressions: []expressionReport{}, TypeCheckWarning: []typeCheckWarning{}, Problems: []string{}}
+	defer func() { r.OK = len(r.Problems) == 0 }()
+
+	if policy.paramKind != nil {
+		r.Problems = append(r.Problems, "spec.paramKind: policies with params are not estimated by celcost")
+	}
+	if policy.matchConditions > 0 {
+		r.Problems = append(r.Problems, "spec.matchConditions: not estimated by celcost (they have a budget of their own)")
+	}
+	if policy.auditAnnotations > 0 {
+		r.Problems = append(r.Problems, "spec.auditAnnotations: not estimated by celcost (they have a budget of their own)")
+	}
+
+	gvk, crd, resource, err := matchedKind(policy.matchConstraints, crds)
+	if err != nil {
+		r.Problems = append(r.Problems, err.Error())
+		return r
+	}
+	r.CheckedAgainst = &gvkReport{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Resource: resource}
+	resourceSchema, err := publishedSchema(crd, gvk)
+	if err != nil {
+		r.Problems = append(r.Problems, err.Error())
+		return r
+	}
+
+	expressions := policy.expressions
 	reports := make([]expressionReport, len(expressions))
 	for i, e := range expressions {
 		reports[i] = expressionReport{Field: e.field, Role: e.role, Name: e.name, Variables: []string{}, Problems: []string{}}
@@ -356,14 +414,17 @@ func checkPolicy(policy *admissionregistrationv1.ValidatingAdmissionPolicy, crds
 
 	creationProblems(expressions, reports)
 
-	// kube-controller-manager's check, verbatim.
-	typeChecker := &validating.TypeChecker{
-		SchemaResolver: fixedSchemaResolver{gvk: gvk, schema: resourceSchema},
-		RestMapper:     restMapperFor(crd, gvk),
-	}
-	for _, w := range typeChecker.Check(policy) {
-		r.TypeCheckWarning = append(r.TypeCheckWarning, typeCheckWarning{FieldRef: w.FieldRef, Warning: strings.TrimSpace(w.Warning)})
-		r.Problems = append(r.Problems, fmt.Sprintf("%s: kube-controller-manager's type check warns: %s", w.FieldRef, strings.TrimSpace(w.Warning)))
+	// kube-controller-manager's check, verbatim; it checks validating policies only (the typed compile below checks
+	// a mutating one's expressions all the same).
+	if policy.validating != nil {
+		typeChecker := &validating.TypeChecker{
+			SchemaResolver: fixedSchemaResolver{gvk: gvk, schema: resourceSchema},
+			RestMapper:     restMapperFor(crd, gvk),
+		}
+		for _, w := range typeChecker.Check(policy.validating) {
+			r.TypeCheckWarning = append(r.TypeCheckWarning, typeCheckWarning{FieldRef: w.FieldRef, Warning: strings.TrimSpace(w.Warning)})
+			r.Problems = append(r.Problems, fmt.Sprintf("%s: kube-controller-manager's type check warns: %s", w.FieldRef, strings.TrimSpace(w.Warning)))
+		}
 	}
 
 	objectType := common.SchemaDeclType(&openapi.Schema{Schema: resourceSchema}, true)
@@ -373,7 +434,7 @@ func checkPolicy(policy *admissionregistrationv1.ValidatingAdmissionPolicy, crds
 	}
 	objectType = objectType.MaybeAssignTypeName(fmt.Sprintf("%s%d", gvk.Kind, time.Now().Nanosecond()))
 	boundObjectMeta(objectType)
-	estimate(expressions, reports, objectType)
+	estimate(expressions, reports, objectType, policy.patchTypes)
 
 	r.Expressions = reports
 	for _, e := range reports {
@@ -384,7 +445,14 @@ func checkPolicy(policy *admissionregistrationv1.ValidatingAdmissionPolicy, crds
 			r.Largest = &largestReport{Field: e.Field, Max: e.Cost.Max}
 		}
 	}
-	if passes, ok := passCosts(reports); ok {
+	if policy.patchTypes {
+		if largest, ok := largestMutation(reports); ok {
+			r.Total = &largest
+			if largest.Max > celconfig.RuntimeCELCostBudget {
+				r.Problems = append(r.Problems, fmt.Sprintf("a mutation with the variables it reaches can cost %s, over RuntimeCELCostBudget %d per mutation", describeMax(largest), celconfig.RuntimeCELCostBudget))
+			}
+		}
+	} else if passes, ok := passCosts(reports); ok {
 		r.Passes = passes
 		total := passes["validations"].plus(passes["messageExpressions"])
 		r.Total = &total
@@ -395,8 +463,8 @@ func checkPolicy(policy *admissionregistrationv1.ValidatingAdmissionPolicy, crds
 	return r
 }
 
-func matchedKind(policy *admissionregistrationv1.ValidatingAdmissionPolicy, crds []*apiextensionsv1.CustomResourceDefinition) (schema.GroupVersionKind, *apiextensionsv1.CustomResourceDefinition, string, error) {
-	if policy.Spec.MatchConstraints == nil {
+func matchedKind(constraints *admissionregistrationv1.MatchResources, crds []*apiextensionsv1.CustomResourceDefinition) (schema.GroupVersionKind, *apiextensionsv1.CustomResourceDefinition, string, error) {
+	if constraints == nil {
 		return schema.GroupVersionKind{}, nil, "", errors.New("spec.matchConstraints: missing, so no schema to check against")
 	}
 	type match struct {
@@ -406,7 +474,7 @@ func matchedKind(policy *admissionregistrationv1.ValidatingAdmissionPolicy, crds
 	}
 	var matches []match
 	var named []string
-	for _, rule := range policy.Spec.MatchConstraints.ResourceRules {
+	for _, rule := range constraints.ResourceRules {
 		for _, group := range rule.APIGroups {
 			for _, ver := range rule.APIVersions {
 				for _, resource := range rule.Resources {
@@ -571,6 +639,14 @@ func creationProblems(expressions []namedExpression, reports []expressionReport)
 			result = compiler.CompileCELExpression(&validating.ValidationCondition{Expression: e.text}, withAuthorizer, environment.NewExpressions)
 		case "messageExpression":
 			result = compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: e.text}, plugincel.OptionalVariableDeclarations{}, environment.NewExpressions)
+		case "mutation":
+			// As validation.go's validateJSONPatch and validateApplyConfiguration compile them.
+			withPatchTypes := plugincel.OptionalVariableDeclarations{HasAuthorizer: true, HasPatchTypes: true}
+			var accessor plugincel.ExpressionAccessor = &patch.JSONPatchCondition{Expression: e.text}
+			if e.name == string(admissionregistrationv1.PatchTypeApplyConfiguration) {
+				accessor = &patch.ApplyConfigurationCondition{Expression: e.text}
+			}
+			result = compiler.CompileCELExpression(accessor, withPatchTypes, environment.NewExpressions)
 		}
 		if result.Error != nil {
 			reports[i].Problems = append(reports[i].Problems, fmt.Sprintf("the API server refuses it at creation: %s", result.Error.Detail))
@@ -581,11 +657,12 @@ func creationProblems(expressions []namedExpression, reports []expressionReport)
 // ---------------------------------------------------------------------------------------------------------
 // Typed compile and cost
 
-// The typed environment of validating.TypeChecker (typechecking.go buildEnvSet), without params.
-func typedEnvSet(objectType *apiservercel.DeclType) (*environment.EnvSet, error) {
+// The typed environment of validating.TypeChecker (typechecking.go buildEnvSet), without params; with patchTypes,
+// the patch types a mutating policy's expressions are compiled with (compile.go's hasPatchTypes).
+func typedEnvSet(objectType *apiservercel.DeclType, patchTypes bool) (*environment.EnvSet, error) {
 	requestType := plugincel.BuildRequestType()
 	namespaceType := plugincel.BuildNamespaceType()
-	return environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(environment.VersionedOptions{
+	envSet, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
 		EnvOptions: []cel.EnvOption{
 			cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
@@ -595,6 +672,16 @@ func typedEnvSet(objectType *apiservercel.DeclType) (*environment.EnvSet, error)
 			cel.Variable("authorizer", library.AuthorizerType),
 		},
 		DeclTypes: []*apiservercel.DeclType{namespaceType, requestType, objectType},
+	})
+	if err != nil || !patchTypes {
+		return envSet, err
+	}
+	return envSet.Extend(environment.VersionedOptions{
+		IntroducedVersion: version.MajorMinor(1, 0),
+		EnvOptions: []cel.EnvOption{
+			common.ResolverEnvOption(&mutation.DynamicTypeResolver{}),
+			environment.UnversionedLib(library.JSONPatch),
+		},
 	})
 }
 
@@ -619,13 +706,13 @@ func (c *typedCompiler) CompileCELExpression(accessor plugincel.ExpressionAccess
 	return plugincel.CompilationResult{OutputType: checked.OutputType(), ExpressionAccessor: accessor}
 }
 
-func estimate(expressions []namedExpression, reports []expressionReport, objectType *apiservercel.DeclType) {
+func estimate(expressions []namedExpression, reports []expressionReport, objectType *apiservercel.DeclType, patchTypes bool) {
 	fail := func(err error) {
 		for i := range reports {
 			reports[i].Problems = append(reports[i].Problems, fmt.Sprintf("the typed environment: %v", err))
 		}
 	}
-	envSet, err := typedEnvSet(objectType)
+	envSet, err := typedEnvSet(objectType, patchTypes)
 	if err != nil {
 		fail(err)
 		return
@@ -803,6 +890,24 @@ func passCosts(reports []expressionReport) (map[string]costRange, bool) {
 	return passes, true
 }
 
+// The dearest mutation with the variables it reaches: what one mutation's evaluation can charge against its
+// RuntimeCELCostBudget. False when some mutation has no estimate (its problem is reported already).
+func largestMutation(reports []expressionReport) (costRange, bool) {
+	var largest costRange
+	for _, e := range reports {
+		if e.Role != "mutation" {
+			continue
+		}
+		if e.CostWithVariables == nil {
+			return costRange{}, false
+		}
+		if e.CostWithVariables.Max >= largest.Max {
+			largest = *e.CostWithVariables
+		}
+	}
+	return largest, true
+}
+
 type variableReference struct {
 	name  string
 	start int // code point offset of `variables`
@@ -944,6 +1049,11 @@ func newSchemaSizeEstimator(roots map[string]*apiservercel.DeclType, checked *ce
 }
 
 func (s *schemaSizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate {
+	// A type (`type(x)`, or a type's name such as `map`) has no size: cel-go's runtime sizes only values with a size
+	// (strings, bytes, lists, maps), so `type(x) == map` costs 1 when it runs, where the estimate would have no bound.
+	if element.Type() != nil && element.Type().Kind() == types.TypeKind {
+		return &checker.SizeEstimate{Min: 1, Max: 1}
+	}
 	// The API server's estimator asks about nodes of its own making too (a list's element), without an expression.
 	if element.Expr() != nil {
 		if bound := s.bounds[element.Expr().ID()]; bound != nil {
