@@ -103,6 +103,19 @@ describe('contractTester.check with an old object: judged as the webhook judges 
     expect(tester.check(change, { oldObject: queue({ tier: 'standard' }, { conditions: [{ type: 'ReconcileSuccess', status: 'True' }] }), state: 'ReconcileFailed' }).allowed).toBe(true);
   });
 
+  it("carries the webhook's audit annotations, the override's record among them", () => {
+    const override = { 'queues.example.com/override-transitions': 'INC-3: the tier is paid for' };
+    const result = tester.check({ ...queue({ tier: 'premium' }, failed), metadata: { name: 'q', namespace: 'apps', annotations: override } }, { oldObject: queue({}, failed) });
+    expect(result.allowed).toBe(true);
+    expect(Object.keys(result.auditAnnotations)).toEqual(['override-transitions']);
+    expect(result.auditAnnotations['override-transitions']).toContain('INC-3: the tier is paid for');
+    expect(tester.check(queue({ tier: 'standard' }, failed), { oldObject: queue({}, failed) }).auditAnnotations).toEqual({});
+  });
+
+  it("names the CRD's own defaults among the defaults, as it names the webhook's", () => {
+    expect(tester.check(queue({ size: 3 })).defaults).toEqual([{ field: 'spec.tier', value: 'standard' }]);
+  });
+
   it('prunes what the schema does not know from the old object before comparing', () => {
     const result = tester.check(queue({ tier: 'standard' }, failed), { oldObject: { ...queue({}, failed), spec: { tierr: 'premium' } } });
     expect(result).toMatchObject({ allowed: true, causes: [] });

@@ -30,6 +30,8 @@ export interface CheckInput {
    * --state`, or the machine's steadyState, for a previous revision's manifest. A stored object's status decides.
    */
   assumedState?: string;
+  /** The namespace of the request when the object names none (kubectl's `-n`); the API server's `default` if unset. */
+  namespace?: string;
 }
 
 /** A field the mutating webhook's defaults set, in Kubernetes' path notation: `spec.replicas`. */
@@ -54,6 +56,11 @@ export interface CheckResult {
    */
   next?: FieldError[];
   warnings: string[];
+  /**
+   * What the validating webhook's answer records in the API server's audit log (the override's record, say), by
+   * key: the API server prefixes each with the webhook's name.
+   */
+  auditAnnotations: Record<string, string>;
   /** What the defaults set (empty for DELETE, and when the mutating webhook denied). */
   defaults: DefaultedField[];
   /** The object after the defaults (the object itself when there were none). */
@@ -105,6 +112,12 @@ function readBack(crd: EngineCrd, object: KubeObject): KubeObject {
   return read.allowed && read.object ? inKeyOrderOf(read.object, object) : object;
 }
 
+/** The request's namespace: the object's own, which the API server requires to match, else the one asked for. */
+function namespaceOf(input: CheckInput): { namespace?: string } {
+  const written = input.object.metadata?.namespace;
+  return input.namespace === undefined || (typeof written === 'string' && written !== '') ? {} : { namespace: input.namespace };
+}
+
 function contextOf(input: CheckInput): UpdateContext {
   return input.assumedState === undefined ? {} : { assumedState: input.assumedState };
 }
@@ -121,7 +134,7 @@ export function checkCrdObject(crd: EngineCrd, input: CheckInput): CheckResult {
   const { operation, object } = input;
   if (operation === 'DELETE') return summarize(allow(), object, [], []);
   const oldObject = input.oldObject ? readBack(crd, input.oldObject) : undefined;
-  const judged = judge(crd, { operation, object, fieldValidation: input.fieldValidation ?? 'Strict', ...(oldObject ? { oldObject } : {}) });
+  const judged = judge(crd, { operation, object, fieldValidation: input.fieldValidation ?? 'Strict', ...(oldObject ? { oldObject } : {}), ...namespaceOf(input) });
   if (!judged.allowed) return summarize(engineDenial(judged), object, [], judged.warnings);
   const stored = inKeyOrderOf(judged.object!, object);
   return summarize(allow(), stored, addedFields(object, stored), judged.warnings);
@@ -151,7 +164,7 @@ function checkThroughEngine(
   const { operation, object, oldObject, fieldValidation } = input;
   const refusal = crd.refusal.length > 0 ? [`kube-apiserver would refuse the CustomResourceDefinition of ${compiled.contract.identity.kind}: ${crd.refusal.map(formatFieldError).join(', ')}`] : [];
   const old = oldObject ?? undefined;
-  const decoded = judge(crd, { operation, object, oldObject: old, decodeOnly: true, fieldValidation });
+  const decoded = judge(crd, { operation, object, oldObject: old, decodeOnly: true, fieldValidation, ...namespaceOf(input) });
   if (!decoded.allowed) return summarize(engineDenial(decoded), object, [], refusal);
   // With Warn, the unknown and duplicate fields the decoding pruned are warnings, as the API server sends them.
   const fieldWarnings = [...refusal, ...decoded.warnings];
@@ -162,8 +175,9 @@ function checkThroughEngine(
   const patch = mutation.patch ?? [];
   const patched = patch.length > 0 ? applyJsonPatch(received, patch) : received;
   // What a webhook's patch adds that the schema does not know is pruned silently, as the API server does.
-  const judged = judge(crd, { operation, object: patched, oldObject: old, fieldValidation: patch.length > 0 ? 'Ignore' : 'Strict' });
-  const defaults = defaultedFields(patch, patched, received);
+  const judged = judge(crd, { operation, object: patched, oldObject: old, fieldValidation: patch.length > 0 ? 'Ignore' : 'Strict', ...namespaceOf(input) });
+  // The schema's defaults set on reading the object, then the mutating webhook's.
+  const defaults = [...addedFields(object, received), ...defaultedFields(patch, patched, received)];
   const warnings = [...fieldWarnings, ...mutation.warnings, ...judged.warnings];
   if (!judged.allowed) {
     // The webhook sees the object as the API server prepared it (status dropped on a create, say), not as sent.
@@ -174,7 +188,8 @@ function checkThroughEngine(
   }
   const stored = inKeyOrderOf(judged.object!, patched);
   const validation = decideValidation(registry, admissionRequest(operation, stored, oldObject), contextOf(input));
-  return summarize(validation, stored, defaults, warnings);
+  // And the schema's defaults within what the webhook's patch added, set when the API server reads the patched object.
+  return summarize(validation, stored, [...defaults, ...addedFields(patched, stored)], warnings);
 }
 
 /**
@@ -222,6 +237,7 @@ function summarize(verdict: Verdict, object: KubeObject, defaults: DefaultedFiel
     ...(verdict.allowed ? {} : { message: verdict.message ?? verdict.code }),
     causes: verdict.causes ?? [],
     warnings: sanitizeWarnings([...earlierWarnings, ...verdict.warnings]),
+    auditAnnotations: verdict.auditAnnotations,
     defaults,
     object,
   };

@@ -21,6 +21,12 @@ export interface TreeCheckOptions {
   /** What unknown and duplicate fields make of an object (`--field-validation`); kubectl's Strict if unset. */
   fieldValidation?: FieldValidation;
   /**
+   * The namespace of a namespaced object whose manifest names none (`--namespace`), as `kubectl apply -n` would
+   * put it there: `default` if unset. Two manifests of one object, one naming the namespace and one not, are the
+   * same object.
+   */
+  namespace?: string;
+  /**
    * The CRDs of the run (found in the tree, or named with `--crd`): their custom resources are decided by
    * kube-apiserver's pipeline on the CRD where no contract declares the kind. The tree's CRD objects themselves are
    * then counted as read, not skipped.
@@ -79,9 +85,11 @@ export interface TreeCheckReport {
  */
 export function checkTree(registry: ContractRegistry, tree: ManifestContents, oldTree: ManifestContents | undefined, options: TreeCheckOptions = {}): TreeCheckReport {
   const crds = options.crds;
-  const asked: Pick<CheckInput, 'fieldValidation'> = options.fieldValidation ? { fieldValidation: options.fieldValidation } : {};
+  const namespace = options.namespace ?? 'default';
+  const asked: Pick<CheckInput, 'fieldValidation' | 'namespace'> = { ...(options.fieldValidation ? { fieldValidation: options.fieldValidation } : {}), namespace };
   const decides = (object: KubeObject) => decidedKind(registry, object, options.strictKinds === true) || crdFor(crds, object) !== undefined;
-  const previous = new PreviousRevisions(oldTree, decides);
+  const identityKey = (object: KubeObject) => objectIdentity(object, clusterScoped(registry, crds, object) ? '' : namespace);
+  const previous = new PreviousRevisions(oldTree, decides, identityKey);
   const inTree = <T>(entries: T[], name: TreeName) => entries.map((entry) => ({ ...entry, tree: name }));
   const report: TreeCheckReport = {
     objects: [],
@@ -127,7 +135,7 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
 class PreviousRevisions {
   private readonly byKey = new Map<string, ManifestObject[]>();
 
-  constructor(oldTree: ManifestContents | undefined, decides: (object: KubeObject) => boolean) {
+  constructor(oldTree: ManifestContents | undefined, decides: (object: KubeObject) => boolean, identityKey: (object: KubeObject) => string | undefined) {
     for (const entry of oldTree?.objects ?? []) {
       const key = identityKey(entry.object);
       if (key !== undefined && decides(entry.object)) this.byKey.set(key, [...(this.byKey.get(key) ?? []), entry]);
@@ -152,7 +160,7 @@ function update(
   location: ManifestLocation,
   old: ManifestObject,
   state: string | undefined,
-  asked: Pick<CheckInput, 'fieldValidation'>,
+  asked: Pick<CheckInput, 'fieldValidation' | 'namespace'>,
 ): ObjectCheck {
   const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
   if (!compiled) {
@@ -193,7 +201,7 @@ function decide(registry: ContractRegistry, crds: CrdKinds | undefined, object: 
 }
 
 function refused(object: KubeObject, location: ManifestLocation, operation: CheckOperation, code: ObjectCheck['code'], message: string): ObjectCheck {
-  return { ...describe(object, location, operation), allowed: false, code, message, causes: [], warnings: [], defaults: [], object };
+  return { ...describe(object, location, operation), allowed: false, code, message, causes: [], warnings: [], auditAnnotations: {}, defaults: [], object };
 }
 
 function describe(object: KubeObject, location: ManifestLocation, operation: CheckOperation) {
@@ -226,11 +234,23 @@ function crdFor(crds: CrdKinds | undefined, object: KubeObject) {
   return crds?.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
 }
 
-/** Group, kind, namespace and name: what makes two manifests the same object. Undefined for an object without a name. */
-function identityKey(object: KubeObject): string | undefined {
+/** Whether the kind is cluster-scoped, as its contract or a CRD read says; a kind neither knows counts as namespaced. */
+function clusterScoped(registry: ContractRegistry, crds: CrdKinds | undefined, object: KubeObject): boolean {
+  const { group } = splitApiVersion(String(object.apiVersion));
+  const compiled = registry.lookup(group, String(object.kind));
+  if (compiled) return compiled.contract.identity.scope === 'Cluster';
+  return crds?.clusterScoped(group, String(object.kind)) ?? false;
+}
+
+/**
+ * Group, kind, namespace and name: what makes two manifests the same object, a manifest that names no namespace
+ * being in `defaultNamespace` ('' for a cluster-scoped kind). Undefined for an object without a name.
+ */
+function objectIdentity(object: KubeObject, defaultNamespace: string): string | undefined {
   const name = object.metadata?.name;
   if (typeof name !== 'string' || name === '') return undefined;
-  const namespace = typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : '';
+  const written = object.metadata?.namespace;
+  const namespace = defaultNamespace === '' ? '' : typeof written === 'string' && written !== '' ? written : defaultNamespace;
   return `${splitApiVersion(String(object.apiVersion)).group}\u0000${String(object.kind)}\u0000${namespace}\u0000${name}`;
 }
 

@@ -48,7 +48,7 @@ export class CrdSourceError extends Error {
 /** The custom-resource kinds the CRDs of a run declare, each compiled by the engine once. */
 export class CrdKinds {
   readonly uses: CrdUse[] = [];
-  private readonly byKind = new Map<string, { use: CrdUse; crd: EngineCrd; spec: unknown; conversion: string }>();
+  private readonly byKind = new Map<string, { use: CrdUse; crd: EngineCrd; spec: unknown; conversion: string; namespaced: boolean }>();
 
   /** The CRD that decides objects of this group and kind; undefined when none does, or when a contract does. */
   lookup(group: string, kind: string): { crd: EngineCrd; use: CrdUse; conversion: string } | undefined {
@@ -58,8 +58,14 @@ export class CrdKinds {
 
   /** @internal */
   add(use: CrdUse, crd: EngineCrd, spec: unknown, conversion: string): void {
-    this.byKind.set(`${use.group}\u0000${use.kind}`, { use, crd, spec, conversion });
+    const namespaced = !(isPlainObject(spec) && spec['scope'] === 'Cluster');
+    this.byKind.set(`${use.group}\u0000${use.kind}`, { use, crd, spec, conversion, namespaced });
     this.uses.push(use);
+  }
+
+  /** Whether a CRD read declares the kind cluster-scoped (whether or not it decides its objects). */
+  clusterScoped(group: string, kind: string): boolean {
+    return this.byKind.get(`${group}\u0000${kind}`)?.namespaced === false;
   }
 
   /** @internal the CRD already read for this kind, to tell a repetition from a clash */

@@ -27,6 +27,7 @@ function objectLines(check: ObjectCheck): string[] {
   // Not the API server's answer: what comes next, once its causes are fixed.
   lines.push(...(check.next ?? []).map((c) => `  then the webhook: ${formatFieldError(c)}`));
   lines.push(...check.warnings.map((w) => `  warning: ${w}`));
+  lines.push(...Object.entries(check.auditAnnotations ?? {}).map(([key, value]) => `  audit ${key}: ${value}`));
   lines.push(...check.defaults.map((d) => `  default ${describeDefault(d)}`));
   return lines;
 }

@@ -272,6 +272,25 @@ describe('crdgate check, more', () => {
     expect(text.stdout).toContain('1 object in the tree a second time (OBJECT_DUPLICATE)');
   });
 
+  it('takes a namespaced object whose manifest names no namespace to be in default, or in -n, so a namespace written out is no new object', async () => {
+    const unnamespaced = (size: string) => {
+      const object = geoDatabase('roads', size);
+      const { namespace: _namespace, ...metadata } = object.metadata;
+      return { ...object, metadata };
+    };
+    await writeFile(join(scratch.dir(), 'old-bare.yaml'), stringify(unnamespaced('20Gi')));
+    await writeFile(join(scratch.dir(), 'new-default.yaml'), stringify({ ...unnamespaced('10Gi'), metadata: { name: 'roads', namespace: 'default' } }));
+    const shrunk = await scratch.run('check', '-f', 'new-default.yaml', '--old', 'old-bare.yaml', '-o', 'json');
+    expect(shrunk.code).toBe(1);
+    expect(jsonReport(shrunk.stdout).objects.map((o) => [o.operation, o.code])).toEqual([['UPDATE', 'CHANGE_FORBIDDEN']]);
+    // With -n maps, the bare manifest is in maps: the one in default is another object, a create.
+    const elsewhere = await scratch.run('check', '-f', 'new-default.yaml', '--old', 'old-bare.yaml', '-n', 'maps', '-o', 'json');
+    expect(jsonReport(elsewhere.stdout).objects.map((o) => o.operation).sort()).toEqual(['CREATE', 'DELETE']);
+    const bad = await scratch.run('check', '-f', 'new-default.yaml', '-n', 'Not_A_Namespace');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--namespace must be a namespace name');
+  });
+
   it('judges each manifest of an object the tree holds twice against its own previous revision, so a forbidden change in either is reported', async () => {
     // Upstream examples are alternatives that reuse a name: two files, each with the same object.
     const write = (file: string, size: string) => writeFile(join(scratch.dir(), file), stringify(geoDatabase('example', size)));

@@ -14,6 +14,7 @@ import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { stringList, stringOption, UsageError, type Command } from './command.ts';
 import { CommandError } from '../errors.ts';
+import { isDns1123Label } from '../contract/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
 
@@ -23,7 +24,7 @@ type ReportFormat = keyof typeof reportFormats;
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--state STATE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -42,6 +43,8 @@ export const checkCommand: Command = {
   --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
                    contract's readState reads in its status); by default the contract's steady state (GeoDatabase:
                    Ready). A state the old manifest's status records is read as the webhook reads it, and decides
+  -n, --namespace NS  the namespace of a namespaced object whose manifest names none, as kubectl apply -n puts it
+                   there (default: default): a manifest naming it and one leaving it out are the same object
   --strict-kinds   an unknown kind in a group a contract claims is denied (KIND_UNKNOWN), not skipped. A contract
                    claims its group when crdgate owns its CRD; one with crdOwner: 'external' (an operator's
                    CRD) claims its own kind only, so the operator's other kinds of the group are still skipped
@@ -62,6 +65,7 @@ export const checkCommand: Command = {
     crd: { type: 'string', multiple: true },
     old: { type: 'string', multiple: true },
     state: { type: 'string' },
+    namespace: { type: 'string', short: 'n' },
     'strict-kinds': { type: 'boolean' },
     'field-validation': { type: 'string' },
     output: { type: 'string', short: 'o' },
@@ -78,6 +82,7 @@ export const checkCommand: Command = {
     const options: TreeCheckOptions = {
       strictKinds: values['strict-kinds'] === true,
       fieldValidation: fieldValidationMode(stringOption(values, 'field-validation')),
+      ...namespaceOption(stringOption(values, 'namespace')),
       ...operationOptions(stringOption(values, 'operation'), oldFiles),
     };
     const crdPaths = stringList(values, 'crd');
@@ -175,6 +180,13 @@ function operationOptions(text: string | undefined, oldFiles: string[]): Pick<Tr
   if (operation === 'UPDATE' && oldFiles.length === 0) throw new UsageError('--operation UPDATE needs --old PATH');
   if (operation !== 'UPDATE' && oldFiles.length > 0) throw new UsageError(`--operation ${operation} takes no --old`);
   return operation === 'DELETE' ? { deleteAll: true } : {};
+}
+
+/** A namespace as the API server takes one: a DNS-1123 label. */
+function namespaceOption(text: string | undefined): Pick<TreeCheckOptions, 'namespace'> {
+  if (text === undefined) return {};
+  if (!isDns1123Label(text)) throw new UsageError(`--namespace must be a namespace name (a DNS-1123 label), got "${text}"`);
+  return { namespace: text };
 }
 
 /** A phase no machine knows would deny every change as an unknown state: a typo is better caught at once. */

@@ -255,6 +255,8 @@ npm ci
 npm test
 \`\`\`
 
+npm scripts run on the Node 24 this project pins (its \`node\` dev dependency), whatever Node the machine has; to run
+one file yourself, \`npx node --test src/contract.test.ts\` (a plain \`node\` older than 22 cannot run TypeScript).
 \`npm test\` typechecks, then runs \`src/contract.test.ts\` (each rule decided as the server decides it, without a
 server) and \`src/contract.e2e.test.ts\` (the contract served by crdgate in front of a real kube-apiserver and etcd on
 127.0.0.1${applied}; they come from \`$KUBEBUILDER_ASSETS\` or are built with Go the first time; skipped, saying why,

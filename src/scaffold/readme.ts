@@ -40,6 +40,8 @@ npm ci
 npm test
 \`\`\`
 
+npm scripts run on the Node 24 this project pins (its \`node\` dev dependency), whatever Node the machine has; to run
+one file yourself, \`npx node --test src/contract.test.ts\` (a plain \`node\` older than 22 cannot run TypeScript).
 \`npm test\` typechecks, then runs every \`src/**/*.test.ts\`:
 
 - \`src/contract.test.ts\`: each rule decided as the server decides it, with \`crdgate/testing\`, without a server;${
