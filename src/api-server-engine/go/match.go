@@ -97,26 +97,58 @@ func answerMatch(input []byte) (out []byte) {
 	return mustJSON(answer)
 }
 
-func matchConditions(request *matchRequest) (*matchAnswer, error) {
-	answer := &matchAnswer{Budget: celconfig.RuntimeCELCostBudgetMatchConditions}
-	baseEnv := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-	declarations := plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
+// The compilers, as the API server holds them: built once (the base environment is costly to build).
+var (
+	matchStaticCompiler    plugincel.Compiler
+	matchConditionCompiler plugincel.ConditionCompiler
+	// A webhook's conditions are compiled once per configuration, as the API server's webhook accessor does.
+	compiledConditions = map[string]*compiledMatch{}
+)
 
+var matchDeclarations = plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
+
+type compiledMatch struct {
+	problems  []conditionProblem
+	evaluator plugincel.ConditionEvaluator
+}
+
+func compileMatch(conditions []matchCondition) *compiledMatch {
+	key, _ := json.Marshal(conditions)
+	if compiled, ok := compiledConditions[string(key)]; ok {
+		return compiled
+	}
+	if matchStaticCompiler == nil {
+		baseEnv := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+		matchStaticCompiler = plugincel.NewCompiler(baseEnv)
+		matchConditionCompiler = plugincel.NewConditionCompiler(baseEnv)
+	}
+	compiled := &compiledMatch{}
 	// The configuration's validation (validateMatchConditionsExpression): every condition must compile.
-	staticCompiler := plugincel.NewCompiler(baseEnv)
-	accessors := make([]plugincel.ExpressionAccessor, len(request.Conditions))
-	for i, condition := range request.Conditions {
+	accessors := make([]plugincel.ExpressionAccessor, len(conditions))
+	for i, condition := range conditions {
 		accessor := &matchconditions.MatchCondition{Name: condition.Name, Expression: strings.TrimSpace(condition.Expression)}
 		accessors[i] = accessor
 		if accessor.Expression == "" {
-			answer.CompileErrors = append(answer.CompileErrors, conditionProblem{Name: condition.Name, Detail: "expression: Required value"})
+			compiled.problems = append(compiled.problems, conditionProblem{Name: condition.Name, Detail: "expression: Required value"})
 			continue
 		}
-		if result := staticCompiler.CompileCELExpression(accessor, declarations, environment.NewExpressions); result.Error != nil {
-			answer.CompileErrors = append(answer.CompileErrors, conditionProblem{Name: condition.Name, Detail: result.Error.Detail})
+		if result := matchStaticCompiler.CompileCELExpression(accessor, matchDeclarations, environment.NewExpressions); result.Error != nil {
+			compiled.problems = append(compiled.problems, conditionProblem{Name: condition.Name, Detail: result.Error.Detail})
 		}
 	}
-	if len(answer.CompileErrors) > 0 {
+	if len(compiled.problems) == 0 {
+		// The dispatcher's compile (the webhook accessor's GetCompiledMatcher).
+		compiled.evaluator = matchConditionCompiler.CompileCondition(accessors, matchDeclarations, environment.StoredExpressions)
+	}
+	compiledConditions[string(key)] = compiled
+	return compiled
+}
+
+func matchConditions(request *matchRequest) (*matchAnswer, error) {
+	answer := &matchAnswer{Budget: celconfig.RuntimeCELCostBudgetMatchConditions}
+	compiled := compileMatch(request.Conditions)
+	if len(compiled.problems) > 0 {
+		answer.CompileErrors = compiled.problems
 		return answer, nil
 	}
 
@@ -135,8 +167,7 @@ func matchConditions(request *matchRequest) (*matchAnswer, error) {
 		operation, operationOptions(operation), request.DryRun, &user.DefaultInfo{Name: request.Username, Groups: request.Groups})
 	versioned := &admission.VersionedAttributes{Attributes: attributes, VersionedKind: kind, VersionedObject: object, VersionedOldObject: oldObject}
 
-	// The dispatcher's compile (the webhook accessor's GetCompiledMatcher) and its matcher.
-	evaluator := plugincel.NewConditionCompiler(baseEnv).CompileCondition(accessors, declarations, environment.StoredExpressions)
+	evaluator := compiled.evaluator
 	failurePolicy := admissionregistrationv1.Fail
 	if strings.EqualFold(request.FailurePolicy, string(admissionregistrationv1.Ignore)) {
 		failurePolicy = admissionregistrationv1.Ignore
