@@ -27,6 +27,7 @@ export {
   type UpdateFindings,
   type UpdateVerdict,
 } from './contract/define-contract.ts';
+export type { ContractReads } from './contract/contract-reads.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';
 export { fromCrd, readCrdFile, type CrdContractParts, type FromCrdOptions } from './contract/from-crd.ts';
 export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/kube-object.ts';

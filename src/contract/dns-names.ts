@@ -32,3 +32,17 @@ export function isDns1035Label(text: string): boolean {
 export function isDns1123Subdomain(text: string): boolean {
   return text.length <= dns1123SubdomainMaxLength && dns1123SubdomainPattern.test(text);
 }
+
+// The name part of a qualified name (apimachinery's IsQualifiedName).
+const qualifiedNamePartPattern = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const qualifiedNamePartMaxLength = 63;
+
+/** A label or annotation key: an optional DNS-1123 subdomain and '/', then a name part of at most 63 characters. */
+export function isQualifiedName(text: string): boolean {
+  const slash = text.lastIndexOf('/');
+  const prefix = slash >= 0 ? text.slice(0, slash) : undefined;
+  const name = slash >= 0 ? text.slice(slash + 1) : text;
+  return (prefix === undefined || isDns1123Subdomain(prefix)) && name.length <= qualifiedNamePartMaxLength && qualifiedNamePartPattern.test(name);
+}
+
+export const qualifiedNameRule = "a qualified name: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
