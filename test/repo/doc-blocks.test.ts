@@ -53,6 +53,7 @@ const accounts: Record<string, [string, Account][]> = {
     ['// replication-comparison.ts', contractGuideTests],
     ['// bucket-unclassified.ts', contractGuideTests],
     ['// bucket-versions.ts', contractGuideTests],
+    ['// bucket-reads.ts', contractGuideTests],
     ['const v1alpha1: SpokeConversion = {', { shows: 'a fragment: the shape of hubToSpokePaths in a conversion written by hand' }],
     ['// A fragment of a mapping', { shows: 'a fragment of a mapping, its first line says so' }],
     ['// quantities.ts', contractGuideTests],
