@@ -28,6 +28,7 @@ export {
   type UpdateFindings,
   type UpdateVerdict,
 } from './contract/define-contract.ts';
+export type { ContractReads } from './contract/contract-reads.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';
 export { staticDefault, derivedDefault, type DerivedDefaultOptions, type FormedDefaulter } from './contract/defaults/library-defaults.ts';
 export type { DefaultComputation, DefaultForm } from './contract/defaults/default-form.ts';

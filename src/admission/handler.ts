@@ -42,7 +42,7 @@ export interface AdmissionInputs {
 
 const decisions: Record<AdmissionWebhook, (registry: ContractRegistry, request: AdmissionRequest, inputs: AdmissionInputs) => Verdict> = {
   validate: (registry, request, inputs) => (isScaleRequest(request) ? decideScale(registry, request, inputs.stored) : decideValidation(registry, request)),
-  mutate: decideMutation,
+  mutate: (registry, request) => decideMutation(registry, request),
 };
 
 /**

@@ -1,3 +1,4 @@
+import { readKeysOf, readView } from '../contract/contract-reads.ts';
 import { fieldError, type FieldError } from '../contract/field-error.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract } from '../contract/registry.ts';
@@ -58,9 +59,10 @@ export function objectErrors(compiled: CompiledContract, view: ObjectView): Obje
     return { schema, invariants: [fieldError('', 'FieldValueInvalid', `the rules cannot be checked: ${view.hubProblem ?? 'no hub form'}`)] };
   }
   const invariants: FieldError[] = [];
+  const shown = readView(readKeysOf(compiled.contract), view.hub);
   for (const invariant of compiled.contract.invariants ?? []) {
     try {
-      invariants.push(...invariant(view.hub));
+      invariants.push(...invariant(shown));
     } catch (error) {
       // On a schema-valid object a throwing invariant is a contract bug: the handler answers it as crdgate's own
       // failure (500). On an invalid one it tripped over the input; either way it cannot pass.

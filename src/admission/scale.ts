@@ -4,7 +4,7 @@ import type { CompiledContract, ContractRegistry } from '../contract/registry.ts
 import { maxObjectDepth, nestedDeeperThan } from '../contract/value-shape.ts';
 import { scaleSubresourceOf, specReplicasSteps } from '../contract/scale-subresource.ts';
 import type { AdmissionRequest } from './review.ts';
-import { decideValidation } from './validate.ts';
+import { decideValidation, type JudgingOptions } from './validate.ts';
 import { deny, type Verdict } from './verdict.ts';
 
 // A /scale review carries an autoscaling/v1 Scale, not the custom object: no phase, no annotations, no spec but the
@@ -53,7 +53,7 @@ export function storedObjectNeeded(registry: ContractRegistry, request: Admissio
  * invariants, warnings, and messages in the words of the client's version. Fails closed: without a stored object
  * that is the one the Scale was made from, nothing passes.
  */
-export function decideScale(registry: ContractRegistry, request: AdmissionRequest, reading: StoredObjectReading | undefined): Verdict {
+export function decideScale(registry: ContractRegistry, request: AdmissionRequest, reading: StoredObjectReading | undefined, options: JudgingOptions = {}): Verdict {
   const target = scaleTarget(registry, request);
   if ('allowed' in target) return target;
   const { compiled, ref, replicasSteps } = target;
@@ -98,7 +98,7 @@ export function decideScale(registry: ContractRegistry, request: AdmissionReques
     operation: 'UPDATE',
     object,
     oldObject: stored,
-  });
+  }, {}, options);
 }
 
 /** The contract a /scale review is about, found by its resource (its kind is the Scale's), or the denial. */

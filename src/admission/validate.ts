@@ -8,15 +8,26 @@ import { ratchet, toleratedWarning, type RatchetResult } from '../contract/ratch
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
 import { objectErrors, VersionUnknownError, viewObject, type ObjectErrors, type ObjectView } from './object-errors.ts';
 import type { AdmissionRequest } from './review.ts';
+import { changesNothingJudged, unchangedAsSentAndInTheHub } from './judged-parts.ts';
 import { isVerdict, routeReview } from './route.ts';
 import { allow, deny, fieldErrorsMessage, type Verdict } from './verdict.ts';
+
+/** How a decision is asked for beyond the review; the webhook never sets any of it. */
+export interface JudgingOptions {
+  /**
+   * Judge an update in full even when it changes nothing any rule reads, which the webhook answers with a plain
+   * allow (and its configuration does not send): the ratchet then repeats the errors the object already had, as
+   * warnings. For proving that such an update has nothing else to be told.
+   */
+  judgeUnchanged?: boolean;
+}
 
 /**
  * The validating webhook's decision, a pure function of the review. Order: schema, invariants,
  * and on UPDATE the contract's update rules (the transition machine); all errors collected, never the first only.
  * `context` is for deciding offline (`crdgate check`, contractTester): the webhook is never given one.
  */
-export function decideValidation(registry: ContractRegistry, request: AdmissionRequest, context: UpdateContext = {}): Verdict {
+export function decideValidation(registry: ContractRegistry, request: AdmissionRequest, context: UpdateContext = {}, options: JudgingOptions = {}): Verdict {
   const compiled = routeReview(registry, request);
   if (isVerdict(compiled)) return compiled;
   try {
@@ -25,7 +36,7 @@ export function decideValidation(registry: ContractRegistry, request: AdmissionR
         return decideDelete(compiled, request, request.oldObject!);
       case 'CREATE':
       case 'UPDATE':
-        return decideWrite(compiled, request, context);
+        return decideWrite(compiled, request, context, options);
       case 'CONNECT':
         return allow();
     }
@@ -77,10 +88,14 @@ interface Collected {
   auditAnnotations: Record<string, string>;
 }
 
-function decideWrite(compiled: CompiledContract, request: AdmissionRequest, context: UpdateContext): Verdict {
+function decideWrite(compiled: CompiledContract, request: AdmissionRequest, context: UpdateContext, options: JudgingOptions): Verdict {
   const view = viewObject(compiled, request.object!, request.kind.version);
-  const found = objectErrors(compiled, view);
   const oldView = request.operation === 'UPDATE' ? viewObject(compiled, request.oldObject!, request.kind.version) : undefined;
+  // An update that changes nothing any rule reads has nothing to judge: whatever the object was, it still is, and
+  // was told so when that was written. The webhook configurations skip such updates by the same parts, in the hub
+  // (matchPolicy Equivalent); without hub forms nothing can be proven, and the rules below fail closed.
+  if (!options.judgeUnchanged && oldView?.hub && view.hub && unchangedAsSentAndInTheHub(oldView, view, (a, b) => changesNothingJudged(compiled.contract, request.subResource, a, b))) return allow();
+  const found = objectErrors(compiled, view);
   // Every error and warning is found on the hub form (the schema's too, when the object came as the hub) and said
   // in the client's words.
   const paths = clientFieldPaths(compiled, request, view);

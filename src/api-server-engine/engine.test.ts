@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { missingPrerequisite } from '../../test/missing-prerequisite.ts';
 import { currentEngineStamp, PLACED_ENGINE_DIR, type EngineStamp } from './build-engine.ts';
-import { evaluateCel, judge, loadCrd, MAX_ENGINE_INPUT_BYTES, type EngineCrd } from './engine.ts';
+import { evaluateCel, judge, loadCrd, matchWebhookConditions, MAX_ENGINE_INPUT_BYTES, type EngineCrd, type MatchConditionsRequest } from './engine.ts';
 
 // Small CRDs, each showing one thing kube-apiserver v1.36 does to a custom resource that crdgate could not do
 // without its code. Every expectation here is the API server's answer (the engine runs its very functions).
@@ -239,5 +239,61 @@ describe("one CEL expression in a CRD rule's environment", () => {
     expect(() => evaluateCel({ expr: 'x', typeEnv: [{ name: 'x', ident: { type: { primitive: 'NOT_A_TYPE' } } }] })).toThrow(/typeEnv\[0\]/);
     expect(() => evaluateCel({ expr: 'x', typeEnv: [uintX], bindings: { x: { noSuchKind: 1 } } })).toThrow(/binding of x/);
     expect(() => evaluateCel({ expr: `'${'x'.repeat(MAX_ENGINE_INPUT_BYTES)}'` })).toThrow(RangeError);
+  });
+});
+
+describe("a webhook's matchConditions against one request", () => {
+  const widget = (spec: unknown) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'team' }, spec });
+  const update = (conditions: MatchConditionsRequest['conditions'], object: unknown, oldObject: unknown, extra: Partial<MatchConditionsRequest> = {}): MatchConditionsRequest => ({
+    conditions,
+    operation: 'UPDATE',
+    kind: { group: 'example.com', version: 'v1', kind: 'Widget' },
+    resource: { group: 'example.com', version: 'v1', resource: 'widgets' },
+    name: 'w',
+    namespace: 'team',
+    object,
+    oldObject,
+    ...extra,
+  });
+  const specChanged = [{ name: 'spec-changed', expression: 'object.spec != oldObject.spec' }];
+
+  it('calls the webhook when every condition is true, and names the first that is false', () => {
+    expect(matchWebhookConditions(update(specChanged, widget({ size: 2 }), widget({ size: 1 })))).toMatchObject({ matches: true });
+    expect(matchWebhookConditions(update(specChanged, widget({ size: 1 }), widget({ size: 1 })))).toMatchObject({ matches: false, failedCondition: 'spec-changed' });
+    // The API server decodes 1.0 as a double and 1 as an int; CEL's equality takes them as equal numbers.
+    expect(matchWebhookConditions(update(specChanged, widget({ size: 1 }), widget({ size: 1.5 - 0.5 })))).toMatchObject({ matches: false });
+  });
+
+  it('gives the request as the API server does: no oldObject on CREATE, no object on DELETE, no subResource unless there is one', () => {
+    const create = { ...update([{ name: 'create', expression: "oldObject == null && request.operation == 'CREATE'" }], widget({}), undefined), operation: 'CREATE' as const };
+    expect(matchWebhookConditions(create)).toMatchObject({ matches: true });
+    const absent = [{ name: 'sub', expression: 'request.subResource == ""' }];
+    expect(matchWebhookConditions(update(absent, widget({}), widget({}))).evalError).toContain('no such key: subResource');
+    expect(matchWebhookConditions(update([{ name: 'sub', expression: 'request.?subResource.orValue("") == "status"' }], widget({}), widget({}), { subResource: 'status' }))).toMatchObject({ matches: true });
+  });
+
+  it('fails the request on an evaluation error under Fail, and skips the webhook under Ignore', () => {
+    const failing = [{ name: 'missing', expression: 'object.spec.missing == 1' }];
+    expect(matchWebhookConditions(update(failing, widget({}), widget({})))).toMatchObject({ matches: false, evalError: expect.stringContaining('no such key: missing') });
+    expect(matchWebhookConditions(update(failing, widget({}), widget({}), { failurePolicy: 'Ignore' }))).toEqual(expect.objectContaining({ matches: false }));
+    expect(matchWebhookConditions(update(failing, widget({}), widget({}), { failurePolicy: 'Ignore' })).evalError).toBeUndefined();
+  });
+
+  it("refuses what the API server's validation of a webhook configuration refuses, and counts the cost against its budget", () => {
+    const answer = matchWebhookConditions(update([{ name: 'broken', expression: 'object.spec +' }, { name: 'number', expression: '1' }], widget({}), widget({})));
+    expect(answer.compileErrors?.map((problem) => problem.name)).toEqual(['broken', 'number']);
+    expect(answer.compileErrors?.[1]?.detail).toContain('must evaluate to bool');
+    // contains() costs a tenth of one string's length times a tenth of the other's: 949 x 949 on 9,490 characters.
+    const text = widget({ text: 'a'.repeat(9_490) });
+    const costly = { name: 'costly', expression: 'object.spec.text.contains(oldObject.spec.text)' };
+    const one = matchWebhookConditions(update([costly], text, text));
+    expect(one).toMatchObject({ matches: true, budget: 2_500_000 });
+    expect(one.cost).toBeGreaterThan(900_000);
+    // Each within the limit of one expression, three together over the budget all of a webhook's conditions share.
+    const three = [costly, { ...costly, name: 'again' }, { ...costly, name: 'and-again' }];
+    expect(matchWebhookConditions(update(three, text, text)).evalError).toMatch(/budget/);
+    // One alone far past them (4,000 x 4,000).
+    const longer = widget({ text: 'a'.repeat(40_000) });
+    expect(matchWebhookConditions(update([costly], longer, longer)).evalError).toMatch(/cost/);
   });
 });

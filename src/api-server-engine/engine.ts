@@ -100,6 +100,7 @@ interface EngineExports {
   judge(handle: number, address: number, length: number): bigint;
   forget(handle: number): void;
   evaluate(address: number, length: number): bigint;
+  match(address: number, length: number): bigint;
 }
 
 interface RawProblem {
@@ -323,6 +324,51 @@ export interface CelEvaluation {
  */
 export function evaluateCel(input: CelExpression): CelEvaluation {
   const answer = call<CelEvaluation & { error?: string }>('the CEL expression', JSON.stringify(input), (exports, address, length) => exports.evaluate(address, length));
+  if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
+  return answer;
+}
+
+export interface MatchConditionsRequest {
+  conditions: ReadonlyArray<{ name: string; expression: string }>;
+  /** The webhook's failurePolicy: under Fail (the default) an evaluation error refuses the request, under Ignore it skips the webhook. */
+  failurePolicy?: 'Fail' | 'Ignore';
+  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+  /** The kind and resource the webhook is called for: after matchPolicy Equivalent, those of the version its rules name. */
+  kind: { group: string; version: string; kind: string };
+  resource: { group: string; version: string; resource: string };
+  subResource?: string;
+  name?: string;
+  namespace?: string;
+  /** The object in that version; absent on DELETE. */
+  object?: unknown;
+  /** The stored object; absent on CREATE. */
+  oldObject?: unknown;
+  username?: string;
+  groups?: readonly string[];
+  dryRun?: boolean;
+}
+
+export interface MatchConditionsAnswer {
+  /** The conditions kube-apiserver would refuse the webhook configuration for, and why. */
+  compileErrors?: Array<{ name: string; detail: string }>;
+  /** Whether the API server calls the webhook for this request. */
+  matches: boolean;
+  /** The condition that was false, when one was. */
+  failedCondition?: string;
+  /** Under failurePolicy Fail: the evaluation error the API server refuses the request with, without calling the webhook. */
+  evalError?: string;
+  /** What the conditions cost of their runtime budget, and that budget. */
+  cost: number;
+  budget: number;
+}
+
+/**
+ * Whether kube-apiserver v1.36 calls a webhook with these matchConditions for this request, decided by its own
+ * code: the configuration's validation compiles each condition, the webhook dispatcher's matcher evaluates them
+ * within their shared runtime cost budget. Throws EngineUnavailableError when the engine is not built.
+ */
+export function matchWebhookConditions(request: MatchConditionsRequest): MatchConditionsAnswer {
+  const answer = call<MatchConditionsAnswer & { error?: string }>('the match conditions', JSON.stringify(request), (exports, address, length) => exports.match(address, length));
   if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
   return answer;
 }

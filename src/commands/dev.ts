@@ -4,13 +4,15 @@ import { resolveKubeAssets } from '../control-plane/kube-assets.ts';
 import { startDevSession } from '../local-loop/dev-session.ts';
 import { stringList, stringOption, type Command } from './command.ts';
 import { locateContractModule } from './contracts.ts';
+import { webhookFlags, webhookOptions, webhookOptionsUsage, webhookSettings } from './webhook-options.ts';
 
 const defaultName = 'crdgate-dev';
 
 export const devCommand: Command = {
   name: 'dev',
   summary: 'run your contracts in front of a local kube-apiserver and etcd, reloading them on every edit',
-  usage: `crdgate dev [--contract MODULE]... [--name NAME]
+  usage: `crdgate dev [--contract MODULE]... [--name NAME] [--failure-policy Fail|Ignore] [--timeout-seconds N]
+                  [--namespace-selector SELECTOR] [--object-selector SELECTOR]
 
   One command for the local loop, no cluster and no container runtime needed:
   - starts etcd and kube-apiserver on 127.0.0.1 (binaries from $KUBEBUILDER_ASSETS in setup-envtest's layout,
@@ -21,15 +23,21 @@ export const devCommand: Command = {
     schema edit reaches the CRD too); a contract that stops loading keeps the last good one serving;
   - Ctrl-C or SIGTERM stops everything it started.
   --contract MODULE  a contract module, as for crdgate serve (a file, or a package resolved from here)
-  --name NAME        the webhook configurations' name (default ${defaultName})`,
+  --name NAME        the webhook configurations' name (default ${defaultName})
+  The webhooks' settings, as crdgate manifests renders them:
+${webhookOptionsUsage}`,
   options: {
     contract: { type: 'string', multiple: true },
     name: { type: 'string' },
+    ...webhookOptions,
   },
   async run(values, io) {
     const started = Date.now();
     const contracts = stringList(values, 'contract');
     const name = stringOption(values, 'name') ?? defaultName;
+    // Checked here, before anything starts: a bad value is the user's error, said once.
+    webhookSettings(values);
+    const webhookFlagsGiven = webhookFlags(values);
     const watchDirs = contracts.flatMap((contract) => {
       const { url } = locateContractModule(contract, io.cwd);
       // A contract from a package is not the user's to edit here: only files are watched.
@@ -43,7 +51,7 @@ export const devCommand: Command = {
       io.stderr(`crdgate dev: no kube-apiserver, etcd and kubectl: ${assets.unavailable}\n`);
       return 1;
     }
-    const starting = startDevSession({ contracts, watchDirs, cwd: io.cwd, assetsDir: assets.dir, name, say });
+    const starting = startDevSession({ contracts, watchDirs, cwd: io.cwd, assetsDir: assets.dir, name, webhookFlags: webhookFlagsGiven, say });
     const first = await Promise.race([starting.then((session) => ({ session })), stopSignal.then((signal) => ({ signal }))]).catch(
       (error: unknown) => ({ error: error as Error }),
     );

@@ -30,7 +30,13 @@ describe('crdgate manifests', () => {
       ...objects.filter((o) => o.kind.endsWith('WebhookConfiguration')).flatMap((o) => o.webhooks.map((w: any) => w.clientConfig)),
       objects.find((o) => o.kind === 'CustomResourceDefinition').spec.conversion.webhook.clientConfig,
     ];
-    expect(clientConfigs.map((c) => c.url).sort()).toEqual(['https://127.0.0.1:9443/convert', 'https://127.0.0.1:9443/mutate', 'https://127.0.0.1:9443/validate']);
+    // Two validating webhooks: the resource's, and its status writes'.
+    expect(clientConfigs.map((c) => c.url).sort()).toEqual([
+      'https://127.0.0.1:9443/convert',
+      'https://127.0.0.1:9443/mutate',
+      'https://127.0.0.1:9443/validate',
+      'https://127.0.0.1:9443/validate',
+    ]);
     for (const config of clientConfigs) expect(Buffer.from(config.caBundle, 'base64')).toEqual(ca);
   });
 
@@ -218,6 +224,68 @@ export default { ...contract, versions: contract.versions.map((v) => ({ ...v, sc
   });
 });
 
+describe('crdgate manifests: what reaches crdgate, and the settings a platform team chooses', () => {
+  const webhooksOf = (stdout: string) =>
+    parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .filter((o) => o.kind.endsWith('WebhookConfiguration'))
+      .flatMap((o) => o.webhooks);
+
+  it('renders the webhooks with the failure policy, timeout and selectors given, leaving a webhook that can only warn at Ignore', async () => {
+    const { code, stdout, stderr } = await run(
+      'manifests',
+      '--failure-policy',
+      'Ignore',
+      '--timeout-seconds',
+      '5',
+      '--namespace-selector',
+      'kubernetes.io/metadata.name notin (kube-system)',
+      '--object-selector',
+      '!crdgate.io/skip',
+    );
+    expect(code, stderr).toBe(0);
+    const webhooks = webhooksOf(stdout);
+    expect(webhooks.map((w: any) => w.name)).toEqual(['validate.geodatabases.geo.example.com', 'status.validate.geodatabases.geo.example.com', 'mutate.geodatabases.geo.example.com']);
+    for (const webhook of webhooks) {
+      expect(webhook).toMatchObject({
+        failurePolicy: 'Ignore',
+        timeoutSeconds: 5,
+        namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] },
+        objectSelector: { matchExpressions: [{ key: 'crdgate.io/skip', operator: 'DoesNotExist' }] },
+      });
+    }
+    const defaults = webhooksOf((await run('manifests')).stdout);
+    expect(defaults.map((w: any) => [w.failurePolicy, w.timeoutSeconds, w.namespaceSelector, w.objectSelector])).toEqual([
+      ['Fail', 10, undefined, undefined],
+      ['Ignore', 10, undefined, undefined],
+      ['Fail', 10, undefined, undefined],
+    ]);
+  });
+
+  it.each([
+    [['--failure-policy', 'Never'], '--failure-policy must be Fail or Ignore, got "Never"'],
+    [['--timeout-seconds', '60'], '--timeout-seconds must be a whole number of seconds from 1 to 30'],
+    [['--namespace-selector', 'team in ()'], '--namespace-selector team in needs at least one value'],
+    [['--object-selector', 'a b'], '--object-selector cannot read "a b"'],
+  ])('refuses %j with a usage error naming the flag', async (flags, message) => {
+    const { code, stdout, stderr } = await run('manifests', ...flags);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(message);
+  });
+
+  it('explains per webhook which requests reach crdgate and why, instead of rendering', async () => {
+    const { code, stdout } = await run('manifests', '--explain', '--failure-policy', 'Ignore');
+    expect(code).toBe(0);
+    expect(stdout).not.toContain('apiVersion:');
+    expect(stdout).toContain('validating webhook validate.geodatabases.geo.example.com (failurePolicy Ignore: crdgate can refuse these)');
+    expect(stdout).toMatch(/UPDATE of geodatabases: only when one of these changes: .*geo\.example\.com\/postgres-major/);
+    expect(stdout).toContain('DELETE of geodatabases: only of an object that carries geo.example.com/deletion-protection: "true"');
+    expect(stdout).toContain('validating webhook status.validate.geodatabases.geo.example.com (failurePolicy Ignore: crdgate can only warn about these, never refuse one)');
+    expect(stdout).toContain('UPDATE of geodatabases/status: only when one of these changes: status.phase');
+  });
+});
+
 describe("crdgate manifests for an operator's CRD", () => {
   it('renders no CRD and no migration for it, and with --owner-crds the owner\'s CRD as it is', async () => {
     const crdgate = JSON.stringify(new URL('../index.ts', import.meta.url).href);
@@ -243,6 +311,13 @@ describe("crdgate manifests for an operator's CRD", () => {
     expect(plain.code).toBe(0);
     // Called by URL too, the server follows the owner's CRD (drift reports): its RBAC is rendered, by name.
     expect(kindsOf(plain.stdout)).toEqual(['ClusterRole/crdgate-owner-crds', 'ClusterRoleBinding/crdgate-owner-crds', 'ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']);
+    // A guard with no rules of its own: creates and updates of what it reads (everything) reach crdgate, and no
+    // defaults, no deletion rules, no status check: no mutating webhook, no DELETE, no status webhook.
+    const configurations = parseAllDocuments(plain.stdout).map((d) => d.toJS()).filter((o) => o.kind.endsWith('WebhookConfiguration'));
+    expect(configurations.map((o) => (o.webhooks as any[]).map((w) => [w.name, w.rules.map((r: any) => `${r.operations.join('+')} ${r.resources.join()}`)]))).toEqual([
+      [['validate.pools.ops.example.com', ['CREATE+UPDATE pools']]],
+      [],
+    ]);
     const role = parseAllDocuments(plain.stdout).map((d) => d.toJS()).find((o) => o.kind === 'ClusterRole');
     expect(role.rules).toEqual([{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['pools.ops.example.com'], verbs: ['get', 'list', 'watch'] }]);
     const local = await run('manifests', '--contract', 'pool-contract.ts', '--url', 'https://127.0.0.1:9443', '--owner-crds');

@@ -10,17 +10,21 @@ import { manifestDefaults, type ManifestOptions } from '../render/manifest-optio
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
 import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
+import { explainReach } from '../render/explain-reach.ts';
+import { webhookReachProblems } from '../render/webhook-reach.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
 import { positiveInteger, stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
 import { CommandError } from '../errors.ts';
 import { checkContractRules, contractWarningLines, loadRegistry, locateContractModule } from './contracts.ts';
+import { webhookOptions, webhookOptionsUsage, webhookSettings } from './webhook-options.ts';
 
 export const manifestsCommand: Command = {
   name: 'manifests',
   summary: 'render the CRDs, webhook configurations and in-cluster deployment as YAML',
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
-                  [--migration-shards N] [--migration-via status] [--owner-crds]
+                  [--migration-shards N] [--migration-via status] [--owner-crds] [--failure-policy Fail|Ignore]
+                  [--timeout-seconds N] [--namespace-selector SELECTOR] [--object-selector SELECTOR] [--explain]
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
@@ -75,7 +79,11 @@ export const manifestsCommand: Command = {
                      then update PLURAL/status. Every contract's storage version needs a status subresource
   --owner-crds       also render the CRDs of contracts with crdOwner: 'external' as their owners have them
                      (ownerCrd): for a local cluster without the operator (crdgate dev uses it), never for a real one
-  --out DIR          write the files there (generated files it no longer renders are removed); default: stdout`,
+  --out DIR          write the files there (generated files it no longer renders are removed); default: stdout
+  --explain          print instead, per webhook, which requests reach crdgate and why (the rest of each kind's
+                     requests skip it: updates that change nothing a contract reads, deletes its rules cannot
+                     refuse, status writes it judges nothing of), with the settings below
+${webhookOptionsUsage}`,
   options: {
     name: { type: 'string' },
     namespace: { type: 'string' },
@@ -87,14 +95,23 @@ export const manifestsCommand: Command = {
     'migration-shards': { type: 'string' },
     'migration-via': { type: 'string' },
     'owner-crds': { type: 'boolean' },
+    explain: { type: 'boolean' },
+    ...webhookOptions,
   },
   async run(values, io) {
     const modules = stringList(values, 'contract');
     const options = await manifestOptions(values, io.cwd);
     const registry = await loadRegistry(modules, io.cwd);
+    const contracts = registry.contracts.map((compiled) => compiled.contract);
+    // Before anything is written: match conditions the API server would refuse, or that could run out of budget.
+    const reachProblems = webhookReachProblems(contracts);
+    if (reachProblems.length > 0) throw new CommandError('CONTRACT_INVALID', `the webhooks' match conditions would not hold: ${reachProblems.join('; ')}`);
+    if (values['explain'] === true) {
+      io.stdout(explainReach(contracts, options.webhooks));
+      return 0;
+    }
     // Before anything is written: a CRD whose rules kube-apiserver would refuse is never rendered.
     const ruleWarnings = checkContractRules(registry);
-    const contracts = registry.contracts.map((compiled) => compiled.contract);
     // After loading: the contracts' plurals are part of the Jobs' names, which the name must leave room for.
     const nameProblem = installNameProblem(options.name, contracts);
     if (nameProblem !== undefined) throw new UsageError(`--name ${nameProblem}`);
@@ -138,6 +155,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
   if (shards > maxMigrationShards) throw new UsageError(`--migration-shards must be at most ${maxMigrationShards} (every shard lists the whole resource), got ${shards}`);
   const via = stringOption(values, 'migration-via');
   if (via !== undefined && via !== 'status') throw new UsageError(`--migration-via must be status, got "${via}"`);
+  const webhooks = webhookSettings(values);
   return {
     name,
     namespace,
@@ -147,6 +165,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     ...(modules.length > 0 ? { contracts: modules.map((module) => locateContractModule(module, cwd).argument) } : {}),
     ...(shards > 1 || via !== undefined ? { migration: { shards, ...(via !== undefined ? { via } : {}) } } : {}),
     ...(values['owner-crds'] === true ? { ownerCrds: true } : {}),
+    ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
   };
 }
 

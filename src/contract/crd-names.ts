@@ -1,5 +1,5 @@
 import { annotationsSize, maxAnnotationsBytes } from '../conversion/annotations-size.ts';
-import { dnsNameRules, dns1123SubdomainMaxLength, isDns1035Label, isDns1123Subdomain } from './dns-names.ts';
+import { dnsNameRules, dns1123SubdomainMaxLength, isDns1035Label, isDns1123Subdomain, isQualifiedName, qualifiedNameRule } from './dns-names.ts';
 
 /** The CRD annotation that lets a CRD into Kubernetes' own groups (k8s.io, kubernetes.io): the API review's approval. */
 export const apiApprovalAnnotation = 'api-approved.kubernetes.io';
@@ -89,21 +89,11 @@ function isAbsoluteUrl(value: string): boolean {
   }
 }
 
-// The name part of a qualified name (apimachinery's IsQualifiedName); the optional prefix is a DNS-1123 subdomain.
-const qualifiedNamePart = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-
 /** What the API server checks of a CRD's annotations (its ObjectMeta validation), each naming the key. */
 export function crdAnnotationProblems(crdAnnotations: Readonly<Record<string, unknown>>): string[] {
   const problems: string[] = [];
   for (const [key, value] of Object.entries(crdAnnotations)) {
-    const slash = key.lastIndexOf('/');
-    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-    const name = slash >= 0 ? key.slice(slash + 1) : key;
-    if ((prefix !== undefined && !isDns1123Subdomain(prefix)) || name.length > 63 || !qualifiedNamePart.test(name)) {
-      problems.push(
-        `crdAnnotations key "${key}" must be a qualified name: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit`,
-      );
-    }
+    if (!isQualifiedName(key)) problems.push(`crdAnnotations key "${key}" must be ${qualifiedNameRule}`);
     if (typeof value !== 'string') problems.push(`crdAnnotations["${key}"] must be a string`);
   }
   const size = annotationsSize(crdAnnotations);

@@ -154,6 +154,19 @@ describe('defineContract', () => {
 
 // Issue 40: an option of the wrong type, or missing, crashed defineContract with a TypeError; each is now one
 // sentence naming its path, all of them at once.
+describe('defineContract: what the contract reads', () => {
+  it('takes label and annotation keys and a status flag, and refuses what is not a key', () => {
+    expect(defineContract({ ...bucket, reads: { labels: ['app.kubernetes.io/name'], annotations: [], status: false } }).reads).toEqual({
+      labels: ['app.kubernetes.io/name'],
+      annotations: [],
+      status: false,
+    });
+    expect(problemOf({ ...bucket, reads: { labels: ['not a key'] } })).toContain('reads.labels: "not a key" must be a qualified name');
+    expect(problemOf({ ...bucket, reads: { labels: 'app' } as never })).toContain('reads.labels must be a list of label keys');
+    expect(problemOf({ ...bucket, reads: { finalizers: true } as never })).toContain('reads');
+  });
+});
+
 describe('defineContract: the shape of every option', () => {
   const problemOfUntyped = (definition: unknown) => problemOf(definition as ContractDefinition);
 

@@ -1,5 +1,6 @@
 import { brandError, isBrandedError } from '../errors.ts';
 import { declaredPathProblem, undeclarablePaths } from './client-field-paths.ts';
+import { contractReadsProblems, type ContractReads } from './contract-reads.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
 import { defaultsProblems } from './defaults/default-problems.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
@@ -212,6 +213,13 @@ export interface ContractDefinition<Spec = UntypedSpec> {
   /** Rules about a change beyond the transition machine (e.g. warnings for risky changes). */
   updateRules?: UpdateRule<Spec>[];
   /**
+   * What the invariants, defaults and update rules read (or write) besides the spec: labels and annotations by key,
+   * and whether they read the status. crdgate shows them only this (never finalizers, ownerReferences or
+   * managedFields), and the API server calls crdgate for an update only when the spec or one of these changes.
+   * Left out: every label and annotation, and the status.
+   */
+  reads?: ContractReads;
+  /**
    * Annotations of the CRD itself, rendered into its metadata: `api-approved.kubernetes.io` (which lets a CRD into
    * a `*.k8s.io` or `*.kubernetes.io` group), or those a CRD brought along (see `fromCrd`).
    */
@@ -341,6 +349,7 @@ function contractProblems(value: unknown, made: boolean): string[] {
   }
   problems.push(...scaleSubresourceProblems(definition));
   problems.push(...defaultsProblems(definition));
+  if (definition.reads !== undefined) problems.push(...contractReadsProblems(definition.reads));
   return problems;
 }
 

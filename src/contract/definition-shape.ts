@@ -96,6 +96,13 @@ const definitionFields: ShapeFields = {
   updateRules: maybe(listOf(aFunction('a function of the old and new object'), 'a list of functions of the old and new object')),
   crdAnnotations: maybe(recordOf(text(), 'an object of annotation keys to strings')),
   crdOwner: maybe(oneOf(['crdgate', 'external'])),
+  reads: maybe(
+    withFields(
+      'an object: { labels?, annotations?, status? }',
+      { labels: maybe(names('label keys')), annotations: maybe(names('annotation keys')), status: maybe(flag) },
+      'none',
+    ),
+  ),
   ownerCrd: maybe(recordOf(json, "the owner's CustomResourceDefinition, an object")),
 };
 

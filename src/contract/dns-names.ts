@@ -46,6 +46,8 @@ export function isQualifiedName(text: string): boolean {
   return name.length <= qualifiedNameMaxLength && qualifiedNamePattern.test(name);
 }
 
+export const qualifiedNameRule = "a qualified name: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
+
 /** A label's value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit; or empty. */
 export function isLabelValue(text: string): boolean {
   return text.length <= qualifiedNameMaxLength && labelValuePattern.test(text);

@@ -1,4 +1,5 @@
 import { compileClientFieldPaths, type ClientFieldPaths } from './client-field-paths.ts';
+import { readKeysOf, readView } from './contract-reads.ts';
 import { apiVersionOf, checkContract, type Contract } from './define-contract.ts';
 import { transitionRule, type CompiledUpdateRule } from './fsa/evaluate/evaluate-transition.ts';
 import { splitApiVersion } from './kube-object.ts';
@@ -45,7 +46,13 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
     const validators = new Map<string, ObjectValidator>();
     for (const version of contract.versions) validators.set(version.name, compiler.compile(version.schema));
     const servedApiVersions = new Set(contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)));
-    const ownRules = (contract.updateRules ?? []).map((rule): CompiledUpdateRule => (input) => rule(input));
+    // The contract's own rules are shown what it declares it reads (the machine, crdgate's, reads what it knows).
+    const reads = readKeysOf(contract);
+    const ownRules = (contract.updateRules ?? []).map(
+      (rule): CompiledUpdateRule =>
+        ({ oldObject, object }) =>
+          rule({ oldObject: readView(reads, oldObject), object: readView(reads, object) }),
+    );
     const updateRules = [...(contract.transitions ? [transitionRule(contract.transitions)] : []), ...ownRules];
     const entry: CompiledContract = {
       contract,

@@ -17,6 +17,8 @@ export interface DevSessionOptions {
   cwd: string;
   assetsDir: string;
   name: string;
+  /** `crdgate manifests` flags for the webhooks' settings, handed on to every generation's rendering. */
+  webhookFlags?: readonly string[];
   say: (line: string) => void;
 }
 
@@ -68,6 +70,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       caCertFile: files.caCert,
       logDir: dir,
       name: options.name,
+      ...(options.webhookFlags !== undefined ? { webhookFlags: options.webhookFlags } : {}),
       kubeconfigPath: controlPlaneKubeconfigPath(dir),
     };
     let number = 0;

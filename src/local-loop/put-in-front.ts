@@ -20,9 +20,12 @@ const pollIntervalMs = 50;
 
 /**
  * Applies the CRDs, waits until each is established, then applies the webhook configurations and waits until the
- * API server calls crdgate's mutating webhook. The API server picks configurations up from a watch a moment after
- * they are stored; the validating one is applied first, so by the time the mutating one is seen in use, it is too
- * (a schema-valid object, which only the contract's author can write, would be needed to see it called).
+ * API server calls crdgate's webhooks. The API server picks configurations up from a watch a moment after they are
+ * stored. A validating webhook is called only for an object its schema takes, which only the contract's author can
+ * write, so the validating configuration is applied with one more webhook, the local loop's own: a dry-run create
+ * of a labelled ConfigMap reaches crdgate through it (crdgate refuses a kind it has no contract for) once the API
+ * server has the configuration. The mutating webhooks are called before the schema is checked: a dry-run create
+ * of an empty object of each kind that has one shows them in use.
  */
 export async function putCrdgateInFront(kubeConfig: KubeConfig, front: FrontManifests, calls: AdmissionCallCount): Promise<void> {
   await serverSideApply(kubeConfig, front.crds);
@@ -39,17 +42,63 @@ export async function putCrdgateInFront(kubeConfig: KubeConfig, front: FrontMani
       { timeoutMs: establishTimeoutMs, intervalMs: pollIntervalMs },
     );
   }
-  const ordered = [...front.webhookConfigurations].sort((a, b) => kindOrder(a) - kindOrder(b));
+  const ordered = [...front.webhookConfigurations].sort((a, b) => kindOrder(a) - kindOrder(b)).map(withReadyProbe);
   await serverSideApply(kubeConfig, ordered);
-  await awaitMutatingWebhookInUse(kubeConfig, front.crds, calls);
+  await awaitValidatingWebhooksInUse(kubeConfig, calls);
+  await awaitMutatingWebhooksInUse(kubeConfig, front.crds.filter((crd) => hasMutatingWebhook(crd, front.webhookConfigurations)), calls);
 }
 
 function kindOrder(manifest: Manifest): number {
   return manifest.kind === 'ValidatingWebhookConfiguration' ? 0 : 1;
 }
 
+const readyProbe = { name: 'crdgate-ready-probe', label: 'crdgate.local/ready-probe' } as const;
+
+/** The validating configuration with the local loop's probe webhook, called as crdgate's first webhook is. */
+function withReadyProbe(configuration: Manifest): Manifest {
+  const webhooks = (configuration['webhooks'] ?? []) as Array<Record<string, unknown>>;
+  if (configuration.kind !== 'ValidatingWebhookConfiguration' || webhooks.length === 0) return configuration;
+  const probe = {
+    name: 'ready-probe.crdgate.local',
+    clientConfig: webhooks[0]!['clientConfig'],
+    rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], scope: 'Namespaced' }],
+    objectSelector: { matchLabels: { [readyProbe.label]: 'true' } },
+    // Only the probe's own dry runs: nobody else's ConfigMaps ever wait on crdgate.
+    matchConditions: [{ name: 'ready-probe', expression: `request.dryRun == true && object.metadata.name == "${readyProbe.name}"` }],
+    failurePolicy: 'Ignore',
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    timeoutSeconds: 5,
+  };
+  return { ...configuration, webhooks: [...webhooks, probe] };
+}
+
+/** Server-side dry-run creates of the probe's ConfigMap, until crdgate has answered one through the validating configuration. */
+async function awaitValidatingWebhooksInUse(kubeConfig: KubeConfig, calls: AdmissionCallCount): Promise<void> {
+  const client = KubernetesObjectApi.makeApiClient(kubeConfig);
+  const probe = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: readyProbe.name, namespace: 'default', labels: { [readyProbe.label]: 'true' } } };
+  const before = await calls('validate');
+  await eventually(
+    "the API server to call crdgate's validating webhooks",
+    async () => {
+      // crdgate refuses it (no contract is for ConfigMaps): only whether it was asked matters.
+      await client.create(probe, undefined, 'All').catch(() => undefined);
+      return (await calls('validate')) > before ? true : undefined;
+    },
+    { timeoutMs: webhookPickupTimeoutMs, intervalMs: pollIntervalMs },
+  );
+}
+
+function hasMutatingWebhook(crd: Manifest, configurations: readonly Manifest[]): boolean {
+  const spec = crd['spec'] as { group: string; names: { plural: string } };
+  return configurations
+    .filter((configuration) => configuration.kind === 'MutatingWebhookConfiguration')
+    .flatMap((configuration) => (configuration['webhooks'] ?? []) as Array<{ rules?: Array<{ apiGroups?: string[]; resources?: string[] }> }>)
+    .some((webhook) => (webhook.rules ?? []).some((rule) => rule.apiGroups?.includes(spec.group) && rule.resources?.includes(spec.names.plural)));
+}
+
 /** Server-side dry-run creates of an empty object of each kind: nothing is stored, but the mutating webhook is called. */
-async function awaitMutatingWebhookInUse(kubeConfig: KubeConfig, crds: Manifest[], calls: AdmissionCallCount): Promise<void> {
+async function awaitMutatingWebhooksInUse(kubeConfig: KubeConfig, crds: Manifest[], calls: AdmissionCallCount): Promise<void> {
   const client = KubernetesObjectApi.makeApiClient(kubeConfig);
   for (const crd of crds) {
     const spec = crd['spec'] as { group: string; names: { kind: string }; scope: string; versions: Array<{ name: string; storage: boolean }> };

@@ -26,6 +26,8 @@ export interface GenerationOptions {
   logDir: string;
   /** `--name` for the rendered webhook configurations. */
   name: string;
+  /** `crdgate manifests` flags for the webhooks' settings (--failure-policy and the like), as the user gave them. */
+  webhookFlags?: readonly string[];
   /**
    * The control plane's admin kubeconfig ($KUBECONFIG of the child), for the reads of /scale reviews and for
    * following an owner's CRD. The child reads it as it starts, so it must exist by then: see `serveAfter`.
@@ -57,7 +59,7 @@ export async function startServeGeneration(options: GenerationOptions, number: n
   const url = `https://127.0.0.1:${port}`;
   const contractArgs = options.contracts.flatMap((contract) => ['--contract', contract]);
   const ca = await readFile(options.caCertFile, 'utf8');
-  const rendering = runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name, '--owner-crds'], options.cwd);
+  const rendering = runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name, '--owner-crds', ...(options.webhookFlags ?? [])], options.cwd);
   try {
     await serveAfter;
   } catch (error) {

@@ -16,6 +16,7 @@ import { createLogger } from '../log.ts';
 import { renderCustomResourceDefinition, renderOwnerCrd } from '../render/custom-resource-definition.ts';
 import type { WebhookEndpoint } from '../render/webhook-endpoint.ts';
 import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from '../render/webhook-configurations.ts';
+import { webhookReachProblems } from '../render/webhook-reach.ts';
 import { startServer, type RunningServer } from '../server/serve.ts';
 import { createObjectClient, type ObjectClient } from './object-client.ts';
 import { admissionCallsFromMetrics, putCrdgateInFront } from './put-in-front.ts';
@@ -69,6 +70,8 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
   const contracts: readonly Contract[] = Array.isArray(options.contracts) ? options.contracts : [options.contracts as Contract];
   // Before anything starts: a contract that does not compile is the caller's error, not an environment problem.
   const registry = createContractRegistry(contracts);
+  const reachProblems = webhookReachProblems(contracts);
+  if (reachProblems.length > 0) throw new Error(`the webhooks' match conditions would not hold: ${reachProblems.join('; ')}`);
   for (const contract of contracts) {
     if (!ownsCrd(contract) && contract.ownerCrd === undefined) {
       throw new Error(

@@ -3,7 +3,8 @@ import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.f
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { renderAdmissionPolicies, renderPolicyFloorOverlay } from './admission-policy.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration, scaleWebhookName } from './webhook-configurations.ts';
+import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
+import { scaleWebhookName } from './webhook-names.ts';
 
 describe('renderAdmissionPolicies', () => {
   it('renders a policy and its binding per contract with anything compiled, named after the install', () => {
@@ -41,9 +42,13 @@ describe('renderPolicyFloorOverlay', () => {
     const names = (validating['webhooks'] as { name: string; failurePolicy: string }[]).map(({ name, failurePolicy }) => [name, failurePolicy]);
     expect(names).toEqual([
       ['validate.geodatabases.geo.example.com', 'Fail'],
+      ['status.validate.geodatabases.geo.example.com', 'Ignore'],
       ['scale.validate.geodatabases.geo.example.com', 'Fail'],
     ]);
-    expect(patches!.manifests[0]!['webhooks']).toEqual([{ name: 'validate.geodatabases.geo.example.com', failurePolicy: 'Ignore' }]);
+    expect(patches!.manifests[0]!['webhooks']).toEqual([
+      { name: 'validate.geodatabases.geo.example.com', failurePolicy: 'Ignore' },
+      { name: 'status.validate.geodatabases.geo.example.com', failurePolicy: 'Ignore' },
+    ]);
     expect(JSON.stringify(patches!.manifests)).not.toContain(scaleWebhookName(contracts[0]!));
   });
 });

@@ -4,7 +4,8 @@ import { resourceName } from './custom-resource-definition.ts';
 import { installNames } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';
 import type { Manifest, ManifestFile } from './manifest.ts';
-import { mutatingWebhookName, validatingWebhookName } from './webhook-configurations.ts';
+import { scaleWebhookName } from './webhook-names.ts';
+import { contractWebhooks } from './webhook-reach.ts';
 
 // The policy floor: what the API server enforces itself, from the contract's compiled transition machine and
 // deletion protections, whether crdgate is up or not.
@@ -59,7 +60,7 @@ export function hubMatchConstraints(contract: Contract, operations: readonly str
   };
 }
 
-const availabilityComment = `crdgate with the policy floor: both webhooks at failurePolicy: Ignore, so a crdgate outage blocks no write,
+const availabilityComment = `crdgate with the policy floor: its webhooks (all but /scale's) at failurePolicy: Ignore, so a crdgate outage blocks no write,
 and the admission policies beside this file. It builds on what gives the webhooks their caBundle (the
 cert-manager overlay, or a base rendered with --ca-bundle): a webhook the API server cannot trust would be skipped
 in silence under Ignore. The policies answer before the webhooks for what they compile, in the hub's field names.
@@ -70,7 +71,7 @@ storage version still needs crdgate.
 See docs/operations.md, "Surviving a crdgate outage: the policy floor", before choosing this over the base.`;
 
 /**
- * The availability overlay: the install, plus the policies, with both webhooks set to let requests through when
+ * The availability overlay: the install, plus the policies, with its webhooks (all but /scale's) set to let requests through when
  * crdgate cannot answer. `install` is the kustomization it builds on, which must give the webhooks their caBundle
  * (the base rendered with one, or the cert-manager overlay): with Ignore, a webhook the API server cannot trust is
  * one it silently skips.
@@ -78,6 +79,11 @@ See docs/operations.md, "Surviving a crdgate outage: the policy floor", before c
 export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contract[], installName: string, install: string, policies: Manifest[]): ManifestFile[] {
   const { webhookConfiguration } = installNames(installName);
   const ignoring = (name: string) => ({ name, failurePolicy: 'Ignore' });
+  // Every webhook but /scale's, which no policy can stand in for; a configuration with none to patch is left alone.
+  const names = (configuration: 'validating' | 'mutating') =>
+    contracts.flatMap((c) => contractWebhooks(c).filter((webhook) => webhook.configuration === configuration && webhook.name !== scaleWebhookName(c)).map((webhook) => webhook.name));
+  const patch = (kind: string, configuration: 'validating' | 'mutating') =>
+    names(configuration).length === 0 ? [] : [{ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name: webhookConfiguration }, webhooks: names(configuration).map(ignoring) }];
   return [
     {
       path: `${dir}/kustomization.yaml`,
@@ -89,10 +95,7 @@ export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contra
     { path: `${dir}/admission-policies.yaml`, manifests: policies, comment: policyComment },
     {
       path: `${dir}/ignore-webhook-failures.yaml`,
-      manifests: [
-        { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookConfiguration }, webhooks: contracts.map((c) => ignoring(validatingWebhookName(c))) },
-        { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookConfiguration }, webhooks: contracts.map((c) => ignoring(mutatingWebhookName(c))) },
-      ],
+      manifests: [...patch('ValidatingWebhookConfiguration', 'validating'), ...patch('MutatingWebhookConfiguration', 'mutating')],
     },
   ];
 }

@@ -27,7 +27,10 @@ describe('a contract that does not own its CRD', () => {
   it('registers the webhooks for the hub with matchPolicy Equivalent, so the owner converts every other version', () => {
     const [validating] = renderManifestFiles([operatorOwned()], manifestDefaults).find((file) => file.path.endsWith('webhook-configurations.yaml'))!.manifests;
     const webhooks = (validating as Manifest & { webhooks: { matchPolicy: string; rules: { apiVersions: string[] }[] }[] }).webhooks;
-    expect(webhooks.map((webhook) => [webhook.matchPolicy, webhook.rules.map((rule) => rule.apiVersions)])).toEqual([['Equivalent', [['v1'], ['v1']]]]);
+    expect(webhooks.map((webhook) => [webhook.matchPolicy, webhook.rules.map((rule) => rule.apiVersions)])).toEqual([
+      ['Equivalent', [['v1']]],
+      ['Equivalent', [['v1']]],
+    ]);
   });
 
   it('injects no caBundle into the CRD: not through cert-manager, not by crdgate itself', () => {

@@ -56,7 +56,10 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     ...ownerCrds,
     {
       path: `${baseDir}/30-webhook-configurations.yaml`,
-      manifests: [renderValidatingWebhookConfiguration(contracts, endpoint, options.name), renderMutatingWebhookConfiguration(contracts, endpoint, options.name)],
+      manifests: [
+        renderValidatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks),
+        renderMutatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks),
+      ],
     },
     // Called by URL, nothing of base/ lives in the namespace (it would be installed empty): only the migration's
     // ServiceAccount and Jobs do, so the Namespace goes with them.

@@ -1,5 +1,6 @@
 import { defaultInstallName } from './in-cluster-names.ts';
 import type { MigrationRendering } from './storage-migration.ts';
+import type { WebhookSettings } from './webhook-settings.ts';
 
 /** What `crdgate manifests` varies; everything else is derived from the contracts. */
 export interface ManifestOptions {
@@ -36,6 +37,8 @@ export interface ManifestOptions {
    * cluster where no operator installs them (`crdgate dev`). Never for a real cluster, where the owner installs them.
    */
   ownerCrds?: boolean;
+  /** The webhooks' failurePolicy, timeoutSeconds and selectors, where the team chose them; crdgate's defaults otherwise. */
+  webhooks?: WebhookSettings;
 }
 
 export const manifestDefaults = {

@@ -159,6 +159,10 @@ ${versionEntries.join('')}    ],
     invariants: [standaloneRunsOneReplica],
     defaults: default${n.kind},
     transitions: ${n.camel}Machine,
+    // What the invariants, defaults and rules read besides the spec: declare each label or annotation they read, and
+    // status: true if they read it. A write that changes nothing of it never reaches crdgate, so never waits on it
+    // (node_modules/crdgate/docs/contracts.md, "What reaches crdgate").
+    reads: { labels: [], annotations: [], status: false },
   });
 }
 `;

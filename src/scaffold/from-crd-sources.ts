@@ -72,6 +72,10 @@ export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
   return defineContract<${n.kind}Spec>({
     ...fromCrd(crd),${conversions}
     invariants,
+    // What the invariants, defaults and rules read besides the spec: declare each label or annotation they read, and
+    // status: true if they read it. A write that changes nothing of it never reaches crdgate, so never waits on it
+    // (node_modules/crdgate/docs/contracts.md, "What reaches crdgate").
+    reads: { labels: [], annotations: [], status: false },
     // TODO: defaults, transitions, deletionRules, updateRules: see node_modules/crdgate/docs/contracts.md.
   });
 }
@@ -110,6 +114,10 @@ export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
   return defineContract<${n.kind}Spec>({
     ...fromCrd(crd, { crdOwner: 'external' }),
     invariants,
+    // What the invariants, defaults and rules read besides the spec: declare each label or annotation they read, and
+    // status: true if they read it. A write that changes nothing of it never reaches crdgate, so never waits on it
+    // (node_modules/crdgate/docs/contracts.md, "What reaches crdgate").
+    reads: { labels: [], annotations: [], status: false },
     // TODO: transitions: the operator's phases (its phase strings through \`phases\`, or its conditions through
     // \`readState\`) and the spec changes it can carry out in each (node_modules/crdgate/docs/guarding-an-operator.md).
   });

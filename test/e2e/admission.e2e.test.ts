@@ -134,14 +134,9 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
     expect(deleted).toMatchObject({ exitCode: 0, stderr: '' });
     await expectAbsent('protected');
 
-    expect(callsAbout('protected')).toEqual([
-      '/mutate CREATE allowed ALLOWED',
-      '/validate CREATE allowed ALLOWED',
-      '/validate DELETE denied DELETION_PROTECTED',
-      '/mutate UPDATE allowed ALLOWED',
-      '/validate UPDATE allowed ALLOWED',
-      '/validate DELETE allowed ALLOWED',
-    ]);
+    // Removing the annotation changes nothing GeoDatabase's rules read, and nothing then protects the delete: neither
+    // reaches crdgate (the webhooks' matchConditions skip them).
+    expect(callsAbout('protected')).toEqual(['/mutate CREATE allowed ALLOWED', '/validate CREATE allowed ALLOWED', '/validate DELETE denied DELETION_PROTECTED']);
   });
 
   it('runs the webhooks on a server-side dry run and persists nothing', async () => {

@@ -127,7 +127,8 @@ describe.skipIf(!controlPlane)('manifests/ applied with kubectl apply -k to the 
       ...['ValidatingWebhookConfiguration//crdgate', 'MutatingWebhookConfiguration//crdgate'].flatMap((name) => (stored.get(name) as any).webhooks.map((w: any) => w.clientConfig)),
       (stored.get('CustomResourceDefinition//geodatabases.geo.example.com') as any).spec.conversion.webhook.clientConfig,
     ];
-    expect(clientConfigs).toHaveLength(3);
+    // The resource's and its status writes' validating webhooks, the mutating one, the conversion.
+    expect(clientConfigs).toHaveLength(4);
     for (const config of clientConfigs) expect(config).not.toHaveProperty('caBundle');
   });
 

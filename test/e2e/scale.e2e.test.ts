@@ -12,7 +12,7 @@ import { eventually } from '../../src/local-loop/eventually.ts';
 import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
 import { installNames } from '../../src/render/in-cluster-names.ts';
 import { renderScaleReadsFile } from '../../src/render/scale-reads.ts';
-import { scaleWebhookName, validatingWebhookName } from '../../src/render/webhook-configurations.ts';
+import { scaleWebhookName, validatingWebhookName } from '../../src/render/webhook-names.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';

@@ -131,7 +131,8 @@ describe.skipIf(!controlPlane)('overlays/self-managed-certs applied with kubectl
       ...['Validating', 'Mutating'].flatMap((kind) => stored.get(`${kind}WebhookConfiguration//${installName}`).webhooks.map((w: any) => w.clientConfig)),
       stored.get(`CustomResourceDefinition//${crdName}`).spec.conversion.webhook.clientConfig,
     ];
-    expect(clientConfigs).toHaveLength(3);
+    // The resource's and its status writes' validating webhooks, the mutating one, the conversion.
+    expect(clientConfigs).toHaveLength(4);
     for (const config of clientConfigs) expect(config).not.toHaveProperty('caBundle');
   });
 

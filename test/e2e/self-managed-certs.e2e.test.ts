@@ -319,7 +319,12 @@ describe.skipIf(!controlPlane)('crdgate serve --manage-certs: two replicas keep 
     expect(served.subjectAltName).toContain('IP Address:127.0.0.1');
     expect(served.subjectAltName).toContain(`DNS:${installName}.${namespace}.svc`);
     expect(Object.keys(await caBundles()).sort()).toEqual(
-      [`CustomResourceDefinition ${crdName} conversion`, `MutatingWebhookConfiguration mutate.${crdName}`, `ValidatingWebhookConfiguration ${validatingWebhook}`].sort(),
+      [
+        `CustomResourceDefinition ${crdName} conversion`,
+        `MutatingWebhookConfiguration mutate.${crdName}`,
+        `ValidatingWebhookConfiguration ${validatingWebhook}`,
+        `ValidatingWebhookConfiguration status.${validatingWebhook}`,
+      ].sort(),
     );
 
     // One leader, named in the Lease by the identity it was started with.

@@ -4,7 +4,7 @@ import { useCrdgateInFront } from './support/crdgate-in-front.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 import { auditedWrites } from './support/audit-log.ts';
-import { validatingWebhookName } from '../../src/render/webhook-configurations.ts';
+import { validatingWebhookName } from '../../src/render/webhook-names.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 
 const provided = inject('controlPlane');

@@ -54,6 +54,7 @@ const accounts: Record<string, [string, Account][]> = {
     ['// bucket-unclassified.ts', contractGuideTests],
     ['// volumes-machine.ts', contractGuideTests],
     ['// bucket-versions.ts', contractGuideTests],
+    ['// bucket-reads.ts', contractGuideTests],
     ['const v1alpha1: SpokeConversion = {', { shows: 'a fragment: the shape of hubToSpokePaths in a conversion written by hand' }],
     ['// A fragment of a mapping', { shows: 'a fragment of a mapping, its first line says so' }],
     ['// quantities.ts', contractGuideTests],

@@ -12,6 +12,7 @@ import "unsafe"
 //	r = judge(handle, p, n)         a judgeRequest in, a judgeAnswer out
 //	forget(handle)                  drops a loaded CRD
 //	r = evaluate(p, n)              an evaluateRequest in (one CEL expression), an evaluateAnswer out
+//	r = match(p, n)                 a matchRequest in (a webhook's matchConditions), a matchAnswer out
 //	free(p)                         for every alloc'd buffer and every answer, once read
 var held = map[uintptr][]byte{}
 
@@ -55,6 +56,11 @@ func judge(handle int32, address, n uint32) uint64 {
 //go:wasmexport evaluate
 func evaluate(address, n uint32) uint64 {
 	return send(answerEvaluate(received(address, n)))
+}
+
+//go:wasmexport match
+func match(address, n uint32) uint64 {
+	return send(answerMatch(received(address, n)))
 }
 
 //go:wasmexport forget

@@ -15,12 +15,13 @@ func init() {
 	klog.SetLogger(logr.Discard())
 }
 
-// The engine answers three questions, each a JSON document in and a JSON document out (see exports.go for how the
+// The engine answers four questions, each a JSON document in and a JSON document out (see exports.go for how the
 // bytes travel):
 //
 //	load:     a CustomResourceDefinition (apiextensions.k8s.io/v1) → loadAnswer
 //	judge:    a judgeRequest about an object of a loaded CRD → judgeAnswer
 //	evaluate: an evaluateRequest, one CEL expression in a CRD rule's environment → evaluateAnswer (evaluate.go)
+//	match:    a matchRequest, a webhook's matchConditions against one request → matchAnswer (match.go)
 //
 // Nothing here panics its way out: a panic becomes an answer with "error" set.
 

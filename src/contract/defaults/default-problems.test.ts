@@ -106,7 +106,7 @@ describe("defineContract: the library's defaults", () => {
         derivedDefault('metadata.labels[example.com/replicas]', { from: 'spec.replicas', compute: 'copy' }),
       ]),
     ).toEqual([
-      `defaults[0] (metadata.labels[Not A Key]): "Not A Key" is not a label or annotation key: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit`,
+      `defaults[0] (metadata.labels[Not A Key]): "Not A Key" is not a label or annotation key: it must be a qualified name: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit`,
       "defaults[1] (metadata.labels[example.com/team]): a label's value must be at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit",
       "defaults[2] (metadata.annotations[example.com/count]): an annotation's value must be a string",
       'defaults[3] (metadata.labels[example.com/replicas]): a label holds a string, and copy of spec.replicas is of type integer',

@@ -1,5 +1,5 @@
 import type { ContractDefinition } from '../define-contract.ts';
-import { isLabelValue, isQualifiedName } from '../dns-names.ts';
+import { isLabelValue, isQualifiedName, qualifiedNameRule } from '../dns-names.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { defaultersOf } from './contract-defaulter.ts';
 import type { DefaultForm } from './default-form.ts';
@@ -53,7 +53,7 @@ function formProblems(form: DefaultForm, hubSchema: JSONSchemaProps | undefined)
 
 /** The schema of the field a target sets; undefined where it cannot be known (a label, a field kept as it comes). */
 function targetSchema(target: DefaultTarget, hubSchema: JSONSchemaProps | undefined, path: string): JSONSchemaProps | undefined | string {
-  if (target.createsParent) return isQualifiedName(target.key) ? undefined : `"${target.key}" is not a label or annotation key: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit`;
+  if (target.createsParent) return isQualifiedName(target.key) ? undefined : `"${target.key}" is not a label or annotation key: it must be ${qualifiedNameRule}`;
   if (hubSchema === undefined) return undefined;
   const steps = target.list === undefined ? [...target.parents, target.key] : [...target.list, '*', ...target.parents, target.key];
   return schemaAt(hubSchema, steps, path);

@@ -9,7 +9,7 @@ import { schemaV1alpha1 } from './schema-v1alpha1.ts';
 import { schemaV1beta1 } from './schema-v1beta1.ts';
 import { riskyChangeWarnings } from './risky-changes.ts';
 import { geoDatabaseMachine } from './transitions.ts';
-import { annotations, group } from './types.ts';
+import { annotations, group, labels } from './types.ts';
 
 const statusSubresource = { status: {} };
 
@@ -77,5 +77,9 @@ export function geoDatabaseContract(): Contract {
     deletionRules: [deletionProtection],
     transitions: geoDatabaseMachine,
     updateRules: [riskyChangeWarnings],
+    // The invariants and rules read the spec alone; the defaults keep the postgres-major label in step with it. So a
+    // status write, a finalizer, or any other label or annotation never needs crdgate (the machine's override
+    // annotation and phase it knows of itself).
+    reads: { labels: [labels.postgresMajor], annotations: [], status: false },
   });
 }

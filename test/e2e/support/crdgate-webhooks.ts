@@ -6,11 +6,8 @@ import { geoDatabaseContract } from '../../../src/contracts/geodatabase/index.ts
 import { renderCustomResourceDefinition } from '../../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../../src/render/manifest.ts';
 import type { WebhookEndpoint } from '../../../src/render/webhook-endpoint.ts';
-import {
-  renderMutatingWebhookConfiguration,
-  renderValidatingWebhookConfiguration,
-  validatingWebhookName,
-} from '../../../src/render/webhook-configurations.ts';
+import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from '../../../src/render/webhook-configurations.ts';
+import { validatingWebhookName } from '../../../src/render/webhook-names.ts';
 import type { ServeOptions } from '../../../src/server/serve.ts';
 import { startTestServer, type TestServer } from '../../integration/support/test-server.ts';
 import { isNotFound, refusal } from './api-error.ts';
