@@ -13,8 +13,8 @@ import {
   gt,
   ident,
   index,
+  hasType,
   int,
-  isIn,
   isPlainFieldName,
   le,
   list,
@@ -234,17 +234,10 @@ interface ReadingCel {
   part?(value: Cel, position: number): Cel;
 }
 
-/**
- * The value has the CEL type: an object stored before its schema changed may hold a value of another type, which
- * crdgate's readers find unreadable, and which the CEL must not compare (a fraction against an int counts a
- * change) nor read (a number has no matches(), and a failing policy refuses). `&&` is false when either side is,
- * so the readings after it never meet such a value. Written as membership of a one-element list, not as
- * `type(value) == int`: cel-go costs an equality at the smaller size of its sides, and a type has no size, so the
- * estimate would be unbounded; `in` is costed at the list's size, which is one.
- */
-function hasType(value: Cel, type: 'int' | 'string'): Cel {
-  return isIn(call('type', [value]), list([ident(type)]));
-}
+// hasType ahead of each reading: an object stored before its schema changed may hold a value of another type, which
+// crdgate's readers find unreadable, and which the CEL must not compare (a fraction against an int counts a change)
+// nor read (a number has no matches(), and a failing policy refuses). `&&` is false when either side is, so the
+// readings after it never meet such a value.
 
 /** `(a > b ? 1 : (a < b ? -1 : 0))`: the sign of a's order against b. */
 function sign(a: Cel, b: Cel): Cel {

@@ -2,6 +2,7 @@ import type { Contract, DeletionProtection } from '../contract/define-contract.t
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
 import { compileMachine, type KindCoverage, type UnclassifiedCoverage } from './compile-machine.ts';
+import type { StateCoverage } from './compile-state-reading.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
 /** What the API server enforces for a contract without crdgate, and what only crdgate's webhook does. */
@@ -14,6 +15,8 @@ export interface ContractPolicy {
 }
 
 export interface PolicyCoverage {
+  /** How the policy reads the state an update starts from; absent without a machine. */
+  state?: StateCoverage;
   /** Per change kind of the machine; empty without a machine. */
   changeKinds: KindCoverage[];
   /** Changes no change kind names; not judged without a machine. */
@@ -54,6 +57,7 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
     variables: machine?.variables ?? [],
     validations,
     coverage: {
+      ...(machine === undefined ? {} : { state: machine.state }),
       changeKinds: machine?.kinds ?? [],
       unclassified: machine?.unclassified ?? { judged: false, compiled: false, webhookOnly: [] },
       deletionRules: deletion.map(({ rule, name }) =>
