@@ -1,4 +1,4 @@
-import type { Contract, DeletionProtection } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract, type DeletionProtection } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
 import { compileMachine, type KindCoverage, type UnclassifiedCoverage } from './compile-machine.ts';
@@ -66,13 +66,19 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
       webhookOnly: [
         ...(contract.invariants?.length ? ['invariants'] : []),
         ...(contract.updateRules?.length ? ['update rules'] : []),
-        'the schema checks crdgate adds to the CRD (formats, ratcheting)',
+        ownsCrd(contract) ? ownCrdSchemaChecks : 'the schema checks crdgate adds to the CRD (formats, ratcheting)',
         'computed defaults',
       ],
       subresources: hubHasScale(contract) ? [{ subresource: 'scale', enforcedBy: 'webhook', reason: scaleNotByPolicy }] : [],
     },
   };
 }
+
+/**
+ * What crdgate's schema checks that the CRD it renders does not: its own formats are rules there
+ * (src/render/api-server-schema.ts), but the API server's quantity library takes a few spellings crdgate refuses.
+ */
+const ownCrdSchemaChecks = 'the quantities only crdgate refuses (without digits, of more than 128 characters, or an exponent past 1000)';
 
 /** As metadataDeletionRule's protection: refused while the stored object carries the annotation with that value. */
 function deletionValidation(contract: Contract, protection: DeletionProtection): PolicyValidation {
