@@ -15,6 +15,7 @@ import { admissionPolicyName, renderAdmissionPolicies } from '../../src/render/a
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
+import { declarativeDbPoolerContract } from './support/db-operator-contracts.ts';
 import { applyStrict, expectNoWebhookFor, expectStatus, hubOnlyCrd, installCrd, removeCrd, restClient, type Rest, type RestResponse } from './support/raw-api.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
 
@@ -107,7 +108,8 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy within th
   }, 1_200_000);
 
   describe('statically: celcost, with the API server\'s CEL libraries, against the hub schema', () => {
-    for (const { contract } of cases) {
+    // And an operator's kind whose state the policy reads from its conditions, over a list its CRD does not bound.
+    for (const contract of [...cases.map((entry) => entry.contract), declarativeDbPoolerContract()]) {
       const kind = contract.identity.kind;
       const policyOf = async () => {
         const manifests = [...renderAdmissionPolicies([contract], installName), renderCustomResourceDefinition(contract, { target: { url: 'https://127.0.0.1:1' } })];
