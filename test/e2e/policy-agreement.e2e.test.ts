@@ -12,6 +12,7 @@ import { compileContractPolicy } from '../../src/policy/compile-policy.ts';
 import { messageBrokerContract } from '../../src/policy/message-broker.fixture.ts';
 import { admissionPolicyName, renderAdmissionPolicies } from '../../src/render/admission-policy.ts';
 import { declarativeDbPoolerContract } from './support/db-operator-contracts.ts';
+import type { Manifest } from '../../src/render/manifest.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { expectFloors } from './support/case-floors.ts';
 import { applyStrict, expectNoWebhookFor, expectStatus, hubOnlyCrd, installCrd, removeCrd, restClient, type Rest, type RestResponse } from './support/raw-api.ts';
@@ -169,6 +170,58 @@ describe.skipIf(!controlPlane)('the rendered ValidatingAdmissionPolicy against c
       weaker += results.filter((result) => result.apiServer.allowed && !result.crdgate.allowed).length;
     }
     expect(weaker).toBeGreaterThan(0);
+  });
+
+  // A stored object may hold a value of another type than the schema's, written before the schema changed. crdgate's
+  // reader finds it unreadable (no change); the policy checks each value's type before it reads it, so it finds no
+  // change either, rather than failing (a failing policy refuses). Two updates reach the policy with it: one that
+  // corrects the value (the new object is validated, the old one is not), and one that keeps it, which CRD validation
+  // ratcheting lets through the schema.
+  it('decides an update of a stored value of another type than the schema\'s as crdgate does, corrected or kept', { timeout: 120_000 }, async () => {
+    const scene = scenes.get('GeoDatabase')!;
+    const crd = withoutCelRules(hubOnlyCrd(scene.contract));
+    type Spec = { properties: Record<string, unknown> };
+    const specSchemaOf = (manifest: Manifest) => (manifest['spec'] as { versions: { schema: { openAPIV3Schema: { properties: { spec: Spec } } } }[] }).versions[0]!.schema.openAPIV3Schema.properties.spec;
+    const withSchema = (readReplicas: unknown): Manifest => {
+      const changed = structuredClone(crd);
+      specSchemaOf(changed).properties['readReplicas'] = readReplicas;
+      return changed;
+    };
+    const original = specSchemaOf(crd).properties['readReplicas'];
+    const name = `${scene.prefix}-retyped`;
+    const spec = { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' }, readReplicas: '2' };
+    // The schema of an earlier release: readReplicas a string.
+    await applyStrict(rest(), [withSchema({ type: 'string', maxLength: 8 })], fieldManager);
+    await eventually('a string readReplicas to be stored', async () => {
+      const created = await rest().send('POST', scene.collection, { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name, namespace: scene.namespace }, spec });
+      return created.status === 201 ? true : undefined;
+    });
+    try {
+      await applyStrict(rest(), [withSchema(original)], fieldManager);
+      await eventually('the integer readReplicas to be in force', async () => {
+        const probe = await rest().send('POST', `${scene.collection}?dryRun=All`, { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: `${name}-probe`, namespace: scene.namespace }, spec });
+        return probe.status === 422 ? true : undefined;
+      });
+      // Upgrading allows no change: a readReplicas change the policy counted would be refused, so would one it failed on.
+      await rest().send('PATCH', `${scene.collection}/${name}/status`, { status: { phase: 'Upgrading' } }, mergePatch).then(expectStatus(200));
+      const update = async (newSpec: Record<string, unknown>, labels?: Record<string, string>) => {
+        const stored = (await rest().send('GET', `${scene.collection}/${name}`).then(expectStatus(200))).body as KubeObject;
+        expect((stored.spec as Record<string, unknown>)['readReplicas']).toBe('2');
+        const sent: KubeObject = { ...stored, metadata: { ...stored.metadata, managedFields: undefined, ...(labels ? { labels } : {}) }, spec: newSpec };
+        const crdgate = evaluateTransition(machineOf(scene.contract), stored, sent).allowed;
+        const response = await rest().send('PUT', `${scene.collection}/${name}?dryRun=All`, sent);
+        return { crdgate, apiServer: answerOf(scene, response, []) };
+      };
+      // Corrected: an int where a string was.
+      expect(await update({ ...spec, readReplicas: 3 })).toEqual({ crdgate: true, apiServer: { allowed: true, code: 200, message: '' } });
+      // Kept, with a label changed, and beside a change no state allows (a shrink): the policy still judges what it reads.
+      expect(await update(spec, { team: 'maps' })).toEqual({ crdgate: true, apiServer: { allowed: true, code: 200, message: '' } });
+      const shrink = await update({ ...spec, storage: { size: '10Gi' } });
+      expect(shrink).toMatchObject({ crdgate: false, apiServer: { allowed: false, code: 403 } });
+      expect(shrink.apiServer.message).toContain('shrinking storage from 20Gi to 10Gi is unsupported');
+    } finally {
+      await rest().send('DELETE', `${scene.collection}/${name}`).then(expectStatus(200, 404));
+    }
   });
 });
 
