@@ -36,7 +36,19 @@ export { fromCrd, readCrdFile, type CrdContractParts, type FromCrdOptions } from
 export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/kube-object.ts';
 export { fieldError, formatFieldError, type FieldError, type FieldErrorType } from './contract/field-error.ts';
 
-export type { AllowedChanges, Change, ChangeKind, Classifier, Location, StateReader, StateRule, TransitionMachine, UnclassifiedChanges } from './contract/fsa/machine.ts';
+export type {
+  AllowedChanges,
+  Change,
+  ChangeKind,
+  Classifier,
+  ConditionStateRule,
+  Location,
+  StateReader,
+  StateRule,
+  StatusTest,
+  TransitionMachine,
+  UnclassifiedChanges,
+} from './contract/fsa/machine.ts';
 export { fieldClassifier, type FieldComparison } from './contract/fsa/field-classifier.ts';
 export { keyedListClassifier, type KeyedListComparison } from './contract/fsa/keyed-list-classifier.ts';
 export { byDirection, byReleaseStep, whenDifferent, type Comparison } from './contract/fsa/comparisons.ts';

@@ -40,23 +40,37 @@ describe('contractCrdRefusal', () => {
     ]);
   });
 
-  it('does not start the engine for a contract without rules', () => {
+  // The example without its rules, and without the formats of crdgate's own its CRD says as rules.
+  const withoutRules = (value: unknown, formats = true): unknown =>
+    Array.isArray(value)
+      ? value.map((item) => withoutRules(item, formats))
+      : typeof value === 'object' && value !== null
+        ? Object.fromEntries(
+            Object.entries(value)
+              .filter(([key, v]) => key !== 'x-kubernetes-validations' && !(formats && key === 'format' && (v === 'quantity' || v === 'dns1123-label')))
+              .map(([key, v]) => [key, withoutRules(v, formats)]),
+          )
+        : value;
+  const exampleWithout = (formats: boolean) => {
     const contract = geoDatabaseContract();
-    const withoutRules = (value: unknown): unknown =>
-      Array.isArray(value)
-        ? value.map(withoutRules)
-        : typeof value === 'object' && value !== null
-          ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'x-kubernetes-validations').map(([key, v]) => [key, withoutRules(v)]))
-          : value;
-    const plain = { ...contract, versions: contract.versions.map((version) => ({ ...version, schema: withoutRules(version.schema) as JSONSchemaProps })) };
+    return { ...contract, versions: contract.versions.map((version) => ({ ...version, schema: withoutRules(version.schema, formats) as JSONSchemaProps })) };
+  };
+
+  it('does not start the engine for a contract without rules', async () => {
+    const plain = exampleWithout(true);
     expect(JSON.stringify(plain.versions)).not.toContain('x-kubernetes-validations');
-    const files = async () => readdir(dir);
-    return (async () => {
-      const before = await files();
-      expect(contractCrdRefusal(compiled(plain), { acceptedCrds: dir })).toEqual([]);
-      // Nothing to remember: the engine was never asked.
-      expect(await files()).toEqual(before);
-    })();
+    const before = await readdir(dir);
+    expect(contractCrdRefusal(compiled(plain), { acceptedCrds: dir })).toEqual([]);
+    // Nothing to remember: the engine was never asked.
+    expect(await readdir(dir)).toEqual(before);
+  });
+
+  it('asks the engine for a contract whose only rules are those its CRD says in place of crdgate\'s own formats', async () => {
+    const formatsOnly = exampleWithout(false);
+    expect(JSON.stringify(formatsOnly.versions)).not.toContain('x-kubernetes-validations');
+    const before = await readdir(dir);
+    expect(contractCrdRefusal(compiled(formatsOnly), { acceptedCrds: dir })).toEqual([]);
+    expect(await readdir(dir)).toHaveLength(before.length + 1);
   });
 
   it('remembers a CRD the engine took, once per contract, and never one it refused', async () => {

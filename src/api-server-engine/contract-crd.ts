@@ -37,8 +37,8 @@ export function asReadByTheApiServer(compiled: CompiledContract, object: KubeObj
 }
 
 /**
- * What kube-apiserver would answer to creating the contract's CRD, in its words, for a contract whose schemas carry
- * CEL rules (`x-kubernetes-validations`): a rule that does not compile, calls a function the API server's version
+ * What kube-apiserver would answer to creating the contract's CRD, in its words, for a contract whose rendered
+ * schemas carry CEL rules (`x-kubernetes-validations`, its own or those in place of crdgate's formats): a rule that does not compile, calls a function the API server's version
  * does not have, or is estimated to cost more than its limits, a fieldPath that names no field. Empty when it would
  * take the CRD, and for a contract with no rules: defineContract's structural check covers everything else without
  * starting the engine.
@@ -48,7 +48,9 @@ export function asReadByTheApiServer(compiled: CompiledContract, object: KubeObj
  * does not start it, which costs about a second of CPU, until the contract or the engine changes.
  */
 export function contractCrdRefusal(compiled: CompiledContract, options: { acceptedCrds?: string } = {}): readonly FieldError[] {
-  if (!compiled.contract.versions.some((version) => carriesRules(version.schema))) return [];
+  // The rendered schemas: crdgate's own formats are rules there (src/render/api-server-schema.ts).
+  const versions = (renderCustomResourceDefinition(compiled.contract, placeholderEndpoint)['spec'] as { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] }).versions;
+  if (!versions.some((version) => carriesRules(version.schema.openAPIV3Schema))) return [];
   const remembered = options.acceptedCrds === undefined ? undefined : acceptedCrdFile(options.acceptedCrds, compiled);
   if (remembered !== undefined && exists(remembered)) return [];
   const refusal = engineCrdFor(compiled).refusal;

@@ -48,7 +48,10 @@ export function previousRevision(compiled: CompiledContract, oldObject: KubeObje
   const flagged = flagState !== undefined && (machine.states as readonly string[]).includes(flagState) ? flagState : undefined;
   const state = flagged ?? machine.steadyState;
   if (state === undefined) {
-    const where = machine.phasePath === undefined ? 'no state its readState can read' : `no ${machine.phasePath}`;
+    const where =
+      machine.readState !== undefined ? 'no state its readState can read'
+      : machine.conditionStates !== undefined ? 'no state in its conditions (a conditionStates rule says nothing is recorded yet)'
+      : `no ${machine.phasePath}`;
     throw new StartStateUnknownError(
       `${contract.identity.kind} ${objectRef(oldObject)}: the previous revision records ${where} and the contract names no steadyState: ` +
         `pass --state STATE (one of ${machine.states.join(', ')})`,

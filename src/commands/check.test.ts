@@ -57,8 +57,14 @@ describe('crdgate check on a manifest tree', () => {
     for (const name of ['v1-valid', 'v1beta1-valid', 'v1alpha1-valid']) expect(paragraphAbout(result.stdout, name).header).toMatch(/ CREATE: allowed$/);
     const v1 = paragraphAbout(result.stdout, 'v1-invalid');
     expect(v1.header).toBe('tree/apps/geo/databases.yaml:31 (document 3): GeoDatabase maps/v1-invalid (geo.example.com/v1) CREATE: denied OBJECT_INVALID');
-    // The API server's answer (the CRD bounds the replicas), then what the webhook refuses next (a quantity it reads).
-    expect(v1.lines).toEqual([expect.stringMatching(/^spec\.readReplicas: Invalid value: 20/), expect.stringMatching(/^then the webhook: spec\.storage\.size: Invalid value: "50GB"/)]);
+    // The API server's answer (the CRD bounds the replicas, and its rule in place of crdgate's quantity format refuses
+    // the size), then what the webhook refuses next (its invariants).
+    expect(v1.lines).toEqual([
+      expect.stringMatching(/^spec\.readReplicas: Invalid value: 20/),
+      'spec.storage.size: Invalid value: "50GB": must be a Kubernetes quantity such as 500m, 64Mi, 2Gi or 1.5e3',
+      expect.stringMatching(/^then the webhook: spec\.postgres\.version: PostgreSQL major 18 is not supported/),
+      expect.stringMatching(/^then the webhook: spec\.postgres\.postgis: /),
+    ]);
     const beta = paragraphAbout(result.stdout, 'v1beta1-invalid');
     expect(beta.header).toMatch(/^tree\/apps\/legacy\/v1beta1\.yml:14 \(document 2\): .*\(geo\.example\.com\/v1beta1\) CREATE: denied OBJECT_INVALID$/);
     expect(beta.lines).toEqual([expect.stringMatching(/^spec\.caches\[0\]\.name: Invalid value: "Tiles_1"/)]);
@@ -104,8 +110,8 @@ describe('crdgate check on a manifest tree', () => {
       allowed: false,
       code: 'OBJECT_INVALID',
     });
-    expect(invalid.causes.map((c: any) => [c.field, c.type])).toEqual([['spec.readReplicas', 'FieldValueInvalid']]);
-    expect(invalid.next.map((c: any) => [c.field, c.type])).toEqual([['spec.storage.size', 'FieldValueInvalid']]);
+    expect(invalid.causes.map((c: any) => [c.field, c.type])).toEqual([['spec.readReplicas', 'FieldValueInvalid'], ['spec.storage.size', 'FieldValueInvalid']]);
+    expect(invalid.next.map((c: any) => [c.field, c.type])).toEqual([['spec.postgres.version', 'FieldValueNotSupported'], ['spec.postgres.postgis', 'FieldValueNotSupported']]);
     expect(invalid).not.toHaveProperty('object');
     const alpha = byName(report.objects, 'v1alpha1-valid');
     expect(alpha).toMatchObject({ location: { file: 'tree/apps/legacy/alpha/list.json', document: 1, item: 0, line: 5 }, allowed: true, code: 'ALLOWED' });

@@ -82,7 +82,7 @@ export default ${exported};
 
   it.each([
     ['fsa', 'humanInterventionStates: undefined,', ['fsa'], 'transitions.humanInterventionStates must be a list of state names, got undefined'],
-    ['check', 'readState: undefined,', ['check', '-f', 'bucket.yaml'], 'transitions.phasePath must be a field path such as status.phase (or read the state with readState), got undefined'],
+    ['check', 'readState: undefined,', ['check', '-f', 'bucket.yaml'], 'transitions.phasePath must be a field path such as status.phase (or read the state with conditionStates or readState), got undefined'],
     ['manifests', "phasePath: 'status.phase',", ['manifests', '--image', 'buckets:1'], 'transitions: phasePath and readState both read the state: give one'],
   ])('`crdgate %s` says what is wrong in one line, naming the option, and exits 2', async (_name, machine, command, named) => {
     const { code, stderr } = await run(moduleSource(machine), ...command);

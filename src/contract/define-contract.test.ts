@@ -270,7 +270,7 @@ describe('defineContract: the shape of the transition machine', () => {
       'contract buckets.storage.example.com is invalid: transitions: phasePath and readState both read the state: give one',
     );
     expect(problemOf(withMachine({ phasePath: undefined }))).toBe(
-      'contract buckets.storage.example.com is invalid: transitions.phasePath must be a field path such as status.phase (or read the state with readState), got undefined',
+      'contract buckets.storage.example.com is invalid: transitions.phasePath must be a field path such as status.phase (or read the state with conditionStates or readState), got undefined',
     );
   });
 });

@@ -204,6 +204,15 @@ export function has(base: Cel, field: string): Cel {
   return call('has', [member(base, field)]);
 }
 
+/**
+ * `type(value) in [int]`: whether the value has the CEL type. Written as membership of a one-element list, not as
+ * `type(value) == int`: cel-go costs an equality at the smaller size of its sides, and a type has no size, so the
+ * API server's estimate of it would be unbounded; `in` is costed at the list's size, which is one.
+ */
+export function hasType(value: Cel, type: 'int' | 'string' | 'map' | 'list'): Cel {
+  return isIn(call('type', [value]), list([ident(type)]));
+}
+
 function fieldName(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a CEL name: ${name}`);
   return name;

@@ -14,6 +14,7 @@ import {
   gt,
   ident,
   index,
+  hasType,
   int,
   isPlainFieldName,
   le,
@@ -243,6 +244,11 @@ interface ReadingCel {
   part?(value: Cel, position: number): Cel;
 }
 
+// hasType ahead of each reading: an object stored before its schema changed may hold a value of another type, which
+// crdgate's readers find unreadable, and which the CEL must not compare (a fraction against an int counts a change)
+// nor read (a number has no matches(), and a failing policy refuses). `&&` is false when either side is, so the
+// readings after it never meet such a value.
+
 /** `(a > b ? 1 : (a < b ? -1 : 0))`: the sign of a's order against b. */
 function sign(a: Cel, b: Cel): Cel {
   return cond(gt(a, b), int(1), cond(lt(a, b), int(-1), int(0)));
@@ -252,15 +258,15 @@ function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel 
   switch (reading) {
     case 'integer':
       return {
-        readable: (value) => and(ge(value, int(-largestExactInteger)), le(value, int(largestExactInteger))),
+        readable: (value) => and(hasType(value, 'int'), ge(value, int(-largestExactInteger)), le(value, int(largestExactInteger))),
         display: (value) => call('string', [value]),
         order: sign,
       };
     case 'string':
-      return { display: (value) => value };
+      return { readable: (value) => hasType(value, 'string'), display: (value) => value };
     case 'quantity':
       return {
-        readable: (value) => method(value, 'matches', str(exactQuantityPattern)),
+        readable: (value) => and(hasType(value, 'string'), method(value, 'matches', str(exactQuantityPattern))),
         display: (value) => value,
         order: (a, b) => method(call('quantity', [a]), 'compareTo', call('quantity', [b])),
       };
@@ -279,7 +285,7 @@ function releaseCel(schema: JSONSchemaProps): ReadingCel {
   const partOf = (pieces: Cel, position: number) => cond(gt(call('size', [pieces]), int(position)), call('int', [index(pieces, int(position))]), int(0));
   const [pa, pb] = [ident('pa'), ident('pb')];
   return {
-    readable: (value) => method(value, 'matches', str(pattern)),
+    readable: (value) => and(hasType(value, 'string'), method(value, 'matches', str(pattern))),
     display: (value) => value,
     part: (value, position) => partOf(split(value), position),
     // Each side is split once: `[x].map(name, ...)[0]` binds x to a name, as CEL has no let.

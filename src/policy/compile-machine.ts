@@ -1,11 +1,11 @@
 import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
 import { staleOverrideNote } from '../contract/fsa/evaluate/transition-messages.ts';
 import type { TransitionMachine, UnclassifiedChanges } from '../contract/fsa/machine.ts';
-import { readsPhase } from '../contract/fsa/phase.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
   and,
   celFalse,
+  celTrue,
   concat,
   cond,
   eq,
@@ -13,14 +13,12 @@ import {
   ident,
   int,
   isIn,
-  isPlainFieldName,
   list,
   lt,
   member,
   method,
   ne,
   not,
-  optionalField,
   optionalIndex,
   optionalMember,
   or,
@@ -28,19 +26,23 @@ import {
   str,
   type Cel,
 } from './cel.ts';
-import { compileClassifier, schemaAt, type ChangeSource, type UncompiledKinds } from './compile-classifiers.ts';
+import { compileClassifier, type ChangeSource, type UncompiledKinds } from './compile-classifiers.ts';
 import { compileUnclassified, type WebhookOnlyField } from './compile-unclassified.ts';
+import { compileStateReading, type StateCoverage, type StateReadingCel } from './compile-state-reading.ts';
 import { specCoverage } from '../contract/fsa/spec-coverage.ts';
 import { judgesUnclassifiedChanges, unclassifiedChangesIn, unclassifiedChangesInUnrecognisedPhase } from '../contract/fsa/unclassified-setting.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
 // The transition machine as CEL, judged as evaluateTransition judges an update: the state read from the old
 // object, each change kind counted, unsupported changes refused, changes the state does not allow refused unless
-// the override annotation gives a reason, and two exclusive changes that would pass refused together.
+// the override annotation gives a reason, and two exclusive changes that would pass refused together. Where the
+// policy does not read the state (compile-state-reading.ts), each validation refuses only what every state refuses.
 
 export interface CompiledMachine {
   variables: PolicyVariable[];
   validations: PolicyValidation[];
+  /** How the policy reads the state an update starts from, if it can. */
+  state: StateCoverage;
   /** Per change kind: enforced by the policy, or by the webhook alone and why. */
   kinds: KindCoverage[];
   unclassified: UnclassifiedCoverage;
@@ -64,25 +66,22 @@ const blankPattern = '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{
 
 export function compileMachine(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
   const allKinds = Object.keys(machine.changeKinds);
-  const judgesUnclassified = judgesUnclassifiedChanges(machine);
-  if (!readsPhase(machine)) return webhookOnly(allKinds, stateReaderNotCompiled, judgesUnclassified);
-  const phaseUnreadable = phaseProblem(machine, hubSchema);
-  if (phaseUnreadable !== undefined) return webhookOnly(allKinds, phaseUnreadable, judgesUnclassified);
+  const reading = compileStateReading(machine, hubSchema);
   const read = readVariables();
   const { sources, uncompiled } = compileClassifiers(machine, hubSchema, read.define);
   const sourcesOf = new Map(allKinds.map((kind) => [kind, sources.filter((source) => source.kind === kind)]));
+  const anyChangeStates = machine.states.filter((state) => machine.rules[state]?.anyChange);
+  const everywhere = refusedInEveryState(machine, anyChangeStates);
   const kinds = allKinds.map((kind): KindCoverage => {
     const missing = uncompiled.find((entry) => entry.kinds.includes(kind));
     if (missing !== undefined) return { kind, enforcedBy: 'webhook', reason: missing.reason };
     if (sourcesOf.get(kind)!.length === 0) return { kind, enforcedBy: 'webhook', reason: 'no classifier reports it' };
+    if (reading.coverage.readBy === 'none' && !everywhere.kind(kind)) return { kind, enforcedBy: 'webhook', reason: stateDependent(machine, kind) };
     return { kind, enforcedBy: 'policy' };
   });
 
-  const anyChangeStates = machine.states.filter((state) => machine.rules[state]?.anyChange);
   const variableNames = new Map(allKinds.map((kind, index) => [kind, kindVariable(kind, index, allKinds)]));
   const counted = allKinds.filter((kind) => sourcesOf.get(kind)!.length > 0);
-  const reading = stateReading(machine, hubSchema);
-  const isUpdate = eq(member(ident('request'), 'operation'), str('UPDATE'));
   const variables: PolicyVariable[] = [
     ...reading.variables,
     { name: 'judged', expression: (anyChangeStates.length === 0 ? isUpdate : and(isUpdate, not(isIn(state, celList(anyChangeStates))))).text },
@@ -99,19 +98,56 @@ export function compileMachine(machine: TransitionMachine<string, string>, hubSc
       const own = sourcesOf.get(kind)!;
       return own.slice(0, -1).reduceRight((rest, source) => cond(gt(source.count, int(0)), source.message(description), rest), own.at(-1)!.message(description));
     },
-    stateLabel: cond(isIn(state, celList(machine.states)), state, reading.unrecognisedLabel),
+    stateLabel: cond(isIn(state, celList(machine.states)), state, reading.unread === undefined ? reading.unrecognisedLabel : cond(reading.unread.known, reading.unrecognisedLabel, reading.unread.label)),
+    reading,
+    everywhere,
   };
   const validations = counted.map((kind) => kindValidation(judging, kind));
   const exclusive = counted.filter((kind) => machine.changeKinds[kind]?.exclusive && machine.changeKinds[kind]?.unsupported === undefined);
   if (exclusive.length > 0) validations.push(exclusiveValidation(judging, exclusive));
-  if (!judgesUnclassified) return { variables, validations, kinds, unclassified: { judged: false, compiled: false, webhookOnly: [] } };
+  const result = { variables, validations, state: reading.coverage, kinds };
+  if (!judgesUnclassifiedChanges(machine)) return { ...result, unclassified: { judged: false, compiled: false, webhookOnly: [] } };
+  // Where the policy cannot read the state, it compares the spec only if every state decides alike.
+  if (reading.coverage.readBy === 'none' && everywhere.unclassified === undefined) {
+    return { ...result, unclassified: { judged: true, compiled: false, webhookOnly: [{ field: 'spec', reason: 'states decide them differently, and the policy does not read the state' }] } };
+  }
   const unclassified = compileUnclassified(hubSchema.properties?.spec, specCoverage(machine.classifiers));
   if (unclassified.changedField !== undefined) {
     variables.push({ name: 'unclassified_change', expression: unclassified.changedField.text });
     validations.push(unclassifiedValidation(judging, variable('unclassified_change')));
   }
-  return { variables, validations, kinds, unclassified: { judged: true, compiled: unclassified.changedField !== undefined, webhookOnly: unclassified.webhookOnly } };
+  return { ...result, unclassified: { judged: true, compiled: unclassified.changedField !== undefined, webhookOnly: unclassified.webhookOnly } };
 }
+
+/** What the webhook refuses whatever state an update starts from: in every state and in an unrecognised one. */
+interface RefusedEverywhere {
+  /** A change of the kind, on its own. */
+  kind(kind: string): boolean;
+  /** Two exclusive changes in one update: each is refused where the state does not allow it, and together where it does. */
+  exclusive: boolean;
+  /** The one setting for changes no change kind names in every state and an unrecognised phase, if they share one. */
+  unclassified?: UnclassifiedChanges;
+}
+
+/** A state that allows any change allows everything; without one, unsupported changes are refused everywhere. */
+function refusedInEveryState(machine: TransitionMachine<string, string>, anyChangeStates: readonly string[]): RefusedEverywhere {
+  const settings = new Set([...machine.states.map((name) => unclassifiedChangesIn(machine, name)), unclassifiedChangesInUnrecognisedPhase(machine)]);
+  return {
+    kind: (kind) => anyChangeStates.length === 0 && machine.changeKinds[kind]?.unsupported !== undefined,
+    exclusive: anyChangeStates.length === 0,
+    ...(settings.size === 1 ? { unclassified: [...settings][0]! } : {}),
+  };
+}
+
+/** Why a kind the state decides is the webhook's where the policy does not read the state (the coverage says why not). */
+function stateDependent(machine: TransitionMachine<string, string>, kind: string): string {
+  const where = machine.changeKinds[kind]?.unsupported !== undefined
+    ? `where any change is (${machine.states.filter((name) => machine.rules[name]?.anyChange).join(', ')})`
+    : `in ${statesAllowing(machine, kind).join(', ')}`;
+  return `it is allowed ${where}, and the policy does not read the state: it refuses it only once a deletion has started (${machine.deletingState})`;
+}
+
+const isUpdate = eq(member(ident('request'), 'operation'), str('UPDATE'));
 
 function compileClassifiers(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps, define: (hint: string, expression: Cel) => Cel) {
   const sources: ChangeSource[] = [];
@@ -140,6 +176,18 @@ interface Judging {
   firstMessage(kind: string, description: string): Cel;
   /** CEL string completing "while the ... is ". */
   stateLabel: Cel;
+  reading: StateReadingCel;
+  everywhere: RefusedEverywhere;
+}
+
+/**
+ * A validation that holds where the policy read the state as `definite` says, and elsewhere as `unknown` (what
+ * every state decides alike); `unknown` true when some state lets everything through.
+ */
+function byReading(reading: StateReadingCel, definite: Cel, unknown: Cel): Cel {
+  if (reading.unread === undefined) return definite;
+  if (unknown === celTrue) return or(not(reading.unread.known), definite);
+  return cond(reading.unread.known, definite, unknown);
 }
 
 const variable = (name: string): Cel => member(ident('variables'), name);
@@ -154,16 +202,18 @@ function allowedWhere(states: readonly string[]): Cel | undefined {
 }
 
 /** A kind's changes refused: always when unsupported, else unless the state allows them or the override is given. */
-function kindValidation({ machine, count, firstMessage, stateLabel }: Judging, kind: string): PolicyValidation {
+function kindValidation({ machine, count, firstMessage, stateLabel, reading, everywhere }: Judging, kind: string): PolicyValidation {
   const { description, unsupported } = machine.changeKinds[kind]!;
   const none = eq(count(kind), int(0));
   if (unsupported !== undefined) {
-    return policyValidation(or(not(judged), none), concat(firstMessage(kind, description), str(` is unsupported: ${unsupported}`)), `${kind} is unsupported: ${unsupported}`);
+    // Without a state that allows any change, `judged` is every update, whether the policy read the state or not.
+    const refused = everywhere.kind(kind) ? or(not(judged), none) : byReading(reading, or(not(judged), none), celTrue);
+    return policyValidation(refused, concat(firstMessage(kind, description), str(` is unsupported: ${unsupported}`)), `${kind} is unsupported: ${unsupported}`);
   }
   const states = statesAllowing(machine, kind);
   const allowedIn = states.length > 0 ? states.join(', ') : 'none';
   return policyValidation(
-    or(...[not(judged), none, overriding, allowedWhere(states)].filter((part) => part !== undefined)),
+    byReading(reading, or(...[not(judged), none, overriding, allowedWhere(states)].filter((part) => part !== undefined)), celTrue),
     concat(
       firstMessage(kind, description),
       str(` is not allowed while the ${machine.subject} is `),
@@ -176,7 +226,7 @@ function kindValidation({ machine, count, firstMessage, stateLabel }: Judging, k
 }
 
 /** Only the exclusive changes that would pass count, as in judgeChanges: the override, or the state allowing them. */
-function exclusiveValidation({ machine, count }: Judging, exclusive: readonly string[]): PolicyValidation {
+function exclusiveValidation({ machine, count, reading, everywhere }: Judging, exclusive: readonly string[]): PolicyValidation {
   const passing = exclusive.map((kind) => {
     const where = allowedWhere(statesAllowing(machine, kind));
     return cond(where === undefined ? overriding : or(overriding, where), count(kind), int(0));
@@ -187,31 +237,22 @@ function exclusiveValidation({ machine, count }: Judging, exclusive: readonly st
     'join',
     str(', '),
   );
+  // Where the policy did not read the state, two exclusive changes are refused in every state all the same (and
+  // without a state that allows any change, `judged` is every update).
+  const unknown = everywhere.exclusive ? or(not(judged), lt(plus(...exclusive.map(count)), int(2))) : celTrue;
   return policyValidation(
-    or(not(judged), lt(plus(...passing), int(2))),
+    byReading(reading, or(not(judged), lt(plus(...passing), int(2))), unknown),
     concat(str('spec: '), named, str(' cannot be combined in one update; make these changes one at a time')),
     'exclusive changes cannot be combined in one update; make these changes one at a time',
   );
 }
-
-function webhookOnly(kinds: readonly string[], reason: string, judgesUnclassified: boolean): CompiledMachine {
-  return {
-    variables: [],
-    validations: [],
-    kinds: kinds.map((kind) => ({ kind, enforcedBy: 'webhook', reason })),
-    unclassified: { judged: judgesUnclassified, compiled: false, webhookOnly: judgesUnclassified ? [{ field: 'spec', reason }] : [] },
-  };
-}
-
-/** A machine that reads the state from the phase at phasePath: the only kind the policy can compile. */
-type PhaseMachine = TransitionMachine<string, string> & { phasePath: string };
 
 /**
  * As judgeUnclassified: a change no change kind names (`changedField`, the first such field, "" when none) is refused
  * where the state refuses it, and where it refuses it unless overridden, without the override; an unrecognised
  * phase reads as unclassifiedChangesInUnrecognisedPhase says.
  */
-function unclassifiedValidation({ machine, stateLabel }: Judging, changedField: Cel): PolicyValidation {
+function unclassifiedValidation({ machine, stateLabel, reading, everywhere }: Judging, changedField: Cel): PolicyValidation {
   const where = (setting: UnclassifiedChanges): Cel => {
     const states = machine.states.filter((name) => unclassifiedChangesIn(machine, name) === setting);
     const inState = states.length === 0 ? celFalse : isIn(state, celList(states));
@@ -219,9 +260,11 @@ function unclassifiedValidation({ machine, stateLabel }: Judging, changedField: 
   };
   const needs = `such changes need ${machine.overrideAnnotation} with a reason`;
   const during = (verdict: string) => concat(str(`: a change no change kind names is ${verdict} while the ${machine.subject} is `), stateLabel);
+  // The state first: where it allows them, the spec is not compared at all.
+  const definite = or(not(judged), where('allowed'), and(overriding, where('refused-unless-overridden')), eq(changedField, str('')));
   return policyValidation(
-    // The state first: where it allows them, the spec is not compared at all.
-    or(not(judged), where('allowed'), and(overriding, where('refused-unless-overridden')), eq(changedField, str(''))),
+    // Where every state decides alike, a state the policy did not read ("") decides as an unrecognised one, which is alike too.
+    everywhere.unclassified === undefined ? byReading(reading, definite, celTrue) : definite,
     concat(
       changedField,
       cond(
@@ -232,56 +275,6 @@ function unclassifiedValidation({ machine, stateLabel }: Judging, changedField: 
     ),
     `a change no change kind names is refused in this state of the ${machine.subject}`,
   );
-}
-
-/** Why no state reader of one's own compiles: the policy reads the phase as data or not at all. */
-export const stateReaderNotCompiled =
-  "the machine reads the state with readState, a function of its own, which the policy cannot run: it cannot tell which state an update is made in, so only the webhook judges the machine's changes";
-
-function phaseProblem(machine: PhaseMachine, hubSchema: JSONSchemaProps): string | undefined {
-  const segments = machine.phasePath.split('.');
-  if (!segments.every(isPlainFieldName)) return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
-  const phase = schemaAt(hubSchema, segments);
-  if (phase?.type !== 'string') return `the phase path "${machine.phasePath}" is not a string field of the hub schema`;
-  return undefined;
-}
-
-interface StateReadingCel {
-  /** `state` (a state's name, or for an unrecognised phase the phase or ""), and what it is computed from. */
-  variables: PolicyVariable[];
-  /** CEL string completing "while the ... is " for an unrecognised phase. */
-  unrecognisedLabel: Cel;
-}
-
-/**
- * As readState: deleting once a deletion has started, the initial state while no phase is recorded, else the phase.
- * A phase the hub schema bounds (maxLength, enum) and the machine reads as a state's own name is the state itself.
- * Otherwise the phase is only ever compared with the literal phase strings of the machine's table (its phases, or
- * the states' names): cel-go costs a comparison at its shorter side, so an operator's CRD that bounds nothing (one
- * crdgate does not own, and cannot add a maxLength to) still compiles. An unrecognised phase is then "", and the
- * message does not quote it, since its length, and so the cost of quoting it, is unbounded.
- */
-function stateReading(machine: PhaseMachine, hubSchema: JSONSchemaProps): StateReadingCel {
-  const phasePath = machine.phasePath.split('.');
-  const phase = method(optionalField(ident('oldObject'), phasePath), 'orValue', str(''));
-  const deleting = method(optionalMember(member(ident('oldObject'), 'metadata'), 'deletionTimestamp'), 'hasValue');
-  const deletingOr = (rest: Cel) => cond(deleting, str(machine.deletingState), rest);
-  const schema = schemaAt(hubSchema, phasePath);
-  const bounded = schema?.maxLength !== undefined || schema?.enum !== undefined;
-  const quoted = (value: Cel) => concat(str('in the unrecognised phase "'), value, str('"'));
-  if (bounded && machine.phases === undefined) {
-    return { variables: [{ name: 'state', expression: deletingOr(cond(eq(phase, str('')), str(machine.initialState), phase)).text }], unrecognisedLabel: quoted(state) };
-  }
-  const table: [string, string][] = machine.phases === undefined ? machine.states.map((name) => [name, name]) : Object.entries(machine.phases);
-  const phaseVariable = variable('phase');
-  const lookup = table.reduceRight<Cel>((rest, [written, name]) => cond(eq(phaseVariable, str(written)), str(name), rest), str(''));
-  return {
-    variables: [
-      { name: 'phase', expression: phase.text },
-      { name: 'state', expression: deletingOr(cond(eq(phaseVariable, str('')), str(machine.initialState), lookup)).text },
-    ],
-    unrecognisedLabel: bounded ? quoted(phaseVariable) : str('in a phase the machine does not know'),
-  };
 }
 
 /** As readOverride: the annotation on the new object, with a reason that is not blank. */

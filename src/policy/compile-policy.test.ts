@@ -5,7 +5,7 @@ import { fieldClassifier } from '../contract/fsa/field-classifier.ts';
 import { keyedListClassifier } from '../contract/fsa/keyed-list-classifier.ts';
 import type { Classifier, TransitionMachine } from '../contract/fsa/machine.ts';
 import { nodePoolContract } from '../contract/fsa/node-pool.fixture.ts';
-import { toyMachine, type ToyChange, type ToyState } from '../contract/fsa/toy-machine.fixture.ts';
+import { toyConditionStates, toyMachine, type ToyChange, type ToyState } from '../contract/fsa/toy-machine.fixture.ts';
 import { readInteger, readQuantity, readString } from '../contract/fsa/value-readers.ts';
 import { compareQuantities } from '../contract/quantity.ts';
 import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
@@ -160,13 +160,26 @@ describe('compileContractPolicy: coverage', () => {
     expect(coverage['memory']).toBe('"resources.requests.memory" is reached through a map (additionalProperties), which the policy does not compile');
   });
 
-  it('reports every kind as the webhook\'s when the phase cannot be read by the policy', () => {
+  it('reports every kind the state decides as the webhook\'s when the phase cannot be read by the policy', () => {
     const contract = toyContract(toyMachine, widgetSchema(toySpec, { type: 'object', properties: { phase: { type: 'integer' } } }));
     const policy = compileContractPolicy(contract);
-    expect(new Set(policy.coverage.changeKinds.map((entry) => (entry.enforcedBy === 'webhook' ? entry.reason : 'policy')))).toEqual(
-      new Set(['the phase path "status.phase" is not a string field of the hub schema']),
+    expect(policy.coverage.state).toEqual({ readBy: 'none', reason: 'the phase path "status.phase" is not a string field of the hub schema' });
+    const onlyWhileDeleting = 'and the policy does not read the state: it refuses it only once a deletion has started (Gone)';
+    expect(coverageOf(contract)).toEqual({
+      'size.up': `it is allowed in Active, ${onlyWhileDeleting}`,
+      'size.down': `it is allowed where any change is (Draft), ${onlyWhileDeleting}`,
+      label: `it is allowed in Active, Busy, ${onlyWhileDeleting}`,
+      color: `it is allowed in Active, ${onlyWhileDeleting}`,
+    });
+    expect(summarizePolicyCoverage(contract, policy)).toContain(
+      '  webhook only: the state: the phase path "status.phase" is not a string field of the hub schema; the policy refuses only what every state refuses\n',
     );
-    expect(policy.operations).toEqual([]);
+    // A deletion tells the state all the same: the changes Gone does not allow are refused there.
+    expect(policy.operations).toEqual(['UPDATE']);
+    expect(policy.variables.slice(0, 2)).toEqual([
+      { name: 'stateKnown', expression: 'oldObject.metadata.?deletionTimestamp.hasValue()' },
+      { name: 'state', expression: 'variables.stateKnown ? "Gone" : ""' },
+    ]);
   });
 
   it('compiles a deletion protection given as data and leaves one written as a function to the webhook', () => {
@@ -230,13 +243,98 @@ describe('compileContractPolicy: the state from the operator\'s phases', () => {
     expect(policy.validations.map((validation) => validation.messageExpression).join('\n')).toContain('"in the unrecognised phase \\"" + variables.phase');
   });
 
-  it("leaves a machine with a state reader of its own to the webhook, and says why", () => {
+  it("leaves what the state decides to the webhook when a state reader of its own reads it, and says why", () => {
     const reading = { ...toyMachine, phasePath: undefined, readState: () => 'Active' } as TransitionMachine<string, string>;
-    const policy = compileContractPolicy(toyContract(reading));
-    expect(policy.operations).toEqual([]);
-    expect(new Set(Object.values(coverageOf(toyContract(reading))))).toEqual(
-      new Set([expect.stringContaining('readState, a function of its own')]),
+    const contract = toyContract(reading);
+    const policy = compileContractPolicy(contract);
+    for (const reason of Object.values(coverageOf(contract))) expect(reason).toContain('the policy does not read the state');
+    expect(policy.coverage.state).toEqual({ readBy: 'none', reason: 'the machine reads the state with readState, a function of its own, which the policy cannot run' });
+    expect(summarizePolicyCoverage(contract, policy)).toContain('  webhook only: the state: the machine reads the state with readState');
+    expect(renderPolicyCoverage(contract, policy)).toContain(
+      'The state: not read by the policy: the machine reads the state with readState, a function of its own, which the policy cannot run. The policy refuses only what every state refuses',
     );
+  });
+});
+
+describe('compileContractPolicy: what every state refuses, where the policy cannot read the state', () => {
+  // The toy machine without a state that allows any change: its unsupported kind is refused in every state.
+  const { Draft: _draft, ...rules } = toyMachine.rules;
+  const noAnyChange = {
+    ...toyMachine,
+    phasePath: undefined,
+    readState: () => 'Active',
+    states: ['Active', 'Busy', 'Broken', 'Gone'],
+    initialState: 'Active',
+    rules,
+  } as unknown as TransitionMachine<string, string>;
+
+  it('compiles the unsupported kinds, and exclusive combinations, as refused whatever the state', () => {
+    const contract = toyContract(noAnyChange);
+    const policy = compileContractPolicy(contract);
+    expect(coverageOf(contract)).toEqual({
+      'size.up': 'it is allowed in Active, and the policy does not read the state: it refuses it only once a deletion has started (Gone)',
+      'size.down': 'policy',
+      label: expect.stringContaining('it is allowed in Active, Busy'),
+      color: expect.stringContaining('it is allowed in Active'),
+    });
+    expect(summarizePolicyCoverage(contract, policy)).toMatch(/^policy floor for Widget: the API server enforces 1 of 4 change kinds/);
+    const unsupported = policy.validations.find((validation) => validation.message.startsWith('size.down'))!;
+    expect(unsupported.expression).toBe('!variables.judged || variables.changes_size_down == 0');
+    const exclusive = policy.validations.find((validation) => validation.message.startsWith('exclusive'))!;
+    expect(exclusive.expression).toBe(
+      'variables.stateKnown ? !variables.judged || (variables.overriding || variables.state in ["Active"] ? variables.changes_size_up : 0) + (variables.overriding || variables.state in ["Active"] ? variables.changes_color : 0) < 2 : ' +
+        '!variables.judged || variables.changes_size_up + variables.changes_color < 2',
+    );
+  });
+
+  it('compiles changes no change kind names where every state refuses them alike, and leaves them to the webhook where states differ', () => {
+    const withPaused = widgetSchema({ ...toySpec, paused: { type: 'boolean' } });
+    const refused = compileContractPolicy(toyContract({ ...noAnyChange, unclassifiedChanges: 'refused' } as TransitionMachine<string, string>, withPaused));
+    expect(refused.coverage.unclassified).toEqual({ judged: true, compiled: true, webhookOnly: [] });
+    const mixed = { ...noAnyChange, unclassifiedChanges: 'refused', rules: { ...noAnyChange.rules, Active: { ...toyMachine.rules.Active, unclassifiedChanges: 'allowed' } } } as TransitionMachine<string, string>;
+    expect(compileContractPolicy(toyContract(mixed, withPaused)).coverage.unclassified).toEqual({
+      judged: true,
+      compiled: false,
+      webhookOnly: [{ field: 'spec', reason: 'states decide them differently, and the policy does not read the state' }],
+    });
+  });
+});
+
+describe('compileContractPolicy: the state from conditionStates', () => {
+  const conditions: JSONSchemaProps = {
+    type: 'array',
+    items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' } } },
+  };
+  const status = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({ type: 'object', properties });
+  const byConditions = { ...toyMachine, phasePath: undefined, conditionStates: toyConditionStates } as TransitionMachine<string, string>;
+
+  it('compiles every kind, reading the first conditions by index and each test once', () => {
+    const contract = toyContract(byConditions, widgetSchema(toySpec, status({ conditions, observedGeneration: { type: 'integer' } })));
+    const policy = compileContractPolicy(contract);
+    expect(Object.values(coverageOf(contract))).toEqual(['policy', 'policy', 'policy', 'policy']);
+    expect(policy.coverage.state).toEqual({ readBy: 'conditions', conditionsRead: 32 });
+    expect(renderPolicyCoverage(contract, policy)).toContain('The state: read by the conditionStates rules from the first 32 conditions');
+    const names = policy.variables.map((variable) => variable.name);
+    expect(names.slice(0, names.indexOf('judged'))).toEqual([
+      'status_conditions', 'status_test_0', 'observed_generation_read', 'generation', 'status_test_1', 'status_test_2', 'status_test_3', 'status_test_4', 'status_test_5', 'stateKnown', 'state',
+    ]);
+    const state = policy.variables.find((variable) => variable.name === 'state')!.expression;
+    expect(state).toBe(
+      'oldObject.metadata.?deletionTimestamp.hasValue() ? "Gone" : size(variables.status_conditions) <= 32 ? (variables.status_test_0 ? "Draft" : ' +
+        'variables.status_test_1 ? "Busy" : variables.status_test_2 && variables.status_test_3 ? "Active" : variables.status_test_4 ? "Broken" : ' +
+        'variables.status_test_5 ? "Busy" : "") : ""',
+    );
+  });
+
+  it('says which field the hub schema lacks for the tests, and reads no state then', () => {
+    const without = (properties: Record<string, JSONSchemaProps>) => compileContractPolicy(toyContract(byConditions, widgetSchema(toySpec, status(properties)))).coverage.state;
+    expect(without({ observedGeneration: { type: 'integer' } })).toEqual({ readBy: 'none', reason: 'the hub schema declares no status.conditions list of objects, so the policy cannot read the conditions' });
+    const noReason = { ...conditions, items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' } } } } as JSONSchemaProps;
+    expect(without({ conditions: noReason, observedGeneration: { type: 'integer' } })).toEqual({
+      readBy: 'none',
+      reason: 'the items of status.conditions in the hub schema declare no string reason, which the conditionStates rules test',
+    });
+    expect(without({ conditions })).toEqual({ readBy: 'none', reason: 'the hub schema declares no integer status.observedGeneration, which the conditionStates rules test' });
   });
 });
 
@@ -292,7 +390,10 @@ describe('compileContractPolicy: changes no change kind names', () => {
     expect(validationReading(untargeted)).toEqual([]);
     const { phasePath: _phasePath, ...strictWithoutPhase } = strict;
     const reader = compileContractPolicy(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as TransitionMachine<string, string>, withPaused));
-    expect(reader.coverage.unclassified.webhookOnly).toEqual([{ field: 'spec', reason: expect.stringContaining('readState, a function of its own') }]);
-    expect(renderPolicyCoverage(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as TransitionMachine<string, string>, withPaused), reader)).toContain('| spec | webhook only | the machine reads the state with readState');
+    // The toy machine allows any change in Draft, so states decide them differently.
+    expect(reader.coverage.unclassified.webhookOnly).toEqual([{ field: 'spec', reason: 'states decide them differently, and the policy does not read the state' }]);
+    expect(renderPolicyCoverage(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as TransitionMachine<string, string>, withPaused), reader)).toContain(
+      '| spec | webhook only | states decide them differently, and the policy does not read the state |',
+    );
   });
 });

@@ -1,8 +1,9 @@
-import type { Contract, DeletionProtection } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract, type DeletionProtection } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
 import { compileContractDefaults, type DefaultCoverage } from './compile-defaults.ts';
 import { compileMachine, type KindCoverage, type UnclassifiedCoverage } from './compile-machine.ts';
+import type { StateCoverage } from './compile-state-reading.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
 /** What the API server enforces for a contract without crdgate, and what only crdgate's webhook does. */
@@ -15,6 +16,8 @@ export interface ContractPolicy {
 }
 
 export interface PolicyCoverage {
+  /** How the policy reads the state an update starts from; absent without a machine. */
+  state?: StateCoverage;
   /** Per change kind of the machine; empty without a machine. */
   changeKinds: KindCoverage[];
   /** Changes no change kind names; not judged without a machine. */
@@ -57,6 +60,7 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
     variables: machine?.variables ?? [],
     validations,
     coverage: {
+      ...(machine === undefined ? {} : { state: machine.state }),
       changeKinds: machine?.kinds ?? [],
       unclassified: machine?.unclassified ?? { judged: false, compiled: false, webhookOnly: [] },
       deletionRules: deletion.map(({ rule, name }) =>
@@ -66,12 +70,18 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
       webhookOnly: [
         ...(contract.invariants?.length ? ['invariants'] : []),
         ...(contract.updateRules?.length ? ['update rules'] : []),
-        'the schema checks crdgate adds to the CRD (formats, ratcheting)',
+        ownsCrd(contract) ? ownCrdSchemaChecks : 'the schema checks crdgate adds to the CRD (formats, ratcheting)',
       ],
       subresources: hubHasScale(contract) ? [{ subresource: 'scale', enforcedBy: 'webhook', reason: scaleNotByPolicy }] : [],
     },
   };
 }
+
+/**
+ * What crdgate's schema checks that the CRD it renders does not: its own formats are rules there
+ * (src/render/api-server-schema.ts), but the API server's quantity library takes a few spellings crdgate refuses.
+ */
+const ownCrdSchemaChecks = 'the quantities only crdgate refuses (without digits, of more than 128 characters, or an exponent past 1000)';
 
 /** As metadataDeletionRule's protection: refused while the stored object carries the annotation with that value. */
 function deletionValidation(contract: Contract, protection: DeletionProtection): PolicyValidation {

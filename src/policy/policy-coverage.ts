@@ -1,6 +1,7 @@
 import type { Contract } from '../contract/define-contract.ts';
 import type { DefaultCoverage } from './compile-defaults.ts';
 import type { UnclassifiedCoverage } from './compile-machine.ts';
+import type { StateCoverage } from './compile-state-reading.ts';
 import type { ContractPolicy } from './compile-policy.ts';
 
 // How crdgate tells a user what the API server enforces on its own: in full by `crdgate fsa --coverage`, and as a
@@ -17,6 +18,7 @@ export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy)
   );
   const sections = [
     `${contract.identity.kind}: what the ValidatingAdmissionPolicy enforces even while crdgate is down`,
+    ...(policy.coverage.state === undefined ? [] : [stateSentence(policy.coverage.state)]),
     ...(kindRows.length > 0 ? [['| change kind | enforced by | why not by the policy |', '|---|---|---|', ...kindRows].join('\n')] : ['No transition machine.']),
     ...unclassifiedSection(policy.coverage.unclassified, kindRows.length > 0),
     ...(ruleRows.length > 0 ? [['| deletion rule | enforced by | why not by the policy |', '|---|---|---|', ...ruleRows].join('\n')] : []),
@@ -35,9 +37,11 @@ export function summarizePolicyCoverage(contract: Contract, policy: ContractPoli
   const kinds = changeKinds.filter((entry) => entry.enforcedBy === 'policy').length;
   const rules = deletionRules.filter((entry) => entry.enforcedBy === 'policy').length;
   const set = defaults.filter((entry) => entry.enforcedBy === 'policy').length;
+  const state = policy.coverage.state;
   const lines = [
     `policy floor for ${contract.identity.kind}: the API server enforces ${kinds} of ${changeKinds.length} change kinds and ${rules} of ${deletionRules.length} deletion rules` +
       (defaults.length > 0 ? `, and sets ${set} of ${defaults.length} defaults` : ''),
+    ...(state?.readBy === 'none' ? [`  webhook only: the state: ${state.reason}; the policy refuses only what every state refuses`] : []),
     ...changeKinds.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: change kind ${entry.kind}: ${entry.reason}`] : [])),
     ...policy.coverage.unclassified.webhookOnly.map((entry) => `  webhook only: ${unclassifiedHeading} at ${entry.field}: ${entry.reason}`),
     ...deletionRules.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: deletion rule ${entry.rule}: ${entry.reason}`] : [])),
@@ -48,6 +52,21 @@ export function summarizePolicyCoverage(contract: Contract, policy: ContractPoli
 }
 
 const unclassifiedHeading = 'changes no change kind names';
+
+/** How the policy tells the state an update starts from, which decides what it can enforce. */
+function stateSentence(state: StateCoverage): string {
+  switch (state.readBy) {
+    case 'phase':
+      return `The state: read from ${state.path}.`;
+    case 'conditions':
+      return (
+        `The state: read by the conditionStates rules from the first ${state.conditionsRead} conditions; on an object with more, ` +
+        'the policy reads no state and refuses only what every state refuses.'
+      );
+    case 'none':
+      return `The state: not read by the policy: ${state.reason}. The policy refuses only what every state refuses, and, once a deletion has started, what the deleting state refuses.`;
+  }
+}
 
 /** Per field the webhook alone compares, and the rest; a line when no state refuses such changes. */
 function unclassifiedSection(coverage: UnclassifiedCoverage, hasMachine: boolean): string[] {

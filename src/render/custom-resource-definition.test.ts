@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
+import { schemaForApiServer } from './api-server-schema.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
 import { renderCustomResourceDefinition } from './custom-resource-definition.ts';
 import type { Manifest } from './manifest.ts';
@@ -27,7 +28,9 @@ describe('renderCustomResourceDefinition', () => {
       ['v1alpha1', true, false, true],
     ]);
     const [v1, , v1alpha1] = versions;
-    expect(v1.schema.openAPIV3Schema).toEqual(contract.versions[0]!.schema);
+    // crdgate's own formats are CEL rules there (api-server-schema.test.ts); nothing else differs.
+    expect(v1.schema.openAPIV3Schema).toEqual(schemaForApiServer(contract.versions[0]!.schema));
+    expect(v1.schema.openAPIV3Schema).not.toEqual(contract.versions[0]!.schema);
     expect(v1.additionalPrinterColumns).toContainEqual({ name: 'Postgres', type: 'string', jsonPath: '.spec.postgres.version' });
     expect(v1.subresources).toEqual({ status: {} });
     expect(v1alpha1.deprecationWarning).toBe('geo.example.com/v1alpha1 GeoDatabase is deprecated; use geo.example.com/v1');

@@ -1,4 +1,5 @@
 import { ownsCrd, type Contract, type ContractIdentity, type VersionDefinition } from '../contract/define-contract.ts';
+import { schemaForApiServer } from './api-server-schema.ts';
 import type { Manifest } from './manifest.ts';
 import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';
 
@@ -46,7 +47,7 @@ export function renderCustomResourceDefinition(contract: Contract, endpoint: Web
         ...(identity.categories?.length ? { categories: [...identity.categories] } : {}),
       },
       scope: identity.scope,
-      versions: contract.versions.map(renderVersion),
+      versions: contract.versions.map((version) => renderVersion(version, ownsCrd(contract))),
       conversion: convertsByWebhook(contract)
         ? { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: clientConfigFor(endpoint, webhookPaths.convert) } }
         : { strategy: 'None' },
@@ -54,7 +55,11 @@ export function renderCustomResourceDefinition(contract: Contract, endpoint: Web
   };
 }
 
-function renderVersion(version: VersionDefinition): Record<string, unknown> {
+/**
+ * A version as the CRD declares it. The schema of a CRD crdgate owns carries crdgate's own formats as CEL rules the API
+ * server holds (schemaForApiServer); an owner's stays as the owner wrote it, which is what the API server holds.
+ */
+function renderVersion(version: VersionDefinition, owned: boolean): Record<string, unknown> {
   return {
     name: version.name,
     served: version.served,
@@ -62,7 +67,7 @@ function renderVersion(version: VersionDefinition): Record<string, unknown> {
     ...(version.deprecated ? { deprecated: true } : {}),
     ...(version.deprecated && version.deprecationWarning !== undefined ? { deprecationWarning: version.deprecationWarning } : {}),
     // A copy: the rendered object must not share (and let a caller mutate) the contract's schema.
-    schema: { openAPIV3Schema: structuredClone(version.schema) },
+    schema: { openAPIV3Schema: owned ? schemaForApiServer(version.schema) : structuredClone(version.schema) },
     ...(version.printerColumns?.length ? { additionalPrinterColumns: version.printerColumns.map((column) => ({ ...column })) } : {}),
     ...(version.subresources && Object.keys(version.subresources).length > 0 ? { subresources: structuredClone(version.subresources) } : {}),
     ...(version.selectableFields?.length ? { selectableFields: version.selectableFields.map((field) => ({ jsonPath: field.jsonPath })) } : {}),

@@ -119,7 +119,7 @@ export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
     // (node_modules/crdgate/docs/contracts.md, "What reaches crdgate").
     reads: { labels: [], annotations: [], status: false },
     // TODO: transitions: the operator's phases (its phase strings through \`phases\`, or its conditions through
-    // \`readState\`) and the spec changes it can carry out in each (node_modules/crdgate/docs/guarding-an-operator.md).
+    // \`conditionStates\`) and the spec changes it can carry out in each (node_modules/crdgate/docs/guarding-an-operator.md).
   });
 }
 `;

@@ -15,8 +15,6 @@ import { kubectl, warningLines } from './support/kubectl.ts';
 const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
-// The formats crdgate checks and Kubernetes does not know (see src/contract/schema/kubernetes-formats.ts).
-const unknownFormatWarnings = ['Warning: unrecognized format "dns1123-label"', 'Warning: unrecognized format "quantity"'];
 
 describe.skipIf(!controlPlane)('the manifests `crdgate manifests` renders, checked by the real API server', () => {
   const cp = controlPlane as ProvidedControlPlane;
@@ -51,7 +49,7 @@ describe.skipIf(!controlPlane)('the manifests `crdgate manifests` renders, check
     for (const source of [['-k', outDir], ['-f', join(outDir, 'migration')]]) {
       const applied = await kubectl(cp, [...dryRun, ...source]);
       expect(applied.exitCode, applied.stderr).toBe(0);
-      expect(warningLines(applied).filter((line) => !unknownFormatWarnings.includes(line))).toEqual([]);
+      expect(warningLines(applied)).toEqual([]);
       outputs.push(applied.stdout);
     }
     for (const kind of ['deployment.apps/crdgate', 'customresourcedefinition.apiextensions.k8s.io/geodatabases.geo.example.com', 'validatingwebhookconfiguration.admissionregistration.k8s.io/crdgate', 'job.batch/crdgate-migrate-geodatabases']) {
@@ -60,8 +58,8 @@ describe.skipIf(!controlPlane)('the manifests `crdgate manifests` renders, check
     expect(await readFile(join(outDir, 'base', '30-webhook-configurations.yaml'), 'utf8')).toContain(`namespace: ${namespace}`);
   });
 
-  it("keeps crdgate's own formats in the CRD, warning once about each (Kubernetes v1.36 does not refuse them)", async () => {
-    // A group of its own makes the CRD new on every run, which is when the API server warns.
+  it("says crdgate's own formats as CEL rules, which the API server takes without a warning and holds itself", async () => {
+    // A group of its own makes the CRD new on every run, which is when the API server warns of formats it does not know.
     const base = geoDatabaseContract();
     const contract = defineContract({ ...base, identity: { ...base.identity, group: `e2e-${suffix}.geo.example.com` } });
     const file = join(workDir, 'crd.yaml');
@@ -69,9 +67,10 @@ describe.skipIf(!controlPlane)('the manifests `crdgate manifests` renders, check
 
     const created = await kubectl(cp, ['create', '--dry-run=server', '-o', 'json', '-f', file]);
     expect(created.exitCode, created.stderr).toBe(0);
-    expect(warningLines(created).sort()).toEqual(unknownFormatWarnings);
+    expect(warningLines(created)).toEqual([]);
     const stored = JSON.parse(created.stdout);
-    const storage = stored.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.storage;
-    expect(storage.properties.size.format).toBe('quantity');
+    const size = stored.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.storage.properties.size;
+    expect(size).not.toHaveProperty('format');
+    expect(size['x-kubernetes-validations']).toEqual([{ rule: 'isQuantity(self)', message: 'must be a Kubernetes quantity such as 500m, 64Mi, 2Gi or 1.5e3' }]);
   });
 });

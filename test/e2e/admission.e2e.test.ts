@@ -110,11 +110,25 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
     // made from the denial's details (kind and name).
     expect(applied.stderr).toContain('The GeoDatabase "invalid" is invalid: ');
     for (const field of invalidGeoDatabaseFields) expect(applied.stderr).toContain(`\n* ${field}: `);
-    // Words only crdgate says: the API server does not know the quantity format.
-    expect(applied.stderr).toContain('* spec.storage.size: Invalid value: "50GB": must be a Kubernetes quantity');
+    // Words only crdgate says: the API server knows no PostgreSQL release.
+    expect(applied.stderr).toContain('* spec.postgres.version: PostgreSQL major 18 is not supported (supported: 13 to 17)');
     await expectAbsent('invalid');
     // The mutating webhook leaves an object its schema rejects alone; the validating webhook refuses it.
     expect(callsAbout('invalid')).toEqual(['/mutate CREATE allowed ALLOWED', '/validate CREATE denied OBJECT_INVALID']);
+  });
+
+  it("refuses a size of 50GB and a cache named Tiles_1 in the API server's own validation, in crdgate's words, before its validating webhook", async () => {
+    const file = join(workDir, 'schema-invalid.yaml');
+    const object = validGeoDatabase(namespace, 'schema-invalid');
+    await writeFile(file, stringify({ ...object, spec: { ...(object.spec as object), storage: { size: '50GB' }, caches: [{ name: 'Tiles_1', memory: '1Gi' }] } }));
+    const applied = await kubectl(cp, ['apply', '-f', file]);
+    expect(applied.exitCode).toBe(1);
+    expect(applied.stderr).not.toContain('admission webhook');
+    expect(applied.stderr).toContain('* spec.storage.size: Invalid value: "50GB": must be a Kubernetes quantity such as 500m, 64Mi, 2Gi or 1.5e3');
+    expect(applied.stderr).toContain('* spec.caches[0].name: Invalid value: "Tiles_1": must be a DNS-1123 label');
+    await expectAbsent('schema-invalid');
+    // The mutating webhook runs before the API server validates; the validating webhook is never asked.
+    expect(callsAbout('schema-invalid')).toEqual(['/mutate CREATE allowed ALLOWED']);
   });
 
   it('keeps a deletion-protected GeoDatabase until the protection is removed as the message says', async () => {

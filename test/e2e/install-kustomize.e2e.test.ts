@@ -16,8 +16,6 @@ const manifests = fileURLToPath(new URL('../../manifests/', import.meta.url));
 const fixtureCrds = ['cert-manager-minimal.yaml', 'prometheus-operator-minimal.yaml'].map((name) => fileURLToPath(new URL(`../fixtures/crds/${name}`, import.meta.url)));
 const overlay = (name: string) => join(manifests, 'overlays', name);
 
-// The formats crdgate checks and Kubernetes does not know (see src/contract/schema/kubernetes-formats.ts).
-const unknownFormatWarnings = ['Warning: unrecognized format "dns1123-label"', 'Warning: unrecognized format "quantity"'];
 
 interface KubeObject {
   apiVersion: string;
@@ -52,7 +50,7 @@ describe.skipIf(!controlPlane)('manifests/ applied with kubectl apply -k to the 
     for (const object of await build(dir)) installed.set(key(object), object);
     const applied = await kubectl(cp, ['apply', '--server-side', '--validate=strict', '-k', dir]);
     expect(applied.exitCode, applied.stderr).toBe(0);
-    expect(warningLines(applied).filter((line) => !unknownFormatWarnings.includes(line))).toEqual([]);
+    expect(warningLines(applied)).toEqual([]);
     const read = await kubectl(cp, ['get', '-k', dir, '-o', 'json']);
     expect(read.exitCode, read.stderr).toBe(0);
     const stored = (JSON.parse(read.stdout) as { items: KubeObject[] }).items;

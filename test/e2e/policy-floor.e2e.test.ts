@@ -205,7 +205,12 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the API server keeps the 
 
     // The trade-off: what only crdgate checks is let through and stored.
     expect((await patch('ready', unsupportedPostgis('3.6.0'))).spec.postgres.postgis).toBe('3.6.0');
-    expect((await create(invalidGeoDatabase(namespace, 'unchecked'))).spec.storage.size).toBe('50GB');
+    expect((await create(invalidGeoDatabase(namespace, 'unchecked'))).spec.postgres.version).toBe('18.1');
+    // What the CRD says in CEL in place of crdgate's formats holds: a size of 50GB is refused, in crdgate's words.
+    const schemaInvalid = validGeoDatabase(namespace, 'schema-invalid');
+    const refusedSize = await refusal(create({ ...schemaInvalid, spec: { ...(schemaInvalid.spec as object), storage: { size: '50GB' } } }));
+    expect(refusedSize).toMatchObject({ code: 422 });
+    expect(refusedSize.message).toContain('spec.storage.size: Invalid value: "50GB": must be a Kubernetes quantity such as 500m, 64Mi, 2Gi or 1.5e3');
     // The policy matches the resource, not its status: the operator's status writes go through unchecked.
     await setPhase('protected', 'Provisioning');
     // The defaults, from the MutatingAdmissionPolicy (test/e2e/mutating-floor.e2e.test.ts compares them all).

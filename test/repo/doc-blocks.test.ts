@@ -50,6 +50,7 @@ const accounts: Record<string, [string, Account][]> = {
     ['// bucket-defaults.ts', contractGuideTests],
     ['// bucket-machine.ts', contractGuideTests],
     ['// pool-state.ts', contractGuideTests],
+    ['// pool-conditions.ts', contractGuideTests],
     ['// replication-comparison.ts', contractGuideTests],
     ['// bucket-unclassified.ts', contractGuideTests],
     ['// volumes-machine.ts', contractGuideTests],
@@ -79,6 +80,7 @@ const accounts: Record<string, [string, Account][]> = {
     ['policy floor for Database:', { output: operatorGuideTest }],
     ['npx crdgate fsa --contract ./src/contract.ts --coverage', { run: [operatorGuideTest] }],
     ['Database: what the ValidatingAdmissionPolicy enforces', { output: operatorGuideTest }],
+    ['conditionStates: [', { shows: "a fragment: the machine's state from the Ready condition, for an operator that writes no phase" }],
     ['phases: {', { shows: "a fragment: CloudNativePG's phase sentences, to check against the release you run" }],
   ],
   'docs/live-crd.md': [

@@ -92,7 +92,63 @@ describe('checkMachine: how the state is read', () => {
     expect(checkMachine({ ...toyMachine, phasePath: undefined, readState: () => 'Active' })).toEqual([]);
     expect(checkMachine({ ...toyMachine, readState: () => 'Active' })).toEqual(['phasePath and readState both read the state: give one']);
     expect(checkMachine({ ...toyMachine, phasePath: undefined })).toEqual([
-      'phasePath must be a field path such as status.phase (or read the state with readState), got undefined',
+      'phasePath must be a field path such as status.phase (or read the state with conditionStates or readState), got undefined',
     ]);
   });
 });
+
+describe('checkMachine: conditionStates', () => {
+  const rules: TransitionMachine<ToyState, ToyChange>['conditionStates'] = [
+    { when: [{ condition: 'Ready', absent: true }], nothingRecorded: true },
+    { when: [{ observedGeneration: 'behind' }], state: 'Busy' },
+    { when: [{ condition: 'Ready', status: 'True' }], state: 'Active' },
+    { when: [{ condition: 'Ready', status: 'False', reason: 'Stuck' }], state: 'Broken' },
+  ];
+  const withRules = (conditionStates: unknown) => ({ ...toyMachine, phasePath: undefined, conditionStates } as TransitionMachine<ToyState, ToyChange>);
+
+  it('reads the state from the rules alone', () => {
+    expect(checkMachine(withRules(rules))).toEqual([]);
+    expect(checkMachine({ ...toyMachine, conditionStates: rules })).toEqual(['phasePath and conditionStates both read the state: give one']);
+    expect(checkMachine({ ...withRules(rules), readState: () => 'Active' })).toEqual(['conditionStates and readState both read the state: give one']);
+  });
+
+  it('holds each rule to a state, or to nothing recorded, and each test to one of its forms', () => {
+    expect(
+      checkMachine(
+        withRules([
+          { when: [{ condition: 'Ready' }] },
+          { when: [{ condition: 'Ready', status: 'True' }], state: 'Active', nothingRecorded: true },
+          { when: [{ condition: 'Ready', status: 'True' }], state: 'Sleeping' },
+          { when: [{ condition: 'Ready', absent: true, status: 'True' }, { observedGeneration: 'behind', reason: 'x' }], state: 'Busy' },
+          { when: [{}, { condition: 'Ready', observedGeneration: 'current' }, { condition: '', reason: '' }], state: 'Busy' },
+          { when: [], state: 'Broken' },
+          { when: [{ condition: 'Ready', status: 'False' }], state: 'Busy' },
+        ]),
+      ),
+    ).toEqual([
+      'conditionStates[0] must give a state or nothingRecorded: true, not neither',
+      'conditionStates[1] must give a state or nothingRecorded: true, not both',
+      'conditionStates[2] names Sleeping, which is not one of the states',
+      'conditionStates[3].when[0] tests that no Ready condition exists, so it has no status or reason to test',
+      'conditionStates[3].when[1] tests the observedGeneration, which has no status, reason or absent',
+      'conditionStates[4].when[0] must test a condition or the observedGeneration, not neither',
+      'conditionStates[4].when[1] must test a condition or the observedGeneration, not both',
+      'conditionStates[4].when[2].condition is empty: conditions always carry one, so name it',
+      'conditionStates[4].when[2].reason is empty: conditions always carry one, so name it',
+      'conditionStates[6] never applies: conditionStates[5] before it has no tests, so it always holds',
+    ]);
+    expect(checkMachine(withRules([]))).toEqual(['conditionStates is empty: give the rules that read the state from the conditions']);
+  });
+
+  it('checks the shape of the rules first, a misspelt key included', () => {
+    expect(checkMachine(withRules([{ when: [{ condition: 'Ready', stauts: 'True' }], state: 'Active' }]))).toEqual([
+      'conditionStates[0].when[0].stauts is not a field it can have (condition, status, reason, absent, observedGeneration)',
+    ]);
+    expect(checkMachine(withRules([{ when: [{ observedGeneration: 'late' }], state: 'Active', nothingRecorded: false }]))).toEqual([
+      "conditionStates[0].when[0].observedGeneration must be 'behind' or 'current', got \"late\"",
+      'conditionStates[0].nothingRecorded must be true, got false',
+    ]);
+    expect(checkMachine(withRules({ Ready: 'Active' }))).toEqual(['conditionStates must be a list of conditionStates rules, got an object']);
+  });
+});
+

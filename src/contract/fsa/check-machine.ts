@@ -1,6 +1,6 @@
 import { isDns1123Subdomain } from '../dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
-import type { TransitionMachine } from './machine.ts';
+import type { ConditionStateRule, StatusTest, TransitionMachine } from './machine.ts';
 import { machineShapeProblems } from './machine-shape.ts';
 import { changePlaceholders } from './evaluate/transition-messages.ts';
 
@@ -60,14 +60,19 @@ function stateProblems<S extends string, C extends string>(machine: TransitionMa
 
 /**
  * The state is read one way: the phase at phasePath (through the operator's phase strings, each naming a state,
- * when there is a table), or a state reader of one's own.
+ * when there is a table), the conditionStates rules, or a state reader of one's own.
  */
 function stateReadingProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
   const problems: string[] = [];
   if (machine.phasePath !== undefined && machine.phasePath.trim() === '') problems.push("phasePath is empty: the machine cannot read an object's state");
-  if (machine.phasePath !== undefined && machine.readState !== undefined) problems.push('phasePath and readState both read the state: give one');
+  const readers = (['phasePath', 'phases', 'conditionStates', 'readState'] as const).filter((option) => machine[option] !== undefined);
+  for (const [index, option] of readers.entries()) {
+    for (const other of readers.slice(index + 1)) {
+      if (option !== 'phasePath' || other !== 'phases') problems.push(`${option} and ${other} both read the state: give one`);
+    }
+  }
+  if (machine.conditionStates !== undefined) problems.push(...conditionStatesProblems(machine, machine.conditionStates));
   if (machine.phases === undefined) return problems;
-  if (machine.readState !== undefined) problems.push('phases and readState both read the state: give one');
   const known = new Set<string>(machine.states);
   const entries = Object.entries(machine.phases) as [string, string][];
   if (entries.length === 0) problems.push('phases is empty: list the phase strings the operator writes, each with its state');
@@ -75,6 +80,40 @@ function stateReadingProblems<S extends string, C extends string>(machine: Trans
     if (phase === '') problems.push('phases maps "", which means no phase recorded yet (the initial state)');
     if (!known.has(state)) problems.push(`phases maps ${JSON.stringify(phase)} to ${state}, which is not one of the states`);
   }
+  return problems;
+}
+
+/** Each rule names a state or says nothing is recorded yet, and each test is one of the three and can hold. */
+function conditionStatesProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>, rules: readonly ConditionStateRule<S>[]): string[] {
+  const problems: string[] = [];
+  if (rules.length === 0) problems.push('conditionStates is empty: give the rules that read the state from the conditions');
+  const alwaysHolds = rules.findIndex((rule) => rule.when.length === 0);
+  rules.forEach((rule, index) => {
+    const place = `conditionStates[${index}]`;
+    if ((rule.state === undefined) === (rule.nothingRecorded === undefined)) problems.push(`${place} must give a state or nothingRecorded: true, not ${rule.state === undefined ? 'neither' : 'both'}`);
+    if (rule.state !== undefined && !machine.states.includes(rule.state)) problems.push(`${place} names ${rule.state}, which is not one of the states`);
+    if (alwaysHolds >= 0 && index > alwaysHolds) problems.push(`${place} never applies: conditionStates[${alwaysHolds}] before it has no tests, so it always holds`);
+    rule.when.forEach((test, testIndex) => problems.push(...statusTestProblems(test, `${place}.when[${testIndex}]`)));
+  });
+  return problems;
+}
+
+function statusTestProblems(test: StatusTest, place: string): string[] {
+  const fields = test as { condition?: string; status?: string; reason?: string; absent?: true; observedGeneration?: string };
+  if ((fields.condition === undefined) === (fields.observedGeneration === undefined)) {
+    return [`${place} must test a condition or the observedGeneration, not ${fields.condition === undefined ? 'neither' : 'both'}`];
+  }
+  if (fields.condition === undefined) {
+    return fields.status !== undefined || fields.reason !== undefined || fields.absent !== undefined
+      ? [`${place} tests the observedGeneration, which has no status, reason or absent`]
+      : [];
+  }
+  const problems: string[] = [];
+  // An empty string is what a missing field reads as in CEL: a test for one could never mean the same twice.
+  for (const key of ['condition', 'status', 'reason'] as const) {
+    if (fields[key] === '') problems.push(`${place}.${key} is empty: conditions always carry one, so name it`);
+  }
+  if (fields.absent && (fields.status !== undefined || fields.reason !== undefined)) problems.push(`${place} tests that no ${fields.condition} condition exists, so it has no status or reason to test`);
   return problems;
 }
 

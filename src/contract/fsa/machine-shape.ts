@@ -76,6 +76,24 @@ const stateRule = withFields('a state rule: { anyChange?, allow?, operatorMoves?
   operatorMoves: maybe(stateNames),
 });
 
+const statusTest = withFields(
+  'a status test: { condition, status?, reason? }, { condition, absent: true } or { observedGeneration }',
+  {
+    condition: maybe(text('a condition type such as Ready')),
+    status: maybe(text("a condition status such as 'True'")),
+    reason: maybe(text('a condition reason')),
+    absent: maybe(oneOf([true])),
+    observedGeneration: maybe(oneOf(['behind', 'current'])),
+  },
+  'none',
+);
+
+const conditionStateRule = withFields(
+  'a conditionStates rule: { when, state } or { when, nothingRecorded: true }',
+  { when: listOf(statusTest, 'a list of status tests'), state: maybe(stateName), nothingRecorded: maybe(oneOf([true])) },
+  'none',
+);
+
 const changeKindDefinition = withFields('a change kind: { description, unsupported?, exclusive? }', {
   description: text('a string, how a message names one change'),
   unsupported: maybe(text('a string, the reason')),
@@ -94,6 +112,7 @@ export const machineShape = withFields('a transition machine: { name, subject, s
   phasePath: maybe(text('a field path such as status.phase')),
   phases: maybe(recordOf(stateName, "an object of the operator's phase strings to states")),
   readState: maybe(aFunction('a function of the stored object')),
+  conditionStates: maybe(listOf(conditionStateRule, 'a list of conditionStates rules')),
   unclassifiedChanges,
   changeKinds: recordOf(changeKindDefinition, 'an object of change kinds to their descriptions'),
   rules: recordOf(stateRule, 'an object of states to their rules'),
@@ -103,13 +122,13 @@ export const machineShape = withFields('a transition machine: { name, subject, s
 
 /**
  * What is wrong with the shape of a machine, one sentence per option, naming its path from `place`; empty when
- * every option has its type. The state is read from the phase at phasePath unless readState reads it.
+ * every option has its type. The state is read from the phase at phasePath unless conditionStates or readState reads it.
  */
 export function machineShapeProblems(machine: unknown, place: OptionPlace): string[] {
   const problems = shapeProblems(machine, machineShape, place);
   const options = typeof machine === 'object' && machine !== null ? (machine as Record<string, unknown>) : undefined;
-  if (options !== undefined && options['phasePath'] === undefined && options['readState'] === undefined) {
-    const path = shapeProblems(undefined, text('a field path such as status.phase (or read the state with readState)'), { ...place, path: [...place.path, 'phasePath'] });
+  if (options !== undefined && options['phasePath'] === undefined && options['readState'] === undefined && options['conditionStates'] === undefined) {
+    const path = shapeProblems(undefined, text('a field path such as status.phase (or read the state with conditionStates or readState)'), { ...place, path: [...place.path, 'phasePath'] });
     problems.push(...path);
   }
   return problems;

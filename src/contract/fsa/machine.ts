@@ -29,8 +29,8 @@ export interface TransitionMachine<S extends string, C extends string> {
   /** States only a person gets an object out of; the operator has given up. */
   humanInterventionStates: readonly S[];
   /**
-   * Where the old object records its state: `status.phase`. Required unless readState reads the state, and not
-   * given with it.
+   * Where the old object records its state: `status.phase`. Required unless readState or conditionStates reads the
+   * state, and not given with either.
    */
   phasePath?: string;
   /**
@@ -48,6 +48,12 @@ export interface TransitionMachine<S extends string, C extends string> {
    * takes the place of phasePath and phases, which a machine with a reader leaves out.
    */
   readState?: StateReader<S>;
+  /**
+   * The state read from `status.conditions` and `status.observedGeneration`, as data, in place of phasePath and
+   * readState: rules read in order, the first whose every test holds naming the state (or that nothing is recorded
+   * yet); when none holds, the state is unrecognised and fails closed. Being data, the policy floor compiles it.
+   */
+  conditionStates?: readonly ConditionStateRule<S>[];
   /** Every kind of change the classifiers can report, in the order diagrams list them. */
   changeKinds: Readonly<Record<C, ChangeKind>>;
   rules: Readonly<Record<S, StateRule<S, C>>>;
@@ -69,6 +75,31 @@ export interface TransitionMachine<S extends string, C extends string> {
 
 /** See TransitionMachine.unclassifiedChanges. */
 export type UnclassifiedChanges = 'allowed' | 'refused' | 'refused-unless-overridden';
+
+/** One rule of TransitionMachine.conditionStates: when every test holds, the state (or nothing recorded yet). */
+export interface ConditionStateRule<S extends string> {
+  /** Tests of the stored object's status, all of which must hold; an empty list always holds. */
+  when: readonly StatusTest[];
+  /** The state the rule names. */
+  state?: S;
+  /**
+   * Instead of a state: the operator has recorded nothing yet, which reads as initialState (as a readState that
+   * returns undefined), and for which `crdgate check --old` assumes its state.
+   */
+  nothingRecorded?: true;
+}
+
+/**
+ * A test of the stored object's status. `{ condition, status?, reason? }` holds when `status.conditions` has a
+ * condition (an object) of that type, with that status and reason when they are given; `{ condition, absent: true }`
+ * when it has none of that type. `{ observedGeneration: 'behind' }` holds when `status.observedGeneration` is an
+ * integer below `metadata.generation` (the operator has not seen the latest spec), `'current'` when it is one at
+ * or above it.
+ */
+export type StatusTest =
+  | { condition: string; status?: string; reason?: string; absent?: undefined }
+  | { condition: string; absent: true }
+  | { observedGeneration: 'behind' | 'current' };
 
 /** See TransitionMachine.readState. */
 export type StateReader<S extends string> = (object: KubeObject) => S | undefined | { unrecognised: string };

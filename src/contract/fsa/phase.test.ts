@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkPhaseMove, readPhase, readState } from './phase.ts';
-import { toyMachine } from './toy-machine.fixture.ts';
+import { checkPhaseMove, readPhase, readState, recordedState } from './phase.ts';
+import { toyConditionStates, toyMachine } from './toy-machine.fixture.ts';
 
 describe('readState', () => {
   it('reads a known phase', () => {
@@ -102,5 +102,43 @@ describe('a state reader of its own', () => {
     const throwing = { ...toyMachine, readState: () => { throw new Error('boom'); } };
     expect(readState(throwing, {})).toMatchObject({ recognised: false, phase: expect.stringContaining('the state reader failed: boom') });
     expect(readState({ ...toyMachine, readState: () => 'Exploded' as never }, {})).toEqual({ recognised: false, phase: '"Exploded"' });
+  });
+});
+
+describe('conditionStates: the state from the conditions and the observed generation, as data', () => {
+  const machine = { ...toyMachine, phasePath: undefined, conditionStates: toyConditionStates };
+  const pool = (conditions: unknown, observedGeneration?: unknown, generation = 2) => ({
+    metadata: { generation },
+    status: { conditions, ...(observedGeneration === undefined ? {} : { observedGeneration }) },
+  });
+  const ready = (status: string, reason?: string) => ({ type: 'Ready', status, ...(reason === undefined ? {} : { reason }) });
+
+  it('takes the first rule whose every test holds', () => {
+    expect(readState(machine, pool([ready('True')], 2))).toEqual({ recognised: true, state: 'Active' });
+    expect(readState(machine, pool([ready('True')], 1))).toEqual({ recognised: true, state: 'Busy' });
+    expect(readState(machine, pool([ready('False', 'Stuck')], 2))).toEqual({ recognised: true, state: 'Broken' });
+    expect(readState(machine, pool([ready('False', 'Retrying')], 2))).toEqual({ recognised: true, state: 'Busy' });
+    expect(readState(machine, pool([{ type: 'Synced', status: 'True' }, ready('True')], 3))).toEqual({ recognised: true, state: 'Active' });
+  });
+
+  it('reads nothing recorded yet as the initial state, and as no state for crdgate check --old to assume', () => {
+    expect(readState(machine, {})).toEqual({ recognised: true, state: 'Draft' });
+    expect(readState(machine, pool([{ type: 'Synced', status: 'True' }]), 'Active')).toEqual({ recognised: true, state: 'Active' });
+    expect(recordedState(machine, pool([]))).toBeUndefined();
+  });
+
+  it('fails closed where no rule holds, naming the conditions it saw', () => {
+    expect(readState(machine, pool([ready('Unknown', 'Probing')], 2))).toEqual({ recognised: false, phase: '"conditions Ready=Unknown (Probing)"' });
+    // Ready True, but no observedGeneration: neither behind nor current.
+    expect(readState(machine, pool([ready('True')]))).toEqual({ recognised: false, phase: '"conditions Ready=True"' });
+    expect(readState(machine, { ...pool([ready('Unknown')]), metadata: { deletionTimestamp: 'x' } })).toEqual({ recognised: true, state: 'Gone' });
+  });
+
+  it('reads values of unexpected types as the policy does: no condition, no generation', () => {
+    expect(readState(machine, pool('Ready'))).toEqual({ recognised: true, state: 'Draft' });
+    expect(readState(machine, pool([7, null, ['Ready'], { type: ['Ready'] }]))).toEqual({ recognised: true, state: 'Draft' });
+    expect(readState(machine, pool([{ type: 'Ready', status: true }], 2))).toMatchObject({ recognised: false });
+    for (const observed of [1.5, '1', 2 ** 53]) expect(readState(machine, pool([ready('True')], observed))).toMatchObject({ recognised: false });
+    expect(readState(machine, { status: 'junk' })).toEqual({ recognised: true, state: 'Draft' });
   });
 });

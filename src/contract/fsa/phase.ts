@@ -3,6 +3,7 @@ import type { KubeObject } from '../kube-object.ts';
 import type { StateReader, TransitionMachine } from './machine.ts';
 import { valueAtPath } from '../field-path.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
+import { conditionStatesReader } from './condition-states.ts';
 
 // Reading the machine's state from an object's phase, and checking an operator's phase moves against the machine.
 
@@ -29,22 +30,24 @@ export function readState<S extends string, C extends string>(
 }
 
 /**
- * The state an object records: deleting once a deletion has started, otherwise what the machine's state reader
- * says, else its phase (through the machine's phase table, when it has one). Undefined when it records none yet:
- * no phase (absent, null, or "", a Go operator's zero value), or a state reader that returns undefined.
+ * The state an object records: deleting once a deletion has started, otherwise its phase (through the machine's
+ * phase table, when it has one), or what the machine's state reader or its conditionStates rules say. Undefined
+ * when it records none yet: no phase (absent, null, or "", a Go operator's zero value), a state reader that returns
+ * undefined, or a conditionStates rule that says nothing is recorded.
  */
 export function recordedState<S extends string, C extends string>(machine: TransitionMachine<S, C>, object: KubeObject): StateReading<S> | undefined {
   const deletionTimestamp = valueAtPath(object, 'metadata.deletionTimestamp');
   if (deletionTimestamp !== undefined && deletionTimestamp !== null) return { recognised: true, state: machine.deletingState };
   if (readsPhase(machine)) return recordedPhase(machine, valueAtPath(object, machine.phasePath));
   if (machine.readState !== undefined) return readWithReader(machine, machine.readState, object);
+  if (machine.conditionStates !== undefined) return readWithReader(machine, conditionStatesReader(machine.conditionStates), object);
   // No machine that passed its self-check gets here: it reads its state one way or the other.
   return { recognised: false, phase: '(the machine has neither phasePath nor readState)' };
 }
 
-/** Whether the machine reads the state from the phase at phasePath, rather than with a reader of its own. */
+/** Whether the machine reads the state from the phase at phasePath, rather than from its conditions or with a reader of its own. */
 export function readsPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>): machine is TransitionMachine<S, C> & { phasePath: string } {
-  return machine.readState === undefined && machine.phasePath !== undefined;
+  return machine.readState === undefined && machine.conditionStates === undefined && machine.phasePath !== undefined;
 }
 
 /** A recorded phase as a state; nothing recorded yet is the initial state. */

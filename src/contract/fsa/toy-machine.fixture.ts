@@ -1,6 +1,6 @@
 import { byDirection, whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
-import type { TransitionMachine } from './machine.ts';
+import type { ConditionStateRule, TransitionMachine } from './machine.ts';
 import { readInteger, readString } from './value-readers.ts';
 import { compareNumbers } from './classifier-form.ts';
 
@@ -45,6 +45,19 @@ export const toyMachine: TransitionMachine<ToyState, ToyChange> = {
     fieldClassifier({ path: 'color', read: readString, compare: whenDifferent('color') }),
   ],
 };
+
+/**
+ * The toy machine's states read from a Ready condition and the observed generation, as an operator that records no
+ * phase writes them: nothing recorded before the first Ready condition, Busy while the operator has not seen the
+ * latest spec, Broken when it is stuck.
+ */
+export const toyConditionStates: readonly ConditionStateRule<ToyState>[] = [
+  { when: [{ condition: 'Ready', absent: true }], nothingRecorded: true },
+  { when: [{ observedGeneration: 'behind' }], state: 'Busy' },
+  { when: [{ condition: 'Ready', status: 'True' }, { observedGeneration: 'current' }], state: 'Active' },
+  { when: [{ condition: 'Ready', status: 'False', reason: 'Stuck' }], state: 'Broken' },
+  { when: [{ condition: 'Ready', status: 'False' }], state: 'Busy' },
+];
 
 /** A widget in `phase` (none: never reconciled) with `spec`. */
 export function widget(spec: Record<string, unknown>, phase?: string, annotations?: Record<string, string>) {

@@ -128,6 +128,21 @@ export const poolerMachine: TransitionMachine<PoolerState, PoolerChange> = {
   ],
 };
 
+/**
+ * The pooler's machine with its state read as data: the rules say what poolerState says in code, so the policy floor
+ * reads the state too (the rules test the first Ready condition's status, poolerState the first Ready condition's:
+ * alike while the operator writes one Ready condition, as it does).
+ */
+export const declarativePoolerMachine: TransitionMachine<PoolerState, PoolerChange> = {
+  ...(({ readState: _readState, ...machine }) => machine)(poolerMachine),
+  conditionStates: [
+    { when: [{ condition: 'Ready', absent: true }], nothingRecorded: true },
+    { when: [{ observedGeneration: 'behind' }], state: 'Reconfiguring' },
+    { when: [{ condition: 'Ready', status: 'True' }], state: 'Ready' },
+    { when: [{ condition: 'Ready', status: 'False' }], state: 'Reconfiguring' },
+  ],
+};
+
 export function dbClusterContract(): Contract {
   const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbclusters.dbops.example.com' }), { crdOwner: 'external' });
   return defineContract({ ...parts, transitions: clusterMachine });
@@ -136,6 +151,12 @@ export function dbClusterContract(): Contract {
 export function dbPoolerContract(): Contract {
   const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), { crdOwner: 'external' });
   return defineContract({ ...parts, transitions: poolerMachine });
+}
+
+/** DbPooler guarded by the machine that reads its state from conditionStates. */
+export function declarativeDbPoolerContract(): Contract {
+  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), { crdOwner: 'external' });
+  return defineContract({ ...parts, transitions: declarativePoolerMachine });
 }
 
 /** Where the operator's own conversion webhook listens, and the CA its certificate is signed by. */

@@ -6,6 +6,7 @@ import { compareQuantities, parseQuantity } from '../../../src/contract/quantity
 import { createSchemaCompiler } from '../../../src/contract/schema/compile-schema.ts';
 import { geoDatabaseContract } from '../../../src/contracts/geodatabase/index.ts';
 import { messageBrokerContract } from '../../../src/policy/message-broker.fixture.ts';
+import { declarativeDbPoolerContract } from './db-operator-contracts.ts';
 import {
   emptyTally,
   exactQuantityGroups,
@@ -107,5 +108,33 @@ describe('the phases a start can write', () => {
     expect(storablePhases(geoDatabase)).toEqual(['Pending', 'Provisioning', 'Ready', 'Scaling', 'Resizing', 'Upgrading', 'Degraded', 'Failed']);
     const phases = storablePhases(messageBroker);
     expect(phases).toEqual(expect.arrayContaining([...machineOf(messageBroker).states, '', 'Hibernating', 'Running ']));
+  });
+});
+
+describe('pairs for a machine that reads its state from conditionStates (DbPooler)', () => {
+  const contract = declarativeDbPoolerContract();
+  const generator = policyPairGenerator(contract, { quantities: 'exact' });
+  const pairs = fc.sample(generator.updates, { numRuns: 1000, seed: 5 });
+
+  it('starts from statuses the hub schema accepts, made of what the rules test, and from none', () => {
+    const validStatus = createSchemaCompiler().compile(hubSchema(contract).properties!.status!, { rootPath: 'status' });
+    for (const pair of pairs) if (pair.old.status !== undefined) expect(validStatus(pair.old.status)).toEqual([]);
+    expect(pairs.filter((pair) => pair.old.status === undefined).length).toBeGreaterThan(50);
+    expect(pairs.every((pair) => pair.old.phase === undefined)).toBe(true);
+    expect(generator.unrecognised).toBe(true);
+  });
+
+  it('reaches every state and an unrecognised one, each kind of change, allowed and denied, offline as crdgate decides', () => {
+    const machine = machineOf(contract);
+    const tally = emptyTally();
+    for (const pair of pairs) {
+      const decision = evaluateTransition(machine, storedObject(contract, pair.old, 'offline'), { metadata: { annotations: pair.annotations }, spec: pair.spec });
+      tallyDecision(tally, machine, decision, [pair.old.spec, pair.spec]);
+    }
+    expect(Object.keys(tally.states).sort()).toEqual([...machine.states, 'unrecognised'].sort());
+    for (const state of Object.keys(tally.states)) expect(tally.states[state], state).toBeGreaterThan(40);
+    expect(Object.keys(tally.kinds).sort()).toEqual(Object.keys(machine.changeKinds).sort());
+    expect(tally.allowed).toBeGreaterThan(200);
+    expect(tally.denied).toBeGreaterThan(125);
   });
 });

@@ -23,6 +23,8 @@ export interface StoredStart {
   annotations: Record<string, string>;
   /** Written through the status subresource after the create; undefined: no status is written. */
   phase: string | undefined;
+  /** The whole status, written the same way, for a machine that reads its state from conditionStates. */
+  status?: Record<string, unknown>;
   /** Created with a finalizer and then DELETEd, so that metadata.deletionTimestamp is set. */
   deleting: boolean;
 }
@@ -55,6 +57,8 @@ export interface PairGenerator {
   deletes: fc.Arbitrary<DeletePair>;
   /** Every phase a start may write (recognised or not), for coverage checks. */
   phases: readonly string[];
+  /** Whether some start records a state the machine does not know. */
+  unrecognised: boolean;
 }
 
 /**
@@ -408,7 +412,7 @@ export function machineOf(contract: Contract): TransitionMachine<string, string>
   return contract.transitions;
 }
 
-/** The contract's machine, which reads a phase (the policy floor compiles no other), for writing one. */
+/** The contract's machine, which reads a phase, for writing one. */
 export function phaseMachineOf(contract: Contract): TransitionMachine<string, string> & { phasePath: string } {
   const machine = machineOf(contract);
   if (!readsPhase(machine)) throw new Error(`${contract.identity.kind}'s machine reads no phase`);
@@ -422,6 +426,7 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
   const model = buildModel(specSchema, '', collectReadings(machine.classifiers.map((classifier) => classifier.form), '', { fields: new Map(), keys: new Map() }), options);
   if (model.kind !== 'object') throw new Error('the spec must be an object');
   const phases = storablePhases(contract);
+  const statuses = conditionStatuses(machine, hubSchema(contract));
   const protection = (contract.deletionRules ?? []).flatMap((rule) => (rule.form ? [rule.form] : []))[0];
 
   const override = machine.overrideAnnotation;
@@ -449,7 +454,12 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
           fc.constantFrom(...nearMisses).map((value) => ({ [protection.annotation]: value })),
         );
   const oldAnnotations = fc.tuple(overrideAnnotation, protectionAnnotation).map(([a, b]): Record<string, string> => ({ ...a, ...b }));
-  const start = fc.record({ spec: generate(model) as fc.Arbitrary<Record<string, unknown>>, annotations: oldAnnotations, phase, deleting });
+  const fields = { spec: generate(model) as fc.Arbitrary<Record<string, unknown>>, annotations: oldAnnotations, phase, deleting };
+  // Only a machine that reads conditions draws a status, so the other machines' pairs stay as their seeds make them.
+  const start: fc.Arbitrary<StoredStart> =
+    statuses === undefined
+      ? fc.record(fields)
+      : fc.record({ ...fields, status: statuses }).map(({ status, ...rest }) => (status === undefined ? rest : { ...rest, status }));
 
   const updates = fc
     .tuple(start, fc.constantFrom(0.1, 0.25, 0.5, 0.8))
@@ -470,7 +480,42 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
       return { operation: 'UPDATE', old, spec, annotations: reason === undefined ? others : { ...others, [override]: reason } };
     });
   const deletes = start.map((old): DeletePair => ({ operation: 'DELETE', old }));
-  return { updates, deletes, phases };
+  const unrecognised = phases.some((written) => written !== '' && !machine.states.includes(written) && !Object.hasOwn(machine.phases ?? {}, written)) || statuses !== undefined;
+  return { updates, deletes, phases, unrecognised };
+}
+
+/**
+ * Statuses for a machine that reads conditionStates, undefined for one that does not: now and then none at all,
+ * mostly conditions made of what its rules test (each tested type with each tested status and reason, and Unknown,
+ * which no rule names), at most one of each type as a map list keyed by type holds them, at times beside a condition
+ * of a type no rule tests, or only that one, or none; and an observedGeneration behind, at or past the generation (1:
+ * the start is created once), or none. Only the fields the hub schema declares for a condition are written.
+ */
+function conditionStatuses(machine: TransitionMachine<string, string>, schema: JSONSchemaProps): fc.Arbitrary<Record<string, unknown> | undefined> | undefined {
+  if (machine.conditionStates === undefined) return undefined;
+  const tests = machine.conditionStates.flatMap((rule) => rule.when);
+  const declared = new Set(Object.keys(schemaAtPath(schema, 'status.conditions')?.items?.properties ?? {}));
+  const condition = (type: string, status: string, reason?: string) => ({
+    type,
+    ...(declared.has('status') ? { status } : {}),
+    ...(reason !== undefined && declared.has('reason') ? { reason } : {}),
+  });
+  const tested = [...new Set(tests.flatMap((test) => ('condition' in test ? [test.condition] : [])))].flatMap((type) => {
+    const ofType = tests.filter((test): test is Extract<typeof test, { condition: string }> => 'condition' in test && test.condition === type);
+    const statuses = [...new Set([...ofType.flatMap((test) => ('status' in test && test.status !== undefined ? [test.status] : [])), 'Unknown'])];
+    const reasons = [undefined, ...new Set(ofType.flatMap((test) => ('reason' in test && test.reason !== undefined ? [test.reason] : [])))];
+    return statuses.flatMap((status) => reasons.map((reason) => condition(type, status, reason)));
+  });
+  const untested = condition('CrdgateTestUntested', 'True');
+  const someTested = fc.uniqueArray(fc.constantFrom(...tested), { minLength: 1, maxLength: 2, selector: (item) => item.type });
+  const conditions = fc.oneof(
+    { weight: 8, arbitrary: fc.tuple(someTested, fc.boolean()).map(([list, more]) => (more ? [...list, untested] : list)) },
+    { weight: 1, arbitrary: fc.constant([untested]) },
+    { weight: 1, arbitrary: fc.constant([]) },
+  );
+  const observed = tests.some((test) => 'observedGeneration' in test) ? fc.constantFrom(undefined, 0, 1, 1, 2) : fc.constant(undefined);
+  const status = fc.record({ conditions, observedGeneration: observed }).map((fields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
+  return fc.option(status, { nil: undefined, freq: 10 });
 }
 
 /**
@@ -478,19 +523,27 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
  * pair should get; the e2e test decides on the object it reads back instead.
  */
 export function storedObject(contract: Contract, start: StoredStart, name: string): KubeObject {
-  const machine = phaseMachineOf(contract);
-  const status = start.phase === undefined ? undefined : nested(machine.phasePath.split('.').slice(1), start.phase);
   return {
     apiVersion: `${contract.identity.group}/${contract.hub}`,
     kind: contract.identity.kind,
     metadata: {
       name,
+      // Created once: the API server's first generation.
+      generation: 1,
       ...(Object.keys(start.annotations).length > 0 ? { annotations: start.annotations } : {}),
       ...(start.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: [pairFinalizer] } : {}),
     },
     spec: start.spec,
-    ...(status === undefined ? {} : { [machine.phasePath.split('.')[0]!]: status }),
+    ...startStatus(contract, start),
   };
+}
+
+/** What a start writes through the status subresource, as the object's fields: its status, or its phase at phasePath. */
+export function startStatus(contract: Contract, start: StoredStart): Record<string, unknown> {
+  if (start.status !== undefined) return { status: start.status };
+  if (start.phase === undefined) return {};
+  const [root, ...below] = phaseMachineOf(contract).phasePath.split('.');
+  return { [root!]: nested(below, start.phase) };
 }
 
 /** `{ a: { b: value } }` for the path ['a', 'b']. */

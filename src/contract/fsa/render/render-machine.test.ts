@@ -120,4 +120,19 @@ describe('renderMachine: where the states come from', () => {
     const table = renderMachine({ ...toyMachine, phases: { 'Cluster in healthy state': 'Active' } }, 'table');
     expect(table).toContain('The state is read from status.phase, in the operator\'s words:\n- "Cluster in healthy state" -> Active');
   });
+
+  it('lists the conditionStates rules under the table, in their order', async () => {
+    const { toyConditionStates, toyMachine } = await import('../toy-machine.fixture.ts');
+    const table = renderMachine({ ...toyMachine, phasePath: undefined, conditionStates: [...toyConditionStates.slice(0, 4), { when: [], state: 'Busy' }] }, 'table');
+    expect(table).toContain(
+      [
+        'The state is read from the status by the first conditionStates rule that holds (none: an unrecognised state):',
+        '- no Ready condition -> nothing recorded yet (Draft)',
+        '- observedGeneration behind the generation -> Busy',
+        '- condition Ready with status "True" and observedGeneration at or past the generation -> Active',
+        '- condition Ready with status "False", reason "Stuck" -> Broken',
+        '- always -> Busy',
+      ].join('\n'),
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import { anyChangeRemark, exclusiveLegend, stateRemarks, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
-import type { TransitionMachine } from '../machine.ts';
+import type { StatusTest, TransitionMachine } from '../machine.ts';
 
 /** A Markdown table of states and their allowed changes, followed by the unsupported and exclusive changes. */
 export function renderTable<S extends string, C extends string>(machine: TransitionMachine<S, C>): string {
@@ -29,12 +29,25 @@ function allowedChanges<S extends string, C extends string>(machine: TransitionM
   return remarks.length > 0 ? `${allowed} (${remarks.join('; ')})` : allowed;
 }
 
-/** Where the states come from, when it is not the states' own names at phasePath: the operator's words, or code. */
+/** Where the states come from, when it is not the states' own names at phasePath: the operator's words, conditions, or code. */
 function stateSource<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
   if (machine.readState !== undefined) return ['The state is read by readState, a function of the stored object.'];
+  if (machine.conditionStates !== undefined) {
+    return [
+      'The state is read from the status by the first conditionStates rule that holds (none: an unrecognised state):',
+      ...machine.conditionStates.map((rule) => `- ${rule.when.length === 0 ? 'always' : rule.when.map(describeStatusTest).join(' and ')} -> ${rule.state ?? `nothing recorded yet (${machine.initialState})`}`),
+    ];
+  }
   if (machine.phases === undefined) return [];
   const entries = Object.entries(machine.phases) as [string, S][];
   return [`The state is read from ${machine.phasePath}, in the operator's words:`, ...entries.map(([phase, state]) => `- ${JSON.stringify(phase)} -> ${state}`)];
+}
+
+function describeStatusTest(test: StatusTest): string {
+  if ('observedGeneration' in test) return `observedGeneration ${test.observedGeneration === 'behind' ? 'behind' : 'at or past'} the generation`;
+  if (test.absent) return `no ${test.condition} condition`;
+  const fields = [test.status === undefined ? undefined : `status ${JSON.stringify(test.status)}`, test.reason === undefined ? undefined : `reason ${JSON.stringify(test.reason)}`].filter((part) => part !== undefined);
+  return `condition ${test.condition}${fields.length > 0 ? ` with ${fields.join(', ')}` : ''}`;
 }
 
 function cell(text: string): string {

@@ -1,0 +1,24 @@
+import { evaluateCel } from '../api-server-engine/engine.ts';
+import { celValue, dyn, withoutNulls } from './cel-json.fixture.ts';
+import type { ContractPolicy } from './compile-policy.ts';
+
+// A compiled policy's validations as one CEL expression, decided for many updates at once in kube-apiserver's own
+// CEL environment (the engine's evaluateCel), as classifier-cel-agreement.test.ts explains: `object` and `oldObject`
+// dyn, bound to JSON values. A policy variable cannot be bound from outside (it may hold an optional, which a
+// binding cannot carry); each is bound inside instead, in the policy's order, by `[value].map(name, rest)[0]`, so
+// that it is evaluated once, as the API server evaluates it at most once, and later ones read earlier ones.
+
+/** Every validation of the policy, its variables bound, as one CEL bool: whether the update passes them all. */
+export function policyPassesExpression(policy: ContractPolicy): string {
+  const bound = (text: string) => text.replace(/\bvariables\.([A-Za-z_][A-Za-z0-9_]*)/g, 'variables_$1');
+  const validations = `[${policy.validations.map((validation) => bound(validation.expression)).join(', ')}].all(passes, passes)`;
+  return policy.variables.reduceRight((rest, { name, expression }) => `[${bound(expression)}].map(variables_${name}, ${rest})[0]`, validations);
+}
+
+/** Whether the policy lets each UPDATE from `old` to `new` through; the nulls the API server drops are dropped. */
+export function policyAllows(policy: ContractPolicy, updates: readonly { old: unknown; new: unknown }[]): boolean[] {
+  const expr = `cases.map(c, [c[0]].map(oldObject, [c[1]].map(object, [{"operation": "UPDATE"}].map(request, ${policyPassesExpression(policy)})[0])[0])[0])`;
+  const answer = evaluateCel({ expr, typeEnv: [dyn('cases')], bindings: { cases: celValue(updates.map((update) => [withoutNulls(update.old), withoutNulls(update.new)])) } });
+  if (answer.compileError !== undefined || answer.evalError !== undefined) throw new Error(answer.compileError ?? answer.evalError);
+  return (answer.value as { listValue: { values: { boolValue?: boolean }[] } }).listValue.values.map((value) => value.boolValue === true);
+}
