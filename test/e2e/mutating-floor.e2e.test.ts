@@ -155,8 +155,9 @@ describe.skipIf(!controlPlane)('overlays/policy-floor: the MutatingAdmissionPoli
     mutationChecks = { before, after: await scrapeApiServer(cp) };
     expect(stored.policy.map(defaulted)).toEqual(stored.webhook.map(defaulted));
     expect(updated.policy.map(defaulted)).toEqual(updated.webhook.map(defaulted));
-    // And crdgate was truly out of it: what only it checks went through.
-    expect((await create(invalidGeoDatabase(namespace, 'unchecked'))).spec).toMatchObject({ storage: { size: '50GB' }, readReplicas: 0 });
+    // And crdgate was truly out of it: what only its invariants check (a major release it does not support, a cache
+    // too big) went through, defaulted by the policy.
+    expect((await create(invalidGeoDatabase(namespace, 'unchecked'))).spec).toMatchObject({ postgres: { version: '18.1' }, caches: [{ name: 'tiles-1' }, { name: 'big', memory: '128Gi' }], readReplicas: 0 });
   });
 
   it('the API server counted every mutation of the policy, none of them failing', () => {
