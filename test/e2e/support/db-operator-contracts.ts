@@ -153,10 +153,14 @@ export function dbPoolerContract(): Contract {
   return defineContract({ ...parts, transitions: poolerMachine });
 }
 
-/** DbPooler guarded by the machine that reads its state from conditionStates. */
+/**
+ * DbPooler guarded by the machine that reads its state from conditionStates. The contract has no code of its own
+ * (invariants, defaults, update rules), so it says that it reads no label, annotation or status: a write of those
+ * never reaches crdgate.
+ */
 export function declarativeDbPoolerContract(): Contract {
   const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), { crdOwner: 'external' });
-  return defineContract({ ...parts, transitions: declarativePoolerMachine });
+  return defineContract({ ...parts, transitions: declarativePoolerMachine, reads: { labels: [], annotations: [], status: false } });
 }
 
 /** Where the operator's own conversion webhook listens, and the CA its certificate is signed by. */

@@ -21,18 +21,24 @@ export interface RenderedInstall {
   stderr: string;
 }
 
+/** What a file adds to the install: `crdgate serve`'s arguments (more contracts, a kubeconfig) and `crdgate manifests`'s (the same contracts, settings). */
+export interface InstallArgs {
+  serve?: string[];
+  manifests?: string[];
+}
+
 /**
  * Starts crdgate, renders its manifests under `installName`, makes the test's namespace, and waits until the CRD of
  * the file before is gone (its instances are deleted first; applying to it would fail).
  */
-export async function renderGeoDatabaseInstall(cp: ProvidedControlPlane, installName: string, namespace: string): Promise<RenderedInstall> {
+export async function renderGeoDatabaseInstall(cp: ProvidedControlPlane, installName: string, namespace: string, args: InstallArgs = {}): Promise<RenderedInstall> {
   const workDir = await mkdtemp(join(tmpdir(), `crdgate-e2e-${installName}-`));
   const tree = join(workDir, 'deploy');
   const created = await kubectl(cp, ['create', 'namespace', namespace]);
   if (created.exitCode !== 0) throw new Error(`kubectl create namespace ${namespace}: ${created.stderr}`);
-  const gate = await createCrdgateProcess();
+  const gate = await createCrdgateProcess(args.serve);
   await gate.start();
-  const rendered = await runCli(workDir, 'manifests', '--url', `https://127.0.0.1:${gate.port}`, '--ca-bundle', join(gate.certDir, 'ca.crt'), '--name', installName, '--out', tree);
+  const rendered = await runCli(workDir, 'manifests', '--url', `https://127.0.0.1:${gate.port}`, '--ca-bundle', join(gate.certDir, 'ca.crt'), '--name', installName, '--out', tree, ...(args.manifests ?? []));
   if (rendered.code !== 0) throw new Error(`crdgate manifests exited ${rendered.code}: ${rendered.stderr}`);
   await eventually(`the previous ${crdName} to be gone`, async () => {
     const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
