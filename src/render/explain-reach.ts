@@ -1,6 +1,6 @@
 import type { Contract } from '../contract/define-contract.ts';
 import { contractWebhooks, type WebhookDecides } from './webhook-reach.ts';
-import { webhookDefaults, type LabelSelector, type WebhookSettings } from './webhook-settings.ts';
+import { failureHandling, type LabelSelector, type WebhookSettings } from './webhook-settings.ts';
 
 // `crdgate manifests --explain`: per webhook, which requests the API server sends crdgate and why; everything else
 // of the kind never reaches it, and so never waits on it.
@@ -16,8 +16,8 @@ export function explainReach(contracts: readonly Contract[], settings: WebhookSe
     const webhooks = contractWebhooks(contract);
     const lines = [`${contract.identity.kind}.${contract.identity.group}: what reaches crdgate`];
     for (const webhook of webhooks) {
-      const failurePolicy = webhook.decides === 'warnings' ? 'Ignore' : (settings.failurePolicy ?? webhookDefaults.failurePolicy);
-      lines.push(`  ${webhook.configuration} webhook ${webhook.name} (failurePolicy ${failurePolicy}: ${decidesWords[webhook.decides]})`);
+      const { failurePolicy, timeoutSeconds } = failureHandling(webhook.decides, settings);
+      lines.push(`  ${webhook.configuration} webhook ${webhook.name} (failurePolicy ${failurePolicy}, timeoutSeconds ${timeoutSeconds}: ${decidesWords[webhook.decides]})`);
       lines.push(...webhook.explanation.map((line) => `    ${line}`));
     }
     if (!webhooks.some((webhook) => webhook.configuration === 'mutating')) lines.push('  no mutating webhook: the contract has no defaults');
@@ -28,7 +28,7 @@ export function explainReach(contracts: readonly Contract[], settings: WebhookSe
     ...(settings.objectSelector !== undefined ? [`only objects selected by ${selectorText(settings.objectSelector)}`] : []),
   ];
   const footer = [
-    `Every webhook waits ${settings.timeoutSeconds ?? webhookDefaults.timeoutSeconds} s for crdgate${scope.length > 0 ? `, ${scope.join(', ')}` : ''}.`,
+    ...(scope.length > 0 ? [`Every webhook is sent ${scope.join(', ')}.`] : []),
     'Anything else of these kinds is never sent to crdgate, so a crdgate outage does not block it.',
   ];
   return `${[...sections, footer.join('\n')].join('\n\n')}\n`;

@@ -73,7 +73,7 @@ describe('renderValidatingWebhookConfiguration', () => {
     expect(geo.clientConfig).toEqual({ service: { namespace: 'ops', name: 'crdgate', path: '/validate', port: 443 } });
   });
 
-  it("renders a team's settings on every webhook, and keeps a webhook that can only warn at Ignore", () => {
+  it("renders a team's settings on every webhook, and keeps a webhook that can only warn at Ignore and a second", () => {
     const settings = {
       failurePolicy: 'Ignore' as const,
       timeoutSeconds: 3,
@@ -88,8 +88,10 @@ describe('renderValidatingWebhookConfiguration', () => {
       'mutate.geodatabases.geo.example.com',
     ]);
     for (const webhook of all) {
-      expect(webhook).toMatchObject({ failurePolicy: 'Ignore', timeoutSeconds: 3, namespaceSelector: settings.namespaceSelector, objectSelector: settings.objectSelector });
+      expect(webhook).toMatchObject({ failurePolicy: 'Ignore', namespaceSelector: settings.namespaceSelector, objectSelector: settings.objectSelector });
     }
+    // The status writes' webhook can only warn: it never holds an operator's status write for more than a second.
+    expect(all.map((webhook) => webhook.timeoutSeconds)).toEqual([3, 1, 3, 3]);
     const failing = webhooks(renderValidatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', { failurePolicy: 'Fail' }));
     expect(failing.map((webhook) => webhook.failurePolicy)).toEqual(['Fail', 'Ignore', 'Fail']);
   });

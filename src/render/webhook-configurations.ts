@@ -3,7 +3,7 @@ import { defaultInstallName, installNames } from './in-cluster-names.ts';
 import type { Manifest } from './manifest.ts';
 import { clientConfigFor, type WebhookEndpoint } from './webhook-endpoint.ts';
 import { contractWebhooks, type WebhookReach } from './webhook-reach.ts';
-import { webhookDefaults, type WebhookSettings } from './webhook-settings.ts';
+import { failureHandling, type WebhookSettings } from './webhook-settings.ts';
 
 /**
  * The validating webhooks of every contract: each with the operations, subresources and matchConditions of what its
@@ -62,6 +62,7 @@ export function renderMutatingWebhookConfiguration(
 }
 
 function renderWebhook(contract: Contract, webhook: WebhookReach, endpoint: WebhookEndpoint, settings: WebhookSettings): Record<string, unknown> {
+  const handling = failureHandling(webhook.decides, settings);
   return {
     name: webhook.name,
     clientConfig: clientConfigFor(endpoint, webhook.path),
@@ -78,11 +79,10 @@ function renderWebhook(contract: Contract, webhook: WebhookReach, endpoint: Webh
     // Rules name the hub version only; Equivalent makes the API server convert a request in any other served
     // version to the hub and call crdgate with that, so every rule is written (and applied) once.
     matchPolicy: 'Equivalent',
-    // A webhook that cannot be reached must not wave objects through unchecked; one that can only warn must not
-    // block a write for a warning.
-    failurePolicy: webhook.decides === 'warnings' ? 'Ignore' : (settings.failurePolicy ?? webhookDefaults.failurePolicy),
+    // A webhook that cannot be reached must not wave objects through unchecked (unless the team chose Ignore).
+    failurePolicy: handling.failurePolicy,
     sideEffects: 'None',
     admissionReviewVersions: ['v1'],
-    timeoutSeconds: settings.timeoutSeconds ?? webhookDefaults.timeoutSeconds,
+    timeoutSeconds: handling.timeoutSeconds,
   };
 }

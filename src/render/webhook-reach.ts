@@ -43,7 +43,7 @@ export function contractWebhooks(contract: Contract): WebhookReach[] {
       decides: parts.statusRefusable ? 'refusals' : 'warnings',
       explanation: [
         `UPDATE of ${plural}/status: only when one of these changes: ${parts.reasons.status.join('; ')}`,
-        ...(parts.statusRefusable ? [] : ['crdgate can only warn about a status write, never refuse one: failurePolicy Ignore, so an outage blocks none']),
+        ...(parts.statusRefusable ? [] : ['crdgate can only warn about a status write, never refuse one: failurePolicy Ignore, so an outage blocks none, and timeoutSeconds 1, so a hung crdgate holds one a second at most']),
       ],
     });
   }

@@ -39,6 +39,21 @@ export const webhookDefaults = {
 
 export const timeoutSecondsRange = { min: 1, max: 30 } as const;
 
+/**
+ * How long a webhook that can only warn (a status write's state move) makes a write wait for a crdgate that hangs:
+ * the shortest time the API server allows. Such a webhook is called for the operator's own status writes, and a
+ * warning is not worth seconds of each of them; crdgate answers in milliseconds when it is well.
+ */
+export const warningsTimeoutSeconds = 1;
+
+/** What the API server does when crdgate does not answer a webhook, and how long it waits, by what the webhook decides. */
+export function failureHandling(decides: 'refusals' | 'warnings' | 'patches', settings: WebhookSettings): { failurePolicy: 'Fail' | 'Ignore'; timeoutSeconds: number } {
+  const timeoutSeconds = settings.timeoutSeconds ?? webhookDefaults.timeoutSeconds;
+  // One that can only warn must not block a write for a warning.
+  if (decides === 'warnings') return { failurePolicy: 'Ignore', timeoutSeconds: Math.min(timeoutSeconds, warningsTimeoutSeconds) };
+  return { failurePolicy: settings.failurePolicy ?? webhookDefaults.failurePolicy, timeoutSeconds };
+}
+
 /** A setting that cannot be used: the message names the value and what it must be. */
 export class WebhookSettingError extends Error {
   override name = 'WebhookSettingError';
