@@ -246,10 +246,11 @@ describe('crdgate manifests: what reaches crdgate, and the settings a platform t
     expect(code, stderr).toBe(0);
     const webhooks = webhooksOf(stdout);
     expect(webhooks.map((w: any) => w.name)).toEqual(['validate.geodatabases.geo.example.com', 'status.validate.geodatabases.geo.example.com', 'mutate.geodatabases.geo.example.com']);
+    // The status writes' webhook can only warn: it waits a second at most, whatever the flag.
+    expect(webhooks.map((w: any) => w.timeoutSeconds)).toEqual([5, 1, 5]);
     for (const webhook of webhooks) {
       expect(webhook).toMatchObject({
         failurePolicy: 'Ignore',
-        timeoutSeconds: 5,
         namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] },
         objectSelector: { matchExpressions: [{ key: 'crdgate.io/skip', operator: 'DoesNotExist' }] },
       });
@@ -257,7 +258,7 @@ describe('crdgate manifests: what reaches crdgate, and the settings a platform t
     const defaults = webhooksOf((await run('manifests')).stdout);
     expect(defaults.map((w: any) => [w.failurePolicy, w.timeoutSeconds, w.namespaceSelector, w.objectSelector])).toEqual([
       ['Fail', 10, undefined, undefined],
-      ['Ignore', 10, undefined, undefined],
+      ['Ignore', 1, undefined, undefined],
       ['Fail', 10, undefined, undefined],
     ]);
   });
@@ -278,10 +279,10 @@ describe('crdgate manifests: what reaches crdgate, and the settings a platform t
     const { code, stdout } = await run('manifests', '--explain', '--failure-policy', 'Ignore');
     expect(code).toBe(0);
     expect(stdout).not.toContain('apiVersion:');
-    expect(stdout).toContain('validating webhook validate.geodatabases.geo.example.com (failurePolicy Ignore: crdgate can refuse these)');
+    expect(stdout).toContain('validating webhook validate.geodatabases.geo.example.com (failurePolicy Ignore, timeoutSeconds 10: crdgate can refuse these)');
     expect(stdout).toMatch(/UPDATE of geodatabases: only when one of these changes: .*geo\.example\.com\/postgres-major/);
     expect(stdout).toContain('DELETE of geodatabases: only of an object that carries geo.example.com/deletion-protection: "true"');
-    expect(stdout).toContain('validating webhook status.validate.geodatabases.geo.example.com (failurePolicy Ignore: crdgate can only warn about these, never refuse one)');
+    expect(stdout).toContain('validating webhook status.validate.geodatabases.geo.example.com (failurePolicy Ignore, timeoutSeconds 1: crdgate can only warn about these, never refuse one)');
     expect(stdout).toContain('UPDATE of geodatabases/status: only when one of these changes: status.phase');
   });
 });
