@@ -40,14 +40,16 @@ export const maxMappedAjvErrors = 10_000;
 /**
  * The most schema nodes one generated function holds: a larger schema is split into parts (split-schema.ts), each a
  * function of its own. Every schema is split, whatever its size, since it costs nothing measurable where it does not
- * help. Measured with `npm run bench -- --large-schema` and generated schemas (large-schema.fixture.ts), each in a
- * process of its own with the Deployment's NODE_OPTIONS, validating until V8 had optimised the validator: at 2,550
+ * help. Measured on generated schemas (large-schema.fixture.ts) by bench/schema-validation-child.ts, each in a
+ * process of its own with the Deployment's NODE_OPTIONS and V8's defaults, validating until hot: at 2,550
  * nodes (the size of the Prometheus Operator's Prometheus) one function peaked at 1,165 MiB RSS, twice the pod's
  * memory limit, and the parts at 332 MiB, validating 1.48x as fast; on GeoDatabase's schema (32 nodes) the same
  * peak and rate (1.00-1.05x). In between (/usr/bin/time on the same fixture): at 1,300 nodes 530 against 230 MiB,
  * the parts 0.63x as fast, and at 690 nodes 289 against 173 MiB. So no size is safe to leave whole (its memory grows
  * with it, to past the limit), and a small schema is cut into a few parts or none. 25 gave the lowest peak and the
- * highest rate of the sizes tried (25 to 400) on the 2,550-node schema.
+ * highest rate of the sizes tried (25 to 400) on the 2,550-node schema. `crdgate serve` also keeps Maglev off the
+ * validators (server/validator-jit.ts), which alone brings either layout to about 170 MiB there; the parts still
+ * hold where that flag is not set (check, dev, contractTester) and validate the large schema faster.
  */
 export const defaultMaxPartNodes = 25;
 
