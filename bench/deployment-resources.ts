@@ -26,8 +26,13 @@ export function deploymentMemoryRequestMiB(): number {
   return quantityMiB(serverContainer().resources.requests.memory);
 }
 
+/** The container's memory limit, in MiB: past it the pod is killed. */
+export function deploymentMemoryLimitMiB(): number {
+  return quantityMiB(serverContainer().resources.limits.memory);
+}
+
 function quantityMiB(quantity: string): number {
   const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
-  if (!match) throw new Error(`the Deployment's memory request ${quantity} is not in Mi or Gi`);
+  if (!match) throw new Error(`the Deployment's memory figure ${quantity} is not in Mi or Gi`);
   return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
 }

@@ -6,6 +6,8 @@ import { serveDefaults } from '../src/config.ts';
 import { maxJsonValues } from '../src/server/body.ts';
 import { findFreePort } from '../src/control-plane/free-port.ts';
 import { deploymentNodeOptions } from './deployment-resources.ts';
+import { fullValue, largeStructuralSchema } from '../src/contract/schema/large-schema.fixture.ts';
+import { largeSchemaKind } from './support/large-schema-contract.ts';
 import { makeFreshCertDir } from './support/fresh-cert-dir.ts';
 import { textTable } from './report/text-table.ts';
 
@@ -13,6 +15,8 @@ import { textTable } from './report/text-table.ts';
 // of the rendered Deployment (or CRDGATE_NODE_OPTIONS), under the most memory-hungry input within the body limits:
 // as many tiny values as are parsed, which cost JSON.parse far more than their bytes. The rendered Deployment's memory limit is sized
 // from these numbers (src/render/server-workload.ts). Linux only (reads /proc).
+// With --large-schema, crdgate also serves a kind whose schema is the size of the largest operator CRDs
+// (support/large-schema-contract.ts), made hot by 3,000 CREATE reviews before the same inputs: what such a kind adds.
 
 interface Scenario {
   name: string;
@@ -69,13 +73,23 @@ const scenarios: Scenario[] = [
   },
 ];
 
+const largeSchemaReview = () => {
+  const { group, version, kind, plural } = largeSchemaKind;
+  const object = { apiVersion: `${group}/${version}`, kind, metadata: { name: 'large', namespace: 'maps' }, ...(fullValue(largeStructuralSchema(), 1) as object) };
+  return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', kind: { group, version, kind }, resource: { group, version, resource: plural }, operation: 'CREATE', name: 'large', namespace: 'maps', object, oldObject: null } });
+};
+const largeSchemaScenario: Scenario = { name: '3,000 CREATEs of the large-schema kind (32 KiB objects)', path: '/validate', body: largeSchemaReview, concurrency: 4, repeat: 750 };
+const contractModules = (...paths: string[]) => paths.flatMap((path) => ['--contract', fileURLToPath(new URL(path, import.meta.url))]);
+
 async function main(): Promise<void> {
+  const withLargeSchema = process.argv.includes('--large-schema');
   const certs = await makeFreshCertDir();
   const port = await findFreePort();
   const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
   // In NODE_OPTIONS, as the pod passes them: Node takes fewer V8 flags there than on its command line.
   const nodeOptions = process.env['CRDGATE_NODE_OPTIONS'] ?? deploymentNodeOptions();
-  const child = spawn(process.execPath, [cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--cert-dir', certs.dir, '--drain-delay', '0', '--log-level', 'warn'], {
+  const contracts = withLargeSchema ? contractModules('../test/e2e/support/contracts/geodatabase.ts', './support/large-schema-contract.ts') : [];
+  const child = spawn(process.execPath, [cli, 'serve', ...contracts, '--host', '127.0.0.1', '--port', String(port), '--cert-dir', certs.dir, '--drain-delay', '0', '--log-level', 'warn'], {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, NODE_OPTIONS: nodeOptions },
   });
@@ -83,7 +97,7 @@ async function main(): Promise<void> {
   try {
     await waitForReady(port, certs.ca);
     rows.push(['started', '', '', '', ...(await memory(child.pid!)).map(mib)]);
-    for (const scenario of scenarios) {
+    for (const scenario of withLargeSchema ? [largeSchemaScenario, ...scenarios] : scenarios) {
       const body = scenario.body();
       let slowest = 0;
       const statuses = new Map<number, number>();

@@ -8,6 +8,7 @@ import { runBenchmarkSuite, type BenchPlan } from './benchmark-suite.ts';
 import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
 import { renderCheckReport, runCheckBenchmark } from './check-benchmark.ts';
 import { renderDevStartupReport, runDevStartupBenchmark } from './dev-startup.ts';
+import { renderLargeSchemaReport, runLargeSchemaBenchmark, type LargeSchemaPlan } from './large-schema-benchmark.ts';
 import { renderMigrationReport, runMigrationBenchmark } from './migration-benchmark.ts';
 import { runPolicyCostBenchmark, type PolicyCostPlan, type PolicyCostResult } from './policy-cost.ts';
 import { renderCostLadder } from './report/render-cost-ladder.ts';
@@ -20,12 +21,14 @@ import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 
 // `npm run bench [-- --quick] [-- --json] [-- --from-source] [-- --profile]
 //   [-- --migration [--migration-objects N] [--migration-memory-objects N]]
-//   [-- --check [--check-objects N]] [-- --dev] [-- --policy]`
+//   [-- --check [--check-objects N]] [-- --dev] [-- --policy] [-- --large-schema]`
 // --profile: instead of the goals, where crdgate's CPU goes (a cost ladder of servers, then CPU profiles).
 // --migration: instead of the goals, `crdgate migrate` (1, 2 and 4 shards) against a plain loop of no-op PUTs through
 //   a real API server, and its peak RSS; --migration-memory-objects N also measures the peak RSS at N objects.
 // --check: instead of the goals, `crdgate check` on a generated manifest tree against only parsing it as YAML.
 // --dev: instead of the goals, `crdgate dev` from the command to ready against the control plane started alone.
+// --large-schema: instead of the goals, validation of a schema the size of the largest operator CRDs and of
+//   GeoDatabase's, compiled as one function against as crdgate serves it: throughput and peak RSS.
 // --policy: instead of the goals, the policy floor's cost: a GeoDatabase UPDATE through kube-apiserver with the
 //   rendered ValidatingAdmissionPolicy bound against unbound. The goals run ends with it too.
 // Run it through `npm run bench`: that script gives the load generator single-threaded GC, which the latency phase
@@ -53,6 +56,11 @@ const quickPlan: BenchPlan = {
   conversion: { warmupReviews: 1, maxReviews: 3, maxMs: 10_000 },
   startupRuns: 1,
 };
+
+// The large schema's validator is optimised within its first few thousand validations (the peak comes then); a
+// GeoDatabase validation takes microseconds, so it needs far more for a window of a second or more.
+const largeSchemaPlan: LargeSchemaPlan = { rounds: 3, counts: { large: { warmup: 3_000, measure: 3_000 }, geodatabase: { warmup: 200_000, measure: 1_000_000 } } };
+const quickLargeSchemaPlan: LargeSchemaPlan = { rounds: 1, counts: { large: { warmup: 3_000, measure: 1_000 }, geodatabase: { warmup: 100_000, measure: 200_000 } } };
 
 const profilePlan: ProfilePlan = { warmupMs: 1_500, measureMs: 4_000, concurrency: 32, sockets: 8, top: 20 };
 const ladderPlan: LadderPlan = { warmupMs: 1_000, measureMs: 2_500, concurrency: 32, sockets: 8, rounds: 2 };
@@ -87,6 +95,7 @@ async function main(): Promise<void> {
       'check-objects': { type: 'string' },
       dev: { type: 'boolean' },
       policy: { type: 'boolean' },
+      'large-schema': { type: 'boolean' },
     },
   });
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
@@ -113,6 +122,7 @@ async function main(): Promise<void> {
     }
     return report(runMigrationBenchmark({ objects, concurrency: 4, shards: [1, 2, 4], ...(memoryObjects !== undefined ? { memoryObjects } : {}) }, progress), renderMigrationReport);
   }
+  if (values['large-schema']) return report(runLargeSchemaBenchmark(values.quick ? quickLargeSchemaPlan : largeSchemaPlan, progress), renderLargeSchemaReport);
   if (values.dev) return report(runDevStartupBenchmark(values.quick ? 1 : 3, progress), renderDevStartupReport);
   // Required: without a control plane this mode has nothing to measure, and says so.
   if (values.policy) return report(measurePolicyCost(values.quick === true, true, progress), (result) => renderPolicyCostReport(result!));
@@ -152,7 +162,7 @@ if (import.meta.main) {
     const badFlag = String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     process.stderr.write(
       badFlag
-        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N --migration-memory-objects N --check --check-objects N --dev --policy)\n`
+        ? `bench: ${(error as Error).message} (flags: --quick --json --from-source --profile --migration --migration-objects N --migration-memory-objects N --check --check-objects N --dev --policy --large-schema)\n`
         : `bench failed: ${(error as Error).stack ?? String(error)}\n`,
     );
     process.exitCode = 1;

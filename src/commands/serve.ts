@@ -22,6 +22,7 @@ import { durationOption, portOption, positiveInteger, stringList, stringOption, 
 import { asSystemError } from './system-error.ts';
 import { CommandError } from '../errors.ts';
 import { loadRegistry } from './contracts.ts';
+import { keepValidatorsFromMaglev } from '../server/validator-jit.ts';
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -98,6 +99,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     };
     const drainDelayMs = positiveInteger(values, 'drain-delay', serveDefaults.drainDelaySeconds, { allowZero: true }) * 1000;
     const logger = createLogger({ level: stringOption(values, 'log-level') ?? serveDefaults.logLevel });
+    keepValidatorsFromMaglev();
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
     const selfManaged = values['manage-certs'] === true ? await selfManagedOptions(values, io, registry) : undefined;
     const readsStoredObjects = registry.contracts.some((compiled) => hubHasScale(compiled.contract));
