@@ -3,8 +3,9 @@
  * test changes one thing and expects the one finding it makes. Each call returns a fresh copy to change.
  */
 export function widgetCrd() {
-  const schema = () => ({
+  const schema = (description: string) => ({
     type: 'object',
+    description,
     properties: {
       spec: {
         type: 'object',
@@ -37,9 +38,11 @@ export function widgetCrd() {
     name,
     served,
     storage,
-    schema: { openAPIV3Schema: schema() },
+    schema: { openAPIV3Schema: schema(`A widget (${name}).`) },
     additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
-    selectableFields: [{ jsonPath: '.spec.mode' }],
+    // In v1 only: kube-apiserver (v1.36's engine) refuses the same selectableFields in every version of a CRD whose
+    // versions' schemas differ ("spec.selectableFields: may only be set when validations.schema is included").
+    ...(storage ? { selectableFields: [{ jsonPath: '.spec.mode' }] } : {}),
   });
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
