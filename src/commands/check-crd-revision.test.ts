@@ -1,10 +1,12 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { descendants, parseXml } from '../check/xml-elements.fixture.ts';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
 import { widgetCrd } from '../crd-revision/crd-revision.fixture.ts';
+import { crdRevisionRules } from '../crd-revision/rules.ts';
 
 // crdgate check --old compares every CRD both trees hold with its previous revision (src/crd-revision has a test
 // per rule; here, what the command makes of the findings: reports, exit codes, the rule config).
@@ -133,5 +135,27 @@ describe('crdgate check --old on CRD revisions', () => {
     const result = await scratch.run('check', '-f', now, '--old', old, '--crd-rules', 'missing-config/none.yaml');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--crd-rules missing-config/none.yaml: cannot read: ENOENT');
+  });
+});
+
+describe('docs/check.md, "Checking a CRD revision"', () => {
+  const repo = fileURLToPath(new URL('../../', import.meta.url));
+  const section = async () => {
+    const page = await readFile(join(repo, 'docs/check.md'), 'utf8');
+    return page.slice(page.indexOf('## Checking a CRD revision'));
+  };
+
+  it('shows the config file its example runs with, and the command takes it', async () => {
+    const shown = /^```yaml\n([\s\S]*?)^```$/m.exec(await section())![1]!;
+    expect(shown).toBe(await readFile(join(repo, 'test/fixtures/check/crd-revision/rules.yaml'), 'utf8'));
+    const rules = await write('docs/rules.yaml', shown);
+    const { now, old } = await breakingRevision('docs');
+    const result = await scratch.run('check', '-f', now, '--old', old, '--crd-rules', rules, '-o', 'json');
+    expect(result.stderr).toBe('');
+  });
+
+  it('lists every rule once, with its default severity', async () => {
+    const rows = [...(await section()).matchAll(/^\| `(\w+)` \| (error|warning) \|/gm)].map(([, rule, severity]) => [rule, severity]);
+    expect(rows).toEqual(Object.entries(crdRevisionRules).map(([rule, { severity }]) => [rule, severity]));
   });
 });

@@ -216,6 +216,16 @@ describe('compareCrdRevisions', () => {
     ]);
   });
 
+  it('reports a list or map that changed type as a type change alone', () => {
+    const now = freshCrd();
+    v1Spec(now).properties.ports = { type: 'string' };
+    v1Spec(now).properties.labels = { type: 'string' };
+    expect(compareCrdRevisions(freshCrd(), now).map(({ rule, path }) => [rule, path])).toEqual([
+      ['type', 'spec.ports'],
+      ['type', 'spec.labels'],
+    ]);
+  });
+
   it('reads the listKind and singular the API server fills in as the same names', () => {
     const now = freshCrd();
     delete now.spec.names.listKind;

@@ -11,7 +11,6 @@ type Schema = Record<string, unknown>;
 
 /** What one field's own keywords say, old against new; its properties, items and map values are walked after. */
 const nodeComparisons = [
-  compareType,
   compareEnum,
   compareDefault,
   compareBounds,
@@ -37,6 +36,12 @@ export function compareSchemas(old: Schema, now: Schema, version: string): Chang
 }
 
 function walk(old: Schema, now: Schema, where: Where & { path: string }, out: Change[]): void {
+  const typeChanged = compareType(old, now, where);
+  // A field of another type refuses every value it held: that is the finding, and what is below it is moot.
+  if (typeChanged.length > 0) {
+    out.push(...typeChanged);
+    return;
+  }
   for (const compare of nodeComparisons) out.push(...compare(old, now, where));
   const propsA = isPlainObject(old.properties) ? old.properties : {};
   const propsB = isPlainObject(now.properties) ? now.properties : {};

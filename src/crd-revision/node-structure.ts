@@ -11,7 +11,9 @@ type Schema = Record<string, unknown>;
 /** A list without x-kubernetes-list-type is atomic, and a map without x-kubernetes-map-type granular. */
 export function compareListAndMapTypes(old: Schema, now: Schema, where: Where): Change[] {
   const changes: Change[] = [];
-  const listType = (schema: Schema) => (schema.type === 'array' ? (schema['x-kubernetes-list-type'] ?? 'atomic') : schema['x-kubernetes-list-type']);
+  // Absent, the list type is atomic only on a list (and the map type granular only on an object).
+  const bothLists = old.type === 'array' && now.type === 'array';
+  const listType = (schema: Schema) => (bothLists ? (schema['x-kubernetes-list-type'] ?? 'atomic') : schema['x-kubernetes-list-type']);
   const [listA, listB] = [listType(old), listType(now)];
   if (!jsonEqual(listA, listB)) changes.push(changeAt(where, 'listType', `${fieldName(where)}: x-kubernetes-list-type ${describeValue(listA ?? 'absent')} → ${describeValue(listB ?? 'absent')}`, { old: listA, new: listB }));
   const [keysA, keysB] = [old['x-kubernetes-list-map-keys'], now['x-kubernetes-list-map-keys']];
@@ -19,7 +21,8 @@ export function compareListAndMapTypes(old: Schema, now: Schema, where: Where): 
   if (listA === 'map' && listB === 'map' && !jsonEqual(keysA, keysB)) {
     changes.push(changeAt(where, 'listMapKeys', `${fieldName(where)}: x-kubernetes-list-map-keys ${describeValue(keysA ?? [])} → ${describeValue(keysB ?? [])}`, { old: keysA, new: keysB }));
   }
-  const mapType = (schema: Schema) => (schema.type === 'object' ? (schema['x-kubernetes-map-type'] ?? 'granular') : schema['x-kubernetes-map-type']);
+  const bothMaps = old.type === 'object' && now.type === 'object';
+  const mapType = (schema: Schema) => (bothMaps ? (schema['x-kubernetes-map-type'] ?? 'granular') : schema['x-kubernetes-map-type']);
   const [mapA, mapB] = [mapType(old), mapType(now)];
   if (!jsonEqual(mapA, mapB)) changes.push(changeAt(where, 'mapType', `${fieldName(where)}: x-kubernetes-map-type ${describeValue(mapA ?? 'absent')} → ${describeValue(mapB ?? 'absent')}`, { old: mapA, new: mapB }));
   return changes;

@@ -50,7 +50,7 @@ export const crdRevisionRules = {
     crdify: 'existingFieldRemoval',
     finds: 'a field is gone from the schema: the API server prunes it from every read and erases it on the next write',
   },
-  type: { severity: 'error', crdify: 'type', finds: "a field's type changed (x-kubernetes-int-or-string counts): stored values no longer validate" },
+  type: { severity: 'error', crdify: 'type', finds: "a field's type changed (x-kubernetes-int-or-string counts): stored values no longer validate (what is below it is not compared)" },
   enum: { severity: 'error', crdify: 'enum', finds: 'an enum was put on a field, or values were taken out of one: stored values may no longer validate' },
   enumValueAdded: { severity: 'warning', crdify: 'enum (additionPolicy)', finds: 'an enum allows more values: clients that switch on it may meet one they do not know' },
   defaultAdded: { severity: 'warning', crdify: 'default', finds: 'a field got a default: it appears on every read of an object without it' },
