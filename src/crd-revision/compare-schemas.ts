@@ -3,6 +3,7 @@ import { changeAt, type Where } from './change.ts';
 import type { Change } from './finding.ts';
 import { compareBounds } from './node-bounds.ts';
 import { compareCelRules } from './node-cel-rules.ts';
+import { compareRequired } from './node-required.ts';
 import { compareListAndMapTypes, compareUnknownFields, compareValueValidations } from './node-structure.ts';
 import { compareDefault, compareEnum, compareFormat, compareNullable, comparePattern, compareType } from './node-values.ts';
 import { elementPath, propertyPath } from './schema-path.ts';
@@ -64,17 +65,4 @@ function removedField(where: Where, old: unknown, parent: Schema): Change {
   const kept = parent['x-kubernetes-preserve-unknown-fields'] === true;
   const what = kept ? 'removed from the schema (its values are kept as unknown fields, no longer validated)' : 'removed (the API server prunes it on read and erases it on the next write)';
   return changeAt(where, 'existingFieldRemoval', `${where.path}: ${what}`, { old });
-}
-
-/** crdify's rule: a field newly required. Each is named by its own path when a revision declares it. */
-function compareRequired(old: Schema, now: Schema, where: Where & { path: string }): Change[] {
-  const names = (schema: Schema) => (Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
-  const before = new Set(names(old));
-  const declared = (name: string) => [old, now].some((schema) => isPlainObject(schema.properties) && Object.hasOwn(schema.properties, name));
-  return [...new Set(names(now))]
-    .filter((name) => !before.has(name))
-    .map((name) => {
-      const at = declared(name) ? { ...where, path: propertyPath(where.path, name) } : where;
-      return changeAt(at, 'required', `${propertyPath(where.path, name)}: became required`, { new: name });
-    });
 }
