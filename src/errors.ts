@@ -61,6 +61,11 @@ export const treeCheckCodes = {
 
 export type TreeCheckCode = keyof typeof treeCheckCodes;
 
+/** What fails a CustomResourceDefinition of the tree against its previous revision (the JUnit failure's type). */
+export const crdRevisionCodes = {
+  CRD_REVISION_BREAKING: 'the CRD changed from its previous revision in a way a rule set to error reports',
+} as const;
+
 /**
  * Why a document of a manifest tree could not be read at all. `crdgate check` reports it as a failure of its file
  * and goes on with the rest: a CI job must get its whole report, and what the document holds was not checked.

@@ -8,6 +8,8 @@ import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
 import { isCrdObject, type CrdKinds, type CrdUse } from './crd-kinds.ts';
+import { compareTreeCrds, type CrdRevisionCheck } from './crd-revisions.ts';
+import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import type { EmptyManifest, InvalidManifest, ManifestContents, ManifestLocation, ManifestObject } from './manifest-documents.ts';
 import { previousRevision, type StartState } from './previous-revision.ts';
 
@@ -32,6 +34,11 @@ export interface TreeCheckOptions {
    * then counted as read, not skipped.
    */
   crds?: CrdKinds;
+  /**
+   * What the CRD revision rules are set to (`--crd-rules`): with a previous revision, every CRD both trees hold is
+   * compared with its old revision.
+   */
+  crdRules?: RuleSettings;
 }
 
 /** The verdict on one object of the tree. */
@@ -76,6 +83,8 @@ export interface TreeCheckReport {
   empty: Array<EmptyManifest & { tree: TreeName }>;
   /** The new tree in its order: each decided object as it would be stored (defaults applied), the others as they are. */
   stored: KubeObject[];
+  /** Each CRD both trees hold, and what changed from its previous revision (empty without one). */
+  crdRevisions: CrdRevisionCheck[];
 }
 
 /**
@@ -99,6 +108,7 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
     invalid: [...inTree(tree.invalid, 'new'), ...inTree(oldTree?.invalid ?? [], 'old')],
     empty: [...inTree(tree.empty, 'new'), ...inTree(oldTree?.empty ?? [], 'old')],
     stored: [],
+    crdRevisions: oldTree ? compareTreeCrds(tree, oldTree, options.crdRules ?? {}) : [],
   };
   const seen = new Map<string, ManifestLocation[]>();
   for (const { location, object } of tree.objects) {

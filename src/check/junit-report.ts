@@ -1,7 +1,9 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import { emptyReasons, type EmptyManifest, type InvalidManifest } from './manifest-documents.ts';
 import type { ObjectCheck, TreeCheckReport, TreeName } from './check-tree.ts';
-import { crdNotes, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import type { CrdRevisionCheck } from './crd-revisions.ts';
+import type { crdRevisionCodes } from '../errors.ts';
+import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
 interface Suite {
@@ -27,6 +29,7 @@ export function renderJunitReport(report: TreeCheckReport): string {
     if (outcome === 'skipped') suite.skipped += 1;
   };
   for (const entry of report.invalid) add(entry.location.file, invalidTestcase(entry), 'failed');
+  for (const revision of report.crdRevisions) add(revision.location.file, crdRevisionTestcase(revision), revisionFails(revision) ? 'failed' : 'passed');
   for (const check of report.objects) add(check.location.file, testcase(check), check.allowed && !check.duplicateOf ? 'passed' : 'failed');
   for (const entry of report.empty) add(entry.location.file, emptyTestcase(entry), 'skipped');
   const suites = [...byFile].map(([file, suite]) =>
@@ -36,10 +39,11 @@ export function renderJunitReport(report: TreeCheckReport): string {
       '  </testsuite>',
     ].join('\n'),
   );
-  const tests = summary.checked + summary.invalid + summary.empty;
+  const tests = summary.checked + summary.invalid + summary.empty + summary.crdRevisions;
+  const failedRevisions = report.crdRevisions.filter(revisionFails).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="crdgate check" tests="${tests}" failures="${report.objects.filter((check) => !check.allowed || check.duplicateOf).length + summary.invalid}" errors="0" skipped="${summary.empty}">`,
+    `<testsuites name="crdgate check" tests="${tests}" failures="${report.objects.filter((check) => !check.allowed || check.duplicateOf).length + summary.invalid + failedRevisions}" errors="0" skipped="${summary.empty}">`,
     ...suites,
     `  <system-out>${xmlText([...crdNotes(report).map((note) => `warning: ${note}`), summaryLine(summary)].join('\n'))}</system-out>`,
     '</testsuites>',
@@ -62,6 +66,22 @@ function testcase(check: ObjectCheck): string {
   }
   const output = [...check.warnings.map((w) => `warning: ${w}`), ...check.defaults.map((d) => `default ${describeDefault(d)}`)];
   if (output.length > 0) body.push(`      <system-out>${xmlText(output.join('\n'))}</system-out>`);
+  return body.length === 0 ? `${open.slice(0, -1)}/>` : [open, ...body, '    </testcase>'].join('\n');
+}
+
+const breaking: keyof typeof crdRevisionCodes = 'CRD_REVISION_BREAKING';
+const revisionFails = (revision: CrdRevisionCheck) => revision.findings.some((finding) => finding.severity === 'error');
+
+/** A compared CRD: failed (CRD_REVISION_BREAKING) with its error findings, its warnings in system-out. */
+function crdRevisionTestcase(revision: CrdRevisionCheck): string {
+  const { file, line } = revision.location;
+  const name = `CustomResourceDefinition ${revision.name} revision ${describeLocation(revision.location)}`;
+  const open = `    <testcase classname="${xml(file)}" name="${xml(name)}" file="${xml(file)}" line="${line}">`;
+  const errors = revision.findings.filter((finding) => finding.severity === 'error').map(describeCrdFinding);
+  const warnings = revision.findings.filter((finding) => finding.severity === 'warning').map(describeCrdFinding);
+  const body: string[] = [];
+  if (errors.length > 0) body.push(`      <failure type="${breaking}" message="${xml(describeCrdRevision(revision))}">${xmlText(errors.join('\n'))}</failure>`);
+  if (warnings.length > 0) body.push(`      <system-out>${xmlText(warnings.join('\n'))}</system-out>`);
   return body.length === 0 ? `${open.slice(0, -1)}/>` : [open, ...body, '    </testcase>'].join('\n');
 }
 

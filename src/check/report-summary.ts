@@ -2,6 +2,8 @@ import type { CheckOperation } from '../admission/check-object.ts';
 import type { DefaultedField } from '../admission/check-object.ts';
 import type { EmptyReason, InvalidManifest, ManifestLocation } from './manifest-documents.ts';
 import type { TreeCheckReport, TreeName } from './check-tree.ts';
+import type { CrdRevisionCheck } from './crd-revisions.ts';
+import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
 
 export interface TreeCheckSummary {
   checked: number;
@@ -22,6 +24,10 @@ export interface TreeCheckSummary {
   /** Files, documents and Lists with nothing in them, counted by reason (only the reasons met). */
   empty: number;
   emptyReasons: Partial<Record<EmptyReason, number>>;
+  /** CRDs both trees hold, compared with their previous revision, and the findings of error and warning severity. */
+  crdRevisions: number;
+  crdRevisionErrors: number;
+  crdRevisionWarnings: number;
 }
 
 export function summarize(report: TreeCheckReport): TreeCheckSummary {
@@ -30,6 +36,7 @@ export function summarize(report: TreeCheckReport): TreeCheckSummary {
   const allowed = report.objects.filter((check) => check.allowed).length;
   const emptyReasons: Partial<Record<EmptyReason, number>> = {};
   for (const { reason } of report.empty) emptyReasons[reason] = (emptyReasons[reason] ?? 0) + 1;
+  const crdFindings = report.crdRevisions.flatMap((revision) => revision.findings);
   return {
     checked: report.objects.length,
     allowed,
@@ -43,12 +50,15 @@ export function summarize(report: TreeCheckReport): TreeCheckSummary {
     duplicates: report.objects.filter((check) => check.duplicateOf !== undefined).length,
     empty: report.empty.length,
     emptyReasons,
+    crdRevisions: report.crdRevisions.length,
+    crdRevisionErrors: crdFindings.filter((finding) => finding.severity === 'error').length,
+    crdRevisionWarnings: crdFindings.filter((finding) => finding.severity === 'warning').length,
   };
 }
 
-/** Whether the tree passes: every object allowed, every file read, and no object twice. */
+/** Whether the tree passes: every object allowed, every file read, no object twice, and no CRD revision in error. */
 export function treePassed(summary: TreeCheckSummary): boolean {
-  return summary.denied === 0 && summary.invalid === 0 && summary.duplicates === 0;
+  return summary.denied === 0 && summary.invalid === 0 && summary.duplicates === 0 && summary.crdRevisionErrors === 0;
 }
 
 /** One line for the end of a pipeline's log: what was decided, what was denied, and what was passed over. */
@@ -56,6 +66,9 @@ export function summaryLine(summary: TreeCheckSummary): string {
   const operations = Object.entries(summary.operations).filter(([, count]) => count > 0).map(([operation, count]) => `${operation} ${count}`);
   const parts = [`checked ${plural(summary.checked, 'object')}: ${summary.allowed} allowed, ${summary.denied} denied${operations.length > 0 ? ` (${operations.join(', ')})` : ''}`];
   if (summary.crds > 0) parts.push(`${plural(summary.crds, 'CustomResourceDefinition')} read`);
+  if (summary.crdRevisions > 0) {
+    parts.push(`compared ${plural(summary.crdRevisions, 'CustomResourceDefinition')} with the previous revision: ${plural(summary.crdRevisionErrors, 'error')}, ${plural(summary.crdRevisionWarnings, 'warning')}`);
+  }
   if (summary.skipped > 0) {
     parts.push(`skipped ${summary.skipped} of kinds no contract${summary.crds > 0 ? ' or CRD' : ''} declares (${countsByName(summary.skippedKinds)})`);
   }
@@ -113,4 +126,16 @@ export function describeDefault(field: DefaultedField): string {
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** `crds/widgets.yaml:1 (document 1): CustomResourceDefinition widgets.toys.example.com, against ...: 1 error, 0 warnings` */
+export function describeCrdRevision(revision: CrdRevisionCheck): string {
+  const errors = revision.findings.filter((finding) => finding.severity === 'error').length;
+  const counts = revision.findings.length === 0 ? 'no change a rule reports' : `${plural(errors, 'error')}, ${plural(revision.findings.length - errors, 'warning')}`;
+  return `${describeLocation(revision.location)}: CustomResourceDefinition ${revision.name} against its previous revision (${describeLocation(revision.oldLocation)}): ${counts}`;
+}
+
+/** `error existingFieldRemoval (v1): spec.size: removed ...`: one finding, on a line of its own. */
+export function describeCrdFinding(finding: CrdRevisionFinding): string {
+  return `${finding.severity} ${finding.rule}${finding.version === undefined ? '' : ` (${finding.version})`}: ${finding.message}`;
 }

@@ -1,6 +1,6 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
-import { crdNotes, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 
 const stateSources = { status: 'its status', flag: '--state', contract: "the contract's steady state" } as const;
@@ -12,7 +12,9 @@ const stateSources = { status: 'its status', flag: '--state', contract: "the con
 export function renderTextReport(report: TreeCheckReport): string {
   const invalid = report.invalid.map((entry) => `${describeInvalid(entry)} (${entry.code})`);
   const notes = crdNotes(report).map((note) => `warning: ${note}`);
-  return [...invalid, ...notes, ...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
+  // A CRD revision comes before the objects: what changed in the CRD explains what happens to them.
+  const revisions = report.crdRevisions.flatMap((revision) => [describeCrdRevision(revision), ...revision.findings.map((finding) => `  ${describeCrdFinding(finding)}`)]);
+  return [...invalid, ...notes, ...revisions, ...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
 }
 
 function objectLines(check: ObjectCheck): string[] {

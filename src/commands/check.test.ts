@@ -98,6 +98,9 @@ describe('crdgate check on a manifest tree', () => {
       duplicates: 0,
       empty: 0,
       emptyReasons: {},
+      crdRevisions: 0,
+      crdRevisionErrors: 0,
+      crdRevisionWarnings: 0,
     });
     expect(report.notObjects).toEqual([{ file: 'tree/platform/values.yaml', document: 1, line: 2 }]);
     const invalid = byName(report.objects, 'v1-invalid');

@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { parseRuleConfig, RuleConfigError, type RuleSettings } from '../crd-revision/rule-config.ts';
 import { collectCrds, CrdSourceError, isCrdObject, type CrdKinds, type CrdOrigin } from '../check/crd-kinds.ts';
 import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
@@ -24,7 +27,7 @@ type ReportFormat = keyof typeof reportFormats;
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -39,7 +42,11 @@ export const checkCommand: Command = {
                    a path holding none, is an error (exit 2).
   --old PATH       the previous revision's tree (a checkout of the target branch), repeatable. An object in both
                    (same group, kind, namespace, name) is an UPDATE, judged by the transition machine; one only in
-                   the new tree a CREATE; one only in the old tree a DELETE (deletion protection).
+                   the new tree a CREATE; one only in the old tree a DELETE (deletion protection). A
+                   CustomResourceDefinition in both (same metadata.name) is compared with its previous revision,
+                   rule by rule (docs/check.md, "Checking a CRD revision"): a finding of error severity fails.
+  --crd-rules FILE  sets CRD revision rules to error, warning or off (YAML or JSON: rules: {RULE: SETTING}); a
+                   file that cannot be read, or names an unknown rule or setting, is an error (exit 2)
   --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
                    contract's readState reads in its status); by default the contract's steady state (GeoDatabase:
                    Ready). A state the old manifest's status records is read as the webhook reads it, and decides
@@ -58,12 +65,14 @@ export const checkCommand: Command = {
   A document that is not valid YAML (or a file not valid JSON) fails as MANIFEST_NOT_YAML (MANIFEST_NOT_JSON), in
   every report format, and the rest is still checked. Empty files, comment-only files and documents, empty
   documents and empty Lists are skipped and counted in the summary.
-  Exit code 0: every object allowed; 1: any denied or any document not valid YAML or JSON; 2: bad usage, a path
+  Exit code 0: every object allowed; 1: any denied, any document not valid YAML or JSON, or a CRD revision finding
+  of error severity; 2: bad usage, a bad --crd-rules file, a path
   that does not exist or cannot be read, or a CRD (in the tree or with --crd) that kube-apiserver would refuse.`,
   options: {
     file: { type: 'string', short: 'f', multiple: true },
     crd: { type: 'string', multiple: true },
     old: { type: 'string', multiple: true },
+    'crd-rules': { type: 'string' },
     state: { type: 'string' },
     namespace: { type: 'string', short: 'n' },
     'strict-kinds': { type: 'boolean' },
@@ -90,6 +99,8 @@ export const checkCommand: Command = {
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
     const ruleWarnings = checkContractRules(registry);
     if (ruleWarnings !== '') io.stderr(ruleWarnings);
+    const crdRulesFile = stringOption(values, 'crd-rules');
+    if (crdRulesFile !== undefined) options.crdRules = await readCrdRules(crdRulesFile, io.cwd);
     const state = stringOption(values, 'state');
     if (state !== undefined) options.state = knownState(registry, state);
 
@@ -150,6 +161,22 @@ async function readCrds(registry: ContractRegistry, tree: ManifestContents, path
     found.push(...crds.map((entry) => ({ ...entry, origin: 'crd-flag' as const })));
   }
   return collectCrds(registry, found);
+}
+
+/** The CRD revision rules' settings: a file that cannot be read or does not hold a valid config stops the run. */
+async function readCrdRules(path: string, cwd: string): Promise<RuleSettings> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, path), 'utf8');
+  } catch (error) {
+    throw new CommandError('INPUT_INVALID', `--crd-rules ${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    return parseRuleConfig(text, `--crd-rules ${path}`);
+  } catch (error) {
+    if (error instanceof RuleConfigError) throw new CommandError('INPUT_INVALID', error.message);
+    throw error;
+  }
 }
 
 function reportFormat(text: string | undefined): ReportFormat {

@@ -37,7 +37,12 @@ const accounts: Record<string, [string, Account][]> = {
     ['npx crdgate init ../queue --group', { run: ['test/e2e/init.e2e.test.ts', 'test/e2e/dev.e2e.test.ts'] }],
     ['crdgate check -f deploy/ --crd charts/', cluster],
   ],
-  'docs/check.md': [['git worktree add ../base origin/main', cluster]],
+  'docs/check.md': [
+    ['git worktree add ../base origin/main', cluster],
+    ['npm run --silent crdgate -- check -f test/fixtures/check/crd-revision/new', { run: ['test/repo/readme-commands.test.ts'] }],
+    ['test/fixtures/check/crd-revision/new/queues.yaml:1 (document 1)', { output: 'test/repo/readme-commands.test.ts' }],
+    ['# What this team accepts', { run: ['src/commands/check-crd-revision.test.ts'] }],
+  ],
   'docs/cli.md': [],
   'docs/contracts.md': [
     ['npx crdgate init queue --group', { run: ['test/e2e/init.e2e.test.ts', 'src/cli.test.ts'] }],

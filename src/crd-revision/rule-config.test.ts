@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { parseRuleConfig, RuleConfigError } from './rule-config.ts';
+
+describe('parseRuleConfig', () => {
+  it('reads each rule set to error, warning or off, from YAML or JSON', () => {
+    expect(parseRuleConfig('rules:\n  enumValueAdded: error\n  existingFieldRemoval: warning\n  printerColumnAdded: off\n', 'rules.yaml')).toEqual({
+      enumValueAdded: 'error',
+      existingFieldRemoval: 'warning',
+      printerColumnAdded: 'off',
+    });
+    expect(parseRuleConfig('{"rules": {"scope": "warning"}}', 'rules.json')).toEqual({ scope: 'warning' });
+  });
+
+  it('takes an empty file, or one without rules, as the defaults', () => {
+    expect(parseRuleConfig('', 'rules.yaml')).toEqual({});
+    expect(parseRuleConfig('# nothing yet\n', 'rules.yaml')).toEqual({});
+    expect(parseRuleConfig('rules: {}\n', 'rules.yaml')).toEqual({});
+  });
+
+  it.each([
+    ['an unknown rule', 'rules:\n  enumm: off\n', /rules\.enumm: no such rule/],
+    ['an unknown setting', 'rules:\n  enum: Warn\n', /rules\.enum: must be error, warning or off, got "Warn"/],
+    ['a setting that is no string', 'rules:\n  enum: true\n', /rules\.enum: must be error, warning or off, got true/],
+    ['an unknown key', 'validations: []\n', /unknown key "validations"/],
+    ['rules as a list', 'rules:\n  - enum\n', /rules must be a mapping/],
+    ['a document that is no mapping', '- rules\n', /must be a mapping with a "rules" key, got a list/],
+    ['text that is not YAML', 'rules: [\n', /not valid YAML or JSON/],
+  ])('refuses %s, naming it', (_, text, message) => {
+    expect(() => parseRuleConfig(text, 'rules.yaml')).toThrow(RuleConfigError);
+    expect(() => parseRuleConfig(text, 'rules.yaml')).toThrow(message);
+    expect(() => parseRuleConfig(text, 'rules.yaml')).toThrow(/^rules\.yaml: /);
+  });
+});

@@ -1,0 +1,37 @@
+import { fieldPathSteps, renderFieldPath } from '../contract/field-path.ts';
+import { isPlainObject } from '../contract/kube-object.ts';
+
+// Paths into a schema, written as Kubernetes writes field paths in errors (`spec.caches[*].memory`), `[*]` standing
+// for any list item or map value, as contracts' declared paths write it.
+
+/** Stands for any list item or any map value. */
+export const anyElement = '[*]';
+
+/** The path of a property of the field at `path`. */
+export function propertyPath(path: string, name: string): string {
+  return renderFieldPath(path, [name]);
+}
+
+/** The path of the items of a list, or of the values of a map, at `path`. */
+export function elementPath(path: string): string {
+  return `${path}${anyElement}`;
+}
+
+/**
+ * The schemas a path reaches in a structural schema ('' is the root). A `[*]` step reaches list items and map
+ * values, and a property named `*` (written the same way). Empty when the schema has no such field.
+ */
+export function schemasAtPath(root: unknown, path: string): Record<string, unknown>[] {
+  let nodes = isPlainObject(root) ? [root] : [];
+  for (const { value } of fieldPathSteps(path)) {
+    const name = String(value);
+    nodes = nodes.flatMap((node) => {
+      const found: unknown[] = [];
+      if (isPlainObject(node.properties) && Object.hasOwn(node.properties, name)) found.push(node.properties[name]);
+      // additionalProperties: true declares a map of any values: they have no schema, and are there all the same.
+      if (name === '*') found.push(node.items, node.additionalProperties === true ? {} : node.additionalProperties);
+      return found.filter(isPlainObject);
+    });
+  }
+  return nodes;
+}
