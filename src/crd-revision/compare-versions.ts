@@ -1,7 +1,7 @@
 import { jsonEqual } from '../contract/json-equal.ts';
 import { describeValue } from '../contract/schema/describe-value.ts';
 import { changeAt } from './change.ts';
-import { compareSchemas } from './compare-schemas.ts';
+import { compareSchemas } from './schema/compare-schemas.ts';
 import type { CrdVersionView, CrdView } from './crd-view.ts';
 import type { Change } from './finding.ts';
 

@@ -1,8 +1,8 @@
-import { jsonEqual } from '../contract/json-equal.ts';
-import { isPlainObject } from '../contract/kube-object.ts';
-import { describeText } from '../contract/schema/describe-value.ts';
-import { changeAt, fieldName, type Where } from './change.ts';
-import type { Change } from './finding.ts';
+import { jsonEqual } from '../../contract/json-equal.ts';
+import { isPlainObject } from '../../contract/kube-object.ts';
+import { describeText } from '../../contract/schema/describe-value.ts';
+import { changeAt, fieldName, type Where } from '../change.ts';
+import type { Change } from '../finding.ts';
 
 type Schema = Record<string, unknown>;
 type Rule = Record<string, unknown> & { rule: string };

@@ -1,6 +1,6 @@
-import { isPlainObject } from '../contract/kube-object.ts';
-import { changeAt, type Where } from './change.ts';
-import type { Change } from './finding.ts';
+import { isPlainObject } from '../../contract/kube-object.ts';
+import { changeAt, type Where } from '../change.ts';
+import type { Change } from '../finding.ts';
 import { propertyPath } from './schema-path.ts';
 
 type Schema = Record<string, unknown>;

@@ -1,7 +1,7 @@
-import { describeValue } from '../contract/schema/describe-value.ts';
-import { changeAt, fieldName, type Where } from './change.ts';
-import type { Change } from './finding.ts';
-import type { CrdRevisionRule } from './rules.ts';
+import { describeValue } from '../../contract/schema/describe-value.ts';
+import { changeAt, fieldName, type Where } from '../change.ts';
+import type { Change } from '../finding.ts';
+import type { CrdRevisionRule } from '../rules.ts';
 
 type Schema = Record<string, unknown>;
 

@@ -1,11 +1,11 @@
-import { isPlainObject } from '../contract/kube-object.ts';
-import { changeAt, type Where } from './change.ts';
-import type { Change } from './finding.ts';
-import { compareBounds } from './node-bounds.ts';
-import { compareCelRules } from './node-cel-rules.ts';
-import { compareRequired } from './node-required.ts';
-import { compareListAndMapTypes, compareUnknownFields, compareValueValidations } from './node-structure.ts';
-import { compareDefault, compareEnum, compareFormat, compareNullable, comparePattern, compareType } from './node-values.ts';
+import { isPlainObject } from '../../contract/kube-object.ts';
+import { changeAt, type Where } from '../change.ts';
+import type { Change } from '../finding.ts';
+import { compareBounds } from './bounds.ts';
+import { compareCelRules } from './cel-rules.ts';
+import { compareRequired } from './required.ts';
+import { compareListAndMapTypes, compareUnknownFields, compareValueValidations } from './structure.ts';
+import { compareDefault, compareEnum, compareFormat, compareNullable, comparePattern, compareType } from './values.ts';
 import { elementPath, propertyPath } from './schema-path.ts';
 
 type Schema = Record<string, unknown>;

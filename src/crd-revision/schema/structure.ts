@@ -1,7 +1,7 @@
-import { jsonEqual } from '../contract/json-equal.ts';
-import { describeValue } from '../contract/schema/describe-value.ts';
-import { changeAt, fieldName, type Where } from './change.ts';
-import type { Change } from './finding.ts';
+import { jsonEqual } from '../../contract/json-equal.ts';
+import { describeValue } from '../../contract/schema/describe-value.ts';
+import { changeAt, fieldName, type Where } from '../change.ts';
+import type { Change } from '../finding.ts';
 
 type Schema = Record<string, unknown>;
 
