@@ -429,6 +429,9 @@ describe.skipIf(!controlPlane)('the outage drill: what a crdgate outage blocks, 
     }
     const crdDeleted = await removeGeoDatabaseInstall(cp, installName, namespace, install);
     expect(crdDeleted.exitCode, crdDeleted.stderr).toBe(0);
+    // The operator's CRDs too: the next e2e file may install its own DbCluster or DbPooler on this API server.
+    const operatorCrdsDeleted = await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '-f', operatorCrdFile]);
+    expect(operatorCrdsDeleted.exitCode, operatorCrdsDeleted.stderr).toBe(0);
     console.log(drillReport(report));
   });
 
