@@ -115,6 +115,14 @@ describe.skipIf(!controlPlane)('the Helm chart, rendered by helm, against the ku
       });
     }
 
+    it('refuses the policy floor over a Secret of the user\'s without its CA: Ignore would skip the webhooks in silence', async () => {
+      const rendered = await helmIn(['template', 'crdgate', chart, '--set', 'policyFloor.enabled=true,certificates.mode=secret']);
+      expect(rendered.exitCode).not.toBe(0);
+      expect(rendered.stderr).toContain('certificates.caBundle');
+      const withCa = await template(chart, { policyFloor: { enabled: true }, certificates: { mode: 'secret', caBundle: caPem } });
+      expect(withCa.filter((object) => object.kind === 'ValidatingAdmissionPolicy').length).toBeGreaterThan(0);
+    });
+
     it('renders the same text on every helm template: nothing generated, nothing looked up', async () => {
       const [first, second] = await Promise.all([helmIn(['template', 'crdgate', chart, '-n', namespace]), helmIn(['template', 'crdgate', chart, '-n', namespace])]);
       expect(first.exitCode, first.stderr).toBe(0);

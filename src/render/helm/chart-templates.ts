@@ -173,8 +173,15 @@ function webhooksTemplate(tree: RenderedTree): string {
         : scalar('.Values.webhooks.failurePolicy');
     }
   }
-  return templateText(configurations);
+  return `${ignoredUnderFloor.size > 0 ? untrustedFloorGuard : ''}${templateText(configurations)}`;
 }
+
+// The policy-floor overlay builds only on what gives the webhooks a caBundle; the chart refuses the one setting that
+// gives them none, since under Ignore the API server skips a webhook it cannot trust without a word.
+const untrustedFloorGuard = `{{- if and .Values.policyFloor.enabled (eq .Values.certificates.mode "secret") (not .Values.certificates.caBundle) }}
+{{- fail "policyFloor.enabled with certificates.mode secret needs certificates.caBundle: at failurePolicy Ignore, the API server would skip every webhook it cannot trust, in silence" }}
+{{- end }}
+`;
 
 function monitoringTemplate(tree: RenderedTree): string {
   const serviceMonitors = tree.objects('overlays/monitoring/service-monitor.yaml');
