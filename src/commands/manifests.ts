@@ -84,8 +84,8 @@ export const manifestsCommand: Command = {
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout
   --format helm      with --out: write a Helm chart instead of the kustomize tree, made from the same objects
                      (Chart.yaml, values.yaml, values.schema.json, templates/): helm install NAME DIR -n NS
-                     --create-namespace installs it in NS (--namespace is not used). Certificates, the policy floor,
-                     monitoring and the migration are values (docs/deploying.md); not with --url or --ca-bundle
+                     --create-namespace installs it in NS. Certificates, the policy floor, monitoring and the
+                     migration are values (docs/deploying.md); not with --url, --ca-bundle or --namespace
   --explain          print instead, per webhook, which requests reach crdgate and why (the rest of each kind's
                      requests skip it: updates that change nothing a contract reads, deletes its rules cannot
                      refuse, status writes it judges nothing of), with the settings below
@@ -153,6 +153,7 @@ function manifestFormat(values: ParsedValues): 'kustomize' | 'helm' {
     if (stringOption(values, 'out') === undefined) throw new UsageError('--format helm needs --out DIR: a chart is a folder');
     if (stringOption(values, 'url') !== undefined) throw new UsageError('--format helm installs crdgate inside the cluster: it cannot be rendered with --url');
     if (stringOption(values, 'ca-bundle') !== undefined) throw new UsageError('--format helm takes the CA as the value certificates.caBundle (with certificates.mode secret), not --ca-bundle');
+    if (stringOption(values, 'namespace') !== undefined) throw new UsageError("--format helm installs into the release's namespace (helm install --namespace NS), not --namespace");
   }
   return format;
 }
