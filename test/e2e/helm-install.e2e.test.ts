@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
+import { createCertificateAuthority } from '../../src/certs/pki.ts';
 import { runCli } from '../../src/cli-runner.fixture.ts';
 import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
@@ -95,6 +96,9 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
     const objects = await releaseObjects();
     const kinds = objects.map((object) => object.kind);
     for (const kind of ['ServiceAccount', 'Service', 'Deployment', 'PodDisruptionBudget', 'NetworkPolicy', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration', 'Secret', 'Lease']) expect(kinds).toContain(kind);
+    // certificates.mode self-managed, the default: the caBundles are crdgate's to write, none is rendered.
+    const rendered = await getJson<{ webhooks: Array<{ clientConfig: { caBundle?: string } }> }>(['validatingwebhookconfiguration', release]);
+    expect(rendered.webhooks.map((webhook) => webhook.clientConfig.caBundle)).toEqual(rendered.webhooks.map(() => undefined));
     for (const object of objects) expect(await exists(object.kind, object.metadata.name, object.metadata.namespace), `${object.kind}/${object.metadata.name}`).toBe(true);
     expect((await waitEstablished(cp, crdName)).exitCode).toBe(0);
     const webhooks = await getJson<{ webhooks: Array<{ failurePolicy: string }> }>(['validatingwebhookconfiguration', release]);
@@ -107,10 +111,30 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
   });
 
   it('upgrades to changed values and a contract with a new version: the CRD and the objects change, the Gadget stays', async () => {
-    const values = await valuesFile('upgrade', { replicas: 3, webhooks: { failurePolicy: 'Ignore', timeoutSeconds: 7 }, networkPolicy: { enabled: false }, podLabels: { team: 'platform' } });
-    const upgraded = await helmRun(['upgrade', release, chartV2, '--namespace', namespace, '-f', values]);
+    // What crdgate serve --manage-certs does once running: the caBundles written under its own field manager.
+    const ownCa = Buffer.from('a CA crdgate made').toString('base64');
+    const patched = await kubectl(cp, ['patch', 'validatingwebhookconfiguration', release, '--type=json', '--field-manager=crdgate', '-p', JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: ownCa }])]);
+    expect(patched.exitCode, patched.stderr).toBe(0);
+    const caPem = createCertificateAuthority({ commonName: 'helm-install-test-ca', days: 1 }).certPem;
+    const values = await valuesFile('upgrade', {
+      replicas: 3,
+      webhooks: { failurePolicy: 'Ignore', timeoutSeconds: 7 },
+      networkPolicy: { enabled: false },
+      podLabels: { team: 'platform' },
+      certificates: { mode: 'secret', caBundle: caPem },
+    });
+    // Moving from self-managed certificates to a CA of one's own takes the caBundles from crdgate's field manager,
+    // which server-side apply refuses unless told to (docs/operations.md, With Helm).
+    const refused = await helmRun(['upgrade', release, chartV2, '--namespace', namespace, '-f', values]);
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toMatch(/conflict/i);
+    const upgraded = await helmRun(['upgrade', release, chartV2, '--namespace', namespace, '-f', values, '--force-conflicts']);
     expect(upgraded.exitCode, upgraded.stderr).toBe(0);
-    await releaseObjects();
+    const kinds = (await releaseObjects()).map((object) => object.kind);
+    expect(kinds).not.toContain('Lease');
+    expect(await exists('lease', `${release}-certs`, namespace)).toBe(false);
+    const caBundles = await getJson<{ webhooks: Array<{ clientConfig: { caBundle?: string } }> }>(['validatingwebhookconfiguration', release]);
+    expect(caBundles.webhooks.map((webhook) => webhook.clientConfig.caBundle)).toEqual(caBundles.webhooks.map(() => Buffer.from(caPem).toString('base64')));
     const crd = await getJson<{ spec: { versions: Array<{ name: string; storage: boolean }>; conversion: { strategy: string } } }>(['crd', crdName]);
     expect(crd.spec.versions.map((version) => version.name).sort()).toEqual(['v1', 'v2']);
     expect(crd.spec.conversion.strategy).toBe('Webhook');
@@ -123,7 +147,7 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
     const gadget = await getJson<{ spec: { size: number } }>([`gadgets.v1.${group}`, 'kept', '-n', namespace]);
     expect(gadget.spec.size).toBe(3);
     const history = await helmRun(['history', release, '-n', namespace, '-o', 'json']);
-    expect((JSON.parse(history.stdout) as Array<{ revision: number; status: string }>).map((entry) => entry.status)).toEqual(['superseded', 'deployed']);
+    expect((JSON.parse(history.stdout) as Array<{ revision: number; status: string }>).map((entry) => entry.status).at(-1)).toBe('deployed');
   });
 
   it('uninstalls: crdgate\'s objects are gone, the CRD and the Gadget stay', async () => {
