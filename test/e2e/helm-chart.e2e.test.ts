@@ -215,7 +215,13 @@ describe.skipIf(!controlPlane)('the Helm chart, rendered by helm, against the ku
     // The operator's CRD is not the chart's; the built-in's is; the server may read what it scales and the CRD it follows.
     expect(kinds).toContain('CustomResourceDefinition/geodatabases.geo.example.com');
     expect(kinds).not.toContain('CustomResourceDefinition/dbclusters.dbops.example.com');
-    expect(kinds.filter((kind) => kind.startsWith('ClusterRole/'))).toEqual(expect.arrayContaining(['ClusterRole/fleet-owner-crds', 'ClusterRole/fleet-certs']));
+    expect(kinds.filter((kind) => kind.startsWith('ClusterRole/'))).toEqual(expect.arrayContaining(['ClusterRole/fleet-owner-crds', 'ClusterRole/fleet-scale-reads', 'ClusterRole/fleet-certs']));
+    const validating = helmObjects.get('ValidatingWebhookConfiguration//fleet') as { webhooks: Array<{ name: string; failurePolicy: string }> } | undefined;
+    expect(validating?.webhooks.map((webhook) => webhook.name)).toContain('scale.validate.dbclusters.dbops.example.com');
+    // Under the policy floor, /scale's webhook stays Fail: no policy can judge a Scale.
+    const floor = comparable(await template(chart, { policyFloor: { enabled: true } })).get('ValidatingWebhookConfiguration//fleet') as typeof validating;
+    expect(floor?.webhooks.find((webhook) => webhook.name.startsWith('scale.'))?.failurePolicy).toBe('Fail');
+    expect(floor?.webhooks.find((webhook) => webhook.name === 'validate.dbclusters.dbops.example.com')?.failurePolicy).toBe('Ignore');
     const chartYaml = await helmIn(['show', 'chart', chart]);
     expect(chartYaml.stdout).toMatch(/^name: fleet$/m);
     expect(chartYaml.stdout).toMatch(/^appVersion: 1\.2\.3$/m);
