@@ -34,6 +34,10 @@ describe('crdgate init', () => {
       '@types/node': own.devDependencies['@types/node'],
     });
     expect(project.scripts.dev).toBe('crdgate dev --contract ./src/contract.ts');
+    // The Helm chart of the same install, rendered where .gitignore and .dockerignore keep it out.
+    expect(project.scripts.chart).toBe(`${project.scripts.manifests} --format helm --out chart`);
+    expect((await read('bucket', '.gitignore')).split('\n')).toContain('chart/');
+    expect((await read('bucket', '.dockerignore')).split('\n')).toContain('chart');
     const contract = await read('bucket', 'src', 'contract.ts');
     expect(contract).toContain("export const group = 'storage.example.com';");
     expect(contract).toContain("kind: 'Bucket', plural: 'buckets', singular: 'bucket', scope: 'Namespaced'");

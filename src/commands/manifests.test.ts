@@ -224,6 +224,32 @@ export default { ...contract, versions: contract.versions.map((v) => ({ ...v, sc
   });
 });
 
+describe('crdgate manifests --format helm', () => {
+  it('writes a chart: Chart.yaml, values with their schema, NOTES.txt and the templates (test/e2e/helm-chart.e2e.test.ts renders it with helm)', async () => {
+    const { code, stdout, stderr } = await run('manifests', '--format', 'helm', '--name', 'geo', '--out', 'chart');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('helm install geo');
+    const chartYaml = parseAllDocuments(await readFile(join(dir, 'chart', 'Chart.yaml'), 'utf8'))[0]!.toJS();
+    expect(chartYaml).toMatchObject({ apiVersion: 'v2', name: 'geo', appVersion: '0.1.0' });
+    const schema = JSON.parse(await readFile(join(dir, 'chart', 'values.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['global', 'replicas', 'image', 'certificates', 'webhooks', 'crds']));
+    expect(await readFile(join(dir, 'chart', 'templates', 'NOTES.txt'), 'utf8')).toContain('rollout status deployment/geo');
+    expect(await readFile(join(dir, 'chart', 'templates', 'crds.yaml'), 'utf8')).toContain('name: geodatabases.geo.example.com');
+  });
+
+  it.each([
+    [['--format', 'helm'], '--out'],
+    [['--format', 'helm', '--out', 'c', '--url', 'https://10.0.0.5:8443'], '--url'],
+    [['--format', 'helm', '--out', 'c', '--ca-bundle', 'ca.crt'], 'certificates.caBundle'],
+    [['--format', 'helm', '--out', 'c', '--namespace', 'ops'], '--namespace'],
+    [['--format', 'chart', '--out', 'c'], 'kustomize or helm'],
+  ])('refuses %j as a usage error naming %s', async (flags, named) => {
+    const { code, stderr } = await run('manifests', ...flags);
+    expect(code).toBe(2);
+    expect(stderr).toContain(named);
+  });
+});
+
 describe('crdgate manifests: what reaches crdgate, and the settings a platform team chooses', () => {
   const webhooksOf = (stdout: string) =>
     parseAllDocuments(stdout)

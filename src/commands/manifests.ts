@@ -8,6 +8,7 @@ import { writeManifestDirectory } from '../render/manifest-directory.ts';
 import { renderManifestFiles, renderManifestTree } from '../render/manifest-files.ts';
 import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
+import { renderHelmChart } from '../render/helm/helm-chart.ts';
 import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { explainReach } from '../render/explain-reach.ts';
@@ -23,6 +24,7 @@ export const manifestsCommand: Command = {
   name: 'manifests',
   summary: 'render the CRDs, webhook configurations and in-cluster deployment as YAML',
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
+                  [--format kustomize|helm]
                   [--migration-shards N] [--migration-via status] [--owner-crds] [--failure-policy Fail|Ignore]
                   [--timeout-seconds N] [--namespace-selector SELECTOR] [--object-selector SELECTOR] [--explain]
 
@@ -80,6 +82,10 @@ export const manifestsCommand: Command = {
   --owner-crds       also render the CRDs of contracts with crdOwner: 'external' as their owners have them
                      (ownerCrd): for a local cluster without the operator (crdgate dev uses it), never for a real one
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout
+  --format helm      with --out: write a Helm chart instead of the kustomize tree, made from the same objects
+                     (Chart.yaml, values.yaml, values.schema.json, templates/): helm install NAME DIR -n NS
+                     --create-namespace installs it in NS. Certificates, the policy floor, monitoring and the
+                     migration are values (docs/deploying.md); not with --url, --ca-bundle or --namespace
   --explain          print instead, per webhook, which requests reach crdgate and why (the rest of each kind's
                      requests skip it: updates that change nothing a contract reads, deletes its rules cannot
                      refuse, status writes it judges nothing of), with the settings below
@@ -96,10 +102,12 @@ ${webhookOptionsUsage}`,
     'migration-via': { type: 'string' },
     'owner-crds': { type: 'boolean' },
     explain: { type: 'boolean' },
+    format: { type: 'string' },
     ...webhookOptions,
   },
   async run(values, io) {
     const modules = stringList(values, 'contract');
+    const format = manifestFormat(values);
     const options = await manifestOptions(values, io.cwd);
     const registry = await loadRegistry(modules, io.cwd);
     const contracts = registry.contracts.map((compiled) => compiled.contract);
@@ -122,6 +130,7 @@ ${webhookOptionsUsage}`,
     const warnings = contractWarningLines(registry) + ruleWarnings;
     if (warnings !== '') io.stderr(warnings);
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
+    if (format === 'helm') return writeHelmChart(contracts, options, resolve(io.cwd, out!), io);
     const caBundleWarning = missingCaBundleWarning(options, contracts, out);
     if (caBundleWarning !== undefined) io.stderr(caBundleWarning);
     if (out === undefined) {
@@ -135,6 +144,27 @@ ${webhookOptionsUsage}`,
     return 0;
   },
 };
+
+/** kustomize (the default) or a Helm chart, which is a folder, and installs crdgate in the cluster with its own CA values. */
+function manifestFormat(values: ParsedValues): 'kustomize' | 'helm' {
+  const format = stringOption(values, 'format') ?? 'kustomize';
+  if (format !== 'kustomize' && format !== 'helm') throw new UsageError(`--format must be kustomize or helm, got "${format}"`);
+  if (format === 'helm') {
+    if (stringOption(values, 'out') === undefined) throw new UsageError('--format helm needs --out DIR: a chart is a folder');
+    if (stringOption(values, 'url') !== undefined) throw new UsageError('--format helm installs crdgate inside the cluster: it cannot be rendered with --url');
+    if (stringOption(values, 'ca-bundle') !== undefined) throw new UsageError('--format helm takes the CA as the value certificates.caBundle (with certificates.mode secret), not --ca-bundle');
+    if (stringOption(values, 'namespace') !== undefined) throw new UsageError("--format helm installs into the release's namespace (helm install --namespace NS), not --namespace");
+  }
+  return format;
+}
+
+async function writeHelmChart(contracts: readonly Contract[], options: ManifestOptions, dir: string, io: { stdout: (text: string) => void }): Promise<number> {
+  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const { written, removed } = await writeManifestDirectory(dir, renderHelmChart(contracts, options, { version }));
+  io.stdout(`wrote the Helm chart ${options.name} (${written.length} files) to ${dir}: helm install ${options.name} ${dir} --namespace NS --create-namespace\n`);
+  if (removed.length > 0) io.stdout(`removed files no longer generated: ${removed.join(', ')}\n`);
+  return 0;
+}
 
 async function manifestOptions(values: ParsedValues, cwd: string): Promise<ManifestOptions> {
   const name = stringOption(values, 'name') ?? manifestDefaults.name;

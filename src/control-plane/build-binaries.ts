@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ETCD_MODULE_DIR, KUBE_MODULE_DIR } from './go-modules.ts';
+import { ETCD_MODULE_DIR, HELM_MODULE_DIR, KUBE_MODULE_DIR, readHelmVersion } from './go-modules.ts';
 import type { ControlPlaneVersions } from './go-modules.ts';
 import { wasm } from '../api-server-engine/wasm-api.ts';
 
@@ -31,7 +31,9 @@ export const CEL_TIMER_MODULE_DIR = fileURLToPath(new URL('../../bench/cel-timer
  */
 export const API_SERVER_ENGINE = 'api-server-engine';
 export const API_SERVER_ENGINE_MODULE_DIR = fileURLToPath(new URL('../../src/api-server-engine/go/', import.meta.url));
-export type BuildableBinary = ControlPlaneBinary | typeof CEL_COST_ESTIMATOR | typeof CEL_TIMER | typeof API_SERVER_ENGINE;
+/** helm, for the tests of the chart `crdgate manifests --format helm` writes (src/control-plane/go/helm). */
+export const HELM = 'helm';
+export type BuildableBinary = ControlPlaneBinary | typeof CEL_COST_ESTIMATOR | typeof CEL_TIMER | typeof API_SERVER_ENGINE | typeof HELM;
 
 interface BuildRecipe {
   moduleDir: string;
@@ -66,6 +68,11 @@ function recipeFor(binary: BuildableBinary, versions: ControlPlaneVersions): Bui
   }
   if (binary === CEL_TIMER) {
     return { moduleDir: CEL_TIMER_MODULE_DIR, goPackage: 'crdgate.test/bench/cel-timer', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
+  }
+  if (binary === HELM) {
+    // What helm's own Makefile stamps for a release: without it, `helm version` says v4.N without the patch.
+    const version = `-X helm.sh/helm/v4/internal/version.version=${readHelmVersion()}`;
+    return { moduleDir: HELM_MODULE_DIR, goPackage: 'helm.sh/helm/v4/cmd/helm', tags: [], ldflags: ['-s', '-w', version, '-X helm.sh/helm/v4/internal/version.gitTreeState=clean'], versionArgs: ['version', '--short'] };
   }
   if (binary === 'etcd') {
     return { moduleDir: ETCD_MODULE_DIR, goPackage: 'go.etcd.io/etcd/server/v3', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };

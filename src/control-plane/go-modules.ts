@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 // Through src/ from src/control-plane/ and dist/control-plane/ alike: the package ships the go.mod files there.
 export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/kube/', import.meta.url));
 export const ETCD_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/etcd/', import.meta.url));
+export const HELM_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/helm/', import.meta.url));
 
 export interface ControlPlaneVersions {
   kubernetes: string; // v1.36.4
@@ -18,6 +19,11 @@ export function readControlPlaneVersions(): ControlPlaneVersions {
     kubernetes: requiredVersion(KUBE_MODULE_DIR, 'k8s.io/kubernetes'),
     etcd: requiredVersion(ETCD_MODULE_DIR, 'go.etcd.io/etcd/server/v3'),
   };
+}
+
+/** The helm the chart's tests run (v4.3.1): built from its own wrapper module, apart from the control plane's. */
+export function readHelmVersion(): string {
+  return requiredVersion(HELM_MODULE_DIR, 'helm.sh/helm/v4');
 }
 
 function requiredVersion(moduleDir: string, modulePath: string): string {

@@ -30,8 +30,9 @@ export async function writeManifestDirectory(dir: string, files: readonly Genera
   return { written: files.map((file) => file.path), removed };
 }
 
-/** The text of a generated file: YAML under the generated-file header, or JSON (which has no comments) as is. */
+/** The text of a generated file: YAML under the generated-file header, JSON (which has no comments) or text as is. */
 export function generatedFileText(file: GeneratedFile): string {
+  if ('text' in file) return file.text;
   return 'json' in file ? `${JSON.stringify(file.json, null, 2)}\n` : manifestsToYaml(file.manifests, file.comment);
 }
 

@@ -30,4 +30,10 @@ export interface JsonFile {
   json: unknown;
 }
 
-export type GeneratedFile = ManifestFile | JsonFile;
+/** A generated file of text as it is (a Helm chart's templates and values, which are not YAML objects). */
+export interface TextFile {
+  path: string;
+  text: string;
+}
+
+export type GeneratedFile = ManifestFile | JsonFile | TextFile;

@@ -68,6 +68,9 @@ npx crdgate manifests --contract ${contractPath} --image ${image} --out manifest
 kubectl apply --server-side -k manifests/overlays/cert-manager     # where cert-manager runs; else manifests/overlays/self-managed-certs
 \`\`\`
 
+Or with Helm, beside the operator's release: \`npm run chart\`, then \`helm install crdgate chart --namespace
+crdgate-system --create-namespace\` (its \`values.yaml\` lists every setting).
+
 The tree holds crdgate's side only: no CRD, no \`migration/\`. crdgate's \`docs/guarding-an-operator.md\` (the install
 next to the operator's Helm release, and the policy floor) and \`docs/operations.md\` go through it.
 `;

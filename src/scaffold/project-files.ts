@@ -45,6 +45,8 @@ export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: Pi
       start: `crdgate serve ${contract}`,
       dev: `crdgate dev ${contract}`,
       manifests: `crdgate manifests ${contract} --image ${imageName(n)}`,
+      // The same install as a Helm chart in chart/, for a team that installs with Helm, Argo CD or Flux.
+      chart: `crdgate manifests ${contract} --image ${imageName(n)} --format helm --out chart`,
     },
     dependencies: { crdgate: versions.crdgate },
     // `node` runs the scripts on the Node version crdgate needs, whatever Node the machine has. The conversion test
@@ -83,9 +85,9 @@ export const tsconfigJson = `${JSON.stringify(
   2,
 )}\n`;
 
-export const gitignore = ['node_modules/', 'certs/', 'pki/', 'manifests/', ''].join('\n');
+export const gitignore = ['node_modules/', 'certs/', 'pki/', 'manifests/', 'chart/', ''].join('\n');
 
-export const dockerignore = ['node_modules', 'certs', 'pki', 'manifests', '.git', ''].join('\n');
+export const dockerignore = ['node_modules', 'certs', 'pki', 'manifests', 'chart', '.git', ''].join('\n');
 
 export function dockerfile(n: ScaffoldNames, versions: PinnedVersions, fromCrd?: FromCrdLayout): string {
   return `# The image that serves this project's contract: crdgate and src/, on the Node version crdgate needs.

@@ -101,5 +101,15 @@ kubectl apply --server-side -k manifests
 
 \`manifests/migration/\` holds the storage-version migration Job: apply it when a new version becomes the
 storage version.
+
+With Helm instead (crdgate then makes, rotates and injects its own certificates; no \`pki/\` needed):
+
+\`\`\`sh
+npm run chart
+helm install crdgate chart --namespace crdgate-system --create-namespace
+\`\`\`
+
+\`chart/values.yaml\` lists every setting (certificates from cert-manager or a Secret of yours, replicas, the
+webhooks' failurePolicy, the migration Jobs as an upgrade hook); crdgate's \`docs/deploying.md\` has the rest.
 `;
 }

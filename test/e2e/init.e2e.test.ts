@@ -6,11 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
+import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
 import { requireE2eVariable } from '../../src/scaffold/e2e-test-source.ts';
 import { guideExamples } from '../repo/guide-examples.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { buildImage } from './support/container-image.ts';
 import { startCrdgateProcess } from './support/crdgate-process.ts';
+import { helm, yamlObjects } from './support/helm.ts';
 import { startContainer } from './support/kubelet.ts';
 import { npm, runCommand } from './support/npm.ts';
 
@@ -136,6 +138,17 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
       expect(container('Job').args).toEqual(['migrate', '--resource', `${plural}.${group}`]);
       expect(crds).toEqual([`${plural}.${group}`]);
     }
+    // `npm run chart`: the same install as a Helm chart, which the real helm lints and renders with the same container.
+    const charted = await runCommand('npm', ['run', '--silent', 'chart'], project);
+    expect(charted.exitCode, charted.stderr).toBe(0);
+    const helmBinary = await resolveHelm({ build: true, log: (line) => process.stderr.write(`[init] ${line}\n`) });
+    if ('unavailable' in helmBinary) throw new Error(`helm is unavailable: ${helmBinary.unavailable}`);
+    const helmHome = join(workDir, 'helm-home');
+    const linted = await helm(helmBinary.path, helmHome, undefined, ['lint', '--strict', join(project, 'chart')]);
+    expect(linted.exitCode, linted.stdout + linted.stderr).toBe(0);
+    const templated = await helm(helmBinary.path, helmHome, undefined, ['template', 'crdgate', join(project, 'chart'), '--set', 'certificates.mode=secret']);
+    expect(templated.exitCode, templated.stderr).toBe(0);
+    expect(yamlObjects(templated.stdout).find((object) => object.kind === 'Deployment')).toMatchObject({ spec: { template: { spec: { containers: [container('Deployment')] } } } });
     // The image runs the Deployment's arguments from /app, the project's root: the same command from here (with
     // certificates of its own, and any port) serves the scaffolded contract.
     const args = [...container('Deployment').args].map((arg: string) => (arg === '/etc/crdgate/certs' ? 'certs' : arg));

@@ -9,10 +9,12 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
+import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
 import { installNames } from '../../src/render/in-cluster-names.ts';
 import { missingPrerequisite } from '../missing-prerequisite.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { buildImage, type BuiltImage } from './support/container-image.ts';
+import { helm, yamlObjects } from './support/helm.ts';
 import { kubectl } from './support/kubectl.ts';
 import { canUseMountNamespace, startContainer, type PodTemplateSpec, type RunningContainer } from './support/kubelet.ts';
 
@@ -126,8 +128,21 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
   });
 
   it.each(['base', 'overlays/cert-manager', 'overlays/policy-floor'])('starts the Deployment of %s: ready, alive, and out within its grace period on SIGTERM', async (dir) => {
+    await startReadyAndStop(podOf(built.get(dir)!, 'Deployment'));
+  });
+
+  it("starts the Deployment of the Helm chart, as helm template renders it with its certificate from a Secret: ready, alive, and out on SIGTERM", async () => {
+    const resolved = await resolveHelm({ build: true, log: (line) => process.stderr.write(`[workloads-as-kubelet] ${line}\n`) });
+    if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
+    const chart = join(workDir, 'chart');
+    await imageCli(['manifests', '--format', 'helm', '--name', installName, '--out', chart]);
+    const rendered = await helm(resolved.path, join(workDir, 'helm-home'), undefined, ['template', installName, chart, '--namespace', namespace, '--set', 'certificates.mode=secret,logLevel=debug']);
+    expect(rendered.exitCode, rendered.stderr).toBe(0);
+    await startReadyAndStop(podOf(yamlObjects(rendered.stdout), 'Deployment'));
+  });
+
+  async function startReadyAndStop(pod: PodTemplateSpec): Promise<void> {
     expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
-    const pod = podOf(built.get(dir)!, 'Deployment');
     const container = startContainer({ image, pod, metadata: { name: `${installName}-7d9f8-abcde`, namespace }, mounts: { [certMountPath]: certDir }, nodeBinDir });
     try {
       const ready = await Promise.race([waitReady(container), container.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`); })]);
@@ -138,7 +153,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       expect(stopped, container.output()).toEqual({ code: 0, signal: null });
     }
     expect(container.output()).not.toMatch(/not allowed in NODE_OPTIONS/);
-  });
+  }
 
   it("starts the migration Job's container, which refuses the missing kubeconfig with its usage error", async () => {
     const pod = podOf(built.get('migration')!, 'Job');

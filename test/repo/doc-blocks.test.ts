@@ -68,7 +68,10 @@ const accounts: Record<string, [string, Account][]> = {
     ['// quantities.ts', contractGuideTests],
   ],
   'docs/conversion.md': [['npm run --silent crdgate -- convert -f', { run: ['test/repo/readme-commands.test.ts'] }]],
-  'docs/deploying.md': [],
+  'docs/deploying.md': [
+    ['crdgate manifests --format helm --contract ./queue-contract.ts', cluster],
+    ['apiVersion: argoproj.io/v1alpha1', cluster],
+  ],
   'docs/development.md': [['src/', { shows: "the repository's layout" }]],
   'docs/geodatabase.md': [['apiVersion: geo.example.com/v1', { run: ['test/repo/doc-blocks.test.ts'] }]],
   'docs/guarding-an-operator.md': [
@@ -110,6 +113,7 @@ const accounts: Record<string, [string, Account][]> = {
     ['kubectl apply --server-side -k manifests/overlays/monitoring', cluster],
     ['admission webhook "scale.validate.widgets.example.com" denied the request', { shows: 'what kubectl prints for a scale crdgate cannot judge' }],
     ['crdgate certs --out pki-geo --dns geo.team-a.svc', cluster],
+    ['crdgate manifests --format helm --contract ./queue-contract.ts', cluster],
     ['kubectl -n crdgate-system annotate secret crdgate-serving-cert', cluster],
     ['crdgate certs --out pki --dns crdgate.crdgate-system.svc           # keeps', cluster],
     ['Error from server (InternalError): Internal error occurred: failed calling webhook', { shows: 'what kubectl prints while crdgate is down' }],
