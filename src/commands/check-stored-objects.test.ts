@@ -1,9 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { descendants, parseXml } from '../check/xml-elements.fixture.ts';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
+import { storedObjectRules } from '../crd-revision/objects/stored-object-rules.ts';
 
 // crdgate check puts stored objects through their CRD's new revision (src/crd-revision/objects tests what is
 // predicted, object by object; here, what the command makes of it: the flags, the reports, the exit codes). The
@@ -128,5 +129,14 @@ describe('crdgate check --stored', () => {
     expect(missing.stderr).toContain('nowhere.yaml');
     const twice = await scratch.run('check', '-f', '-', '--stored', '-');
     expect(twice.code).toBe(2);
+  });
+});
+
+describe('docs/check.md, "The objects a revision must keep serving"', () => {
+  it('lists every stored-object rule once, with its default severity', async () => {
+    const page = await readFile(fileURLToPath(new URL('../../docs/check.md', import.meta.url)), 'utf8');
+    const section = page.slice(page.indexOf('## The objects a revision must keep serving'));
+    const rows = [...section.matchAll(/^\| `(\w+)` \| (error|warning) \|/gm)].map(([, rule, severity]) => [rule, severity]);
+    expect(rows).toEqual(Object.entries(storedObjectRules).map(([rule, { severity }]) => [rule, severity]));
   });
 });
