@@ -41,6 +41,21 @@ describe('storedObjectFindings', () => {
     expect(carol.every((finding) => finding.object?.name === 'carol' && finding.severity === storedObjectRules[finding.rule].severity)).toBe(true);
   });
 
+  it('names a stored null read as a new default, and one dropped', () => {
+    const old = oldCrd();
+    old.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.owner.nullable = true;
+    old.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.tier.nullable = true;
+    const now = newCrd();
+    now.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.owner.default = 'nobody';
+    const revision = prepareCrdRevision(old, now);
+    const object = { apiVersion: 'mail.example.com/v1', kind: 'Mailbox', metadata: { name: 'jo', namespace: 'mail' }, spec: { quota: 1, owner: null, tier: null } };
+    const findings = storedObjectFindings(revision, object, predictStoredObject(revision, object));
+    expect(pinned(findings).filter(({ rule }) => rule !== 'defaultAddedOnRead')).toEqual([
+      { rule: 'valueChangedOnRead', path: 'spec.owner', version: 'v1', old: null, new: 'nobody' },
+      { rule: 'fieldDroppedOnRead', path: 'spec.tier', version: 'v1', old: null, new: undefined },
+    ]);
+  });
+
   it('reports nothing for a revision that changes nothing the object holds', () => {
     const crd = newCrd();
     const revision = prepareCrdRevision(crd, crd);
