@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { predictStoredObject, labelWriteLabel } from './predict-stored-object.ts';
+import { newMailboxCrd, oldMailboxCrd, storedMailbox, storedNullRevisions } from './mailbox.fixture.ts';
 import { prepareCrdRevision } from './revision-under-test.ts';
 
 // The Mailbox CRD of test/fixtures/check/stored-objects, whose new revision unserves v1alpha1, lowers quota's
@@ -10,11 +9,9 @@ import { prepareCrdRevision } from './revision-under-test.ts';
 // from its sources (apiextensions-apiserver's customresource_handler.go, registry/customresource/strategy.go,
 // apiserver/pkg/cel/common/equality.go), not from this code.
 
-const fixtures = new URL('../../../test/fixtures/check/stored-objects/', import.meta.url);
-const readYaml = (name: string): any => parse(readFileSync(new URL(name, fixtures), 'utf8'));
-const oldCrd = () => readYaml('old/mailboxes.yaml');
-const newCrd = () => readYaml('new/mailboxes.yaml');
-const stored = (name: string) => readYaml('stored.yaml').items.find((item: any) => item.metadata.name === name);
+const oldCrd = (): any => oldMailboxCrd();
+const newCrd = (): any => newMailboxCrd();
+const stored = (name: string): any => storedMailbox(name);
 const mailboxes = () => prepareCrdRevision(oldCrd(), newCrd());
 /** What every outcome's metadata keeps of the fixture's: the server-set fields (uid, resourceVersion...) are left out. */
 const meta = (name: string) => ({ name, namespace: 'mail' });
@@ -135,12 +132,7 @@ describe('predictStoredObject', () => {
   });
 
   it('replaces a stored null the new schema no longer allows with its new default, and drops one without', () => {
-    const old = oldCrd();
-    old.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.owner.nullable = true;
-    old.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.tier.nullable = true;
-    const now = newCrd();
-    now.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.owner.default = 'nobody';
-    const object = { apiVersion: 'mail.example.com/v1', kind: 'Mailbox', metadata: meta('jo'), spec: { quota: 1, owner: null, tier: null } };
+    const { old, now, object } = storedNullRevisions();
     const outcome = predictStoredObject(prepareCrdRevision(old, now), object);
     expect(outcome.reads.v1).toEqual({ object: { apiVersion: 'mail.example.com/v1', kind: 'Mailbox', metadata: meta('jo'), spec: { quota: 1, owner: 'nobody', retentionDays: 30 } } });
   });

@@ -1,17 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { predictStoredObject } from './predict-stored-object.ts';
 import { storedObjectRevisionFindings } from './revision-findings.ts';
+import { newMailboxCrd, oldMailboxCrd, storedMailbox, storedNullRevisions } from './mailbox.fixture.ts';
 import { prepareCrdRevision } from './revision-under-test.ts';
 import { storedObjectFindings } from './stored-object-findings.ts';
 import { storedObjectRules } from './stored-object-rules.ts';
 
-const fixtures = new URL('../../../test/fixtures/check/stored-objects/', import.meta.url);
-const readYaml = (name: string): any => parse(readFileSync(new URL(name, fixtures), 'utf8'));
-const oldCrd = () => readYaml('old/mailboxes.yaml');
-const newCrd = () => readYaml('new/mailboxes.yaml');
-const stored = (name: string) => readYaml('stored.yaml').items.find((item: any) => item.metadata.name === name);
+const oldCrd = (): any => oldMailboxCrd();
+const newCrd = (): any => newMailboxCrd();
+const stored = (name: string): any => storedMailbox(name);
 
 function findingsOf(name: string, revision = prepareCrdRevision(oldCrd(), newCrd())) {
   const object = stored(name);
@@ -42,13 +39,8 @@ describe('storedObjectFindings', () => {
   });
 
   it('names a stored null read as a new default, and one dropped', () => {
-    const old = oldCrd();
-    old.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.owner.nullable = true;
-    old.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.tier.nullable = true;
-    const now = newCrd();
-    now.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.owner.default = 'nobody';
+    const { old, now, object } = storedNullRevisions();
     const revision = prepareCrdRevision(old, now);
-    const object = { apiVersion: 'mail.example.com/v1', kind: 'Mailbox', metadata: { name: 'jo', namespace: 'mail' }, spec: { quota: 1, owner: null, tier: null } };
     const findings = storedObjectFindings(revision, object, predictStoredObject(revision, object));
     expect(pinned(findings).filter(({ rule }) => rule !== 'defaultAddedOnRead')).toEqual([
       { rule: 'valueChangedOnRead', path: 'spec.owner', version: 'v1', old: null, new: 'nobody' },
