@@ -112,6 +112,21 @@ describe('crdgate check --stored', () => {
     expect(report.storedObjects.unmatched).toEqual({ ConfigMap: 1 });
   });
 
+  it('sets stored-object rules with --crd-rules: another severity, or off', async () => {
+    const rules = await write('rules/rules.yaml', 'rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n  storedVersionAssumed: off\n');
+    const result = await scratch.run('check', '-f', newTree, '--old', oldTree, '--stored', stored, '--crd-rules', rules, '-o', 'json');
+    expect(result.code).toBe(1);
+    const [crd] = JSON.parse(result.stdout).storedObjects.crds;
+    expect(crd.findings.map((entry: any) => [entry.rule, entry.severity, entry.count])).toEqual([
+      ['fieldDroppedOnRead', 'error', 1],
+      ['defaultAddedOnRead', 'error', 4],
+      ['unchangedWriteRefused', 'error', 1],
+      ['labelWriteRefused', 'error', 1],
+      ['readVersionUnserved', 'error', 1],
+      ['prunedFieldsMayReturn', 'warning', 1],
+    ]);
+  });
+
   it('leaves the report as it was when there is nothing stored to judge', async () => {
     const result = await scratch.run('check', '-f', newTree, '--old', oldTree, '-o', 'json');
     const report = JSON.parse(result.stdout);

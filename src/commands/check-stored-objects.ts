@@ -6,6 +6,7 @@ import { describeInvalid } from '../check/report-summary.ts';
 import { createStoredObjectsJudge, crdSpecChanged, owningContract, type StoredObjectsCrd, type StoredObjectsReport } from '../check/stored-objects.ts';
 import { isPlainObject, splitApiVersion } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
+import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { CommandError } from '../errors.ts';
 import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
 
@@ -17,6 +18,8 @@ export interface StoredObjectsInput {
   storedPaths: readonly string[];
   source: TreeSource;
   namespace?: string;
+  /** --crd-rules: what the stored-object rules are set to. */
+  settings?: RuleSettings;
 }
 
 // The rendered CRD's conversion endpoint: never called, the engine converts nothing itself.
@@ -56,9 +59,10 @@ export async function judgeStoredObjects(registry: ContractRegistry, input: Stor
   const oldObjects = (input.oldTree?.objects ?? []).filter(({ object }) => !isCrdObject(object) && changed.some((crd) => declares(crd, object.apiVersion, object.kind)));
   if (oldObjects.length === 0 && input.storedPaths.length === 0) return undefined;
 
-  const fromOldTree = createStoredObjectsJudge(changed, input.namespace ? { namespace: input.namespace } : {});
+  const options = { ...(input.namespace ? { namespace: input.namespace } : {}), ...(input.settings ? { settings: input.settings } : {}) };
+  const fromOldTree = createStoredObjectsJudge(changed, options);
   for (const { object } of oldObjects) fromOldTree.judge(object);
-  const fromStored = createStoredObjectsJudge(all, input.namespace ? { namespace: input.namespace } : {});
+  const fromStored = createStoredObjectsJudge(all, options);
   try {
     await visitManifestFiles(input.storedPaths, input.source, (contents) => {
       const [invalid] = contents.invalid;
