@@ -8,7 +8,7 @@ import type { CrdRevisionUnderTest, RevisionSide } from './revision-under-test.t
 import { asRecreated, withoutServerSetMetadata } from './server-set-metadata.ts';
 
 /** The label the label write adds, unless the caller names another: one no object has, so the write changes it. */
-export const labelWriteLabel = { key: 'crdgate.io/revision-check', value: 'touched' } as const;
+export const labelWriteLabel = { key: 'crdgate.dev/revision-check', value: 'touched' } as const;
 
 export interface PredictionOptions {
   /** For a CRD whose conversion strategy is Webhook: the conversion the webhook does (a contract's). */
