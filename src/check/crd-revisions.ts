@@ -12,6 +12,11 @@ export interface CrdRevisionCheck {
   location: ManifestLocation;
   oldLocation: ManifestLocation;
   findings: CrdRevisionFinding[];
+  /**
+   * `contract`: the CRDs two revisions of a contract render (`--contract` against `--old-contract`); the locations'
+   * files are then the modules that declare them. Absent for a CRD both manifest trees hold.
+   */
+  from?: 'contract';
 }
 
 /**

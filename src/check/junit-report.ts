@@ -3,7 +3,7 @@ import { emptyReasons, type EmptyManifest, type InvalidManifest } from './manife
 import type { ObjectCheck, TreeCheckReport, TreeName } from './check-tree.ts';
 import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { crdRevisionCodes } from '../errors.ts';
-import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeLocation, describeRevisionSource, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 import type { StoredObjectsCrdReport } from './stored-objects.ts';
 import { describeStoredExample, describeStoredObjectsCrd, describeTallyEntry } from './stored-objects-report.ts';
@@ -79,7 +79,7 @@ const revisionFails = (revision: CrdRevisionCheck) => revision.findings.some((fi
 /** A compared CRD: failed (CRD_REVISION_BREAKING) with its error findings, its warnings in system-out. */
 function crdRevisionTestcase(revision: CrdRevisionCheck): string {
   const { file, line } = revision.location;
-  const name = `CustomResourceDefinition ${revision.name} revision ${describeLocation(revision.location)}`;
+  const name = `CustomResourceDefinition ${revision.name} revision ${describeRevisionSource(revision, 'location')}`;
   const open = `    <testcase classname="${xml(file)}" name="${xml(name)}" file="${xml(file)}" line="${line}">`;
   const errors = revision.findings.filter((finding) => finding.severity === 'error').map(describeCrdFinding);
   const warnings = revision.findings.filter((finding) => finding.severity === 'warning').map(describeCrdFinding);

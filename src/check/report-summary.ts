@@ -141,7 +141,12 @@ export function plural(count: number, noun: string): string {
 export function describeCrdRevision(revision: CrdRevisionCheck): string {
   const errors = revision.findings.filter((finding) => finding.severity === 'error').length;
   const counts = revision.findings.length === 0 ? 'no change a rule reports' : `${plural(errors, 'error')}, ${plural(revision.findings.length - errors, 'warning')}`;
-  return `${describeLocation(revision.location)}: CustomResourceDefinition ${revision.name} against its previous revision (${describeLocation(revision.oldLocation)}): ${counts}`;
+  return `${describeRevisionSource(revision, 'location')}: CustomResourceDefinition ${revision.name} against its previous revision (${describeRevisionSource(revision, 'oldLocation')}): ${counts}`;
+}
+
+/** Where a revision of a CRD is: a manifest's place in a tree, or the contract module that renders it. */
+export function describeRevisionSource(revision: CrdRevisionCheck, which: 'location' | 'oldLocation'): string {
+  return revision.from === 'contract' ? `contract ${revision[which].file}` : describeLocation(revision[which]);
 }
 
 /** `error existingFieldRemoval (v1): spec.size: removed ...`: one finding, on a line of its own. */

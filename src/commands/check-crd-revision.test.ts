@@ -19,8 +19,13 @@ async function write(path: string, objects: unknown[] | string): Promise<string>
   return path;
 }
 
-const freshCrd = (): any => widgetCrd();
-const v1Spec = (crd: any) => crd.spec.versions[1].schema.openAPIV3Schema.properties.spec;
+/** The widget with its one version v1: a change to it is one finding, not also a difference between served versions. */
+const freshCrd = (): any => {
+  const crd: any = widgetCrd();
+  crd.spec.versions = crd.spec.versions.filter((version: any) => version.name === 'v1');
+  return crd;
+};
+const v1Spec = (crd: any) => crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'demo' }, data: { a: '1' } };
 
 /** A revision that removes a field (an error) and adds a default (a warning); the CRD starts on line 9, after the ConfigMap's 7 and a separator. */

@@ -20,6 +20,7 @@ import { stringList, stringOption, UsageError, type Command } from './command.ts
 import { CommandError } from '../errors.ts';
 import { isDns1123Label } from '../contract/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
+import { compareContractCrds } from '../check/contract-revisions.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
 
 type CrdManifest = ManifestObject & { origin: CrdOrigin };
@@ -30,7 +31,7 @@ type ReportFormat = keyof typeof reportFormats;
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--stored PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--old-contract MODULE...] [--stored PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -50,6 +51,10 @@ export const checkCommand: Command = {
                    rule by rule (docs/check.md, "Checking a CRD revision"): a finding of error severity fails.
                    The objects the old tree holds of a CRD whose spec changed are then judged as stored objects
                    through its new revision (see --stored).
+  --old-contract MODULE  the previous revision of a --contract module (a file of a checkout of the target
+                   branch, its dependencies installed), repeatable: the CRD each --contract renders (as crdgate
+                   manifests renders it) is compared with the one the old module of the same CRD name renders,
+                   rule by rule, as CRDs in both trees are; -f is then optional
   --stored PATH    objects as the cluster stores them (\`kubectl get KIND -A -o yaml\` or -o json, a backup): a
                    file, a folder (walked as -f walks one) or - for standard input; repeatable. Each is put through
                    the new revision of its CRD (the tree's or --crd's, against the old tree's revision when --old
@@ -95,10 +100,13 @@ export const checkCommand: Command = {
     defaulted: { type: 'string' },
     operation: { type: 'string' },
     contract: { type: 'string', multiple: true },
+    'old-contract': { type: 'string', multiple: true },
   },
   async run(values, io) {
     const files = stringList(values, 'file');
-    if (files.length === 0) throw new UsageError('--file is required (-f PATH, repeatable)');
+    const oldContracts = stringList(values, 'old-contract');
+    if (files.length === 0 && oldContracts.length === 0) throw new UsageError('--file is required (-f PATH, repeatable)');
+    if (oldContracts.length > 0 && stringList(values, 'contract').length === 0) throw new UsageError('--old-contract needs --contract MODULE: the new revision to compare it with');
     const oldFiles = stringList(values, 'old');
     const report = reportFormat(stringOption(values, 'output'));
     const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
@@ -111,7 +119,9 @@ export const checkCommand: Command = {
     const crdPaths = stringList(values, 'crd');
     const storedPaths = stringList(values, 'stored');
     if ([...files, ...oldFiles, ...crdPaths, ...storedPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
-    const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const contracts = stringList(values, 'contract');
+    const registry = await loadRegistry(contracts, io.cwd);
+    const oldRegistry = oldContracts.length > 0 ? await loadOldContracts(oldContracts, io.cwd) : undefined;
     const ruleWarnings = checkContractRules(registry);
     if (ruleWarnings !== '') io.stderr(ruleWarnings);
     const crdRulesFile = stringOption(values, 'crd-rules');
@@ -120,12 +130,12 @@ export const checkCommand: Command = {
     if (state !== undefined) options.state = knownState(registry, state);
 
     const source: TreeSource = { cwd: io.cwd, readStdin };
-    const tree = await readTree(files, source);
+    const tree = files.length > 0 ? await readTree(files, source) : noManifests;
     const oldTree = oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
     // A pipeline pointed at the wrong folder must not pass for want of anything to check; a tree whose manifests
     // cannot be parsed has something to check, and fails with a report saying why.
     const found = (contents: ManifestContents | undefined) => (contents?.objects.length ?? 0) + (contents?.invalid.length ?? 0);
-    if (found(tree) === 0 && found(oldTree) === 0) {
+    if (found(tree) === 0 && found(oldTree) === 0 && oldRegistry === undefined) {
       throw new UsageError(`no Kubernetes object (a document with apiVersion and kind) in ${[...files, ...oldFiles].join(', ')}`);
     }
     let result: TreeCheckReport;
@@ -133,6 +143,10 @@ export const checkCommand: Command = {
       const crdManifests = await readCrdManifests(tree, crdPaths, source);
       options.crds = collectCrds(registry, crdManifests);
       result = checkTree(registry, tree, oldTree, options);
+      if (oldRegistry) {
+        const contractRevisions = compareContractCrds({ registry, modules: contracts }, { registry: oldRegistry, modules: oldContracts }, options.crdRules ?? {});
+        result = { ...result, crdRevisions: [...contractRevisions, ...result.crdRevisions] };
+      }
       const stored = await judgeStoredObjects(registry, {
         crdManifests,
         oldTree,
@@ -155,6 +169,18 @@ export const checkCommand: Command = {
     return allowed ? 0 : 1;
   },
 };
+
+const noManifests: ManifestContents = { objects: [], notObjects: [], invalid: [], empty: [] };
+
+/** The previous revision's contracts, loaded as --contract's are; what is wrong with one names --old-contract. */
+async function loadOldContracts(modules: string[], cwd: string): Promise<ContractRegistry> {
+  try {
+    return await loadRegistry(modules, cwd);
+  } catch (error) {
+    if (error instanceof CommandError) throw new CommandError(error.code, error.message.replace(/^--contract /, '--old-contract '));
+    throw error;
+  }
+}
 
 async function readTree(paths: string[], source: TreeSource): Promise<ManifestContents> {
   try {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compareCrdRevisions } from './compare-crd-revisions.ts';
 import { widgetCrd } from './crd-revision.fixture.ts';
 import type { CrdRevisionFinding } from './finding.ts';
+import type { RuleSettings } from './rule-config.ts';
 import { crdRevisionRules, type CrdRevisionRule } from './rules.ts';
 
 /** The fixture, to change freely in a test. */
@@ -18,9 +19,15 @@ interface Row {
   revise: (now: any, old: any) => void;
   /** The finding expected (its severity is the rule's default), first of the findings. */
   expected: Omit<CrdRevisionFinding, 'rule' | 'severity' | 'message'>;
-  /** The rules of the findings that must follow it, where the change cannot be made alone. */
+  /** The rules of the findings that must come before it and follow it, where the change cannot be made alone. */
+  before?: CrdRevisionRule[];
   then?: CrdRevisionRule[];
 }
+
+const servedVersionRules = ['servedVersionDifference', 'servedVersionDifferenceConverted'] as const satisfies readonly CrdRevisionRule[];
+/** A row that changes one version makes the served versions differ too: that is the served-version rules' own rows. */
+const servedVersionsOff = Object.fromEntries(servedVersionRules.map((rule) => [rule, 'off'])) as RuleSettings;
+const scale = { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size', labelSelectorPath: '.status.selector' };
 
 const rows: Row[] = [
   { rule: 'scope', change: 'Namespaced to Cluster', revise: (c) => (c.spec.scope = 'Cluster'), expected: { old: 'Namespaced', new: 'Cluster' } },
@@ -86,6 +93,53 @@ const rows: Row[] = [
   },
   { rule: 'selectableFieldRemoved', change: 'a selectable field dropped', revise: (c) => delete v1(c).selectableFields, expected: { version: 'v1', old: '.spec.mode' } },
   { rule: 'selectableFieldAdded', change: 'a selectable field added', revise: (c) => v1(c).selectableFields.push({ jsonPath: '.spec.name' }), expected: { version: 'v1', new: '.spec.name' } },
+  {
+    rule: 'servedVersionDifference',
+    change: 'a field removed from the newer served version, conversion None',
+    revise: (c, old) => {
+      c.spec.conversion = old.spec.conversion = { strategy: 'None' };
+      delete v1Spec(c).properties.endpoint;
+    },
+    before: ['existingFieldRemoval'],
+    expected: { version: 'v1', comparedWith: 'v1beta1', difference: 'existingFieldRemoval', path: 'spec.endpoint', old: { type: 'string', format: 'hostname', nullable: true } },
+  },
+  {
+    rule: 'servedVersionDifferenceConverted',
+    change: 'a field only the newer served version has, with a conversion webhook',
+    revise: (c) => (v1Spec(c).properties.color = { type: 'string' }),
+    expected: { version: 'v1', comparedWith: 'v1beta1', difference: 'existingFieldRemoval', path: 'spec.color', new: { type: 'string' } },
+  },
+  { rule: 'statusSubresourceAdded', change: 'the status subresource enabled', revise: (c) => (v1(c).subresources = { status: {} }), expected: { version: 'v1', old: false, new: true } },
+  { rule: 'statusSubresourceRemoved', change: 'the status subresource taken away', revise: (c, old) => (v1(old).subresources = { status: {} }), expected: { version: 'v1', old: true, new: false } },
+  { rule: 'scaleSubresourceAdded', change: 'a scale subresource added', revise: (c) => (v1(c).subresources = { scale }), expected: { version: 'v1', new: scale } },
+  { rule: 'scaleSubresourceRemoved', change: 'the scale subresource taken away', revise: (c, old) => (v1(old).subresources = { scale }), expected: { version: 'v1', old: scale } },
+  {
+    rule: 'scaleReplicasPathChanged',
+    change: "the scale's specReplicasPath moved",
+    revise: (c, old) => {
+      v1(old).subresources = { scale };
+      v1(c).subresources = { scale: { ...scale, specReplicasPath: '.spec.replicas' } };
+    },
+    expected: { version: 'v1', old: '.spec.size', new: '.spec.replicas' },
+  },
+  {
+    rule: 'scaleLabelSelectorPathChanged',
+    change: "the scale's labelSelectorPath taken away",
+    revise: (c, old) => {
+      v1(old).subresources = { scale };
+      v1(c).subresources = { scale: { ...scale, labelSelectorPath: undefined } };
+    },
+    expected: { version: 'v1', old: '.status.selector' },
+  },
+  {
+    rule: 'scaleLabelSelectorPathAdded',
+    change: "the scale's labelSelectorPath added",
+    revise: (c, old) => {
+      v1(old).subresources = { scale: { ...scale, labelSelectorPath: undefined } };
+      v1(c).subresources = { scale };
+    },
+    expected: { version: 'v1', new: '.status.selector' },
+  },
   {
     rule: 'existingFieldRemoval',
     change: 'a field removed',
@@ -168,6 +222,8 @@ const rows: Row[] = [
   { rule: 'mapType', change: 'a map made atomic', revise: (c) => (v1Spec(c).properties.labels['x-kubernetes-map-type'] = 'atomic'), expected: { version: 'v1', path: 'spec.labels', old: 'granular', new: 'atomic' } },
   { rule: 'preserveUnknownFieldsRemoved', change: 'unknown fields no longer kept', revise: (c) => delete v1Spec(c).properties.template['x-kubernetes-preserve-unknown-fields'], expected: { version: 'v1', path: 'spec.template', old: true, new: false } },
   { rule: 'preserveUnknownFieldsAdded', change: 'unknown fields kept', revise: (c) => (v1Spec(c).properties.labels['x-kubernetes-preserve-unknown-fields'] = true), expected: { version: 'v1', path: 'spec.labels', old: false, new: true } },
+  { rule: 'description', change: 'a description written', revise: (c) => (v1Spec(c).properties.size.description = 'How big.'), expected: { version: 'v1', path: 'spec.size', new: 'How big.' } },
+  { rule: 'description', change: "the root's description reworded", revise: (c) => (v1(c).schema.openAPIV3Schema.description = 'A toy.'), expected: { version: 'v1', path: '', old: 'A widget (v1).', new: 'A toy.' } },
   { rule: 'embeddedResource', change: 'no longer an embedded resource', revise: (c) => delete v1Spec(c).properties.template['x-kubernetes-embedded-resource'], expected: { version: 'v1', path: 'spec.template', old: true, new: false } },
 ];
 
@@ -181,12 +237,12 @@ describe('compareCrdRevisions', () => {
     expect(compareCrdRevisions(crd, crd)).toEqual([]);
   });
 
-  it.each(rows)('$rule: $change', ({ rule, revise, expected, then = [] }) => {
+  it.each(rows)('$rule: $change', ({ rule, revise, expected, before = [], then = [] }) => {
     const [old, now] = [freshCrd(), freshCrd()];
     revise(now, old);
-    const findings = compareCrdRevisions(asParsed(old), asParsed(now));
-    expect(findings.map((finding) => finding.rule)).toEqual([rule, ...then]);
-    const { message, ...finding } = findings[0]!;
+    const findings = compareCrdRevisions(asParsed(old), asParsed(now), (servedVersionRules as readonly string[]).includes(rule) ? {} : servedVersionsOff);
+    expect(findings.map((finding) => finding.rule)).toEqual([...before, rule, ...then]);
+    const { message, ...finding } = findings[before.length]!;
     expect(finding).toEqual({ rule, severity: crdRevisionRules[rule].severity, ...expected });
     expect(message).not.toBe('');
   });
@@ -208,9 +264,9 @@ describe('compareCrdRevisions', () => {
     const now = freshCrd();
     delete v1Spec(now).properties.endpoint;
     v1Spec(now).properties.mode.enum.push('turbo');
-    const findings = compareCrdRevisions(freshCrd(), now, { existingFieldRemoval: 'warning', enumValueAdded: 'off' });
+    const findings = compareCrdRevisions(freshCrd(), now, { ...servedVersionsOff, existingFieldRemoval: 'warning', enumValueAdded: 'off' });
     expect(findings.map(({ rule, severity }) => ({ rule, severity }))).toEqual([{ rule: 'existingFieldRemoval', severity: 'warning' }]);
-    expect(compareCrdRevisions(freshCrd(), now, { enumValueAdded: 'error' }).map(({ rule, severity }) => ({ rule, severity }))).toEqual([
+    expect(compareCrdRevisions(freshCrd(), now, { ...servedVersionsOff, enumValueAdded: 'error' }).map(({ rule, severity }) => ({ rule, severity }))).toEqual([
       { rule: 'enumValueAdded', severity: 'error' },
       { rule: 'existingFieldRemoval', severity: 'error' },
     ]);
@@ -220,7 +276,7 @@ describe('compareCrdRevisions', () => {
     const now = freshCrd();
     v1Spec(now).properties.ports = { type: 'string' };
     v1Spec(now).properties.labels = { type: 'string' };
-    expect(compareCrdRevisions(freshCrd(), now).map(({ rule, path }) => [rule, path])).toEqual([
+    expect(compareCrdRevisions(freshCrd(), now, servedVersionsOff).map(({ rule, path }) => [rule, path])).toEqual([
       ['type', 'spec.ports'],
       ['type', 'spec.labels'],
     ]);
@@ -233,10 +289,9 @@ describe('compareCrdRevisions', () => {
     expect(compareCrdRevisions(freshCrd(), now)).toEqual([]);
   });
 
-  it('leaves a rotated caBundle and a reworded description alone', () => {
+  it("leaves a rotated caBundle and a printer column's reworded description alone", () => {
     const now = freshCrd();
     now.spec.conversion.webhook.clientConfig.caBundle = 'Y2E=';
-    v1Spec(now).properties.size.description = 'How big.';
     v1(now).additionalPrinterColumns[0].description = 'How big.';
     expect(compareCrdRevisions(freshCrd(), now)).toEqual([]);
   });

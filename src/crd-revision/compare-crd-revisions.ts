@@ -1,4 +1,5 @@
 import { compareIdentity } from './compare-identity.ts';
+import { compareServedVersions } from './compare-served-versions.ts';
 import { compareVersions } from './compare-versions.ts';
 import { viewCrd } from './crd-view.ts';
 import type { CrdRevisionFinding } from './finding.ts';
@@ -13,7 +14,7 @@ import { crdRevisionRules } from './rules.ts';
 export function compareCrdRevisions(old: unknown, now: unknown, settings: RuleSettings = {}): CrdRevisionFinding[] {
   const [a, b] = [viewCrd(old), viewCrd(now)];
   const findings: CrdRevisionFinding[] = [];
-  for (const change of [...compareIdentity(a, b), ...compareVersions(a, b)]) {
+  for (const change of [...compareIdentity(a, b), ...compareVersions(a, b), ...compareServedVersions(a, b)]) {
     const severity = settings[change.rule] ?? crdRevisionRules[change.rule].severity;
     if (severity !== 'off') findings.push({ ...change, severity });
   }

@@ -2,12 +2,13 @@ import { jsonEqual } from '../contract/json-equal.ts';
 import { describeValue } from '../contract/schema/describe-value.ts';
 import { changeAt } from './change.ts';
 import { compareSchemas } from './schema/compare-schemas.ts';
+import { compareSubresources } from './compare-subresources.ts';
 import type { CrdVersionView, CrdView } from './crd-view.ts';
 import type { Change } from './finding.ts';
 
 /**
  * Every version either revision has, in the old revision's order then the new ones: removed, added, served or
- * unserved, the storage version moved; for a version both have, its schema, printer columns and selectable fields.
+ * unserved, the storage version moved; for a version both have, its schema, subresources, printer columns and selectable fields.
  */
 export function compareVersions(old: CrdView, now: CrdView): Change[] {
   const changes: Change[] = [];
@@ -27,7 +28,7 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
     }
     if (a.served && !b.served) changes.push(changeAt(where, 'versionUnserved', `version ${a.name} is no longer served`, { old: true, new: false }));
     if (!a.served && b.served) changes.push(changeAt(where, 'versionServed', `version ${a.name} is served again`, { old: false, new: true }));
-    changes.push(...compareSchemas(a.schema ?? {}, b.schema ?? {}, a.name), ...comparePrinterColumns(a, b), ...compareSelectableFields(a, b));
+    changes.push(...compareSchemas(a.schema ?? {}, b.schema ?? {}, a.name), ...compareSubresources(a, b), ...comparePrinterColumns(a, b), ...compareSelectableFields(a, b));
   }
   const oldNames = new Set(old.versions.map((version) => version.name));
   for (const b of now.versions) if (!oldNames.has(b.name)) changes.push(changeAt({ version: b.name }, 'versionAdded', `version ${b.name} added${b.served ? '' : ' (not served)'}`));

@@ -40,8 +40,9 @@ export function widgetCrd() {
     storage,
     schema: { openAPIV3Schema: schema(`A widget (${name}).`) },
     additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
-    // In v1 only: kube-apiserver (v1.36's engine) refuses the same selectableFields in every version of a CRD whose
-    // versions' schemas differ ("spec.selectableFields: may only be set when validations.schema is included").
+    // In v1 only: kube-apiserver v1.36 refuses the same selectableFields in every version of a CRD whose versions'
+    // schemas differ ("spec.selectableFields: may only be set when validations.schema is included"), and the engine
+    // with it (test/e2e/crd-selectable-fields.e2e.test.ts puts both to the test).
     ...(storage ? { selectableFields: [{ jsonPath: '.spec.mode' }] } : {}),
   });
   return {

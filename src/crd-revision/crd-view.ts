@@ -8,6 +8,8 @@ export interface CrdVersionView {
   schema: Record<string, unknown> | undefined;
   printerColumns: Record<string, unknown>[];
   selectableFields: Record<string, unknown>[];
+  /** spec.versions[].subresources: `status` and `scale` ({} when it has none). */
+  subresources: Record<string, unknown>;
 }
 
 /** A CRD (apiextensions.k8s.io/v1, parsed YAML or JSON) as the comparison reads it. */
@@ -43,6 +45,7 @@ export function viewCrd(crd: unknown): CrdView {
         schema: isPlainObject(version.schema) && isPlainObject(version.schema.openAPIV3Schema) ? version.schema.openAPIV3Schema : undefined,
         printerColumns: Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns.filter(isPlainObject) : [],
         selectableFields: Array.isArray(version.selectableFields) ? version.selectableFields.filter(isPlainObject) : [],
+        subresources: isPlainObject(version.subresources) ? version.subresources : {},
       })),
     conversion: isPlainObject(spec.conversion) ? spec.conversion : {},
     storedVersions: Array.isArray(status.storedVersions) ? status.storedVersions.filter((v): v is string => typeof v === 'string') : [],

@@ -20,6 +20,12 @@ export interface CrdRevisionFinding {
   new?: unknown;
   /** For a CEL rule: whether it is a transition rule (it reads oldSelf), so it judges updates only. */
   transition?: boolean;
+  /**
+   * For a difference between two served versions of the new revision: the older of the two (`version` is the
+   * newer), and the rule that compares one version's revisions which found it (existingFieldRemoval, enum...).
+   */
+  comparedWith?: string;
+  difference?: CrdRevisionRule;
   message: string;
 }
 

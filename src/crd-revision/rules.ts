@@ -44,6 +44,27 @@ export const crdRevisionRules = {
   printerColumnAdded: { severity: 'warning', finds: 'a new printer column' },
   selectableFieldRemoved: { severity: 'error', finds: 'a selectable field is gone: list requests with a field selector on it are refused' },
   selectableFieldAdded: { severity: 'warning', finds: 'a new selectable field' },
+  servedVersionDifference: {
+    severity: 'error',
+    crdify: 'served version validator (every property validation)',
+    finds:
+      "two served versions' schemas differ where the old revision's did not (a field one lacks, a tighter bound...) and conversion is None: an object written through one and written back through the other is pruned or refused",
+  },
+  servedVersionDifferenceConverted: {
+    severity: 'warning',
+    crdify: 'served version validator (conversion: Ignore skips it)',
+    finds: "two served versions' schemas differ where the old revision's did not, and a conversion webhook is to bridge them",
+  },
+  statusSubresourceAdded: {
+    severity: 'error',
+    finds: 'the status subresource was enabled: writes to the object no longer change its status (a controller that writes status with the object loses it; a create drops it)',
+  },
+  statusSubresourceRemoved: { severity: 'error', finds: 'the status subresource is gone: writes to /status get 404, and every write to the object changes its status again' },
+  scaleSubresourceAdded: { severity: 'warning', finds: 'a scale subresource: kubectl scale and autoscalers can now set the replicas' },
+  scaleSubresourceRemoved: { severity: 'error', finds: 'the scale subresource is gone: kubectl scale and the autoscalers that use /scale get 404' },
+  scaleReplicasPathChanged: { severity: 'error', finds: "the scale subresource's specReplicasPath or statusReplicasPath changed: /scale reads and writes another field than stored objects hold their replicas in" },
+  scaleLabelSelectorPathChanged: { severity: 'error', finds: "the scale subresource's labelSelectorPath changed or is gone: autoscalers select other pods, or none" },
+  scaleLabelSelectorPathAdded: { severity: 'warning', finds: "the scale subresource got a labelSelectorPath: autoscalers can now find the pods" },
   // Each field of each version's schema.
   existingFieldRemoval: {
     severity: 'error',
@@ -82,6 +103,11 @@ export const crdRevisionRules = {
   preserveUnknownFieldsRemoved: { severity: 'error', finds: 'x-kubernetes-preserve-unknown-fields was taken away: unknown fields there are pruned' },
   preserveUnknownFieldsAdded: { severity: 'warning', finds: 'x-kubernetes-preserve-unknown-fields was set: unknown fields there are kept' },
   embeddedResource: { severity: 'error', finds: 'x-kubernetes-embedded-resource changed: what the field must hold (apiVersion, kind, metadata) changed' },
+  description: {
+    severity: 'warning',
+    crdify: 'description',
+    finds: "a field's description was written, rewritten or taken away: nothing stored changes, but a new meaning for a field is a break no schema shows",
+  },
 } as const satisfies Record<string, { severity: Severity; finds: string; crdify?: string }>;
 
 export type Severity = 'error' | 'warning';

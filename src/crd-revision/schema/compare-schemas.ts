@@ -3,6 +3,7 @@ import { changeAt, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 import { compareBounds } from './bounds.ts';
 import { compareCelRules } from './cel-rules.ts';
+import { compareDescription } from './description.ts';
 import { compareRequired } from './required.ts';
 import { compareListAndMapTypes, compareUnknownFields, compareValueValidations } from './structure.ts';
 import { compareDefault, compareEnum, compareFormat, compareNullable, comparePattern, compareType } from './values.ts';
@@ -23,6 +24,7 @@ const nodeComparisons = [
   compareCelRules,
   compareListAndMapTypes,
   compareUnknownFields,
+  compareDescription,
 ];
 
 /**
