@@ -44,6 +44,8 @@ const accounts: Record<string, [string, Account][]> = {
     ['# What this team accepts', { run: ['src/commands/check-crd-revision.test.ts'] }],
     ['npm run --silent crdgate -- check --contract test/fixtures/check/contract-revision/new', { run: ['test/repo/readme-commands.test.ts'] }],
     ['contract test/fixtures/check/contract-revision/new/bucket.ts', { output: 'test/repo/readme-commands.test.ts' }],
+    ['npm run --silent crdgate -- check -f test/fixtures/check/stored-objects/new', { run: ['test/repo/readme-commands.test.ts'] }],
+    ['test/fixtures/check/stored-objects/new/mailboxes.yaml:1 (document 1)', { output: 'test/repo/readme-commands.test.ts' }],
   ],
   'docs/cli.md': [],
   'docs/contracts.md': [
