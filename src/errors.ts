@@ -105,6 +105,7 @@ export const commandErrors = {
   KUBECONFIG_MISSING: { exitStatus: 2, summary: 'no kubeconfig given or found, and no in-cluster service account' },
   KUBECONFIG_INVALID: { exitStatus: 2, summary: 'the kubeconfig cannot be loaded or used: unreadable, no current cluster, credentials that cannot be had' },
   KUBE_CONTEXT_UNKNOWN: { exitStatus: 2, summary: 'the kubeconfig has no context of the name given' },
+  CLUSTER_UNREADABLE: { exitStatus: 2, summary: 'a read the command needs from the cluster failed: RBAC refused it, or the API server answered an error or could not be reached' },
   MIGRATION_REFUSED: {
     exitStatus: 2,
     summary: 'the cluster rules the migration out before anything is written: no such CRD, API server unreachable, credentials refused, --via status without a status subresource',

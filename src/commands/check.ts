@@ -15,7 +15,7 @@ import { renderTextReport } from '../check/text-report.ts';
 import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { stringList, stringOption, UsageError, type Command } from './command.ts';
+import { stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
 import { CommandError } from '../errors.ts';
 import { isDns1123Label } from '../contract/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
@@ -27,7 +27,7 @@ type ReportFormat = keyof typeof reportFormats;
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH... | --from-cluster [--kubeconfig FILE] [--context NAME]] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -45,6 +45,11 @@ export const checkCommand: Command = {
                    the new tree a CREATE; one only in the old tree a DELETE (deletion protection). A
                    CustomResourceDefinition in both (same metadata.name) is compared with its previous revision,
                    rule by rule (docs/check.md, "Checking a CRD revision"): a finding of error severity fails.
+  --from-cluster   the previous revision of each CustomResourceDefinition of the tree is the one the cluster holds
+                   (read with --kubeconfig [--context], else $KUBECONFIG, ~/.kube/config or the in-cluster service
+                   account; get on those CRDs, which crdgate manifests --crd-reads renders): compared as with --old,
+                   its status.storedVersions counting. Not with --old. A read refused or failed exits 2
+                   (CLUSTER_UNREADABLE), naming what was read and the permission it takes.
   --crd-rules FILE  sets CRD revision rules to error, warning or off (YAML or JSON: rules: {RULE: SETTING}); a
                    file that cannot be read, or names an unknown rule or setting, is an error (exit 2)
   --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
@@ -72,6 +77,9 @@ export const checkCommand: Command = {
     file: { type: 'string', short: 'f', multiple: true },
     crd: { type: 'string', multiple: true },
     old: { type: 'string', multiple: true },
+    'from-cluster': { type: 'boolean' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
     'crd-rules': { type: 'string' },
     state: { type: 'string' },
     namespace: { type: 'string', short: 'n' },
@@ -86,6 +94,9 @@ export const checkCommand: Command = {
     const files = stringList(values, 'file');
     if (files.length === 0) throw new UsageError('--file is required (-f PATH, repeatable)');
     const oldFiles = stringList(values, 'old');
+    const fromCluster = values['from-cluster'] === true;
+    if (fromCluster && oldFiles.length > 0) throw new UsageError('--from-cluster and --old are two sources of the previous revision: give one');
+    if (!fromCluster && (values['kubeconfig'] !== undefined || values['context'] !== undefined)) throw new UsageError('--kubeconfig and --context only apply with --from-cluster');
     const report = reportFormat(stringOption(values, 'output'));
     const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
     const options: TreeCheckOptions = {
@@ -106,7 +117,7 @@ export const checkCommand: Command = {
 
     const source: TreeSource = { cwd: io.cwd, readStdin };
     const tree = await readTree(files, source);
-    const oldTree = oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
+    const oldTree = fromCluster ? await readFromCluster(values, io.cwd, tree) : oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
     // A pipeline pointed at the wrong folder must not pass for want of anything to check; a tree whose manifests
     // cannot be parsed has something to check, and fails with a report saying why.
     const found = (contents: ManifestContents | undefined) => (contents?.objects.length ?? 0) + (contents?.invalid.length ?? 0);
@@ -139,6 +150,24 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
     throw error;
   }
 }
+
+/** The previous revisions the cluster holds (cluster-revisions.ts), read with the kubeconfig of the flags. */
+async function readFromCluster(values: ParsedValues, cwd: string, tree: ManifestContents): Promise<ManifestContents> {
+  const { kubeConfigFromFlags } = await import('./kube-options.ts');
+  const { createKubeApi, KubeConfigurationError } = await import('../kube/kube-api.ts');
+  const { LiveReadError } = await import('../kube/live-read-error.ts');
+  const { readClusterRevisions } = await import('../check/cluster-revisions.ts');
+  try {
+    return await readClusterRevisions(createKubeApi(await kubeConfigFromFlags(values, cwd), { timeoutMs: clusterRequestTimeoutMs }), tree);
+  } catch (error) {
+    if (error instanceof KubeConfigurationError) throw new CommandError('KUBECONFIG_INVALID', error.message);
+    if (error instanceof LiveReadError) throw new CommandError('CLUSTER_UNREADABLE', error.message);
+    throw error;
+  }
+}
+
+/** One read of the cluster: a CI job waits this long for an answer, then fails naming the read. */
+const clusterRequestTimeoutMs = 30_000;
 
 /**
  * The CRDs of the run: those among the tree's objects, then those in the --crd paths (other kinds there passed

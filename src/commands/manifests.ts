@@ -11,6 +11,7 @@ import { manifestsToYaml } from '../render/manifest-yaml.ts';
 import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { explainReach } from '../render/explain-reach.ts';
+import { crdResourceOf } from '../render/crd-reads.ts';
 import { webhookReachProblems } from '../render/webhook-reach.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
@@ -25,6 +26,7 @@ export const manifestsCommand: Command = {
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
                   [--migration-shards N] [--migration-via status] [--owner-crds] [--failure-policy Fail|Ignore]
                   [--timeout-seconds N] [--namespace-selector SELECTOR] [--object-selector SELECTOR] [--explain]
+                  [--crd-reads PLURAL.GROUP]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
@@ -79,6 +81,10 @@ export const manifestsCommand: Command = {
                      then update PLURAL/status. Every contract's storage version needs a status subresource
   --owner-crds       also render the CRDs of contracts with crdOwner: 'external' as their owners have them
                      (ownerCrd): for a local cluster without the operator (crdgate dev uses it), never for a real one
+  --crd-reads PLURAL.GROUP
+                     also render the ClusterRole NAME-crd-reads, with which crdgate check --from-cluster reads that
+                     CRD (get, by name) and its objects in every namespace (list); repeatable. Bound to nobody:
+                     bind it to your pipeline's identity
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout
   --explain          print instead, per webhook, which requests reach crdgate and why (the rest of each kind's
                      requests skip it: updates that change nothing a contract reads, deletes its rules cannot
@@ -95,6 +101,7 @@ ${webhookOptionsUsage}`,
     'migration-shards': { type: 'string' },
     'migration-via': { type: 'string' },
     'owner-crds': { type: 'boolean' },
+    'crd-reads': { type: 'string', multiple: true },
     explain: { type: 'boolean' },
     ...webhookOptions,
   },
@@ -156,6 +163,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
   const via = stringOption(values, 'migration-via');
   if (via !== undefined && via !== 'status') throw new UsageError(`--migration-via must be status, got "${via}"`);
   const webhooks = webhookSettings(values);
+  const crdReads = crdNames(values, 'crd-reads');
   return {
     name,
     namespace,
@@ -166,7 +174,18 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     ...(shards > 1 || via !== undefined ? { migration: { shards, ...(via !== undefined ? { via } : {}) } } : {}),
     ...(values['owner-crds'] === true ? { ownerCrds: true } : {}),
     ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
+    ...(crdReads.length > 0 ? { crdReads } : {}),
   };
+}
+
+/** CRD names given with a repeatable flag, each checked, each once. */
+function crdNames(values: ParsedValues, flag: string): string[] {
+  const names = [...new Set(stringList(values, flag))];
+  for (const name of names) {
+    const resource = crdResourceOf(name);
+    if ('problem' in resource) throw new UsageError(`--${flag} ${resource.problem}`);
+  }
+  return names;
 }
 
 /**

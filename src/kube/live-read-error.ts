@@ -6,11 +6,10 @@ import { KubeApiError, KubeConfigurationError, KubeTransportError } from './kube
  */
 export class LiveReadError extends Error {
   override name = 'LiveReadError';
-  constructor(
-    readonly problem: 'forbidden' | 'failed',
-    message: string,
-  ) {
+  readonly problem: 'forbidden' | 'failed';
+  constructor(problem: 'forbidden' | 'failed', message: string) {
     super(message);
+    this.problem = problem;
   }
 }
 

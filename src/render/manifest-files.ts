@@ -10,6 +10,7 @@ import { renderMonitoring } from './monitoring.ts';
 import { renderMutatingAdmissionPolicies } from './mutating-admission-policy.ts';
 import { renderNetworkPolicyFile } from './network-policy.ts';
 import { ownerCrdFollowing, renderOwnerCrdReadsFile } from './owner-crd-reads.ts';
+import { renderCrdReadsFile } from './crd-reads.ts';
 import { renderScaleReadsFile, scaleBearing } from './scale-reads.ts';
 import { renderSelfManagedCertsOverlay } from './self-managed-certs.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
@@ -48,6 +49,7 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     // Called by URL too: the identity crdgate runs with outside the cluster can be limited to it.
     ...renderScaleReadsFile(`${baseDir}/12-scale-reads.yaml`, contracts, options),
     ...renderOwnerCrdReadsFile(`${baseDir}/13-owner-crd-reads.yaml`, contracts, options),
+    ...renderCrdReadsFile(`${baseDir}/14-crd-reads.yaml`, options.crdReads ?? [], options),
     ...(inCluster(options) ? [renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options, { apiServerEgress: readsApiServer })] : []),
     ...owned.map((contract) => ({
       path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`,
