@@ -1,7 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { parseRuleConfig, RuleConfigError, type RuleSettings } from '../crd-revision/rule-config.ts';
 import { collectCrds, CrdSourceError, isCrdObject, type CrdKinds, type CrdOrigin } from '../check/crd-kinds.ts';
 import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
@@ -20,6 +17,7 @@ import { CommandError } from '../errors.ts';
 import { isDns1123Label } from '../contract/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
+import { readCrdRules } from './crd-rules-file.ts';
 
 const reportFormats = { text: renderTextReport, json: renderJsonReport, junit: renderJunitReport } as const;
 type ReportFormat = keyof typeof reportFormats;
@@ -190,22 +188,6 @@ async function readCrds(registry: ContractRegistry, tree: ManifestContents, path
     found.push(...crds.map((entry) => ({ ...entry, origin: 'crd-flag' as const })));
   }
   return collectCrds(registry, found);
-}
-
-/** The CRD revision rules' settings: a file that cannot be read or does not hold a valid config stops the run. */
-async function readCrdRules(path: string, cwd: string): Promise<RuleSettings> {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, path), 'utf8');
-  } catch (error) {
-    throw new CommandError('INPUT_INVALID', `--crd-rules ${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  try {
-    return parseRuleConfig(text, `--crd-rules ${path}`);
-  } catch (error) {
-    if (error instanceof RuleConfigError) throw new CommandError('INPUT_INVALID', error.message);
-    throw error;
-  }
 }
 
 function reportFormat(text: string | undefined): ReportFormat {
