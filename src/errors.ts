@@ -46,6 +46,8 @@ export const decisionCodes = {
   DELETION_PROTECTED: { statusCode: 403, reason: 'Forbidden' },
   KIND_UNKNOWN: { statusCode: 403, reason: 'Forbidden' },
   VERSION_UNKNOWN: { statusCode: 403, reason: 'Forbidden' },
+  /** A CRD revision the CRD gate judged unsafe (its own rules, or the live objects it must keep serving), not overridden. */
+  CRD_REVISION_UNSAFE: { statusCode: 403, reason: 'Forbidden' },
   /** A /scale review whose object could not be read from the API server (or was not the Scale's): retry later. */
   STATE_UNREADABLE: { statusCode: 503, reason: 'ServiceUnavailable' },
   INTERNAL_ERROR: { statusCode: 500, reason: 'InternalError' },

@@ -12,6 +12,7 @@ import { maxMigrationShards, viaStatusProblem } from '../render/storage-migratio
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { explainReach } from '../render/explain-reach.ts';
 import { crdResourceOf } from '../render/crd-reads.ts';
+import { crdGateDefaults } from '../config.ts';
 import { webhookReachProblems } from '../render/webhook-reach.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
@@ -26,7 +27,7 @@ export const manifestsCommand: Command = {
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
                   [--migration-shards N] [--migration-via status] [--owner-crds] [--failure-policy Fail|Ignore]
                   [--timeout-seconds N] [--namespace-selector SELECTOR] [--object-selector SELECTOR] [--explain]
-                  [--crd-reads PLURAL.GROUP]...
+                  [--crd-reads PLURAL.GROUP]... [--crd-gate PLURAL.GROUP]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
@@ -85,6 +86,12 @@ export const manifestsCommand: Command = {
                      also render the ClusterRole NAME-crd-reads, with which crdgate check --from-cluster reads that
                      CRD (get, by name) and its objects in every namespace (list); repeatable. Bound to nobody:
                      bind it to your pipeline's identity
+  --crd-gate PLURAL.GROUP
+                     also render the CRD gate on that CRD (repeatable; docs/crd-gate.md): the webhook
+                     crd-gate.crdgate.io in the validating configuration NAME, reached only by updates of the
+                     named CRDs that change their spec (failurePolicy Fail, timeoutSeconds ${crdGateDefaults.timeoutSeconds}), the ClusterRole
+                     and binding NAME-crd-gate with which the server lists their objects, and serve --crd-gate in
+                     the Deployment
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout
   --explain          print instead, per webhook, which requests reach crdgate and why (the rest of each kind's
                      requests skip it: updates that change nothing a contract reads, deletes its rules cannot
@@ -102,6 +109,7 @@ ${webhookOptionsUsage}`,
     'migration-via': { type: 'string' },
     'owner-crds': { type: 'boolean' },
     'crd-reads': { type: 'string', multiple: true },
+    'crd-gate': { type: 'string', multiple: true },
     explain: { type: 'boolean' },
     ...webhookOptions,
   },
@@ -164,6 +172,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
   if (via !== undefined && via !== 'status') throw new UsageError(`--migration-via must be status, got "${via}"`);
   const webhooks = webhookSettings(values);
   const crdReads = crdNames(values, 'crd-reads');
+  const crdGate = crdNames(values, 'crd-gate');
   return {
     name,
     namespace,
@@ -175,6 +184,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     ...(values['owner-crds'] === true ? { ownerCrds: true } : {}),
     ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
     ...(crdReads.length > 0 ? { crdReads } : {}),
+    ...(crdGate.length > 0 ? { crdGate } : {}),
   };
 }
 

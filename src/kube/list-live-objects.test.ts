@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StopRequested } from '../abort/stop-signal.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
-import { createRateLimiter } from '../migrate/rate-limiter.ts';
 import type { KubeApi } from './kube-api.ts';
 import { kubeApiAt } from './kube-api-at.fixture.ts';
 import { forEachLiveObject, type LiveResource } from './list-live-objects.ts';
@@ -100,11 +99,19 @@ describe('forEachLiveObject', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
-  it('waits for the rate limiter before each request', async () => {
-    const started = performance.now();
-    await forEachLiveObject(api(), widgets, () => {}, { ...bounds, pageSize: 5, limiter: createRateLimiter({ qps: 10, burst: 1 }) });
-    // 5 requests at 10 a second after a burst of 1: at least 400 ms.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(390);
+  it('waits for the limiter before each request, and gives it the signal that ends the wait', async () => {
+    const order: string[] = [];
+    const limiter = {
+      async take(signal?: AbortSignal) {
+        expect(signal).toBeInstanceOf(AbortSignal);
+        order.push(`take ${requests.length}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      },
+    };
+    await forEachLiveObject(api(), widgets, () => {}, { ...bounds, pageSize: 10, limiter });
+    // A token before each of the 3 requests, each taken before its request was sent.
+    expect(order).toEqual(['take 0', 'take 1', 'take 2']);
+    expect(requests).toHaveLength(3);
   });
 
   it("rejects with StopRequested on the caller's own stop, not as a bound", async () => {

@@ -1,6 +1,5 @@
 import { StopRequested } from '../abort/stop-signal.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
-import type { RateLimiter } from '../migrate/rate-limiter.ts';
 import { KubeApiError, type KubeApi } from './kube-api.ts';
 import { liveReadFailure } from './live-read-error.ts';
 
@@ -29,8 +28,11 @@ export interface LiveListBounds {
 export type LiveListEnd = { complete: true; listed: number } | { complete: false; listed: number; stoppedBy: 'count' | 'time' };
 
 export interface LiveListOptions extends LiveListBounds {
-  /** Taken before each request. */
-  limiter?: RateLimiter;
+  /**
+   * Taken before each request: a token bucket such as migrate's (createRateLimiter), resolving when a request may
+   * go, rejecting with StopRequested when the signal aborts.
+   */
+  limiter?: { take(signal?: AbortSignal): Promise<void> };
   /** The caller's own stop (SIGTERM): rejects with StopRequested, unlike the time bound, which ends the list. */
   signal?: AbortSignal;
 }

@@ -18,16 +18,21 @@ export function crdResourceOf(crdName: string): { plural: string; group: string 
 
 /** The ClusterRole rules that read these CRDs (already checked names) and their objects, and nothing else. */
 export function crdReadRules(crdNames: readonly string[]): Record<string, unknown>[] {
+  return [
+    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [...new Set(crdNames)], verbs: ['get'] },
+    ...liveObjectListRules(crdNames),
+  ];
+}
+
+/** The rules that list the objects of these CRDs (already checked names) in every namespace. */
+export function liveObjectListRules(crdNames: readonly string[]): Record<string, unknown>[] {
   const byGroup = new Map<string, string[]>();
   for (const name of crdNames) {
     const resource = crdResourceOf(name);
     if ('problem' in resource) throw new Error(resource.problem);
     byGroup.set(resource.group, [...new Set([...(byGroup.get(resource.group) ?? []), resource.plural])]);
   }
-  return [
-    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [...new Set(crdNames)], verbs: ['get'] },
-    ...[...byGroup].map(([group, plurals]) => ({ apiGroups: [group], resources: plurals, verbs: ['list'] })),
-  ];
+  return [...byGroup].map(([group, plurals]) => ({ apiGroups: [group], resources: plurals, verbs: ['list'] }));
 }
 
 const comment = (names: readonly string[], role: string) => `What \`crdgate check --from-cluster\` reads of ${names.join(', ')}: each CRD by name (get), and its objects across

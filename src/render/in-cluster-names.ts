@@ -36,10 +36,7 @@ export function installNames(name: string) {
     ownerCrdReads: `${name}-owner-crds`,
     /** With --crd-reads: the ClusterRole `crdgate check --from-cluster` reads the named CRDs and their objects with (unbound). */
     crdReads: `${name}-crd-reads`,
-    /**
-     * With --crd-gate: the validating webhook configuration of the gate on the named CRDs, and the ClusterRole and
-     * binding with which the server reads them and their objects.
-     */
+    /** With --crd-gate: the ClusterRole and binding with which the server lists the objects of the gated CRDs. */
     crdGate: `${name}-crd-gate`,
     /** The migration's ServiceAccount, ClusterRole and ClusterRoleBinding. */
     migration: `${name}-migrate`,

@@ -39,6 +39,8 @@ export interface ManifestOptions {
   ownerCrds?: boolean;
   /** CRDs (`PLURAL.GROUP`, already checked) whose live objects `crdgate check --from-cluster` reads: a ClusterRole for that. */
   crdReads?: readonly string[];
+  /** CRDs (`PLURAL.GROUP`, already checked) the CRD gate guards: its webhook, and the server's reads of their objects. */
+  crdGate?: readonly string[];
   /** The webhooks' failurePolicy, timeoutSeconds and selectors, where the team chose them; crdgate's defaults otherwise. */
   webhooks?: WebhookSettings;
 }
