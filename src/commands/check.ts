@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { collectCrds, CrdSourceError, isCrdObject, type CrdKinds, type CrdOrigin } from '../check/crd-kinds.ts';
+import { collectCrds, CrdSourceError, isCrdObject, type CrdOrigin } from '../check/crd-kinds.ts';
 import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
 import { renderJsonReport } from '../check/json-report.ts';
@@ -9,23 +9,30 @@ import { StartStateUnknownError } from '../check/previous-revision.ts';
 import { ManifestReadError, readManifestTree, type TreeSource } from '../check/read-manifest-tree.ts';
 import { describeInvalid, summarize, treePassed } from '../check/report-summary.ts';
 import { renderTextReport } from '../check/text-report.ts';
-import { EngineUnavailableError } from '../api-server-engine/engine.ts';
+import { CrdUnservableError, EngineUnavailableError } from '../api-server-engine/engine.ts';
+import { judgeStoredObjects } from './check-stored-objects.ts';
+import type { StoredObjectsCrd } from '../check/stored-objects.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
+import { durationOption, positiveInteger, positiveNumber, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
 import { CommandError } from '../errors.ts';
 import { isDns1123Label } from '../contract/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
 import { readCrdRules } from './crd-rules-file.ts';
 
+type CrdManifest = ManifestObject & { origin: CrdOrigin };
+
 const reportFormats = { text: renderTextReport, json: renderJsonReport, junit: renderJunitReport } as const;
 type ReportFormat = keyof typeof reportFormats;
+
+/** What check reads of the cluster (--from-cluster): bounded lists, a page at a time, at most --qps requests a second. */
+const clusterDefaults = { qps: 20, maxObjects: 100_000, listTimeoutMs: 10 * 60_000, pageSize: 500, requestTimeoutMs: 30_000 } as const;
 
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH... | --from-cluster [--kubeconfig FILE] [--context NAME]] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH... | --from-cluster [--kubeconfig FILE] [--context NAME]] [--stored PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -43,11 +50,25 @@ export const checkCommand: Command = {
                    the new tree a CREATE; one only in the old tree a DELETE (deletion protection). A
                    CustomResourceDefinition in both (same metadata.name) is compared with its previous revision,
                    rule by rule (docs/check.md, "Checking a CRD revision"): a finding of error severity fails.
+                   The objects the old tree holds of a CRD whose spec changed are then judged as stored objects
+                   through its new revision (see --stored).
   --from-cluster   the previous revision of each CustomResourceDefinition of the tree is the one the cluster holds
                    (read with --kubeconfig [--context], else $KUBECONFIG, ~/.kube/config or the in-cluster service
                    account; get on those CRDs, which crdgate manifests --crd-reads renders): compared as with --old,
-                   its status.storedVersions counting. Not with --old. A read refused or failed exits 2
-                   (CLUSTER_UNREADABLE), naming what was read and the permission it takes.
+                   its status.storedVersions counting. Not with --old. The live objects of each CRD whose spec
+                   changed are judged as stored objects (see --stored), listed a page at a time in its storage
+                   version (list on the resource, also in the ClusterRole of --crd-reads), at most --qps requests
+                   a second (default ${clusterDefaults.qps}), stopping past --max-objects per CRD (default ${clusterDefaults.maxObjects}) or
+                   --list-timeout (default ${clusterDefaults.listTimeoutMs / 60_000}m) with a warning on stderr naming the CRD and
+                   the objects left unjudged. A read refused or failed exits 2 (CLUSTER_UNREADABLE), naming what
+                   was read and the permission it takes.
+  --stored PATH    objects as the cluster stores them (\`kubectl get KIND -A -o yaml\` or -o json, a backup): a
+                   file, a folder (walked as -f walks one) or - for standard input; repeatable. Each is put through
+                   the new revision of its CRD (the tree's or --crd's, against the old tree's revision when --old
+                   has one, else against itself): reads in every served version, a write that changes nothing, a
+                   write that adds a label, a create from scratch (docs/check.md, "The objects a revision must keep
+                   serving"); findings are counted per CRD with the first examples, a finding of error severity
+                   fails. Files are read one at a time; a document not valid YAML or JSON in them is an error (exit 2)
   --crd-rules FILE  sets CRD revision rules to error, warning or off (YAML or JSON: rules: {RULE: SETTING}); a
                    file that cannot be read, or names an unknown rule or setting, is an error (exit 2)
   --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
@@ -68,16 +89,20 @@ export const checkCommand: Command = {
   A document that is not valid YAML (or a file not valid JSON) fails as MANIFEST_NOT_YAML (MANIFEST_NOT_JSON), in
   every report format, and the rest is still checked. Empty files, comment-only files and documents, empty
   documents and empty Lists are skipped and counted in the summary.
-  Exit code 0: every object allowed; 1: any denied, any document not valid YAML or JSON, or a CRD revision finding
-  of error severity; 2: bad usage, a bad --crd-rules file, a path
+  Exit code 0: every object allowed; 1: any denied, any document not valid YAML or JSON, a CRD revision finding
+  or a stored-object finding of error severity; 2: bad usage, a bad --crd-rules file, a path
   that does not exist or cannot be read, or a CRD (in the tree or with --crd) that kube-apiserver would refuse.`,
   options: {
     file: { type: 'string', short: 'f', multiple: true },
     crd: { type: 'string', multiple: true },
     old: { type: 'string', multiple: true },
+    stored: { type: 'string', multiple: true },
     'from-cluster': { type: 'boolean' },
     kubeconfig: { type: 'string' },
     context: { type: 'string' },
+    qps: { type: 'string' },
+    'max-objects': { type: 'string' },
+    'list-timeout': { type: 'string' },
     'crd-rules': { type: 'string' },
     state: { type: 'string' },
     namespace: { type: 'string', short: 'n' },
@@ -94,7 +119,9 @@ export const checkCommand: Command = {
     const oldFiles = stringList(values, 'old');
     const fromCluster = values['from-cluster'] === true;
     if (fromCluster && oldFiles.length > 0) throw new UsageError('--from-cluster and --old are two sources of the previous revision: give one');
-    if (!fromCluster && (values['kubeconfig'] !== undefined || values['context'] !== undefined)) throw new UsageError('--kubeconfig and --context only apply with --from-cluster');
+    const clusterFlags = ['kubeconfig', 'context', 'qps', 'max-objects', 'list-timeout'].filter((flag) => values[flag] !== undefined);
+    if (!fromCluster && clusterFlags.length > 0) throw new UsageError(`${clusterFlags.map((flag) => `--${flag}`).join(', ')} only apply with --from-cluster`);
+    const cluster = fromCluster ? await clusterReader(values, io) : undefined;
     const report = reportFormat(stringOption(values, 'output'));
     const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
     const options: TreeCheckOptions = {
@@ -104,7 +131,8 @@ export const checkCommand: Command = {
       ...operationOptions(stringOption(values, 'operation'), oldFiles),
     };
     const crdPaths = stringList(values, 'crd');
-    if ([...files, ...oldFiles, ...crdPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
+    const storedPaths = stringList(values, 'stored');
+    if ([...files, ...oldFiles, ...crdPaths, ...storedPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
     const ruleWarnings = checkContractRules(registry);
     if (ruleWarnings !== '') io.stderr(ruleWarnings);
@@ -115,7 +143,7 @@ export const checkCommand: Command = {
 
     const source: TreeSource = { cwd: io.cwd, readStdin };
     const tree = await readTree(files, source);
-    const oldTree = fromCluster ? await readFromCluster(values, io.cwd, tree) : oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
+    const oldTree = cluster ? await cluster.revisions(tree) : oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
     // A pipeline pointed at the wrong folder must not pass for want of anything to check; a tree whose manifests
     // cannot be parsed has something to check, and fails with a report saying why.
     const found = (contents: ManifestContents | undefined) => (contents?.objects.length ?? 0) + (contents?.invalid.length ?? 0);
@@ -124,12 +152,22 @@ export const checkCommand: Command = {
     }
     let result: TreeCheckReport;
     try {
-      options.crds = await readCrds(registry, tree, crdPaths, source);
+      const crdManifests = await readCrdManifests(tree, crdPaths, source);
+      options.crds = collectCrds(registry, crdManifests);
       result = checkTree(registry, tree, oldTree, options);
+      const stored = await judgeStoredObjects(registry, {
+        crdManifests,
+        oldTree,
+        storedPaths,
+        source,
+        ...(options.namespace ? { namespace: options.namespace } : {}),
+        ...(cluster ? { visitLiveObjects: cluster.visitLiveObjects } : {}),
+      });
+      if (stored !== undefined) result.storedObjects = stored;
     } catch (error) {
       if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
       if (error instanceof EngineUnavailableError) throw new CommandError('ENGINE_UNAVAILABLE', error.message);
-      if (error instanceof CrdSourceError) throw new CommandError('INPUT_INVALID', error.message);
+      if (error instanceof CrdSourceError || error instanceof CrdUnservableError) throw new CommandError('INPUT_INVALID', error.message);
       throw error;
     }
     const allowed = treePassed(summarize(result));
@@ -149,31 +187,57 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
   }
 }
 
-/** The previous revisions the cluster holds (cluster-revisions.ts), read with the kubeconfig of the flags. */
-async function readFromCluster(values: ParsedValues, cwd: string, tree: ManifestContents): Promise<ManifestContents> {
+interface ClusterReader {
+  /** The previous revisions the cluster holds of the tree's CRDs (cluster-revisions.ts). */
+  revisions(tree: ManifestContents): Promise<ManifestContents>;
+  /** Every live object of a changed CRD handed to `judge`; a bound passed is said on stderr. */
+  visitLiveObjects(crd: StoredObjectsCrd, judge: (object: KubeObject) => void): Promise<void>;
+}
+
+/** The cluster's side of --from-cluster, over the kubeconfig of the flags; its failures are command errors that name the read. */
+async function clusterReader(values: ParsedValues, io: CommandIo): Promise<ClusterReader> {
+  const qps = positiveNumber(values, 'qps', clusterDefaults.qps);
+  const maxObjects = positiveInteger(values, 'max-objects', clusterDefaults.maxObjects);
+  const timeoutMs = durationOption(values, 'list-timeout', clusterDefaults.listTimeoutMs);
   const { kubeConfigFromFlags } = await import('./kube-options.ts');
   const { createKubeApi, KubeConfigurationError } = await import('../kube/kube-api.ts');
   const { LiveReadError } = await import('../kube/live-read-error.ts');
   const { readClusterRevisions } = await import('../check/cluster-revisions.ts');
-  try {
-    return await readClusterRevisions(createKubeApi(await kubeConfigFromFlags(values, cwd), { timeoutMs: clusterRequestTimeoutMs }), tree);
-  } catch (error) {
-    if (error instanceof KubeConfigurationError) throw new CommandError('KUBECONFIG_INVALID', error.message);
-    if (error instanceof LiveReadError) throw new CommandError('CLUSTER_UNREADABLE', error.message);
-    throw error;
-  }
+  const { forEachLiveObject, liveResourceOf, liveResourceName } = await import('../kube/list-live-objects.ts');
+  const { createRateLimiter } = await import('../migrate/rate-limiter.ts');
+  const api = createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs: clusterDefaults.requestTimeoutMs });
+  const limiter = createRateLimiter({ qps, burst: Math.max(1, Math.ceil(qps)) });
+  const failing = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof KubeConfigurationError) throw new CommandError('KUBECONFIG_INVALID', error.message);
+      if (error instanceof LiveReadError) throw new CommandError('CLUSTER_UNREADABLE', error.message);
+      throw error;
+    }
+  };
+  return {
+    revisions: (tree) => failing(() => readClusterRevisions(api, tree)),
+    async visitLiveObjects(crd, judge) {
+      const resource = liveResourceOf(crd.old);
+      if (resource === undefined) return;
+      const bounds = { pageSize: Math.min(clusterDefaults.pageSize, maxObjects), maxObjects, timeoutMs, limiter };
+      const end = await failing(() => forEachLiveObject(api, resource, (page) => page.forEach(judge), bounds));
+      if (!end.complete) {
+        const bound = end.stoppedBy === 'count' ? `--max-objects ${maxObjects}` : `--list-timeout (${timeoutMs / 1000} s)`;
+        io.stderr(`warning: ${liveResourceName(resource)}: stopped listing at ${bound} after ${end.listed} objects: the rest were not judged\n`);
+      }
+    },
+  };
 }
-
-/** One read of the cluster: a CI job waits this long for an answer, then fails naming the read. */
-const clusterRequestTimeoutMs = 30_000;
 
 /**
  * The CRDs of the run: those among the tree's objects, then those in the --crd paths (other kinds there passed
- * over), each compiled as kube-apiserver would create it. A --crd path that cannot be read, is not valid YAML or
- * JSON, or holds no CRD is a usage error, as is a CRD the API server would refuse.
+ * over); collectCrds compiles each as kube-apiserver would create it. A --crd path that cannot be read, is not
+ * valid YAML or JSON, or holds no CRD is a usage error, as is a CRD the API server would refuse.
  */
-async function readCrds(registry: ContractRegistry, tree: ManifestContents, paths: string[], source: TreeSource): Promise<CrdKinds> {
-  const found: Array<ManifestObject & { origin: CrdOrigin }> = tree.objects.filter(({ object }) => isCrdObject(object)).map((entry) => ({ ...entry, origin: 'tree' }));
+async function readCrdManifests(tree: ManifestContents, paths: string[], source: TreeSource): Promise<CrdManifest[]> {
+  const found: CrdManifest[] = tree.objects.filter(({ object }) => isCrdObject(object)).map((entry) => ({ ...entry, origin: 'tree' }));
   for (const path of paths) {
     const contents = await readTree([path], source).catch((error: unknown) => {
       throw error instanceof CommandError ? new CommandError(error.code, `--crd ${error.message}`) : error;
@@ -187,7 +251,7 @@ async function readCrds(registry: ContractRegistry, tree: ManifestContents, path
     }
     found.push(...crds.map((entry) => ({ ...entry, origin: 'crd-flag' as const })));
   }
-  return collectCrds(registry, found);
+  return found;
 }
 
 function reportFormat(text: string | undefined): ReportFormat {

@@ -29,6 +29,8 @@ describe('decideCrdRevision', () => {
     const verdict = decideCrdRevision(name, old, withShape, { live });
     expect(verdict.code).toBe('CRD_REVISION_UNSAFE');
     expect(verdict.message).toContain('of 30 live objects: recreateRefused (12 objects, e.g. ns/pipe-1 spec.size)');
+    const revisionWide = judged([{ id: 'storedVersionsRefuseUpdate', severity: 'error', count: 1, summary: 'status.storedVersions holds a removed version', revisionWide: true }]);
+    expect(decideCrdRevision(name, old, withShape, { live: revisionWide }).message).toContain('storedVersionsRefuseUpdate (the revision): status.storedVersions');
   });
 
   it('lets an unsafe revision through once with the override, warning and leaving an audit annotation', () => {

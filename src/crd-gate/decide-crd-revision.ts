@@ -75,7 +75,7 @@ function describeUnsafe(ruleErrors: CrdRevisionFinding[], liveErrors: LiveObject
   const parts: string[] = [];
   if (ruleErrors.length > 0) parts.push(`${count(ruleErrors.length, 'finding')} of error severity: ${describeRuleFindings(ruleErrors)}`);
   if (liveErrors.length > 0 && live?.read === 'judged') {
-    const named = liveErrors.slice(0, liveFindingsNamed).map((finding) => `${finding.id} (${count(finding.count, 'object')}${finding.example ? `, e.g. ${finding.example}` : ''}): ${finding.summary}`);
+    const named = liveErrors.slice(0, liveFindingsNamed).map((finding) => `${finding.id} (${describeCount(finding)}): ${finding.summary}`);
     const more = liveErrors.length > liveFindingsNamed ? [`and ${liveErrors.length - liveFindingsNamed} more`] : [];
     parts.push(`of ${count(live.objects, 'live object')}: ${[...named, ...more].join('; ')}`);
   }
@@ -108,7 +108,12 @@ function liveNotes(live: LiveObjectsReading | undefined): string[] {
   if (live === undefined) return [];
   if (live.read === 'not-judged') return [`decided on the revision's own rules alone: the live objects were not judged (${live.why})`];
   const warnings = live.findings.filter((finding) => finding.severity === 'warning');
-  return warnings.slice(0, liveFindingsNamed).map((finding) => `${finding.id}: ${count(finding.count, 'live object')}: ${finding.summary}`);
+  return warnings.slice(0, liveFindingsNamed).map((finding) => `${finding.id} (${describeCount(finding)}): ${finding.summary}`);
+}
+
+function describeCount(finding: LiveObjectFinding): string {
+  if (finding.revisionWide) return 'the revision';
+  return `${count(finding.count, 'object')}${finding.example ? `, e.g. ${finding.example}` : ''}`;
 }
 
 function count(n: number, noun: string): string {

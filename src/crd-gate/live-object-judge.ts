@@ -1,63 +1,41 @@
-import { namespacedName, type KubeObject } from '../contract/kube-object.ts';
-import { ConversionUnknownError, predictStoredObject, StoredObjectUnreadableError } from '../crd-revision/objects/predict-stored-object.ts';
+import { isPlainObject, namespacedName, type KubeObject } from '../contract/kube-object.ts';
+import { createStoredObjectsJudge } from '../check/stored-objects.ts';
+import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import { prepareCrdRevision } from '../crd-revision/objects/revision-under-test.ts';
-import { storedObjectFinding, type StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
-import { storedObjectFindings } from '../crd-revision/objects/stored-object-findings.ts';
 import { storedObjectRules } from '../crd-revision/objects/stored-object-rules.ts';
-import { createStoredObjectTally } from '../crd-revision/objects/stored-object-tally.ts';
 import type { LiveObjectJudge } from './read-live-objects.ts';
 
 /**
- * Each live object put through the new revision as `crdgate check` puts a stored object (the engine's prediction,
- * crd-revision/objects/), counted per finding with the first example: memory flat in the objects. The revision's
- * own findings are item 1's, which the gate weighs apart; here only what happens to objects counts. A read that
- * needs the CRD's conversion webhook, which crdgate cannot call for a kind no contract owns, stops the judging:
- * the gate then decides on the revision's own rules.
+ * Each live object put through the new revision as `crdgate check` puts a stored object (createStoredObjectsJudge:
+ * the engine's prediction, crd-revision/objects/), counted per finding with the first example: memory flat in the
+ * objects. A read through a conversion webhook crdgate cannot call is a finding of its own (conversionUnseen), a
+ * warning: what it cannot see is said, not guessed.
  */
 export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject): LiveObjectJudge | { none: string } {
-  let revision: ReturnType<typeof prepareCrdRevision>;
   try {
-    revision = prepareCrdRevision(oldCrd, newCrd);
+    // Compiled here, once, so that a revision the engine cannot take is said before any object is listed.
+    prepareCrdRevision(oldCrd, newCrd);
   } catch (error) {
     return { none: `the revisions cannot be compiled as kube-apiserver compiles them: ${(error as Error).message}` };
   }
-  const tally = createStoredObjectTally({ examples: 1 });
-  let problem: string | undefined;
+  const name = isPlainObject(newCrd.metadata) && typeof newCrd.metadata.name === 'string' ? newCrd.metadata.name : '';
+  const judge = createStoredObjectsJudge([{ name, old: oldCrd, new: newCrd }], { examples: 1 });
   return {
-    judge(objects) {
-      for (const object of objects) {
-        if (problem !== undefined) return;
-        tally.addObject(revision.name, judgeOne(object));
-      }
-    },
-    findings: () => tally.entries().map(({ rule, severity, count, examples: [first] }) => ({ id: rule, severity, count, summary: storedObjectRules[rule].finds, ...(first ? { example: describeExample(first) } : {}) })),
-    problem: () => problem,
+    judge: (objects) => objects.forEach((object) => judge.judge(object)),
+    findings: () =>
+      (judge.report().crds[0]?.findings ?? []).map(({ rule, severity, count, examples: [first] }) => ({
+        id: rule,
+        severity,
+        count,
+        summary: storedObjectRules[rule].finds,
+        ...(first?.object ? { example: describeExample(first) } : { revisionWide: true as const }),
+      })),
   };
-
-  function judgeOne(object: KubeObject): StoredObjectFinding[] {
-    try {
-      return storedObjectFindings(revision, object, predictStoredObject(revision, object));
-    } catch (error) {
-      if (error instanceof StoredObjectUnreadableError) return [storedObjectFinding('objectUnreadable', error.message, { object: refOf(object) })];
-      if (error instanceof ConversionUnknownError) {
-        problem = `reading the objects needs the CRD's conversion webhook, which crdgate does not call: ${error.message}`;
-        return [];
-      }
-      throw error;
-    }
-  }
-}
-
-function refOf(object: KubeObject): StoredObjectFinding['object'] {
-  const { name, namespace } = object.metadata ?? {};
-  return { apiVersion: String(object.apiVersion), kind: String(object.kind), ...(namespace ? { namespace } : {}), name: String(name) };
 }
 
 function describeExample(finding: StoredObjectFinding): string {
-  const where = finding.object ? namespacedName(finding.object) : 'the revision';
-  return [where, finding.version, finding.path].filter((part) => part !== undefined && part !== '').join(' ');
+  return [namespacedName(finding.object!), finding.version, finding.path].filter((part) => part !== undefined && part !== '').join(' ');
 }
-
 
 /**
  * Starts the engine and compiles a CRD once, so that the first CRD update the gate judges does not pay seconds for

@@ -15,8 +15,10 @@ export interface LiveObjectFinding {
   /** The finding's stable id (what `crdgate check` reports for stored objects). */
   id: string;
   severity: 'error' | 'warning';
-  /** How many live objects it holds for. */
+  /** How many live objects it holds for (for a finding about the revision as a whole, 1). */
   count: number;
+  /** A finding about the revision as a whole (what the objects' CRD does with any of them), not about some objects. */
+  revisionWide?: true;
   /** What it means, in a few words. */
   summary: string;
   /** The first object it holds for, as `namespace/name` with what happens to it. */

@@ -1,7 +1,7 @@
 import { StopRequested } from '../abort/stop-signal.ts';
-import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/kube-object.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
-import { forEachLiveObject, type LiveListBounds, type LiveResource } from '../kube/list-live-objects.ts';
+import { forEachLiveObject, liveResourceOf, type LiveListBounds } from '../kube/list-live-objects.ts';
 import { LiveReadError } from '../kube/live-read-error.ts';
 import type { LiveObjectFinding, LiveObjectsReading } from './live-objects-reading.ts';
 
@@ -9,8 +9,6 @@ import type { LiveObjectFinding, LiveObjectsReading } from './live-objects-readi
 export interface LiveObjectJudge {
   judge(objects: KubeObject[]): void;
   findings(): LiveObjectFinding[];
-  /** Why the objects cannot be judged after all (found on the way), or undefined. */
-  problem(): string | undefined;
 }
 
 export interface LiveObjectReads {
@@ -19,16 +17,6 @@ export interface LiveObjectReads {
   bounds: LiveListBounds;
   /** A judge of the objects stored under `oldCrd` against `newCrd`, or why there is none. */
   judgeFor: (oldCrd: KubeObject, newCrd: KubeObject) => LiveObjectJudge | { none: string };
-}
-
-/** The resource to list: the old revision's group, plural and storage version (what the API server serves now). */
-export function liveResourceOf(crd: KubeObject): LiveResource | undefined {
-  const spec = isPlainObject(crd.spec) ? crd.spec : {};
-  const names = isPlainObject(spec.names) ? spec.names : {};
-  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isPlainObject) : [];
-  const storage = versions.find((version) => version.storage === true)?.name;
-  if (typeof spec.group !== 'string' || typeof names.plural !== 'string' || typeof storage !== 'string') return undefined;
-  return { group: spec.group, version: storage, plural: names.plural };
 }
 
 /**
@@ -54,8 +42,6 @@ export async function readLiveObjects(reads: LiveObjectReads, oldCrd: KubeObject
       const bound = end.stoppedBy === 'count' ? `more than ${maxObjects} objects` : `not all read within ${timeoutMs / 1000} s (${end.listed} were)`;
       return { read: 'not-judged', why: `${bound}, the gate's bound` };
     }
-    const problem = judge.problem();
-    if (problem !== undefined) return { read: 'not-judged', why: problem };
     return { read: 'judged', objects: end.listed, findings: judge.findings() };
   } catch (error) {
     if (error instanceof StopRequested) throw error;

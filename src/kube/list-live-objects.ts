@@ -1,5 +1,5 @@
 import { StopRequested } from '../abort/stop-signal.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
 import { KubeApiError, type KubeApi } from './kube-api.ts';
 import { liveReadFailure } from './live-read-error.ts';
 
@@ -35,6 +35,16 @@ export interface LiveListOptions extends LiveListBounds {
   limiter?: { take(signal?: AbortSignal): Promise<void> };
   /** The caller's own stop (SIGTERM): rejects with StopRequested, unlike the time bound, which ends the list. */
   signal?: AbortSignal;
+}
+
+/** The resource to list: the old revision's group, plural and storage version (what the API server serves now). */
+export function liveResourceOf(crd: unknown): LiveResource | undefined {
+  const spec = isPlainObject(crd) && isPlainObject(crd.spec) ? crd.spec : {};
+  const names = isPlainObject(spec.names) ? spec.names : {};
+  const versions = Array.isArray(spec.versions) ? spec.versions.filter(isPlainObject) : [];
+  const storage = versions.find((version) => version.storage === true)?.name;
+  if (typeof spec.group !== 'string' || typeof names.plural !== 'string' || typeof storage !== 'string') return undefined;
+  return { group: spec.group, version: storage, plural: names.plural };
 }
 
 /** `/apis/GROUP/VERSION/PLURAL`: the objects of every namespace. */

@@ -117,6 +117,21 @@ describe.skipIf(!controlPlane)('live objects and check --from-cluster through ku
     expect(offlineRules).not.toContain('storedVersionRemoval');
   });
 
+  it('judges every live object of a changed CRD as a stored object, and says so when a bound stops the list', async () => {
+    // Both versions kept (storedVersions allows the update), spec.colour gone from both: every Pipe holds a colour.
+    await writeFile(join(work, 'dropped.yaml'), stringify(pipeCrd([['v1alpha1', false], ['v1', true]], { size: { type: 'integer' } })));
+    const run = await crdgate(work, 'check', '-f', 'dropped.yaml', '--from-cluster', '--kubeconfig', cp.kubeconfigPath, '-o', 'json');
+    expect(run.code, run.stderr).toBe(1);
+    const stored = (JSON.parse(run.stdout) as { storedObjects: { crds: Array<{ name: string; source: string; objects: number; findings: Array<{ rule: string; count: number }> }> } }).storedObjects;
+    expect(stored.crds.map(({ name, source, objects }) => ({ name, source, objects }))).toEqual([{ name: crdName, source: 'cluster', objects: 30 }]);
+    expect(stored.crds[0]!.findings).toContainEqual(expect.objectContaining({ rule: 'fieldDroppedOnRead', count: 30 }));
+
+    const bounded = await crdgate(work, 'check', '-f', 'dropped.yaml', '--from-cluster', '--kubeconfig', cp.kubeconfigPath, '--max-objects', '10', '-o', 'json');
+    expect(bounded.code).toBe(1);
+    expect(bounded.stderr).toContain(`warning: ${crdName}: stopped listing at --max-objects 10 after 10 objects: the rest were not judged`);
+    expect((JSON.parse(bounded.stdout) as { storedObjects: { crds: Array<{ objects: number }> } }).storedObjects.crds[0]!.objects).toBe(10);
+  });
+
   it('passes a tree that holds the live revision as it is, and a CRD the cluster lacks has no previous revision', async () => {
     const unknown = { ...pipeCrd([['v1', true]]), metadata: { name: `valves.${group}` }, spec: { ...pipeCrd([['v1', true]]).spec, names: { plural: 'valves', singular: 'valve', kind: 'Valve', listKind: 'ValveList' } } };
     await writeFile(join(work, 'same.yaml'), [stringify(pipeCrd([['v1alpha1', false], ['v1', true]])), stringify(unknown)].join('---\n'));

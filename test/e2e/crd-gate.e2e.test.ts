@@ -110,7 +110,8 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
   it('lets a safe revision through', async () => {
     const applied = await applyRevision(pipeCrd({ ...original, shape: { type: 'string' } }));
     expect(applied.exitCode, applied.stderr).toBe(0);
-    expect(warningLines(applied)).toEqual([]);
+    // spec.shape was pruned before: etcd may hold values there that reads would show again (crdgate cannot see them).
+    expect(warningLines(applied)).toEqual([expect.stringMatching(/^Warning: prunedFieldsMayReturn \(the revision\): /)]);
     expect(await liveFields()).toEqual(['colour', 'shape', 'size']);
   });
 

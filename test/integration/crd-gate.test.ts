@@ -73,10 +73,11 @@ describe('the CRD gate on the wire', () => {
     expect(listed).toEqual(['GET /apis/gate.example.com/v1/pipes?limit=5', 'GET /apis/gate.example.com/v1/pipes?limit=5&continue=5', 'GET /apis/gate.example.com/v1/pipes?limit=5&continue=10']);
   });
 
-  it('lets a safe revision through with nothing but allowed and the uid', async () => {
+  it('lets a safe revision through, warning of what it cannot see', async () => {
     const withShape = pipeCrd({ fields: { size: { type: 'integer' }, colour: { type: 'string' }, shape: { type: 'string' } } });
     const body = (await gated.post('/crd-gate', crdUpdateReview(pipeCrd(), withShape))).json();
-    expect(body.response).toEqual({ uid: 'c0ffee00-0000-4000-8000-000000000042', allowed: true });
+    // spec.shape was pruned before: etcd may hold values there that reads would show again.
+    expect(body.response).toEqual({ uid: 'c0ffee00-0000-4000-8000-000000000042', allowed: true, warnings: [expect.stringMatching(/^prunedFieldsMayReturn \(the revision\): /)] });
   });
 
   it('lets the revision through once with the override: a warning and the audit annotation on the wire', async () => {
