@@ -31,7 +31,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the HTTPS webhook server (validate, mutate, convert)',
   usage: `crdgate serve [--port ${serveDefaults.port}] [--cert-dir ${serveDefaults.certDir}] [--contract MODULE]... [--client-ca FILE]
-              [--client-ca-endpoints validate,mutate] [--admission-body-limit BYTES] [--conversion-body-limit BYTES]
+              [--client-ca-endpoints validate,mutate,crd-gate] [--admission-body-limit BYTES] [--conversion-body-limit BYTES]
               [--drain-delay SECONDS] [--log-level LEVEL] [--owner-schema contract|live]
               [--crd-gate [--crd-gate-max-objects N] [--crd-gate-read-timeout DURATION] [--crd-rules FILE]]
 
@@ -41,7 +41,7 @@ export const serveCommand: Command = {
   read from the API server with --kubeconfig [--context], else $KUBECONFIG, ~/.kube/config or the in-cluster
   service account (RBAC: get on that resource); without one they are denied.
   --client-ca FILE   require a client certificate signed by this CA (mTLS) on the endpoints named by
-                     --client-ca-endpoints (default validate,mutate: kube-apiserver presents no client
+                     --client-ca-endpoints (default validate,mutate,crd-gate: kube-apiserver presents no client
                      certificate to conversion webhooks, so requiring one on convert breaks every read and
                      write through another version)
   --drain-delay N    seconds between SIGTERM (readiness fails) and closing the listener (default ${serveDefaults.drainDelaySeconds})

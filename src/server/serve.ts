@@ -53,7 +53,7 @@ export interface RunningServer {
 
 // kube-apiserver presents its client certificate (from its admission configuration) to admission webhooks only;
 // its conversion webhook client has no such configuration.
-const defaultClientCaEndpoints: readonly WebhookEndpoint[] = ['validate', 'mutate'];
+const defaultClientCaEndpoints: readonly WebhookEndpoint[] = ['validate', 'mutate', 'crd-gate'];
 
 // The API server keeps idle webhook connections for 90 s; closing ours earlier races its reuse of them.
 const keepAliveTimeoutMs = 120_000;
