@@ -225,7 +225,7 @@ function rejectSelfManagedFlags(values: ParsedValues, readsStoredObjects: boolea
     [
       ...(others.length > 0 ? [`${flags(others)} only apply with --manage-certs`] : []),
       ...(apiServer.length > 0
-        ? [`${flags(apiServer)} only apply with --manage-certs, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')`]
+        ? [`${flags(apiServer)} only apply with --manage-certs, --crd-gate, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')`]
         : []),
     ].join('; '),
   );
