@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -12,6 +13,8 @@ import { createKubeApi } from '../../src/kube/kube-api.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { crdGateWebhookName, renderCrdGateWebhook } from '../../src/render/crd-gate-webhook.ts';
 import { startTestServer, type TestServer } from '../integration/support/test-server.ts';
+import { crdUpdateReview } from '../../src/crd-gate/crd-gate.fixture.ts';
+import { postJson, startCrdgateProcess } from './support/crdgate-process.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { auditedWrites } from './support/audit-log.ts';
 import { kubectl, warningLines, waitEstablished } from './support/kubectl.ts';
@@ -135,5 +138,21 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
     expect(again.stderr).toContain('existingFieldRemoval ×1 (v1 spec.shape)');
     expect(again.stderr).toContain('carries the value an earlier write set');
     expect(await liveFields()).toEqual(['shape', 'size']);
+  });
+
+  it('is served by `crdgate serve --crd-gate` as its own process, reading the live objects with the kubeconfig it is given', async () => {
+    const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+    const gate = await startCrdgateProcess(cli, ['serve', '--crd-gate', '--kubeconfig', cp.kubeconfigPath, '--port', '0', '--host', '127.0.0.1', '--cert-dir', join(work, 'serve-certs')], work);
+    try {
+      const live = JSON.parse((await kubectl(cp, ['get', 'crd', crdName, '-o', 'json'])).stdout) as Parameters<typeof crdUpdateReview>[0];
+      const breaking = { ...live, metadata: { ...live.metadata, annotations: {} }, spec: pipeCrd({ shape: { type: 'string' } }).spec };
+      const answer = await postJson(gate.port, '/crd-gate', crdUpdateReview(live, breaking), await readFile(join(work, 'serve-certs', 'ca.crt')));
+      expect(answer.status).toBe(200);
+      expect(answer.json.response.allowed, gate.output()).toBe(false);
+      // Every Pipe holds a size, which this revision drops.
+      expect(answer.json.response.status.message).toContain('of 5 live objects: fieldDroppedOnRead (5 objects');
+    } finally {
+      expect(await gate.stop()).toBe(0);
+    }
   });
 });
