@@ -88,7 +88,7 @@ export const manifestsCommand: Command = {
                      bind it to your pipeline's identity
   --crd-gate PLURAL.GROUP
                      also render the CRD gate on that CRD (repeatable; docs/crd-gate.md): the webhook
-                     crd-gate.crdgate.io in the validating configuration NAME, reached only by updates of the
+                     crd-gate.crdgate.dev in the validating configuration NAME, reached only by updates of the
                      named CRDs that change their spec (failurePolicy Fail, timeoutSeconds ${crdGateDefaults.timeoutSeconds}), the ClusterRole
                      and binding NAME-crd-gate with which the server lists their objects, and serve --crd-gate in
                      the Deployment

@@ -13,7 +13,7 @@ import type { LiveObjectFinding, LiveObjectsReading } from './live-objects-readi
  * revision, it authorises that write only. A value the CRD carried already authorised the write that set it and
  * nothing since (as a contract's transition override: contract/fsa/evaluate/override.ts).
  */
-export const crdRevisionOverrideAnnotation = 'crdgate.io/override-crd-revision';
+export const crdRevisionOverrideAnnotation = 'crdgate.dev/override-crd-revision';
 
 /** What the gate weighs besides the review: the rule settings, and what the live objects said (none: not read). */
 export interface CrdGateInputs {

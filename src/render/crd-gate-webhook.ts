@@ -5,7 +5,7 @@ import type { ManifestFile } from './manifest.ts';
 import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';
 
 /** The gate's webhook, by the name the API server's messages give it ("admission webhook X denied the request"). */
-export const crdGateWebhookName = 'crd-gate.crdgate.io';
+export const crdGateWebhookName = 'crd-gate.crdgate.dev';
 
 /**
  * Only updates of the named CRDs that change their spec reach the gate: a status write (storedVersions), a label or
@@ -18,7 +18,7 @@ export function crdGateMatchConditions(crdNames: readonly string[]): Array<{ nam
   ];
 }
 
-const comment = (names: readonly string[]) => `What crdgate's server reads for the CRD gate on ${names.join(', ')} (its webhook, crd-gate.crdgate.io, is in the
+const comment = (names: readonly string[]) => `What crdgate's server reads for the CRD gate on ${names.join(', ')} (its webhook, crd-gate.crdgate.dev, is in the
 validating webhook configuration with the others): the objects of these CRDs, listed in every namespace, to judge
 them against a new revision. list only; no get, watch or write, and no other resource.`;
 

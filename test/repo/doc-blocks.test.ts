@@ -46,7 +46,7 @@ const accounts: Record<string, [string, Account][]> = {
   'docs/cli.md': [],
   'docs/crd-gate.md': [
     ['crdgate manifests --crd-gate widgets.example.com', cluster],
-    ['admission webhook "crd-gate.crdgate.io" denied the request', { shows: "the gate's refusal as kubectl prints it (test/e2e/crd-gate.e2e.test.ts asserts its parts)" }],
+    ['admission webhook "crd-gate.crdgate.dev" denied the request', { shows: "the gate's refusal as kubectl prints it (test/e2e/crd-gate.e2e.test.ts asserts its parts)" }],
     ['metadata:', cluster],
     ['crdgate manifests --crd-reads widgets.example.com', cluster],
   ],
