@@ -1,4 +1,5 @@
 import { jsonEqual } from '../contract/json-equal.ts';
+import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { ownsCrd, type Contract } from '../contract/define-contract.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import { contractConverter, conversionRoundTripFindings } from '../crd-revision/objects/contract-conversion.ts';
@@ -53,6 +54,8 @@ export interface StoredObjectsJudge {
 export interface StoredObjectsOptions {
   /** The namespace of a namespaced object that names none (check's --namespace; default `default`). */
   namespace?: string;
+  /** What rules are set to (check's --crd-rules): another severity, or off (no finding). */
+  settings?: RuleSettings;
   /** Examples kept per CRD and finding. */
   examples?: number;
 }
@@ -78,7 +81,7 @@ export function createStoredObjectsJudge(crds: readonly StoredObjectsCrd[], opti
     if (revision === undefined) {
       revision = prepareCrdRevision(crd.old, crd.new);
       prepared.set(crd, revision);
-      tally.addRevision(crd.name, storedObjectRevisionFindings(revision, { conversionKnown: crd.contract !== undefined }));
+      tally.addRevision(crd.name, asSet(storedObjectRevisionFindings(revision, { conversionKnown: crd.contract !== undefined }), options.settings));
     }
     return revision;
   };
@@ -92,7 +95,7 @@ export function createStoredObjectsJudge(crds: readonly StoredObjectsCrd[], opti
         return;
       }
       const revision = revisionOf(crd);
-      tally.addObject(crd.name, judgeOne(revision, crd.contract, withNamespace(revision, object, options.namespace ?? 'default')));
+      tally.addObject(crd.name, asSet(judgeOne(revision, crd.contract, withNamespace(revision, object, options.namespace ?? 'default')), options.settings));
     },
     report() {
       // Errors first, then warnings, then what depends on what crdgate cannot see; each in the order first found.
@@ -129,6 +132,15 @@ function judgeOne(revision: CrdRevisionUnderTest, contract: Contract | undefined
     if (error instanceof ConversionUnknownError) return [storedObjectFinding('conversionUnseen', error.message, { object: ref })];
     throw error;
   }
+}
+
+/** The findings with the severity their rule is set to; a rule set to off has none. */
+function asSet(findings: StoredObjectFinding[], settings: RuleSettings = {}): StoredObjectFinding[] {
+  return findings.flatMap((finding) => {
+    const setting = settings[finding.rule];
+    if (setting === undefined) return [finding];
+    return setting === 'off' ? [] : [{ ...finding, severity: setting }];
+  });
 }
 
 function namespaceOf(object: KubeObject): { namespace?: string } {

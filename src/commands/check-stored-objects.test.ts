@@ -1,9 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { descendants, parseXml } from '../check/xml-elements.fixture.ts';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
+import { storedObjectRules } from '../crd-revision/objects/stored-object-rules.ts';
 
 // crdgate check puts stored objects through their CRD's new revision (src/crd-revision/objects tests what is
 // predicted, object by object; here, what the command makes of it: the flags, the reports, the exit codes). The
@@ -111,6 +112,21 @@ describe('crdgate check --stored', () => {
     expect(report.storedObjects.unmatched).toEqual({ ConfigMap: 1 });
   });
 
+  it('sets stored-object rules with --crd-rules: another severity, or off', async () => {
+    const rules = await write('rules/rules.yaml', 'rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n  storedVersionAssumed: off\n');
+    const result = await scratch.run('check', '-f', newTree, '--old', oldTree, '--stored', stored, '--crd-rules', rules, '-o', 'json');
+    expect(result.code).toBe(1);
+    const [crd] = JSON.parse(result.stdout).storedObjects.crds;
+    expect(crd.findings.map((entry: any) => [entry.rule, entry.severity, entry.count])).toEqual([
+      ['fieldDroppedOnRead', 'error', 1],
+      ['defaultAddedOnRead', 'error', 4],
+      ['unchangedWriteRefused', 'error', 1],
+      ['labelWriteRefused', 'error', 1],
+      ['readVersionUnserved', 'error', 1],
+      ['prunedFieldsMayReturn', 'warning', 1],
+    ]);
+  });
+
   it('leaves the report as it was when there is nothing stored to judge', async () => {
     const result = await scratch.run('check', '-f', newTree, '--old', oldTree, '-o', 'json');
     const report = JSON.parse(result.stdout);
@@ -128,5 +144,14 @@ describe('crdgate check --stored', () => {
     expect(missing.stderr).toContain('nowhere.yaml');
     const twice = await scratch.run('check', '-f', '-', '--stored', '-');
     expect(twice.code).toBe(2);
+  });
+});
+
+describe('docs/check.md, "The objects a revision must keep serving"', () => {
+  it('lists every stored-object rule once, with its default severity', async () => {
+    const page = await readFile(fileURLToPath(new URL('../../docs/check.md', import.meta.url)), 'utf8');
+    const section = page.slice(page.indexOf('## The objects a revision must keep serving'));
+    const rows = [...section.matchAll(/^\| `(\w+)` \| (error|warning) \|/gm)].map(([, rule, severity]) => [rule, severity]);
+    expect(rows).toEqual(Object.entries(storedObjectRules).map(([rule, { severity }]) => [rule, severity]));
   });
 });

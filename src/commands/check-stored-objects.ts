@@ -6,6 +6,7 @@ import { describeInvalid } from '../check/report-summary.ts';
 import { createStoredObjectsJudge, crdSpecChanged, owningContract, type StoredObjectsCrd, type StoredObjectsCrdReport, type StoredObjectsReport, type StoredObjectsSource } from '../check/stored-objects.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
+import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { CommandError } from '../errors.ts';
 import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
 
@@ -17,6 +18,8 @@ export interface StoredObjectsInput {
   storedPaths: readonly string[];
   source: TreeSource;
   namespace?: string;
+  /** --crd-rules: what the stored-object rules are set to. */
+  settings?: RuleSettings;
   /**
    * With --from-cluster: hands every live object of a CRD whose spec changed to `judge` (a page at a time, so memory
    * stays flat), within its bounds.
@@ -62,11 +65,12 @@ export async function judgeStoredObjects(registry: ContractRegistry, input: Stor
   const live = input.visitLiveObjects;
   if (oldObjects.length === 0 && input.storedPaths.length === 0 && (live === undefined || changed.length === 0)) return undefined;
 
-  const fromOldTree = createStoredObjectsJudge(changed, input.namespace ? { namespace: input.namespace } : {});
+  const options = { ...(input.namespace ? { namespace: input.namespace } : {}), ...(input.settings ? { settings: input.settings } : {}) };
+  const fromOldTree = createStoredObjectsJudge(changed, options);
   for (const { object } of oldObjects) fromOldTree.judge(object);
-  const fromCluster = createStoredObjectsJudge(changed, input.namespace ? { namespace: input.namespace } : {});
+  const fromCluster = createStoredObjectsJudge(changed, options);
   for (const crd of live ? changed : []) await live!(crd, (object) => fromCluster.judge(object));
-  const fromStored = createStoredObjectsJudge(all, input.namespace ? { namespace: input.namespace } : {});
+  const fromStored = createStoredObjectsJudge(all, options);
   try {
     await visitManifestFiles(input.storedPaths, input.source, (contents) => {
       const [invalid] = contents.invalid;

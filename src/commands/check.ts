@@ -69,8 +69,9 @@ export const checkCommand: Command = {
                    write that adds a label, a create from scratch (docs/check.md, "The objects a revision must keep
                    serving"); findings are counted per CRD with the first examples, a finding of error severity
                    fails. Files are read one at a time; a document not valid YAML or JSON in them is an error (exit 2)
-  --crd-rules FILE  sets CRD revision rules to error, warning or off (YAML or JSON: rules: {RULE: SETTING}); a
-                   file that cannot be read, or names an unknown rule or setting, is an error (exit 2)
+  --crd-rules FILE  sets CRD revision rules and stored-object rules to error, warning or off (YAML or JSON:
+                   rules: {RULE: SETTING}); a file that cannot be read, or names an unknown rule or setting, is an
+                   error (exit 2)
   --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
                    contract's readState reads in its status); by default the contract's steady state (GeoDatabase:
                    Ready). A state the old manifest's status records is read as the webhook reads it, and decides
@@ -161,6 +162,7 @@ export const checkCommand: Command = {
         storedPaths,
         source,
         ...(options.namespace ? { namespace: options.namespace } : {}),
+        ...(options.crdRules ? { settings: options.crdRules } : {}),
         ...(cluster ? { visitLiveObjects: cluster.visitLiveObjects } : {}),
       });
       if (stored !== undefined) result.storedObjects = stored;

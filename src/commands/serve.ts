@@ -290,7 +290,7 @@ async function crdGateOptions(values: ParsedValues, io: CommandIo, logger: Logge
   const { liveObjectJudge, warmLiveObjectJudge } = await import('../crd-gate/live-object-judge.ts');
   const cannotJudge = warmLiveObjectJudge();
   if (cannotJudge !== undefined) logger.warn({ reason: cannotJudge }, 'the CRD gate cannot judge live objects: it decides CRD revisions on their own rules, with a warning saying so');
-  const reads = { api, bounds: { maxObjects, timeoutMs, pageSize: Math.min(crdGateDefaults.pageSize, maxObjects) }, judgeFor: liveObjectJudge };
+  const reads = { api, bounds: { maxObjects, timeoutMs, pageSize: Math.min(crdGateDefaults.pageSize, maxObjects) }, judgeFor: (oldCrd: KubeObject, newCrd: KubeObject) => liveObjectJudge(oldCrd, newCrd, rules) };
   return { ...(rules ? { rules } : {}), readLive: (oldCrd: KubeObject, newCrd: KubeObject) => readLiveObjects(reads, oldCrd, newCrd) };
 }
 

@@ -3,6 +3,7 @@ import { createStoredObjectsJudge } from '../check/stored-objects.ts';
 import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import { prepareCrdRevision } from '../crd-revision/objects/revision-under-test.ts';
 import { storedObjectRules } from '../crd-revision/objects/stored-object-rules.ts';
+import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import type { LiveObjectJudge } from './read-live-objects.ts';
 
 /**
@@ -11,7 +12,7 @@ import type { LiveObjectJudge } from './read-live-objects.ts';
  * objects. A read through a conversion webhook crdgate cannot call is a finding of its own (conversionUnseen), a
  * warning: what it cannot see is said, not guessed.
  */
-export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject): LiveObjectJudge | { none: string } {
+export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject, settings?: RuleSettings): LiveObjectJudge | { none: string } {
   try {
     // Compiled here, once, so that a revision the engine cannot take is said before any object is listed.
     prepareCrdRevision(oldCrd, newCrd);
@@ -19,7 +20,7 @@ export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject): LiveObj
     return { none: `the revisions cannot be compiled as kube-apiserver compiles them: ${(error as Error).message}` };
   }
   const name = isPlainObject(newCrd.metadata) && typeof newCrd.metadata.name === 'string' ? newCrd.metadata.name : '';
-  const judge = createStoredObjectsJudge([{ name, old: oldCrd, new: newCrd }], { examples: 1 });
+  const judge = createStoredObjectsJudge([{ name, old: oldCrd, new: newCrd }], { examples: 1, ...(settings ? { settings } : {}) });
   return {
     judge: (objects) => objects.forEach((object) => judge.judge(object)),
     findings: () =>

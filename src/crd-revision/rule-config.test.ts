@@ -9,6 +9,8 @@ describe('parseRuleConfig', () => {
       printerColumnAdded: 'off',
     });
     expect(parseRuleConfig('{"rules": {"scope": "warning"}}', 'rules.json')).toEqual({ scope: 'warning' });
+    // The rules about stored objects are set in the same file.
+    expect(parseRuleConfig('rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n', 'rules.yaml')).toEqual({ defaultAddedOnRead: 'error', recreateRefused: 'off' });
   });
 
   it('takes an empty file, or one without rules, as the defaults', () => {

@@ -1,10 +1,12 @@
 import { parse } from 'yaml';
 import { isPlainObject } from '../contract/kube-object.ts';
+import { storedObjectRules, type StoredObjectRule } from './objects/stored-object-rules.ts';
 import { crdRevisionRules, isCrdRevisionRule, type CrdRevisionRule, type Severity } from './rules.ts';
 
 /** What a config file sets a rule to: `off` drops its findings. */
 export type RuleSetting = Severity | 'off';
-export type RuleSettings = Partial<Record<CrdRevisionRule, RuleSetting>>;
+/** Settings of the revision's own rules and of the rules about its stored objects (one file sets both). */
+export type RuleSettings = Partial<Record<CrdRevisionRule | StoredObjectRule, RuleSetting>>;
 
 /** A config file that is not what it must be: the message names the key or value at fault. */
 export class RuleConfigError extends Error {
@@ -38,11 +40,14 @@ export function parseRuleConfig(text: string, source: string): RuleSettings {
   if (!isPlainObject(rules)) throw new RuleConfigError(`${source}: rules must be a mapping of rule to error, warning or off, got ${kindOf(rules)}`);
   const result: RuleSettings = {};
   for (const [rule, setting] of Object.entries(rules)) {
-    if (!isCrdRevisionRule(rule)) throw new RuleConfigError(`${source}: rules.${rule}: no such rule (the rules are: ${Object.keys(crdRevisionRules).join(', ')})`);
+    if (!isCrdRevisionRule(rule) && !Object.hasOwn(storedObjectRules, rule)) {
+      const known = [...Object.keys(crdRevisionRules), ...Object.keys(storedObjectRules)].join(', ');
+      throw new RuleConfigError(`${source}: rules.${rule}: no such rule (the rules are: ${known})`);
+    }
     if (typeof setting !== 'string' || !(settings as readonly string[]).includes(setting)) {
       throw new RuleConfigError(`${source}: rules.${rule}: must be error, warning or off, got ${JSON.stringify(setting) ?? kindOf(setting)}`);
     }
-    result[rule] = setting as RuleSetting;
+    result[rule as CrdRevisionRule | StoredObjectRule] = setting as RuleSetting;
   }
   return result;
 }
