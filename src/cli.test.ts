@@ -210,7 +210,7 @@ describe('crdgate serve with a contract whose hub has a scale subresource: the k
     const result = await run('serve', '--port', '0', '--kubeconfig', 'kubeconfig', '--cert-dir', 'never-written');
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
-      "crdgate serve: --kubeconfig only apply with --manage-certs, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')",
+      "crdgate serve: --kubeconfig only apply with --manage-certs, --crd-gate, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')",
     );
   });
 
@@ -220,6 +220,26 @@ describe('crdgate serve with a contract whose hub has a scale subresource: the k
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
     await expect(access(join(dir, 'never-written'))).rejects.toThrow();
+  });
+});
+
+describe('crdgate serve --crd-gate: its flags, checked before anything is bound or written', () => {
+  it.each([
+    [['--crd-gate-max-objects', '10'], '--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate'],
+    [['--crd-rules', 'rules.yaml'], '--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate'],
+    [['--crd-gate', '--crd-gate-read-timeout', '15s'], "--crd-gate-read-timeout must be below the gate webhook's timeoutSeconds (15s)"],
+    [['--crd-gate', '--crd-gate-max-objects', '0'], '--crd-gate-max-objects must be'],
+  ])('refuses %j', async (flags, message) => {
+    const result = await run('serve', '--port', '0', ...flags, '--cert-dir', 'never-written');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toContain(`crdgate serve: ${message}`);
+    await expect(access(join(dir, 'never-written'))).rejects.toThrow();
+  });
+
+  it('takes --kubeconfig, and exits 2 when the one named cannot be loaded', async () => {
+    const result = await run('serve', '--port', '0', '--crd-gate', '--kubeconfig', 'no-such-kubeconfig', '--cert-dir', 'never-written');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
   });
 });
 

@@ -20,6 +20,18 @@ export const serveDefaults = {
 } as const;
 
 /**
+ * The CRD gate (`serve --crd-gate`, `manifests --crd-gate`). The API server gives its webhook timeoutSeconds; the
+ * read and judging of live objects stop well before (a count and a time), so that the gate answers, on the
+ * revision's own rules and with a warning, rather than the API server timing out.
+ */
+export const crdGateDefaults = {
+  timeoutSeconds: 15,
+  maxObjects: 5_000,
+  readTimeoutMs: 6_000,
+  pageSize: 500,
+} as const;
+
+/**
  * Defaults for `crdgate serve --manage-certs`. The serving certificate matches the cert-manager overlay's (90 days,
  * renewed with 30 left); the CA lives three years and rolls over with one left, so a rollover is a yearly event
  * that someone may watch. The overlap is long against the seconds an API server takes to load a new caBundle, and

@@ -46,6 +46,8 @@ export const decisionCodes = {
   DELETION_PROTECTED: { statusCode: 403, reason: 'Forbidden' },
   KIND_UNKNOWN: { statusCode: 403, reason: 'Forbidden' },
   VERSION_UNKNOWN: { statusCode: 403, reason: 'Forbidden' },
+  /** A CRD revision the CRD gate judged unsafe (its own rules, or the live objects it must keep serving), not overridden. */
+  CRD_REVISION_UNSAFE: { statusCode: 403, reason: 'Forbidden' },
   /** A /scale review whose object could not be read from the API server (or was not the Scale's): retry later. */
   STATE_UNREADABLE: { statusCode: 503, reason: 'ServiceUnavailable' },
   INTERNAL_ERROR: { statusCode: 500, reason: 'InternalError' },
@@ -106,6 +108,7 @@ export const commandErrors = {
   KUBECONFIG_MISSING: { exitStatus: 2, summary: 'no kubeconfig given or found, and no in-cluster service account' },
   KUBECONFIG_INVALID: { exitStatus: 2, summary: 'the kubeconfig cannot be loaded or used: unreadable, no current cluster, credentials that cannot be had' },
   KUBE_CONTEXT_UNKNOWN: { exitStatus: 2, summary: 'the kubeconfig has no context of the name given' },
+  CLUSTER_UNREADABLE: { exitStatus: 2, summary: 'a read the command needs from the cluster failed: RBAC refused it, or the API server answered an error or could not be reached' },
   MIGRATION_REFUSED: {
     exitStatus: 2,
     summary: 'the cluster rules the migration out before anything is written: no such CRD, API server unreachable, credentials refused, --via status without a status subresource',

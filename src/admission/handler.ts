@@ -65,6 +65,15 @@ export function storedObjectToRead(webhook: AdmissionWebhook, registry: Contract
  * a decision that throws is answered `allowed: false` (fail closed) instead of crashing or hanging the API server.
  */
 export function handleAdmissionReview(webhook: AdmissionWebhook, registry: ContractRegistry, body: unknown, inputs: AdmissionInputs = {}): AdmissionOutcome {
+  return answerReview(body, webhook === 'validate', (request) => tooDeep(request) ?? decisions[webhook](registry, request, inputs));
+}
+
+/**
+ * A review answered by `decide`, as every crdgate webhook answers one: a malformed envelope is rejected, a decision
+ * that throws (or a validating one that patches) is answered `allowed: false`, the response carries the uid, and
+ * the summary says what was decided for the log and the metrics.
+ */
+export function answerReview(body: unknown, validating: boolean, decide: (request: AdmissionRequest) => Verdict): AdmissionOutcome {
   let request: AdmissionRequest;
   try {
     request = parseAdmissionReview(body);
@@ -75,8 +84,8 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
   let verdict: Verdict;
   let failure: unknown;
   try {
-    verdict = tooDeep(request) ?? decisions[webhook](registry, request, inputs);
-    if (webhook === 'validate' && verdict.patch) throw new Error('a validating decision produced a patch');
+    verdict = decide(request);
+    if (validating && verdict.patch) throw new Error('a validating decision produced a patch');
   } catch (error) {
     failure = error;
     verdict = errored(error instanceof Error ? error.message : String(error));

@@ -5,7 +5,7 @@ import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { crdRevisionCodes } from '../errors.ts';
 import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeLocation, describeRevisionSource, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
-import type { StoredObjectsCrdReport } from './stored-objects.ts';
+import { storedObjectsSources, type StoredObjectsCrdReport } from './stored-objects.ts';
 import { describeStoredExample, describeStoredObjectsCrd, describeTallyEntry } from './stored-objects-report.ts';
 
 interface Suite {
@@ -95,7 +95,7 @@ const storedObjectsFail = (crd: StoredObjectsCrdReport) => crd.findings.some((en
 /** The stored objects of one CRD: failed (STORED_OBJECTS_BREAKING) with its error findings and their examples, the rest in system-out. */
 function storedObjectsTestcase(crd: StoredObjectsCrdReport): string {
   const file = crd.location?.file ?? '--stored';
-  const name = `stored ${crd.name} objects from ${crd.source === 'old-tree' ? 'the old tree' : '--stored'}`;
+  const name = `stored ${crd.name} objects from ${storedObjectsSources[crd.source ?? 'stored']}`;
   const open = `    <testcase classname="${xml(file)}" name="${xml(name)}" file="${xml(file)}" line="${crd.location?.line ?? 1}">`;
   const lines = (severity: 'error' | 'warning') =>
     crd.findings.filter((entry) => entry.severity === severity).flatMap((entry) => [describeTallyEntry(entry), ...entry.examples.map((example) => `  ${describeStoredExample(example)}`)]);

@@ -4,11 +4,14 @@ import type { ManifestErrorCode } from '../errors.ts';
 
 /** Where an object sits in a manifest tree, for people (file and line) and for tools (document, list item). */
 export interface ManifestLocation {
-  /** As the user named it, or the folder they named joined with the path found in it; `-` is standard input. */
+  /**
+   * As the user named it, or the folder they named joined with the path found in it; `-` is standard input. For
+   * an object read from a cluster (`check --from-cluster`), its URL.
+   */
   file: string;
-  /** The document's number in the file, from 1. */
+  /** The document's number in the file, from 1; 0 for an object read from a cluster. */
   document: number;
-  /** The line the object starts on, from 1. */
+  /** The line the object starts on, from 1; 0 for an object read from a cluster. */
   line: number;
   /** The object's index in a List's `items`, from 0; absent for an object that is a document of its own. */
   item?: number;

@@ -2,13 +2,13 @@ import { namespacedName } from '../contract/kube-object.ts';
 import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import type { TallyEntry } from '../crd-revision/objects/stored-object-tally.ts';
 import { describeLocation, plural } from './report-summary.ts';
-import type { StoredObjectsCrdReport, StoredObjectsReport } from './stored-objects.ts';
+import { storedObjectsSources, type StoredObjectsCrdReport, type StoredObjectsReport } from './stored-objects.ts';
 
 /** `stored objects of mailboxes.mail.example.com (--stored) through its new revision: 4 objects, 6 errors, 3 warnings` */
 export function describeStoredObjectsCrd(crd: StoredObjectsCrdReport): string {
   const errors = crd.findings.filter((entry) => entry.severity === 'error').reduce((sum, entry) => sum + entry.count, 0);
   const warnings = crd.findings.filter((entry) => entry.severity === 'warning').reduce((sum, entry) => sum + entry.count, 0);
-  const from = crd.source === 'old-tree' ? 'the old tree' : '--stored';
+  const from = storedObjectsSources[crd.source ?? 'stored'];
   const where = crd.location ? ` (${describeLocation(crd.location)})` : '';
   const outcome = crd.findings.length === 0 ? 'nothing happens to them' : `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
   return `stored objects of CustomResourceDefinition ${crd.name}${where} from ${from}, through its new revision: ${plural(crd.objects, 'object')}, ${outcome}`;

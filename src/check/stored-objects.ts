@@ -26,13 +26,18 @@ export interface StoredObjectsCrd {
 /** The stored objects of one CRD under its new revision: how many were judged, and the tallied findings. */
 export interface StoredObjectsCrdReport {
   name: string;
-  /** Where the objects came from: the old tree (--old), or --stored. */
-  source?: 'old-tree' | 'stored';
+  /** Where the objects came from: the old tree (--old), the cluster (--from-cluster), or --stored. */
+  source?: StoredObjectsSource;
   location?: ManifestLocation;
   oldLocation?: ManifestLocation;
   objects: number;
   findings: TallyEntry[];
 }
+
+export type StoredObjectsSource = 'old-tree' | 'cluster' | 'stored';
+
+/** How a report names where stored objects came from. */
+export const storedObjectsSources: Record<StoredObjectsSource, string> = { 'old-tree': 'the old tree', cluster: 'the cluster', stored: '--stored' };
 
 export interface StoredObjectsReport {
   crds: StoredObjectsCrdReport[];

@@ -3,8 +3,8 @@ import { crdsByName } from '../check/crd-revisions.ts';
 import type { ManifestContents, ManifestObject } from '../check/manifest-documents.ts';
 import { visitManifestFiles, ManifestReadError, type TreeSource } from '../check/read-manifest-tree.ts';
 import { describeInvalid } from '../check/report-summary.ts';
-import { createStoredObjectsJudge, crdSpecChanged, owningContract, type StoredObjectsCrd, type StoredObjectsReport } from '../check/stored-objects.ts';
-import { isPlainObject, splitApiVersion } from '../contract/kube-object.ts';
+import { createStoredObjectsJudge, crdSpecChanged, owningContract, type StoredObjectsCrd, type StoredObjectsCrdReport, type StoredObjectsReport, type StoredObjectsSource } from '../check/stored-objects.ts';
+import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { CommandError } from '../errors.ts';
@@ -20,6 +20,11 @@ export interface StoredObjectsInput {
   namespace?: string;
   /** --crd-rules: what the stored-object rules are set to. */
   settings?: RuleSettings;
+  /**
+   * With --from-cluster: hands every live object of a CRD whose spec changed to `judge` (a page at a time, so memory
+   * stays flat), within its bounds.
+   */
+  visitLiveObjects?: (crd: StoredObjectsCrd, judge: (object: KubeObject) => void) => Promise<void>;
 }
 
 // The rendered CRD's conversion endpoint: never called, the engine converts nothing itself.
@@ -57,11 +62,14 @@ export async function judgeStoredObjects(registry: ContractRegistry, input: Stor
     all.push({ name: `${plural}.${group}`, new: rendered, old: rendered, contract });
   }
   const oldObjects = (input.oldTree?.objects ?? []).filter(({ object }) => !isCrdObject(object) && changed.some((crd) => declares(crd, object.apiVersion, object.kind)));
-  if (oldObjects.length === 0 && input.storedPaths.length === 0) return undefined;
+  const live = input.visitLiveObjects;
+  if (oldObjects.length === 0 && input.storedPaths.length === 0 && (live === undefined || changed.length === 0)) return undefined;
 
   const options = { ...(input.namespace ? { namespace: input.namespace } : {}), ...(input.settings ? { settings: input.settings } : {}) };
   const fromOldTree = createStoredObjectsJudge(changed, options);
   for (const { object } of oldObjects) fromOldTree.judge(object);
+  const fromCluster = createStoredObjectsJudge(changed, options);
+  for (const crd of live ? changed : []) await live!(crd, (object) => fromCluster.judge(object));
   const fromStored = createStoredObjectsJudge(all, options);
   try {
     await visitManifestFiles(input.storedPaths, input.source, (contents) => {
@@ -73,8 +81,9 @@ export async function judgeStoredObjects(registry: ContractRegistry, input: Stor
     if (error instanceof ManifestReadError) throw new CommandError('INPUT_INVALID', `--stored ${error.message}`);
     throw error;
   }
-  const [a, b] = [fromOldTree.report(), fromStored.report()];
-  return { crds: [...a.crds.map((crd) => ({ ...crd, source: 'old-tree' as const })), ...b.crds.map((crd) => ({ ...crd, source: 'stored' as const }))], unmatched: b.unmatched };
+  const [a, c, b] = [fromOldTree.report(), fromCluster.report(), fromStored.report()];
+  const from = (source: StoredObjectsSource) => (crd: StoredObjectsCrdReport) => ({ ...crd, source });
+  return { crds: [...a.crds.map(from('old-tree')), ...c.crds.map(from('cluster')), ...b.crds.map(from('stored'))], unmatched: b.unmatched };
 }
 
 function contractOf(registry: ContractRegistry, crd: unknown): Pick<StoredObjectsCrd, 'contract'> {

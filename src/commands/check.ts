@@ -1,7 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { parseRuleConfig, RuleConfigError, type RuleSettings } from '../crd-revision/rule-config.ts';
 import { collectCrds, CrdSourceError, isCrdObject, type CrdOrigin } from '../check/crd-kinds.ts';
 import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
@@ -14,24 +11,29 @@ import { describeInvalid, summarize, treePassed } from '../check/report-summary.
 import { renderTextReport } from '../check/text-report.ts';
 import { CrdUnservableError, EngineUnavailableError } from '../api-server-engine/engine.ts';
 import { judgeStoredObjects } from './check-stored-objects.ts';
+import type { StoredObjectsCrd } from '../check/stored-objects.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { stringList, stringOption, UsageError, type Command } from './command.ts';
+import { durationOption, positiveInteger, positiveNumber, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
 import { CommandError } from '../errors.ts';
 import { isDns1123Label } from '../contract/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
 import { compareContractCrds } from '../check/contract-revisions.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
+import { readCrdRules } from './crd-rules-file.ts';
 
 type CrdManifest = ManifestObject & { origin: CrdOrigin };
 
 const reportFormats = { text: renderTextReport, json: renderJsonReport, junit: renderJunitReport } as const;
 type ReportFormat = keyof typeof reportFormats;
 
+/** What check reads of the cluster (--from-cluster): bounded lists, a page at a time, at most --qps requests a second. */
+const clusterDefaults = { qps: 20, maxObjects: 100_000, listTimeoutMs: 10 * 60_000, pageSize: 500, requestTimeoutMs: 30_000 } as const;
+
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--old-contract MODULE...] [--stored PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH... | --from-cluster [--kubeconfig FILE] [--context NAME]] [--old-contract MODULE...] [--stored PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -55,6 +57,16 @@ export const checkCommand: Command = {
                    branch, its dependencies installed), repeatable: the CRD each --contract renders (as crdgate
                    manifests renders it) is compared with the one the old module of the same CRD name renders,
                    rule by rule, as CRDs in both trees are; -f is then optional
+  --from-cluster   the previous revision of each CustomResourceDefinition of the tree is the one the cluster holds
+                   (read with --kubeconfig [--context], else $KUBECONFIG, ~/.kube/config or the in-cluster service
+                   account; get on those CRDs, which crdgate manifests --crd-reads renders): compared as with --old,
+                   its status.storedVersions counting. Not with --old. The live objects of each CRD whose spec
+                   changed are judged as stored objects (see --stored), listed a page at a time in its storage
+                   version (list on the resource, also in the ClusterRole of --crd-reads), at most --qps requests
+                   a second (default ${clusterDefaults.qps}), stopping past --max-objects per CRD (default ${clusterDefaults.maxObjects}) or
+                   --list-timeout (default ${clusterDefaults.listTimeoutMs / 60_000}m) with a warning on stderr naming the CRD and
+                   the objects left unjudged. A read refused or failed exits 2 (CLUSTER_UNREADABLE), naming what
+                   was read and the permission it takes.
   --stored PATH    objects as the cluster stores them (\`kubectl get KIND -A -o yaml\` or -o json, a backup): a
                    file, a folder (walked as -f walks one) or - for standard input; repeatable. Each is put through
                    the new revision of its CRD (the tree's or --crd's, against the old tree's revision when --old
@@ -91,6 +103,12 @@ export const checkCommand: Command = {
     crd: { type: 'string', multiple: true },
     old: { type: 'string', multiple: true },
     stored: { type: 'string', multiple: true },
+    'from-cluster': { type: 'boolean' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    qps: { type: 'string' },
+    'max-objects': { type: 'string' },
+    'list-timeout': { type: 'string' },
     'crd-rules': { type: 'string' },
     state: { type: 'string' },
     namespace: { type: 'string', short: 'n' },
@@ -108,6 +126,11 @@ export const checkCommand: Command = {
     if (files.length === 0 && oldContracts.length === 0) throw new UsageError('--file is required (-f PATH, repeatable)');
     if (oldContracts.length > 0 && stringList(values, 'contract').length === 0) throw new UsageError('--old-contract needs --contract MODULE: the new revision to compare it with');
     const oldFiles = stringList(values, 'old');
+    const fromCluster = values['from-cluster'] === true;
+    if (fromCluster && oldFiles.length > 0) throw new UsageError('--from-cluster and --old are two sources of the previous revision: give one');
+    const clusterFlags = ['kubeconfig', 'context', 'qps', 'max-objects', 'list-timeout'].filter((flag) => values[flag] !== undefined);
+    if (!fromCluster && clusterFlags.length > 0) throw new UsageError(`${clusterFlags.map((flag) => `--${flag}`).join(', ')} only apply with --from-cluster`);
+    const cluster = fromCluster ? await clusterReader(values, io) : undefined;
     const report = reportFormat(stringOption(values, 'output'));
     const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
     const options: TreeCheckOptions = {
@@ -131,7 +154,7 @@ export const checkCommand: Command = {
 
     const source: TreeSource = { cwd: io.cwd, readStdin };
     const tree = files.length > 0 ? await readTree(files, source) : noManifests;
-    const oldTree = oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
+    const oldTree = cluster ? await cluster.revisions(tree) : oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
     // A pipeline pointed at the wrong folder must not pass for want of anything to check; a tree whose manifests
     // cannot be parsed has something to check, and fails with a report saying why.
     const found = (contents: ManifestContents | undefined) => (contents?.objects.length ?? 0) + (contents?.invalid.length ?? 0);
@@ -154,6 +177,7 @@ export const checkCommand: Command = {
         source,
         ...(options.namespace ? { namespace: options.namespace } : {}),
         ...(options.crdRules ? { settings: options.crdRules } : {}),
+        ...(cluster ? { visitLiveObjects: cluster.visitLiveObjects } : {}),
       });
       if (stored !== undefined) result.storedObjects = stored;
     } catch (error) {
@@ -191,6 +215,50 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
   }
 }
 
+interface ClusterReader {
+  /** The previous revisions the cluster holds of the tree's CRDs (cluster-revisions.ts). */
+  revisions(tree: ManifestContents): Promise<ManifestContents>;
+  /** Every live object of a changed CRD handed to `judge`; a bound passed is said on stderr. */
+  visitLiveObjects(crd: StoredObjectsCrd, judge: (object: KubeObject) => void): Promise<void>;
+}
+
+/** The cluster's side of --from-cluster, over the kubeconfig of the flags; its failures are command errors that name the read. */
+async function clusterReader(values: ParsedValues, io: CommandIo): Promise<ClusterReader> {
+  const qps = positiveNumber(values, 'qps', clusterDefaults.qps);
+  const maxObjects = positiveInteger(values, 'max-objects', clusterDefaults.maxObjects);
+  const timeoutMs = durationOption(values, 'list-timeout', clusterDefaults.listTimeoutMs);
+  const { kubeConfigFromFlags } = await import('./kube-options.ts');
+  const { createKubeApi, KubeConfigurationError } = await import('../kube/kube-api.ts');
+  const { LiveReadError } = await import('../kube/live-read-error.ts');
+  const { readClusterRevisions } = await import('../check/cluster-revisions.ts');
+  const { forEachLiveObject, liveResourceOf, liveResourceName } = await import('../kube/list-live-objects.ts');
+  const { createRateLimiter } = await import('../migrate/rate-limiter.ts');
+  const api = createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs: clusterDefaults.requestTimeoutMs });
+  const limiter = createRateLimiter({ qps, burst: Math.max(1, Math.ceil(qps)) });
+  const failing = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof KubeConfigurationError) throw new CommandError('KUBECONFIG_INVALID', error.message);
+      if (error instanceof LiveReadError) throw new CommandError('CLUSTER_UNREADABLE', error.message);
+      throw error;
+    }
+  };
+  return {
+    revisions: (tree) => failing(() => readClusterRevisions(api, tree)),
+    async visitLiveObjects(crd, judge) {
+      const resource = liveResourceOf(crd.old);
+      if (resource === undefined) return;
+      const bounds = { pageSize: Math.min(clusterDefaults.pageSize, maxObjects), maxObjects, timeoutMs, limiter };
+      const end = await failing(() => forEachLiveObject(api, resource, (page) => page.forEach(judge), bounds));
+      if (!end.complete) {
+        const bound = end.stoppedBy === 'count' ? `--max-objects ${maxObjects}` : `--list-timeout (${timeoutMs / 1000} s)`;
+        io.stderr(`warning: ${liveResourceName(resource)}: stopped listing at ${bound} after ${end.listed} objects: the rest were not judged\n`);
+      }
+    },
+  };
+}
+
 /**
  * The CRDs of the run: those among the tree's objects, then those in the --crd paths (other kinds there passed
  * over); collectCrds compiles each as kube-apiserver would create it. A --crd path that cannot be read, is not
@@ -212,22 +280,6 @@ async function readCrdManifests(tree: ManifestContents, paths: string[], source:
     found.push(...crds.map((entry) => ({ ...entry, origin: 'crd-flag' as const })));
   }
   return found;
-}
-
-/** The CRD revision rules' settings: a file that cannot be read or does not hold a valid config stops the run. */
-async function readCrdRules(path: string, cwd: string): Promise<RuleSettings> {
-  let text: string;
-  try {
-    text = await readFile(resolve(cwd, path), 'utf8');
-  } catch (error) {
-    throw new CommandError('INPUT_INVALID', `--crd-rules ${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  try {
-    return parseRuleConfig(text, `--crd-rules ${path}`);
-  } catch (error) {
-    if (error instanceof RuleConfigError) throw new CommandError('INPUT_INVALID', error.message);
-    throw error;
-  }
 }
 
 function reportFormat(text: string | undefined): ReportFormat {

@@ -12,6 +12,8 @@ import { renderHelmChart } from '../render/helm/helm-chart.ts';
 import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { explainReach } from '../render/explain-reach.ts';
+import { crdResourceOf } from '../render/crd-reads.ts';
+import { crdGateDefaults } from '../config.ts';
 import { webhookReachProblems } from '../render/webhook-reach.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
@@ -27,6 +29,7 @@ export const manifestsCommand: Command = {
                   [--format kustomize|helm]
                   [--migration-shards N] [--migration-via status] [--owner-crds] [--failure-policy Fail|Ignore]
                   [--timeout-seconds N] [--namespace-selector SELECTOR] [--object-selector SELECTOR] [--explain]
+                  [--crd-reads PLURAL.GROUP]... [--crd-gate PLURAL.GROUP]...
 
   Renders, from the contracts: each CRD (with the conversion webhook when it has several versions), the
   validating and mutating webhook configurations, crdgate's Deployment, Service, PodDisruptionBudget and
@@ -81,6 +84,16 @@ export const manifestsCommand: Command = {
                      then update PLURAL/status. Every contract's storage version needs a status subresource
   --owner-crds       also render the CRDs of contracts with crdOwner: 'external' as their owners have them
                      (ownerCrd): for a local cluster without the operator (crdgate dev uses it), never for a real one
+  --crd-reads PLURAL.GROUP
+                     also render the ClusterRole NAME-crd-reads, with which crdgate check --from-cluster reads that
+                     CRD (get, by name) and its objects in every namespace (list); repeatable. Bound to nobody:
+                     bind it to your pipeline's identity
+  --crd-gate PLURAL.GROUP
+                     also render the CRD gate on that CRD (repeatable; docs/crd-gate.md): the webhook
+                     crd-gate.crdgate.dev in the validating configuration NAME, reached only by updates of the
+                     named CRDs that change their spec (failurePolicy Fail, timeoutSeconds ${crdGateDefaults.timeoutSeconds}), the ClusterRole
+                     and binding NAME-crd-gate with which the server lists their objects, and serve --crd-gate in
+                     the Deployment
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout
   --format helm      with --out: write a Helm chart instead of the kustomize tree, made from the same objects
                      (Chart.yaml, values.yaml, values.schema.json, templates/): helm install NAME DIR -n NS
@@ -101,6 +114,8 @@ ${webhookOptionsUsage}`,
     'migration-shards': { type: 'string' },
     'migration-via': { type: 'string' },
     'owner-crds': { type: 'boolean' },
+    'crd-reads': { type: 'string', multiple: true },
+    'crd-gate': { type: 'string', multiple: true },
     explain: { type: 'boolean' },
     format: { type: 'string' },
     ...webhookOptions,
@@ -186,6 +201,8 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
   const via = stringOption(values, 'migration-via');
   if (via !== undefined && via !== 'status') throw new UsageError(`--migration-via must be status, got "${via}"`);
   const webhooks = webhookSettings(values);
+  const crdReads = crdNames(values, 'crd-reads');
+  const crdGate = crdNames(values, 'crd-gate');
   return {
     name,
     namespace,
@@ -196,7 +213,19 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     ...(shards > 1 || via !== undefined ? { migration: { shards, ...(via !== undefined ? { via } : {}) } } : {}),
     ...(values['owner-crds'] === true ? { ownerCrds: true } : {}),
     ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
+    ...(crdReads.length > 0 ? { crdReads } : {}),
+    ...(crdGate.length > 0 ? { crdGate } : {}),
   };
+}
+
+/** CRD names given with a repeatable flag, each checked, each once. */
+function crdNames(values: ParsedValues, flag: string): string[] {
+  const names = [...new Set(stringList(values, flag))];
+  for (const name of names) {
+    const resource = crdResourceOf(name);
+    if ('problem' in resource) throw new UsageError(`--${flag} ${resource.problem}`);
+  }
+  return names;
 }
 
 /**

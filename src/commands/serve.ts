@@ -10,7 +10,9 @@ import { dnsNameRules, isDns1123Label } from '../contract/dns-names.ts';
 import { ownsCrd } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { developmentCertificate, manageCertsDefaults, serveDefaults } from '../config.ts';
+import { crdGateDefaults, developmentCertificate, manageCertsDefaults, serveDefaults } from '../config.ts';
+import type { CrdGate } from '../crd-gate/crd-gate-route.ts';
+import { crdRevisionOverrideAnnotation } from '../crd-gate/decide-crd-revision.ts';
 import { defaultInstallName, installNameProblem, installNames, serviceDnsNames } from '../render/in-cluster-names.ts';
 import type { ServingCertificate } from '../server/tls-files.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -18,6 +20,7 @@ import { webhookEndpoints, type WebhookEndpoint } from '../server/app.ts';
 import { startServer } from '../server/serve.ts';
 import { externalContracts, ownerCrdName, ownerSchemaModes, type OwnerCrdTracker, type OwnerSchemaMode } from '../server/owner-crds.ts';
 import type { KubeWatchApi } from '../kube/kube-api.ts';
+import type { KubeObject } from '../contract/kube-object.ts';
 import { durationOption, portOption, positiveInteger, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
 import { asSystemError } from './system-error.ts';
 import { CommandError } from '../errors.ts';
@@ -28,8 +31,9 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the HTTPS webhook server (validate, mutate, convert)',
   usage: `crdgate serve [--port ${serveDefaults.port}] [--cert-dir ${serveDefaults.certDir}] [--contract MODULE]... [--client-ca FILE]
-              [--client-ca-endpoints validate,mutate] [--admission-body-limit BYTES] [--conversion-body-limit BYTES]
+              [--client-ca-endpoints validate,mutate,crd-gate] [--admission-body-limit BYTES] [--conversion-body-limit BYTES]
               [--drain-delay SECONDS] [--log-level LEVEL] [--owner-schema contract|live]
+              [--crd-gate [--crd-gate-max-objects N] [--crd-gate-read-timeout DURATION] [--crd-rules FILE]]
 
   Serves POST /validate, /mutate, /convert and GET /healthz, /readyz, /metrics over HTTPS.
   Without tls.crt/tls.key in --cert-dir, development certificates (localhost, 127.0.0.1) are generated there.
@@ -37,10 +41,18 @@ export const serveCommand: Command = {
   read from the API server with --kubeconfig [--context], else $KUBECONFIG, ~/.kube/config or the in-cluster
   service account (RBAC: get on that resource); without one they are denied.
   --client-ca FILE   require a client certificate signed by this CA (mTLS) on the endpoints named by
-                     --client-ca-endpoints (default validate,mutate: kube-apiserver presents no client
+                     --client-ca-endpoints (default validate,mutate,crd-gate: kube-apiserver presents no client
                      certificate to conversion webhooks, so requiring one on convert breaks every read and
                      write through another version)
   --drain-delay N    seconds between SIGTERM (readiness fails) and closing the listener (default ${serveDefaults.drainDelaySeconds})
+  --crd-gate         also serve POST /crd-gate, the gate on updates of CustomResourceDefinitions (crdgate manifests
+                     --crd-gate renders its webhook for the CRDs it names): a revision the CRD revision rules
+                     (--crd-rules FILE, as crdgate check takes it) or the CRD's live objects find unsafe is refused,
+                     unless the write sets ${crdRevisionOverrideAnnotation} to a reason (good for that write only).
+                     The live objects are read with the API client (RBAC: get and list, see --crd-gate of
+                     manifests), at most --crd-gate-max-objects (default ${crdGateDefaults.maxObjects}) within --crd-gate-read-timeout
+                     (default ${crdGateDefaults.readTimeoutMs / 1000}s, below the webhook's timeoutSeconds); past either, the revision is decided
+                     on its own rules and a warning says so
 
   For a contract whose CRD someone else owns (crdOwner: 'external'), serve follows that CRD in the API server
   (list and watch of it by name; RBAC: get, list, watch on that customresourcedefinition) and reports where its
@@ -85,6 +97,10 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     'ca-overlap': { type: 'string' },
     'lease-duration': { type: 'string' },
     'owner-schema': { type: 'string' },
+    'crd-gate': { type: 'boolean' },
+    'crd-gate-max-objects': { type: 'string' },
+    'crd-gate-read-timeout': { type: 'string' },
+    'crd-rules': { type: 'string' },
   },
   async run(values, io) {
     // Every flag is checked before anything is written or bound: a typo must not leave certificates behind.
@@ -105,13 +121,18 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     const readsStoredObjects = registry.contracts.some((compiled) => hubHasScale(compiled.contract));
     const followsOwnerCrds = externalContracts(registry).length > 0;
     const ownerSchema = ownerSchemaOption(values, followsOwnerCrds);
-    if (!selfManaged) rejectSelfManagedFlags(values, readsStoredObjects || followsOwnerCrds);
+    const gatesCrds = values['crd-gate'] === true;
+    if (!gatesCrds && ['crd-gate-max-objects', 'crd-gate-read-timeout', 'crd-rules'].some((flag) => values[flag] !== undefined)) {
+      throw new UsageError('--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate');
+    }
+    if (!selfManaged) rejectSelfManagedFlags(values, readsStoredObjects || followsOwnerCrds || gatesCrds);
     for (const compiled of registry.contracts) {
       const { plural, group } = compiled.contract.identity;
       for (const warning of compiled.warnings) logger.warn({ contract: `${plural}.${group}`, warning }, 'the contract self-check warns');
     }
     const readStoredObject = readsStoredObjects ? await storedObjectReader(values, io, logger, selfManaged) : undefined;
     const ownerCrdApi = followsOwnerCrds ? await apiServerClient(values, io, selfManaged) : undefined;
+    const crdGate = gatesCrds ? await crdGateOptions(values, io, logger, selfManaged) : undefined;
     await assertCanListen(port, host);
 
     if (!selfManaged && !(await hasServingCert(certDir))) {
@@ -137,6 +158,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
       ...(clientCa ? { clientCaFile: resolve(io.cwd, clientCa), clientCaEndpoints } : {}),
       registry,
       ...(readStoredObject ? { readStoredObject } : {}),
+      ...(crdGate ? { crdGate } : {}),
       logger,
       limits,
       drainDelayMs,
@@ -203,7 +225,7 @@ function rejectSelfManagedFlags(values: ParsedValues, readsStoredObjects: boolea
     [
       ...(others.length > 0 ? [`${flags(others)} only apply with --manage-certs`] : []),
       ...(apiServer.length > 0
-        ? [`${flags(apiServer)} only apply with --manage-certs, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')`]
+        ? [`${flags(apiServer)} only apply with --manage-certs, --crd-gate, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')`]
         : []),
     ].join('; '),
   );
@@ -255,6 +277,21 @@ async function apiServerClient(values: ParsedValues, io: CommandIo, selfManaged:
   }
   const api = await makeApi();
   return async () => api;
+}
+
+async function crdGateOptions(values: ParsedValues, io: CommandIo, logger: Logger, selfManaged: SelfManagedOptions | undefined): Promise<CrdGate> {
+  const maxObjects = positiveInteger(values, 'crd-gate-max-objects', crdGateDefaults.maxObjects);
+  const timeoutMs = durationOption(values, 'crd-gate-read-timeout', crdGateDefaults.readTimeoutMs);
+  if (timeoutMs >= crdGateDefaults.timeoutSeconds * 1000) throw new UsageError(`--crd-gate-read-timeout must be below the gate webhook's timeoutSeconds (${crdGateDefaults.timeoutSeconds}s)`);
+  const rulesFile = stringOption(values, 'crd-rules');
+  const rules = rulesFile === undefined ? undefined : await (await import('./crd-rules-file.ts')).readCrdRules(rulesFile, io.cwd);
+  const api = await apiServerClient(values, io, selfManaged);
+  const { readLiveObjects } = await import('../crd-gate/read-live-objects.ts');
+  const { liveObjectJudge, warmLiveObjectJudge } = await import('../crd-gate/live-object-judge.ts');
+  const cannotJudge = warmLiveObjectJudge();
+  if (cannotJudge !== undefined) logger.warn({ reason: cannotJudge }, 'the CRD gate cannot judge live objects: it decides CRD revisions on their own rules, with a warning saying so');
+  const reads = { api, bounds: { maxObjects, timeoutMs, pageSize: Math.min(crdGateDefaults.pageSize, maxObjects) }, judgeFor: (oldCrd: KubeObject, newCrd: KubeObject) => liveObjectJudge(oldCrd, newCrd, rules) };
+  return { ...(rules ? { rules } : {}), readLive: (oldCrd: KubeObject, newCrd: KubeObject) => readLiveObjects(reads, oldCrd, newCrd) };
 }
 
 function ownerSchemaOption(values: ParsedValues, followsOwnerCrds: boolean): OwnerSchemaMode {

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeApi, KubeApiError } from './kube-api.ts';
+import { KubeApiError } from './kube-api.ts';
+import { kubeApiAt } from './kube-api-at.fixture.ts';
 import { StopRequested } from '../abort/stop-signal.ts';
 
 /** A real HTTP server that answers /ok, refuses /denied, and never answers /hang (an API server that froze). */
@@ -22,17 +22,8 @@ describe('createKubeApi and the stop signal', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  function api() {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    // The request timeout is far away: only the signal can end the request early.
-    return createKubeApi(kubeConfig, { timeoutMs: 60_000 });
-  }
+  // The request timeout is far away: only the signal can end the request early.
+  const api = () => kubeApiAt(url, 60_000);
 
   it('answers as before when nothing stops it', async () => {
     await expect(api().request('GET', '/ok', { signal: new AbortController().signal })).resolves.toMatchObject({ status: 200 });

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeApi, type KubeApi } from './kube-api.ts';
+import type { KubeApi } from './kube-api.ts';
+import { kubeApiAt } from './kube-api-at.fixture.ts';
 import { createStoredObjectReader, storedObjectPath } from './stored-object-reader.ts';
 
 const ref = { group: 'geo.example.com', version: 'v1', resource: 'geodatabases', namespace: 'maps', name: 'db' };
@@ -36,16 +36,7 @@ describe('createStoredObjectReader', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  function api(serverUrl = url): KubeApi {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: serverUrl, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    return createKubeApi(kubeConfig, { timeoutMs: 5_000 });
-  }
+  const api = (serverUrl = url): KubeApi => kubeApiAt(serverUrl, 5_000);
 
   it('reads the object with one GET', async () => {
     paths.length = 0;

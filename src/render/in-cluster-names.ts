@@ -34,6 +34,10 @@ export function installNames(name: string) {
     scaleReads: `${name}-scale-reads`,
     /** When a contract's CRD is someone else's: the ClusterRole and binding that let the server follow that CRD. */
     ownerCrdReads: `${name}-owner-crds`,
+    /** With --crd-reads: the ClusterRole `crdgate check --from-cluster` reads the named CRDs and their objects with (unbound). */
+    crdReads: `${name}-crd-reads`,
+    /** With --crd-gate: the ClusterRole and binding with which the server lists the objects of the gated CRDs. */
+    crdGate: `${name}-crd-gate`,
     /** The migration's ServiceAccount, ClusterRole and ClusterRoleBinding. */
     migration: `${name}-migrate`,
     selfSignedIssuer: `${name}-selfsigned`,
@@ -46,7 +50,7 @@ export function migrationJobName(name: string, contract: Contract): string {
   return `${installNames(name).migration}-${contract.identity.plural}`;
 }
 
-export type Component = 'webhook' | 'migration' | 'monitoring';
+export type Component = 'webhook' | 'migration' | 'monitoring' | 'check';
 
 /**
  * The install's name is the app.kubernetes.io/name label: selectors of two installs in one namespace are then

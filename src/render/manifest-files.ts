@@ -4,12 +4,14 @@ import { renderCertManagerOverlay } from './cert-manager.ts';
 import { renderCustomResourceDefinition, renderOwnerCrd, resourceName } from './custom-resource-definition.ts';
 import { installNames, servicePort } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';
-import type { GeneratedFile, ManifestFile } from './manifest.ts';
+import type { GeneratedFile, Manifest, ManifestFile } from './manifest.ts';
 import type { ManifestOptions } from './manifest-options.ts';
 import { renderMonitoring } from './monitoring.ts';
 import { renderMutatingAdmissionPolicies } from './mutating-admission-policy.ts';
 import { renderNetworkPolicyFile } from './network-policy.ts';
 import { ownerCrdFollowing, renderOwnerCrdReadsFile } from './owner-crd-reads.ts';
+import { renderCrdReadsFile } from './crd-reads.ts';
+import { renderCrdGateReadsFile, renderCrdGateWebhook } from './crd-gate-webhook.ts';
 import { renderScaleReadsFile, scaleBearing } from './scale-reads.ts';
 import { renderSelfManagedCertsOverlay } from './self-managed-certs.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
@@ -33,7 +35,8 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
   // its webhooks, workload, RBAC and policy floor for it, and nothing of the CRD's own.
   const owned = contracts.filter(ownsCrd);
   // The server calls the API server for the objects behind /scale reviews, and to follow the CRDs of others.
-  const readsApiServer = scaleBearing(contracts).length > 0 || ownerCrdFollowing(contracts).length > 0;
+  const crdGate = (options.crdGate ?? []).length > 0;
+  const readsApiServer = scaleBearing(contracts).length > 0 || ownerCrdFollowing(contracts).length > 0 || crdGate;
   const ownerCrds = options.ownerCrds ? contracts.flatMap((contract) => {
     const crd = renderOwnerCrd(contract);
     return crd === undefined ? [] : [{ path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`, comment: "the CRD's owner's, for a local cluster without it", manifests: [crd] }];
@@ -42,12 +45,14 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     ...(inCluster(options)
       ? [
           { path: `${baseDir}/00-namespace.yaml`, manifests: [namespace] },
-          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options, options.image, options.contracts, { readsApiServer }) },
+          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options, options.image, options.contracts, { readsApiServer, crdGate }) },
         ]
       : []),
     // Called by URL too: the identity crdgate runs with outside the cluster can be limited to it.
     ...renderScaleReadsFile(`${baseDir}/12-scale-reads.yaml`, contracts, options),
     ...renderOwnerCrdReadsFile(`${baseDir}/13-owner-crd-reads.yaml`, contracts, options),
+    ...renderCrdReadsFile(`${baseDir}/14-crd-reads.yaml`, options.crdReads ?? [], options),
+    ...renderCrdGateReadsFile(`${baseDir}/14-crd-gate-reads.yaml`, options.crdGate ?? [], options),
     ...(inCluster(options) ? [renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options, { apiServerEgress: readsApiServer })] : []),
     ...owned.map((contract) => ({
       path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`,
@@ -57,7 +62,7 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     {
       path: `${baseDir}/30-webhook-configurations.yaml`,
       manifests: [
-        renderValidatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks),
+        withCrdGate(renderValidatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks), options.crdGate ?? [], endpoint),
         renderMutatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks),
       ],
     },
@@ -104,6 +109,12 @@ function policyFloorOverlay(contracts: readonly Contract[], options: ManifestOpt
   if (policies.length === 0) return [];
   const install = options.caBundlePem !== undefined ? '../../base' : inCluster(options) ? '../cert-manager' : undefined;
   return install === undefined ? [] : renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, install, policies);
+}
+
+/** The validating configuration, with the CRD gate's webhook after the contracts' when CRDs are named for it. */
+function withCrdGate(configuration: Manifest, crdNames: readonly string[], endpoint: WebhookEndpoint): Manifest {
+  if (crdNames.length === 0) return configuration;
+  return { ...configuration, webhooks: [...(configuration.webhooks as unknown[]), renderCrdGateWebhook(crdNames, endpoint)] };
 }
 
 function inCluster(options: ManifestOptions): boolean {

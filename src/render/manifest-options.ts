@@ -37,6 +37,10 @@ export interface ManifestOptions {
    * cluster where no operator installs them (`crdgate dev`). Never for a real cluster, where the owner installs them.
    */
   ownerCrds?: boolean;
+  /** CRDs (`PLURAL.GROUP`, already checked) whose live objects `crdgate check --from-cluster` reads: a ClusterRole for that. */
+  crdReads?: readonly string[];
+  /** CRDs (`PLURAL.GROUP`, already checked) the CRD gate guards: its webhook, and the server's reads of their objects. */
+  crdGate?: readonly string[];
   /** The webhooks' failurePolicy, timeoutSeconds and selectors, where the team chose them; crdgate's defaults otherwise. */
   webhooks?: WebhookSettings;
 }

@@ -39,6 +39,8 @@ export interface ServerWorkloadOptions {
    * review, see scale-reads.ts; the CRD of a contract that does not own it, owner-crd-reads.ts). The pod's setting wins over the ServiceAccount's, which withholds it from any other.
    */
   readsApiServer?: boolean;
+  /** The server serves the CRD gate (`serve --crd-gate`): `manifests --crd-gate` rendered its webhook. */
+  crdGate?: boolean;
 }
 
 /** The webhook server inside the cluster: the Service the webhook configurations call, and the pods behind it. */
@@ -95,7 +97,7 @@ function deployment(install: Install, image: string, contracts: readonly string[
             {
               name: serverContainerName,
               image,
-              args: ['serve', '--cert-dir', certMountPath, ...contractArgs(contracts)],
+              args: ['serve', '--cert-dir', certMountPath, ...contractArgs(contracts), ...(options.crdGate ? ['--crd-gate'] : [])],
               ports: [{ name: 'https', containerPort: serveDefaults.port, protocol: 'TCP' }],
               readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 5, failureThreshold: 2 },
               livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 },

@@ -9,6 +9,7 @@ export const webhookPaths = {
   validate: '/validate',
   mutate: '/mutate',
   convert: '/convert',
+  crdGate: '/crd-gate',
 } as const;
 
 export type WebhookPath = (typeof webhookPaths)[keyof typeof webhookPaths];

@@ -7,6 +7,7 @@ import { reviewConversion } from '../conversion/review-conversion.ts';
 import { ProtocolError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { serveDefaults } from '../config.ts';
+import { crdGateRoute, type CrdGate } from '../crd-gate/crd-gate-route.ts';
 import { createInFlightBodies, jsonBody, protocolErrorHandler } from './body.ts';
 import { sendJson } from './json-response.ts';
 import type { ServerMetrics } from './metrics.ts';
@@ -27,9 +28,11 @@ export interface AppOptions {
    * state. Without it such reviews are denied (nothing to read the state with).
    */
   readStoredObject?: StoredObjectReader;
+  /** The CRD gate (`serve --crd-gate`): /crd-gate judges updates of CRDs. Without it, that path is not served. */
+  crdGate?: CrdGate;
 }
 
-export const webhookEndpoints = ['validate', 'mutate', 'convert'] as const;
+export const webhookEndpoints = ['validate', 'mutate', 'convert', 'crd-gate'] as const;
 export type WebhookEndpoint = (typeof webhookEndpoints)[number];
 
 /** The express shell: routing, body limits and the request log. Every decision is made by the pure handlers it calls. */
@@ -49,6 +52,7 @@ export function createApp(options: AppOptions): Express {
   for (const webhook of ['validate', 'mutate'] as const) {
     app.post(`/${webhook}`, ...clientCertificate(webhook), jsonBody(limits.admissionBytes, inFlight), admissionRoute(webhook, registry, metrics, options.readStoredObject));
   }
+  if (options.crdGate) app.post('/crd-gate', ...clientCertificate('crd-gate'), jsonBody(limits.admissionBytes, inFlight), crdGateRoute(options.crdGate, metrics));
   app.post('/convert', ...clientCertificate('convert'), jsonBody(limits.conversionBytes, inFlight), function convert(req, res) {
     const started = performance.now();
     const outcome = reviewConversion(req.body, registry());

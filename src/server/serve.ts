@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { CrdGate } from '../crd-gate/crd-gate-route.ts';
 import type { StoredObjectReader } from '../admission/scale.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { Logger } from '../log.ts';
@@ -24,6 +25,8 @@ export interface ServeOptions {
   registry: ContractRegistry;
   /** Reads the custom object behind a /scale review from the API server; without it, /scale reviews are denied. */
   readStoredObject?: StoredObjectReader;
+  /** The CRD gate (`--crd-gate`): /crd-gate judges updates of CRDs; without it, that path is not served. */
+  crdGate?: CrdGate;
   logger: Logger;
   limits: { admissionBytes: number; conversionBytes: number; inFlightBytes?: number };
   /** How long readiness reports failure before the listener closes, so endpoints stop routing here first. */
@@ -50,7 +53,7 @@ export interface RunningServer {
 
 // kube-apiserver presents its client certificate (from its admission configuration) to admission webhooks only;
 // its conversion webhook client has no such configuration.
-const defaultClientCaEndpoints: readonly WebhookEndpoint[] = ['validate', 'mutate'];
+const defaultClientCaEndpoints: readonly WebhookEndpoint[] = ['validate', 'mutate', 'crd-gate'];
 
 // The API server keeps idle webhook connections for 90 s; closing ours earlier races its reuse of them.
 const keepAliveTimeoutMs = 120_000;
@@ -74,6 +77,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     notReadyBecause: () => (shuttingDown ? 'shutting down' : options.notReadyBecause?.()),
     clientCertificateEndpoints: new Set(clientCa ? (options.clientCaEndpoints ?? defaultClientCaEndpoints) : []),
     ...(options.readStoredObject ? { readStoredObject: options.readStoredObject } : {}),
+    ...(options.crdGate ? { crdGate: options.crdGate } : {}),
   });
   const server = createServer(
     {

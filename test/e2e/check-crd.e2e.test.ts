@@ -1,21 +1,19 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { committedCrdsDir } from '../fixtures/controller-gen/generate.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { apiServerJudgement, type Judgement } from './support/differential/api-server-judge.ts';
 import { storedDifferences } from './support/differential/compare.ts';
+import { crdgate } from './support/crdgate-cli.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
 const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
-const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 const group = 'shapes.fixtures.crdgate.example.com';
 type Spec = Record<string, unknown>;
@@ -23,21 +21,6 @@ const shape = (name: string, spec: Spec) => ({ apiVersion: `${group}/v1`, kind: 
 const ruled = (name: string, spec: Spec) => ({ apiVersion: `${group}/v1`, kind: 'Ruled', metadata: { name }, spec });
 const plurals: Record<string, string> = { Shape: 'shapes', Ruled: 'ruleds' };
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real command, as a pipeline runs it: a process of its own. */
-function crdgate(cwd: string, ...args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [cli, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(error);
-      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
-    });
-  });
-}
 
 /**
  * `crdgate check --crd` on a tree of custom resources whose kinds no contract declares, only controller-gen's CRDs

@@ -48,6 +48,12 @@ const accounts: Record<string, [string, Account][]> = {
     ['test/fixtures/check/stored-objects/new/mailboxes.yaml:1 (document 1)', { output: 'test/repo/readme-commands.test.ts' }],
   ],
   'docs/cli.md': [],
+  'docs/crd-gate.md': [
+    ['crdgate manifests --crd-gate widgets.example.com', cluster],
+    ['admission webhook "crd-gate.crdgate.dev" denied the request', { shows: "the gate's refusal as kubectl prints it (test/e2e/crd-gate.e2e.test.ts asserts its parts)" }],
+    ['metadata:', cluster],
+    ['crdgate manifests --crd-reads widgets.example.com', cluster],
+  ],
   'docs/contracts.md': [
     ['npx crdgate init queue --group', { run: ['test/e2e/init.e2e.test.ts', 'src/cli.test.ts'] }],
     ['// bucket-contract.ts', contractGuideTests],

@@ -18,11 +18,16 @@ export function readOverride<S extends string, C extends string>(
   newObject: KubeObject,
   oldObject: KubeObject | undefined,
 ): OverrideRequest {
-  const value = annotation(newObject, machine.overrideAnnotation);
+  return readOneTimeOverride(machine.overrideAnnotation, newObject, oldObject);
+}
+
+/** The one-time override under annotation `key`, read as readOverride reads a machine's (the CRD gate's too). */
+export function readOneTimeOverride(key: string, newObject: KubeObject, oldObject: KubeObject | undefined): OverrideRequest {
+  const value = annotation(newObject, key);
   if (value === undefined) return { given: false, why: 'absent' };
   const reason = value.trim();
   if (reason === '') return { given: false, why: 'blank' };
-  if (oldObject !== undefined && annotation(oldObject, machine.overrideAnnotation) === value) return { given: false, why: 'stale' };
+  if (oldObject !== undefined && annotation(oldObject, key) === value) return { given: false, why: 'stale' };
   return { given: true, reason };
 }
 

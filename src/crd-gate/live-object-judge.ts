@@ -1,0 +1,55 @@
+import { isPlainObject, namespacedName, type KubeObject } from '../contract/kube-object.ts';
+import { createStoredObjectsJudge } from '../check/stored-objects.ts';
+import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
+import { prepareCrdRevision } from '../crd-revision/objects/revision-under-test.ts';
+import { storedObjectRules } from '../crd-revision/objects/stored-object-rules.ts';
+import type { RuleSettings } from '../crd-revision/rule-config.ts';
+import type { LiveObjectJudge } from './read-live-objects.ts';
+
+/**
+ * Each live object put through the new revision as `crdgate check` puts a stored object (createStoredObjectsJudge:
+ * the engine's prediction, crd-revision/objects/), counted per finding with the first example: memory flat in the
+ * objects. A read through a conversion webhook crdgate cannot call is a finding of its own (conversionUnseen), a
+ * warning: what it cannot see is said, not guessed.
+ */
+export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject, settings?: RuleSettings): LiveObjectJudge | { none: string } {
+  try {
+    // Compiled here, once, so that a revision the engine cannot take is said before any object is listed.
+    prepareCrdRevision(oldCrd, newCrd);
+  } catch (error) {
+    return { none: `the revisions cannot be compiled as kube-apiserver compiles them: ${(error as Error).message}` };
+  }
+  const name = isPlainObject(newCrd.metadata) && typeof newCrd.metadata.name === 'string' ? newCrd.metadata.name : '';
+  const judge = createStoredObjectsJudge([{ name, old: oldCrd, new: newCrd }], { examples: 1, ...(settings ? { settings } : {}) });
+  return {
+    judge: (objects) => objects.forEach((object) => judge.judge(object)),
+    findings: () =>
+      (judge.report().crds[0]?.findings ?? []).map(({ rule, severity, count, examples: [first] }) => ({
+        id: rule,
+        severity,
+        count,
+        summary: storedObjectRules[rule].finds,
+        ...(first?.object ? { example: describeExample(first) } : { revisionWide: true as const }),
+      })),
+  };
+}
+
+function describeExample(finding: StoredObjectFinding): string {
+  return [namespacedName(finding.object!), finding.version, finding.path].filter((part) => part !== undefined && part !== '').join(' ');
+}
+
+/**
+ * Starts the engine and compiles a CRD once, so that the first CRD update the gate judges does not pay seconds for
+ * it out of its bound. Why live objects cannot be judged by this process (no engine in it), or undefined.
+ */
+export function warmLiveObjectJudge(): string | undefined {
+  const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } };
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'warmups.crdgate.io' },
+    spec: { group: 'crdgate.io', scope: 'Namespaced', names: { plural: 'warmups', singular: 'warmup', kind: 'Warmup', listKind: 'WarmupList' }, versions: [{ name: 'v1', served: true, storage: true, schema }] },
+  };
+  const judge = liveObjectJudge(crd, crd);
+  return 'none' in judge ? judge.none : undefined;
+}
