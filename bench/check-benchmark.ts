@@ -206,7 +206,7 @@ function renderCelComparison(cel: CelComparison): string {
 }
 
 /** What any tool reading the tree pays: every file read and parsed as YAML, nothing decided. */
-const parseOnlyScript = `
+export const parseOnlyScript = `
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';

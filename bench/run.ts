@@ -8,6 +8,7 @@ import { runBenchmarkSuite, type BenchPlan } from './benchmark-suite.ts';
 import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
 import { renderCheckReport, runCheckBenchmark } from './check-benchmark.ts';
 import { renderCrdToolsReport, runCrdToolsComparison } from './crd-tools/crd-tools-comparison.ts';
+import { renderRevisionObjectsReport, runRevisionObjectsBenchmark } from './crd-tools/revision-objects-benchmark.ts';
 import { renderDevStartupReport, runDevStartupBenchmark } from './dev-startup.ts';
 import { renderLargeSchemaReport, runLargeSchemaBenchmark, type LargeSchemaPlan } from './large-schema-benchmark.ts';
 import { renderMigrationReport, runMigrationBenchmark } from './migration-benchmark.ts';
@@ -30,6 +31,8 @@ import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 // --crd-tools [--corpus DIR]: instead of the goals, CRD revisions judged by crdify, crd-schema-checker, OLM v0's
 //   preflight and `crdgate check`, scored against what a real kube-apiserver then did (corpus: --corpus or
 //   $CRDGATE_CRD_CORPUS, a folder of CRD folders each with crd.yaml and samples/).
+// --revision-objects [--revision-objects-count N]: instead of the goals, crdgate's prediction of what a CRD revision
+//   does to N stored objects (10,000), as one process: seconds and peak RSS, against only parsing their YAML.
 // --dev: instead of the goals, `crdgate dev` from the command to ready against the control plane started alone.
 // --large-schema: instead of the goals, validation of a schema the size of the largest operator CRDs and of
 //   GeoDatabase's, compiled as one function against as crdgate serves it: throughput and peak RSS.
@@ -102,6 +105,8 @@ async function main(): Promise<void> {
       'large-schema': { type: 'boolean' },
       'crd-tools': { type: 'boolean' },
       corpus: { type: 'string' },
+      'revision-objects': { type: 'boolean' },
+      'revision-objects-count': { type: 'string' },
     },
   });
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
@@ -114,7 +119,7 @@ async function main(): Promise<void> {
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   };
   /** How many objects a mode generates: the flag's, else a thousand with --quick and ten thousand without. */
-  const objectCount = (flag: 'migration-objects' | 'check-objects'): number => {
+  const objectCount = (flag: 'migration-objects' | 'check-objects' | 'revision-objects-count'): number => {
     const objects = Number(values[flag] ?? (values.quick ? 1_000 : 10_000));
     if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--${flag} must be a whole number >= 10, got ${values[flag]}`);
     return objects;
@@ -127,6 +132,9 @@ async function main(): Promise<void> {
       throw new Error(`--migration-memory-objects must be a whole number above the ${objects} objects of the passes, got ${memoryText}`);
     }
     return report(runMigrationBenchmark({ objects, concurrency: 4, shards: [1, 2, 4], ...(memoryObjects !== undefined ? { memoryObjects } : {}) }, progress), renderMigrationReport);
+  }
+  if (values['revision-objects']) {
+    return report(runRevisionObjectsBenchmark({ objects: objectCount('revision-objects-count'), rounds: values.quick ? 1 : 3 }, progress), renderRevisionObjectsReport);
   }
   if (values['crd-tools']) {
     // The corpus of real CRDs is data to measure against, given from outside: never named in the repository.

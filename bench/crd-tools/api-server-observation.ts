@@ -1,6 +1,7 @@
 import { isPlainObject } from '../../src/contract/kube-object.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import type { ApiServerClient } from '../support/api-server-client.ts';
+import type { ObjectEffects } from './object-effects.ts';
 
 // What kube-apiserver does to stored objects when a CRD revision is applied, observed on a real one: the oracle the
 // comparison of CRD checkers is scored against. The old CRD is created, the objects stored under it and read back
@@ -10,22 +11,13 @@ import type { ApiServerClient } from '../support/api-server-client.ts';
 
 export const OBSERVATION_NAMESPACE = 'crd-tools';
 
-export interface ObservedEffects {
+export interface ObservedEffects extends ObjectEffects {
   /** The API server refuses the new CRD as written, even as a first create: not a revision anyone could apply. */
   invalidRevision?: string;
   /** The API server refused the new CRD itself (nothing else was tried). */
   crdRefused?: string;
   /** Objects stored under the old CRD (of those given; the others it refused). */
   stored: number;
-  /** Objects a read in the storage version answers without data they held (pruning on read). */
-  dropped: number;
-  /** Objects a read answers with a value they did not hold or another one (defaults). */
-  defaulted: number;
-  /** Objects a read in some served version refuses. */
-  readRefused: number;
-  unchangedWriteRefused: number;
-  labelWriteRefused: number;
-  recreateRefused: number;
   /** A first example of each effect: object, then what. */
   examples: string[];
 }
@@ -118,18 +110,20 @@ export async function observeRevision(api: ApiServerClient, oldCrd: Json, newCrd
     }
     const newNames = namesOf(newCrd);
     await waitForRevision(api, newNames);
-    for (const before of served) await observeObject(api, newNames, before, effects, example);
+    // Clients of a version the revision stops serving read it too (and get 404).
+    const readVersions = [...new Set([...names.servedVersions, ...newNames.servedVersions])];
+    for (const before of served) await observeObject(api, newNames, readVersions, before, effects, example);
     return { served, effects };
   } finally {
     await deleteCrd(api, names.name);
   }
 }
 
-async function observeObject(api: ApiServerClient, names: CrdNames, before: Json, effects: ObservedEffects, example: (what: string) => void): Promise<void> {
+async function observeObject(api: ApiServerClient, names: CrdNames, readVersions: readonly string[], before: Json, effects: ObservedEffects, example: (what: string) => void): Promise<void> {
   const name = String((before.metadata as Json).name);
   let storageRead: Json | undefined;
   let readRefused = false;
-  for (const version of names.servedVersions) {
+  for (const version of readVersions) {
     const answer = await api.call('GET', `${collectionPath(names, version)}/${name}`);
     if (answer.status !== 200) {
       readRefused = true;

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CrdToolBinary, CrdToolName } from './crd-tool-binaries.ts';
+import type { ObjectEffects } from './object-effects.ts';
 
 // Each checker run on one revision, its answer read into one shape: whether it flags the revision (what would stop a
 // pipeline or an upgrade: an error, a non-zero exit, a blocked install plan) and what it names. Warnings are kept
 // apart: none of these tools stops on one.
 
-export type CheckerName = CrdToolName | 'crdgate';
+export type CheckerName = CrdToolName | 'crdgate' | 'crdgate-prediction';
 
 export interface RevisionFiles {
   /** A folder holding the old CRD and the stored objects as the API server served them under it. */
@@ -18,12 +19,21 @@ export interface RevisionFiles {
   objects: string;
 }
 
-export type CheckerAnswer = { checker: CheckerName; errors: string[]; warnings: string[] } | { checker: CheckerName; failed: string };
+/** crdgate's prediction of what the API server does to the stored objects, counted as the observation counts them. */
+export interface PredictedEffects extends ObjectEffects {
+  crdRefused: boolean;
+}
+
+export type CheckerAnswer = { checker: CheckerName; errors: string[]; warnings: string[]; predicted?: PredictedEffects } | { checker: CheckerName; failed: string };
 
 const CRDGATE_BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
+export const PREDICT_REVISION = fileURLToPath(new URL('./predict-revision.ts', import.meta.url));
 
-export async function runChecker(binary: CrdToolBinary | 'crdgate', files: RevisionFiles): Promise<CheckerAnswer> {
+export type Checker = CrdToolBinary | 'crdgate' | 'crdgate-prediction';
+
+export async function runChecker(binary: Checker, files: RevisionFiles): Promise<CheckerAnswer> {
   if (binary === 'crdgate') return readCrdgate(await run(process.execPath, [CRDGATE_BIN, 'check', '-f', files.newDir, '--old', files.oldDir, '-o', 'json']));
+  if (binary === 'crdgate-prediction') return readPrediction(await run(process.execPath, [PREDICT_REVISION, '--old', files.oldCrd, '--new', files.newCrd, files.objects]));
   if ('unavailable' in binary) return { checker: binary.tool, failed: binary.unavailable };
   switch (binary.tool) {
     case 'crdify':
@@ -38,7 +48,7 @@ export async function runChecker(binary: CrdToolBinary | 'crdgate', files: Revis
 /** What a checker says of the revision and not of the old CRD alone: its answer for old against old taken away. */
 export function withoutBaseline(answer: CheckerAnswer, baseline: CheckerAnswer): CheckerAnswer {
   if ('failed' in answer || 'failed' in baseline) return answer;
-  return { checker: answer.checker, errors: answer.errors.filter((line) => !baseline.errors.includes(line)), warnings: answer.warnings.filter((line) => !baseline.warnings.includes(line)) };
+  return { ...answer, errors: answer.errors.filter((line) => !baseline.errors.includes(line)), warnings: answer.warnings.filter((line) => !baseline.warnings.includes(line)) };
 }
 
 interface ProcessAnswer {
@@ -123,5 +133,38 @@ function readCrdgate(answer: ProcessAnswer): CheckerAnswer {
     checker: 'crdgate',
     errors: [...findings.filter((finding) => finding.severity === 'error').map((finding) => `${finding.rule}: ${finding.message}`), ...denied],
     warnings: findings.filter((finding) => finding.severity === 'warning').map((finding) => `${finding.rule}: ${finding.message}`),
+  };
+}
+
+interface Prediction {
+  summary: { checked: number };
+  updateRefused: boolean;
+  /** Objects per set of rules found in them, the rules joined by `+`. */
+  ruleSets: Record<string, number>;
+  entries: Array<{ rule: string; severity: string; count: number; examples: Array<{ message: string }> }>;
+}
+
+/** predict-revision.ts: per rule the objects it found; exit 2 when it could not predict. */
+function readPrediction(answer: ProcessAnswer): CheckerAnswer {
+  if (answer.code !== 0) return failure('crdgate-prediction', answer);
+  const prediction = JSON.parse(answer.stdout) as Prediction;
+  const objects = (...rules: string[]) =>
+    Object.entries(prediction.ruleSets)
+      .filter(([set]) => set.split('+').some((rule) => rules.includes(rule)))
+      .reduce((sum, [, count]) => sum + count, 0);
+  const line = (entry: Prediction['entries'][number]) => `${entry.rule} (${entry.count}): ${entry.examples[0]?.message ?? ''}`;
+  return {
+    checker: 'crdgate-prediction',
+    errors: prediction.entries.filter((entry) => entry.severity === 'error').map(line),
+    warnings: prediction.entries.filter((entry) => entry.severity === 'warning').map(line),
+    predicted: {
+      crdRefused: prediction.updateRefused,
+      dropped: objects('fieldDroppedOnRead'),
+      defaulted: objects('defaultAddedOnRead', 'valueChangedOnRead'),
+      readRefused: objects('readVersionUnserved'),
+      unchangedWriteRefused: objects('unchangedWriteRefused'),
+      labelWriteRefused: objects('labelWriteRefused'),
+      recreateRefused: objects('recreateRefused'),
+    },
   };
 }

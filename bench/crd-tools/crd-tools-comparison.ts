@@ -7,7 +7,7 @@ import { resolveKubeAssets } from '../../src/control-plane/kube-assets.ts';
 import { createApiServerClient, type ApiServerClient } from '../support/api-server-client.ts';
 import { hasEffect, observeRevision, OBSERVATION_NAMESPACE, type ObservedEffects } from './api-server-observation.ts';
 import { resolveCrdTools, type CrdToolBinary } from './crd-tool-binaries.ts';
-import { runChecker, withoutBaseline, type CheckerAnswer, type CheckerName, type RevisionFiles } from './crd-tool-runs.ts';
+import { runChecker, withoutBaseline, type Checker, type CheckerAnswer, type CheckerName, type PredictedEffects, type RevisionFiles } from './crd-tool-runs.ts';
 import { generateRevision, REVISION_KINDS, type RevisionKind } from './revision-kinds.ts';
 import { applicableCrd, corpusSources, fixtureSources, type RevisionSource } from './revision-sources.ts';
 
@@ -24,7 +24,7 @@ export interface CaseResult {
   kind: RevisionKind;
   target: string;
   effects: ObservedEffects;
-  answers: Array<{ checker: CheckerName; flagged: boolean; errors: string[]; warnings: number; failed?: string }>;
+  answers: Array<{ checker: CheckerName; flagged: boolean; errors: string[]; warnings: number; failed?: string; predicted?: PredictedEffects }>;
 }
 
 export interface CrdToolsResult {
@@ -40,12 +40,13 @@ export interface CrdToolsResult {
   seconds: number;
 }
 
-export const CHECKERS: readonly CheckerName[] = ['crdify', 'crd-schema-checker', 'olm-preflight', 'crdgate'];
+export const CHECKERS: readonly CheckerName[] = ['crdify', 'crd-schema-checker', 'olm-preflight', 'crdgate', 'crdgate-prediction'];
 
 export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line: string) => void): Promise<CrdToolsResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const binaries = await resolveCrdTools(progress);
+  const checkers: Checker[] = [...binaries, 'crdgate', 'crdgate-prediction'];
   for (const binary of binaries) if ('unavailable' in binary) progress(`WARNING: ${binary.tool} is not measured: ${binary.unavailable}`);
   const assets = await resolveKubeAssets({ build: true, log: progress });
   if ('unavailable' in assets) throw new Error(`no control plane to observe the revisions on: ${assets.unavailable}`);
@@ -80,16 +81,20 @@ export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line:
         const files = await writeRevisionFiles(join(work, `${cases.length}`), oldCrd, newCrd, served);
         if (baselines.size === 0) {
           const unchanged = await writeRevisionFiles(join(work, `${cases.length}-baseline`), oldCrd, oldCrd, served);
-          for (const binary of [...binaries, 'crdgate' as const]) {
+          for (const binary of checkers) {
             const answer = await runChecker(binary, unchanged);
             baselines.set(answer.checker, answer);
           }
         }
         const answers: CaseResult['answers'] = [];
-        for (const binary of [...binaries, 'crdgate' as const]) {
+        for (const binary of checkers) {
           const raw = await runChecker(binary, files);
           const answer = withoutBaseline(raw, baselines.get(raw.checker)!);
-          answers.push('failed' in answer ? { checker: answer.checker, flagged: false, errors: [], warnings: 0, failed: answer.failed } : { checker: answer.checker, flagged: answer.errors.length > 0, errors: answer.errors.slice(0, 3), warnings: answer.warnings.length });
+          answers.push(
+            'failed' in answer
+              ? { checker: answer.checker, flagged: false, errors: [], warnings: 0, failed: answer.failed }
+              : { checker: answer.checker, flagged: answer.errors.length > 0, errors: answer.errors.slice(0, 3), warnings: answer.warnings.length, ...(answer.predicted ? { predicted: answer.predicted } : {}) },
+          );
         }
         cases.push({ source: source.name, kind, target: revision.target, effects, answers });
       }
@@ -102,7 +107,7 @@ export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line:
   return {
     startedAt,
     kubeApiserverVersion: assets.kubeApiserverVersion,
-    tools: [...binaries.map((binary: CrdToolBinary) => ('unavailable' in binary ? { checker: binary.tool, unavailable: binary.unavailable } : { checker: binary.tool, builtFrom: binary.builtFrom })), { checker: 'crdgate' as const, builtFrom: 'this checkout (src/bin.ts check)' }],
+    tools: [...binaries.map((binary: CrdToolBinary) => ('unavailable' in binary ? { checker: binary.tool, unavailable: binary.unavailable } : { checker: binary.tool, builtFrom: binary.builtFrom })), { checker: 'crdgate' as const, builtFrom: 'this checkout: crdgate check -f NEW --old OLD (the revision rules, and the objects judged in the new tree)' }, { checker: 'crdgate-prediction' as const, builtFrom: "this checkout: what each stored object undergoes, predicted (src/crd-revision/objects, run by bench/crd-tools/predict-revision.ts)" }],
     sources: sources.map((source: RevisionSource) => ({ name: source.name, objects: source.objects.length })),
     cases,
     notGenerated,
@@ -136,14 +141,14 @@ export function renderCrdToolsReport(result: CrdToolsResult): string {
   lines.push('"missed" counts cases where the API server did something to the stored objects or refused the CRD and the checker');
   lines.push('flagged nothing, and "flagged" cases where it raised an error.');
   lines.push('');
-  const header = ['revision kind', 'cases', 'API server did', ...CHECKERS.map((checker) => `${checker} flagged/missed`)];
+  const header = ['revision kind', 'cases', 'API server did', ...CHECKERS.map((checker) => `${checker} flagged/missed`), 'prediction = API server'];
   const rows: string[][] = [];
   for (const kind of REVISION_KINDS) {
     const ofKind = result.cases.filter((entry) => entry.kind === kind);
     if (ofKind.length === 0) continue;
-    rows.push([kind, String(ofKind.length), describeEffects(ofKind), ...CHECKERS.map((checker) => scoreChecker(ofKind, checker))]);
+    rows.push([kind, String(ofKind.length), describeEffects(ofKind), ...CHECKERS.map((checker) => scoreChecker(ofKind, checker)), scorePrediction(ofKind)]);
   }
-  rows.push(['all', String(result.cases.length), `${result.cases.filter((entry) => hasEffect(entry.effects)).length} with an effect`, ...CHECKERS.map((checker) => scoreChecker(result.cases, checker))]);
+  rows.push(['all', String(result.cases.length), `${result.cases.filter((entry) => hasEffect(entry.effects)).length} with an effect`, ...CHECKERS.map((checker) => scoreChecker(result.cases, checker)), scorePrediction(result.cases)]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const format = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ');
   lines.push(format(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...rows.map(format));
@@ -155,6 +160,8 @@ export function renderCrdToolsReport(result: CrdToolsResult): string {
   lines.push('Cases:');
   for (const entry of result.cases) {
     lines.push(`  ${entry.source} ${entry.kind} ${entry.target}: ${describeEffects([entry])}; ${entry.effects.examples.slice(0, 2).join('; ')}`);
+    const prediction = entry.answers.find((answer) => answer.predicted)?.predicted;
+    if (prediction && !predictionAgrees(entry.effects, prediction)) lines.push(`    PREDICTION DIFFERS: predicted ${JSON.stringify(prediction)}, observed ${JSON.stringify(effectCounts(entry.effects))}`);
     for (const answer of entry.answers) lines.push(`    ${answer.checker}: ${answer.failed ? `FAILED ${answer.failed}` : answer.flagged ? `flags: ${answer.errors.join(' / ').slice(0, 300)}` : `nothing${answer.warnings ? ` (${answer.warnings} warnings)` : ''}`}`);
   }
   return `${lines.join('\n')}\n`;
@@ -182,4 +189,22 @@ function scoreChecker(cases: readonly CaseResult[], checker: CheckerName): strin
   const missed = answers.filter(({ effect, answer }) => effect && !answer.flagged && !answer.failed).length;
   const failed = answers.filter(({ answer }) => answer.failed).length;
   return `${flagged}/${missed}${failed ? ` (${failed} failed)` : ''}`;
+}
+
+function effectCounts(effects: ObservedEffects): PredictedEffects {
+  const { dropped, defaulted, readRefused, unchangedWriteRefused, labelWriteRefused, recreateRefused } = effects;
+  return { crdRefused: effects.crdRefused !== undefined, dropped, defaulted, readRefused, unchangedWriteRefused, labelWriteRefused, recreateRefused };
+}
+
+/** Object for object in number: each effect on as many objects as the API server's, and the CRD refused or not alike. */
+export function predictionAgrees(effects: ObservedEffects, predicted: PredictedEffects): boolean {
+  return JSON.stringify(effectCounts(effects)) === JSON.stringify(predicted);
+}
+
+function scorePrediction(cases: readonly CaseResult[]): string {
+  const predicted = cases.flatMap((entry) => {
+    const prediction = entry.answers.find((answer) => answer.predicted)?.predicted;
+    return prediction ? [predictionAgrees(entry.effects, prediction)] : [];
+  });
+  return predicted.length === 0 ? 'not run' : `${predicted.filter(Boolean).length} of ${cases.length}`;
 }
