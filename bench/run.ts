@@ -31,8 +31,8 @@ import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 // --crd-tools [--corpus DIR]: instead of the goals, CRD revisions judged by crdify, crd-schema-checker, OLM v0's
 //   preflight and `crdgate check`, scored against what a real kube-apiserver then did (corpus: --corpus or
 //   $CRDGATE_CRD_CORPUS, a folder of CRD folders each with crd.yaml and samples/).
-// --revision-objects [--revision-objects-count N]: instead of the goals, crdgate's prediction of what a CRD revision
-//   does to N stored objects (10,000), as one process: seconds and peak RSS, against only parsing their YAML.
+// --revision-objects [--revision-objects-count N]: instead of the goals, `crdgate check --stored` on N stored objects
+//   (10,000) against a CRD revision, as one process: seconds and peak RSS, against only parsing their YAML.
 // --dev: instead of the goals, `crdgate dev` from the command to ready against the control plane started alone.
 // --large-schema: instead of the goals, validation of a schema the size of the largest operator CRDs and of
 //   GeoDatabase's, compiled as one function against as crdgate serves it: throughput and peak RSS.
