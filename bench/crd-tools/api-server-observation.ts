@@ -87,7 +87,8 @@ export async function observeRevision(api: ApiServerClient, oldCrd: Json, newCrd
       const version = String(given.apiVersion).split('/')[1] ?? '';
       if (!names.servedVersions.includes(version)) continue;
       const body = structuredClone(given);
-      const metadata = (body.metadata ?? {}) as Json;
+      // Without finalizers: no controller runs here to remove them, and they would hold the CRD's deletion forever.
+      const { finalizers: _finalizers, ownerReferences: _owners, ...metadata } = (body.metadata ?? {}) as Json;
       body.metadata = { ...metadata, ...(names.namespaced ? { namespace: OBSERVATION_NAMESPACE } : {}) };
       if (!names.namespaced) delete (body.metadata as Json).namespace;
       // The CRD is established a moment before its resource is served.
