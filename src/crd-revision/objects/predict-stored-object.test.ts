@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { predictStoredObject, labelWriteLabel } from './predict-stored-object.ts';
+import { newMailboxCrd, oldMailboxCrd, storedMailbox, storedNullRevisions } from './mailbox.fixture.ts';
 import { prepareCrdRevision } from './revision-under-test.ts';
 
 // The Mailbox CRD of test/fixtures/check/stored-objects, whose new revision unserves v1alpha1, lowers quota's
@@ -10,11 +9,9 @@ import { prepareCrdRevision } from './revision-under-test.ts';
 // from its sources (apiextensions-apiserver's customresource_handler.go, registry/customresource/strategy.go,
 // apiserver/pkg/cel/common/equality.go), not from this code.
 
-const fixtures = new URL('../../../test/fixtures/check/stored-objects/', import.meta.url);
-const readYaml = (name: string): any => parse(readFileSync(new URL(name, fixtures), 'utf8'));
-const oldCrd = () => readYaml('old/mailboxes.yaml');
-const newCrd = () => readYaml('new/mailboxes.yaml');
-const stored = (name: string) => readYaml('stored.yaml').items.find((item: any) => item.metadata.name === name);
+const oldCrd = (): any => oldMailboxCrd();
+const newCrd = (): any => newMailboxCrd();
+const stored = (name: string): any => storedMailbox(name);
 const mailboxes = () => prepareCrdRevision(oldCrd(), newCrd());
 /** What every outcome's metadata keeps of the fixture's: the server-set fields (uid, resourceVersion...) are left out. */
 const meta = (name: string) => ({ name, namespace: 'mail' });
@@ -114,6 +111,32 @@ describe('predictStoredObject', () => {
     expect(outcome.reads.v1alpha1).toEqual({ object: { apiVersion: 'mail.example.com/v1alpha1', kind: 'Mailbox', metadata: meta('finn'), spec: { quota: 2, owner: null } } });
   });
 
+  it('reads and writes an object stored in the old storage version in the new one', () => {
+    const old = oldCrd();
+    const now = newCrd();
+    const v2 = structuredClone(now.spec.versions[1]);
+    v2.name = 'v2';
+    delete v2.schema.openAPIV3Schema.properties.spec.properties.owner;
+    // (The rule at the root reads spec.owner: without the field it would not compile.)
+    delete v2.schema.openAPIV3Schema['x-kubernetes-validations'];
+    v2.schema.openAPIV3Schema.properties.spec.properties.size = { type: 'string', default: 'M' };
+    now.spec.versions[1].storage = false;
+    now.spec.versions.push(v2);
+    const object = { apiVersion: 'mail.example.com/v1', kind: 'Mailbox', metadata: meta('ivy'), spec: { quota: 9, owner: 'ivy' } };
+    const outcome = predictStoredObject(prepareCrdRevision(old, now), object);
+    // Stored in v1: defaulted there (retentionDays), relabelled, pruned in v2 (owner), not defaulted in v2 (size).
+    const inV2 = { apiVersion: 'mail.example.com/v2', kind: 'Mailbox', metadata: meta('ivy'), spec: { quota: 9, retentionDays: 30 } };
+    expect(outcome.reads.v2).toEqual({ object: inV2 });
+    // Written in v2, the new storage version: decoded there, so its defaults are stored.
+    expect(outcome.unchangedWrite).toEqual({ allowed: true, stored: { ...inV2, spec: { ...inV2.spec, size: 'M' } } });
+  });
+
+  it('replaces a stored null the new schema no longer allows with its new default, and drops one without', () => {
+    const { old, now, object } = storedNullRevisions();
+    const outcome = predictStoredObject(prepareCrdRevision(old, now), object);
+    expect(outcome.reads.v1).toEqual({ object: { apiVersion: 'mail.example.com/v1', kind: 'Mailbox', metadata: meta('jo'), spec: { quota: 1, owner: 'nobody', retentionDays: 30 } } });
+  });
+
   it('answers as the old revision when the API server refuses the CRD update for a stored version it removes', () => {
     const old = { ...oldCrd(), status: { storedVersions: ['v1alpha1', 'v1'] } };
     const now = newCrd();
@@ -124,6 +147,20 @@ describe('predictStoredObject', () => {
     // v1alpha1 is still served, and its schema declares neither tier, spamFilter nor status.
     expect(outcome.reads.v1alpha1).toEqual({ object: { apiVersion: 'mail.example.com/v1alpha1', kind: 'Mailbox', metadata: meta('ann'), spec: { quota: 80, owner: 'ann' } } });
     expect(outcome.recreate.allowed).toBe(true);
+  });
+
+  it('answers as the old revision when the API server refuses the new revision as a CRD', () => {
+    const now = newCrd();
+    // The rule at the root reads spec.owner, which this revision removes: the rule does not compile.
+    delete now.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.owner;
+    const revision = prepareCrdRevision(oldCrd(), now);
+    expect(revision.updateRefusal?.code).toBe(422);
+    // The API server names the rule (its fieldPath, .spec.owner, names no field any more).
+    expect(revision.updateRefusal?.causes.map((cause) => cause.field)).toEqual([expect.stringMatching(/^spec\.versions\[1\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]/)]);
+    const outcome = predictStoredObject(revision, stored('bob'));
+    // Under the old revision bob's tier and owner are fine, and v1alpha1 still served.
+    expect(outcome.recreate.allowed).toBe(true);
+    expect('object' in outcome.reads.v1alpha1!).toBe(true);
   });
 
   it('lets the storage version be removed only when nothing is stored in it by its own account', () => {

@@ -70,6 +70,22 @@ export function predictStoredObject(revision: CrdRevisionUnderTest, object: Kube
  * old revision pruned on read, defaults it added on read only), see docs/check.md.
  */
 export function asStoredUnderOld(old: RevisionSide, object: KubeObject, convert: ObjectConverter | undefined): KubeObject {
+  const known = storedForms.get(old)?.get(object);
+  if (known !== undefined) return known;
+  const stored = readUnderOld(old, object, convert);
+  const forSide = storedForms.get(old) ?? new WeakMap<KubeObject, KubeObject>();
+  storedForms.set(old, forSide);
+  forSide.set(object, stored);
+  return stored;
+}
+
+/** Each object's stored form, once per revision side: predictStoredObject and storedObjectFindings both need it. */
+const storedForms = new WeakMap<RevisionSide, WeakMap<KubeObject, KubeObject>>();
+
+function readUnderOld(old: RevisionSide, given: KubeObject, convert: ObjectConverter | undefined): KubeObject {
+  // What only the server sets differs between any two stores of the object and plays no part in what happens to
+  // it (managedFields alone can outweigh the object); reading it is most of the engine's time.
+  const object = withoutServerSetMetadata(given);
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const { group, version } = splitApiVersion(apiVersion);
   if (group !== old.group || object.kind !== old.kind || !old.versions.includes(version)) {
@@ -90,8 +106,9 @@ function write(side: RevisionSide, inStorage: RawRead, request: (read: KubeObjec
   if ('refused' in inStorage) return { allowed: false, refused: inStorage.refused };
   const judged = judge(side.reading, request(inStorage.object));
   if (!judged.allowed || !judged.object) return { allowed: false, refused: refusalOf(judged) };
-  // The answer to a write is the object read back from storage, in the storage version: pruned and defaulted there.
-  const answered = readAsStored(side.reading, judged.object);
+  // The answer to a write is the object read back from storage, in the storage version: pruned and defaulted there
+  // (its metadata has just been validated, so the storage reader would drop nothing of it).
+  const answered = judge(side.reading, { operation: 'CREATE', object: judged.object, decodeOnly: true, fieldValidation: 'Ignore' });
   if (!answered.allowed || !answered.object) return { allowed: false, refused: refusalOf(answered) };
   return { allowed: true, stored: withoutServerSetMetadata(inKeyOrderOf(answered.object, inStorage.object)) };
 }

@@ -1,4 +1,4 @@
-import { readAsStored } from '../../api-server-engine/engine.ts';
+import { judge, readAsStored } from '../../api-server-engine/engine.ts';
 import { inKeyOrderOf } from '../../api-server-engine/key-order.ts';
 import { splitApiVersion, type KubeObject } from '../../contract/kube-object.ts';
 import type { Refusal } from './outcome.ts';
@@ -50,7 +50,9 @@ export function readInVersion(side: RevisionSide, stored: KubeObject, version: s
       return { refused: { code: 500, causes: [] } };
     }
   }
-  const pruned = readAsStored(side.pruning, converted);
+  // schemaCoercingConverter: pruned in the target version's schema (the `pruning` CRD has no defaults), its
+  // ObjectMeta coerced without dropping anything.
+  const pruned = judge(side.pruning, { operation: 'CREATE', object: converted, decodeOnly: true, fieldValidation: 'Ignore' });
   if (!pruned.allowed || !pruned.object) return { refused: refusalOf(pruned) };
   return { object: inKeyOrderOf(pruned.object, stored) };
 }

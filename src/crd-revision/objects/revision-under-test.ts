@@ -1,4 +1,5 @@
-import { loadCrd, type EngineCrd } from '../../api-server-engine/engine.ts';
+import { CrdUnservableError, loadCrd, type EngineCrd } from '../../api-server-engine/engine.ts';
+import type { FieldError } from '../../contract/field-error.ts';
 import { isPlainObject } from '../../contract/kube-object.ts';
 import { viewCrd, type CrdView } from '../crd-view.ts';
 import type { Refusal } from './outcome.ts';
@@ -39,8 +40,9 @@ export interface CrdRevisionUnderTest {
   storedVersions: string[];
   storedVersionsKnown: boolean;
   /**
-   * The API server's answer to the CRD update itself when it refuses it: a version in status.storedVersions (the
-   * old storage version always is) is missing from the new revision. The old revision then goes on serving.
+   * The API server's answer to the CRD update itself when it refuses it: the new revision is a CRD it refuses
+   * (a rule that does not compile, a schema that is not structural), or a version in status.storedVersions (the
+   * old storage version always is) is missing from it. The old revision then goes on serving.
    */
   updateRefusal?: Refusal;
 }
@@ -52,8 +54,8 @@ export interface RevisionOptions {
 
 /**
  * Compiles both revisions of a CRD (apiextensions.k8s.io/v1, as parsed) for predicting what happens to its stored
- * objects. Throws what loadCrd throws: EngineUnavailableError, CrdUnservableError for a schema that is not
- * structural.
+ * objects. Throws what loadCrd throws for a side it cannot read objects through: EngineUnavailableError,
+ * CrdUnservableError for a schema that is not structural (of the new revision, that is also its updateRefusal).
  */
 export function prepareCrdRevision(oldCrd: unknown, newCrd: unknown, options: RevisionOptions = {}): CrdRevisionUnderTest {
   const old = revisionSide(oldCrd);
@@ -63,6 +65,10 @@ export function prepareCrdRevision(oldCrd: unknown, newCrd: unknown, options: Re
   // The API server adds the storage version to storedVersions whenever it changes, so the old one is always there.
   const storedVersions = [...new Set([...listed, ...(old.storage === undefined ? [] : [old.storage])])];
   const missing = storedVersions.map((version, index) => ({ version, index })).filter(({ version }) => !now.versions.includes(version));
+  const causes = [
+    ...crdRefusal(newCrd),
+    ...missing.map(({ index }) => ({ field: `status.storedVersions[${index}]`, type: 'FieldValueInvalid' as const })),
+  ];
   const metadata = isPlainObject(newCrd) && isPlainObject(newCrd.metadata) ? newCrd.metadata : {};
   return {
     name: typeof metadata.name === 'string' ? metadata.name : `${now.crd.names.plural}.${now.group}`,
@@ -70,10 +76,20 @@ export function prepareCrdRevision(oldCrd: unknown, newCrd: unknown, options: Re
     new: now,
     storedVersions,
     storedVersionsKnown,
-    ...(missing.length > 0
-      ? { updateRefusal: { code: 422, causes: missing.map(({ index }) => ({ field: `status.storedVersions[${index}]`, type: 'FieldValueInvalid' as const })) } }
-      : {}),
+    ...(causes.length > 0 ? { updateRefusal: { code: 422, causes } } : {}),
   };
+}
+
+/** What kube-apiserver would refuse the new revision for as a CRD of its own (a rule that does not compile, say). */
+function crdRefusal(crd: unknown): Refusal['causes'] {
+  let refusal: readonly FieldError[];
+  try {
+    refusal = loadCrd(crd).refusal;
+  } catch (error) {
+    if (!(error instanceof CrdUnservableError)) throw error;
+    refusal = error.refusal;
+  }
+  return refusal.map(({ field, type }) => ({ field, type }));
 }
 
 function revisionSide(crd: unknown): RevisionSide {

@@ -1,17 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { predictStoredObject } from './predict-stored-object.ts';
 import { storedObjectRevisionFindings } from './revision-findings.ts';
+import { newMailboxCrd, oldMailboxCrd, storedMailbox, storedNullRevisions } from './mailbox.fixture.ts';
 import { prepareCrdRevision } from './revision-under-test.ts';
 import { storedObjectFindings } from './stored-object-findings.ts';
 import { storedObjectRules } from './stored-object-rules.ts';
 
-const fixtures = new URL('../../../test/fixtures/check/stored-objects/', import.meta.url);
-const readYaml = (name: string): any => parse(readFileSync(new URL(name, fixtures), 'utf8'));
-const oldCrd = () => readYaml('old/mailboxes.yaml');
-const newCrd = () => readYaml('new/mailboxes.yaml');
-const stored = (name: string) => readYaml('stored.yaml').items.find((item: any) => item.metadata.name === name);
+const oldCrd = (): any => oldMailboxCrd();
+const newCrd = (): any => newMailboxCrd();
+const stored = (name: string): any => storedMailbox(name);
 
 function findingsOf(name: string, revision = prepareCrdRevision(oldCrd(), newCrd())) {
   const object = stored(name);
@@ -39,6 +36,16 @@ describe('storedObjectFindings', () => {
       { rule: 'defaultAddedOnRead', path: 'spec.retentionDays', version: 'v1', old: undefined, new: 30 },
     ]);
     expect(carol.every((finding) => finding.object?.name === 'carol' && finding.severity === storedObjectRules[finding.rule].severity)).toBe(true);
+  });
+
+  it('names a stored null read as a new default, and one dropped', () => {
+    const { old, now, object } = storedNullRevisions();
+    const revision = prepareCrdRevision(old, now);
+    const findings = storedObjectFindings(revision, object, predictStoredObject(revision, object));
+    expect(pinned(findings).filter(({ rule }) => rule !== 'defaultAddedOnRead')).toEqual([
+      { rule: 'valueChangedOnRead', path: 'spec.owner', version: 'v1', old: null, new: 'nobody' },
+      { rule: 'fieldDroppedOnRead', path: 'spec.tier', version: 'v1', old: null, new: undefined },
+    ]);
   });
 
   it('reports nothing for a revision that changes nothing the object holds', () => {

@@ -58,7 +58,7 @@ function readFindings(revision: CrdRevisionUnderTest, object: KubeObject, outcom
 function writeFindings(rule: 'unchangedWriteRefused' | 'labelWriteRefused' | 'recreateRefused', what: string, write: WriteOutcome, outcome: StoredObjectOutcome): StoredObjectFinding[] {
   if (write.allowed) return [];
   const { code, causes } = write.refused;
-  const fields = causes.map((cause) => cause.field || '(the object)');
-  const why = causes.length > 0 ? `: ${causes.map((cause, index) => `${fields[index]} (${cause.type})`).join(', ')}` : '';
-  return [storedObjectFinding(rule, `${what} is refused with ${code}${why}`, { object: outcome.object, ...(causes.length > 0 ? { path: fields.join(', ') } : {}) })];
+  const why = causes.length > 0 ? `: ${causes.map((cause) => `${cause.field || '(the object)'} (${cause.type})`).join(', ')}` : '';
+  const fields = causes.map((cause) => cause.field).filter((field) => field !== '');
+  return [storedObjectFinding(rule, `${what} is refused with ${code}${why}`, { object: outcome.object, ...(fields.length > 0 ? { path: fields.join(', ') } : {}) })];
 }
