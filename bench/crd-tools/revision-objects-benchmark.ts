@@ -102,7 +102,13 @@ function timed(args: string[], objects: number, work: string): Promise<{ seconds
     execFile(process.execPath, ['--import', peakRssModule, ...args], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CRDGATE_BENCH_PEAK_RSS_FILE: peakFile } }, (error, stdout, stderr) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (error && error.code !== 1) return reject(new Error(`${args.slice(0, 2).join(' ')} failed: ${stderr || error.message}`));
-      const { summary } = JSON.parse(stdout) as { summary: { storedObjects?: number; documents?: number } };
+      let summary: { storedObjects?: number; documents?: number };
+      try {
+        ({ summary } = JSON.parse(stdout) as { summary: typeof summary });
+      } catch {
+        // Exit 1 with no report: it failed rather than found something (a 10,000-object run once ended so, stderr unread).
+        return reject(new Error(`${args.slice(0, 2).join(' ')} wrote no report (exit ${String(error?.code ?? 0)}): ${stderr.trim().split('\n').slice(-5).join(' | ')}`));
+      }
       const done = summary.storedObjects ?? summary.documents ?? 0;
       if (done < objects) return reject(new Error(`${args.slice(0, 2).join(' ')} handled ${done} of ${objects} objects`));
       readFile(peakFile, 'utf8').then((bytes) => resolve({ seconds, peakRssBytes: Number(bytes) }), reject);
