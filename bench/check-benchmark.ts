@@ -206,7 +206,7 @@ function renderCelComparison(cel: CelComparison): string {
 }
 
 /** What any tool reading the tree pays: every file read and parsed as YAML, nothing decided. */
-const parseOnlyScript = `
+export const parseOnlyScript = `
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -324,7 +324,7 @@ export async function writeShapeTree(root: string, objects: number): Promise<voi
  * (storage, limits, a container's resources), a pod template with probes and env, list maps keyed by name and
  * protocol, a set, a map of objects with defaults; replicas, size, retention and each port's protocol defaulted.
  */
-function shapeObject(n: number): object {
+export function shapeObject(n: number): object {
   const app = `app-${n % 5}`;
   return {
     apiVersion: 'shapes.fixtures.crdgate.example.com/v1',

@@ -7,6 +7,8 @@ import { loadAdmissionPayloads } from './admission-payloads.ts';
 import { runBenchmarkSuite, type BenchPlan } from './benchmark-suite.ts';
 import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
 import { renderCheckReport, runCheckBenchmark } from './check-benchmark.ts';
+import { renderCrdToolsReport, runCrdToolsComparison } from './crd-tools/crd-tools-comparison.ts';
+import { renderRevisionObjectsReport, runRevisionObjectsBenchmark } from './crd-tools/revision-objects-benchmark.ts';
 import { renderDevStartupReport, runDevStartupBenchmark } from './dev-startup.ts';
 import { renderLargeSchemaReport, runLargeSchemaBenchmark, type LargeSchemaPlan } from './large-schema-benchmark.ts';
 import { renderMigrationReport, runMigrationBenchmark } from './migration-benchmark.ts';
@@ -26,6 +28,11 @@ import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 // --migration: instead of the goals, `crdgate migrate` (1, 2 and 4 shards) against a plain loop of no-op PUTs through
 //   a real API server, and its peak RSS; --migration-memory-objects N also measures the peak RSS at N objects.
 // --check: instead of the goals, `crdgate check` on a generated manifest tree against only parsing it as YAML.
+// --crd-tools [--corpus DIR]: instead of the goals, CRD revisions judged by crdify, crd-schema-checker, OLM v0's
+//   preflight and `crdgate check`, scored against what a real kube-apiserver then did (corpus: --corpus or
+//   $CRDGATE_CRD_CORPUS, a folder of CRD folders each with crd.yaml and samples/).
+// --revision-objects [--revision-objects-count N]: instead of the goals, `crdgate check --stored` on N stored objects
+//   (10,000) against a CRD revision, as one process: seconds and peak RSS, against only parsing their YAML.
 // --dev: instead of the goals, `crdgate dev` from the command to ready against the control plane started alone.
 // --large-schema: instead of the goals, validation of a schema the size of the largest operator CRDs and of
 //   GeoDatabase's, compiled as one function against as crdgate serves it: throughput and peak RSS.
@@ -96,6 +103,10 @@ async function main(): Promise<void> {
       dev: { type: 'boolean' },
       policy: { type: 'boolean' },
       'large-schema': { type: 'boolean' },
+      'crd-tools': { type: 'boolean' },
+      corpus: { type: 'string' },
+      'revision-objects': { type: 'boolean' },
+      'revision-objects-count': { type: 'string' },
     },
   });
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
@@ -108,7 +119,7 @@ async function main(): Promise<void> {
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   };
   /** How many objects a mode generates: the flag's, else a thousand with --quick and ten thousand without. */
-  const objectCount = (flag: 'migration-objects' | 'check-objects'): number => {
+  const objectCount = (flag: 'migration-objects' | 'check-objects' | 'revision-objects-count'): number => {
     const objects = Number(values[flag] ?? (values.quick ? 1_000 : 10_000));
     if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--${flag} must be a whole number >= 10, got ${values[flag]}`);
     return objects;
@@ -121,6 +132,14 @@ async function main(): Promise<void> {
       throw new Error(`--migration-memory-objects must be a whole number above the ${objects} objects of the passes, got ${memoryText}`);
     }
     return report(runMigrationBenchmark({ objects, concurrency: 4, shards: [1, 2, 4], ...(memoryObjects !== undefined ? { memoryObjects } : {}) }, progress), renderMigrationReport);
+  }
+  if (values['revision-objects']) {
+    return report(runRevisionObjectsBenchmark({ objects: objectCount('revision-objects-count'), rounds: values.quick ? 1 : 3 }, progress), renderRevisionObjectsReport);
+  }
+  if (values['crd-tools']) {
+    // The corpus of real CRDs is data to measure against, given from outside: never named in the repository.
+    const corpusDir = values.corpus ?? process.env['CRDGATE_CRD_CORPUS'];
+    return report(runCrdToolsComparison(corpusDir ? { corpusDir } : {}, progress), renderCrdToolsReport);
   }
   if (values['large-schema']) return report(runLargeSchemaBenchmark(values.quick ? quickLargeSchemaPlan : largeSchemaPlan, progress), renderLargeSchemaReport);
   if (values.dev) return report(runDevStartupBenchmark(values.quick ? 1 : 3, progress), renderDevStartupReport);

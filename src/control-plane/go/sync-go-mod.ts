@@ -19,6 +19,7 @@ export const KUBE_FOLLOWING_MODULE_DIRS = [
   fileURLToPath(new URL('./celcost/', import.meta.url)),
   fileURLToPath(new URL('../../api-server-engine/go/', import.meta.url)),
   fileURLToPath(new URL('../../../bench/cel-timer/', import.meta.url)),
+  fileURLToPath(new URL('../../../bench/crd-tools/olm-preflight/', import.meta.url)),
 ];
 
 /** module path -> the version the build uses: a replace's target when there is one, else the required version. */
