@@ -8,7 +8,7 @@
  */
 export const crdRevisionRules = {
   // The CRD as a whole.
-  scope: { severity: 'error', crdify: 'scope', finds: 'the scope changed (Namespaced ↔ Cluster): every object and every client URL moves' },
+  scope: { severity: 'error', crdify: 'scope', finds: 'the scope changed (Namespaced ↔ Cluster): the API server refuses the update of an established CRD (the scope is immutable); only deleting the CRD, and every object with it, can change it' },
   storedVersionRemoval: {
     severity: 'error',
     crdify: 'storedVersionRemoval',
@@ -31,7 +31,7 @@ export const crdRevisionRules = {
     finds: 'the conversion strategy went from None to Webhook: reads in a version other than the stored one now need the webhook',
   },
   conversionWebhookChanged: { severity: 'warning', finds: "the conversion webhook's client configuration or review versions changed" },
-  kindChanged: { severity: 'error', finds: 'spec.names.kind changed: every manifest and client of the kind names another' },
+  kindChanged: { severity: 'error', finds: 'spec.names.kind changed: the API server refuses the update of an established CRD (the kind is immutable), and every manifest and client names the kind' },
   listKindChanged: { severity: 'error', finds: 'spec.names.listKind changed: typed clients decode lists by it' },
   pluralChanged: { severity: 'error', finds: 'spec.names.plural changed: the resource path of every client' },
   singularChanged: { severity: 'error', finds: 'spec.names.singular changed: kubectl commands that use it' },

@@ -163,6 +163,24 @@ describe('predictStoredObject', () => {
     expect('object' in outcome.reads.v1alpha1!).toBe(true);
   });
 
+  it('answers as the old revision when the revision changes what an established CRD holds immutable', () => {
+    // kube-apiserver's CRD update validation: scope and kind once established, group and plural always.
+    const now = newCrd();
+    now.spec.scope = 'Cluster';
+    now.spec.names.kind = 'Inbox';
+    const revision = prepareCrdRevision(oldCrd(), now);
+    expect(revision.updateRefusal).toEqual({
+      code: 422,
+      causes: [
+        { field: 'spec.scope', type: 'FieldValueInvalid' },
+        { field: 'spec.names.kind', type: 'FieldValueInvalid' },
+      ],
+    });
+    const outcome = predictStoredObject(revision, stored('ann'));
+    expect(outcome.object.namespace).toBe('mail');
+    expect(outcome.recreate.allowed).toBe(true);
+  });
+
   it('lets the storage version be removed only when nothing is stored in it by its own account', () => {
     const now = newCrd();
     now.spec.versions.splice(1, 1);

@@ -67,6 +67,7 @@ export function prepareCrdRevision(oldCrd: unknown, newCrd: unknown, options: Re
   const missing = storedVersions.map((version, index) => ({ version, index })).filter(({ version }) => !now.versions.includes(version));
   const causes = [
     ...crdRefusal(newCrd),
+    ...immutableFieldChanges(old, now),
     ...missing.map(({ index }) => ({ field: `status.storedVersions[${index}]`, type: 'FieldValueInvalid' as const })),
   ];
   const metadata = isPlainObject(newCrd) && isPlainObject(newCrd.metadata) ? newCrd.metadata : {};
@@ -78,6 +79,21 @@ export function prepareCrdRevision(oldCrd: unknown, newCrd: unknown, options: Re
     storedVersionsKnown,
     ...(causes.length > 0 ? { updateRefusal: { code: 422, causes } } : {}),
   };
+}
+
+/**
+ * What kube-apiserver's CRD update validation holds immutable: the group and plural (they make the CRD's name),
+ * and, once the CRD is established (a CRD objects are stored under always is), the scope and the kind, since
+ * they decide where and how objects are stored.
+ */
+function immutableFieldChanges(old: RevisionSide, now: RevisionSide): Refusal['causes'] {
+  const fields: Array<[string, unknown, unknown]> = [
+    ['spec.scope', old.crd.scope, now.crd.scope],
+    ['spec.names.kind', old.kind, now.kind],
+    ['spec.group', old.group, now.group],
+    ['spec.names.plural', old.crd.names.plural, now.crd.names.plural],
+  ];
+  return fields.filter(([, before, after]) => before !== after).map(([field]) => ({ field, type: 'FieldValueInvalid' as const }));
 }
 
 /** What kube-apiserver would refuse the new revision for as a CRD of its own (a rule that does not compile, say). */
