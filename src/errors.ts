@@ -64,6 +64,7 @@ export type TreeCheckCode = keyof typeof treeCheckCodes;
 /** What fails a CustomResourceDefinition of the tree against its previous revision (the JUnit failure's type). */
 export const crdRevisionCodes = {
   CRD_REVISION_BREAKING: 'the CRD changed from its previous revision in a way a rule set to error reports',
+  STORED_OBJECTS_BREAKING: 'objects the CRD stores fare worse under its new revision in a way a finding of error severity reports',
 } as const;
 
 /**

@@ -9,6 +9,7 @@ import type { ContractRegistry } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
 import { isCrdObject, type CrdKinds, type CrdUse } from './crd-kinds.ts';
 import { compareTreeCrds, type CrdRevisionCheck } from './crd-revisions.ts';
+import type { StoredObjectsReport } from './stored-objects.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import type { EmptyManifest, InvalidManifest, ManifestContents, ManifestLocation, ManifestObject } from './manifest-documents.ts';
 import { previousRevision, type StartState } from './previous-revision.ts';
@@ -85,6 +86,11 @@ export interface TreeCheckReport {
   stored: KubeObject[];
   /** Each CRD both trees hold, and what changed from its previous revision (empty without one). */
   crdRevisions: CrdRevisionCheck[];
+  /**
+   * The stored objects judged through their CRD's new revision (the old tree's, of a CRD that changed, and
+   * --stored's); absent when there were none to judge.
+   */
+  storedObjects?: StoredObjectsReport;
 }
 
 /**

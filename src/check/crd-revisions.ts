@@ -26,7 +26,8 @@ export function compareTreeCrds(tree: ManifestContents, oldTree: ManifestContent
   });
 }
 
-function crdsByName(contents: ManifestContents): Map<string, ManifestObject> {
+/** The CRDs among the objects by metadata.name, the last of a name counting (the one applied last). */
+export function crdsByName(contents: { objects: readonly ManifestObject[] }): Map<string, ManifestObject> {
   const found = new Map<string, ManifestObject>();
   for (const entry of contents.objects) {
     const name = isPlainObject(entry.object.metadata) ? entry.object.metadata.name : undefined;

@@ -5,6 +5,8 @@ import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { crdRevisionCodes } from '../errors.ts';
 import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
+import type { StoredObjectsCrdReport } from './stored-objects.ts';
+import { describeStoredExample, describeStoredObjectsCrd, describeTallyEntry } from './stored-objects-report.ts';
 
 interface Suite {
   testcases: string[];
@@ -30,6 +32,7 @@ export function renderJunitReport(report: TreeCheckReport): string {
   };
   for (const entry of report.invalid) add(entry.location.file, invalidTestcase(entry), 'failed');
   for (const revision of report.crdRevisions) add(revision.location.file, crdRevisionTestcase(revision), revisionFails(revision) ? 'failed' : 'passed');
+  for (const crd of report.storedObjects?.crds ?? []) add(crd.location?.file ?? '--stored', storedObjectsTestcase(crd), storedObjectsFail(crd) ? 'failed' : 'passed');
   for (const check of report.objects) add(check.location.file, testcase(check), check.allowed && !check.duplicateOf ? 'passed' : 'failed');
   for (const entry of report.empty) add(entry.location.file, emptyTestcase(entry), 'skipped');
   const suites = [...byFile].map(([file, suite]) =>
@@ -39,8 +42,9 @@ export function renderJunitReport(report: TreeCheckReport): string {
       '  </testsuite>',
     ].join('\n'),
   );
-  const tests = summary.checked + summary.invalid + summary.empty + summary.crdRevisions;
-  const failedRevisions = report.crdRevisions.filter(revisionFails).length;
+  const storedCrds = report.storedObjects?.crds ?? [];
+  const tests = summary.checked + summary.invalid + summary.empty + summary.crdRevisions + storedCrds.length;
+  const failedRevisions = report.crdRevisions.filter(revisionFails).length + storedCrds.filter(storedObjectsFail).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="crdgate check" tests="${tests}" failures="${report.objects.filter((check) => !check.allowed || check.duplicateOf).length + summary.invalid + failedRevisions}" errors="0" skipped="${summary.empty}">`,
@@ -81,6 +85,23 @@ function crdRevisionTestcase(revision: CrdRevisionCheck): string {
   const warnings = revision.findings.filter((finding) => finding.severity === 'warning').map(describeCrdFinding);
   const body: string[] = [];
   if (errors.length > 0) body.push(`      <failure type="${breaking}" message="${xml(describeCrdRevision(revision))}">${xmlText(errors.join('\n'))}</failure>`);
+  if (warnings.length > 0) body.push(`      <system-out>${xmlText(warnings.join('\n'))}</system-out>`);
+  return body.length === 0 ? `${open.slice(0, -1)}/>` : [open, ...body, '    </testcase>'].join('\n');
+}
+
+const storedBreaking: keyof typeof crdRevisionCodes = 'STORED_OBJECTS_BREAKING';
+const storedObjectsFail = (crd: StoredObjectsCrdReport) => crd.findings.some((entry) => entry.severity === 'error');
+
+/** The stored objects of one CRD: failed (STORED_OBJECTS_BREAKING) with its error findings and their examples, the rest in system-out. */
+function storedObjectsTestcase(crd: StoredObjectsCrdReport): string {
+  const file = crd.location?.file ?? '--stored';
+  const name = `stored ${crd.name} objects from ${crd.source === 'old-tree' ? 'the old tree' : '--stored'}`;
+  const open = `    <testcase classname="${xml(file)}" name="${xml(name)}" file="${xml(file)}" line="${crd.location?.line ?? 1}">`;
+  const lines = (severity: 'error' | 'warning') =>
+    crd.findings.filter((entry) => entry.severity === severity).flatMap((entry) => [describeTallyEntry(entry), ...entry.examples.map((example) => `  ${describeStoredExample(example)}`)]);
+  const [errors, warnings] = [lines('error'), lines('warning')];
+  const body: string[] = [];
+  if (errors.length > 0) body.push(`      <failure type="${storedBreaking}" message="${xml(describeStoredObjectsCrd(crd))}">${xmlText(errors.join('\n'))}</failure>`);
   if (warnings.length > 0) body.push(`      <system-out>${xmlText(warnings.join('\n'))}</system-out>`);
   return body.length === 0 ? `${open.slice(0, -1)}/>` : [open, ...body, '    </testcase>'].join('\n');
 }

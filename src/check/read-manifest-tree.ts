@@ -41,6 +41,19 @@ export async function readManifestTree(paths: readonly string[], source: TreeSou
   };
 }
 
+/**
+ * The same files as readManifestTree, read and parsed one at a time and handed to `visit` before the next is read:
+ * for inputs of any size (stored objects, a backup), memory holds one file's objects, not the tree's.
+ */
+export async function visitManifestFiles(paths: readonly string[], source: TreeSource, visit: (contents: ManifestContents) => void): Promise<void> {
+  for (const path of paths) {
+    for (const file of path === '-' ? ['-'] : await manifestFiles(path, source.cwd)) {
+      const text = await readText(file, source);
+      visit(parseManifest(file, text, manifestFormat(file, text)));
+    }
+  }
+}
+
 async function manifestFiles(path: string, cwd: string): Promise<string[]> {
   const absolute = resolve(cwd, path);
   const stats = await stat(absolute).catch((error: unknown) => unreadable(path, error));

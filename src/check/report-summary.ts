@@ -4,6 +4,7 @@ import type { EmptyReason, InvalidManifest, ManifestLocation } from './manifest-
 import type { TreeCheckReport, TreeName } from './check-tree.ts';
 import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
+import { storedObjectsCounts } from './stored-objects-counts.ts';
 
 export interface TreeCheckSummary {
   checked: number;
@@ -28,6 +29,10 @@ export interface TreeCheckSummary {
   crdRevisions: number;
   crdRevisionErrors: number;
   crdRevisionWarnings: number;
+  /** With stored objects judged (--stored, or the old tree's objects of a changed CRD): how many, and the findings of each severity. */
+  storedObjects?: number;
+  storedObjectErrors?: number;
+  storedObjectWarnings?: number;
 }
 
 export function summarize(report: TreeCheckReport): TreeCheckSummary {
@@ -53,12 +58,13 @@ export function summarize(report: TreeCheckReport): TreeCheckSummary {
     crdRevisions: report.crdRevisions.length,
     crdRevisionErrors: crdFindings.filter((finding) => finding.severity === 'error').length,
     crdRevisionWarnings: crdFindings.filter((finding) => finding.severity === 'warning').length,
+    ...(report.storedObjects ? storedObjectsCounts(report.storedObjects) : {}),
   };
 }
 
-/** Whether the tree passes: every object allowed, every file read, no object twice, and no CRD revision in error. */
+/** Whether the tree passes: every object allowed, every file read, no object twice, no CRD revision and no stored object in error. */
 export function treePassed(summary: TreeCheckSummary): boolean {
-  return summary.denied === 0 && summary.invalid === 0 && summary.duplicates === 0 && summary.crdRevisionErrors === 0;
+  return summary.denied === 0 && summary.invalid === 0 && summary.duplicates === 0 && summary.crdRevisionErrors === 0 && (summary.storedObjectErrors ?? 0) === 0;
 }
 
 /** One line for the end of a pipeline's log: what was decided, what was denied, and what was passed over. */
@@ -68,6 +74,9 @@ export function summaryLine(summary: TreeCheckSummary): string {
   if (summary.crds > 0) parts.push(`${plural(summary.crds, 'CustomResourceDefinition')} read`);
   if (summary.crdRevisions > 0) {
     parts.push(`compared ${plural(summary.crdRevisions, 'CustomResourceDefinition')} with the previous revision: ${plural(summary.crdRevisionErrors, 'error')}, ${plural(summary.crdRevisionWarnings, 'warning')}`);
+  }
+  if (summary.storedObjects !== undefined) {
+    parts.push(`judged ${plural(summary.storedObjects, 'stored object')} through the new revision of its CRD: ${plural(summary.storedObjectErrors ?? 0, 'error')}, ${plural(summary.storedObjectWarnings ?? 0, 'warning')}`);
   }
   if (summary.skipped > 0) {
     parts.push(`skipped ${summary.skipped} of kinds no contract${summary.crds > 0 ? ' or CRD' : ''} declares (${countsByName(summary.skippedKinds)})`);
@@ -124,7 +133,7 @@ export function describeDefault(field: DefaultedField): string {
   return `${field.field}: ${'value' in field ? JSON.stringify(field.value) : '(removed)'}`;
 }
 
-function plural(count: number, noun: string): string {
+export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 

@@ -2,6 +2,7 @@ import { formatFieldError } from '../contract/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
 import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
+import { storedObjectsLines } from './stored-objects-report.ts';
 
 const stateSources = { status: 'its status', flag: '--state', contract: "the contract's steady state" } as const;
 
@@ -14,7 +15,8 @@ export function renderTextReport(report: TreeCheckReport): string {
   const notes = crdNotes(report).map((note) => `warning: ${note}`);
   // A CRD revision comes before the objects: what changed in the CRD explains what happens to them.
   const revisions = report.crdRevisions.flatMap((revision) => [describeCrdRevision(revision), ...revision.findings.map((finding) => `  ${describeCrdFinding(finding)}`)]);
-  return [...invalid, ...notes, ...revisions, ...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
+  const stored = report.storedObjects ? storedObjectsLines(report.storedObjects) : [];
+  return [...invalid, ...notes, ...revisions, ...stored, ...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
 }
 
 function objectLines(check: ObjectCheck): string[] {

@@ -142,7 +142,9 @@ describe('docs/check.md, "Checking a CRD revision"', () => {
   const repo = fileURLToPath(new URL('../../', import.meta.url));
   const section = async () => {
     const page = await readFile(join(repo, 'docs/check.md'), 'utf8');
-    return page.slice(page.indexOf('## Checking a CRD revision'));
+    const start = page.indexOf('## Checking a CRD revision');
+    const next = page.indexOf('\n## ', start + 1);
+    return page.slice(start, next === -1 ? undefined : next);
   };
 
   it('shows the config file its example runs with, and the command takes it', async () => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { parseRuleConfig, RuleConfigError, type RuleSettings } from '../crd-revision/rule-config.ts';
-import { collectCrds, CrdSourceError, isCrdObject, type CrdKinds, type CrdOrigin } from '../check/crd-kinds.ts';
+import { collectCrds, CrdSourceError, isCrdObject, type CrdOrigin } from '../check/crd-kinds.ts';
 import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { checkTree, type TreeCheckOptions, type TreeCheckReport } from '../check/check-tree.ts';
 import { renderJsonReport } from '../check/json-report.ts';
@@ -12,7 +12,8 @@ import { StartStateUnknownError } from '../check/previous-revision.ts';
 import { ManifestReadError, readManifestTree, type TreeSource } from '../check/read-manifest-tree.ts';
 import { describeInvalid, summarize, treePassed } from '../check/report-summary.ts';
 import { renderTextReport } from '../check/text-report.ts';
-import { EngineUnavailableError } from '../api-server-engine/engine.ts';
+import { CrdUnservableError, EngineUnavailableError } from '../api-server-engine/engine.ts';
+import { judgeStoredObjects } from './check-stored-objects.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { stringList, stringOption, UsageError, type Command } from './command.ts';
@@ -21,13 +22,15 @@ import { isDns1123Label } from '../contract/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
 
+type CrdManifest = ManifestObject & { origin: CrdOrigin };
+
 const reportFormats = { text: renderTextReport, json: renderJsonReport, junit: renderJunitReport } as const;
 type ReportFormat = keyof typeof reportFormats;
 
 export const checkCommand: Command = {
   name: 'check',
   summary: 'decide offline what the webhooks would decide for a manifest tree (for CI and GitOps pipelines)',
-  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
+  usage: `crdgate check -f PATH... [--crd PATH...] [--old PATH...] [--stored PATH...] [--crd-rules FILE] [--state STATE] [-n NAMESPACE] [--strict-kinds] [--field-validation Strict|Warn|Ignore] [-o text|json|junit] [--defaulted yaml|json] [--contract MODULE]...
 
   Decides every object whose kind a contract declares, as the API server would admit it: kube-apiserver's own
   pruning, defaulting and validation (schema, CEL rules, ratcheting) of the contract's CRD, with the mutating
@@ -45,6 +48,15 @@ export const checkCommand: Command = {
                    the new tree a CREATE; one only in the old tree a DELETE (deletion protection). A
                    CustomResourceDefinition in both (same metadata.name) is compared with its previous revision,
                    rule by rule (docs/check.md, "Checking a CRD revision"): a finding of error severity fails.
+                   The objects the old tree holds of a CRD whose spec changed are then judged as stored objects
+                   through its new revision (see --stored).
+  --stored PATH    objects as the cluster stores them (\`kubectl get KIND -A -o yaml\` or -o json, a backup): a
+                   file, a folder (walked as -f walks one) or - for standard input; repeatable. Each is put through
+                   the new revision of its CRD (the tree's or --crd's, against the old tree's revision when --old
+                   has one, else against itself): reads in every served version, a write that changes nothing, a
+                   write that adds a label, a create from scratch (docs/check.md, "The objects a revision must keep
+                   serving"); findings are counted per CRD with the first examples, a finding of error severity
+                   fails. Files are read one at a time; a document not valid YAML or JSON in them is an error (exit 2)
   --crd-rules FILE  sets CRD revision rules to error, warning or off (YAML or JSON: rules: {RULE: SETTING}); a
                    file that cannot be read, or names an unknown rule or setting, is an error (exit 2)
   --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
@@ -65,13 +77,14 @@ export const checkCommand: Command = {
   A document that is not valid YAML (or a file not valid JSON) fails as MANIFEST_NOT_YAML (MANIFEST_NOT_JSON), in
   every report format, and the rest is still checked. Empty files, comment-only files and documents, empty
   documents and empty Lists are skipped and counted in the summary.
-  Exit code 0: every object allowed; 1: any denied, any document not valid YAML or JSON, or a CRD revision finding
-  of error severity; 2: bad usage, a bad --crd-rules file, a path
+  Exit code 0: every object allowed; 1: any denied, any document not valid YAML or JSON, a CRD revision finding
+  or a stored-object finding of error severity; 2: bad usage, a bad --crd-rules file, a path
   that does not exist or cannot be read, or a CRD (in the tree or with --crd) that kube-apiserver would refuse.`,
   options: {
     file: { type: 'string', short: 'f', multiple: true },
     crd: { type: 'string', multiple: true },
     old: { type: 'string', multiple: true },
+    stored: { type: 'string', multiple: true },
     'crd-rules': { type: 'string' },
     state: { type: 'string' },
     namespace: { type: 'string', short: 'n' },
@@ -95,7 +108,8 @@ export const checkCommand: Command = {
       ...operationOptions(stringOption(values, 'operation'), oldFiles),
     };
     const crdPaths = stringList(values, 'crd');
-    if ([...files, ...oldFiles, ...crdPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
+    const storedPaths = stringList(values, 'stored');
+    if ([...files, ...oldFiles, ...crdPaths, ...storedPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
     const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
     const ruleWarnings = checkContractRules(registry);
     if (ruleWarnings !== '') io.stderr(ruleWarnings);
@@ -115,12 +129,15 @@ export const checkCommand: Command = {
     }
     let result: TreeCheckReport;
     try {
-      options.crds = await readCrds(registry, tree, crdPaths, source);
+      const crdManifests = await readCrdManifests(tree, crdPaths, source);
+      options.crds = collectCrds(registry, crdManifests);
       result = checkTree(registry, tree, oldTree, options);
+      const stored = await judgeStoredObjects(registry, { crdManifests, oldTree, storedPaths, source, ...(options.namespace ? { namespace: options.namespace } : {}) });
+      if (stored !== undefined) result.storedObjects = stored;
     } catch (error) {
       if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
       if (error instanceof EngineUnavailableError) throw new CommandError('ENGINE_UNAVAILABLE', error.message);
-      if (error instanceof CrdSourceError) throw new CommandError('INPUT_INVALID', error.message);
+      if (error instanceof CrdSourceError || error instanceof CrdUnservableError) throw new CommandError('INPUT_INVALID', error.message);
       throw error;
     }
     const allowed = treePassed(summarize(result));
@@ -142,11 +159,11 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
 
 /**
  * The CRDs of the run: those among the tree's objects, then those in the --crd paths (other kinds there passed
- * over), each compiled as kube-apiserver would create it. A --crd path that cannot be read, is not valid YAML or
- * JSON, or holds no CRD is a usage error, as is a CRD the API server would refuse.
+ * over); collectCrds compiles each as kube-apiserver would create it. A --crd path that cannot be read, is not
+ * valid YAML or JSON, or holds no CRD is a usage error, as is a CRD the API server would refuse.
  */
-async function readCrds(registry: ContractRegistry, tree: ManifestContents, paths: string[], source: TreeSource): Promise<CrdKinds> {
-  const found: Array<ManifestObject & { origin: CrdOrigin }> = tree.objects.filter(({ object }) => isCrdObject(object)).map((entry) => ({ ...entry, origin: 'tree' }));
+async function readCrdManifests(tree: ManifestContents, paths: string[], source: TreeSource): Promise<CrdManifest[]> {
+  const found: CrdManifest[] = tree.objects.filter(({ object }) => isCrdObject(object)).map((entry) => ({ ...entry, origin: 'tree' }));
   for (const path of paths) {
     const contents = await readTree([path], source).catch((error: unknown) => {
       throw error instanceof CommandError ? new CommandError(error.code, `--crd ${error.message}`) : error;
@@ -160,7 +177,7 @@ async function readCrds(registry: ContractRegistry, tree: ManifestContents, path
     }
     found.push(...crds.map((entry) => ({ ...entry, origin: 'crd-flag' as const })));
   }
-  return collectCrds(registry, found);
+  return found;
 }
 
 /** The CRD revision rules' settings: a file that cannot be read or does not hold a valid config stops the run. */
