@@ -1,6 +1,7 @@
 import type { KubeObject } from '../../../../src/contract/kube-object.ts';
 import { isFieldErrorType, type FieldErrorType } from '../../../../src/contract/field-error.ts';
 import type { ReadOutcome, Refusal, StoredObjectOutcome, WriteOutcome } from '../../../../src/crd-revision/objects/outcome.ts';
+import { asRecreated, withoutServerSetMetadata } from '../../../../src/crd-revision/objects/server-set-metadata.ts';
 import { eventually } from '../../../../src/local-loop/eventually.ts';
 import type { Rest, RestResponse } from '../raw-api.ts';
 import { applicableCrd, storageVersionOf, type Crd } from './crd.ts';
@@ -70,8 +71,12 @@ export async function observeRevision(rest: Rest, revision: CrdRevision, namespa
       return inOwnGroup(withoutServerSetMetadata(read.body as KubeObject), revision.old.spec.group);
     });
     const stored = created.filter((object): object is KubeObject => object !== undefined);
-    const current = (await send(rest, 'GET', crdPath, undefined, [200])).body as Crd & { metadata: { resourceVersion: string } };
-    const update = await rest.send('PUT', crdPath, { ...revised, metadata: { ...revised.metadata, resourceVersion: current.metadata.resourceVersion } });
+    // The API server's own controllers write the CRD's status in the meantime: a conflict is tried again.
+    const update = await eventually(`${old.metadata.name} to take the new revision`, async () => {
+      const current = (await send(rest, 'GET', crdPath, undefined, [200])).body as Crd & { metadata: { resourceVersion: string } };
+      const response = await rest.send('PUT', crdPath, { ...revised, metadata: { ...revised.metadata, resourceVersion: current.metadata.resourceVersion } });
+      return response.status === 409 ? undefined : response;
+    }, { timeoutMs: 30_000, intervalMs: 50 });
     const revisionRefused = update.status === 200 ? undefined : refusalOf(update);
     const serving = revisionRefused ? old : revised;
     if (!revisionRefused) await newRevisionServed(rest, serving, paths, namespace);
@@ -163,25 +168,14 @@ async function send(rest: Rest, method: string, path: string, body: unknown, exp
   return response;
 }
 
-/** The Status the API server answered with: its code, and each cause's field and reason. */
+/**
+ * The Status the API server answered with: its code, and each cause's field and reason. A cause about no field
+ * ("some validation rules were not checked") has the field `<nil>` on the wire, Go's rendering of a nil path: ''.
+ */
 export function refusalOf(response: RestResponse): Refusal {
   const status = response.body as { details?: { causes?: Array<{ field?: string; reason?: string }> } } | undefined;
-  const causes = (status?.details?.causes ?? []).map((cause) => ({ field: cause.field ?? '', type: (isFieldErrorType(cause.reason ?? '') ? cause.reason : `unknown reason ${cause.reason ?? ''}`) as FieldErrorType }));
+  const causes = (status?.details?.causes ?? []).map((cause) => ({ field: cause.field === '<nil>' ? '' : (cause.field ?? ''), type: (isFieldErrorType(cause.reason ?? '') ? cause.reason : `unknown reason ${cause.reason ?? ''}`) as FieldErrorType }));
   return { code: response.status, causes };
-}
-
-const serverSet = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink'];
-
-function withoutServerSetMetadata(object: KubeObject): KubeObject {
-  const metadata = Object.fromEntries(Object.entries(object.metadata ?? {}).filter(([key]) => !serverSet.includes(key)));
-  return { ...object, metadata };
-}
-
-/** As a re-sync from Git or a restore sends it: name, namespace, labels and annotations; no status. */
-function asRecreated(object: KubeObject): KubeObject {
-  const { status: _status, metadata, ...rest } = object;
-  const kept = Object.fromEntries(Object.entries(metadata ?? {}).filter(([key]) => ['name', 'namespace', 'labels', 'annotations'].includes(key)));
-  return { ...rest, metadata: kept } as KubeObject;
 }
 
 function withLabel(object: KubeObject, label: { key: string; value: string }): KubeObject {
