@@ -75,6 +75,7 @@ describe.skipIf(!controlPlane)('CRD revisions: what kube-apiserver does with eac
     const tally = predictAndCompare(run.observations);
     process.stderr.write(
       `[e2e] ${describeTally(what, tally)}\n` +
+        `  not stored under the old revision (first 5): ${run.observations.flatMap((observation) => observation.notStored.map((object) => `${observation.revision.id} ${object.name}: ${JSON.stringify(object.refused)}`)).slice(0, 5).join('; ') || 'none'}\n` +
         `  kinds without a place: ${run.withoutSite.map((miss) => `${miss.source} ${miss.kind} (${miss.reason})`).join('; ') || 'none'}\n` +
         (notes.length > 0 ? `  notes: ${notes.join('; ')}\n` : '') +
         `  ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
