@@ -81,6 +81,7 @@ describe.skipIf(!controlPlane)('CRD revisions: what kube-apiserver does with eac
         `  ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
     );
     expect(run.failed.map((failure) => `${failure.revision.id} (${failure.revision.change}): ${failure.error}`)).toEqual([]);
+    expect(tally.predictionFailures).toEqual([]);
     expect(tally.differences).toEqual([]);
     return { run, tally };
   };

@@ -25,6 +25,8 @@ export interface DifferentialTally {
   unseen: Array<{ revision: string; object: string; reason: string }>;
   /** Objects the old revision refused to store, per revision: not part of the comparison. */
   notStored: number;
+  /** Revisions the prediction could not be made for at all (the engine failed on a CRD): the test fails on any. */
+  predictionFailures: Array<{ revision: string; change: string; error: string }>;
   byKind: Map<RevisionKind, { revisions: number; objects: number; observations: number; agreedObservations: number }>;
   differences: Difference[];
 }
@@ -35,14 +37,20 @@ export interface DifferentialTally {
  * by the API server exactly when the prediction says it is.
  */
 export function predictAndCompare(observations: readonly RevisionObservation[]): DifferentialTally {
-  const tally: DifferentialTally = { revisions: 0, objects: 0, observations: 0, agreedObjects: 0, agreedObservations: 0, unseen: [], notStored: 0, byKind: new Map(), differences: [] };
+  const tally: DifferentialTally = { revisions: 0, objects: 0, observations: 0, agreedObjects: 0, agreedObservations: 0, unseen: [], notStored: 0, predictionFailures: [], byKind: new Map(), differences: [] };
   for (const { revision, stored, notStored, revisionRefused, outcomes } of observations) {
     tally.revisions += 1;
     tally.notStored += notStored.length;
     const kind = tally.byKind.get(revision.kind) ?? { revisions: 0, objects: 0, observations: 0, agreedObservations: 0 };
     tally.byKind.set(revision.kind, kind);
     kind.revisions += 1;
-    const prepared = prepareCrdRevision(revision.old, revision.new);
+    let prepared;
+    try {
+      prepared = prepareCrdRevision(revision.old, revision.new);
+    } catch (error) {
+      tally.predictionFailures.push({ revision: revision.id, change: revision.change, error: error instanceof Error ? error.message : String(error) });
+      continue;
+    }
     const predictedRefusal = prepared.updateRefusal ? JSON.stringify(prepared.updateRefusal) : 'applied';
     const observedRefusal = revisionRefused ? JSON.stringify(revisionRefused) : 'applied';
     if (predictedRefusal !== observedRefusal) tally.differences.push({ revision: revision.id, change: revision.change, object: '(the CRD)', observation: 'CRD update', apiServer: observedRefusal, prediction: predictedRefusal });
