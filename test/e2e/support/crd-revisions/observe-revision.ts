@@ -1,0 +1,187 @@
+import type { KubeObject } from '../../../../src/contract/kube-object.ts';
+import { isFieldErrorType, type FieldErrorType } from '../../../../src/contract/field-error.ts';
+import type { ReadOutcome, Refusal, StoredObjectOutcome, WriteOutcome } from '../../../../src/crd-revision/objects/outcome.ts';
+import { asRecreated, withoutServerSetMetadata } from '../../../../src/crd-revision/objects/server-set-metadata.ts';
+import { eventually } from '../../../../src/local-loop/eventually.ts';
+import type { Rest, RestResponse } from '../raw-api.ts';
+import { applicableCrd, storageVersionOf, type Crd } from './crd.ts';
+import type { CrdRevision } from './generate-revisions.ts';
+import { inParallel } from './in-parallel.ts';
+
+/** What the API server did with one revision: every object's outcome, as observed. */
+export interface RevisionObservation {
+  revision: CrdRevision;
+  /** The objects as stored under the old revision (read back in its storage version): what a prediction starts from. */
+  stored: KubeObject[];
+  /** Objects the old revision refused to store (a sample breaking one of its CEL rules): left out, and counted. */
+  notStored: Array<{ name: string; refused: Refusal }>;
+  /** The API server refused the CRD update itself: the old revision goes on serving, and the outcomes are its. */
+  revisionRefused?: Refusal;
+  outcomes: StoredObjectOutcome[];
+}
+
+export interface ObserveOptions {
+  /** A DNS label put before the CRD's group, unique to the case, so that cases run side by side. */
+  groupPrefix: string;
+  /** The label the label write adds. */
+  label: { key: string; value: string };
+  /** Requests at a time for the objects of this case. */
+  parallel?: number;
+}
+
+/**
+ * A root field every version of both revisions gets, that no object holds, whose enum is the revision's name: a
+ * dry-run create that sets it to the new revision's value is refused for it until the API server serves the new
+ * revision, which no status of the CRD says.
+ */
+export const probeField = 'crdgateRevisionProbe';
+
+/**
+ * Installs `revision.old` under a group of the case's own, stores its objects, applies `revision.new`, waits until
+ * the API server serves it, then observes each stored object as StoredObjectOutcome has it: a GET in every version
+ * either revision serves; a PUT in the new storage version of what the GET there answered, unchanged and with a
+ * label added (dry runs, so each starts from the object as stored); then a real delete and a create of that
+ * answer stripped as a re-sync from Git sends it. Outcomes name the CRD's own group, as the revision does. The CRD
+ * is deleted at the end (its objects with it).
+ */
+export async function observeRevision(rest: Rest, revision: CrdRevision, namespace: string, options: ObserveOptions): Promise<RevisionObservation> {
+  const group = `${options.groupPrefix}.${revision.old.spec.group}`;
+  const parallel = options.parallel ?? 6;
+  const old = withProbe(renamed(revision.old, group), 'old');
+  const revised = withProbe(renamed(revision.new, group), 'new');
+  const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${old.metadata.name}`;
+  const paths = objectPaths(old, namespace);
+  await send(rest, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', old, [201]);
+  try {
+    // Served once its collection answers in every version the objects come in (that is what Established means).
+    for (const version of new Set(revision.objects.map(versionOf))) {
+      await eventually(`${old.metadata.name} to serve ${version}`, async () => ((await rest.send('GET', paths.collection(version))).status === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 50 });
+    }
+    const notStored: RevisionObservation['notStored'] = [];
+    const oldStorage = storageVersionOf(old).name;
+    const created = await inParallel(revision.objects, parallel, async (object) => {
+      const inGroup = { ...structuredClone(object), apiVersion: `${group}/${versionOf(object)}` } as KubeObject;
+      const name = String(inGroup.metadata?.name);
+      const response = await rest.send('POST', paths.collection(versionOf(object)), inGroup);
+      if (response.status !== 201) {
+        notStored.push({ name, refused: refusalOf(response) });
+        return undefined;
+      }
+      const read = await send(rest, 'GET', paths.object(oldStorage, name), undefined, [200]);
+      return inOwnGroup(withoutServerSetMetadata(read.body as KubeObject), revision.old.spec.group);
+    });
+    const stored = created.filter((object): object is KubeObject => object !== undefined);
+    // The API server's own controllers write the CRD's status in the meantime: a conflict is tried again.
+    const update = await eventually(`${old.metadata.name} to take the new revision`, async () => {
+      const current = (await send(rest, 'GET', crdPath, undefined, [200])).body as Crd & { metadata: { resourceVersion: string } };
+      const response = await rest.send('PUT', crdPath, { ...revised, metadata: { ...revised.metadata, resourceVersion: current.metadata.resourceVersion } });
+      return response.status === 409 ? undefined : response;
+    }, { timeoutMs: 30_000, intervalMs: 50 });
+    const revisionRefused = update.status === 200 ? undefined : refusalOf(update);
+    const serving = revisionRefused ? old : revised;
+    if (!revisionRefused) await newRevisionServed(rest, serving, paths, namespace);
+    const readVersions = [...new Set([...old.spec.versions, ...revised.spec.versions].filter((version) => version.served).map((version) => version.name))];
+    const newStorage = storageVersionOf(serving).name;
+    const outcomes = await inParallel(stored, parallel, async (object): Promise<StoredObjectOutcome> => {
+      const name = String(object.metadata?.name);
+      const reads: Record<string, ReadOutcome> = {};
+      const answers = new Map<string, RestResponse>();
+      for (const version of readVersions) {
+        const response = await rest.send('GET', paths.object(version, name));
+        answers.set(version, response);
+        reads[version] = response.status === 200 ? { object: inOwnGroup(withoutServerSetMetadata(response.body as KubeObject), revision.old.spec.group) } : { refused: refusalOf(response) };
+      }
+      const inStorage = answers.get(newStorage) ?? (await rest.send('GET', paths.object(newStorage, name)));
+      const write = async (method: 'PUT' | 'POST', path: string, body: KubeObject, success: number): Promise<WriteOutcome> => {
+        const response = await rest.send(method, path, body);
+        return response.status === success ? { allowed: true, stored: inOwnGroup(withoutServerSetMetadata(response.body as KubeObject), revision.old.spec.group) } : { allowed: false, refused: refusalOf(response) };
+      };
+      if (inStorage.status !== 200) {
+        const refused = refusalOf(inStorage);
+        return { object: refOf(object), reads, unchangedWrite: { allowed: false, refused }, labelWrite: { allowed: false, refused }, recreate: { allowed: false, refused } };
+      }
+      const answered = inStorage.body as KubeObject;
+      const unchangedWrite = await write('PUT', `${paths.object(newStorage, name)}?dryRun=All`, answered, 200);
+      const labelWrite = await write('PUT', `${paths.object(newStorage, name)}?dryRun=All`, withLabel(answered, options.label), 200);
+      await send(rest, 'DELETE', paths.object(newStorage, name), undefined, [200]);
+      const recreate = await write('POST', paths.collection(newStorage), asRecreated(answered), 201);
+      return { object: refOf(object), reads, unchangedWrite, labelWrite, recreate };
+    });
+    return { revision, stored, notStored, ...(revisionRefused ? { revisionRefused } : {}), outcomes };
+  } finally {
+    await send(rest, 'DELETE', crdPath, undefined, [200, 404]);
+  }
+}
+
+interface ObjectPaths {
+  collection(version: string): string;
+  object(version: string, name: string): string;
+}
+
+function objectPaths(crd: Crd, namespace: string): ObjectPaths {
+  const scope = crd.spec.scope === 'Cluster' ? '' : `namespaces/${namespace}/`;
+  const collection = (version: string) => `/apis/${crd.spec.group}/${version}/${scope}${crd.spec.names.plural}`;
+  return { collection, object: (version, name) => `${collection(version)}/${encodeURIComponent(name)}` };
+}
+
+/**
+ * Waits until a dry-run create in the new storage version is no longer refused for the probe field: from then on,
+ * every request is served by the new revision (the API server's CRD handler swaps the whole revision at once).
+ */
+async function newRevisionServed(rest: Rest, revised: Crd, paths: ObjectPaths, namespace: string): Promise<void> {
+  const version = storageVersionOf(revised).name;
+  const probe = { apiVersion: `${revised.spec.group}/${version}`, kind: revised.spec.names.kind, metadata: { name: 'revision-probe', ...(revised.spec.scope === 'Cluster' ? {} : { namespace }) }, [probeField]: 'new' };
+  await eventually(`${revised.metadata.name}'s new revision to be served`, async () => {
+    const response = await rest.send('POST', `${paths.collection(version)}?dryRun=All`, probe);
+    if (response.status === 404) return undefined;
+    return refusalOf(response).causes.some((cause) => cause.field === probeField) ? undefined : true;
+  }, { timeoutMs: 60_000, intervalMs: 50 });
+}
+
+function renamed(crd: Crd, group: string): Crd {
+  const copy = applicableCrd(crd);
+  copy.spec.group = group;
+  copy.metadata.name = `${crd.spec.names.plural}.${group}`;
+  return copy;
+}
+
+function withProbe(crd: Crd, value: string): Crd {
+  const copy = structuredClone(crd);
+  for (const version of copy.spec.versions) {
+    const schema = version.schema?.openAPIV3Schema;
+    if (schema) schema.properties = { ...(schema.properties ?? {}), [probeField]: { type: 'string', enum: [value] } };
+  }
+  return copy;
+}
+
+function versionOf(object: KubeObject): string {
+  return String(object.apiVersion).split('/').at(-1)!;
+}
+
+function inOwnGroup(object: KubeObject, group: string): KubeObject {
+  return { ...object, apiVersion: `${group}/${versionOf(object)}` };
+}
+
+async function send(rest: Rest, method: string, path: string, body: unknown, expected: number[]): Promise<RestResponse> {
+  const response = await rest.send(method, path, body);
+  if (!expected.includes(response.status)) throw new Error(`${method} ${path}: HTTP ${response.status} (expected ${expected.join(' or ')}): ${response.text.slice(0, 500)}`);
+  return response;
+}
+
+/**
+ * The Status the API server answered with: its code, and each cause's field and reason. A cause about no field
+ * ("some validation rules were not checked") has the field `<nil>` on the wire, Go's rendering of a nil path: ''.
+ */
+export function refusalOf(response: RestResponse): Refusal {
+  const status = response.body as { details?: { causes?: Array<{ field?: string; reason?: string }> } } | undefined;
+  const causes = (status?.details?.causes ?? []).map((cause) => ({ field: cause.field === '<nil>' ? '' : (cause.field ?? ''), type: (isFieldErrorType(cause.reason ?? '') ? cause.reason : `unknown reason ${cause.reason ?? ''}`) as FieldErrorType }));
+  return { code: response.status, causes };
+}
+
+function withLabel(object: KubeObject, label: { key: string; value: string }): KubeObject {
+  return { ...object, metadata: { ...object.metadata, labels: { ...(object.metadata?.labels ?? {}), [label.key]: label.value } } } as KubeObject;
+}
+
+function refOf(object: KubeObject): StoredObjectOutcome['object'] {
+  return { apiVersion: String(object.apiVersion), kind: String(object.kind), ...(object.metadata?.namespace ? { namespace: String(object.metadata.namespace) } : {}), name: String(object.metadata?.name) };
+}
