@@ -1,9 +1,20 @@
-# crdgate's image: the compiled CLI on Node 24, production dependencies only, running as a non-root user.
+# crdgate's image: the compiled CLI on Node 24, production dependencies only, and the API server engine built from
+# Go, running as a non-root user.
 #   docker build -t crdgate:0.1.0 .
 # The Deployment rendered by `crdgate manifests` runs it with the serving certificate mounted at /etc/crdgate/certs.
 
 # The same Node as the `node` devDependency that npm scripts run on (a test keeps the two equal).
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+# The Go that builds the API server engine (src/api-server-engine/go needs Go >= 1.26).
+ARG GO_IMAGE=golang:1.26.8-bookworm
+
+# The API server engine: kube-apiserver's custom-resource pipeline as WebAssembly, which `serve --crd-gate` loads to
+# judge the live objects against a CRD revision (and `crdgate check` runs). Built with the flags that
+# `npm run build:engine` uses (src/control-plane/build-binaries.ts): a wasip1 reactor, stripped.
+FROM ${GO_IMAGE} AS api-server-engine
+WORKDIR /app
+COPY src/api-server-engine/go ./go
+RUN cd go && GOWORK=off CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags "-s -w" -o ../engine.wasm crdgate.local/api-server-engine
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -32,6 +43,9 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# Where the engine's host (dist/api-server-engine/engine.js) loads it from, as `npm pack` ships it. Only
+# `serve --crd-gate` and `check` load it; the admission and conversion webhook never does.
+COPY --from=api-server-engine /app/engine.wasm ./dist/api-server-engine/engine.wasm
 # The image's `node` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.
 USER 1000:1000
 EXPOSE 8443

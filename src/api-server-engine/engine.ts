@@ -4,7 +4,8 @@
 // decoding, pruning and defaulting it, then validating it with the OpenAPI schema, the CEL rules and ratcheting. It
 // also evaluates a single CEL expression in the environment of a CRD's rules (evaluateCel), for tests of CEL itself.
 //
-// The webhook never loads it: the API server has done all of this before it calls a webhook. Everything here is
+// The admission and conversion webhook never loads it: the API server has done all of this before it calls a
+// webhook. The CRD gate (`serve --crd-gate`) does, to judge the live objects against a revision. Everything here is
 // synchronous, so that contractTester(...).check() stays synchronous: the module is compiled and started on first
 // use (0.3 to 2 s, which Node cannot cache), once per process, and each CRD is compiled once.
 import { existsSync, readFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ export const ENGINE_WASM_PATH = fileURLToPath(new URL('./engine.wasm', import.me
 /** The largest object (or CRD) handed to the engine, in bytes of JSON: kube-apiserver's own limit on a request body. */
 export const MAX_ENGINE_INPUT_BYTES = 3 * 1024 * 1024;
 
-/** The engine is not there (a checkout where it was never built, a copy compiled without Go, or crdgate's image, which leaves it out). */
+/** The engine is not there (a checkout where it was never built, or a copy compiled without Go). */
 export class EngineUnavailableError extends Error {
   override name = 'EngineUnavailableError';
 }
@@ -125,7 +126,8 @@ export function engineAvailable(path = ENGINE_WASM_PATH): boolean {
 /**
  * Why the engine is missing and how to get it, true for where this copy of crdgate is: a checkout runs from src/
  * (`npm ci` builds the engine where Go is present), anything compiled runs from dist/ (the package a tarball or a
- * git URL installs, crdgate's image), which carries the engine only when Go was present where it was built.
+ * git URL installs, crdgate's image), which carries the engine only when Go was present where it was built (the
+ * image always builds it, in a Go stage of its own).
  */
 export function engineMissingMessage(path: string): string {
   const missing = `crdgate's API server engine is not there (${path} is missing)`;
@@ -134,8 +136,8 @@ export function engineMissingMessage(path: string): string {
   }
   return (
     `${missing}: this compiled crdgate was built without it, where Go >= 1.26 was absent or its build failed (an install ` +
-    "from a git URL builds the engine only where Go is present; crdgate's container image leaves it out, as the webhook " +
-    'does not need it): install crdgate on a machine with Go >= 1.26, or from a tarball made by `npm pack`, which always ' +
+    'from a git URL builds the engine only where Go is present; an image built from a Dockerfile other than ' +
+    "crdgate's may leave it out): install crdgate on a machine with Go >= 1.26, or from a tarball made by `npm pack`, which always " +
     'carries it (in a checkout: `npm run build:engine && npm run build`)'
   );
 }

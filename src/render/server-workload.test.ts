@@ -64,6 +64,15 @@ describe('renderServerWorkload', () => {
     expect(container.resources.requests).toEqual({ cpu: '100m', memory: '180Mi' });
   });
 
+  it('gives the server with the CRD gate room for the API server engine, above the webhook alone', () => {
+    const mebibytes = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)?.[1]);
+    const gated = find(renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img', [], { readsApiServer: true, crdGate: true }), 'Deployment').spec.template.spec.containers[0];
+    expect(gated.args).toContain('--crd-gate');
+    expect(mebibytes(gated.resources.requests.memory) - mebibytes(container.resources.requests.memory)).toBeGreaterThanOrEqual(280);
+    expect(mebibytes(gated.resources.limits.memory) - mebibytes(container.resources.limits.memory)).toBeGreaterThanOrEqual(280);
+    expect(container.args).not.toContain('--crd-gate');
+  });
+
   it('gives the pods their ServiceAccount token only when the server reads from the API server', () => {
     const reading = renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img', [], { readsApiServer: true });
     expect(find(reading, 'Deployment').spec.template.spec.automountServiceAccountToken).toBe(true);

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chmod, chown, cp, lstat, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, posix } from 'node:path';
+import { dirname, isAbsolute, join, matchesGlob, posix, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { findGo } from '../../../src/control-plane/kube-assets.ts';
 import { scratchEnv } from './npm.ts';
 
 const execFileAsync = promisify(execFile);
@@ -41,12 +42,15 @@ interface Stage {
 /**
  * Builds an image from a Dockerfile without a container runtime, for tests that start its containers as a kubelet
  * would: each stage's WORKDIR is a folder, COPY copies into it (from the build context, or from another stage's
- * WORKDIR with --from), RUN runs its shell command there on this machine's Node (the image's Node version, which
- * the caller checks) with npm preferring its cache. Only the instructions crdgate's Dockerfiles use are understood;
- * any other stops the build, so that an image this cannot reproduce is never tested as if it could.
+ * WORKDIR with --from), leaving out what the context's .dockerignore excludes; RUN runs its shell command there on
+ * this machine's Node (the image's Node version, which the caller checks) with npm preferring its cache, or in a
+ * `golang:VERSION` stage on this machine's Go, which must be that minor release. Only the instructions crdgate's
+ * Dockerfiles use are understood; any other stops the build, so that an image this cannot reproduce is never tested
+ * as if it could.
  */
 export async function buildImage(dockerfilePath: string, context: string, nodeBinDir: string): Promise<BuiltImage> {
   const stages = parseDockerfile(await readFile(dockerfilePath, 'utf8'));
+  const ignored = await dockerIgnore(context);
   const scratch = await mkdtemp(join(tmpdir(), 'crdgate-image-'));
   await chmod(scratch, 0o755);
   const built = new Map<string, string>();
@@ -54,7 +58,7 @@ export async function buildImage(dockerfilePath: string, context: string, nodeBi
   for (const [index, stage] of stages.entries()) {
     const root = join(scratch, `stage-${index}`);
     await mkdir(root, { mode: 0o755 });
-    config = await buildStage(stage, root, { context, nodeBinDir, built });
+    config = await buildStage(stage, root, { context, ignored, nodeBinDir, built });
     if (stage.name) built.set(stage.name, root);
     built.set(String(index), root);
   }
@@ -88,14 +92,18 @@ export function parseDockerfile(text: string): Stage[] {
 
 interface BuildContext {
   context: string;
+  /** Whether .dockerignore leaves a path of the context (relative to it) out of the build. */
+  ignored: (path: string) => boolean;
   nodeBinDir: string;
   built: Map<string, string>;
 }
 
 async function buildStage(stage: Stage, root: string, build: BuildContext): Promise<ImageConfig> {
   const nodeVersion = /^node:(\d+\.\d+\.\d+)(-|$)/.exec(stage.base)?.[1];
-  if (!nodeVersion) throw new Error(`Dockerfile: FROM ${stage.base} is not a node:VERSION image`);
-  const config: ImageConfig = { entrypoint: [], cmd: [], env: {}, workingDir: '/', user: { uid: 0, gid: 0 }, nodeVersion };
+  const goVersion = /^golang:(\d+\.\d+\.\d+)(-|$)/.exec(stage.base)?.[1];
+  if (!nodeVersion && !goVersion) throw new Error(`Dockerfile: FROM ${stage.base} is neither a node:VERSION nor a golang:VERSION image`);
+  const binDir = goVersion ? await goBinDir(goVersion) : build.nodeBinDir;
+  const config: ImageConfig = { entrypoint: [], cmd: [], env: {}, workingDir: '/', user: { uid: 0, gid: 0 }, nodeVersion: nodeVersion ?? '' };
   for (const { keyword, rest } of stage.instructions) {
     switch (keyword) {
       case 'ARG':
@@ -125,7 +133,7 @@ async function buildStage(stage: Stage, root: string, build: BuildContext): Prom
         await copy(rest, root, config.workingDir, build);
         break;
       case 'RUN':
-        await run(rest, root, config.env, build.nodeBinDir);
+        await run(rest, root, config.env, binDir);
         break;
       default:
         throw new Error(`Dockerfile: ${keyword} is not understood by this test's image builder`);
@@ -158,8 +166,11 @@ async function copy(rest: string, root: string, workingDir: string, build: Build
   const target = join(root, inside(workingDir, destination));
   for (const source of parts) {
     let path: string;
-    if (from === undefined) path = join(build.context, source);
-    else {
+    let filter: ((path: string) => boolean) | undefined;
+    if (from === undefined) {
+      path = join(build.context, source);
+      filter = (copied) => !build.ignored(relative(build.context, copied));
+    } else {
       const stageRoot = build.built.get(from);
       if (!stageRoot) throw new Error(`Dockerfile: COPY --from=${from}: no such stage`);
       // Stages are folders of their WORKDIR, which crdgate's Dockerfiles share: /app.
@@ -167,8 +178,45 @@ async function copy(rest: string, root: string, workingDir: string, build: Build
     }
     const into = destination.endsWith('/') ? join(target, posix.basename(source)) : target;
     await mkdir(dirname(into), { recursive: true });
-    await cp(path, into, { recursive: true });
+    await cp(path, into, { recursive: true, ...(filter ? { filter } : {}) });
   }
+}
+
+/**
+ * .dockerignore as Docker reads it: each line a pattern over paths of the context, which also excludes what lies
+ * below a matched folder; a `!` line brings a path back; the last line that matches decides.
+ */
+async function dockerIgnore(context: string): Promise<(path: string) => boolean> {
+  const text = await readFile(join(context, '.dockerignore'), 'utf8').catch(() => '');
+  const rules = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => ({ keep: line.startsWith('!'), pattern: posix.normalize(line.replace(/^!/, '')).replace(/^\/|\/$/g, '') }));
+  return (path) => {
+    const matches = (pattern: string) => {
+      const parts = path.split('/');
+      return parts.some((_, end) => matchesGlob(parts.slice(0, end + 1).join('/'), pattern));
+    };
+    let ignored = false;
+    for (const rule of rules) if (matches(rule.pattern)) ignored = !rule.keep;
+    return ignored;
+  };
+}
+
+/**
+ * The folder of this machine's Go, which a `golang:VERSION` stage's RUN runs on. Nothing pins the machine's Go to a
+ * patch release, as the `node` devDependency pins Node, so it must be the image's minor release (the language and
+ * standard library the engine is built against), not its patch.
+ */
+async function goBinDir(version: string): Promise<string> {
+  const minor = version.split('.').slice(0, 2).join('.');
+  const go = await findGo(process.env);
+  if (!go) throw new Error(`Dockerfile: a golang:${version} stage needs Go ${minor} on this machine, and there is none`);
+  const { stdout } = await execFileAsync(go, ['env', 'GOVERSION', 'GOROOT']);
+  const [found = '', goRoot = ''] = stdout.trim().split('\n');
+  if (!found.startsWith(`go${minor}.`) && found !== `go${minor}`) throw new Error(`Dockerfile: a golang:${version} stage needs Go ${minor} on this machine, which has ${found}`);
+  return join(goRoot, 'bin');
 }
 
 /** A path of the image as a path inside its WORKDIR folder. */

@@ -4,6 +4,7 @@ import { scratchEnv } from './npm.ts';
 
 export interface CrdgateProcess {
   port: number;
+  pid: number;
   /** Everything the process wrote, for failure messages. */
   output: () => string;
   /** SIGTERM, then the exit code once it has exited. */
@@ -12,10 +13,11 @@ export interface CrdgateProcess {
 
 /**
  * Starts an installed crdgate (`node BIN serve ...`) as its own process, as a container would, and waits for its
- * "crdgate is serving" log line, which names the port (start it with --port 0).
+ * "crdgate is serving" log line, which names the port (start it with --port 0). `extraEnv` adds to its environment
+ * (an image's ENV).
  */
-export function startCrdgateProcess(bin: string, args: string[], cwd: string): Promise<CrdgateProcess> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd, env: scratchEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+export function startCrdgateProcess(bin: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<CrdgateProcess> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...scratchEnv(), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -34,6 +36,7 @@ export function startCrdgateProcess(bin: string, args: string[], cwd: string): P
       clearTimeout(timer);
       resolve({
         port: serving.port,
+        pid: child.pid!,
         output: () => output,
         stop: () => {
           child.kill('SIGTERM');

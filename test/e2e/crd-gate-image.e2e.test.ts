@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { crdUpdateReview, pipeCrd } from '../../src/crd-gate/crd-gate.fixture.ts';
+import { parseQuantity, quantityToNumber } from '../../src/contract/quantity.ts';
+import type { ProvidedControlPlane } from './provided-context.ts';
+import { buildImage, type BuiltImage } from './support/container-image.ts';
+import { postJson, startCrdgateProcess } from './support/crdgate-process.ts';
+import { runCommand } from './support/npm.ts';
+import { kubectl, waitEstablished } from './support/kubectl.ts';
+
+const provided = inject('controlPlane');
+const controlPlane = 'unavailable' in provided ? undefined : provided;
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const nodeBinDir = dirname(process.execPath);
+const storedObjects = 300;
+/** Pipes with a note of a few kilobytes, which the breaking revision removes. */
+const fields = { size: { type: 'integer' }, note: { type: 'string' } };
+const storedCrd = pipeCrd({ fields });
+const crdName = storedCrd.metadata!.name!;
+const group = (storedCrd.spec as { group: string }).group;
+
+/**
+ * The CRD gate as crdgate's image runs it: the image built from the Dockerfile as `docker build .` builds it (its Go
+ * stage builds the API server engine), `serve --crd-gate` started from the image's /app with the image's ENV and the
+ * env of the Deployment that `crdgate manifests --crd-gate` renders, judging a CRD revision against a few hundred
+ * objects stored in the suite's kube-apiserver. Without the engine in the image, the gate would decide on the
+ * revision's own rules alone and say so in a warning.
+ */
+describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
+  const cp = controlPlane as ProvidedControlPlane;
+  const suffix = randomUUID().slice(0, 8);
+  const namespace = `crdgate-e2e-gate-image-${suffix}`;
+  let work: string;
+  let image: BuiltImage;
+  let deployment: any;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'crdgate-e2e-gate-image-'));
+    await chmod(work, 0o755);
+    image = await buildImage(join(repo, 'Dockerfile'), repo, nodeBinDir);
+    const tree = join(work, 'deploy');
+    const rendered = await runCommand(process.execPath, [join(image.workDir, 'dist', 'cli.js'), 'manifests', '--name', `gate-image-${suffix}`, '--namespace', namespace, '--crd-gate', crdName, '--out', tree], work);
+    expect(rendered.exitCode, rendered.stderr).toBe(0);
+    const built = await kubectl(cp, ['kustomize', join(tree, 'base')]);
+    expect(built.exitCode, built.stderr).toBe(0);
+    deployment = parseAllDocuments(built.stdout).map((doc) => doc.toJS()).find((object) => object.kind === 'Deployment');
+
+    // The fixture's status is the API server's to write.
+    await writeFile(join(work, 'crd.yaml'), stringify({ ...storedCrd, status: undefined }));
+    const created = await kubectl(cp, ['apply', '-f', join(work, 'crd.yaml')]);
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect((await waitEstablished(cp, crdName)).exitCode).toBe(0);
+    expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
+    // Objects of a few kilobytes each, as a real custom resource holds: what the engine decodes and judges.
+    const pipes = Array.from({ length: storedObjects }, (_, i) => ({ apiVersion: `${group}/v1`, kind: 'Pipe', metadata: { name: `pipe-${i}`, namespace }, spec: { size: i, note: `pipe ${i} `.repeat(300) } }));
+    await writeFile(join(work, 'pipes.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: pipes }));
+    const stored = await kubectl(cp, ['apply', '--server-side', '-f', join(work, 'pipes.yaml')]);
+    expect(stored.exitCode, stored.stderr).toBe(0);
+  }, 900_000);
+
+  afterAll(async () => {
+    await image?.remove();
+    await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
+    await kubectl(cp, ['delete', 'crd', crdName, '--wait=false', '--ignore-not-found']);
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('holds the API server engine where dist/ loads it from, built by the Go stage (.dockerignore keeps a prebuilt one out)', async () => {
+    const engine = await stat(join(image.workDir, 'dist', 'api-server-engine', 'engine.wasm'));
+    process.stderr.write(`[crd-gate-image] the engine adds ${mebibytes(engine.size)} MiB to the image\n`);
+    expect(engine.size).toBeGreaterThan(10_000_000);
+    // `npm run build` copies a prebuilt engine and its stamp from src/ into dist/ (this checkout has both): the
+    // stamp's absence shows that the build stage never saw them, and the engine is the Go stage's.
+    await expect(stat(join(image.workDir, 'dist', 'api-server-engine', 'engine.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await stat(join(image.workDir, 'dist', 'api-server-engine', 'engine.js'))).isFile()).toBe(true);
+  });
+
+  it('judges the stored objects against a breaking revision, with no warning that it decided on the rules alone, within the memory the Deployment gives it', async () => {
+    const container = deployment.spec.template.spec.containers[0];
+    expect(container.args).toContain('--crd-gate');
+    const podEnv = Object.fromEntries((container.env as Array<{ name: string; value: string }>).map(({ name, value }) => [name, value]));
+    const gate = await startCrdgateProcess(
+      join(image.workDir, 'dist', 'cli.js'),
+      ['serve', '--crd-gate', '--kubeconfig', cp.kubeconfigPath, '--port', '0', '--host', '127.0.0.1', '--cert-dir', join(work, 'serve-certs')],
+      image.workDir,
+      { ...image.config.env, ...podEnv },
+    );
+    let residentBytes: number;
+    let peakBytes: number;
+    try {
+      const live = JSON.parse((await kubectl(cp, ['get', 'crd', crdName, '-o', 'json'])).stdout) as Parameters<typeof crdUpdateReview>[0];
+      const breaking = { ...live, spec: pipeCrd({ fields: { size: fields.size } }).spec };
+      const answer = await postJson(gate.port, '/crd-gate', crdUpdateReview(live, breaking), await readFile(join(work, 'serve-certs', 'ca.crt')));
+      expect(answer.status).toBe(200);
+      expect(answer.json.response.allowed, gate.output()).toBe(false);
+      expect(answer.json.response.status.message).toContain(`of ${storedObjects} live objects: fieldDroppedOnRead (${storedObjects} objects`);
+      expect(answer.json.response.warnings ?? []).toEqual([]);
+      ({ residentBytes, peakBytes } = await memoryOf(gate.pid));
+    } finally {
+      expect(await gate.stop()).toBe(0);
+    }
+    const { requests, limits } = container.resources as { requests: { memory: string }; limits: { memory: string } };
+    process.stderr.write(
+      `[crd-gate-image] serve --crd-gate after judging ${storedObjects} objects: ${mebibytes(residentBytes)} MiB resident, ${mebibytes(peakBytes)} MiB at the peak; ` +
+        `the Deployment requests ${requests.memory} and limits to ${limits.memory}\n`,
+    );
+    expect(residentBytes).toBeLessThan(bytes(requests.memory));
+    expect(peakBytes).toBeLessThan(bytes(limits.memory));
+  });
+});
+
+/** The process's resident set now (VmRSS) and at its peak (VmHWM), what the kernel counts against a memory limit. */
+async function memoryOf(pid: number): Promise<{ residentBytes: number; peakBytes: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => {
+    const kib = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
+    if (!kib) throw new Error(`no ${name} in /proc/${pid}/status`);
+    return Number(kib) * 1024;
+  };
+  return { residentBytes: field('VmRSS'), peakBytes: field('VmHWM') };
+}
+
+function mebibytes(bytes: number): number {
+  return Math.round(bytes / 2 ** 20);
+}
+
+function bytes(quantity: string): number {
+  const parsed = parseQuantity(quantity);
+  if (!parsed) throw new Error(`${quantity} is not a quantity`);
+  return quantityToNumber(parsed);
+}
