@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { missingPrerequisite } from '../../test/missing-prerequisite.ts';
 import { currentEngineStamp, PLACED_ENGINE_DIR, type EngineStamp } from './build-engine.ts';
-import { evaluateCel, judge, loadCrd, matchWebhookConditions, MAX_ENGINE_INPUT_BYTES, type EngineCrd, type MatchConditionsRequest } from './engine.ts';
+import { engineMemoryBytes, evaluateCel, judge, loadCrd, matchWebhookConditions, MAX_ENGINE_INPUT_BYTES, readAsStored, type EngineCrd, type MatchConditionsRequest } from './engine.ts';
 
 // Small CRDs, each showing one thing kube-apiserver v1.36 does to a custom resource that crdgate could not do
 // without its code. Every expectation here is the API server's answer (the engine runs its very functions).
@@ -295,5 +295,30 @@ describe("a webhook's matchConditions against one request", () => {
     // One alone far past them (4,000 x 4,000).
     const longer = widget({ text: 'a'.repeat(40_000) });
     expect(matchWebhookConditions(update([costly], longer, longer)).evalError).toMatch(/cost/);
+  });
+});
+
+// `crdgate check --stored` and the CRD gate make about ten engine calls per stored object, for any number of
+// objects, in one engine whose 32-bit memory never shrinks and stops at 4 GiB: whatever a call leaves behind (a
+// buffer the host does not free, an object or a CRD the Go side keeps) grows it with the object count. Each object
+// here carries 32 KiB, so that a leak of even one buffer per call (about 20 MiB over these calls) shows far above
+// the allowance.
+describe("the API server engine's memory", () => {
+  it('stays where the first calls took it over many objects, each read, created and updated (ratcheted)', () => {
+    const crd = crdOf('Ledger', {
+      spec: { type: 'object', properties: { note: { type: 'string', maxLength: 16384 }, size: { type: 'integer', default: 1 } }, 'x-kubernetes-validations': [{ rule: 'self.size >= 0' }] },
+    });
+    const judgeOne = (n: number) => {
+      const ledger = object('Ledger', { spec: { note: 'x'.repeat(32768) } }, `ledger-${n}`);
+      const stored = readAsStored(crd, ledger);
+      expect(judge(crd, { operation: 'CREATE', object: ledger }).allowed).toBe(false);
+      // The note is too long for a create, but an update that leaves it unchanged is let through by ratcheting.
+      expect(judge(crd, { operation: 'UPDATE', object: stored.object, oldObject: stored.object }).allowed).toBe(true);
+    };
+    for (let n = 0; n < 30; n += 1) judgeOne(n);
+    const warmedUp = engineMemoryBytes();
+    expect(warmedUp).toBeGreaterThan(0);
+    for (let n = 30; n < 230; n += 1) judgeOne(n);
+    expect(engineMemoryBytes() - warmedUp).toBeLessThanOrEqual(8 * 2 ** 20);
   });
 });

@@ -203,6 +203,14 @@ function call<T>(what: string, input: string, invoke: (exports: EngineExports, a
 }
 
 /**
+ * @internal The engine's linear memory in bytes (0 before its first call). WebAssembly memory only grows, and a
+ * 32-bit engine stops at 4 GiB, so a run over any number of objects must leave it where its first calls took it.
+ */
+export function engineMemoryBytes(): number {
+  return running?.memory.buffer.byteLength ?? 0;
+}
+
+/**
  * Compiles a CustomResourceDefinition (apiextensions.k8s.io/v1) for judging its objects, once per process for the
  * same CRD. Its `refusal` says what kube-apiserver would answer to creating it. Throws CrdUnservableError when it
  * cannot be served at all, EngineUnavailableError when the engine is not built.
