@@ -241,6 +241,17 @@ interface RawJudgement {
   error?: string;
 }
 
+/**
+ * Drops a compiled CRD from the engine. Each compiled CRD stays in the engine's memory, which only grows and stops
+ * at 4 GiB, so what compiles revisions without end (the CRD gate in a long-running server, a run over hundreds of
+ * revisions) forgets each when done. Safe whoever else holds it: a later judge of a forgotten CRD compiles it again.
+ */
+export function forgetCrd(crd: EngineCrd): void {
+  if (running !== undefined && crd.instance === instanceCount && crd.handle >= 0) running.forget(crd.handle);
+  crd.handle = -1;
+  if (compiled.get(crd.json) === crd) compiled.delete(crd.json);
+}
+
 /** What kube-apiserver answers to a create or an update of `object`, up to storing it. */
 export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
   const request = {
@@ -252,8 +263,8 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
     ...(input.asStored ? { asStored: true } : {}),
     ...(input.namespace ? { namespace: input.namespace } : {}),
   };
-  if (crd.instance !== instanceCount || running === undefined) {
-    // Compiled in an instance that has since failed: compile it again in the one the call will run in.
+  if (crd.instance !== instanceCount || running === undefined || crd.handle < 0) {
+    // Compiled in an instance that has since failed, or forgotten: compile it again in the one the call will run in.
     engine();
     const again = loadCrd(JSON.parse(crd.json));
     crd.handle = again.handle;

@@ -5,7 +5,7 @@ import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kub
 import { contractConverter, conversionRoundTripFindings } from '../crd-revision/objects/contract-conversion.ts';
 import { ConversionUnknownError, predictStoredObject, StoredObjectUnreadableError } from '../crd-revision/objects/predict-stored-object.ts';
 import { storedObjectRevisionFindings } from '../crd-revision/objects/revision-findings.ts';
-import { prepareCrdRevision, type CrdRevisionUnderTest } from '../crd-revision/objects/revision-under-test.ts';
+import { prepareCrdRevision, releaseCrdRevision, type CrdRevisionUnderTest } from '../crd-revision/objects/revision-under-test.ts';
 import { storedObjectFinding, type StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import { storedObjectFindings } from '../crd-revision/objects/stored-object-findings.ts';
 import { createStoredObjectTally, type TallyEntry } from '../crd-revision/objects/stored-object-tally.ts';
@@ -49,6 +49,8 @@ export interface StoredObjectsJudge {
   /** Judges one object as the cluster stores it (or as the old tree held it), and keeps only the tally. */
   judge(object: KubeObject): void;
   report(): StoredObjectsReport;
+  /** Drops the revisions compiled so far from the engine; the judge may still be used (they compile again). */
+  release(): void;
 }
 
 export interface StoredObjectsOptions {
@@ -96,6 +98,9 @@ export function createStoredObjectsJudge(crds: readonly StoredObjectsCrd[], opti
       }
       const revision = revisionOf(crd);
       tally.addObject(crd.name, asSet(judgeOne(revision, crd.contract, withNamespace(revision, object, options.namespace ?? 'default')), options.settings));
+    },
+    release() {
+      for (const revision of prepared.values()) releaseCrdRevision(revision);
     },
     report() {
       // Errors first, then warnings, then what depends on what crdgate cannot see; each in the order first found.

@@ -1,7 +1,7 @@
 import { isPlainObject, namespacedName, type KubeObject } from '../contract/kube-object.ts';
 import { createStoredObjectsJudge } from '../check/stored-objects.ts';
 import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
-import { prepareCrdRevision } from '../crd-revision/objects/revision-under-test.ts';
+import { prepareCrdRevision, releaseCrdRevision, type CrdRevisionUnderTest } from '../crd-revision/objects/revision-under-test.ts';
 import { storedObjectRules } from '../crd-revision/objects/stored-object-rules.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import type { LiveObjectJudge } from './read-live-objects.ts';
@@ -13,9 +13,10 @@ import type { LiveObjectJudge } from './read-live-objects.ts';
  * warning: what it cannot see is said, not guessed.
  */
 export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject, settings?: RuleSettings): LiveObjectJudge | { none: string } {
+  let compiled: CrdRevisionUnderTest;
   try {
     // Compiled here, once, so that a revision the engine cannot take is said before any object is listed.
-    prepareCrdRevision(oldCrd, newCrd);
+    compiled = prepareCrdRevision(oldCrd, newCrd);
   } catch (error) {
     return { none: `the revisions cannot be compiled as kube-apiserver compiles them: ${(error as Error).message}` };
   }
@@ -23,6 +24,10 @@ export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject, settings
   const judge = createStoredObjectsJudge([{ name, old: oldCrd, new: newCrd }], { examples: 1, ...(settings ? { settings } : {}) });
   return {
     judge: (objects) => objects.forEach((object) => judge.judge(object)),
+    release: () => {
+      judge.release();
+      releaseCrdRevision(compiled);
+    },
     findings: () =>
       (judge.report().crds[0]?.findings ?? []).map(({ rule, severity, count, examples: [first] }) => ({
         id: rule,
@@ -51,5 +56,7 @@ export function warmLiveObjectJudge(): string | undefined {
     spec: { group: 'crdgate.io', scope: 'Namespaced', names: { plural: 'warmups', singular: 'warmup', kind: 'Warmup', listKind: 'WarmupList' }, versions: [{ name: 'v1', served: true, storage: true, schema }] },
   };
   const judge = liveObjectJudge(crd, crd);
-  return 'none' in judge ? judge.none : undefined;
+  if ('none' in judge) return judge.none;
+  judge.release();
+  return undefined;
 }

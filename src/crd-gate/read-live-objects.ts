@@ -9,6 +9,8 @@ import type { LiveObjectFinding, LiveObjectsReading } from './live-objects-readi
 export interface LiveObjectJudge {
   judge(objects: KubeObject[]): void;
   findings(): LiveObjectFinding[];
+  /** Drops what it compiled from the engine: the gate judges one revision per request, for as long as it serves. */
+  release(): void;
 }
 
 export interface LiveObjectReads {
@@ -29,6 +31,14 @@ export async function readLiveObjects(reads: LiveObjectReads, oldCrd: KubeObject
   if (resource === undefined) return { read: 'not-judged', why: 'the old revision names no group, plural or storage version' };
   const judge = reads.judgeFor(oldCrd, newCrd);
   if ('none' in judge) return { read: 'not-judged', why: judge.none };
+  try {
+    return await judgeLiveObjects(reads, resource, judge, signal);
+  } finally {
+    judge.release();
+  }
+}
+
+async function judgeLiveObjects(reads: LiveObjectReads, resource: NonNullable<ReturnType<typeof liveResourceOf>>, judge: LiveObjectJudge, signal?: AbortSignal): Promise<LiveObjectsReading> {
   let api: KubeApi;
   try {
     api = await reads.api();

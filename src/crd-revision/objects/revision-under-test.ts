@@ -1,4 +1,4 @@
-import { CrdUnservableError, loadCrd, type EngineCrd } from '../../api-server-engine/engine.ts';
+import { CrdUnservableError, forgetCrd, loadCrd, type EngineCrd } from '../../api-server-engine/engine.ts';
 import type { FieldError } from '../../contract/field-error.ts';
 import { isPlainObject } from '../../contract/kube-object.ts';
 import { viewCrd, type CrdView } from '../crd-view.ts';
@@ -81,6 +81,14 @@ export function prepareCrdRevision(oldCrd: unknown, newCrd: unknown, options: Re
   };
 }
 
+/** Drops both revisions' compiled CRDs from the engine (see forgetCrd): for whoever prepares revisions without end. */
+export function releaseCrdRevision(revision: CrdRevisionUnderTest): void {
+  for (const side of [revision.old, revision.new]) {
+    forgetCrd(side.reading);
+    forgetCrd(side.pruning);
+  }
+}
+
 /**
  * What kube-apiserver's CRD update validation holds immutable: the group and plural (they make the CRD's name),
  * and, once the CRD is established (a CRD objects are stored under always is), the scope and the kind, since
@@ -100,7 +108,10 @@ function immutableFieldChanges(old: RevisionSide, now: RevisionSide): Refusal['c
 function crdRefusal(crd: unknown): Refusal['causes'] {
   let refusal: readonly FieldError[];
   try {
-    refusal = loadCrd(crd).refusal;
+    // Compiled only for kube-apiserver's answer to it: the engine need not keep it.
+    const loaded = loadCrd(crd);
+    refusal = loaded.refusal;
+    forgetCrd(loaded);
   } catch (error) {
     if (!(error instanceof CrdUnservableError)) throw error;
     refusal = error.refusal;

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../../../src/contract/kube-object.ts';
 import { ConversionUnknownError, predictStoredObject, StoredObjectUnreadableError } from '../../../../src/crd-revision/objects/predict-stored-object.ts';
-import { prepareCrdRevision } from '../../../../src/crd-revision/objects/revision-under-test.ts';
+import { prepareCrdRevision, releaseCrdRevision } from '../../../../src/crd-revision/objects/revision-under-test.ts';
 import { observationsOf, outcomeDifferences } from './compare-outcomes.ts';
 import type { RevisionObservation } from './observe-revision.ts';
 import type { RevisionKind } from './revision-kinds.ts';
@@ -77,6 +77,8 @@ export function predictAndCompare(observations: readonly RevisionObservation[]):
       if (differences.length === 0) tally.agreedObjects += 1;
       tally.differences.push(...differences.map((difference) => ({ revision: revision.id, change: revision.change, object: name, ...difference })));
     });
+    // Hundreds of revisions are compiled in one engine, whose memory only grows: each is dropped when compared.
+    releaseCrdRevision(prepared);
   }
   return tally;
 }
