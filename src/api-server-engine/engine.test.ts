@@ -339,4 +339,15 @@ describe("the API server engine's memory", () => {
     const forgotten = compileJudgeForget(220);
     expect(judge(forgotten, { operation: 'CREATE', object: object('Revision220', { spec: { size: 3 } }) }).allowed).toBe(true);
   });
+  it('gives a forgotten CRD compiled again a handle of its own, so that forgetting it again leaves the next holder working', () => {
+    const schema = { spec: { type: 'object', properties: { size: { type: 'integer', maximum: 10 } } } };
+    const first = crdOf('Shared', schema);
+    expect(crdOf('Shared', schema)).toBe(first);
+    forgetCrd(first);
+    const tooBig = object('Shared', { spec: { size: 11 } });
+    expect(judge(first, { operation: 'CREATE', object: tooBig }).allowed).toBe(false);
+    const next = crdOf('Shared', schema);
+    forgetCrd(first);
+    expect(judge(next, { operation: 'CREATE', object: tooBig }).allowed).toBe(false);
+  });
 });

@@ -219,6 +219,12 @@ export function loadCrd(crd: unknown): EngineCrd {
   const json = JSON.stringify(crd);
   const known = compiled.get(json);
   if (known) return known;
+  const loaded = compileCrd(json);
+  compiled.set(json, loaded);
+  return loaded;
+}
+
+function compileCrd(json: string): EngineCrd {
   const answer = call<{ handle?: number; group?: string; kind?: string; versions?: string[]; refusal: RawProblem[]; error?: string }>(
     'the CRD',
     json,
@@ -226,9 +232,7 @@ export function loadCrd(crd: unknown): EngineCrd {
   );
   const refusal = answer.refusal.map(toFieldError);
   if (answer.error !== undefined || answer.handle === undefined) throw new CrdUnservableError(answer.error ?? 'the engine gave no handle', refusal);
-  const loaded: EngineCrd = { json, handle: answer.handle, instance: instanceCount, group: answer.group ?? '', kind: answer.kind ?? '', versions: answer.versions ?? [], refusal };
-  compiled.set(json, loaded);
-  return loaded;
+  return { json, handle: answer.handle, instance: instanceCount, group: answer.group ?? '', kind: answer.kind ?? '', versions: answer.versions ?? [], refusal };
 }
 
 interface RawJudgement {
@@ -252,6 +256,12 @@ export function forgetCrd(crd: EngineCrd): void {
   if (compiled.get(crd.json) === crd) compiled.delete(crd.json);
 }
 
+/** Forgets the compiled CRD that loadCrd holds for this CRD, if it holds one (see forgetCrd); compiles nothing. */
+export function forgetCompiledCrd(crd: unknown): void {
+  const known = compiled.get(JSON.stringify(crd));
+  if (known) forgetCrd(known);
+}
+
 /** What kube-apiserver answers to a create or an update of `object`, up to storing it. */
 export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
   const request = {
@@ -265,8 +275,9 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
   };
   if (crd.instance !== instanceCount || running === undefined || crd.handle < 0) {
     // Compiled in an instance that has since failed, or forgotten: compile it again in the one the call will run in.
+    // Its own handle, not the cache's: a handle shared by two holders would outlive the first one's forgetCrd.
     engine();
-    const again = loadCrd(JSON.parse(crd.json));
+    const again = compileCrd(crd.json);
     crd.handle = again.handle;
     crd.instance = again.instance;
   }

@@ -1,4 +1,4 @@
-import { CrdUnservableError, forgetCrd, loadCrd, type EngineCrd } from '../../api-server-engine/engine.ts';
+import { CrdUnservableError, forgetCompiledCrd, forgetCrd, loadCrd, type EngineCrd } from '../../api-server-engine/engine.ts';
 import type { FieldError } from '../../contract/field-error.ts';
 import { isPlainObject } from '../../contract/kube-object.ts';
 import { viewCrd, type CrdView } from '../crd-view.ts';
@@ -87,6 +87,8 @@ export function releaseCrdRevision(revision: CrdRevisionUnderTest): void {
     forgetCrd(side.reading);
     forgetCrd(side.pruning);
   }
+  // Compiled as given, for kube-apiserver's answer to the CRD update.
+  forgetCompiledCrd(revision.new.source);
 }
 
 /**
@@ -108,10 +110,7 @@ function immutableFieldChanges(old: RevisionSide, now: RevisionSide): Refusal['c
 function crdRefusal(crd: unknown): Refusal['causes'] {
   let refusal: readonly FieldError[];
   try {
-    // Compiled only for kube-apiserver's answer to it: the engine need not keep it.
-    const loaded = loadCrd(crd);
-    refusal = loaded.refusal;
-    forgetCrd(loaded);
+    refusal = loadCrd(crd).refusal;
   } catch (error) {
     if (!(error instanceof CrdUnservableError)) throw error;
     refusal = error.refusal;
