@@ -39,6 +39,17 @@ async function refused(call: Promise<unknown>): Promise<{ code: number; causes: 
 }
 
 /** The decision codes a crdgate process logged for /validate calls about one object. */
+/**
+ * The codes once the gate's log records one: the server writes its log asynchronously, so on a loaded machine the
+ * line can reach the file after the API server has answered the client.
+ */
+async function loggedValidationCodes(gate: CrdgateProcess, object: string): Promise<string[]> {
+  return eventually(`${object} in the log of ${gate.certDir}`, async () => {
+    const codes = await validationCodes(gate, object);
+    return codes.length > 0 ? codes : undefined;
+  });
+}
+
 async function validationCodes(gate: CrdgateProcess, object: string): Promise<string[]> {
   const logs = (await readdir(gate.certDir)).filter((file) => file.endsWith('.log'));
   const lines = (await Promise.all(logs.map((file) => readFile(join(gate.certDir, file), 'utf8')))).join('').split('\n');
@@ -129,7 +140,7 @@ describe.skipIf(!controlPlane)('two installs named with `manifests --name`, side
     });
     expect(status.code).toBe(422);
     expect(status.causes.map((cause) => cause.field)).toEqual(expect.arrayContaining(invalidGeoDatabaseFields));
-    expect(await validationCodes(geo().gate, `${namespace}/bad-geo`)).toContain('OBJECT_INVALID');
+    expect(await loggedValidationCodes(geo().gate, `${namespace}/bad-geo`)).toContain('OBJECT_INVALID');
     expect(await validationCodes(toys().gate, `${namespace}/bad-geo`)).toEqual([]);
 
     const created = (await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'good-geo') })) as {
@@ -146,7 +157,7 @@ describe.skipIf(!controlPlane)('two installs named with `manifests --name`, side
       return attempt.causes.length > 0 ? attempt : undefined;
     });
     expect(status).toEqual({ code: 422, causes: [expect.objectContaining({ reason: 'FieldValueInvalid', field: 'spec.size' })] });
-    expect(await validationCodes(toys().gate, `${namespace}/bad-widget`)).toContain('OBJECT_INVALID');
+    expect(await loggedValidationCodes(toys().gate, `${namespace}/bad-widget`)).toContain('OBJECT_INVALID');
     expect(await validationCodes(geo().gate, `${namespace}/bad-widget`)).toEqual([]);
 
     const created = (await customObjects.createNamespacedCustomObject({ ...widgets, namespace, body: widget('good-widget', { size: 2, color: 'gold' }) })) as {
