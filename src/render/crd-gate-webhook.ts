@@ -1,6 +1,7 @@
 import { crdGateDefaults } from '../config.ts';
 import { liveObjectListRules } from './crd-reads.ts';
-import { componentLabels, installNames, type Install } from './in-cluster-names.ts';
+import { installNames, type Install } from './in-cluster-names.ts';
+import { serverClusterRole } from './server-cluster-role.ts';
 import type { ManifestFile } from './manifest.ts';
 import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';
 
@@ -45,22 +46,5 @@ export function renderCrdGateWebhook(crdNames: readonly string[], endpoint: Webh
 /** The ClusterRole and binding with which the server lists the live objects of the gated CRDs; nothing without names. */
 export function renderCrdGateReadsFile(path: string, crdNames: readonly string[], install: Install): ManifestFile[] {
   if (crdNames.length === 0) return [];
-  const names = installNames(install.name);
-  const metadata = { name: names.crdGate, labels: componentLabels(install.name, 'webhook') };
-  return [
-    {
-      path,
-      comment: comment(crdNames),
-      manifests: [
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata, rules: liveObjectListRules(crdNames) },
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata,
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: names.crdGate },
-          subjects: [{ kind: 'ServiceAccount', name: names.server, namespace: install.namespace }],
-        },
-      ],
-    },
-  ];
+  return [{ path, comment: comment(crdNames), manifests: serverClusterRole(install, installNames(install.name).crdGate, liveObjectListRules(crdNames)) }];
 }

@@ -1,5 +1,6 @@
 import { ownsCrd, type Contract } from '../contract/define-contract.ts';
-import { componentLabels, installNames, type Install } from './in-cluster-names.ts';
+import { installNames, type Install } from './in-cluster-names.ts';
+import { serverClusterRole } from './server-cluster-role.ts';
 import type { ManifestFile } from './manifest.ts';
 
 // A contract whose CRD someone else owns makes crdgate's server follow that CRD (`crdgate serve` reports where the
@@ -23,27 +24,13 @@ write. Without it the server keeps serving with the contracts' schemas (crdgate_
 export function renderOwnerCrdReadsFile(path: string, contracts: readonly Contract[], install: Install): ManifestFile[] {
   const followed = ownerCrdFollowing(contracts);
   if (followed.length === 0) return [];
-  const names = installNames(install.name);
-  const metadata = { name: names.ownerCrdReads, labels: componentLabels(install.name, 'webhook') };
   return [
     {
       path,
       comment: rbacComment(followed),
-      manifests: [
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata,
-          rules: [{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: followed.map(crdName), verbs: ['get', 'list', 'watch'] }],
-        },
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata,
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: names.ownerCrdReads },
-          subjects: [{ kind: 'ServiceAccount', name: names.server, namespace: install.namespace }],
-        },
-      ],
+      manifests: serverClusterRole(install, installNames(install.name).ownerCrdReads, [
+        { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: followed.map(crdName), verbs: ['get', 'list', 'watch'] },
+      ]),
     },
   ];
 }

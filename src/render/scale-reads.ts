@@ -1,6 +1,7 @@
 import type { Contract } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
-import { componentLabels, installNames, type Install } from './in-cluster-names.ts';
+import { installNames, type Install } from './in-cluster-names.ts';
+import { serverClusterRole } from './server-cluster-role.ts';
 import type { ManifestFile } from './manifest.ts';
 
 // A contract whose hub has a scale subresource makes crdgate's server a client of the API server: a /scale review
@@ -23,23 +24,15 @@ is limited to this.`;
 export function renderScaleReadsFile(path: string, contracts: readonly Contract[], install: Install): ManifestFile[] {
   const bearing = scaleBearing(contracts);
   if (bearing.length === 0) return [];
-  const names = installNames(install.name);
-  const metadata = { name: names.scaleReads, labels: componentLabels(install.name, 'webhook') };
-  const roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: names.scaleReads };
-  const subjects = [{ kind: 'ServiceAccount', name: names.server, namespace: install.namespace }];
   return [
     {
       path,
       comment: rbacComment(bearing),
-      manifests: [
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata,
-          rules: bearing.map((contract) => ({ apiGroups: [contract.identity.group], resources: [contract.identity.plural], verbs: ['get'] })),
-        },
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata, roleRef, subjects },
-      ],
+      manifests: serverClusterRole(
+        install,
+        installNames(install.name).scaleReads,
+        bearing.map((contract) => ({ apiGroups: [contract.identity.group], resources: [contract.identity.plural], verbs: ['get'] })),
+      ),
     },
   ];
 }
