@@ -1,21 +1,24 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
-import { installNames } from '../../src/render/in-cluster-names.ts';
+import { installNames, migrationJobName } from '../../src/render/in-cluster-names.ts';
+import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { missingPrerequisite } from '../missing-prerequisite.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { buildImage, type BuiltImage } from './support/container-image.ts';
 import { helm, yamlObjects } from './support/helm.ts';
+import { invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl } from './support/kubectl.ts';
+import { proxyService, type ServiceProxy } from './support/service-proxy.ts';
 import { canUseMountNamespace, startContainer, type PodTemplateSpec, type RunningContainer } from './support/kubelet.ts';
 
 const provided = inject('controlPlane');
@@ -37,6 +40,8 @@ const notRoot = process.getuid?.() === 0 ? undefined : 'the tests do not run as 
  * not writable by its user), each container started with its command and args over the image's ENTRYPOINT and CMD,
  * its env over the image's ENV (NODE_OPTIONS among them: Node refuses some flags there, and a pod that passes
  * them exits at start), as the pod's non-root user, the Secret mounted where the pod mounts it; then its probes.
+ * Last, the built-in example as a user installs it with `helm install`: its pod started this way and reached through
+ * its Service (support/service-proxy.ts plays kube-proxy), its migration hook's container run while helm waits.
  */
 describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kubelet starts them", () => {
   const cp = controlPlane as ProvidedControlPlane;
@@ -69,6 +74,25 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     const port = deployment.spec.template.spec.containers[0].ports[0].containerPort as number;
     const answered = await fetch(`https://127.0.0.1:${port}/`).then(() => true, (error: Error) => !/ECONNREFUSED/.test(String(error.cause ?? error)));
     return answered ? port : undefined;
+  };
+
+  /** What the kubelet mounts at the service-account path for a pod of `account`: a token, the cluster's CA, the namespace. */
+  const serviceAccountFiles = async (account: string, inNamespace: string) => {
+    const dir = await mkdtemp(join(workDir, `service-account-${account}-`));
+    // The container's user reads it, as it reads the kubelet's projected volume.
+    await chmod(dir, 0o755);
+    const token = await kubectl(cp, ['create', 'token', account, '-n', inNamespace, '--duration', '1h']);
+    expect(token.exitCode, token.stderr).toBe(0);
+    const admin = new KubeConfig();
+    admin.loadFromFile(cp.kubeconfigPath);
+    await writeFile(join(dir, 'token'), token.stdout.trim());
+    await writeFile(join(dir, 'ca.crt'), Buffer.from(admin.getCurrentCluster()!.caData!, 'base64'));
+    await writeFile(join(dir, 'namespace'), inNamespace);
+    return dir;
+  };
+  const apiServerServiceEnv = () => {
+    const apiServer = new URL(cp.apiServerUrl);
+    return { KUBERNETES_SERVICE_HOST: apiServer.hostname, KUBERNETES_SERVICE_PORT: apiServer.port, KUBERNETES_SERVICE_PORT_HTTPS: apiServer.port };
   };
 
   beforeAll(async () => {
@@ -190,24 +214,13 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
       const pod = podOf(built.get('overlays/self-managed-certs')!, 'Deployment');
       expect(pod.automountServiceAccountToken).toBe(true);
-      const serviceAccountDir = join(workDir, 'service-account');
-      await mkdir(serviceAccountDir);
-      const token = await kubectl(cp, ['create', 'token', names.server, '-n', namespace, '--duration', '1h']);
-      expect(token.exitCode, token.stderr).toBe(0);
-      const admin = new KubeConfig();
-      admin.loadFromFile(cp.kubeconfigPath);
-      await writeFile(join(serviceAccountDir, 'token'), token.stdout.trim());
-      await writeFile(join(serviceAccountDir, 'ca.crt'), Buffer.from(admin.getCurrentCluster()!.caData!, 'base64'));
-      await writeFile(join(serviceAccountDir, 'namespace'), namespace);
-      const apiServer = new URL(cp.apiServerUrl);
-
       const container = startContainer({
         image,
         pod,
         metadata: { name: `${installName}-5c8d7-fghij`, namespace },
         mounts: {},
-        serviceEnv: { KUBERNETES_SERVICE_HOST: apiServer.hostname, KUBERNETES_SERVICE_PORT: apiServer.port, KUBERNETES_SERVICE_PORT_HTTPS: apiServer.port },
-        serviceAccountDir,
+        serviceEnv: apiServerServiceEnv(),
+        serviceAccountDir: await serviceAccountFiles(names.server, namespace),
         nodeBinDir,
       });
       try {
@@ -221,6 +234,156 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       expect(Object.keys(secret.data ?? {}).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
       const webhooks = JSON.parse((await kubectl(cp, ['get', `validatingwebhookconfiguration/${installName}`, '-o', 'json'])).stdout);
       expect(webhooks.webhooks[0].clientConfig.caBundle).toBe(secret.data['ca.crt']);
+    });
+  });
+
+  describe.skipIf(missingPrerequisite('the built-in example installed with helm install and served by its pod', noMountNamespace ?? notRoot))('the built-in example installed with helm install, served by its chart\'s Deployment', () => {
+    const release = `helm-example-${id}`;
+    const helmNamespace = `crdgate-e2e-helm-${id}`;
+    const names = installNames(release);
+    let helmRun: (args: string[]) => ReturnType<typeof helm>;
+    let container: RunningContainer | undefined;
+    let proxy: ServiceProxy | undefined;
+    const objectFile = async (name: string, object: unknown) => {
+      const path = join(workDir, `${name}.yaml`);
+      await writeFile(path, stringify(object));
+      return path;
+    };
+    const getJson = async (args: string[]) => {
+      const got = await kubectl(cp, ['get', ...args, '-o', 'json']);
+      expect(got.exitCode, got.stderr).toBe(0);
+      return JSON.parse(got.stdout);
+    };
+
+    beforeAll(async () => {
+      const resolved = await resolveHelm({ build: true, log: (line) => process.stderr.write(`[workloads-as-kubelet] ${line}\n`) });
+      if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
+      helmRun = (args) => helm(resolved.path, join(workDir, 'helm-home'), cp, args);
+      await eventually(`the previous ${crdName} to be gone`, async () => {
+        const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'name']);
+        return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
+      }, { timeoutMs: 60_000 });
+    }, 1_200_000);
+
+    afterAll(async () => {
+      await container?.stop();
+      await proxy?.close();
+      await helmRun?.(['uninstall', release, '-n', helmNamespace, '--ignore-not-found']);
+      await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${release}`, `mutatingwebhookconfiguration/${release}`]);
+      await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
+      await kubectl(cp, ['delete', 'namespace', helmNamespace, '--wait=false', '--ignore-not-found']);
+    });
+
+    it('installs the chart of the built-in example with its default values; writes fail closed while no pod serves', async () => {
+      const chart = join(workDir, 'example-chart');
+      await imageCli(['manifests', '--format', 'helm', '--name', release, '--out', chart]);
+      const installed = await helmRun(['install', release, chart, '--namespace', helmNamespace, '--create-namespace']);
+      expect(installed.exitCode, installed.stderr).toBe(0);
+      const established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crdName}`]);
+      expect(established.exitCode, established.stderr).toBe(0);
+      const object = await objectFile('while-down', validGeoDatabase(helmNamespace, 'while-down'));
+      const refused = await eventually('the API server to call the webhook no pod serves', async () => {
+        const attempt = await kubectl(cp, ['create', '--dry-run=server', '-f', object]);
+        return attempt.exitCode !== 0 && attempt.stderr.includes('failed calling webhook') ? attempt : undefined;
+      });
+      expect(refused.stderr).toMatch(/failed calling webhook "(mutate|validate)\.geodatabases\.geo\.example\.com"/);
+    });
+
+    it('starts the Deployment as the kubelet would, behind its Service: it fills every caBundle, and crdgate validates, defaults and converts', async () => {
+      expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
+      const manifest = await helmRun(['get', 'manifest', release, '-n', helmNamespace]);
+      expect(manifest.exitCode, manifest.stderr).toBe(0);
+      const pod = podOf(yamlObjects(manifest.stdout), 'Deployment');
+      container = startContainer({
+        image,
+        pod,
+        metadata: { name: `${release}-6f7c9-klmno`, namespace: helmNamespace },
+        mounts: {},
+        serviceEnv: apiServerServiceEnv(),
+        serviceAccountDir: await serviceAccountFiles(names.server, helmNamespace),
+        nodeBinDir,
+      });
+      const service = await getJson(['service', names.server, '-n', helmNamespace]);
+      const port = service.spec.ports[0];
+      const podPort = typeof port.targetPort === 'number' ? port.targetPort : pod.containers[0]!.ports!.find((each) => each.name === port.targetPort)!.containerPort;
+      proxy = await proxyService(service.spec.clusterIP, port.port, podPort);
+      const running = container;
+      const ready = await Promise.race([waitReady(running), running.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${running.output()}`); })]);
+      expect(ready).toEqual({ status: 200, body: 'ok' });
+      const secret = await getJson(['secret', names.servingCertSecret, '-n', helmNamespace]);
+      for (const kind of ['validatingwebhookconfiguration', 'mutatingwebhookconfiguration']) {
+        const configuration = await getJson([kind, release]);
+        expect(configuration.webhooks.map((webhook: any) => webhook.clientConfig.caBundle), kind).toEqual(configuration.webhooks.map(() => secret.data['ca.crt']));
+      }
+      expect((await getJson(['crd', crdName])).spec.conversion.webhook.clientConfig.caBundle).toBe(secret.data['ca.crt']);
+
+      // The API server reads the caBundles from its informers: the first writes may still fail on the old ones.
+      const invalid = await objectFile('invalid', invalidGeoDatabase(helmNamespace, 'wrong'));
+      const denied = await eventually("crdgate's refusal through the Service", async () => {
+        const attempt = await kubectl(cp, ['create', '-f', invalid]);
+        // Only crdgate sees these fields wrong (the CRD's schema accepts them): its field errors, as kubectl prints them.
+        if (attempt.exitCode !== 0 && invalidGeoDatabaseFields.every((field) => attempt.stderr.includes(`* ${field}: `))) return attempt;
+        throw new Error(`exit ${attempt.exitCode}: ${attempt.stderr}`);
+      }, { timeoutMs: 60_000 });
+      expect(denied.stderr).toMatch(/GeoDatabase "wrong" is invalid/);
+      const valid = await objectFile('valid', validGeoDatabase(helmNamespace, 'served'));
+      const created = await kubectl(cp, ['create', '-f', valid]);
+      expect(created.exitCode, created.stderr).toBe(0);
+      // A label the CRD's schema cannot default: only the mutating webhook adds it.
+      const stored = await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', helmNamespace]);
+      expect(stored.metadata.labels).toMatchObject({ 'geo.example.com/postgres-major': '16' });
+      // Read in a version the object is not stored in: the conversion webhook answers through the same Service.
+      const converted = await getJson([`geodatabases.v1alpha1.geo.example.com`, 'served', '-n', helmNamespace]);
+      expect(converted.apiVersion).toBe('geo.example.com/v1alpha1');
+      expect(running.output()).not.toMatch(/"level":(50|60)/);
+    });
+
+    it('upgrades with the migration on: helm waits for the hook Job, whose container, started as the kubelet would, trims storedVersions', async () => {
+      // As if a GeoDatabase had once been stored in v1beta1: what a storage-version change leaves for the migration.
+      const marked = await kubectl(cp, ['patch', 'crd', crdName, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { storedVersions: ['v1beta1', 'v1'] } })]);
+      expect(marked.exitCode, marked.stderr).toBe(0);
+      const upgrade = helmRun(['upgrade', release, join(workDir, 'example-chart'), '--namespace', helmNamespace, '--set', 'migration.enabled=true', '--timeout', '5m']);
+      let upgradeSettled = false;
+      void upgrade.finally(() => (upgradeSettled = true));
+      const jobName = migrationJobName(release, geoDatabaseContract());
+      const job = await eventually('helm to create the migration hook Job', async () => {
+        const got = await kubectl(cp, ['get', 'job', jobName, '-n', helmNamespace, '-o', 'json']);
+        return got.exitCode === 0 ? JSON.parse(got.stdout) : undefined;
+      }, { timeoutMs: 60_000 });
+      expect(job.metadata.annotations['helm.sh/hook']).toContain('post-upgrade');
+      const migration = startContainer({
+        image,
+        pod: job.spec.template.spec,
+        metadata: { name: `${jobName}-q8w4z`, namespace: helmNamespace },
+        mounts: {},
+        serviceEnv: apiServerServiceEnv(),
+        serviceAccountDir: await serviceAccountFiles(job.spec.template.spec.serviceAccountName, helmNamespace),
+        nodeBinDir,
+      });
+      const exit = await Promise.race([migration.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 120 s'), 120_000))]);
+      expect(exit, migration.output()).toEqual({ code: 0, signal: null });
+      expect(upgradeSettled, 'helm upgrade returned before its hook Job completed').toBe(false);
+      // The job controller's part, which no controller-manager plays here: the Job's status, from its pod's exit.
+      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const finished = { type: 'Complete', status: 'True', lastProbeTime: now, lastTransitionTime: now };
+      const status = { startTime: now, completionTime: now, succeeded: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {}, conditions: [{ ...finished, type: 'SuccessCriteriaMet' }, finished] };
+      const completed = await kubectl(cp, ['patch', 'job', jobName, '-n', helmNamespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+      expect(completed.exitCode, completed.stderr).toBe(0);
+      const upgraded = await upgrade;
+      expect(upgraded.exitCode, upgraded.stderr).toBe(0);
+      expect((await getJson(['crd', crdName])).status.storedVersions).toEqual(['v1']);
+      expect((await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', helmNamespace])).metadata.labels).toMatchObject({ 'geo.example.com/postgres-major': '16' });
+    });
+
+    it('uninstalls: the webhooks and the pod\'s objects are gone, the CRD and the GeoDatabase stay', async () => {
+      const uninstalled = await helmRun(['uninstall', release, '--namespace', helmNamespace, '--wait']);
+      expect(uninstalled.exitCode, uninstalled.stderr).toBe(0);
+      for (const kind of ['validatingwebhookconfiguration', 'mutatingwebhookconfiguration']) {
+        expect((await kubectl(cp, ['get', kind, release, '-o', 'name'])).exitCode, kind).not.toBe(0);
+      }
+      expect((await kubectl(cp, ['get', 'deployment', release, '-n', helmNamespace, '-o', 'name'])).exitCode).not.toBe(0);
+      const kept = await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', helmNamespace]);
+      expect(kept.spec.postgres.version).toBe('16.4');
     });
   });
 });
