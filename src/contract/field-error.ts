@@ -46,3 +46,28 @@ export function fieldError(field: string, type: FieldErrorType, message: string)
 export function formatFieldError(error: FieldError): string {
   return error.field === '' ? error.message : `${error.field}: ${error.message}`;
 }
+
+// Kubernetes' constructors (field.Required, field.Invalid, field.Forbidden, field.NotSupported), so that a message
+// meant to equal kube-apiserver's is worded as its own are: the error type's words, the value, then why.
+// A value arrives already shown (`"text"`, `3`, `["a"]`): callers show it bounded or in full, as their readers need.
+
+/** `Required value`, then why when there is a why. */
+export function fieldRequired(field: string, detail?: string): FieldError {
+  return fieldError(field, 'FieldValueRequired', detail === undefined ? 'Required value' : `Required value: ${detail}`);
+}
+
+/** `Invalid value: <shown value>: <why>`. */
+export function fieldInvalid(field: string, shownValue: string, detail: string): FieldError {
+  return fieldError(field, 'FieldValueInvalid', `Invalid value: ${shownValue}: ${detail}`);
+}
+
+/** `Forbidden: <why>`. */
+export function fieldForbidden(field: string, detail: string): FieldError {
+  return fieldError(field, 'FieldValueForbidden', `Forbidden: ${detail}`);
+}
+
+/** `Unsupported value: <shown value>: supported values: "a", "b"`, each supported value quoted as Go's %q does. */
+export function fieldNotSupported(field: string, shownValue: string, supported: readonly string[]): FieldError {
+  const quoted = supported.map((value) => JSON.stringify(value)).join(', ');
+  return fieldError(field, 'FieldValueNotSupported', `Unsupported value: ${shownValue}: supported values: ${quoted}`);
+}
