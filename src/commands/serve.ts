@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { hasServingCert } from '../certs/cert-dir-layout.ts';
-import type { StoredObjectReader } from '../admission/scale.ts';
+import type { StoredObjectReader } from '../kube/stored-object-reading.ts';
 import type { CertificateManager, CertificateManagerOptions } from '../certs/self-managed/certificate-manager.ts';
 import type { RotationPolicy } from '../certs/self-managed/rotation.ts';
 import { secretAnnotations } from '../certs/self-managed/secret-material.ts';
@@ -14,7 +14,7 @@ import { crdGateDefaults, developmentCertificate, manageCertsDefaults, serveDefa
 import type { CrdGate } from '../crd-gate/crd-gate-route.ts';
 import { crdRevisionOverrideAnnotation } from '../crd-gate/decide-crd-revision.ts';
 import { defaultInstallName, installNameProblem, installNames, serviceDnsNames } from '../render/in-cluster-names.ts';
-import type { ServingCertificate } from '../server/tls-files.ts';
+import type { ServingCertificate } from '../certs/serving-certificate.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { webhookEndpoints, type WebhookEndpoint } from '../server/app.ts';
 import { startServer } from '../server/serve.ts';

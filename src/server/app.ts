@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { TLSSocket } from 'node:tls';
 import { handleAdmissionReview, storedObjectToRead, type AdmissionOutcome, type AdmissionWebhook } from '../admission/handler.ts';
-import type { StoredObjectReader } from '../admission/scale.ts';
+import type { StoredObjectReader } from '../kube/stored-object-reading.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { reviewConversion } from '../conversion/review-conversion.ts';
 import { ProtocolError } from '../errors.ts';
