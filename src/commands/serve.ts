@@ -11,7 +11,7 @@ import { ownsCrd } from '../contract/define-contract.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { crdGateDefaults, developmentCertificate, manageCertsDefaults, serveDefaults } from '../config.ts';
-import type { CrdGate } from '../crd-gate/crd-gate-route.ts';
+import type { CrdGate } from '../server/crd-gate-route.ts';
 import { crdRevisionOverrideAnnotation } from '../crd-gate/decide-crd-revision.ts';
 import { defaultInstallName, installNameProblem, installNames, serviceDnsNames } from '../render/in-cluster-names.ts';
 import type { ServingCertificate } from '../certs/serving-certificate.ts';

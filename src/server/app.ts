@@ -7,7 +7,7 @@ import { reviewConversion } from '../conversion/review-conversion.ts';
 import { ProtocolError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { serveDefaults } from '../config.ts';
-import { crdGateRoute, type CrdGate } from '../crd-gate/crd-gate-route.ts';
+import { crdGateRoute, type CrdGate } from './crd-gate-route.ts';
 import { createInFlightBodies, jsonBody, protocolErrorHandler } from './body.ts';
 import { sendJson } from './json-response.ts';
 import type { ServerMetrics } from './metrics.ts';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { CrdGate } from '../crd-gate/crd-gate-route.ts';
+import type { CrdGate } from './crd-gate-route.ts';
 import type { StoredObjectReader } from '../kube/stored-object-reading.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { Logger } from '../log.ts';
