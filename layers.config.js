@@ -4,8 +4,8 @@
 // test/repo/layering.test.ts holds the whole graph (dynamic imports too) to this list and to no loop, and
 // `npm run --silent layers` prints the graph.
 //
-// contract/ and its subfolders import one another (the root holds both the values every layer uses and
-// defineContract, which validates with schema/, fsa/ and defaults/): the one loop left, listed in layering.test.ts.
+// contract/ and its subfolders import one another (the root holds the values every layer uses and the types, and
+// defineContract, which checks with schema/, fsa/ and defaults/): the one loop left, listed in layering.test.ts.
 export const layers = [
   ['errors.ts', []],
   ['log.ts', []],

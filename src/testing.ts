@@ -5,7 +5,8 @@
 import { checkObject, type CheckOperation, type CheckResult } from './check/check-object.ts';
 import { handleAdmissionReview, type AdmissionWebhook } from './admission/handler.ts';
 import type { AdmissionResponse } from './admission/verdict.ts';
-import { ContractDefinitionError, type Contract } from './contract/define-contract.ts';
+import { type Contract } from './contract/contract-definition.ts';
+import { ContractDefinitionError } from './contract/define-contract.ts';
 import type { KubeObject } from './contract/kube-object.ts';
 import { createContractRegistry, lookupByApiVersion, type CompiledContract, type ContractRegistry } from './contract/registry.ts';
 import { contractCrdRefusal } from './api-server-engine/contract-crd.ts';

@@ -1,4 +1,4 @@
-import { ownsCrd } from '../contract/define-contract.ts';
+import { ownsCrd } from '../contract/contract-definition.ts';
 import { checkCrdObject, checkObject, type CheckInput, type CheckOperation, type CheckResult } from './check-object.ts';
 import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { errored } from '../admission/verdict.ts';

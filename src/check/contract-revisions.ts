@@ -1,4 +1,4 @@
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { compareCrdRevisions } from '../crd-revision/compare/compare-crd-revisions.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';

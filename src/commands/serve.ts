@@ -7,7 +7,7 @@ import type { CertificateManager, CertificateManagerOptions } from '../certs/sel
 import type { RotationPolicy } from '../certs/self-managed/rotation.ts';
 import { secretAnnotations } from '../certs/self-managed/secret-material.ts';
 import { dnsNameRules, isDns1123Label } from '../contract/dns-names.ts';
-import { ownsCrd } from '../contract/define-contract.ts';
+import { ownsCrd } from '../contract/contract-definition.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { crdGateDefaults, developmentCertificate, manageCertsDefaults, serveDefaults } from '../config.ts';
