@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './layers.config.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'certs/', 'coverage/', '.tmp/'] },
@@ -39,5 +40,6 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerRules(),
   { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
 );

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { Contract } from '../src/contract/define-contract.ts';
+import type { Contract } from '../src/contract/contract-definition.ts';
 import type { KubeObject } from '../src/contract/kube-object.ts';
 import { geoDatabaseContract } from '../src/contracts/geodatabase/index.ts';
 import { schemaV1 } from '../src/contracts/geodatabase/schema-v1.ts';

@@ -2,32 +2,8 @@
 // small: the contract model, field errors, the transition machine's building blocks, conversion with the stash,
 // quantities and release versions. Everything else in src/ is internal and may change without notice.
 
-export {
-  defineContract,
-  metadataDeletionRule,
-  apiVersionOf,
-  ContractDefinitionError,
-  type Contract,
-  type ContractDefinition,
-  type ContractIdentity,
-  type CrdOwner,
-  type VersionDefinition,
-  type PrinterColumn,
-  type SelectableField,
-  type Subresources,
-  type SpokeConversion,
-  type ConversionContext,
-  type HubToSpokePaths,
-  type Invariant,
-  type Defaulter,
-  type Defaults,
-  type DeletionRule,
-  type DeletionProtection,
-  type UpdateRule,
-  type UpdateInput,
-  type UpdateFindings,
-  type UpdateVerdict,
-} from './contract/define-contract.ts';
+export { metadataDeletionRule, apiVersionOf, type Contract, type ContractDefinition, type ContractIdentity, type CrdOwner, type VersionDefinition, type PrinterColumn, type SelectableField, type Subresources, type SpokeConversion, type ConversionContext, type HubToSpokePaths, type Invariant, type Defaulter, type Defaults, type DeletionRule, type DeletionProtection, type UpdateRule, type UpdateInput, type UpdateFindings, type UpdateVerdict } from './contract/contract-definition.ts';
+export { defineContract, ContractDefinitionError } from './contract/define-contract.ts';
 export type { ContractReads } from './contract/contract-reads.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';
 export { staticDefault, derivedDefault, type DerivedDefaultOptions, type FormedDefaulter } from './contract/defaults/library-defaults.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineContract, type Contract } from './contract/define-contract.ts';
+import { type Contract } from './contract/contract-definition.ts';
+import { defineContract } from './contract/define-contract.ts';
 import { whenDifferent } from './contract/fsa/comparisons.ts';
 import { fieldClassifier } from './contract/fsa/field-classifier.ts';
 import type { StateReader, TransitionMachine } from './contract/fsa/machine.ts';

@@ -4,7 +4,8 @@ import { scalableGeoDatabaseContract } from './admission/scalable-geodatabase.fi
 import { geoDatabaseContract } from './contracts/geodatabase/index.ts';
 import { toy, toyAnnotation, toyApiVersion, toyContract } from './conversion/toy-contract.fixture.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
-import { ContractDefinitionError, defineContract, type Contract } from './contract/define-contract.ts';
+import { type Contract } from './contract/contract-definition.ts';
+import { ContractDefinitionError, defineContract } from './contract/define-contract.ts';
 import { fromCrd } from './contract/from-crd.ts';
 import { messageBrokerAnnotations, messageBrokerContract } from './policy/message-broker.fixture.ts';
 import { contractTester, renderMachine } from './testing.ts';

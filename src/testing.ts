@@ -2,10 +2,11 @@
 // as the running server (or `crdgate check`, `crdgate convert`, `crdgate fsa`) would, from the same code;
 // startTestEnvironment puts the contracts in front of a real kube-apiserver and etcd, as envtest does for Go.
 
-import { checkObject, type CheckOperation, type CheckResult } from './admission/check-object.ts';
+import { checkObject, type CheckOperation, type CheckResult } from './check/check-object.ts';
 import { handleAdmissionReview, type AdmissionWebhook } from './admission/handler.ts';
 import type { AdmissionResponse } from './admission/verdict.ts';
-import { ContractDefinitionError, type Contract } from './contract/define-contract.ts';
+import { type Contract } from './contract/contract-definition.ts';
+import { ContractDefinitionError } from './contract/define-contract.ts';
 import type { KubeObject } from './contract/kube-object.ts';
 import { createContractRegistry, lookupByApiVersion, type CompiledContract, type ContractRegistry } from './contract/registry.ts';
 import { contractCrdRefusal } from './api-server-engine/contract-crd.ts';
@@ -13,7 +14,7 @@ import { formatFieldError } from './contract/field-error.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
 import { convertObject } from './conversion/convert-object.ts';
 
-export type { CheckOperation, CheckResult, DefaultedField } from './admission/check-object.ts';
+export type { CheckOperation, CheckResult, DefaultedField } from './check/check-object.ts';
 export type { AdmissionResponse } from './admission/verdict.ts';
 export type { AdmissionWebhook } from './admission/handler.ts';
 export { renderMachine, machineFormats, type MachineFormat } from './contract/fsa/render/render-machine.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineContract, metadataDeletionRule } from '../contract/define-contract.ts';
+import { metadataDeletionRule } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';

@@ -6,7 +6,8 @@ import { maxObjectDepth, nestedDeeperThan, pathDeeperThan } from '../contract/va
 import type { ContractRegistry } from '../contract/registry.ts';
 import { decideMutation } from './mutate.ts';
 import { parseAdmissionReview, type AdmissionRequest } from './review.ts';
-import { decideScale, isScaleRequest, storedObjectNeeded, type StoredObjectReading, type StoredObjectRef } from './scale.ts';
+import type { StoredObjectReading, StoredObjectRef } from '../kube/stored-object-reading.ts';
+import { decideScale, isScaleRequest, storedObjectNeeded } from './scale.ts';
 import { decideValidation } from './validate.ts';
 import { deny, errored, toAdmissionResponse, type Verdict } from './verdict.ts';
 

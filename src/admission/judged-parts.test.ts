@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dbClusterContract, dbPoolerContract } from '../../test/e2e/support/db-operator-contracts.ts';
-import { defineContract, type Contract, type ContractDefinition } from '../contract/define-contract.ts';
+import { type Contract, type ContractDefinition } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { judgedPartsOf, sameInParts, statusCheckBeyondApiServer } from './judged-parts.ts';
 

@@ -1,6 +1,6 @@
 import { readKeysOf, readMetadataFields, type ReadKeys } from '../contract/contract-reads.ts';
 import { defaultersOf } from '../contract/defaults/contract-defaulter.ts';
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { parseFieldPath, valueAtSegments, type PathSegment } from '../contract/field-path.ts';
 import { readsPhase } from '../contract/fsa/phase.ts';
 import { jsonEqual } from '../contract/json-equal.ts';

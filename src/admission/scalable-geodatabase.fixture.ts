@@ -1,4 +1,5 @@
-import { defineContract, type Contract, type VersionDefinition } from '../contract/define-contract.ts';
+import { type Contract, type VersionDefinition } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 
 // The built-in GeoDatabase with a scale subresource on its read replicas, in v1 (the hub: spec.readReplicas) and

@@ -6,7 +6,8 @@ import { clusterWidgetContract } from '../render/cluster-widget-contract.fixture
 import { handleAdmissionReview, storedObjectToRead } from './handler.ts';
 import type { AdmissionRequest } from './review.ts';
 import { scalableGeoDatabaseContract } from './scalable-geodatabase.fixture.ts';
-import { decideScale, scaleReplicas, storedObjectNeeded, withValueAt, type StoredObjectReading } from './scale.ts';
+import type { StoredObjectReading } from '../kube/stored-object-reading.ts';
+import { decideScale, scaleReplicas, storedObjectNeeded, withValueAt } from './scale.ts';
 import { decideValidation } from './validate.ts';
 
 const registry = createContractRegistry([scalableGeoDatabaseContract()]);

@@ -6,27 +6,12 @@ import { scaleSubresourceOf, specReplicasSteps } from '../contract/scale-subreso
 import type { AdmissionRequest } from './review.ts';
 import { decideValidation, type JudgingOptions } from './validate.ts';
 import { deny, type Verdict } from './verdict.ts';
+import type { StoredObjectReading, StoredObjectRef } from '../kube/stored-object-reading.ts';
 
 // A /scale review carries an autoscaling/v1 Scale, not the custom object: no phase, no annotations, no spec but the
 // replicas. Its decision therefore needs the stored object, which the server reads from the API server (the only
 // review that needs anything beyond its own body); the decision itself stays a pure function of the review and of
 // what was read.
-
-/** The object whose Scale a review is about, to be read from the API server in the contract's hub version. */
-export interface StoredObjectRef {
-  group: string;
-  version: string;
-  /** The plural: the resource's name in the API path. */
-  resource: string;
-  namespace?: string;
-  name: string;
-}
-
-/** What reading it gave: the object as the API server answered, or why there is none. */
-export type StoredObjectReading = { object: unknown } | { problem: string };
-
-/** Reads a stored object. Never rejects: a failure is a reading with a problem, which the decision denies on. */
-export type StoredObjectReader = (ref: StoredObjectRef) => Promise<StoredObjectReading>;
 
 interface ScaleTarget {
   compiled: CompiledContract;

@@ -13,15 +13,47 @@
 //   node src/api-server-engine/build-engine.ts --place DIR  npm run build: copy the placed engine into DIR (dist/);
 //                                                           without Go or a built engine, say so and go on
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { API_SERVER_ENGINE, API_SERVER_ENGINE_MODULE_DIR, buildBinary, goSourceHash } from '../control-plane/build-binaries.ts';
+import { buildBinary, goSourceHash, type BuildRecipe } from '../control-plane/build-binaries.ts';
 import { readControlPlaneVersions } from '../control-plane/go-modules.ts';
 import { cacheHome, findGo } from '../control-plane/kube-assets.ts';
+import { wasm } from './wasm-api.ts';
 
 const execFileAsync = promisify(execFile);
+
+/**
+ * kube-apiserver's custom-resource pipeline as a WebAssembly (wasip1) reactor, for `crdgate check` and
+ * crdgate/testing. Not a program: the host calls its exports.
+ */
+const API_SERVER_ENGINE = 'api-server-engine';
+const API_SERVER_ENGINE_MODULE_DIR = fileURLToPath(new URL('../../src/api-server-engine/go/', import.meta.url));
+
+const engineRecipe: BuildRecipe = {
+  name: API_SERVER_ENGINE,
+  moduleDir: API_SERVER_ENGINE_MODULE_DIR,
+  goPackage: 'crdgate.local/api-server-engine',
+  tags: [],
+  ldflags: ['-s', '-w'],
+  versionArgs: [],
+  prove: proveEngineModule,
+  goEnv: { GOOS: 'wasip1', GOARCH: 'wasm' },
+  // A reactor: _initialize instead of main, and the //go:wasmexport functions callable afterwards.
+  buildMode: 'c-shared',
+};
+
+/** The engine cannot be run by itself: it is proven by compiling it and finding the functions its host calls. */
+async function proveEngineModule(path: string): Promise<string> {
+  const module = await wasm.compile(await readFile(path));
+  const exported = new Set(wasm.Module.exports(module).map((entry) => entry.name));
+  const called = ['_initialize', 'memory', 'alloc', 'free', 'load', 'judge', 'forget'];
+  const missing = called.filter((name) => !exported.has(name));
+  if (missing.length > 0) throw new Error(`${path} does not export ${missing.join(', ')}`);
+  return `a WebAssembly reactor of ${Math.round((await stat(path)).size / 1e6)} MB`;
+}
+
 
 /** Where `npm run build:engine` puts the engine, and what it says about it (engine.json). */
 export const PLACED_ENGINE_DIR = fileURLToPath(new URL('../../src/api-server-engine/', import.meta.url));
@@ -61,7 +93,7 @@ export async function buildEngine(opts: { log: (line: string) => void; env?: Nod
   }
   await mkdir(dir, { recursive: true });
   try {
-    await buildBinary(API_SERVER_ENGINE, { go, outDir: dir, versions: readControlPlaneVersions(), log: opts.log, env, fileName });
+    await buildBinary(engineRecipe, { go, outDir: dir, log: opts.log, env, fileName });
   } catch (error) {
     return { unavailable: `building the API server engine with ${go} failed: ${(error as Error).message}` };
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { contractCrdRefusal } from './contract-crd.ts';

@@ -1,5 +1,5 @@
-import { ownsCrd } from '../contract/define-contract.ts';
-import { checkCrdObject, checkObject, type CheckInput, type CheckOperation, type CheckResult } from '../admission/check-object.ts';
+import { ownsCrd } from '../contract/contract-definition.ts';
+import { checkCrdObject, checkObject, type CheckInput, type CheckOperation, type CheckResult } from './check-object.ts';
 import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { errored } from '../admission/verdict.ts';
 import { EngineUnavailableError } from '../api-server-engine/engine.ts';

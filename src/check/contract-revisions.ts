@@ -1,6 +1,6 @@
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { compareCrdRevisions } from '../crd-revision/compare-crd-revisions.ts';
+import { compareCrdRevisions } from '../crd-revision/compare/compare-crd-revisions.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { renderCustomResourceDefinition, renderOwnerCrd, resourceName } from '../render/custom-resource-definition.ts';
 import type { Manifest } from '../render/manifest.ts';

@@ -3,11 +3,10 @@ import { CrdUnservableError, loadCrd, type EngineCrd } from '../api-server-engin
 import { formatFieldError } from '../contract/field-error.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { ownsCrd } from '../contract/define-contract.ts';
+import { ownsCrd } from '../contract/contract-definition.ts';
 import { describeVersionDrift, drifted, ownerCrdDrift } from '../contract/owner-crd-drift.ts';
 import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
-import type { ManifestLocation, ManifestObject } from './manifest-documents.ts';
-import { describeLocation } from './report-summary.ts';
+import { describeLocation, type ManifestLocation, type ManifestObject } from './manifest-documents.ts';
 
 /** Where a CRD was found: among the objects of the checked tree (`-f`), or in a file named with `--crd`. */
 export type CrdOrigin = 'tree' | 'crd-flag';

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../contract/kube-object.ts';
-import { compareCrdRevisions } from '../crd-revision/compare-crd-revisions.ts';
+import { compareCrdRevisions } from '../crd-revision/compare/compare-crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { isCrdObject } from './crd-kinds.ts';

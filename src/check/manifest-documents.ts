@@ -17,6 +17,13 @@ export interface ManifestLocation {
   item?: number;
 }
 
+/** `apps/db.yaml:14 (document 2)`, `list.yaml:9 (document 1, items[3])`: a line an editor jumps to, and the document. */
+export function describeLocation(location: ManifestLocation): string {
+  if (location.line === 0) return location.file;
+  const file = location.file === '-' ? '<stdin>' : location.file;
+  return `${file}:${location.line} (document ${location.document}${location.item === undefined ? '' : `, items[${location.item}]`})`;
+}
+
 export interface ManifestObject {
   location: ManifestLocation;
   object: KubeObject;

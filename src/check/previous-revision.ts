@@ -1,4 +1,4 @@
-import { apiVersionOf } from '../contract/define-contract.ts';
+import { apiVersionOf } from '../contract/contract-definition.ts';
 import { recordedState } from '../contract/fsa/phase.ts';
 import { objectRef, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract } from '../contract/registry.ts';

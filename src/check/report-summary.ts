@@ -1,6 +1,6 @@
-import type { CheckOperation } from '../admission/check-object.ts';
-import type { DefaultedField } from '../admission/check-object.ts';
-import type { EmptyReason, InvalidManifest, ManifestLocation } from './manifest-documents.ts';
+import type { CheckOperation } from './check-object.ts';
+import type { DefaultedField } from './check-object.ts';
+import { describeLocation, type EmptyReason, type InvalidManifest, type ManifestLocation } from './manifest-documents.ts';
 import type { TreeCheckReport, TreeName } from './check-tree.ts';
 import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
@@ -101,13 +101,6 @@ export function describeInvalid(entry: InvalidManifest & { tree: TreeName }): st
   const language = entry.code === 'MANIFEST_NOT_JSON' ? 'JSON' : 'YAML';
   const revision = entry.tree === 'old' ? ' (previous revision, given with --old)' : '';
   return `${file === '-' ? '<stdin>' : file}:${line}:${column}: not valid ${language}${revision}: ${entry.message}`;
-}
-
-/** `apps/db.yaml:14 (document 2)`, `list.yaml:9 (document 1, items[3])`: a line an editor jumps to, and the document. */
-export function describeLocation(location: ManifestLocation): string {
-  if (location.line === 0) return location.file;
-  const file = location.file === '-' ? '<stdin>' : location.file;
-  return `${file}:${location.line} (document ${location.document}${location.item === undefined ? '' : `, items[${location.item}]`})`;
 }
 
 /** Why a second manifest of one object fails the check, though it is judged: the API server would apply both. */

@@ -1,7 +1,8 @@
 import { namespacedName } from '../contract/kube-object.ts';
 import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import type { TallyEntry } from '../crd-revision/objects/stored-object-tally.ts';
-import { describeLocation, plural } from './report-summary.ts';
+import { describeLocation } from './manifest-documents.ts';
+import { plural } from './report-summary.ts';
 import { storedObjectsSources, type StoredObjectsCrdReport, type StoredObjectsReport } from './stored-objects.ts';
 
 /** `stored objects of mailboxes.mail.example.com (--stored) through its new revision: 4 objects, 6 errors, 3 warnings` */

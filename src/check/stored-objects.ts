@@ -1,6 +1,6 @@
 import { jsonEqual } from '../contract/json-equal.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import { contractConverter, conversionRoundTripFindings } from '../crd-revision/objects/contract-conversion.ts';
 import { ConversionUnknownError, predictStoredObject, StoredObjectUnreadableError } from '../crd-revision/objects/predict-stored-object.ts';

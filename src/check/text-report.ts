@@ -1,7 +1,8 @@
 import { formatFieldError } from '../contract/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
-import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeLocation, summarize, summaryLine } from './report-summary.ts';
+import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, summarize, summaryLine } from './report-summary.ts';
 import { namespacedName } from '../contract/kube-object.ts';
+import { describeLocation } from './manifest-documents.ts';
 import { storedObjectsLines } from './stored-objects-report.ts';
 
 const stateSources = { status: 'its status', flag: '--state', contract: "the contract's steady state" } as const;

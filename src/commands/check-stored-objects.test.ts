@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { descendants, parseXml } from '../check/xml-elements.fixture.ts';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
-import { storedObjectRules } from '../crd-revision/objects/stored-object-rules.ts';
+import { storedObjectRules } from '../crd-revision/stored-object-rules.ts';
 
 // crdgate check puts stored objects through their CRD's new revision (src/crd-revision/objects tests what is
 // predicted, object by object; here, what the command makes of it: the flags, the reports, the exit codes). The

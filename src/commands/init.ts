@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ContractDefinitionError, type CrdOwner } from '../contract/define-contract.ts';
+import { type CrdOwner } from '../contract/contract-definition.ts';
+import { ContractDefinitionError } from '../contract/define-contract.ts';
 import { readCrdSource } from '../scaffold/crd-scaffold.ts';
 import { NpmError, runNpm } from '../scaffold/npm.ts';
 import type { PinnedVersions } from '../scaffold/project-files.ts';

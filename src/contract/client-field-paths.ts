@@ -1,4 +1,4 @@
-import type { HubToSpokePaths } from './define-contract.ts';
+import type { HubToSpokePaths } from './contract-definition.ts';
 import { fieldNameSource, fieldPathSteps, type FieldPathStep, type PathSegment } from './field-path.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 

@@ -15,9 +15,10 @@ import { renderManifestFiles } from '../render/manifest-files.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
 import { contractTester } from '../testing.ts';
 import { dbPoolerContract } from '../../test/e2e/support/db-operator-contracts.ts';
-import { ContractDefinitionError, defineContract, type Contract } from './define-contract.ts';
+import { type Contract } from './contract-definition.ts';
+import { ContractDefinitionError, defineContract } from './define-contract.ts';
 import { machineFormats, renderMachine } from './fsa/render/render-machine.ts';
-import { describeValue } from './schema/describe-value.ts';
+import { describeValue } from './describe-value.ts';
 
 // Issue 40: a contract that is wrong gets one sentence naming the option, never a TypeError. Contracts that work
 // (the built-in GeoDatabase, the policy's message broker, an operator's kind guarded with readState, a scalable

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkContract, ContractDefinitionError, defineContract, type ContractDefinition } from './define-contract.ts';
+import { type ContractDefinition } from './contract-definition.ts';
+import { checkContract, ContractDefinitionError, defineContract } from './define-contract.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 import { whenDifferent } from './fsa/comparisons.ts';
 import { fieldClassifier } from './fsa/field-classifier.ts';

@@ -1,5 +1,5 @@
 import { isPlainObject } from './kube-object.ts';
-import { describeText } from './schema/describe-value.ts';
+import { describeText } from './describe-value.ts';
 
 // Field paths as Kubernetes writes them in errors (`spec.caches[1].name`, `metadata.labels[app.kubernetes.io/name]`):
 // read, written and walked here alone, so that what one part of crdgate writes every other part reads back.

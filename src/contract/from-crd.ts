@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as Yaml from 'yaml';
-import { ContractDefinitionError, type ContractIdentity, type PrinterColumn, type SelectableField, type Subresources, type VersionDefinition } from './define-contract.ts';
+import { type ContractIdentity, type PrinterColumn, type SelectableField, type Subresources, type VersionDefinition } from './contract-definition.ts';
+import { ContractDefinitionError } from './define-contract.ts';
 import { isPlainObject } from './kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 

@@ -1,5 +1,5 @@
 import { renderFieldPath, type PathSegment } from './field-path.ts';
-import { describeValue } from './schema/describe-value.ts';
+import { describeValue } from './describe-value.ts';
 
 // A contract is written in TypeScript, but crdgate is also handed contracts its types never saw: a user's module
 // compiled by anything, a plain object given to contractTester, a definition missing an option. Each option's shape

@@ -1,6 +1,7 @@
 import { compileClientFieldPaths, type ClientFieldPaths } from './client-field-paths.ts';
 import { readKeysOf, readView } from './contract-reads.ts';
-import { apiVersionOf, checkContract, type Contract } from './define-contract.ts';
+import { apiVersionOf, type Contract } from './contract-definition.ts';
+import { checkContract } from './define-contract.ts';
 import { transitionRule, type CompiledUpdateRule } from './fsa/evaluate/evaluate-transition.ts';
 import { splitApiVersion } from './kube-object.ts';
 import { scaleSubresourceWarnings } from './scale-subresource.ts';

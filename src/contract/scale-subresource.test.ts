@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
-import { defineContract, type ContractDefinition, type VersionDefinition } from './define-contract.ts';
+import { type ContractDefinition, type VersionDefinition } from './contract-definition.ts';
+import { defineContract } from './define-contract.ts';
 import { fieldClassifier } from './fsa/field-classifier.ts';
 import { whenDifferent } from './fsa/comparisons.ts';
 import { readInteger } from './fsa/value-readers.ts';

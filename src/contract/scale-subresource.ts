@@ -1,4 +1,4 @@
-import type { ContractDefinition, Subresources } from './define-contract.ts';
+import type { ContractDefinition, Subresources } from './contract-definition.ts';
 import { classifyChanges } from './fsa/evaluate/evaluate-transition.ts';
 import { judgesUnclassifiedChanges } from './fsa/unclassified-setting.ts';
 

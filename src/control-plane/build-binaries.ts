@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ETCD_MODULE_DIR, HELM_MODULE_DIR, KUBE_MODULE_DIR, readHelmVersion } from './go-modules.ts';
+import { ETCD_MODULE_DIR, KUBE_MODULE_DIR } from './go-modules.ts';
 import type { ControlPlaneVersions } from './go-modules.ts';
-import { wasm } from '../api-server-engine/wasm-api.ts';
 
 export const CONTROL_PLANE_BINARIES = ['kube-apiserver', 'etcd', 'kubectl'] as const;
 export type ControlPlaneBinary = (typeof CONTROL_PLANE_BINARIES)[number];
@@ -18,24 +17,12 @@ export const CEL_COST_ESTIMATOR = 'celcost';
 export const CEL_COST_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/celcost/', import.meta.url));
 
 /**
- * kube-apiserver's CEL validator over a CRD's rules, natively, with a clock (bench/cel-timer): what `npm run bench --
- * --check` sets the API server engine's evaluation of the same rules against. A tool for crdgate's bench, built from
- * the same pinned modules as celcost and the engine.
+ * How to build one binary from a Go module. The builder knows none of them: each owner gives its own (the control
+ * plane's below, helm's in helm-binary.ts, the API server engine's in api-server-engine/, the bench's tools in bench/).
  */
-export const CEL_TIMER = 'cel-timer';
-export const CEL_TIMER_MODULE_DIR = fileURLToPath(new URL('../../bench/cel-timer/', import.meta.url));
-
-/**
- * kube-apiserver's custom-resource pipeline as a WebAssembly (wasip1) reactor, for `crdgate check` and
- * crdgate/testing (src/api-server-engine). Not a program: the host calls its exports.
- */
-export const API_SERVER_ENGINE = 'api-server-engine';
-export const API_SERVER_ENGINE_MODULE_DIR = fileURLToPath(new URL('../../src/api-server-engine/go/', import.meta.url));
-/** helm, for the tests of the chart `crdgate manifests --format helm` writes (src/control-plane/go/helm). */
-export const HELM = 'helm';
-export type BuildableBinary = ControlPlaneBinary | typeof CEL_COST_ESTIMATOR | typeof CEL_TIMER | typeof API_SERVER_ENGINE | typeof HELM;
-
-interface BuildRecipe {
+export interface BuildRecipe {
+  /** What is built, for the log and the temporary file; the file's name in outDir unless the options give one. */
+  name: string;
   moduleDir: string;
   goPackage: string;
   tags: string[];
@@ -49,33 +36,19 @@ interface BuildRecipe {
   buildMode?: string;
 }
 
-function recipeFor(binary: BuildableBinary, versions: ControlPlaneVersions): BuildRecipe {
-  if (binary === API_SERVER_ENGINE) {
-    return {
-      moduleDir: API_SERVER_ENGINE_MODULE_DIR,
-      goPackage: 'crdgate.local/api-server-engine',
-      tags: [],
-      ldflags: ['-s', '-w'],
-      versionArgs: [],
-      prove: proveEngineModule,
-      goEnv: { GOOS: 'wasip1', GOARCH: 'wasm' },
-      // A reactor: _initialize instead of main, and the //go:wasmexport functions callable afterwards.
-      buildMode: 'c-shared',
-    };
-  }
+/** kube-apiserver, etcd, kubectl and celcost at the pinned release. */
+export function controlPlaneRecipe(
+  binary: ControlPlaneBinary | typeof CEL_COST_ESTIMATOR,
+  versions: ControlPlaneVersions,
+): BuildRecipe {
+  const versionArgs = ['--version'];
   if (binary === CEL_COST_ESTIMATOR) {
-    return { moduleDir: CEL_COST_MODULE_DIR, goPackage: 'crdgate.test/control-plane/celcost', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
-  }
-  if (binary === CEL_TIMER) {
-    return { moduleDir: CEL_TIMER_MODULE_DIR, goPackage: 'crdgate.test/bench/cel-timer', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
-  }
-  if (binary === HELM) {
-    // What helm's own Makefile stamps for a release: without it, `helm version` says v4.N without the patch.
-    const version = `-X helm.sh/helm/v4/internal/version.version=${readHelmVersion()}`;
-    return { moduleDir: HELM_MODULE_DIR, goPackage: 'helm.sh/helm/v4/cmd/helm', tags: [], ldflags: ['-s', '-w', version, '-X helm.sh/helm/v4/internal/version.gitTreeState=clean'], versionArgs: ['version', '--short'] };
+    const goPackage = 'crdgate.test/control-plane/celcost';
+    return { name: binary, moduleDir: CEL_COST_MODULE_DIR, goPackage, tags: [], ldflags: ['-s', '-w'], versionArgs };
   }
   if (binary === 'etcd') {
-    return { moduleDir: ETCD_MODULE_DIR, goPackage: 'go.etcd.io/etcd/server/v3', tags: [], ldflags: ['-s', '-w'], versionArgs: ['--version'] };
+    const goPackage = 'go.etcd.io/etcd/server/v3';
+    return { name: binary, moduleDir: ETCD_MODULE_DIR, goPackage, tags: [], ldflags: ['-s', '-w'], versionArgs };
   }
   const [, major = '', minor = ''] = /^v(\d+)\.(\d+)\./.exec(versions.kubernetes) ?? [];
   // Without these, /version and `kubectl version` report v0.0.0-master+$Format:%H$ (what upstream's
@@ -87,21 +60,21 @@ function recipeFor(binary: BuildableBinary, versions: ControlPlaneVersions): Bui
     `-X ${pkg}.gitTreeState=clean`,
   ]);
   return {
+    name: binary,
     moduleDir: KUBE_MODULE_DIR,
     goPackage: `k8s.io/kubernetes/cmd/${binary}`,
     tags: ['selinux', 'notest'],
     ldflags: ['-s', '-w', ...stamps],
-    versionArgs: binary === 'kubectl' ? ['version', '--client'] : ['--version'],
+    versionArgs: binary === 'kubectl' ? ['version', '--client'] : versionArgs,
   };
 }
 
 export interface BuildOptions {
   go: string;
   outDir: string;
-  versions: ControlPlaneVersions;
   log: (line: string) => void;
   env: NodeJS.ProcessEnv;
-  /** The file name in outDir; the binary's name by default. */
+  /** The file name in outDir; the recipe's name by default. */
   fileName?: string;
 }
 
@@ -110,8 +83,8 @@ export interface BuildOptions {
  * renamed into place, so an interrupted or broken build never leaves a cached binary behind.
  * Throws with the tail of go's output when the build fails.
  */
-export async function buildBinary(binary: BuildableBinary, opts: BuildOptions): Promise<void> {
-  const recipe = recipeFor(binary, opts.versions);
+export async function buildBinary(recipe: BuildRecipe, opts: BuildOptions): Promise<void> {
+  const binary = recipe.name;
   const finalPath = join(opts.outDir, opts.fileName ?? binary);
   const temporaryPath = join(opts.outDir, `.${binary}.building-${process.pid}`);
   const args = [
@@ -139,15 +112,6 @@ export async function buildBinary(binary: BuildableBinary, opts: BuildOptions): 
     clearInterval(heartbeat);
     await rm(temporaryPath, { force: true });
   }
-}
-
-/** The engine cannot be run by itself: it is proven by compiling it and finding the functions its host calls. */
-async function proveEngineModule(path: string): Promise<string> {
-  const module = await wasm.compile(await readFile(path));
-  const exported = new Set(wasm.Module.exports(module).map((entry) => entry.name));
-  const missing = ['_initialize', 'memory', 'alloc', 'free', 'load', 'judge', 'forget'].filter((name) => !exported.has(name));
-  if (missing.length > 0) throw new Error(`${path} does not export ${missing.join(', ')}`);
-  return `a WebAssembly reactor of ${Math.round((await stat(path)).size / 1e6)} MB`;
 }
 
 function firstLine(text: string): string {

@@ -4,7 +4,14 @@ import { access, mkdir, readdir, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { CEL_COST_ESTIMATOR, CEL_COST_MODULE_DIR, CONTROL_PLANE_BINARIES, buildBinary, goSourceHash } from './build-binaries.ts';
+import {
+  CEL_COST_ESTIMATOR,
+  CEL_COST_MODULE_DIR,
+  CONTROL_PLANE_BINARIES,
+  buildBinary,
+  controlPlaneRecipe,
+  goSourceHash,
+} from './build-binaries.ts';
 import { readControlPlaneVersions, type ControlPlaneVersions } from './go-modules.ts';
 
 const execFileAsync = promisify(execFile);
@@ -54,7 +61,7 @@ export async function resolveKubeAssets(opts: ResolveKubeAssetsOptions): Promise
   }
   await mkdir(dir, { recursive: true });
   try {
-    for (const binary of missing) await buildBinary(binary, { go, outDir: dir, versions, log, env });
+    for (const binary of missing) await buildBinary(controlPlaneRecipe(binary, versions), { go, outDir: dir, log, env });
   } catch (error) {
     return { unavailable: `building the control plane with ${go} failed: ${(error as Error).message}` };
   }
@@ -82,7 +89,7 @@ export async function resolveCelCostEstimator(opts: ResolveKubeAssetsOptions): P
   if (!go) return { unavailable: `Go is not installed (no \`go\` on PATH), so ${CEL_COST_ESTIMATOR} cannot be built; install Go >= 1.26` };
   await mkdir(dir, { recursive: true });
   try {
-    await buildBinary(CEL_COST_ESTIMATOR, { go, outDir: dir, versions, log, env, fileName });
+    await buildBinary(controlPlaneRecipe(CEL_COST_ESTIMATOR, versions), { go, outDir: dir, log, env, fileName });
   } catch (error) {
     return { unavailable: `building ${CEL_COST_ESTIMATOR} with ${go} failed: ${(error as Error).message}` };
   }

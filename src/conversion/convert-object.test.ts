@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SpokeConversion } from '../contract/define-contract.ts';
+import type { SpokeConversion } from '../contract/contract-definition.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import { convertObject, toHub } from './convert-object.ts';
 import { ConversionError, type ConversionErrorCode } from './conversion-error.ts';

@@ -1,4 +1,4 @@
-import { apiVersionOf, type Contract, type ConversionContext } from '../contract/define-contract.ts';
+import { apiVersionOf, type Contract, type ConversionContext } from '../contract/contract-definition.ts';
 import { objectRef, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import { ConversionError } from './conversion-error.ts';
 import { conversionResultProblem } from './conversion-result-problem.ts';

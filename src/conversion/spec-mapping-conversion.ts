@@ -1,4 +1,4 @@
-import type { HubToSpokePaths, SpokeConversion } from '../contract/define-contract.ts';
+import type { HubToSpokePaths, SpokeConversion } from '../contract/contract-definition.ts';
 import { jsonEqual } from '../contract/json-equal.ts';
 import { isPlainObject } from '../contract/kube-object.ts';
 import { putStash, takeStash, type LostData } from './stash.ts';

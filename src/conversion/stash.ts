@@ -1,5 +1,5 @@
 import { isPlainObject, objectRef, type KubeObject } from '../contract/kube-object.ts';
-import { annotationsSize, maxAnnotationsBytes } from './annotations-size.ts';
+import { annotationsSize, maxAnnotationsBytes } from '../contract/annotations-size.ts';
 import { ConversionError } from './conversion-error.ts';
 
 /**

@@ -1,4 +1,5 @@
-import { defineContract, type Contract, type SpokeConversion } from '../contract/define-contract.ts';
+import { type Contract, type SpokeConversion } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 import { presentFields } from './lossless-fields.ts';
 import { specMappingConversion } from './spec-mapping-conversion.ts';
 

@@ -1,7 +1,7 @@
 import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
-import { describeValue } from '../contract/schema/describe-value.ts';
+import { describeValue } from '../contract/describe-value.ts';
 import { overrideAuditKey, readOneTimeOverride } from '../contract/fsa/evaluate/override.ts';
-import { compareCrdRevisions } from '../crd-revision/compare-crd-revisions.ts';
+import { compareCrdRevisions } from '../crd-revision/compare/compare-crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import type { AdmissionRequest } from '../admission/review.ts';

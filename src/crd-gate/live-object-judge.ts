@@ -2,7 +2,7 @@ import { isPlainObject, namespacedName, type KubeObject } from '../contract/kube
 import { createStoredObjectsJudge } from '../check/stored-objects.ts';
 import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import { prepareCrdRevision, releaseCrdRevision, type CrdRevisionUnderTest } from '../crd-revision/objects/revision-under-test.ts';
-import { storedObjectRules } from '../crd-revision/objects/stored-object-rules.ts';
+import { storedObjectRules } from '../crd-revision/stored-object-rules.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import type { LiveObjectJudge } from './read-live-objects.ts';
 

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { isPlainObject } from '../contract/kube-object.ts';
-import { storedObjectRules, type StoredObjectRule } from './objects/stored-object-rules.ts';
+import { storedObjectRules, type StoredObjectRule } from './stored-object-rules.ts';
 import { crdRevisionRules, isCrdRevisionRule, type CrdRevisionRule, type Severity } from './rules.ts';
 
 /** What a config file sets a rule to: `off` drops its findings. */

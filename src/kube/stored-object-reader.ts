@@ -1,6 +1,6 @@
-import type { StoredObjectReader, StoredObjectRef } from '../admission/scale.ts';
 import { StopRequested } from '../abort/stop-signal.ts';
 import { KubeApiError, type KubeApi } from './kube-api.ts';
+import type { StoredObjectReader, StoredObjectRef } from './stored-object-reading.ts';
 
 // The webhook server's one call to the API server: a GET of the custom object behind a /scale review. RBAC needs
 // `get` on that resource and nothing else (the rendered manifests grant exactly that).

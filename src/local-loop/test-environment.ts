@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { writeCertDir } from '../certs/cert-dir.ts';
 import { serveDefaults } from '../config.ts';
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { derivedDefault, staticDefault } from '../contract/defaults/library-defaults.ts';
-import type { ContractDefinition, Defaulter } from '../contract/define-contract.ts';
+import type { ContractDefinition, Defaulter } from '../contract/contract-definition.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { celString, type Cel } from './cel.ts';
 import { compileContractDefaults, compileDefaultForm, jsonPatchAdd } from './compile-defaults.ts';

@@ -3,7 +3,7 @@ import type { DefaultComputation, DefaultForm } from '../contract/defaults/defau
 import { parseDefaultTarget, parseSourcePath, type DefaultTarget } from '../contract/defaults/default-target.ts';
 import { releasePattern, type FormedDefaulter } from '../contract/defaults/library-defaults.ts';
 import { schemaAt } from '../contract/defaults/default-schema.ts';
-import type { ContractDefinition } from '../contract/define-contract.ts';
+import type { ContractDefinition } from '../contract/contract-definition.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { and, Binding, bool, call, celString, cond, eq, ident, index, int, isIn, isPlainFieldName, list, member, method, ne, not, or, plus, str, type Cel } from './cel.ts';
 

@@ -1,4 +1,4 @@
-import { ownsCrd, type Contract, type DeletionProtection } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract, type DeletionProtection } from '../contract/contract-definition.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
 import { compileContractDefaults, type DefaultCoverage } from './compile-defaults.ts';

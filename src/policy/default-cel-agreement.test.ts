@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateCel } from '../api-server-engine/engine.ts';
 import { derivedDefault, staticDefault, type FormedDefaulter } from '../contract/defaults/library-defaults.ts';
-import type { Defaulter } from '../contract/define-contract.ts';
+import type { Defaulter } from '../contract/contract-definition.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import { geoDatabaseDefaults } from '../contracts/geodatabase/defaults.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { derivedDefault, staticDefault } from '../contract/defaults/library-defaults.ts';
-import { defineContract, type Defaulter } from '../contract/define-contract.ts';
+import { type Defaulter } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 import { clusterWidgetContract } from '../render/cluster-widget-contract.fixture.ts';
 import { compileContractPolicy } from './compile-policy.ts';
 import { renderPolicyCoverage, summarizePolicyCoverage } from './policy-coverage.ts';

@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import type { DefaultCoverage } from './compile-defaults.ts';
 import type { UnclassifiedCoverage } from './compile-machine.ts';
 import type { StateCoverage } from './compile-state-reading.ts';

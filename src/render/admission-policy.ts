@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { resourceName } from './custom-resource-definition.ts';
 import { installNames } from './in-cluster-names.ts';

@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { convertsByWebhook, resourceName } from './custom-resource-definition.ts';
 import { installNames, serviceDnsNames, type Install } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';

@@ -1,4 +1,5 @@
-import { defineContract, type Contract } from '../contract/define-contract.ts';
+import { type Contract } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 
 // The other corner of the contract model from GeoDatabase: cluster-scoped, a single version (so no conversion),
 // categories, no listKind (so the default applies) and no status subresource.

@@ -1,4 +1,4 @@
-import { ownsCrd, type Contract, type ContractIdentity, type VersionDefinition } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract, type ContractIdentity, type VersionDefinition } from '../contract/contract-definition.ts';
 import { schemaForApiServer } from './api-server-schema.ts';
 import type { Manifest } from './manifest.ts';
 import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';

@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { contractWebhooks, type WebhookDecides } from './webhook-reach.ts';
 import { failureHandling, type LabelSelector, type WebhookSettings } from './webhook-settings.ts';
 

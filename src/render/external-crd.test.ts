@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineContract, type Contract } from '../contract/define-contract.ts';
+import { type Contract } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { renderCustomResourceDefinition } from './custom-resource-definition.ts';
 import type { Manifest, ManifestFile } from './manifest.ts';

@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { dns1123LabelMaxLength, dnsNameRules, isDns1035Label } from '../contract/dns-names.ts';
 
 // Names the objects of one install share: the Service the webhooks call, the Secret the Deployment mounts, the labels

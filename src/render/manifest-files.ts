@@ -1,4 +1,4 @@
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { renderAdmissionPolicies, renderPolicyFloorOverlay } from './admission-policy.ts';
 import { renderCertManagerOverlay } from './cert-manager.ts';
 import { renderCustomResourceDefinition, renderOwnerCrd, resourceName } from './custom-resource-definition.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchWebhookConditions } from '../api-server-engine/engine.ts';
-import { defineContract, type Contract, type ContractDefinition } from '../contract/define-contract.ts';
+import { type Contract, type ContractDefinition } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { matchConditionCostBound, matchConditionLimits } from './match-condition-limits.ts';
 import { topLevelFieldCount } from './match-conditions.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { staticDefault } from '../contract/defaults/library-defaults.ts';
-import { defineContract, type Defaulter } from '../contract/define-contract.ts';
+import { type Defaulter } from '../contract/contract-definition.ts';
+import { defineContract } from '../contract/define-contract.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { compileContractDefaults } from '../policy/compile-defaults.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';

@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { compileContractDefaults } from '../policy/compile-defaults.ts';
 import { admissionPolicyName, hubMatchConstraints } from './admission-policy.ts';
 import type { Manifest } from './manifest.ts';

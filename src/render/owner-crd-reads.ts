@@ -1,4 +1,4 @@
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { installNames, type Install } from './in-cluster-names.ts';
 import { serverClusterRole } from './server-cluster-role.ts';
 import type { ManifestFile } from './manifest.ts';

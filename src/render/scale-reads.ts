@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { installNames, type Install } from './in-cluster-names.ts';
 import { serverClusterRole } from './server-cluster-role.ts';

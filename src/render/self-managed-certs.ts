@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { convertsByWebhook, resourceName } from './custom-resource-definition.ts';
 import { certMountPath, componentLabels, installNames, type Install } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';

@@ -1,4 +1,4 @@
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { resourceName } from './custom-resource-definition.ts';
 import { componentLabels, installNames, migrationJobName, type Install } from './in-cluster-names.ts';

@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { defaultInstallName, installNames } from './in-cluster-names.ts';
 import type { Manifest } from './manifest.ts';
 import { clientConfigFor, type WebhookEndpoint } from './webhook-endpoint.ts';

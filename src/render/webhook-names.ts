@@ -1,4 +1,4 @@
-import type { Contract } from '../contract/define-contract.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { resourceName } from './custom-resource-definition.ts';
 
 // The names of crdgate's webhooks for a contract: the API server's messages name them ("admission webhook X denied

@@ -1,5 +1,5 @@
 import { hubHasStatus, hubSchema, judgedPartsOf, ownerHubSchema, type JudgedParts } from '../admission/judged-parts.ts';
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { call, eq, int, method, ne, optionalIndex, optionalMember, or, str, ident, type Cel } from '../policy/cel.ts';

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { ContractDefinitionError, defineContract, type Contract, type CrdOwner } from '../contract/define-contract.ts';
+import { type Contract, type CrdOwner } from '../contract/contract-definition.ts';
+import { ContractDefinitionError, defineContract } from '../contract/define-contract.ts';
 import { fromCrd, readCrdFile } from '../contract/from-crd.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { specMappingConversion } from '../conversion/spec-mapping-conversion.ts';

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { environmentPreamble, requireE2eVariable } from './e2e-test-source.ts';
 import { contractPath, imageName, type PinnedVersions } from './project-files.ts';
-import type { CrdOwner } from '../contract/define-contract.ts';
+import type { CrdOwner } from '../contract/contract-definition.ts';
 import type { ScaffoldNames } from './scaffold-names.ts';
 import { spokeVersions, versionKey, type ScaffoldShape } from './scaffold-shape.ts';
 

@@ -1,13 +1,13 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { TLSSocket } from 'node:tls';
 import { handleAdmissionReview, storedObjectToRead, type AdmissionOutcome, type AdmissionWebhook } from '../admission/handler.ts';
-import type { StoredObjectReader } from '../admission/scale.ts';
+import type { StoredObjectReader } from '../kube/stored-object-reading.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { reviewConversion } from '../conversion/review-conversion.ts';
 import { ProtocolError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { serveDefaults } from '../config.ts';
-import { crdGateRoute, type CrdGate } from '../crd-gate/crd-gate-route.ts';
+import { crdGateRoute, type CrdGate } from './crd-gate-route.ts';
 import { createInFlightBodies, jsonBody, protocolErrorHandler } from './body.ts';
 import { sendJson } from './json-response.ts';
 import type { ServerMetrics } from './metrics.ts';

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { SelfManagedCertificateMetrics } from '../certs/self-managed/certificate-metrics.ts';
 
 /** One registry per server instance (never prom-client's global one), so tests and embedders get their own. */
 export interface ServerMetrics {
@@ -20,15 +21,6 @@ export interface OwnerCrdMetrics {
   driftPaths: Gauge<'crd' | 'version'>;
   liveSchema: Gauge<'crd' | 'version'>;
   schemaRefusals: Counter<'crd'>;
-}
-
-/** What `serve --manage-certs` reports; the series exist in every mode and stay at zero without it. */
-export interface SelfManagedCertificateMetrics {
-  rotations: Counter<'kind' | 'result'>;
-  caNotAfter: Gauge;
-  caBundleRepairs: Counter<'resource'>;
-  leader: Gauge;
-  ready: Gauge;
 }
 
 export function createServerMetrics(): ServerMetrics {

@@ -1,4 +1,4 @@
-import { ownsCrd, type Contract } from '../contract/define-contract.ts';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { describeVersionDrift, drifted, liveVersions, ownerCrdDrift } from '../contract/owner-crd-drift.ts';
 import { withValidators, type ContractRegistry } from '../contract/registry.ts';
 import { createSchemaCompiler, type ObjectValidator } from '../contract/schema/compile-schema.ts';

@@ -1,14 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { CrdGate } from '../crd-gate/crd-gate-route.ts';
-import type { StoredObjectReader } from '../admission/scale.ts';
+import type { CrdGate } from './crd-gate-route.ts';
+import type { StoredObjectReader } from '../kube/stored-object-reading.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { Logger } from '../log.ts';
 import { createApp, type WebhookEndpoint } from './app.ts';
 import { expressBornMessages } from './express-born-messages.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
-import { assertUsable, certificateNotAfterSeconds, readServingCertificate, watchServingCertificate, type ServingCertificate } from './tls-files.ts';
+import type { ServingCertificate } from '../certs/serving-certificate.ts';
+import { assertUsable, certificateNotAfterSeconds, readServingCertificate, watchServingCertificate } from './tls-files.ts';
 
 export interface ServeOptions {
   port: number;

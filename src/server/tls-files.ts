@@ -3,12 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { certDirFiles } from '../certs/cert-dir-layout.ts';
+import type { ServingCertificate } from '../certs/serving-certificate.ts';
 import type { Logger } from '../log.ts';
-
-export interface ServingCertificate {
-  cert: Buffer;
-  key: Buffer;
-}
 
 export async function readServingCertificate(certDir: string): Promise<ServingCertificate> {
   const pair = await readPairBytes(certDir);

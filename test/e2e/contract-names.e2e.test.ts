@@ -1,7 +1,8 @@
 import { ApiException, KubeConfig, KubernetesObjectApi, loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { ContractDefinitionError, defineContract, type Contract, type ContractDefinition } from '../../src/contract/define-contract.ts';
+import { type Contract, type ContractDefinition } from '../../src/contract/contract-definition.ts';
+import { ContractDefinitionError, defineContract } from '../../src/contract/define-contract.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import { manifestsToYaml } from '../../src/render/manifest-yaml.ts';
 import type { KubeObject } from '../../src/contract/kube-object.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ContractDefinitionError, defineContract, type ContractDefinition, type Subresources } from '../../src/contract/define-contract.ts';
+import { type ContractDefinition, type Subresources } from '../../src/contract/contract-definition.ts';
+import { ContractDefinitionError, defineContract } from '../../src/contract/define-contract.ts';
 import { createContractRegistry } from '../../src/contract/registry.ts';
 import type { JSONSchemaProps } from '../../src/contract/schema/json-schema-props.ts';
 import { checkStructural } from '../../src/contract/schema/structural-check.ts';

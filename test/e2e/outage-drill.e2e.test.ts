@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiException, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { Contract } from '../../src/contract/define-contract.ts';
+import type { Contract } from '../../src/contract/contract-definition.ts';
 import { isPlainObject, type KubeObject } from '../../src/contract/kube-object.ts';
 import { jsonEqual } from '../../src/contract/json-equal.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Contract } from '../../src/contract/define-contract.ts';
+import type { Contract } from '../../src/contract/contract-definition.ts';
 import { formatFieldError } from '../../src/contract/field-error.ts';
 import { evaluateTransition, type TransitionDecision } from '../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import { jsonEqual } from '../../src/contract/json-equal.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { estimatePolicyCosts, type CelCostPolicyReport, type CelCostReport } from '../../src/control-plane/cel-cost.ts';
 import { resolveCelCostEstimator } from '../../src/control-plane/kube-assets.ts';
-import type { Contract } from '../../src/contract/define-contract.ts';
+import type { Contract } from '../../src/contract/contract-definition.ts';
 import { formatFieldError } from '../../src/contract/field-error.ts';
 import { nodePoolContract } from '../../src/contract/fsa/node-pool.fixture.ts';
 import { evaluateTransition } from '../../src/contract/fsa/evaluate/evaluate-transition.ts';

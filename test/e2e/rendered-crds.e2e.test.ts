@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scalableGeoDatabaseContract } from '../../src/admission/scalable-geodatabase.fixture.ts';
-import type { Contract } from '../../src/contract/define-contract.ts';
+import type { Contract } from '../../src/contract/contract-definition.ts';
 import { describeFormat } from '../../src/contract/schema/kubernetes-formats.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { toyContract } from '../../src/conversion/toy-contract.fixture.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Contract } from '../../src/contract/define-contract.ts';
+import type { Contract } from '../../src/contract/contract-definition.ts';
 import { evaluateTransition } from '../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import { valueAtPath } from '../../src/contract/field-path.ts';
 import { jsonEqual } from '../../src/contract/json-equal.ts';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scalableGeoDatabaseContract } from '../../src/admission/scalable-geodatabase.fixture.ts';
-import type { Contract } from '../../src/contract/define-contract.ts';
+import type { Contract } from '../../src/contract/contract-definition.ts';
 import { parseFieldPath, valueAtSegments } from '../../src/contract/field-path.ts';
 import type { ClassifierForm, ValueReading } from '../../src/contract/fsa/classifier-form.ts';
 import { schemaAtPath } from '../../src/contract/fsa/classifier-reach.ts';

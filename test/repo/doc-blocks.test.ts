@@ -80,7 +80,10 @@ const accounts: Record<string, [string, Account][]> = {
     ['crdgate manifests --format helm --contract ./queue-contract.ts', cluster],
     ['apiVersion: argoproj.io/v1alpha1', cluster],
   ],
-  'docs/development.md': [['src/', { shows: "the repository's layout" }]],
+  'docs/development.md': [
+    ['src/', { shows: "the repository's layout" }],
+    ['npm run --silent layers', { run: ['test/repo/layering.test.ts'] }],
+  ],
   'docs/geodatabase.md': [['apiVersion: geo.example.com/v1', { run: ['test/repo/doc-blocks.test.ts'] }]],
   'docs/guarding-an-operator.md': [
     ['# crds/database-crd.yaml', { run: [operatorGuideTest, operatorGuideDevTest] }],

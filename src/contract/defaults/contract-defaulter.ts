@@ -1,4 +1,4 @@
-import type { ContractDefinition, Defaulter } from '../define-contract.ts';
+import type { ContractDefinition, Defaulter } from '../contract-definition.ts';
 
 // A contract's `defaults` is one Defaulter or a list of them, applied in order, each to what the one before returned:
 // the list is what lets the library's defaults (which compile to the policy floor) and functions of one's own (which

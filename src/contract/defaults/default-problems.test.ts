@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ContractDefinitionError, defineContract, type ContractDefinition, type Defaulter } from '../define-contract.ts';
+import { type ContractDefinition, type Defaulter } from '../contract-definition.ts';
+import { ContractDefinitionError, defineContract } from '../define-contract.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { derivedDefault, staticDefault } from './library-defaults.ts';
 

@@ -1,4 +1,4 @@
-import type { ContractDefinition } from '../define-contract.ts';
+import type { ContractDefinition } from '../contract-definition.ts';
 import { isLabelValue, isQualifiedName, qualifiedNameRule } from '../dns-names.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { defaultersOf } from './contract-defaulter.ts';

@@ -1,4 +1,4 @@
-import type { Defaulter, UntypedSpec } from '../define-contract.ts';
+import type { Defaulter, UntypedSpec } from '../contract-definition.ts';
 import { jsonEqual } from '../json-equal.ts';
 import { isPlainObject, type KubeObject } from '../kube-object.ts';
 import type { JSONValue } from '../schema/json-schema-props.ts';

@@ -1,5 +1,5 @@
 import type { Change, Location } from './machine.ts';
-import { describeText, describeValue } from '../schema/describe-value.ts';
+import { describeText, describeValue } from '../describe-value.ts';
 import { valueAtSegments } from '../field-path.ts';
 
 // The change records the classifiers produce: a field's value with absence resolved, and the change as messages show it.

@@ -1,4 +1,5 @@
-import { defineContract, type Contract } from '../define-contract.ts';
+import { type Contract } from '../contract-definition.ts';
+import { defineContract } from '../define-contract.ts';
 import { compareQuantities } from '../quantity.ts';
 import { quantitySchema } from '../schema/controller-gen.fixture.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';

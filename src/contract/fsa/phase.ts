@@ -1,4 +1,4 @@
-import { describeText, describeValue } from '../schema/describe-value.ts';
+import { describeText, describeValue } from '../describe-value.ts';
 import type { KubeObject } from '../kube-object.ts';
 import type { StateReader, TransitionMachine } from './machine.ts';
 import { valueAtPath } from '../field-path.ts';

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { formatFieldError, type FieldError, type FieldErrorType } from '../field-error.ts';
-import { describeText, describeValue } from './describe-value.ts';
+import { describeText, describeValue } from '../describe-value.ts';
 import { compareDocumentPositions, createDocumentPositions } from './document-order.ts';
 import { parseFieldPath, pointerSegments, renderFieldPath, type PathSegment } from '../field-path.ts';
 import { describeFormat } from './kubernetes-formats.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Contract } from '../../contract/define-contract.ts';
+import type { Contract } from '../../contract/contract-definition.ts';
 import { geoDatabaseContract } from '../../contracts/geodatabase/index.ts';
 import { renderCustomResourceDefinition } from '../../render/custom-resource-definition.ts';
 import { contractConverter, conversionRoundTripFindings } from './contract-conversion.ts';

@@ -1,5 +1,5 @@
 import { readAsStored } from '../../api-server-engine/engine.ts';
-import { apiVersionOf, type Contract } from '../../contract/define-contract.ts';
+import { apiVersionOf, type Contract } from '../../contract/contract-definition.ts';
 import { jsonEqual } from '../../contract/json-equal.ts';
 import type { KubeObject } from '../../contract/kube-object.ts';
 import { convertObject } from '../../conversion/convert-object.ts';

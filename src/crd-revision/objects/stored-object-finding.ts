@@ -1,5 +1,5 @@
 import type { StoredObjectRef } from './outcome.ts';
-import { storedObjectRules, type StoredObjectRule } from './stored-object-rules.ts';
+import { storedObjectRules, type StoredObjectRule } from '../stored-object-rules.ts';
 
 /**
  * One finding about the objects a CRD stores under a new revision: about one object (`object` set), or about the

@@ -4,7 +4,7 @@ import { storedObjectRevisionFindings } from './revision-findings.ts';
 import { newMailboxCrd, oldMailboxCrd, storedMailbox, storedNullRevisions } from './mailbox.fixture.ts';
 import { prepareCrdRevision } from './revision-under-test.ts';
 import { storedObjectFindings } from './stored-object-findings.ts';
-import { storedObjectRules } from './stored-object-rules.ts';
+import { storedObjectRules } from '../stored-object-rules.ts';
 
 const oldCrd = (): any => oldMailboxCrd();
 const newCrd = (): any => newMailboxCrd();

@@ -1,4 +1,4 @@
-import { describeValue } from '../../contract/schema/describe-value.ts';
+import { describeValue } from '../../contract/describe-value.ts';
 import { splitApiVersion, type KubeObject } from '../../contract/kube-object.ts';
 import type { StoredObjectOutcome, WriteOutcome } from './outcome.ts';
 import { asStoredUnderOld } from './predict-stored-object.ts';

@@ -1,5 +1,5 @@
 import type { StoredObjectFinding } from './stored-object-finding.ts';
-import type { StoredObjectRule } from './stored-object-rules.ts';
+import type { StoredObjectRule } from '../stored-object-rules.ts';
 
 /** One rule's findings for one CRD: how many, and the first few in full. */
 export interface TallyEntry {

@@ -1,6 +1,6 @@
 import { jsonEqual } from '../../contract/json-equal.ts';
 import { isPlainObject } from '../../contract/kube-object.ts';
-import { describeText } from '../../contract/schema/describe-value.ts';
+import { describeText } from '../../contract/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 

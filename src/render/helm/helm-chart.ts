@@ -1,4 +1,4 @@
-import type { Contract } from '../../contract/define-contract.ts';
+import type { Contract } from '../../contract/contract-definition.ts';
 import { generatedMarker } from '../manifest-yaml.ts';
 import type { GeneratedFile, ManifestFile } from '../manifest.ts';
 import { renderManifestTree } from '../manifest-files.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiextensionsV1Api, AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import type { Contract } from '../../../src/contract/define-contract.ts';
+import type { Contract } from '../../../src/contract/contract-definition.ts';
 import { createContractRegistry } from '../../../src/contract/registry.ts';
 import { geoDatabaseContract } from '../../../src/contracts/geodatabase/index.ts';
 import { renderCustomResourceDefinition } from '../../../src/render/custom-resource-definition.ts';

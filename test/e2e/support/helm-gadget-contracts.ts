@@ -1,4 +1,5 @@
-import { defineContract, type Contract } from '../../../src/contract/define-contract.ts';
+import { type Contract } from '../../../src/contract/contract-definition.ts';
+import { defineContract } from '../../../src/contract/define-contract.ts';
 
 // The kind the Helm install test installs, upgrades and uninstalls: a group of its own, so the chart's CRD is never
 // another e2e file's, first with one version, then with a second one served beside it.

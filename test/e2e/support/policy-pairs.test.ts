@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Contract } from '../../../src/contract/define-contract.ts';
+import type { Contract } from '../../../src/contract/contract-definition.ts';
 import { evaluateTransition } from '../../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import { compareQuantities, parseQuantity } from '../../../src/contract/quantity.ts';
 import { createSchemaCompiler } from '../../../src/contract/schema/compile-schema.ts';

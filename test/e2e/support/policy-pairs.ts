@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Contract } from '../../../src/contract/define-contract.ts';
+import type { Contract } from '../../../src/contract/contract-definition.ts';
 import type { ClassifierForm, ValueReading } from '../../../src/contract/fsa/classifier-form.ts';
 import type { TransitionDecision } from '../../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import type { TransitionMachine } from '../../../src/contract/fsa/machine.ts';

@@ -6,7 +6,7 @@ import { readOverride, reportOverride, type OverrideRequest } from './override.t
 import { readState, type StateReading } from '../phase.ts';
 import { denialFor, unclassifiedDenials } from './transition-messages.ts';
 import { findUnclassifiedChanges, type ClassifiedBy } from '../unclassified-changes.ts';
-import type { UpdateFindings, UpdateInput } from '../../define-contract.ts';
+import type { UpdateFindings, UpdateInput } from '../../contract-definition.ts';
 
 export interface TransitionDecision<S extends string, C extends string> {
   /** The state the update starts from, read from the old object. */

@@ -1,5 +1,5 @@
 import { annotation, type KubeObject } from '../../kube-object.ts';
-import { describeValue } from '../../schema/describe-value.ts';
+import { describeValue } from '../../describe-value.ts';
 import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
 import type { TransitionMachine } from '../machine.ts';
 import type { StateReading } from '../phase.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { geoDatabaseContract } from '../../../../src/contracts/geodatabase/index.ts';
 import { committedCrdsDir } from '../../../fixtures/controller-gen/generate.ts';
-import type { CheckResult } from '../../../../src/admission/check-object.ts';
+import type { CheckResult } from '../../../../src/check/check-object.ts';
 import type { KubeObject } from '../../../../src/contract/kube-object.ts';
 import { defineContract } from '../../../../src/contract/define-contract.ts';
 import { fromCrd } from '../../../../src/contract/from-crd.ts';

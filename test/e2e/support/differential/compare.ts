@@ -1,4 +1,4 @@
-import type { CheckResult } from '../../../../src/admission/check-object.ts';
+import type { CheckResult } from '../../../../src/check/check-object.ts';
 import { jsonEqual } from '../../../../src/contract/json-equal.ts';
 import type { Judgement } from './api-server-judge.ts';
 import type { DifferentialCase } from './schema-cases.ts';

@@ -1,4 +1,4 @@
-import type { CheckResult } from '../../../../src/admission/check-object.ts';
+import type { CheckResult } from '../../../../src/check/check-object.ts';
 import type { JSONSchemaProps } from '../../../../src/contract/schema/json-schema-props.ts';
 import { variantsOf } from './rule-cases.ts';
 import { getAt, type Json } from './schema-cases.ts';

@@ -1,10 +1,10 @@
-import { jsonEqual } from '../contract/json-equal.ts';
-import { describeValue } from '../contract/schema/describe-value.ts';
-import { changeAt } from './change.ts';
-import { compareSchemas } from './schema/compare-schemas.ts';
+import { jsonEqual } from '../../contract/json-equal.ts';
+import { describeValue } from '../../contract/describe-value.ts';
+import { changeAt } from '../change.ts';
+import { compareSchemas } from '../schema/compare-schemas.ts';
 import { compareSubresources } from './compare-subresources.ts';
-import type { CrdVersionView, CrdView } from './crd-view.ts';
-import type { Change } from './finding.ts';
+import type { CrdVersionView, CrdView } from '../crd-view.ts';
+import type { Change } from '../finding.ts';
 
 /**
  * Every version either revision has, in the old revision's order then the new ones: removed, added, served or

@@ -4,10 +4,10 @@ import { parseAdmissionReview } from '../admission/review.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { ProtocolError } from '../errors.ts';
-import { sendJson } from '../server/json-response.ts';
-import type { ServerMetrics } from '../server/metrics.ts';
-import { crdRevisionPair, decideCrdRevision } from './decide-crd-revision.ts';
-import type { LiveObjectsReading } from './live-objects-reading.ts';
+import { sendJson } from './json-response.ts';
+import type { ServerMetrics } from './metrics.ts';
+import { crdRevisionPair, decideCrdRevision } from '../crd-gate/decide-crd-revision.ts';
+import type { LiveObjectsReading } from '../crd-gate/live-objects-reading.ts';
 
 /** What `crdgate serve --crd-gate` gives the gate: the rule settings, and the read of live objects (bounded). */
 export interface CrdGate {

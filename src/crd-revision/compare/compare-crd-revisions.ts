@@ -1,10 +1,10 @@
 import { compareIdentity } from './compare-identity.ts';
 import { compareServedVersions } from './compare-served-versions.ts';
 import { compareVersions } from './compare-versions.ts';
-import { viewCrd } from './crd-view.ts';
-import type { CrdRevisionFinding } from './finding.ts';
-import type { RuleSettings } from './rule-config.ts';
-import { crdRevisionRules } from './rules.ts';
+import { viewCrd } from '../crd-view.ts';
+import type { CrdRevisionFinding } from '../finding.ts';
+import type { RuleSettings } from '../rule-config.ts';
+import { crdRevisionRules } from '../rules.ts';
 
 /**
  * Every change from one revision of a CustomResourceDefinition (apiextensions.k8s.io/v1, as parsed) to the next,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareCrdRevisions } from './compare-crd-revisions.ts';
-import { schemasAtPath } from './schema/schema-path.ts';
+import { schemasAtPath } from '../schema/schema-path.ts';
 
 // Generated revisions of a CRD: schemas drawn from a few field names (so that two revisions share many fields),
 // every keyword a rule reads, sometimes a value of the wrong type. The comparison must answer for any pair, and a

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareCrdRevisions } from './compare-crd-revisions.ts';
-import { widgetCrd } from './crd-revision.fixture.ts';
+import { widgetCrd } from '../crd-revision.fixture.ts';
 
 // crdify's served-version check: the new revision's served versions compared with each other, older against newer,
 // less what the old revision's served versions already differed in. (compare-crd-revisions.test.ts has a row per

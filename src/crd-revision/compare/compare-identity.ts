@@ -1,10 +1,10 @@
-import { jsonEqual } from '../contract/json-equal.ts';
-import { isPlainObject } from '../contract/kube-object.ts';
-import { describeValue } from '../contract/schema/describe-value.ts';
-import { changeAt } from './change.ts';
-import type { CrdView } from './crd-view.ts';
-import type { Change } from './finding.ts';
-import type { CrdRevisionRule } from './rules.ts';
+import { jsonEqual } from '../../contract/json-equal.ts';
+import { isPlainObject } from '../../contract/kube-object.ts';
+import { describeValue } from '../../contract/describe-value.ts';
+import { changeAt } from '../change.ts';
+import type { CrdView } from '../crd-view.ts';
+import type { Change } from '../finding.ts';
+import type { CrdRevisionRule } from '../rules.ts';
 
 /** What the CRD is called and where its objects live: scope, names, and how they are converted between versions. */
 export function compareIdentity(old: CrdView, now: CrdView): Change[] {

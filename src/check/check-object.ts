@@ -8,12 +8,12 @@ import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
 import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
 import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/field-path.ts';
-import { applyJsonPatch, type JsonPatchOperation } from './json-patch.ts';
-import { decideMutation } from './mutate.ts';
-import type { AdmissionRequest } from './review.ts';
-import { decideValidation } from './validate.ts';
+import { applyJsonPatch, type JsonPatchOperation } from '../admission/json-patch.ts';
+import { decideMutation } from '../admission/mutate.ts';
+import type { AdmissionRequest } from '../admission/review.ts';
+import { decideValidation } from '../admission/validate.ts';
 import type { UpdateContext } from '../contract/fsa/evaluate/evaluate-transition.ts';
-import { allow, deny, sanitizeWarnings, type Verdict } from './verdict.ts';
+import { allow, deny, sanitizeWarnings, type Verdict } from '../admission/verdict.ts';
 
 export type CheckOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 

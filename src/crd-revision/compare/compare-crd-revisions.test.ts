@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { compareCrdRevisions } from './compare-crd-revisions.ts';
-import { widgetCrd } from './crd-revision.fixture.ts';
-import type { CrdRevisionFinding } from './finding.ts';
-import type { RuleSettings } from './rule-config.ts';
-import { crdRevisionRules, type CrdRevisionRule } from './rules.ts';
+import { widgetCrd } from '../crd-revision.fixture.ts';
+import type { CrdRevisionFinding } from '../finding.ts';
+import type { RuleSettings } from '../rule-config.ts';
+import { crdRevisionRules, type CrdRevisionRule } from '../rules.ts';
 
 /** The fixture, to change freely in a test. */
 const freshCrd = (): any => widgetCrd();

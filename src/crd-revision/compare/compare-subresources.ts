@@ -1,8 +1,8 @@
-import { isPlainObject } from '../contract/kube-object.ts';
-import { describeValue } from '../contract/schema/describe-value.ts';
-import { changeAt } from './change.ts';
-import type { CrdVersionView } from './crd-view.ts';
-import type { Change } from './finding.ts';
+import { isPlainObject } from '../../contract/kube-object.ts';
+import { describeValue } from '../../contract/describe-value.ts';
+import { changeAt } from '../change.ts';
+import type { CrdVersionView } from '../crd-view.ts';
+import type { Change } from '../finding.ts';
 
 /**
  * The status and scale subresources of a version both revisions have. The status subresource decides which writes

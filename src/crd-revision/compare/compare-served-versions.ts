@@ -1,8 +1,8 @@
-import { changeAt } from './change.ts';
-import type { CrdView } from './crd-view.ts';
-import type { Change } from './finding.ts';
-import type { CrdRevisionRule } from './rules.ts';
-import { compareSchemas } from './schema/compare-schemas.ts';
+import { changeAt } from '../change.ts';
+import type { CrdView } from '../crd-view.ts';
+import type { Change } from '../finding.ts';
+import type { CrdRevisionRule } from '../rules.ts';
+import { compareSchemas } from '../schema/compare-schemas.ts';
 import { compareVersionAge } from './version-age.ts';
 
 /** One difference between two served versions of one revision, as the schema rule that finds it names it. */

@@ -1,0 +1,250 @@
+import type { ContractReads } from './contract-reads.ts';
+import type { FieldError } from './field-error.ts';
+import type { TransitionMachine } from './fsa/machine.ts';
+import { annotation, objectRef, type ContractObject, type KubeObject } from './kube-object.ts';
+import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+
+// What a contract is: its types and the plain reads of them. defineContract (define-contract.ts) checks a definition
+// against rules no type can express; the parts it checks with (client-field-paths.ts, scale-subresource.ts, schema/,
+// fsa/, defaults/) read these types and not the check.
+
+export interface ContractIdentity {
+  group: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+  scope: 'Namespaced' | 'Cluster';
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: 'integer' | 'number' | 'string' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  format?: string;
+  priority?: number;
+}
+
+export interface Subresources {
+  status?: Record<string, never>;
+  /**
+   * `kubectl scale` and autoscalers write the replicas through it. On the hub, crdgate judges such a write as the
+   * same change of the field at specReplicasPath (a JSON path under .spec) sent to the object; to read the object's
+   * state it then reads the stored object from the API server (RBAC `get` on the resource).
+   */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+}
+
+export interface VersionDefinition {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  /** The CRD's openAPIV3Schema for this version: structural, so it serves the API server and crdgate alike. */
+  schema: JSONSchemaProps;
+  printerColumns?: PrinterColumn[];
+  subresources?: Subresources;
+  /** Fields that `kubectl get --field-selector` can select on (Kubernetes 1.31+), rendered into the CRD. */
+  selectableFields?: SelectableField[];
+}
+
+/** A field selectors may use: a JSON path (`.spec.color`) to a string, integer or boolean field. */
+export interface SelectableField {
+  jsonPath: string;
+}
+
+/**
+ * The spec type of a contract that does not name one, and the view crdgate's own code takes of every contract:
+ * `any`, so that a Contract<BucketSpec> is still a Contract (with `unknown`, a rule about BucketSpec objects would
+ * not count as a rule about any object).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type UntypedSpec = any;
+
+/** What a conversion may need to know of its contract, which crdgate passes in so that it cannot drift from it. */
+export interface ConversionContext {
+  /** `group/hub`, the apiVersion toHub's result must have. */
+  hubApiVersion: string;
+  /** `group/version` of the version this conversion is for, the apiVersion fromHub's result must have. */
+  spokeApiVersion: string;
+  /** The contract's conversionAnnotation, where a conversion keeps what its version cannot hold. */
+  annotation: string | undefined;
+}
+
+/**
+ * Conversion of one spoke version to and from the hub. Both directions receive and return whole objects
+ * (apiVersion included) so that what a spoke cannot hold can be kept in an annotation.
+ */
+export interface SpokeConversion<Spec = UntypedSpec> {
+  toHub(object: KubeObject, context: ConversionContext): ContractObject<Spec>;
+  fromHub(hub: ContractObject<Spec>, context: ConversionContext): KubeObject;
+  /** The conversion keeps what its version cannot hold in the stash: defineContract requires a conversionAnnotation. */
+  usesStash?: boolean;
+  /**
+   * Where the hub's fields are in this version, so that a client of this version reads denials and warnings in its
+   * own field names (rules run on the hub). Optional: an undeclared field keeps its path.
+   */
+  hubToSpokePaths?: HubToSpokePaths;
+}
+
+/**
+ * Hub field path -> the spoke's path for the same field, or null when the spoke has none (the stash holds it).
+ * `[*]` stands for any list index and carries it over: `{ 'spec.caches[*].size': 'spec.caches[*].memory' }`. A path
+ * maps everything below it too (`spec.readReplicas` covers `spec.readReplicas.x`); the longest match wins. A field
+ * left out keeps its path when the spoke's schema has it, and is marked as the hub's when not.
+ */
+export type HubToSpokePaths = Readonly<Record<string, string | null>>;
+
+// `Spec` is the hub's spec as the contract's author types it. It describes objects that passed the schema; the
+// rules below also see objects that did not, so a value they compute with is checked before use (see docs/).
+
+/** A cross-field rule on one hub object. It must tolerate schema-invalid input: it runs even when the schema failed. */
+export type Invariant<Spec = UntypedSpec> = (object: ContractObject<Spec>) => FieldError[];
+
+/** Computed defaults: returns a defaulted copy of the hub object, filling absent fields only. Must not mutate its input. */
+export type Defaulter<Spec = UntypedSpec> = (object: ContractObject<Spec>) => ContractObject<Spec>;
+
+/**
+ * A contract's defaults: one Defaulter, or a list applied in order. The library's (staticDefault, derivedDefault)
+ * are data too, and the policy floor's MutatingAdmissionPolicy sets them even while crdgate is down; a function of
+ * one's own is applied by the webhook alone.
+ */
+export type Defaults<Spec = UntypedSpec> = Defaulter<Spec> | readonly Defaulter<Spec>[];
+
+/**
+ * A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). A rule marked
+ * `readsMetadataOnly` (see metadataDeletionRule) is decided even when the stored object cannot be converted, on its
+ * apiVersion, kind and metadata alone, so such an object can still be deleted; any other rule then denies.
+ */
+export interface DeletionRule<Spec = UntypedSpec> {
+  (object: ContractObject<Spec>): string | undefined;
+  readonly readsMetadataOnly?: boolean;
+  /** The rule as data, when it is a protection annotation: the policy compiler turns it into CEL. */
+  readonly form?: DeletionProtection;
+}
+
+/** An object is protected from deletion while it carries `annotation` with exactly `equals` as its value. */
+export interface DeletionProtection {
+  annotation: string;
+  equals: string;
+}
+
+/**
+ * A deletion rule that reads only metadata (annotations, labels, names): decidable without conversion. Given a
+ * `DeletionProtection` rather than a function, it is data too, and the ValidatingAdmissionPolicy crdgate renders
+ * enforces it even while crdgate is down; a function is enforced by the webhook alone.
+ */
+export function metadataDeletionRule(
+  rule: DeletionProtection | ((object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => string | undefined),
+): DeletionRule {
+  if (typeof rule === 'function') {
+    // Keeps the rule's name, by which `crdgate fsa --coverage` lists it.
+    return Object.defineProperty(Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true }), 'name', { value: rule.name });
+  }
+  const protection = { annotation: rule.annotation, equals: rule.equals };
+  return Object.assign((object: KubeObject) => (annotation(object, protection.annotation) === protection.equals ? deletionProtectedMessage(object, protection) : undefined), {
+    readsMetadataOnly: true,
+    form: protection,
+  });
+}
+
+/**
+ * What a protected object's DELETE is told: what protects it and the command that lifts the protection. The
+ * policy's CEL builds the same text.
+ */
+export function deletionProtectedMessage(object: Pick<KubeObject, 'kind' | 'metadata'>, protection: DeletionProtection): string {
+  const name = object.metadata?.name ?? '';
+  const namespace = object.metadata?.namespace ? ` -n ${object.metadata.namespace}` : '';
+  return (
+    `${object.kind ?? 'the object'} ${objectRef(object)} is deletion-protected; to delete it, first remove the protection: ` +
+    `kubectl annotate ${(object.kind ?? '').toLowerCase()} ${name}${namespace} ${protection.annotation}-`
+  );
+}
+
+export interface UpdateInput<Spec = UntypedSpec> {
+  oldObject: ContractObject<Spec>;
+  object: ContractObject<Spec>;
+}
+
+/**
+ * What a rule about a change (old -> new) finds: refusals (403), warnings, and audit annotations. The webhook folds
+ * them, with the schema's and the invariants' findings, into its one answer to the request.
+ */
+export interface UpdateFindings {
+  forbidden: FieldError[];
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+
+/**
+ * @deprecated Renamed UpdateFindings: "verdict" is the admission's answer to a whole request, which these are
+ * only a part of.
+ */
+export type UpdateVerdict = UpdateFindings;
+
+/** A rule about a spec change; the transition machine is one, risky-change warnings are another. */
+export type UpdateRule<Spec = UntypedSpec> = (input: UpdateInput<Spec>) => UpdateFindings;
+
+export interface ContractDefinition<Spec = UntypedSpec> {
+  identity: ContractIdentity;
+  versions: VersionDefinition[];
+  /** The version validation, defaulting and rules are written against. */
+  hub: string;
+  /** One entry per version other than the hub. */
+  conversions: Record<string, SpokeConversion<Spec>>;
+  /** The annotation that keeps, on older versions, what they cannot hold. */
+  conversionAnnotation?: string;
+  defaults?: Defaults<Spec>;
+  invariants?: Invariant<Spec>[];
+  deletionRules?: DeletionRule<Spec>[];
+  /** The machine of allowed spec changes per lifecycle state; crdgate derives its update rule from it. */
+  transitions?: TransitionMachine<string, string>;
+  /** Rules about a change beyond the transition machine (e.g. warnings for risky changes). */
+  updateRules?: UpdateRule<Spec>[];
+  /**
+   * What the invariants, defaults and update rules read (or write) besides the spec: labels and annotations by key,
+   * and whether they read the status. crdgate shows them only this (never finalizers, ownerReferences or
+   * managedFields), and the API server calls crdgate for an update only when the spec or one of these changes.
+   * Left out: every label and annotation, and the status.
+   */
+  reads?: ContractReads;
+  /**
+   * Annotations of the CRD itself, rendered into its metadata: `api-approved.kubernetes.io` (which lets a CRD into
+   * a `*.k8s.io` or `*.kubernetes.io` group), or those a CRD brought along (see `fromCrd`).
+   */
+  crdAnnotations?: Record<string, string>;
+  /**
+   * Who installs the CRD. `'crdgate'` (the default): `crdgate manifests` renders it, with crdgate's conversion webhook
+   * for several versions, and the storage migration. `'external'`: an operator's Helm chart or OLM owns it, with its
+   * own conversions; crdgate renders only its webhooks (registered for the hub with `matchPolicy: Equivalent`, so the
+   * API server converts through the owner's webhook), its workload, RBAC and policy floor, and versions other than
+   * the hub need no conversion of crdgate's.
+   */
+  crdOwner?: CrdOwner;
+  /**
+   * With `crdOwner: 'external'`: the owner's CRD as its owner installs it (what `readCrdFile` returns; `fromCrd(crd,
+   * { crdOwner: 'external' })` sets it). Never rendered for a cluster: `crdgate dev` and `startTestEnvironment` apply
+   * it in the owner's place, so the local loop sees the API the operator serves.
+   */
+  ownerCrd?: Record<string, unknown>;
+}
+
+/** `'crdgate'`: crdgate renders and installs the CRD. `'external'`: someone else (the operator's chart, OLM) does. */
+export type CrdOwner = 'crdgate' | 'external';
+
+/** Whether crdgate renders and installs the contract's CRD (its conversions and storage migration with it). */
+export function ownsCrd(contract: Pick<ContractDefinition, 'crdOwner'>): boolean {
+  return contract.crdOwner !== 'external';
+}
+
+export interface Contract<Spec = UntypedSpec> extends ContractDefinition<Spec> {
+  storageVersion: string;
+}
+
+export function apiVersionOf(contract: ContractDefinition, version: string): string {
+  return `${contract.identity.group}/${version}`;
+}
