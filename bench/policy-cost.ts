@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Contract } from '../src/contract/contract-definition.ts';
-import type { KubeObject } from '../src/contract/kube-object.ts';
+import type { KubeObject } from '../src/contract/values/kube-object.ts';
 import { geoDatabaseContract } from '../src/contracts/geodatabase/index.ts';
 import { schemaV1 } from '../src/contracts/geodatabase/schema-v1.ts';
 import { startControlPlane, type ControlPlane } from '../src/control-plane/control-plane.ts';

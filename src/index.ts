@@ -9,8 +9,8 @@ export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from 
 export { staticDefault, derivedDefault, type DerivedDefaultOptions, type FormedDefaulter } from './contract/defaults/library-defaults.ts';
 export type { DefaultComputation, DefaultForm } from './contract/defaults/default-form.ts';
 export { fromCrd, readCrdFile, type CrdContractParts, type FromCrdOptions } from './contract/from-crd.ts';
-export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/kube-object.ts';
-export { fieldError, formatFieldError, type FieldError, type FieldErrorType } from './contract/field-error.ts';
+export { annotation, isPlainObject, objectRef, type ContractObject, type KubeObject, type ObjectMeta } from './contract/values/kube-object.ts';
+export { fieldError, formatFieldError, type FieldError, type FieldErrorType } from './contract/values/field-error.ts';
 
 export type {
   AllowedChanges,
@@ -46,5 +46,5 @@ export {
   quantityToBigInt,
   quantityToNumber,
   type Quantity,
-} from './contract/quantity.ts';
-export { compareVersions, parseVersion } from './contract/release-version.ts';
+} from './contract/values/quantity.ts';
+export { compareVersions, parseVersion } from './contract/values/release-version.ts';

@@ -5,7 +5,7 @@ import { whenDifferent } from './contract/fsa/comparisons.ts';
 import { fieldClassifier } from './contract/fsa/field-classifier.ts';
 import type { StateReader, TransitionMachine } from './contract/fsa/machine.ts';
 import { readString } from './contract/fsa/value-readers.ts';
-import { formatFieldError } from './contract/field-error.ts';
+import { formatFieldError } from './contract/values/field-error.ts';
 import { contractTester } from './testing.ts';
 
 // A kind whose machine classifies a field the schema defaults, and reads its state from conditions, as many

@@ -7,10 +7,10 @@ import { handleAdmissionReview, type AdmissionWebhook } from './admission/handle
 import type { AdmissionResponse } from './admission/verdict.ts';
 import { type Contract } from './contract/contract-definition.ts';
 import { ContractDefinitionError } from './contract/define-contract.ts';
-import type { KubeObject } from './contract/kube-object.ts';
+import type { KubeObject } from './contract/values/kube-object.ts';
 import { createContractRegistry, lookupByApiVersion, type CompiledContract, type ContractRegistry } from './contract/registry.ts';
 import { contractCrdRefusal } from './api-server-engine/contract-crd.ts';
-import { formatFieldError } from './contract/field-error.ts';
+import { formatFieldError } from './contract/values/field-error.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
 import { convertObject } from './conversion/convert-object.ts';
 

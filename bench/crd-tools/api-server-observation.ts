@@ -1,4 +1,4 @@
-import { isPlainObject } from '../../src/contract/kube-object.ts';
+import { isPlainObject } from '../../src/contract/values/kube-object.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import type { ApiServerClient } from '../support/api-server-client.ts';
 import type { ObjectEffects } from './object-effects.ts';

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import { predictStoredObject } from '../../src/crd-revision/objects/predict-stored-object.ts';
 import { storedObjectRevisionFindings } from '../../src/crd-revision/objects/revision-findings.ts';
 import { prepareCrdRevision } from '../../src/crd-revision/objects/revision-under-test.ts';

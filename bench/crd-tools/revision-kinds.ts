@@ -1,4 +1,4 @@
-import { isPlainObject } from '../../src/contract/kube-object.ts';
+import { isPlainObject } from '../../src/contract/values/kube-object.ts';
 
 // The revisions the comparison of CRD checkers applies (`npm run bench -- --crd-tools`): one edit of each kind a team
 // makes to its CRD, aimed at a field the stored objects hold, so that what kube-apiserver then does to them can be

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { isPlainObject } from '../../src/contract/kube-object.ts';
+import { isPlainObject } from '../../src/contract/values/kube-object.ts';
 import { shapeObject } from '../check-benchmark.ts';
 import { ruledObject } from '../ruled-objects.ts';
 

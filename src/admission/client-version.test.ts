@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import type { AdmissionRequest } from './review.ts';

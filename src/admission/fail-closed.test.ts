@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { metadataDeletionRule } from '../contract/contract-definition.ts';
 import { defineContract } from '../contract/define-contract.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { handleAdmissionReview } from './handler.ts';

@@ -1,8 +1,8 @@
 import { ProtocolError, protocolErrorBody } from '../errors.ts';
-import { fieldError } from '../contract/field-error.ts';
-import { isPlainObject, namespacedName, objectRef } from '../contract/kube-object.ts';
-import { renderFieldPath } from '../contract/field-path.ts';
-import { maxObjectDepth, nestedDeeperThan, pathDeeperThan } from '../contract/value-shape.ts';
+import { fieldError } from '../contract/values/field-error.ts';
+import { isPlainObject, namespacedName, objectRef } from '../contract/values/kube-object.ts';
+import { renderFieldPath } from '../contract/values/field-path.ts';
+import { maxObjectDepth, nestedDeeperThan, pathDeeperThan } from '../contract/values/value-shape.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { decideMutation } from './mutate.ts';
 import { parseAdmissionReview, type AdmissionRequest } from './review.ts';

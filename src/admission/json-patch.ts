@@ -1,5 +1,5 @@
-import { jsonEqual } from '../contract/json-equal.ts';
-import { isPlainObject } from '../contract/kube-object.ts';
+import { jsonEqual } from '../contract/values/json-equal.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 
 export type JsonPatchOperation =
   | { op: 'add'; path: string; value: unknown }

@@ -1,10 +1,10 @@
 import { readKeysOf, readMetadataFields, type ReadKeys } from '../contract/contract-reads.ts';
 import { defaultersOf } from '../contract/defaults/contract-defaulter.ts';
 import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
-import { parseFieldPath, valueAtSegments, type PathSegment } from '../contract/field-path.ts';
+import { parseFieldPath, valueAtSegments, type PathSegment } from '../contract/values/field-path.ts';
 import { readsPhase } from '../contract/fsa/phase.ts';
-import { jsonEqual } from '../contract/json-equal.ts';
-import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
+import { jsonEqual } from '../contract/values/json-equal.ts';
+import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { isCrdgateOwnFormat } from '../contract/schema/kubernetes-formats.ts';
 

@@ -1,7 +1,7 @@
 import { readKeysOf, readView, withUnreadParts } from '../contract/contract-reads.ts';
 import { contractDefaulter } from '../contract/defaults/contract-defaulter.ts';
 import { apiVersionOf } from '../contract/contract-definition.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
 import { convertObject } from '../conversion/convert-object.ts';
 import { createJsonPatch } from './json-patch.ts';

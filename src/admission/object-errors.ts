@@ -1,6 +1,6 @@
 import { readKeysOf, readView } from '../contract/contract-reads.ts';
-import { fieldError, type FieldError } from '../contract/field-error.ts';
-import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import { fieldError, type FieldError } from '../contract/values/field-error.ts';
+import { splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { CompiledContract } from '../contract/registry.ts';
 import { toHub } from '../conversion/convert-object.ts';
 

@@ -1,7 +1,7 @@
-import { fieldError } from '../contract/field-error.ts';
-import { isKubeObject, isPlainObject, namespacedName, type KubeObject } from '../contract/kube-object.ts';
+import { fieldError } from '../contract/values/field-error.ts';
+import { isKubeObject, isPlainObject, namespacedName, type KubeObject } from '../contract/values/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
-import { maxObjectDepth, nestedDeeperThan } from '../contract/value-shape.ts';
+import { maxObjectDepth, nestedDeeperThan } from '../contract/values/value-shape.ts';
 import { scaleSubresourceOf, specReplicasSteps } from '../contract/scale-subresource.ts';
 import type { AdmissionRequest } from './review.ts';
 import { decideValidation, type JudgingOptions } from './validate.ts';

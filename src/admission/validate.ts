@@ -1,9 +1,9 @@
 import type { ClientFieldPaths } from '../contract/client-field-paths.ts';
-import { fieldError, type FieldError } from '../contract/field-error.ts';
-import { valueAtPath } from '../contract/field-path.ts';
+import { fieldError, type FieldError } from '../contract/values/field-error.ts';
+import { valueAtPath } from '../contract/values/field-path.ts';
 import type { UpdateContext } from '../contract/fsa/evaluate/evaluate-transition.ts';
 import { checkPhaseMove, checkStateMove, readState, readsPhase } from '../contract/fsa/phase.ts';
-import { objectRef, type KubeObject } from '../contract/kube-object.ts';
+import { objectRef, type KubeObject } from '../contract/values/kube-object.ts';
 import { ratchet, toleratedWarning, type RatchetResult } from '../contract/ratchet.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
 import { objectErrors, VersionUnknownError, viewObject, type ObjectErrors, type ObjectView } from './object-errors.ts';

@@ -1,5 +1,5 @@
 import { decisionCodes, type DecisionCode } from '../errors.ts';
-import { formatFieldError, type FieldError } from '../contract/field-error.ts';
+import { formatFieldError, type FieldError } from '../contract/values/field-error.ts';
 import type { JsonPatchOperation } from './json-patch.ts';
 
 /**

@@ -12,8 +12,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { WASI as WasiClass } from 'node:wasi';
 import { fileURLToPath } from 'node:url';
-import { isFieldErrorType, type FieldError, type FieldErrorType } from '../contract/field-error.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import { isFieldErrorType, type FieldError, type FieldErrorType } from '../contract/values/field-error.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import { wasm, type WasmMemory } from './wasm-api.ts';
 
 /** Where the host finds the engine: beside this file, in src/ as `npm run build:engine` puts it, in dist/ as packed. */

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
-import { dns1123SubdomainMaxLength, isDns1123Label } from '../contract/dns-names.ts';
+import { dns1123SubdomainMaxLength, isDns1123Label } from '../contract/values/dns-names.ts';
 import { ipAddressBytes } from './ip-address-bytes.ts';
 
 export interface PemPair {

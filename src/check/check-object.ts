@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { DecisionCode } from '../errors.ts';
-import { formatFieldError, type FieldError } from '../contract/field-error.ts';
+import { formatFieldError, type FieldError } from '../contract/values/field-error.ts';
 import { engineCrdFor } from '../api-server-engine/contract-crd.ts';
 import { judge, readAsStored, type EngineCrd, type FieldValidation, type Judgement } from '../api-server-engine/engine.ts';
 import { convertObject } from '../conversion/convert-object.ts';
 import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
-import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import { splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
-import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/field-path.ts';
+import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/values/field-path.ts';
 import { applyJsonPatch, type JsonPatchOperation } from '../admission/json-patch.ts';
 import { decideMutation } from '../admission/mutate.ts';
 import type { AdmissionRequest } from '../admission/review.ts';

@@ -4,7 +4,7 @@ import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { errored } from '../admission/verdict.ts';
 import { EngineUnavailableError } from '../api-server-engine/engine.ts';
 import type { DecisionCode, TreeCheckCode } from '../errors.ts';
-import { splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import { splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
 import { isCrdObject, type CrdKinds, type CrdUse } from './crd-kinds.ts';

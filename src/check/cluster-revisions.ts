@@ -1,4 +1,4 @@
-import { isPlainObject } from '../contract/kube-object.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
 import { liveCrdPath, readLiveCrd } from '../kube/read-live-crd.ts';
 import { isCrdObject } from './crd-kinds.ts';

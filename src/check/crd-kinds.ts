@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { CrdUnservableError, loadCrd, type EngineCrd } from '../api-server-engine/engine.ts';
-import { formatFieldError } from '../contract/field-error.ts';
-import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import { formatFieldError } from '../contract/values/field-error.ts';
+import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { ownsCrd } from '../contract/contract-definition.ts';
 import { describeVersionDrift, drifted, ownerCrdDrift } from '../contract/owner-crd-drift.ts';

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../contract/kube-object.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 import { compareCrdRevisions } from '../crd-revision/compare/compare-crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';

@@ -1,10 +1,10 @@
-import { formatFieldError } from '../contract/field-error.ts';
+import { formatFieldError } from '../contract/values/field-error.ts';
 import { describeLocation, emptyReasons, type EmptyManifest, type InvalidManifest } from './manifest-documents.ts';
 import type { ObjectCheck, TreeCheckReport, TreeName } from './check-tree.ts';
 import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { crdRevisionCodes } from '../errors.ts';
 import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeRevisionSource, summarize, summaryLine } from './report-summary.ts';
-import { namespacedName } from '../contract/kube-object.ts';
+import { namespacedName } from '../contract/values/kube-object.ts';
 import { storedObjectsSources, type StoredObjectsCrdReport } from './stored-objects.ts';
 import { describeStoredExample, describeStoredObjectsCrd, describeTallyEntry } from './stored-objects-report.ts';
 

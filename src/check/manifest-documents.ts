@@ -1,5 +1,5 @@
 import { isMap, isSeq, LineCounter, parseAllDocuments, parseDocument, type Node } from 'yaml';
-import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
 import type { ManifestErrorCode } from '../errors.ts';
 
 /** Where an object sits in a manifest tree, for people (file and line) and for tools (document, list item). */

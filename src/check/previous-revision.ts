@@ -1,6 +1,6 @@
 import { apiVersionOf } from '../contract/contract-definition.ts';
 import { recordedState } from '../contract/fsa/phase.ts';
-import { objectRef, type KubeObject } from '../contract/kube-object.ts';
+import { objectRef, type KubeObject } from '../contract/values/kube-object.ts';
 import type { CompiledContract } from '../contract/registry.ts';
 import { convertObject, toHub } from '../conversion/convert-object.ts';
 

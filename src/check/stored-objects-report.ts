@@ -1,4 +1,4 @@
-import { namespacedName } from '../contract/kube-object.ts';
+import { namespacedName } from '../contract/values/kube-object.ts';
 import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import type { TallyEntry } from '../crd-revision/objects/stored-object-tally.ts';
 import { describeLocation } from './manifest-documents.ts';

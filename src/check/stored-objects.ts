@@ -1,7 +1,7 @@
-import { jsonEqual } from '../contract/json-equal.ts';
+import { jsonEqual } from '../contract/values/json-equal.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
-import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import { contractConverter, conversionRoundTripFindings } from '../crd-revision/objects/contract-conversion.ts';
 import { ConversionUnknownError, predictStoredObject, StoredObjectUnreadableError } from '../crd-revision/objects/predict-stored-object.ts';
 import { storedObjectRevisionFindings } from '../crd-revision/objects/revision-findings.ts';

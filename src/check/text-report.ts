@@ -1,7 +1,7 @@
-import { formatFieldError } from '../contract/field-error.ts';
+import { formatFieldError } from '../contract/values/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
 import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, summarize, summaryLine } from './report-summary.ts';
-import { namespacedName } from '../contract/kube-object.ts';
+import { namespacedName } from '../contract/values/kube-object.ts';
 import { describeLocation } from './manifest-documents.ts';
 import { storedObjectsLines } from './stored-objects-report.ts';
 

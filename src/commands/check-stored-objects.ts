@@ -4,7 +4,7 @@ import type { ManifestContents, ManifestObject } from '../check/manifest-documen
 import { visitManifestFiles, ManifestReadError, type TreeSource } from '../check/read-manifest-tree.ts';
 import { describeInvalid } from '../check/report-summary.ts';
 import { createStoredObjectsJudge, crdSpecChanged, owningContract, type StoredObjectsCrd, type StoredObjectsCrdReport, type StoredObjectsReport, type StoredObjectsSource } from '../check/stored-objects.ts';
-import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { CommandError } from '../errors.ts';

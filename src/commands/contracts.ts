@@ -6,7 +6,7 @@ import { contractCrdRefusal } from '../api-server-engine/contract-crd.ts';
 import { CrdUnservableError, EngineUnavailableError } from '../api-server-engine/engine.ts';
 import { type Contract } from '../contract/contract-definition.ts';
 import { checkContract, ContractDefinitionError } from '../contract/define-contract.ts';
-import { formatFieldError } from '../contract/field-error.ts';
+import { formatFieldError } from '../contract/values/field-error.ts';
 import { cacheHome } from '../control-plane/kube-assets.ts';
 import { ContractCompileError, createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';

@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Contract } from '../contract/contract-definition.ts';
-import { dnsNameRules, isDns1123Label } from '../contract/dns-names.ts';
+import { dnsNameRules, isDns1123Label } from '../contract/values/dns-names.ts';
 import { installNameProblem } from '../render/in-cluster-names.ts';
 import { writeManifestDirectory } from '../render/manifest-directory.ts';
 import { renderManifestFiles, renderManifestTree } from '../render/manifest-files.ts';

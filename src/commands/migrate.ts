@@ -10,7 +10,7 @@ import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command } from './command.ts';
 import { kubeConfigFromFlags } from './kube-options.ts';
 import { CommandError } from '../errors.ts';
-import { isDns1123Subdomain } from '../contract/dns-names.ts';
+import { isDns1123Subdomain } from '../contract/values/dns-names.ts';
 
 /** Defaults for a busy production cluster: a few writers, well under the API server's own fairness limits. */
 export const migrateDefaults = {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { isKubeObject, type KubeObject } from '../contract/kube-object.ts';
+import { isKubeObject, type KubeObject } from '../contract/values/kube-object.ts';
 import { CommandError } from '../errors.ts';
 
 export type FileFormat = 'json' | 'yaml';

@@ -1,5 +1,5 @@
 import type { HubToSpokePaths } from './contract-definition.ts';
-import { fieldNameSource, fieldPathSteps, type FieldPathStep, type PathSegment } from './field-path.ts';
+import { fieldNameSource, fieldPathSteps, type FieldPathStep, type PathSegment } from './values/field-path.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 /**

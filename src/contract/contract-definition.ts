@@ -1,8 +1,10 @@
 import type { ContractReads } from './contract-reads.ts';
-import type { FieldError } from './field-error.ts';
 import type { TransitionMachine } from './fsa/machine.ts';
-import { annotation, objectRef, type ContractObject, type KubeObject } from './kube-object.ts';
+import { annotation, objectRef, type ContractObject, type KubeObject } from './values/kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+import type { Defaulter, Defaults, Invariant, UntypedSpec, UpdateFindings, UpdateInput, UpdateRule } from './values/object-rules.ts';
+
+export type { Defaulter, Defaults, Invariant, UntypedSpec, UpdateFindings, UpdateInput, UpdateRule };
 
 // What a contract is: its types and the plain reads of them. defineContract (define-contract.ts) checks a definition
 // against rules no type can express; the parts it checks with (client-field-paths.ts, scale-subresource.ts, schema/,
@@ -57,13 +59,6 @@ export interface SelectableField {
   jsonPath: string;
 }
 
-/**
- * The spec type of a contract that does not name one, and the view crdgate's own code takes of every contract:
- * `any`, so that a Contract<BucketSpec> is still a Contract (with `unknown`, a rule about BucketSpec objects would
- * not count as a rule about any object).
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type UntypedSpec = any;
 
 /** What a conversion may need to know of its contract, which crdgate passes in so that it cannot drift from it. */
 export interface ConversionContext {
@@ -102,18 +97,6 @@ export type HubToSpokePaths = Readonly<Record<string, string | null>>;
 // `Spec` is the hub's spec as the contract's author types it. It describes objects that passed the schema; the
 // rules below also see objects that did not, so a value they compute with is checked before use (see docs/).
 
-/** A cross-field rule on one hub object. It must tolerate schema-invalid input: it runs even when the schema failed. */
-export type Invariant<Spec = UntypedSpec> = (object: ContractObject<Spec>) => FieldError[];
-
-/** Computed defaults: returns a defaulted copy of the hub object, filling absent fields only. Must not mutate its input. */
-export type Defaulter<Spec = UntypedSpec> = (object: ContractObject<Spec>) => ContractObject<Spec>;
-
-/**
- * A contract's defaults: one Defaulter, or a list applied in order. The library's (staticDefault, derivedDefault)
- * are data too, and the policy floor's MutatingAdmissionPolicy sets them even while crdgate is down; a function of
- * one's own is applied by the webhook alone.
- */
-export type Defaults<Spec = UntypedSpec> = Defaulter<Spec> | readonly Defaulter<Spec>[];
 
 /**
  * A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). A rule marked
@@ -165,20 +148,6 @@ export function deletionProtectedMessage(object: Pick<KubeObject, 'kind' | 'meta
   );
 }
 
-export interface UpdateInput<Spec = UntypedSpec> {
-  oldObject: ContractObject<Spec>;
-  object: ContractObject<Spec>;
-}
-
-/**
- * What a rule about a change (old -> new) finds: refusals (403), warnings, and audit annotations. The webhook folds
- * them, with the schema's and the invariants' findings, into its one answer to the request.
- */
-export interface UpdateFindings {
-  forbidden: FieldError[];
-  warnings: string[];
-  auditAnnotations: Record<string, string>;
-}
 
 /**
  * @deprecated Renamed UpdateFindings: "verdict" is the admission's answer to a whole request, which these are
@@ -186,8 +155,6 @@ export interface UpdateFindings {
  */
 export type UpdateVerdict = UpdateFindings;
 
-/** A rule about a spec change; the transition machine is one, risky-change warnings are another. */
-export type UpdateRule<Spec = UntypedSpec> = (input: UpdateInput<Spec>) => UpdateFindings;
 
 export interface ContractDefinition<Spec = UntypedSpec> {
   identity: ContractIdentity;

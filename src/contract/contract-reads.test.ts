@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contractReadsProblems, readKeysOf, readView, withUnreadParts } from './contract-reads.ts';
-import type { KubeObject } from './kube-object.ts';
+import type { KubeObject } from './values/kube-object.ts';
 
 const stored = (): KubeObject => ({
   apiVersion: 'example.com/v1',

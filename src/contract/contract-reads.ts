@@ -1,5 +1,5 @@
-import { isQualifiedName, qualifiedNameRule } from './dns-names.ts';
-import { isPlainObject, type KubeObject, type ObjectMeta } from './kube-object.ts';
+import { isQualifiedName, qualifiedNameRule } from './values/dns-names.ts';
+import { isPlainObject, type KubeObject, type ObjectMeta } from './values/kube-object.ts';
 
 // What a contract's code (its invariants, defaults and update rules) is shown of an object besides the spec. crdgate
 // hands that code exactly this view, so a write that changes nothing in it is one the code cannot tell from no write

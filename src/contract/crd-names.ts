@@ -1,5 +1,5 @@
 import { annotationsSize, maxAnnotationsBytes } from './annotations-size.ts';
-import { dnsNameRules, dns1123SubdomainMaxLength, isDns1035Label, isDns1123Subdomain, isQualifiedName, qualifiedNameRule } from './dns-names.ts';
+import { dnsNameRules, dns1123SubdomainMaxLength, isDns1035Label, isDns1123Subdomain, isQualifiedName, qualifiedNameRule } from './values/dns-names.ts';
 
 /** The CRD annotation that lets a CRD into Kubernetes' own groups (k8s.io, kubernetes.io): the API review's approval. */
 export const apiApprovalAnnotation = 'api-approved.kubernetes.io';

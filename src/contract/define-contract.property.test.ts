@@ -18,7 +18,7 @@ import { dbPoolerContract } from '../../test/e2e/support/db-operator-contracts.t
 import { type Contract } from './contract-definition.ts';
 import { ContractDefinitionError, defineContract } from './define-contract.ts';
 import { machineFormats, renderMachine } from './fsa/render/render-machine.ts';
-import { describeValue } from './describe-value.ts';
+import { describeValue } from './values/describe-value.ts';
 
 // Issue 40: a contract that is wrong gets one sentence naming the option, never a TypeError. Contracts that work
 // (the built-in GeoDatabase, the policy's message broker, an operator's kind guarded with readState, a scalable

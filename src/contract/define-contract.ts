@@ -3,9 +3,9 @@ import { declaredPathProblem, undeclarablePaths } from './client-field-paths.ts'
 import { ownsCrd, type Contract, type ContractDefinition } from './contract-definition.ts';
 import { contractReadsProblems } from './contract-reads.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
-import { defaultsProblems } from './defaults/default-problems.ts';
+import { defaultsProblems } from './default-problems.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
-import { describeOption } from './option-shape.ts';
+import { describeOption } from './values/option-shape.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import { classifierReachProblems } from './fsa/classifier-reach.ts';
 import { scaleSubresourceProblems } from './scale-subresource.ts';

@@ -16,7 +16,7 @@ import {
   withFields,
   type OptionShape,
   type ShapeFields,
-} from './option-shape.ts';
+} from './values/option-shape.ts';
 
 // The shape of defineContract's options (define-contract.ts), checked before any of its rules reads them. The
 // transition machine has a shape of its own (fsa/machine-shape.ts); a version's schema is held to the API server's

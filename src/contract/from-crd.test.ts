@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { createContractRegistry } from './registry.ts';
 import { type Invariant } from './contract-definition.ts';
 import { ContractDefinitionError, defineContract } from './define-contract.ts';
-import { fieldError } from './field-error.ts';
+import { fieldError } from './values/field-error.ts';
 import { fromCrd, readCrdFile } from './from-crd.ts';
 import { renderCustomResourceDefinition } from '../render/custom-resource-definition.ts';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type * as Yaml from 'yaml';
 import { type ContractIdentity, type PrinterColumn, type SelectableField, type Subresources, type VersionDefinition } from './contract-definition.ts';
 import { ContractDefinitionError } from './define-contract.ts';
-import { isPlainObject } from './kube-object.ts';
+import { isPlainObject } from './values/kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 /**

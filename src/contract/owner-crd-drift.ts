@@ -1,5 +1,5 @@
 import type { Contract } from './contract-definition.ts';
-import { isPlainObject } from './kube-object.ts';
+import { isPlainObject } from './values/kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 import { describeSchemaDifference, diffSchemas, type SchemaDifference } from './schema/schema-diff.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldError } from './field-error.ts';
+import { fieldError } from './values/field-error.ts';
 import { ratchet } from './ratchet.ts';
 
 const tooBig = fieldError('spec.caches[0].memory', 'FieldValueInvalid', 'must be between 64Mi and 64Gi');

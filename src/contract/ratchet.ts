@@ -1,7 +1,7 @@
-import { formatFieldError, type FieldError } from './field-error.ts';
-import { parseFieldPath, valueAtSegments } from './field-path.ts';
-import { jsonEqual } from './json-equal.ts';
-import type { KubeObject } from './kube-object.ts';
+import { formatFieldError, type FieldError } from './values/field-error.ts';
+import { parseFieldPath, valueAtSegments } from './values/field-path.ts';
+import { jsonEqual } from './values/json-equal.ts';
+import type { KubeObject } from './values/kube-object.ts';
 
 export interface RatchetResult {
   /** Errors the update introduced or touched: these still deny. */

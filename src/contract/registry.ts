@@ -3,7 +3,7 @@ import { readKeysOf, readView } from './contract-reads.ts';
 import { apiVersionOf, type Contract } from './contract-definition.ts';
 import { checkContract } from './define-contract.ts';
 import { transitionRule, type CompiledUpdateRule } from './fsa/evaluate/evaluate-transition.ts';
-import { splitApiVersion } from './kube-object.ts';
+import { splitApiVersion } from './values/kube-object.ts';
 import { scaleSubresourceWarnings } from './scale-subresource.ts';
 import { createSchemaCompiler, type ObjectValidator } from './schema/compile-schema.ts';
 

@@ -1,5 +1,5 @@
-import { jsonEqual } from '../contract/json-equal.ts';
-import { isKubeObject, type KubeObject, type ObjectMeta } from '../contract/kube-object.ts';
+import { jsonEqual } from '../contract/values/json-equal.ts';
+import { isKubeObject, type KubeObject, type ObjectMeta } from '../contract/values/kube-object.ts';
 
 /**
  * What a conversion changed that no conversion may change, or undefined when the result is sound. The API server

@@ -1,4 +1,4 @@
-import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
 import { ProtocolError } from '../errors.ts';
 import { describeEnvelopeValue } from '../protocol/describe-envelope-value.ts';
 import { objectShapeProblem } from '../protocol/object-shape-problem.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SpokeConversion } from '../contract/contract-definition.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import { convertObject, toHub } from './convert-object.ts';
 import { ConversionError, type ConversionErrorCode } from './conversion-error.ts';
 import { toy, toyAnnotation, toyApiVersion, toyContract } from './toy-contract.fixture.ts';

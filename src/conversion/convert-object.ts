@@ -1,5 +1,5 @@
 import { apiVersionOf, type Contract, type ConversionContext } from '../contract/contract-definition.ts';
-import { objectRef, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import { objectRef, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import { ConversionError } from './conversion-error.ts';
 import { conversionResultProblem } from './conversion-result-problem.ts';
 

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../contract/kube-object.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 
 // The building blocks of a lossless conversion between versions that hold different fields: split what a version
 // can show from what it cannot (which travels in the stash), put the stash back under what the version shows, and

@@ -1,6 +1,6 @@
-import { objectRef, splitApiVersion, type KubeObject } from '../contract/kube-object.ts';
+import { objectRef, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { maxObjectDepth, nestedDeeperThan } from '../contract/value-shape.ts';
+import { maxObjectDepth, nestedDeeperThan } from '../contract/values/value-shape.ts';
 import { convertObject } from './convert-object.ts';
 import { ConversionError } from './conversion-error.ts';
 import { ProtocolError, type ProtocolErrorCode } from '../errors.ts';

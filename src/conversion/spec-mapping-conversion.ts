@@ -1,6 +1,6 @@
 import type { HubToSpokePaths, SpokeConversion } from '../contract/contract-definition.ts';
-import { jsonEqual } from '../contract/json-equal.ts';
-import { isPlainObject } from '../contract/kube-object.ts';
+import { jsonEqual } from '../contract/values/json-equal.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 import { putStash, takeStash, type LostData } from './stash.ts';
 
 /**

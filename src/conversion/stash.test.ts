@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import { ConversionError } from './conversion-error.ts';
 import { putStash, takeStash } from './stash.ts';
 

@@ -1,4 +1,4 @@
-import { isPlainObject, objectRef, type KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, objectRef, type KubeObject } from '../contract/values/kube-object.ts';
 import { annotationsSize, maxAnnotationsBytes } from '../contract/annotations-size.ts';
 import { ConversionError } from './conversion-error.ts';
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 
 /** A CRD of Pipes, pipes.gate.example.com, one version v1 with spec.size and spec.colour unless told otherwise. */
 export function pipeCrd({ fields = { size: { type: 'integer' }, colour: { type: 'string' } } as Record<string, unknown>, annotations = {} as Record<string, string> } = {}): KubeObject {

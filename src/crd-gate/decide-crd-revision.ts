@@ -1,5 +1,5 @@
-import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
-import { describeValue } from '../contract/describe-value.ts';
+import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
+import { describeValue } from '../contract/values/describe-value.ts';
 import { overrideAuditKey, readOneTimeOverride } from '../contract/fsa/evaluate/override.ts';
 import { compareCrdRevisions } from '../crd-revision/compare/compare-crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';

@@ -1,4 +1,4 @@
-import { isPlainObject, namespacedName, type KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, namespacedName, type KubeObject } from '../contract/values/kube-object.ts';
 import { createStoredObjectsJudge } from '../check/stored-objects.ts';
 import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import { prepareCrdRevision, releaseCrdRevision, type CrdRevisionUnderTest } from '../crd-revision/objects/revision-under-test.ts';

@@ -1,5 +1,5 @@
 import { StopRequested } from '../abort/stop-signal.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
 import { forEachLiveObject, liveResourceOf, type LiveListBounds } from '../kube/list-live-objects.ts';
 import { LiveReadError } from '../kube/live-read-error.ts';

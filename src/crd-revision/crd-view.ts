@@ -1,4 +1,4 @@
-import { isPlainObject } from '../contract/kube-object.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 
 /** One version of a CRD as far as a revision is compared: plain values, read without trusting the input's shape. */
 export interface CrdVersionView {

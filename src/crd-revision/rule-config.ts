@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { isPlainObject } from '../contract/kube-object.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 import { storedObjectRules, type StoredObjectRule } from './stored-object-rules.ts';
 import { crdRevisionRules, isCrdRevisionRule, type CrdRevisionRule, type Severity } from './rules.ts';
 

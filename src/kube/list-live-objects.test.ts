@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StopRequested } from '../abort/stop-signal.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import type { KubeApi } from './kube-api.ts';
 import { kubeApiAt } from './kube-api-at.fixture.ts';
 import { forEachLiveObject, type LiveResource } from './list-live-objects.ts';

@@ -1,5 +1,5 @@
 import { StopRequested } from '../abort/stop-signal.ts';
-import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
 import { KubeApiError, type KubeApi } from './kube-api.ts';
 import { liveReadFailure } from './live-read-error.ts';
 

@@ -1,4 +1,4 @@
-import { isPlainObject, type KubeObject } from '../contract/kube-object.ts';
+import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
 import { KubeApiError, type KubeApi } from './kube-api.ts';
 import { LiveReadError, liveReadFailure } from './live-read-error.ts';
 

@@ -1,5 +1,5 @@
 import { ApiException, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import { KubeApiError, type KubeStatus } from '../kube/kube-api-error.ts';
 
 // crdgate/testing's client speaks in crdgate's own object type and error: @kubernetes/client-node's declarations

@@ -1,6 +1,6 @@
 import type { StopCause } from './retry-policy.ts';
 import { describeWaiting, type ShardsVerdict } from './shard-record.ts';
-import { namespacedName } from '../contract/kube-object.ts';
+import { namespacedName } from '../contract/values/kube-object.ts';
 import { commandErrors } from '../errors.ts';
 
 /** What a migration run did, object by object counted, for the summary, the JSON report and the exit code. */

@@ -9,7 +9,7 @@ import { withRetries, type Attempt, type Failure, type Operation, type RetryPoli
 import { describeRecord, judgeShards, missingRecordProblem, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
 import { inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
-import { namespacedName } from '../contract/kube-object.ts';
+import { namespacedName } from '../contract/values/kube-object.ts';
 
 export interface MigrationOptions {
   /** PLURAL.GROUP, the CRD's name. */

@@ -1,5 +1,5 @@
 import type { KubeApi, KubeResponse } from '../kube/kube-api.ts';
-import { isDns1123Label, isDns1123Subdomain } from '../contract/dns-names.ts';
+import { isDns1123Label, isDns1123Subdomain } from '../contract/values/dns-names.ts';
 import type { Attempt, Failure, Operation } from './retry-policy.ts';
 import type { Shard } from './shard.ts';
 import { MIGRATE_FIELD_MANAGER } from './managed-fields.ts';

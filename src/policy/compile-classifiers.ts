@@ -1,6 +1,6 @@
 import type { ClassifierForm, ComparisonForm, ValueReading } from '../contract/fsa/classifier-form.ts';
-import { changePlaceholders } from '../contract/fsa/evaluate/transition-messages.ts';
-import { parseFieldPath } from '../contract/field-path.ts';
+import { changePlaceholders } from '../contract/fsa/machine.ts';
+import { parseFieldPath } from '../contract/values/field-path.ts';
 import { schemaAtPath } from '../contract/fsa/classifier-reach.ts';
 import { isCannotRead } from '../contract/fsa/value-readers.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';

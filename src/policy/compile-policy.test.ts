@@ -7,7 +7,7 @@ import type { Classifier, TransitionMachine } from '../contract/fsa/machine.ts';
 import { nodePoolContract } from '../contract/fsa/node-pool.fixture.ts';
 import { toyConditionStates, toyMachine, type ToyChange, type ToyState } from '../contract/fsa/toy-machine.fixture.ts';
 import { readInteger, readQuantity, readString } from '../contract/fsa/value-readers.ts';
-import { compareQuantities } from '../contract/quantity.ts';
+import { compareQuantities } from '../contract/values/quantity.ts';
 import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { compileContractPolicy } from './compile-policy.ts';

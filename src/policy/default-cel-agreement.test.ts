@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluateCel } from '../api-server-engine/engine.ts';
 import { derivedDefault, staticDefault, type FormedDefaulter } from '../contract/defaults/library-defaults.ts';
 import type { Defaulter } from '../contract/contract-definition.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import { geoDatabaseDefaults } from '../contracts/geodatabase/defaults.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { celValue, dyn, jsonOfCelValue } from './cel-json.fixture.ts';

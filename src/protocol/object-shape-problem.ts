@@ -1,4 +1,4 @@
-import { isPlainObject } from '../contract/kube-object.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 import { describeEnvelopeValue } from './describe-envelope-value.ts';
 
 type Shape = 'string' | 'integer' | 'string map' | 'string list' | 'object list';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateCel, judge, loadCrd } from '../api-server-engine/engine.ts';
-import { isDns1123Label, isDns1123Subdomain } from '../contract/dns-names.ts';
-import { formatFieldError } from '../contract/field-error.ts';
-import { isQuantity } from '../contract/quantity.ts';
+import { isDns1123Label, isDns1123Subdomain } from '../contract/values/dns-names.ts';
+import { formatFieldError } from '../contract/values/field-error.ts';
+import { isQuantity } from '../contract/values/quantity.ts';
 import { createSchemaCompiler } from '../contract/schema/compile-schema.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { apiServerRuleFor, describeFormat } from '../contract/schema/kubernetes-formats.ts';

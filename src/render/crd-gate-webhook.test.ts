@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { matchWebhookConditions } from '../api-server-engine/engine.ts';
 import { crdRevisionOverrideAnnotation } from '../crd-gate/decide-crd-revision.ts';
 import { pipeCrd } from '../crd-gate/crd-gate.fixture.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import { renderManifestFiles } from './manifest-files.ts';
 import { manifestDefaults } from './manifest-options.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';

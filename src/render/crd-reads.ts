@@ -1,4 +1,4 @@
-import { isDns1123Label, isDns1123Subdomain } from '../contract/dns-names.ts';
+import { isDns1123Label, isDns1123Subdomain } from '../contract/values/dns-names.ts';
 import { componentLabels, installNames, type Install } from './in-cluster-names.ts';
 import type { ManifestFile } from './manifest.ts';
 

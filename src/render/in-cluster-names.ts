@@ -1,5 +1,5 @@
 import type { Contract } from '../contract/contract-definition.ts';
-import { dns1123LabelMaxLength, dnsNameRules, isDns1035Label } from '../contract/dns-names.ts';
+import { dns1123LabelMaxLength, dnsNameRules, isDns1035Label } from '../contract/values/dns-names.ts';
 
 // Names the objects of one install share: the Service the webhooks call, the Secret the Deployment mounts, the labels
 // that tie Service, Deployment and PodDisruptionBudget together. One place, so that they cannot drift apart.

@@ -1,7 +1,7 @@
 import type { ObjectParts } from '../admission/judged-parts.ts';
 import { readMetadataFields } from '../contract/contract-reads.ts';
-import type { PathSegment } from '../contract/field-path.ts';
-import { isPlainObject } from '../contract/kube-object.ts';
+import type { PathSegment } from '../contract/values/field-path.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import { and, eq, ident, index, int, isIn, member, method, ne, not, optionalIndex, optionalMember, or, str, type Cel } from '../policy/cel.ts';
 

@@ -1,5 +1,5 @@
-import { isQualifiedName, qualifiedNameRule } from '../contract/dns-names.ts';
-import { isPlainObject } from '../contract/kube-object.ts';
+import { isQualifiedName, qualifiedNameRule } from '../contract/values/dns-names.ts';
+import { isPlainObject } from '../contract/values/kube-object.ts';
 
 // The settings of crdgate's webhooks a platform team chooses (`crdgate manifests` and `crdgate dev` flags): what a
 // webhook does when crdgate cannot answer, how long the API server waits, and which namespaces and objects it skips.

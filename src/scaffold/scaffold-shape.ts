@@ -1,4 +1,4 @@
-import { isDns1035Label } from '../contract/dns-names.ts';
+import { isDns1035Label } from '../contract/values/dns-names.ts';
 
 /** What a scaffolded kind looks like beyond its names: its scope and its versions. */
 export interface ScaffoldShape {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { answerReview, type AdmissionOutcome } from '../admission/handler.ts';
 import { parseAdmissionReview } from '../admission/review.ts';
-import type { KubeObject } from '../contract/kube-object.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { ProtocolError } from '../errors.ts';
 import { sendJson } from './json-response.ts';

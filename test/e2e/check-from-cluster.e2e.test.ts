@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { KubeObject } from '../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import { createKubeApi, type KubeApi } from '../../src/kube/kube-api.ts';
 import { forEachLiveObject, type LiveResource } from '../../src/kube/list-live-objects.ts';
 import { LiveReadError } from '../../src/kube/live-read-error.ts';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import type { Contract } from '../../src/contract/contract-definition.ts';
-import type { KubeObject } from '../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import type { JSONSchemaProps } from '../../src/contract/schema/json-schema-props.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import { contractTester } from '../../src/testing.ts';

@@ -5,7 +5,7 @@ import { type Contract, type ContractDefinition } from '../../src/contract/contr
 import { ContractDefinitionError, defineContract } from '../../src/contract/define-contract.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import { manifestsToYaml } from '../../src/render/manifest-yaml.ts';
-import type { KubeObject } from '../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 
 const provided = inject('controlPlane');

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { crdUpdateReview, pipeCrd } from '../../src/crd-gate/crd-gate.fixture.ts';
-import { parseQuantity, quantityToNumber } from '../../src/contract/quantity.ts';
+import { parseQuantity, quantityToNumber } from '../../src/contract/values/quantity.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { buildImage, type BuiltImage } from './support/container-image.ts';
 import { postJson, startCrdgateProcess } from './support/crdgate-process.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { KubeObject } from '../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import { compareCrdRevisions } from '../../src/crd-revision/compare/compare-crd-revisions.ts';
 import { widgetCrd } from '../../src/crd-revision/crd-revision.fixture.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { contractDefaulter } from '../../src/contract/defaults/contract-defaulter.ts';
-import type { KubeObject } from '../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { compileContractDefaults } from '../../src/policy/compile-defaults.ts';

@@ -7,8 +7,8 @@ import { ApiException, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOpt
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Contract } from '../../src/contract/contract-definition.ts';
-import { isPlainObject, type KubeObject } from '../../src/contract/kube-object.ts';
-import { jsonEqual } from '../../src/contract/json-equal.ts';
+import { isPlainObject, type KubeObject } from '../../src/contract/values/kube-object.ts';
+import { jsonEqual } from '../../src/contract/values/json-equal.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { admissionCallsFromMetrics } from '../../src/local-loop/put-in-front.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';

@@ -1,4 +1,4 @@
-import { fieldPathSteps } from '../field-path.ts';
+import { fieldPathSteps } from '../values/field-path.ts';
 
 // Where a default sets its field and where a derived one reads, from the paths a contract writes
 // (`spec.readReplicas`, `spec.caches[*].version`, `metadata.labels[example.com/tier]`): read here alone, so that the

@@ -1,6 +1,6 @@
-import type { Defaulter, UntypedSpec } from '../contract-definition.ts';
-import { jsonEqual } from '../json-equal.ts';
-import { isPlainObject, type KubeObject } from '../kube-object.ts';
+import type { Defaulter, UntypedSpec } from '../values/object-rules.ts';
+import { jsonEqual } from '../values/json-equal.ts';
+import { isPlainObject, type KubeObject } from '../values/kube-object.ts';
 import type { JSONValue } from '../schema/json-schema-props.ts';
 import type { DefaultComputation, DefaultForm } from './default-form.ts';
 import { parseDefaultTarget, parseSourcePath, type DefaultTarget } from './default-target.ts';

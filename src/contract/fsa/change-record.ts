@@ -1,6 +1,6 @@
 import type { Change, Location } from './machine.ts';
-import { describeText, describeValue } from '../describe-value.ts';
-import { valueAtSegments } from '../field-path.ts';
+import { describeText, describeValue } from '../values/describe-value.ts';
+import { valueAtSegments } from '../values/field-path.ts';
 
 // The change records the classifiers produce: a field's value with absence resolved, and the change as messages show it.
 

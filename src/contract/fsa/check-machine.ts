@@ -1,8 +1,8 @@
-import { isDns1123Subdomain } from '../dns-names.ts';
+import { isDns1123Subdomain } from '../values/dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
 import type { ConditionStateRule, StatusTest, TransitionMachine } from './machine.ts';
 import { machineShapeProblems } from './machine-shape.ts';
-import { changePlaceholders } from './evaluate/transition-messages.ts';
+import { changePlaceholders } from './machine.ts';
 
 // Names end up as Mermaid and DOT identifiers and in messages, so they follow Kubernetes' conventions:
 // UpperCamelCase phases, dotted lowercase change kinds.

@@ -1,5 +1,5 @@
-import { compareQuantities } from '../quantity.ts';
-import { compareVersions, parseVersion } from '../release-version.ts';
+import { compareQuantities } from '../values/quantity.ts';
+import { compareVersions, parseVersion } from '../values/release-version.ts';
 import { readInteger, readQuantity, readRelease, readString } from './value-readers.ts';
 
 // A classifier built only from the library's parts is data as well as code: it keeps a description of what it

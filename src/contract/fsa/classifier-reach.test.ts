@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../../contracts/geodatabase/index.ts';
-import { parseVersion } from '../release-version.ts';
+import { parseVersion } from '../values/release-version.ts';
 import { quantitySchema } from '../schema/controller-gen.fixture.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { classifierReachProblems } from './classifier-reach.ts';

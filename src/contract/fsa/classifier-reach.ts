@@ -1,5 +1,5 @@
-import { parseFieldPath, type PathSegment } from '../field-path.ts';
-import { isPlainObject } from '../kube-object.ts';
+import { parseFieldPath, type PathSegment } from '../values/field-path.ts';
+import { isPlainObject } from '../values/kube-object.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import type { ClassifierTarget, ValueReading } from './classifier-form.ts';
 import type { Classifier } from './machine.ts';

@@ -1,4 +1,4 @@
-import { isPlainObject, type KubeObject } from '../kube-object.ts';
+import { isPlainObject, type KubeObject } from '../values/kube-object.ts';
 import type { ConditionStateRule, StateReader, StatusTest } from './machine.ts';
 
 // The state of a stored object from its conditions and observed generation, as a machine's conditionStates rules

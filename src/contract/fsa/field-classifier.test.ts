@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, parseVersion } from '../release-version.ts';
+import { compareVersions, parseVersion } from '../values/release-version.ts';
 import { byDirection, byReleaseStep, whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
 import { cannotRead } from './value-readers.ts';

@@ -1,5 +1,5 @@
-import { parseFieldPath } from '../field-path.ts';
-import { jsonEqual } from '../json-equal.ts';
+import { parseFieldPath } from '../values/field-path.ts';
+import { jsonEqual } from '../values/json-equal.ts';
 import { changeRecord } from './change-record.ts';
 import type { Comparison } from './comparisons.ts';
 import { readingOf } from './classifier-form.ts';

@@ -1,6 +1,6 @@
-import { parseFieldPath } from '../field-path.ts';
-import { isPlainObject } from '../kube-object.ts';
-import { jsonEqual } from '../json-equal.ts';
+import { parseFieldPath } from '../values/field-path.ts';
+import { isPlainObject } from '../values/kube-object.ts';
+import { jsonEqual } from '../values/json-equal.ts';
 import { changeRecord } from './change-record.ts';
 import { displayValue } from './change-record.ts';
 import { fieldValue } from './change-record.ts';

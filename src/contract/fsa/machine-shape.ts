@@ -13,7 +13,7 @@ import {
   withFields,
   type OptionPlace,
   type OptionShape,
-} from '../option-shape.ts';
+} from '../values/option-shape.ts';
 import type { ClassifierTarget, ValueOrder, ValueReading } from './classifier-form.ts';
 import { unclassifiedChangesSettings } from './unclassified-setting.ts';
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../kube-object.ts';
+import type { KubeObject } from '../values/kube-object.ts';
 import type { ClassifierForm, ClassifierTarget } from './classifier-form.ts';
 
 /**
@@ -181,3 +181,6 @@ export interface Classifier<C extends string> {
    */
   classify(oldValue: unknown, newValue: unknown, at: Location): Change<C>[];
 }
+
+/** What a change kind's description may name, each filled from the change (`{from} -> {to}`). */
+export const changePlaceholders = ['from', 'to', 'item'] as const;

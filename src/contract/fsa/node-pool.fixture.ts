@@ -1,6 +1,6 @@
 import { type Contract } from '../contract-definition.ts';
 import { defineContract } from '../define-contract.ts';
-import { compareQuantities } from '../quantity.ts';
+import { compareQuantities } from '../values/quantity.ts';
 import { quantitySchema } from '../schema/controller-gen.fixture.ts';
 import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
 import { compareNumbers } from './classifier-form.ts';

@@ -1,7 +1,7 @@
-import { describeText, describeValue } from '../describe-value.ts';
-import type { KubeObject } from '../kube-object.ts';
+import { describeText, describeValue } from '../values/describe-value.ts';
+import type { KubeObject } from '../values/kube-object.ts';
 import type { StateReader, TransitionMachine } from './machine.ts';
-import { valueAtPath } from '../field-path.ts';
+import { valueAtPath } from '../values/field-path.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
 import { conditionStatesReader } from './condition-states.ts';
 

@@ -1,4 +1,4 @@
-import { parseFieldPath, type PathSegment } from '../field-path.ts';
+import { parseFieldPath, type PathSegment } from '../values/field-path.ts';
 import type { ClassifierTarget } from './classifier-form.ts';
 import type { Classifier } from './machine.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareQuantities } from '../quantity.ts';
+import { compareQuantities } from '../values/quantity.ts';
 import { byDirection, whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
 import { keyedListClassifier } from './keyed-list-classifier.ts';

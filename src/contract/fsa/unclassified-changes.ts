@@ -1,6 +1,6 @@
-import { parseFieldPath, renderFieldPath, type PathSegment } from '../field-path.ts';
-import { isPlainObject } from '../kube-object.ts';
-import { maxObjectDepth } from '../value-shape.ts';
+import { parseFieldPath, renderFieldPath, type PathSegment } from '../values/field-path.ts';
+import { isPlainObject } from '../values/kube-object.ts';
+import { maxObjectDepth } from '../values/value-shape.ts';
 import { displayValue } from './change-record.ts';
 import type { Change, Classifier } from './machine.ts';
 import { specCoverage, type CoverageNode, type KeyedListCoverage } from './spec-coverage.ts';

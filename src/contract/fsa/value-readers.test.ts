@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareQuantities, parseQuantity, type Quantity } from '../quantity.ts';
+import { compareQuantities, parseQuantity, type Quantity } from '../values/quantity.ts';
 import { isCannotRead, readInteger, readQuantity, readRelease, readString, type CannotRead } from './value-readers.ts';
 
 const reason = (reading: unknown) => (isCannotRead(reading) ? reading.reason : `read as ${String(reading)}`);

@@ -1,6 +1,6 @@
-import { parseQuantity, type Quantity } from '../quantity.ts';
-import { parseVersion } from '../release-version.ts';
-import { describeValue } from '../describe-value.ts';
+import { parseQuantity, type Quantity } from '../values/quantity.ts';
+import { parseVersion } from '../values/release-version.ts';
+import { describeValue } from '../values/describe-value.ts';
 
 // How classifiers read raw JSON values into comparable ones. undefined means "not readable", which leaves the
 // field to schema validation (see fieldClassifier): a value of the wrong type, which the schema refuses anyway.

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { FieldError, FieldErrorType } from '../field-error.ts';
+import type { FieldError, FieldErrorType } from '../values/field-error.ts';
 import { createSchemaCompiler, fullReportValueLimit, maxMappedAjvErrors, SchemaCompileError } from './compile-schema.ts';
 import type { JSONSchemaProps, JSONSchemaType } from './json-schema-props.ts';
 

@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
-import { fieldError, type FieldError } from '../field-error.ts';
-import { countValues } from '../value-shape.ts';
+import { fieldError, type FieldError } from '../values/field-error.ts';
+import { countValues } from '../values/value-shape.ts';
 import { fieldErrorsFromAjv } from './field-errors-from-ajv.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 import { addKubernetesFormats } from './kubernetes-formats.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareDocumentPositions, createDocumentPositions } from './document-order.ts';
-import type { PathSegment } from '../field-path.ts';
+import type { PathSegment } from '../values/field-path.ts';
 
 describe('document order', () => {
   const data = { spec: { zeta: 1, alpha: { b: 1, a: 2 }, list: [{}, {}, {}] } };

@@ -1,4 +1,4 @@
-import { childOf, type PathSegment } from '../field-path.ts';
+import { childOf, type PathSegment } from '../values/field-path.ts';
 
 /** Where a path points in a document: per step, an array index or the place of a key among its object's keys. */
 export type DocumentPosition = readonly number[];

@@ -1,8 +1,8 @@
 import type { ErrorObject } from 'ajv';
-import { formatFieldError, type FieldError, type FieldErrorType } from '../field-error.ts';
-import { describeText, describeValue } from '../describe-value.ts';
+import { formatFieldError, type FieldError, type FieldErrorType } from '../values/field-error.ts';
+import { describeText, describeValue } from '../values/describe-value.ts';
 import { compareDocumentPositions, createDocumentPositions } from './document-order.ts';
-import { parseFieldPath, pointerSegments, renderFieldPath, type PathSegment } from '../field-path.ts';
+import { parseFieldPath, pointerSegments, renderFieldPath, type PathSegment } from '../values/field-path.ts';
 import { describeFormat } from './kubernetes-formats.ts';
 import { listUniquenessKeyword } from './list-uniqueness.ts';
 

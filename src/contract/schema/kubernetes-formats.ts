@@ -1,8 +1,8 @@
 import type { Ajv, Format } from 'ajv';
 // A deep import: the package's default export is a CommonJS plugin function TypeScript cannot type under nodenext.
 import { fullFormats, type FormatName } from 'ajv-formats/dist/formats.js';
-import { isQuantity } from '../quantity.ts';
-import { dns1123LabelMaxLength, dns1123SubdomainMaxLength, isDns1123Label, isDns1123Subdomain } from '../dns-names.ts';
+import { isQuantity } from '../values/quantity.ts';
+import { dns1123LabelMaxLength, dns1123SubdomainMaxLength, isDns1123Label, isDns1123Subdomain } from '../values/dns-names.ts';
 
 // The string formats Kubernetes itself checks (a subset of kube-openapi's strfmt registry that is cheap to do
 // well) plus crdgate's own. A format missing here is ignored, as the API server ignores formats it does not know.

@@ -1,5 +1,5 @@
-import { jsonEqual } from '../json-equal.ts';
-import { isPlainObject } from '../kube-object.ts';
+import { jsonEqual } from '../values/json-equal.ts';
+import { isPlainObject } from '../values/kube-object.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { either, flag, integer, json, listOf, maybe, number, recordOf, recursive, shapeProblems, text, withFields, type OptionShape } from '../option-shape.ts';
+import { either, flag, integer, json, listOf, maybe, number, recordOf, recursive, shapeProblems, text, withFields, type OptionShape } from '../values/option-shape.ts';
 
 // kube-apiserver reads a CRD's openAPIV3Schema into Go types (apiextensions.k8s.io/v1 JSONSchemaProps): a keyword
 // whose value has another type (a maxLength of "10", a required that is not a list of strings) refuses the whole CRD

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { geoDatabaseContract } from '../../contracts/geodatabase/index.ts';
-import type { FieldError } from '../field-error.ts';
+import type { FieldError } from '../values/field-error.ts';
 import { createSchemaCompiler, fullReportValueLimit, type ObjectValidator } from './compile-schema.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 import { fullValue, largeStructuralSchema } from './large-schema.fixture.ts';

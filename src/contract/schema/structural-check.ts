@@ -1,5 +1,5 @@
-import { fieldInvalid, formatFieldError, type FieldError } from '../field-error.ts';
-import { isPlainObject } from '../kube-object.ts';
+import { fieldInvalid, formatFieldError, type FieldError } from '../values/field-error.ts';
+import { isPlainObject } from '../values/kube-object.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 import { valueValidationCompleteness } from './structural/completeness.ts';
 import { describeInFull } from './structural/describe-in-full.ts';

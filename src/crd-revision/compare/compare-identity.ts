@@ -1,6 +1,6 @@
-import { jsonEqual } from '../../contract/json-equal.ts';
-import { isPlainObject } from '../../contract/kube-object.ts';
-import { describeValue } from '../../contract/describe-value.ts';
+import { jsonEqual } from '../../contract/values/json-equal.ts';
+import { isPlainObject } from '../../contract/values/kube-object.ts';
+import { describeValue } from '../../contract/values/describe-value.ts';
 import { changeAt } from '../change.ts';
 import type { CrdView } from '../crd-view.ts';
 import type { Change } from '../finding.ts';

@@ -1,5 +1,5 @@
-import { isPlainObject } from '../../contract/kube-object.ts';
-import { describeValue } from '../../contract/describe-value.ts';
+import { isPlainObject } from '../../contract/values/kube-object.ts';
+import { describeValue } from '../../contract/values/describe-value.ts';
 import { changeAt } from '../change.ts';
 import type { CrdVersionView } from '../crd-view.ts';
 import type { Change } from '../finding.ts';

@@ -1,5 +1,5 @@
-import { jsonEqual } from '../../contract/json-equal.ts';
-import { describeValue } from '../../contract/describe-value.ts';
+import { jsonEqual } from '../../contract/values/json-equal.ts';
+import { describeValue } from '../../contract/values/describe-value.ts';
 import { changeAt } from '../change.ts';
 import { compareSchemas } from '../schema/compare-schemas.ts';
 import { compareSubresources } from './compare-subresources.ts';

@@ -1,7 +1,7 @@
 import { readAsStored } from '../../api-server-engine/engine.ts';
 import { apiVersionOf, type Contract } from '../../contract/contract-definition.ts';
-import { jsonEqual } from '../../contract/json-equal.ts';
-import type { KubeObject } from '../../contract/kube-object.ts';
+import { jsonEqual } from '../../contract/values/json-equal.ts';
+import type { KubeObject } from '../../contract/values/kube-object.ts';
 import { convertObject } from '../../conversion/convert-object.ts';
 import type { StoredObjectOutcome } from './outcome.ts';
 import { readDifferences } from './read-differences.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { KubeObject } from '../../contract/kube-object.ts';
+import type { KubeObject } from '../../contract/values/kube-object.ts';
 
 // The Mailbox CRD of test/fixtures/check/stored-objects (its README says what the new revision changes), read
 // fresh for each test to change freely.

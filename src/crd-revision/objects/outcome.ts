@@ -1,5 +1,5 @@
-import type { FieldErrorType } from '../../contract/field-error.ts';
-import type { KubeObject } from '../../contract/kube-object.ts';
+import type { FieldErrorType } from '../../contract/values/field-error.ts';
+import type { KubeObject } from '../../contract/values/kube-object.ts';
 
 /**
  * What the API server does with one stored object once a CRD revision is applied. One shape for both sides of

@@ -1,6 +1,6 @@
 import { judge, readAsStored } from '../../api-server-engine/engine.ts';
 import { inKeyOrderOf } from '../../api-server-engine/key-order.ts';
-import { isPlainObject, splitApiVersion, type KubeObject } from '../../contract/kube-object.ts';
+import { isPlainObject, splitApiVersion, type KubeObject } from '../../contract/values/kube-object.ts';
 import type { ReadOutcome, StoredObjectOutcome, StoredObjectRef, WriteOutcome } from './outcome.ts';
 import { readStoredObject, ConversionUnknownError, type ObjectConverter, type RawRead } from './read-stored-object.ts';
 import { refusalOf } from './refusal-of.ts';

@@ -1,6 +1,6 @@
-import { jsonEqual } from '../../contract/json-equal.ts';
-import { renderFieldPath } from '../../contract/field-path.ts';
-import { isPlainObject, type KubeObject } from '../../contract/kube-object.ts';
+import { jsonEqual } from '../../contract/values/json-equal.ts';
+import { renderFieldPath } from '../../contract/values/field-path.ts';
+import { isPlainObject, type KubeObject } from '../../contract/values/kube-object.ts';
 
 /** A value that reads differently: gone (`new` absent), new (`old` absent), or changed. */
 export interface ReadDifference {

@@ -1,6 +1,6 @@
 import { judge, readAsStored } from '../../api-server-engine/engine.ts';
 import { inKeyOrderOf } from '../../api-server-engine/key-order.ts';
-import { splitApiVersion, type KubeObject } from '../../contract/kube-object.ts';
+import { splitApiVersion, type KubeObject } from '../../contract/values/kube-object.ts';
 import type { Refusal } from './outcome.ts';
 import { refusalOf } from './refusal-of.ts';
 import type { RevisionSide } from './revision-under-test.ts';

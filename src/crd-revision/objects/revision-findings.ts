@@ -1,6 +1,6 @@
-import { isPlainObject } from '../../contract/kube-object.ts';
+import { isPlainObject } from '../../contract/values/kube-object.ts';
 import { compareCrdRevisions } from '../compare/compare-crd-revisions.ts';
-import { describeValue } from '../../contract/describe-value.ts';
+import { describeValue } from '../../contract/values/describe-value.ts';
 import { elementPath, propertyPath } from '../schema/schema-path.ts';
 import { migratePlan } from './migrate-plan.ts';
 import type { CrdRevisionUnderTest } from './revision-under-test.ts';

@@ -1,6 +1,6 @@
 import { CrdUnservableError, forgetCompiledCrd, forgetCrd, loadCrd, type EngineCrd } from '../../api-server-engine/engine.ts';
-import type { FieldError } from '../../contract/field-error.ts';
-import { isPlainObject } from '../../contract/kube-object.ts';
+import type { FieldError } from '../../contract/values/field-error.ts';
+import { isPlainObject } from '../../contract/values/kube-object.ts';
 import { viewCrd, type CrdView } from '../crd-view.ts';
 import type { Refusal } from './outcome.ts';
 

@@ -1,4 +1,4 @@
-import { isPlainObject, type KubeObject } from '../../contract/kube-object.ts';
+import { isPlainObject, type KubeObject } from '../../contract/values/kube-object.ts';
 
 /**
  * The metadata only the API server sets, which differs between any two stores of the same object: left out of

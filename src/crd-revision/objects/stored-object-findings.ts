@@ -1,5 +1,5 @@
-import { describeValue } from '../../contract/describe-value.ts';
-import { splitApiVersion, type KubeObject } from '../../contract/kube-object.ts';
+import { describeValue } from '../../contract/values/describe-value.ts';
+import { splitApiVersion, type KubeObject } from '../../contract/values/kube-object.ts';
 import type { StoredObjectOutcome, WriteOutcome } from './outcome.ts';
 import { asStoredUnderOld } from './predict-stored-object.ts';
 import { readDifferences } from './read-differences.ts';

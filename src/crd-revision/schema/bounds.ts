@@ -1,4 +1,4 @@
-import { describeValue } from '../../contract/describe-value.ts';
+import { describeValue } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 import type { CrdRevisionRule } from '../rules.ts';

@@ -1,6 +1,6 @@
-import { jsonEqual } from '../../contract/json-equal.ts';
-import { isPlainObject } from '../../contract/kube-object.ts';
-import { describeText } from '../../contract/describe-value.ts';
+import { jsonEqual } from '../../contract/values/json-equal.ts';
+import { isPlainObject } from '../../contract/values/kube-object.ts';
+import { describeText } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 

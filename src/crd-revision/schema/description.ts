@@ -1,4 +1,4 @@
-import { describeText } from '../../contract/describe-value.ts';
+import { describeText } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 

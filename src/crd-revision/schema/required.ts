@@ -1,4 +1,4 @@
-import { isPlainObject } from '../../contract/kube-object.ts';
+import { isPlainObject } from '../../contract/values/kube-object.ts';
 import { changeAt, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 import { propertyPath } from './schema-path.ts';

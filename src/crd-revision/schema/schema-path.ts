@@ -1,5 +1,5 @@
-import { fieldPathSteps, renderFieldPath } from '../../contract/field-path.ts';
-import { isPlainObject } from '../../contract/kube-object.ts';
+import { fieldPathSteps, renderFieldPath } from '../../contract/values/field-path.ts';
+import { isPlainObject } from '../../contract/values/kube-object.ts';
 
 // Paths into a schema, written as Kubernetes writes field paths in errors (`spec.caches[*].memory`), `[*]` standing
 // for any list item or map value, as contracts' declared paths write it.

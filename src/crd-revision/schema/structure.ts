@@ -1,5 +1,5 @@
-import { jsonEqual } from '../../contract/json-equal.ts';
-import { describeValue } from '../../contract/describe-value.ts';
+import { jsonEqual } from '../../contract/values/json-equal.ts';
+import { describeValue } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../src/contract/values/kube-object.ts';
 
 export const geoDatabases = { group: 'geo.example.com', version: 'v1', plural: 'geodatabases' } as const;
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Contract } from '../../../src/contract/contract-definition.ts';
 import { evaluateTransition } from '../../../src/contract/fsa/evaluate/evaluate-transition.ts';
-import { compareQuantities, parseQuantity } from '../../../src/contract/quantity.ts';
+import { compareQuantities, parseQuantity } from '../../../src/contract/values/quantity.ts';
 import { createSchemaCompiler } from '../../../src/contract/schema/compile-schema.ts';
 import { geoDatabaseContract } from '../../../src/contracts/geodatabase/index.ts';
 import { messageBrokerContract } from '../../../src/policy/message-broker.fixture.ts';

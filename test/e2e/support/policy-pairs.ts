@@ -5,7 +5,7 @@ import type { TransitionDecision } from '../../../src/contract/fsa/evaluate/eval
 import type { TransitionMachine } from '../../../src/contract/fsa/machine.ts';
 import { readsPhase } from '../../../src/contract/fsa/phase.ts';
 import { findUnclassifiedChanges } from '../../../src/contract/fsa/unclassified-changes.ts';
-import type { KubeObject } from '../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../src/contract/values/kube-object.ts';
 import { createSchemaCompiler } from '../../../src/contract/schema/compile-schema.ts';
 import type { JSONSchemaProps } from '../../../src/contract/schema/json-schema-props.ts';
 

@@ -2,7 +2,7 @@ import { Agent, request } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import type { Contract } from '../../../src/contract/contract-definition.ts';
-import type { KubeObject } from '../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../src/contract/values/kube-object.ts';
 import { eventually } from '../../../src/local-loop/eventually.ts';
 import { renderCustomResourceDefinition } from '../../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../../src/render/manifest.ts';

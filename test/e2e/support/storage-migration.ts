@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { main } from '../../../src/cli.ts';
-import type { KubeObject } from '../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../src/contract/values/kube-object.ts';
 import type { MigrationReport } from '../../../src/migrate/migration-report.ts';
 import type { Manifest } from '../../../src/render/manifest.ts';
 import { readEtcdPrefix, type EtcdEntry } from './etcd-raw.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { KubeObject } from '../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../src/contract/values/kube-object.ts';
 
 /** Valid GeoDatabase specs, one per served version; tests break them in known ways. */
 export const validSpecs: Readonly<Record<'v1' | 'v1beta1' | 'v1alpha1', Record<string, unknown>>> = {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFieldError } from '../../field-error.ts';
+import { formatFieldError } from '../../values/field-error.ts';
 import { evaluateTransition, transitionRule } from './evaluate-transition.ts';
 import { toyMachine, widget } from '../toy-machine.fixture.ts';
 import { whenDifferent } from '../comparisons.ts';

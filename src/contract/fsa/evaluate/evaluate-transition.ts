@@ -1,12 +1,12 @@
-import type { FieldError } from '../../field-error.ts';
-import type { KubeObject } from '../../kube-object.ts';
+import type { FieldError } from '../../values/field-error.ts';
+import type { KubeObject } from '../../values/kube-object.ts';
 import { judgeChanges, judgeUnclassified, type JudgedChange, type JudgedUnclassifiedChanges } from './judge-changes.ts';
 import type { Change, TransitionMachine } from '../machine.ts';
 import { readOverride, reportOverride, type OverrideRequest } from './override.ts';
 import { readState, type StateReading } from '../phase.ts';
 import { denialFor, unclassifiedDenials } from './transition-messages.ts';
 import { findUnclassifiedChanges, type ClassifiedBy } from '../unclassified-changes.ts';
-import type { UpdateFindings, UpdateInput } from '../../contract-definition.ts';
+import type { UpdateFindings, UpdateInput } from '../../values/object-rules.ts';
 
 export interface TransitionDecision<S extends string, C extends string> {
   /** The state the update starts from, read from the old object. */

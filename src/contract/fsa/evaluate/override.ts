@@ -1,5 +1,5 @@
-import { annotation, type KubeObject } from '../../kube-object.ts';
-import { describeValue } from '../../describe-value.ts';
+import { annotation, type KubeObject } from '../../values/kube-object.ts';
+import { describeValue } from '../../values/describe-value.ts';
 import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
 import type { TransitionMachine } from '../machine.ts';
 import type { StateReading } from '../phase.ts';

@@ -1,9 +1,7 @@
-import { fieldError, type FieldError } from '../../field-error.ts';
+import { fieldError, type FieldError } from '../../values/field-error.ts';
 import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
-import type { Change, TransitionMachine } from '../machine.ts';
+import type { Change, changePlaceholders, TransitionMachine } from '../machine.ts';
 import type { StateReading } from '../phase.ts';
-
-export const changePlaceholders = ['from', 'to', 'item'] as const;
 
 /** One change in words, from its kind's description: `minor upgrade 16.4 -> 16.6`. */
 export function describeChange<S extends string, C extends string>(machine: TransitionMachine<S, C>, change: Change<C>): string {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFieldError } from '../../field-error.ts';
+import { formatFieldError } from '../../values/field-error.ts';
 import { checkMachine } from '../check-machine.ts';
 import type { TransitionMachine, UnclassifiedChanges } from '../machine.ts';
 import { toyMachine, widget, type ToyChange, type ToyState } from '../toy-machine.fixture.ts';

@@ -1,4 +1,4 @@
-import { fieldRequired, type FieldError } from '../../field-error.ts';
+import { fieldRequired, type FieldError } from '../../values/field-error.ts';
 import { properties, subschema, subschemas, type Schema } from './schema-reading.ts';
 
 /**

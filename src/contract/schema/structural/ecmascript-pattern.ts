@@ -1,4 +1,4 @@
-import { fieldInvalid, type FieldError } from '../../field-error.ts';
+import { fieldInvalid, type FieldError } from '../../values/field-error.ts';
 import { describeInFull } from './describe-in-full.ts';
 import type { Schema } from './schema-reading.ts';
 

@@ -1,5 +1,5 @@
-import { isPlainObject } from '../../kube-object.ts';
-import { fieldForbidden, fieldInvalid, fieldNotSupported, type FieldError } from '../../field-error.ts';
+import { isPlainObject } from '../../values/kube-object.ts';
+import { fieldForbidden, fieldInvalid, fieldNotSupported, type FieldError } from '../../values/field-error.ts';
 import { describeInFull } from './describe-in-full.ts';
 import { checkMapListKeysMapSet, checkListType, checkMapType } from './list-and-map-types.ts';
 import { isZero, properties, subschema, subschemas, typeOf, unsupportedFields, type Schema } from './schema-reading.ts';

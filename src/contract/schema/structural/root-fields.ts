@@ -1,4 +1,4 @@
-import { fieldForbidden, fieldInvalid, type FieldError } from '../../field-error.ts';
+import { fieldForbidden, fieldInvalid, type FieldError } from '../../values/field-error.ts';
 import { describeInFull } from './describe-in-full.ts';
 import { isSchemaField, isZero, type Schema } from './schema-reading.ts';
 

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../../kube-object.ts';
+import { isPlainObject } from '../../values/kube-object.ts';
 
 // Reading a schema of unknown shape: the structural check is what vets a schema, so its reads trust no keyword's type.
 

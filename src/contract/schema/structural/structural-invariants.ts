@@ -1,5 +1,5 @@
-import { isPlainObject } from '../../kube-object.ts';
-import { fieldForbidden, fieldInvalid, fieldRequired, type FieldError } from '../../field-error.ts';
+import { isPlainObject } from '../../values/kube-object.ts';
+import { fieldForbidden, fieldInvalid, fieldRequired, type FieldError } from '../../values/field-error.ts';
 import { describeInFull } from './describe-in-full.ts';
 import { isSchemaField, isZero, properties, subschema, typeOf, type Schema } from './schema-reading.ts';
 import { isIntOrStringAllOf, isIntOrStringAnyOf, valueValidation } from './value-validation.ts';

@@ -1,5 +1,5 @@
-import { isPlainObject } from '../../kube-object.ts';
-import { fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../../field-error.ts';
+import { isPlainObject } from '../../values/kube-object.ts';
+import { fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../../values/field-error.ts';
 import { describeInFull } from './describe-in-full.ts';
 import { isValidFieldPath } from './rule-field-path.ts';
 import { hasUnsupportedFields, type Schema } from './schema-reading.ts';

@@ -1,5 +1,5 @@
-import { isPlainObject } from '../../kube-object.ts';
-import { fieldForbidden, type FieldError } from '../../field-error.ts';
+import { isPlainObject } from '../../values/kube-object.ts';
+import { fieldForbidden, type FieldError } from '../../values/field-error.ts';
 import { checkPattern } from './ecmascript-pattern.ts';
 import { isSchemaField, isZero, properties, subschema, subschemas, typeOf, type Schema } from './schema-reading.ts';
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
 import type { JSONSchemaProps } from '../../../../src/contract/schema/json-schema-props.ts';
 
 /** A CRD (apiextensions.k8s.io/v1) as the revision generator and the observer handle it: plain JSON. */

@@ -4,7 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import { geoDatabaseContract } from '../../../../src/contracts/geodatabase/index.ts';
 import { committedCrdsDir } from '../../../fixtures/controller-gen/generate.ts';
 import type { CheckResult } from '../../../../src/check/check-object.ts';
-import type { KubeObject } from '../../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
 import { defineContract } from '../../../../src/contract/define-contract.ts';
 import { fromCrd } from '../../../../src/contract/from-crd.ts';
 import { contractTester } from '../../../../src/testing.ts';

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
 import type { JSONSchemaProps, JSONValue } from '../../../../src/contract/schema/json-schema-props.ts';
 import type { Json } from '../differential/schema-cases.ts';
 import { storageVersionOf, type Crd, type CrdWithObjects } from './crd.ts';

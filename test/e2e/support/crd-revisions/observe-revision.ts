@@ -1,5 +1,5 @@
-import type { KubeObject } from '../../../../src/contract/kube-object.ts';
-import { isFieldErrorType, type FieldErrorType } from '../../../../src/contract/field-error.ts';
+import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
+import { isFieldErrorType, type FieldErrorType } from '../../../../src/contract/values/field-error.ts';
 import type { ReadOutcome, Refusal, StoredObjectOutcome, WriteOutcome } from '../../../../src/crd-revision/objects/outcome.ts';
 import { asRecreated, withoutServerSetMetadata } from '../../../../src/crd-revision/objects/server-set-metadata.ts';
 import { eventually } from '../../../../src/local-loop/eventually.ts';

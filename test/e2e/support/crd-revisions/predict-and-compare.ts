@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
 import { ConversionUnknownError, predictStoredObject, StoredObjectUnreadableError } from '../../../../src/crd-revision/objects/predict-stored-object.ts';
 import { prepareCrdRevision, releaseCrdRevision } from '../../../../src/crd-revision/objects/revision-under-test.ts';
 import { observationsOf, outcomeDifferences } from './compare-outcomes.ts';

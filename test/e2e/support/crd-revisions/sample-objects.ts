@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../../../src/contract/kube-object.ts';
+import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
 import type { JSONSchemaProps } from '../../../../src/contract/schema/json-schema-props.ts';
 import { fullValue, isRecord, minimalValue, type Json } from '../differential/schema-cases.ts';
 import { storageVersionOf, type Crd } from './crd.ts';

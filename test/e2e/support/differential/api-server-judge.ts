@@ -1,4 +1,4 @@
-import { jsonEqual } from '../../../../src/contract/json-equal.ts';
+import { jsonEqual } from '../../../../src/contract/values/json-equal.ts';
 import type { Rest } from '../raw-api.ts';
 import type { DifferentialCase } from './schema-cases.ts';
 

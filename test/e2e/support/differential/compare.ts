@@ -1,5 +1,5 @@
 import type { CheckResult } from '../../../../src/check/check-object.ts';
-import { jsonEqual } from '../../../../src/contract/json-equal.ts';
+import { jsonEqual } from '../../../../src/contract/values/json-equal.ts';
 import type { Judgement } from './api-server-judge.ts';
 import type { DifferentialCase } from './schema-cases.ts';
 

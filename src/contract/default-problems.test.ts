@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type ContractDefinition, type Defaulter } from '../contract-definition.ts';
-import { ContractDefinitionError, defineContract } from '../define-contract.ts';
-import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
-import { derivedDefault, staticDefault } from './library-defaults.ts';
+import { type ContractDefinition, type Defaulter } from './contract-definition.ts';
+import { ContractDefinitionError, defineContract } from './define-contract.ts';
+import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+import { derivedDefault, staticDefault } from './defaults/library-defaults.ts';
 
 const spec: JSONSchemaProps = {
   type: 'object',

@@ -1,11 +1,11 @@
-import type { ContractDefinition } from '../contract-definition.ts';
-import { isLabelValue, isQualifiedName, qualifiedNameRule } from '../dns-names.ts';
-import type { JSONSchemaProps } from '../schema/json-schema-props.ts';
-import { defaultersOf } from './contract-defaulter.ts';
-import type { DefaultForm } from './default-form.ts';
-import { schemaAt } from './default-schema.ts';
-import { parseDefaultTarget, parseSourcePath, type DefaultTarget } from './default-target.ts';
-import type { FormedDefaulter } from './library-defaults.ts';
+import type { ContractDefinition } from './contract-definition.ts';
+import { isLabelValue, isQualifiedName, qualifiedNameRule } from './values/dns-names.ts';
+import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+import { defaultersOf } from './defaults/contract-defaulter.ts';
+import type { DefaultForm } from './defaults/default-form.ts';
+import { schemaAt } from './defaults/default-schema.ts';
+import { parseDefaultTarget, parseSourcePath, type DefaultTarget } from './defaults/default-target.ts';
+import type { FormedDefaulter } from './defaults/library-defaults.ts';
 
 // What defineContract checks of the library's defaults: each path names a field of the hub's schema (a typo is
 // caught when the contract loads, not on a request that quietly gets no default), and each value fits it.
