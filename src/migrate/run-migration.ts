@@ -83,10 +83,11 @@ interface Page {
 }
 
 /**
- * The storage-version migration, top to bottom: read the CRD; list the objects a chunk at a time and write each
- * one back unchanged, so the API server stores it in the storage version; then, only if every object made it and
- * the CRD did not change meanwhile, trim status.storedVersions to the storage version. Every failed request is
- * classified once (retry-policy.ts) and acted on by its class (class Migration).
+ * The storage-version migration, top to bottom: read the CRD and check the options against it (migration-start.ts);
+ * list the objects a chunk at a time and write each one back unchanged, so the API server stores it in the storage
+ * version; then, only if every object made it and the CRD did not change meanwhile, trim status.storedVersions to the
+ * storage version (trim-stored-versions.ts). Every failed request is classified once (retry-policy.ts) and acted on
+ * by its class (class Migration).
  */
 export async function runMigration(api: KubeApi, options: MigrationOptions): Promise<MigrationReport> {
   const now = options.now ?? (() => performance.now());
