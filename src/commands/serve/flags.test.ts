@@ -57,6 +57,10 @@ describe('readServeFlags', () => {
     });
   });
 
+  it('takes an empty --client-ca for none', () => {
+    expect(read(['--client-ca', ''])).not.toHaveProperty('clientCaFile');
+  });
+
   it('with --manage-certs: the namespace from $POD_NAMESPACE, the service names and the given ones', () => {
     const names = ['--name', 'gate', '--cert-dns', 'gate.example.com, ', '--cert-ip', '10.0.0.1'];
     const flags = read(['--manage-certs', ...names, '--lease-duration', '30s'], { POD_NAMESPACE: 'ops' });

@@ -26,7 +26,7 @@ export interface ServeFlags {
   host: string;
   /** Resolved against the working directory. */
   certDir: string;
-  /** --client-ca, resolved; the endpoints it guards are checked whether or not it is given. */
+  /** --client-ca, resolved (an empty one is none); the endpoints it guards are checked whether or not it is given. */
   clientCaFile?: string;
   clientCaEndpoints: WebhookEndpoint[];
   limits: { admissionBytes: number; conversionBytes: number };
@@ -102,7 +102,7 @@ export function readServeFlags(values: ParsedValues, cwd: string, env: Record<st
     port,
     host,
     certDir,
-    ...(clientCa !== undefined ? { clientCaFile: resolve(cwd, clientCa) } : {}),
+    ...(clientCa ? { clientCaFile: resolve(cwd, clientCa) } : {}),
     clientCaEndpoints,
     limits,
     drainDelayMs: drainDelaySeconds * 1000,
