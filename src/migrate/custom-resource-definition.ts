@@ -19,6 +19,11 @@ export interface StorageFacts {
   resourceVersion: string;
 }
 
+/** The CRD's path in the API server: `resource` is its name, PLURAL.GROUP. */
+export function crdPath(resource: string): string {
+  return `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(resource)}`;
+}
+
 export class CrdShapeError extends Error {
   override name = 'CrdShapeError';
 }

@@ -3,7 +3,8 @@ import { KubeApiError, KubeTransportError, type KubeApi, type KubeResponse } fro
 import { exitCodeOf, renderSummary } from './migration-report.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { realSleep } from './retry-policy.ts';
-import { runMigration, MigrationConfigError, MigrationInterruptedError, type MigrationOptions } from './run-migration.ts';
+import { MigrationConfigError, MigrationInterruptedError } from './migration-start.ts';
+import { runMigration, type MigrationOptions } from './run-migration.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import { StopRequested } from '../abort/stop-signal.ts';
 import { shardOf } from './shard.ts';

@@ -1,15 +1,22 @@
-import { CrdShapeError, readStorageFacts, storedVersionsTrimmed, type StorageFacts } from './custom-resource-definition.ts';
-import { KubeApiError, KubeConfigurationError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
+import { abandonAfterStop } from '../abort/abandon-after-stop.ts';
+import { namespacedName } from '../contract/values/kube-object.ts';
+import type { KubeApi, KubeResponse } from '../kube/kube-api.ts';
+import { buildReport, type Finish, type ShardRecorded } from './build-report.ts';
+import { ChunkQueue } from './chunk-queue.ts';
+import { storedVersionsTrimmed, type StorageFacts } from './custom-resource-definition.ts';
+import { haltOn, type Halt } from './halt.ts';
 import { createListProgress } from './list-progress.ts';
 import { mendManagedFields, MIGRATE_FIELD_MANAGER, type ManagedFieldsEntry, type MendedManagedFields } from './managed-fields.ts';
-import { explainStoredVersions, MAX_FAILURES_LISTED, type MigrationOutcome, type MigrationReport, type ObjectCounts, type ObjectFailure, type ShardReport, type WriteVia } from './migration-report.ts';
+import { MigrationConfigError, readCrdForStart, startProblem } from './migration-start.ts';
+import type { MigrationReport, WriteVia } from './migration-report.ts';
+import { Tally, type ObjectResult } from './object-tally.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep, type StopCause } from './retry-policy.ts';
-import { describeRecord, judgeShards, missingRecordProblem, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
+import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep } from './retry-policy.ts';
+import { judgeShards, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
 import { inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
-import { namespacedName } from '../contract/values/kube-object.ts';
+import { trimStoredVersions } from './trim-stored-versions.ts';
 
 export interface MigrationOptions {
   /** PLURAL.GROUP, the CRD's name. */
@@ -45,16 +52,6 @@ export interface MigrationOptions {
   now?: () => number;
 }
 
-/** The run cannot start: no such CRD, no access, no API server. The CLI says it in one line and exits 2. */
-export class MigrationConfigError extends Error {
-  override name = 'MigrationConfigError';
-}
-
-/** Stopped by a signal before the CRD was read: there is nothing to report but that. */
-export class MigrationInterruptedError extends Error {
-  override name = 'MigrationInterruptedError';
-}
-
 /**
  * 410s in a row with no page listed between them. A long list meets one every few compactions of etcd (every 5
  * minutes by default) and carries on; only 410s that bring no progress end the run.
@@ -62,8 +59,6 @@ export class MigrationInterruptedError extends Error {
 const MAX_LIST_RESTARTS = 5;
 /** Someone else keeps writing the object between our read and our managedFields write. */
 const MAX_MEND_CONFLICTS = 5;
-/** Another writer updates the CRD's status between our read and our write. */
-const MAX_STATUS_CONFLICTS = 5;
 
 interface ListedObject {
   apiVersion?: string;
@@ -77,28 +72,6 @@ interface ListPage {
   metadata?: { continue?: string; remainingItemCount?: number };
 }
 
-type Halt = { outcome: 'aborted'; cause: StopCause; problem: string } | { outcome: 'interrupted' };
-
-interface Finish {
-  outcome: MigrationOutcome;
-  cause?: StopCause;
-  problem?: string;
-  storedVersionsAfter: string[];
-  recorded?: ShardRecorded;
-}
-
-/** What this shard wrote to the record, and what the record then said of every shard. */
-interface ShardRecorded {
-  recorded: 'succeeded' | 'failed';
-  shards: ShardsVerdict;
-}
-
-/** What the run decided about one object: how it counts, or that the run must stop (the object is then not counted). */
-type ObjectResult =
-  | { counted: 'rewritten' | 'current' | 'gone'; mended?: MendedManagedFields }
-  | { counted: 'failed'; failure: ObjectFailure }
-  | { halt: Halt };
-
 const CURRENT: ObjectResult = { counted: 'current' };
 const GONE: ObjectResult = { counted: 'gone' };
 
@@ -110,10 +83,11 @@ interface Page {
 }
 
 /**
- * The storage-version migration, top to bottom: read the CRD; list the objects a chunk at a time and write each
- * one back unchanged, so the API server stores it in the storage version; then, only if every object made it and
- * the CRD did not change meanwhile, trim status.storedVersions to the storage version. Every failed request is
- * classified once (retry-policy.ts) and acted on by its class (class Migration).
+ * The storage-version migration, top to bottom: read the CRD and check the options against it (migration-start.ts);
+ * list the objects a chunk at a time and write each one back unchanged, so the API server stores it in the storage
+ * version; then, only if every object made it and the CRD did not change meanwhile, trim status.storedVersions to the
+ * storage version (trim-stored-versions.ts). Every failed request is classified once (retry-policy.ts) and acted on
+ * by its class (class Migration).
  */
 export async function runMigration(api: KubeApi, options: MigrationOptions): Promise<MigrationReport> {
   const now = options.now ?? (() => performance.now());
@@ -121,8 +95,9 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
   const requests = abandonAfterStop(options.stop, options.inFlightGraceMs ?? IN_FLIGHT_GRACE_MS);
   try {
     const send = sender(options, requests.signal);
-    const facts = await readCrdForStart(api, options, send);
-    checkStart(options, facts);
+    const facts = await readCrdForStart(api, options.resource, send);
+    const problem = startProblem(options, facts);
+    if (problem !== undefined) throw new MigrationConfigError(problem);
     return await new Migration(api, options, send, facts, { now, startedAt }).run();
   } finally {
     requests.dispose();
@@ -228,7 +203,7 @@ class Migration {
   }
 
   /** Takes the chunk's objects one at a time and migrates those of this shard, until the queue ends. */
-  private async worker(queue: ChunkQueue): Promise<void> {
+  private async worker(queue: ChunkQueue<ListedObject>): Promise<void> {
     for (let item = queue.take(this.options.stop); item; item = queue.take(this.options.stop)) {
       this.tally.listed++;
       if (inShard(item.metadata, this.shard)) {
@@ -330,7 +305,7 @@ class Migration {
     if (counts.failed > 0) return { outcome: 'failed', storedVersionsAfter: unchanged };
     if (!this.rewriteAll) return { outcome: managedFields.objectsMended > 0 ? 'mended' : 'nothing-to-do', storedVersionsAfter: unchanged };
     if (shards && !shards.complete) return { outcome: 'shard-done', storedVersionsAfter: unchanged };
-    return this.trimStoredVersions();
+    return trimStoredVersions(this.api, this.send, this.options.resource, this.facts);
   }
 
   /** Writes this shard's result to the record; what the record then says of every shard, or why it could not. */
@@ -343,70 +318,20 @@ class Migration {
     return { recorded: result, shards: judgeShards(written.data, this.shard.count, expected) };
   }
 
-  /** storedVersions := [S] through the status subresource, guarded by the CRD's resourceVersion. */
-  private async trimStoredVersions(): Promise<Finish> {
-    const unchanged = this.facts.storedVersions;
-    const { resource } = this.options;
-    for (let conflicts = 0; ; conflicts++) {
-      const read = await this.send('read-crd', (signal) => this.api.request('GET', crdPath(resource), { signal }), 'read the CRD');
-      if (!read.ok) return { ...haltOn(read, `read the CRD ${resource}`, this.api.server), storedVersionsAfter: unchanged };
-      const crd = read.value.body as { status?: Record<string, unknown> };
-      const changed = this.changedSinceStart(crd);
-      if (changed) return changed;
-      const body = { ...crd, status: { ...crd.status, storedVersions: [this.facts.storageVersion] } };
-      const written = await this.send(
-        'write-status',
-        (signal) => this.api.request('PUT', `${crdPath(resource)}/status`, { body, query: { fieldManager: MIGRATE_FIELD_MANAGER }, signal }),
-        'update the CRD status',
-      );
-      if (written.ok) return { outcome: 'migrated', storedVersionsAfter: readStorageFacts(written.value.body).storedVersions };
-      // Someone else wrote the CRD meanwhile: read it again and check again, never overwrite blindly.
-      if (written.class === 'conflict' && conflicts < MAX_STATUS_CONFLICTS) continue;
-      return { ...haltOn(written, `update the status of the CRD ${resource}`, this.api.server), storedVersionsAfter: unchanged };
-    }
-  }
-
-  /** The `crd-changed` outcome when the CRD read before the trim is not the one the run started with. */
-  private changedSinceStart(crd: unknown): Finish | undefined {
-    let latest: StorageFacts;
-    try {
-      latest = readStorageFacts(crd);
-    } catch (error) {
-      if (!(error instanceof CrdShapeError)) throw error;
-      return { outcome: 'crd-changed', problem: `the CRD changed during the run: ${error.message}`, storedVersionsAfter: this.facts.storedVersions };
-    }
-    const { facts } = this;
-    if (latest.generation === facts.generation && latest.storageVersion === facts.storageVersion) return undefined;
-    const problem = `the CRD changed during the run (generation ${facts.generation} -> ${latest.generation}, storage version ${facts.storageVersion} -> ${latest.storageVersion}); objects written before the change may be in another version`;
-    return { outcome: 'crd-changed', problem, storedVersionsAfter: latest.storedVersions };
-  }
-
-  private report({ outcome, cause, problem, storedVersionsAfter, recorded }: Finish): MigrationReport {
-    const { options, facts, tally } = this;
-    const shard: ShardReport | undefined =
-      options.shard || options.record
-        ? { index: this.shard.index, count: this.shard.count, ...(options.record ? { record: describeRecord(options.record) } : {}), listed: tally.listed, ...recorded }
-        : undefined;
-    const durationSeconds = (this.now() - this.startedAt) / 1000;
-    const report: Omit<MigrationReport, 'storedVersions'> & { storedVersions: { before: string[]; after: string[] } } = {
+  private report(finish: Finish): MigrationReport {
+    const { options } = this;
+    const sharded = options.shard !== undefined || options.record !== undefined;
+    const shard = { ...this.shard, ...(options.record ? { record: options.record } : {}) };
+    const run = {
       resource: options.resource,
       server: this.api.server,
-      storageVersion: facts.storageVersion,
-      generation: facts.generation,
       dryRun: options.dryRun,
       via: this.via,
-      storedVersions: { before: facts.storedVersions, after: storedVersionsAfter },
-      outcome,
-      ...(cause ? { cause } : {}),
-      ...(shard ? { shard } : {}),
-      objects: tally.counts,
-      managedFields: tally.managedFields,
-      failures: tally.failures,
-      ...(problem ? { problem } : {}),
-      durationSeconds,
-      objectsPerSecond: durationSeconds > 0 ? tally.counts.seen / durationSeconds : 0,
+      facts: this.facts,
+      ...(sharded ? { shard } : {}),
+      durationSeconds: (this.now() - this.startedAt) / 1000,
     };
-    return { ...report, storedVersions: { ...report.storedVersions, why: explainStoredVersions(report) } };
+    return buildReport(run, this.tally, finish);
   }
 
   private mend(object: ListedObject): MendedManagedFields | undefined {
@@ -428,62 +353,8 @@ class Migration {
   }
 }
 
-/**
- * A chunk's objects, handed to the workers one at a time. The first worker to halt (or crash) ends it: the others
- * take nothing more, and the halt it ended with is the chunk's.
- */
-class ChunkQueue {
-  private next = 0;
-  private ended = false;
-  private endedWith: Halt | undefined;
-  private readonly items: readonly ListedObject[];
-
-  constructor(items: readonly ListedObject[]) {
-    this.items = items;
-  }
-
-  get halt(): Halt | undefined {
-    return this.endedWith;
-  }
-
-  /** The next object, or undefined once the chunk is done, ended, or the run is asked to stop. */
-  take(stop: AbortSignal): ListedObject | undefined {
-    if (this.ended || stop.aborted) return undefined;
-    return this.items[this.next++];
-  }
-
-  end(halt?: Halt): void {
-    if (!this.ended) this.endedWith = halt;
-    this.ended = true;
-  }
-}
-
-/** What the objects came to, added up from what each write returned. */
-class Tally {
-  readonly counts: ObjectCounts = { seen: 0, rewritten: 0, current: 0, gone: 0, failed: 0 };
-  readonly managedFields = { objectsMended: 0, entriesDropped: 0 };
-  readonly failures: ObjectFailure[] = [];
-  /** Objects the lists returned past what earlier chunks did: this shard's and the others'. */
-  listed = 0;
-
-  add(result: ObjectResult): void {
-    if ('halt' in result) return;
-    this.counts.seen++;
-    this.counts[result.counted]++;
-    if ('failure' in result && this.failures.length < MAX_FAILURES_LISTED) this.failures.push(result.failure);
-    if ('mended' in result && result.mended) {
-      this.managedFields.objectsMended++;
-      this.managedFields.entriesDropped += result.mended.dropped;
-    }
-  }
-}
-
 function failed(object: ListedObject, code: number, message: string): ObjectResult {
   return { counted: 'failed', failure: { ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}), name: object.metadata.name, code, message } };
-}
-
-function crdPath(resource: string): string {
-  return `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(resource)}`;
 }
 
 /** Every request of the run: a token from the rate limiter, then the call, retried as retry-policy.ts decides. */
@@ -496,79 +367,6 @@ function sender(options: MigrationOptions, requestSignal: AbortSignal): Send {
       },
       { operation, policy: options.retry, sleep: options.sleep, signal: options.stop, onRetry: (error, delayMs) => options.onRetry?.(what, error, delayMs) },
     );
-}
-
-async function readCrdForStart(api: KubeApi, options: MigrationOptions, send: Send): Promise<StorageFacts> {
-  const read = await send('read-crd', (signal) => api.request('GET', crdPath(options.resource), { signal }), 'read the CRD');
-  if (!read.ok) throw startError(read, options.resource, api.server);
-  try {
-    return readStorageFacts(read.value.body);
-  } catch (error) {
-    throw error instanceof CrdShapeError ? new MigrationConfigError(error.message) : error;
-  }
-}
-
-/** Options the CRD rules out: said before anything is written. */
-function checkStart(options: MigrationOptions, facts: StorageFacts): void {
-  const missingRecord = missingRecordProblem(options.shard, options.record);
-  if (missingRecord !== undefined) throw new MigrationConfigError(missingRecord);
-  if (options.via === 'status' && !facts.storageHasStatus) {
-    throw new MigrationConfigError(
-      `--via status: the CRD ${options.resource} has no status subresource in its storage version ${facts.storageVersion}, so objects can only be written as themselves (run without --via status)`,
-    );
-  }
-}
-
-/** Why the run stops, with the real cause: a failure that is neither an answer about one object nor retried. */
-function haltOn(failure: Failure, what: string, server: string): Halt {
-  if (failure.class === 'interrupted') return { outcome: 'interrupted' };
-  const cause = failure.class === 'stop' ? failure.cause : 'rejected';
-  const error = 'error' in failure ? failure.error : undefined;
-  return { outcome: 'aborted', cause, problem: describeStop(cause, what, error, server) };
-}
-
-function startError(failure: Failure, resource: string, server: string): Error {
-  if (failure.class === 'interrupted') return new MigrationInterruptedError(`stopped by a signal before the CRD ${resource} was read`);
-  const error = 'error' in failure ? failure.error : undefined;
-  if (error instanceof KubeApiError) {
-    if (error.code === 404) return new MigrationConfigError(`no CustomResourceDefinition named ${resource} at ${server}`);
-    if (error.code === 401) return new MigrationConfigError(`the API server at ${server} does not accept the credentials: ${error.message}`);
-    if (error.code === 403) return new MigrationConfigError(`not allowed to read the CRD ${resource}: ${error.message}`);
-    return new MigrationConfigError(`cannot read the CRD ${resource}: HTTP ${error.code}: ${error.message}`);
-  }
-  if (error instanceof KubeTransportError) return new MigrationConfigError(`cannot reach the API server at ${server}: ${error.message}`);
-  return new MigrationConfigError(error instanceof KubeConfigurationError ? error.message : `cannot read the CRD ${resource}: ${describeError(error)}`);
-}
-
-/** A signal for requests: aborted `graceMs` after `stop`, so that a write in flight may finish, but not for long. */
-function abandonAfterStop(stop: AbortSignal, graceMs: number): { signal: AbortSignal; dispose(): void } {
-  const abandon = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const onStop = () => (timer = setTimeout(() => abandon.abort(), graceMs));
-  if (stop.aborted) onStop();
-  else stop.addEventListener('abort', onStop, { once: true });
-  return {
-    signal: abandon.signal,
-    dispose() {
-      stop.removeEventListener('abort', onStop);
-      clearTimeout(timer);
-    },
-  };
-}
-
-/** The report's `problem`: the cause first, in words an operator can act on, then the API server's own. */
-export function describeStop(cause: StopCause, what: string, error: unknown, server: string): string {
-  const detail = describeError(error);
-  switch (cause) {
-    case 'unauthorized':
-      return `unauthorized: the API server at ${server} does not accept the credentials (${what}): ${detail}`;
-    case 'forbidden':
-      return `forbidden: the credentials in use may not ${what} (the Job's ServiceAccount needs the roles in manifests/migration/): ${detail}`;
-    case 'unavailable':
-      return `the API server kept failing: ${what}: ${detail}`;
-    case 'rejected':
-      return `the API server refused to ${what}: ${detail}`;
-  }
 }
 
 /** The `code` of an object crdgate did not write, having found it would do harm (the message says why). */
@@ -589,9 +387,4 @@ function listKey(object: ListedObject): string {
 
 function resourceVersionOf(body: unknown): string | undefined {
   return (body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof KubeApiError) return `HTTP ${error.code}${error.reason ? ` ${error.reason}` : ''}: ${error.message}`;
-  return (error as Error)?.message ?? String(error);
 }

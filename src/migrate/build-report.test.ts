@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { buildReport, type ReportedRun } from './build-report.ts';
+import { readStorageFacts } from './custom-resource-definition.ts';
+import { Tally } from './object-tally.ts';
+
+const facts = readStorageFacts({
+  metadata: { name: 'geodatabases.geo.example.com', generation: 4 },
+  spec: {
+    group: 'geo.example.com',
+    names: { plural: 'geodatabases' },
+    versions: [
+      { name: 'v1beta1', served: true },
+      { name: 'v1', served: true, storage: true },
+    ],
+  },
+  status: { storedVersions: ['v1beta1', 'v1'] },
+});
+const run: ReportedRun = {
+  resource: 'geodatabases.geo.example.com',
+  server: 'https://api',
+  dryRun: false,
+  via: 'object',
+  facts,
+  durationSeconds: 2,
+};
+const unchanged = ['v1beta1', 'v1'];
+
+describe('buildReport', () => {
+  it('adds up the tally, and says storedVersions before and after and why', () => {
+    const tally = new Tally();
+    for (const counted of ['rewritten', 'rewritten', 'current', 'gone'] as const) tally.add({ counted });
+    tally.add({ counted: 'failed', failure: { namespace: 'maps', name: 'db', code: 422, message: 'refused' } });
+    tally.add({ halt: { outcome: 'interrupted' } });
+    const report = buildReport(run, tally, { outcome: 'failed', storedVersionsAfter: unchanged });
+    expect(report).toMatchObject({
+      outcome: 'failed',
+      generation: 4,
+      storageVersion: 'v1',
+      objects: { seen: 5, rewritten: 2, current: 1, gone: 1, failed: 1 },
+      failures: [{ name: 'db', code: 422 }],
+      storedVersions: { before: unchanged, after: unchanged, why: expect.stringContaining('not trimmed') },
+      objectsPerSecond: 2.5,
+    });
+    expect(report).not.toHaveProperty('shard');
+    expect(report).not.toHaveProperty('cause');
+  });
+
+  it('carries the stop cause and problem of a run that could not finish', () => {
+    const finish = { outcome: 'aborted' as const, cause: 'forbidden' as const, problem: 'forbidden: ...' };
+    const report = buildReport(run, new Tally(), { ...finish, storedVersionsAfter: unchanged });
+    expect(report).toMatchObject({ outcome: 'aborted', cause: 'forbidden', problem: 'forbidden: ...' });
+  });
+
+  it('has a shard block only for a run given a shard or a record, naming the record and what it recorded', () => {
+    const tally = new Tally();
+    tally.listed = 7;
+    const shards = { complete: false, succeeded: [0], failed: [], missing: [1], stale: [] };
+    const shard = { index: 0, count: 2, record: { namespace: 'ops', name: 'mig' } };
+    const report = buildReport({ ...run, shard }, tally, {
+      outcome: 'shard-done',
+      storedVersionsAfter: unchanged,
+      recorded: { recorded: 'succeeded', shards },
+    });
+    expect(report.shard).toEqual({ index: 0, count: 2, record: 'ops/mig', listed: 7, recorded: 'succeeded', shards });
+  });
+
+  it('counts no rate for a run that took no time', () => {
+    const finish = { outcome: 'nothing-to-do' as const, storedVersionsAfter: ['v1'] };
+    const report = buildReport({ ...run, durationSeconds: 0 }, new Tally(), finish);
+    expect(report.objectsPerSecond).toBe(0);
+  });
+});
