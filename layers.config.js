@@ -69,12 +69,15 @@ export const layers = [
     'admission', 'api-server-engine', 'check', 'local-loop',
   ]],
   ['commands', [
-    'errors.ts', 'log.ts', 'config.ts', 'contract/values', 'contract/fsa/render', 'contract', 'conversion', 'kube',
-    'migrate', 'policy', 'render', 'render/helm', 'certs', 'certs/self-managed', 'control-plane',
-    'api-server-engine', 'crd-revision', 'check', 'crd-gate', 'server', 'local-loop', 'scaffold',
-    'contracts/geodatabase',
+    'errors.ts', 'config.ts', 'contract/values', 'contract/fsa/render', 'contract', 'conversion', 'kube', 'migrate',
+    'policy', 'render', 'render/helm', 'certs', 'control-plane', 'api-server-engine', 'crd-revision', 'check',
+    'local-loop', 'scaffold', 'contracts/geodatabase',
   ]],
-  ['cli.ts', ['errors.ts', 'commands']],
+  ['commands/serve', [
+    'errors.ts', 'log.ts', 'config.ts', 'contract/values', 'contract', 'kube', 'render', 'certs',
+    'certs/self-managed', 'crd-gate', 'server', 'commands',
+  ]],
+  ['cli.ts', ['errors.ts', 'commands', 'commands/serve']],
   ['bin.ts', ['cli.ts']],
 ];
 

@@ -8,7 +8,7 @@ import { CommandError, commandErrors } from './errors.ts';
  * the command's name (a test holds each loader to it).
  */
 export const commandLoaders = {
-  serve: async () => (await import('./commands/serve.ts')).serveCommand,
+  serve: async () => (await import('./commands/serve/serve.ts')).serveCommand,
   certs: async () => (await import('./commands/certs.ts')).certsCommand,
   check: async () => (await import('./commands/check.ts')).checkCommand,
   convert: async () => (await import('./commands/convert.ts')).convertCommand,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { serveCommand } from '../commands/serve.ts';
+import { serveCommand } from '../commands/serve/serve.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
 import type { Manifest, ManifestFile } from './manifest.ts';

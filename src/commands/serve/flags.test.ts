@@ -6,7 +6,7 @@ import { fromCrd, readCrdFile } from '../../contract/from-crd.ts';
 import { createContractRegistry } from '../../contract/registry.ts';
 import { geoDatabaseContract } from '../../contracts/geodatabase/index.ts';
 import { CommandError } from '../../errors.ts';
-import { serveCommand } from '../serve.ts';
+import { serveCommand } from './serve.ts';
 import { readServeFlags, servedHelpers, type ServeFlags } from './flags.ts';
 
 // The flags as the CLI parses them, read without a registry, a file or a port: what each becomes, and the usage

@@ -1,13 +1,13 @@
-import { secretAnnotations } from '../certs/self-managed/secret-material.ts';
-import { crdGateDefaults, serveDefaults } from '../config.ts';
-import { crdRevisionOverrideAnnotation } from '../crd-gate/decide-crd-revision.ts';
-import { createLogger } from '../log.ts';
-import { defaultInstallName } from '../render/in-cluster-names.ts';
-import { keepValidatorsFromMaglev } from '../server/validator-jit.ts';
-import type { Command } from './command.ts';
-import { loadRegistry } from './contracts.ts';
-import { readServeFlags, servedHelpers } from './serve/flags.ts';
-import { startServing } from './serve/serving.ts';
+import { secretAnnotations } from '../../certs/self-managed/secret-material.ts';
+import { crdGateDefaults, serveDefaults } from '../../config.ts';
+import { crdRevisionOverrideAnnotation } from '../../crd-gate/decide-crd-revision.ts';
+import { createLogger } from '../../log.ts';
+import { defaultInstallName } from '../../render/in-cluster-names.ts';
+import { keepValidatorsFromMaglev } from '../../server/validator-jit.ts';
+import type { Command } from '../command.ts';
+import { loadRegistry } from '../contracts.ts';
+import { readServeFlags, servedHelpers } from './flags.ts';
+import { startServing } from './serving.ts';
 
 export const serveCommand: Command = {
   name: 'serve',
