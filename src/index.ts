@@ -26,7 +26,6 @@ export {
   type UpdateRule,
   type UpdateInput,
   type UpdateFindings,
-  type UpdateVerdict,
 } from './contract/define-contract.ts';
 export type { ContractReads } from './contract/contract-reads.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';

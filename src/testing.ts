@@ -19,7 +19,7 @@ export type { AdmissionWebhook } from './admission/handler.ts';
 export { renderMachine, machineFormats, type MachineFormat } from './contract/fsa/render/render-machine.ts';
 export { checkMachine } from './contract/fsa/check-machine.ts';
 export { evaluateTransition, type TransitionDecision } from './contract/fsa/evaluate/evaluate-transition.ts';
-export type { ChangeRuling, ChangeVerdict, JudgedChange, JudgedUnclassifiedChanges, UnclassifiedRuling } from './contract/fsa/evaluate/judge-changes.ts';
+export type { ChangeRuling, JudgedChange, JudgedUnclassifiedChanges, UnclassifiedRuling } from './contract/fsa/evaluate/judge-changes.ts';
 export type { UnclassifiedChange } from './contract/fsa/unclassified-changes.ts';
 export type { StateReading } from './contract/fsa/phase.ts';
 export { conversionContext } from './conversion/convert-object.ts';

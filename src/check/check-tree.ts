@@ -19,7 +19,7 @@ export interface TreeCheckOptions {
   strictKinds?: boolean;
   /** The phase an old object without one is assumed to be in (`--state`); else the machine's steadyState. */
   state?: string;
-  /** Decide every object of the tree as being deleted (`--operation DELETE`); there is no previous revision then. */
+  /** Decide every object of the tree as being deleted (`--delete`); there is no previous revision then. */
   deleteAll?: boolean;
   /** What unknown and duplicate fields make of an object (`--field-validation`); kubectl's Strict if unset. */
   fieldValidation?: FieldValidation;

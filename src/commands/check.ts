@@ -91,7 +91,7 @@ export const checkCommand: Command = {
   -o FORMAT        the report: text (default), json, or junit (one testcase per object)
   --defaulted FMT  print the new tree as it would be stored (defaults applied) as yaml or json on standard output
                    when every object is allowed; the report then goes to standard error
-  --operation DELETE  decide every object of -f as being deleted (CREATE and UPDATE follow from --old)
+  --delete         decide every object of -f as being deleted (its deletion rules and protection), not written
   A document that is not valid YAML (or a file not valid JSON) fails as MANIFEST_NOT_YAML (MANIFEST_NOT_JSON), in
   every report format, and the rest is still checked. Empty files, comment-only files and documents, empty
   documents and empty Lists are skipped and counted in the summary.
@@ -116,7 +116,7 @@ export const checkCommand: Command = {
     'field-validation': { type: 'string' },
     output: { type: 'string', short: 'o' },
     defaulted: { type: 'string' },
-    operation: { type: 'string' },
+    delete: { type: 'boolean' },
     contract: { type: 'string', multiple: true },
     'old-contract': { type: 'string', multiple: true },
   },
@@ -137,7 +137,7 @@ export const checkCommand: Command = {
       strictKinds: values['strict-kinds'] === true,
       fieldValidation: fieldValidationMode(stringOption(values, 'field-validation')),
       ...namespaceOption(stringOption(values, 'namespace')),
-      ...operationOptions(stringOption(values, 'operation'), oldFiles),
+      ...deleteOption(values.delete === true, oldFiles),
     };
     const crdPaths = stringList(values, 'crd');
     const storedPaths = stringList(values, 'stored');
@@ -302,14 +302,11 @@ function defaultedFormat(text: string | undefined): FileFormat | undefined {
   throw new UsageError(`--defaulted must be yaml or json, got "${text}"`);
 }
 
-/** `--operation` predates trees: CREATE and UPDATE now follow from --old, DELETE still decides -f as deleted. */
-function operationOptions(text: string | undefined, oldFiles: string[]): Pick<TreeCheckOptions, 'deleteAll'> {
-  if (text === undefined) return {};
-  const operation = text.toUpperCase();
-  if (operation !== 'CREATE' && operation !== 'UPDATE' && operation !== 'DELETE') throw new UsageError(`--operation must be CREATE, UPDATE or DELETE, got "${text}"`);
-  if (operation === 'UPDATE' && oldFiles.length === 0) throw new UsageError('--operation UPDATE needs --old PATH');
-  if (operation !== 'UPDATE' && oldFiles.length > 0) throw new UsageError(`--operation ${operation} takes no --old`);
-  return operation === 'DELETE' ? { deleteAll: true } : {};
+/** --delete: a deleted object has no new revision to compare with a previous one. */
+function deleteOption(deleteAll: boolean, oldFiles: string[]): Pick<TreeCheckOptions, 'deleteAll'> {
+  if (!deleteAll) return {};
+  if (oldFiles.length > 0) throw new UsageError('--delete takes no --old: the objects of -f are deleted, not changed');
+  return { deleteAll: true };
 }
 
 /** A namespace as the API server takes one: a DNS-1123 label. */

@@ -187,12 +187,6 @@ export interface UpdateFindings {
   auditAnnotations: Record<string, string>;
 }
 
-/**
- * @deprecated Renamed UpdateFindings: "verdict" is the admission's answer to a whole request, which these are
- * only a part of.
- */
-export type UpdateVerdict = UpdateFindings;
-
 /** A rule about a spec change; the transition machine is one, risky-change warnings are another. */
 export type UpdateRule<Spec = UntypedSpec> = (input: UpdateInput<Spec>) => UpdateFindings;
 

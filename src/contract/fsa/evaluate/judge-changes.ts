@@ -17,9 +17,6 @@ export type ChangeRuling<S extends string, C extends string> =
   /** Would pass on its own, but shares the update with other exclusive changes. */
   | { outcome: 'exclusive-conflict'; conflictsWith: readonly Change<C>[] };
 
-/** @deprecated Renamed ChangeRuling: "verdict" is the admission's answer to a whole request. */
-export type ChangeVerdict<S extends string, C extends string> = ChangeRuling<S, C>;
-
 export interface JudgedChange<S extends string, C extends string> {
   change: Change<C>;
   ruling: ChangeRuling<S, C>;
