@@ -228,7 +228,8 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
   const maxObjects = positiveInteger(values, 'max-objects', clusterDefaults.maxObjects);
   const timeoutMs = durationOption(values, 'list-timeout', clusterDefaults.listTimeoutMs);
   const { kubeConfigFromFlags } = await import('./kube-options.ts');
-  const { createKubeApi, KubeConfigurationError } = await import('../kube/kube-api.ts');
+  const { createKubeApi } = await import('../kube/kube-api.ts');
+  const { KubeconfigError } = await import('../kube/kubeconfig-error.ts');
   const { LiveReadError } = await import('../kube/live-read-error.ts');
   const { readClusterRevisions } = await import('../check/cluster-revisions.ts');
   const { forEachLiveObject, liveResourceOf, liveResourceName } = await import('../kube/list-live-objects.ts');
@@ -239,7 +240,7 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
     try {
       return await read();
     } catch (error) {
-      if (error instanceof KubeConfigurationError) throw new CommandError('KUBECONFIG_INVALID', error.message);
+      if (error instanceof KubeconfigError) throw new CommandError('KUBECONFIG_INVALID', error.message);
       if (error instanceof LiveReadError) throw new CommandError('CLUSTER_UNREADABLE', error.message);
       throw error;
     }

@@ -1,4 +1,5 @@
-import { createKubeApi, KubeApiError, KubeConfigurationError } from '../kube/kube-api.ts';
+import { createKubeApi, KubeApiError } from '../kube/kube-api.ts';
+import { KubeconfigError } from '../kube/kubeconfig-error.ts';
 import { exitCodeOf, renderSummary } from '../migrate/migration-report.ts';
 import { createProgressDisplay } from '../migrate/progress-display.ts';
 import { createRateLimiter } from '../migrate/rate-limiter.ts';
@@ -119,7 +120,7 @@ export const migrateCommand: Command = {
 function asCommandError(error: unknown): unknown {
   if (error instanceof MigrationInterruptedError) return new CommandError('MIGRATION_INTERRUPTED', error.message);
   if (error instanceof MigrationConfigError) return new CommandError('MIGRATION_REFUSED', error.message);
-  if (error instanceof KubeConfigurationError) return new CommandError('KUBECONFIG_INVALID', error.message);
+  if (error instanceof KubeconfigError) return new CommandError('KUBECONFIG_INVALID', error.message);
   return error;
 }
 

@@ -23,7 +23,6 @@ import type { KubeWatchApi } from '../kube/kube-api.ts';
 import type { KubeObject } from '../contract/kube-object.ts';
 import { durationOption, portOption, positiveInteger, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
 import { asSystemError } from './system-error.ts';
-import { CommandError } from '../errors.ts';
 import { loadRegistry } from './contracts.ts';
 import { keepValidatorsFromMaglev } from '../server/validator-jit.ts';
 
@@ -262,20 +261,16 @@ async function storedObjectReader(values: ParsedValues, io: CommandIo, logger: L
 async function apiServerClient(values: ParsedValues, io: CommandIo, selfManaged: SelfManagedOptions | undefined): Promise<() => Promise<KubeWatchApi>> {
   if (selfManaged) return async () => selfManaged.api;
   const { kubeConfigFromFlags } = await import('./kube-options.ts');
-  const { createKubeApi, KubeConfigurationError } = await import('../kube/kube-api.ts');
+  const { createKubeApi } = await import('../kube/kube-api.ts');
   // No timeout shorter than a watch's: requests here are a list of one object and watches, which TCP keepalive ends.
-  const makeApi = async () => createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs: 30_000 });
+  const timeoutMs = 30_000;
   if (stringOption(values, 'kubeconfig') === undefined && stringOption(values, 'context') === undefined) {
-    // The follower logs each failure and tries again: a kubeconfig that does not load (yet) is a reason, no stack.
-    return async () => {
-      try {
-        return await makeApi();
-      } catch (error) {
-        throw error instanceof CommandError ? new KubeConfigurationError(error.message) : error;
-      }
-    };
+    // The follower logs each failure and tries again: a kubeconfig that does not load (yet) is a KubeconfigError,
+    // which it logs as a reason, no stack.
+    const { loadKubeConfig } = await import('../kube/kube-config.ts');
+    return async () => createKubeApi(await loadKubeConfig(undefined, undefined, io.cwd), { timeoutMs });
   }
-  const api = await makeApi();
+  const api = createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs });
   return async () => api;
 }
 

@@ -1,5 +1,6 @@
 import { CrdShapeError, readStorageFacts, storedVersionsTrimmed, type StorageFacts } from './custom-resource-definition.ts';
-import { KubeApiError, KubeConfigurationError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
+import { KubeApiError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
+import { KubeconfigError } from '../kube/kubeconfig-error.ts';
 import { createListProgress } from './list-progress.ts';
 import { mendManagedFields, MIGRATE_FIELD_MANAGER, type ManagedFieldsEntry, type MendedManagedFields } from './managed-fields.ts';
 import { explainStoredVersions, MAX_FAILURES_LISTED, type MigrationOutcome, type MigrationReport, type ObjectCounts, type ObjectFailure, type ShardReport, type WriteVia } from './migration-report.ts';
@@ -537,7 +538,7 @@ function startError(failure: Failure, resource: string, server: string): Error {
     return new MigrationConfigError(`cannot read the CRD ${resource}: HTTP ${error.code}: ${error.message}`);
   }
   if (error instanceof KubeTransportError) return new MigrationConfigError(`cannot reach the API server at ${server}: ${error.message}`);
-  return new MigrationConfigError(error instanceof KubeConfigurationError ? error.message : `cannot read the CRD ${resource}: ${describeError(error)}`);
+  return new MigrationConfigError(error instanceof KubeconfigError ? error.message : `cannot read the CRD ${resource}: ${describeError(error)}`);
 }
 
 /** A signal for requests: aborted `graceMs` after `stop`, so that a write in flight may finish, but not for long. */
