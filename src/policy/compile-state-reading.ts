@@ -26,7 +26,7 @@ import {
   str,
   type Cel,
 } from './cel.ts';
-import { schemaAt } from './compile-classifiers.ts';
+import { propertySchemaAt } from './compile-classifiers.ts';
 import type { PolicyVariable } from './policy-parts.ts';
 
 // The state an update starts from, as CEL, read as recordedState reads it: deleting once a deletion has started,
@@ -101,7 +101,7 @@ function unreadable(machine: TransitionMachine<string, string>, reason: string):
 function phaseProblem(machine: TransitionMachine<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): string | undefined {
   const segments = machine.phasePath.split('.');
   if (!segments.every(isPlainFieldName)) return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
-  const phase = schemaAt(hubSchema, segments);
+  const phase = propertySchemaAt(hubSchema, segments);
   if (phase?.type !== 'string') return `the phase path "${machine.phasePath}" is not a string field of the hub schema`;
   return undefined;
 }
@@ -118,7 +118,7 @@ function phaseReading(machine: TransitionMachine<string, string> & { phasePath: 
   const phasePath = machine.phasePath.split('.');
   const phase = method(optionalField(oldObject, phasePath), 'orValue', str(''));
   const deletingOr = (rest: Cel) => cond(deleting, str(machine.deletingState), rest);
-  const schema = schemaAt(hubSchema, phasePath);
+  const schema = propertySchemaAt(hubSchema, phasePath);
   const bounded = schema?.maxLength !== undefined || schema?.enum !== undefined;
   const quoted = (value: Cel) => concat(str('in the unrecognised phase "'), value, str('"'));
   const coverage: StateCoverage = { readBy: 'phase', path: machine.phasePath };
@@ -146,14 +146,14 @@ function conditionsProblem(rules: readonly ConditionStateRule<string>[], hubSche
   const tests = rules.flatMap((rule) => rule.when);
   const conditionTests = tests.filter(isConditionTest);
   if (conditionTests.length > 0) {
-    const conditions = schemaAt(hubSchema, ['status', 'conditions']);
+    const conditions = propertySchemaAt(hubSchema, ['status', 'conditions']);
     const item = conditions?.items;
     if (conditions?.type !== 'array' || item?.type !== 'object') return 'the hub schema declares no status.conditions list of objects, so the policy cannot read the conditions';
     const fields = new Set(['type', ...conditionTests.flatMap((test) => [...('status' in test && test.status !== undefined ? ['status'] : []), ...('reason' in test && test.reason !== undefined ? ['reason'] : [])])]);
     const missing = [...fields].filter((field) => item.properties?.[field]?.type !== 'string');
     if (missing.length > 0) return `the items of status.conditions in the hub schema declare no string ${missing.join(', ')}, which the conditionStates rules test`;
   }
-  if (tests.some((test) => 'observedGeneration' in test) && schemaAt(hubSchema, ['status', 'observedGeneration'])?.type !== 'integer') {
+  if (tests.some((test) => 'observedGeneration' in test) && propertySchemaAt(hubSchema, ['status', 'observedGeneration'])?.type !== 'integer') {
     return 'the hub schema declares no integer status.observedGeneration, which the conditionStates rules test';
   }
   return undefined;

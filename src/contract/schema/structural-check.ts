@@ -1,4 +1,5 @@
 import type { JSONSchemaProps } from './json-schema-props.ts';
+import { isPlainObject } from '../kube-object.ts';
 
 // What kube-apiserver checks of a version's openAPIV3Schema when a CRD is created (k8s.io/apiextensions-apiserver:
 // pkg/apiserver/schema/validation.go and complete.go for structurality, pkg/apis/apiextensions/validation/
@@ -26,7 +27,7 @@ const root = 'openAPIV3Schema';
 /** The API server's problems with a version's openAPIV3Schema, each `path: reason`; empty when it accepts it. */
 export function checkStructural(schema: JSONSchemaProps, options: StructuralCheckOptions = {}): string[] {
   const node = schema as unknown as Schema;
-  if (!isObject(node)) return [`${root}: Invalid value: ${describe(node)}: must be a schema object`];
+  if (!isPlainObject(node)) return [`${root}: Invalid value: ${describe(node)}: must be a schema object`];
   const problems: string[] = [];
   checkRootFields(node, options, problems);
   // The API server judges structurality only of a schema it can read as one (no $ref, items arrays and the like);
@@ -74,14 +75,14 @@ function checkRootFields(schema: Schema, options: StructuralCheckOptions, proble
 type Level = 'root' | 'item' | 'field';
 
 function structuralInvariants(s: Schema, level: Level, path: string, problems: string[]): void {
-  const items = schemaAt(s, 'items');
+  const items = subschema(s, 'items');
   if (s.type === 'array' && items === undefined) problems.push(`${path}.items: Required value: must be specified`);
   if (items) structuralInvariants(items, 'item', `${path}.items`, problems);
   for (const [name, property] of properties(s)) structuralInvariants(property, 'field', `${path}.properties[${name}]`, problems);
 
   if (s.additionalProperties !== undefined) {
     if (level === 'root') problems.push(`${path}.additionalProperties: Forbidden: must not be used at the root`);
-    const additional = schemaAt(s, 'additionalProperties');
+    const additional = subschema(s, 'additionalProperties');
     if (additional) structuralInvariants(additional, 'field', `${path}.additionalProperties`, problems);
   }
 
@@ -136,7 +137,7 @@ const emptyTypeMessage: Readonly<Record<Level, string>> = {
 function metadataInvariants(s: Schema, checkMetadata: boolean, level: Level, path: string, problems: string[]): void {
   if (checkMetadata && s.type !== 'object') problems.push(`${path}.type: Invalid value: ${describe(typeOf(s))}: must be object`);
   if (level !== 'root') return;
-  const names = Object.keys(isObject(s.properties) ? s.properties : {});
+  const names = Object.keys(isPlainObject(s.properties) ? s.properties : {});
   const onlyNames = names.every((name) => name === 'name' || name === 'generateName');
   const restricts = Object.keys(s).some((key) => {
     if (key === 'type' || key === 'default' || !isSchemaField(key)) return false;
@@ -148,10 +149,10 @@ function metadataInvariants(s: Schema, checkMetadata: boolean, level: Level, pat
 
 /** The junctors of a structural node; the int-or-string exceptions skip the anyOf they name. */
 function valueValidation(v: Schema, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, path: string, problems: string[]): void {
-  if (!skipAnyOf) schemasAt(v, 'anyOf').forEach((branch, i) => nestedValueValidation(branch, false, `${path}.anyOf[${i}]`, problems));
-  schemasAt(v, 'allOf').forEach((branch, i) => nestedValueValidation(branch, skipFirstAllOfAnyOf && i === 0, `${path}.allOf[${i}]`, problems));
-  schemasAt(v, 'oneOf').forEach((branch, i) => nestedValueValidation(branch, false, `${path}.oneOf[${i}]`, problems));
-  const not = schemaAt(v, 'not');
+  if (!skipAnyOf) subschemas(v, 'anyOf').forEach((branch, i) => nestedValueValidation(branch, false, `${path}.anyOf[${i}]`, problems));
+  subschemas(v, 'allOf').forEach((branch, i) => nestedValueValidation(branch, skipFirstAllOfAnyOf && i === 0, `${path}.allOf[${i}]`, problems));
+  subschemas(v, 'oneOf').forEach((branch, i) => nestedValueValidation(branch, false, `${path}.oneOf[${i}]`, problems));
+  const not = subschema(v, 'not');
   if (not) nestedValueValidation(not, false, `${path}.not`, problems);
   checkPattern(v, path, problems);
 }
@@ -159,7 +160,7 @@ function valueValidation(v: Schema, skipAnyOf: boolean, skipFirstAllOfAnyOf: boo
 /** Inside allOf, anyOf, oneOf and not: constraints on values only, no types, no extensions. */
 function nestedValueValidation(v: Schema, skipAnyOf: boolean, path: string, problems: string[]): void {
   valueValidation(v, skipAnyOf, false, path, problems);
-  const items = schemaAt(v, 'items');
+  const items = subschema(v, 'items');
   if (items) nestedValueValidation(items, false, `${path}.items`, problems);
   for (const [name, property] of properties(v)) nestedValueValidation(property, false, `${path}.properties[${name}]`, problems);
 
@@ -179,7 +180,7 @@ function nestedValueValidation(v: Schema, skipAnyOf: boolean, path: string, prob
   if (v['x-kubernetes-list-type'] !== undefined && v['x-kubernetes-list-type'] !== null) forbid('x-kubernetes-list-type', 'must be undefined to be structural');
   if (v['x-kubernetes-map-type'] !== undefined && v['x-kubernetes-map-type'] !== null) forbid('x-kubernetes-map-type', 'must be undefined to be structural');
   if (!isZero('x-kubernetes-validations', v['x-kubernetes-validations'])) forbid('x-kubernetes-validations', 'must be empty to be structural');
-  if (isObject(v.properties) && Object.hasOwn(v.properties, 'metadata')) {
+  if (isPlainObject(v.properties) && Object.hasOwn(v.properties, 'metadata')) {
     problems.push(`${path}.properties[metadata]: Forbidden: must not be specified in a nested context`);
   }
 }
@@ -191,21 +192,21 @@ function isIntOrStringAnyOf(anyOf: unknown): boolean {
 
 /** An allOf whose first entry has {@link isIntOrStringAnyOf}'s anyOf (beside anything else). */
 function isIntOrStringAllOf(allOf: unknown): boolean {
-  return Array.isArray(allOf) && isObject(allOf[0]) && isIntOrStringAnyOf(allOf[0].anyOf);
+  return Array.isArray(allOf) && isPlainObject(allOf[0]) && isIntOrStringAnyOf(allOf[0].anyOf);
 }
 
 function isOnlyType(branch: unknown, type: string): boolean {
-  return isObject(branch) && branch.type === type && Object.keys(branch).every((key) => key === 'type' || !isSchemaField(key) || isZero(key, branch[key]));
+  return isPlainObject(branch) && branch.type === type && Object.keys(branch).every((key) => key === 'type' || !isSchemaField(key) || isZero(key, branch[key]));
 }
 
 /** The API server's completeness rule, which it applies to the root's junctors: what they name must be declared. */
 function valueValidationCompleteness(v: Schema, s: Schema | undefined, sPath: string, vPath: string, problems: string[]): void {
   const nested = (branch: Schema, branchPath: string) => nestedCompleteness(branch, s, sPath, branchPath, problems);
-  const not = schemaAt(v, 'not');
+  const not = subschema(v, 'not');
   if (not) nested(not, `${vPath}.not`);
-  schemasAt(v, 'allOf').forEach((branch, i) => nested(branch, `${vPath}.allOf[${i}]`));
-  schemasAt(v, 'anyOf').forEach((branch, i) => nested(branch, `${vPath}.anyOf[${i}]`));
-  schemasAt(v, 'oneOf').forEach((branch, i) => nested(branch, `${vPath}.oneOf[${i}]`));
+  subschemas(v, 'allOf').forEach((branch, i) => nested(branch, `${vPath}.allOf[${i}]`));
+  subschemas(v, 'anyOf').forEach((branch, i) => nested(branch, `${vPath}.anyOf[${i}]`));
+  subschemas(v, 'oneOf').forEach((branch, i) => nested(branch, `${vPath}.oneOf[${i}]`));
 }
 
 function nestedCompleteness(v: Schema, s: Schema | undefined, sPath: string, vPath: string, problems: string[]): void {
@@ -214,8 +215,8 @@ function nestedCompleteness(v: Schema, s: Schema | undefined, sPath: string, vPa
     return;
   }
   valueValidationCompleteness(v, s, sPath, vPath, problems);
-  const items = schemaAt(v, 'items');
-  if (items) nestedCompleteness(items, schemaAt(s, 'items'), `${sPath}.items`, `${vPath}.items`, problems);
+  const items = subschema(v, 'items');
+  if (items) nestedCompleteness(items, subschema(s, 'items'), `${sPath}.items`, `${vPath}.items`, problems);
   const declared = new Map(properties(s));
   for (const [name, property] of properties(v)) {
     nestedCompleteness(property, declared.get(name), `${sPath}.properties[${name}]`, `${vPath}.properties[${name}]`, problems);
@@ -255,7 +256,7 @@ function openApiSchema(s: Schema, path: string, place: Place, problems: string[]
     if (declared.length > 0 && s.additionalProperties !== true) {
       problems.push(`${path}.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`);
     }
-    const additional = schemaAt(s, 'additionalProperties');
+    const additional = subschema(s, 'additionalProperties');
     if (additional) {
       const inner = place.insideResourceMeta ? { ...place, defaultsForbidden: 'inside additionalProperties applying to object metadata' } : place;
       openApiSchema(additional, `${path}.additionalProperties`, { ...inner, isRoot: false }, problems);
@@ -270,21 +271,21 @@ function openApiSchema(s: Schema, path: string, place: Place, problems: string[]
     openApiSchema(property, `${path}.properties[${name}]`, inner, problems);
   }
   const nested: Place = { ...place, isRoot: false };
-  const not = schemaAt(s, 'not');
+  const not = subschema(s, 'not');
   if (not) openApiSchema(not, `${path}.not`, nested, problems);
   for (const junctor of ['allOf', 'oneOf', 'anyOf']) {
-    schemasAt(s, junctor).forEach((branch, i) => openApiSchema(branch, `${path}.${junctor}[${i}]`, nested, problems));
+    subschemas(s, junctor).forEach((branch, i) => openApiSchema(branch, `${path}.${junctor}[${i}]`, nested, problems));
   }
-  if (isObject(s.definitions)) {
+  if (isPlainObject(s.definitions)) {
     for (const [name, definition] of Object.entries(s.definitions)) {
-      if (isObject(definition)) openApiSchema(definition, `${path}.definitions[${name}]`, nested, problems);
+      if (isPlainObject(definition)) openApiSchema(definition, `${path}.definitions[${name}]`, nested, problems);
     }
   }
-  if (isObject(s.items)) openApiSchema(s.items, `${path}.items`, nested, problems);
-  else if (Array.isArray(s.items)) s.items.forEach((item, i) => isObject(item) && openApiSchema(item, `${path}.items[${i}]`, nested, problems));
-  if (isObject(s.dependencies)) {
+  if (isPlainObject(s.items)) openApiSchema(s.items, `${path}.items`, nested, problems);
+  else if (Array.isArray(s.items)) s.items.forEach((item, i) => isPlainObject(item) && openApiSchema(item, `${path}.items[${i}]`, nested, problems));
+  if (isPlainObject(s.dependencies)) {
     for (const [name, dependency] of Object.entries(s.dependencies)) {
-      if (isObject(dependency)) openApiSchema(dependency, `${path}.dependencies[${name}]`, nested, problems);
+      if (isPlainObject(dependency)) openApiSchema(dependency, `${path}.dependencies[${name}]`, nested, problems);
     }
   }
 
@@ -335,7 +336,7 @@ function checkListType(s: Schema, path: string, problems: string[]): void {
   const listType = s['x-kubernetes-list-type'];
   const hasListType = listType !== undefined && listType !== null;
   const type = typeOf(s);
-  const items = schemaAt(s, 'items');
+  const items = subschema(s, 'items');
   if (hasListType && type !== 'array') {
     problems.push(
       type === ''
@@ -387,7 +388,7 @@ function checkListType(s: Schema, path: string, problems: string[]): void {
 
 function checkMapListKeysMapSet(s: Schema, path: string, problems: string[]): void {
   const listType = s['x-kubernetes-list-type'];
-  const items = schemaAt(s, 'items');
+  const items = subschema(s, 'items');
   if (!items || (listType !== 'set' && listType !== 'map')) return;
   if (items.nullable === true) problems.push(`${path}.items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is ${listType}`);
   if (listType !== 'map') return;
@@ -411,7 +412,7 @@ function checkValidationRules(s: Schema, path: string, problems: string[]): void
   if (!Array.isArray(rules)) return;
   rules.forEach((rule: unknown, i) => {
     const at = `${path}.x-kubernetes-validations[${i}]`;
-    const entry = isObject(rule) ? rule : {};
+    const entry = isPlainObject(rule) ? rule : {};
     const text = (key: string) => (typeof entry[key] === 'string' ? entry[key] : '');
     const ruleText = text('rule').trim();
     const message = text('message');
@@ -459,7 +460,7 @@ function isValidFieldPath(path: string, start: Schema): boolean {
     if (!node) return false;
     const declared: Array<[string, Schema]> = properties(node);
     if (declared.length > 0) node = new Map(declared).get(name);
-    else if (node.additionalProperties !== undefined) node = schemaAt(node, 'additionalProperties');
+    else if (node.additionalProperties !== undefined) node = subschema(node, 'additionalProperties');
     else return false;
     if (!node && declared.length > 0) return false;
   }
@@ -532,29 +533,25 @@ function hasUnsupportedFields(s: Schema): boolean {
 function childSchemas(s: Schema): Schema[] {
   const children: Schema[] = properties(s).map(([, property]) => property);
   for (const key of ['items', 'additionalProperties', 'not']) {
-    const child = schemaAt(s, key);
+    const child = subschema(s, key);
     if (child) children.push(child);
   }
-  for (const key of ['allOf', 'anyOf', 'oneOf']) children.push(...schemasAt(s, key));
+  for (const key of ['allOf', 'anyOf', 'oneOf']) children.push(...subschemas(s, key));
   return children;
 }
 
-function isObject(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function subschema(s: Schema, key: string): Schema | undefined {
+  const value = s[key];
+  return isPlainObject(value) ? value : undefined;
 }
 
-function schemaAt(s: Schema, key: string): Schema | undefined {
+function subschemas(s: Schema, key: string): Schema[] {
   const value = s[key];
-  return isObject(value) ? value : undefined;
-}
-
-function schemasAt(s: Schema, key: string): Schema[] {
-  const value = s[key];
-  return Array.isArray(value) ? value.filter(isObject) : [];
+  return Array.isArray(value) ? value.filter(isPlainObject) : [];
 }
 
 function properties(s: Schema): Array<[string, Schema]> {
-  return isObject(s.properties) ? Object.entries(s.properties).filter((entry): entry is [string, Schema] => isObject(entry[1])) : [];
+  return isPlainObject(s.properties) ? Object.entries(s.properties).filter((entry): entry is [string, Schema] => isPlainObject(entry[1])) : [];
 }
 
 function typeOf(s: Schema): string {
@@ -585,7 +582,7 @@ function isZero(key: string, value: unknown): boolean {
   if (key === 'required') return value === undefined || value === null;
   if (value === undefined || value === null || value === false || value === '') return true;
   if (Array.isArray(value)) return value.length === 0;
-  if (isObject(value) && key !== 'not' && key !== 'items' && key !== 'externalDocs' && key !== 'additionalProperties') return Object.keys(value).length === 0;
+  if (isPlainObject(value) && key !== 'not' && key !== 'items' && key !== 'externalDocs' && key !== 'additionalProperties') return Object.keys(value).length === 0;
   return false;
 }
 
