@@ -1,5 +1,5 @@
 import type { StopCause } from './retry-policy.ts';
-import { describeWaiting, type ShardsVerdict } from './shard-record.ts';
+import { describeWaiting, type ShardTally } from './shard-record.ts';
 import { namespacedName } from '../contract/kube-object.ts';
 import type { CommandAnswer } from '../errors.ts';
 
@@ -50,7 +50,7 @@ export interface ShardReport {
   /** What this shard wrote to the record; absent when it wrote nothing (a dry run, a run that stopped early). */
   recorded?: 'succeeded' | 'failed';
   /** What the record said of every shard right after this one wrote its result. */
-  shards?: ShardsVerdict;
+  shards?: ShardTally;
 }
 
 export type MigrationOutcome =

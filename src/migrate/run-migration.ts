@@ -7,7 +7,7 @@ import { explainStoredVersions, MAX_FAILURES_LISTED, type MigrationOutcome, type
 import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep, type StopCause } from './retry-policy.ts';
-import { describeRecord, judgeShards, missingRecordProblem, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
+import { describeRecord, tallyShards, missingRecordProblem, recordShardResult, type RecordRef, type Send, type ShardTally } from './shard-record.ts';
 import { inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
 import { namespacedName } from '../contract/kube-object.ts';
@@ -91,7 +91,7 @@ interface Finish {
 /** What this shard wrote to the record, and what the record then said of every shard. */
 interface ShardRecorded {
   recorded: 'succeeded' | 'failed';
-  shards: ShardsVerdict;
+  shards: ShardTally;
 }
 
 /** What the run decided about one object: how it counts, or that the run must stop (the object is then not counted). */
@@ -325,7 +325,7 @@ class Migration {
   }
 
   /** With every object done (and a shard's result recorded): trim storedVersions, or say why it is left as it is. */
-  private async decideStoredVersions(shards: ShardsVerdict | undefined): Promise<Finish> {
+  private async decideStoredVersions(shards: ShardTally | undefined): Promise<Finish> {
     const unchanged = this.facts.storedVersions;
     const { counts, managedFields } = this.tally;
     if (counts.failed > 0) return { outcome: 'failed', storedVersionsAfter: unchanged };
@@ -341,7 +341,7 @@ class Migration {
     const expected = { generation: this.facts.generation, storageVersion: this.facts.storageVersion };
     const written = await recordShardResult(this.api, this.send, record, this.shard, { ...expected, result, objects: this.tally.counts.seen, finishedAt });
     if (!written.ok) return haltOn(written.failure, written.what, this.api.server);
-    return { recorded: result, shards: judgeShards(written.data, this.shard.count, expected) };
+    return { recorded: result, shards: tallyShards(written.data, this.shard.count, expected) };
   }
 
   /** storedVersions := [S] through the status subresource, guarded by the CRD's resourceVersion. */
