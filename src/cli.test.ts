@@ -373,7 +373,7 @@ export default () => defineContract({
     expect(strict.stdout).toContain('skipped 1 of kinds no contract declares (GeoDatabase.geo.example.com 1)');
 
     const fsa = await run('fsa', '--contract', 'widget-contract.ts');
-    expect(fsa).toMatchObject({ code: 2, stderr: expect.stringContaining('no contract has a transition machine') });
+    expect(fsa).toMatchObject({ code: 2, stderr: expect.stringContaining('no contract has an FSA') });
     expect((await run('fsa', '--kind', 'GeoDatabase', '--contract', 'widget-contract.ts')).code).toBe(2);
 
     const manifests = await run('manifests', '--contract', 'widget-contract.ts', '--image', 'registry.example.com/widgets:1');

@@ -1,5 +1,5 @@
 // crdgate's public API: what a contract's author imports (`import { defineContract } from 'crdgate'`). Deliberately
-// small: the contract model, field errors, the transition machine's building blocks, conversion with the stash,
+// small: the contract model, field errors, the FSA's building blocks, conversion with the stash,
 // quantities and release versions. Everything else in src/ is internal and may change without notice.
 
 export {
@@ -45,7 +45,7 @@ export type {
   StateReader,
   StateRule,
   StatusTest,
-  TransitionMachine,
+  Fsa,
   UnclassifiedChanges,
 } from './contract/fsa/machine.ts';
 export { fieldClassifier, type FieldComparison } from './contract/fsa/field-classifier.ts';

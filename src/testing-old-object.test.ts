@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { defineContract, type Contract } from './contract/define-contract.ts';
 import { whenDifferent } from './contract/fsa/comparisons.ts';
 import { fieldClassifier } from './contract/fsa/field-classifier.ts';
-import type { StateReader, TransitionMachine } from './contract/fsa/machine.ts';
+import type { StateReader, Fsa } from './contract/fsa/machine.ts';
 import { readString } from './contract/fsa/value-readers.ts';
 import { formatFieldError } from './contract/field-error.ts';
 import { contractTester } from './testing.ts';
@@ -19,7 +19,7 @@ const conditionsState: StateReader<State> = (object) => {
 };
 
 function queueContract(): Contract {
-  const machine: TransitionMachine<State, 'tier'> = {
+  const machine: Fsa<State, 'tier'> = {
     name: 'Queue',
     subject: 'queue',
     states: ['Pending', 'Ready', 'ReconcileFailed', 'Deleting'],
@@ -60,7 +60,7 @@ function queueContract(): Contract {
       },
     ],
     conversions: {},
-    transitions: machine as TransitionMachine<string, string>,
+    transitions: machine as Fsa<string, string>,
   });
 }
 

@@ -41,7 +41,7 @@ export interface CheckOptions {
    */
   oldObject?: KubeObject;
   /**
-   * The transition machine's state for an `oldObject` that records none (no phase, or nothing the machine's
+   * The FSA's state for an `oldObject` that records none (no phase, or nothing the machine's
    * readState reads), as `crdgate check --state` gives it; otherwise such an object is in the initial state, as
    * the webhook judges a stored object with no status yet. A state the old object records always decides.
    */

@@ -54,7 +54,7 @@ export interface ObjectCheck extends Omit<CheckResult, 'code'> {
   kind: string;
   namespace?: string;
   name: string;
-  /** For an UPDATE of a kind with a transition machine: the state the change is judged in. */
+  /** For an UPDATE of a kind with an FSA: the state the change is judged in. */
   state?: StartState;
   /**
    * Set when the same object (group, kind, namespace, name) is in the tree before: where it first is. The object

@@ -47,7 +47,7 @@ export const checkCommand: Command = {
                    be decided; repeatable. Other kinds in it are passed over. A CRD kube-apiserver would refuse, or
                    a path holding none, is an error (exit 2).
   --old PATH       the previous revision's tree (a checkout of the target branch), repeatable. An object in both
-                   (same group, kind, namespace, name) is an UPDATE, judged by the transition machine; one only in
+                   (same group, kind, namespace, name) is an UPDATE, judged by the FSA; one only in
                    the new tree a CREATE; one only in the old tree a DELETE (deletion protection). A
                    CustomResourceDefinition in both (same metadata.name) is compared with its previous revision,
                    rule by rule (docs/check.md, "Checking a CRD revision"): a finding of error severity fails.
@@ -77,7 +77,7 @@ export const checkCommand: Command = {
   --crd-rules FILE  sets CRD revision rules and stored-object rules to error, warning or off (YAML or JSON:
                    rules: {RULE: SETTING}); a file that cannot be read, or names an unknown rule or setting, is an
                    error (exit 2)
-  --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
+  --state STATE    the FSA's state for an old object that records none (no phase, or nothing the
                    contract's readState reads in its status); by default the contract's steady state (GeoDatabase:
                    Ready). A state the old manifest's status records is read as the webhook reads it, and decides
   -n, --namespace NS  the namespace of a namespaced object whose manifest names none, as kubectl apply -n puts it
@@ -322,7 +322,7 @@ function knownState(registry: ContractRegistry, state: string): string {
   const machines = registry.contracts.flatMap((c) => (c.contract.transitions ? [c.contract.transitions] : []));
   if (machines.some((machine) => (machine.states as readonly string[]).includes(state))) return state;
   const known = machines.map((machine) => `${machine.name}: ${machine.states.join(', ')}`).join('; ');
-  throw new UsageError(`--state ${state} is not a state of any contract's transition machine (${known || 'no contract has one'})`);
+  throw new UsageError(`--state ${state} is not a state of any contract's FSA (${known || 'no contract has one'})`);
 }
 
 /** One object as itself (as `check -f FILE` always printed it); several as YAML documents or a JSON List. */

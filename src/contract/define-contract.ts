@@ -7,7 +7,7 @@ import { definitionShapeProblems } from './definition-shape.ts';
 import { describeOption } from './option-shape.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import { classifierReachProblems } from './fsa/classifier-reach.ts';
-import type { TransitionMachine } from './fsa/machine.ts';
+import type { Fsa } from './fsa/machine.ts';
 import type { FieldError } from './field-error.ts';
 import { annotation, objectRef, type ContractObject, type KubeObject } from './kube-object.ts';
 import { scaleSubresourceProblems } from './scale-subresource.ts';
@@ -187,7 +187,7 @@ export interface UpdateFindings {
   auditAnnotations: Record<string, string>;
 }
 
-/** A rule about a spec change; the transition machine is one, risky-change warnings are another. */
+/** A rule about a spec change; the FSA is one, risky-change warnings are another. */
 export type UpdateRule<Spec = UntypedSpec> = (input: UpdateInput<Spec>) => UpdateFindings;
 
 export interface ContractDefinition<Spec = UntypedSpec> {
@@ -203,8 +203,8 @@ export interface ContractDefinition<Spec = UntypedSpec> {
   invariants?: Invariant<Spec>[];
   deletionRules?: DeletionRule<Spec>[];
   /** The machine of allowed spec changes per lifecycle state; crdgate derives its update rule from it. */
-  transitions?: TransitionMachine<string, string>;
-  /** Rules about a change beyond the transition machine (e.g. warnings for risky changes). */
+  transitions?: Fsa<string, string>;
+  /** Rules about a change beyond the FSA (e.g. warnings for risky changes). */
   updateRules?: UpdateRule<Spec>[];
   /**
    * What the invariants, defaults and update rules read (or write) besides the spec: labels and annotations by key,

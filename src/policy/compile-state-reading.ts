@@ -1,4 +1,4 @@
-import type { ConditionStateRule, StatusTest, TransitionMachine } from '../contract/fsa/machine.ts';
+import type { ConditionStateRule, StatusTest, Fsa } from '../contract/fsa/machine.ts';
 import { readsPhase } from '../contract/fsa/phase.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
@@ -73,7 +73,7 @@ const deleting = method(optionalMember(member(oldObject, 'metadata'), 'deletionT
 // JavaScript holds integers exactly up to 2^53-1; the webhook reads no generation past it, nor does the CEL.
 const largestExactInteger = Number.MAX_SAFE_INTEGER;
 
-export function compileStateReading(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): StateReadingCel {
+export function compileStateReading(machine: Fsa<string, string>, hubSchema: JSONSchemaProps): StateReadingCel {
   if (readsPhase(machine)) {
     const problem = phaseProblem(machine, hubSchema);
     return problem === undefined ? phaseReading(machine, hubSchema) : unreadable(machine, problem);
@@ -86,7 +86,7 @@ export function compileStateReading(machine: TransitionMachine<string, string>, 
 }
 
 /** Only a deletion tells the state: `state` is the deleting state then, and "" otherwise. */
-function unreadable(machine: TransitionMachine<string, string>, reason: string): StateReadingCel {
+function unreadable(machine: Fsa<string, string>, reason: string): StateReadingCel {
   return {
     coverage: { readBy: 'none', reason },
     variables: [
@@ -98,7 +98,7 @@ function unreadable(machine: TransitionMachine<string, string>, reason: string):
   };
 }
 
-function phaseProblem(machine: TransitionMachine<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): string | undefined {
+function phaseProblem(machine: Fsa<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): string | undefined {
   const segments = machine.phasePath.split('.');
   if (!segments.every(isPlainFieldName)) return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
   const phase = propertySchemaAt(hubSchema, segments);
@@ -114,7 +114,7 @@ function phaseProblem(machine: TransitionMachine<string, string> & { phasePath: 
  * crdgate does not own, and cannot add a maxLength to) still compiles. An unrecognised phase is then "", and the
  * message does not quote it, since its length, and so the cost of quoting it, is unbounded.
  */
-function phaseReading(machine: TransitionMachine<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): StateReadingCel {
+function phaseReading(machine: Fsa<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): StateReadingCel {
   const phasePath = machine.phasePath.split('.');
   const phase = method(optionalField(oldObject, phasePath), 'orValue', str(''));
   const deletingOr = (rest: Cel) => cond(deleting, str(machine.deletingState), rest);
@@ -164,7 +164,7 @@ function conditionsProblem(rules: readonly ConditionStateRule<string>[], hubSche
  * observed generation only if it is an integer JavaScript holds exactly; the first rule whose tests all hold names the
  * state, else it is unrecognised (""). Each test is a variable, evaluated at most once per request.
  */
-function conditionsReading(machine: TransitionMachine<string, string>, rules: readonly ConditionStateRule<string>[]): StateReadingCel {
+function conditionsReading(machine: Fsa<string, string>, rules: readonly ConditionStateRule<string>[]): StateReadingCel {
   const status = member(oldObject, 'status');
   const statusIsObject = and(has(oldObject, 'status'), hasType(status, 'map'));
   const variables: PolicyVariable[] = [
