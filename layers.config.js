@@ -74,8 +74,8 @@ export const layers = [
     'local-loop', 'scaffold', 'contracts/geodatabase',
   ]],
   ['commands/serve', [
-    'errors.ts', 'log.ts', 'config.ts', 'contract/values', 'contract', 'kube', 'render', 'certs',
-    'certs/self-managed', 'crd-gate', 'server', 'commands',
+    'log.ts', 'config.ts', 'contract/values', 'contract', 'kube', 'render', 'certs', 'certs/self-managed',
+    'crd-gate', 'server', 'commands',
   ]],
   ['cli.ts', ['errors.ts', 'commands', 'commands/serve']],
   ['bin.ts', ['cli.ts']],

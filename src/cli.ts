@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UsageError, type Command, type CommandIo } from './commands/command.ts';
-import { CommandError, commandErrors } from './errors.ts';
+import { CommandError, commandAnswers, commandErrors } from './errors.ts';
 
 /**
  * Each command's module is loaded when that command runs, never before: `serve` then keeps node-forge, yaml and the
@@ -42,14 +42,14 @@ async function overview(): Promise<string> {
 
 /**
  * Runs one command and returns its exit code. The only place that turns argv into values and errors into exit
- * codes: 0 success, 1 a "no" from the command (denied, failed objects), and a CommandError's exit status from the
- * catalog (src/errors.ts), 2 for bad usage or input.
+ * codes: a command's answer (0 done, 1 "no": denied, failed objects) and a CommandError's exit status, both from
+ * the catalog (src/errors.ts), 2 for bad usage or input.
  */
 export async function main(argv: string[], io: CommandIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(await overview());
-    return name === undefined ? commandErrors.USAGE.exitStatus : 0;
+    return name === undefined ? commandErrors.USAGE.exitStatus : commandAnswers.DONE.exitStatus;
   }
   if (!isCommandName(name)) {
     io.stderr(`crdgate: unknown command "${name}" (commands: ${commandNames.join(', ')})\n`);
@@ -65,7 +65,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     });
     if (values.help) {
       io.stdout(`${command.usage}\n`);
-      return 0;
+      return commandAnswers.DONE.exitStatus;
     }
     const names = command.positionals ?? [];
     if (positionals.length > names.length) throw new UsageError(`unexpected argument "${positionals[names.length]}"`);
@@ -75,7 +75,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
   } catch (error) {
     const failure = isParseArgsError(error) ? new UsageError((error as Error).message) : error;
     if (failure instanceof CommandError) {
-      io.stderr(`crdgate ${name}: ${failure.message.split('\n')[0]}\n`);
+      io.stderr(`crdgate ${name}: ${failure.message.split('\n')[0]}\n${failure.detail === undefined ? '' : `${failure.detail}\n`}`);
       return failure.exitStatus;
     }
     throw error;

@@ -94,10 +94,20 @@ export const conversionErrorCodes = {
 export type ConversionErrorCode = keyof typeof conversionErrorCodes;
 
 /**
+ * What a command that ran to its end answers, as its exit status: done, or "no" (objects denied, writes refused, a
+ * migration that could not finish). A command returns one of these; errors (below) are thrown.
+ */
+export const commandAnswers = {
+  DONE: { exitStatus: 0, summary: 'the command did what it was asked, and every object passed' },
+  NO: { exitStatus: 1, summary: 'the answer is no: an object denied, a write refused, a run that could not finish' },
+} as const;
+
+export type CommandAnswer = keyof typeof commandAnswers;
+
+/**
  * Why a command of the CLI failed, and the exit status it ends with. A command throws a CommandError (UsageError is
- * the USAGE one) or maps its library's error to one; cli.ts's main turns it into one line on stderr and this exit
- * status, and nothing else decides the exit of an error. Exit 1 is not here: it is a command's answer "no"
- * (objects denied, writes failed), returned, not thrown.
+ * the USAGE one) or maps its library's error to one; cli.ts's main turns it into one line on stderr (and the
+ * error's detail, when it has one, below it) and this exit status, and nothing else decides the exit of an error.
  */
 export const commandErrors = {
   USAGE: { exitStatus: 2, summary: 'a command, flag or argument is unknown, missing or malformed' },
@@ -113,8 +123,14 @@ export const commandErrors = {
     exitStatus: 2,
     summary: 'the cluster rules the migration out before anything is written: no such CRD, API server unreachable, credentials refused, --via status without a status subresource',
   },
-  /** Also the exit of a migration report whose outcome is "interrupted": the summary is printed, the run stopped. */
+  /** Also the end of a migration whose report says "interrupted": the summary is printed, then this error. */
   MIGRATION_INTERRUPTED: { exitStatus: 3, summary: 'the migration was stopped by SIGTERM or SIGINT' },
+  KUBE_BINARIES_UNAVAILABLE: {
+    exitStatus: 2,
+    summary: 'kube-apiserver, etcd and kubectl are neither in $KUBEBUILDER_ASSETS nor in the cache, and cannot be built with Go here',
+  },
+  DEV_START_FAILED: { exitStatus: 2, summary: "crdgate dev could not start its control plane or the contracts' server in front of it" },
+  NPM_FAILED: { exitStatus: 2, summary: 'npm failed at a step init needs: packing crdgate into the project, or writing its package-lock.json' },
 } as const;
 
 export type CommandErrorCode = keyof typeof commandErrors;
@@ -123,11 +139,14 @@ export class CommandError extends Error {
   override name = 'CommandError';
   readonly code: CommandErrorCode;
   readonly exitStatus: number;
+  /** What another program said of the failure (npm's errors), printed as it is below the one line. */
+  readonly detail: string | undefined;
 
-  constructor(code: CommandErrorCode, message: string) {
+  constructor(code: CommandErrorCode, message: string, detail?: string) {
     super(message);
     this.code = code;
     this.exitStatus = commandErrors[code].exitStatus;
+    this.detail = detail;
   }
 }
 

@@ -1,8 +1,8 @@
 // crdgate's public API: what a contract's author imports (`import { defineContract } from 'crdgate'`). Deliberately
-// small: the contract model, field errors, the transition machine's building blocks, conversion with the stash,
+// small: the contract model, field errors, the FSA's building blocks, conversion with the stash,
 // quantities and release versions. Everything else in src/ is internal and may change without notice.
 
-export { metadataDeletionRule, apiVersionOf, type Contract, type ContractDefinition, type ContractIdentity, type CrdOwner, type VersionDefinition, type PrinterColumn, type SelectableField, type Subresources, type SpokeConversion, type ConversionContext, type HubToSpokePaths, type Invariant, type Defaulter, type Defaults, type DeletionRule, type DeletionProtection, type UpdateRule, type UpdateInput, type UpdateFindings, type UpdateVerdict } from './contract/contract-definition.ts';
+export { metadataDeletionRule, apiVersionOf, type Contract, type ContractDefinition, type ContractIdentity, type CrdOwner, type VersionDefinition, type PrinterColumn, type SelectableField, type Subresources, type SpokeConversion, type ConversionContext, type HubToSpokePaths, type Invariant, type Defaulter, type Defaults, type DeletionRule, type DeletionProtection, type UpdateRule, type UpdateInput, type UpdateFindings } from './contract/contract-definition.ts';
 export { defineContract, ContractDefinitionError } from './contract/define-contract.ts';
 export type { ContractReads } from './contract/contract-reads.ts';
 export type { JSONSchemaProps, JSONSchemaType, JSONValue, ValidationRule } from './contract/schema/json-schema-props.ts';
@@ -22,7 +22,7 @@ export type {
   StateReader,
   StateRule,
   StatusTest,
-  TransitionMachine,
+  Fsa,
   UnclassifiedChanges,
 } from './contract/fsa/machine.ts';
 export { fieldClassifier, type FieldComparison } from './contract/fsa/field-classifier.ts';

@@ -3,7 +3,7 @@ import { type Contract } from './contract/contract-definition.ts';
 import { defineContract } from './contract/define-contract.ts';
 import { whenDifferent } from './contract/fsa/comparisons.ts';
 import { fieldClassifier } from './contract/fsa/field-classifier.ts';
-import type { StateReader, TransitionMachine } from './contract/fsa/machine.ts';
+import type { StateReader, Fsa } from './contract/fsa/machine.ts';
 import { readString } from './contract/fsa/value-readers.ts';
 import { formatFieldError } from './contract/values/field-error.ts';
 import { contractTester } from './testing.ts';
@@ -20,7 +20,7 @@ const conditionsState: StateReader<State> = (object) => {
 };
 
 function queueContract(): Contract {
-  const machine: TransitionMachine<State, 'tier'> = {
+  const machine: Fsa<State, 'tier'> = {
     name: 'Queue',
     subject: 'queue',
     states: ['Pending', 'Ready', 'ReconcileFailed', 'Deleting'],
@@ -61,7 +61,7 @@ function queueContract(): Contract {
       },
     ],
     conversions: {},
-    transitions: machine as TransitionMachine<string, string>,
+    transitions: machine as Fsa<string, string>,
   });
 }
 

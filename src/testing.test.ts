@@ -61,7 +61,7 @@ describe('crdgate/testing: contractTester', () => {
     expect(result.causes.map((cause) => cause.field)).toEqual(['spec.matchLabels.app.kubernetes.io/name']);
   });
 
-  it('decides updates through the transition machine, and deletions through the deletion rules', () => {
+  it('decides updates through the FSA, and deletions through the deletion rules', () => {
     const ready = geoDatabase(validSpec, 'Ready');
     const shrink = tester.check(geoDatabase({ ...validSpec, storage: { size: '10Gi' } }, 'Ready'), { oldObject: ready });
     expect(shrink).toMatchObject({ allowed: false, code: 'CHANGE_FORBIDDEN' });

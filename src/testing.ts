@@ -20,7 +20,7 @@ export type { AdmissionWebhook } from './admission/handler.ts';
 export { renderMachine, machineFormats, type MachineFormat } from './contract/fsa/render/render-machine.ts';
 export { checkMachine } from './contract/fsa/check-machine.ts';
 export { evaluateTransition, type TransitionDecision } from './contract/fsa/evaluate/evaluate-transition.ts';
-export type { ChangeRuling, ChangeVerdict, JudgedChange, JudgedUnclassifiedChanges, UnclassifiedRuling } from './contract/fsa/evaluate/judge-changes.ts';
+export type { ChangeRuling, JudgedChange, JudgedUnclassifiedChanges, UnclassifiedRuling } from './contract/fsa/evaluate/judge-changes.ts';
 export type { UnclassifiedChange } from './contract/fsa/unclassified-changes.ts';
 export type { StateReading } from './contract/fsa/phase.ts';
 export { conversionContext } from './conversion/convert-object.ts';
@@ -42,7 +42,7 @@ export interface CheckOptions {
    */
   oldObject?: KubeObject;
   /**
-   * The transition machine's state for an `oldObject` that records none (no phase, or nothing the machine's
+   * The FSA's state for an `oldObject` that records none (no phase, or nothing the machine's
    * readState reads), as `crdgate check --state` gives it; otherwise such an object is in the initial state, as
    * the webhook judges a stored object with no status yet. A state the old object records always decides.
    */

@@ -68,9 +68,9 @@ function deriveJudgedParts(contract: Contract): JudgedParts {
   const update: ObjectParts = { content: true, metadata: updateMetadata, status: updateStatus ? 'whole' : undefined };
   const reasons: JudgedParts['reasons'] = {
     update: [
-      'the spec: the schema, the invariants, the update rules and the transition machine judge it',
+      'the spec: the schema, the invariants, the update rules and the FSA judge it',
       ...metadataReasons(reads, 'the contract reads'),
-      ...(machine && reads.annotations !== 'all' ? [`the annotation ${machine.overrideAnnotation}: the transition machine's override`] : []),
+      ...(machine && reads.annotations !== 'all' ? [`the annotation ${machine.overrideAnnotation}: the FSA's override`] : []),
       ...(updateStatus ? [statusChecked ?? 'the status: the contract reads it (reads.status is not false)'] : []),
     ],
     status: [],

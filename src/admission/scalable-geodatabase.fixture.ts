@@ -3,7 +3,7 @@ import { defineContract } from '../contract/define-contract.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 
 // The built-in GeoDatabase with a scale subresource on its read replicas, in v1 (the hub: spec.readReplicas) and
-// v1beta1 (spec.replicas), so that `kubectl scale` reaches the transition machine's `scale` change: allowed in
+// v1beta1 (spec.replicas), so that `kubectl scale` reaches the FSA's `scale` change: allowed in
 // Ready, refused in Upgrading, pushed through by the override, warned about when it goes down. The built-in
 // example itself has no scale subresource, so its manifests carry no RBAC for reads.
 

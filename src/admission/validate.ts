@@ -24,7 +24,7 @@ export interface JudgingOptions {
 
 /**
  * The validating webhook's decision, a pure function of the review. Order: schema, invariants,
- * and on UPDATE the contract's update rules (the transition machine); all errors collected, never the first only.
+ * and on UPDATE the contract's update rules (the FSA); all errors collected, never the first only.
  * `context` is for deciding offline (`crdgate check`, contractTester): the webhook is never given one.
  */
 export function decideValidation(registry: ContractRegistry, request: AdmissionRequest, context: UpdateContext = {}, options: JudgingOptions = {}): Verdict {

@@ -8,7 +8,7 @@
 // webhook. The CRD gate (`serve --crd-gate`) does, to judge the live objects against a revision. Everything here is
 // synchronous, so that contractTester(...).check() stays synchronous: the module is compiled and started on first
 // use (0.3 to 2 s, which Node cannot cache), once per process, and each CRD is compiled once.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { WASI as WasiClass } from 'node:wasi';
 import { fileURLToPath } from 'node:url';
@@ -117,11 +117,6 @@ let instanceCount = 0;
 const compiled = new Map<string, EngineCrd>();
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/** Whether the engine file is there; it is not loaded. */
-export function engineAvailable(path = ENGINE_WASM_PATH): boolean {
-  return existsSync(path);
-}
 
 /**
  * Why the engine is missing and how to get it, true for where this copy of crdgate is: a checkout runs from src/

@@ -19,7 +19,7 @@ export interface TreeCheckOptions {
   strictKinds?: boolean;
   /** The phase an old object without one is assumed to be in (`--state`); else the machine's steadyState. */
   state?: string;
-  /** Decide every object of the tree as being deleted (`--operation DELETE`); there is no previous revision then. */
+  /** Decide every object of the tree as being deleted (`--delete`); there is no previous revision then. */
   deleteAll?: boolean;
   /** What unknown and duplicate fields make of an object (`--field-validation`); kubectl's Strict if unset. */
   fieldValidation?: FieldValidation;
@@ -54,7 +54,7 @@ export interface ObjectCheck extends Omit<CheckResult, 'code'> {
   kind: string;
   namespace?: string;
   name: string;
-  /** For an UPDATE of a kind with a transition machine: the state the change is judged in. */
+  /** For an UPDATE of a kind with an FSA: the state the change is judged in. */
   state?: StartState;
   /**
    * Set when the same object (group, kind, namespace, name) is in the tree before: where it first is. The object

@@ -175,7 +175,7 @@ function collect(contents: ManifestContents, value: unknown, location: ManifestL
     contents.empty.push({ location, reason: 'EMPTY_DOCUMENT' });
     return;
   }
-  if (!isObject(value)) {
+  if (!isManifestObject(value)) {
     contents.notObjects.push(location);
     return;
   }
@@ -190,12 +190,13 @@ function collect(contents: ManifestContents, value: unknown, location: ManifestL
   }
   for (const [item, element] of (value.items as unknown[]).entries()) {
     const at = { ...location, line: itemLine(item), item };
-    if (isObject(element)) contents.objects.push({ location: at, object: element });
+    if (isManifestObject(element)) contents.objects.push({ location: at, object: element });
     else contents.notObjects.push(at);
   }
 }
 
-function isObject(value: unknown): value is KubeObject & { apiVersion: string; kind: string } {
+/** A Kubernetes object as a manifest writes one: apiVersion and kind named, metadata an object if any. */
+function isManifestObject(value: unknown): value is KubeObject & { apiVersion: string; kind: string } {
   return (
     isPlainObject(value) &&
     typeof value.apiVersion === 'string' &&

@@ -4,7 +4,7 @@ import { objectRef, type KubeObject } from '../contract/values/kube-object.ts';
 import type { CompiledContract } from '../contract/registry.ts';
 import { convertObject, toHub } from '../conversion/convert-object.ts';
 
-/** The state the transition machine starts an UPDATE from, and where crdgate check took it. */
+/** The state the FSA starts an UPDATE from, and where crdgate check took it. */
 export interface StartState {
   /** The state's name; for a recorded phase or reading the machine does not know, what was read. */
   state: string;

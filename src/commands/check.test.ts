@@ -367,7 +367,7 @@ export default () => defineContract({
     [['check', '-f', 'revisions/new', '--old', 'no-such-old'], 'no-such-old: cannot read: ENOENT'],
     [['check', '-f', 'tree/platform/values.yaml'], 'no Kubernetes object'],
     [['check', '-f', 'revisions/new', '--state', 'Sleeping'], '--state Sleeping is not a state'],
-    [['check', '-f', 'revisions/new', '--old', 'revisions/old', '--operation', 'CREATE'], '--operation CREATE takes no --old'],
+    [['check', '-f', 'revisions/new', '--old', 'revisions/old', '--delete'], '--delete takes no --old'],
     [['check', '-f', '-', '--old', '-'], 'standard input (-) can be read only once'],
     [['check', '-f', 'revisions/new', '--defaulted', 'xml'], '--defaulted must be yaml or json'],
   ])('exits 2 with one line for %j', async (argv, named) => {

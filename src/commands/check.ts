@@ -47,7 +47,7 @@ export const checkCommand: Command = {
                    be decided; repeatable. Other kinds in it are passed over. A CRD kube-apiserver would refuse, or
                    a path holding none, is an error (exit 2).
   --old PATH       the previous revision's tree (a checkout of the target branch), repeatable. An object in both
-                   (same group, kind, namespace, name) is an UPDATE, judged by the transition machine; one only in
+                   (same group, kind, namespace, name) is an UPDATE, judged by the FSA; one only in
                    the new tree a CREATE; one only in the old tree a DELETE (deletion protection). A
                    CustomResourceDefinition in both (same metadata.name) is compared with its previous revision,
                    rule by rule (docs/check.md, "Checking a CRD revision"): a finding of error severity fails.
@@ -77,7 +77,7 @@ export const checkCommand: Command = {
   --crd-rules FILE  sets CRD revision rules and stored-object rules to error, warning or off (YAML or JSON:
                    rules: {RULE: SETTING}); a file that cannot be read, or names an unknown rule or setting, is an
                    error (exit 2)
-  --state STATE    the transition machine's state for an old object that records none (no phase, or nothing the
+  --state STATE    the FSA's state for an old object that records none (no phase, or nothing the
                    contract's readState reads in its status); by default the contract's steady state (GeoDatabase:
                    Ready). A state the old manifest's status records is read as the webhook reads it, and decides
   -n, --namespace NS  the namespace of a namespaced object whose manifest names none, as kubectl apply -n puts it
@@ -91,7 +91,7 @@ export const checkCommand: Command = {
   -o FORMAT        the report: text (default), json, or junit (one testcase per object)
   --defaulted FMT  print the new tree as it would be stored (defaults applied) as yaml or json on standard output
                    when every object is allowed; the report then goes to standard error
-  --operation DELETE  decide every object of -f as being deleted (CREATE and UPDATE follow from --old)
+  --delete         decide every object of -f as being deleted (its deletion rules and protection), not written
   A document that is not valid YAML (or a file not valid JSON) fails as MANIFEST_NOT_YAML (MANIFEST_NOT_JSON), in
   every report format, and the rest is still checked. Empty files, comment-only files and documents, empty
   documents and empty Lists are skipped and counted in the summary.
@@ -116,7 +116,7 @@ export const checkCommand: Command = {
     'field-validation': { type: 'string' },
     output: { type: 'string', short: 'o' },
     defaulted: { type: 'string' },
-    operation: { type: 'string' },
+    delete: { type: 'boolean' },
     contract: { type: 'string', multiple: true },
     'old-contract': { type: 'string', multiple: true },
   },
@@ -137,7 +137,7 @@ export const checkCommand: Command = {
       strictKinds: values['strict-kinds'] === true,
       fieldValidation: fieldValidationMode(stringOption(values, 'field-validation')),
       ...namespaceOption(stringOption(values, 'namespace')),
-      ...operationOptions(stringOption(values, 'operation'), oldFiles),
+      ...deleteOption(values.delete === true, oldFiles),
     };
     const crdPaths = stringList(values, 'crd');
     const storedPaths = stringList(values, 'stored');
@@ -228,7 +228,8 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
   const maxObjects = positiveInteger(values, 'max-objects', clusterDefaults.maxObjects);
   const timeoutMs = durationOption(values, 'list-timeout', clusterDefaults.listTimeoutMs);
   const { kubeConfigFromFlags } = await import('./kube-options.ts');
-  const { createKubeApi, KubeConfigurationError } = await import('../kube/kube-api.ts');
+  const { createKubeApi } = await import('../kube/kube-api.ts');
+  const { KubeconfigError } = await import('../kube/kubeconfig-error.ts');
   const { LiveReadError } = await import('../kube/live-read-error.ts');
   const { readClusterRevisions } = await import('../check/cluster-revisions.ts');
   const { forEachLiveObject, liveResourceOf, liveResourceName } = await import('../kube/list-live-objects.ts');
@@ -239,7 +240,7 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
     try {
       return await read();
     } catch (error) {
-      if (error instanceof KubeConfigurationError) throw new CommandError('KUBECONFIG_INVALID', error.message);
+      if (error instanceof KubeconfigError) throw new CommandError('KUBECONFIG_INVALID', error.message);
       if (error instanceof LiveReadError) throw new CommandError('CLUSTER_UNREADABLE', error.message);
       throw error;
     }
@@ -302,14 +303,11 @@ function defaultedFormat(text: string | undefined): FileFormat | undefined {
   throw new UsageError(`--defaulted must be yaml or json, got "${text}"`);
 }
 
-/** `--operation` predates trees: CREATE and UPDATE now follow from --old, DELETE still decides -f as deleted. */
-function operationOptions(text: string | undefined, oldFiles: string[]): Pick<TreeCheckOptions, 'deleteAll'> {
-  if (text === undefined) return {};
-  const operation = text.toUpperCase();
-  if (operation !== 'CREATE' && operation !== 'UPDATE' && operation !== 'DELETE') throw new UsageError(`--operation must be CREATE, UPDATE or DELETE, got "${text}"`);
-  if (operation === 'UPDATE' && oldFiles.length === 0) throw new UsageError('--operation UPDATE needs --old PATH');
-  if (operation !== 'UPDATE' && oldFiles.length > 0) throw new UsageError(`--operation ${operation} takes no --old`);
-  return operation === 'DELETE' ? { deleteAll: true } : {};
+/** --delete: a deleted object has no new revision to compare with a previous one. */
+function deleteOption(deleteAll: boolean, oldFiles: string[]): Pick<TreeCheckOptions, 'deleteAll'> {
+  if (!deleteAll) return {};
+  if (oldFiles.length > 0) throw new UsageError('--delete takes no --old: the objects of -f are deleted, not changed');
+  return { deleteAll: true };
 }
 
 /** A namespace as the API server takes one: a DNS-1123 label. */
@@ -324,7 +322,7 @@ function knownState(registry: ContractRegistry, state: string): string {
   const machines = registry.contracts.flatMap((c) => (c.contract.transitions ? [c.contract.transitions] : []));
   if (machines.some((machine) => (machine.states as readonly string[]).includes(state))) return state;
   const known = machines.map((machine) => `${machine.name}: ${machine.states.join(', ')}`).join('; ');
-  throw new UsageError(`--state ${state} is not a state of any contract's transition machine (${known || 'no contract has one'})`);
+  throw new UsageError(`--state ${state} is not a state of any contract's FSA (${known || 'no contract has one'})`);
 }
 
 /** One object as itself (as `check -f FILE` always printed it); several as YAML documents or a JSON List. */

@@ -31,7 +31,7 @@ export interface ContractModuleExport {
 
 /**
  * The registry of the contracts the modules export, or of the built-in example when there are none. Whatever a
- * module exports, a broken contract (or transition machine) is a configuration error: one line, exit 2, never a
+ * module exports, a broken contract (or FSA) is a configuration error: one line, exit 2, never a
  * half-started server or a stack trace.
  */
 export function registryOfExports(exports: readonly ContractModuleExport[]): ContractRegistry {

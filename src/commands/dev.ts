@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveKubeAssets } from '../control-plane/kube-assets.ts';
 import { startDevSession } from '../local-loop/dev-session.ts';
 import { stringList, stringOption, type Command } from './command.ts';
+import { CommandError } from '../errors.ts';
 import { locateContractModule } from './contracts.ts';
 import { webhookFlags, webhookOptions, webhookOptionsUsage, webhookSettings } from './webhook-options.ts';
 
@@ -47,18 +48,12 @@ ${webhookOptionsUsage}`,
     const stopSignal = io.waitForStop();
 
     const assets = await resolveKubeAssets({ build: true, log: (line) => io.stderr(`crdgate dev: ${line}\n`) });
-    if ('unavailable' in assets) {
-      io.stderr(`crdgate dev: no kube-apiserver, etcd and kubectl: ${assets.unavailable}\n`);
-      return 1;
-    }
+    if ('unavailable' in assets) throw new CommandError('KUBE_BINARIES_UNAVAILABLE', `no kube-apiserver, etcd and kubectl: ${assets.unavailable}`);
     const starting = startDevSession({ contracts, watchDirs, cwd: io.cwd, assetsDir: assets.dir, name, webhookFlags: webhookFlagsGiven, say });
     const first = await Promise.race([starting.then((session) => ({ session })), stopSignal.then((signal) => ({ signal }))]).catch(
       (error: unknown) => ({ error: error as Error }),
     );
-    if ('error' in first) {
-      io.stderr(`crdgate dev: cannot start: ${first.error.message}\n`);
-      return 1;
-    }
+    if ('error' in first) throw new CommandError('DEV_START_FAILED', `cannot start: ${first.error.message}`);
     if ('signal' in first) {
       // Asked to stop while starting: let the start finish, so that what it started is known and can be stopped.
       await (await starting.catch(() => undefined))?.stop();

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
+import { CommandError, commandErrors } from '../errors.ts';
+import { initCommand } from './init.ts';
 
 // The scaffolded project's own tests, its install from vendor/ (crdgate packed as it runs) and its end-to-end test
 // run in test/e2e/init.e2e.test.ts; here, what the command writes and refuses. These runs name crdgate with
@@ -62,13 +64,20 @@ describe('crdgate init', () => {
     expect(await read('queue', 'examples', 'queue.yaml')).toMatch(/^apiVersion: q\.example\.com\/v1beta1$/m);
   });
 
-  it('shows what npm said when it cannot make the lockfile', async () => {
+  it('ends in NPM_FAILED, with what npm said, when it cannot make the lockfile', async () => {
     const result = await run('init', 'unreachable', '--group', 'a.example.com', '--kind', 'A', '--crdgate', 'file:vendor/missing.tgz');
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('npm could not make package-lock.json');
-    expect(result.stderr).toMatch(/npm error .*ENOENT.*vendor\/missing\.tgz/);
+    expect(result.code).toBe(commandErrors.NPM_FAILED.exitStatus);
+    const [line, ...said] = result.stderr.trimEnd().split('\n');
+    expect(line).toMatch(/^crdgate init: .*package-lock\.json/);
+    expect(said.join('\n')).toMatch(/npm error .*ENOENT.*vendor\/missing\.tgz/);
     // The project is written all the same.
     expect(await read('unreachable', 'package.json')).toContain('file:vendor/missing.tgz');
+
+    const again = { DIR: 'unreachable-too', group: 'a.example.com', kind: 'A', crdgate: 'file:vendor/missing.tgz' };
+    const io = { stdout: () => {}, stderr: () => {}, cwd: tempDir(), waitForStop: () => new Promise<string>(() => {}) };
+    const failure = await initCommand.run(again, io).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CommandError);
+    expect(failure).toMatchObject({ code: 'NPM_FAILED', detail: expect.stringMatching(/npm error /) });
   });
 
   it.each([

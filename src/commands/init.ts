@@ -10,6 +10,7 @@ import { scaffoldProject, scaffoldProjectFromCrd, type ScaffoldFile } from '../s
 import { scaffoldShape } from '../scaffold/scaffold-shape.ts';
 import { runningCrdgateRoot, vendorCrdgate } from '../scaffold/vendor-crdgate.ts';
 import { requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
+import { CommandError } from '../errors.ts';
 
 export const initCommand: Command = {
   name: 'init',
@@ -90,14 +91,13 @@ export const initCommand: Command = {
     await ensureEmptyFolder(dir, String(values.DIR));
 
     const versions = await pinnedVersions(dir, stringOption(values, 'crdgate'), io);
-    if (!versions) return 1;
     for (const file of project.files(versions)) {
       await mkdir(dirname(join(dir, file.path)), { recursive: true });
       await writeFile(join(dir, file.path), file.content);
     }
     io.stdout(`wrote a ${project.kind}.${project.group} project to ${dir}\n`);
     if (values['skip-install'] === true) return 0;
-    if (!(await makeLockfile(dir, io))) return 1;
+    await makeLockfile(dir, io);
     io.stdout(`next: cd ${dir} && npm ci && npm test\n`);
     return 0;
   },
@@ -118,9 +118,9 @@ async function ensureEmptyFolder(dir: string, given: string): Promise<void> {
 
 /**
  * The versions crdgate itself is built and tested with, from its own package.json, and the project's crdgate:
- * the SPEC given, or this crdgate vendored into the project. Undefined, after saying why, when vendoring failed.
+ * the SPEC given, or this crdgate vendored into the project (NPM_FAILED when npm cannot pack it).
  */
-async function pinnedVersions(dir: string, crdgateSpec: string | undefined, io: CommandIo): Promise<PinnedVersions | undefined> {
+async function pinnedVersions(dir: string, crdgateSpec: string | undefined, io: CommandIo): Promise<PinnedVersions> {
   const own = JSON.parse(await readFile(join(runningCrdgateRoot, 'package.json'), 'utf8')) as {
     version: string;
     devDependencies: Record<string, string>;
@@ -143,20 +143,23 @@ async function pinnedVersions(dir: string, crdgateSpec: string | undefined, io: 
     return { crdgate: `file:${tarball}`, crdgateTarball: tarball, ...others };
   } catch (error) {
     if (!(error instanceof NpmError)) throw error;
-    io.stderr(`crdgate init: could not pack crdgate into the project (give --crdgate SPEC to depend on it otherwise): ${error.message}\n`);
-    return undefined;
+    throw npmFailure('could not pack crdgate into the project (give --crdgate SPEC to depend on it otherwise)', error);
   }
 }
 
 /** package-lock.json, so that `npm ci` works at once. The project is written whatever happens here. */
-async function makeLockfile(dir: string, io: CommandIo): Promise<boolean> {
+async function makeLockfile(dir: string, io: CommandIo): Promise<void> {
   try {
     await runNpm(['install', '--package-lock-only', '--no-audit', '--no-fund'], dir);
     io.stdout('wrote package-lock.json\n');
-    return true;
   } catch (error) {
     if (!(error instanceof NpmError)) throw error;
-    io.stderr(`crdgate init: the project is written, but npm could not make package-lock.json; ${error.message}\nonce that is fixed, run npm install in ${dir}\n`);
-    return false;
+    throw npmFailure(`the project is written, but npm could not make package-lock.json (once that is fixed, run npm install in ${dir})`, error);
   }
+}
+
+/** What init was doing in the one line, npm's own complaint (its lines after the first) as the detail below it. */
+function npmFailure(doing: string, error: NpmError): CommandError {
+  const [first, ...rest] = error.message.split('\n');
+  return new CommandError('NPM_FAILED', `${doing}: ${first}`, rest.length > 0 ? rest.join('\n') : undefined);
 }

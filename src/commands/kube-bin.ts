@@ -1,5 +1,6 @@
 import { resolveKubeAssets } from '../control-plane/kube-assets.ts';
 import type { Command } from './command.ts';
+import { CommandError } from '../errors.ts';
 
 export const kubeBinCommand: Command = {
   name: 'kube-bin',
@@ -14,10 +15,7 @@ export const kubeBinCommand: Command = {
   options: {},
   async run(_values, io) {
     const assets = await resolveKubeAssets({ build: true, log: (line) => io.stderr(`crdgate kube-bin: ${line}\n`) });
-    if ('unavailable' in assets) {
-      io.stderr(`crdgate kube-bin: ${assets.unavailable}\n`);
-      return 1;
-    }
+    if ('unavailable' in assets) throw new CommandError('KUBE_BINARIES_UNAVAILABLE', assets.unavailable);
     io.stdout(`${assets.dir}\n`);
     return 0;
   },

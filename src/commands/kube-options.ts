@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CommandError } from '../errors.ts';
-import { KubeconfigError, loadKubeConfig, type KubeconfigProblem } from '../kube/kube-config.ts';
+import { loadKubeConfig } from '../kube/kube-config.ts';
+import { KubeconfigError, type KubeconfigProblem } from '../kube/kubeconfig-error.ts';
 import { stringOption, type ParsedValues } from './command.ts';
 
 /**
@@ -25,5 +26,7 @@ function kubeconfigCommandError(detail: KubeconfigProblem, message: string): Com
       return new CommandError('KUBE_CONTEXT_UNKNOWN', `--context ${detail.context}: no such context in the kubeconfig (contexts: ${detail.contexts.join(', ') || 'none'})`);
     case 'no-current-cluster':
       return new CommandError('KUBECONFIG_INVALID', 'the kubeconfig has no current cluster (set a current context or pass --context)');
+    case 'no-credentials':
+      return new CommandError('KUBECONFIG_INVALID', message);
   }
 }

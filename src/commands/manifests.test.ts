@@ -161,7 +161,7 @@ export default { ...contract, versions: contract.versions.map((v) => (v.name ===
     const unread = await run('manifests', '--contract', 'unread-scale.ts', '--url', 'https://127.0.0.1:9443');
     expect(unread.code, unread.stderr).toBe(0);
     expect(unread.stderr).toMatch(
-      /^warning: contract geodatabases\.geo\.example\.com: the scale subresource of the hub v1 writes spec\.storage\.replicas, which no classifier of the transition machine reads/,
+      /^warning: contract geodatabases\.geo\.example\.com: the scale subresource of the hub v1 writes spec\.storage\.replicas, which no classifier of the FSA reads/,
     );
   });
 

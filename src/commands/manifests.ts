@@ -36,7 +36,7 @@ export const manifestsCommand: Command = {
   NetworkPolicy (for a contract whose hub has a scale subresource: a /scale webhook, and the ClusterRole
   NAME-scale-reads, token and egress with which the server reads the objects it scales), the storage-version
   migration Job and its RBAC, and for the policy-floor overlay a
-  ValidatingAdmissionPolicy per contract (the transition machine and deletion protections compiled to CEL,
+  ValidatingAdmissionPolicy per contract (the FSA and deletion protections compiled to CEL,
   enforced by the API server itself) and a MutatingAdmissionPolicy per contract with defaults given as data
   (staticDefault, derivedDefault), which the API server sets itself. A contract with crdOwner: 'external' (its CRD installed by an operator's
   chart or OLM) gets no CRD, conversion, caBundle injection or migration Job: only its webhooks, which the API

@@ -1,5 +1,6 @@
-import { createKubeApi, KubeApiError, KubeConfigurationError } from '../kube/kube-api.ts';
-import { exitCodeOf, renderSummary } from '../migrate/migration-report.ts';
+import { createKubeApi, KubeApiError } from '../kube/kube-api.ts';
+import { KubeconfigError } from '../kube/kubeconfig-error.ts';
+import { migrationAnswer, renderSummary } from '../migrate/migration-report.ts';
 import { createProgressDisplay } from '../migrate/progress-display.ts';
 import { createRateLimiter } from '../migrate/rate-limiter.ts';
 import { defaultRetryPolicy, realSleep } from '../migrate/retry-policy.ts';
@@ -10,7 +11,7 @@ import { parseShard, ShardFormatError, type Shard } from '../migrate/shard.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command } from './command.ts';
 import { kubeConfigFromFlags } from './kube-options.ts';
-import { CommandError } from '../errors.ts';
+import { CommandError, commandAnswers } from '../errors.ts';
 import { isDns1123Subdomain } from '../contract/values/dns-names.ts';
 
 /** Defaults for a busy production cluster: a few writers, well under the API server's own fairness limits. */
@@ -108,7 +109,11 @@ export const migrateCommand: Command = {
       });
       progress.finish();
       io.stdout(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report));
-      return exitCodeOf(report);
+      const answer = migrationAnswer(report);
+      if (answer === 'MIGRATION_INTERRUPTED') {
+        throw new CommandError(answer, 'stopped by a signal after the writes in flight; storedVersions left as it was (run again to finish)');
+      }
+      return commandAnswers[answer].exitStatus;
     } catch (error) {
       progress.finish();
       throw asCommandError(error);
@@ -120,7 +125,7 @@ export const migrateCommand: Command = {
 function asCommandError(error: unknown): unknown {
   if (error instanceof MigrationInterruptedError) return new CommandError('MIGRATION_INTERRUPTED', error.message);
   if (error instanceof MigrationConfigError) return new CommandError('MIGRATION_REFUSED', error.message);
-  if (error instanceof KubeConfigurationError) return new CommandError('KUBECONFIG_INVALID', error.message);
+  if (error instanceof KubeconfigError) return new CommandError('KUBECONFIG_INVALID', error.message);
   return error;
 }
 

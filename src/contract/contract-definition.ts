@@ -1,5 +1,5 @@
 import type { ContractReads } from './contract-reads.ts';
-import type { TransitionMachine } from './fsa/machine.ts';
+import type { Fsa } from './fsa/machine.ts';
 import { annotation, objectRef, type ContractObject, type KubeObject } from './values/kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 import type { Defaulter, Defaults, Invariant, UntypedSpec, UpdateFindings, UpdateInput, UpdateRule } from './values/object-rules.ts';
@@ -149,12 +149,6 @@ export function deletionProtectedMessage(object: Pick<KubeObject, 'kind' | 'meta
 }
 
 
-/**
- * @deprecated Renamed UpdateFindings: "verdict" is the admission's answer to a whole request, which these are
- * only a part of.
- */
-export type UpdateVerdict = UpdateFindings;
-
 
 export interface ContractDefinition<Spec = UntypedSpec> {
   identity: ContractIdentity;
@@ -169,8 +163,8 @@ export interface ContractDefinition<Spec = UntypedSpec> {
   invariants?: Invariant<Spec>[];
   deletionRules?: DeletionRule<Spec>[];
   /** The machine of allowed spec changes per lifecycle state; crdgate derives its update rule from it. */
-  transitions?: TransitionMachine<string, string>;
-  /** Rules about a change beyond the transition machine (e.g. warnings for risky changes). */
+  transitions?: Fsa<string, string>;
+  /** Rules about a change beyond the FSA (e.g. warnings for risky changes). */
   updateRules?: UpdateRule<Spec>[];
   /**
    * What the invariants, defaults and update rules read (or write) besides the spec: labels and annotations by key,

@@ -16,7 +16,7 @@ export interface ContractReads {
   /** The annotation keys the code reads or writes; [] for none. Left out: all of them. */
   annotations?: readonly string[];
   /**
-   * Whether the code reads the status (default true). The transition machine's phase or state reader is not the
+   * Whether the code reads the status (default true). The FSA's phase or state reader is not the
    * contract's code in this sense: crdgate knows what it reads.
    */
   status?: boolean;

@@ -225,7 +225,7 @@ describe('defineContract: the shape of every option', () => {
   });
 });
 
-describe('defineContract: the shape of the transition machine', () => {
+describe('defineContract: the shape of the FSA', () => {
   const machine = {
     name: 'Bucket',
     subject: 'bucket',

@@ -19,7 +19,7 @@ import {
 } from './values/option-shape.ts';
 
 // The shape of defineContract's options (define-contract.ts), checked before any of its rules reads them. The
-// transition machine has a shape of its own (fsa/machine-shape.ts); a version's schema is held to the API server's
+// FSA has a shape of its own (fsa/machine-shape.ts); a version's schema is held to the API server's
 // rules by the structural check, which reads anything.
 
 const names = (what: string) => listOf(text(), `a list of ${what}`);

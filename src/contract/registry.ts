@@ -14,7 +14,7 @@ export interface CompiledContract {
   validators: ReadonlyMap<string, ObjectValidator>;
   /** `group/version` for each served version. */
   servedApiVersions: ReadonlySet<string>;
-  /** The transition machine's rule first, then the contract's own update rules. */
+  /** The FSA's rule first, then the contract's own update rules. */
   updateRules: readonly CompiledUpdateRule[];
   /** Per spoke version: hub field paths in that version's words, for clients writing in it. */
   clientFieldPaths: ReadonlyMap<string, ClientFieldPaths>;

@@ -47,7 +47,7 @@ describe('the scale subresource at contract load', () => {
   it('warns when no classifier reads the field the scale subresource writes', () => {
     const contract = defineContract(geoWith({ v1: scaleAt('.spec.storage.replicas') }));
     const warning =
-      'the scale subresource of the hub v1 writes spec.storage.replicas, which no classifier of the transition machine reads: kubectl scale, like any other change of spec.storage.replicas, is allowed in every state (add a classifier for it)';
+      'the scale subresource of the hub v1 writes spec.storage.replicas, which no classifier of the FSA reads: kubectl scale, like any other change of spec.storage.replicas, is allowed in every state (add a classifier for it)';
     expect(scaleSubresourceWarnings(contract)).toEqual([warning]);
     // The server, `crdgate manifests` and `crdgate fsa` print the registry's warnings.
     expect(createContractRegistry([contract]).contracts[0]!.warnings).toEqual([warning]);
@@ -57,7 +57,7 @@ describe('the scale subresource at contract load', () => {
     const machine = geoDatabaseContract().transitions!;
     const contract = defineContract(geoWith({ v1: scaleAt('.spec.storage.replicas') }, { transitions: { ...machine, unclassifiedChanges: 'refused-unless-overridden' } }));
     expect(scaleSubresourceWarnings(contract)).toEqual([
-      'the scale subresource of the hub v1 writes spec.storage.replicas, which no classifier of the transition machine reads: kubectl scale, like any other change of spec.storage.replicas, is judged only as a change no change kind names (unclassifiedChanges) (add a classifier for it)',
+      'the scale subresource of the hub v1 writes spec.storage.replicas, which no classifier of the FSA reads: kubectl scale, like any other change of spec.storage.replicas, is judged only as a change no change kind names (unclassifiedChanges) (add a classifier for it)',
     ]);
   });
 

@@ -4,7 +4,7 @@ import { judgesUnclassifiedChanges } from './fsa/unclassified-setting.ts';
 
 // The scale subresource: `kubectl scale` (and a HorizontalPodAutoscaler) write a Scale whose spec.replicas the API
 // server copies into the object at specReplicasPath. crdgate judges that write as the same change sent to the
-// object, which only means something when the transition machine looks at that field.
+// object, which only means something when the FSA looks at that field.
 
 type ScaleSubresource = NonNullable<Subresources['scale']>;
 
@@ -61,7 +61,7 @@ export function scaleSubresourceWarnings(contract: Pick<ContractDefinition, 'ver
       ? 'is judged only as a change no change kind names (unclassifiedChanges)'
       : 'is allowed in every state';
     warnings.push(
-      `the scale subresource of the hub ${contract.hub} writes ${field}, which no classifier of the transition machine reads: kubectl scale, like any other change of ${field}, ${judged} (add a classifier for it)`,
+      `the scale subresource of the hub ${contract.hub} writes ${field}, which no classifier of the FSA reads: kubectl scale, like any other change of ${field}, ${judged} (add a classifier for it)`,
     );
   }
   return warnings;

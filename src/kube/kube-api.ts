@@ -3,6 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } fro
 import type { KubeConfig } from '@kubernetes/client-node';
 import { StopRequested, untilStopped } from '../abort/stop-signal.ts';
 import { KubeApiError, type KubeStatus } from './kube-api-error.ts';
+import { KubeconfigError } from './kubeconfig-error.ts';
 
 // The one KubeApiError, in its own module so that crdgate/testing's declarations need none of client-node's.
 export { KubeApiError, type KubeStatus } from './kube-api-error.ts';
@@ -69,7 +70,7 @@ export interface KubeApiOptions {
  */
 export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOptions): KubeWatchApi {
   const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new KubeConfigurationError('the kubeconfig has no current cluster (no current context, or one naming no cluster)');
+  if (!cluster) throw new KubeconfigError({ problem: 'no-current-cluster' });
   const server = cluster.server.replace(/\/+$/, '');
   const secure = server.startsWith('https:');
 
@@ -90,7 +91,7 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
       await untilStopped(kubeConfig.applyToHTTPSOptions(requestOptions), signal, what);
     } catch (error) {
       if (error instanceof StopRequested) throw error;
-      throw new KubeConfigurationError(`cannot authenticate to ${server}: ${(error as Error).message}`);
+      throw new KubeconfigError({ problem: 'no-credentials', server, detail: (error as Error).message });
     }
     requestOptions.agent = keepingAlive(requestOptions.agent);
     return { url, payload, requestOptions };
@@ -202,13 +203,8 @@ function failOnErrorOrAbort(call: ClientRequest, signal: AbortSignal | undefined
  */
 export function logFieldsOf(error: unknown): Record<string, unknown> {
   if (error instanceof KubeApiError) return { reason: error.message, code: error.code };
-  if (error instanceof KubeTransportError || error instanceof KubeConfigurationError) return { reason: error.message };
+  if (error instanceof KubeTransportError || error instanceof KubeconfigError) return { reason: error.message };
   return { err: error };
-}
-
-/** The kubeconfig cannot be used (no cluster, credentials that cannot be loaded): a configuration error. */
-export class KubeConfigurationError extends Error {
-  override name = 'KubeConfigurationError';
 }
 
 function parseJson(bytes: Buffer): unknown {

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { leaseVerdict, microTime } from './leader-election.ts';
+import { leaseAction, microTime } from './leader-election.ts';
 
-describe('leaseVerdict', () => {
+describe('leaseAction', () => {
   const duration = 15_000;
   it('renews its own Lease and takes a free one', () => {
-    expect(leaseVerdict({ holderIdentity: 'me', leaseDurationSeconds: 15 }, 'me', 0, 100_000, duration)).toBe('renew');
-    expect(leaseVerdict(undefined, 'me', 0, 0, duration)).toBe('acquire');
-    expect(leaseVerdict({ holderIdentity: '' }, 'me', 0, 0, duration)).toBe('acquire');
+    expect(leaseAction({ holderIdentity: 'me', leaseDurationSeconds: 15 }, 'me', 0, 100_000, duration)).toBe('renew');
+    expect(leaseAction(undefined, 'me', 0, 0, duration)).toBe('acquire');
+    expect(leaseAction({ holderIdentity: '' }, 'me', 0, 0, duration)).toBe('acquire');
   });
 
   it("waits out another holder's duration from when this process saw the Lease change, not from the time written in it", () => {
     const held = { holderIdentity: 'other', leaseDurationSeconds: 15, renewTime: '2000-01-01T00:00:00.000000Z' };
-    expect(leaseVerdict(held, 'me', 50_000, 64_000, duration)).toBe('wait');
-    expect(leaseVerdict(held, 'me', 50_000, 65_001, duration)).toBe('acquire');
+    expect(leaseAction(held, 'me', 50_000, 64_000, duration)).toBe('wait');
+    expect(leaseAction(held, 'me', 50_000, 65_001, duration)).toBe('acquire');
   });
 });
 

@@ -39,7 +39,7 @@ export interface LeaderElection {
 }
 
 /** What one look at the Lease says this process may do. */
-export function leaseVerdict(spec: LeaseSpec | undefined, identity: string, lastChangeSeenAt: number, now: number, leaseDurationMs: number): 'renew' | 'acquire' | 'wait' {
+export function leaseAction(spec: LeaseSpec | undefined, identity: string, lastChangeSeenAt: number, now: number, leaseDurationMs: number): 'renew' | 'acquire' | 'wait' {
   if (spec?.holderIdentity === identity) return 'renew';
   if (!spec?.holderIdentity) return 'acquire';
   const durationMs = (spec.leaseDurationSeconds ?? leaseDurationMs / 1000) * 1000;
@@ -79,15 +79,15 @@ export function startLeaderElection(api: KubeApi, options: LeaderElectionOptions
     const spec = lease?.spec;
     const key = `${spec?.holderIdentity ?? ''}|${spec?.renewTime ?? ''}`;
     if (key !== observed.key) observed = { key, seenAt: now };
-    const verdict = leaseVerdict(spec, identity, observed.seenAt, now, leaseDurationMs);
-    if (verdict === 'wait') return;
+    const action = leaseAction(spec, identity, observed.seenAt, now, leaseDurationMs);
+    if (action === 'wait') return;
     const nowTime = microTime(now);
     const nextSpec: LeaseSpec = {
       holderIdentity: identity,
       leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
-      acquireTime: verdict === 'renew' && spec?.acquireTime ? spec.acquireTime : nowTime,
+      acquireTime: action === 'renew' && spec?.acquireTime ? spec.acquireTime : nowTime,
       renewTime: nowTime,
-      leaseTransitions: (spec?.leaseTransitions ?? 0) + (verdict === 'acquire' && spec?.holderIdentity ? 1 : 0),
+      leaseTransitions: (spec?.leaseTransitions ?? 0) + (action === 'acquire' && spec?.holderIdentity ? 1 : 0),
     };
     if (!lease) {
       // The rendered install ships the Lease, so that crdgate needs no right to create objects; a bare run may not.

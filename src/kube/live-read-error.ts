@@ -1,4 +1,5 @@
-import { KubeApiError, KubeConfigurationError, KubeTransportError } from './kube-api.ts';
+import { KubeApiError, KubeTransportError } from './kube-api.ts';
+import { KubeconfigError } from './kubeconfig-error.ts';
 
 /**
  * A read of live CRDs or objects failed: RBAC refused it (`forbidden`: the message names the permission it takes
@@ -23,6 +24,6 @@ export function liveReadFailure(what: string, permission: string, error: unknown
     if (error.code === 403 || error.code === 401) return new LiveReadError('forbidden', `${what}: the API server refused it (${answered}); the identity needs ${permission}`);
     return new LiveReadError('failed', `${what}: the API server answered ${answered}`);
   }
-  if (error instanceof KubeTransportError || error instanceof KubeConfigurationError) return new LiveReadError('failed', `${what}: ${error.message}`);
+  if (error instanceof KubeTransportError || error instanceof KubeconfigError) return new LiveReadError('failed', `${what}: ${error.message}`);
   return error instanceof Error ? error : new Error(String(error));
 }

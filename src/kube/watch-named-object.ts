@@ -1,3 +1,4 @@
+import { abortableSleep, StopRequested } from '../abort/stop-signal.ts';
 import { KubeApiError, type KubeWatchApi } from './kube-api.ts';
 
 /** Whether the object is being followed: listed and watched, or not (and why, and when the next try is). */
@@ -16,7 +17,7 @@ export interface WatchNamedObjectOptions {
   watchTimeoutSeconds?: number;
   /** The wait after the n-th failure in a row (1-based); exponential from 1 s to 30 s unless given. */
   backoffMs?: (failures: number) => number;
-  /** Waits `ms` or until the signal aborts; a test's fake clock can stand in for it. */
+  /** Waits `ms`, or rejects with StopRequested when the signal aborts; a test's fake clock can stand in for it. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -106,7 +107,10 @@ export async function watchNamedObject(api: KubeWatchApi, options: WatchNamedObj
       const retryInMs = backoffMs(failures);
       following = false;
       onState({ following: false, error, retryInMs });
-      await sleep(retryInMs, signal);
+      // A stop during the wait ends the follow as a stop anywhere else does: quietly.
+      await sleep(retryInMs, signal).catch((stopped: unknown) => {
+        if (!(stopped instanceof StopRequested)) throw stopped;
+      });
     }
   }
 }
@@ -120,19 +124,4 @@ export class WatchErrorEvent extends Error {
     super(`the watch ended with an error${status.code ? ` (${status.code})` : ''}: ${status.message ?? 'no message'}`);
     this.code = status.code;
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -8,7 +8,7 @@ import {
 } from './migration-report.ts';
 import type { Tally } from './object-tally.ts';
 import type { StopCause } from './retry-policy.ts';
-import { describeRecord, type RecordRef, type ShardsVerdict } from './shard-record.ts';
+import { describeRecord, type RecordRef, type ShardTally } from './shard-record.ts';
 import type { Shard } from './shard.ts';
 
 /** How the run ended: its outcome, why when it stopped early, and storedVersions as it left it. */
@@ -23,7 +23,7 @@ export interface Finish {
 /** What this shard wrote to the record, and what the record then said of every shard. */
 export interface ShardRecorded {
   recorded: 'succeeded' | 'failed';
-  shards: ShardsVerdict;
+  shards: ShardTally;
 }
 
 /** What the report says of the run besides its objects: what was asked, of which CRD, and how long it took. */

@@ -1,7 +1,7 @@
 import type { StopCause } from './retry-policy.ts';
-import { describeWaiting, type ShardsVerdict } from './shard-record.ts';
+import { describeWaiting, type ShardTally } from './shard-record.ts';
 import { namespacedName } from '../contract/values/kube-object.ts';
-import { commandErrors } from '../errors.ts';
+import type { CommandAnswer } from '../errors.ts';
 
 /** What a migration run did, object by object counted, for the summary, the JSON report and the exit code. */
 export interface MigrationReport {
@@ -50,7 +50,7 @@ export interface ShardReport {
   /** What this shard wrote to the record; absent when it wrote nothing (a dry run, a run that stopped early). */
   recorded?: 'succeeded' | 'failed';
   /** What the record said of every shard right after this one wrote its result. */
-  shards?: ShardsVerdict;
+  shards?: ShardTally;
 }
 
 export type MigrationOutcome =
@@ -97,21 +97,24 @@ export interface ObjectFailure {
 }
 
 /**
- * 0: done (with --shard: this shard's part); 1: objects failed or the run could not finish (storedVersions untouched);
- * stopped by a signal: the exit of MIGRATION_INTERRUPTED (3), as when the stop comes before the CRD is read.
+ * What the run answers, as a code of the catalog (cli.ts turns it into the exit status): DONE (with --shard: this
+ * shard's part), NO when objects failed or the run could not finish (storedVersions untouched), and
+ * MIGRATION_INTERRUPTED when a signal stopped it, as when the stop comes before the CRD is read.
  */
-export function exitCodeOf(report: MigrationReport): number {
+export function migrationAnswer(report: MigrationReport): CommandAnswer | 'MIGRATION_INTERRUPTED' {
   switch (report.outcome) {
     case 'migrated':
     case 'shard-done':
     case 'nothing-to-do':
     case 'mended':
     case 'dry-run':
-      return 0;
+      return 'DONE';
     case 'interrupted':
-      return commandErrors.MIGRATION_INTERRUPTED.exitStatus;
-    default:
-      return 1;
+      return 'MIGRATION_INTERRUPTED';
+    case 'failed':
+    case 'aborted':
+    case 'crd-changed':
+      return 'NO';
   }
 }
 

@@ -1,4 +1,5 @@
-import { KubeApiError, KubeConfigurationError, KubeTransportError, type KubeApi } from '../kube/kube-api.ts';
+import { KubeApiError, KubeTransportError, type KubeApi } from '../kube/kube-api.ts';
+import { KubeconfigError } from '../kube/kubeconfig-error.ts';
 import { CrdShapeError, crdPath, readStorageFacts, type StorageFacts } from './custom-resource-definition.ts';
 import { describeError } from './halt.ts';
 import type { Failure } from './retry-policy.ts';
@@ -60,5 +61,5 @@ export function startError(failure: Failure, resource: string, server: string): 
     return new MigrationConfigError(`cannot read the CRD ${resource}: HTTP ${error.code}: ${error.message}`);
   }
   if (error instanceof KubeTransportError) return new MigrationConfigError(`cannot reach the API server at ${server}: ${error.message}`);
-  return new MigrationConfigError(error instanceof KubeConfigurationError ? error.message : `cannot read the CRD ${resource}: ${describeError(error)}`);
+  return new MigrationConfigError(error instanceof KubeconfigError ? error.message : `cannot read the CRD ${resource}: ${describeError(error)}`);
 }

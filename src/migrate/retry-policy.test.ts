@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, KubeConfigurationError, KubeTransportError } from '../kube/kube-api.ts';
+import { KubeApiError, KubeTransportError } from '../kube/kube-api.ts';
+import { KubeconfigError } from '../kube/kubeconfig-error.ts';
 import { classifyError, realSleep, retryDelayMs, withRetries, type Operation, type RetryPolicy } from './retry-policy.ts';
 import { StopRequested } from '../abort/stop-signal.ts';
 
@@ -22,7 +23,7 @@ describe('classifyError', () => {
   });
   it('stops the run with the real cause: 401 unauthorized anywhere, 403 forbidden on all but an object write', () => {
     for (const operation of operations) expect(classifyError(apiError(401), operation)).toMatchObject({ class: 'stop', cause: 'unauthorized' });
-    expect(classifyError(new KubeConfigurationError('exec plugin failed'), 'list')).toMatchObject({ class: 'stop', cause: 'unauthorized' });
+    expect(classifyError(new KubeconfigError({ problem: 'no-credentials', server: 'https://127.0.0.1:6443', detail: 'exec plugin failed' }), 'list')).toMatchObject({ class: 'stop', cause: 'unauthorized' });
     for (const operation of ['read-crd', 'list', 'write-status'] as const) expect(classifyError(apiError(403), operation)).toMatchObject({ class: 'stop', cause: 'forbidden' });
     expect(classifyError(apiError(422), 'write-status')).toMatchObject({ class: 'stop', cause: 'rejected' });
     expect(classifyError(apiError(400), 'list')).toMatchObject({ class: 'stop', cause: 'rejected' });

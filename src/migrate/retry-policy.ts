@@ -1,4 +1,5 @@
-import { KubeApiError, KubeConfigurationError, KubeTransportError } from '../kube/kube-api.ts';
+import { KubeApiError, KubeTransportError } from '../kube/kube-api.ts';
+import { KubeconfigError } from '../kube/kubeconfig-error.ts';
 import { abortableSleep, StopRequested } from '../abort/stop-signal.ts';
 
 /**
@@ -65,7 +66,7 @@ export type Classified = Failure | { class: 'retry' } | { class: 'crash' };
 export function classifyError(error: unknown, operation: Operation): Classified {
   if (error instanceof StopRequested) return { class: 'interrupted' };
   if (error instanceof KubeTransportError) return { class: 'retry' };
-  if (error instanceof KubeConfigurationError) return { class: 'stop', cause: 'unauthorized', error };
+  if (error instanceof KubeconfigError) return { class: 'stop', cause: 'unauthorized', error };
   if (!(error instanceof KubeApiError)) return { class: 'crash' };
   const { code } = error;
   if (code === 429 || code === 408 || code >= 500 || (code === 404 && error.objectName === undefined)) return { class: 'retry' };

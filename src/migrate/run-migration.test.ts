@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KubeApiError, KubeTransportError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
-import { exitCodeOf, renderSummary } from './migration-report.ts';
+import { migrationAnswer, renderSummary } from './migration-report.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import { realSleep } from './retry-policy.ts';
 import { MigrationConfigError, MigrationInterruptedError } from './migration-start.ts';
@@ -135,7 +135,7 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 10, rewritten: 10, current: 0, gone: 0, failed: 0 }, storedVersions: { before: ['v1beta1', 'v1'], after: ['v1'] } });
     expect(fake.crd.status.storedVersions).toEqual(['v1']);
     expect(fake.requests.filter((r) => r.startsWith('LIST'))).toEqual(['LIST ', 'LIST 4', 'LIST 8']);
-    expect(exitCodeOf(report)).toBe(0);
+    expect(migrationAnswer(report)).toBe('DONE');
   });
 
   it('counts 404 as gone and 409 as already current, and still trims', async () => {
@@ -171,7 +171,7 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     ]);
     expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
     expect(fake.requests).not.toContain('PUT crd/status');
-    expect(exitCodeOf(report)).toBe(1);
+    expect(migrationAnswer(report)).toBe('NO');
     expect(renderSummary(report)).toContain('maps/db-003: HTTP 422: admission webhook "x" denied the request: no');
   });
 
@@ -195,7 +195,7 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     expect(report.problem).toContain('etcd is down');
     expect(report.objects).toMatchObject({ seen: 5, failed: 0 });
     expect(fake.requests).not.toContain('PUT db-006');
-    expect(exitCodeOf(report)).toBe(1);
+    expect(migrationAnswer(report)).toBe('NO');
   });
 
   it('carries on from the token a 410 Expired offers', async () => {
@@ -270,7 +270,7 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     expect(report.objects.seen).toBeLessThan(8);
     expect(report.objects.rewritten).toBe(report.objects.seen);
     expect(fake.requests).not.toContain('PUT crd/status');
-    expect(exitCodeOf(report)).toBe(3);
+    expect(migrationAnswer(report)).toBe('MIGRATION_INTERRUPTED');
   });
 
   it('mends managedFields of a version no longer served, re-reading an object that changed meanwhile', async () => {
@@ -338,7 +338,7 @@ describe('runMigration: every error classified once, the report naming the real 
     expect(report).toMatchObject({ outcome: 'aborted', cause, objects: { failed: 0 } });
     expect(report.problem).toContain('not for you');
     expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
-    expect(exitCodeOf(report)).toBe(1);
+    expect(migrationAnswer(report)).toBe('NO');
   });
 
   it('calls retries that ran out "unavailable", with the last error', async () => {
@@ -374,7 +374,7 @@ describe('runMigration: a stop request ends every wait at once', () => {
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     expect(report).toMatchObject({ outcome: 'interrupted', objects: { seen: 5 } });
     expect(fake.requests).not.toContain('PUT crd/status');
-    expect(exitCodeOf(report)).toBe(3);
+    expect(migrationAnswer(report)).toBe('MIGRATION_INTERRUPTED');
   });
 
   it("in the rate limiter's wait", async () => {
@@ -427,7 +427,7 @@ describe('runMigration with --shard and --record', () => {
       reports.push(report);
       expect(writtenObjects(fake.requests.slice(before))).toEqual(ownObjects(4, index, 40));
       expect(report).toMatchObject({ outcome: 'shard-done', objects: { seen: ownObjects(4, index, 40).length }, shard: { index, count: 4, record: 'ops/mig', listed: 40, recorded: 'succeeded' } });
-      expect(exitCodeOf(report)).toBe(0);
+      expect(migrationAnswer(report)).toBe('DONE');
       expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
     }
     expect(reports.at(-1)!.shard!.shards).toEqual({ complete: false, succeeded: [0, 2, 3], failed: [], missing: [1], stale: [] });
@@ -455,7 +455,7 @@ describe('runMigration with --shard and --record', () => {
   it('trims once every shard is in, however they interleave when they run at once', async () => {
     const fake = fakeApi(60);
     const reports = await Promise.all([0, 1, 2, 3].map((index) => runMigration(fake.api, shardOptions(index, 4, { concurrency: 2 }))));
-    expect(reports.map((report) => exitCodeOf(report))).toEqual([0, 0, 0, 0]);
+    expect(reports.map((report) => migrationAnswer(report))).toEqual(['DONE', 'DONE', 'DONE', 'DONE']);
     expect(reports.filter((report) => report.outcome === 'migrated').length).toBeGreaterThanOrEqual(1);
     expect(fake.crd.status.storedVersions).toEqual(['v1']);
     expect(writtenObjects(fake.requests).sort()).toEqual([...fake.objects.keys()].sort());
@@ -468,7 +468,7 @@ describe('runMigration with --shard and --record', () => {
     const failed = await runMigration(fake.api, shardOptions(0, 2));
     expect(failed).toMatchObject({ outcome: 'failed', shard: { recorded: 'failed' }, failures: [{ name: refused, code: 422 }] });
     expect(failed.storedVersions.why).toBe('not trimmed: 1 object(s) were refused (this shard recorded "failed")');
-    expect(exitCodeOf(failed)).toBe(1);
+    expect(migrationAnswer(failed)).toBe('NO');
 
     const other = await runMigration(fake.api, shardOptions(1, 2));
     expect(other).toMatchObject({ outcome: 'shard-done', shard: { shards: { succeeded: [1], failed: [0] } } });

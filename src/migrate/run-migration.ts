@@ -13,7 +13,7 @@ import { Tally, type ObjectResult } from './object-tally.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep } from './retry-policy.ts';
-import { judgeShards, recordShardResult, type RecordRef, type Send, type ShardsVerdict } from './shard-record.ts';
+import { tallyShards, recordShardResult, type RecordRef, type Send, type ShardTally } from './shard-record.ts';
 import { inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
 import { trimStoredVersions } from './trim-stored-versions.ts';
@@ -299,7 +299,7 @@ class Migration {
   }
 
   /** With every object done (and a shard's result recorded): trim storedVersions, or say why it is left as it is. */
-  private async decideStoredVersions(shards: ShardsVerdict | undefined): Promise<Finish> {
+  private async decideStoredVersions(shards: ShardTally | undefined): Promise<Finish> {
     const unchanged = this.facts.storedVersions;
     const { counts, managedFields } = this.tally;
     if (counts.failed > 0) return { outcome: 'failed', storedVersionsAfter: unchanged };
@@ -315,7 +315,7 @@ class Migration {
     const expected = { generation: this.facts.generation, storageVersion: this.facts.storageVersion };
     const written = await recordShardResult(this.api, this.send, record, this.shard, { ...expected, result, objects: this.tally.counts.seen, finishedAt });
     if (!written.ok) return haltOn(written.failure, written.what, this.api.server);
-    return { recorded: result, shards: judgeShards(written.data, this.shard.count, expected) };
+    return { recorded: result, shards: tallyShards(written.data, this.shard.count, expected) };
   }
 
   private report(finish: Finish): MigrationReport {

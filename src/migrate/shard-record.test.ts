@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { KubeApiError, type KubeApi, type KubeResponse } from '../kube/kube-api.ts';
 import { withRetries } from './retry-policy.ts';
-import { describeWaiting, judgeShards, parseRecordRef, RecordFormatError, recordShardResult, shardKey, type Send, type ShardResult } from './shard-record.ts';
+import { describeWaiting, tallyShards, parseRecordRef, RecordFormatError, recordShardResult, shardKey, type Send, type ShardResult } from './shard-record.ts';
 
 const expected = { generation: 4, storageVersion: 'v1' };
 const result = (overrides: Partial<ShardResult> = {}): string =>
   JSON.stringify({ generation: 4, storageVersion: 'v1', result: 'succeeded', objects: 10, finishedAt: '2025-01-01T00:00:00Z', ...overrides });
 
-describe('judgeShards', () => {
+describe('tallyShards', () => {
   it('is complete only when every shard succeeded for this generation and storage version', () => {
     const data = { 'shard-0-of-3': result(), 'shard-1-of-3': result(), 'shard-2-of-3': result() };
-    expect(judgeShards(data, 3, expected)).toEqual({ complete: true, succeeded: [0, 1, 2], failed: [], missing: [], stale: [] });
+    expect(tallyShards(data, 3, expected)).toEqual({ complete: true, succeeded: [0, 1, 2], failed: [], missing: [], stale: [] });
   });
 
   it('tells missing, failed and stale shards apart', () => {
@@ -20,20 +20,20 @@ describe('judgeShards', () => {
       'shard-2-of-5': result({ generation: 3 }),
       'shard-3-of-5': result({ storageVersion: 'v1beta1' }),
     };
-    expect(judgeShards(data, 5, expected)).toEqual({ complete: false, succeeded: [0], failed: [1], missing: [4], stale: [2, 3] });
+    expect(tallyShards(data, 5, expected)).toEqual({ complete: false, succeeded: [0], failed: [1], missing: [4], stale: [2, 3] });
   });
 
   it("ignores keys of a run split into another number of shards, and takes an unreadable value as no result", () => {
     const data = { 'shard-0-of-2': result(), 'shard-1-of-2': result(), 'shard-0-of-1': 'not json', 'shard-0-of-3': '{"generation":"4"}' };
-    expect(judgeShards(data, 1, expected)).toMatchObject({ complete: false, missing: [0] });
-    expect(judgeShards(data, 3, expected)).toMatchObject({ complete: false, missing: [0, 1, 2] });
-    expect(judgeShards(undefined, 2, expected)).toMatchObject({ complete: false, missing: [0, 1] });
+    expect(tallyShards(data, 1, expected)).toMatchObject({ complete: false, missing: [0] });
+    expect(tallyShards(data, 3, expected)).toMatchObject({ complete: false, missing: [0, 1, 2] });
+    expect(tallyShards(undefined, 2, expected)).toMatchObject({ complete: false, missing: [0, 1] });
   });
 
   it('names every shard that holds the trim back', () => {
-    const verdict = judgeShards({ 'shard-0-of-4': result(), 'shard-2-of-4': result({ result: 'failed' }) }, 4, expected);
-    expect(describeWaiting(verdict, expected)).toBe('waiting for shards 1, 3; shard 2 failed (run it again); 1 of 4 succeeded for generation 4, storage version v1');
-    const stale = judgeShards({ 'shard-0-of-2': result(), 'shard-1-of-2': result({ generation: 2 }) }, 2, expected);
+    const tally = tallyShards({ 'shard-0-of-4': result(), 'shard-2-of-4': result({ result: 'failed' }) }, 4, expected);
+    expect(describeWaiting(tally, expected)).toBe('waiting for shards 1, 3; shard 2 failed (run it again); 1 of 4 succeeded for generation 4, storage version v1');
+    const stale = tallyShards({ 'shard-0-of-2': result(), 'shard-1-of-2': result({ generation: 2 }) }, 2, expected);
     expect(describeWaiting(stale, expected)).toBe('shard 1 recorded a result for another CRD generation or storage version (run it again); 1 of 2 succeeded for generation 4, storage version v1');
   });
 });

@@ -58,7 +58,7 @@ export function shardKey(shard: Shard): string {
 }
 
 /** What the record says of every shard of a run, for one CRD generation and storage version. */
-export interface ShardsVerdict {
+export interface ShardTally {
   /** Every shard succeeded for this generation and storage version: storedVersions may be trimmed. */
   complete: boolean;
   succeeded: number[];
@@ -70,33 +70,33 @@ export interface ShardsVerdict {
 }
 
 /**
- * Judges the ConfigMap's data for a run of `count` shards. Keys of another shard count (an earlier run split
+ * Tallies the ConfigMap's data for a run of `count` shards. Keys of another shard count (an earlier run split
  * differently) are not this run's and are ignored.
  */
-export function judgeShards(data: Record<string, string> | undefined, count: number, expected: { generation: number; storageVersion: string }): ShardsVerdict {
-  const verdict: ShardsVerdict = { complete: false, succeeded: [], failed: [], missing: [], stale: [] };
+export function tallyShards(data: Record<string, string> | undefined, count: number, expected: { generation: number; storageVersion: string }): ShardTally {
+  const tally: ShardTally = { complete: false, succeeded: [], failed: [], missing: [], stale: [] };
   for (let index = 0; index < count; index++) {
     const result = readResult(data?.[shardKey({ index, count })]);
-    if (!result) verdict.missing.push(index);
-    else if (result.generation !== expected.generation || result.storageVersion !== expected.storageVersion) verdict.stale.push(index);
-    else if (result.result === 'succeeded') verdict.succeeded.push(index);
-    else verdict.failed.push(index);
+    if (!result) tally.missing.push(index);
+    else if (result.generation !== expected.generation || result.storageVersion !== expected.storageVersion) tally.stale.push(index);
+    else if (result.result === 'succeeded') tally.succeeded.push(index);
+    else tally.failed.push(index);
   }
-  verdict.complete = verdict.succeeded.length === count;
-  return verdict;
+  tally.complete = tally.succeeded.length === count;
+  return tally;
 }
 
 /** The words after "storedVersions left as it was: ", naming every shard that holds the trim back. */
-export function describeWaiting(verdict: ShardsVerdict, expected: { generation: number; storageVersion: string }): string {
+export function describeWaiting(tally: ShardTally, expected: { generation: number; storageVersion: string }): string {
   const list = (indexes: number[]) => `${indexes.length === 1 ? 'shard' : 'shards'} ${indexes.join(', ')}`;
   const parts: string[] = [];
-  if (verdict.missing.length > 0) parts.push(`waiting for ${list(verdict.missing)}`);
-  if (verdict.failed.length > 0) parts.push(`${list(verdict.failed)} failed (run ${verdict.failed.length === 1 ? 'it' : 'them'} again)`);
-  if (verdict.stale.length > 0) {
-    parts.push(`${list(verdict.stale)} recorded a result for another CRD generation or storage version (run ${verdict.stale.length === 1 ? 'it' : 'them'} again)`);
+  if (tally.missing.length > 0) parts.push(`waiting for ${list(tally.missing)}`);
+  if (tally.failed.length > 0) parts.push(`${list(tally.failed)} failed (run ${tally.failed.length === 1 ? 'it' : 'them'} again)`);
+  if (tally.stale.length > 0) {
+    parts.push(`${list(tally.stale)} recorded a result for another CRD generation or storage version (run ${tally.stale.length === 1 ? 'it' : 'them'} again)`);
   }
-  const total = verdict.succeeded.length + verdict.failed.length + verdict.missing.length + verdict.stale.length;
-  return `${parts.join('; ')}; ${verdict.succeeded.length} of ${total} succeeded for generation ${expected.generation}, storage version ${expected.storageVersion}`;
+  const total = tally.succeeded.length + tally.failed.length + tally.missing.length + tally.stale.length;
+  return `${parts.join('; ')}; ${tally.succeeded.length} of ${total} succeeded for generation ${expected.generation}, storage version ${expected.storageVersion}`;
 }
 
 function readResult(value: string | undefined): ShardResult | undefined {

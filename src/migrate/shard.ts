@@ -37,10 +37,6 @@ export function parseShard(text: string): Shard {
   return { index, count };
 }
 
-export function describeShard(shard: Shard): string {
-  return `${shard.index}/${shard.count}`;
-}
-
 /** The shard an object belongs to among `count`; cluster-scoped objects hash as `/NAME`. */
 export function shardOf(metadata: { namespace?: string | undefined; name: string }, count: number): number {
   return fnv1a32(`${metadata.namespace ?? ''}/${metadata.name}`) % count;

@@ -106,7 +106,7 @@ function notCompiled(kinds: readonly string[], reason: string): CompiledClassifi
 }
 
 /** The schema at a path below `schema`, through object properties only. */
-export function schemaAt(schema: JSONSchemaProps | undefined, segments: readonly string[]): JSONSchemaProps | undefined {
+export function propertySchemaAt(schema: JSONSchemaProps | undefined, segments: readonly string[]): JSONSchemaProps | undefined {
   return segments.reduce<JSONSchemaProps | undefined>((node, segment) => node?.properties?.[segment], schema);
 }
 
@@ -160,7 +160,7 @@ function fieldProblem(form: FieldForm, schema: JSONSchemaProps): { problem: stri
 function compileField(form: FieldForm, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
   const segments = plainPath(form.path);
   if (segments === undefined) return notCompiled(kinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
-  const schema = schemaAt(site.schema, segments);
+  const schema = propertySchemaAt(site.schema, segments);
   if (schema === undefined) return notCompiled(kinds, undeclaredProblem(site.schema, segments, form.path));
   const checked = fieldProblem(form, schema);
   if ('problem' in checked) return notCompiled(kinds, checked.problem);
@@ -308,7 +308,7 @@ function compileKeyedList(form: KeyedListForm, site: CompareSite): CompiledClass
   const allKinds = [form.added, form.removed, ...form.items.flatMap((item) => item.kinds)];
   const segments = plainPath(form.path);
   if (segments === undefined) return notCompiled(allKinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
-  const schema = schemaAt(site.schema, segments);
+  const schema = propertySchemaAt(site.schema, segments);
   if (schema === undefined) return notCompiled(allKinds, undeclaredProblem(site.schema, segments, form.path));
   const checked = listProblem(schema, form.path, form.keys);
   if ('problem' in checked) return notCompiled(allKinds, checked.problem);
@@ -400,7 +400,7 @@ function keyedList(form: KeyedListForm, keyTypes: readonly KeyType[], site: Comp
     pairSite: (pair) => ({
       old: call('optional.of', [index(pair, int(0))]),
       new: call('optional.of', [index(pair, int(1))]),
-      schema: schemaAt(site.schema, segments)!.items,
+      schema: propertySchemaAt(site.schema, segments)!.items,
       field: at(after, index(pair, int(1))),
       item: itemName(index(pair, int(1))),
       depth: site.depth + 1,

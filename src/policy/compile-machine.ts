@@ -1,6 +1,6 @@
 import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
 import { staleOverrideNote } from '../contract/fsa/evaluate/transition-messages.ts';
-import type { TransitionMachine, UnclassifiedChanges } from '../contract/fsa/machine.ts';
+import type { Fsa, UnclassifiedChanges } from '../contract/fsa/machine.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
   and,
@@ -33,7 +33,7 @@ import { specCoverage } from '../contract/fsa/spec-coverage.ts';
 import { judgesUnclassifiedChanges, unclassifiedChangesIn, unclassifiedChangesInUnrecognisedPhase } from '../contract/fsa/unclassified-setting.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
-// The transition machine as CEL, judged as evaluateTransition judges an update: the state read from the old
+// The FSA as CEL, judged as evaluateTransition judges an update: the state read from the old
 // object, each change kind counted, unsupported changes refused, changes the state does not allow refused unless
 // the override annotation gives a reason, and two exclusive changes that would pass refused together. Where the
 // policy does not read the state (compile-state-reading.ts), each validation refuses only what every state refuses.
@@ -64,7 +64,7 @@ export type KindCoverage = { kind: string; enforcedBy: 'policy' } | { kind: stri
 // them is blank, for the webhook and the policy alike.
 const blankPattern = '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*$';
 
-export function compileMachine(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
+export function compileMachine(machine: Fsa<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
   const allKinds = Object.keys(machine.changeKinds);
   const reading = compileStateReading(machine, hubSchema);
   const read = readVariables();
@@ -130,7 +130,7 @@ interface RefusedEverywhere {
 }
 
 /** A state that allows any change allows everything; without one, unsupported changes are refused everywhere. */
-function refusedInEveryState(machine: TransitionMachine<string, string>, anyChangeStates: readonly string[]): RefusedEverywhere {
+function refusedInEveryState(machine: Fsa<string, string>, anyChangeStates: readonly string[]): RefusedEverywhere {
   const settings = new Set([...machine.states.map((name) => unclassifiedChangesIn(machine, name)), unclassifiedChangesInUnrecognisedPhase(machine)]);
   return {
     kind: (kind) => anyChangeStates.length === 0 && machine.changeKinds[kind]?.unsupported !== undefined,
@@ -140,7 +140,7 @@ function refusedInEveryState(machine: TransitionMachine<string, string>, anyChan
 }
 
 /** Why a kind the state decides is the webhook's where the policy does not read the state (the coverage says why not). */
-function stateDependent(machine: TransitionMachine<string, string>, kind: string): string {
+function stateDependent(machine: Fsa<string, string>, kind: string): string {
   const where = machine.changeKinds[kind]?.unsupported !== undefined
     ? `where any change is (${machine.states.filter((name) => machine.rules[name]?.anyChange).join(', ')})`
     : `in ${statesAllowing(machine, kind).join(', ')}`;
@@ -149,7 +149,7 @@ function stateDependent(machine: TransitionMachine<string, string>, kind: string
 
 const isUpdate = eq(member(ident('request'), 'operation'), str('UPDATE'));
 
-function compileClassifiers(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps, define: (hint: string, expression: Cel) => Cel) {
+function compileClassifiers(machine: Fsa<string, string>, hubSchema: JSONSchemaProps, define: (hint: string, expression: Cel) => Cel) {
   const sources: ChangeSource[] = [];
   const uncompiled: UncompiledKinds[] = [];
   for (const classifier of machine.classifiers) {
@@ -169,7 +169,7 @@ function compileClassifiers(machine: TransitionMachine<string, string>, hubSchem
 
 /** What the validations of a machine's change kinds read. */
 interface Judging {
-  machine: TransitionMachine<string, string>;
+  machine: Fsa<string, string>;
   /** CEL int: how many changes of the kind the update carries. */
   count(kind: string): Cel;
   /** CEL string: the first change of the kind, described. */

@@ -3,7 +3,7 @@ import { ContractDefinitionError, defineContract, metadataDeletionRule, type Con
 import { byDirection, whenDifferent } from '../contract/fsa/comparisons.ts';
 import { fieldClassifier } from '../contract/fsa/field-classifier.ts';
 import { keyedListClassifier } from '../contract/fsa/keyed-list-classifier.ts';
-import type { Classifier, TransitionMachine } from '../contract/fsa/machine.ts';
+import type { Classifier, Fsa } from '../contract/fsa/machine.ts';
 import { nodePoolContract } from '../contract/fsa/node-pool.fixture.ts';
 import { toyConditionStates, toyMachine, type ToyChange, type ToyState } from '../contract/fsa/toy-machine.fixture.ts';
 import { readInteger, readQuantity, readString } from '../contract/fsa/value-readers.ts';
@@ -27,7 +27,7 @@ const toySpec: Record<string, JSONSchemaProps> = {
   color: { type: 'string', maxLength: 63 },
 };
 
-function toyContract(machine: TransitionMachine<string, string>, schema = widgetSchema(toySpec), extra: Partial<Parameters<typeof defineContract>[0]> = {}): Contract {
+function toyContract(machine: Fsa<string, string>, schema = widgetSchema(toySpec), extra: Partial<Parameters<typeof defineContract>[0]> = {}): Contract {
   return defineContract({
     identity: { group: 'toy.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
     hub: 'v1',
@@ -38,7 +38,7 @@ function toyContract(machine: TransitionMachine<string, string>, schema = widget
   });
 }
 
-function withClassifiers(classifiers: readonly Classifier<ToyChange>[]): TransitionMachine<ToyState, ToyChange> {
+function withClassifiers(classifiers: readonly Classifier<ToyChange>[]): Fsa<ToyState, ToyChange> {
   return { ...toyMachine, classifiers };
 }
 
@@ -93,7 +93,7 @@ describe('compileContractPolicy: coverage', () => {
   // defineContract refuses such a classifier first (classifier-reach.ts); the compiler still says why for one that
   // carries a form but no target, which defineContract cannot check.
   it('refuses a field whose schema type is not what its reader reads, or that the schema does not declare', () => {
-    const untargeted = (machine: TransitionMachine<ToyState, ToyChange>) => withClassifiers(machine.classifiers.map(({ target: _, ...classifier }) => classifier));
+    const untargeted = (machine: Fsa<ToyState, ToyChange>) => withClassifiers(machine.classifiers.map(({ target: _, ...classifier }) => classifier));
     const stringSize = widgetSchema({ ...toySpec, size: { type: 'string', maxLength: 8 } });
     expect(() => toyContract(toyMachine, stringSize)).toThrow(ContractDefinitionError);
     expect(coverageOf(toyContract(untargeted(toyMachine), stringSize))['size.up']).toMatch(/read as an integer but the hub schema's type is string/);
@@ -220,7 +220,7 @@ describe('metadataDeletionRule with a protection', () => {
 
 describe('compileContractPolicy: the state from the operator\'s phases', () => {
   const unbounded = widgetSchema(toySpec, { type: 'object', properties: { phase: { type: 'string' } } });
-  const sentences = { ...toyMachine, phases: { 'Cluster in healthy state': 'Active', 'Upgrading cluster': 'Busy' } } as TransitionMachine<string, string>;
+  const sentences = { ...toyMachine, phases: { 'Cluster in healthy state': 'Active', 'Upgrading cluster': 'Busy' } } as Fsa<string, string>;
 
   it('compiles a table of phase sentences into literal comparisons, even where the CRD bounds no phase', () => {
     const policy = compileContractPolicy(toyContract(sentences, unbounded));
@@ -233,7 +233,7 @@ describe('compileContractPolicy: the state from the operator\'s phases', () => {
   });
 
   it('compiles the states\' own names the same way when the CRD bounds no phase', () => {
-    const policy = compileContractPolicy(toyContract(toyMachine as TransitionMachine<string, string>, unbounded));
+    const policy = compileContractPolicy(toyContract(toyMachine as Fsa<string, string>, unbounded));
     expect(policy.coverage.changeKinds.every((entry) => entry.enforcedBy === 'policy')).toBe(true);
     expect(policy.variables.find((variable) => variable.name === 'state')!.expression).toContain('variables.phase == "Busy" ? "Busy"');
   });
@@ -244,7 +244,7 @@ describe('compileContractPolicy: the state from the operator\'s phases', () => {
   });
 
   it("leaves what the state decides to the webhook when a state reader of its own reads it, and says why", () => {
-    const reading = { ...toyMachine, phasePath: undefined, readState: () => 'Active' } as TransitionMachine<string, string>;
+    const reading = { ...toyMachine, phasePath: undefined, readState: () => 'Active' } as Fsa<string, string>;
     const contract = toyContract(reading);
     const policy = compileContractPolicy(contract);
     for (const reason of Object.values(coverageOf(contract))) expect(reason).toContain('the policy does not read the state');
@@ -266,7 +266,7 @@ describe('compileContractPolicy: what every state refuses, where the policy cann
     states: ['Active', 'Busy', 'Broken', 'Gone'],
     initialState: 'Active',
     rules,
-  } as unknown as TransitionMachine<string, string>;
+  } as unknown as Fsa<string, string>;
 
   it('compiles the unsupported kinds, and exclusive combinations, as refused whatever the state', () => {
     const contract = toyContract(noAnyChange);
@@ -289,9 +289,9 @@ describe('compileContractPolicy: what every state refuses, where the policy cann
 
   it('compiles changes no change kind names where every state refuses them alike, and leaves them to the webhook where states differ', () => {
     const withPaused = widgetSchema({ ...toySpec, paused: { type: 'boolean' } });
-    const refused = compileContractPolicy(toyContract({ ...noAnyChange, unclassifiedChanges: 'refused' } as TransitionMachine<string, string>, withPaused));
+    const refused = compileContractPolicy(toyContract({ ...noAnyChange, unclassifiedChanges: 'refused' } as Fsa<string, string>, withPaused));
     expect(refused.coverage.unclassified).toEqual({ judged: true, compiled: true, webhookOnly: [] });
-    const mixed = { ...noAnyChange, unclassifiedChanges: 'refused', rules: { ...noAnyChange.rules, Active: { ...toyMachine.rules.Active, unclassifiedChanges: 'allowed' } } } as TransitionMachine<string, string>;
+    const mixed = { ...noAnyChange, unclassifiedChanges: 'refused', rules: { ...noAnyChange.rules, Active: { ...toyMachine.rules.Active, unclassifiedChanges: 'allowed' } } } as Fsa<string, string>;
     expect(compileContractPolicy(toyContract(mixed, withPaused)).coverage.unclassified).toEqual({
       judged: true,
       compiled: false,
@@ -306,7 +306,7 @@ describe('compileContractPolicy: the state from conditionStates', () => {
     items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' } } },
   };
   const status = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({ type: 'object', properties });
-  const byConditions = { ...toyMachine, phasePath: undefined, conditionStates: toyConditionStates } as TransitionMachine<string, string>;
+  const byConditions = { ...toyMachine, phasePath: undefined, conditionStates: toyConditionStates } as Fsa<string, string>;
 
   it('compiles every kind, reading the first conditions by index and each test once', () => {
     const contract = toyContract(byConditions, widgetSchema(toySpec, status({ conditions, observedGeneration: { type: 'integer' } })));
@@ -345,14 +345,14 @@ describe('compileContractPolicy: readings that fail closed', () => {
       fieldClassifier({ path: 'label', absentMeans: cannotRead("the operator's default"), read: readString, compare: whenDifferent('label') }),
       ...toyMachine.classifiers.filter((classifier) => !classifier.kinds.includes('label')),
     ]);
-    expect(coverageOf(toyContract(machine as TransitionMachine<string, string>)).label).toBe(
+    expect(coverageOf(toyContract(machine as Fsa<string, string>)).label).toBe(
       "an absent \"label\" reads as cannotRead (the operator's default): the policy does not compile readings that fail closed",
     );
   });
 });
 
 describe('compileContractPolicy: changes no change kind names', () => {
-  const strict = { ...toyMachine, unclassifiedChanges: 'refused-unless-overridden' } as TransitionMachine<string, string>;
+  const strict = { ...toyMachine, unclassifiedChanges: 'refused-unless-overridden' } as Fsa<string, string>;
   const withPaused = widgetSchema({ ...toySpec, paused: { type: 'boolean' }, notes: { type: 'string' } });
   const validationReading = (policy: ReturnType<typeof compileContractPolicy>) => policy.validations.filter((validation) => validation.expression.includes('variables.unclassified_change'));
 
@@ -385,14 +385,14 @@ describe('compileContractPolicy: changes no change kind names', () => {
 
   it('leaves them all to the webhook when a classifier has no target, or the machine reads its state with code', () => {
     const own: Classifier<ToyChange> = { kinds: ['label'], classify: () => [] };
-    const untargeted = compileContractPolicy(toyContract({ ...strict, classifiers: [...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')), own] } as TransitionMachine<string, string>, withPaused));
+    const untargeted = compileContractPolicy(toyContract({ ...strict, classifiers: [...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')), own] } as Fsa<string, string>, withPaused));
     expect(untargeted.coverage.unclassified.webhookOnly).toEqual([{ field: 'spec', reason: expect.stringContaining('a classifier without a target') }]);
     expect(validationReading(untargeted)).toEqual([]);
     const { phasePath: _phasePath, ...strictWithoutPhase } = strict;
-    const reader = compileContractPolicy(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as TransitionMachine<string, string>, withPaused));
+    const reader = compileContractPolicy(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as Fsa<string, string>, withPaused));
     // The toy machine allows any change in Draft, so states decide them differently.
     expect(reader.coverage.unclassified.webhookOnly).toEqual([{ field: 'spec', reason: 'states decide them differently, and the policy does not read the state' }]);
-    expect(renderPolicyCoverage(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as TransitionMachine<string, string>, withPaused), reader)).toContain(
+    expect(renderPolicyCoverage(toyContract({ ...strictWithoutPhase, readState: () => 'Active' } as Fsa<string, string>, withPaused), reader)).toContain(
       '| spec | webhook only | states decide them differently, and the policy does not read the state |',
     );
   });

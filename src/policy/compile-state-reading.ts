@@ -1,4 +1,4 @@
-import type { ConditionStateRule, StatusTest, TransitionMachine } from '../contract/fsa/machine.ts';
+import type { ConditionStateRule, StatusTest, Fsa } from '../contract/fsa/machine.ts';
 import { readsPhase } from '../contract/fsa/phase.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
@@ -26,7 +26,7 @@ import {
   str,
   type Cel,
 } from './cel.ts';
-import { schemaAt } from './compile-classifiers.ts';
+import { propertySchemaAt } from './compile-classifiers.ts';
 import type { PolicyVariable } from './policy-parts.ts';
 
 // The state an update starts from, as CEL, read as recordedState reads it: deleting once a deletion has started,
@@ -73,7 +73,7 @@ const deleting = method(optionalMember(member(oldObject, 'metadata'), 'deletionT
 // JavaScript holds integers exactly up to 2^53-1; the webhook reads no generation past it, nor does the CEL.
 const largestExactInteger = Number.MAX_SAFE_INTEGER;
 
-export function compileStateReading(machine: TransitionMachine<string, string>, hubSchema: JSONSchemaProps): StateReadingCel {
+export function compileStateReading(machine: Fsa<string, string>, hubSchema: JSONSchemaProps): StateReadingCel {
   if (readsPhase(machine)) {
     const problem = phaseProblem(machine, hubSchema);
     return problem === undefined ? phaseReading(machine, hubSchema) : unreadable(machine, problem);
@@ -86,7 +86,7 @@ export function compileStateReading(machine: TransitionMachine<string, string>, 
 }
 
 /** Only a deletion tells the state: `state` is the deleting state then, and "" otherwise. */
-function unreadable(machine: TransitionMachine<string, string>, reason: string): StateReadingCel {
+function unreadable(machine: Fsa<string, string>, reason: string): StateReadingCel {
   return {
     coverage: { readBy: 'none', reason },
     variables: [
@@ -98,10 +98,10 @@ function unreadable(machine: TransitionMachine<string, string>, reason: string):
   };
 }
 
-function phaseProblem(machine: TransitionMachine<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): string | undefined {
+function phaseProblem(machine: Fsa<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): string | undefined {
   const segments = machine.phasePath.split('.');
   if (!segments.every(isPlainFieldName)) return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
-  const phase = schemaAt(hubSchema, segments);
+  const phase = propertySchemaAt(hubSchema, segments);
   if (phase?.type !== 'string') return `the phase path "${machine.phasePath}" is not a string field of the hub schema`;
   return undefined;
 }
@@ -114,11 +114,11 @@ function phaseProblem(machine: TransitionMachine<string, string> & { phasePath: 
  * crdgate does not own, and cannot add a maxLength to) still compiles. An unrecognised phase is then "", and the
  * message does not quote it, since its length, and so the cost of quoting it, is unbounded.
  */
-function phaseReading(machine: TransitionMachine<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): StateReadingCel {
+function phaseReading(machine: Fsa<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): StateReadingCel {
   const phasePath = machine.phasePath.split('.');
   const phase = method(optionalField(oldObject, phasePath), 'orValue', str(''));
   const deletingOr = (rest: Cel) => cond(deleting, str(machine.deletingState), rest);
-  const schema = schemaAt(hubSchema, phasePath);
+  const schema = propertySchemaAt(hubSchema, phasePath);
   const bounded = schema?.maxLength !== undefined || schema?.enum !== undefined;
   const quoted = (value: Cel) => concat(str('in the unrecognised phase "'), value, str('"'));
   const coverage: StateCoverage = { readBy: 'phase', path: machine.phasePath };
@@ -146,14 +146,14 @@ function conditionsProblem(rules: readonly ConditionStateRule<string>[], hubSche
   const tests = rules.flatMap((rule) => rule.when);
   const conditionTests = tests.filter(isConditionTest);
   if (conditionTests.length > 0) {
-    const conditions = schemaAt(hubSchema, ['status', 'conditions']);
+    const conditions = propertySchemaAt(hubSchema, ['status', 'conditions']);
     const item = conditions?.items;
     if (conditions?.type !== 'array' || item?.type !== 'object') return 'the hub schema declares no status.conditions list of objects, so the policy cannot read the conditions';
     const fields = new Set(['type', ...conditionTests.flatMap((test) => [...('status' in test && test.status !== undefined ? ['status'] : []), ...('reason' in test && test.reason !== undefined ? ['reason'] : [])])]);
     const missing = [...fields].filter((field) => item.properties?.[field]?.type !== 'string');
     if (missing.length > 0) return `the items of status.conditions in the hub schema declare no string ${missing.join(', ')}, which the conditionStates rules test`;
   }
-  if (tests.some((test) => 'observedGeneration' in test) && schemaAt(hubSchema, ['status', 'observedGeneration'])?.type !== 'integer') {
+  if (tests.some((test) => 'observedGeneration' in test) && propertySchemaAt(hubSchema, ['status', 'observedGeneration'])?.type !== 'integer') {
     return 'the hub schema declares no integer status.observedGeneration, which the conditionStates rules test';
   }
   return undefined;
@@ -164,7 +164,7 @@ function conditionsProblem(rules: readonly ConditionStateRule<string>[], hubSche
  * observed generation only if it is an integer JavaScript holds exactly; the first rule whose tests all hold names the
  * state, else it is unrecognised (""). Each test is a variable, evaluated at most once per request.
  */
-function conditionsReading(machine: TransitionMachine<string, string>, rules: readonly ConditionStateRule<string>[]): StateReadingCel {
+function conditionsReading(machine: Fsa<string, string>, rules: readonly ConditionStateRule<string>[]): StateReadingCel {
   const status = member(oldObject, 'status');
   const statusIsObject = and(has(oldObject, 'status'), hasType(status, 'map'));
   const variables: PolicyVariable[] = [

@@ -15,7 +15,7 @@ import {
   whenDifferent,
   type Contract,
   type JSONSchemaProps,
-  type TransitionMachine,
+  type Fsa,
 } from '../index.ts';
 
 // A second contract for the policy compiler, unlike the GeoDatabase in every way the compiler cares about: a
@@ -132,7 +132,7 @@ export const messageBrokerSchemaV1: JSONSchemaProps = {
 const capacity = ['brokers.add', 'memory.change'] as const;
 const queueChanges = ['queue.add', 'queue.remove', 'queue.grow', 'queue.shrink'] as const;
 
-export const messageBrokerMachine: TransitionMachine<MessageBrokerState, MessageBrokerChange> = {
+export const messageBrokerMachine: Fsa<MessageBrokerState, MessageBrokerChange> = {
   name: 'MessageBroker',
   subject: 'broker cluster',
   states: ['Pending', 'Queued', 'Provisioning', 'Running', 'Rebalancing', 'Upgrading', 'Degraded', 'Failed', 'Terminating'],

@@ -19,7 +19,7 @@ export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy)
   const sections = [
     `${contract.identity.kind}: what the ValidatingAdmissionPolicy enforces even while crdgate is down`,
     ...(policy.coverage.state === undefined ? [] : [stateSentence(policy.coverage.state)]),
-    ...(kindRows.length > 0 ? [['| change kind | enforced by | why not by the policy |', '|---|---|---|', ...kindRows].join('\n')] : ['No transition machine.']),
+    ...(kindRows.length > 0 ? [['| change kind | enforced by | why not by the policy |', '|---|---|---|', ...kindRows].join('\n')] : ['No FSA.']),
     ...unclassifiedSection(policy.coverage.unclassified, kindRows.length > 0),
     ...(ruleRows.length > 0 ? [['| deletion rule | enforced by | why not by the policy |', '|---|---|---|', ...ruleRows].join('\n')] : []),
     ...(subresources.length > 0

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defineContract, type Contract, type JSONSchemaProps } from '../index.ts';
 import { classifyChanges, evaluateTransition } from '../contract/fsa/evaluate/evaluate-transition.ts';
-import type { StateReader, TransitionMachine } from '../contract/fsa/machine.ts';
+import type { StateReader, Fsa } from '../contract/fsa/machine.ts';
 import { toyConditionStates, toyMachine } from '../contract/fsa/toy-machine.fixture.ts';
 import { unclassifiedChangesIn, unclassifiedChangesInUnrecognisedPhase } from '../contract/fsa/unclassified-setting.ts';
 import { compileContractPolicy } from './compile-policy.ts';
@@ -34,7 +34,7 @@ const specSchema: JSONSchemaProps = {
   properties: { size: { type: 'integer' }, label: { type: 'string', maxLength: 63 }, color: { type: 'string', maxLength: 63 }, paused: { type: 'boolean' } },
 };
 
-function contractOf(machine: TransitionMachine<string, string>): Contract {
+function contractOf(machine: Fsa<string, string>): Contract {
   return defineContract({
     identity: { group: 'toy.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
     hub: 'v1',
@@ -51,9 +51,9 @@ const base = {
   ...toyWithoutPhase,
   unclassifiedChanges: 'refused-unless-overridden',
   rules: { ...toyMachine.rules, Busy: { ...toyMachine.rules.Busy, unclassifiedChanges: 'refused' } },
-} as TransitionMachine<string, string>;
+} as Fsa<string, string>;
 
-const conditionsMachine: TransitionMachine<string, string> = { ...base, conditionStates: toyConditionStates };
+const conditionsMachine: Fsa<string, string> = { ...base, conditionStates: toyConditionStates };
 
 const ready = (status: unknown, reason?: unknown) => ({ type: 'Ready', status, ...(reason === undefined ? {} : { reason }) });
 const filler = (count: number) => Array.from({ length: count }, (_, index) => ({ type: `Probe${index}`, status: 'True' }));
@@ -115,20 +115,20 @@ function policyAnswers(contract: Contract, cases: readonly Update[]): boolean[] 
 }
 
 /** What the webhook decides in each reading the policy cannot tell apart: every state, and an unrecognised one. */
-function everyReading(machine: TransitionMachine<string, string>, update: Update): boolean[] {
+function everyReading(machine: Fsa<string, string>, update: Update): boolean[] {
   const readers: StateReader<string>[] = [...machine.states.map((state) => () => state), () => ({ unrecognised: 'elsewhere' })];
   const { conditionStates: _conditions, ...others } = machine;
   return readers.map((readState) => evaluateTransition({ ...others, readState }, update.old, update.new).allowed);
 }
 
 /** The setting for changes no change kind names in every state and an unrecognised one, if they share one. */
-function settingEverywhere(machine: TransitionMachine<string, string>): string | undefined {
+function settingEverywhere(machine: Fsa<string, string>): string | undefined {
   const settings = new Set([...machine.states.map((state) => unclassifiedChangesIn(machine, state)), unclassifiedChangesInUnrecognisedPhase(machine)]);
   return settings.size === 1 ? [...settings][0] : undefined;
 }
 
 /** An update carrying a change every state refuses: the policy refuses it, its state read or not. */
-function refusedEverywhere(machine: TransitionMachine<string, string>, update: Update): boolean {
+function refusedEverywhere(machine: Fsa<string, string>, update: Update): boolean {
   if (machine.states.some((state) => machine.rules[state]?.anyChange)) return false;
   const [oldSpec, newSpec] = [(update.old as { spec: Spec }).spec, (update.new as { spec: Spec }).spec];
   const changes = classifyChanges(machine, oldSpec, newSpec);
@@ -145,7 +145,7 @@ function refusedEverywhere(machine: TransitionMachine<string, string>, update: U
  * The webhook's decision on a deletion, where the policy knows the state: as it is, but for a change no change kind
  * names where states decide those differently, which the policy does not compare at all (it leaves them to the webhook).
  */
-function decidedWhileDeleting(machine: TransitionMachine<string, string>, update: Update): boolean {
+function decidedWhileDeleting(machine: Fsa<string, string>, update: Update): boolean {
   if (settingEverywhere(machine) !== undefined) return evaluateTransition(machine, update.old, update.new).allowed;
   const paused = (update.old as { spec: Spec }).spec['paused'];
   const { paused: _paused, ...spec } = (update.new as { spec: Spec }).spec;
@@ -194,7 +194,7 @@ describe('conditionStates without a state that allows any change: past the condi
     initialState: 'Active',
     rules,
     conditionStates: conditionsMachine.conditionStates!.slice(1),
-  } as TransitionMachine<string, string>;
+  } as Fsa<string, string>;
   const contract = contractOf(machine);
   const many = fc.constantFrom(conditionLists.at(-1), conditionLists.at(-2)).map((conditions) => ({ conditions, observedGeneration: 1 }));
   const cases = updates(many, 600, 42).filter((update) => !isDeleting(update));
@@ -211,9 +211,9 @@ describe('conditionStates without a state that allows any change: past the condi
 describe('a state reader of its own: the policy refuses what every state refuses, and decides a deletion', () => {
   const reader = (object: { status?: unknown }) => (object.status === undefined ? undefined : 'Active');
   const { Draft: _draft, ...rules } = base.rules;
-  const withoutAnyChange = { ...base, states: ['Active', 'Busy', 'Broken', 'Gone'], initialState: 'Active', rules, readState: reader } as TransitionMachine<string, string>;
-  const strict = { ...withoutAnyChange, unclassifiedChanges: 'refused', rules: { ...rules, Busy: toyMachine.rules.Busy } } as TransitionMachine<string, string>;
-  const withAnyChange = { ...base, readState: reader } as TransitionMachine<string, string>;
+  const withoutAnyChange = { ...base, states: ['Active', 'Busy', 'Broken', 'Gone'], initialState: 'Active', rules, readState: reader } as Fsa<string, string>;
+  const strict = { ...withoutAnyChange, unclassifiedChanges: 'refused', rules: { ...rules, Busy: toyMachine.rules.Busy } } as Fsa<string, string>;
+  const withAnyChange = { ...base, readState: reader } as Fsa<string, string>;
   const statuses = fc.constantFrom(undefined, { conditions: [] });
 
   for (const [name, machine] of [['without a state that allows any change', withoutAnyChange], ['refusing changes no change kind names in every state', strict], ['with a state that allows any change', withAnyChange]] as const) {

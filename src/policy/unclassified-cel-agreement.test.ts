@@ -6,7 +6,7 @@ import { whenDifferent } from '../contract/fsa/comparisons.ts';
 import { evaluateTransition } from '../contract/fsa/evaluate/evaluate-transition.ts';
 import { fieldClassifier } from '../contract/fsa/field-classifier.ts';
 import { keyedListClassifier } from '../contract/fsa/keyed-list-classifier.ts';
-import type { Classifier, TransitionMachine } from '../contract/fsa/machine.ts';
+import type { Classifier, Fsa } from '../contract/fsa/machine.ts';
 import { specCoverage } from '../contract/fsa/spec-coverage.ts';
 import { findUnclassifiedChanges } from '../contract/fsa/unclassified-changes.ts';
 import { readInteger, readQuantity } from '../contract/fsa/value-readers.ts';
@@ -153,7 +153,7 @@ describe('the CEL of changes no change kind names, against the webhook\'s findin
 
 const states = ['Draft', 'Active', 'Busy', 'Broken', 'Gone'] as const;
 type State = (typeof states)[number];
-const machine: TransitionMachine<State, string> = {
+const machine: Fsa<State, string> = {
   name: 'Widget',
   subject: 'widget',
   states,

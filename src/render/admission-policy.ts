@@ -7,7 +7,7 @@ import type { Manifest, ManifestFile } from './manifest.ts';
 import { scaleWebhookName } from './webhook-names.ts';
 import { contractWebhooks } from './webhook-reach.ts';
 
-// The policy floor: what the API server enforces itself, from the contract's compiled transition machine and
+// The policy floor: what the API server enforces itself, from the contract's compiled FSA and
 // deletion protections, whether crdgate is up or not.
 
 export function admissionPolicyName(installName: string, contract: Contract): string {
@@ -100,7 +100,7 @@ export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contra
   ];
 }
 
-const policyComment = `The policy floor: the transition machine and deletion protections compiled to CEL in a
+const policyComment = `The policy floor: the FSA and deletion protections compiled to CEL in a
 ValidatingAdmissionPolicy, and the library's defaults in a MutatingAdmissionPolicy, enforced and set by the API
 server itself even while crdgate is down. crdgate's webhooks stay the full authority; \`crdgate fsa --coverage\`
 says which change kinds, rules and defaults the policies hold.`;

@@ -2,7 +2,7 @@ import { invariantMessage, modeChangeReason, modes, sizeField, spokeSizeField } 
 import type { ScaffoldNames } from './scaffold-names.ts';
 import { spokeVersions, versionIdentifier, versionKey, versionVariable, type ScaffoldShape } from './scaffold-shape.ts';
 
-// src/contract.ts of a scaffolded project: the hub's schema, a default, an invariant, a transition machine and,
+// src/contract.ts of a scaffolded project: the hub's schema, a default, an invariant, an FSA and,
 // with several versions, one conversion per other version (whose schema and mapping are in src/versions/).
 
 export function contractSource(n: ScaffoldNames, shape: ScaffoldShape): string {
@@ -20,7 +20,7 @@ export function contractSource(n: ScaffoldNames, shape: ScaffoldShape): string {
     'type Invariant',
     'type JSONSchemaProps',
     'type PrinterColumn',
-    'type TransitionMachine',
+    'type Fsa',
   ];
   const spokeImports = spokes.map(
     (version) => `import { ${versionVariable(version)}Mapping, ${versionVariable(version)}Schema } from './versions/${version}.ts';\n`,
@@ -120,7 +120,7 @@ type ${n.kind}Change = 'scale' | 'mode.change';
  * each. Here a Ready ${n.singular} may be scaled (the operator then reports Updating), and its mode never changes
  * once it exists. \`npm run fsa\` draws the machine.
  */
-export const ${n.camel}Machine: TransitionMachine<${n.kind}State, ${n.kind}Change> = {
+export const ${n.camel}Machine: Fsa<${n.kind}State, ${n.kind}Change> = {
   name: '${n.kind}',
   subject: '${n.singular}',
   states: ['Pending', 'Ready', 'Updating', 'Failed', 'Deleting'],

@@ -235,7 +235,7 @@ are that CRD, with crdgate's conversion webhook when there are several versions.
 ## 1. Add crdgate's rules
 
 \`${contractPath}\` has what crdgate adds to a CRD, marked TODO: invariants (rules across fields), and where to
-put computed defaults, the transition machine (which spec changes the operator can carry out in which phase),
+put computed defaults, the FSA (which spec changes the operator can carry out in which phase),
 deletion rules${spokeVersions(shape).length > 0 ? ' and the conversions between versions (they take the versions to be the same until you say how they differ)' : ''}.
 crdgate's contract guide, \`node_modules/crdgate/docs/contracts.md\`, describes every part. Once there is a transition
 machine, \`npm run fsa\` draws it.

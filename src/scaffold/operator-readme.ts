@@ -28,7 +28,7 @@ the CRD over. The contract, \`${contractPath}\`, reads a copy of the operator's 
 
 ## 1. Add crdgate's rules
 
-\`${contractPath}\` marks TODO where they go: invariants (rules across fields) and the transition machine: how to
+\`${contractPath}\` marks TODO where they go: invariants (rules across fields) and the FSA: how to
 read the operator's state (its phase strings through \`phases\`, or its conditions through \`conditionStates\`) and which spec
 changes it can carry out in each state. crdgate's guide for this, \`node_modules/crdgate/docs/guarding-an-operator.md\`,
 walks through it for a database operator; \`node_modules/crdgate/docs/contracts.md\` describes every part. Once there

@@ -17,7 +17,7 @@ export function invariantMessage(n: ScaffoldNames): string {
   return `a Standalone ${n.singular} runs exactly one replica`;
 }
 
-/** Why the transition machine refuses a change of mode once the object is provisioned. */
+/** Why the FSA refuses a change of mode once the object is provisioned. */
 export function modeChangeReason(n: ScaffoldNames): string {
   return `a ${n.singular} keeps the mode it was created with`;
 }

@@ -40,7 +40,7 @@ export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: Pi
     scripts: {
       test: "tsc --noEmit && node --test 'src/**/*.test.ts'",
       check: `crdgate check ${contract}`,
-      // A contract made from a CRD has a transition machine once one is written; until then fsa says there is none.
+      // A contract made from a CRD has an FSA once one is written; until then fsa says there is none.
       fsa: `crdgate fsa ${contract}`,
       start: `crdgate serve ${contract}`,
       dev: `crdgate dev ${contract}`,

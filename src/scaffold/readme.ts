@@ -24,7 +24,7 @@ rendered from it.
 
 \`${contractPath}\` starts with three placeholder fields, \`replicas\`, \`${sizeField}\` and \`mode\`, marked TODO,
 and every part of a contract working on them: the schema, a default, an invariant (a rule across fields) and the
-transition machine (which spec changes the operator can carry out in which phase).${
+FSA (which spec changes the operator can carry out in which phase).${
     spokes.length === 0
       ? ''
       : ` Each version other than the hub
@@ -56,7 +56,7 @@ one file yourself, \`npx node --test src/contract.test.ts\` (a plain \`node\` ol
   a failure.
 
 Also: \`npm run check -- -f examples/${n.singular}.yaml --defaulted yaml\` (the decision on one object, and the object
-with its defaults) and \`npm run fsa\` (the transition machine as a Mermaid diagram).
+with its defaults) and \`npm run fsa\` (the FSA as a Mermaid diagram).
 
 ## 3. Try it against a real API server
 

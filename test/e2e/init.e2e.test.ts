@@ -113,7 +113,7 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     // `npm run fsa` (docs/own-contracts.md): the machine drawn, or, made from a CRD, that none is written yet.
     const drawn = await runCommand('npm', ['run', '--silent', 'fsa'], project);
     if (crdGroup === undefined) expect({ code: drawn.exitCode, stdout: drawn.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^stateDiagram-v2$/m) });
-    else expect({ code: drawn.exitCode, stderr: drawn.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^crdgate fsa: no contract has a transition machine$/m) });
+    else expect({ code: drawn.exitCode, stderr: drawn.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^crdgate fsa: no contract has an FSA$/m) });
     // `npm run check -- -f examples/KIND.yaml --defaulted yaml` (docs/own-contracts.md, the project's README): the
     // example object allowed, and printed with its defaults.
     const example = `examples/${kind.toLowerCase()}.yaml`;

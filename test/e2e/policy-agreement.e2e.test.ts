@@ -32,7 +32,7 @@ import {
 } from './support/policy-pairs.ts';
 
 // Proof by difference: the ValidatingAdmissionPolicy crdgate renders from a contract must decide every UPDATE and
-// DELETE as crdgate's own transition machine and deletion rules decide it. A real kube-apiserver holds the CRD and
+// DELETE as crdgate's own FSA and deletion rules decide it. A real kube-apiserver holds the CRD and
 // the policy, and no webhook at all, so the API server's allow or deny is the policy's alone; crdgate's decision is
 // computed here, in-process, on the stored object as the API server returns it and the object as sent. Three
 // contracts: the example and MessageBroker read a phase; DbPooler, an operator's kind, its state from conditionStates

@@ -45,7 +45,7 @@ describe.skipIf('unavailable' in controlPlane)('startTestEnvironment', () => {
     const created = (await env.client.create(validGeoDatabase(env.namespace, 'tiles'))) as { spec: { readReplicas?: number } };
     expect(created.spec.readReplicas).toBe(0);
 
-    // The operator's part: once it reports the database Ready, the transition machine guards its spec.
+    // The operator's part: once it reports the database Ready, the FSA guards its spec.
     for (const phase of ['Provisioning', 'Ready']) {
       const moved = await env.kubectl(['patch', 'geodatabase', 'tiles', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]);
       expect(moved).toMatchObject({ exitCode: 0, stderr: '' });

@@ -10,7 +10,7 @@ import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
-describe.skipIf(!controlPlane)('the transition machine behind the real API server', () => {
+describe.skipIf(!controlPlane)('the FSA behind the real API server', () => {
   const cp = controlPlane as ProvidedControlPlane;
   const scene = useCrdgateInFront(cp, 'crdgate-e2e-fsa');
   const create = (name: string) => scene().customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace: scene().namespace, body: validGeoDatabase(scene().namespace, name) });

@@ -1,5 +1,5 @@
-import { CommandError } from '../../errors.ts';
-import { createKubeApi, KubeConfigurationError, type KubeWatchApi } from '../../kube/kube-api.ts';
+import { createKubeApi, type KubeWatchApi } from '../../kube/kube-api.ts';
+import { loadKubeConfig } from '../../kube/kube-config.ts';
 import { kubeConfigFromFlags } from '../kube-options.ts';
 import type { KubeFlags } from './flags.ts';
 
@@ -17,7 +17,7 @@ const requestTimeoutMs = 30_000;
  * gate), made once. A kubeconfig named on the command line, or one --manage-certs needs, must load now (its problem
  * is a command error); a default one ($KUBECONFIG, ~/.kube/config, the in-cluster service account) that cannot load
  * yet is tried again at each use until it does, so a server started before its API server reaches it once it is
- * up. Its problem is then a KubeConfigurationError: the helpers log it as a reason, with no stack.
+ * up. Its problem is then a KubeconfigError: the helpers log it as a reason, with no stack.
  */
 export async function apiServerClient(
   kube: KubeFlags,
@@ -31,10 +31,12 @@ export async function apiServerClient(
   }
   let made: Promise<KubeWatchApi> | undefined;
   return () => {
-    made ??= makeApi().catch((error: unknown) => {
-      made = undefined;
-      throw error instanceof CommandError ? new KubeConfigurationError(error.message) : error;
-    });
+    made ??= loadKubeConfig(undefined, undefined, cwd)
+      .then((config) => createKubeApi(config, { timeoutMs: requestTimeoutMs }))
+      .catch((error: unknown) => {
+        made = undefined;
+        throw error;
+      });
     return made;
   };
 }

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { checkMachine } from './check-machine.ts';
 import { whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
-import type { TransitionMachine } from './machine.ts';
+import type { Fsa } from './machine.ts';
 import { toyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
 
-type Machine = TransitionMachine<ToyState, ToyChange>;
+type Machine = Fsa<ToyState, ToyChange>;
 
 /** The toy machine with some parts replaced; casts stand for machines that come from untyped code. */
 function broken(parts: Partial<Machine>): Machine {
@@ -98,13 +98,13 @@ describe('checkMachine: how the state is read', () => {
 });
 
 describe('checkMachine: conditionStates', () => {
-  const rules: TransitionMachine<ToyState, ToyChange>['conditionStates'] = [
+  const rules: Fsa<ToyState, ToyChange>['conditionStates'] = [
     { when: [{ condition: 'Ready', absent: true }], nothingRecorded: true },
     { when: [{ observedGeneration: 'behind' }], state: 'Busy' },
     { when: [{ condition: 'Ready', status: 'True' }], state: 'Active' },
     { when: [{ condition: 'Ready', status: 'False', reason: 'Stuck' }], state: 'Broken' },
   ];
-  const withRules = (conditionStates: unknown) => ({ ...toyMachine, phasePath: undefined, conditionStates } as TransitionMachine<ToyState, ToyChange>);
+  const withRules = (conditionStates: unknown) => ({ ...toyMachine, phasePath: undefined, conditionStates } as Fsa<ToyState, ToyChange>);
 
   it('reads the state from the rules alone', () => {
     expect(checkMachine(withRules(rules))).toEqual([]);

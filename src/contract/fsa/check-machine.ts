@@ -1,6 +1,6 @@
 import { isDns1123Subdomain } from '../values/dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
-import type { ConditionStateRule, StatusTest, TransitionMachine } from './machine.ts';
+import type { ConditionStateRule, StatusTest, Fsa } from './machine.ts';
 import { machineShapeProblems } from './machine-shape.ts';
 import { changePlaceholders } from './machine.ts';
 
@@ -17,7 +17,7 @@ const qualifiedNamePart = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
  * a user's contract module compiled by anything: its options' shape is checked first, and only a machine whose
  * every option has its type is checked further. The server refuses to start on any problem.
  */
-export function checkMachine<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+export function checkMachine<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const shape = machineShapeProblems(machine, { path: [], whole: 'the machine' });
   if (shape.length > 0) return shape;
   return [
@@ -32,7 +32,7 @@ export function checkMachine<S extends string, C extends string>(machine: Transi
   ];
 }
 
-function stateProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function stateProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const problems: string[] = [];
   const known = new Set<string>(machine.states);
   if (machine.states.length === 0) problems.push('the machine has no states');
@@ -62,7 +62,7 @@ function stateProblems<S extends string, C extends string>(machine: TransitionMa
  * The state is read one way: the phase at phasePath (through the operator's phase strings, each naming a state,
  * when there is a table), the conditionStates rules, or a state reader of one's own.
  */
-function stateReadingProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function stateReadingProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const problems: string[] = [];
   if (machine.phasePath !== undefined && machine.phasePath.trim() === '') problems.push("phasePath is empty: the machine cannot read an object's state");
   const readers = (['phasePath', 'phases', 'conditionStates', 'readState'] as const).filter((option) => machine[option] !== undefined);
@@ -84,7 +84,7 @@ function stateReadingProblems<S extends string, C extends string>(machine: Trans
 }
 
 /** Each rule names a state or says nothing is recorded yet, and each test is one of the three and can hold. */
-function conditionStatesProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>, rules: readonly ConditionStateRule<S>[]): string[] {
+function conditionStatesProblems<S extends string, C extends string>(machine: Fsa<S, C>, rules: readonly ConditionStateRule<S>[]): string[] {
   const problems: string[] = [];
   if (rules.length === 0) problems.push('conditionStates is empty: give the rules that read the state from the conditions');
   const alwaysHolds = rules.findIndex((rule) => rule.when.length === 0);
@@ -117,7 +117,7 @@ function statusTestProblems(test: StatusTest, place: string): string[] {
   return problems;
 }
 
-function changeKindProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function changeKindProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const problems: string[] = [];
   for (const [kind, definition] of kindEntries(machine)) {
     if (!changeKindName.test(kind)) problems.push(`change kind "${kind}" must be dotted lowercase, like storage.grow`);
@@ -137,7 +137,7 @@ function changeKindProblems<S extends string, C extends string>(machine: Transit
   return problems;
 }
 
-function ruleProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function ruleProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const problems: string[] = [];
   const states = new Set<string>(machine.states);
   for (const state of machine.states) if (machine.rules[state] === undefined) problems.push(`state ${state} has no rule`);
@@ -165,7 +165,7 @@ function ruleProblems<S extends string, C extends string>(machine: TransitionMac
   return problems;
 }
 
-function classifierProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function classifierProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const problems: string[] = [];
   const reported = new Set<string>(machine.classifiers.flatMap((classifier) => classifier.kinds));
   for (const kind of reported) {
@@ -178,7 +178,7 @@ function classifierProblems<S extends string, C extends string>(machine: Transit
 }
 
 /** The setting for changes no classifier names, nowhere that it could never apply (its values are the shape's). */
-function unclassifiedChangesProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function unclassifiedChangesProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   return machine.states.flatMap((state) => {
     const rule = machine.rules[state];
     return rule?.anyChange && rule.unclassifiedChanges !== undefined && rule.unclassifiedChanges !== 'allowed'
@@ -188,7 +188,7 @@ function unclassifiedChangesProblems<S extends string, C extends string>(machine
 }
 
 /** Every state must be reachable from the initial one through allowed changes, operator moves or a deletion. */
-function reachabilityProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function reachabilityProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   if (!machine.states.includes(machine.initialState)) return []; // reported already; every state would follow
   const edges = machineEdges(machine);
   const reached = new Set<S>([machine.initialState, machine.deletingState]);
@@ -207,7 +207,7 @@ function reachabilityProblems<S extends string, C extends string>(machine: Trans
 }
 
 /** A state the object can never leave is a trap, unless the object is going away or a person takes over. */
-function exitProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function exitProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const edges = machineEdges(machine);
   const problems: string[] = [];
   for (const state of machine.states) {
@@ -222,14 +222,14 @@ function exitProblems<S extends string, C extends string>(machine: TransitionMac
   return problems;
 }
 
-function overrideAnnotationProblems<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function overrideAnnotationProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   return isPrefixedAnnotationKey(machine.overrideAnnotation)
     ? []
     : [`override annotation "${machine.overrideAnnotation}" must be a prefixed annotation key, like example.com/override-transitions`];
 }
 
-function kindEntries<S extends string, C extends string>(machine: TransitionMachine<S, C>) {
-  return Object.entries(machine.changeKinds) as [C, TransitionMachine<S, C>['changeKinds'][C]][];
+function kindEntries<S extends string, C extends string>(machine: Fsa<S, C>) {
+  return Object.entries(machine.changeKinds) as [C, Fsa<S, C>['changeKinds'][C]][];
 }
 
 function isPrefixedAnnotationKey(key: string): boolean {

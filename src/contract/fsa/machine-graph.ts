@@ -1,4 +1,4 @@
-import type { TransitionMachine } from './machine.ts';
+import type { Fsa } from './machine.ts';
 
 /**
  * A move between states: the spec changes that lead from one state to another (grouped, so one edge carries
@@ -13,7 +13,7 @@ export type MachineEdge<S extends string, C extends string> =
  * (changes after which the object stays) are included; moves into the deleting state are not, since deletion
  * can start anywhere and is no rule of any one state.
  */
-export function machineEdges<S extends string, C extends string>(machine: TransitionMachine<S, C>): MachineEdge<S, C>[] {
+export function machineEdges<S extends string, C extends string>(machine: Fsa<S, C>): MachineEdge<S, C>[] {
   return machine.states.flatMap((from) => {
     const rule = machine.rules[from];
     if (rule === undefined) return [];

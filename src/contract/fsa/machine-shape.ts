@@ -17,7 +17,7 @@ import {
 import type { ClassifierTarget, ValueOrder, ValueReading } from './classifier-form.ts';
 import { unclassifiedChangesSettings } from './unclassified-setting.ts';
 
-// The shape of a transition machine's options (machine.ts), checked before the self-check reads any of them.
+// The shape of an FSA's options (machine.ts), checked before the self-check reads any of them.
 
 // Records over the union types, so that a reading or order added to classifier-form.ts fails the type check here
 // until the shape knows it too.
@@ -100,7 +100,7 @@ const changeKindDefinition = withFields('a change kind: { description, unsupport
   exclusive: maybe(flag),
 });
 
-export const machineShape = withFields('a transition machine: { name, subject, states, ..., rules, classifiers }', {
+export const machineShape = withFields('an FSA: { name, subject, states, ..., rules, classifiers }', {
   name: text('a string, the kind the machine is about'),
   subject: text('a string, how messages name the object'),
   states: stateNames,

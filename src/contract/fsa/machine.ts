@@ -2,13 +2,13 @@ import type { KubeObject } from '../values/kube-object.ts';
 import type { ClassifierForm, ClassifierTarget } from './classifier-form.ts';
 
 /**
- * The transition machine of a custom resource: which spec changes the operator can carry out in which lifecycle
+ * The FSA of a custom resource: which spec changes the operator can carry out in which lifecycle
  * state, and where each one takes it. It is data, so it can be checked at start-up (check-machine.ts), rendered
  * as a diagram (render-machine.ts) and applied to updates (evaluate-transition.ts) without a second source of truth.
  *
  * `S` names the states (Kubernetes phases, UpperCamelCase), `C` the kinds of change (`storage.grow`).
  */
-export interface TransitionMachine<S extends string, C extends string> {
+export interface Fsa<S extends string, C extends string> {
   /** The kind the machine is about, for diagram titles: `GeoDatabase`. */
   name: string;
   /** How messages refer to the object: "while the database is Upgrading". */
@@ -73,10 +73,10 @@ export interface TransitionMachine<S extends string, C extends string> {
   unclassifiedChanges?: UnclassifiedChanges;
 }
 
-/** See TransitionMachine.unclassifiedChanges. */
+/** See Fsa.unclassifiedChanges. */
 export type UnclassifiedChanges = 'allowed' | 'refused' | 'refused-unless-overridden';
 
-/** One rule of TransitionMachine.conditionStates: when every test holds, the state (or nothing recorded yet). */
+/** One rule of Fsa.conditionStates: when every test holds, the state (or nothing recorded yet). */
 export interface ConditionStateRule<S extends string> {
   /** Tests of the stored object's status, all of which must hold; an empty list always holds. */
   when: readonly StatusTest[];
@@ -101,7 +101,7 @@ export type StatusTest =
   | { condition: string; absent: true }
   | { observedGeneration: 'behind' | 'current' };
 
-/** See TransitionMachine.readState. */
+/** See Fsa.readState. */
 export type StateReader<S extends string> = (object: KubeObject) => S | undefined | { unrecognised: string };
 
 export interface ChangeKind {

@@ -7,7 +7,7 @@ import { compareNumbers } from './classifier-form.ts';
 import { byDirection, whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
 import { keyedListClassifier } from './keyed-list-classifier.ts';
-import type { TransitionMachine } from './machine.ts';
+import type { Fsa } from './machine.ts';
 import { readInteger, readQuantity, readString } from './value-readers.ts';
 
 // An operator's node pool, shaped as controller-gen renders Go types (written for crdgate's tests): storage volumes
@@ -74,7 +74,7 @@ export const nodePoolSchema: JSONSchemaProps = {
 type State = 'Pending' | 'Ready' | 'RollingUpdate' | 'NotReady' | 'Deleting';
 type Change = 'scale' | 'memory' | 'volume.add' | 'volume.remove' | 'volume.grow' | 'volume.shrink' | 'volume.retype' | 'volume.reclass' | 'listener.add' | 'listener.remove' | 'listener.retype';
 
-export const nodePoolMachine: TransitionMachine<State, Change> = {
+export const nodePoolMachine: Fsa<State, Change> = {
   name: 'NodePool',
   subject: 'node pool',
   states: ['Pending', 'Ready', 'RollingUpdate', 'NotReady', 'Deleting'],

@@ -1,6 +1,6 @@
 import { describeText, describeValue } from '../values/describe-value.ts';
 import type { KubeObject } from '../values/kube-object.ts';
-import type { StateReader, TransitionMachine } from './machine.ts';
+import type { StateReader, Fsa } from './machine.ts';
 import { valueAtPath } from '../values/field-path.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
 import { conditionStatesReader } from './condition-states.ts';
@@ -22,7 +22,7 @@ export type StateReading<S extends string> =
  * manifest, which seldom carries a status (`--state`, or the machine's steadyState).
  */
 export function readState<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   oldObject: KubeObject,
   assumed?: S,
 ): StateReading<S> {
@@ -35,7 +35,7 @@ export function readState<S extends string, C extends string>(
  * when it records none yet: no phase (absent, null, or "", a Go operator's zero value), a state reader that returns
  * undefined, or a conditionStates rule that says nothing is recorded.
  */
-export function recordedState<S extends string, C extends string>(machine: TransitionMachine<S, C>, object: KubeObject): StateReading<S> | undefined {
+export function recordedState<S extends string, C extends string>(machine: Fsa<S, C>, object: KubeObject): StateReading<S> | undefined {
   const deletionTimestamp = valueAtPath(object, 'metadata.deletionTimestamp');
   if (deletionTimestamp !== undefined && deletionTimestamp !== null) return { recognised: true, state: machine.deletingState };
   if (readsPhase(machine)) return recordedPhase(machine, valueAtPath(object, machine.phasePath));
@@ -46,16 +46,16 @@ export function recordedState<S extends string, C extends string>(machine: Trans
 }
 
 /** Whether the machine reads the state from the phase at phasePath, rather than from its conditions or with a reader of its own. */
-export function readsPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>): machine is TransitionMachine<S, C> & { phasePath: string } {
+export function readsPhase<S extends string, C extends string>(machine: Fsa<S, C>): machine is Fsa<S, C> & { phasePath: string } {
   return machine.readState === undefined && machine.conditionStates === undefined && machine.phasePath !== undefined;
 }
 
 /** A recorded phase as a state; nothing recorded yet is the initial state. */
-export function readPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>, phase: unknown): StateReading<S> {
+export function readPhase<S extends string, C extends string>(machine: Fsa<S, C>, phase: unknown): StateReading<S> {
   return recordedPhase(machine, phase) ?? { recognised: true, state: machine.initialState };
 }
 
-function recordedPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>, phase: unknown): StateReading<S> | undefined {
+function recordedPhase<S extends string, C extends string>(machine: Fsa<S, C>, phase: unknown): StateReading<S> | undefined {
   if (phase === undefined || phase === null || phase === '') return undefined;
   const state = machine.phases === undefined
     ? machine.states.find((name) => name === phase)
@@ -64,7 +64,7 @@ function recordedPhase<S extends string, C extends string>(machine: TransitionMa
   return state === undefined || !machine.states.includes(state) ? { recognised: false, phase: describeValue(phase) } : { recognised: true, state };
 }
 
-function readWithReader<S extends string, C extends string>(machine: TransitionMachine<S, C>, reader: StateReader<S>, object: KubeObject): StateReading<S> | undefined {
+function readWithReader<S extends string, C extends string>(machine: Fsa<S, C>, reader: StateReader<S>, object: KubeObject): StateReading<S> | undefined {
   let read: ReturnType<StateReader<S>>;
   try {
     read = reader(object);
@@ -85,7 +85,7 @@ export type PhaseMoveCheck = { expected: true } | { expected: false; message: st
  * saw), but it is worth a warning: either the operator or the machine is wrong.
  */
 export function checkPhaseMove<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   oldPhase: unknown,
   newPhase: unknown,
 ): PhaseMoveCheck {
@@ -99,7 +99,7 @@ export function checkPhaseMove<S extends string, C extends string>(
  * draws one warning, not one per status write.
  */
 export function checkStateMove<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   from: StateReading<S>,
   to: StateReading<S>,
   where: string,

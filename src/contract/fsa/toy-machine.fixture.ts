@@ -1,6 +1,6 @@
 import { byDirection, whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
-import type { ConditionStateRule, TransitionMachine } from './machine.ts';
+import type { ConditionStateRule, Fsa } from './machine.ts';
 import { readInteger, readString } from './value-readers.ts';
 import { compareNumbers } from './classifier-form.ts';
 
@@ -10,7 +10,7 @@ import { compareNumbers } from './classifier-form.ts';
 export type ToyState = 'Draft' | 'Active' | 'Busy' | 'Broken' | 'Gone';
 export type ToyChange = 'size.up' | 'size.down' | 'label' | 'color';
 
-export const toyMachine: TransitionMachine<ToyState, ToyChange> = {
+export const toyMachine: Fsa<ToyState, ToyChange> = {
   name: 'Widget',
   subject: 'widget',
   states: ['Draft', 'Active', 'Busy', 'Broken', 'Gone'],

@@ -1,4 +1,4 @@
-import type { TransitionMachine, UnclassifiedChanges } from './machine.ts';
+import type { Fsa, UnclassifiedChanges } from './machine.ts';
 import type { StateReading } from './phase.ts';
 
 // What each state does with a spec change no classifier reports: read here alone, so that the webhook's decision,
@@ -14,7 +14,7 @@ export const unclassifiedChangesSettings = ['allowed', 'refused', 'refused-unles
 export const defaultUnclassifiedChanges: UnclassifiedChanges = 'allowed';
 
 /** The setting in a state: allowed where any change is, else the state's own, else the machine's, else the default. */
-export function unclassifiedChangesIn<S extends string, C extends string>(machine: TransitionMachine<S, C>, state: S): UnclassifiedChanges {
+export function unclassifiedChangesIn<S extends string, C extends string>(machine: Fsa<S, C>, state: S): UnclassifiedChanges {
   const rule = machine.rules[state];
   if (rule?.anyChange) return 'allowed';
   return rule?.unclassifiedChanges ?? machine.unclassifiedChanges ?? defaultUnclassifiedChanges;
@@ -25,7 +25,7 @@ export function unclassifiedChangesIn<S extends string, C extends string>(machin
  * when every such state refuses them, allowed when every one allows them, and otherwise refused unless overridden,
  * as every classified change is there.
  */
-export function unclassifiedChangesInUnrecognisedPhase<S extends string, C extends string>(machine: TransitionMachine<S, C>): UnclassifiedChanges {
+export function unclassifiedChangesInUnrecognisedPhase<S extends string, C extends string>(machine: Fsa<S, C>): UnclassifiedChanges {
   const settings = new Set(machine.states.filter((state) => !machine.rules[state]?.anyChange).map((state) => unclassifiedChangesIn(machine, state)));
   if (settings.size === 0) return defaultUnclassifiedChanges;
   if (settings.size === 1) return [...settings][0]!;
@@ -33,11 +33,11 @@ export function unclassifiedChangesInUnrecognisedPhase<S extends string, C exten
 }
 
 /** The setting for the state an update starts from. */
-export function unclassifiedChangesFor<S extends string, C extends string>(machine: TransitionMachine<S, C>, state: StateReading<S>): UnclassifiedChanges {
+export function unclassifiedChangesFor<S extends string, C extends string>(machine: Fsa<S, C>, state: StateReading<S>): UnclassifiedChanges {
   return state.recognised ? unclassifiedChangesIn(machine, state.state) : unclassifiedChangesInUnrecognisedPhase(machine);
 }
 
 /** Whether some state refuses unclassified changes: only then is there anything to find, draw or compile. */
-export function judgesUnclassifiedChanges<S extends string, C extends string>(machine: TransitionMachine<S, C>): boolean {
+export function judgesUnclassifiedChanges<S extends string, C extends string>(machine: Fsa<S, C>): boolean {
   return machine.states.some((state) => unclassifiedChangesIn(machine, state) !== 'allowed');
 }

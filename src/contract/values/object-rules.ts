@@ -40,5 +40,5 @@ export interface UpdateFindings {
   auditAnnotations: Record<string, string>;
 }
 
-/** A rule about a spec change; the transition machine is one, risky-change warnings are another. */
+/** A rule about a spec change; the FSA is one, risky-change warnings are another. */
 export type UpdateRule<Spec = UntypedSpec> = (input: UpdateInput<Spec>) => UpdateFindings;

@@ -86,7 +86,7 @@ export function isQuantity(text: string): boolean {
 }
 
 // The same few spellings ("50Gi", "2Gi") come back on every admission request, each parsed several times (schema,
-// invariants, the transition machine), and exact parsing is BigInt arithmetic. A memo of a pure function, bounded:
+// invariants, the FSA), and exact parsing is BigInt arithmetic. A memo of a pure function, bounded:
 // whatever clients send, it holds at most this many entries, and is emptied when full.
 const maxRecentlyParsed = 512;
 const recentlyParsed = new Map<string, Quantity | undefined>();

@@ -1,4 +1,4 @@
-import { byDirection, byReleaseStep, compareQuantities, compareVersions, fieldClassifier, keyedListClassifier, parseVersion, readInteger, readQuantity, readString, whenDifferent, type Classifier, type TransitionMachine } from '../../index.ts';
+import { byDirection, byReleaseStep, compareQuantities, compareVersions, fieldClassifier, keyedListClassifier, parseVersion, readInteger, readQuantity, readString, whenDifferent, type Classifier, type Fsa } from '../../index.ts';
 import { annotations } from './types.ts';
 import { defaultRedisVersion } from './versions.ts';
 
@@ -52,7 +52,7 @@ const cacheClassifiers: readonly Classifier<GeoDatabaseChange>[] = [
 ];
 
 /** The GeoDatabase lifecycle: which changes the operator carries out in which phase. */
-export const geoDatabaseMachine: TransitionMachine<GeoDatabaseState, GeoDatabaseChange> = {
+export const geoDatabaseMachine: Fsa<GeoDatabaseState, GeoDatabaseChange> = {
   name: 'GeoDatabase',
   subject: 'database',
   states: ['Pending', 'Provisioning', 'Ready', 'Scaling', 'Resizing', 'Upgrading', 'Degraded', 'Failed', 'Deleting'],

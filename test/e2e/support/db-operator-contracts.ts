@@ -16,7 +16,7 @@ import {
   whenDifferent,
   type Contract,
   type KubeObject,
-  type TransitionMachine,
+  type Fsa,
 } from '../../../src/index.ts';
 
 // Contracts for an imagined database operator's kinds (test/fixtures/crds/dbops.example.com-operator.yaml), whose
@@ -36,7 +36,7 @@ export function readImageVersion(raw: unknown): readonly number[] | undefined | 
 type ClusterState = 'Pending' | 'Ready' | 'Upgrading' | 'Scaling' | 'Failed' | 'Deleting';
 type ClusterChange = 'storage.grow' | 'storage.shrink' | 'postgres.minor' | 'postgres.major' | 'postgres.downgrade' | 'scale';
 
-export const clusterMachine: TransitionMachine<ClusterState, ClusterChange> = {
+export const clusterMachine: Fsa<ClusterState, ClusterChange> = {
   name: 'DbCluster',
   subject: 'cluster',
   states: ['Pending', 'Ready', 'Upgrading', 'Scaling', 'Failed', 'Deleting'],
@@ -102,7 +102,7 @@ export function poolerState(object: KubeObject): PoolerState | undefined | { unr
   return { unrecognised: `condition Ready is ${String(ready.status)}` };
 }
 
-export const poolerMachine: TransitionMachine<PoolerState, PoolerChange> = {
+export const poolerMachine: Fsa<PoolerState, PoolerChange> = {
   name: 'DbPooler',
   subject: 'pooler',
   states: ['Pending', 'Ready', 'Reconfiguring', 'Deleting'],
@@ -133,7 +133,7 @@ export const poolerMachine: TransitionMachine<PoolerState, PoolerChange> = {
  * reads the state too (the rules test the first Ready condition's status, poolerState the first Ready condition's:
  * alike while the operator writes one Ready condition, as it does).
  */
-export const declarativePoolerMachine: TransitionMachine<PoolerState, PoolerChange> = {
+export const declarativePoolerMachine: Fsa<PoolerState, PoolerChange> = {
   ...(({ readState: _readState, ...machine }) => machine)(poolerMachine),
   conditionStates: [
     { when: [{ condition: 'Ready', absent: true }], nothingRecorded: true },

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Contract } from '../../../src/contract/contract-definition.ts';
 import type { ClassifierForm, ValueReading } from '../../../src/contract/fsa/classifier-form.ts';
 import type { TransitionDecision } from '../../../src/contract/fsa/evaluate/evaluate-transition.ts';
-import type { TransitionMachine } from '../../../src/contract/fsa/machine.ts';
+import type { Fsa } from '../../../src/contract/fsa/machine.ts';
 import { readsPhase } from '../../../src/contract/fsa/phase.ts';
 import { findUnclassifiedChanges } from '../../../src/contract/fsa/unclassified-changes.ts';
 import type { KubeObject } from '../../../src/contract/values/kube-object.ts';
@@ -407,13 +407,13 @@ export function hubSchema(contract: Contract): JSONSchemaProps {
   return contract.versions.find((version) => version.name === contract.hub)!.schema;
 }
 
-export function machineOf(contract: Contract): TransitionMachine<string, string> {
-  if (contract.transitions === undefined) throw new Error(`${contract.identity.kind} has no transition machine`);
+export function machineOf(contract: Contract): Fsa<string, string> {
+  if (contract.transitions === undefined) throw new Error(`${contract.identity.kind} has no FSA`);
   return contract.transitions;
 }
 
 /** The contract's machine, which reads a phase, for writing one. */
-export function phaseMachineOf(contract: Contract): TransitionMachine<string, string> & { phasePath: string } {
+export function phaseMachineOf(contract: Contract): Fsa<string, string> & { phasePath: string } {
   const machine = machineOf(contract);
   if (!readsPhase(machine)) throw new Error(`${contract.identity.kind}'s machine reads no phase`);
   return machine;
@@ -491,7 +491,7 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
  * of a type no rule tests, or only that one, or none; and an observedGeneration behind, at or past the generation (1:
  * the start is created once), or none. Only the fields the hub schema declares for a condition are written.
  */
-function conditionStatuses(machine: TransitionMachine<string, string>, schema: JSONSchemaProps): fc.Arbitrary<Record<string, unknown> | undefined> | undefined {
+function conditionStatuses(machine: Fsa<string, string>, schema: JSONSchemaProps): fc.Arbitrary<Record<string, unknown> | undefined> | undefined {
   if (machine.conditionStates === undefined) return undefined;
   const tests = machine.conditionStates.flatMap((rule) => rule.when);
   const declared = new Set(Object.keys(schemaAtPath(schema, 'status.conditions')?.items?.properties ?? {}));
@@ -588,7 +588,7 @@ export function emptyTally(): Tally {
  * Counts a decision into the tally; `specs`, the old and the new spec, tell where a change no change kind names was
  * allowed, which a decision does not look for.
  */
-export function tallyDecision(tally: Tally, machine: TransitionMachine<string, string>, decision: TransitionDecision<string, string>, specs?: readonly [unknown, unknown]): void {
+export function tallyDecision(tally: Tally, machine: Fsa<string, string>, decision: TransitionDecision<string, string>, specs?: readonly [unknown, unknown]): void {
   const bump = (counts: Record<string, number>, key: string) => {
     counts[key] = (counts[key] ?? 0) + 1;
   };
@@ -612,7 +612,7 @@ export function tallyDecision(tally: Tally, machine: TransitionMachine<string, s
   tally.override[decision.override.given ? 'reason' : decision.override.why] += 1;
 }
 
-function unclassifiedIn(machine: TransitionMachine<string, string>, [oldSpec, newSpec]: readonly [unknown, unknown]): boolean {
+function unclassifiedIn(machine: Fsa<string, string>, [oldSpec, newSpec]: readonly [unknown, unknown]): boolean {
   const classified = machine.classifiers.map((classifier) => ({ classifier, changes: classifier.classify(oldSpec, newSpec, { field: 'spec' }) }));
   return findUnclassifiedChanges(classified, oldSpec, newSpec, 1).changes.length > 0;
 }

@@ -1,7 +1,7 @@
 import type { FieldError } from '../../values/field-error.ts';
 import type { KubeObject } from '../../values/kube-object.ts';
 import { judgeChanges, judgeUnclassified, type JudgedChange, type JudgedUnclassifiedChanges } from './judge-changes.ts';
-import type { Change, TransitionMachine } from '../machine.ts';
+import type { Change, Fsa } from '../machine.ts';
 import { readOverride, reportOverride, type OverrideRequest } from './override.ts';
 import { readState, type StateReading } from '../phase.ts';
 import { denialFor, unclassifiedDenials } from './transition-messages.ts';
@@ -15,7 +15,7 @@ export interface TransitionDecision<S extends string, C extends string> {
   changes: JudgedChange<S, C>[];
   /**
    * The spec changes no classifier names, and the state's ruling on them. Looked for only where the state does not
-   * allow them (TransitionMachine.unclassifiedChanges); where it does, none are listed.
+   * allow them (Fsa.unclassifiedChanges); where it does, none are listed.
    */
   unclassified: JudgedUnclassifiedChanges;
   override: OverrideRequest;
@@ -31,7 +31,7 @@ export interface TransitionDecision<S extends string, C extends string> {
  * the state assumed for an old object that records none: see readState).
  */
 export function evaluateTransition<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   oldObject: KubeObject,
   newObject: KubeObject,
   assumedState?: S,
@@ -52,7 +52,7 @@ export function evaluateTransition<S extends string, C extends string>(
 }
 
 function judgeUnclassifiedChanges<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   state: StateReading<S>,
   overriding: boolean,
   classified: readonly ClassifiedBy<C>[],
@@ -67,7 +67,7 @@ function judgeUnclassifiedChanges<S extends string, C extends string>(
 
 /** Every change between two specs, in the order of the machine's classifiers. */
 export function classifyChanges<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   oldSpec: unknown,
   newSpec: unknown,
 ): Change<C>[] {
@@ -75,7 +75,7 @@ export function classifyChanges<S extends string, C extends string>(
 }
 
 /** Each classifier's changes between two specs, in the machine's order. */
-function classifyEach<S extends string, C extends string>(machine: TransitionMachine<S, C>, oldSpec: unknown, newSpec: unknown): ClassifiedBy<C>[] {
+function classifyEach<S extends string, C extends string>(machine: Fsa<S, C>, oldSpec: unknown, newSpec: unknown): ClassifiedBy<C>[] {
   return machine.classifiers.map((classifier) => ({ classifier, changes: classifier.classify(oldSpec, newSpec, { field: 'spec' }) }));
 }
 
@@ -92,7 +92,7 @@ export interface UpdateContext {
 export type CompiledUpdateRule = (input: UpdateInput, context: UpdateContext) => UpdateFindings;
 
 /** The machine as one of a contract's update rules. */
-export function transitionRule<S extends string, C extends string>(machine: TransitionMachine<S, C>): CompiledUpdateRule {
+export function transitionRule<S extends string, C extends string>(machine: Fsa<S, C>): CompiledUpdateRule {
   return ({ oldObject, object }, { assumedState }) => {
     const assumed = assumedState !== undefined && (machine.states as readonly string[]).includes(assumedState) ? (assumedState as S) : undefined;
     const { denials, warnings, auditAnnotations } = evaluateTransition(machine, oldObject, object, assumed);

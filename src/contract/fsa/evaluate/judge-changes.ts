@@ -1,4 +1,4 @@
-import type { Change, TransitionMachine } from '../machine.ts';
+import type { Change, Fsa } from '../machine.ts';
 import type { StateReading } from '../phase.ts';
 import { unclassifiedChangesFor } from '../unclassified-setting.ts';
 import type { UnclassifiedChangesFound } from '../unclassified-changes.ts';
@@ -17,9 +17,6 @@ export type ChangeRuling<S extends string, C extends string> =
   /** Would pass on its own, but shares the update with other exclusive changes. */
   | { outcome: 'exclusive-conflict'; conflictsWith: readonly Change<C>[] };
 
-/** @deprecated Renamed ChangeRuling: "verdict" is the admission's answer to a whole request. */
-export type ChangeVerdict<S extends string, C extends string> = ChangeRuling<S, C>;
-
 export interface JudgedChange<S extends string, C extends string> {
   change: Change<C>;
   ruling: ChangeRuling<S, C>;
@@ -36,7 +33,7 @@ export interface JudgedChange<S extends string, C extends string> {
  * A state that allows any change has nothing provisioned to disrupt, so exclusivity does not apply there either.
  */
 export function judgeChanges<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   state: StateReading<S>,
   changes: readonly Change<C>[],
   overriding: boolean,
@@ -62,7 +59,7 @@ function passes<S extends string, C extends string>(ruling: ChangeRuling<S, C>):
 }
 
 function judgeAlone<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   state: StateReading<S>,
   change: Change<C>,
   overriding: boolean,
@@ -85,7 +82,7 @@ function judgeAlone<S extends string, C extends string>(
  * group names none or the state allows any change; undefined when the state does not allow the change.
  */
 export function nextStateAfter<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   state: S,
   kind: C,
 ): S | undefined {
@@ -100,7 +97,7 @@ export function nextStateAfter<S extends string, C extends string>(
  * The states whose rules name `kind`, in the machine's order. States that allow any change are left out: they
  * allow it only because nothing exists yet, which is no advice to someone whose object is past that.
  */
-export function statesAllowing<S extends string, C extends string>(machine: TransitionMachine<S, C>, kind: C): S[] {
+export function statesAllowing<S extends string, C extends string>(machine: Fsa<S, C>, kind: C): S[] {
   return machine.states.filter((state) => machine.rules[state]?.allow?.some((group) => group.changes.includes(kind)));
 }
 
@@ -117,7 +114,7 @@ export interface JudgedUnclassifiedChanges extends UnclassifiedChangesFound {
 }
 
 export function judgeUnclassified<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   state: StateReading<S>,
   overriding: boolean,
 ): UnclassifiedRuling {

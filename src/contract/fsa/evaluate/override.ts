@@ -1,7 +1,7 @@
 import { annotation, type KubeObject } from '../../values/kube-object.ts';
 import { describeValue } from '../../values/describe-value.ts';
 import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
-import type { TransitionMachine } from '../machine.ts';
+import type { Fsa } from '../machine.ts';
 import type { StateReading } from '../phase.ts';
 import { changingValues, describeChange, stateLabel } from './transition-messages.ts';
 
@@ -14,7 +14,7 @@ import { changingValues, describeChange, stateLabel } from './transition-message
 export type OverrideRequest = { given: true; reason: string } | { given: false; why: 'absent' | 'blank' | 'stale' };
 
 export function readOverride<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   newObject: KubeObject,
   oldObject: KubeObject | undefined,
 ): OverrideRequest {
@@ -59,7 +59,7 @@ const reasonLengthInAudit = 256;
  * was spent on nothing. A stale one left on the object says nothing: it lets nothing through.
  */
 export function reportOverride<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   state: StateReading<S>,
   override: OverrideRequest,
   judged: readonly JudgedChange<S, C>[],

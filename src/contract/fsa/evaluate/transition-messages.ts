@@ -1,10 +1,10 @@
 import { fieldError, type FieldError } from '../../values/field-error.ts';
 import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
-import type { Change, changePlaceholders, TransitionMachine } from '../machine.ts';
+import type { Change, changePlaceholders, Fsa } from '../machine.ts';
 import type { StateReading } from '../phase.ts';
 
 /** One change in words, from its kind's description: `minor upgrade 16.4 -> 16.6`. */
-export function describeChange<S extends string, C extends string>(machine: TransitionMachine<S, C>, change: Change<C>): string {
+export function describeChange<S extends string, C extends string>(machine: Fsa<S, C>, change: Change<C>): string {
   if (change.undecidable !== undefined) return `${changingValues(change)}, which cannot be judged (${change.undecidable})`;
   const template = machine.changeKinds[change.kind]?.description ?? change.kind;
   return template.replace(/\{(from|to|item)\}/g, (_, name: (typeof changePlaceholders)[number]) => change[name] ?? '(none)');
@@ -35,7 +35,7 @@ export function staleOverrideNote(overrideAnnotation: string): string {
  * carries a stale one.
  */
 export function denialFor<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   state: StateReading<S>,
   { change, ruling }: JudgedChange<S, C>,
   staleOverride: boolean,
@@ -72,7 +72,7 @@ export function denialFor<S extends string, C extends string>(
  * the override could lift them, a stale one on the object is pointed out, as for a classified change.
  */
 export function unclassifiedDenials<S extends string, C extends string>(
-  machine: TransitionMachine<S, C>,
+  machine: Fsa<S, C>,
   state: StateReading<S>,
   { ruling, changes, more }: JudgedUnclassifiedChanges,
   staleOverride: boolean,

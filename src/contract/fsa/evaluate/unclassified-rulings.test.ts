@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatFieldError } from '../../values/field-error.ts';
 import { checkMachine } from '../check-machine.ts';
-import type { TransitionMachine, UnclassifiedChanges } from '../machine.ts';
+import type { Fsa, UnclassifiedChanges } from '../machine.ts';
 import { toyMachine, widget, type ToyChange, type ToyState } from '../toy-machine.fixture.ts';
 import { unclassifiedChangesNamed } from '../unclassified-changes.ts';
 import { unclassifiedChangesInUnrecognisedPhase } from '../unclassified-setting.ts';
@@ -10,7 +10,7 @@ import { evaluateTransition } from './evaluate-transition.ts';
 
 // The toy machine classifies size, label and color; `paused` and `notes` are fields no change kind names. Here it
 // refuses them unless overridden by default, allows them while Active, and refuses them outright while Busy.
-const machine: TransitionMachine<ToyState, ToyChange> = {
+const machine: Fsa<ToyState, ToyChange> = {
   ...toyMachine,
   unclassifiedChanges: 'refused-unless-overridden',
   rules: { ...toyMachine.rules, Active: { ...toyMachine.rules.Active, unclassifiedChanges: 'allowed' }, Busy: { ...toyMachine.rules.Busy, unclassifiedChanges: 'refused' } },
@@ -112,7 +112,7 @@ describe('changes no classifier names: per state', () => {
 });
 
 describe('changes no classifier names: in a phase the machine does not know', () => {
-  const withSettings = (settings: Partial<Record<ToyState, UnclassifiedChanges>>): TransitionMachine<ToyState, ToyChange> => ({
+  const withSettings = (settings: Partial<Record<ToyState, UnclassifiedChanges>>): Fsa<ToyState, ToyChange> => ({
     ...toyMachine,
     rules: Object.fromEntries(toyMachine.states.map((state) => [state, { ...toyMachine.rules[state], ...(settings[state] ? { unclassifiedChanges: settings[state] } : {}) }])) as never,
   });

@@ -1,9 +1,9 @@
 import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
 import { machineEdges } from '../machine-graph.ts';
-import type { TransitionMachine } from '../machine.ts';
+import type { Fsa } from '../machine.ts';
 
 /** A Graphviz digraph: operator moves dashed, terminal states doubled, unsupported changes in a note. */
-export function renderDot<S extends string, C extends string>(machine: TransitionMachine<S, C>): string {
+export function renderDot<S extends string, C extends string>(machine: Fsa<S, C>): string {
   const lines = [
     `digraph ${quote(machine.name)} {`,
     '    rankdir=LR;',
@@ -23,7 +23,7 @@ export function renderDot<S extends string, C extends string>(machine: Transitio
   return `${lines.join('\n')}\n`;
 }
 
-function stateAttributes<S extends string, C extends string>(machine: TransitionMachine<S, C>, state: S): string {
+function stateAttributes<S extends string, C extends string>(machine: Fsa<S, C>, state: S): string {
   const attributes = [`label=${centredLabel([state, ...diagramRemarks(machine, state)])}`];
   if (machine.terminalStates.includes(state)) attributes.push('peripheries=2');
   return attributes.join(', ');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TransitionMachine } from '../machine.ts';
+import type { Fsa } from '../machine.ts';
 import { machineFormats, renderMachine } from './render-machine.ts';
 import { toyMachine, type ToyChange, type ToyState } from '../toy-machine.fixture.ts';
 
@@ -72,7 +72,7 @@ describe('renderMachine', () => {
   });
 
   it.each(machineFormats)('renders %s the same way every time', (format) => {
-    const copy: TransitionMachine<ToyState, ToyChange> = { ...toyMachine, rules: { ...toyMachine.rules }, states: [...toyMachine.states] };
+    const copy: Fsa<ToyState, ToyChange> = { ...toyMachine, rules: { ...toyMachine.rules }, states: [...toyMachine.states] };
     expect(renderMachine(copy, format)).toBe(renderMachine(toyMachine, format));
   });
 
@@ -92,7 +92,7 @@ describe('renderMachine', () => {
 });
 
 describe('renderMachine: changes no change kind names', () => {
-  const strict: TransitionMachine<ToyState, ToyChange> = {
+  const strict: Fsa<ToyState, ToyChange> = {
     ...toyMachine,
     unclassifiedChanges: 'refused-unless-overridden',
     rules: { ...toyMachine.rules, Active: { ...toyMachine.rules.Active, unclassifiedChanges: 'allowed' }, Busy: { ...toyMachine.rules.Busy, unclassifiedChanges: 'refused' } },

@@ -1,13 +1,13 @@
 import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
 import { machineEdges } from '../machine-graph.ts';
-import type { TransitionMachine } from '../machine.ts';
+import type { Fsa } from '../machine.ts';
 
 /**
  * A Mermaid `stateDiagram-v2`. Mermaid draws every transition alike, so the operator's own moves are told apart
  * by their label. Unsupported changes are listed in a note on the states that allow any change, since those are
  * the only places they can happen.
  */
-export function renderMermaid<S extends string, C extends string>(machine: TransitionMachine<S, C>): string {
+export function renderMermaid<S extends string, C extends string>(machine: Fsa<S, C>): string {
   const lines = [
     'stateDiagram-v2',
     `    %% ${machine.name}: allowed spec changes per state; ${operatorMoveLabel} marks the operator's own moves`,
@@ -25,7 +25,7 @@ export function renderMermaid<S extends string, C extends string>(machine: Trans
   return `${lines.join('\n')}\n`;
 }
 
-function notesFor<S extends string, C extends string>(machine: TransitionMachine<S, C>, state: S): string[] {
+function notesFor<S extends string, C extends string>(machine: Fsa<S, C>, state: S): string[] {
   const remarks = diagramRemarks(machine, state);
   return machine.rules[state]?.anyChange ? [...remarks, ...unsupportedLegend(machine)] : remarks;
 }

@@ -1,8 +1,8 @@
 import { anyChangeRemark, exclusiveLegend, stateRemarks, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
-import type { StatusTest, TransitionMachine } from '../machine.ts';
+import type { StatusTest, Fsa } from '../machine.ts';
 
 /** A Markdown table of states and their allowed changes, followed by the unsupported and exclusive changes. */
-export function renderTable<S extends string, C extends string>(machine: TransitionMachine<S, C>): string {
+export function renderTable<S extends string, C extends string>(machine: Fsa<S, C>): string {
   const rows = machine.states.map((state) => {
     const operatorMoves = machine.rules[state]?.operatorMoves ?? [];
     return `| ${state} | ${cell(allowedChanges(machine, state))} | ${cell(operatorMoves.join(', ') || 'none')} |`;
@@ -19,7 +19,7 @@ export function renderTable<S extends string, C extends string>(machine: Transit
 }
 
 /** `scale, cache.add -> Scaling; storage.grow -> Resizing`, `scale (stay)`, or `none (human intervention)`. */
-function allowedChanges<S extends string, C extends string>(machine: TransitionMachine<S, C>, state: S): string {
+function allowedChanges<S extends string, C extends string>(machine: Fsa<S, C>, state: S): string {
   const rule = machine.rules[state];
   const groups = (rule?.allow ?? []).map((group) =>
     group.next === undefined || group.next === state ? `${group.changes.join(', ')} (stay)` : `${group.changes.join(', ')} -> ${group.next}`,
@@ -30,7 +30,7 @@ function allowedChanges<S extends string, C extends string>(machine: TransitionM
 }
 
 /** Where the states come from, when it is not the states' own names at phasePath: the operator's words, conditions, or code. */
-function stateSource<S extends string, C extends string>(machine: TransitionMachine<S, C>): string[] {
+function stateSource<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   if (machine.readState !== undefined) return ['The state is read by readState, a function of the stored object.'];
   if (machine.conditionStates !== undefined) {
     return [

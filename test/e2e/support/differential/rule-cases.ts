@@ -153,7 +153,7 @@ function renamed(value: Json, index: number): Json {
 }
 
 /** The object with the value at `steps`, parents made (each as its schema's minimal value) where absent. */
-function withValueAt(object: Record<string, unknown>, schema: JSONSchemaProps, steps: Steps, value: Json): Record<string, unknown> {
+function withValueAndParentsAt(object: Record<string, unknown>, schema: JSONSchemaProps, steps: Steps, value: Json): Record<string, unknown> {
   const copy = structuredClone(object) as { [key: string]: Json };
   let node = copy;
   let nodeSchema = schema;
@@ -174,7 +174,7 @@ export function ruleCreateCases(schema: JSONSchemaProps, base: Record<string, un
       variantsOf(site.schema, getAt(base as Json, site.steps)).map((value) => ({
         name: `rule site ${site.steps.join('.')} = ${JSON.stringify(value)}`,
         mutation: 'value for a rule',
-        object: withValueAt(base, schema, site.steps, value),
+        object: withValueAndParentsAt(base, schema, site.steps, value),
       })),
     );
 }
@@ -192,7 +192,7 @@ export function ruleUpdateCases(schema: JSONSchemaProps, base: Record<string, un
       cases.push({
         name: `${old.name} -> ${JSON.stringify(value)} (update)`,
         mutation: 'value for a rule (update)',
-        object: withValueAt(old.object, schema, site.steps, value),
+        object: withValueAndParentsAt(old.object, schema, site.steps, value),
         oldObject: old.object,
       });
     }

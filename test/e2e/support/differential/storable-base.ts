@@ -40,12 +40,12 @@ function placesAbove(result: CheckResult): Steps[] {
 function firstBetter(schema: JSONSchemaProps, places: readonly Steps[], object: Record<string, unknown>, check: (object: Record<string, unknown>) => CheckResult) {
   const refusals = refusalsOf(check(object));
   for (const steps of places) {
-    const place = schemaAt(schema, steps);
+    const place = schemaOfPlace(schema, steps);
     const parent = getAt(object as Json, steps.slice(0, -1));
     if (place === undefined || parent === null || typeof parent !== 'object') continue;
     // Of those with the fewest refusals, the one that keeps the most (an empty list or map would do, but prove less).
     const scored = variantsOf(place, getAt(object as Json, steps)).map((value) => {
-      const variant = withValueAt(object, steps, value);
+      const variant = replacedAt(object, steps, value);
       return { variant, result: check(variant), size: JSON.stringify(value).length };
     });
     const best = scored.sort((a, b) => refusalsOf(a.result) - refusalsOf(b.result) || b.size - a.size)[0];
@@ -55,7 +55,7 @@ function firstBetter(schema: JSONSchemaProps, places: readonly Steps[], object: 
 }
 
 /** The schema of the value at `steps`: a number steps into a list's items, a name into a property or a map's values. */
-function schemaAt(schema: JSONSchemaProps, steps: Steps): JSONSchemaProps | undefined {
+function schemaOfPlace(schema: JSONSchemaProps, steps: Steps): JSONSchemaProps | undefined {
   let node: JSONSchemaProps | undefined = schema;
   for (const step of steps) {
     if (node === undefined) return undefined;
@@ -64,7 +64,8 @@ function schemaAt(schema: JSONSchemaProps, steps: Steps): JSONSchemaProps | unde
   return node;
 }
 
-function withValueAt(object: Record<string, unknown>, steps: Steps, value: Json): Record<string, unknown> {
+/** A copy of `object` with `value` in place of what `steps` leads to, whose parent is there. */
+function replacedAt(object: Record<string, unknown>, steps: Steps, value: Json): Record<string, unknown> {
   const copy = structuredClone(object);
   const parent = getAt(copy as Json, steps.slice(0, -1)) as Record<string | number, Json>;
   parent[steps.at(-1)!] = value;
