@@ -33,7 +33,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^\\.\\./\\.\\./(?!index\\.ts$|testing\\.ts$)',
-              message: "The example imports only crdgate's public API: '../../index.ts' ('crdgate') and, in tests, '../../testing.ts' ('crdgate/testing').",
+              message:
+                "The example imports only crdgate's public API: '../../index.ts' ('crdgate') and, in tests, '../../testing.ts' ('crdgate/testing').",
             },
           ],
         },

@@ -7,7 +7,11 @@ export default defineConfig({
         extends: true,
         // Tests of check and contractTester start the API server engine in their first call: about a second alone,
         // many more when the unit files run two at a time on two cores beside a build. A hang still fails.
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/repo/**/*.test.ts'], testTimeout: 30_000 },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/repo/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
       },
       {
         extends: true,

@@ -64,7 +64,9 @@ const toolingManagedFields = [
     fieldsV1: {
       'f:metadata': {
         'f:annotations': { '.': {}, 'f:meta.helm.sh/release-name': {}, 'f:meta.helm.sh/release-namespace': {} },
-        'f:labels': Object.fromEntries(['.', ...Object.keys(toolingLabels).map((key) => `f:${key}`)].map((key) => [key, {}])),
+        'f:labels': Object.fromEntries(
+          ['.', ...Object.keys(toolingLabels).map((key) => `f:${key}`)].map((key) => [key, {}]),
+        ),
       },
     },
   },
@@ -79,7 +81,15 @@ const toolingManagedFields = [
         '.': {},
         'f:conditions': {
           '.': {},
-          'k:{"type":"Ready"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:message': {}, 'f:observedGeneration': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} },
+          'k:{"type":"Ready"}': {
+            '.': {},
+            'f:lastTransitionTime': {},
+            'f:message': {},
+            'f:observedGeneration': {},
+            'f:reason': {},
+            'f:status': {},
+            'f:type': {},
+          },
         },
         'f:observedGeneration': {},
         'f:phase': {},
@@ -97,15 +107,19 @@ const fillerText =
 
 function padTo(review: Review, targetBytes: number): Review {
   const padded = structuredClone(review);
-  const copies = [padded.request.object?.metadata, padded.request.oldObject?.metadata].filter((m): m is Metadata => m !== undefined);
+  const copies = [padded.request.object?.metadata, padded.request.oldObject?.metadata].filter(
+    (m): m is Metadata => m !== undefined,
+  );
   for (const metadata of copies) {
     metadata.labels = { ...metadata.labels, ...toolingLabels };
     metadata.annotations = { ...metadata.annotations, ...toolingAnnotations, [fillerKey]: '' };
     metadata.managedFields = [...(metadata.managedFields ?? []), ...structuredClone(toolingManagedFields)];
   }
   const missing = targetBytes - Buffer.byteLength(JSON.stringify(padded));
-  if (missing < 0) throw new Error(`the ${targetBytes}-byte payload is already ${targetBytes - missing} bytes before padding`);
+  if (missing < 0)
+    throw new Error(`the ${targetBytes}-byte payload is already ${targetBytes - missing} bytes before padding`);
   const perCopy = Math.floor(missing / copies.length);
-  for (const metadata of copies) metadata.annotations![fillerKey] = fillerText.repeat(Math.ceil(perCopy / fillerText.length)).slice(0, perCopy);
+  for (const metadata of copies)
+    metadata.annotations![fillerKey] = fillerText.repeat(Math.ceil(perCopy / fillerText.length)).slice(0, perCopy);
   return padded;
 }

@@ -30,7 +30,10 @@ export const productionEnv = { NODE_ENV: 'production' };
 
 type ServerScript = 'serve-bare' | 'serve-crdgate' | 'serve-crdgate-variant';
 
-export async function openBenchEnvironment(fromSource: boolean, progress: (line: string) => void): Promise<BenchEnvironment> {
+export async function openBenchEnvironment(
+  fromSource: boolean,
+  progress: (line: string) => void,
+): Promise<BenchEnvironment> {
   const certs = await makeFreshCertDir();
   let build: CompiledBuild;
   try {
@@ -40,7 +43,8 @@ export async function openBenchEnvironment(fromSource: boolean, progress: (line:
     await certs.remove();
     throw error;
   }
-  if (build.diagnostics) progress(`tsc reported problems (the emitted JavaScript is used all the same):\n${build.diagnostics}`);
+  if (build.diagnostics)
+    progress(`tsc reported problems (the emitted JavaScript is used all the same):\n${build.diagnostics}`);
   // All servers run compiled, or all from source: the baseline must not carry a type stripper crdgate does not.
   const script = (name: ServerScript) =>
     fromSource ? new URL(`./${name}.ts`, import.meta.url) : pathToFileURL(join(build.benchDir, `${name}.js`));
@@ -62,7 +66,8 @@ export async function openBenchEnvironment(fromSource: boolean, progress: (line:
     startBare: async () => started(await startServerProcess(script('serve-bare'), [certs.dir], options)),
     startCrdgate: async () => started(await startServerProcess(script('serve-crdgate'), crdgateArgs, options)),
     startPeer: async (binaryPath, peerEnv) => started(await startPeerProcess(binaryPath, certs.dir, peerEnv)),
-    startCrdgateVariant: async (variant) => started(await startServerProcess(script('serve-crdgate-variant'), [variant, ...crdgateArgs], options)),
+    startCrdgateVariant: async (variant) =>
+      started(await startServerProcess(script('serve-crdgate-variant'), [variant, ...crdgateArgs], options)),
     withAgent: async (server, sockets, use) => {
       const agent = createKeepAliveAgent(certs.ca, sockets);
       try {

@@ -1,7 +1,15 @@
 import { availableParallelism } from 'node:os';
 import { admissionPaths, loadAdmissionPayloads } from './admission-payloads.ts';
 import { productionEnv, type BenchEnvironment } from './bench-environment.ts';
-import type { BenchSummary, BusyBareLatency, ConversionRow, LatencyRow, MeasuredLatency, ServerName, ThroughputRow } from './report/bench-summary.ts';
+import type {
+  BenchSummary,
+  BusyBareLatency,
+  ConversionRow,
+  LatencyRow,
+  MeasuredLatency,
+  ServerName,
+  ThroughputRow,
+} from './report/bench-summary.ts';
 import { measureThroughput } from './closed-loop-throughput.ts';
 import { buildConversionPayloads } from './conversion-payloads.ts';
 import { measureConversion } from './conversion-throughput.ts';
@@ -28,26 +36,42 @@ export interface BenchPlan {
 const latencyRuns = ['bare', 'crdgate', 'busyBare', 'bareTwin'] as const;
 type LatencyRun = (typeof latencyRuns)[number];
 
-export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, progress: (line: string) => void): Promise<BenchSummary> {
+export async function runBenchmarkSuite(
+  env: BenchEnvironment,
+  plan: BenchPlan,
+  progress: (line: string) => void,
+): Promise<BenchSummary> {
   // Read before pinning: the count follows this process's affinity.
   const cpus = availableParallelism();
   const payloads = await loadAdmissionPayloads();
   progress(`start-up: ${plan.startupRuns} run(s) each of the compiled CLI and of src/cli.ts`);
   const startupOptions = { certDir: env.certs.dir, ca: env.certs.ca, runs: plan.startupRuns };
   // The compiled CLI starts as the pod starts it: the image's NODE_ENV and the Deployment's NODE_OPTIONS.
-  const startupCompiled = await measureStartup({ ...startupOptions, cliPath: env.build.cliPath, env: { ...productionEnv, NODE_OPTIONS: deploymentNodeOptions() } });
+  const startupCompiled = await measureStartup({
+    ...startupOptions,
+    cliPath: env.build.cliPath,
+    env: { ...productionEnv, NODE_OPTIONS: deploymentNodeOptions() },
+  });
   const startupSource = await measureStartup({ ...startupOptions, cliPath: sourceCliPath, env: {} });
 
   const peerBinary = await resolvePeerBinary({ log: progress });
-  if ('unavailable' in peerBinary) progress(`WARNING: no controller-runtime peer in this run: ${peerBinary.unavailable}`);
+  if ('unavailable' in peerBinary)
+    progress(`WARNING: no controller-runtime peer in this run: ${peerBinary.unavailable}`);
   const pinner = await createCpuPinner();
   const bare = await env.startBare();
   // A second bare server, measured like the first in the latency phase: the A/A comparison that says how far two
   // identical servers' p99s differ in one run here, the noise any p99 ratio carries.
   const bareTwin = await env.startBare();
   const crdgate = await env.startCrdgate();
-  const peer = 'path' in peerBinary ? await env.startPeer(peerBinary.path, 'serverCore' in pinner.pinning ? { GOMAXPROCS: '1' } : {}) : undefined;
-  const byName: Partial<Record<ServerName, ServerProcess>> & Record<'bare' | 'crdgate', ServerProcess> = { bare, crdgate, ...(peer ? { peer } : {}) };
+  const peer =
+    'path' in peerBinary
+      ? await env.startPeer(peerBinary.path, 'serverCore' in pinner.pinning ? { GOMAXPROCS: '1' } : {})
+      : undefined;
+  const byName: Partial<Record<ServerName, ServerProcess>> & Record<'bare' | 'crdgate', ServerProcess> = {
+    bare,
+    crdgate,
+    ...(peer ? { peer } : {}),
+  };
   const bareIdleRssBytes = (await bare.sample()).rssBytes;
   const idleRssBytes = (await crdgate.sample()).rssBytes;
   const peakRssBytes = { throughput: 0, latency: 0, conversion: 0 };
@@ -58,7 +82,10 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   };
 
   await env.withAgent(crdgate, 1, (target) => expectAllowed(target, payloads, admissionPaths));
-  if (peer) await env.withAgent(peer, 1, (target) => expectAllowed(target, payloads, ['/validate'], 'the controller-runtime peer'));
+  if (peer)
+    await env.withAgent(peer, 1, (target) =>
+      expectAllowed(target, payloads, ['/validate'], 'the controller-runtime peer'),
+    );
 
   // All servers stay up and the rounds alternate between them, so slow drift of the machine hits both alike;
   // the best round of each configuration is kept, since interference only ever slows a run down.
@@ -75,13 +102,21 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
   await pinner.pinClient();
   const best = new Map<string, ThroughputRow>();
   const saturationRate = new Map<string, number>();
-  const noteSaturation = (key: string, rate: number) => saturationRate.set(key, Math.max(saturationRate.get(key) ?? 0, rate));
+  const noteSaturation = (key: string, rate: number) =>
+    saturationRate.set(key, Math.max(saturationRate.get(key) ?? 0, rate));
   for (let round = 1; round <= plan.rounds; round++) {
     for (const { payload, server, path } of configurations) {
       progress(`throughput round ${round}/${plan.rounds}: ${payload.name} ${server} ${path}`);
       const serverProcess = byName[server]!;
       const result = await env.withAgent(serverProcess, plan.throughput.sockets, (target) =>
-        measureThroughput({ server: serverProcess, target, path, body: payload.body, ...plan.throughput, maxRequests: 5_000_000 }),
+        measureThroughput({
+          server: serverProcess,
+          target,
+          path,
+          body: payload.body,
+          ...plan.throughput,
+          maxRequests: 5_000_000,
+        }),
       );
       if (server === 'crdgate') await noteRss('throughput', result.serverRssBytes);
       if (server === 'crdgate') peakHeapTotalBytes = Math.max(peakHeapTotalBytes, result.serverHeapTotalBytes);
@@ -118,26 +153,47 @@ export async function runBenchmarkSuite(env: BenchEnvironment, plan: BenchPlan, 
           case 'crdgate':
             return { serverProcess: byName.crdgate, serverPath: path, label: `crdgate ${path}` };
           case 'busyBare':
-            return { serverProcess: byName.bare, serverPath: busyBarePath(busyMicros), label: `bare /validate with ${busyMicros} µs of work` };
+            return {
+              serverProcess: byName.bare,
+              serverPath: busyBarePath(busyMicros),
+              label: `bare /validate with ${busyMicros} µs of work`,
+            };
           case 'bareTwin':
             return { serverProcess: bareTwin, serverPath: '/validate', label: "the bare server's twin /validate" };
         }
       };
       for (let round = 1; round <= plan.latency.rounds; round++) {
         for (const run of latencyRuns) {
-          if (run === 'busyBare') busyMicros = Math.max(0, Math.round((leastCpuPerRequest.crdgate - leastCpuPerRequest.bare) * 10) / 10);
+          if (run === 'busyBare')
+            busyMicros = Math.max(0, Math.round((leastCpuPerRequest.crdgate - leastCpuPerRequest.bare) * 10) / 10);
           const { serverProcess, serverPath, label } = runTarget(run);
-          progress(`latency round ${round}/${plan.latency.rounds}: ${payload.name} ${label} at ${ratePerSecond}/s (half of crdgate ${path}'s saturation)`);
+          progress(
+            `latency round ${round}/${plan.latency.rounds}: ${payload.name} ${label} at ${ratePerSecond}/s (half of crdgate ${path}'s saturation)`,
+          );
           // A sample before the window resets the server's event-loop and GC statistics; the one after reads them.
           const before = await serverProcess.sample();
           const result = await env.withAgent(serverProcess, plan.latency.sockets, (target) =>
-            measureLatency({ target, path: serverPath, body: payload.body, ratePerSecond, warmupMs: plan.latency.warmupMs, measureMs: plan.latency.measureMs, drainTimeoutMs: 8_000 }),
+            measureLatency({
+              target,
+              path: serverPath,
+              body: payload.body,
+              ratePerSecond,
+              warmupMs: plan.latency.warmupMs,
+              measureMs: plan.latency.measureMs,
+              drainTimeoutMs: 8_000,
+            }),
           );
           const after = await serverProcess.sample();
           if (run === 'crdgate') await noteRss('latency', after.rssBytes);
           const cpuMicrosPerRequest = (after.cpuMicros - before.cpuMicros) / result.sent;
-          if (run === 'bare' || run === 'crdgate') leastCpuPerRequest[run] = Math.min(leastCpuPerRequest[run], cpuMicrosPerRequest);
-          const measured: MeasuredLatency = { ...result, cpuMicrosPerRequest, ...(after.tail ? { tail: after.tail } : {}), ...(run === 'busyBare' ? { busyMicros } : {}) };
+          if (run === 'bare' || run === 'crdgate')
+            leastCpuPerRequest[run] = Math.min(leastCpuPerRequest[run], cpuMicrosPerRequest);
+          const measured: MeasuredLatency = {
+            ...result,
+            cpuMicrosPerRequest,
+            ...(after.tail ? { tail: after.tail } : {}),
+            ...(run === 'busyBare' ? { busyMicros } : {}),
+          };
           if (!bestOf[run] || measured.p99Ms < bestOf[run].p99Ms) bestOf[run] = measured;
         }
       }
@@ -201,13 +257,17 @@ const toMiB = (bytes: number) => bytes / 1024 / 1024;
 function withRatios(rows: ThroughputRow[]): ThroughputRow[] {
   return rows.map((row) => {
     const bare = rows.find((candidate) => candidate.server === 'bare' && candidate.payload === row.payload);
-    const peer = rows.find((candidate) => candidate.server === 'peer' && candidate.payload === row.payload && candidate.path === row.path);
+    const peer = rows.find(
+      (candidate) => candidate.server === 'peer' && candidate.payload === row.payload && candidate.path === row.path,
+    );
     if (row.server === 'bare' || !bare) return row;
     return {
       ...row,
       ratioPerCore: row.requestsPerServerCpuSecond / bare.requestsPerServerCpuSecond,
       ratioRaw: row.requestsPerSecond / bare.requestsPerSecond,
-      ...(row.server === 'crdgate' && peer ? { ratioPerCoreToPeer: row.requestsPerServerCpuSecond / peer.requestsPerServerCpuSecond } : {}),
+      ...(row.server === 'crdgate' && peer
+        ? { ratioPerCoreToPeer: row.requestsPerServerCpuSecond / peer.requestsPerServerCpuSecond }
+        : {}),
     };
   });
 }

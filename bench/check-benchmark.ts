@@ -69,9 +69,23 @@ export interface CheckBenchResult {
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 /** controller-gen's CRD of the Shape fixture kind: int-or-string, quantities, a pod template, list maps, defaults. */
-const shapesCrd = join(repoRoot, 'test', 'fixtures', 'controller-gen', 'crds', 'shapes.fixtures.crdgate.example.com_shapes.yaml');
+const shapesCrd = join(
+  repoRoot,
+  'test',
+  'fixtures',
+  'controller-gen',
+  'crds',
+  'shapes.fixtures.crdgate.example.com_shapes.yaml',
+);
 /** controller-gen's CRD of the Ruled fixture kind: 38 x-kubernetes-validations rules, transition rules among them. */
-const ruledsCrd = join(repoRoot, 'test', 'fixtures', 'controller-gen', 'crds', 'shapes.fixtures.crdgate.example.com_ruleds.yaml');
+const ruledsCrd = join(
+  repoRoot,
+  'test',
+  'fixtures',
+  'controller-gen',
+  'crds',
+  'shapes.fixtures.crdgate.example.com_ruleds.yaml',
+);
 const objectsPerFile = 20;
 const filesPerFolder = 25;
 
@@ -85,7 +99,10 @@ const filesPerFolder = 25;
  * rules, alone and against a previous revision (transition rules). Last, the rules' own cost: the engine's time per
  * rule evaluation against cel-go's, natively, on the same Ruleds (cel-timer/cel-comparison.ts).
  */
-export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: string) => void): Promise<CheckBenchResult> {
+export async function runCheckBenchmark(
+  plan: CheckBenchPlan,
+  progress: (line: string) => void,
+): Promise<CheckBenchResult> {
   const work = await mkdtemp(join(tmpdir(), 'crdgate-bench-check-'));
   const build = plan.fromSource ? undefined : await buildCompiledCopy();
   try {
@@ -101,17 +118,61 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
     const passes: CheckPass[] = [];
     for (let round = 1; round <= plan.rounds; round += 1) {
       progress(`round ${round} of ${plan.rounds}`);
-      passes.push({ name: 'yaml parse', ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'new')], plan.objects)) });
-      passes.push({ name: 'check', ...(await timed([cli, 'check', '-f', join(work, 'new'), '-o', 'json'], plan.objects)) });
-      passes.push({ name: 'check --old', ...(await timed([cli, 'check', '-f', join(work, 'new'), '--old', join(work, 'old'), '-o', 'json'], plan.objects)) });
-      passes.push({ name: 'yaml parse (Shape)', ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'shapes')], plan.objects)) });
-      passes.push({ name: 'check --crd (Shape)', ...(await timed([cli, 'check', '-f', join(work, 'shapes'), '--crd', join(work, 'shapes-crd.yaml'), '-o', 'json'], plan.objects)) });
+      passes.push({
+        name: 'yaml parse',
+        ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'new')], plan.objects)),
+      });
+      passes.push({
+        name: 'check',
+        ...(await timed([cli, 'check', '-f', join(work, 'new'), '-o', 'json'], plan.objects)),
+      });
+      passes.push({
+        name: 'check --old',
+        ...(await timed(
+          [cli, 'check', '-f', join(work, 'new'), '--old', join(work, 'old'), '-o', 'json'],
+          plan.objects,
+        )),
+      });
+      passes.push({
+        name: 'yaml parse (Shape)',
+        ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'shapes')], plan.objects)),
+      });
+      passes.push({
+        name: 'check --crd (Shape)',
+        ...(await timed(
+          [cli, 'check', '-f', join(work, 'shapes'), '--crd', join(work, 'shapes-crd.yaml'), '-o', 'json'],
+          plan.objects,
+        )),
+      });
       const ruleds = join(work, 'ruleds');
-      passes.push({ name: 'yaml parse (Ruled)', ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(ruleds, 'new')], plan.objects)) });
-      passes.push({ name: 'check --crd (Ruled)', ...(await timed([cli, 'check', '-f', join(ruleds, 'new'), '--crd', join(work, 'ruleds-crd.yaml'), '-o', 'json'], plan.objects)) });
+      passes.push({
+        name: 'yaml parse (Ruled)',
+        ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(ruleds, 'new')], plan.objects)),
+      });
+      passes.push({
+        name: 'check --crd (Ruled)',
+        ...(await timed(
+          [cli, 'check', '-f', join(ruleds, 'new'), '--crd', join(work, 'ruleds-crd.yaml'), '-o', 'json'],
+          plan.objects,
+        )),
+      });
       passes.push({
         name: 'check --crd --old (Ruled)',
-        ...(await timed([cli, 'check', '-f', join(ruleds, 'new'), '--old', join(ruleds, 'old'), '--crd', join(work, 'ruleds-crd.yaml'), '-o', 'json'], plan.objects)),
+        ...(await timed(
+          [
+            cli,
+            'check',
+            '-f',
+            join(ruleds, 'new'),
+            '--old',
+            join(ruleds, 'old'),
+            '--crd',
+            join(work, 'ruleds-crd.yaml'),
+            '-o',
+            'json',
+          ],
+          plan.objects,
+        )),
       });
     }
     // After the CLI passes, so that the two timers do not compete with them. A comparison that fails is reported,
@@ -131,7 +192,8 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
       progress(`WARNING: no engine-against-cel-go figures in this run: ${(error as Error).message}`);
       return undefined;
     });
-    const best = (name: CheckPassName) => Math.min(...passes.filter((pass) => pass.name === name).map((pass) => pass.seconds));
+    const best = (name: CheckPassName) =>
+      Math.min(...passes.filter((pass) => pass.name === name).map((pass) => pass.seconds));
     return {
       objects: plan.objects,
       files,
@@ -158,27 +220,41 @@ export async function runCheckBenchmark(plan: CheckBenchPlan, progress: (line: s
 }
 
 export function renderCheckReport(result: CheckBenchResult): string {
-  const bestPass = (name: CheckPassName) => result.passes.filter((pass) => pass.name === name).sort((a, b) => a.seconds - b.seconds)[0]!;
+  const bestPass = (name: CheckPassName) =>
+    result.passes.filter((pass) => pass.name === name).sort((a, b) => a.seconds - b.seconds)[0]!;
   const row = (name: CheckPassName, ratio: string) => {
     const pass = bestPass(name);
     const msPerObject = ((pass.seconds * 1000) / result.objects).toFixed(2);
-    return [name, pass.seconds.toFixed(2), Math.round(result.objects / pass.seconds).toLocaleString('en-US'), msPerObject, ratio, pass.cpuSeconds.toFixed(2), pass.machineBusyCores.toFixed(1)];
+    return [
+      name,
+      pass.seconds.toFixed(2),
+      Math.round(result.objects / pass.seconds).toLocaleString('en-US'),
+      msPerObject,
+      ratio,
+      pass.cpuSeconds.toFixed(2),
+      pass.machineBusyCores.toFixed(1),
+    ];
   };
   return [
     `crdgate check: ${result.objects.toLocaleString('en-US')} GeoDatabases in ${result.files} files, then as many Shapes and Ruleds with --crd (whole command, start-up included; best round)`,
     '',
-    textTable(['pass', 'seconds', 'objects/s', 'ms/object', 'vs parse', 'CPU s', 'machine busy cores'], [
-      row('yaml parse', '1.00x'),
-      row('check', `${result.checkRatio.toFixed(2)}x`),
-      row('check --old', `${result.checkOldRatio.toFixed(2)}x`),
-      row('yaml parse (Shape)', '1.00x'),
-      row('check --crd (Shape)', `${result.crdRatio.toFixed(2)}x`),
-      row('yaml parse (Ruled)', '1.00x'),
-      row('check --crd (Ruled)', `${result.ruledRatio.toFixed(2)}x`),
-      row('check --crd --old (Ruled)', `${result.ruledOldRatio.toFixed(2)}x`),
-    ]),
+    textTable(
+      ['pass', 'seconds', 'objects/s', 'ms/object', 'vs parse', 'CPU s', 'machine busy cores'],
+      [
+        row('yaml parse', '1.00x'),
+        row('check', `${result.checkRatio.toFixed(2)}x`),
+        row('check --old', `${result.checkOldRatio.toFixed(2)}x`),
+        row('yaml parse (Shape)', '1.00x'),
+        row('check --crd (Shape)', `${result.crdRatio.toFixed(2)}x`),
+        row('yaml parse (Ruled)', '1.00x'),
+        row('check --crd (Ruled)', `${result.ruledRatio.toFixed(2)}x`),
+        row('check --crd --old (Ruled)', `${result.ruledOldRatio.toFixed(2)}x`),
+      ],
+    ),
     '',
-    ...(result.cel ? [renderCelComparison(result.cel), ''] : ['(no engine-against-cel-go figures in this run: see the warning above)', '']),
+    ...(result.cel
+      ? [renderCelComparison(result.cel), '']
+      : ['(no engine-against-cel-go figures in this run: see the warning above)', '']),
   ].join('\n');
 }
 
@@ -193,15 +269,24 @@ function renderCelComparison(cel: CelComparison): string {
     us(pass.engineRulesCpuNs / pass.evaluations),
     `${pass.ratio.toFixed(2)}x`,
     `${pass.wallRatio.toFixed(2)}x`,
-    `${((pass.engineWithRulesCpuNs / pass.objects) / 1e6).toFixed(3)} / ${((pass.engineWithoutRulesCpuNs / pass.objects) / 1e6).toFixed(3)}`,
+    `${(pass.engineWithRulesCpuNs / pass.objects / 1e6).toFixed(3)} / ${(pass.engineWithoutRulesCpuNs / pass.objects / 1e6).toFixed(3)}`,
   ];
   return [
     `CEL rules (${cel.rules} in the Ruled CRD): crdgate's engine against cel-go (kube-apiserver's validator natively: apiextensions-apiserver ${cel.modules['k8s.io/apiextensions-apiserver']}, cel-go ${cel.modules['github.com/google/cel-go']}, ${cel.goVersion}, GOMAXPROCS=1); CPU time, best round`,
     '',
-    textTable(['pass', 'objects', 'rule evaluations', 'cel-go µs/eval', 'engine µs/eval', 'engine/cel-go', 'by wall time', 'engine judge ms/object (rules / none)'], [
-      row('create', cel.create),
-      row('update (--old)', cel.update),
-    ]),
+    textTable(
+      [
+        'pass',
+        'objects',
+        'rule evaluations',
+        'cel-go µs/eval',
+        'engine µs/eval',
+        'engine/cel-go',
+        'by wall time',
+        'engine judge ms/object (rules / none)',
+      ],
+      [row('create', cel.create), row('update (--old)', cel.update)],
+    ),
   ].join('\n');
 }
 
@@ -237,12 +322,21 @@ function timed(args: string[], objects: number): Promise<Omit<CheckPass, 'name'>
       if (error) {
         const ended = error.signal ? `killed by ${error.signal}` : `exit ${String(error.code)}`;
         const summary = /"summary":\s*(\{[^}]*\})/.exec(stdout)?.[1] ?? '';
-        return reject(new Error(`${args.slice(0, 3).join(' ')} failed (${ended}): ${stderr || error.message}${summary ? ` summary ${summary}` : ''}`));
+        return reject(
+          new Error(
+            `${args.slice(0, 3).join(' ')} failed (${ended}): ${stderr || error.message}${summary ? ` summary ${summary}` : ''}`,
+          ),
+        );
       }
       const { summary } = JSON.parse(stdout) as { summary: { checked?: number; documents?: number } };
       const done = summary.checked ?? summary.documents ?? 0;
-      if (done < objects) return reject(new Error(`${args.slice(0, 3).join(' ')} handled ${done} of ${objects} objects`));
-      resolve({ seconds, cpuSeconds: childrenCpuSeconds() - cpuBefore, machineBusyCores: busyCores(machineBefore, readMachineCpu()) });
+      if (done < objects)
+        return reject(new Error(`${args.slice(0, 3).join(' ')} handled ${done} of ${objects} objects`));
+      resolve({
+        seconds,
+        cpuSeconds: childrenCpuSeconds() - cpuBefore,
+        machineBusyCores: busyCores(machineBefore, readMachineCpu()),
+      });
     });
   });
 }
@@ -253,7 +347,9 @@ function timed(args: string[], objects: number): Promise<Omit<CheckPass, 'name'>
  */
 function childrenCpuSeconds(): number {
   try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync('/proc/self/stat', 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     // After "pid (comm) ", the fields count from 3 (state): cutime is field 16, cstime 17. Ticks are 1/100 s on Linux.
     return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / 100;
   } catch {
@@ -265,11 +361,17 @@ export async function writeTrees(root: string, objects: number): Promise<number>
   const files = Math.ceil(objects / objectsPerFile);
   for (let file = 0; file < files; file += 1) {
     const folder = join(`team-${Math.floor(file / filesPerFolder)}`, `app-${file % 5}`);
-    const names = Array.from({ length: Math.min(objectsPerFile, objects - file * objectsPerFile) }, (_, i) => file * objectsPerFile + i);
+    const names = Array.from(
+      { length: Math.min(objectsPerFile, objects - file * objectsPerFile) },
+      (_, i) => file * objectsPerFile + i,
+    );
     for (const revision of ['new', 'old'] as const) {
       const documents = [...names.map((n) => geoDatabase(n, revision)), configMap(file)];
       await mkdir(join(root, revision, folder), { recursive: true });
-      await writeFile(join(root, revision, folder, `databases-${file}.yaml`), documents.map((d) => stringify(d)).join('---\n'));
+      await writeFile(
+        join(root, revision, folder, `databases-${file}.yaml`),
+        documents.map((d) => stringify(d)).join('---\n'),
+      );
     }
   }
   return files;
@@ -278,19 +380,38 @@ export async function writeTrees(root: string, objects: number): Promise<number>
 /** Valid in every version; in the old revision, every third database had 10Gi less storage (the change grows it). */
 function geoDatabase(n: number, revision: 'new' | 'old'): object {
   const sizeGi = 20 + (n % 5) * 10 - (revision === 'old' && n % 3 === 0 ? 10 : 0);
-  const metadata = { name: `db-${n}`, namespace: `team-${n % 40}`, labels: { app: `app-${n % 5}`, team: `team-${n % 40}` } };
+  const metadata = {
+    name: `db-${n}`,
+    namespace: `team-${n % 40}`,
+    labels: { app: `app-${n % 5}`, team: `team-${n % 40}` },
+  };
   switch (n % 3) {
     case 0:
       return {
         apiVersion: 'geo.example.com/v1',
         kind: 'GeoDatabase',
         metadata,
-        spec: { postgres: { version: '16.4', postgis: '3.4.2' }, readReplicas: n % 4, storage: { size: `${sizeGi}Gi` }, caches: [{ name: 'tiles', memory: '1Gi' }] },
+        spec: {
+          postgres: { version: '16.4', postgis: '3.4.2' },
+          readReplicas: n % 4,
+          storage: { size: `${sizeGi}Gi` },
+          caches: [{ name: 'tiles', memory: '1Gi' }],
+        },
       };
     case 1:
-      return { apiVersion: 'geo.example.com/v1beta1', kind: 'GeoDatabase', metadata, spec: { postgres: { version: '15.6', postgis: '3.3.4' }, replicas: 1, storage: { size: `${sizeGi}Gi` } } };
+      return {
+        apiVersion: 'geo.example.com/v1beta1',
+        kind: 'GeoDatabase',
+        metadata,
+        spec: { postgres: { version: '15.6', postgis: '3.3.4' }, replicas: 1, storage: { size: `${sizeGi}Gi` } },
+      };
     default:
-      return { apiVersion: 'geo.example.com/v1alpha1', kind: 'GeoDatabase', metadata, spec: { postgresVersion: '14.11', postgisVersion: '3.3.4', storageGB: sizeGi } };
+      return {
+        apiVersion: 'geo.example.com/v1alpha1',
+        kind: 'GeoDatabase',
+        metadata,
+        spec: { postgresVersion: '14.11', postgisVersion: '3.3.4', storageGB: sizeGi },
+      };
   }
 }
 
@@ -299,11 +420,17 @@ export async function writeRuledTrees(root: string, objects: number): Promise<vo
   const files = Math.ceil(objects / objectsPerFile);
   for (let file = 0; file < files; file += 1) {
     const folder = join(`team-${Math.floor(file / filesPerFolder)}`, `app-${file % 5}`);
-    const names = Array.from({ length: Math.min(objectsPerFile, objects - file * objectsPerFile) }, (_, i) => file * objectsPerFile + i);
+    const names = Array.from(
+      { length: Math.min(objectsPerFile, objects - file * objectsPerFile) },
+      (_, i) => file * objectsPerFile + i,
+    );
     for (const revision of ['new', 'old'] as const) {
       const documents = [...names.map((n) => ruledObject(n, revision)), configMap(file)];
       await mkdir(join(root, revision, folder), { recursive: true });
-      await writeFile(join(root, revision, folder, `ruleds-${file}.yaml`), documents.map((d) => stringify(d)).join('---\n'));
+      await writeFile(
+        join(root, revision, folder, `ruleds-${file}.yaml`),
+        documents.map((d) => stringify(d)).join('---\n'),
+      );
     }
   }
 }
@@ -313,9 +440,15 @@ export async function writeShapeTree(root: string, objects: number): Promise<voi
   const files = Math.ceil(objects / objectsPerFile);
   for (let file = 0; file < files; file += 1) {
     const folder = join(`team-${Math.floor(file / filesPerFolder)}`, `app-${file % 5}`);
-    const names = Array.from({ length: Math.min(objectsPerFile, objects - file * objectsPerFile) }, (_, i) => file * objectsPerFile + i);
+    const names = Array.from(
+      { length: Math.min(objectsPerFile, objects - file * objectsPerFile) },
+      (_, i) => file * objectsPerFile + i,
+    );
     await mkdir(join(root, folder), { recursive: true });
-    await writeFile(join(root, folder, `shapes-${file}.yaml`), [...names.map(shapeObject), configMap(file)].map((d) => stringify(d)).join('---\n'));
+    await writeFile(
+      join(root, folder, `shapes-${file}.yaml`),
+      [...names.map(shapeObject), configMap(file)].map((d) => stringify(d)).join('---\n'),
+    );
   }
 }
 
@@ -353,8 +486,14 @@ export function shapeObject(n: number): object {
               name: 'main',
               image: `registry.invalid/${app}:1.${n % 10}`,
               args: ['--port=8080', '--verbose'],
-              ports: [{ name: 'web', containerPort: 8080 }, { containerPort: 9090, protocol: 'TCP' }],
-              env: [{ name: 'MODE', value: 'prod' }, { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+              ports: [
+                { name: 'web', containerPort: 8080 },
+                { containerPort: 9090, protocol: 'TCP' },
+              ],
+              env: [
+                { name: 'MODE', value: 'prod' },
+                { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+              ],
               resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: 1, memory: '512Mi' } },
               readinessProbe: { httpGet: { path: '/ready', port: 'web' }, periodSeconds: 5 },
               livenessProbe: { tcpSocket: { port: 8080 }, initialDelaySeconds: 10 },
@@ -368,5 +507,10 @@ export function shapeObject(n: number): object {
 }
 
 function configMap(file: number): object {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `settings-${file}`, namespace: `team-${file % 40}` }, data: { region: 'eu', file: String(file) } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `settings-${file}`, namespace: `team-${file % 40}` },
+    data: { region: 'eu', file: String(file) },
+  };
 }

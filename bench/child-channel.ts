@@ -55,7 +55,15 @@ export function serveParent(listening: { port: number; stop: () => Promise<void>
       case 'sample': {
         const cpu = process.cpuUsage();
         const memory = process.memoryUsage();
-        send({ type: 'sample', id: message.id, rssBytes: memory.rss, heapTotalBytes: memory.heapTotal, cpuMicros: cpu.user + cpu.system, atMs: performance.now(), tail: tail.take() });
+        send({
+          type: 'sample',
+          id: message.id,
+          rssBytes: memory.rss,
+          heapTotalBytes: memory.heapTotal,
+          cpuMicros: cpu.user + cpu.system,
+          atMs: performance.now(),
+          tail: tail.take(),
+        });
         break;
       }
       case 'profile-start':
@@ -63,7 +71,10 @@ export function serveParent(listening: { port: number; stop: () => Promise<void>
         void done(message.id, profiler.start());
         break;
       case 'profile-stop':
-        void done(message.id, profiler ? profiler.stopInto(message.path) : Promise.reject(new Error('no profile was started')));
+        void done(
+          message.id,
+          profiler ? profiler.stopInto(message.path) : Promise.reject(new Error('no profile was started')),
+        );
         break;
       case 'time-in-server':
         tail.timeInServer();

@@ -65,7 +65,8 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
       try {
         const sentAt = performance.now();
         const answer = await post(options.target, options.path, options.body);
-        if (answer.status !== 200) throw new Error(`HTTP ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
+        if (answer.status !== 200)
+          throw new Error(`HTTP ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
         tlsProtocol = answer.tlsProtocol;
         const now = performance.now();
         if (now >= windowStart && now < windowEnd) {
@@ -89,7 +90,8 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
     machineAtEnd,
   ]);
   const serverCpuShare = (serverEnd.cpuMicros - serverStart.cpuMicros) / 1000 / (serverEnd.atMs - serverStart.atMs);
-  const clientCpuMicros = clientEnd.value.user + clientEnd.value.system - clientStart.value.user - clientStart.value.system;
+  const clientCpuMicros =
+    clientEnd.value.user + clientEnd.value.system - clientStart.value.user - clientStart.value.system;
   const clientCpuShare = clientCpuMicros / 1000 / (clientEnd.atMs - clientStart.atMs);
   const requestsPerSecond = completedInWindow / (options.measureMs / 1000);
   const sortedLatencies = Float64Array.from(latenciesMs).sort();
@@ -111,9 +113,13 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Thr
 }
 
 function deferred<T>(atMs: number, take: () => T): Promise<{ value: T; atMs: number }> {
-  return new Promise((resolve) => setTimeout(() => resolve({ value: take(), atMs: performance.now() }), Math.max(0, atMs - performance.now())));
+  return new Promise((resolve) =>
+    setTimeout(() => resolve({ value: take(), atMs: performance.now() }), Math.max(0, atMs - performance.now())),
+  );
 }
 
 function deferredSample(server: ServerProcess, atMs: number): Promise<ProcessSample> {
-  return new Promise((resolve, reject) => setTimeout(() => void server.sample().then(resolve, reject), Math.max(0, atMs - performance.now())));
+  return new Promise((resolve, reject) =>
+    setTimeout(() => void server.sample().then(resolve, reject), Math.max(0, atMs - performance.now())),
+  );
 }

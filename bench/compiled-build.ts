@@ -44,7 +44,13 @@ export async function buildCompiledCopy(): Promise<CompiledBuild> {
     await writeFile(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
     await symlink(join(repoRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
     const diagnostics = await runTsc(['-p', tsconfig]);
-    const build = { srcDir: join(outDir, 'src'), benchDir: join(outDir, 'bench'), cliPath: join(outDir, 'src', 'cli.js'), diagnostics, remove };
+    const build = {
+      srcDir: join(outDir, 'src'),
+      benchDir: join(outDir, 'bench'),
+      cliPath: join(outDir, 'src', 'cli.js'),
+      diagnostics,
+      remove,
+    };
     await access(build.cliPath);
     // As `npm run build` puts it into dist/: crdgate check judges through it. The servers never load it.
     await placeBuiltEngine(join(build.srcDir, 'api-server-engine'));
@@ -58,10 +64,15 @@ export async function buildCompiledCopy(): Promise<CompiledBuild> {
 function runTsc(args: string[]): Promise<string> {
   const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [tsc, ...args], { cwd: repoRoot, timeout: buildTimeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      // Exit code 1 or 2 with output means diagnostics, and the JavaScript was emitted all the same.
-      if (error && (error.killed || typeof error.code !== 'number')) reject(error);
-      else resolve(`${stdout}${stderr}`.trim());
-    });
+    execFile(
+      process.execPath,
+      [tsc, ...args],
+      { cwd: repoRoot, timeout: buildTimeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        // Exit code 1 or 2 with output means diagnostics, and the JavaScript was emitted all the same.
+        if (error && (error.killed || typeof error.code !== 'number')) reject(error);
+        else resolve(`${stdout}${stderr}`.trim());
+      },
+    );
   });
 }

@@ -18,10 +18,7 @@ export function buildConversionPayloads(): ConversionPayload[] {
   const versions: Version[] = ['v1alpha1', 'v1beta1', 'v1'];
   const mixed = Array.from({ length: objectCount }, (_, i) => geoDatabase(i, versions[i % versions.length]!));
   const hub = Array.from({ length: objectCount }, (_, i) => geoDatabase(i, 'v1'));
-  return [
-    review('500 mixed -> v1', mixed, `${group}/v1`),
-    review('500 v1 -> v1alpha1', hub, `${group}/v1alpha1`),
-  ];
+  return [review('500 mixed -> v1', mixed, `${group}/v1`), review('500 v1 -> v1alpha1', hub, `${group}/v1alpha1`)];
 }
 
 function review(name: string, objects: object[], desiredAPIVersion: string): ConversionPayload {
@@ -68,10 +65,21 @@ function specIn(version: Version, i: number): Record<string, unknown> {
   const spec = hubSpec(i);
   if (version === 'v1') return spec;
   if (version === 'v1beta1') {
-    return { postgres: spec.postgres, replicas: spec.readReplicas, storage: spec.storage, caches: spec.caches.map(({ name, memory }) => ({ name, memory })) };
+    return {
+      postgres: spec.postgres,
+      replicas: spec.readReplicas,
+      storage: spec.storage,
+      caches: spec.caches.map(({ name, memory }) => ({ name, memory })),
+    };
   }
   const cacheMB = [0, 2048, 1024][i % 3]!;
-  return { postgresVersion: spec.postgres.version, postgisVersion: spec.postgres.postgis, replicas: spec.readReplicas, storageGB: 50 + (i % 20) * 10, cacheMB };
+  return {
+    postgresVersion: spec.postgres.version,
+    postgisVersion: spec.postgres.postgis,
+    replicas: spec.readReplicas,
+    storageGB: 50 + (i % 20) * 10,
+    cacheMB,
+  };
 }
 
 /** What an object looks like when the API server reads it from etcd: metadata, managedFields and status included. */
@@ -90,7 +98,11 @@ function geoDatabase(i: number, version: Version) {
       resourceVersion: String(100_000 + i * 7),
       generation: 1 + (i % 5),
       creationTimestamp: '2026-11-22T09:12:31Z',
-      labels: { 'app.kubernetes.io/name': 'geodatabase', 'app.kubernetes.io/instance': name, [`${group}/postgres-major`]: hubSpec(i).postgres.version.split('.')[0]! },
+      labels: {
+        'app.kubernetes.io/name': 'geodatabase',
+        'app.kubernetes.io/instance': name,
+        [`${group}/postgres-major`]: hubSpec(i).postgres.version.split('.')[0]!,
+      },
       annotations: {
         'kubectl.kubernetes.io/last-applied-configuration': `${JSON.stringify({ apiVersion, kind: 'GeoDatabase', metadata: { annotations: {}, name, namespace }, spec })}\n`,
       },
@@ -102,7 +114,10 @@ function geoDatabase(i: number, version: Version) {
           apiVersion,
           time: '2026-11-22T09:12:31Z',
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } }, 'f:spec': { '.': {}, ...Object.fromEntries(Object.keys(spec).map((key) => [`f:${key}`, {}])) } },
+          fieldsV1: {
+            'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } },
+            'f:spec': { '.': {}, ...Object.fromEntries(Object.keys(spec).map((key) => [`f:${key}`, {}])) },
+          },
         },
         {
           manager: 'geodatabase-operator',
@@ -110,7 +125,15 @@ function geoDatabase(i: number, version: Version) {
           apiVersion,
           time: '2026-11-22T09:14:02Z',
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:status': { '.': {}, 'f:conditions': {}, 'f:observedGeneration': {}, 'f:phase': {}, 'f:readyReplicas': {} } },
+          fieldsV1: {
+            'f:status': {
+              '.': {},
+              'f:conditions': {},
+              'f:observedGeneration': {},
+              'f:phase': {},
+              'f:readyReplicas': {},
+            },
+          },
           subresource: 'status',
         },
       ],
@@ -121,7 +144,14 @@ function geoDatabase(i: number, version: Version) {
       observedGeneration: 1 + (i % 5),
       readyReplicas: i % 4,
       conditions: [
-        { type: 'Ready', status: 'True', observedGeneration: 1 + (i % 5), lastTransitionTime: '2026-11-22T09:14:02Z', reason: 'Provisioned', message: 'primary and replicas are serving' },
+        {
+          type: 'Ready',
+          status: 'True',
+          observedGeneration: 1 + (i % 5),
+          lastTransitionTime: '2026-11-22T09:14:02Z',
+          reason: 'Provisioned',
+          message: 'primary and replicas are serving',
+        },
       ],
     },
   };

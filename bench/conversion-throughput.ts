@@ -40,7 +40,8 @@ export async function measureConversion(options: ConversionOptions): Promise<Con
     responseBytes = answer.body.length;
     if (review >= options.warmupReviews) timesMs.push(tookMs);
   }
-  if (timesMs.length === 0) return { ok: false, reason: `no review finished within ${options.maxMs} ms after the warm-up` };
+  if (timesMs.length === 0)
+    return { ok: false, reason: `no review finished within ${options.maxMs} ms after the warm-up` };
   const sorted = [...timesMs].sort((a, b) => a - b);
   const medianMs = percentile(sorted, 50);
   return {

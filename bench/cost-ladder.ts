@@ -28,7 +28,8 @@ type Rung = (typeof rungs)[number];
 export const rungMeaning: Record<Rung, string> = {
   bare: 'node:https + read body + JSON.parse + constant answer',
   decision: '+ crdgate decision (handleAdmissionReview) + JSON.stringify of its answer',
-  'express-quiet': '+ express app (router, body reader, pre-serialized answer, request observer; pino silent, metrics no-op)',
+  'express-quiet':
+    '+ express app (router, body reader, pre-serialized answer, request observer; pino silent, metrics no-op)',
   'express-metrics': '+ prom-client counters and histogram',
   crdgate: '+ pino at info (= the real server: no line for an allowed review, see docs/server.md, Logging policy)',
 };
@@ -38,7 +39,12 @@ export const rungMeaning: Record<Rung, string> = {
  * differences say what each layer costs. CPU accounting (not a sampling profile) makes it immune to the
  * descheduling that a busy 2-core machine inflicts on wall-clock samples.
  */
-export async function measureCostLadder(env: BenchEnvironment, payloads: AdmissionPayload[], plan: LadderPlan, progress: (line: string) => void): Promise<LadderStep[]> {
+export async function measureCostLadder(
+  env: BenchEnvironment,
+  payloads: AdmissionPayload[],
+  plan: LadderPlan,
+  progress: (line: string) => void,
+): Promise<LadderStep[]> {
   const servers = new Map<Rung, ServerProcess>();
   servers.set('bare', await env.startBare());
   for (const variant of variants) servers.set(variant, await env.startCrdgateVariant(variant));

@@ -10,7 +10,9 @@ interface Container {
 
 function serverContainer(): Container {
   type Deployment = { spec: { template: { spec: { containers: Container[] } } } };
-  const deployment = renderServerWorkload({ name: 'crdgate', namespace: 'crdgate-system' }, 'crdgate').find((manifest) => manifest.kind === 'Deployment') as unknown as Deployment;
+  const deployment = renderServerWorkload({ name: 'crdgate', namespace: 'crdgate-system' }, 'crdgate').find(
+    (manifest) => manifest.kind === 'Deployment',
+  ) as unknown as Deployment;
   const container = deployment.spec.template.spec.containers[0];
   if (!container) throw new Error('the rendered Deployment has no container');
   return container;

@@ -24,7 +24,10 @@ export interface DevStartupResult {
 const cliPath = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const readyTimeoutMs = 120_000;
 
-export async function runDevStartupBenchmark(runs: number, progress: (line: string) => void): Promise<DevStartupResult> {
+export async function runDevStartupBenchmark(
+  runs: number,
+  progress: (line: string) => void,
+): Promise<DevStartupResult> {
   const assets = await resolveKubeAssets({ build: true, log: progress });
   if ('unavailable' in assets) throw new Error(`no control plane binaries: ${assets.unavailable}`);
   const controlPlaneMs: number[] = [];
@@ -39,7 +42,11 @@ export async function runDevStartupBenchmark(runs: number, progress: (line: stri
     progress(`round ${run}/${runs}: crdgate dev`);
     devMs.push(await devToReady(assets.dir));
   }
-  const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+  const median = (values: number[]): number =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    );
   const controlPlaneMedianMs = median(controlPlaneMs);
   const devMedianMs = median(devMs);
   return { runs, controlPlaneMs, devMs, controlPlaneMedianMs, devMedianMs, ratio: devMedianMs / controlPlaneMedianMs };
@@ -47,7 +54,10 @@ export async function runDevStartupBenchmark(runs: number, progress: (line: stri
 
 async function devToReady(assetsDir: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [cliPath, 'dev'], { env: { ...process.env, KUBEBUILDER_ASSETS: assetsDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, 'dev'], {
+    env: { ...process.env, KUBEBUILDER_ASSETS: assetsDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const ready = new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -73,8 +83,16 @@ export function renderDevStartupReport(result: DevStartupResult): string {
     textTable(
       ['', 'median', 'runs'],
       [
-        ['control plane alone (etcd + kube-apiserver)', seconds(result.controlPlaneMedianMs), result.controlPlaneMs.map(seconds).join(', ')],
-        ['crdgate dev (the same, plus contracts in front)', seconds(result.devMedianMs), result.devMs.map(seconds).join(', ')],
+        [
+          'control plane alone (etcd + kube-apiserver)',
+          seconds(result.controlPlaneMedianMs),
+          result.controlPlaneMs.map(seconds).join(', '),
+        ],
+        [
+          'crdgate dev (the same, plus contracts in front)',
+          seconds(result.devMedianMs),
+          result.devMs.map(seconds).join(', '),
+        ],
       ],
     ),
     `crdgate dev / control plane alone: ${result.ratio.toFixed(2)}x`,

@@ -38,13 +38,38 @@ const conversion = (objects: string[]) =>
 
 // Each `{}` counts twice against the value limit (its brace and its comma): this many is the most that passes.
 const mostObjects = Math.floor(maxJsonValues / 2) - 100;
-const fullCondition = '{"type":"Ready","status":"True","reason":"Fine","message":"ok","lastTransitionTime":"2026-11-22T09:12:31Z"}';
+const fullCondition =
+  '{"type":"Ready","status":"True","reason":"Fine","message":"ok","lastTransitionTime":"2026-11-22T09:12:31Z"}';
 const fullConditions = Math.floor((serveDefaults.admissionBodyBytes - 4096) / (fullCondition.length + 1));
 const scenarios: Scenario[] = [
-  { name: 'valid 1 KiB CREATE (baseline)', path: '/validate', body: () => admission('CREATE', hub('[]'), 'null'), concurrency: 1, repeat: 20 },
-  { name: `CREATE of ${mostObjects} empty conditions (most values parsed)`, path: '/validate', body: () => admission('CREATE', hub(conditions(mostObjects)), 'null'), concurrency: 1, repeat: 3 },
-  { name: 'same to /mutate', path: '/mutate', body: () => admission('CREATE', hub(conditions(mostObjects)), 'null'), concurrency: 1, repeat: 3 },
-  { name: `7 MiB CREATE of ${fullConditions} full conditions`, path: '/validate', body: () => admission('CREATE', hub(conditions(fullConditions, fullCondition)), 'null'), concurrency: 1, repeat: 2 },
+  {
+    name: 'valid 1 KiB CREATE (baseline)',
+    path: '/validate',
+    body: () => admission('CREATE', hub('[]'), 'null'),
+    concurrency: 1,
+    repeat: 20,
+  },
+  {
+    name: `CREATE of ${mostObjects} empty conditions (most values parsed)`,
+    path: '/validate',
+    body: () => admission('CREATE', hub(conditions(mostObjects)), 'null'),
+    concurrency: 1,
+    repeat: 3,
+  },
+  {
+    name: 'same to /mutate',
+    path: '/mutate',
+    body: () => admission('CREATE', hub(conditions(mostObjects)), 'null'),
+    concurrency: 1,
+    repeat: 3,
+  },
+  {
+    name: `7 MiB CREATE of ${fullConditions} full conditions`,
+    path: '/validate',
+    body: () => admission('CREATE', hub(conditions(fullConditions, fullCondition)), 'null'),
+    concurrency: 1,
+    repeat: 2,
+  },
   {
     name: 'UPDATE, two objects of half as many',
     path: '/validate',
@@ -55,19 +80,40 @@ const scenarios: Scenario[] = [
     concurrency: 1,
     repeat: 3,
   },
-  { name: '4 such CREATEs at once', path: '/validate', body: () => admission('CREATE', hub(conditions(mostObjects)), 'null'), concurrency: 4, repeat: 2 },
-  { name: '7 MiB CREATE of 2.3M empty conditions (refused: 413)', path: '/validate', body: () => admission('CREATE', hub(conditions(Math.floor((serveDefaults.admissionBodyBytes - 4096) / 3))), 'null'), concurrency: 1, repeat: 2 },
+  {
+    name: '4 such CREATEs at once',
+    path: '/validate',
+    body: () => admission('CREATE', hub(conditions(mostObjects)), 'null'),
+    concurrency: 4,
+    repeat: 2,
+  },
+  {
+    name: '7 MiB CREATE of 2.3M empty conditions (refused: 413)',
+    path: '/validate',
+    body: () => admission('CREATE', hub(conditions(Math.floor((serveDefaults.admissionBodyBytes - 4096) / 3))), 'null'),
+    concurrency: 1,
+    repeat: 2,
+  },
   {
     name: 'ConversionReview, 500 objects, most values parsed',
     path: '/convert',
-    body: () => conversion(Array.from({ length: 500 }, () => hub(conditions(Math.floor(mostObjects / 500) - 20), 'v1beta1'))),
+    body: () =>
+      conversion(Array.from({ length: 500 }, () => hub(conditions(Math.floor(mostObjects / 500) - 20), 'v1beta1'))),
     concurrency: 1,
     repeat: 2,
   },
   {
     name: '3 x 16 MiB ConversionReviews of long strings at once (one: 503)',
     path: '/convert',
-    body: () => conversion(Array.from({ length: 500 }, () => hub('[]', 'v1beta1').replace('"name":"db"', `"name":"db","annotations":{"a":"${'x'.repeat(Math.floor((serveDefaults.conversionBodyBytes - 256 * 1024) / 500))}"}`))),
+    body: () =>
+      conversion(
+        Array.from({ length: 500 }, () =>
+          hub('[]', 'v1beta1').replace(
+            '"name":"db"',
+            `"name":"db","annotations":{"a":"${'x'.repeat(Math.floor((serveDefaults.conversionBodyBytes - 256 * 1024) / 500))}"}`,
+          ),
+        ),
+      ),
     concurrency: 3,
     repeat: 2,
   },
@@ -75,11 +121,36 @@ const scenarios: Scenario[] = [
 
 const largeSchemaReview = () => {
   const { group, version, kind, plural } = largeSchemaKind;
-  const object = { apiVersion: `${group}/${version}`, kind, metadata: { name: 'large', namespace: 'maps' }, ...(fullValue(largeStructuralSchema(), 1) as object) };
-  return JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', kind: { group, version, kind }, resource: { group, version, resource: plural }, operation: 'CREATE', name: 'large', namespace: 'maps', object, oldObject: null } });
+  const object = {
+    apiVersion: `${group}/${version}`,
+    kind,
+    metadata: { name: 'large', namespace: 'maps' },
+    ...(fullValue(largeStructuralSchema(), 1) as object),
+  };
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'u',
+      kind: { group, version, kind },
+      resource: { group, version, resource: plural },
+      operation: 'CREATE',
+      name: 'large',
+      namespace: 'maps',
+      object,
+      oldObject: null,
+    },
+  });
 };
-const largeSchemaScenario: Scenario = { name: '3,000 CREATEs of the large-schema kind (32 KiB objects)', path: '/validate', body: largeSchemaReview, concurrency: 4, repeat: 750 };
-const contractModules = (...paths: string[]) => paths.flatMap((path) => ['--contract', fileURLToPath(new URL(path, import.meta.url))]);
+const largeSchemaScenario: Scenario = {
+  name: '3,000 CREATEs of the large-schema kind (32 KiB objects)',
+  path: '/validate',
+  body: largeSchemaReview,
+  concurrency: 4,
+  repeat: 750,
+};
+const contractModules = (...paths: string[]) =>
+  paths.flatMap((path) => ['--contract', fileURLToPath(new URL(path, import.meta.url))]);
 
 async function main(): Promise<void> {
   const withLargeSchema = process.argv.includes('--large-schema');
@@ -88,11 +159,31 @@ async function main(): Promise<void> {
   const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
   // In NODE_OPTIONS, as the pod passes them: Node takes fewer V8 flags there than on its command line.
   const nodeOptions = process.env['CRDGATE_NODE_OPTIONS'] ?? deploymentNodeOptions();
-  const contracts = withLargeSchema ? contractModules('../test/e2e/support/contracts/geodatabase.ts', './support/large-schema-contract.ts') : [];
-  const child = spawn(process.execPath, [cli, 'serve', ...contracts, '--host', '127.0.0.1', '--port', String(port), '--cert-dir', certs.dir, '--drain-delay', '0', '--log-level', 'warn'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, NODE_OPTIONS: nodeOptions },
-  });
+  const contracts = withLargeSchema
+    ? contractModules('../test/e2e/support/contracts/geodatabase.ts', './support/large-schema-contract.ts')
+    : [];
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'serve',
+      ...contracts,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--cert-dir',
+      certs.dir,
+      '--drain-delay',
+      '0',
+      '--log-level',
+      'warn',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, NODE_OPTIONS: nodeOptions },
+    },
+  );
   const rows: string[][] = [];
   try {
     await waitForReady(port, certs.ca);
@@ -102,16 +193,26 @@ async function main(): Promise<void> {
       let slowest = 0;
       const statuses = new Map<number, number>();
       for (let round = 0; round < scenario.repeat; round++) {
-        const answers = await Promise.all(Array.from({ length: scenario.concurrency }, () => post(port, certs.ca, scenario.path, body)));
+        const answers = await Promise.all(
+          Array.from({ length: scenario.concurrency }, () => post(port, certs.ca, scenario.path, body)),
+        );
         for (const answer of answers) {
-          if (![200, 413, 503, 0].includes(answer.status)) throw new Error(`${scenario.name}: HTTP ${answer.status} ${answer.text.slice(0, 200)}`);
+          if (![200, 413, 503, 0].includes(answer.status))
+            throw new Error(`${scenario.name}: HTTP ${answer.status} ${answer.text.slice(0, 200)}`);
           slowest = Math.max(slowest, answer.ms);
           statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         }
       }
       const [rss, peak] = await memory(child.pid!);
       const answered = [...statuses].map(([status, count]) => `${count}x ${status || 'closed'}`).join(', ');
-      rows.push([scenario.name, mib(Buffer.byteLength(body)), answered, `${Math.round(slowest)} ms`, mib(rss), mib(peak)]);
+      rows.push([
+        scenario.name,
+        mib(Buffer.byteLength(body)),
+        answered,
+        `${Math.round(slowest)} ms`,
+        mib(rss),
+        mib(peak),
+      ]);
       process.stderr.write(`  ... ${scenario.name}: peak ${mib(peak)}\n`);
     }
   } finally {
@@ -131,17 +232,40 @@ async function memory(pid: number): Promise<[number, number]> {
   return [kib('VmRSS'), kib('VmHWM')];
 }
 
-function post(port: number, ca: Buffer, path: string, body: string): Promise<{ status: number; text: string; ms: number }> {
+function post(
+  port: number,
+  ca: Buffer,
+  path: string,
+  body: string,
+): Promise<{ status: number; text: string; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        ca,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - started,
+          }),
+        );
+      },
+    );
     // A refusal (413, 503) may close the connection while the body is still being written.
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') resolve({ status: 0, text: error.code, ms: performance.now() - started });
+      if (error.code === 'EPIPE' || error.code === 'ECONNRESET')
+        resolve({ status: 0, text: error.code, ms: performance.now() - started });
       else reject(error);
     });
     req.end(body);

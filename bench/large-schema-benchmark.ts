@@ -34,11 +34,17 @@ export interface LargeSchemaResult {
   rows: LargeSchemaRow[];
 }
 
-const layoutsBySchema: Record<BenchSchemaName, SchemaLayoutName[]> = { large: ['whole', 'served'], geodatabase: ['whole', 'served'] };
+const layoutsBySchema: Record<BenchSchemaName, SchemaLayoutName[]> = {
+  large: ['whole', 'served'],
+  geodatabase: ['whole', 'served'],
+};
 const childPath = fileURLToPath(new URL('./schema-validation-child.ts', import.meta.url));
 const run = promisify(execFile);
 
-export async function runLargeSchemaBenchmark(plan: LargeSchemaPlan, progress: (line: string) => void): Promise<LargeSchemaResult> {
+export async function runLargeSchemaBenchmark(
+  plan: LargeSchemaPlan,
+  progress: (line: string) => void,
+): Promise<LargeSchemaResult> {
   const nodeOptions = deploymentNodeOptions();
   const figures = new Map<string, SchemaValidationFigures[]>();
   for (let round = 1; round <= plan.rounds; round++) {
@@ -55,14 +61,25 @@ export async function runLargeSchemaBenchmark(plan: LargeSchemaPlan, progress: (
       }
     }
   }
-  const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+  const median = (values: number[]): number =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    );
   const rows: LargeSchemaRow[] = [];
   for (const [schema, layouts] of Object.entries(layoutsBySchema) as [BenchSchemaName, SchemaLayoutName[]][]) {
     const wholeRate = median(figures.get(`${schema}/whole`)!.map((figure) => figure.validationsPerCpuSecond));
     for (const layout of layouts) {
       const runs = figures.get(`${schema}/${layout}`)!;
       const medianPerCpuSecond = median(runs.map((figure) => figure.validationsPerCpuSecond));
-      rows.push({ schema, layout, runs, medianPerCpuSecond, medianPeakRssMiB: median(runs.map((figure) => figure.peakRssMiB)), throughputVsWhole: medianPerCpuSecond / wholeRate });
+      rows.push({
+        schema,
+        layout,
+        runs,
+        medianPerCpuSecond,
+        medianPeakRssMiB: median(runs.map((figure) => figure.peakRssMiB)),
+        throughputVsWhole: medianPerCpuSecond / wholeRate,
+      });
     }
   }
   return { nodeOptions, memoryLimitMiB: deploymentMemoryLimitMiB(), rows };
@@ -73,7 +90,15 @@ export function renderLargeSchemaReport(result: LargeSchemaResult): string {
   return [
     `Schema validation in a process of its own, NODE_OPTIONS=${result.nodeOptions} (median of ${rounds} rounds, alternated)`,
     textTable(
-      ['schema', 'layout', 'validations/CPU-s', 'vs whole', 'peak RSS MiB', `vs limit ${result.memoryLimitMiB} MiB`, 'peak RSS per round'],
+      [
+        'schema',
+        'layout',
+        'validations/CPU-s',
+        'vs whole',
+        'peak RSS MiB',
+        `vs limit ${result.memoryLimitMiB} MiB`,
+        'peak RSS per round',
+      ],
       result.rows.map((row) => [
         row.schema,
         row.layout,

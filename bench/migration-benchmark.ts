@@ -7,10 +7,19 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Manifest } from '../src/render/manifest.ts';
 import { startControlPlane, type ControlPlane } from '../src/control-plane/control-plane.ts';
 import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
-import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from '../test/e2e/support/crdgate-restartable-process.ts';
+import {
+  createCrdgateProcess,
+  removeCrdgateProcess,
+  type CrdgateProcess,
+} from '../test/e2e/support/crdgate-restartable-process.ts';
 import { applyCrd, applyWebhookConfigurations, crdgateRegistration } from '../test/e2e/support/crdgate-webhooks.ts';
 import { spawnMigrate } from '../test/e2e/support/migrate-process.ts';
-import { applyCrdVersions, createGeoDatabases, storedApiVersion, storedGeoDatabases } from '../test/e2e/support/storage-migration.ts';
+import {
+  applyCrdVersions,
+  createGeoDatabases,
+  storedApiVersion,
+  storedGeoDatabases,
+} from '../test/e2e/support/storage-migration.ts';
 import { buildCompiledCopy, type CompiledBuild } from './compiled-build.ts';
 import { textTable } from './report/text-table.ts';
 
@@ -56,7 +65,8 @@ export interface MigrationBenchResult {
   memoryPass?: Pass;
 }
 
-const rate = (passes: Pass[]) => passes.reduce((sum, pass) => sum + pass.objects, 0) / passes.reduce((sum, pass) => sum + pass.seconds, 0);
+const rate = (passes: Pass[]) =>
+  passes.reduce((sum, pass) => sum + pass.objects, 0) / passes.reduce((sum, pass) => sum + pass.seconds, 0);
 
 function summarize(plan: MigrationBenchPlan, passes: Pass[], memoryPass: Pass | undefined): MigrationBenchResult {
   const crdgate = (shards: number) => passes.filter((pass) => pass.client === 'crdgate' && pass.shards === shards);
@@ -70,8 +80,15 @@ function summarize(plan: MigrationBenchPlan, passes: Pass[], memoryPass: Pass | 
     plainObjectsPerSecond,
     crdgateObjectsPerSecond,
     ratio: crdgateObjectsPerSecond / plainObjectsPerSecond,
-    byShards: plan.shards.map((shards) => ({ shards, writers: shards * plan.concurrency, objectsPerSecond: rate(crdgate(shards)) })),
-    memory: [{ objects: plan.objects, peakRssBytes: peakOfOne }, ...(memoryPass ? [{ objects: memoryPass.objects, peakRssBytes: memoryPass.peakRssBytes ?? 0 }] : [])],
+    byShards: plan.shards.map((shards) => ({
+      shards,
+      writers: shards * plan.concurrency,
+      objectsPerSecond: rate(crdgate(shards)),
+    })),
+    memory: [
+      { objects: plan.objects, peakRssBytes: peakOfOne },
+      ...(memoryPass ? [{ objects: memoryPass.objects, peakRssBytes: memoryPass.peakRssBytes ?? 0 }] : []),
+    ],
     ...(memoryPass ? { memoryPass } : {}),
   };
 }
@@ -85,7 +102,10 @@ const NAMESPACES = 10;
  * loop moves the objects from v1 to v1beta1 storage, then crdgate migrate moves them back to v1, and so on. crdgate
  * migrate runs as a Job's pods run it: compiled, one process per shard, each measured for its peak memory.
  */
-export async function runMigrationBenchmark(plan: MigrationBenchPlan, progress: (line: string) => void): Promise<MigrationBenchResult> {
+export async function runMigrationBenchmark(
+  plan: MigrationBenchPlan,
+  progress: (line: string) => void,
+): Promise<MigrationBenchResult> {
   const assets = await resolveKubeAssets({ build: true, log: progress });
   if ('unavailable' in assets) throw new Error(`no control plane for the migration benchmark: ${assets.unavailable}`);
   let plane: ControlPlane | undefined;
@@ -122,21 +142,39 @@ export async function runMigrationBenchmark(plan: MigrationBenchPlan, progress: 
       const run =
         client === 'plain'
           ? { objects: await plainRewriteLoop(kubeConfig, storage, plan.concurrency) }
-          : await migrateProcesses(build!, plane!.kubeconfigPath, plan.concurrency, shards, { namespace: namespaces[0]!, name: `record-${passes.length + 1}` }, scratch);
-      const pass: Pass = { client, shards, writers: shards * plan.concurrency, seconds: (performance.now() - started) / 1000, ...run };
+          : await migrateProcesses(
+              build!,
+              plane!.kubeconfigPath,
+              plan.concurrency,
+              shards,
+              { namespace: namespaces[0]!, name: `record-${passes.length + 1}` },
+              scratch,
+            );
+      const pass: Pass = {
+        client,
+        shards,
+        writers: shards * plan.concurrency,
+        seconds: (performance.now() - started) / 1000,
+        ...run,
+      };
       await expectStoredIn(plane!.etcdUrl, `geo.example.com/${storage}`);
       return pass;
     };
     // Up and down again, the plain loop first and last: neither client, nor any shard count, always gets the
     // warmer (or the quieter) turn.
-    const order: Array<[Pass['client'], number]> = [['plain', 1], ...plan.shards.map((n): [Pass['client'], number] => ['crdgate', n])];
+    const order: Array<[Pass['client'], number]> = [
+      ['plain', 1],
+      ...plan.shards.map((n): [Pass['client'], number] => ['crdgate', n]),
+    ];
     for (const [client, shards] of [...order, ...[...order].reverse()]) passes.push(await flip(client, shards));
 
     let memoryPass: Pass | undefined;
     if (plan.memoryObjects !== undefined && plan.memoryObjects > plan.objects) {
       const more = await createNamespaces(kubeConfig, 'bench-more', NAMESPACES);
       progress(`creating ${plan.memoryObjects - plan.objects} more GeoDatabases, ${plan.memoryObjects} in all`);
-      await createGeoDatabases(kubeConfig, more, Math.ceil((plan.memoryObjects - plan.objects) / NAMESPACES), { inFlight: 16 });
+      await createGeoDatabases(kubeConfig, more, Math.ceil((plan.memoryObjects - plan.objects) / NAMESPACES), {
+        inFlight: 16,
+      });
       memoryPass = await flip('crdgate', 1);
     }
     return summarize(plan, passes, memoryPass);
@@ -184,13 +222,22 @@ export function renderMigrationReport(result: MigrationBenchResult): string {
  * storage change rebuilds the API server's watch cache, which lists wait for: with 100,000 objects on a busy machine
  * that can take longer than the e2e helper's 30 s, and applying the same CRD again is harmless.
  */
-async function switchStorage(kubeConfig: KubeConfig, etcdUrl: string, crd: Manifest, storage: string, probeNamespace: string, progress: (line: string) => void): Promise<void> {
+async function switchStorage(
+  kubeConfig: KubeConfig,
+  etcdUrl: string,
+  crd: Manifest,
+  storage: string,
+  probeNamespace: string,
+  progress: (line: string) => void,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await applyCrdVersions(kubeConfig, etcdUrl, crd, { storage }, probeNamespace);
     } catch (error) {
       if (attempt === 5) throw error;
-      progress(`still waiting for the API server after the switch to ${storage}: ${(error as Error).message.split('\n')[0]}`);
+      progress(
+        `still waiting for the API server after the switch to ${storage}: ${(error as Error).message.split('\n')[0]}`,
+      );
     }
   }
 }
@@ -215,11 +262,26 @@ async function plainRewriteLoop(kubeConfig: KubeConfig, version: string, concurr
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = request(
-        { host: server.hostname, port: server.port, method, path, agent, headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json' } : {}), ...options.headers } },
+        {
+          host: server.hostname,
+          port: server.port,
+          method,
+          path,
+          agent,
+          headers: {
+            accept: 'application/json',
+            ...(payload ? { 'content-type': 'application/json' } : {}),
+            ...options.headers,
+          },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(Buffer.concat(chunks).toString())) : reject(new Error(`${method} ${path}: ${res.statusCode} ${Buffer.concat(chunks)}`))));
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(JSON.parse(Buffer.concat(chunks).toString()))
+              : reject(new Error(`${method} ${path}: ${res.statusCode} ${Buffer.concat(chunks)}`)),
+          );
         },
       );
       req.on('error', reject);
@@ -228,7 +290,10 @@ async function plainRewriteLoop(kubeConfig: KubeConfig, version: string, concurr
   let count = 0;
   let token = '';
   do {
-    const page = (await call('GET', `/apis/geo.example.com/${version}/geodatabases?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`)) as {
+    const page = (await call(
+      'GET',
+      `/apis/geo.example.com/${version}/geodatabases?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`,
+    )) as {
       items: ListedItem[];
       metadata?: { continue?: string };
     };
@@ -237,7 +302,11 @@ async function plainRewriteLoop(kubeConfig: KubeConfig, version: string, concurr
       Array.from({ length: concurrency }, async () => {
         while (next < page.items.length) {
           const item = page.items[next++]!;
-          await call('PUT', `/apis/geo.example.com/${version}/namespaces/${item.metadata.namespace}/geodatabases/${item.metadata.name}`, item);
+          await call(
+            'PUT',
+            `/apis/geo.example.com/${version}/namespaces/${item.metadata.namespace}/geodatabases/${item.metadata.name}`,
+            item,
+          );
           count++;
         }
       }),
@@ -265,23 +334,43 @@ async function migrateProcesses(
   const runs = await Promise.all(
     Array.from({ length: shards }, async (_, index) => {
       const peakFile = join(scratch, `peak-rss-${record.name}-${index}`);
-      const args = ['--kubeconfig', kubeconfigPath, '--concurrency', String(concurrency), '--qps', '100000', '--output', 'json'];
+      const args = [
+        '--kubeconfig',
+        kubeconfigPath,
+        '--concurrency',
+        String(concurrency),
+        '--qps',
+        '100000',
+        '--output',
+        'json',
+      ];
       if (shards > 1) args.push('--shard', `${index}/${shards}`, '--record', `${record.namespace}/${record.name}`);
       // With the heap settings of the rendered Job's pod, not V8's defaults for this machine.
-      const run = spawnMigrate(args, { cliPath: build.cliPath, nodeArgs: ['--import', peakRssModule], env: { CRDGATE_BENCH_PEAK_RSS_FILE: peakFile } });
+      const run = spawnMigrate(args, {
+        cliPath: build.cliPath,
+        nodeArgs: ['--import', peakRssModule],
+        env: { CRDGATE_BENCH_PEAK_RSS_FILE: peakFile },
+      });
       const { code } = await run.exited;
-      if (code !== 0) throw new Error(`crdgate migrate (shard ${index}/${shards}) exited ${code}: ${run.stdout()}${run.stderr()}`);
+      if (code !== 0)
+        throw new Error(`crdgate migrate (shard ${index}/${shards}) exited ${code}: ${run.stdout()}${run.stderr()}`);
       const peakRssBytes = Number(await readFile(peakFile, 'utf8'));
-      if (!(peakRssBytes > 0)) throw new Error('crdgate migrate reported no peak RSS: the bench reads /proc/self/status (Linux only)');
+      if (!(peakRssBytes > 0))
+        throw new Error('crdgate migrate reported no peak RSS: the bench reads /proc/self/status (Linux only)');
       return { report: run.report(), peakRssBytes };
     }),
   );
   // Every shard succeeded, so the last to record its success must have trimmed storedVersions.
-  if (!runs.some((run) => run.report.outcome === 'migrated')) throw new Error(`no shard trimmed storedVersions: ${runs.map((run) => run.report.outcome).join(', ')}`);
-  return { objects: runs.reduce((sum, run) => sum + run.report.objects.seen, 0), peakRssBytes: Math.max(...runs.map((run) => run.peakRssBytes)) };
+  if (!runs.some((run) => run.report.outcome === 'migrated'))
+    throw new Error(`no shard trimmed storedVersions: ${runs.map((run) => run.report.outcome).join(', ')}`);
+  return {
+    objects: runs.reduce((sum, run) => sum + run.report.objects.seen, 0),
+    peakRssBytes: Math.max(...runs.map((run) => run.peakRssBytes)),
+  };
 }
 
 async function expectStoredIn(etcdUrl: string, apiVersion: string): Promise<void> {
   const versions = new Set((await storedGeoDatabases(etcdUrl)).map(storedApiVersion));
-  if (versions.size !== 1 || !versions.has(apiVersion)) throw new Error(`expected every object stored in ${apiVersion}, found ${[...versions].join(', ')}`);
+  if (versions.size !== 1 || !versions.has(apiVersion))
+    throw new Error(`expected every object stored in ${apiVersion}, found ${[...versions].join(', ')}`);
 }

@@ -52,18 +52,19 @@ export async function measureLatency(options: LatencyOptions): Promise<LatencyRe
 
   function send(index: number, dueAt: number): void {
     const sentAt = performance.now();
-    const request = post(options.target, options.path, options.body).then(
-      (answer) => {
+    const request = post(options.target, options.path, options.body)
+      .then((answer) => {
         if (answer.status !== 200) throw new Error(`HTTP ${answer.status}`);
         if (index >= firstRecorded) {
           latencies[index - firstRecorded] = performance.now() - dueAt;
           sendLags[index - firstRecorded] = sentAt - dueAt;
         }
-      },
-    ).catch((error: unknown) => {
-      failures++;
-      firstFailure ??= (error as Error).message;
-    }).finally(() => inFlight.delete(request));
+      })
+      .catch((error: unknown) => {
+        failures++;
+        firstFailure ??= (error as Error).message;
+      })
+      .finally(() => inFlight.delete(request));
     inFlight.add(request);
   }
 

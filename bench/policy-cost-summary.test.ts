@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRefusal, counterDifference, countRefusals, readServerCounters, summarizeWindows, type MeasuredWindow, type ServerCounters } from './policy-cost-summary.ts';
+import {
+  classifyRefusal,
+  counterDifference,
+  countRefusals,
+  readServerCounters,
+  summarizeWindows,
+  type MeasuredWindow,
+  type ServerCounters,
+} from './policy-cost-summary.ts';
 import { parsePrometheusText } from './support/prometheus-text.ts';
 
 describe('classifyRefusal', () => {
@@ -7,23 +15,56 @@ describe('classifyRefusal', () => {
   const prefix = `geodatabases.geo.example.com "caches-3-0" is forbidden: ValidatingAdmissionPolicy 'crdgate.geodatabases.geo.example.com' with binding 'crdgate.geodatabases.geo.example.com' denied request: `;
 
   it('tells a denial by the policy from its failures', () => {
-    expect(classifyRefusal(`${prefix}spec.caches[2].version: major upgrade of cache "cache-2" from Redis 7.2 to 8.0 is unsupported`)).toBe('policy-denied');
-    expect(classifyRefusal(`${prefix}validation failed due to running out of cost budget, no further validation rules will be run`)).toBe('out-of-budget');
-    expect(classifyRefusal(`${prefix}expression 'variables.changes_cache_resize == 0' resulted in error: operation cancelled: actual cost limit exceeded`)).toBe('out-of-budget');
-    expect(classifyRefusal(`${prefix}expression 'object.spec.x == 1' resulted in error: no such key: x`)).toBe('evaluation-error');
-    expect(classifyRefusal(`${prefix}failed messageExpression: composited variable "state" fails to evaluate: no such key: status`)).toBe('evaluation-error');
+    expect(
+      classifyRefusal(
+        `${prefix}spec.caches[2].version: major upgrade of cache "cache-2" from Redis 7.2 to 8.0 is unsupported`,
+      ),
+    ).toBe('policy-denied');
+    expect(
+      classifyRefusal(
+        `${prefix}validation failed due to running out of cost budget, no further validation rules will be run`,
+      ),
+    ).toBe('out-of-budget');
+    expect(
+      classifyRefusal(
+        `${prefix}expression 'variables.changes_cache_resize == 0' resulted in error: operation cancelled: actual cost limit exceeded`,
+      ),
+    ).toBe('out-of-budget');
+    expect(classifyRefusal(`${prefix}expression 'object.spec.x == 1' resulted in error: no such key: x`)).toBe(
+      'evaluation-error',
+    );
+    expect(
+      classifyRefusal(
+        `${prefix}failed messageExpression: composited variable "state" fails to evaluate: no such key: status`,
+      ),
+    ).toBe('evaluation-error');
   });
 
   it('calls anything else other', () => {
-    expect(classifyRefusal('Operation cannot be fulfilled on geodatabases.geo.example.com "caches-3-0": the object has been modified')).toBe('other');
+    expect(
+      classifyRefusal(
+        'Operation cannot be fulfilled on geodatabases.geo.example.com "caches-3-0": the object has been modified',
+      ),
+    ).toBe('other');
     expect(classifyRefusal('')).toBe('other');
   });
 });
 
 const zero: ServerCounters = { vapSeconds: 0, vapUpdates: 0, putSeconds: 0, puts: 0, cpuSeconds: 0, policyChecks: 0 };
 
-function window(overrides: Partial<MeasuredWindow> & Pick<MeasuredWindow, 'round' | 'mode' | 'latenciesMs'>): MeasuredWindow {
-  return { variant: 'caches: 3', phase: 'latency', concurrency: 1, seconds: 1, server: zero, machineBusyCores: 1, refusals: [], ...overrides };
+function window(
+  overrides: Partial<MeasuredWindow> & Pick<MeasuredWindow, 'round' | 'mode' | 'latenciesMs'>,
+): MeasuredWindow {
+  return {
+    variant: 'caches: 3',
+    phase: 'latency',
+    concurrency: 1,
+    seconds: 1,
+    server: zero,
+    machineBusyCores: 1,
+    refusals: [],
+    ...overrides,
+  };
 }
 
 describe('readServerCounters', () => {
@@ -51,15 +92,34 @@ process_cpu_seconds_total 3.25
 
   it('subtracts a reading from a later one', () => {
     const before = { ...zero, vapUpdates: 10, cpuSeconds: 1.5 };
-    expect(counterDifference({ ...zero, vapUpdates: 30, cpuSeconds: 2 }, before)).toEqual({ ...zero, vapUpdates: 20, cpuSeconds: 0.5 });
+    expect(counterDifference({ ...zero, vapUpdates: 30, cpuSeconds: 2 }, before)).toEqual({
+      ...zero,
+      vapUpdates: 20,
+      cpuSeconds: 0.5,
+    });
   });
 });
 
 describe('summarizeWindows', () => {
   const windows = [
-    window({ round: 1, mode: 'without', latenciesMs: [2, 4, 6], server: { ...zero, vapSeconds: 0.00003, vapUpdates: 3, cpuSeconds: 0.003 } }),
-    window({ round: 2, mode: 'with', latenciesMs: [3, 6, 9], server: { ...zero, vapSeconds: 0.003, vapUpdates: 3, cpuSeconds: 0.006 } }),
-    window({ round: 3, mode: 'without', latenciesMs: [4, 8, 12], server: { ...zero, vapSeconds: 0.00005, vapUpdates: 5, cpuSeconds: 0.003 } }),
+    window({
+      round: 1,
+      mode: 'without',
+      latenciesMs: [2, 4, 6],
+      server: { ...zero, vapSeconds: 0.00003, vapUpdates: 3, cpuSeconds: 0.003 },
+    }),
+    window({
+      round: 2,
+      mode: 'with',
+      latenciesMs: [3, 6, 9],
+      server: { ...zero, vapSeconds: 0.003, vapUpdates: 3, cpuSeconds: 0.006 },
+    }),
+    window({
+      round: 3,
+      mode: 'without',
+      latenciesMs: [4, 8, 12],
+      server: { ...zero, vapSeconds: 0.00005, vapUpdates: 5, cpuSeconds: 0.003 },
+    }),
     // One foreign UPDATE counted (the API server's own), one update of ours refused.
     window({
       round: 4,
@@ -68,7 +128,14 @@ describe('summarizeWindows', () => {
       server: { ...zero, vapSeconds: 0.0047, vapUpdates: 4, cpuSeconds: 0.009 },
       refusals: [{ kind: 'other', status: 409, message: 'conflict' }],
     }),
-    window({ round: 1, mode: 'without', phase: 'throughput', concurrency: 8, latenciesMs: [10, 10, 10, 10], seconds: 2 }),
+    window({
+      round: 1,
+      mode: 'without',
+      phase: 'throughput',
+      concurrency: 8,
+      latenciesMs: [10, 10, 10, 10],
+      seconds: 2,
+    }),
     window({ round: 2, mode: 'with', phase: 'throughput', concurrency: 8, latenciesMs: [20, 20], seconds: 2 }),
     window({ round: 1, mode: 'without', variant: 'caches: 8 (maxItems)', latenciesMs: [1] }),
     window({ round: 2, mode: 'with', variant: 'caches: 8 (maxItems)', latenciesMs: [2] }),
@@ -110,6 +177,12 @@ describe('summarizeWindows', () => {
   });
 
   it('counts refusals by kind, with examples', () => {
-    expect(countRefusals(windows)).toEqual({ outOfBudget: 0, evaluationError: 0, policyDenied: 0, other: 1, examples: ['409: conflict'] });
+    expect(countRefusals(windows)).toEqual({
+      outOfBudget: 0,
+      evaluationError: 0,
+      policyDenied: 0,
+      other: 1,
+      examples: ['409: conflict'],
+    });
   });
 });

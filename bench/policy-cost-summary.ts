@@ -20,7 +20,12 @@ export type RefusalKind = 'out-of-budget' | 'evaluation-error' | 'policy-denied'
 export function classifyRefusal(message: string): RefusalKind {
   // The texts of k8s.io/apiserver's plugin/cel (activation.go, validator.go) and cel-go's cost limit, see bench/README.md.
   if (/running out of cost budget|cost limit exceeded|out of budget/i.test(message)) return 'out-of-budget';
-  if (/resulted in error|failed messageExpression|composited variable .* fails to evaluate|failed to convert object version/.test(message)) return 'evaluation-error';
+  if (
+    /resulted in error|failed messageExpression|composited variable .* fails to evaluate|failed to convert object version/.test(
+      message,
+    )
+  )
+    return 'evaluation-error';
   if (/ValidatingAdmissionPolicy '[^']*'( with binding '[^']*')? denied request/.test(message)) return 'policy-denied';
   return 'other';
 }
@@ -45,7 +50,10 @@ export interface ServerCounters {
   policyChecks: number;
 }
 
-export function readServerCounters(samples: readonly MetricSample[], resource: { group: string; plural: string }): ServerCounters {
+export function readServerCounters(
+  samples: readonly MetricSample[],
+  resource: { group: string; plural: string },
+): ServerCounters {
   const vap = { name: 'ValidatingAdmissionPolicy', operation: 'UPDATE', type: 'validate' };
   const put = { verb: 'PUT', group: resource.group, resource: resource.plural, subresource: '' };
   return {
@@ -65,7 +73,9 @@ export function counterDifference(after: ServerCounters, before: ServerCounters)
 }
 
 function counterTotal(all: readonly ServerCounters[]): ServerCounters {
-  return Object.fromEntries(counterKeys.map((key) => [key, all.reduce((sum, counters) => sum + counters[key], 0)])) as unknown as ServerCounters;
+  return Object.fromEntries(
+    counterKeys.map((key) => [key, all.reduce((sum, counters) => sum + counters[key], 0)]),
+  ) as unknown as ServerCounters;
 }
 
 /** One timed window: one variant, one phase, in one round with the policy bound or not. */
@@ -136,24 +146,30 @@ export interface RefusalCounts {
 export function summarizeWindows(windows: readonly MeasuredWindow[]): VariantComparison[] {
   const variants = [...new Set(windows.map((window) => window.variant))];
   return variants.map((variant) => {
-    const compare = (phase: WindowPhase) => comparePhase(windows.filter((window) => window.variant === variant && window.phase === phase));
+    const compare = (phase: WindowPhase) =>
+      comparePhase(windows.filter((window) => window.variant === variant && window.phase === phase));
     return { variant, latency: compare('latency'), throughput: compare('throughput') };
   });
 }
 
 function comparePhase(windows: readonly MeasuredWindow[]): PhaseComparison {
-  const ofMode = (mode: PolicyMode) => windows.filter((window) => window.mode === mode).sort((a, b) => a.round - b.round);
+  const ofMode = (mode: PolicyMode) =>
+    windows.filter((window) => window.mode === mode).sort((a, b) => a.round - b.round);
   const without = phaseFigures(ofMode('without'));
   const withPolicy = phaseFigures(ofMode('with'));
   const pairs = Math.min(without.roundMediansMs.length, withPolicy.roundMediansMs.length);
-  const pairedRatios = Array.from({ length: pairs }, (_, i) => withPolicy.roundMediansMs[i]! / without.roundMediansMs[i]!);
+  const pairedRatios = Array.from(
+    { length: pairs },
+    (_, i) => withPolicy.roundMediansMs[i]! / without.roundMediansMs[i]!,
+  );
   return {
     without,
     with: withPolicy,
     medianRatio: withPolicy.medianMs / without.medianMs,
     p99Ratio: withPolicy.p99Ms / without.p99Ms,
     throughputRatio: withPolicy.updatesPerSecond / without.updatesPerSecond,
-    pairedMedianRatioRange: pairs === 0 ? [Number.NaN, Number.NaN] : [Math.min(...pairedRatios), Math.max(...pairedRatios)],
+    pairedMedianRatioRange:
+      pairs === 0 ? [Number.NaN, Number.NaN] : [Math.min(...pairedRatios), Math.max(...pairedRatios)],
     vapMicrosAdded: withPolicy.vapMicrosPerUpdate - without.vapMicrosPerUpdate,
     serverCpuMicrosAdded: withPolicy.serverCpuMicrosPerUpdate - without.serverCpuMicrosPerUpdate,
   };

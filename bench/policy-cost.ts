@@ -71,8 +71,10 @@ const bindings = '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolic
 
 /** The most caches a GeoDatabase may have, read from the schema, so the variant follows the contract. */
 const maxCaches = (() => {
-  const maxItems = (schemaV1.properties?.['spec']?.properties?.['caches'] as { maxItems?: number } | undefined)?.maxItems;
-  if (maxItems === undefined || !Number.isSafeInteger(maxItems)) throw new Error('the GeoDatabase v1 schema no longer bounds spec.caches with maxItems');
+  const maxItems = (schemaV1.properties?.['spec']?.properties?.['caches'] as { maxItems?: number } | undefined)
+    ?.maxItems;
+  if (maxItems === undefined || !Number.isSafeInteger(maxItems))
+    throw new Error('the GeoDatabase v1 schema no longer bounds spec.caches with maxItems');
   return maxItems;
 })();
 
@@ -87,10 +89,18 @@ const variantShapes = [
  * version, so this is the version every write reaches it in anyway.
  */
 function hubOnlyCrd(): Manifest {
-  const hubOnly: Contract = { ...contract, versions: contract.versions.filter((version) => version.name === contract.hub).map((version) => ({ ...version, storage: true })) };
+  const hubOnly: Contract = {
+    ...contract,
+    versions: contract.versions
+      .filter((version) => version.name === contract.hub)
+      .map((version) => ({ ...version, storage: true })),
+  };
   // The endpoint is only rendered into a conversion webhook, which a single version does not have.
-  const crd = renderCustomResourceDefinition(hubOnly, { target: { url: 'https://127.0.0.1' } }) as Manifest & { spec: { conversion: { strategy: string } } };
-  if (crd.spec.conversion.strategy !== 'None') throw new Error(`expected a CRD without conversion, got strategy ${crd.spec.conversion.strategy}`);
+  const crd = renderCustomResourceDefinition(hubOnly, { target: { url: 'https://127.0.0.1' } }) as Manifest & {
+    spec: { conversion: { strategy: string } };
+  };
+  if (crd.spec.conversion.strategy !== 'None')
+    throw new Error(`expected a CRD without conversion, got strategy ${crd.spec.conversion.strategy}`);
   return crd;
 }
 
@@ -113,7 +123,12 @@ function newGeoDatabase(name: string, caches: number): GeoDatabase {
       postgres: { version: '16.4', postgis: '3.4.2' },
       readReplicas: 1,
       storage: { size: '20Gi', storageClassName: 'fast' },
-      caches: Array.from({ length: caches }, (_, i) => ({ name: `cache-${i}`, version: '7.2', memory: '1Gi', replicas: 1 })),
+      caches: Array.from({ length: caches }, (_, i) => ({
+        name: `cache-${i}`,
+        version: '7.2',
+        memory: '1Gi',
+        replicas: 1,
+      })),
     },
   };
 }
@@ -136,7 +151,11 @@ function cacheMajorUpgrade(object: GeoDatabase): GeoDatabase {
 
 const objectPath = (object: GeoDatabase) => `${collection}/${object.metadata.name}`;
 
-export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCostPlan, progress: (line: string) => void): Promise<PolicyCostResult> {
+export async function runPolicyCostBenchmark(
+  assetsDir: string,
+  plan: PolicyCostPlan,
+  progress: (line: string) => void,
+): Promise<PolicyCostResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   let plane: ControlPlane | undefined;
@@ -145,15 +164,25 @@ export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCost
     plane = await startControlPlane({ assetsDir, log: progress });
     client = createApiServerClient(plane.kubeconfigPath, plan.throughput.concurrency);
     const api = client;
-    await api.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    await api.json('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: namespace },
+    });
     const crd = hubOnlyCrd();
     await api.json('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
     await eventually(`${crd.metadata.name} to be established`, async () => {
-      const read = await api.json<{ status?: { conditions?: Array<{ type: string; status: string }> } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+      const read = await api.json<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
+        'GET',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+      );
       return read.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
     });
 
-    const [policy, binding] = renderAdmissionPolicies([contract], installName) as [Manifest & { spec: { validations: unknown[]; variables?: unknown[] } }, Manifest];
+    const [policy, binding] = renderAdmissionPolicies([contract], installName) as [
+      Manifest & { spec: { validations: unknown[]; variables?: unknown[] } },
+      Manifest,
+    ];
     await api.json('POST', '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies', policy);
 
     progress(`creating ${variantShapes.length} x ${plan.throughput.concurrency} GeoDatabases in phase Ready`);
@@ -165,11 +194,21 @@ export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCost
         // The CRD is established a moment before its resource is served.
         await eventually(`${plural} to be served`, () => api.json('POST', collection, body));
         // No operator runs here: the status subresource is written as one would, and the policy reads the phase from it.
-        mine.push(await api.json<GeoDatabase>('PATCH', `${collection}/${body.metadata.name}/status`, { status: { phase: 'Ready' } }, 'application/merge-patch+json'));
+        mine.push(
+          await api.json<GeoDatabase>(
+            'PATCH',
+            `${collection}/${body.metadata.name}/status`,
+            { status: { phase: 'Ready' } },
+            'application/merge-patch+json',
+          ),
+        );
       }
       objects.set(shape.name, mine);
     }
-    const variants: PolicyVariant[] = variantShapes.map((shape) => ({ ...shape, updateBytes: Buffer.byteLength(JSON.stringify(toggled(objects.get(shape.name)![0]!))) }));
+    const variants: PolicyVariant[] = variantShapes.map((shape) => ({
+      ...shape,
+      updateBytes: Buffer.byteLength(JSON.stringify(toggled(objects.get(shape.name)![0]!))),
+    }));
 
     // Whether the policy is in effect, by a dry run of a change it denies on an object of the first variant.
     const probe = async (): Promise<'denied' | 'allowed'> => {
@@ -186,7 +225,11 @@ export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCost
       if (mode === 'with') await api.json('POST', bindings, binding);
       else await api.json('DELETE', `${bindings}/${binding.metadata.name}`);
       const expected = mode === 'with' ? 'denied' : 'allowed';
-      await eventually(`the policy to be ${mode === 'with' ? 'in effect' : 'out of effect'}`, async () => ((await probe()) === expected ? true : undefined), { intervalMs: 20 });
+      await eventually(
+        `the policy to be ${mode === 'with' ? 'in effect' : 'out of effect'}`,
+        async () => ((await probe()) === expected ? true : undefined),
+        { intervalMs: 20 },
+      );
       bindingTakesEffectMs[mode === 'with' ? 'bind' : 'unbind'].push(performance.now() - changed);
     };
 
@@ -198,7 +241,11 @@ export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCost
     const counters = async (): Promise<ServerCounters> => readServerCounters(await scrape(), { group, plural });
 
     // One update of one object; the latency of an allowed one, or why it was refused.
-    const update = async (list: GeoDatabase[], index: number, window: Pick<MeasuredWindow, 'latenciesMs' | 'refusals'> | undefined) => {
+    const update = async (
+      list: GeoDatabase[],
+      index: number,
+      window: Pick<MeasuredWindow, 'latenciesMs' | 'refusals'> | undefined,
+    ) => {
       const next = toggled(list[index]!);
       const answer = await api.call('PUT', objectPath(next), next);
       if (answer.status === 200) {
@@ -210,7 +257,11 @@ export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCost
       if (!window) throw new Error(`an untimed update was refused: HTTP ${answer.status}: ${message}`);
       window.refusals.push({ kind: classifyRefusal(message), status: answer.status, message });
     };
-    const closedLoop = async (list: GeoDatabase[], ms: number, window?: Pick<MeasuredWindow, 'latenciesMs' | 'refusals'>) => {
+    const closedLoop = async (
+      list: GeoDatabase[],
+      ms: number,
+      window?: Pick<MeasuredWindow, 'latenciesMs' | 'refusals'>,
+    ) => {
       const deadline = performance.now() + ms;
       await Promise.all(
         list.map(async (_object, index) => {
@@ -240,7 +291,10 @@ export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCost
       const object = cacheMajorUpgrade(objects.get(shape.name)![0]!);
       const answer = await api.call('PUT', `${objectPath(object)}?dryRun=All`, object);
       const message = statusMessage(answer.body);
-      if (answer.status !== 403 || classifyRefusal(message) !== 'policy-denied') throw new Error(`${shape.name}: expected the policy to deny a cache major upgrade, got HTTP ${answer.status}: ${message}`);
+      if (answer.status !== 403 || classifyRefusal(message) !== 'policy-denied')
+        throw new Error(
+          `${shape.name}: expected the policy to deny a cache major upgrade, got HTTP ${answer.status}: ${message}`,
+        );
       progress(`warm-up, ${shape.name}: ${message}`);
       await closedLoop(objects.get(shape.name)!, plan.throughput.warmupMs);
     }
@@ -261,7 +315,11 @@ export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCost
           }),
         );
         await closedLoop(list, plan.throughput.warmupMs);
-        windows.push(await timed({ ...base, phase: 'throughput', concurrency: list.length }, (window) => closedLoop(list, plan.throughput.measureMs, window)));
+        windows.push(
+          await timed({ ...base, phase: 'throughput', concurrency: list.length }, (window) =>
+            closedLoop(list, plan.throughput.measureMs, window),
+          ),
+        );
       }
     }
 
@@ -271,12 +329,18 @@ export async function runPolicyCostBenchmark(assetsDir: string, plan: PolicyCost
       kubeApiserverVersion: plane.kubeApiserverVersion,
       cpus: availableParallelism(),
       plan,
-      policy: { name: policy.metadata.name, validations: policy.spec.validations.length, variables: policy.spec.variables?.length ?? 0 },
+      policy: {
+        name: policy.metadata.name,
+        validations: policy.spec.validations.length,
+        variables: policy.spec.variables?.length ?? 0,
+      },
       variants,
       comparisons: summarizeWindows(windows),
       refusals: countRefusals(windows),
       bindingTakesEffectMs,
-      policyChecks: finalSamples.filter((sample) => sample.name === 'apiserver_validating_admission_policy_check_total').map(({ labels, value }) => ({ labels, value })),
+      policyChecks: finalSamples
+        .filter((sample) => sample.name === 'apiserver_validating_admission_policy_check_total')
+        .map(({ labels, value }) => ({ labels, value })),
       seconds: (performance.now() - started) / 1000,
     };
   } finally {

@@ -24,7 +24,9 @@ export function ruledObject(n: number, revision: 'new' | 'old'): Record<string, 
     spec: {
       storageClass: n % 2 === 0 ? 'standard' : 'fast',
       owner: team,
-      ...(n % 5 === 0 ? { imageRef: `registry.invalid/app-${n % 5}@sha256:${(n * 7919).toString(16).padStart(8, '0')}` } : { image: `registry.invalid/app-${n % 5}:1.${n % 10}` }),
+      ...(n % 5 === 0
+        ? { imageRef: `registry.invalid/app-${n % 5}@sha256:${(n * 7919).toString(16).padStart(8, '0')}` }
+        : { image: `registry.invalid/app-${n % 5}:1.${n % 10}` }),
       // Bronze, the default, left to the schema: the tier rule then reads the defaulted value.
       ...(tier ? { tier } : {}),
       replicasMin: tier === 'gold' ? 2 : 1,

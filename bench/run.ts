@@ -66,19 +66,39 @@ const quickPlan: BenchPlan = {
 
 // The large schema's validator is optimised within its first few thousand validations (the peak comes then); a
 // GeoDatabase validation takes microseconds, so it needs far more for a window of a second or more.
-const largeSchemaPlan: LargeSchemaPlan = { rounds: 3, counts: { large: { warmup: 3_000, measure: 3_000 }, geodatabase: { warmup: 200_000, measure: 1_000_000 } } };
-const quickLargeSchemaPlan: LargeSchemaPlan = { rounds: 1, counts: { large: { warmup: 3_000, measure: 1_000 }, geodatabase: { warmup: 100_000, measure: 200_000 } } };
+const largeSchemaPlan: LargeSchemaPlan = {
+  rounds: 3,
+  counts: { large: { warmup: 3_000, measure: 3_000 }, geodatabase: { warmup: 200_000, measure: 1_000_000 } },
+};
+const quickLargeSchemaPlan: LargeSchemaPlan = {
+  rounds: 1,
+  counts: { large: { warmup: 3_000, measure: 1_000 }, geodatabase: { warmup: 100_000, measure: 200_000 } },
+};
 
 const profilePlan: ProfilePlan = { warmupMs: 1_500, measureMs: 4_000, concurrency: 32, sockets: 8, top: 20 };
 const ladderPlan: LadderPlan = { warmupMs: 1_000, measureMs: 2_500, concurrency: 32, sockets: 8, rounds: 2 };
 
 // Eight rounds alternating unbound/bound: on this shared VM the medians of rounds of the same configuration moved by
 // up to a third between rounds. About two and a half minutes, control plane included.
-const policyPlan: PolicyCostPlan = { roundsPerMode: 4, warmupUpdates: 20, latencyUpdates: 300, throughput: { concurrency: 8, warmupMs: 300, measureMs: 2_000 } };
-const quickPolicyPlan: PolicyCostPlan = { roundsPerMode: 1, warmupUpdates: 10, latencyUpdates: 100, throughput: { concurrency: 8, warmupMs: 200, measureMs: 1_000 } };
+const policyPlan: PolicyCostPlan = {
+  roundsPerMode: 4,
+  warmupUpdates: 20,
+  latencyUpdates: 300,
+  throughput: { concurrency: 8, warmupMs: 300, measureMs: 2_000 },
+};
+const quickPolicyPlan: PolicyCostPlan = {
+  roundsPerMode: 1,
+  warmupUpdates: 10,
+  latencyUpdates: 100,
+  throughput: { concurrency: 8, warmupMs: 200, measureMs: 1_000 },
+};
 
 /** The policy-cost mode; in the goals run (required false) a machine without control plane binaries skips it with a warning. */
-async function measurePolicyCost(quick: boolean, required: boolean, progress: (line: string) => void): Promise<PolicyCostResult | undefined> {
+async function measurePolicyCost(
+  quick: boolean,
+  required: boolean,
+  progress: (line: string) => void,
+): Promise<PolicyCostResult | undefined> {
   const assets = await resolveKubeAssets({ build: true, log: progress });
   if ('unavailable' in assets) {
     if (required) throw new Error(`no control plane for the policy benchmark: ${assets.unavailable}`);
@@ -111,7 +131,9 @@ async function main(): Promise<void> {
   });
   const progress = (line: string) => process.stderr.write(`  ... ${line}\n`);
   // With --json, stdout carries only the JSON, so it can be redirected; the tables go to stderr.
-  const print = values.json ? (text: string) => process.stderr.write(text) : (text: string) => process.stdout.write(text);
+  const print = values.json
+    ? (text: string) => process.stderr.write(text)
+    : (text: string) => process.stdout.write(text);
   /** One mode's run: its table, and with --json its figures on stdout. */
   const report = async <T>(measured: Promise<T>, render: (result: T) => string): Promise<void> => {
     const result = await measured;
@@ -121,7 +143,8 @@ async function main(): Promise<void> {
   /** How many objects a mode generates: the flag's, else a thousand with --quick and ten thousand without. */
   const objectCount = (flag: 'migration-objects' | 'check-objects' | 'revision-objects-count'): number => {
     const objects = Number(values[flag] ?? (values.quick ? 1_000 : 10_000));
-    if (!Number.isSafeInteger(objects) || objects < 10) throw new Error(`--${flag} must be a whole number >= 10, got ${values[flag]}`);
+    if (!Number.isSafeInteger(objects) || objects < 10)
+      throw new Error(`--${flag} must be a whole number >= 10, got ${values[flag]}`);
     return objects;
   };
   if (values.migration) {
@@ -129,25 +152,57 @@ async function main(): Promise<void> {
     const memoryText = values['migration-memory-objects'];
     const memoryObjects = memoryText === undefined ? undefined : Number(memoryText);
     if (memoryObjects !== undefined && (!Number.isSafeInteger(memoryObjects) || memoryObjects <= objects)) {
-      throw new Error(`--migration-memory-objects must be a whole number above the ${objects} objects of the passes, got ${memoryText}`);
+      throw new Error(
+        `--migration-memory-objects must be a whole number above the ${objects} objects of the passes, got ${memoryText}`,
+      );
     }
-    return report(runMigrationBenchmark({ objects, concurrency: 4, shards: [1, 2, 4], ...(memoryObjects !== undefined ? { memoryObjects } : {}) }, progress), renderMigrationReport);
+    return report(
+      runMigrationBenchmark(
+        { objects, concurrency: 4, shards: [1, 2, 4], ...(memoryObjects !== undefined ? { memoryObjects } : {}) },
+        progress,
+      ),
+      renderMigrationReport,
+    );
   }
   if (values['revision-objects']) {
-    return report(runRevisionObjectsBenchmark({ objects: objectCount('revision-objects-count'), rounds: values.quick ? 1 : 3 }, progress), renderRevisionObjectsReport);
+    return report(
+      runRevisionObjectsBenchmark(
+        { objects: objectCount('revision-objects-count'), rounds: values.quick ? 1 : 3 },
+        progress,
+      ),
+      renderRevisionObjectsReport,
+    );
   }
   if (values['crd-tools']) {
     // The corpus of real CRDs is data to measure against, given from outside: never named in the repository.
     const corpusDir = values.corpus ?? process.env['CRDGATE_CRD_CORPUS'];
     return report(runCrdToolsComparison(corpusDir ? { corpusDir } : {}, progress), renderCrdToolsReport);
   }
-  if (values['large-schema']) return report(runLargeSchemaBenchmark(values.quick ? quickLargeSchemaPlan : largeSchemaPlan, progress), renderLargeSchemaReport);
+  if (values['large-schema'])
+    return report(
+      runLargeSchemaBenchmark(values.quick ? quickLargeSchemaPlan : largeSchemaPlan, progress),
+      renderLargeSchemaReport,
+    );
   if (values.dev) return report(runDevStartupBenchmark(values.quick ? 1 : 3, progress), renderDevStartupReport);
   // Required: without a control plane this mode has nothing to measure, and says so.
-  if (values.policy) return report(measurePolicyCost(values.quick === true, true, progress), (result) => renderPolicyCostReport(result!));
+  if (values.policy)
+    return report(measurePolicyCost(values.quick === true, true, progress), (result) =>
+      renderPolicyCostReport(result!),
+    );
   if (values.check) {
     const objects = objectCount('check-objects');
-    return report(runCheckBenchmark({ objects, rounds: values.quick ? 1 : 3, fromSource: values['from-source'] === true, celObjects: values.quick ? 200 : 500 }, progress), renderCheckReport);
+    return report(
+      runCheckBenchmark(
+        {
+          objects,
+          rounds: values.quick ? 1 : 3,
+          fromSource: values['from-source'] === true,
+          celObjects: values.quick ? 200 : 500,
+        },
+        progress,
+      ),
+      renderCheckReport,
+    );
   }
   const env = await openBenchEnvironment(values['from-source'] === true, progress);
   let summary: BenchSummary | undefined;

@@ -37,7 +37,9 @@ function schemaAndObjects(name: BenchSchemaName): { schema: JSONSchemaProps; obj
     return { schema, objects: Array.from({ length: 16 }, (_, variant) => fullValue(schema, variant)) };
   }
   const hub = geoDatabaseContract().versions.find((version) => version.name === 'v1')!;
-  const review = JSON.parse(readFileSync(new URL('../test/fixtures/admission/create-geodatabase.json', import.meta.url), 'utf8')) as { request: { object: unknown } };
+  const review = JSON.parse(
+    readFileSync(new URL('../test/fixtures/admission/create-geodatabase.json', import.meta.url), 'utf8'),
+  ) as { request: { object: unknown } };
   return { schema: hub.schema, objects: [review.request.object] };
 }
 
@@ -49,7 +51,8 @@ function peakRssMiB(): number {
 
 function main(): void {
   const [schemaName, layoutName, warmupText, measureText] = process.argv.slice(2);
-  if (!benchSchemas.includes(schemaName as BenchSchemaName) || !(layoutName! in schemaLayouts)) throw new Error(`usage: SCHEMA LAYOUT WARMUP MEASURE, got ${process.argv.slice(2).join(' ')}`);
+  if (!benchSchemas.includes(schemaName as BenchSchemaName) || !(layoutName! in schemaLayouts))
+    throw new Error(`usage: SCHEMA LAYOUT WARMUP MEASURE, got ${process.argv.slice(2).join(' ')}`);
   const { schema, objects } = schemaAndObjects(schemaName as BenchSchemaName);
   const layout = schemaLayouts[layoutName as SchemaLayoutName];
   if (layout.keptFromMaglev) keepValidatorsFromMaglev();

@@ -7,7 +7,11 @@ import { serveOnLoopback } from './serve-on-loopback.ts';
 // the review, answer. Same certificate, TLS settings and keep-alive timeout as crdgate's server (src/server/serve.ts).
 
 const constantAnswer = Buffer.from(
-  JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'bench', allowed: true } }),
+  JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid: 'bench', allowed: true },
+  }),
 );
 
 async function serveBare(certDir: string): Promise<void> {

@@ -64,11 +64,18 @@ async function serveVariant(variant: Variant, certDir: string, compiledSrcDir: s
 
 function metricsThatDoNothing(real: MetricsModule.ServerMetrics): MetricsModule.ServerMetrics {
   const nothing = { inc: () => {}, observe: () => {} };
-  return { ...real, requests: nothing, latency: nothing, decisions: nothing, conversions: nothing } as unknown as MetricsModule.ServerMetrics;
+  return {
+    ...real,
+    requests: nothing,
+    latency: nothing,
+    decisions: nothing,
+    conversions: nothing,
+  } as unknown as MetricsModule.ServerMetrics;
 }
 
 if (import.meta.main) {
   const [variant, certDir, compiledSrcDir] = process.argv.slice(2);
-  if (!variants.includes(variant as Variant) || !certDir) throw new Error(`usage: serve-crdgate-variant.ts ${variants.join('|')} CERT_DIR [COMPILED_SRC_DIR]`);
+  if (!variants.includes(variant as Variant) || !certDir)
+    throw new Error(`usage: serve-crdgate-variant.ts ${variants.join('|')} CERT_DIR [COMPILED_SRC_DIR]`);
   await serveVariant(variant as Variant, certDir, compiledSrcDir);
 }

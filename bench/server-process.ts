@@ -40,7 +40,11 @@ const stopTimeoutMs = 10_000;
 type Answer = SampleMessage | DoneMessage;
 
 /** Forks one of the serve-*.ts scripts with this very Node binary and waits for its port. */
-export async function startServerProcess(script: URL, args: string[], options: ServerProcessOptions = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  script: URL,
+  args: string[],
+  options: ServerProcessOptions = {},
+): Promise<ServerProcess> {
   const child = fork(fileURLToPath(script), args, {
     execPath: process.execPath,
     execArgv: options.execArgv ?? [],
@@ -79,7 +83,8 @@ export async function startServerProcess(script: URL, args: string[], options: S
     readyAfterMs: ready.sinceProcessStartMs,
     sample: () => ask<SampleMessage>((id) => ({ type: 'sample', id }), 'a sample from the server process'),
     startProfile: () => perform((id) => ({ type: 'profile-start', id }), 'the server process to start profiling'),
-    stopProfile: (path) => perform((id) => ({ type: 'profile-stop', id, path }), 'the server process to write its profile'),
+    stopProfile: (path) =>
+      perform((id) => ({ type: 'profile-stop', id, path }), 'the server process to write its profile'),
     timeInServer: () => perform((id) => ({ type: 'time-in-server', id }), 'the server process to time its requests'),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -97,7 +102,9 @@ function waitForReady(child: ChildProcess, script: URL): Promise<ReadyMessage> {
       child.on('message', (message: ReadyMessage) => {
         if (message.type === 'ready') resolve(message);
       });
-      child.once('exit', (code, signal) => reject(new Error(`${script.pathname} exited before listening (code ${code}, signal ${signal})`)));
+      child.once('exit', (code, signal) =>
+        reject(new Error(`${script.pathname} exited before listening (code ${code}, signal ${signal})`)),
+      );
       child.once('error', reject);
     }),
     readyTimeoutMs,

@@ -36,13 +36,21 @@ export async function measureStartup(options: StartupOptions): Promise<StartupRe
 
 async function startOnce({ cliPath, env, certDir, ca }: StartupOptions): Promise<number> {
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', '--cert-dir', certDir, '--drain-delay', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1', '--cert-dir', certDir, '--drain-delay', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
+    },
+  );
   try {
     const port = await withTimeout(servingPort(child), readyTimeoutMs, 'crdgate serve to log its port');
-    await withTimeout(pollUntilReady(port, ca, spawnedAt + readyTimeoutMs), readyTimeoutMs, 'crdgate serve to be ready');
+    await withTimeout(
+      pollUntilReady(port, ca, spawnedAt + readyTimeoutMs),
+      readyTimeoutMs,
+      'crdgate serve to be ready',
+    );
     return performance.now() - spawnedAt;
   } finally {
     await stopChild(child);

@@ -1,5 +1,11 @@
 import { subscribe } from 'node:diagnostics_channel';
-import { createHistogram, monitorEventLoopDelay, PerformanceObserver, constants, type RecordableHistogram } from 'node:perf_hooks';
+import {
+  createHistogram,
+  monitorEventLoopDelay,
+  PerformanceObserver,
+  constants,
+  type RecordableHistogram,
+} from 'node:perf_hooks';
 
 /** What a server process's event loop went through since the previous take(): the usual suspects of a latency tail. */
 export interface TailStats {
@@ -35,7 +41,12 @@ export function createTailMonitor(): { take(): TailStats; timeInServer(): void }
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
-      const bucket = kind === constants.NODE_PERFORMANCE_GC_MINOR ? pauses.minor : kind === constants.NODE_PERFORMANCE_GC_MAJOR ? pauses.major : pauses.other;
+      const bucket =
+        kind === constants.NODE_PERFORMANCE_GC_MINOR
+          ? pauses.minor
+          : kind === constants.NODE_PERFORMANCE_GC_MAJOR
+            ? pauses.major
+            : pauses.other;
       bucket.count++;
       bucket.totalMs += entry.duration;
       bucket.maxMs = Math.max(bucket.maxMs, entry.duration);
@@ -49,7 +60,9 @@ export function createTailMonitor(): { take(): TailStats; timeInServer(): void }
         eventLoopDelayP99Ms: delay.count > 0 ? delay.percentile(99) / 1e6 : 0,
         eventLoopDelayMaxMs: delay.count > 0 ? delay.max / 1e6 : 0,
         gc: pauses,
-        ...(inServer && inServer.count > 0 ? { inServer: { p99Ms: inServer.percentile(99) / 1e6, maxMs: inServer.max / 1e6 } } : {}),
+        ...(inServer && inServer.count > 0
+          ? { inServer: { p99Ms: inServer.percentile(99) / 1e6, maxMs: inServer.max / 1e6 } }
+          : {}),
       };
       delay.reset();
       inServer?.reset();
@@ -82,5 +95,9 @@ function measureTimeInServer(): RecordableHistogram {
 }
 
 function emptyPauses(): TailStats['gc'] {
-  return { minor: { count: 0, totalMs: 0, maxMs: 0 }, major: { count: 0, totalMs: 0, maxMs: 0 }, other: { count: 0, totalMs: 0, maxMs: 0 } };
+  return {
+    minor: { count: 0, totalMs: 0, maxMs: 0 },
+    major: { count: 0, totalMs: 0, maxMs: 0 },
+    other: { count: 0, totalMs: 0, maxMs: 0 },
+  };
 }

@@ -25,11 +25,16 @@ describe('the crdgate command (bin)', () => {
   });
 
   it('says in one line which Node it needs, and exits 2, on an older one', async () => {
-    const engines = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).engines.node as string;
+    const engines = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).engines
+      .node as string;
     const required = /^>=(\d+)/.exec(engines)?.[1];
     const result = await runBin(['serve'], '20.20.2');
     expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^crdgate: Node\\.js ${required} or newer is required, this is Node\\.js 20\\.20\\.2 `))]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^crdgate: Node\\.js ${required} or newer is required, this is Node\\.js 20\\.20\\.2 `),
+      ),
+    ]);
   });
 });
 
@@ -40,8 +45,10 @@ const loaded = [];
 registerHooks({ load(url, context, nextLoad) { loaded.push(url); return nextLoad(url, context); } });
 process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(loaded) + '\\n'));`;
   const result = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(recorder)}`, bin, ...args], (error, _stdout, stderr) =>
-      error ? reject(new Error(stderr)) : resolve(stderr),
+    execFile(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(recorder)}`, bin, ...args],
+      (error, _stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stderr)),
     );
   });
   const line = result.split('\n').find((l) => l.startsWith('LOADED '));
@@ -52,7 +59,8 @@ process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify(load
 describe('what a command loads', () => {
   const fromPackage = (files: string[], name: string) => files.filter((url) => url.includes(`/node_modules/${name}/`));
   // A module's path under commands/ ('serve/flags'): a command with files of its own keeps them in its folder.
-  const commandModules = (files: string[]) => files.map((url) => /\/commands\/([\w/-]+)\.[jt]s$/.exec(url)?.[1]).filter((name) => name !== undefined);
+  const commandModules = (files: string[]) =>
+    files.map((url) => /\/commands\/([\w/-]+)\.[jt]s$/.exec(url)?.[1]).filter((name) => name !== undefined);
 
   it('serve loads neither node-forge nor yaml nor another command, so they stay out of its heap', async () => {
     const files = await filesLoadedBy(['serve', '--help']);
@@ -61,7 +69,9 @@ describe('what a command loads', () => {
     expect(fromPackage(files, 'yaml')).toEqual([]);
     const modules = commandModules(files);
     expect(modules).toContain('serve/serve');
-    expect(new Set(modules.filter((name) => !name.startsWith('serve/')))).toEqual(new Set(['command', 'contracts', 'system-error']));
+    expect(new Set(modules.filter((name) => !name.startsWith('serve/')))).toEqual(
+      new Set(['command', 'contracts', 'system-error']),
+    );
   });
 
   it('certs does load node-forge (the recorder sees what a command imports)', async () => {

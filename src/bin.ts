@@ -8,7 +8,9 @@ const requiredNodeMajor = 24;
 
 const running = process.versions.node;
 if (Number(running.split('.')[0]) < requiredNodeMajor) {
-  process.stderr.write(`crdgate: Node.js ${requiredNodeMajor} or newer is required, this is Node.js ${running} (${process.execPath})\n`);
+  process.stderr.write(
+    `crdgate: Node.js ${requiredNodeMajor} or newer is required, this is Node.js ${running} (${process.execPath})\n`,
+  );
   process.exitCode = 2;
 } else {
   const { runProcess } = await import('./cli.ts');

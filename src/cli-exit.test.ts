@@ -12,18 +12,33 @@ afterEach(() => {
 
 /** `crdgate fsa` stood in for by a command that fails with `error`. */
 function failingWith(error: unknown): void {
-  const command: Command = { name: 'fsa', summary: '', usage: 'crdgate fsa', options: {}, run: () => Promise.reject(error) };
+  const command: Command = {
+    name: 'fsa',
+    summary: '',
+    usage: 'crdgate fsa',
+    options: {},
+    run: () => Promise.reject(error),
+  };
   commandLoaders.fsa = () => Promise.resolve(command);
 }
 
 describe('the exit status of a command error', () => {
-  it.each(Object.keys(commandErrors) as CommandErrorCode[])('%s: its catalog exit status and one line naming the command', async (code) => {
-    failingWith(new CommandError(code, `what went wrong (${code})\nand a second line nobody needs`));
-    expect(await runCli(process.cwd(), 'fsa')).toEqual({ code: commandErrors[code].exitStatus, stdout: '', stderr: `crdgate fsa: what went wrong (${code})\n` });
-  });
+  it.each(Object.keys(commandErrors) as CommandErrorCode[])(
+    '%s: its catalog exit status and one line naming the command',
+    async (code) => {
+      failingWith(new CommandError(code, `what went wrong (${code})\nand a second line nobody needs`));
+      expect(await runCli(process.cwd(), 'fsa')).toEqual({
+        code: commandErrors[code].exitStatus,
+        stdout: '',
+        stderr: `crdgate fsa: what went wrong (${code})\n`,
+      });
+    },
+  );
 
   it('prints the detail of another program below the one line, as it is', async () => {
-    failingWith(new CommandError('NPM_FAILED', 'npm install failed:', '  npm error code ENOENT\n  npm error path /nowhere'));
+    failingWith(
+      new CommandError('NPM_FAILED', 'npm install failed:', '  npm error code ENOENT\n  npm error path /nowhere'),
+    );
     expect(await runCli(process.cwd(), 'fsa')).toMatchObject({
       code: commandErrors.NPM_FAILED.exitStatus,
       stderr: 'crdgate fsa: npm install failed:\n  npm error code ENOENT\n  npm error path /nowhere\n',

@@ -33,7 +33,9 @@ describe('crdgate check', () => {
     await writeFile(join(dir, 'ok.yaml'), stringify(geoDatabase(validSpec)));
     const result = await run('check', '-f', 'ok.yaml');
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toMatch(/^ok\.yaml:1 \(document 1\): GeoDatabase maps\/db \(geo\.example\.com\/v1\) CREATE: allowed$/m);
+    expect(result.stdout).toMatch(
+      /^ok\.yaml:1 \(document 1\): GeoDatabase maps\/db \(geo\.example\.com\/v1\) CREATE: allowed$/m,
+    );
     const defaults = result.stdout.split('\n').filter((line) => line.startsWith('  default '));
     expect(defaults).toEqual([
       '  default metadata.labels: {"geo.example.com/postgres-major":"16"}',
@@ -43,15 +45,18 @@ describe('crdgate check', () => {
     expect(result.stdout).toMatch(/^checked 1 object: 1 allowed, 0 denied/m);
   });
 
-  it.each(['yaml', 'json'])('prints the defaulted object with --defaulted %s, and the decision on standard error', async (format) => {
-    await writeFile(join(dir, 'ok.yaml'), stringify(geoDatabase(validSpec)));
-    const result = await run('check', '-f', 'ok.yaml', '--defaulted', format);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/CREATE: allowed\n {2}default metadata\.labels/);
-    const printed = format === 'json' ? JSON.parse(result.stdout) : parse(result.stdout);
-    expect(printed.spec).toEqual({ ...validSpec, readReplicas: 0, caches: [] });
-    expect(printed.metadata.labels).toEqual({ 'geo.example.com/postgres-major': '16' });
-  });
+  it.each(['yaml', 'json'])(
+    'prints the defaulted object with --defaulted %s, and the decision on standard error',
+    async (format) => {
+      await writeFile(join(dir, 'ok.yaml'), stringify(geoDatabase(validSpec)));
+      const result = await run('check', '-f', 'ok.yaml', '--defaulted', format);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toMatch(/CREATE: allowed\n {2}default metadata\.labels/);
+      const printed = format === 'json' ? JSON.parse(result.stdout) : parse(result.stdout);
+      expect(printed.spec).toEqual({ ...validSpec, readReplicas: 0, caches: [] });
+      expect(printed.metadata.labels).toEqual({ 'geo.example.com/postgres-major': '16' });
+    },
+  );
 
   it('prints no object with --defaulted when the object is denied', async () => {
     await writeFile(join(dir, 'bad.json'), JSON.stringify(geoDatabase({ ...validSpec, readReplicas: 99 })));
@@ -61,7 +66,10 @@ describe('crdgate check', () => {
   });
 
   it('exits 1 for a denied object and prints one line per bad field', async () => {
-    await writeFile(join(dir, 'bad.json'), JSON.stringify(geoDatabase({ ...validSpec, readReplicas: 99, storage: { size: '1Mi' } })));
+    await writeFile(
+      join(dir, 'bad.json'),
+      JSON.stringify(geoDatabase({ ...validSpec, readReplicas: 99, storage: { size: '1Mi' } })),
+    );
     const result = await run('check', '-f', 'bad.json');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('OBJECT_INVALID');
@@ -71,7 +79,10 @@ describe('crdgate check', () => {
   });
 
   it('decides a DELETE on the object being deleted', async () => {
-    await writeFile(join(dir, 'protected.yaml'), stringify(geoDatabase(validSpec, { 'geo.example.com/deletion-protection': 'true' })));
+    await writeFile(
+      join(dir, 'protected.yaml'),
+      stringify(geoDatabase(validSpec, { 'geo.example.com/deletion-protection': 'true' })),
+    );
     const result = await run('check', '-f', 'protected.yaml', '--delete');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('DELETION_PROTECTED');
@@ -102,7 +113,17 @@ describe('crdgate check', () => {
 
 describe('crdgate certs', () => {
   it('writes a CA and a serving certificate, and keeps the CA on renewal', async () => {
-    const first = await run('certs', '--out', 'pki', '--dns', 'crdgate.crdgate-system.svc', '--ip', '10.0.0.7', '--days', '30');
+    const first = await run(
+      'certs',
+      '--out',
+      'pki',
+      '--dns',
+      'crdgate.crdgate-system.svc',
+      '--ip',
+      '10.0.0.7',
+      '--days',
+      '30',
+    );
     expect(first.code).toBe(0);
     const ca = await readFile(join(dir, 'pki', 'ca.crt'));
     const cert = new X509Certificate(await readFile(join(dir, 'pki', 'tls.crt')));
@@ -151,12 +172,15 @@ describe('crdgate serve: operating errors', () => {
     await expect(access(join(dir, 'in-use-certs'))).rejects.toThrow();
   });
 
-  it.each([['99999'], ['-1'], ['http']])('exits 2 with one line for --port %s, before writing development certificates', async (bad) => {
-    const result = await run('serve', `--port=${bad}`, '--cert-dir', 'bad-port-certs');
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^crdgate serve: --port must be/);
-    await expect(access(join(dir, 'bad-port-certs'))).rejects.toThrow();
-  });
+  it.each([['99999'], ['-1'], ['http']])(
+    'exits 2 with one line for --port %s, before writing development certificates',
+    async (bad) => {
+      const result = await run('serve', `--port=${bad}`, '--cert-dir', 'bad-port-certs');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^crdgate serve: --port must be/);
+      await expect(access(join(dir, 'bad-port-certs'))).rejects.toThrow();
+    },
+  );
 
   it('exits 2 with one line for a --cert-dir below a file', async () => {
     await writeFile(join(dir, 'a-file'), 'not a folder');
@@ -167,7 +191,15 @@ describe('crdgate serve: operating errors', () => {
   });
 
   it('exits 2 for --client-ca-endpoints naming something that is not an endpoint', async () => {
-    const result = await run('serve', '--client-ca', 'ca.crt', '--client-ca-endpoints', 'validate,healthz', '--cert-dir', 'x');
+    const result = await run(
+      'serve',
+      '--client-ca',
+      'ca.crt',
+      '--client-ca-endpoints',
+      'validate,healthz',
+      '--cert-dir',
+      'x',
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--client-ca-endpoints takes a list of validate, mutate, convert');
   });
@@ -180,11 +212,26 @@ describe('crdgate serve --manage-certs: usage errors, before anything is bound o
     [['--manage-certs'], '--manage-certs needs --namespace'],
     [['--manage-certs', '--namespace', 'Team_A'], '--namespace must be'],
     [['--manage-certs', '--namespace', 'a', '--name', '9lives'], '--name "9lives" must be'],
-    [['--manage-certs', '--namespace', 'a', '--ca-overlap', '5'], '--ca-overlap must be a positive duration with a unit'],
-    [['--manage-certs', '--namespace', 'a', '--serving-validity', '400d', '--ca-validity', '365d'], '--serving-validity must be shorter than --ca-validity'],
-    [['--manage-certs', '--namespace', 'a', '--kubeconfig', 'no-such-kubeconfig'], 'cannot load the kubeconfig no-such-kubeconfig'],
-    [['--manage-certs', '--namespace', 'a', '--cert-ip', '127.0.0.1,localhost'], '--cert-dns/--cert-ip: IP address "localhost" is not a valid IPv4 or IPv6 address'],
-    [['--manage-certs', '--namespace', 'a', '--cert-dns', 'under_score.example'], 'DNS name "under_score.example" is not a valid host name'],
+    [
+      ['--manage-certs', '--namespace', 'a', '--ca-overlap', '5'],
+      '--ca-overlap must be a positive duration with a unit',
+    ],
+    [
+      ['--manage-certs', '--namespace', 'a', '--serving-validity', '400d', '--ca-validity', '365d'],
+      '--serving-validity must be shorter than --ca-validity',
+    ],
+    [
+      ['--manage-certs', '--namespace', 'a', '--kubeconfig', 'no-such-kubeconfig'],
+      'cannot load the kubeconfig no-such-kubeconfig',
+    ],
+    [
+      ['--manage-certs', '--namespace', 'a', '--cert-ip', '127.0.0.1,localhost'],
+      '--cert-dns/--cert-ip: IP address "localhost" is not a valid IPv4 or IPv6 address',
+    ],
+    [
+      ['--manage-certs', '--namespace', 'a', '--cert-dns', 'under_score.example'],
+      'DNS name "under_score.example" is not a valid host name',
+    ],
     [['--manage-certs', '--namespace', 'a', '--lease-duration', '1s'], '--lease-duration must be at least 2s'],
     [['--manage-certs', '--namespace', 'a', '--cert-dir', 'certs'], '--cert-dir does not apply with --manage-certs'],
   ])('%j', async (flags, message) => {
@@ -214,7 +261,17 @@ describe('crdgate serve with a contract whose hub has a scale subresource: the k
   });
 
   it('exits 2 when the kubeconfig named cannot be loaded, before anything is bound or written', async () => {
-    const result = await run('serve', '--port', '0', '--contract', scalable, '--kubeconfig', 'no-such-kubeconfig', '--cert-dir', 'never-written');
+    const result = await run(
+      'serve',
+      '--port',
+      '0',
+      '--contract',
+      scalable,
+      '--kubeconfig',
+      'no-such-kubeconfig',
+      '--cert-dir',
+      'never-written',
+    );
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
@@ -224,9 +281,18 @@ describe('crdgate serve with a contract whose hub has a scale subresource: the k
 
 describe('crdgate serve --crd-gate: its flags, checked before anything is bound or written', () => {
   it.each([
-    [['--crd-gate-max-objects', '10'], '--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate'],
-    [['--crd-rules', 'rules.yaml'], '--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate'],
-    [['--crd-gate', '--crd-gate-read-timeout', '15s'], "--crd-gate-read-timeout must be below the gate webhook's timeoutSeconds (15s)"],
+    [
+      ['--crd-gate-max-objects', '10'],
+      '--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate',
+    ],
+    [
+      ['--crd-rules', 'rules.yaml'],
+      '--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate',
+    ],
+    [
+      ['--crd-gate', '--crd-gate-read-timeout', '15s'],
+      "--crd-gate-read-timeout must be below the gate webhook's timeoutSeconds (15s)",
+    ],
     [['--crd-gate', '--crd-gate-max-objects', '0'], '--crd-gate-max-objects must be'],
   ])('refuses %j', async (flags, message) => {
     const result = await run('serve', '--port', '0', ...flags, '--cert-dir', 'never-written');
@@ -236,13 +302,22 @@ describe('crdgate serve --crd-gate: its flags, checked before anything is bound 
   });
 
   it('takes --kubeconfig, and exits 2 when the one named cannot be loaded', async () => {
-    const result = await run('serve', '--port', '0', '--crd-gate', '--kubeconfig', 'no-such-kubeconfig', '--cert-dir', 'never-written');
+    const result = await run(
+      'serve',
+      '--port',
+      '0',
+      '--crd-gate',
+      '--kubeconfig',
+      'no-such-kubeconfig',
+      '--cert-dir',
+      'never-written',
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
   });
 });
 
-describe("crdgate serve with a contract whose CRD someone else owns: --owner-schema", () => {
+describe('crdgate serve with a contract whose CRD someone else owns: --owner-schema', () => {
   const writeOperatorContract = async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -278,7 +353,17 @@ describe("crdgate serve with a contract whose CRD someone else owns: --owner-sch
 
   it('takes --kubeconfig for following the CRD, and exits 2 when the one named cannot be loaded', async () => {
     await writeOperatorContract();
-    const result = await run('serve', '--port', '0', '--contract', 'pool-contract.ts', '--kubeconfig', 'no-such-kubeconfig', '--cert-dir', 'never-written');
+    const result = await run(
+      'serve',
+      '--port',
+      '0',
+      '--contract',
+      'pool-contract.ts',
+      '--kubeconfig',
+      'no-such-kubeconfig',
+      '--cert-dir',
+      'never-written',
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('cannot load the kubeconfig no-such-kubeconfig');
   });
@@ -286,15 +371,33 @@ describe("crdgate serve with a contract whose CRD someone else owns: --owner-sch
   it('serves on while a default kubeconfig does not load, and logs why it cannot follow the CRD in one entry, with no stack', async () => {
     await writeOperatorContract();
     const bin = fileURLToPath(new URL('./bin.ts', import.meta.url));
-    const args = [bin, 'serve', '--port', '0', '--host', '127.0.0.1', '--contract', 'pool-contract.ts', '--cert-dir', 'follow-certs'];
-    const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, KUBECONFIG: join(dir, 'not-written-yet') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [
+      bin,
+      'serve',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--contract',
+      'pool-contract.ts',
+      '--cert-dir',
+      'follow-certs',
+    ];
+    const child = spawn(process.execPath, args, {
+      cwd: dir,
+      env: { ...process.env, KUBECONFIG: join(dir, 'not-written-yet') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
     try {
       const entry = await new Promise<Record<string, unknown>>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no such log entry within 20 s:\n${log}`)), 20_000);
         child.stdout.on('data', () => {
-          const found = log.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>)
+          const found = log
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as Record<string, unknown>)
             .find((logged) => String(logged['msg']).startsWith("cannot follow the owner's CRD"));
           if (!found) return;
           clearTimeout(timer);
@@ -329,7 +432,9 @@ describe('crdgate --help', () => {
 
 describe('--contract MODULE', () => {
   const defineContractUrl = new URL('./contract/define-contract.ts', import.meta.url).href;
-  const widgetContract = (defineContractFrom: string) => `import { defineContract } from ${JSON.stringify(defineContractFrom)};
+  const widgetContract = (
+    defineContractFrom: string,
+  ) => `import { defineContract } from ${JSON.stringify(defineContractFrom)};
 export default () => defineContract({
   identity: { group: 'toys.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
   hub: 'v1',
@@ -337,7 +442,12 @@ export default () => defineContract({
   conversions: {},
 });
 `;
-  const widget = (size: number) => ({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size } });
+  const widget = (size: number) => ({
+    apiVersion: 'toys.example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w' },
+    spec: { size },
+  });
 
   beforeAll(async () => {
     await writeFile(join(dir, 'widget-contract.ts'), widgetContract(defineContractUrl));
@@ -352,9 +462,14 @@ export default () => defineContract({
     expect(big.code).toBe(1);
     expect(big.stdout).toContain('spec.size');
     // Without the module, crdgate knows no Widget: it is skipped, and the summary says so.
-    expect((await run('check', '-f', 'small.yaml')).stdout).toMatch(/^checked 0 objects: .*skipped 1 of kinds no contract declares \(Widget\.toys\.example\.com 1\)/m);
+    expect((await run('check', '-f', 'small.yaml')).stdout).toMatch(
+      /^checked 0 objects: .*skipped 1 of kinds no contract declares \(Widget\.toys\.example\.com 1\)/m,
+    );
 
-    await writeFile(join(dir, 'broken-contract.ts'), widgetContract(defineContractUrl).replace('storage: true', 'storage: false'));
+    await writeFile(
+      join(dir, 'broken-contract.ts'),
+      widgetContract(defineContractUrl).replace('storage: true', 'storage: false'),
+    );
     const broken = await run('check', '-f', 'small.yaml', '--contract', 'broken-contract.ts');
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain('exactly one version must be the storage version');
@@ -368,7 +483,16 @@ export default () => defineContract({
   it('leaves the built-in GeoDatabase out of check, fsa and manifests', async () => {
     const check = await run('check', '-f', 'geodatabase.yaml', '--contract', 'widget-contract.ts');
     expect(check.stdout).toContain('skipped 1 of kinds no contract declares (GeoDatabase.geo.example.com 1)');
-    const strict = await run('check', '-f', 'geodatabase.yaml', '-f', 'small.yaml', '--contract', 'widget-contract.ts', '--strict-kinds');
+    const strict = await run(
+      'check',
+      '-f',
+      'geodatabase.yaml',
+      '-f',
+      'small.yaml',
+      '--contract',
+      'widget-contract.ts',
+      '--strict-kinds',
+    );
     expect(strict.code).toBe(0);
     expect(strict.stdout).toContain('skipped 1 of kinds no contract declares (GeoDatabase.geo.example.com 1)');
 
@@ -376,24 +500,46 @@ export default () => defineContract({
     expect(fsa).toMatchObject({ code: 2, stderr: expect.stringContaining('no contract has an FSA') });
     expect((await run('fsa', '--kind', 'GeoDatabase', '--contract', 'widget-contract.ts')).code).toBe(2);
 
-    const manifests = await run('manifests', '--contract', 'widget-contract.ts', '--image', 'registry.example.com/widgets:1');
+    const manifests = await run(
+      'manifests',
+      '--contract',
+      'widget-contract.ts',
+      '--image',
+      'registry.example.com/widgets:1',
+    );
     expect(manifests.code, manifests.stderr).toBe(0);
     const objects = parseAllDocuments(manifests.stdout).map((d) => d.toJS());
     expect(manifests.stdout).not.toMatch(/geodatabase|geo\.example\.com/i);
-    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual(['widgets.toys.example.com']);
-    const webhookRules = objects.filter((o) => o.kind.endsWith('WebhookConfiguration')).flatMap((o) => o.webhooks.flatMap((w: any) => w.rules));
+    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual([
+      'widgets.toys.example.com',
+    ]);
+    const webhookRules = objects
+      .filter((o) => o.kind.endsWith('WebhookConfiguration'))
+      .flatMap((o) => o.webhooks.flatMap((w: any) => w.rules));
     expect(webhookRules.flatMap((r: any) => r.resources)).toEqual(expect.arrayContaining(['widgets']));
     expect(webhookRules.flatMap((r: any) => r.apiGroups).every((g: string) => g === 'toys.example.com')).toBe(true);
   });
 
   it('renders the Deployment running the same contracts on the given image, and the migration Job on that image', async () => {
-    const result = await run('manifests', '--contract', join(dir, 'widget-contract.ts'), '--image', 'registry.example.com/widgets:1');
+    const result = await run(
+      'manifests',
+      '--contract',
+      join(dir, 'widget-contract.ts'),
+      '--image',
+      'registry.example.com/widgets:1',
+    );
     expect(result.code, result.stderr).toBe(0);
     const objects = parseAllDocuments(result.stdout).map((d) => d.toJS());
     const containerOf = (kind: string) => objects.find((o) => o.kind === kind).spec.template.spec.containers[0];
     // An absolute path becomes one relative to the working directory, which the image's working directory mirrors.
-    expect(containerOf('Deployment')).toMatchObject({ image: 'registry.example.com/widgets:1', args: ['serve', '--cert-dir', '/etc/crdgate/certs', '--contract', './widget-contract.ts'] });
-    expect(containerOf('Job')).toMatchObject({ image: 'registry.example.com/widgets:1', args: ['migrate', '--resource', 'widgets.toys.example.com'] });
+    expect(containerOf('Deployment')).toMatchObject({
+      image: 'registry.example.com/widgets:1',
+      args: ['serve', '--cert-dir', '/etc/crdgate/certs', '--contract', './widget-contract.ts'],
+    });
+    expect(containerOf('Job')).toMatchObject({
+      image: 'registry.example.com/widgets:1',
+      args: ['migrate', '--resource', 'widgets.toys.example.com'],
+    });
 
     const withoutImage = await run('manifests', '--contract', 'widget-contract.ts');
     expect(withoutImage.code).toBe(2);
@@ -403,11 +549,17 @@ export default () => defineContract({
   it('takes a package specifier, resolved from the working directory', async () => {
     const pkg = join(dir, 'node_modules', '@acme', 'widget-contracts');
     await mkdir(pkg, { recursive: true });
-    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: '@acme/widget-contracts', type: 'module', exports: { './widget': './widget.ts' } }));
+    await writeFile(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: '@acme/widget-contracts', type: 'module', exports: { './widget': './widget.ts' } }),
+    );
     // Type stripping does not reach into node_modules: a published contract ships JavaScript.
     await writeFile(join(pkg, 'widget.ts'), widgetContract(defineContractUrl));
     await writeFile(join(pkg, 'widget.mjs'), widgetContract(defineContractUrl));
-    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: '@acme/widget-contracts', type: 'module', exports: { './widget': './widget.mjs' } }));
+    await writeFile(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: '@acme/widget-contracts', type: 'module', exports: { './widget': './widget.mjs' } }),
+    );
     const big = await run('check', '-f', 'big.yaml', '--contract', '@acme/widget-contracts/widget');
     expect(big.code, big.stderr).toBe(1);
     expect(big.stdout).toContain('spec.size');
@@ -425,9 +577,14 @@ export default () => defineContract({
   it('reports a broken contract in one line when it was defined with another copy of crdgate', async () => {
     // A user's contract imports its own crdgate (installed from a folder, say) while the CLI is another copy: the
     // query string makes the module load a second time, with classes of its own.
-    await writeFile(join(dir, 'other-copy-contract.ts'), widgetContract(`${defineContractUrl}?another-copy`).replace('storage: true', 'storage: false'));
+    await writeFile(
+      join(dir, 'other-copy-contract.ts'),
+      widgetContract(`${defineContractUrl}?another-copy`).replace('storage: true', 'storage: false'),
+    );
     const broken = await run('check', '-f', 'small.yaml', '--contract', 'other-copy-contract.ts');
     expect(broken.code).toBe(2);
-    expect(broken.stderr.trim().split('\n')).toEqual([expect.stringContaining('exactly one version must be the storage version')]);
+    expect(broken.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining('exactly one version must be the storage version'),
+    ]);
   });
 });

@@ -69,13 +69,16 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     }
     const names = command.positionals ?? [];
     if (positionals.length > names.length) throw new UsageError(`unexpected argument "${positionals[names.length]}"`);
-    if (positionals.length < names.length) throw new UsageError(`${names[positionals.length]} is required (${command.usage.split('\n')[0]})`);
+    if (positionals.length < names.length)
+      throw new UsageError(`${names[positionals.length]} is required (${command.usage.split('\n')[0]})`);
     const named = Object.fromEntries(names.map((name, index) => [name, positionals[index]]));
     return await command.run({ ...values, ...named }, io);
   } catch (error) {
     const failure = isParseArgsError(error) ? new UsageError((error as Error).message) : error;
     if (failure instanceof CommandError) {
-      io.stderr(`crdgate ${name}: ${failure.message.split('\n')[0]}\n${failure.detail === undefined ? '' : `${failure.detail}\n`}`);
+      io.stderr(
+        `crdgate ${name}: ${failure.message.split('\n')[0]}\n${failure.detail === undefined ? '' : `${failure.detail}\n`}`,
+      );
       return failure.exitStatus;
     }
     throw error;
@@ -83,7 +86,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
 }
 
 function isParseArgsError(error: unknown): boolean {
-  return typeof (error as { code?: unknown })?.code === 'string' && String((error as { code: string }).code).startsWith('ERR_PARSE_ARGS');
+  return (
+    typeof (error as { code?: unknown })?.code === 'string' &&
+    String((error as { code: string }).code).startsWith('ERR_PARSE_ARGS')
+  );
 }
 
 function processIo(): CommandIo {

@@ -9,11 +9,17 @@ export const protocolErrors = {
   BODY_NOT_JSON: { httpStatus: 400, summary: 'the body is not valid JSON' },
   REVIEW_MALFORMED: { httpStatus: 400, summary: 'the body is not a well-formed review' },
   BODY_TOO_LARGE: { httpStatus: 413, summary: 'the body is larger than this endpoint accepts' },
-  BODY_TOO_MANY_VALUES: { httpStatus: 413, summary: 'the body holds more JSON values than crdgate parses in one request' },
+  BODY_TOO_MANY_VALUES: {
+    httpStatus: 413,
+    summary: 'the body holds more JSON values than crdgate parses in one request',
+  },
   SERVER_BUSY: { httpStatus: 503, summary: 'crdgate is reading as many request bodies as its memory allows; retry' },
   CONTENT_TYPE_UNSUPPORTED: { httpStatus: 415, summary: 'the body must be application/json' },
   ROUTE_NOT_FOUND: { httpStatus: 404, summary: 'no such endpoint' },
-  CLIENT_CERTIFICATE_REQUIRED: { httpStatus: 401, summary: 'a client certificate signed by the configured client CA is required' },
+  CLIENT_CERTIFICATE_REQUIRED: {
+    httpStatus: 401,
+    summary: 'a client certificate signed by the configured client CA is required',
+  },
 } as const;
 
 export type ProtocolErrorCode = keyof typeof protocolErrors;
@@ -58,7 +64,8 @@ export type DecisionCode = keyof typeof decisionCodes;
 /** Outcomes only `crdgate check` reaches: about a manifest tree and its previous revision, not one review. */
 export const treeCheckCodes = {
   OBJECT_DUPLICATE: 'the same object (group, kind, namespace, name) appears more than once in the tree',
-  OLD_OBJECT_UNCONVERTIBLE: "the previous revision's object cannot be converted to the hub version, so the change cannot be judged",
+  OLD_OBJECT_UNCONVERTIBLE:
+    "the previous revision's object cannot be converted to the hub version, so the change cannot be judged",
 } as const;
 
 export type TreeCheckCode = keyof typeof treeCheckCodes;
@@ -66,7 +73,8 @@ export type TreeCheckCode = keyof typeof treeCheckCodes;
 /** What fails a CustomResourceDefinition of the tree against its previous revision (the JUnit failure's type). */
 export const crdRevisionCodes = {
   CRD_REVISION_BREAKING: 'the CRD changed from its previous revision in a way a rule set to error reports',
-  STORED_OBJECTS_BREAKING: 'objects the CRD stores fare worse under its new revision in a way a finding of error severity reports',
+  STORED_OBJECTS_BREAKING:
+    'objects the CRD stores fare worse under its new revision in a way a finding of error severity reports',
 } as const;
 
 /**
@@ -86,9 +94,11 @@ export const conversionErrorCodes = {
   WRONG_GROUP: "the object's or the desired apiVersion belongs to another API group than the contract's",
   WRONG_KIND: "the object is of another kind than the contract's",
   CONVERSION_FAILED: "the contract's conversion threw: it met a value it cannot translate",
-  INVALID_CONVERSION_RESULT: "the contract's conversion returned something the API server would reject (a contract bug)",
+  INVALID_CONVERSION_RESULT:
+    "the contract's conversion returned something the API server would reject (a contract bug)",
   STASH_TOO_LARGE: "what an older version cannot hold does not fit in the object's annotations",
-  CONVERTED_BY_OWNER: "the contract does not own its CRD and has no conversion of that version: the CRD's owner converts it, not crdgate",
+  CONVERTED_BY_OWNER:
+    "the contract does not own its CRD and has no conversion of that version: the CRD's owner converts it, not crdgate",
 } as const;
 
 export type ConversionErrorCode = keyof typeof conversionErrorCodes;
@@ -111,26 +121,53 @@ export type CommandAnswer = keyof typeof commandAnswers;
  */
 export const commandErrors = {
   USAGE: { exitStatus: 2, summary: 'a command, flag or argument is unknown, missing or malformed' },
-  INPUT_INVALID: { exitStatus: 2, summary: 'a file the command was given cannot be read, or does not hold what the command takes' },
-  CONTRACT_INVALID: { exitStatus: 2, summary: 'a contract module cannot be loaded, or crdgate or kube-apiserver would refuse its contract' },
-  ENGINE_UNAVAILABLE: { exitStatus: 2, summary: "the API server engine (kube-apiserver's validation, built with Go) cannot be started" },
-  SYSTEM_REFUSED: { exitStatus: 2, summary: 'the operating system refused what the user can fix: a port in use, a folder that cannot be written' },
+  INPUT_INVALID: {
+    exitStatus: 2,
+    summary: 'a file the command was given cannot be read, or does not hold what the command takes',
+  },
+  CONTRACT_INVALID: {
+    exitStatus: 2,
+    summary: 'a contract module cannot be loaded, or crdgate or kube-apiserver would refuse its contract',
+  },
+  ENGINE_UNAVAILABLE: {
+    exitStatus: 2,
+    summary: "the API server engine (kube-apiserver's validation, built with Go) cannot be started",
+  },
+  SYSTEM_REFUSED: {
+    exitStatus: 2,
+    summary: 'the operating system refused what the user can fix: a port in use, a folder that cannot be written',
+  },
   KUBECONFIG_MISSING: { exitStatus: 2, summary: 'no kubeconfig given or found, and no in-cluster service account' },
-  KUBECONFIG_INVALID: { exitStatus: 2, summary: 'the kubeconfig cannot be loaded or used: unreadable, no current cluster, credentials that cannot be had' },
+  KUBECONFIG_INVALID: {
+    exitStatus: 2,
+    summary: 'the kubeconfig cannot be loaded or used: unreadable, no current cluster, credentials that cannot be had',
+  },
   KUBE_CONTEXT_UNKNOWN: { exitStatus: 2, summary: 'the kubeconfig has no context of the name given' },
-  CLUSTER_UNREADABLE: { exitStatus: 2, summary: 'a read the command needs from the cluster failed: RBAC refused it, or the API server answered an error or could not be reached' },
+  CLUSTER_UNREADABLE: {
+    exitStatus: 2,
+    summary:
+      'a read the command needs from the cluster failed: RBAC refused it, or the API server answered an error or could not be reached',
+  },
   MIGRATION_REFUSED: {
     exitStatus: 2,
-    summary: 'the cluster rules the migration out before anything is written: no such CRD, API server unreachable, credentials refused, --via status without a status subresource',
+    summary:
+      'the cluster rules the migration out before anything is written: no such CRD, API server unreachable, credentials refused, --via status without a status subresource',
   },
   /** Also the end of a migration whose report says "interrupted": the summary is printed, then this error. */
   MIGRATION_INTERRUPTED: { exitStatus: 3, summary: 'the migration was stopped by SIGTERM or SIGINT' },
   KUBE_BINARIES_UNAVAILABLE: {
     exitStatus: 2,
-    summary: 'kube-apiserver, etcd and kubectl are neither in $KUBEBUILDER_ASSETS nor in the cache, and cannot be built with Go here',
+    summary:
+      'kube-apiserver, etcd and kubectl are neither in $KUBEBUILDER_ASSETS nor in the cache, and cannot be built with Go here',
   },
-  DEV_START_FAILED: { exitStatus: 2, summary: "crdgate dev could not start its control plane or the contracts' server in front of it" },
-  NPM_FAILED: { exitStatus: 2, summary: 'npm failed at a step init needs: packing crdgate into the project, or writing its package-lock.json' },
+  DEV_START_FAILED: {
+    exitStatus: 2,
+    summary: "crdgate dev could not start its control plane or the contracts' server in front of it",
+  },
+  NPM_FAILED: {
+    exitStatus: 2,
+    summary: 'npm failed at a step init needs: packing crdgate into the project, or writing its package-lock.json',
+  },
 } as const;
 
 export type CommandErrorCode = keyof typeof commandErrors;

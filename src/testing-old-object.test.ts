@@ -14,9 +14,14 @@ type State = 'Pending' | 'Ready' | 'ReconcileFailed' | 'Deleting';
 const conditionsState: StateReader<State> = (object) => {
   const conditions = (object.status as { conditions?: unknown } | undefined)?.conditions;
   if (!Array.isArray(conditions)) return undefined;
-  const reconciled = conditions.find((condition) => (condition as { type?: unknown })?.type === 'ReconcileSuccess') as { status?: unknown } | undefined;
+  const reconciled = conditions.find((condition) => (condition as { type?: unknown })?.type === 'ReconcileSuccess') as
+    { status?: unknown } | undefined;
   if (reconciled === undefined) return undefined;
-  return reconciled.status === 'True' ? 'Ready' : reconciled.status === 'False' ? 'ReconcileFailed' : { unrecognised: `ReconcileSuccess=${String(reconciled.status)}` };
+  return reconciled.status === 'True'
+    ? 'Ready'
+    : reconciled.status === 'False'
+      ? 'ReconcileFailed'
+      : { unrecognised: `ReconcileSuccess=${String(reconciled.status)}` };
 };
 
 function queueContract(): Contract {
@@ -41,7 +46,10 @@ function queueContract(): Contract {
     // No absentMeans: the schema's default stands for an absent tier, and the API server fills it in on every read.
     classifiers: [fieldClassifier({ path: 'tier', read: readString, compare: whenDifferent('tier') })],
   };
-  const conditions = { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' } } } } as const;
+  const conditions = {
+    type: 'array',
+    items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' } } },
+  } as const;
   return defineContract({
     identity: { group: 'queues.example.com', kind: 'Queue', plural: 'queues', singular: 'queue', scope: 'Namespaced' },
     hub: 'v1',
@@ -54,7 +62,10 @@ function queueContract(): Contract {
         schema: {
           type: 'object',
           properties: {
-            spec: { type: 'object', properties: { tier: { type: 'string', default: 'standard' }, size: { type: 'integer' } } },
+            spec: {
+              type: 'object',
+              properties: { tier: { type: 'string', default: 'standard' }, size: { type: 'integer' } },
+            },
             status: { type: 'object', properties: { conditions } },
           },
         },
@@ -91,7 +102,11 @@ describe('contractTester.check with an old object: judged as the webhook judges 
   });
 
   it("reads the state with the contract's readState from the old object's status, never warning about a made-up phase", () => {
-    expect(tester.check(queue({ tier: 'premium' }), { oldObject: queue({ tier: 'standard' }, { conditions: [{ type: 'ReconcileSuccess', status: 'True' }] }) })).toMatchObject({
+    expect(
+      tester.check(queue({ tier: 'premium' }), {
+        oldObject: queue({ tier: 'standard' }, { conditions: [{ type: 'ReconcileSuccess', status: 'True' }] }),
+      }),
+    ).toMatchObject({
       allowed: true,
       warnings: [],
     });
@@ -100,17 +115,29 @@ describe('contractTester.check with an old object: judged as the webhook judges 
   it('takes the state given for an old object whose status records none, and the recorded one over it', () => {
     const change = queue({ tier: 'premium' });
     expect(tester.check(change, { oldObject: queue({ tier: 'standard' }) }).allowed).toBe(true);
-    expect(tester.check(change, { oldObject: queue({ tier: 'standard' }), state: 'ReconcileFailed' }).allowed).toBe(false);
-    expect(tester.check(change, { oldObject: queue({ tier: 'standard' }, { conditions: [{ type: 'ReconcileSuccess', status: 'True' }] }), state: 'ReconcileFailed' }).allowed).toBe(true);
+    expect(tester.check(change, { oldObject: queue({ tier: 'standard' }), state: 'ReconcileFailed' }).allowed).toBe(
+      false,
+    );
+    expect(
+      tester.check(change, {
+        oldObject: queue({ tier: 'standard' }, { conditions: [{ type: 'ReconcileSuccess', status: 'True' }] }),
+        state: 'ReconcileFailed',
+      }).allowed,
+    ).toBe(true);
   });
 
   it("carries the webhook's audit annotations, the override's record among them", () => {
     const override = { 'queues.example.com/override-transitions': 'INC-3: the tier is paid for' };
-    const result = tester.check({ ...queue({ tier: 'premium' }, failed), metadata: { name: 'q', namespace: 'apps', annotations: override } }, { oldObject: queue({}, failed) });
+    const result = tester.check(
+      { ...queue({ tier: 'premium' }, failed), metadata: { name: 'q', namespace: 'apps', annotations: override } },
+      { oldObject: queue({}, failed) },
+    );
     expect(result.allowed).toBe(true);
     expect(Object.keys(result.auditAnnotations)).toEqual(['override-transitions']);
     expect(result.auditAnnotations['override-transitions']).toContain('INC-3: the tier is paid for');
-    expect(tester.check(queue({ tier: 'standard' }, failed), { oldObject: queue({}, failed) }).auditAnnotations).toEqual({});
+    expect(
+      tester.check(queue({ tier: 'standard' }, failed), { oldObject: queue({}, failed) }).auditAnnotations,
+    ).toEqual({});
   });
 
   it("names the CRD's own defaults among the defaults, as it names the webhook's", () => {
@@ -118,7 +145,9 @@ describe('contractTester.check with an old object: judged as the webhook judges 
   });
 
   it('prunes what the schema does not know from the old object before comparing', () => {
-    const result = tester.check(queue({ tier: 'standard' }, failed), { oldObject: { ...queue({}, failed), spec: { tierr: 'premium' } } });
+    const result = tester.check(queue({ tier: 'standard' }, failed), {
+      oldObject: { ...queue({}, failed), spec: { tierr: 'premium' } },
+    });
     expect(result).toMatchObject({ allowed: true, causes: [] });
   });
 });

@@ -18,8 +18,14 @@ const geoDatabase = (spec: Record<string, unknown>, phase?: string) => ({
   spec,
   ...(phase ? { status: { phase } } : {}),
 });
-const validSpec = { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' }, readReplicas: 1, caches: [] };
-const fixture = async (name: string) => JSON.parse(await readFile(new URL(`../test/fixtures/admission/${name}`, import.meta.url), 'utf8'));
+const validSpec = {
+  postgres: { version: '16.4', postgis: '3.4.2' },
+  storage: { size: '20Gi' },
+  readReplicas: 1,
+  caches: [],
+};
+const fixture = async (name: string) =>
+  JSON.parse(await readFile(new URL(`../test/fixtures/admission/${name}`, import.meta.url), 'utf8'));
 
 describe('crdgate/testing: contractTester', () => {
   it('checks an object as `crdgate check` does: the defaults, named, then validation of the defaulted object', () => {
@@ -52,10 +58,32 @@ describe('crdgate/testing: contractTester', () => {
         group: 'example.com',
         scope: 'Namespaced',
         names: { kind: 'Monitor', plural: 'monitors', singular: 'monitor' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } } } } } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } },
+                  },
+                },
+              },
+            },
+          },
+        ],
       },
     };
-    const monitor = { apiVersion: 'example.com/v1', kind: 'Monitor', metadata: { name: 'm', namespace: 'ns' }, spec: { matchLabels: { 'app.kubernetes.io/name': 12 } } };
+    const monitor = {
+      apiVersion: 'example.com/v1',
+      kind: 'Monitor',
+      metadata: { name: 'm', namespace: 'ns' },
+      spec: { matchLabels: { 'app.kubernetes.io/name': 12 } },
+    };
     const result = contractTester(defineContract(fromCrd(crd))).check(monitor);
     expect(result.allowed).toBe(false);
     expect(result.causes.map((cause) => cause.field)).toEqual(['spec.matchLabels.app.kubernetes.io/name']);
@@ -63,10 +91,17 @@ describe('crdgate/testing: contractTester', () => {
 
   it('decides updates through the FSA, and deletions through the deletion rules', () => {
     const ready = geoDatabase(validSpec, 'Ready');
-    const shrink = tester.check(geoDatabase({ ...validSpec, storage: { size: '10Gi' } }, 'Ready'), { oldObject: ready });
+    const shrink = tester.check(geoDatabase({ ...validSpec, storage: { size: '10Gi' } }, 'Ready'), {
+      oldObject: ready,
+    });
     expect(shrink).toMatchObject({ allowed: false, code: 'CHANGE_FORBIDDEN' });
-    expect(tester.check(geoDatabase({ ...validSpec, readReplicas: 2 }, 'Ready'), { oldObject: ready }).allowed).toBe(true);
-    const protectedDb = { ...ready, metadata: { ...ready.metadata, annotations: { 'geo.example.com/deletion-protection': 'true' } } };
+    expect(tester.check(geoDatabase({ ...validSpec, readReplicas: 2 }, 'Ready'), { oldObject: ready }).allowed).toBe(
+      true,
+    );
+    const protectedDb = {
+      ...ready,
+      metadata: { ...ready.metadata, annotations: { 'geo.example.com/deletion-protection': 'true' } },
+    };
     expect(tester.check(protectedDb, { operation: 'DELETE' }).code).toBe('DELETION_PROTECTED');
   });
 
@@ -79,24 +114,38 @@ describe('crdgate/testing: contractTester', () => {
       spec: { brokers: 3, resources: { memory: '1Gi' }, metricsEnabled },
       status: { lifecycle: { state } },
     });
-    const update = (state: string, annotations?: Record<string, string>) => brokers.check(broker(state, true, annotations), { oldObject: broker(state, false) });
+    const update = (state: string, annotations?: Record<string, string>) =>
+      brokers.check(broker(state, true, annotations), { oldObject: broker(state, false) });
     const upgrading = update('Upgrading');
     expect(upgrading).toMatchObject({ allowed: false, code: 'CHANGE_FORBIDDEN' });
     expect(upgrading.causes).toEqual([
-      expect.objectContaining({ field: 'spec.metricsEnabled', message: expect.stringContaining('changing false to true is refused while the broker cluster is Upgrading: no change kind names this field') }),
+      expect.objectContaining({
+        field: 'spec.metricsEnabled',
+        message: expect.stringContaining(
+          'changing false to true is refused while the broker cluster is Upgrading: no change kind names this field',
+        ),
+      }),
     ]);
-    expect(update('Upgrading', { [messageBrokerAnnotations.overrideTransitions]: 'INC-1' }).code).toBe('CHANGE_FORBIDDEN');
+    expect(update('Upgrading', { [messageBrokerAnnotations.overrideTransitions]: 'INC-1' }).code).toBe(
+      'CHANGE_FORBIDDEN',
+    );
     expect(update('Degraded').code).toBe('CHANGE_FORBIDDEN');
     const overridden = update('Degraded', { [messageBrokerAnnotations.overrideTransitions]: 'INC-1' });
     expect(overridden.allowed).toBe(true);
-    expect(overridden.warnings).toEqual([expect.stringContaining('overriding changes no change kind names while the broker cluster is Degraded')]);
+    expect(overridden.warnings).toEqual([
+      expect.stringContaining('overriding changes no change kind names while the broker cluster is Degraded'),
+    ]);
     expect(update('Running')).toMatchObject({ allowed: true, warnings: [] });
   });
 
   it('answers whole AdmissionReviews as the server does, and refuses a malformed one with 400', async () => {
     const denied = tester.review('validate', await fixture('create-geodatabase-invalid.json'));
     expect(denied.httpStatus).toBe(200);
-    expect(denied.response).toMatchObject({ uid: '7c9e6679-7425-40de-944b-e07fc1f90ae7', allowed: false, status: { code: 422, reason: 'Invalid' } });
+    expect(denied.response).toMatchObject({
+      uid: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      allowed: false,
+      status: { code: 422, reason: 'Invalid' },
+    });
     const mutated = tester.review('mutate', await fixture('create-geodatabase.json'));
     expect(mutated.response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
     const malformed = tester.review('validate', { kind: 'AdmissionReview' });
@@ -109,9 +158,15 @@ describe('crdgate/testing: contractTester', () => {
     const stored = (await fixture('update-geodatabase.json')).request.oldObject;
     const scale = await fixture('update-geodatabase-scale.json');
     const upgrading = { ...stored, status: { ...stored.status, phase: 'Upgrading' } };
-    expect(scalable.review('validate', scale, { storedObject: upgrading }).response).toMatchObject({ allowed: false, status: { code: 403 } });
+    expect(scalable.review('validate', scale, { storedObject: upgrading }).response).toMatchObject({
+      allowed: false,
+      status: { code: 403 },
+    });
     expect(scalable.review('validate', scale, { storedObject: stored }).response).toMatchObject({ allowed: true });
-    expect(scalable.review('validate', scale).response).toMatchObject({ allowed: false, status: { code: 503, reason: 'ServiceUnavailable' } });
+    expect(scalable.review('validate', scale).response).toMatchObject({
+      allowed: false,
+      status: { code: 503, reason: 'ServiceUnavailable' },
+    });
   });
 
   it('denies a kind no contract declares, as the server does', () => {
@@ -125,7 +180,9 @@ describe('crdgate/testing: contractTester', () => {
     expect(down.metadata?.annotations?.[toyAnnotation]).toBe('{"color":"red"}');
     expect(toys.convert(down, toyApiVersion('v2')).spec).toEqual({ size: 3, color: 'red' });
     expect(() => toys.convert(toy('v2', {}), 'toy.example.com/v9')).toThrow(ConversionError);
-    expect(() => toys.convert({ apiVersion: 'other.example.com/v1', kind: 'Other' }, 'other.example.com/v2')).toThrow(ConversionError);
+    expect(() => toys.convert({ apiVersion: 'other.example.com/v1', kind: 'Other' }, 'other.example.com/v2')).toThrow(
+      ConversionError,
+    );
   });
 
   it('renders a machine as `crdgate fsa` does', () => {
@@ -133,7 +190,7 @@ describe('crdgate/testing: contractTester', () => {
   });
 
   // Issue 40: a contract not made with defineContract (or changed since) crashed contractTester with a TypeError.
-  it('holds a contract it is handed to defineContract\'s rules, with a ContractDefinitionError naming what is wrong', () => {
+  it("holds a contract it is handed to defineContract's rules, with a ContractDefinitionError naming what is wrong", () => {
     const made = geoDatabaseContract();
     const machine = made.transitions!;
     const { humanInterventionStates: _dropped, ...withoutHumans } = machine;
@@ -150,7 +207,9 @@ describe('crdgate/testing: contractTester', () => {
       'contract geodatabases.geo.example.com is invalid: transitions.humanInterventionStates must be a list of state names, got undefined',
     );
     const { storageVersion: _derived, ...definition } = made;
-    expect(problemOf(definition)).toContain('storageVersion must be the name of the storage version (defineContract sets it), got undefined');
+    expect(problemOf(definition)).toContain(
+      'storageVersion must be the name of the storage version (defineContract sets it), got undefined',
+    );
     expect(problemOf([made, null])).toContain('the contract must be a contract made with defineContract, got null');
   });
 });

@@ -8,7 +8,12 @@ import type { AdmissionResponse } from './admission/verdict.ts';
 import { type Contract } from './contract/contract-definition.ts';
 import { ContractDefinitionError } from './contract/define-contract.ts';
 import type { KubeObject } from './contract/values/kube-object.ts';
-import { createContractRegistry, lookupByApiVersion, type CompiledContract, type ContractRegistry } from './contract/registry.ts';
+import {
+  createContractRegistry,
+  lookupByApiVersion,
+  type CompiledContract,
+  type ContractRegistry,
+} from './contract/registry.ts';
 import { contractCrdRefusal } from './api-server-engine/contract-crd.ts';
 import { formatFieldError } from './contract/values/field-error.ts';
 import { ConversionError } from './conversion/conversion-error.ts';
@@ -20,7 +25,12 @@ export type { AdmissionWebhook } from './admission/handler.ts';
 export { renderMachine, machineFormats, type MachineFormat } from './contract/fsa/render/render-machine.ts';
 export { checkMachine } from './contract/fsa/check-machine.ts';
 export { evaluateTransition, type TransitionDecision } from './contract/fsa/evaluate/evaluate-transition.ts';
-export type { ChangeRuling, JudgedChange, JudgedUnclassifiedChanges, UnclassifiedRuling } from './contract/fsa/evaluate/judge-changes.ts';
+export type {
+  ChangeRuling,
+  JudgedChange,
+  JudgedUnclassifiedChanges,
+  UnclassifiedRuling,
+} from './contract/fsa/evaluate/judge-changes.ts';
 export type { UnclassifiedChange } from './contract/fsa/unclassified-changes.ts';
 export type { StateReading } from './contract/fsa/phase.ts';
 export { conversionContext } from './conversion/convert-object.ts';
@@ -88,10 +98,20 @@ export function contractTester(contracts: Contract | readonly Contract[]): Contr
   return {
     check: function check(object, options = {}) {
       const operation = options.operation ?? (options.oldObject ? 'UPDATE' : 'CREATE');
-      return checkObject(registry, { operation, object, oldObject: options.oldObject ?? null, ...(options.state === undefined ? {} : { assumedState: options.state }) });
+      return checkObject(registry, {
+        operation,
+        object,
+        oldObject: options.oldObject ?? null,
+        ...(options.state === undefined ? {} : { assumedState: options.state }),
+      });
     },
     review: function review(webhook, body, options = {}) {
-      const outcome = handleAdmissionReview(webhook, registry, body, options.storedObject ? { stored: { object: options.storedObject } } : {});
+      const outcome = handleAdmissionReview(
+        webhook,
+        registry,
+        body,
+        options.storedObject ? { stored: { object: options.storedObject } } : {},
+      );
       const response = (outcome.body as { response?: AdmissionResponse }).response;
       return { httpStatus: outcome.httpStatus, ...(response ? { response } : {}), body: outcome.body };
     },
@@ -109,7 +129,9 @@ function refuseRulesTheApiServerRefuses(compiled: CompiledContract): void {
   const refusal = contractCrdRefusal(compiled);
   if (refusal.length === 0) return;
   const { plural, group } = compiled.contract.identity;
-  throw new ContractDefinitionError(`contract ${plural}.${group}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`);
+  throw new ContractDefinitionError(
+    `contract ${plural}.${group}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`,
+  );
 }
 
 function contractFor(registry: ContractRegistry, object: KubeObject): Contract {

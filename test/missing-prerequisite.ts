@@ -10,8 +10,18 @@ export const requireE2eVariable = 'CRDGATE_REQUIRE_E2E';
  */
 export function missingPrerequisite(what: string, missing: string | undefined): boolean {
   if (missing === undefined) return false;
-  if (process.env[requireE2eVariable] === '1') throw new Error(`${requireE2eVariable}=1 and ${what} cannot run: ${missing}`);
+  if (process.env[requireE2eVariable] === '1')
+    throw new Error(`${requireE2eVariable}=1 and ${what} cannot run: ${missing}`);
   const bar = '!'.repeat(100);
-  process.stderr.write([bar, `!!! SKIPPED: ${what}.`, `!!! ${missing}`, `!!! Set ${requireE2eVariable}=1 to turn this into a failure (CI does).`, bar, ''].join('\n'));
+  process.stderr.write(
+    [
+      bar,
+      `!!! SKIPPED: ${what}.`,
+      `!!! ${missing}`,
+      `!!! Set ${requireE2eVariable}=1 to turn this into a failure (CI does).`,
+      bar,
+      '',
+    ].join('\n'),
+  );
   return true;
 }

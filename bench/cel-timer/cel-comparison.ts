@@ -69,7 +69,10 @@ type EngineReport = { withRules: EngineRounds; withoutRules: EngineRounds };
 const engineTimerSource = fileURLToPath(new URL('./engine-timer.ts', import.meta.url));
 
 /** Undefined (with a warning through progress) where Go is missing: the cel-timer cannot be built. */
-export async function compareWithCelGo(plan: CelComparisonPlan, progress: (line: string) => void): Promise<CelComparison | undefined> {
+export async function compareWithCelGo(
+  plan: CelComparisonPlan,
+  progress: (line: string) => void,
+): Promise<CelComparison | undefined> {
   const timer = await resolveCelTimer(progress);
   if ('unavailable' in timer) {
     progress(`WARNING: no engine-against-cel-go figures in this run: ${timer.unavailable}`);
@@ -87,9 +90,20 @@ export async function compareWithCelGo(plan: CelComparisonPlan, progress: (line:
     const celGo = JSON.parse(await run(timer.path, args, { ...process.env, GOMAXPROCS: '1' })) as CelTimerReport;
     progress(`the engine: judge on the same ${plan.objects.length} objects, with the rules and without`);
     const script = plan.engineTimerScript ?? engineTimerSource;
-    const common = ['--expose-gc', script, '--crd', plan.crdPath, '--objects', objectsPath, '--rounds', String(plan.rounds)];
+    const common = [
+      '--expose-gc',
+      script,
+      '--crd',
+      plan.crdPath,
+      '--objects',
+      objectsPath,
+      '--rounds',
+      String(plan.rounds),
+    ];
     const engineCreate = JSON.parse(await run(process.execPath, common, process.env)) as EngineReport;
-    const engineUpdate = JSON.parse(await run(process.execPath, [...common, '--old', oldPath], process.env)) as EngineReport;
+    const engineUpdate = JSON.parse(
+      await run(process.execPath, [...common, '--old', oldPath], process.env),
+    ) as EngineReport;
     if (!celGo.update) throw new Error('the cel-timer left out the updates');
     return {
       rules: celGo.rules,
@@ -103,7 +117,10 @@ export async function compareWithCelGo(plan: CelComparisonPlan, progress: (line:
   }
 }
 
-function comparePass(celGo: CelTimerPass, engine: { withRules: EngineRounds; withoutRules: EngineRounds }): CelComparisonPass {
+function comparePass(
+  celGo: CelTimerPass,
+  engine: { withRules: EngineRounds; withoutRules: EngineRounds },
+): CelComparisonPass {
   const celGoCpuNs = Math.min(...celGo.roundsCpuNs);
   const celGoWallNs = Math.min(...celGo.roundsNs);
   const engineWithRulesCpuNs = Math.min(...engine.withRules.roundsCpuNs);

@@ -27,9 +27,15 @@ const celTimerRecipe: BuildRecipe = {
 };
 
 /** unavailable only when there is no Go: with Go, a build that fails throws, so a broken timer fails the bench. */
-export async function resolveCelTimer(log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<CelTimerBinary> {
+export async function resolveCelTimer(
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CelTimerBinary> {
   const go = await findGo(env);
-  if (!go) return { unavailable: `Go is not installed (no \`go\` on PATH), so ${CEL_TIMER} cannot be built; install Go >= 1.26` };
+  if (!go)
+    return {
+      unavailable: `Go is not installed (no \`go\` on PATH), so ${CEL_TIMER} cannot be built; install Go >= 1.26`,
+    };
   const goVersion = (await runCommand(go, ['env', 'GOVERSION'], { cwd: CEL_TIMER_MODULE_DIR, env })).trim();
   const dir = join(cacheHome(env), 'crdgate', 'bench-cel-timer');
   const fileName = `${CEL_TIMER}-${await goSourceHash(CEL_TIMER_MODULE_DIR, goVersion)}`;
@@ -38,7 +44,9 @@ export async function resolveCelTimer(log: (line: string) => void, env: NodeJS.P
   await mkdir(dir, { recursive: true });
   await buildBinary(celTimerRecipe, { go, outDir: dir, log, env, fileName });
   // Builds from earlier sources are never used again; each is tens of megabytes.
-  const stale = (await readdir(dir)).filter((name) => new RegExp(`^${CEL_TIMER}-[0-9a-f]{12}$`).test(name) && name !== fileName);
+  const stale = (await readdir(dir)).filter(
+    (name) => new RegExp(`^${CEL_TIMER}-[0-9a-f]{12}$`).test(name) && name !== fileName,
+  );
   await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
   return { path };
 }

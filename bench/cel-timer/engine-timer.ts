@@ -19,8 +19,16 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { judge, loadCrd, type EngineCrd, type JudgeInput } from '../../src/api-server-engine/engine.ts';
 
-const { values } = parseArgs({ options: { crd: { type: 'string' }, objects: { type: 'string' }, old: { type: 'string' }, rounds: { type: 'string' } } });
-if (!values.crd || !values.objects) throw new Error('usage: engine-timer.ts --crd CRD.yaml --objects NEW.jsonl [--old OLD.jsonl] [--rounds N]');
+const { values } = parseArgs({
+  options: {
+    crd: { type: 'string' },
+    objects: { type: 'string' },
+    old: { type: 'string' },
+    rounds: { type: 'string' },
+  },
+});
+if (!values.crd || !values.objects)
+  throw new Error('usage: engine-timer.ts --crd CRD.yaml --objects NEW.jsonl [--old OLD.jsonl] [--rounds N]');
 const rounds = Number(values.rounds ?? 5);
 
 const crd = parse(readFileSync(values.crd, 'utf8')) as unknown;
@@ -36,7 +44,9 @@ export interface EngineRounds {
   roundsCpuNs: number[];
 }
 
-const report = olds ? timePass((i) => ({ operation: 'UPDATE', object: objects[i], oldObject: olds[i] })) : timePass((i) => ({ operation: 'CREATE', object: objects[i] }));
+const report = olds
+  ? timePass((i) => ({ operation: 'UPDATE', object: objects[i], oldObject: olds[i] }))
+  : timePass((i) => ({ operation: 'CREATE', object: objects[i] }));
 process.stdout.write(`${JSON.stringify(report)}\n`);
 
 function timePass(input: (i: number) => JudgeInput): { withRules: EngineRounds; withoutRules: EngineRounds } {
@@ -77,5 +87,9 @@ function readLines(path: string): unknown[] {
 function withoutValidations(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutValidations);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'x-kubernetes-validations').map(([key, child]) => [key, withoutValidations(child)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'x-kubernetes-validations')
+      .map(([key, child]) => [key, withoutValidations(child)]),
+  );
 }

@@ -23,7 +23,16 @@ export interface ObservedEffects extends ObjectEffects {
 }
 
 export function hasEffect(effects: ObservedEffects): boolean {
-  return effects.crdRefused !== undefined || effects.dropped + effects.defaulted + effects.readRefused + effects.unchangedWriteRefused + effects.labelWriteRefused + effects.recreateRefused > 0;
+  return (
+    effects.crdRefused !== undefined ||
+    effects.dropped +
+      effects.defaulted +
+      effects.readRefused +
+      effects.unchangedWriteRefused +
+      effects.labelWriteRefused +
+      effects.recreateRefused >
+      0
+  );
 }
 
 type Json = Record<string, unknown>;
@@ -60,7 +69,8 @@ const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 function withoutServerFields(object: Json): Json {
   const copy = structuredClone(object);
   const metadata = copy.metadata as Json;
-  for (const key of ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields']) delete metadata[key];
+  for (const key of ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields'])
+    delete metadata[key];
   return copy;
 }
 
@@ -68,9 +78,23 @@ function withoutServerFields(object: Json): Json {
  * Stores `objects` under `oldCrd`, then applies `newCrd` and observes. Returns the objects as the API server
  * served them under the old CRD (what the checkers judge) with what it then did. Leaves no CRD behind.
  */
-export async function observeRevision(api: ApiServerClient, oldCrd: Json, newCrd: Json, objects: readonly Json[]): Promise<{ served: Json[]; effects: ObservedEffects }> {
+export async function observeRevision(
+  api: ApiServerClient,
+  oldCrd: Json,
+  newCrd: Json,
+  objects: readonly Json[],
+): Promise<{ served: Json[]; effects: ObservedEffects }> {
   const names = namesOf(oldCrd);
-  const effects: ObservedEffects = { stored: 0, dropped: 0, defaulted: 0, readRefused: 0, unchangedWriteRefused: 0, labelWriteRefused: 0, recreateRefused: 0, examples: [] };
+  const effects: ObservedEffects = {
+    stored: 0,
+    dropped: 0,
+    defaulted: 0,
+    readRefused: 0,
+    unchangedWriteRefused: 0,
+    labelWriteRefused: 0,
+    recreateRefused: 0,
+    examples: [],
+  };
   const example = (what: string) => {
     if (effects.examples.length < 6) effects.examples.push(what);
   };
@@ -103,7 +127,11 @@ export async function observeRevision(api: ApiServerClient, oldCrd: Json, newCrd
     effects.stored = served.length;
 
     const current = await api.json<Json>('GET', `${CRDS}/${names.name}`);
-    const update = { ...structuredClone(newCrd), metadata: { ...(newCrd.metadata as Json), resourceVersion: (current.metadata as Json).resourceVersion }, status: current.status };
+    const update = {
+      ...structuredClone(newCrd),
+      metadata: { ...(newCrd.metadata as Json), resourceVersion: (current.metadata as Json).resourceVersion },
+      status: current.status,
+    };
     const updated = await api.call('PUT', `${CRDS}/${names.name}`, update);
     if (updated.status !== 200) {
       effects.crdRefused = `HTTP ${updated.status}: ${String((JSON.parse(updated.body.toString('utf8')) as Json).message ?? '')}`;
@@ -120,7 +148,14 @@ export async function observeRevision(api: ApiServerClient, oldCrd: Json, newCrd
   }
 }
 
-async function observeObject(api: ApiServerClient, names: CrdNames, readVersions: readonly string[], before: Json, effects: ObservedEffects, example: (what: string) => void): Promise<void> {
+async function observeObject(
+  api: ApiServerClient,
+  names: CrdNames,
+  readVersions: readonly string[],
+  before: Json,
+  effects: ObservedEffects,
+  example: (what: string) => void,
+): Promise<void> {
   const name = String((before.metadata as Json).name);
   let storageRead: Json | undefined;
   let readRefused = false;
@@ -160,8 +195,14 @@ async function observeObject(api: ApiServerClient, names: CrdNames, readVersions
     example(`${name}: PUT with a label answered ${touched.status}`);
   }
   await api.json('DELETE', objectPath);
-  await eventually(`${name} to be deleted`, async () => ((await api.call('GET', objectPath)).status === 404 ? true : undefined));
-  const recreated = await api.call('POST', collectionPath(names, names.storageVersion), withoutServerFields(storageRead));
+  await eventually(`${name} to be deleted`, async () =>
+    (await api.call('GET', objectPath)).status === 404 ? true : undefined,
+  );
+  const recreated = await api.call(
+    'POST',
+    collectionPath(names, names.storageVersion),
+    withoutServerFields(storageRead),
+  );
   if (recreated.status !== 201) {
     effects.recreateRefused++;
     example(`${name}: re-create answered ${recreated.status}`);
@@ -194,8 +235,13 @@ function differences(before: unknown, after: unknown, path = ''): { removed: str
 
 async function waitEstablished(api: ApiServerClient, name: string): Promise<void> {
   await eventually(`${name} to be established`, async () => {
-    const read = await api.json<{ status?: { conditions?: Array<{ type: string; status: string }> } }>('GET', `${CRDS}/${name}`);
-    return read.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') ? true : undefined;
+    const read = await api.json<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
+      'GET',
+      `${CRDS}/${name}`,
+    );
+    return read.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True')
+      ? true
+      : undefined;
   });
 }
 
@@ -215,5 +261,9 @@ async function waitForRevision(api: ApiServerClient, names: CrdNames): Promise<v
 
 async function deleteCrd(api: ApiServerClient, name: string): Promise<void> {
   await api.call('DELETE', `${CRDS}/${name}`);
-  await eventually(`${name} to be deleted`, async () => ((await api.call('GET', `${CRDS}/${name}`)).status === 404 ? true : undefined), { timeoutMs: 120_000 });
+  await eventually(
+    `${name} to be deleted`,
+    async () => ((await api.call('GET', `${CRDS}/${name}`)).status === 404 ? true : undefined),
+    { timeoutMs: 120_000 },
+  );
 }

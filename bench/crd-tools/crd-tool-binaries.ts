@@ -15,7 +15,8 @@ import { cacheHome, findGo, isExecutable } from '../../src/control-plane/kube-as
 // functions are unexported, so bench/crd-tools/olm-preflight does what they do (see its main.go).
 
 export type CrdToolName = 'crdify' | 'crd-schema-checker' | 'olm-preflight';
-export type CrdToolBinary = { tool: CrdToolName; path: string; builtFrom: string } | { tool: CrdToolName; unavailable: string };
+export type CrdToolBinary =
+  { tool: CrdToolName; path: string; builtFrom: string } | { tool: CrdToolName; unavailable: string };
 
 interface PinnedTool {
   tool: CrdToolName;
@@ -31,7 +32,15 @@ interface PinnedTool {
 }
 
 export const PINNED_TOOLS: readonly PinnedTool[] = [
-  { tool: 'crdify', module: 'sigs.k8s.io/crdify', version: 'v0.5.0', commit: '69e65223aee06a450f77870eb7cdc8cf8ebfe611', mainPackage: '.', gitEnv: 'CRDGATE_CRDIFY_GIT', vendored: false },
+  {
+    tool: 'crdify',
+    module: 'sigs.k8s.io/crdify',
+    version: 'v0.5.0',
+    commit: '69e65223aee06a450f77870eb7cdc8cf8ebfe611',
+    mainPackage: '.',
+    gitEnv: 'CRDGATE_CRDIFY_GIT',
+    vendored: false,
+  },
   {
     tool: 'crd-schema-checker',
     module: 'github.com/openshift/crd-schema-checker',
@@ -50,9 +59,16 @@ function toolsDir(env: NodeJS.ProcessEnv): string {
   return join(cacheHome(env), 'crdgate', 'crd-tools');
 }
 
-export async function resolveCrdTools(log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<CrdToolBinary[]> {
+export async function resolveCrdTools(
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CrdToolBinary[]> {
   const go = await findGo(env);
-  if (!go) return [...PINNED_TOOLS.map((pin) => pin.tool), 'olm-preflight' as const].map((tool) => ({ tool, unavailable: 'Go is not installed (no `go` on PATH)' }));
+  if (!go)
+    return [...PINNED_TOOLS.map((pin) => pin.tool), 'olm-preflight' as const].map((tool) => ({
+      tool,
+      unavailable: 'Go is not installed (no `go` on PATH)',
+    }));
   const dir = toolsDir(env);
   await mkdir(dir, { recursive: true });
   const resolved: CrdToolBinary[] = [];
@@ -61,7 +77,13 @@ export async function resolveCrdTools(log: (line: string) => void, env: NodeJS.P
   return resolved;
 }
 
-async function resolvePinnedTool(pin: PinnedTool, go: string, dir: string, log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<CrdToolBinary> {
+async function resolvePinnedTool(
+  pin: PinnedTool,
+  go: string,
+  dir: string,
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv,
+): Promise<CrdToolBinary> {
   const path = join(dir, `${pin.tool}-${pin.commit.slice(0, 12)}`);
   const builtFrom = `${pin.module} ${pin.version} (${pin.commit.slice(0, 12)})`;
   if (await isExecutable(path)) return { tool: pin.tool, path, builtFrom };
@@ -72,20 +94,39 @@ async function resolvePinnedTool(pin: PinnedTool, go: string, dir: string, log: 
     let proxyRefusal: string | undefined;
     try {
       const mainPath = pin.mainPackage === '.' ? pin.module : `${pin.module}/${pin.mainPackage.replace(/^\.\//, '')}`;
-      await runCommand(go, ['install', '-trimpath', `${mainPath}@${pin.version}`], { cwd: work, env: { ...goEnv, GOBIN: work } });
-      await rename(join(work, pin.mainPackage === '.' ? pin.module.split('/').at(-1)! : pin.mainPackage.split('/').at(-1)!), path);
+      await runCommand(go, ['install', '-trimpath', `${mainPath}@${pin.version}`], {
+        cwd: work,
+        env: { ...goEnv, GOBIN: work },
+      });
+      await rename(
+        join(work, pin.mainPackage === '.' ? pin.module.split('/').at(-1)! : pin.mainPackage.split('/').at(-1)!),
+        path,
+      );
       return { tool: pin.tool, path, builtFrom };
     } catch (error) {
       proxyRefusal = lastLine((error as Error).message);
     }
     const gitDir = env[pin.gitEnv];
-    if (!gitDir) return { tool: pin.tool, unavailable: `the Go module proxy does not serve ${pin.module} (${proxyRefusal}); set ${pin.gitEnv} to a clone of its repository to build it from commit ${pin.commit.slice(0, 12)}` };
-    log(`the Go module proxy does not serve ${pin.module}; building ${pin.tool} from ${pin.gitEnv} at ${pin.commit.slice(0, 12)}`);
+    if (!gitDir)
+      return {
+        tool: pin.tool,
+        unavailable: `the Go module proxy does not serve ${pin.module} (${proxyRefusal}); set ${pin.gitEnv} to a clone of its repository to build it from commit ${pin.commit.slice(0, 12)}`,
+      };
+    log(
+      `the Go module proxy does not serve ${pin.module}; building ${pin.tool} from ${pin.gitEnv} at ${pin.commit.slice(0, 12)}`,
+    );
     const source = join(work, 'source');
     await mkdir(source);
-    await runCommand('sh', ['-c', 'git -C "$1" archive "$2" | tar -x -C "$3"', 'sh', gitDir, pin.commit, source], { cwd: work, env });
+    await runCommand('sh', ['-c', 'git -C "$1" archive "$2" | tar -x -C "$3"', 'sh', gitDir, pin.commit, source], {
+      cwd: work,
+      env,
+    });
     const temporary = join(dir, `.${pin.tool}.building-${process.pid}`);
-    await runCommand('nice', [go, 'build', '-trimpath', ...(pin.vendored ? ['-mod=vendor'] : []), '-o', temporary, pin.mainPackage], { cwd: source, env: goEnv });
+    await runCommand(
+      'nice',
+      [go, 'build', '-trimpath', ...(pin.vendored ? ['-mod=vendor'] : []), '-o', temporary, pin.mainPackage],
+      { cwd: source, env: goEnv },
+    );
     await rename(temporary, path);
     return { tool: pin.tool, path, builtFrom };
   } finally {
@@ -93,14 +134,23 @@ async function resolvePinnedTool(pin: PinnedTool, go: string, dir: string, log: 
   }
 }
 
-async function resolveOlmPreflight(go: string, dir: string, log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<CrdToolBinary> {
+async function resolveOlmPreflight(
+  go: string,
+  dir: string,
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv,
+): Promise<CrdToolBinary> {
   const goVersion = (await runCommand(go, ['env', 'GOVERSION'], { cwd: OLM_PREFLIGHT_MODULE_DIR, env })).trim();
   const path = join(dir, `olm-preflight-${await goSourceHash(OLM_PREFLIGHT_MODULE_DIR, goVersion)}`);
-  const builtFrom = "OLM v0.46.0's validateV1CRDCompatibility and SafeStorageVersionUpgrade, redone with k8s.io/apiextensions-apiserver (bench/crd-tools/olm-preflight)";
+  const builtFrom =
+    "OLM v0.46.0's validateV1CRDCompatibility and SafeStorageVersionUpgrade, redone with k8s.io/apiextensions-apiserver (bench/crd-tools/olm-preflight)";
   if (await isExecutable(path)) return { tool: 'olm-preflight', path, builtFrom };
   log('building olm-preflight (bench/crd-tools/olm-preflight)');
   const temporary = join(dir, `.olm-preflight.building-${process.pid}`);
-  await runCommand('nice', [go, 'build', '-trimpath', '-o', temporary, '.'], { cwd: OLM_PREFLIGHT_MODULE_DIR, env: { ...env, GOWORK: 'off', CGO_ENABLED: '0' } });
+  await runCommand('nice', [go, 'build', '-trimpath', '-o', temporary, '.'], {
+    cwd: OLM_PREFLIGHT_MODULE_DIR,
+    env: { ...env, GOWORK: 'off', CGO_ENABLED: '0' },
+  });
   await rename(temporary, path);
   return { tool: 'olm-preflight', path, builtFrom };
 }

@@ -24,7 +24,9 @@ export interface PredictedEffects extends ObjectEffects {
   crdRefused: boolean;
 }
 
-export type CheckerAnswer = { checker: CheckerName; errors: string[]; warnings: string[]; predicted?: PredictedEffects } | { checker: CheckerName; failed: string };
+export type CheckerAnswer =
+  | { checker: CheckerName; errors: string[]; warnings: string[]; predicted?: PredictedEffects }
+  | { checker: CheckerName; failed: string };
 
 const CRDGATE_BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 export const PREDICT_REVISION = fileURLToPath(new URL('./predict-revision.ts', import.meta.url));
@@ -32,23 +34,41 @@ export const PREDICT_REVISION = fileURLToPath(new URL('./predict-revision.ts', i
 export type Checker = CrdToolBinary | 'crdgate' | 'crdgate-prediction';
 
 export async function runChecker(binary: Checker, files: RevisionFiles): Promise<CheckerAnswer> {
-  if (binary === 'crdgate') return readCrdgate(await run(process.execPath, [CRDGATE_BIN, 'check', '-f', files.newDir, '--old', files.oldDir, '-o', 'json']));
-  if (binary === 'crdgate-prediction') return readPrediction(await run(process.execPath, [PREDICT_REVISION, '--old', files.oldCrd, '--new', files.newCrd, files.objects]));
+  if (binary === 'crdgate')
+    return readCrdgate(
+      await run(process.execPath, [CRDGATE_BIN, 'check', '-f', files.newDir, '--old', files.oldDir, '-o', 'json']),
+    );
+  if (binary === 'crdgate-prediction')
+    return readPrediction(
+      await run(process.execPath, [PREDICT_REVISION, '--old', files.oldCrd, '--new', files.newCrd, files.objects]),
+    );
   if ('unavailable' in binary) return { checker: binary.tool, failed: binary.unavailable };
   switch (binary.tool) {
     case 'crdify':
       return readCrdify(await run(binary.path, [`file://${files.oldCrd}`, `file://${files.newCrd}`, '-o', 'json']));
     case 'crd-schema-checker':
-      return readCrdSchemaChecker(await run(binary.path, ['check-manifests', `--existing-crd-filename=${files.oldCrd}`, `--new-crd-filename=${files.newCrd}`]));
+      return readCrdSchemaChecker(
+        await run(binary.path, [
+          'check-manifests',
+          `--existing-crd-filename=${files.oldCrd}`,
+          `--new-crd-filename=${files.newCrd}`,
+        ]),
+      );
     case 'olm-preflight':
-      return readOlmPreflight(await run(binary.path, ['--old', files.oldCrd, '--new', files.newCrd, '--objects', files.objects]));
+      return readOlmPreflight(
+        await run(binary.path, ['--old', files.oldCrd, '--new', files.newCrd, '--objects', files.objects]),
+      );
   }
 }
 
 /** What a checker says of the revision and not of the old CRD alone: its answer for old against old taken away. */
 export function withoutBaseline(answer: CheckerAnswer, baseline: CheckerAnswer): CheckerAnswer {
   if ('failed' in answer || 'failed' in baseline) return answer;
-  return { ...answer, errors: answer.errors.filter((line) => !baseline.errors.includes(line)), warnings: answer.warnings.filter((line) => !baseline.warnings.includes(line)) };
+  return {
+    ...answer,
+    errors: answer.errors.filter((line) => !baseline.errors.includes(line)),
+    warnings: answer.warnings.filter((line) => !baseline.warnings.includes(line)),
+  };
 }
 
 interface ProcessAnswer {
@@ -71,7 +91,10 @@ function run(command: string, args: string[]): Promise<ProcessAnswer> {
 }
 
 function failure(checker: CheckerName, answer: ProcessAnswer): CheckerAnswer {
-  return { checker, failed: `${answer.command} exited ${answer.code}: ${(answer.stderr || answer.stdout).trim().split('\n').slice(-3).join(' | ')}` };
+  return {
+    checker,
+    failed: `${answer.command} exited ${answer.code}: ${(answer.stderr || answer.stdout).trim().split('\n').slice(-3).join(' | ')}`,
+  };
 }
 
 interface CrdifyComparison {
@@ -83,7 +106,11 @@ interface CrdifyComparison {
 /** crdify -o json: comparison results for the whole CRD, per same version and per served version pair; exit 1 on an error. */
 function readCrdify(answer: ProcessAnswer): CheckerAnswer {
   if (answer.code !== 0 && answer.code !== 1) return failure('crdify', answer);
-  let results: { crdValidation?: CrdifyComparison[]; sameVersionValidation?: Record<string, Record<string, CrdifyComparison[]>>; servedVersionValidation?: Record<string, Record<string, CrdifyComparison[]>> };
+  let results: {
+    crdValidation?: CrdifyComparison[];
+    sameVersionValidation?: Record<string, Record<string, CrdifyComparison[]>>;
+    servedVersionValidation?: Record<string, Record<string, CrdifyComparison[]>>;
+  };
   try {
     results = JSON.parse(answer.stdout) as typeof results;
   } catch {
@@ -98,7 +125,10 @@ function readCrdify(answer: ProcessAnswer): CheckerAnswer {
     }
   };
   add('', results.crdValidation ?? []);
-  for (const [group, byProperty] of Object.entries({ ...results.sameVersionValidation, ...results.servedVersionValidation })) {
+  for (const [group, byProperty] of Object.entries({
+    ...results.sameVersionValidation,
+    ...results.servedVersionValidation,
+  })) {
     for (const [property, comparisons] of Object.entries(byProperty)) add(`${group} ${property} `, comparisons);
   }
   return { checker: 'crdify', errors, warnings };
@@ -107,20 +137,39 @@ function readCrdify(answer: ProcessAnswer): CheckerAnswer {
 /** crd-schema-checker check-manifests: `ERROR: "comparator": message` lines on stderr, warnings on stdout; exit 1 on an error. */
 function readCrdSchemaChecker(answer: ProcessAnswer): CheckerAnswer {
   if (answer.code !== 0 && answer.code !== 1) return failure('crd-schema-checker', answer);
-  const errors = answer.stderr.split('\n').filter((line) => line.startsWith('ERROR: ') || line.startsWith('Error during evalutions: '));
+  const errors = answer.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('ERROR: ') || line.startsWith('Error during evalutions: '));
   if (answer.code === 1 && errors.length === 0) return failure('crd-schema-checker', answer);
-  return { checker: 'crd-schema-checker', errors, warnings: answer.stdout.split('\n').filter((line) => line.startsWith('Warning: ')) };
+  return {
+    checker: 'crd-schema-checker',
+    errors,
+    warnings: answer.stdout.split('\n').filter((line) => line.startsWith('Warning: ')),
+  };
 }
 
 function readOlmPreflight(answer: ProcessAnswer): CheckerAnswer {
   if (answer.code !== 0) return failure('olm-preflight', answer);
   const report = JSON.parse(answer.stdout) as { blocked: boolean; message?: string; warning?: string };
-  return { checker: 'olm-preflight', errors: report.blocked ? [report.message ?? 'blocked'] : [], warnings: report.warning ? [report.warning] : [] };
+  return {
+    checker: 'olm-preflight',
+    errors: report.blocked ? [report.message ?? 'blocked'] : [],
+    warnings: report.warning ? [report.warning] : [],
+  };
 }
 
 interface CrdgateReport {
-  objects: Array<{ kind: string; namespace?: string; name: string; allowed: boolean; code: string; causes: Array<{ field: string; type: string }> }>;
-  crdRevisions: Array<{ findings: Array<{ rule: string; version?: string; path?: string; severity: string; message: string }> }>;
+  objects: Array<{
+    kind: string;
+    namespace?: string;
+    name: string;
+    allowed: boolean;
+    code: string;
+    causes: Array<{ field: string; type: string }>;
+  }>;
+  crdRevisions: Array<{
+    findings: Array<{ rule: string; version?: string; path?: string; severity: string; message: string }>;
+  }>;
 }
 
 /** crdgate check -o json: exit 0 all allowed, 1 a denial or a CRD revision error, 2 and over it could not check. */
@@ -128,11 +177,23 @@ function readCrdgate(answer: ProcessAnswer): CheckerAnswer {
   if (answer.code !== 0 && answer.code !== 1) return failure('crdgate', answer);
   const report = JSON.parse(answer.stdout) as CrdgateReport;
   const findings = report.crdRevisions.flatMap((revision) => revision.findings);
-  const denied = report.objects.filter((object) => !object.allowed).map((object) => `${object.namespace ?? ''}/${object.name}: ${object.code} ${object.causes.map((cause) => `${cause.field} ${cause.type}`).join(', ')}`);
+  const denied = report.objects
+    .filter((object) => !object.allowed)
+    .map(
+      (object) =>
+        `${object.namespace ?? ''}/${object.name}: ${object.code} ${object.causes.map((cause) => `${cause.field} ${cause.type}`).join(', ')}`,
+    );
   return {
     checker: 'crdgate',
-    errors: [...findings.filter((finding) => finding.severity === 'error').map((finding) => `${finding.rule}: ${finding.message}`), ...denied],
-    warnings: findings.filter((finding) => finding.severity === 'warning').map((finding) => `${finding.rule}: ${finding.message}`),
+    errors: [
+      ...findings
+        .filter((finding) => finding.severity === 'error')
+        .map((finding) => `${finding.rule}: ${finding.message}`),
+      ...denied,
+    ],
+    warnings: findings
+      .filter((finding) => finding.severity === 'warning')
+      .map((finding) => `${finding.rule}: ${finding.message}`),
   };
 }
 
@@ -152,7 +213,8 @@ function readPrediction(answer: ProcessAnswer): CheckerAnswer {
     Object.entries(prediction.ruleSets)
       .filter(([set]) => set.split('+').some((rule) => rules.includes(rule)))
       .reduce((sum, [, count]) => sum + count, 0);
-  const line = (entry: Prediction['entries'][number]) => `${entry.rule} (${entry.count}): ${entry.examples[0]?.message ?? ''}`;
+  const line = (entry: Prediction['entries'][number]) =>
+    `${entry.rule} (${entry.count}): ${entry.examples[0]?.message ?? ''}`;
   return {
     checker: 'crdgate-prediction',
     errors: prediction.entries.filter((entry) => entry.severity === 'error').map(line),

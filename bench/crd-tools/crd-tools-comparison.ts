@@ -7,7 +7,15 @@ import { resolveKubeAssets } from '../../src/control-plane/kube-assets.ts';
 import { createApiServerClient, type ApiServerClient } from '../support/api-server-client.ts';
 import { hasEffect, observeRevision, OBSERVATION_NAMESPACE, type ObservedEffects } from './api-server-observation.ts';
 import { resolveCrdTools, type CrdToolBinary } from './crd-tool-binaries.ts';
-import { runChecker, withoutBaseline, type Checker, type CheckerAnswer, type CheckerName, type PredictedEffects, type RevisionFiles } from './crd-tool-runs.ts';
+import {
+  runChecker,
+  withoutBaseline,
+  type Checker,
+  type CheckerAnswer,
+  type CheckerName,
+  type PredictedEffects,
+  type RevisionFiles,
+} from './crd-tool-runs.ts';
 import { generateRevision, REVISION_KINDS, type RevisionKind } from './revision-kinds.ts';
 import { applicableCrd, corpusSources, fixtureSources, type RevisionSource } from './revision-sources.ts';
 
@@ -24,7 +32,14 @@ export interface CaseResult {
   kind: RevisionKind;
   target: string;
   effects: ObservedEffects;
-  answers: Array<{ checker: CheckerName; flagged: boolean; errors: string[]; warnings: number; failed?: string; predicted?: PredictedEffects }>;
+  answers: Array<{
+    checker: CheckerName;
+    flagged: boolean;
+    errors: string[];
+    warnings: number;
+    failed?: string;
+    predicted?: PredictedEffects;
+  }>;
 }
 
 export interface CrdToolsResult {
@@ -45,17 +60,29 @@ export interface CrdToolsResult {
 /** Objects stored per source (the first, in file order): every case costs a few requests and a check per object. */
 const MAX_OBJECTS_PER_SOURCE = 10;
 
-export const CHECKERS: readonly CheckerName[] = ['crdify', 'crd-schema-checker', 'olm-preflight', 'crdgate', 'crdgate-prediction'];
+export const CHECKERS: readonly CheckerName[] = [
+  'crdify',
+  'crd-schema-checker',
+  'olm-preflight',
+  'crdgate',
+  'crdgate-prediction',
+];
 
-export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line: string) => void): Promise<CrdToolsResult> {
+export async function runCrdToolsComparison(
+  plan: CrdToolsPlan,
+  progress: (line: string) => void,
+): Promise<CrdToolsResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const binaries = await resolveCrdTools(progress);
   const checkers: Checker[] = [...binaries, 'crdgate', 'crdgate-prediction'];
-  for (const binary of binaries) if ('unavailable' in binary) progress(`WARNING: ${binary.tool} is not measured: ${binary.unavailable}`);
+  for (const binary of binaries)
+    if ('unavailable' in binary) progress(`WARNING: ${binary.tool} is not measured: ${binary.unavailable}`);
   const assets = await resolveKubeAssets({ build: true, log: progress });
   if ('unavailable' in assets) throw new Error(`no control plane to observe the revisions on: ${assets.unavailable}`);
-  const sources = [...(await fixtureSources()), ...(plan.corpusDir ? await corpusSources(plan.corpusDir) : [])].map((source) => ({ ...source, objects: source.objects.slice(0, MAX_OBJECTS_PER_SOURCE) }));
+  const sources = [...(await fixtureSources()), ...(plan.corpusDir ? await corpusSources(plan.corpusDir) : [])].map(
+    (source) => ({ ...source, objects: source.objects.slice(0, MAX_OBJECTS_PER_SOURCE) }),
+  );
   const work = await mkdtemp(join(tmpdir(), 'crdgate-crd-tools-'));
   let plane: ControlPlane | undefined;
   let api: ApiServerClient | undefined;
@@ -66,7 +93,11 @@ export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line:
   try {
     plane = await startControlPlane({ assetsDir: assets.dir, log: progress });
     api = createApiServerClient(plane.kubeconfigPath, 4);
-    await api.json('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: OBSERVATION_NAMESPACE } });
+    await api.json('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: OBSERVATION_NAMESPACE },
+    });
     for (const source of sources) {
       const baselines = new Map<CheckerName, CheckerAnswer>();
       for (const kind of REVISION_KINDS) {
@@ -89,14 +120,17 @@ export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line:
         }
         const { served, effects } = observed;
         if (effects.invalidRevision) {
-          progress(`  left out: kube-apiserver refuses the revised CRD even as a first create (${effects.invalidRevision.slice(0, 200)})`);
+          progress(
+            `  left out: kube-apiserver refuses the revised CRD even as a first create (${effects.invalidRevision.slice(0, 200)})`,
+          );
           (invalid[source.name] ??= []).push(kind);
           continue;
         }
         const files = await writeRevisionFiles(join(work, `${cases.length}`), oldCrd, newCrd, served);
         if (baselines.size === 0) {
           const unchanged = await writeRevisionFiles(join(work, `${cases.length}-baseline`), oldCrd, oldCrd, served);
-          for (const answer of await Promise.all(checkers.map((binary) => runChecker(binary, unchanged)))) baselines.set(answer.checker, answer);
+          for (const answer of await Promise.all(checkers.map((binary) => runChecker(binary, unchanged))))
+            baselines.set(answer.checker, answer);
         }
         const answers: CaseResult['answers'] = [];
         // The checkers are separate processes that read the same files: run at once, they take the time of the slowest.
@@ -105,7 +139,13 @@ export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line:
           answers.push(
             'failed' in answer
               ? { checker: answer.checker, flagged: false, errors: [], warnings: 0, failed: answer.failed }
-              : { checker: answer.checker, flagged: answer.errors.length > 0, errors: answer.errors.slice(0, 3), warnings: answer.warnings.length, ...(answer.predicted ? { predicted: answer.predicted } : {}) },
+              : {
+                  checker: answer.checker,
+                  flagged: answer.errors.length > 0,
+                  errors: answer.errors.slice(0, 3),
+                  warnings: answer.warnings.length,
+                  ...(answer.predicted ? { predicted: answer.predicted } : {}),
+                },
           );
         }
         cases.push({ source: source.name, kind, target: revision.target, effects, answers });
@@ -119,7 +159,23 @@ export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line:
   return {
     startedAt,
     kubeApiserverVersion: assets.kubeApiserverVersion,
-    tools: [...binaries.map((binary: CrdToolBinary) => ('unavailable' in binary ? { checker: binary.tool, unavailable: binary.unavailable } : { checker: binary.tool, builtFrom: binary.builtFrom })), { checker: 'crdgate' as const, builtFrom: 'this checkout: crdgate check -f NEW --old OLD (the revision rules, and the objects judged in the new tree)' }, { checker: 'crdgate-prediction' as const, builtFrom: "this checkout: what each stored object undergoes, predicted (src/crd-revision/objects, run by bench/crd-tools/predict-revision.ts)" }],
+    tools: [
+      ...binaries.map((binary: CrdToolBinary) =>
+        'unavailable' in binary
+          ? { checker: binary.tool, unavailable: binary.unavailable }
+          : { checker: binary.tool, builtFrom: binary.builtFrom },
+      ),
+      {
+        checker: 'crdgate' as const,
+        builtFrom:
+          'this checkout: crdgate check -f NEW --old OLD (the revision rules, and the objects judged in the new tree)',
+      },
+      {
+        checker: 'crdgate-prediction' as const,
+        builtFrom:
+          'this checkout: what each stored object undergoes, predicted (src/crd-revision/objects, run by bench/crd-tools/predict-revision.ts)',
+      },
+    ],
     sources: sources.map((source: RevisionSource) => ({ name: source.name, objects: source.objects.length })),
     cases,
     notGenerated,
@@ -129,13 +185,24 @@ export async function runCrdToolsComparison(plan: CrdToolsPlan, progress: (line:
   };
 }
 
-async function writeRevisionFiles(dir: string, oldCrd: Record<string, unknown>, newCrd: Record<string, unknown>, objects: readonly Record<string, unknown>[]): Promise<RevisionFiles> {
+async function writeRevisionFiles(
+  dir: string,
+  oldCrd: Record<string, unknown>,
+  newCrd: Record<string, unknown>,
+  objects: readonly Record<string, unknown>[],
+): Promise<RevisionFiles> {
   const oldDir = join(dir, 'old');
   const newDir = join(dir, 'new');
   await mkdir(oldDir, { recursive: true });
   await mkdir(newDir, { recursive: true });
   const objectsYaml = objects.map((object) => stringify(object)).join('---\n');
-  const files: RevisionFiles = { oldDir, oldCrd: join(oldDir, 'crd.yaml'), newDir, newCrd: join(newDir, 'crd.yaml'), objects: join(newDir, 'objects.yaml') };
+  const files: RevisionFiles = {
+    oldDir,
+    oldCrd: join(oldDir, 'crd.yaml'),
+    newDir,
+    newCrd: join(newDir, 'crd.yaml'),
+    objects: join(newDir, 'objects.yaml'),
+  };
   await writeFile(files.oldCrd, stringify(oldCrd));
   await writeFile(files.newCrd, stringify(newCrd));
   await writeFile(join(oldDir, 'objects.yaml'), objectsYaml);
@@ -146,26 +213,54 @@ async function writeRevisionFiles(dir: string, oldCrd: Record<string, unknown>, 
 /** Per revision kind: what the API server did, then per checker how often it flagged and how often it missed an effect. */
 export function renderCrdToolsReport(result: CrdToolsResult): string {
   const lines: string[] = [];
-  lines.push(`CRD revision checkers against kube-apiserver ${result.kubeApiserverVersion} (${result.startedAt}, ${Math.round(result.seconds)} s)`);
-  for (const tool of result.tools) lines.push(`  ${tool.checker}: ${tool.unavailable ? `NOT MEASURED: ${tool.unavailable}` : tool.builtFrom}`);
+  lines.push(
+    `CRD revision checkers against kube-apiserver ${result.kubeApiserverVersion} (${result.startedAt}, ${Math.round(result.seconds)} s)`,
+  );
+  for (const tool of result.tools)
+    lines.push(`  ${tool.checker}: ${tool.unavailable ? `NOT MEASURED: ${tool.unavailable}` : tool.builtFrom}`);
   lines.push(`  sources: ${result.sources.map((source) => `${source.name} (${source.objects} objects)`).join(', ')}`);
   lines.push('');
-  lines.push('Per revision kind: cases; what the API server did (cases with the effect); then per checker flagged/missed, where');
-  lines.push('"missed" counts cases where the API server did something to the stored objects or refused the CRD and the checker');
+  lines.push(
+    'Per revision kind: cases; what the API server did (cases with the effect); then per checker flagged/missed, where',
+  );
+  lines.push(
+    '"missed" counts cases where the API server did something to the stored objects or refused the CRD and the checker',
+  );
   lines.push('flagged nothing, and "flagged" cases where it raised an error.');
   lines.push('');
-  const header = ['revision kind', 'cases', 'API server did', ...CHECKERS.map((checker) => `${checker} flagged/missed`), 'prediction = API server'];
+  const header = [
+    'revision kind',
+    'cases',
+    'API server did',
+    ...CHECKERS.map((checker) => `${checker} flagged/missed`),
+    'prediction = API server',
+  ];
   const rows: string[][] = [];
   for (const kind of REVISION_KINDS) {
     const ofKind = result.cases.filter((entry) => entry.kind === kind);
     if (ofKind.length === 0) continue;
-    rows.push([kind, String(ofKind.length), describeEffects(ofKind), ...CHECKERS.map((checker) => scoreChecker(ofKind, checker)), scorePrediction(ofKind)]);
+    rows.push([
+      kind,
+      String(ofKind.length),
+      describeEffects(ofKind),
+      ...CHECKERS.map((checker) => scoreChecker(ofKind, checker)),
+      scorePrediction(ofKind),
+    ]);
   }
-  rows.push(['all', String(result.cases.length), `${result.cases.filter((entry) => hasEffect(entry.effects)).length} with an effect`, ...CHECKERS.map((checker) => scoreChecker(result.cases, checker)), scorePrediction(result.cases)]);
+  rows.push([
+    'all',
+    String(result.cases.length),
+    `${result.cases.filter((entry) => hasEffect(entry.effects)).length} with an effect`,
+    ...CHECKERS.map((checker) => scoreChecker(result.cases, checker)),
+    scorePrediction(result.cases),
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const format = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ');
   lines.push(format(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...rows.map(format));
-  const leftOut = (by: Record<string, RevisionKind[]>) => Object.entries(by).map(([source, kinds]) => `${source}: ${kinds.join(', ')}`).join('; ') || 'none';
+  const leftOut = (by: Record<string, RevisionKind[]>) =>
+    Object.entries(by)
+      .map(([source, kinds]) => `${source}: ${kinds.join(', ')}`)
+      .join('; ') || 'none';
   lines.push('');
   lines.push(`No field to aim at: ${leftOut(result.notGenerated)}`);
   lines.push(`Left out, the revised CRD refused even as a first create: ${leftOut(result.invalid)}`);
@@ -173,10 +268,18 @@ export function renderCrdToolsReport(result: CrdToolsResult): string {
   lines.push('');
   lines.push('Cases:');
   for (const entry of result.cases) {
-    lines.push(`  ${entry.source} ${entry.kind} ${entry.target}: ${describeEffects([entry])}; ${entry.effects.examples.slice(0, 2).join('; ')}`);
+    lines.push(
+      `  ${entry.source} ${entry.kind} ${entry.target}: ${describeEffects([entry])}; ${entry.effects.examples.slice(0, 2).join('; ')}`,
+    );
     const prediction = entry.answers.find((answer) => answer.predicted)?.predicted;
-    if (prediction && !predictionAgrees(entry.effects, prediction)) lines.push(`    PREDICTION DIFFERS: predicted ${JSON.stringify(prediction)}, observed ${JSON.stringify(effectCounts(entry.effects))}`);
-    for (const answer of entry.answers) lines.push(`    ${answer.checker}: ${answer.failed ? `FAILED ${answer.failed}` : answer.flagged ? `flags: ${answer.errors.join(' / ').slice(0, 300)}` : `nothing${answer.warnings ? ` (${answer.warnings} warnings)` : ''}`}`);
+    if (prediction && !predictionAgrees(entry.effects, prediction))
+      lines.push(
+        `    PREDICTION DIFFERS: predicted ${JSON.stringify(prediction)}, observed ${JSON.stringify(effectCounts(entry.effects))}`,
+      );
+    for (const answer of entry.answers)
+      lines.push(
+        `    ${answer.checker}: ${answer.failed ? `FAILED ${answer.failed}` : answer.flagged ? `flags: ${answer.errors.join(' / ').slice(0, 300)}` : `nothing${answer.warnings ? ` (${answer.warnings} warnings)` : ''}`}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -197,7 +300,10 @@ function describeEffects(cases: readonly CaseResult[]): string {
 }
 
 function scoreChecker(cases: readonly CaseResult[], checker: CheckerName): string {
-  const answers = cases.map((entry) => ({ effect: hasEffect(entry.effects), answer: entry.answers.find((answer) => answer.checker === checker)! }));
+  const answers = cases.map((entry) => ({
+    effect: hasEffect(entry.effects),
+    answer: entry.answers.find((answer) => answer.checker === checker)!,
+  }));
   if (answers.every(({ answer }) => answer.failed)) return 'not run';
   const flagged = answers.filter(({ answer }) => answer.flagged).length;
   const missed = answers.filter(({ effect, answer }) => effect && !answer.flagged && !answer.failed).length;
@@ -207,7 +313,15 @@ function scoreChecker(cases: readonly CaseResult[], checker: CheckerName): strin
 
 function effectCounts(effects: ObservedEffects): PredictedEffects {
   const { dropped, defaulted, readRefused, unchangedWriteRefused, labelWriteRefused, recreateRefused } = effects;
-  return { crdRefused: effects.crdRefused !== undefined, dropped, defaulted, readRefused, unchangedWriteRefused, labelWriteRefused, recreateRefused };
+  return {
+    crdRefused: effects.crdRefused !== undefined,
+    dropped,
+    defaulted,
+    readRefused,
+    unchangedWriteRefused,
+    labelWriteRefused,
+    recreateRefused,
+  };
 }
 
 /** Object for object in number: each effect on as many objects as the API server's, and the CRD refused or not alike. */

@@ -17,7 +17,10 @@ import { createStoredObjectTally } from '../../src/crd-revision/objects/stored-o
 // this in its place.
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ options: { old: { type: 'string' }, new: { type: 'string' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { old: { type: 'string' }, new: { type: 'string' } },
+    allowPositionals: true,
+  });
   if (!values.old || !values.new) throw new Error('usage: predict-revision.ts --old OLD_CRD --new NEW_CRD FILE...');
   const [oldCrd, newCrd] = await Promise.all([readFirstDocument(values.old), readFirstDocument(values.new)]);
   const revision = prepareCrdRevision(oldCrd, newCrd);
@@ -32,15 +35,17 @@ async function main(): Promise<void> {
       // `kubectl get -o yaml` of several objects answers a List of them.
       for (const object of Array.isArray(read.items) && String(read.kind).endsWith('List') ? read.items : [read]) {
         const findings = storedObjectFindings(revision, object, predictStoredObject(revision, object));
-      tally.addObject(revision.name, findings);
-      objects += 1;
+        tally.addObject(revision.name, findings);
+        objects += 1;
         const rules = [...new Set(findings.map((finding) => finding.rule))].sort().join('+');
         if (rules) ruleSets.set(rules, (ruleSets.get(rules) ?? 0) + 1);
       }
     }
   }
   const updateRefused = revision.updateRefusal !== undefined;
-  process.stdout.write(`${JSON.stringify({ summary: { checked: objects }, updateRefused, ruleSets: Object.fromEntries(ruleSets), entries: tally.entries(), failed: tally.failed() })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ summary: { checked: objects }, updateRefused, ruleSets: Object.fromEntries(ruleSets), entries: tally.entries(), failed: tally.failed() })}\n`,
+  );
 }
 
 async function* filesIn(paths: readonly string[]): AsyncGenerator<string> {

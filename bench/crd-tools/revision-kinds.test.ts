@@ -8,17 +8,32 @@ import { generateRevision, REVISION_KINDS, type RevisionKind } from './revision-
 function crd(): Record<string, unknown> {
   const widget = widgetCrd();
   // One field no object holds and no rule constrains, for a default to fill in.
-  widget.spec.versions[1]!.schema.openAPIV3Schema.properties.spec.properties = { ...widget.spec.versions[1]!.schema.openAPIV3Schema.properties.spec.properties, paused: { type: 'boolean' } } as never;
+  widget.spec.versions[1]!.schema.openAPIV3Schema.properties.spec.properties = {
+    ...widget.spec.versions[1]!.schema.openAPIV3Schema.properties.spec.properties,
+    paused: { type: 'boolean' },
+  } as never;
   return widget;
 }
 
 const objects = [
-  { apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name: 'a' }, spec: { size: 3, mode: 'fast', name: 'abc' } },
+  {
+    apiVersion: 'toys.example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'a' },
+    spec: { size: 3, mode: 'fast', name: 'abc' },
+  },
   { apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name: 'b' }, spec: { size: 5, mode: 'fast' } },
 ];
 
 function storageSpec(revised: Record<string, unknown>): Record<string, Record<string, unknown>> {
-  const versions = (revised.spec as { versions: Array<{ storage: boolean; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, Record<string, unknown>> } } } } }> }).versions;
+  const versions = (
+    revised.spec as {
+      versions: Array<{
+        storage: boolean;
+        schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, Record<string, unknown>> } } } };
+      }>;
+    }
+  ).versions;
   return versions.find((version) => version.storage)!.schema.openAPIV3Schema.properties.spec.properties;
 }
 
@@ -48,7 +63,16 @@ describe('the revisions the CRD checkers are compared on', () => {
   it('require or default a field that some objects lack', () => {
     const required = revise('requiredAdded');
     expect(required.target).toBe('spec.endpoint');
-    expect((required.crd.spec as { versions: Array<{ storage: boolean; schema: { openAPIV3Schema: { properties: { spec: { required: string[] } } } } }> }).versions.find((version) => version.storage)!.schema.openAPIV3Schema.properties.spec.required).toEqual(['size', 'endpoint']);
+    expect(
+      (
+        required.crd.spec as {
+          versions: Array<{
+            storage: boolean;
+            schema: { openAPIV3Schema: { properties: { spec: { required: string[] } } } };
+          }>;
+        }
+      ).versions.find((version) => version.storage)!.schema.openAPIV3Schema.properties.spec.required,
+    ).toEqual(['size', 'endpoint']);
     const defaulted = revise('defaultAdded');
     expect(defaulted.target).toBe('spec.paused');
     expect(storageSpec(defaulted.crd).paused!.default).toBe(true);
@@ -62,7 +86,9 @@ describe('the revisions the CRD checkers are compared on', () => {
     expect(revise('versionUnserved').target).toBe('v1beta1');
     const removed = revise('storageVersionRemoved');
     expect(removed.target).toBe('v1');
-    expect((removed.crd.spec as { versions: Array<{ name: string; storage: boolean }> }).versions).toEqual([expect.objectContaining({ name: 'v1beta1', storage: true })]);
+    expect((removed.crd.spec as { versions: Array<{ name: string; storage: boolean }> }).versions).toEqual([
+      expect.objectContaining({ name: 'v1beta1', storage: true }),
+    ]);
   });
 
   it('leave a kind out when nothing fits, and never touch the CRD given', () => {

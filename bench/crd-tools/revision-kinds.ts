@@ -39,12 +39,19 @@ interface HeldField {
   values: unknown[];
 }
 
-export function generateRevision(crd: Record<string, unknown>, objects: readonly Record<string, unknown>[], kind: RevisionKind): Revision | undefined {
+export function generateRevision(
+  crd: Record<string, unknown>,
+  objects: readonly Record<string, unknown>[],
+  kind: RevisionKind,
+): Revision | undefined {
   const next = structuredClone(crd);
   const spec = next.spec as Schema;
   const versions = (spec.versions as Schema[]).filter(isPlainObject);
   const storage = versions.find((version) => version.storage === true);
-  const root = storage && isPlainObject(storage.schema) && isPlainObject(storage.schema.openAPIV3Schema) ? storage.schema.openAPIV3Schema : undefined;
+  const root =
+    storage && isPlainObject(storage.schema) && isPlainObject(storage.schema.openAPIV3Schema)
+      ? storage.schema.openAPIV3Schema
+      : undefined;
   if (kind === 'versionUnserved') {
     const other = versions.find((version) => version !== storage && version.served === true);
     if (!other) return undefined;
@@ -63,7 +70,10 @@ export function generateRevision(crd: Record<string, unknown>, objects: readonly
     return { kind, target: String(spec.scope), crd: next };
   }
   if (!root) return undefined;
-  const held = heldFields(root, objects.filter((object) => String(object.apiVersion).endsWith(`/${String(storage!.name)}`)));
+  const held = heldFields(
+    root,
+    objects.filter((object) => String(object.apiVersion).endsWith(`/${String(storage!.name)}`)),
+  );
   const aim = (predicate: (field: HeldField) => boolean, edit: (field: HeldField) => boolean): Revision | undefined => {
     for (const field of held) {
       if (predicate(field) && edit(field)) return { kind, target: field.path.join('.'), crd: next };
@@ -72,65 +82,114 @@ export function generateRevision(crd: Record<string, unknown>, objects: readonly
   };
   const numbers = (field: HeldField) => field.values.filter((value): value is number => typeof value === 'number');
   const strings = (field: HeldField) => field.values.filter((value): value is string => typeof value === 'string');
-  const isType = (field: HeldField, ...types: string[]) => types.includes(String(field.schema.type)) && !field.schema['x-kubernetes-int-or-string'];
+  const isType = (field: HeldField, ...types: string[]) =>
+    types.includes(String(field.schema.type)) && !field.schema['x-kubernetes-int-or-string'];
   switch (kind) {
     case 'fieldRemoved':
-      return aim(() => true, (field) => {
-        const name = field.path.at(-1)!;
-        delete (field.parent.properties as Schema)[name];
-        if (Array.isArray(field.parent.required)) field.parent.required = field.parent.required.filter((required) => required !== name);
-        if (Array.isArray(field.parent.required) && field.parent.required.length === 0) delete field.parent.required;
-        return true;
-      });
+      return aim(
+        () => true,
+        (field) => {
+          const name = field.path.at(-1)!;
+          delete (field.parent.properties as Schema)[name];
+          if (Array.isArray(field.parent.required))
+            field.parent.required = field.parent.required.filter((required) => required !== name);
+          if (Array.isArray(field.parent.required) && field.parent.required.length === 0) delete field.parent.required;
+          return true;
+        },
+      );
     case 'enumNarrowed':
-      return aim((field) => Array.isArray(field.schema.enum) && field.schema.enum.length > 1, (field) => {
-        const enumValues = field.schema.enum as unknown[];
-        const narrowed = enumValues.filter((value) => !field.values.includes(value));
-        if (narrowed.length === 0 || narrowed.length === enumValues.length) return false;
-        field.schema.enum = narrowed;
-        return true;
-      });
+      return aim(
+        (field) => Array.isArray(field.schema.enum) && field.schema.enum.length > 1,
+        (field) => {
+          const enumValues = field.schema.enum as unknown[];
+          const narrowed = enumValues.filter((value) => !field.values.includes(value));
+          if (narrowed.length === 0 || narrowed.length === enumValues.length) return false;
+          field.schema.enum = narrowed;
+          return true;
+        },
+      );
     case 'maximumLowered':
-      return aim((field) => isType(field, 'integer', 'number') && numbers(field).length > 0, (field) => {
-        field.schema.maximum = Math.max(...numbers(field)) - 1;
-        return true;
-      });
+      return aim(
+        (field) => isType(field, 'integer', 'number') && numbers(field).length > 0,
+        (field) => {
+          field.schema.maximum = Math.max(...numbers(field)) - 1;
+          return true;
+        },
+      );
     case 'minimumRaised':
-      return aim((field) => isType(field, 'integer', 'number') && numbers(field).length > 0, (field) => {
-        field.schema.minimum = Math.min(...numbers(field)) + 1;
-        return true;
-      });
+      return aim(
+        (field) => isType(field, 'integer', 'number') && numbers(field).length > 0,
+        (field) => {
+          field.schema.minimum = Math.min(...numbers(field)) + 1;
+          return true;
+        },
+      );
     case 'maxLengthLowered':
-      return aim((field) => isType(field, 'string') && !field.schema.enum && strings(field).some((value) => value.length > 0), (field) => {
-        field.schema.maxLength = Math.max(...strings(field).map((value) => value.length)) - 1;
-        return true;
-      });
+      return aim(
+        (field) => isType(field, 'string') && !field.schema.enum && strings(field).some((value) => value.length > 0),
+        (field) => {
+          field.schema.maxLength = Math.max(...strings(field).map((value) => value.length)) - 1;
+          return true;
+        },
+      );
     case 'patternAdded':
       // No value the objects hold is a run of digits alone (the kinds aimed at are names and words).
-      return aim((field) => isType(field, 'string') && !field.schema.pattern && !field.schema.enum && strings(field).some((value) => !/^[0-9]+$/.test(value)), (field) => {
-        field.schema.pattern = '^[0-9]+$';
-        return true;
-      });
+      return aim(
+        (field) =>
+          isType(field, 'string') &&
+          !field.schema.pattern &&
+          !field.schema.enum &&
+          strings(field).some((value) => !/^[0-9]+$/.test(value)),
+        (field) => {
+          field.schema.pattern = '^[0-9]+$';
+          return true;
+        },
+      );
     case 'typeChanged':
-      return aim((field) => isType(field, 'string', 'boolean', 'integer') && !field.schema.format && !field.schema.enum, (field) => {
-        const to = field.schema.type === 'string' ? 'integer' : 'string';
-        for (const key of ['pattern', 'maxLength', 'minLength', 'maximum', 'minimum', 'default', 'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf']) delete field.schema[key];
-        field.schema.type = to;
-        return true;
-      });
+      return aim(
+        (field) => isType(field, 'string', 'boolean', 'integer') && !field.schema.format && !field.schema.enum,
+        (field) => {
+          const to = field.schema.type === 'string' ? 'integer' : 'string';
+          for (const key of [
+            'pattern',
+            'maxLength',
+            'minLength',
+            'maximum',
+            'minimum',
+            'default',
+            'exclusiveMaximum',
+            'exclusiveMinimum',
+            'multipleOf',
+          ])
+            delete field.schema[key];
+          field.schema.type = to;
+          return true;
+        },
+      );
     case 'defaultChanged':
-      return aim((field) => field.schema.default !== undefined, (field) => {
-        const changed = otherValidValue(field.schema, field.schema.default);
-        if (changed === undefined) return false;
-        field.schema.default = changed;
-        return true;
-      });
+      return aim(
+        (field) => field.schema.default !== undefined,
+        (field) => {
+          const changed = otherValidValue(field.schema, field.schema.default);
+          if (changed === undefined) return false;
+          field.schema.default = changed;
+          return true;
+        },
+      );
     case 'celRuleAdded':
-      return aim(() => true, (field) => {
-        const rules = Array.isArray(field.parent['x-kubernetes-validations']) ? field.parent['x-kubernetes-validations'] : [];
-        field.parent['x-kubernetes-validations'] = [...rules, { rule: `!has(self.${field.path.at(-1)!})`, message: `${field.path.at(-1)!} is no longer accepted` }];
-        return true;
-      });
+      return aim(
+        () => true,
+        (field) => {
+          const rules = Array.isArray(field.parent['x-kubernetes-validations'])
+            ? field.parent['x-kubernetes-validations']
+            : [];
+          field.parent['x-kubernetes-validations'] = [
+            ...rules,
+            { rule: `!has(self.${field.path.at(-1)!})`, message: `${field.path.at(-1)!} is no longer accepted` },
+          ];
+          return true;
+        },
+      );
     case 'requiredAdded':
     case 'defaultAdded':
       return absentPropertyRevision(kind, root, objects, next);
@@ -141,8 +200,14 @@ export function generateRevision(crd: Record<string, unknown>, objects: readonly
  * requiredAdded and defaultAdded aim at a scalar property of spec that some objects lack: the objects that lack it
  * are the ones a required field refuses and a default fills in.
  */
-function absentPropertyRevision(kind: 'requiredAdded' | 'defaultAdded', root: Schema, objects: readonly Record<string, unknown>[], next: Record<string, unknown>): Revision | undefined {
-  const specSchema = isPlainObject(root.properties) && isPlainObject(root.properties.spec) ? root.properties.spec : undefined;
+function absentPropertyRevision(
+  kind: 'requiredAdded' | 'defaultAdded',
+  root: Schema,
+  objects: readonly Record<string, unknown>[],
+  next: Record<string, unknown>,
+): Revision | undefined {
+  const specSchema =
+    isPlainObject(root.properties) && isPlainObject(root.properties.spec) ? root.properties.spec : undefined;
   if (!specSchema || !isPlainObject(specSchema.properties)) return undefined;
   const required = Array.isArray(specSchema.required) ? specSchema.required : [];
   for (const name of Object.keys(specSchema.properties).sort()) {
@@ -198,8 +263,11 @@ function heldFields(root: Schema, objects: readonly Record<string, unknown>[]): 
       }
     }
   };
-  const specSchema = isPlainObject(root.properties) && isPlainObject(root.properties.spec) ? root.properties.spec : undefined;
+  const specSchema =
+    isPlainObject(root.properties) && isPlainObject(root.properties.spec) ? root.properties.spec : undefined;
   if (!specSchema) return [];
   for (const object of objects) walk(specSchema, object.spec, ['spec']);
-  return [...found.values()].sort((a, b) => b.values.length - a.values.length || a.path.join('.').localeCompare(b.path.join('.')));
+  return [...found.values()].sort(
+    (a, b) => b.values.length - a.values.length || a.path.join('.').localeCompare(b.path.join('.')),
+  );
 }

@@ -37,12 +37,22 @@ export interface RevisionObjectsResult {
 }
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const shapesCrdPath = join(repoRoot, 'test', 'fixtures', 'controller-gen', 'crds', 'shapes.fixtures.crdgate.example.com_shapes.yaml');
+const shapesCrdPath = join(
+  repoRoot,
+  'test',
+  'fixtures',
+  'controller-gen',
+  'crds',
+  'shapes.fixtures.crdgate.example.com_shapes.yaml',
+);
 const cliPath = join(repoRoot, 'src', 'bin.ts');
 const peakRssModule = pathToFileURL(join(repoRoot, 'bench', 'support', 'report-peak-rss.ts')).href;
 const OBJECTS_PER_FILE = 20;
 
-export async function runRevisionObjectsBenchmark(plan: RevisionObjectsPlan, progress: (line: string) => void): Promise<RevisionObjectsResult> {
+export async function runRevisionObjectsBenchmark(
+  plan: RevisionObjectsPlan,
+  progress: (line: string) => void,
+): Promise<RevisionObjectsResult> {
   const work = await mkdtemp(join(tmpdir(), 'crdgate-bench-revision-objects-'));
   try {
     const oldCrd = parse(await readFile(shapesCrdPath, 'utf8')) as Record<string, unknown>;
@@ -59,16 +69,37 @@ export async function runRevisionObjectsBenchmark(plan: RevisionObjectsPlan, pro
     progress(`writing ${plan.objects} stored Shapes (and a tenth of them apart)`);
     await writeObjects(join(work, 'all'), objects);
     await writeObjects(join(work, 'tenth'), objects.slice(0, tenth));
-    const check = (folder: string) => [cliPath, 'check', '-f', join(work, 'new'), '--old', join(work, 'old'), '--stored', join(work, folder), '-o', 'json'];
+    const check = (folder: string) => [
+      cliPath,
+      'check',
+      '-f',
+      join(work, 'new'),
+      '--old',
+      join(work, 'old'),
+      '--stored',
+      join(work, folder),
+      '-o',
+      'json',
+    ];
     const passes: Pass[] = [];
     for (let round = 1; round <= plan.rounds; round += 1) {
       progress(`round ${round} of ${plan.rounds}`);
-      passes.push({ name: 'yaml parse', objects: plan.objects, ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'all')], plan.objects, work)) });
-      passes.push({ name: 'check --stored', objects: plan.objects, ...(await timed(check('all'), plan.objects, work)) });
+      passes.push({
+        name: 'yaml parse',
+        objects: plan.objects,
+        ...(await timed(['--input-type=module', '-e', parseOnlyScript, join(work, 'all')], plan.objects, work)),
+      });
+      passes.push({
+        name: 'check --stored',
+        objects: plan.objects,
+        ...(await timed(check('all'), plan.objects, work)),
+      });
       passes.push({ name: 'check --stored (a tenth)', objects: tenth, ...(await timed(check('tenth'), tenth, work)) });
     }
-    const best = (name: Pass['name']) => passes.filter((pass) => pass.name === name).reduce((a, b) => (b.seconds < a.seconds ? b : a));
-    const peak = (name: Pass['name']) => Math.max(...passes.filter((pass) => pass.name === name).map((pass) => pass.peakRssBytes));
+    const best = (name: Pass['name']) =>
+      passes.filter((pass) => pass.name === name).reduce((a, b) => (b.seconds < a.seconds ? b : a));
+    const peak = (name: Pass['name']) =>
+      Math.max(...passes.filter((pass) => pass.name === name).map((pass) => pass.peakRssBytes));
     return {
       objects: plan.objects,
       revision: `${revision.kind} ${revision.target} of controller-gen's Shape`,
@@ -87,7 +118,10 @@ async function writeObjects(dir: string, objects: readonly Record<string, unknow
   await mkdir(dir, { recursive: true });
   for (let start = 0; start < objects.length; start += OBJECTS_PER_FILE) {
     const documents = objects.slice(start, start + OBJECTS_PER_FILE).map((object) => stringify(object));
-    await writeFile(join(dir, `shapes-${String(start / OBJECTS_PER_FILE).padStart(4, '0')}.yaml`), documents.join('---\n'));
+    await writeFile(
+      join(dir, `shapes-${String(start / OBJECTS_PER_FILE).padStart(4, '0')}.yaml`),
+      documents.join('---\n'),
+    );
   }
 }
 
@@ -99,25 +133,39 @@ function timed(args: string[], objects: number, work: string): Promise<{ seconds
   const peakFile = join(work, 'peak-rss');
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', peakRssModule, ...args], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CRDGATE_BENCH_PEAK_RSS_FILE: peakFile } }, (error, stdout, stderr) => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      if (error && error.code !== 1) return reject(new Error(`${args.slice(0, 2).join(' ')} failed: ${stderr || error.message}`));
-      let summary: { storedObjects?: number; documents?: number };
-      try {
-        ({ summary } = JSON.parse(stdout) as { summary: typeof summary });
-      } catch {
-        // Exit 1 with no report: it failed rather than found something (a 10,000-object run once ended so, stderr unread).
-        return reject(new Error(`${args.slice(0, 2).join(' ')} wrote no report (exit ${String(error?.code ?? 0)}): ${stderr.trim().split('\n').slice(-5).join(' | ')}`));
-      }
-      const done = summary.storedObjects ?? summary.documents ?? 0;
-      if (done < objects) return reject(new Error(`${args.slice(0, 2).join(' ')} handled ${done} of ${objects} objects`));
-      readFile(peakFile, 'utf8').then((bytes) => resolve({ seconds, peakRssBytes: Number(bytes) }), reject);
-    });
+    execFile(
+      process.execPath,
+      ['--import', peakRssModule, ...args],
+      { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CRDGATE_BENCH_PEAK_RSS_FILE: peakFile } },
+      (error, stdout, stderr) => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        if (error && error.code !== 1)
+          return reject(new Error(`${args.slice(0, 2).join(' ')} failed: ${stderr || error.message}`));
+        let summary: { storedObjects?: number; documents?: number };
+        try {
+          ({ summary } = JSON.parse(stdout) as { summary: typeof summary });
+        } catch {
+          // Exit 1 with no report: it failed rather than found something (a 10,000-object run once ended so, stderr unread).
+          return reject(
+            new Error(
+              `${args.slice(0, 2).join(' ')} wrote no report (exit ${String(error?.code ?? 0)}): ${stderr.trim().split('\n').slice(-5).join(' | ')}`,
+            ),
+          );
+        }
+        const done = summary.storedObjects ?? summary.documents ?? 0;
+        if (done < objects)
+          return reject(new Error(`${args.slice(0, 2).join(' ')} handled ${done} of ${objects} objects`));
+        readFile(peakFile, 'utf8').then((bytes) => resolve({ seconds, peakRssBytes: Number(bytes) }), reject);
+      },
+    );
   });
 }
 
 export function renderRevisionObjectsReport(result: RevisionObjectsResult): string {
-  const rows = result.passes.map((pass) => `  ${pass.name.padEnd(22)} ${String(pass.objects).padStart(6)} objects  ${pass.seconds.toFixed(2).padStart(7)} s  peak RSS ${(pass.peakRssBytes / 2 ** 20).toFixed(1)} MiB`);
+  const rows = result.passes.map(
+    (pass) =>
+      `  ${pass.name.padEnd(22)} ${String(pass.objects).padStart(6)} objects  ${pass.seconds.toFixed(2).padStart(7)} s  peak RSS ${(pass.peakRssBytes / 2 ** 20).toFixed(1)} MiB`,
+  );
   return [
     `Stored objects judged against a CRD revision (${result.revision}): crdgate check --stored, the whole process`,
     ...rows,

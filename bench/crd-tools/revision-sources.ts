@@ -32,7 +32,9 @@ export async function fixtureSources(): Promise<RevisionSource[]> {
 /** Every folder of the corpus that holds a crd.yaml; the objects are its samples of the CRD's group and kind. */
 export async function corpusSources(corpusDir: string): Promise<RevisionSource[]> {
   const sources: RevisionSource[] = [];
-  for (const entry of (await readdir(corpusDir, { withFileTypes: true })).filter((dirent) => dirent.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of (await readdir(corpusDir, { withFileTypes: true }))
+    .filter((dirent) => dirent.isDirectory())
+    .sort((a, b) => a.name.localeCompare(b.name))) {
     const folder = join(corpusDir, entry.name);
     const crd = (await readYamlDocuments(join(folder, 'crd.yaml')).catch(() => []))[0];
     if (!crd || !isPlainObject(crd.spec)) continue;
@@ -58,5 +60,10 @@ async function readYamlDocuments(path: string): Promise<Record<string, unknown>[
 
 /** The CRD as one is applied: its spec, and of its metadata only the name. */
 export function applicableCrd(crd: Record<string, unknown>): Record<string, unknown> {
-  return { apiVersion: crd.apiVersion, kind: crd.kind, metadata: { name: (crd.metadata as Record<string, unknown>).name }, spec: crd.spec };
+  return {
+    apiVersion: crd.apiVersion,
+    kind: crd.kind,
+    metadata: { name: (crd.metadata as Record<string, unknown>).name },
+    spec: crd.spec,
+  };
 }

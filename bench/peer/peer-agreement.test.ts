@@ -12,7 +12,10 @@ import { startPeerProcess } from './peer-process.ts';
 // either server, so a rule that drifts in both at once still fails here.
 
 const peerBinary = await resolvePeerBinary();
-const noPeer = missingPrerequisite('the peer agreement tests (the controller-runtime peer cannot be built)', 'unavailable' in peerBinary ? peerBinary.unavailable : undefined);
+const noPeer = missingPrerequisite(
+  'the peer agreement tests (the controller-runtime peer cannot be built)',
+  'unavailable' in peerBinary ? peerBinary.unavailable : undefined,
+);
 
 type Review = any;
 type Edit = (object: any) => void;
@@ -33,45 +36,180 @@ const cases: Case[] = [
   {
     name: 'a CREATE with many bad fields',
     base: 'create-geodatabase-invalid.json',
-    deniedFields: ['spec.postgres.version', 'spec.postgres.postgis', 'spec.readReplicas', 'spec.storage.size', 'spec.caches[0].name',
-      'spec.caches[1].memory', 'spec.caches[1].replicas', 'spec.caches', 'spec.colour'],
+    deniedFields: [
+      'spec.postgres.version',
+      'spec.postgres.postgis',
+      'spec.readReplicas',
+      'spec.storage.size',
+      'spec.caches[0].name',
+      'spec.caches[1].memory',
+      'spec.caches[1].replicas',
+      'spec.caches',
+      'spec.colour',
+    ],
   },
-  { name: 'PostgreSQL version not MAJOR.MINOR', base: 'create-geodatabase.json', edit: spec((s) => (s.postgres.version = '16')), deniedFields: ['spec.postgres.version'] },
-  { name: 'PostgreSQL major below 13', base: 'create-geodatabase.json', edit: spec((s) => (s.postgres.version = '12.9')), deniedFields: ['spec.postgres.version'] },
-  { name: 'PostgreSQL major above 17 (PostGIS 3.4 cannot follow)', base: 'create-geodatabase.json', edit: spec((s) => (s.postgres.version = '18.0')),
-    deniedFields: ['spec.postgres.version', 'spec.postgres.postgis'] },
-  { name: 'PostGIS version not MAJOR.MINOR.PATCH', base: 'create-geodatabase.json', edit: spec((s) => (s.postgres.postgis = '3.4')), deniedFields: ['spec.postgres.postgis'] },
-  { name: 'PostGIS line unknown', base: 'create-geodatabase.json', edit: spec((s) => (s.postgres.postgis = '3.2.1')), deniedFields: ['spec.postgres.postgis'] },
-  { name: 'PostGIS 3.3 with PostgreSQL 16', base: 'create-geodatabase.json', edit: spec((s) => (s.postgres.postgis = '3.3.4')), deniedFields: ['spec.postgres.postgis'] },
-  { name: 'PostGIS 3.5 with PostgreSQL 17', base: 'create-geodatabase.json', edit: spec((s) => Object.assign(s.postgres, { version: '17.2', postgis: '3.5.1' })) },
-  { name: 'readReplicas 16', base: 'create-geodatabase.json', edit: spec((s) => (s.readReplicas = 16)), deniedFields: ['spec.readReplicas'] },
-  { name: 'readReplicas -1', base: 'create-geodatabase.json', edit: spec((s) => (s.readReplicas = -1)), deniedFields: ['spec.readReplicas'] },
+  {
+    name: 'PostgreSQL version not MAJOR.MINOR',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.postgres.version = '16')),
+    deniedFields: ['spec.postgres.version'],
+  },
+  {
+    name: 'PostgreSQL major below 13',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.postgres.version = '12.9')),
+    deniedFields: ['spec.postgres.version'],
+  },
+  {
+    name: 'PostgreSQL major above 17 (PostGIS 3.4 cannot follow)',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.postgres.version = '18.0')),
+    deniedFields: ['spec.postgres.version', 'spec.postgres.postgis'],
+  },
+  {
+    name: 'PostGIS version not MAJOR.MINOR.PATCH',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.postgres.postgis = '3.4')),
+    deniedFields: ['spec.postgres.postgis'],
+  },
+  {
+    name: 'PostGIS line unknown',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.postgres.postgis = '3.2.1')),
+    deniedFields: ['spec.postgres.postgis'],
+  },
+  {
+    name: 'PostGIS 3.3 with PostgreSQL 16',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.postgres.postgis = '3.3.4')),
+    deniedFields: ['spec.postgres.postgis'],
+  },
+  {
+    name: 'PostGIS 3.5 with PostgreSQL 17',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => Object.assign(s.postgres, { version: '17.2', postgis: '3.5.1' })),
+  },
+  {
+    name: 'readReplicas 16',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.readReplicas = 16)),
+    deniedFields: ['spec.readReplicas'],
+  },
+  {
+    name: 'readReplicas -1',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.readReplicas = -1)),
+    deniedFields: ['spec.readReplicas'],
+  },
   { name: 'readReplicas 15', base: 'create-geodatabase.json', edit: spec((s) => (s.readReplicas = 15)) },
-  { name: 'storage below 1Gi', base: 'create-geodatabase.json', edit: spec((s) => (s.storage.size = '1023Mi')), deniedFields: ['spec.storage.size'] },
+  {
+    name: 'storage below 1Gi',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.storage.size = '1023Mi')),
+    deniedFields: ['spec.storage.size'],
+  },
   { name: 'storage exactly 1Gi', base: 'create-geodatabase.json', edit: spec((s) => (s.storage.size = '1Gi')) },
-  { name: 'storage size not a quantity', base: 'create-geodatabase.json', edit: spec((s) => (s.storage.size = 'lots')), deniedFields: ['spec.storage.size'] },
-  { name: 'storageClassName empty', base: 'create-geodatabase.json', edit: spec((s) => (s.storage.storageClassName = '')), deniedFields: ['spec.storage.storageClassName'] },
-  { name: 'storageClassName left out', base: 'create-geodatabase.json', edit: spec((s) => delete s.storage.storageClassName) },
-  { name: 'storage missing', base: 'create-geodatabase.json', edit: spec((s) => delete s.storage), deniedFields: ['spec.storage'] },
-  { name: 'nine caches', base: 'create-geodatabase.json', edit: spec((s) => (s.caches = Array.from({ length: 9 }, (_, i) => cache(`c${i}`, '1Gi')))),
-    deniedFields: ['spec.caches'] },
-  { name: 'a cache name used twice', base: 'create-geodatabase.json', edit: spec((s) => (s.caches = [cache('tiles', '1Gi'), cache('tiles', '1Gi')])),
-    deniedFields: ['spec.caches[1]'] },
-  { name: 'a cache name that is not a DNS-1123 label', base: 'create-geodatabase.json', edit: spec((s) => (s.caches[0].name = 'Tiles_1')),
-    deniedFields: ['spec.caches[0].name'] },
-  { name: 'a cache version not MAJOR.MINOR', base: 'create-geodatabase.json', edit: spec((s) => (s.caches[0].version = '7')), deniedFields: ['spec.caches[0].version'] },
-  { name: 'cache memory below 64Mi', base: 'create-geodatabase.json', edit: spec((s) => (s.caches[0].memory = '63Mi')), deniedFields: ['spec.caches[0].memory'] },
-  { name: 'cache memory above 64Gi (and so the total too)', base: 'create-geodatabase.json', edit: spec((s) => (s.caches[0].memory = '65Gi')),
-    deniedFields: ['spec.caches[0].memory', 'spec.caches'] },
-  { name: 'cache replicas 6', base: 'create-geodatabase.json', edit: spec((s) => (s.caches[0].replicas = 6)), deniedFields: ['spec.caches[0].replicas'] },
-  { name: 'cache replicas 0', base: 'create-geodatabase.json', edit: spec((s) => (s.caches[0].replicas = 0)), deniedFields: ['spec.caches[0].replicas'] },
-  { name: 'caches adding up to more than 64Gi', base: 'create-geodatabase.json', edit: spec((s) => (s.caches = [cache('a', '40Gi'), cache('b', '40Gi')])),
-    deniedFields: ['spec.caches'] },
-  { name: 'caches adding up to exactly 64Gi', base: 'create-geodatabase.json', edit: spec((s) => (s.caches = [cache('a', '32Gi'), cache('b', '32Gi')])) },
-  { name: 'an unknown field in spec', base: 'create-geodatabase.json', edit: spec((s) => (s.colour = 'blue')), deniedFields: ['spec.colour'] },
-  { name: 'an unknown field in a cache', base: 'create-geodatabase.json', edit: spec((s) => (s.caches[0].colour = 'blue')), deniedFields: ['spec.caches[0].colour'] },
+  {
+    name: 'storage size not a quantity',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.storage.size = 'lots')),
+    deniedFields: ['spec.storage.size'],
+  },
+  {
+    name: 'storageClassName empty',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.storage.storageClassName = '')),
+    deniedFields: ['spec.storage.storageClassName'],
+  },
+  {
+    name: 'storageClassName left out',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => delete s.storage.storageClassName),
+  },
+  {
+    name: 'storage missing',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => delete s.storage),
+    deniedFields: ['spec.storage'],
+  },
+  {
+    name: 'nine caches',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches = Array.from({ length: 9 }, (_, i) => cache(`c${i}`, '1Gi')))),
+    deniedFields: ['spec.caches'],
+  },
+  {
+    name: 'a cache name used twice',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches = [cache('tiles', '1Gi'), cache('tiles', '1Gi')])),
+    deniedFields: ['spec.caches[1]'],
+  },
+  {
+    name: 'a cache name that is not a DNS-1123 label',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches[0].name = 'Tiles_1')),
+    deniedFields: ['spec.caches[0].name'],
+  },
+  {
+    name: 'a cache version not MAJOR.MINOR',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches[0].version = '7')),
+    deniedFields: ['spec.caches[0].version'],
+  },
+  {
+    name: 'cache memory below 64Mi',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches[0].memory = '63Mi')),
+    deniedFields: ['spec.caches[0].memory'],
+  },
+  {
+    name: 'cache memory above 64Gi (and so the total too)',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches[0].memory = '65Gi')),
+    deniedFields: ['spec.caches[0].memory', 'spec.caches'],
+  },
+  {
+    name: 'cache replicas 6',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches[0].replicas = 6)),
+    deniedFields: ['spec.caches[0].replicas'],
+  },
+  {
+    name: 'cache replicas 0',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches[0].replicas = 0)),
+    deniedFields: ['spec.caches[0].replicas'],
+  },
+  {
+    name: 'caches adding up to more than 64Gi',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches = [cache('a', '40Gi'), cache('b', '40Gi')])),
+    deniedFields: ['spec.caches'],
+  },
+  {
+    name: 'caches adding up to exactly 64Gi',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches = [cache('a', '32Gi'), cache('b', '32Gi')])),
+  },
+  {
+    name: 'an unknown field in spec',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.colour = 'blue')),
+    deniedFields: ['spec.colour'],
+  },
+  {
+    name: 'an unknown field in a cache',
+    base: 'create-geodatabase.json',
+    edit: spec((s) => (s.caches[0].colour = 'blue')),
+    deniedFields: ['spec.caches[0].colour'],
+  },
   { name: 'a valid UPDATE', base: 'update-geodatabase.json' },
-  { name: 'an UPDATE that breaks a rule', base: 'update-geodatabase.json', edit: spec((s) => (s.caches[0].memory = '32Mi')), deniedFields: ['spec.caches[0].memory'] },
+  {
+    name: 'an UPDATE that breaks a rule',
+    base: 'update-geodatabase.json',
+    edit: spec((s) => (s.caches[0].memory = '32Mi')),
+    deniedFields: ['spec.caches[0].memory'],
+  },
 ];
 
 interface Decision {
@@ -120,8 +258,13 @@ describe.skipIf(noPeer)('the controller-runtime peer, next to crdgate', () => {
   it.each(cases)('decides alike: $name', async ({ base, edit, deniedFields }) => {
     const review = await loadFixture(base);
     edit?.(review.request.object);
-    const expected: Decision = deniedFields ? { allowed: false, code: 422, fields: [...deniedFields].sort() } : { allowed: true, fields: [] };
-    expect({ crdgate: await decide(crdgateTarget, review), peer: await decide(peerTarget, review) }).toEqual({ crdgate: expected, peer: expected });
+    const expected: Decision = deniedFields
+      ? { allowed: false, code: 422, fields: [...deniedFields].sort() }
+      : { allowed: true, fields: [] };
+    expect({ crdgate: await decide(crdgateTarget, review), peer: await decide(peerTarget, review) }).toEqual({
+      crdgate: expected,
+      peer: expected,
+    });
   });
 
   // The bench divides by this CPU time: a misread /proc field would make every peer figure wrong, not just noisy.

@@ -24,9 +24,18 @@ export async function resolvePeerBinary(options: ResolvePeerOptions = {}): Promi
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`peer: ${line}\n`));
   const go = await findGo(env);
-  if (!go) return { unavailable: 'Go is not installed (no `go` on PATH), so the controller-runtime peer cannot be built; install Go >= 1.26' };
+  if (!go)
+    return {
+      unavailable:
+        'Go is not installed (no `go` on PATH), so the controller-runtime peer cannot be built; install Go >= 1.26',
+    };
   const goVersion = (await runCommand(go, ['env', 'GOVERSION'], { cwd: PEER_MODULE_DIR, env })).trim();
-  const dir = join(cacheHome(env), 'crdgate', 'bench-peer', await goSourceHash(PEER_MODULE_DIR, `${goVersion} ${BUILD_FLAGS.join(' ')}`));
+  const dir = join(
+    cacheHome(env),
+    'crdgate',
+    'bench-peer',
+    await goSourceHash(PEER_MODULE_DIR, `${goVersion} ${BUILD_FLAGS.join(' ')}`),
+  );
   const path = join(dir, 'peer');
   if (await isExecutable(path)) return { path };
 

@@ -13,10 +13,17 @@ const clockTicksPerSecond = 100;
  * Starts the peer binary on a free 127.0.0.1 port with the certificate in certDir (tls.crt, tls.key) and waits
  * for its "ready" line. It is a Go process, so it is measured from /proc rather than over an IPC channel.
  */
-export async function startPeerProcess(binaryPath: string, certDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startPeerProcess(
+  binaryPath: string,
+  certDir: string,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   const port = await findFreePort();
   const spawnedAt = performance.now();
-  const child = spawn(binaryPath, ['--cert-dir', certDir, '--port', String(port)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binaryPath, ['--cert-dir', certDir, '--port', String(port)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-4000);
@@ -27,7 +34,9 @@ export async function startPeerProcess(binaryPath: string, certDir: string, env:
       child.stdout.on('data', (chunk: Buffer) => {
         if (chunk.toString('utf8').includes('ready')) resolve();
       });
-      child.once('exit', (code, signal) => reject(new Error(`the peer exited before listening (code ${code}, signal ${signal}): ${stderr.trim()}`)));
+      child.once('exit', (code, signal) =>
+        reject(new Error(`the peer exited before listening (code ${code}, signal ${signal}): ${stderr.trim()}`)),
+      );
       child.once('error', reject);
     }),
     readyTimeoutMs,
@@ -58,7 +67,10 @@ export async function startPeerProcess(binaryPath: string, certDir: string, env:
 
 /** CPU time of all the process's threads and its RSS; heapTotalBytes is 0, there is no V8 heap. */
 async function sampleFromProc(pid: number): Promise<ProcessSample> {
-  const [stat, status] = await Promise.all([readFile(`/proc/${pid}/stat`, 'utf8'), readFile(`/proc/${pid}/status`, 'utf8')]);
+  const [stat, status] = await Promise.all([
+    readFile(`/proc/${pid}/stat`, 'utf8'),
+    readFile(`/proc/${pid}/status`, 'utf8'),
+  ]);
   const atMs = performance.now();
   // Fields after the command name, which is in parentheses and may itself hold spaces: utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -104,7 +104,8 @@ function categoryOf(frame: CallFrame, codeRoots: CodeRoot[]): string {
   if (packageName) return `npm: ${packageName}`;
   const path = url.replace(/^file:\/\//, '');
   for (const { directory, label } of codeRoots) {
-    if (path.startsWith(directory)) return `${label}: ${path.slice(directory.length).split('/').slice(0, -1).join('/') || '.'}`;
+    if (path.startsWith(directory))
+      return `${label}: ${path.slice(directory.length).split('/').slice(0, -1).join('/') || '.'}`;
   }
   if (url.startsWith('node:')) {
     const module = url.slice('node:'.length);

@@ -29,7 +29,12 @@ export interface ProfilePlan {
  * Where each server spends its CPU per request, bare and crdgate side by side on the same payloads: what both pay
  * (TLS, HTTP) shows up alike, so the difference is what crdgate adds.
  */
-export async function runProfileSuite(env: BenchEnvironment, plan: ProfilePlan, profileDir: string, progress: (line: string) => void): Promise<ProfiledRun[]> {
+export async function runProfileSuite(
+  env: BenchEnvironment,
+  plan: ProfilePlan,
+  profileDir: string,
+  progress: (line: string) => void,
+): Promise<ProfiledRun[]> {
   const codeRoots: CodeRoot[] = [
     { directory: `${env.build.srcDir}/`, label: 'crdgate' },
     { directory: `${env.build.benchDir}/`, label: 'bench' },
@@ -46,7 +51,16 @@ export async function runProfileSuite(env: BenchEnvironment, plan: ProfilePlan, 
       progress(`profiling ${label}`);
       const profilePath = join(profileDir, `${label.replace(/\W+/g, '-')}.cpuprofile`);
       const { load, profile } = await env.withAgent(server, plan.sockets, (target) =>
-        profileUnderLoad({ server, target, path, body: payload.body, concurrency: plan.concurrency, warmupMs: plan.warmupMs, measureMs: plan.measureMs, profilePath }),
+        profileUnderLoad({
+          server,
+          target,
+          path,
+          body: payload.body,
+          concurrency: plan.concurrency,
+          warmupMs: plan.warmupMs,
+          measureMs: plan.measureMs,
+          profilePath,
+        }),
       );
       runs.push({
         label,

@@ -8,7 +8,9 @@ export interface ProfileUnderLoadOptions extends Omit<ThroughputOptions, 'maxReq
 }
 
 /** A closed-loop run whose measurement window is also the server's CPU profile window. */
-export async function profileUnderLoad(options: ProfileUnderLoadOptions): Promise<{ load: ThroughputResult; profile: CpuProfile }> {
+export async function profileUnderLoad(
+  options: ProfileUnderLoadOptions,
+): Promise<{ load: ThroughputResult; profile: CpuProfile }> {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const profiling = (async () => {
     await sleep(options.warmupMs);
@@ -16,9 +18,6 @@ export async function profileUnderLoad(options: ProfileUnderLoadOptions): Promis
     await sleep(options.measureMs);
     await options.server.stopProfile(options.profilePath);
   })();
-  const [load] = await Promise.all([
-    measureThroughput({ ...options, maxRequests: 5_000_000 }),
-    profiling,
-  ]);
+  const [load] = await Promise.all([measureThroughput({ ...options, maxRequests: 5_000_000 }), profiling]);
   return { load, profile: JSON.parse(await readFile(options.profilePath, 'utf8')) as CpuProfile };
 }

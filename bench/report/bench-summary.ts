@@ -72,5 +72,13 @@ export interface BenchSummary {
   crdgateBuild: 'compiled' | 'source';
   startup: { compiled: StartupResult; source: StartupResult; childReadyAfterMs: number };
   /** crdgate's RSS: after start, and the peak seen after each phase (throughput: at the end of each window). */
-  rssMiB: { bareIdle: number; bareThroughput: number; idle: number; throughput: number; throughputHeapTotal: number; latency: number; conversion: number };
+  rssMiB: {
+    bareIdle: number;
+    bareThroughput: number;
+    idle: number;
+    throughput: number;
+    throughputHeapTotal: number;
+    latency: number;
+    conversion: number;
+  };
 }

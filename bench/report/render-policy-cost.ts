@@ -25,7 +25,19 @@ function figureRow(variant: string, mode: string, figures: PhaseFigures, closedL
 
 function phaseTable(comparisons: VariantComparison[], phase: 'latency' | 'throughput'): string {
   const closedLoop = phase === 'throughput';
-  const headers = ['variant', 'policy', 'updates', ...(closedLoop ? ['updates/s'] : []), 'median ms', 'p99 ms', 'round medians ms', 'server PUT ms', 'VAP plugin µs', 'apiserver CPU µs', 'busy cores'];
+  const headers = [
+    'variant',
+    'policy',
+    'updates',
+    ...(closedLoop ? ['updates/s'] : []),
+    'median ms',
+    'p99 ms',
+    'round medians ms',
+    'server PUT ms',
+    'VAP plugin µs',
+    'apiserver CPU µs',
+    'busy cores',
+  ];
   const rows = comparisons.flatMap((comparison) => [
     figureRow(comparison.variant, 'unbound', comparison[phase].without, closedLoop),
     figureRow(comparison.variant, 'bound', comparison[phase].with, closedLoop),
@@ -45,8 +57,12 @@ function ratioLine(variant: string, comparison: PhaseComparison, closedLoop: boo
 export function renderPolicyCostReport(result: PolicyCostResult): string {
   const { plan, refusals } = result;
   const rounds = plan.roundsPerMode;
-  const checks = result.policyChecks.length === 0 ? 'none' : result.policyChecks.map(({ labels, value }) => `${value} ${JSON.stringify(labels)}`).join('; ');
-  const effect = (values: number[]) => (values.length === 0 ? 'n/a' : `${fixed(Math.min(...values), 0)}-${fixed(Math.max(...values), 0)} ms`);
+  const checks =
+    result.policyChecks.length === 0
+      ? 'none'
+      : result.policyChecks.map(({ labels, value }) => `${value} ${JSON.stringify(labels)}`).join('; ');
+  const effect = (values: number[]) =>
+    values.length === 0 ? 'n/a' : `${fixed(Math.min(...values), 0)}-${fixed(Math.max(...values), 0)} ms`;
   const sizes = result.variants.map((variant) => `${variant.name}: ${variant.updateBytes} bytes`).join(', ');
   return [
     `Policy floor: the cost of the rendered ValidatingAdmissionPolicy on a GeoDatabase UPDATE (kube-apiserver ${result.kubeApiserverVersion} + etcd, no webhooks, ${result.cpus} CPUs, ${result.startedAt})`,

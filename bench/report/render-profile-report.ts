@@ -6,8 +6,13 @@ const micros = (ms: number, requests: number) => (requests > 0 ? ((ms * 1000) / 
 /** CPU µs per request by category, one column per run; then each crdgate run's costliest functions. */
 export function renderProfileReport(runs: ProfiledRun[]): string {
   const categories = [...new Set(runs.flatMap((run) => run.summary.byCategory.map((share) => share.name)))];
-  const msIn = (run: ProfiledRun, category: string) => run.summary.byCategory.find((share) => share.name === category)?.ms ?? 0;
-  categories.sort((a, b) => runs.reduce((sum, run) => sum + msIn(run, b) / Math.max(1, run.requests), 0) - runs.reduce((sum, run) => sum + msIn(run, a) / Math.max(1, run.requests), 0));
+  const msIn = (run: ProfiledRun, category: string) =>
+    run.summary.byCategory.find((share) => share.name === category)?.ms ?? 0;
+  categories.sort(
+    (a, b) =>
+      runs.reduce((sum, run) => sum + msIn(run, b) / Math.max(1, run.requests), 0) -
+      runs.reduce((sum, run) => sum + msIn(run, a) / Math.max(1, run.requests), 0),
+  );
   const sections = [
     'Sampled time per request (µs), by where it was spent (closed-loop load; idle excluded). Samples count wall time:',
     'where "busy share" exceeds "CPU share", the process was runnable but descheduled, and that time lands on',
@@ -18,14 +23,22 @@ export function renderProfileReport(runs: ProfiledRun[]): string {
         ...categories.map((category) => [category, ...runs.map((run) => micros(msIn(run, category), run.requests))]),
         ['TOTAL busy', ...runs.map((run) => micros(run.summary.busyMs, run.requests))],
         ['requests profiled', ...runs.map((run) => String(run.requests))],
-        ['busy share (wall clock, sampled)', ...runs.map((run) => `${((run.summary.busyMs / run.measureMs) * 100).toFixed(0)}%`)],
+        [
+          'busy share (wall clock, sampled)',
+          ...runs.map((run) => `${((run.summary.busyMs / run.measureMs) * 100).toFixed(0)}%`),
+        ],
         ['CPU share (process CPU time)', ...runs.map((run) => `${(run.serverCpuShare * 100).toFixed(0)}%`)],
       ],
     ),
   ];
   for (const run of runs.filter((candidate) => candidate.label.startsWith('crdgate'))) {
     const rows = (shares: ProfiledRun['summary']['topSelf']) =>
-      shares.map((share) => [micros(share.ms, run.requests), `${((share.ms / run.summary.busyMs) * 100).toFixed(1)}%`, share.category, share.name]);
+      shares.map((share) => [
+        micros(share.ms, run.requests),
+        `${((share.ms / run.summary.busyMs) * 100).toFixed(1)}%`,
+        share.category,
+        share.name,
+      ]);
     sections.push(
       '',
       `${run.label}: top functions by SELF time (µs/request, % of busy)   [${run.profilePath}]`,

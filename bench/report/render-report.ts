@@ -10,8 +10,10 @@ const percent = (share: number) => `${fixed(share * 100, 0)}%`;
 const latency = (ms: number, digits: number) => (ms === Number.POSITIVE_INFINITY ? 'unanswered' : fixed(ms, digits));
 const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
 
-const inServer = (tail: TailStats | undefined) => (tail?.inServer ? `${fixed(tail.inServer.p99Ms, 2)}/${fixed(tail.inServer.maxMs, 1)}` : 'n/a');
-const loopDelay = (tail: TailStats | undefined) => (tail ? `${fixed(tail.eventLoopDelayP99Ms, 1)}/${fixed(tail.eventLoopDelayMaxMs, 1)}` : 'n/a');
+const inServer = (tail: TailStats | undefined) =>
+  tail?.inServer ? `${fixed(tail.inServer.p99Ms, 2)}/${fixed(tail.inServer.maxMs, 1)}` : 'n/a';
+const loopDelay = (tail: TailStats | undefined) =>
+  tail ? `${fixed(tail.eventLoopDelayP99Ms, 1)}/${fixed(tail.eventLoopDelayMaxMs, 1)}` : 'n/a';
 // GC work per request (every pause of the window over every request sent in it), then the longest pause of each kind.
 const gcWork = (measured: MeasuredLatency) => {
   const tail = measured.tail;
@@ -21,7 +23,8 @@ const gcWork = (measured: MeasuredLatency) => {
 };
 
 // How much of its core a server was busy in an open-loop round: the utilization its queue behaves by.
-const coreShare = (measured: MeasuredLatency, ratePerSecond: number) => (measured.cpuMicrosPerRequest * ratePerSecond) / 1e6;
+const coreShare = (measured: MeasuredLatency, ratePerSecond: number) =>
+  (measured.cpuMicrosPerRequest * ratePerSecond) / 1e6;
 
 function throughputGoalMet(row: ThroughputRow): boolean {
   const againstBare = row.ratioPerCore !== undefined && row.ratioPerCore >= goals.throughputRatioToBare;
@@ -47,7 +50,24 @@ export function renderReport(summary: BenchSummary): string {
     '',
     `1. Admission throughput (closed loop, keep-alive, TLS 1.3; goals per core: crdgate >= ${goals.throughputRatioToBare}x bare, >= ${goals.throughputRatioToPeer}x the peer on /validate)`,
     textTable(
-      ['payload', 'bytes', 'server', 'path', 'req/s', 'srv CPU', 'req/CPU-s', 'p50 ms', 'p99 ms', 'client CPU', 'other CPU', 'ratio/core', 'ratio raw', 'vs peer/core', 'fails', 'goal'],
+      [
+        'payload',
+        'bytes',
+        'server',
+        'path',
+        'req/s',
+        'srv CPU',
+        'req/CPU-s',
+        'p50 ms',
+        'p99 ms',
+        'client CPU',
+        'other CPU',
+        'ratio/core',
+        'ratio raw',
+        'vs peer/core',
+        'fails',
+        'goal',
+      ],
       summary.throughput.map((row) => [
         row.payload,
         String(row.payloadBytes),
@@ -70,7 +90,24 @@ export function renderReport(summary: BenchSummary): string {
     '',
     `2. Latency (open loop, from scheduled send time, servers pinned as above; goal: crdgate p99 <= ${goals.latencyP99RatioToBare}x the bare server's at the same rate, half of crdgate's saturation; best of each's rounds)`,
     textTable(
-      ['payload', 'path', 'rate/s', 'bare p50', 'bare p99', 'crdgate p50', 'crdgate p90', 'crdgate p99', 'max', 'p99 ratio', 'A/A: bare twin / bare p99', 'send lag p99', 'loop delay p99/max: crdgate, bare', 'GC µs/req (max minor/major): crdgate, bare', 'unanswered', 'goal'],
+      [
+        'payload',
+        'path',
+        'rate/s',
+        'bare p50',
+        'bare p99',
+        'crdgate p50',
+        'crdgate p90',
+        'crdgate p99',
+        'max',
+        'p99 ratio',
+        'A/A: bare twin / bare p99',
+        'send lag p99',
+        'loop delay p99/max: crdgate, bare',
+        'GC µs/req (max minor/major): crdgate, bare',
+        'unanswered',
+        'goal',
+      ],
       summary.latency.map((row) => [
         row.payload,
         row.path,
@@ -87,14 +124,28 @@ export function renderReport(summary: BenchSummary): string {
         `${loopDelay(row.crdgate.tail)}, ${loopDelay(row.bare.tail)}`,
         `${gcWork(row.crdgate)}, ${gcWork(row.bare)}`,
         `${row.crdgate.unanswered} / ${row.bare.unanswered}`,
-        verdict(row.p99Ratio <= goals.latencyP99RatioToBare && row.crdgate.unanswered === 0 && row.crdgate.failures === 0),
+        verdict(
+          row.p99Ratio <= goals.latencyP99RatioToBare && row.crdgate.unanswered === 0 && row.crdgate.failures === 0,
+        ),
       ]),
     ),
-    '(times in ms; A/A: a second bare server process in the same rounds, the ratio two identical servers show here, i.e. the noise in any p99 ratio; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC: each server\'s own, in its kept round; GC µs/req is its pauses\' total over the requests sent)',
+    "(times in ms; A/A: a second bare server process in the same rounds, the ratio two identical servers show here, i.e. the noise in any p99 ratio; send lag: how late the load generator itself sent, latencies below it mean nothing; loop delay and GC: each server's own, in its kept round; GC µs/req is its pauses' total over the requests sent)",
     '',
-    '2b. Where the tail comes from, tested: the bare server made as busy per request as crdgate (calibrated JSON parsing, work of crdgate\'s kind, for the CPU crdgate spends beyond it), same rate, same rounds',
+    "2b. Where the tail comes from, tested: the bare server made as busy per request as crdgate (calibrated JSON parsing, work of crdgate's kind, for the CPU crdgate spends beyond it), same rate, same rounds",
     textTable(
-      ['payload', 'path', 'rate/s', 'CPU µs/req: crdgate, bare, busy bare', 'busy share of a core: crdgate, bare, busy bare', 'work µs', 'p99: crdgate, bare, busy bare', 'in the server p99/max: crdgate, bare, busy bare', 'crdgate p99 / busy bare p99', 'the goal on the control: busy bare p99 / bare p99', 'GC µs/req: crdgate, busy bare'],
+      [
+        'payload',
+        'path',
+        'rate/s',
+        'CPU µs/req: crdgate, bare, busy bare',
+        'busy share of a core: crdgate, bare, busy bare',
+        'work µs',
+        'p99: crdgate, bare, busy bare',
+        'in the server p99/max: crdgate, bare, busy bare',
+        'crdgate p99 / busy bare p99',
+        'the goal on the control: busy bare p99 / bare p99',
+        'GC µs/req: crdgate, busy bare',
+      ],
       summary.latency.map((row) => [
         row.payload,
         row.path,
@@ -109,14 +160,23 @@ export function renderReport(summary: BenchSummary): string {
         `${gcWork(row.crdgate)}, ${gcWork(row.busyBare)}`,
       ]),
     ),
-    '(near 1x: crdgate\'s tail is what its CPU per request costs on this machine, a busier server draining the queue a stall leaves more slowly; well above 1x: a cause of crdgate\'s own, such as GC of its larger heap; busy share: CPU per request times the rate, in the kept round; in the server: from headers parsed to answer written, so a p99 far above it was time spent queued; the goal on the control: the 1.5x goal applied to the busy bare server, which runs none of crdgate\'s code. The rate is half of crdgate\'s closed-loop saturation, but an open loop costs more CPU per request than a closed one, so crdgate runs at more than half a core)',
+    "(near 1x: crdgate's tail is what its CPU per request costs on this machine, a busier server draining the queue a stall leaves more slowly; well above 1x: a cause of crdgate's own, such as GC of its larger heap; busy share: CPU per request times the rate, in the kept round; in the server: from headers parsed to answer written, so a p99 far above it was time spent queued; the goal on the control: the 1.5x goal applied to the busy bare server, which runs none of crdgate's code. The rate is half of crdgate's closed-loop saturation, but an open loop costs more CPU per request than a closed one, so crdgate runs at more than half a core)",
     '',
     `3. Conversion (one review at a time on one connection; goal: <= ${goals.conversionReviewMs} ms per 500-object review)`,
     textTable(
       ['review', 'objects', 'request B', 'response B', 'median ms', 'max ms', 'objects/s', 'goal'],
       summary.conversion.map(({ review, objects, result }) =>
         result.ok
-          ? [review, String(objects), String(result.requestBytes), String(result.responseBytes), fixed(result.medianMs, 1), fixed(result.maxMs, 1), thousands(result.objectsPerSecond), verdict(result.maxMs <= goals.conversionReviewMs)]
+          ? [
+              review,
+              String(objects),
+              String(result.requestBytes),
+              String(result.responseBytes),
+              fixed(result.medianMs, 1),
+              fixed(result.maxMs, 1),
+              thousands(result.objectsPerSecond),
+              verdict(result.maxMs <= goals.conversionReviewMs),
+            ]
           : [review, String(objects), '', '', '', '', '', `FAILED: ${result.reason}`],
       ),
     ),
@@ -125,13 +185,33 @@ export function renderReport(summary: BenchSummary): string {
     textTable(
       ['measure', 'value', 'goal', ''],
       [
-        ['spawn compiled `node dist/cli.js serve` -> first 200 on /readyz (median)', `${fixed(startup.compiled.medianMs, 0)} ms`, `< ${goals.startupMs} ms`, verdict(startup.compiled.maxMs < goals.startupMs)],
+        [
+          'spawn compiled `node dist/cli.js serve` -> first 200 on /readyz (median)',
+          `${fixed(startup.compiled.medianMs, 0)} ms`,
+          `< ${goals.startupMs} ms`,
+          verdict(startup.compiled.maxMs < goals.startupMs),
+        ],
         [`  same, slowest of ${startup.compiled.runsMs.length} runs`, `${fixed(startup.compiled.maxMs, 0)} ms`, '', ''],
-        ['  `node src/cli.ts serve` (type stripping, as `npm start`), median', `${fixed(startup.source.medianMs, 0)} ms`, '', ''],
+        [
+          '  `node src/cli.ts serve` (type stripping, as `npm start`), median',
+          `${fixed(startup.source.medianMs, 0)} ms`,
+          '',
+          '',
+        ],
         ['  process start -> listening, by the load-test child', `${fixed(startup.childReadyAfterMs, 0)} ms`, '', ''],
         ['crdgate RSS after start, idle', `${fixed(summary.rssMiB.idle, 1)} MiB`, '', ''],
-        ['  the bare server for reference: idle / under load', `${fixed(summary.rssMiB.bareIdle, 1)} / ${fixed(summary.rssMiB.bareThroughput, 1)} MiB`, '', ''],
-        ['crdgate RSS under admission load (peak, closed and open loop), Deployment heap flags', `${fixed(peakUnderLoad, 1)} MiB`, `<= ${goals.rssMiB} MiB (request)`, verdict(peakUnderLoad <= goals.rssMiB)],
+        [
+          '  the bare server for reference: idle / under load',
+          `${fixed(summary.rssMiB.bareIdle, 1)} / ${fixed(summary.rssMiB.bareThroughput, 1)} MiB`,
+          '',
+          '',
+        ],
+        [
+          'crdgate RSS under admission load (peak, closed and open loop), Deployment heap flags',
+          `${fixed(peakUnderLoad, 1)} MiB`,
+          `<= ${goals.rssMiB} MiB (request)`,
+          verdict(peakUnderLoad <= goals.rssMiB),
+        ],
         ['    V8 heap reserved then (heapTotal, peak)', `${fixed(summary.rssMiB.throughputHeapTotal, 1)} MiB`, '', ''],
         ['  of which after the open-loop latency runs', `${fixed(summary.rssMiB.latency, 1)} MiB`, '', ''],
         ['  peak after the 1 MB conversion reviews', `${fixed(summary.rssMiB.conversion, 1)} MiB`, '', ''],

@@ -17,8 +17,17 @@ export interface ApiServerClient {
 }
 
 interface KubeconfigFile {
-  clusters: Array<{ cluster: { server: string; 'certificate-authority-data'?: string; 'certificate-authority'?: string } }>;
-  users: Array<{ user: { 'client-certificate-data'?: string; 'client-key-data'?: string; 'client-certificate'?: string; 'client-key'?: string } }>;
+  clusters: Array<{
+    cluster: { server: string; 'certificate-authority-data'?: string; 'certificate-authority'?: string };
+  }>;
+  users: Array<{
+    user: {
+      'client-certificate-data'?: string;
+      'client-key-data'?: string;
+      'client-certificate'?: string;
+      'client-key'?: string;
+    };
+  }>;
 }
 
 const requestTimeoutMs = 30_000;
@@ -59,16 +68,23 @@ export function createApiServerClient(kubeconfigPath: string, maxSockets: number
           method,
           path,
           agent,
-          headers: { accept: 'application/json', ...(payload ? { 'content-type': contentType, 'content-length': payload.length } : {}) },
+          headers: {
+            accept: 'application/json',
+            ...(payload ? { 'content-type': contentType, 'content-length': payload.length } : {}),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }),
+          );
           res.on('error', reject);
         },
       );
-      req.setTimeout(requestTimeoutMs, () => req.destroy(new Error(`no answer to ${method} ${path} within ${requestTimeoutMs} ms`)));
+      req.setTimeout(requestTimeoutMs, () =>
+        req.destroy(new Error(`no answer to ${method} ${path} within ${requestTimeoutMs} ms`)),
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -76,7 +92,8 @@ export function createApiServerClient(kubeconfigPath: string, maxSockets: number
     call,
     async json<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
       const answer = await call(method, path, body, contentType);
-      if (answer.status < 200 || answer.status > 299) throw new Error(`${method} ${path}: HTTP ${answer.status}: ${answer.body.toString('utf8')}`);
+      if (answer.status < 200 || answer.status > 299)
+        throw new Error(`${method} ${path}: HTTP ${answer.status}: ${answer.body.toString('utf8')}`);
       return JSON.parse(answer.body.toString('utf8')) as T;
     },
     close: () => agent.destroy(),

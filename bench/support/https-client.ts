@@ -50,7 +50,9 @@ export function post(target: Target, path: string, body: Buffer): Promise<PostAn
         res.on('error', reject);
       },
     );
-    req.setTimeout(requestTimeoutMs, () => req.destroy(new Error(`no answer to POST ${path} within ${requestTimeoutMs} ms`)));
+    req.setTimeout(requestTimeoutMs, () =>
+      req.destroy(new Error(`no answer to POST ${path} within ${requestTimeoutMs} ms`)),
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -8,9 +8,23 @@ export const largeSchemaKind = { group: 'large.example.com', version: 'v1', kind
 
 export default function largeSchemaContract(): Contract {
   return defineContract({
-    identity: { group: largeSchemaKind.group, kind: largeSchemaKind.kind, plural: largeSchemaKind.plural, singular: 'large', scope: 'Namespaced' },
+    identity: {
+      group: largeSchemaKind.group,
+      kind: largeSchemaKind.kind,
+      plural: largeSchemaKind.plural,
+      singular: 'large',
+      scope: 'Namespaced',
+    },
     hub: largeSchemaKind.version,
-    versions: [{ name: largeSchemaKind.version, served: true, storage: true, schema: largeStructuralSchema(), subresources: { status: {} } }],
+    versions: [
+      {
+        name: largeSchemaKind.version,
+        served: true,
+        storage: true,
+        schema: largeStructuralSchema(),
+        subresources: { status: {} },
+      },
+    ],
     conversions: {},
   });
 }

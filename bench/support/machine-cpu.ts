@@ -17,7 +17,12 @@ export function readMachineCpu(): MachineCpu | undefined {
   } catch {
     return undefined;
   }
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = text.split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = text
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const busyTicks = user + nice + system + irq + softirq + steal;
   return { busyTicks, totalTicks: busyTicks + idle + iowait };
 }

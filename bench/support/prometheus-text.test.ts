@@ -25,11 +25,21 @@ describe('parsePrometheusText', () => {
     expect(samples).toHaveLength(12);
     expect(samples[0]).toEqual({
       name: 'apiserver_admission_controller_admission_duration_seconds_bucket',
-      labels: { name: 'ValidatingAdmissionPolicy', operation: 'UPDATE', rejected: 'false', type: 'validate', le: '0.005' },
+      labels: {
+        name: 'ValidatingAdmissionPolicy',
+        operation: 'UPDATE',
+        rejected: 'false',
+        type: 'validate',
+        le: '0.005',
+      },
       value: 16,
     });
     expect(samples[1]!.labels['le']).toBe('+Inf');
-    expect(samples.find((s) => s.name === 'process_cpu_seconds_total')).toEqual({ name: 'process_cpu_seconds_total', labels: {}, value: 12.5 });
+    expect(samples.find((s) => s.name === 'process_cpu_seconds_total')).toEqual({
+      name: 'process_cpu_seconds_total',
+      labels: {},
+      value: 12.5,
+    });
   });
 
   it('unescapes label values and reads NaN', () => {
@@ -41,7 +51,9 @@ describe('parsePrometheusText', () => {
   });
 
   it('fails on a line it cannot read, rather than reading it as zero', () => {
-    expect(() => parsePrometheusText('apiserver_x{name="open} 1')).toThrow(/not a Prometheus sample line|unreadable labels/);
+    expect(() => parsePrometheusText('apiserver_x{name="open} 1')).toThrow(
+      /not a Prometheus sample line|unreadable labels/,
+    );
     expect(() => parsePrometheusText('apiserver_x 1,5')).toThrow(/unreadable sample value "1,5"/);
   });
 });
@@ -52,13 +64,28 @@ describe('sumSamples', () => {
   it('sums every sample of the name whose labels include the ones given', () => {
     const vapUpdates = { name: 'ValidatingAdmissionPolicy', operation: 'UPDATE', type: 'validate' };
     expect(sumSamples(samples, 'apiserver_admission_controller_admission_duration_seconds_count', vapUpdates)).toBe(18);
-    expect(sumSamples(samples, 'apiserver_admission_controller_admission_duration_seconds_count', { ...vapUpdates, rejected: 'false' })).toBe(16);
-    expect(sumSamples(samples, 'apiserver_admission_controller_admission_duration_seconds_sum', vapUpdates)).toBeCloseTo(0.002083082, 12);
+    expect(
+      sumSamples(samples, 'apiserver_admission_controller_admission_duration_seconds_count', {
+        ...vapUpdates,
+        rejected: 'false',
+      }),
+    ).toBe(16);
+    expect(
+      sumSamples(samples, 'apiserver_admission_controller_admission_duration_seconds_sum', vapUpdates),
+    ).toBeCloseTo(0.002083082, 12);
   });
 
   it('matches a wanted empty label value, and is 0 when nothing matches', () => {
-    expect(sumSamples(samples, 'apiserver_request_duration_seconds_count', { verb: 'PUT', resource: 'geodatabases', subresource: '' })).toBe(40);
-    expect(sumSamples(samples, 'apiserver_request_duration_seconds_count', { verb: 'PUT', resource: 'geodatabases' })).toBe(43);
+    expect(
+      sumSamples(samples, 'apiserver_request_duration_seconds_count', {
+        verb: 'PUT',
+        resource: 'geodatabases',
+        subresource: '',
+      }),
+    ).toBe(40);
+    expect(
+      sumSamples(samples, 'apiserver_request_duration_seconds_count', { verb: 'PUT', resource: 'geodatabases' }),
+    ).toBe(43);
     expect(sumSamples(samples, 'apiserver_validating_admission_policy_check_total')).toBe(0);
   });
 });

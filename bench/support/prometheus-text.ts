@@ -17,7 +17,11 @@ export function parsePrometheusText(text: string): MetricSample[] {
     const match = sampleLine.exec(line);
     if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
     const [, name, labelText, valueText] = match;
-    samples.push({ name: name!, labels: parseLabels(labelText ?? '', line), value: parseSampleValue(valueText!, line) });
+    samples.push({
+      name: name!,
+      labels: parseLabels(labelText ?? '', line),
+      value: parseSampleValue(valueText!, line),
+    });
   }
   return samples;
 }
@@ -49,7 +53,11 @@ function parseSampleValue(text: string, line: string): number {
  * a histogram's _sum or _count over the label values left unnamed. 0 when none matches: a counter not yet
  * incremented is not exported at all.
  */
-export function sumSamples(samples: readonly MetricSample[], name: string, labels: Record<string, string> = {}): number {
+export function sumSamples(
+  samples: readonly MetricSample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number {
   let sum = 0;
   for (const sample of samples) {
     if (sample.name !== name) continue;

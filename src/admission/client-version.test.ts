@@ -14,7 +14,12 @@ function hubObject(spec: Record<string, unknown>, phase = 'Ready', annotations?:
   return {
     apiVersion: 'geo.example.com/v1',
     kind: 'GeoDatabase',
-    metadata: { name: 'db', namespace: 'maps', labels: { 'geo.example.com/postgres-major': '16' }, ...(annotations ? { annotations } : {}) },
+    metadata: {
+      name: 'db',
+      namespace: 'maps',
+      labels: { 'geo.example.com/postgres-major': '16' },
+      ...(annotations ? { annotations } : {}),
+    },
     spec: {
       postgres: { version: '16.4', postgis: '3.4.2' },
       readReplicas: 3,
@@ -40,8 +45,16 @@ describe('denials in the version the client wrote', () => {
   it("names a v1beta1 client's renamed field in the causes and the message", () => {
     const verdict = decideValidation(registry, request('v1beta1', 'CREATE', hubObject({ readReplicas: 20 })));
     expect(verdict.code).toBe('OBJECT_INVALID');
-    expect(verdict.causes).toEqual([{ field: 'spec.replicas', type: 'FieldValueInvalid', message: 'Invalid value: 20: must be less than or equal to 15' }]);
-    expect(verdict.message).toBe('GeoDatabase.geo.example.com "db" is invalid: spec.replicas: Invalid value: 20: must be less than or equal to 15');
+    expect(verdict.causes).toEqual([
+      {
+        field: 'spec.replicas',
+        type: 'FieldValueInvalid',
+        message: 'Invalid value: 20: must be less than or equal to 15',
+      },
+    ]);
+    expect(verdict.message).toBe(
+      'GeoDatabase.geo.example.com "db" is invalid: spec.replicas: Invalid value: 20: must be less than or equal to 15',
+    );
   });
 
   it('says so when the field is a v1 field with no v1beta1 equivalent, through list indexes', () => {
@@ -59,7 +72,10 @@ describe('denials in the version the client wrote', () => {
   });
 
   it("names a v1alpha1 client's flat fields, for the invariants too", () => {
-    const verdict = decideValidation(registry, request('v1alpha1', 'CREATE', hubObject({ postgres: { version: '18.1', postgis: '3.4.2' } })));
+    const verdict = decideValidation(
+      registry,
+      request('v1alpha1', 'CREATE', hubObject({ postgres: { version: '18.1', postgis: '3.4.2' } })),
+    );
     expect(verdict.causes?.map((cause) => cause.field)).toEqual(['spec.postgresVersion', 'spec.postgisVersion']);
     expect(verdict.message).toContain('spec.postgresVersion: PostgreSQL major 18 is not supported');
   });
@@ -74,19 +90,27 @@ describe('denials in the version the client wrote', () => {
   });
 
   it("refuses a scale while upgrading at the v1beta1 client's spec.replicas", () => {
-    const verdict = decideValidation(registry, request('v1beta1', 'UPDATE', hubObject({ readReplicas: 1 }, 'Upgrading'), hubObject({}, 'Upgrading')));
+    const verdict = decideValidation(
+      registry,
+      request('v1beta1', 'UPDATE', hubObject({ readReplicas: 1 }, 'Upgrading'), hubObject({}, 'Upgrading')),
+    );
     expect(verdict.code).toBe('CHANGE_FORBIDDEN');
-    expect(verdict.message).toMatch(/cannot be changed: spec\.replicas: changing read replicas from 3 to 1 is not allowed while the database is Upgrading/);
+    expect(verdict.message).toMatch(
+      /cannot be changed: spec\.replicas: changing read replicas from 3 to 1 is not allowed while the database is Upgrading/,
+    );
   });
 
   it('words warnings in the client version: a risky change and a tolerated error', () => {
     const old = hubObject({ caches: [{ name: 'tiles', memory: '100Gi', version: '7.2', replicas: 1 }] });
-    const fewer = hubObject({ caches: [{ name: 'tiles', memory: '100Gi', version: '7.2', replicas: 1 }], readReplicas: 1 });
+    const fewer = hubObject({
+      caches: [{ name: 'tiles', memory: '100Gi', version: '7.2', replicas: 1 }],
+      readReplicas: 1,
+    });
     const verdict = decideValidation(registry, request('v1alpha1', 'UPDATE', fewer, old));
     expect(verdict.allowed).toBe(true);
     expect(verdict.warnings).toEqual([
       'spec.cacheMB: must be between 64Mi and 64Gi (tolerated: unchanged since before the rule)',
-      'spec.cacheMB: the caches\' memory adds up to more than 64Gi (tolerated: unchanged since before the rule)',
+      "spec.cacheMB: the caches' memory adds up to more than 64Gi (tolerated: unchanged since before the rule)",
       'spec.replicas: reducing read replicas from 3 to 1',
     ]);
   });
@@ -114,7 +138,10 @@ describe('denials in the version the client wrote', () => {
       metadata: { name: 'db' },
       spec: { postgresVersion: '18.1', postgisVersion: '3.4.2', storageGB: 0 },
     };
-    const verdict = decideValidation(registry, { ...request('v1alpha1', 'CREATE', object), kind: { group: 'geo.example.com', version: 'v1alpha1', kind: 'GeoDatabase' } });
+    const verdict = decideValidation(registry, {
+      ...request('v1alpha1', 'CREATE', object),
+      kind: { group: 'geo.example.com', version: 'v1alpha1', kind: 'GeoDatabase' },
+    });
     // The schema's error (storageGB >= 1), then the invariants' (at least 1Gi, at v1's storage.size), all in v1alpha1 words.
     expect(verdict.causes?.map((cause) => `${cause.field}: ${cause.message}`)).toEqual([
       'spec.storageGB: Invalid value: 0: must be greater than or equal to 1',

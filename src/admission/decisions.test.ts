@@ -23,13 +23,27 @@ const stored = (): KubeObject => ({
   status: { phase: 'Ready' },
 });
 
-function request(operation: AdmissionRequest['operation'], object: KubeObject | null, oldObject: KubeObject | null = null): AdmissionRequest {
-  return { uid: 'uid-1', kind: { group: 'geo.example.com', version: 'v1', kind: 'GeoDatabase' }, operation, object, oldObject };
+function request(
+  operation: AdmissionRequest['operation'],
+  object: KubeObject | null,
+  oldObject: KubeObject | null = null,
+): AdmissionRequest {
+  return {
+    uid: 'uid-1',
+    kind: { group: 'geo.example.com', version: 'v1', kind: 'GeoDatabase' },
+    operation,
+    object,
+    oldObject,
+  };
 }
 
 describe('decideValidation', () => {
   it('allows a valid object', () => {
-    expect(decideValidation(registry, request('CREATE', stored()))).toMatchObject({ allowed: true, code: 'ALLOWED', warnings: [] });
+    expect(decideValidation(registry, request('CREATE', stored()))).toMatchObject({
+      allowed: true,
+      code: 'ALLOWED',
+      warnings: [],
+    });
   });
 
   it('collects schema and invariant errors together', () => {
@@ -59,7 +73,11 @@ describe('decideValidation', () => {
   });
 
   it('validates an object in the version it is written in', () => {
-    const object = { ...stored(), apiVersion: 'geo.example.com/v1beta1', spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '10Gi' }, readReplicas: 1 } };
+    const object = {
+      ...stored(),
+      apiVersion: 'geo.example.com/v1beta1',
+      spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '10Gi' }, readReplicas: 1 },
+    };
     const verdict = decideValidation(registry, request('CREATE', object));
     // readReplicas is a v1 field: in v1beta1 it is unknown.
     expect(verdict.causes?.map((c) => `${c.field} ${c.type}`)).toEqual(['spec.readReplicas FieldValueUnknown']);
@@ -67,7 +85,10 @@ describe('decideValidation', () => {
 
   it('denies an apiVersion the contract does not serve', () => {
     const object = { ...stored(), apiVersion: 'geo.example.com/v2' };
-    expect(decideValidation(registry, request('CREATE', object))).toMatchObject({ allowed: false, code: 'VERSION_UNKNOWN' });
+    expect(decideValidation(registry, request('CREATE', object))).toMatchObject({
+      allowed: false,
+      code: 'VERSION_UNKNOWN',
+    });
   });
 
   it('denies deleting a protected object and allows an unprotected one', () => {
@@ -110,7 +131,10 @@ describe('handleAdmissionReview', () => {
     const outcome = handleAdmissionReview('validate', boom, {
       apiVersion: 'admission.k8s.io/v1',
       kind: 'AdmissionReview',
-      request: { ...request('CREATE', object), kind: { group: 'boom.example.com', version: 'v1', kind: 'GeoDatabase' } },
+      request: {
+        ...request('CREATE', object),
+        kind: { group: 'boom.example.com', version: 'v1', kind: 'GeoDatabase' },
+      },
     });
     expect(outcome.httpStatus).toBe(200);
     expect(outcome.body).toMatchObject({ response: { uid: 'uid-1', allowed: false, status: { code: 500 } } });

@@ -21,16 +21,31 @@ function v1alpha1(spec: Record<string, unknown>, annotations?: Record<string, st
   };
 }
 
-function request(operation: AdmissionRequest['operation'], object: KubeObject | null, oldObject: KubeObject | null = null): AdmissionRequest {
-  return { uid: 'uid-1', kind: { group: 'geo.example.com', version: 'v1alpha1', kind: 'GeoDatabase' }, operation, object, oldObject };
+function request(
+  operation: AdmissionRequest['operation'],
+  object: KubeObject | null,
+  oldObject: KubeObject | null = null,
+): AdmissionRequest {
+  return {
+    uid: 'uid-1',
+    kind: { group: 'geo.example.com', version: 'v1alpha1', kind: 'GeoDatabase' },
+    operation,
+    object,
+    oldObject,
+  };
 }
 
 describe('an older-version object that cannot be converted to the hub', () => {
   it('is denied on UPDATE even when its schema errors are unchanged (the rules could not run)', () => {
     // storageGB 1.5 blocks conversion; 16.4 -> 12.1 is a downgrade to an unsupported major.
-    const verdict = decideValidation(registry, request('UPDATE', v1alpha1({ storageGB: 1.5, postgresVersion: '12.1' }), v1alpha1({ storageGB: 1.5 })));
+    const verdict = decideValidation(
+      registry,
+      request('UPDATE', v1alpha1({ storageGB: 1.5, postgresVersion: '12.1' }), v1alpha1({ storageGB: 1.5 })),
+    );
     expect(verdict).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
-    expect(verdict.causes?.some((cause) => cause.field === '' && cause.message.includes('cannot be checked'))).toBe(true);
+    expect(verdict.causes?.some((cause) => cause.field === '' && cause.message.includes('cannot be checked'))).toBe(
+      true,
+    );
   });
 
   it('is denied on an update that changes nothing but a label: without a hub form nothing can be proven', () => {
@@ -40,19 +55,30 @@ describe('an older-version object that cannot be converted to the hub', () => {
   });
 
   it('blocks a change whose stored object cannot convert, even when the new one is valid', () => {
-    const verdict = decideValidation(registry, request('UPDATE', v1alpha1({ postgresVersion: '12.1' }), v1alpha1({ storageGB: 1.5, postgresVersion: '16.4' })));
+    const verdict = decideValidation(
+      registry,
+      request('UPDATE', v1alpha1({ postgresVersion: '12.1' }), v1alpha1({ storageGB: 1.5, postgresVersion: '16.4' })),
+    );
     expect(verdict.allowed).toBe(false);
   });
 
   it('can be deleted when no metadata rule says no, and is protected when one does', () => {
-    expect(decideValidation(registry, request('DELETE', null, v1alpha1({ storageGB: 1.5 })))).toMatchObject({ allowed: true });
+    expect(decideValidation(registry, request('DELETE', null, v1alpha1({ storageGB: 1.5 })))).toMatchObject({
+      allowed: true,
+    });
     const guarded = v1alpha1({ storageGB: 1.5 }, { [protection]: 'true' });
-    expect(decideValidation(registry, request('DELETE', null, guarded))).toMatchObject({ allowed: false, code: 'DELETION_PROTECTED' });
+    expect(decideValidation(registry, request('DELETE', null, guarded))).toMatchObject({
+      allowed: false,
+      code: 'DELETION_PROTECTED',
+    });
   });
 
   it('cannot be deleted when a deletion rule needs the converted object', () => {
     const needsSpec = createContractRegistry([
-      defineContract({ ...geoDatabaseContract(), deletionRules: [(object) => ((object.spec as { storage?: unknown })?.storage ? undefined : 'no storage')] }),
+      defineContract({
+        ...geoDatabaseContract(),
+        deletionRules: [(object) => ((object.spec as { storage?: unknown })?.storage ? undefined : 'no storage')],
+      }),
     ]);
     const verdict = decideValidation(needsSpec, request('DELETE', null, v1alpha1({ storageGB: 1.5 })));
     expect(verdict).toMatchObject({ allowed: false, code: 'DELETION_PROTECTED' });
@@ -62,10 +88,15 @@ describe('an older-version object that cannot be converted to the hub', () => {
   it('runs metadata rules on metadata alone when the object cannot convert', () => {
     const seen: unknown[] = [];
     const spying = createContractRegistry([
-      defineContract({ ...geoDatabaseContract(), deletionRules: [metadataDeletionRule((object) => void seen.push(object))] }),
+      defineContract({
+        ...geoDatabaseContract(),
+        deletionRules: [metadataDeletionRule((object) => void seen.push(object))],
+      }),
     ]);
     decideValidation(spying, request('DELETE', null, v1alpha1({ storageGB: 1.5 })));
-    expect(seen).toEqual([{ apiVersion: 'geo.example.com/v1alpha1', kind: 'GeoDatabase', metadata: { name: 'db', namespace: 'maps' } }]);
+    expect(seen).toEqual([
+      { apiVersion: 'geo.example.com/v1alpha1', kind: 'GeoDatabase', metadata: { name: 'db', namespace: 'maps' } },
+    ]);
   });
 });
 
@@ -79,17 +110,29 @@ describe('ratcheting compares the same path in the same version', () => {
   });
 
   it('tolerates an invariant error in an older version when the value is unchanged', () => {
-    const verdict = decideValidation(registry, request('UPDATE', v1alpha1({ cacheMB: 1, replicas: 2 }), v1alpha1({ cacheMB: 1 })));
+    const verdict = decideValidation(
+      registry,
+      request('UPDATE', v1alpha1({ cacheMB: 1, replicas: 2 }), v1alpha1({ cacheMB: 1 })),
+    );
     expect(verdict.allowed).toBe(true);
     expect(verdict.warnings.join()).toContain('spec.cacheMB: must be between 64Mi and 64Gi');
   });
 
-  it.each([['1'], ['a]b'], ['tab\there'], ['x'.repeat(64)]])('denies changing an unknown field named %j, as it denies spec.colour', (name) => {
-    const verdict = decideValidation(registry, request('UPDATE', v1alpha1({ [name]: 'b' }), v1alpha1({ [name]: 'a' })));
-    expect(verdict).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
-    const unchanged = decideValidation(registry, request('UPDATE', v1alpha1({ [name]: 'a', replicas: 1 }), v1alpha1({ [name]: 'a' })));
-    expect(unchanged.allowed).toBe(true);
-  });
+  it.each([['1'], ['a]b'], ['tab\there'], ['x'.repeat(64)]])(
+    'denies changing an unknown field named %j, as it denies spec.colour',
+    (name) => {
+      const verdict = decideValidation(
+        registry,
+        request('UPDATE', v1alpha1({ [name]: 'b' }), v1alpha1({ [name]: 'a' })),
+      );
+      expect(verdict).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
+      const unchanged = decideValidation(
+        registry,
+        request('UPDATE', v1alpha1({ [name]: 'a', replicas: 1 }), v1alpha1({ [name]: 'a' })),
+      );
+      expect(unchanged.allowed).toBe(true);
+    },
+  );
 
   it('tolerates no schema error when the old object is in another version than the new one', () => {
     const old = { ...v1alpha1({}), apiVersion: 'geo.example.com/v1beta1', spec: { colour: 'a' } };
@@ -113,8 +156,14 @@ describe('bounded answers', () => {
   });
 
   it('lists the first field errors, then how many more, in a response of a few KiB', () => {
-    const outcome = handleAdmissionReview('validate', registry, review(hub({ conditions: Array.from({ length: 1000 }, () => ({})) })));
-    const response = (outcome.body as { response: { allowed: boolean; status: { message: string; details: { causes: unknown[] } } } }).response;
+    const outcome = handleAdmissionReview(
+      'validate',
+      registry,
+      review(hub({ conditions: Array.from({ length: 1000 }, () => ({})) })),
+    );
+    const response = (
+      outcome.body as { response: { allowed: boolean; status: { message: string; details: { causes: unknown[] } } } }
+    ).response;
     expect(response.allowed).toBe(false);
     expect(response.status.details.causes).toHaveLength(20);
     expect(response.status.message).toMatch(/and \d+ more$/);
@@ -122,7 +171,11 @@ describe('bounded answers', () => {
   });
 
   it('stops early on an object with millions of wrong values', () => {
-    const outcome = handleAdmissionReview('validate', registry, review(hub({ conditions: Array.from({ length: 2_000_000 }, () => ({})) })));
+    const outcome = handleAdmissionReview(
+      'validate',
+      registry,
+      review(hub({ conditions: Array.from({ length: 2_000_000 }, () => ({})) })),
+    );
     expect(outcome.body).toMatchObject({ response: { allowed: false, status: { code: 422 } } });
     expect(JSON.stringify(outcome.body)).toContain('validation stopped at the first error');
   });
@@ -133,6 +186,8 @@ describe('bounded answers', () => {
     // In the status: deep metadata is no object the API server could send (a label is a string), refused earlier.
     const object = { ...hub(undefined), status: deep };
     const outcome = handleAdmissionReview('validate', registry, review(object));
-    expect(outcome.body).toMatchObject({ response: { allowed: false, status: { code: 422, details: { causes: [{ field: 'status.a.a.a...' }] } } } });
+    expect(outcome.body).toMatchObject({
+      response: { allowed: false, status: { code: 422, details: { causes: [{ field: 'status.a.a.a...' }] } } },
+    });
   });
 });

@@ -41,8 +41,12 @@ export interface AdmissionInputs {
   stored?: StoredObjectReading;
 }
 
-const decisions: Record<AdmissionWebhook, (registry: ContractRegistry, request: AdmissionRequest, inputs: AdmissionInputs) => Verdict> = {
-  validate: (registry, request, inputs) => (isScaleRequest(request) ? decideScale(registry, request, inputs.stored) : decideValidation(registry, request)),
+const decisions: Record<
+  AdmissionWebhook,
+  (registry: ContractRegistry, request: AdmissionRequest, inputs: AdmissionInputs) => Verdict
+> = {
+  validate: (registry, request, inputs) =>
+    isScaleRequest(request) ? decideScale(registry, request, inputs.stored) : decideValidation(registry, request),
   mutate: (registry, request) => decideMutation(registry, request),
 };
 
@@ -50,8 +54,18 @@ const decisions: Record<AdmissionWebhook, (registry: ContractRegistry, request: 
  * The object the validating webhook must have read before it can decide this review (a /scale review's custom
  * object), or undefined: every other review is decided from its body alone. Costs two property reads on any other.
  */
-export function storedObjectToRead(webhook: AdmissionWebhook, registry: ContractRegistry, body: unknown): StoredObjectRef | undefined {
-  if (webhook !== 'validate' || !isPlainObject(body) || !isPlainObject(body.request) || body.request.subResource !== 'scale') return undefined;
+export function storedObjectToRead(
+  webhook: AdmissionWebhook,
+  registry: ContractRegistry,
+  body: unknown,
+): StoredObjectRef | undefined {
+  if (
+    webhook !== 'validate' ||
+    !isPlainObject(body) ||
+    !isPlainObject(body.request) ||
+    body.request.subResource !== 'scale'
+  )
+    return undefined;
   try {
     return storedObjectNeeded(registry, parseAdmissionReview(body));
   } catch (error) {
@@ -65,8 +79,17 @@ export function storedObjectToRead(webhook: AdmissionWebhook, registry: Contract
  * The handler contract: every well-formed review gets a complete response with its uid, whatever happens inside;
  * a decision that throws is answered `allowed: false` (fail closed) instead of crashing or hanging the API server.
  */
-export function handleAdmissionReview(webhook: AdmissionWebhook, registry: ContractRegistry, body: unknown, inputs: AdmissionInputs = {}): AdmissionOutcome {
-  return answerReview(body, webhook === 'validate', (request) => tooDeep(request) ?? decisions[webhook](registry, request, inputs));
+export function handleAdmissionReview(
+  webhook: AdmissionWebhook,
+  registry: ContractRegistry,
+  body: unknown,
+  inputs: AdmissionInputs = {},
+): AdmissionOutcome {
+  return answerReview(
+    body,
+    webhook === 'validate',
+    (request) => tooDeep(request) ?? decisions[webhook](registry, request, inputs),
+  );
 }
 
 /**
@@ -74,13 +97,21 @@ export function handleAdmissionReview(webhook: AdmissionWebhook, registry: Contr
  * that throws (or a validating one that patches) is answered `allowed: false`, the response carries the uid, and
  * the summary says what was decided for the log and the metrics.
  */
-export function answerReview(body: unknown, validating: boolean, decide: (request: AdmissionRequest) => Verdict): AdmissionOutcome {
+export function answerReview(
+  body: unknown,
+  validating: boolean,
+  decide: (request: AdmissionRequest) => Verdict,
+): AdmissionOutcome {
   let request: AdmissionRequest;
   try {
     request = parseAdmissionReview(body);
   } catch (error) {
     if (!(error instanceof ProtocolError)) throw error;
-    return { httpStatus: error.httpStatus, body: protocolErrorBody(error), summary: { decision: 'rejected', code: error.code } };
+    return {
+      httpStatus: error.httpStatus,
+      body: protocolErrorBody(error),
+      summary: { decision: 'rejected', code: error.code },
+    };
   }
   let verdict: Verdict;
   let failure: unknown;
@@ -99,7 +130,9 @@ export function answerReview(body: unknown, validating: boolean, decide: (reques
       uid: request.uid,
       kind: `${request.kind.kind}.${request.kind.group}`,
       // A CREATE with generateName has no name yet: the object's own reference says `generateName*`.
-      object: request.name ? namespacedName({ namespace: request.namespace, name: request.name }) : objectRef(request.object ?? request.oldObject),
+      object: request.name
+        ? namespacedName({ namespace: request.namespace, name: request.name })
+        : objectRef(request.object ?? request.oldObject),
       operation: request.operation,
       ...(request.subResource ? { subResource: request.subResource } : {}),
       ...(request.dryRun ? { dryRun: true } : {}),
@@ -120,12 +153,17 @@ export function answerReview(body: unknown, validating: boolean, decide: (reques
  */
 function tooDeep(request: AdmissionRequest): Verdict | undefined {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return undefined;
-  for (const [which, object] of [['object', request.object], ['oldObject', request.oldObject]] as const) {
+  for (const [which, object] of [
+    ['object', request.object],
+    ['oldObject', request.oldObject],
+  ] as const) {
     if (!nestedDeeperThan(object, maxObjectDepth)) continue;
     const path = pathDeeperThan(object, maxObjectDepth)!;
     const field = `${renderFieldPath('', path.slice(0, 4))}...`;
     const message = `${which === 'object' ? 'the object' : 'the stored object'} is nested more than ${maxObjectDepth} levels deep`;
-    return deny('OBJECT_INVALID', `${objectRef(request.object ?? request.oldObject)}: ${field}: ${message}`, [fieldError(field, 'FieldValueInvalid', message)]);
+    return deny('OBJECT_INVALID', `${objectRef(request.object ?? request.oldObject)}: ${field}: ${message}`, [
+      fieldError(field, 'FieldValueInvalid', message),
+    ]);
   }
   return undefined;
 }

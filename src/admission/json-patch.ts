@@ -60,9 +60,15 @@ export function applyJsonPatch<T>(document: T, patch: readonly JsonPatchOperatio
     } else if (isPlainObject(parent)) {
       if (operation.op === 'remove') delete parent[last];
       else {
-        if (operation.op === 'replace' && !Object.hasOwn(parent, last)) throw new Error(`replace of missing ${operation.path}`);
+        if (operation.op === 'replace' && !Object.hasOwn(parent, last))
+          throw new Error(`replace of missing ${operation.path}`);
         // defineProperty, not assignment: a key named __proto__ is data here, never a prototype.
-        Object.defineProperty(parent, last, { value: structuredClone(operation.value), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(parent, last, {
+          value: structuredClone(operation.value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
     } else {
       throw new Error(`patch path ${operation.path} does not exist`);
@@ -72,7 +78,11 @@ export function applyJsonPatch<T>(document: T, patch: readonly JsonPatchOperatio
 }
 
 function step(node: unknown, key: string, path: string): unknown {
-  const next = Array.isArray(node) ? node[Number(key)] : isPlainObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+  const next = Array.isArray(node)
+    ? node[Number(key)]
+    : isPlainObject(node) && Object.hasOwn(node, key)
+      ? node[key]
+      : undefined;
   if (next === undefined) throw new Error(`patch path ${path} does not exist`);
   return next;
 }

@@ -20,7 +20,11 @@ describe('judgedPartsOf', () => {
     });
     expect(parts.status).toEqual({ content: false, metadata: undefined, status: { paths: [['status', 'phase']] } });
     expect(parts.statusRefusable).toBe(false);
-    expect(parts.defaults).toEqual({ content: true, metadata: { labels: ['geo.example.com/postgres-major'], annotations: [] }, status: undefined });
+    expect(parts.defaults).toEqual({
+      content: true,
+      metadata: { labels: ['geo.example.com/postgres-major'], annotations: [] },
+      status: undefined,
+    });
   });
 
   it('judges every label, annotation and the whole status of a contract that declares nothing, and can refuse a status write', () => {
@@ -44,7 +48,16 @@ describe('statusCheckBeyondApiServer', () => {
       versions: geo.versions.map((version) =>
         version.name !== geo.hub
           ? version
-          : { ...version, schema: { ...version.schema, properties: { ...version.schema.properties, status: { type: 'object', properties: { size: { type: 'string', format: 'quantity' } } } } } },
+          : {
+              ...version,
+              schema: {
+                ...version.schema,
+                properties: {
+                  ...version.schema.properties,
+                  status: { type: 'object', properties: { size: { type: 'string', format: 'quantity' } } },
+                },
+              },
+            },
       ),
     });
     expect(statusCheckBeyondApiServer(ownFormat)).toContain('a format only crdgate checks');

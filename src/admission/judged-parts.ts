@@ -62,7 +62,10 @@ function deriveJudgedParts(contract: Contract): JudgedParts {
   // its own annotations.
   const updateMetadata = {
     labels: reads.labels,
-    annotations: machine && reads.annotations !== 'all' ? [...new Set([...reads.annotations, machine.overrideAnnotation])] : reads.annotations,
+    annotations:
+      machine && reads.annotations !== 'all'
+        ? [...new Set([...reads.annotations, machine.overrideAnnotation])]
+        : reads.annotations,
   };
   const updateStatus = (reads.status && codeReads) || statusChecked !== undefined;
   const update: ObjectParts = { content: true, metadata: updateMetadata, status: updateStatus ? 'whole' : undefined };
@@ -70,14 +73,17 @@ function deriveJudgedParts(contract: Contract): JudgedParts {
     update: [
       'the spec: the schema, the invariants, the update rules and the FSA judge it',
       ...metadataReasons(reads, 'the contract reads'),
-      ...(machine && reads.annotations !== 'all' ? [`the annotation ${machine.overrideAnnotation}: the FSA's override`] : []),
+      ...(machine && reads.annotations !== 'all'
+        ? [`the annotation ${machine.overrideAnnotation}: the FSA's override`]
+        : []),
       ...(updateStatus ? [statusChecked ?? 'the status: the contract reads it (reads.status is not false)'] : []),
     ],
     status: [],
     defaults: [],
   };
 
-  const statusWhole = invariantsReadStatus || statusChecked !== undefined || (machine !== undefined && !readsPhase(machine));
+  const statusWhole =
+    invariantsReadStatus || statusChecked !== undefined || (machine !== undefined && !readsPhase(machine));
   const phasePath = machine !== undefined && readsPhase(machine) ? parseFieldPath(machine.phasePath) : undefined;
   const status: ObjectParts | undefined = !hubHasStatus(contract)
     ? undefined
@@ -88,15 +94,31 @@ function deriveJudgedParts(contract: Contract): JudgedParts {
         : undefined;
   if (status !== undefined) {
     if (statusChecked !== undefined) reasons.status.push(statusChecked);
-    if (invariantsReadStatus) reasons.status.push('the status: the invariants read it (reads.status is not false), so a status write can make the object invalid');
-    if (machine !== undefined && !readsPhase(machine)) reasons.status.push('the status: the state reader reads it, and a state move the machine does not expect is warned about');
-    else if (phasePath !== undefined) reasons.status.push(`${machine!.phasePath}: a phase move the machine does not expect is warned about`);
+    if (invariantsReadStatus)
+      reasons.status.push(
+        'the status: the invariants read it (reads.status is not false), so a status write can make the object invalid',
+      );
+    if (machine !== undefined && !readsPhase(machine))
+      reasons.status.push(
+        'the status: the state reader reads it, and a state move the machine does not expect is warned about',
+      );
+    else if (phasePath !== undefined)
+      reasons.status.push(`${machine!.phasePath}: a phase move the machine does not expect is warned about`);
   }
 
   const defaults: ObjectParts | undefined =
-    defaultersOf(contract).length === 0 ? undefined : { content: true, metadata: { labels: reads.labels, annotations: reads.annotations }, status: reads.status ? 'whole' : undefined };
+    defaultersOf(contract).length === 0
+      ? undefined
+      : {
+          content: true,
+          metadata: { labels: reads.labels, annotations: reads.annotations },
+          status: reads.status ? 'whole' : undefined,
+        };
   if (defaults !== undefined) {
-    reasons.defaults.push('the spec: the defaults read it and fill what it leaves out', ...metadataReasons(reads, 'the defaults may read or write'));
+    reasons.defaults.push(
+      'the spec: the defaults read it and fill what it leaves out',
+      ...metadataReasons(reads, 'the defaults may read or write'),
+    );
     if (reads.status) reasons.defaults.push('the status: the defaults may read it (reads.status is not false)');
   }
   return { update, status, statusRefusable: invariantsReadStatus || statusChecked !== undefined, defaults, reasons };
@@ -104,7 +126,11 @@ function deriveJudgedParts(contract: Contract): JudgedParts {
 
 function metadataReasons(reads: ReadKeys, who: string): Because[] {
   const keys = (what: string, list: readonly string[] | 'all') =>
-    list === 'all' ? `every ${what}: ${who} them (reads.${what}s is not declared)` : list.length === 0 ? undefined : `the ${what}s ${list.join(', ')}: ${who} them`;
+    list === 'all'
+      ? `every ${what}: ${who} them (reads.${what}s is not declared)`
+      : list.length === 0
+        ? undefined
+        : `the ${what}s ${list.join(', ')}: ${who} them`;
   return [keys('label', reads.labels), keys('annotation', reads.annotations)].filter((reason) => reason !== undefined);
 }
 
@@ -116,11 +142,14 @@ function metadataReasons(reads: ReadKeys, who: string): Because[] {
  */
 export function statusCheckBeyondApiServer(contract: Contract): string | undefined {
   const status = hubSchema(contract)?.properties?.['status'];
-  if (status !== undefined && usesCrdgateOwnFormat(status)) return "the status: its schema uses a format only crdgate checks";
+  if (status !== undefined && usesCrdgateOwnFormat(status))
+    return 'the status: its schema uses a format only crdgate checks';
   if (ownsCrd(contract)) return undefined;
   const ownerStatus = ownerHubSchema(contract)?.properties?.['status'];
-  if (contract.ownerCrd === undefined) return "the status: the contract carries no copy of its owner's CRD to tell that the API server checks the same schema";
-  if (!jsonEqual(ownerStatus, status)) return "the status: the contract's status schema is not its owner's, which the API server checks";
+  if (contract.ownerCrd === undefined)
+    return "the status: the contract carries no copy of its owner's CRD to tell that the API server checks the same schema";
+  if (!jsonEqual(ownerStatus, status))
+    return "the status: the contract's status schema is not its owner's, which the API server checks";
   return undefined;
 }
 
@@ -139,8 +168,7 @@ export function ownerHubSchema(contract: Contract): JSONSchemaProps | undefined 
   const versions = (contract.ownerCrd?.['spec'] as { versions?: unknown } | undefined)?.versions;
   if (!Array.isArray(versions)) return undefined;
   const hub = versions.find((version: unknown) => isPlainObject(version) && version['name'] === contract.hub) as
-    | { schema?: { openAPIV3Schema?: JSONSchemaProps } }
-    | undefined;
+    { schema?: { openAPIV3Schema?: JSONSchemaProps } } | undefined;
   return hub?.schema?.openAPIV3Schema;
 }
 
@@ -153,7 +181,8 @@ export function sameInParts(parts: ObjectParts, a: KubeObject, b: KubeObject): b
   if (parts.content && !sameContent(a, b)) return false;
   if (parts.metadata !== undefined && !sameMetadata(parts.metadata, a.metadata, b.metadata)) return false;
   if (parts.status === 'whole') return sameField(a, b, 'status');
-  if (parts.status !== undefined) return parts.status.paths.every((path) => jsonEqual(valueAtSegments(a, path), valueAtSegments(b, path)));
+  if (parts.status !== undefined)
+    return parts.status.paths.every((path) => jsonEqual(valueAtSegments(a, path), valueAtSegments(b, path)));
   return true;
 }
 
@@ -169,7 +198,10 @@ function sameMetadata(parts: NonNullable<ObjectParts['metadata']>, a: unknown, b
     const keys = field === 'labels' ? parts.labels : field === 'annotations' ? parts.annotations : 'all';
     if (keys === 'all') return sameField(a, b, field);
     const [x, y] = [a[field], b[field]];
-    if (!isPlainObject(x) || !isPlainObject(y)) return (x === undefined || isPlainObject(x)) && (y === undefined || isPlainObject(y)) ? sameKeys(x ?? {}, y ?? {}, keys) : jsonEqual(x, y);
+    if (!isPlainObject(x) || !isPlainObject(y))
+      return (x === undefined || isPlainObject(x)) && (y === undefined || isPlainObject(y))
+        ? sameKeys(x ?? {}, y ?? {}, keys)
+        : jsonEqual(x, y);
     return sameKeys(x, y, keys);
   });
 }
@@ -188,7 +220,12 @@ function sameField(a: Record<string, unknown>, b: Record<string, unknown>, key: 
  * Whether an update (of the resource, or of its status subresource) leaves every part crdgate's validating decision
  * reads as it was. A status write of a kind whose status nothing judges changes nothing judged.
  */
-export function changesNothingJudged(contract: Contract, subResource: string | undefined, oldObject: KubeObject, object: KubeObject): boolean {
+export function changesNothingJudged(
+  contract: Contract,
+  subResource: string | undefined,
+  oldObject: KubeObject,
+  object: KubeObject,
+): boolean {
   const parts = judgedPartsOf(contract);
   if (subResource === 'status') return parts.status === undefined || sameInParts(parts.status, oldObject, object);
   return !subResource && sameInParts(parts.update, oldObject, object);

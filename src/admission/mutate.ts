@@ -18,7 +18,11 @@ import { allow, deny, patched, type Verdict } from './verdict.ts';
  * so the patch applies to the version the API server sent. Idempotent by construction: a defaulted object
  * defaults to itself, so a second call (the API server may reinvoke) patches nothing.
  */
-export function decideMutation(registry: ContractRegistry, request: AdmissionRequest, options: JudgingOptions = {}): Verdict {
+export function decideMutation(
+  registry: ContractRegistry,
+  request: AdmissionRequest,
+  options: JudgingOptions = {},
+): Verdict {
   const compiled = routeReview(registry, request);
   if (isVerdict(compiled)) return compiled;
   const defaults = contractDefaulter(compiled.contract);
@@ -31,8 +35,14 @@ export function decideMutation(registry: ContractRegistry, request: AdmissionReq
     if (view.hub === undefined || compiled.validators.get(view.version)!(view.object).length > 0) return allow();
     // What the defaults see is as it was: they fill nothing now that they did not fill then (the webhook
     // configuration skips such updates by the same parts, in the hub).
-    const oldView = request.operation === 'UPDATE' ? viewObject(compiled, request.oldObject!, request.kind.version) : undefined;
-    if (!options.judgeUnchanged && oldView?.hub && unchangedAsSentAndInTheHub(oldView, view, (a, b) => changesNothingDefaulted(compiled.contract, a, b))) return allow();
+    const oldView =
+      request.operation === 'UPDATE' ? viewObject(compiled, request.oldObject!, request.kind.version) : undefined;
+    if (
+      !options.judgeUnchanged &&
+      oldView?.hub &&
+      unchangedAsSentAndInTheHub(oldView, view, (a, b) => changesNothingDefaulted(compiled.contract, a, b))
+    )
+      return allow();
     const reads = readKeysOf(compiled.contract);
     const shown = readView(reads, view.hub);
     const hub = withUnreadParts(reads, view.hub, shown, defaults(shown));
@@ -57,7 +67,8 @@ function backToVersion(compiled: CompiledContract, hub: KubeObject, original: Ku
   if (originalValue === undefined) delete annotations[key];
   else annotations[key] = originalValue;
   const metadata = { ...converted.metadata };
-  if (Object.keys(annotations).length > 0 || original.metadata?.annotations !== undefined) metadata.annotations = annotations;
+  if (Object.keys(annotations).length > 0 || original.metadata?.annotations !== undefined)
+    metadata.annotations = annotations;
   else delete metadata.annotations;
   return { ...converted, metadata };
 }

@@ -24,7 +24,8 @@ export class VersionUnknownError extends Error {
  */
 export function viewObject(compiled: CompiledContract, object: KubeObject, fallbackVersion: string): ObjectView {
   const { contract } = compiled;
-  const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : `${contract.identity.group}/${fallbackVersion}`;
+  const apiVersion =
+    typeof object.apiVersion === 'string' ? object.apiVersion : `${contract.identity.group}/${fallbackVersion}`;
   const { group, version } = splitApiVersion(apiVersion);
   if (group !== contract.identity.group || !compiled.validators.has(version)) {
     throw new VersionUnknownError(
@@ -56,7 +57,12 @@ export interface ObjectErrors {
 export function objectErrors(compiled: CompiledContract, view: ObjectView): ObjectErrors {
   const schema = compiled.validators.get(view.version)!(view.object);
   if (view.hub === undefined) {
-    return { schema, invariants: [fieldError('', 'FieldValueInvalid', `the rules cannot be checked: ${view.hubProblem ?? 'no hub form'}`)] };
+    return {
+      schema,
+      invariants: [
+        fieldError('', 'FieldValueInvalid', `the rules cannot be checked: ${view.hubProblem ?? 'no hub form'}`),
+      ],
+    };
   }
   const invariants: FieldError[] = [];
   const shown = readView(readKeysOf(compiled.contract), view.hub);
@@ -67,7 +73,13 @@ export function objectErrors(compiled: CompiledContract, view: ObjectView): Obje
       // On a schema-valid object a throwing invariant is a contract bug: the handler answers it as crdgate's own
       // failure (500). On an invalid one it tripped over the input; either way it cannot pass.
       if (schema.length === 0) throw error;
-      invariants.push(fieldError('', 'FieldValueInvalid', `a rule could not be evaluated: ${(error as Error)?.message ?? String(error)}`));
+      invariants.push(
+        fieldError(
+          '',
+          'FieldValueInvalid',
+          `a rule could not be evaluated: ${(error as Error)?.message ?? String(error)}`,
+        ),
+      );
     }
   }
   return { schema, invariants: withoutRepeats(invariants, schema) };

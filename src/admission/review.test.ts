@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../errors.ts';
 import { parseAdmissionReview } from './review.ts';
 
-const review = (request: Record<string, unknown>) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
+const review = (request: Record<string, unknown>) => ({
+  apiVersion: 'admission.k8s.io/v1',
+  kind: 'AdmissionReview',
+  request,
+});
 const base = {
   uid: 'u1',
   kind: { group: 'geo.example.com', version: 'v1', kind: 'GeoDatabase' },
@@ -23,7 +27,9 @@ function malformed(body: unknown): string {
 
 describe('parseAdmissionReview', () => {
   it('reads the fields the decisions need', () => {
-    const request = parseAdmissionReview(review({ ...base, namespace: 'maps', name: 'a', dryRun: true, subResource: '' }));
+    const request = parseAdmissionReview(
+      review({ ...base, namespace: 'maps', name: 'a', dryRun: true, subResource: '' }),
+    );
     expect(request).toEqual({ ...base, oldObject: null, namespace: 'maps', name: 'a', dryRun: true });
   });
 
@@ -39,10 +45,26 @@ describe('parseAdmissionReview', () => {
     ['an object that is a list', review({ ...base, object: [] }), 'request.object'],
     ['metadata that is a string', review({ ...base, object: { metadata: 'x' } }), 'request.object'],
     ['a name that is a number', review({ ...base, name: 7 }), 'request.name'],
-    ["an object's name that is a number", review({ ...base, object: { ...base.object, metadata: { name: 7 } } }), 'request.object.metadata.name'],
-    ["an old object's namespace that is a list", review({ ...base, operation: 'DELETE', object: null, oldObject: { metadata: { namespace: [] } } }), 'request.oldObject.metadata.namespace'],
-    ["an object's annotation value that is null", review({ ...base, object: { ...base.object, metadata: { annotations: { a: null } } } }), 'request.object.metadata.annotations'],
-    ["an object's kind that is a number", review({ ...base, object: { ...base.object, kind: 1 } }), 'request.object.kind'],
+    [
+      "an object's name that is a number",
+      review({ ...base, object: { ...base.object, metadata: { name: 7 } } }),
+      'request.object.metadata.name',
+    ],
+    [
+      "an old object's namespace that is a list",
+      review({ ...base, operation: 'DELETE', object: null, oldObject: { metadata: { namespace: [] } } }),
+      'request.oldObject.metadata.namespace',
+    ],
+    [
+      "an object's annotation value that is null",
+      review({ ...base, object: { ...base.object, metadata: { annotations: { a: null } } } }),
+      'request.object.metadata.annotations',
+    ],
+    [
+      "an object's kind that is a number",
+      review({ ...base, object: { ...base.object, kind: 1 } }),
+      'request.object.kind',
+    ],
     ['a userInfo that is a string', review({ ...base, userInfo: 'admin' }), 'request.userInfo'],
     ['a username that is a number', review({ ...base, userInfo: { username: 1 } }), 'request.userInfo.username'],
     ['groups that are not strings', review({ ...base, userInfo: { groups: [1] } }), 'request.userInfo.groups'],
@@ -57,7 +79,10 @@ describe('parseAdmissionReview', () => {
   });
 
   it('ignores a requestKind that is not a group, version and kind: it only words messages', () => {
-    expect(parseAdmissionReview(review({ ...base, requestKind: { group: 'geo.example.com', version: 1 } }))).toEqual({ ...base, oldObject: null });
+    expect(parseAdmissionReview(review({ ...base, requestKind: { group: 'geo.example.com', version: 1 } }))).toEqual({
+      ...base,
+      oldObject: null,
+    });
   });
 
   it('reads null in an optional string (name, namespace, subResource) as not set, as Go writes it', () => {

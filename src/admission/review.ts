@@ -52,7 +52,8 @@ const operations: readonly string[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 export function parseAdmissionReview(body: unknown): AdmissionRequest {
   const malformed = (detail: string) => new ProtocolError('REVIEW_MALFORMED', detail);
   if (!isPlainObject(body)) throw malformed('expected a JSON object');
-  if (body.kind !== 'AdmissionReview') throw malformed(`kind must be AdmissionReview, got ${describeEnvelopeValue(body.kind)}`);
+  if (body.kind !== 'AdmissionReview')
+    throw malformed(`kind must be AdmissionReview, got ${describeEnvelopeValue(body.kind)}`);
   if (body.apiVersion !== 'admission.k8s.io/v1') {
     throw malformed(`apiVersion must be admission.k8s.io/v1, got ${describeEnvelopeValue(body.apiVersion)}`);
   }
@@ -64,7 +65,9 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
     throw malformed('request.kind must hold group, version and kind strings');
   }
   if (typeof request.operation !== 'string' || !operations.includes(request.operation)) {
-    throw malformed(`request.operation must be one of ${operations.join(', ')}, got ${describeEnvelopeValue(request.operation)}`);
+    throw malformed(
+      `request.operation must be one of ${operations.join(', ')}, got ${describeEnvelopeValue(request.operation)}`,
+    );
   }
   const operation = request.operation as Operation;
   // Optional, and only a hint for wording: one that is not a group, version and kind is ignored, not refused.
@@ -94,15 +97,27 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
   return {
     uid: request.uid,
     kind: { group: kind.group, version: kind.version, kind: kind.kind },
-    ...(isGroupVersionKind(requestKind) ? { requestKind: { group: requestKind.group, version: requestKind.version, kind: requestKind.kind } } : {}),
-    ...(isGroupVersionResource(resource) ? { resource: { group: resource.group, version: resource.version, resource: resource.resource } } : {}),
+    ...(isGroupVersionKind(requestKind)
+      ? { requestKind: { group: requestKind.group, version: requestKind.version, kind: requestKind.kind } }
+      : {}),
+    ...(isGroupVersionResource(resource)
+      ? { resource: { group: resource.group, version: resource.version, resource: resource.resource } }
+      : {}),
     ...(isGroupVersionResource(requestResource)
-      ? { requestResource: { group: requestResource.group, version: requestResource.version, resource: requestResource.resource } }
+      ? {
+          requestResource: {
+            group: requestResource.group,
+            version: requestResource.version,
+            resource: requestResource.resource,
+          },
+        }
       : {}),
     operation,
     object,
     oldObject,
-    ...(typeof request.subResource === 'string' && request.subResource !== '' ? { subResource: request.subResource } : {}),
+    ...(typeof request.subResource === 'string' && request.subResource !== ''
+      ? { subResource: request.subResource }
+      : {}),
     ...(typeof request.name === 'string' ? { name: request.name } : {}),
     ...(typeof request.namespace === 'string' ? { namespace: request.namespace } : {}),
     ...(request.dryRun === true ? { dryRun: true } : {}),
@@ -113,16 +128,27 @@ export function parseAdmissionReview(body: unknown): AdmissionRequest {
 }
 
 function isGroupVersionKind(value: unknown): value is GroupVersionKind {
-  return isPlainObject(value) && typeof value.group === 'string' && typeof value.version === 'string' && typeof value.kind === 'string';
+  return (
+    isPlainObject(value) &&
+    typeof value.group === 'string' &&
+    typeof value.version === 'string' &&
+    typeof value.kind === 'string'
+  );
 }
 
 function isGroupVersionResource(value: unknown): value is GroupVersionResource {
-  return isPlainObject(value) && typeof value.group === 'string' && typeof value.version === 'string' && typeof value.resource === 'string';
+  return (
+    isPlainObject(value) &&
+    typeof value.group === 'string' &&
+    typeof value.version === 'string' &&
+    typeof value.resource === 'string'
+  );
 }
 
 function optionalObject(value: unknown, field: string): KubeObject | null {
   if (value === undefined || value === null) return null;
-  if (!isPlainObject(value)) throw new ProtocolError('REVIEW_MALFORMED', `${field} must be an object, got ${describeEnvelopeValue(value)}`);
+  if (!isPlainObject(value))
+    throw new ProtocolError('REVIEW_MALFORMED', `${field} must be an object, got ${describeEnvelopeValue(value)}`);
   const problem = objectShapeProblem(value, field);
   if (problem !== undefined) throw new ProtocolError('REVIEW_MALFORMED', problem);
   return value as KubeObject;
@@ -134,7 +160,8 @@ function userInfoProblem(userInfo: unknown): string | undefined {
   if (!isPlainObject(userInfo)) return `request.userInfo must be an object, got ${describeEnvelopeValue(userInfo)}`;
   for (const field of ['username', 'uid'] as const) {
     const value = userInfo[field];
-    if (value !== undefined && typeof value !== 'string') return `request.userInfo.${field} must be a string, got ${describeEnvelopeValue(value)}`;
+    if (value !== undefined && typeof value !== 'string')
+      return `request.userInfo.${field} must be a string, got ${describeEnvelopeValue(value)}`;
   }
   const { groups } = userInfo;
   if (groups !== undefined && !(Array.isArray(groups) && groups.every((group) => typeof group === 'string'))) {

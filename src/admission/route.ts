@@ -8,7 +8,10 @@ export function routeReview(registry: ContractRegistry, request: AdmissionReques
   const compiled = registry.lookup(group, kind);
   if (compiled) return compiled;
   const known = registry.contracts.map((c) => `${c.contract.identity.kind}.${c.contract.identity.group}`).join(', ');
-  return deny('KIND_UNKNOWN', `crdgate has no contract for ${kind}.${group || 'core'} (it knows: ${known || 'nothing'})`);
+  return deny(
+    'KIND_UNKNOWN',
+    `crdgate has no contract for ${kind}.${group || 'core'} (it knows: ${known || 'nothing'})`,
+  );
 }
 
 export function isVerdict(value: CompiledContract | Verdict): value is Verdict {

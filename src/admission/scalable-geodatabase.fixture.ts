@@ -12,8 +12,10 @@ const scaleAt = (specReplicasPath: string) => ({ specReplicasPath, statusReplica
 export function scalableGeoDatabaseContract(): Contract {
   const base = geoDatabaseContract();
   const withScale = (version: VersionDefinition): VersionDefinition => {
-    if (version.name === 'v1') return { ...version, subresources: { ...version.subresources, scale: scaleAt('.spec.readReplicas') } };
-    if (version.name === 'v1beta1') return { ...version, subresources: { ...version.subresources, scale: scaleAt('.spec.replicas') } };
+    if (version.name === 'v1')
+      return { ...version, subresources: { ...version.subresources, scale: scaleAt('.spec.readReplicas') } };
+    if (version.name === 'v1beta1')
+      return { ...version, subresources: { ...version.subresources, scale: scaleAt('.spec.replicas') } };
     return version;
   };
   const { storageVersion: _derived, ...definition } = base;

@@ -38,16 +38,26 @@ export function storedObjectNeeded(registry: ContractRegistry, request: Admissio
  * invariants, warnings, and messages in the words of the client's version. Fails closed: without a stored object
  * that is the one the Scale was made from, nothing passes.
  */
-export function decideScale(registry: ContractRegistry, request: AdmissionRequest, reading: StoredObjectReading | undefined, options: JudgingOptions = {}): Verdict {
+export function decideScale(
+  registry: ContractRegistry,
+  request: AdmissionRequest,
+  reading: StoredObjectReading | undefined,
+  options: JudgingOptions = {},
+): Verdict {
   const target = scaleTarget(registry, request);
   if ('allowed' in target) return target;
   const { compiled, ref, replicasSteps } = target;
   const { contract } = compiled;
   const { kind, group } = contract.identity;
   const unreadable = (why: string) =>
-    deny('STATE_UNREADABLE', `the state of ${kind}.${group} "${namespacedName(ref)}" could not be read for a scale request: ${why}`);
+    deny(
+      'STATE_UNREADABLE',
+      `the state of ${kind}.${group} "${namespacedName(ref)}" could not be read for a scale request: ${why}`,
+    );
   if (reading === undefined) {
-    return unreadable('crdgate has no API server client to read it with (in a cluster it reads with its ServiceAccount token; outside, give it a kubeconfig)');
+    return unreadable(
+      'crdgate has no API server client to read it with (in a cluster it reads with its ServiceAccount token; outside, give it a kubeconfig)',
+    );
   }
   if ('problem' in reading) return unreadable(reading.problem);
   const stored = reading.object;
@@ -56,10 +66,12 @@ export function decideScale(registry: ContractRegistry, request: AdmissionReques
     return unreadable(`the API server answered with something other than a ${hubApiVersion} ${kind}`);
   }
   // As every review's objects: nothing recursive runs on an object deeper than any real one.
-  if (nestedDeeperThan(stored, maxObjectDepth)) return unreadable(`the stored object is nested more than ${maxObjectDepth} levels deep`);
+  if (nestedDeeperThan(stored, maxObjectDepth))
+    return unreadable(`the stored object is nested more than ${maxObjectDepth} levels deep`);
   const scaleVersion = request.oldObject?.metadata?.resourceVersion;
   const storedVersion = stored.metadata?.resourceVersion;
-  if (typeof scaleVersion !== 'string' || scaleVersion === '') return unreadable('the old Scale has no resourceVersion to match the stored object with');
+  if (typeof scaleVersion !== 'string' || scaleVersion === '')
+    return unreadable('the old Scale has no resourceVersion to match the stored object with');
   if (storedVersion !== scaleVersion) {
     return unreadable(
       `the stored object is at resourceVersion ${String(storedVersion)} and the Scale at ${scaleVersion}: the object changed in between (try again)`,
@@ -67,48 +79,82 @@ export function decideScale(registry: ContractRegistry, request: AdmissionReques
   }
   const replicas = scaleReplicas(request.object);
   if (typeof replicas === 'string') {
-    return deny('OBJECT_INVALID', `Scale.autoscaling "${ref.name}" is invalid: spec.replicas: ${replicas}`, [fieldError('spec.replicas', 'FieldValueInvalid', replicas)]);
+    return deny('OBJECT_INVALID', `Scale.autoscaling "${ref.name}" is invalid: spec.replicas: ${replicas}`, [
+      fieldError('spec.replicas', 'FieldValueInvalid', replicas),
+    ]);
   }
   const object = withValueAt(stored, replicasSteps, replicas);
   if (object === undefined) {
-    return unreadable(`the stored object has no object at ${replicasSteps.slice(0, -1).join('.')} to set ${replicasSteps.join('.')} in`);
+    return unreadable(
+      `the stored object has no object at ${replicasSteps.slice(0, -1).join('.')} to set ${replicasSteps.join('.')} in`,
+    );
   }
   const clientVersion =
-    request.requestResource?.group === group && request.requestResource.resource === contract.identity.plural ? request.requestResource.version : contract.hub;
+    request.requestResource?.group === group && request.requestResource.resource === contract.identity.plural
+      ? request.requestResource.version
+      : contract.hub;
   const { subResource: _scale, resource: _resource, requestResource: _requestResource, ...rest } = request;
-  return decideValidation(registry, {
-    ...rest,
-    kind: { group, version: contract.hub, kind },
-    requestKind: { group, version: clientVersion, kind },
-    operation: 'UPDATE',
-    object,
-    oldObject: stored,
-  }, {}, options);
+  return decideValidation(
+    registry,
+    {
+      ...rest,
+      kind: { group, version: contract.hub, kind },
+      requestKind: { group, version: clientVersion, kind },
+      operation: 'UPDATE',
+      object,
+      oldObject: stored,
+    },
+    {},
+    options,
+  );
 }
 
 /** The contract a /scale review is about, found by its resource (its kind is the Scale's), or the denial. */
 function scaleTarget(registry: ContractRegistry, request: AdmissionRequest): ScaleTarget | Verdict {
   const resource = request.resource;
-  if (resource === undefined) return deny('KIND_UNKNOWN', 'crdgate cannot tell which resource this /scale review is about: it names no request.resource');
-  const compiled = registry.contracts.find((c) => c.contract.identity.group === resource.group && c.contract.identity.plural === resource.resource);
+  if (resource === undefined)
+    return deny(
+      'KIND_UNKNOWN',
+      'crdgate cannot tell which resource this /scale review is about: it names no request.resource',
+    );
+  const compiled = registry.contracts.find(
+    (c) => c.contract.identity.group === resource.group && c.contract.identity.plural === resource.resource,
+  );
   if (compiled === undefined) {
-    const known = registry.contracts.map((c) => `${c.contract.identity.plural}.${c.contract.identity.group}`).join(', ');
-    return deny('KIND_UNKNOWN', `crdgate has no contract for the resource ${resource.resource}.${resource.group || 'core'} (it knows: ${known || 'nothing'})`);
+    const known = registry.contracts
+      .map((c) => `${c.contract.identity.plural}.${c.contract.identity.group}`)
+      .join(', ');
+    return deny(
+      'KIND_UNKNOWN',
+      `crdgate has no contract for the resource ${resource.resource}.${resource.group || 'core'} (it knows: ${known || 'nothing'})`,
+    );
   }
   const { contract } = compiled;
   const id = `${contract.identity.plural}.${contract.identity.group}`;
   const scale = scaleSubresourceOf(contract, contract.hub);
   const replicasSteps = scale === undefined ? undefined : specReplicasSteps(scale.specReplicasPath);
   if (replicasSteps === undefined) {
-    return deny('CHANGE_FORBIDDEN', `crdgate cannot judge /scale of ${id}: its hub version ${contract.hub} declares no scale subresource with a specReplicasPath under .spec`);
+    return deny(
+      'CHANGE_FORBIDDEN',
+      `crdgate cannot judge /scale of ${id}: its hub version ${contract.hub} declares no scale subresource with a specReplicasPath under .spec`,
+    );
   }
-  if (request.operation !== 'UPDATE') return deny('CHANGE_FORBIDDEN', `crdgate judges only UPDATE of /scale, not ${request.operation}`);
-  if (!request.name) return deny('CHANGE_FORBIDDEN', `crdgate cannot judge /scale of ${id}: the review names no object`);
+  if (request.operation !== 'UPDATE')
+    return deny('CHANGE_FORBIDDEN', `crdgate judges only UPDATE of /scale, not ${request.operation}`);
+  if (!request.name)
+    return deny('CHANGE_FORBIDDEN', `crdgate cannot judge /scale of ${id}: the review names no object`);
   const namespaced = contract.identity.scope === 'Namespaced';
-  if (namespaced && !request.namespace) return deny('CHANGE_FORBIDDEN', `crdgate cannot judge /scale of ${id}: the review names no namespace`);
+  if (namespaced && !request.namespace)
+    return deny('CHANGE_FORBIDDEN', `crdgate cannot judge /scale of ${id}: the review names no namespace`);
   return {
     compiled,
-    ref: { group: contract.identity.group, version: contract.hub, resource: contract.identity.plural, ...(namespaced ? { namespace: request.namespace! } : {}), name: request.name },
+    ref: {
+      group: contract.identity.group,
+      version: contract.hub,
+      resource: contract.identity.plural,
+      ...(namespaced ? { namespace: request.namespace! } : {}),
+      name: request.name,
+    },
     replicasSteps,
   };
 }

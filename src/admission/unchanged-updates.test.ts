@@ -16,7 +16,13 @@ const registry = createContractRegistry([geoDatabaseContract()]);
 const stored = (): KubeObject => ({
   apiVersion: 'geo.example.com/v1',
   kind: 'GeoDatabase',
-  metadata: { name: 'db', namespace: 'maps', generation: 4, labels: { 'geo.example.com/postgres-major': '16' }, finalizers: ['geo.example.com/backup'] },
+  metadata: {
+    name: 'db',
+    namespace: 'maps',
+    generation: 4,
+    labels: { 'geo.example.com/postgres-major': '16' },
+    finalizers: ['geo.example.com/backup'],
+  },
   spec: {
     postgres: { version: '16.4', postgis: '3.4.2' },
     readReplicas: 1,
@@ -27,7 +33,14 @@ const stored = (): KubeObject => ({
 });
 
 function update(object: KubeObject, oldObject: KubeObject, subResource?: string): AdmissionRequest {
-  return { uid: 'uid-1', kind: { group: 'geo.example.com', version: 'v1', kind: 'GeoDatabase' }, operation: 'UPDATE', object, oldObject, ...(subResource ? { subResource } : {}) };
+  return {
+    uid: 'uid-1',
+    kind: { group: 'geo.example.com', version: 'v1', kind: 'GeoDatabase' },
+    operation: 'UPDATE',
+    object,
+    oldObject,
+    ...(subResource ? { subResource } : {}),
+  };
 }
 
 const edited = (change: (object: KubeObject) => void): KubeObject => {
@@ -39,9 +52,19 @@ const edited = (change: (object: KubeObject) => void): KubeObject => {
 describe('an update that changes nothing the contract reads', () => {
   it('is allowed as it is: no reminder of what the stored object breaks, which a spec edit still gets', () => {
     const labelled = edited((object) => (object.metadata!.labels = { ...object.metadata!.labels, team: 'maps' }));
-    expect(decideValidation(registry, update(labelled, stored()))).toEqual({ allowed: true, code: 'ALLOWED', warnings: [], auditAnnotations: {} });
+    expect(decideValidation(registry, update(labelled, stored()))).toEqual({
+      allowed: true,
+      code: 'ALLOWED',
+      warnings: [],
+      auditAnnotations: {},
+    });
     const finalized = edited((object) => delete object.metadata!.finalizers);
-    expect(decideValidation(registry, update(finalized, stored()))).toEqual({ allowed: true, code: 'ALLOWED', warnings: [], auditAnnotations: {} });
+    expect(decideValidation(registry, update(finalized, stored()))).toEqual({
+      allowed: true,
+      code: 'ALLOWED',
+      warnings: [],
+      auditAnnotations: {},
+    });
     const resized = edited((object) => ((object.spec as { readReplicas: number }).readReplicas = 2));
     expect(decideValidation(registry, update(resized, stored())).warnings.join()).toContain('spec.caches[0].memory');
     // In full, the ratchet's reminder is what the plain allow leaves out, and all it leaves out.
@@ -57,22 +80,36 @@ describe('an update that changes nothing the contract reads', () => {
     const relabelled = edited((object) => (object.metadata!.labels = { 'geo.example.com/postgres-major': '15' }));
     expect(decideValidation(registry, update(relabelled, stored())).warnings.join()).toContain('spec.caches[0].memory');
     // and the defaults put the label back in step with the spec
-    expect(decideMutation(registry, update(relabelled, stored())).patch).toEqual([{ op: 'replace', path: '/metadata/labels/geo.example.com~1postgres-major', value: '16' }]);
+    expect(decideMutation(registry, update(relabelled, stored())).patch).toEqual([
+      { op: 'replace', path: '/metadata/labels/geo.example.com~1postgres-major', value: '16' },
+    ]);
   });
 
   it('fills no default into a stored object that lacks one, until a write changes what the defaults see', () => {
     const bare = edited((object) => delete (object.spec as { readReplicas?: number }).readReplicas);
     const annotated = { ...bare, metadata: { ...bare.metadata, annotations: { note: 'hi' } } };
-    expect(decideMutation(registry, update(annotated, bare))).toEqual({ allowed: true, code: 'ALLOWED', warnings: [], auditAnnotations: {} });
+    expect(decideMutation(registry, update(annotated, bare))).toEqual({
+      allowed: true,
+      code: 'ALLOWED',
+      warnings: [],
+      auditAnnotations: {},
+    });
     const resized = { ...bare, spec: { ...(bare.spec as object), storage: { size: '60Gi' } } };
-    expect(decideMutation(registry, update(resized, bare)).patch).toEqual([{ op: 'add', path: '/spec/readReplicas', value: 0 }]);
+    expect(decideMutation(registry, update(resized, bare)).patch).toEqual([
+      { op: 'add', path: '/spec/readReplicas', value: 0 },
+    ]);
   });
 });
 
 describe('a status write', () => {
   it('is allowed as it is when it keeps the phase, and warned about when the phase moves where the machine does not go', () => {
     const counted = edited((object) => ((object.status as { readyReplicas: number }).readyReplicas = 2));
-    expect(decideValidation(registry, update(counted, stored(), 'status'))).toEqual({ allowed: true, code: 'ALLOWED', warnings: [], auditAnnotations: {} });
+    expect(decideValidation(registry, update(counted, stored(), 'status'))).toEqual({
+      allowed: true,
+      code: 'ALLOWED',
+      warnings: [],
+      auditAnnotations: {},
+    });
     const moved = edited((object) => ((object.status as { phase: string }).phase = 'Provisioning'));
     const verdict = decideValidation(registry, update(moved, stored(), 'status'));
     expect(verdict.allowed).toBe(true);

@@ -27,7 +27,12 @@ export interface JudgingOptions {
  * and on UPDATE the contract's update rules (the FSA); all errors collected, never the first only.
  * `context` is for deciding offline (`crdgate check`, contractTester): the webhook is never given one.
  */
-export function decideValidation(registry: ContractRegistry, request: AdmissionRequest, context: UpdateContext = {}, options: JudgingOptions = {}): Verdict {
+export function decideValidation(
+  registry: ContractRegistry,
+  request: AdmissionRequest,
+  context: UpdateContext = {},
+  options: JudgingOptions = {},
+): Verdict {
   const compiled = routeReview(registry, request);
   if (isVerdict(compiled)) return compiled;
   try {
@@ -55,10 +60,16 @@ function decideDelete(compiled: CompiledContract, request: AdmissionRequest, old
   const decidable = view.hub === undefined ? rules.filter((rule) => rule.readsMetadataOnly) : rules;
   const subject = view.hub ?? { apiVersion: oldObject.apiVersion, kind: oldObject.kind, metadata: oldObject.metadata };
   const paths = clientFieldPaths(compiled, request, view);
-  const reasons = decidable.map((rule) => rule(subject)).filter((r) => r !== undefined).map((reason) => paths?.text(reason) ?? reason);
+  const reasons = decidable
+    .map((rule) => rule(subject))
+    .filter((r) => r !== undefined)
+    .map((reason) => paths?.text(reason) ?? reason);
   if (reasons.length > 0) return deny('DELETION_PROTECTED', reasons.join('; '));
   if (decidable.length < rules.length) {
-    return deny('DELETION_PROTECTED', `the deletion rules cannot be checked on ${objectRef(oldObject)}: ${view.hubProblem ?? 'no hub form'}`);
+    return deny(
+      'DELETION_PROTECTED',
+      `the deletion rules cannot be checked on ${objectRef(oldObject)}: ${view.hubProblem ?? 'no hub form'}`,
+    );
   }
   return allow();
 }
@@ -88,13 +99,27 @@ interface Collected {
   auditAnnotations: Record<string, string>;
 }
 
-function decideWrite(compiled: CompiledContract, request: AdmissionRequest, context: UpdateContext, options: JudgingOptions): Verdict {
+function decideWrite(
+  compiled: CompiledContract,
+  request: AdmissionRequest,
+  context: UpdateContext,
+  options: JudgingOptions,
+): Verdict {
   const view = viewObject(compiled, request.object!, request.kind.version);
-  const oldView = request.operation === 'UPDATE' ? viewObject(compiled, request.oldObject!, request.kind.version) : undefined;
+  const oldView =
+    request.operation === 'UPDATE' ? viewObject(compiled, request.oldObject!, request.kind.version) : undefined;
   // An update that changes nothing any rule reads has nothing to judge: whatever the object was, it still is, and
   // was told so when that was written. The webhook configurations skip such updates by the same parts, in the hub
   // (matchPolicy Equivalent); without hub forms nothing can be proven, and the rules below fail closed.
-  if (!options.judgeUnchanged && oldView?.hub && view.hub && unchangedAsSentAndInTheHub(oldView, view, (a, b) => changesNothingJudged(compiled.contract, request.subResource, a, b))) return allow();
+  if (
+    !options.judgeUnchanged &&
+    oldView?.hub &&
+    view.hub &&
+    unchangedAsSentAndInTheHub(oldView, view, (a, b) =>
+      changesNothingJudged(compiled.contract, request.subResource, a, b),
+    )
+  )
+    return allow();
   const found = objectErrors(compiled, view);
   // Every error and warning is found on the hub form (the schema's too, when the object came as the hub) and said
   // in the client's words.
@@ -103,7 +128,12 @@ function decideWrite(compiled: CompiledContract, request: AdmissionRequest, cont
     ...objectErrorFindings(compiled, found, view, oldView, paths),
     ...(oldView === undefined ? [] : changeFindings(compiled, request, view, oldView, paths, context)),
   ];
-  return writeVerdict(compiled, request, view, sources.reduce(collect, { invalid: [], forbidden: [], warnings: [], auditAnnotations: {} }));
+  return writeVerdict(
+    compiled,
+    request,
+    view,
+    sources.reduce(collect, { invalid: [], forbidden: [], warnings: [], auditAnnotations: {} }),
+  );
 }
 
 /**
@@ -117,10 +147,15 @@ function objectErrorFindings(
   oldView: ObjectView | undefined,
   paths: ClientFieldPaths | undefined,
 ): Findings[] {
-  const { schema, invariants } = oldView === undefined ? unratcheted(found) : ratchetBoth(compiled, found, view, oldView);
+  const { schema, invariants } =
+    oldView === undefined ? unratcheted(found) : ratchetBoth(compiled, found, view, oldView);
   return [
     // Schema errors are found in the version the object came in: only the hub's need saying again.
-    { words: view.version === compiled.contract.hub ? paths : undefined, invalid: schema.errors, tolerated: schema.tolerated },
+    {
+      words: view.version === compiled.contract.hub ? paths : undefined,
+      invalid: schema.errors,
+      tolerated: schema.tolerated,
+    },
     // Without a hub form, the one invariant error is the conversion's own, already in the object's words.
     { words: view.hub ? paths : undefined, invalid: invariants.errors, tolerated: invariants.tolerated },
   ];
@@ -155,7 +190,18 @@ function changeFindings(
   if (!view.hub) return [];
   // Fail closed: a change the update rules cannot judge is not a change they allow.
   const problem = oldView.hubProblem ?? 'no hub form';
-  return [{ words: undefined, forbidden: [fieldError('', 'FieldValueForbidden', `the change cannot be checked against the update rules: the stored object: ${problem}`)] }];
+  return [
+    {
+      words: undefined,
+      forbidden: [
+        fieldError(
+          '',
+          'FieldValueForbidden',
+          `the change cannot be checked against the update rules: the stored object: ${problem}`,
+        ),
+      ],
+    },
+  ];
 }
 
 function collect(collected: Collected, findings: Findings): Collected {
@@ -164,13 +210,22 @@ function collect(collected: Collected, findings: Findings): Collected {
   return {
     invalid: [...collected.invalid, ...inClientWords(words, findings.invalid ?? [])],
     forbidden: [...collected.forbidden, ...inClientWords(words, findings.forbidden ?? [])],
-    warnings: [...collected.warnings, ...inClientWords(words, findings.tolerated ?? []).map(toleratedWarning), ...(findings.warnings ?? []).map(text)],
+    warnings: [
+      ...collected.warnings,
+      ...inClientWords(words, findings.tolerated ?? []).map(toleratedWarning),
+      ...(findings.warnings ?? []).map(text),
+    ],
     auditAnnotations: { ...collected.auditAnnotations, ...findings.auditAnnotations },
   };
 }
 
 /** An invalid object is refused as invalid, naming the refused changes too; else a refused change; else allowed. */
-function writeVerdict(compiled: CompiledContract, request: AdmissionRequest, view: ObjectView, collected: Collected): Verdict {
+function writeVerdict(
+  compiled: CompiledContract,
+  request: AdmissionRequest,
+  view: ObjectView,
+  collected: Collected,
+): Verdict {
   const { invalid, forbidden, warnings, auditAnnotations } = collected;
   const { kind, group } = compiled.contract.identity;
   const name = view.object.metadata?.name || request.name || objectRef(view.object);
@@ -180,7 +235,12 @@ function writeVerdict(compiled: CompiledContract, request: AdmissionRequest, vie
     return deny('OBJECT_INVALID', fieldErrorsMessage(`${kind}.${group}`, name, 'is invalid', causes), causes, subject);
   }
   if (forbidden.length > 0) {
-    return deny('CHANGE_FORBIDDEN', fieldErrorsMessage(`${kind}.${group}`, name, 'cannot be changed', forbidden), forbidden, subject);
+    return deny(
+      'CHANGE_FORBIDDEN',
+      fieldErrorsMessage(`${kind}.${group}`, name, 'cannot be changed', forbidden),
+      forbidden,
+      subject,
+    );
   }
   return allow(warnings, auditAnnotations);
 }
@@ -193,11 +253,17 @@ function phaseMoveWarnings(compiled: CompiledContract, oldView: ObjectView, view
   const machine = compiled.contract.transitions;
   if (!machine) return [];
   // The machine's phase path is a hub path.
-  if (!oldView.hub || !view.hub) return [`the phase move cannot be checked: ${oldView.hubProblem ?? view.hubProblem ?? 'no hub form'}`];
+  if (!oldView.hub || !view.hub)
+    return [`the phase move cannot be checked: ${oldView.hubProblem ?? view.hubProblem ?? 'no hub form'}`];
   // A state reader of one's own reads the whole object (conditions, generations); without one, the phases are compared.
   const move = readsPhase(machine)
     ? checkPhaseMove(machine, valueAtPath(oldView.hub, machine.phasePath), valueAtPath(view.hub, machine.phasePath))
-    : checkStateMove(machine, readState(machine, oldView.hub), readState(machine, view.hub), 'the state read from the status');
+    : checkStateMove(
+        machine,
+        readState(machine, oldView.hub),
+        readState(machine, view.hub),
+        'the state read from the status',
+      );
   return move.expected ? [] : [move.message];
 }
 
@@ -207,10 +273,15 @@ function phaseMoveWarnings(compiled: CompiledContract, oldView: ObjectView, view
  * version the client wrote; without it, the object's own version is the client's. (An object converted from one
  * spoke to another for a webhook registered for a spoke keeps its schema errors in that spoke's words.)
  */
-function clientFieldPaths(compiled: CompiledContract, request: AdmissionRequest, view: ObjectView): ClientFieldPaths | undefined {
+function clientFieldPaths(
+  compiled: CompiledContract,
+  request: AdmissionRequest,
+  view: ObjectView,
+): ClientFieldPaths | undefined {
   const { contract } = compiled;
   const requested = request.requestKind;
-  const sameKind = requested !== undefined && requested.group === contract.identity.group && requested.kind === contract.identity.kind;
+  const sameKind =
+    requested !== undefined && requested.group === contract.identity.group && requested.kind === contract.identity.kind;
   const version = sameKind ? requested.version : view.version;
   return version === contract.hub ? undefined : compiled.clientFieldPaths.get(version);
 }

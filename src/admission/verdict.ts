@@ -28,7 +28,12 @@ export function allow(warnings: string[] = [], auditAnnotations: Record<string, 
   return { allowed: true, code: 'ALLOWED', warnings, auditAnnotations };
 }
 
-export function deny(code: Exclude<DecisionCode, 'ALLOWED'>, message: string, causes: FieldError[] = [], subject?: DenialSubject): Verdict {
+export function deny(
+  code: Exclude<DecisionCode, 'ALLOWED'>,
+  message: string,
+  causes: FieldError[] = [],
+  subject?: DenialSubject,
+): Verdict {
   return { allowed: false, code, message, causes, ...(subject ? { subject } : {}), warnings: [], auditAnnotations: {} };
 }
 
@@ -45,7 +50,12 @@ export function patched(patch: JsonPatchOperation[], warnings: string[] = []): V
  * Worded the way kube-apiserver words an invalid object (`Kind.group "name" is invalid: field: message, ...`),
  * so crdgate's denials read like the API server's own.
  */
-export function fieldErrorsMessage(kindAndGroup: string, name: string, predicate: string, errors: FieldError[]): string {
+export function fieldErrorsMessage(
+  kindAndGroup: string,
+  name: string,
+  predicate: string,
+  errors: FieldError[],
+): string {
   const { shown, more } = reportedErrors(errors);
   const list = [...shown.map(formatFieldError), ...(more > 0 ? [`and ${more} more`] : [])].join(', ');
   return `${kindAndGroup} "${shortened(name, maxNameLength)}" ${predicate}: ${list}`;
@@ -74,7 +84,12 @@ export interface AdmissionResponse {
     code: number;
     reason?: string;
     message: string;
-    details?: { group?: string; kind?: string; name?: string; causes?: Array<{ reason: string; message: string; field: string }> };
+    details?: {
+      group?: string;
+      kind?: string;
+      name?: string;
+      causes?: Array<{ reason: string; message: string; field: string }>;
+    };
   };
   patch?: string;
   patchType?: 'JSONPatch';

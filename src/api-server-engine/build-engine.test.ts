@@ -14,9 +14,14 @@ const script = fileURLToPath(new URL('./build-engine.ts', import.meta.url));
 function prepare(into: string, path: string): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
     const env = { PATH: path, HOME: process.env['HOME'] ?? tmpdir() };
-    execFile(process.execPath, [script, '--if-go', '--place', into], { env, timeout: 600_000 }, (error, _stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stderr });
-    });
+    execFile(
+      process.execPath,
+      [script, '--if-go', '--place', into],
+      { env, timeout: 600_000 },
+      (error, _stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stderr });
+      },
+    );
   });
 }
 
@@ -48,7 +53,9 @@ describe('prepare: the engine built where Go is present', () => {
 
 describe('the message when the engine is missing', () => {
   it('tells a checkout to build it', () => {
-    expect(engineMissingMessage('/home/me/crdgate/src/api-server-engine/engine.wasm')).toMatch(/this checkout .*npm run build:engine/);
+    expect(engineMissingMessage('/home/me/crdgate/src/api-server-engine/engine.wasm')).toMatch(
+      /this checkout .*npm run build:engine/,
+    );
   });
 
   it('tells an installed or compiled crdgate why it has none and how to get one that has it', () => {

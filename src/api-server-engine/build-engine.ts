@@ -54,7 +54,6 @@ async function proveEngineModule(path: string): Promise<string> {
   return `a WebAssembly reactor of ${Math.round((await stat(path)).size / 1e6)} MB`;
 }
 
-
 /** Where `npm run build:engine` puts the engine, and what it says about it (engine.json). */
 export const PLACED_ENGINE_DIR = fileURLToPath(new URL('../../src/api-server-engine/', import.meta.url));
 
@@ -73,14 +72,25 @@ export async function currentEngineStamp(env: NodeJS.ProcessEnv = process.env): 
   if (!go) return undefined;
   const { stdout } = await execFileAsync(go, ['version'], { env });
   const goVersion = stdout.trim();
-  return { sourceHash: await goSourceHash(API_SERVER_ENGINE_MODULE_DIR, goVersion), go: goVersion, kubernetes: readControlPlaneVersions().kubernetes };
+  return {
+    sourceHash: await goSourceHash(API_SERVER_ENGINE_MODULE_DIR, goVersion),
+    go: goVersion,
+    kubernetes: readControlPlaneVersions().kubernetes,
+  };
 }
 
 /** Builds the engine into the cache, or finds it there. A cold build takes minutes; a cached one, nothing. */
-export async function buildEngine(opts: { log: (line: string) => void; env?: NodeJS.ProcessEnv }): Promise<EngineBuild> {
+export async function buildEngine(opts: {
+  log: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+}): Promise<EngineBuild> {
   const env = opts.env ?? process.env;
   const go = await findGo(env);
-  if (!go) return { unavailable: 'Go is not installed (no `go` on PATH), so the API server engine cannot be built; install Go >= 1.26' };
+  if (!go)
+    return {
+      unavailable:
+        'Go is not installed (no `go` on PATH), so the API server engine cannot be built; install Go >= 1.26',
+    };
   const stamp = (await currentEngineStamp(env))!;
   const dir = join(cacheHome(env), 'crdgate', API_SERVER_ENGINE, `k8s-${stamp.kubernetes}`);
   const fileName = `engine-${stamp.sourceHash}.wasm`;
@@ -99,7 +109,9 @@ export async function buildEngine(opts: { log: (line: string) => void; env?: Nod
   }
   await writeFile(join(dir, `${fileName}.ok`), '');
   // Builds from earlier sources are never used again; each is tens of megabytes.
-  const stale = (await readdir(dir)).filter((name) => /^engine-[0-9a-f]{12}\.wasm(\.ok)?$/.test(name) && !name.startsWith(fileName));
+  const stale = (await readdir(dir)).filter(
+    (name) => /^engine-[0-9a-f]{12}\.wasm(\.ok)?$/.test(name) && !name.startsWith(fileName),
+  );
   await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
   return { path, stamp };
 }
@@ -134,17 +146,24 @@ async function main(args: string[]): Promise<number> {
     // npm ci: a machine without Go (or whose build fails) still installs; only check() and crdgate check need it.
     const built = await buildEngine({ log });
     if ('unavailable' in built) {
-      log(`${built.unavailable}; going on without it: all but crdgate check and crdgate/testing's check() works (npm run build:engine builds it later)`);
+      log(
+        `${built.unavailable}; going on without it: all but crdgate check and crdgate/testing's check() works (npm run build:engine builds it later)`,
+      );
       return 0;
     }
     await place(built.path, built.stamp, PLACED_ENGINE_DIR);
     if (into) await placeBuiltEngine(into);
-    log(`the API server engine (kube-apiserver ${built.stamp.kubernetes}, ${built.stamp.sourceHash}) is in ${into ?? PLACED_ENGINE_DIR}`);
+    log(
+      `the API server engine (kube-apiserver ${built.stamp.kubernetes}, ${built.stamp.sourceHash}) is in ${into ?? PLACED_ENGINE_DIR}`,
+    );
     return 0;
   }
   if (into) {
     if (await placeBuiltEngine(into)) log(`copied the API server engine into ${into}`);
-    else log(`the API server engine is not built, so ${into} goes without it: crdgate check and crdgate/testing's check() need it (npm run build:engine)`);
+    else
+      log(
+        `the API server engine is not built, so ${into} goes without it: crdgate check and crdgate/testing's check() need it (npm run build:engine)`,
+      );
     return 0;
   }
   const built = await buildEngine({ log });
@@ -153,7 +172,9 @@ async function main(args: string[]): Promise<number> {
     return 1;
   }
   await place(built.path, built.stamp, PLACED_ENGINE_DIR);
-  log(`the API server engine (kube-apiserver ${built.stamp.kubernetes}, ${built.stamp.sourceHash}) is in ${PLACED_ENGINE_DIR}`);
+  log(
+    `the API server engine (kube-apiserver ${built.stamp.kubernetes}, ${built.stamp.sourceHash}) is in ${PLACED_ENGINE_DIR}`,
+  );
   return 0;
 }
 

@@ -25,7 +25,8 @@ const EXCLUDED_SUITES: Readonly<Record<string, string>> = {
   proto2_ext: PROTO_MESSAGES,
   proto3: PROTO_MESSAGES,
   wrappers: PROTO_MESSAGES,
-  unknowns: 'partial evaluation with unknown values, which kube-apiserver never does (every variable of a rule is bound); the suite holds no cases',
+  unknowns:
+    'partial evaluation with unknown values, which kube-apiserver never does (every variable of a rule is bound); the suite holds no cases',
 };
 
 /**
@@ -166,15 +167,13 @@ const EXCLUDED_CASES: Reasons = {
       'string_ext/format/dyntype support for maps',
       'string_ext/format/scientific notation formatting clause in a string variable',
     ],
-  "cel-go v0.26 (kube-apiserver v1.36's) answers -1 for an offset past the end of the string; the spec expects an error": [
-    'string_ext/value_errors/indexof_out_of_range',
-    'string_ext/value_errors/lastindexof_out_of_range',
+  "cel-go v0.26 (kube-apiserver v1.36's) answers -1 for an offset past the end of the string; the spec expects an error":
+    ['string_ext/value_errors/indexof_out_of_range', 'string_ext/value_errors/lastindexof_out_of_range'],
+  'cel-go v0.26 keeps the last of repeated keys in a map literal; the spec expects an error': [
+    'fields/qualified_identifier_resolution/map_value_repeat_key',
   ],
-  'cel-go v0.26 keeps the last of repeated keys in a map literal; the spec expects an error': ['fields/qualified_identifier_resolution/map_value_repeat_key'],
-  'cel-go v0.26 answers optional.none() when an optional chain selects a field of a value that has none (null, an int); the spec expects an error': [
-    'optionals/optionals/map_null_entry_no_such_key',
-    'optionals/optionals/map_present_key_invalid_field',
-  ],
+  'cel-go v0.26 answers optional.none() when an optional chain selects a field of a value that has none (null, an int); the spec expects an error':
+    ['optionals/optionals/map_null_entry_no_such_key', 'optionals/optionals/map_present_key_invalid_field'],
   "cel-go v0.26's duration getMilliseconds() answers the whole duration in milliseconds (123321 for 123.321456789s); the spec expects the milliseconds of its second (321)":
     ['timestamps/duration_converters/get_milliseconds'],
 };
@@ -184,141 +183,143 @@ const EXCLUDED_CASES: Reasons = {
  * run, and must not compile. Kubernetes type-checks every rule and sets options the spec's full language does not.
  */
 const REFUSED_AT_COMPILE: Reasons = {
-  'written to be evaluated without type-checking (disableCheck); kube-apiserver type-checks every rule, and the checker refuses this one': [
-    'basic/variables/self_eval_unbound_lookup',
-    'basic/variables/unbound_is_runtime_error',
-    'basic/functions/unbound',
-    'basic/functions/unbound_is_runtime_error',
-    'comparisons/eq_literal/not_eq_list_length',
-    'comparisons/eq_literal/eq_mixed_types',
-    'comparisons/eq_literal/eq_list_elem_mixed_types',
-    'comparisons/ne_literal/ne_mixed_types',
-    'comparisons/lt_literal/lt_list_unsupported',
-    'comparisons/lt_literal/lt_map_unsupported',
-    'comparisons/lt_literal/lt_mixed_types_error',
-    'comparisons/gt_literal/gt_list_unsupported',
-    'comparisons/gt_literal/gt_map_unsupported',
-    'comparisons/gt_literal/gt_mixed_types_error',
-    'comparisons/lte_literal/lte_list_unsupported',
-    'comparisons/lte_literal/lte_map_unsupported',
-    'comparisons/lte_literal/lte_mixed_types_error',
-    'comparisons/gte_literal/gte_list_unsupported',
-    'comparisons/gte_literal/gte_map_unsupported',
-    'comparisons/gte_literal/gte_mixed_types_error',
-    'comparisons/bound/null_lt_right_no_such_overload',
-    'conversions/type/dyn_no_denotation',
-    'fields/qualified_identifier_resolution/list_field_select_unsupported',
-    'fields/qualified_identifier_resolution/int64_field_select_unsupported',
-    'fields/qualified_identifier_resolution/map_key_float',
-    'fp_math/fp_math/mod_not_support',
-    'integer_math/int64_math/unary_minus_no_overload',
-    'integer_math/int64_math/unary_minus_not_bool',
-    'integer_math/uint64_math/negative_no_overload',
-    'logic/conditional/mixed_type',
-    'logic/conditional/bad_type',
-    'logic/AND/short_circuit_type_left',
-    'logic/AND/short_circuit_type_right',
-    'logic/AND/no_overload',
-    'logic/OR/short_circuit_type_left',
-    'logic/OR/short_circuit_type_right',
-    'logic/OR/no_overload',
-    'logic/NOT/no_overload',
-    'parse/receiver_function_names/as',
-    'parse/receiver_function_names/break',
-    'parse/receiver_function_names/const',
-    'parse/receiver_function_names/continue',
-    'parse/receiver_function_names/else',
-    'parse/receiver_function_names/for',
-    'parse/receiver_function_names/function',
-    'parse/receiver_function_names/if',
-    'parse/receiver_function_names/import',
-    'parse/receiver_function_names/let',
-    'parse/receiver_function_names/loop',
-    'parse/receiver_function_names/package',
-    'parse/receiver_function_names/namespace',
-    'parse/receiver_function_names/return',
-    'parse/receiver_function_names/var',
-    'parse/receiver_function_names/void',
-    'parse/receiver_function_names/while',
-    'plumbing/check_inputs/skip_check',
-    'string_ext/type_errors/charat_invalid_type',
-    'string_ext/type_errors/charat_invalid_argument',
-    'string_ext/type_errors/indexof_unary_invalid_type',
-    'string_ext/type_errors/indexof_unary_invalid_argument',
-    'string_ext/type_errors/indexof_binary_invalid_argument',
-    'string_ext/type_errors/indexof_binary_invalid_argument_2',
-    'string_ext/type_errors/indexof_binary_both_invalid_arguments',
-    'string_ext/type_errors/indexof_ternary_invalid_arguments',
-    'string_ext/type_errors/split_invalid_type',
-    'string_ext/type_errors/replace_invalid_type',
-    'string_ext/type_errors/replace_binary_invalid_argument',
-    'string_ext/type_errors/replace_binary_invalid_argument_2',
-    'string_ext/type_errors/replace_ternary_invalid_argument',
-    'string_ext/type_errors/replace_ternary_invalid_argument_2',
-    'string_ext/type_errors/replace_ternary_invalid_argument_3',
-    'string_ext/type_errors/replace_ternary_invalid_argument_4',
-    'string_ext/type_errors/replace_quaternary_invalid_argument',
-    'string_ext/type_errors/split_invalid_type_empty_arg',
-    'string_ext/type_errors/split_invalid_argument',
-    'string_ext/type_errors/split_binary_invalid_type',
-    'string_ext/type_errors/split_binary_invalid_argument',
-    'string_ext/type_errors/split_binary_invalid_argument_2',
-    'string_ext/type_errors/split_ternary_invalid_argument',
-    'string_ext/type_errors/substring_ternary_invalid_argument',
-    'string_ext/type_errors/substring_binary_invalid_type',
-    'string_ext/type_errors/substring_binary_invalid_argument',
-    'string_ext/type_errors/substring_binary_invalid_argument_2',
-  ],
-  'a list or map literal mixing element types: Kubernetes sets cel.HomogeneousAggregateLiterals, so the checker refuses it': [
-    'comparisons/eq_literal/not_eq_list_null',
-    'comparisons/eq_literal/eq_list_mixed_type_numbers',
-    'comparisons/eq_literal/not_eq_list_mixed_type_numbers',
-    'comparisons/eq_literal/not_eq_list_false_vs_types',
-    'comparisons/eq_literal/not_eq_map_null',
-    'comparisons/eq_literal/eq_map_mixed_type_numbers',
-    'comparisons/eq_literal/not_eq_map_false_vs_types',
-    'comparisons/eq_literal/eq_map_value_mixed_types',
-    'comparisons/eq_literal/not_eq_list_elem_null',
-    'comparisons/eq_literal/not_eq_map_value_null',
-    'comparisons/in_list_literal/elem_in_mixed_type_list',
-    'comparisons/in_list_literal/elem_in_mixed_type_list_cross_type',
-    'comparisons/in_map_literal/key_in_mixed_key_type_map',
-    'comparisons/in_map_literal/key_in_mixed_key_type_map_cross_type',
-    'conversions/dyn/dyn_heterogeneous_list',
-    'fields/map_fields/map_key_int64',
-    'fields/map_fields/map_key_uint64',
-    'fields/map_fields/map_key_mixed_type',
-    'fields/map_fields/map_key_mixed_numbers_double_key',
-    'fields/map_fields/map_key_mixed_numbers_lossy_double_key',
-    'fields/map_fields/map_key_mixed_numbers_uint_key',
-    'fields/map_fields/map_key_mixed_numbers_int_key',
-    'fields/map_fields/map_value_mix_type',
-    'fields/qualified_identifier_resolution/map_value_repeat_key_heterogeneous',
-    'fields/in/mixed_numbers_and_keys_present',
-    'fields/in/mixed_numbers_and_keys_absent',
-    'macros/exists/list_elem_type_shortcircuit',
-    'macros/exists/list_elem_type_exhaustive',
-    'macros/exists/map_key_type_shortcircuit',
-    'macros/exists/map_key_type_exhaustive',
-    'macros/all/list_elem_type_shortcircuit',
-    'macros/all/list_elem_type_exhaustive',
-    'macros2/exists/list_elem_type_shortcircuit',
-    'macros2/exists/list_elem_type_exhaustive',
-    'macros2/exists/map_key_type_shortcircuit',
-    'macros2/exists/map_key_type_exhaustive',
-    'macros2/all/list_elem_type_shortcircuit',
-    'macros2/all/list_elem_type_exhaustive',
-    'macros2/all/list_elem_type_error_exhaustive',
-    'optionals/optionals/optional_chaining_13',
-    'optionals/optionals/map_key_mixed_type_optindex_value',
-    'optionals/optionals/map_key_mixed_numbers_double_key_optindex_value',
-    'optionals/optionals/map_key_mixed_numbers_uint_key_optindex_value',
-    'optionals/optionals/map_key_mixed_numbers_int_key_optindex_value',
-    'type_deductions/flexible_type_parameter_assignment/optional_dyn_promotion',
-    'type_deductions/flexible_type_parameter_assignment/optional_dyn_promotion_2',
-    'type_deductions/type_parameters/multiple_parameters_generality',
-    'type_deductions/legacy_nullable_types/null_assignable_to_abstract_parameter_candidate',
-  ],
+  'written to be evaluated without type-checking (disableCheck); kube-apiserver type-checks every rule, and the checker refuses this one':
+    [
+      'basic/variables/self_eval_unbound_lookup',
+      'basic/variables/unbound_is_runtime_error',
+      'basic/functions/unbound',
+      'basic/functions/unbound_is_runtime_error',
+      'comparisons/eq_literal/not_eq_list_length',
+      'comparisons/eq_literal/eq_mixed_types',
+      'comparisons/eq_literal/eq_list_elem_mixed_types',
+      'comparisons/ne_literal/ne_mixed_types',
+      'comparisons/lt_literal/lt_list_unsupported',
+      'comparisons/lt_literal/lt_map_unsupported',
+      'comparisons/lt_literal/lt_mixed_types_error',
+      'comparisons/gt_literal/gt_list_unsupported',
+      'comparisons/gt_literal/gt_map_unsupported',
+      'comparisons/gt_literal/gt_mixed_types_error',
+      'comparisons/lte_literal/lte_list_unsupported',
+      'comparisons/lte_literal/lte_map_unsupported',
+      'comparisons/lte_literal/lte_mixed_types_error',
+      'comparisons/gte_literal/gte_list_unsupported',
+      'comparisons/gte_literal/gte_map_unsupported',
+      'comparisons/gte_literal/gte_mixed_types_error',
+      'comparisons/bound/null_lt_right_no_such_overload',
+      'conversions/type/dyn_no_denotation',
+      'fields/qualified_identifier_resolution/list_field_select_unsupported',
+      'fields/qualified_identifier_resolution/int64_field_select_unsupported',
+      'fields/qualified_identifier_resolution/map_key_float',
+      'fp_math/fp_math/mod_not_support',
+      'integer_math/int64_math/unary_minus_no_overload',
+      'integer_math/int64_math/unary_minus_not_bool',
+      'integer_math/uint64_math/negative_no_overload',
+      'logic/conditional/mixed_type',
+      'logic/conditional/bad_type',
+      'logic/AND/short_circuit_type_left',
+      'logic/AND/short_circuit_type_right',
+      'logic/AND/no_overload',
+      'logic/OR/short_circuit_type_left',
+      'logic/OR/short_circuit_type_right',
+      'logic/OR/no_overload',
+      'logic/NOT/no_overload',
+      'parse/receiver_function_names/as',
+      'parse/receiver_function_names/break',
+      'parse/receiver_function_names/const',
+      'parse/receiver_function_names/continue',
+      'parse/receiver_function_names/else',
+      'parse/receiver_function_names/for',
+      'parse/receiver_function_names/function',
+      'parse/receiver_function_names/if',
+      'parse/receiver_function_names/import',
+      'parse/receiver_function_names/let',
+      'parse/receiver_function_names/loop',
+      'parse/receiver_function_names/package',
+      'parse/receiver_function_names/namespace',
+      'parse/receiver_function_names/return',
+      'parse/receiver_function_names/var',
+      'parse/receiver_function_names/void',
+      'parse/receiver_function_names/while',
+      'plumbing/check_inputs/skip_check',
+      'string_ext/type_errors/charat_invalid_type',
+      'string_ext/type_errors/charat_invalid_argument',
+      'string_ext/type_errors/indexof_unary_invalid_type',
+      'string_ext/type_errors/indexof_unary_invalid_argument',
+      'string_ext/type_errors/indexof_binary_invalid_argument',
+      'string_ext/type_errors/indexof_binary_invalid_argument_2',
+      'string_ext/type_errors/indexof_binary_both_invalid_arguments',
+      'string_ext/type_errors/indexof_ternary_invalid_arguments',
+      'string_ext/type_errors/split_invalid_type',
+      'string_ext/type_errors/replace_invalid_type',
+      'string_ext/type_errors/replace_binary_invalid_argument',
+      'string_ext/type_errors/replace_binary_invalid_argument_2',
+      'string_ext/type_errors/replace_ternary_invalid_argument',
+      'string_ext/type_errors/replace_ternary_invalid_argument_2',
+      'string_ext/type_errors/replace_ternary_invalid_argument_3',
+      'string_ext/type_errors/replace_ternary_invalid_argument_4',
+      'string_ext/type_errors/replace_quaternary_invalid_argument',
+      'string_ext/type_errors/split_invalid_type_empty_arg',
+      'string_ext/type_errors/split_invalid_argument',
+      'string_ext/type_errors/split_binary_invalid_type',
+      'string_ext/type_errors/split_binary_invalid_argument',
+      'string_ext/type_errors/split_binary_invalid_argument_2',
+      'string_ext/type_errors/split_ternary_invalid_argument',
+      'string_ext/type_errors/substring_ternary_invalid_argument',
+      'string_ext/type_errors/substring_binary_invalid_type',
+      'string_ext/type_errors/substring_binary_invalid_argument',
+      'string_ext/type_errors/substring_binary_invalid_argument_2',
+    ],
+  'a list or map literal mixing element types: Kubernetes sets cel.HomogeneousAggregateLiterals, so the checker refuses it':
+    [
+      'comparisons/eq_literal/not_eq_list_null',
+      'comparisons/eq_literal/eq_list_mixed_type_numbers',
+      'comparisons/eq_literal/not_eq_list_mixed_type_numbers',
+      'comparisons/eq_literal/not_eq_list_false_vs_types',
+      'comparisons/eq_literal/not_eq_map_null',
+      'comparisons/eq_literal/eq_map_mixed_type_numbers',
+      'comparisons/eq_literal/not_eq_map_false_vs_types',
+      'comparisons/eq_literal/eq_map_value_mixed_types',
+      'comparisons/eq_literal/not_eq_list_elem_null',
+      'comparisons/eq_literal/not_eq_map_value_null',
+      'comparisons/in_list_literal/elem_in_mixed_type_list',
+      'comparisons/in_list_literal/elem_in_mixed_type_list_cross_type',
+      'comparisons/in_map_literal/key_in_mixed_key_type_map',
+      'comparisons/in_map_literal/key_in_mixed_key_type_map_cross_type',
+      'conversions/dyn/dyn_heterogeneous_list',
+      'fields/map_fields/map_key_int64',
+      'fields/map_fields/map_key_uint64',
+      'fields/map_fields/map_key_mixed_type',
+      'fields/map_fields/map_key_mixed_numbers_double_key',
+      'fields/map_fields/map_key_mixed_numbers_lossy_double_key',
+      'fields/map_fields/map_key_mixed_numbers_uint_key',
+      'fields/map_fields/map_key_mixed_numbers_int_key',
+      'fields/map_fields/map_value_mix_type',
+      'fields/qualified_identifier_resolution/map_value_repeat_key_heterogeneous',
+      'fields/in/mixed_numbers_and_keys_present',
+      'fields/in/mixed_numbers_and_keys_absent',
+      'macros/exists/list_elem_type_shortcircuit',
+      'macros/exists/list_elem_type_exhaustive',
+      'macros/exists/map_key_type_shortcircuit',
+      'macros/exists/map_key_type_exhaustive',
+      'macros/all/list_elem_type_shortcircuit',
+      'macros/all/list_elem_type_exhaustive',
+      'macros2/exists/list_elem_type_shortcircuit',
+      'macros2/exists/list_elem_type_exhaustive',
+      'macros2/exists/map_key_type_shortcircuit',
+      'macros2/exists/map_key_type_exhaustive',
+      'macros2/all/list_elem_type_shortcircuit',
+      'macros2/all/list_elem_type_exhaustive',
+      'macros2/all/list_elem_type_error_exhaustive',
+      'optionals/optionals/optional_chaining_13',
+      'optionals/optionals/map_key_mixed_type_optindex_value',
+      'optionals/optionals/map_key_mixed_numbers_double_key_optindex_value',
+      'optionals/optionals/map_key_mixed_numbers_uint_key_optindex_value',
+      'optionals/optionals/map_key_mixed_numbers_int_key_optindex_value',
+      'type_deductions/flexible_type_parameter_assignment/optional_dyn_promotion',
+      'type_deductions/flexible_type_parameter_assignment/optional_dyn_promotion_2',
+      'type_deductions/type_parameters/multiple_parameters_generality',
+      'type_deductions/legacy_nullable_types/null_assignable_to_abstract_parameter_candidate',
+    ],
   'a constant expression that errs: Kubernetes builds programs with cel.OptOptimize, which folds constants, so the error comes when the program is built ("program instantiation failed")':
     [
       'conversions/int/uint_range',
@@ -338,24 +339,26 @@ const REFUSED_AT_COMPILE: Reasons = {
       'fields/map_fields/map_bad_key_type_and_true',
       'fields/qualified_identifier_resolution/map_key_null',
     ],
-  'a timestamp or duration literal out of range: Kubernetes validates literals when it compiles a rule (cel.ValidateTimestampLiterals, cel.ValidateDurationLiterals)': [
-    'timestamps/timestamp_range/from_string_under',
-    'timestamps/timestamp_range/from_string_over',
-    'timestamps/duration_range/from_string_under',
-    'timestamps/duration_range/from_string_over',
-    'timestamps/duration_range/add_under',
-    'timestamps/duration_range/add_over',
-    'timestamps/duration_range/sub_under',
-    'timestamps/duration_range/sub_over',
-  ],
-  "backquoted field names (m.`content-type`) need cel-go's EnableIdentEscapeSyntax parser option, which Kubernetes does not set": [
-    'fields/quoted_map_fields/field_access_slash',
-    'fields/quoted_map_fields/field_access_dash',
-    'fields/quoted_map_fields/field_access_dot',
-    'fields/quoted_map_fields/has_field_slash',
-    'fields/quoted_map_fields/has_field_dash',
-    'fields/quoted_map_fields/has_field_dot',
-  ],
+  'a timestamp or duration literal out of range: Kubernetes validates literals when it compiles a rule (cel.ValidateTimestampLiterals, cel.ValidateDurationLiterals)':
+    [
+      'timestamps/timestamp_range/from_string_under',
+      'timestamps/timestamp_range/from_string_over',
+      'timestamps/duration_range/from_string_under',
+      'timestamps/duration_range/from_string_over',
+      'timestamps/duration_range/add_under',
+      'timestamps/duration_range/add_over',
+      'timestamps/duration_range/sub_under',
+      'timestamps/duration_range/sub_over',
+    ],
+  "backquoted field names (m.`content-type`) need cel-go's EnableIdentEscapeSyntax parser option, which Kubernetes does not set":
+    [
+      'fields/quoted_map_fields/field_access_slash',
+      'fields/quoted_map_fields/field_access_dash',
+      'fields/quoted_map_fields/field_access_dot',
+      'fields/quoted_map_fields/has_field_slash',
+      'fields/quoted_map_fields/has_field_dash',
+      'fields/quoted_map_fields/has_field_dot',
+    ],
   'format() with a constant format string is checked when the rule compiles (ext.Strings v2): a bad clause, a missing argument, or one of the wrong type (%d given a double, even NaN or ±Infinity, which the spec formats) refuses the rule':
     [
       'string_ext/format/NaN support for decimal',
@@ -378,7 +381,8 @@ const REFUSED_AT_COMPILE: Reasons = {
     ],
 };
 
-const reasonByPath = (reasons: Reasons) => new Map(Object.entries(reasons).flatMap(([reason, paths]) => paths.map((path) => [path, reason] as const)));
+const reasonByPath = (reasons: Reasons) =>
+  new Map(Object.entries(reasons).flatMap(([reason, paths]) => paths.map((path) => [path, reason] as const)));
 const EXCLUDED_CASE_REASON = reasonByPath(EXCLUDED_CASES);
 const REFUSED_REASON = reasonByPath(REFUSED_AT_COMPILE);
 
@@ -424,12 +428,15 @@ function mismatch(test: Case, answer: CelEvaluation): string | undefined {
     return `checked type ${JSON.stringify(answer.type)}, expected ${JSON.stringify(original.typedResult.deducedType)}`;
   }
   if (original.checkOnly) return undefined;
-  if (original.evalError !== undefined) return answer.evalError !== undefined ? undefined : `expected an evaluation error, got ${JSON.stringify(answer)}`;
+  if (original.evalError !== undefined)
+    return answer.evalError !== undefined ? undefined : `expected an evaluation error, got ${JSON.stringify(answer)}`;
   if (answer.evalError !== undefined) return `evaluation failed: ${answer.evalError}`;
   // A case with no expected result expects true.
   const expected = original.typedResult ? original.typedResult.result : (original.value ?? { boolValue: true });
   if (expected === undefined) return undefined;
-  return valuesEqual(expected, answer.value) ? undefined : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(answer.value)}`;
+  return valuesEqual(expected, answer.value)
+    ? undefined
+    : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(answer.value)}`;
 }
 
 /** Equality of two cel.expr.Value in protobuf JSON, by kind and value. */
@@ -472,7 +479,8 @@ function valuesEqual(expected: CelProtoJson | undefined, actual: CelProtoJson | 
 }
 
 const listOf = (list: unknown) => (list as { values?: CelProtoJson[] }).values ?? [];
-const entriesOf = (map: unknown) => (map as { entries?: Array<{ key: CelProtoJson; value: CelProtoJson }> }).entries ?? [];
+const entriesOf = (map: unknown) =>
+  (map as { entries?: Array<{ key: CelProtoJson; value: CelProtoJson }> }).entries ?? [];
 
 function evaluate(test: Case): CelEvaluation {
   const { original } = test;
@@ -480,7 +488,13 @@ function evaluate(test: Case): CelEvaluation {
     expr: original.expr,
     ...(original.container ? { container: original.container } : {}),
     ...(original.typeEnv ? { typeEnv: original.typeEnv } : {}),
-    ...(original.bindings ? { bindings: Object.fromEntries(Object.entries(original.bindings).map(([name, bound]) => [name, bound.value ?? {}])) } : {}),
+    ...(original.bindings
+      ? {
+          bindings: Object.fromEntries(
+            Object.entries(original.bindings).map(([name, bound]) => [name, bound.value ?? {}]),
+          ),
+        }
+      : {}),
     ...(original.checkOnly ? { checkOnly: true } : {}),
   });
 }
@@ -504,8 +518,17 @@ function allOutcomes(): Outcome[] {
     }
     const refusedFor = REFUSED_REASON.get(test.path) ?? ABSENT_LIBRARIES[test.suite];
     if (refusedFor) {
-      if (answer.compileError === undefined) return { kind: 'failed', test, failure: `compiled, where kube-apiserver refuses it (${refusedFor}): ${JSON.stringify(answer)}` };
-      return { kind: test.suite in ABSENT_LIBRARIES ? 'absent library' : 'refused at compile', test, reason: refusedFor };
+      if (answer.compileError === undefined)
+        return {
+          kind: 'failed',
+          test,
+          failure: `compiled, where kube-apiserver refuses it (${refusedFor}): ${JSON.stringify(answer)}`,
+        };
+      return {
+        kind: test.suite in ABSENT_LIBRARIES ? 'absent library' : 'refused at compile',
+        test,
+        reason: refusedFor,
+      };
     }
     const failure = mismatch(test, answer);
     const excludedFor = EXCLUDED_CASE_REASON.get(test.path);
@@ -522,12 +545,16 @@ describe("CEL's conformance tests in a CRD rule's environment", () => {
   beforeAll(() => void allOutcomes(), 120_000);
 
   it('decides for every suite of the data whether it runs, and lists only cases it holds', () => {
-    for (const name of [...Object.keys(EXCLUDED_SUITES), ...Object.keys(ABSENT_LIBRARIES)]) expect(SUITES, `listed suite ${name}`).toContain(name);
+    for (const name of [...Object.keys(EXCLUDED_SUITES), ...Object.keys(ABSENT_LIBRARIES)])
+      expect(SUITES, `listed suite ${name}`).toContain(name);
     const known = new Set(ALL_CASES.map((test) => test.path));
     const unknown = [...EXCLUDED_CASE_REASON.keys(), ...REFUSED_REASON.keys()].filter((path) => !known.has(path));
     expect(unknown).toEqual([]);
     const listed = [...Object.values(EXCLUDED_CASES), ...Object.values(REFUSED_AT_COMPILE)].flat();
-    expect(listed.filter((path, i) => listed.indexOf(path) !== i), 'listed twice').toEqual([]);
+    expect(
+      listed.filter((path, i) => listed.indexOf(path) !== i),
+      'listed twice',
+    ).toEqual([]);
   });
 
   it.each(RUN_SUITES)('%s: every case is as the spec says, or as kube-apiserver refuses it', (suite) => {
@@ -537,10 +564,13 @@ describe("CEL's conformance tests in a CRD rule's environment", () => {
     expect(failures).toEqual([]);
   });
 
-  it.each(Object.keys(ABSENT_LIBRARIES))('%s: no case compiles, the library being absent from the Kubernetes environment', (suite) => {
-    const compiled = allOutcomes().filter((o) => o.test.suite === suite && o.kind === 'failed');
-    expect(compiled.map((o) => o.test.path)).toEqual([]);
-  });
+  it.each(Object.keys(ABSENT_LIBRARIES))(
+    '%s: no case compiles, the library being absent from the Kubernetes environment',
+    (suite) => {
+      const compiled = allOutcomes().filter((o) => o.test.suite === suite && o.kind === 'failed');
+      expect(compiled.map((o) => o.test.path)).toEqual([]);
+    },
+  );
 
   it('leaves out only cases on which the engine still differs from the spec', () => {
     const passing = allOutcomes().filter((o) => o.kind === 'excluded case' && o.failure === undefined);
@@ -548,9 +578,20 @@ describe("CEL's conformance tests in a CRD rule's environment", () => {
   });
 
   it('runs the bulk of the data, each case counted once', () => {
-    const counts = Object.fromEntries((['passed', 'refused at compile', 'absent library', 'excluded case', 'excluded suite', 'failed'] as const).map((kind) => [kind, count(kind)]));
+    const counts = Object.fromEntries(
+      (['passed', 'refused at compile', 'absent library', 'excluded case', 'excluded suite', 'failed'] as const).map(
+        (kind) => [kind, count(kind)],
+      ),
+    );
     // Exact, for the pinned @bufbuild/cel-spec: a new release or a change to the engine shows here.
-    expect(counts).toEqual({ passed: 1247, 'refused at compile': 178, 'absent library': 245, 'excluded case': 126, 'excluded suite': 548, failed: 0 });
+    expect(counts).toEqual({
+      passed: 1247,
+      'refused at compile': 178,
+      'absent library': 245,
+      'excluded case': 126,
+      'excluded suite': 548,
+      failed: 0,
+    });
     expect(Object.values(counts).reduce((a, b) => a + b)).toBe(ALL_CASES.length);
   });
 });

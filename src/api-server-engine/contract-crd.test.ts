@@ -26,7 +26,12 @@ function withSpecRule(rule: string): Contract {
     copy.properties.spec['x-kubernetes-validations'] = [{ rule, message: 'spec rule' }];
     return copy;
   };
-  return { ...contract, versions: contract.versions.map((version) => (version.name === 'v1' ? { ...version, schema: addRule(version.schema) } : version)) };
+  return {
+    ...contract,
+    versions: contract.versions.map((version) =>
+      version.name === 'v1' ? { ...version, schema: addRule(version.schema) } : version,
+    ),
+  };
 }
 
 describe('contractCrdRefusal', () => {
@@ -47,13 +52,23 @@ describe('contractCrdRefusal', () => {
       : typeof value === 'object' && value !== null
         ? Object.fromEntries(
             Object.entries(value)
-              .filter(([key, v]) => key !== 'x-kubernetes-validations' && !(formats && key === 'format' && (v === 'quantity' || v === 'dns1123-label')))
+              .filter(
+                ([key, v]) =>
+                  key !== 'x-kubernetes-validations' &&
+                  !(formats && key === 'format' && (v === 'quantity' || v === 'dns1123-label')),
+              )
               .map(([key, v]) => [key, withoutRules(v, formats)]),
           )
         : value;
   const exampleWithout = (formats: boolean) => {
     const contract = geoDatabaseContract();
-    return { ...contract, versions: contract.versions.map((version) => ({ ...version, schema: withoutRules(version.schema, formats) as JSONSchemaProps })) };
+    return {
+      ...contract,
+      versions: contract.versions.map((version) => ({
+        ...version,
+        schema: withoutRules(version.schema, formats) as JSONSchemaProps,
+      })),
+    };
   };
 
   it('does not start the engine for a contract without rules', async () => {
@@ -65,7 +80,7 @@ describe('contractCrdRefusal', () => {
     expect(await readdir(dir)).toEqual(before);
   });
 
-  it('asks the engine for a contract whose only rules are those its CRD says in place of crdgate\'s own formats', async () => {
+  it("asks the engine for a contract whose only rules are those its CRD says in place of crdgate's own formats", async () => {
     const formatsOnly = exampleWithout(false);
     expect(JSON.stringify(formatsOnly.versions)).not.toContain('x-kubernetes-validations');
     const before = await readdir(dir);

@@ -12,7 +12,9 @@ import { inKeyOrderOf } from './key-order.ts';
 
 // Where the rendered CRD sends conversion requests: any well-formed endpoint does, since the engine never calls it
 // (it judges an object in the version it is written in), and this one passes kube-apiserver's CRD validation.
-const placeholderEndpoint: WebhookEndpoint = { target: { service: { namespace: 'crdgate-system', name: 'crdgate', port: 443 } } };
+const placeholderEndpoint: WebhookEndpoint = {
+  target: { service: { namespace: 'crdgate-system', name: 'crdgate', port: 443 } },
+};
 
 const crds = new WeakMap<CompiledContract, EngineCrd>();
 
@@ -32,7 +34,12 @@ export function engineCrdFor(compiled: CompiledContract): EngineCrd {
  * keys in the object's own order. Nothing is validated: a read never is.
  */
 export function asReadByTheApiServer(compiled: CompiledContract, object: KubeObject): KubeObject {
-  const read = judge(engineCrdFor(compiled), { operation: 'CREATE', object, decodeOnly: true, fieldValidation: 'Ignore' });
+  const read = judge(engineCrdFor(compiled), {
+    operation: 'CREATE',
+    object,
+    decodeOnly: true,
+    fieldValidation: 'Ignore',
+  });
   return read.allowed && read.object ? inKeyOrderOf(read.object, object) : object;
 }
 
@@ -47,9 +54,16 @@ export function asReadByTheApiServer(compiled: CompiledContract, object: KubeObj
  * CRD: a command that needs the engine for nothing else (`crdgate manifests`, and `crdgate dev` at every save) then
  * does not start it, which costs about a second of CPU, until the contract or the engine changes.
  */
-export function contractCrdRefusal(compiled: CompiledContract, options: { acceptedCrds?: string } = {}): readonly FieldError[] {
+export function contractCrdRefusal(
+  compiled: CompiledContract,
+  options: { acceptedCrds?: string } = {},
+): readonly FieldError[] {
   // The rendered schemas: crdgate's own formats are rules there (src/render/api-server-schema.ts).
-  const versions = (renderCustomResourceDefinition(compiled.contract, placeholderEndpoint)['spec'] as { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] }).versions;
+  const versions = (
+    renderCustomResourceDefinition(compiled.contract, placeholderEndpoint)['spec'] as {
+      versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[];
+    }
+  ).versions;
   if (!versions.some((version) => carriesRules(version.schema.openAPIV3Schema))) return [];
   const remembered = options.acceptedCrds === undefined ? undefined : acceptedCrdFile(options.acceptedCrds, compiled);
   if (remembered !== undefined && exists(remembered)) return [];
@@ -93,6 +107,13 @@ function carriesRules(schema: JSONSchemaProps | undefined): boolean {
   if ((schema['x-kubernetes-validations']?.length ?? 0) > 0) return true;
   const additional = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
   // Junctors included: a rule there is one the API server refuses, and only the engine says so in its words.
-  const junctors = [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.not ? [schema.not] : [])];
-  return [...Object.values(schema.properties ?? {}), additional, schema.items, ...junctors].some((child) => carriesRules(child));
+  const junctors = [
+    ...(schema.allOf ?? []),
+    ...(schema.anyOf ?? []),
+    ...(schema.oneOf ?? []),
+    ...(schema.not ? [schema.not] : []),
+  ];
+  return [...Object.values(schema.properties ?? {}), additional, schema.items, ...junctors].some((child) =>
+    carriesRules(child),
+  );
 }

@@ -2,7 +2,18 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { missingPrerequisite } from '../../test/missing-prerequisite.ts';
 import { currentEngineStamp, PLACED_ENGINE_DIR, type EngineStamp } from './build-engine.ts';
-import { engineMemoryBytes, evaluateCel, forgetCrd, judge, loadCrd, matchWebhookConditions, MAX_ENGINE_INPUT_BYTES, readAsStored, type EngineCrd, type MatchConditionsRequest } from './engine.ts';
+import {
+  engineMemoryBytes,
+  evaluateCel,
+  forgetCrd,
+  judge,
+  loadCrd,
+  matchWebhookConditions,
+  MAX_ENGINE_INPUT_BYTES,
+  readAsStored,
+  type EngineCrd,
+  type MatchConditionsRequest,
+} from './engine.ts';
 
 // Small CRDs, each showing one thing kube-apiserver v1.36 does to a custom resource that crdgate could not do
 // without its code. Every expectation here is the API server's answer (the engine runs its very functions).
@@ -17,7 +28,15 @@ function crdOf(kind: string, schema: Record<string, unknown>, extra: Record<stri
       group: 'example.com',
       scope: 'Namespaced',
       names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: schema } }, ...extra }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: schema } },
+          ...extra,
+        },
+      ],
     },
   });
 }
@@ -25,27 +44,45 @@ function crdOf(kind: string, schema: Record<string, unknown>, extra: Record<stri
 // The stamp the sources would build now: hashing them needs Go's version.
 const current = await currentEngineStamp();
 
-const object = (kind: string, fields: Record<string, unknown>, name = 'one') => ({ apiVersion: 'example.com/v1', kind, metadata: { name }, ...fields });
+const object = (kind: string, fields: Record<string, unknown>, name = 'one') => ({
+  apiVersion: 'example.com/v1',
+  kind,
+  metadata: { name },
+  ...fields,
+});
 
 describe('the API server engine', () => {
-  it.skipIf(missingPrerequisite('the check that the placed engine is the build of the current Go sources', current ? undefined : 'Go is not installed (no `go` on PATH)'))(
-    'is the build of the current Go sources (npm run build:engine)',
-    () => {
-      const placed = JSON.parse(readFileSync(`${PLACED_ENGINE_DIR}engine.json`, 'utf8')) as EngineStamp;
-      expect(placed.sourceHash, 'the placed engine is stale: run npm run build:engine').toBe(current!.sourceHash);
-    },
-  );
+  it.skipIf(
+    missingPrerequisite(
+      'the check that the placed engine is the build of the current Go sources',
+      current ? undefined : 'Go is not installed (no `go` on PATH)',
+    ),
+  )('is the build of the current Go sources (npm run build:engine)', () => {
+    const placed = JSON.parse(readFileSync(`${PLACED_ENGINE_DIR}engine.json`, 'utf8')) as EngineStamp;
+    expect(placed.sourceHash, 'the placed engine is stale: run npm run build:engine').toBe(current!.sourceHash);
+  });
 
   it('prunes unknown fields, refusing them under Strict as the API server does (400), and drops nulls it cannot keep', () => {
-    const crd = crdOf('Pruned', { spec: { type: 'object', properties: { size: { type: 'integer' }, note: { type: 'string', nullable: true } } } });
-    const unknown = judge(crd, { operation: 'CREATE', object: object('Pruned', { spec: { size: 1, colour: 'red', deep: { x: 1 } } }) });
+    const crd = crdOf('Pruned', {
+      spec: { type: 'object', properties: { size: { type: 'integer' }, note: { type: 'string', nullable: true } } },
+    });
+    const unknown = judge(crd, {
+      operation: 'CREATE',
+      object: object('Pruned', { spec: { size: 1, colour: 'red', deep: { x: 1 } } }),
+    });
     expect(unknown).toMatchObject({ allowed: false, code: 400, unknownFields: ['spec.colour', 'spec.deep'] });
-    expect(unknown.message).toBe('Pruned in version "v1" cannot be handled as a Pruned: strict decoding error: unknown field "spec.colour", unknown field "spec.deep"');
+    expect(unknown.message).toBe(
+      'Pruned in version "v1" cannot be handled as a Pruned: strict decoding error: unknown field "spec.colour", unknown field "spec.deep"',
+    );
     expect(unknown.causes).toEqual([
       { field: 'spec.colour', type: 'FieldValueUnknown', message: 'unknown field "colour"' },
       { field: 'spec.deep', type: 'FieldValueUnknown', message: 'unknown field "deep"' },
     ]);
-    const ignored = judge(crd, { operation: 'CREATE', object: object('Pruned', { spec: { size: 1, colour: 'red' } }), fieldValidation: 'Ignore' });
+    const ignored = judge(crd, {
+      operation: 'CREATE',
+      object: object('Pruned', { spec: { size: 1, colour: 'red' } }),
+      fieldValidation: 'Ignore',
+    });
     expect(ignored).toMatchObject({ allowed: true, object: { spec: { size: 1 } } });
     const nulls = judge(crd, { operation: 'CREATE', object: object('Pruned', { spec: { size: null, note: null } }) });
     expect(nulls).toMatchObject({ allowed: true, object: { spec: { note: null } } });
@@ -57,23 +94,45 @@ describe('the API server engine', () => {
         type: 'object',
         properties: {
           replicas: { type: 'integer', default: 1 },
-          ports: { type: 'array', items: { type: 'object', properties: { port: { type: 'integer' }, protocol: { type: 'string', default: 'TCP' } } } },
-          limits: { type: 'object', additionalProperties: { type: 'object', properties: { max: { type: 'integer', default: 10 } } } },
+          ports: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { port: { type: 'integer' }, protocol: { type: 'string', default: 'TCP' } },
+            },
+          },
+          limits: {
+            type: 'object',
+            additionalProperties: { type: 'object', properties: { max: { type: 'integer', default: 10 } } },
+          },
         },
       },
     });
-    const judged = judge(crd, { operation: 'CREATE', object: object('Defaulted', { spec: { ports: [{ port: 80 }], limits: { cpu: {} } } }) });
+    const judged = judge(crd, {
+      operation: 'CREATE',
+      object: object('Defaulted', { spec: { ports: [{ port: 80 }], limits: { cpu: {} } } }),
+    });
     expect(judged).toMatchObject({ allowed: true });
-    expect(judged.object?.spec).toEqual({ replicas: 1, ports: [{ port: 80, protocol: 'TCP' }], limits: { cpu: { max: 10 } } });
+    expect(judged.object?.spec).toEqual({
+      replicas: 1,
+      ports: [{ port: 80, protocol: 'TCP' }],
+      limits: { cpu: { max: 10 } },
+    });
   });
 
   it('drops the status of a create when the CRD has a status subresource, and keeps the stored one on update', () => {
     const crd = crdOf(
       'WithStatus',
-      { spec: { type: 'object', properties: { size: { type: 'integer' } } }, status: { type: 'object', properties: { ready: { type: 'boolean' } } } },
+      {
+        spec: { type: 'object', properties: { size: { type: 'integer' } } },
+        status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+      },
       { subresources: { status: {} } },
     );
-    const created = judge(crd, { operation: 'CREATE', object: object('WithStatus', { spec: { size: 1 }, status: { ready: true } }) });
+    const created = judge(crd, {
+      operation: 'CREATE',
+      object: object('WithStatus', { spec: { size: 1 }, status: { ready: true } }),
+    });
     expect(created).toMatchObject({ allowed: true });
     expect(created.object).not.toHaveProperty('status');
     const updated = judge(crd, {
@@ -86,39 +145,85 @@ describe('the API server engine', () => {
 
   it("validates an embedded resource's metadata as ObjectMeta", () => {
     const crd = crdOf('Embedding', {
-      spec: { type: 'object', properties: { template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } },
+      spec: {
+        type: 'object',
+        properties: {
+          template: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            'x-kubernetes-preserve-unknown-fields': true,
+          },
+        },
+      },
     });
-    const template = (metadata: unknown) => ({ spec: { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { a: 'b' } } } });
-    expect(judge(crd, { operation: 'CREATE', object: object('Embedding', template({ name: 'x', labels: { ok: 'yes' } })) })).toMatchObject({ allowed: true });
-    const badLabel = judge(crd, { operation: 'CREATE', object: object('Embedding', template({ name: 'x', labels: { 'not a key': 'v' } })) });
+    const template = (metadata: unknown) => ({
+      spec: { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { a: 'b' } } },
+    });
+    expect(
+      judge(crd, { operation: 'CREATE', object: object('Embedding', template({ name: 'x', labels: { ok: 'yes' } })) }),
+    ).toMatchObject({ allowed: true });
+    const badLabel = judge(crd, {
+      operation: 'CREATE',
+      object: object('Embedding', template({ name: 'x', labels: { 'not a key': 'v' } })),
+    });
     expect(badLabel).toMatchObject({ allowed: false, code: 422 });
     expect(badLabel.causes.map((c) => c.field)).toEqual(['spec.template.metadata.labels']);
   });
 
   it('takes an integer or a string where the schema says int-or-string (anyOf)', () => {
     const crd = crdOf('Port', {
-      spec: { type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
+      spec: {
+        type: 'object',
+        properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } },
+      },
     });
-    for (const port of [8080, 'http']) expect(judge(crd, { operation: 'CREATE', object: object('Port', { spec: { port } }) }).allowed).toBe(true);
+    for (const port of [8080, 'http'])
+      expect(judge(crd, { operation: 'CREATE', object: object('Port', { spec: { port } }) }).allowed).toBe(true);
     const wrong = judge(crd, { operation: 'CREATE', object: object('Port', { spec: { port: true } }) });
     expect(wrong).toMatchObject({ allowed: false, code: 422 });
     expect(wrong.causes[0]?.field).toBe('spec.port');
   });
 
-  it("evaluates CEL rules with their messageExpression and fieldPath, and transition rules against oldSelf", () => {
+  it('evaluates CEL rules with their messageExpression and fieldPath, and transition rules against oldSelf', () => {
     const crd = crdOf('Ruled', {
       spec: {
         type: 'object',
-        properties: { size: { type: 'integer', maximum: 100 }, zone: { type: 'string', maxLength: 20, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'is immutable' }] } },
-        'x-kubernetes-validations': [{ rule: 'self.size % 2 == 0', messageExpression: "self.size > 50 ? 'size must be even, and is large' : 'size must be even'", fieldPath: '.size' }],
+        properties: {
+          size: { type: 'integer', maximum: 100 },
+          zone: {
+            type: 'string',
+            maxLength: 20,
+            'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'is immutable' }],
+          },
+        },
+        'x-kubernetes-validations': [
+          {
+            rule: 'self.size % 2 == 0',
+            messageExpression: "self.size > 50 ? 'size must be even, and is large' : 'size must be even'",
+            fieldPath: '.size',
+          },
+        ],
       },
     });
     expect(crd.refusal).toEqual([]);
     const odd = judge(crd, { operation: 'CREATE', object: object('Ruled', { spec: { size: 3, zone: 'a' } }) });
-    expect(odd).toMatchObject({ allowed: false, code: 422, message: 'Ruled.example.com "one" is invalid: spec.size: Invalid value: size must be even' });
-    expect(odd.causes).toEqual([{ field: 'spec.size', type: 'FieldValueInvalid', message: 'Invalid value: size must be even' }]);
-    const moved = judge(crd, { operation: 'UPDATE', object: object('Ruled', { spec: { size: 2, zone: 'b' } }), oldObject: object('Ruled', { spec: { size: 2, zone: 'a' } }) });
-    expect(moved).toMatchObject({ allowed: false, causes: [{ field: 'spec.zone', message: expect.stringContaining('is immutable') }] });
+    expect(odd).toMatchObject({
+      allowed: false,
+      code: 422,
+      message: 'Ruled.example.com "one" is invalid: spec.size: Invalid value: size must be even',
+    });
+    expect(odd.causes).toEqual([
+      { field: 'spec.size', type: 'FieldValueInvalid', message: 'Invalid value: size must be even' },
+    ]);
+    const moved = judge(crd, {
+      operation: 'UPDATE',
+      object: object('Ruled', { spec: { size: 2, zone: 'b' } }),
+      oldObject: object('Ruled', { spec: { size: 2, zone: 'a' } }),
+    });
+    expect(moved).toMatchObject({
+      allowed: false,
+      causes: [{ field: 'spec.zone', message: expect.stringContaining('is immutable') }],
+    });
   });
 
   it('knows time zones by their IANA names in CEL rules, as kube-apiserver reads them from the system', () => {
@@ -126,15 +231,30 @@ describe('the API server engine', () => {
     const crd = crdOf('Zoned', {
       spec: {
         type: 'object',
-        properties: { at: { type: 'string', format: 'date-time' }, zone: { type: 'string', maxLength: 40 }, hour: { type: 'integer' } },
+        properties: {
+          at: { type: 'string', format: 'date-time' },
+          zone: { type: 'string', maxLength: 40 },
+          hour: { type: 'integer' },
+        },
         'x-kubernetes-validations': [{ rule: 'timestamp(self.at).getHours(self.zone) == self.hour' }],
       },
     });
     const at = '2009-02-13T23:31:30Z';
-    expect(judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'America/New_York', hour: 18 } }) }).causes).toEqual([]);
-    expect(judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'Asia/Tokyo', hour: 8 } }) }).causes).toEqual([]);
-    const wrong = judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'Asia/Tokyo', hour: 18 } }) });
-    expect(wrong.causes).toEqual([expect.objectContaining({ field: 'spec', message: expect.stringContaining('failed rule') })]);
+    expect(
+      judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'America/New_York', hour: 18 } }) })
+        .causes,
+    ).toEqual([]);
+    expect(
+      judge(crd, { operation: 'CREATE', object: object('Zoned', { spec: { at, zone: 'Asia/Tokyo', hour: 8 } }) })
+        .causes,
+    ).toEqual([]);
+    const wrong = judge(crd, {
+      operation: 'CREATE',
+      object: object('Zoned', { spec: { at, zone: 'Asia/Tokyo', hour: 18 } }),
+    });
+    expect(wrong.causes).toEqual([
+      expect.objectContaining({ field: 'spec', message: expect.stringContaining('failed rule') }),
+    ]);
   });
 
   it('ratchets on update: an unchanged invalid value passes, a changed one does not; set lists are judged whole', () => {
@@ -144,19 +264,56 @@ describe('the API server engine', () => {
         properties: {
           name: { type: 'string', maxLength: 3 },
           other: { type: 'integer' },
-          byKey: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'], items: { type: 'object', required: ['key'], properties: { key: { type: 'string' }, value: { type: 'integer', maximum: 5 } } } },
+          byKey: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['key'],
+            items: {
+              type: 'object',
+              required: ['key'],
+              properties: { key: { type: 'string' }, value: { type: 'integer', maximum: 5 } },
+            },
+          },
           tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 3 } },
           atomic: { type: 'array', items: { type: 'string', maxLength: 3 } },
         },
       },
     });
-    const old = { name: 'toolong', other: 1, byKey: [{ key: 'a', value: 9 }, { key: 'b', value: 1 }], tags: ['longer', 'ok'], atomic: ['longer', 'ok'] };
-    const update = (spec: Record<string, unknown>) => judge(crd, { operation: 'UPDATE', object: object('Ratcheted', { spec: { ...old, ...spec } }), oldObject: object('Ratcheted', { spec: old }) });
+    const old = {
+      name: 'toolong',
+      other: 1,
+      byKey: [
+        { key: 'a', value: 9 },
+        { key: 'b', value: 1 },
+      ],
+      tags: ['longer', 'ok'],
+      atomic: ['longer', 'ok'],
+    };
+    const update = (spec: Record<string, unknown>) =>
+      judge(crd, {
+        operation: 'UPDATE',
+        object: object('Ratcheted', { spec: { ...old, ...spec } }),
+        oldObject: object('Ratcheted', { spec: old }),
+      });
     expect(update({ other: 2 }).allowed).toBe(true);
     expect(update({ name: 'stilltoolong' }).causes.map((c) => c.field)).toEqual(['spec.name']);
     // list-map items correlate by key: reordering them, or changing another, is allowed
-    expect(update({ byKey: [{ key: 'b', value: 2 }, { key: 'a', value: 9 }] }).allowed).toBe(true);
-    expect(update({ byKey: [{ key: 'a', value: 8 }, { key: 'b', value: 1 }] }).allowed).toBe(false);
+    expect(
+      update({
+        byKey: [
+          { key: 'b', value: 2 },
+          { key: 'a', value: 9 },
+        ],
+      }).allowed,
+    ).toBe(true);
+    expect(
+      update({
+        byKey: [
+          { key: 'a', value: 8 },
+          { key: 'b', value: 1 },
+        ],
+      }).allowed,
+    ).toBe(false);
     // a set list is not ratcheted item by item: even reordering it re-judges its invalid item
     expect(update({ tags: ['ok', 'longer'] }).allowed).toBe(false);
     // an atomic list is judged whole whenever it changes
@@ -165,13 +322,25 @@ describe('the API server engine', () => {
 
   it("reports kube-apiserver's refusal of a CRD in its words, and compiles it all the same", () => {
     const crd = crdOf('Refused', {
-      spec: { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } }, 'x-kubernetes-validations': [{ rule: 'self.list.all(x, x.size() > 1) +' }] },
+      spec: {
+        type: 'object',
+        properties: { list: { type: 'array', items: { type: 'string' } } },
+        'x-kubernetes-validations': [{ rule: 'self.list.all(x, x.size() > 1) +' }],
+      },
     });
     expect(crd.refusal).toEqual([
-      expect.objectContaining({ field: 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule', type: 'FieldValueInvalid', message: expect.stringContaining('compilation failed') }),
+      expect.objectContaining({
+        field: 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
+        type: 'FieldValueInvalid',
+        message: expect.stringContaining('compilation failed'),
+      }),
     ]);
     const costly = crdOf('Costly', {
-      spec: { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } }, 'x-kubernetes-validations': [{ rule: 'self.list.all(x, self.list.all(y, x != y || x == y))' }] },
+      spec: {
+        type: 'object',
+        properties: { list: { type: 'array', items: { type: 'string' } } },
+        'x-kubernetes-validations': [{ rule: 'self.list.all(x, self.list.all(y, x != y || x == y))' }],
+      },
     });
     expect(costly.refusal.map((e) => e.message).join('\n')).toMatch(/estimated rule cost exceeds budget/);
   });
@@ -181,9 +350,19 @@ describe('the API server engine', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 1000; i++) deep = { a: deep };
     expect(judge(crd, { operation: 'CREATE', object: object('Open', { spec: deep }) }).allowed).toBeTypeOf('boolean');
-    expect(judge(crd, { operation: 'CREATE', object: { apiVersion: 'example.com/v1', kind: 'Other', metadata: { name: 'x' } } })).toMatchObject({ allowed: false, code: 400 });
+    expect(
+      judge(crd, {
+        operation: 'CREATE',
+        object: { apiVersion: 'example.com/v1', kind: 'Other', metadata: { name: 'x' } },
+      }),
+    ).toMatchObject({ allowed: false, code: 400 });
     expect(judge(crd, { operation: 'CREATE', object: 'not an object' })).toMatchObject({ allowed: false, code: 400 });
-    expect(() => judge(crd, { operation: 'CREATE', object: object('Open', { spec: { big: 'x'.repeat(MAX_ENGINE_INPUT_BYTES) } }) })).toThrow(RangeError);
+    expect(() =>
+      judge(crd, {
+        operation: 'CREATE',
+        object: object('Open', { spec: { big: 'x'.repeat(MAX_ENGINE_INPUT_BYTES) } }),
+      }),
+    ).toThrow(RangeError);
     // and still answers afterwards
     expect(judge(crd, { operation: 'CREATE', object: object('Open', { spec: { ok: true } }) }).allowed).toBe(true);
   });
@@ -193,19 +372,28 @@ describe("one CEL expression in a CRD rule's environment", () => {
   const uintX = { name: 'x', ident: { type: { primitive: 'UINT64' } } };
 
   it('answers the value as cel.expr.Value, with its checked type, int, uint and double apart', () => {
-    expect(evaluateCel({ expr: 'x + 1u', typeEnv: [uintX], bindings: { x: { uint64Value: '41' } } })).toEqual({ type: { primitive: 'UINT64' }, value: { uint64Value: '42' } });
+    expect(evaluateCel({ expr: 'x + 1u', typeEnv: [uintX], bindings: { x: { uint64Value: '41' } } })).toEqual({
+      type: { primitive: 'UINT64' },
+      value: { uint64Value: '42' },
+    });
     expect(evaluateCel({ expr: '1 + 1' })).toEqual({ type: { primitive: 'INT64' }, value: { int64Value: '2' } });
     expect(evaluateCel({ expr: '1.0 / 4.0' })).toEqual({ type: { primitive: 'DOUBLE' }, value: { doubleValue: 0.25 } });
     expect(evaluateCel({ expr: "{'a': [b'\\xff']}" }).value).toEqual({
-      mapValue: { entries: [{ key: { stringValue: 'a' }, value: { listValue: { values: [{ bytesValue: '/w==' }] } } }] },
+      mapValue: {
+        entries: [{ key: { stringValue: 'a' }, value: { listValue: { values: [{ bytesValue: '/w==' }] } } }],
+      },
     });
-    expect(evaluateCel({ expr: 'x + 1u', typeEnv: [uintX], bindings: { x: { uint64Value: '41' } }, checkOnly: true })).toEqual({ type: { primitive: 'UINT64' } });
+    expect(
+      evaluateCel({ expr: 'x + 1u', typeEnv: [uintX], bindings: { x: { uint64Value: '41' } }, checkOnly: true }),
+    ).toEqual({ type: { primitive: 'UINT64' } });
   });
 
   it("has Kubernetes' own libraries", () => {
     expect(evaluateCel({ expr: "quantity('1Gi').isGreaterThan(quantity('1Mi'))" }).value).toEqual({ boolValue: true });
     expect(evaluateCel({ expr: "ip('10.0.0.1').family()" }).value).toEqual({ int64Value: '4' });
-    expect(evaluateCel({ expr: "url('https://example.com/a').getHost()" }).value).toEqual({ stringValue: 'example.com' });
+    expect(evaluateCel({ expr: "url('https://example.com/a').getHost()" }).value).toEqual({
+      stringValue: 'example.com',
+    });
     expect(evaluateCel({ expr: '[3, 1, 2].isSorted()' }).value).toEqual({ boolValue: false });
     // ext.Lists at version 3, which the environment takes from Kubernetes 1.34 on
     expect(evaluateCel({ expr: '[3, 1, 2].sort() == [1, 2, 3]' }).value).toEqual({ boolValue: true });
@@ -213,8 +401,13 @@ describe("one CEL expression in a CRD rule's environment", () => {
 
   it('tells an expression that does not compile from one that fails when evaluated', () => {
     expect(evaluateCel({ expr: '1 +' })).toEqual({ compileError: expect.stringContaining('Syntax error') });
-    expect(evaluateCel({ expr: 'y' })).toEqual({ compileError: expect.stringContaining("undeclared reference to 'y'") });
-    expect(evaluateCel({ expr: 'x / 0u', typeEnv: [uintX], bindings: { x: { uint64Value: '1' } } })).toEqual({ type: { primitive: 'UINT64' }, evalError: 'division by zero' });
+    expect(evaluateCel({ expr: 'y' })).toEqual({
+      compileError: expect.stringContaining("undeclared reference to 'y'"),
+    });
+    expect(evaluateCel({ expr: 'x / 0u', typeEnv: [uintX], bindings: { x: { uint64Value: '1' } } })).toEqual({
+      type: { primitive: 'UINT64' },
+      evalError: 'division by zero',
+    });
   });
 
   it('refuses to compile what kube-apiserver refuses in a CRD rule', () => {
@@ -228,23 +421,43 @@ describe("one CEL expression in a CRD rule's environment", () => {
     for (const rule of refused) {
       expect(evaluateCel({ expr: rule }).compileError, rule).toBeDefined();
       const crd = crdOf('Refusing', { spec: { type: 'object', 'x-kubernetes-validations': [{ rule }] } });
-      expect(crd.refusal, rule).toEqual([expect.objectContaining({ field: 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule' })]);
+      expect(crd.refusal, rule).toEqual([
+        expect.objectContaining({
+          field: 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
+        }),
+      ]);
     }
     const accepted = "timestamp('2000-01-01T00:00:00Z').getHours('Asia/Tokyo') == 9";
     expect(evaluateCel({ expr: accepted }).value).toEqual({ boolValue: true });
-    expect(crdOf('Refusing', { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: accepted }] } }).refusal).toEqual([]);
+    expect(
+      crdOf('Refusing', { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: accepted }] } }).refusal,
+    ).toEqual([]);
   });
 
   it('throws on what is no expression to evaluate: an unreadable declaration or binding, an oversized input', () => {
-    expect(() => evaluateCel({ expr: 'x', typeEnv: [{ name: 'x', ident: { type: { primitive: 'NOT_A_TYPE' } } }] })).toThrow(/typeEnv\[0\]/);
-    expect(() => evaluateCel({ expr: 'x', typeEnv: [uintX], bindings: { x: { noSuchKind: 1 } } })).toThrow(/binding of x/);
+    expect(() =>
+      evaluateCel({ expr: 'x', typeEnv: [{ name: 'x', ident: { type: { primitive: 'NOT_A_TYPE' } } }] }),
+    ).toThrow(/typeEnv\[0\]/);
+    expect(() => evaluateCel({ expr: 'x', typeEnv: [uintX], bindings: { x: { noSuchKind: 1 } } })).toThrow(
+      /binding of x/,
+    );
     expect(() => evaluateCel({ expr: `'${'x'.repeat(MAX_ENGINE_INPUT_BYTES)}'` })).toThrow(RangeError);
   });
 });
 
 describe("a webhook's matchConditions against one request", () => {
-  const widget = (spec: unknown) => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'team' }, spec });
-  const update = (conditions: MatchConditionsRequest['conditions'], object: unknown, oldObject: unknown, extra: Partial<MatchConditionsRequest> = {}): MatchConditionsRequest => ({
+  const widget = (spec: unknown) => ({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w', namespace: 'team' },
+    spec,
+  });
+  const update = (
+    conditions: MatchConditionsRequest['conditions'],
+    object: unknown,
+    oldObject: unknown,
+    extra: Partial<MatchConditionsRequest> = {},
+  ): MatchConditionsRequest => ({
     conditions,
     operation: 'UPDATE',
     kind: { group: 'example.com', version: 'v1', kind: 'Widget' },
@@ -258,29 +471,67 @@ describe("a webhook's matchConditions against one request", () => {
   const specChanged = [{ name: 'spec-changed', expression: 'object.spec != oldObject.spec' }];
 
   it('calls the webhook when every condition is true, and names the first that is false', () => {
-    expect(matchWebhookConditions(update(specChanged, widget({ size: 2 }), widget({ size: 1 })))).toMatchObject({ matches: true });
-    expect(matchWebhookConditions(update(specChanged, widget({ size: 1 }), widget({ size: 1 })))).toMatchObject({ matches: false, failedCondition: 'spec-changed' });
+    expect(matchWebhookConditions(update(specChanged, widget({ size: 2 }), widget({ size: 1 })))).toMatchObject({
+      matches: true,
+    });
+    expect(matchWebhookConditions(update(specChanged, widget({ size: 1 }), widget({ size: 1 })))).toMatchObject({
+      matches: false,
+      failedCondition: 'spec-changed',
+    });
     // The API server decodes 1.0 as a double and 1 as an int; CEL's equality takes them as equal numbers.
-    expect(matchWebhookConditions(update(specChanged, widget({ size: 1 }), widget({ size: 1.5 - 0.5 })))).toMatchObject({ matches: false });
+    expect(matchWebhookConditions(update(specChanged, widget({ size: 1 }), widget({ size: 1.5 - 0.5 })))).toMatchObject(
+      { matches: false },
+    );
   });
 
   it('gives the request as the API server does: no oldObject on CREATE, no object on DELETE, no subResource unless there is one', () => {
-    const create = { ...update([{ name: 'create', expression: "oldObject == null && request.operation == 'CREATE'" }], widget({}), undefined), operation: 'CREATE' as const };
+    const create = {
+      ...update(
+        [{ name: 'create', expression: "oldObject == null && request.operation == 'CREATE'" }],
+        widget({}),
+        undefined,
+      ),
+      operation: 'CREATE' as const,
+    };
     expect(matchWebhookConditions(create)).toMatchObject({ matches: true });
     const absent = [{ name: 'sub', expression: 'request.subResource == ""' }];
-    expect(matchWebhookConditions(update(absent, widget({}), widget({}))).evalError).toContain('no such key: subResource');
-    expect(matchWebhookConditions(update([{ name: 'sub', expression: 'request.?subResource.orValue("") == "status"' }], widget({}), widget({}), { subResource: 'status' }))).toMatchObject({ matches: true });
+    expect(matchWebhookConditions(update(absent, widget({}), widget({}))).evalError).toContain(
+      'no such key: subResource',
+    );
+    expect(
+      matchWebhookConditions(
+        update([{ name: 'sub', expression: 'request.?subResource.orValue("") == "status"' }], widget({}), widget({}), {
+          subResource: 'status',
+        }),
+      ),
+    ).toMatchObject({ matches: true });
   });
 
   it('fails the request on an evaluation error under Fail, and skips the webhook under Ignore', () => {
     const failing = [{ name: 'missing', expression: 'object.spec.missing == 1' }];
-    expect(matchWebhookConditions(update(failing, widget({}), widget({})))).toMatchObject({ matches: false, evalError: expect.stringContaining('no such key: missing') });
-    expect(matchWebhookConditions(update(failing, widget({}), widget({}), { failurePolicy: 'Ignore' }))).toEqual(expect.objectContaining({ matches: false }));
-    expect(matchWebhookConditions(update(failing, widget({}), widget({}), { failurePolicy: 'Ignore' })).evalError).toBeUndefined();
+    expect(matchWebhookConditions(update(failing, widget({}), widget({})))).toMatchObject({
+      matches: false,
+      evalError: expect.stringContaining('no such key: missing'),
+    });
+    expect(matchWebhookConditions(update(failing, widget({}), widget({}), { failurePolicy: 'Ignore' }))).toEqual(
+      expect.objectContaining({ matches: false }),
+    );
+    expect(
+      matchWebhookConditions(update(failing, widget({}), widget({}), { failurePolicy: 'Ignore' })).evalError,
+    ).toBeUndefined();
   });
 
   it("refuses what the API server's validation of a webhook configuration refuses, and counts the cost against its budget", () => {
-    const answer = matchWebhookConditions(update([{ name: 'broken', expression: 'object.spec +' }, { name: 'number', expression: '1' }], widget({}), widget({})));
+    const answer = matchWebhookConditions(
+      update(
+        [
+          { name: 'broken', expression: 'object.spec +' },
+          { name: 'number', expression: '1' },
+        ],
+        widget({}),
+        widget({}),
+      ),
+    );
     expect(answer.compileErrors?.map((problem) => problem.name)).toEqual(['broken', 'number']);
     expect(answer.compileErrors?.[1]?.detail).toContain('must evaluate to bool');
     // contains() costs a tenth of one string's length times a tenth of the other's: 949 x 949 on 9,490 characters.
@@ -306,7 +557,11 @@ describe("a webhook's matchConditions against one request", () => {
 describe("the API server engine's memory", () => {
   it('stays where the first calls took it over many objects, each read, created and updated (ratcheted)', () => {
     const crd = crdOf('Ledger', {
-      spec: { type: 'object', properties: { note: { type: 'string', maxLength: 16384 }, size: { type: 'integer', default: 1 } }, 'x-kubernetes-validations': [{ rule: 'self.size >= 0' }] },
+      spec: {
+        type: 'object',
+        properties: { note: { type: 'string', maxLength: 16384 }, size: { type: 'integer', default: 1 } },
+        'x-kubernetes-validations': [{ rule: 'self.size >= 0' }],
+      },
     });
     const judgeOne = (n: number) => {
       const ledger = object('Ledger', { spec: { note: 'x'.repeat(32768) } }, `ledger-${n}`);
@@ -324,11 +579,18 @@ describe("the API server engine's memory", () => {
   it('forgets a compiled CRD, so that compiling revisions without end leaves memory where it was, and compiles one judged after it again', () => {
     // Wide enough that keeping each compiled revision would show: about half a MiB of engine memory apiece (88 MiB over
     // these 200 when they are kept, none when each is forgotten).
-    const fields = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`field${i}`, { type: 'string', maxLength: 20 + i, description: `field ${i}` }]));
+    const fields = Object.fromEntries(
+      Array.from({ length: 150 }, (_, i) => [
+        `field${i}`,
+        { type: 'string', maxLength: 20 + i, description: `field ${i}` },
+      ]),
+    );
     const schema = { spec: { type: 'object', properties: { size: { type: 'integer', maximum: 10 }, ...fields } } };
     const compileJudgeForget = (n: number) => {
       const crd = crdOf(`Revision${n}`, schema);
-      expect(judge(crd, { operation: 'CREATE', object: object(`Revision${n}`, { spec: { size: 11 } }) }).allowed).toBe(false);
+      expect(judge(crd, { operation: 'CREATE', object: object(`Revision${n}`, { spec: { size: 11 } }) }).allowed).toBe(
+        false,
+      );
       forgetCrd(crd);
       return crd;
     };
@@ -337,7 +599,9 @@ describe("the API server engine's memory", () => {
     for (let n = 20; n < 220; n += 1) compileJudgeForget(n);
     expect(engineMemoryBytes() - warmedUp).toBeLessThanOrEqual(8 * 2 ** 20);
     const forgotten = compileJudgeForget(220);
-    expect(judge(forgotten, { operation: 'CREATE', object: object('Revision220', { spec: { size: 3 } }) }).allowed).toBe(true);
+    expect(
+      judge(forgotten, { operation: 'CREATE', object: object('Revision220', { spec: { size: 3 } }) }).allowed,
+    ).toBe(true);
   });
   it('gives a forgotten CRD compiled again a handle of its own, so that forgetting it again leaves the next holder working', () => {
     const schema = { spec: { type: 'object', properties: { size: { type: 'integer', maximum: 10 } } } };

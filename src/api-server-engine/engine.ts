@@ -34,7 +34,11 @@ export class CrdUnservableError extends Error {
   readonly refusal: FieldError[];
 
   constructor(message: string, refusal: FieldError[]) {
-    super(refusal.length > 0 ? `${message}; kube-apiserver would refuse the CRD: ${refusal.map((e) => `${e.field}: ${e.message}`).join(', ')}` : message);
+    super(
+      refusal.length > 0
+        ? `${message}; kube-apiserver would refuse the CRD: ${refusal.map((e) => `${e.field}: ${e.message}`).join(', ')}`
+        : message,
+    );
     this.refusal = refusal;
   }
 }
@@ -146,7 +150,12 @@ function engine(): EngineExports {
     throw new EngineUnavailableError(engineMissingMessage(ENGINE_WASM_PATH));
   }
   const { WASI } = quietly(() => process.getBuiltinModule('node:wasi'));
-  const wasi: WasiClass = new WASI({ version: 'preview1', args: ['crdgate-api-server-engine'], env: {}, returnOnExit: true });
+  const wasi: WasiClass = new WASI({
+    version: 'preview1',
+    args: ['crdgate-api-server-engine'],
+    env: {},
+    returnOnExit: true,
+  });
   const instance = new wasm.Instance(new wasm.Module(bytes), wasi.getImportObject());
   // Starts the Go runtime and runs every package's init (the CEL environments among them).
   wasi.initialize(instance as unknown as object);
@@ -159,7 +168,8 @@ function engine(): EngineExports {
 function quietly<T>(load: () => T): T {
   const emitWarning = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if (String(typeof warning === 'string' ? warning : warning.message).startsWith('WASI is an experimental feature')) return;
+    if (String(typeof warning === 'string' ? warning : warning.message).startsWith('WASI is an experimental feature'))
+      return;
     (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   try {
@@ -170,10 +180,16 @@ function quietly<T>(load: () => T): T {
 }
 
 /** One call: the JSON in, through memory the engine allocates, and its JSON answer out. */
-function call<T>(what: string, input: string, invoke: (exports: EngineExports, address: number, length: number) => bigint): T {
+function call<T>(
+  what: string,
+  input: string,
+  invoke: (exports: EngineExports, address: number, length: number) => bigint,
+): T {
   const bytes = encoder.encode(input);
   if (bytes.length > MAX_ENGINE_INPUT_BYTES) {
-    throw new RangeError(`${what} is ${bytes.length} bytes of JSON; the API server takes at most ${MAX_ENGINE_INPUT_BYTES}`);
+    throw new RangeError(
+      `${what} is ${bytes.length} bytes of JSON; the API server takes at most ${MAX_ENGINE_INPUT_BYTES}`,
+    );
   }
   const exports = engine();
   // An i32 to JavaScript: past 2 GiB of memory the address would read as negative.
@@ -187,7 +203,9 @@ function call<T>(what: string, input: string, invoke: (exports: EngineExports, a
     // The Go side recovers its panics; what reaches here (out of memory, a trap) leaves the instance unusable.
     running = undefined;
     compiled.clear();
-    throw new Error(`the API server engine failed on ${what} and was stopped: ${(error as Error)?.message ?? String(error)}`);
+    throw new Error(
+      `the API server engine failed on ${what} and was stopped: ${(error as Error)?.message ?? String(error)}`,
+    );
   }
   const answerAddress = Number(packed >> 32n);
   const answerLength = Number(packed & 0xffffffffn);
@@ -220,14 +238,26 @@ export function loadCrd(crd: unknown): EngineCrd {
 }
 
 function compileCrd(json: string): EngineCrd {
-  const answer = call<{ handle?: number; group?: string; kind?: string; versions?: string[]; refusal: RawProblem[]; error?: string }>(
-    'the CRD',
-    json,
-    (exports, address, length) => exports.load(address, length),
-  );
+  const answer = call<{
+    handle?: number;
+    group?: string;
+    kind?: string;
+    versions?: string[];
+    refusal: RawProblem[];
+    error?: string;
+  }>('the CRD', json, (exports, address, length) => exports.load(address, length));
   const refusal = answer.refusal.map(toFieldError);
-  if (answer.error !== undefined || answer.handle === undefined) throw new CrdUnservableError(answer.error ?? 'the engine gave no handle', refusal);
-  return { json, handle: answer.handle, instance: instanceCount, group: answer.group ?? '', kind: answer.kind ?? '', versions: answer.versions ?? [], refusal };
+  if (answer.error !== undefined || answer.handle === undefined)
+    throw new CrdUnservableError(answer.error ?? 'the engine gave no handle', refusal);
+  return {
+    json,
+    handle: answer.handle,
+    instance: instanceCount,
+    group: answer.group ?? '',
+    kind: answer.kind ?? '',
+    versions: answer.versions ?? [],
+    refusal,
+  };
 }
 
 interface RawJudgement {
@@ -276,16 +306,24 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
     crd.handle = again.handle;
     crd.instance = again.instance;
   }
-  const answer = call<RawJudgement>('the object', JSON.stringify(request), (exports, address, length) => exports.judge(crd.handle, address, length));
+  const answer = call<RawJudgement>('the object', JSON.stringify(request), (exports, address, length) =>
+    exports.judge(crd.handle, address, length),
+  );
   if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
   const unknownFields = answer.unknownFields ?? [];
   const causes = answer.status?.causes?.map(toFieldError) ?? [
-    ...unknownFields.map((path) => ({ field: path, type: 'FieldValueUnknown' as const, message: `unknown field ${JSON.stringify(lastStep(path))}` })),
+    ...unknownFields.map((path) => ({
+      field: path,
+      type: 'FieldValueUnknown' as const,
+      message: `unknown field ${JSON.stringify(lastStep(path))}`,
+    })),
     ...(answer.strictErrors ?? []).map((text) => ({ field: '', type: 'FieldValueInvalid' as const, message: text })),
   ];
   return {
     allowed: answer.allowed,
-    ...(answer.status ? { code: answer.status.code, reason: answer.status.reason, message: answer.status.message } : {}),
+    ...(answer.status
+      ? { code: answer.status.code, reason: answer.status.reason, message: answer.status.message }
+      : {}),
     causes: answer.allowed ? [] : causes,
     unknownFields,
     warnings: answer.warnings ?? [],
@@ -350,7 +388,11 @@ export interface CelEvaluation {
  * caller declares in place of `self` and `oldSelf`. Throws EngineUnavailableError when the engine is not built.
  */
 export function evaluateCel(input: CelExpression): CelEvaluation {
-  const answer = call<CelEvaluation & { error?: string }>('the CEL expression', JSON.stringify(input), (exports, address, length) => exports.evaluate(address, length));
+  const answer = call<CelEvaluation & { error?: string }>(
+    'the CEL expression',
+    JSON.stringify(input),
+    (exports, address, length) => exports.evaluate(address, length),
+  );
   if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
   return answer;
 }
@@ -395,7 +437,11 @@ export interface MatchConditionsAnswer {
  * within their shared runtime cost budget. Throws EngineUnavailableError when the engine is not built.
  */
 export function matchWebhookConditions(request: MatchConditionsRequest): MatchConditionsAnswer {
-  const answer = call<MatchConditionsAnswer & { error?: string }>('the match conditions', JSON.stringify(request), (exports, address, length) => exports.match(address, length));
+  const answer = call<MatchConditionsAnswer & { error?: string }>(
+    'the match conditions',
+    JSON.stringify(request),
+    (exports, address, length) => exports.match(address, length),
+  );
   if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
   return answer;
 }

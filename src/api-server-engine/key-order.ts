@@ -2,14 +2,26 @@
 
 /** `value` with the keys of each object in the order `template` has them at the same place; new keys after them. */
 export function inKeyOrderOf<T>(value: T, template: unknown): T {
-  if (Array.isArray(value)) return value.map((item, index) => inKeyOrderOf(item, Array.isArray(template) ? template[index] : undefined)) as T;
+  if (Array.isArray(value))
+    return value.map((item, index) => inKeyOrderOf(item, Array.isArray(template) ? template[index] : undefined)) as T;
   if (value === null || typeof value !== 'object') return value;
   const source = value as Record<string, unknown>;
-  const model = template !== null && typeof template === 'object' && !Array.isArray(template) ? (template as Record<string, unknown>) : {};
+  const model =
+    template !== null && typeof template === 'object' && !Array.isArray(template)
+      ? (template as Record<string, unknown>)
+      : {};
   const ordered: Record<string, unknown> = {};
-  for (const key of [...Object.keys(model).filter((key) => Object.hasOwn(source, key)), ...Object.keys(source).filter((key) => !Object.hasOwn(model, key))]) {
+  for (const key of [
+    ...Object.keys(model).filter((key) => Object.hasOwn(source, key)),
+    ...Object.keys(source).filter((key) => !Object.hasOwn(model, key)),
+  ]) {
     // (defineProperty: a `__proto__` key of parsed JSON stays a plain key.)
-    Object.defineProperty(ordered, key, { value: inKeyOrderOf(source[key], model[key]), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(ordered, key, {
+      value: inKeyOrderOf(source[key], model[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return ordered as T;
 }

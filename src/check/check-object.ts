@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { DecisionCode } from '../errors.ts';
 import { formatFieldError, type FieldError } from '../contract/values/field-error.ts';
 import { engineCrdFor } from '../api-server-engine/contract-crd.ts';
-import { judge, readAsStored, type EngineCrd, type FieldValidation, type Judgement } from '../api-server-engine/engine.ts';
+import {
+  judge,
+  readAsStored,
+  type EngineCrd,
+  type FieldValidation,
+  type Judgement,
+} from '../api-server-engine/engine.ts';
 import { convertObject } from '../conversion/convert-object.ts';
 import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
 import { splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
@@ -77,12 +83,18 @@ export interface CheckResult {
 export function checkObject(registry: ContractRegistry, input: CheckInput): CheckResult {
   const { operation, object } = input;
   const oldObject = input.oldObject ?? null;
-  if (operation === 'DELETE') return summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []);
+  if (operation === 'DELETE')
+    return summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []);
   const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
   if (compiled && compiled.servedApiVersions.has(String(object.apiVersion))) {
     const crd = engineCrdFor(compiled);
     const storedOld = oldObject === null ? null : asStoredIn(crd, compiled, oldObject, String(object.apiVersion));
-    return checkThroughEngine(registry, compiled, crd, { ...input, operation, oldObject: storedOld, fieldValidation: input.fieldValidation ?? 'Strict' });
+    return checkThroughEngine(registry, compiled, crd, {
+      ...input,
+      operation,
+      oldObject: storedOld,
+      fieldValidation: input.fieldValidation ?? 'Strict',
+    });
   }
   // A kind or version no contract serves: the webhooks' own answer (KIND_UNKNOWN, VERSION_UNKNOWN).
   const mutation = decideMutation(registry, admissionRequest(operation, object, oldObject));
@@ -115,7 +127,9 @@ function readBack(crd: EngineCrd, object: KubeObject): KubeObject {
 /** The request's namespace: the object's own, which the API server requires to match, else the one asked for. */
 function namespaceOf(input: CheckInput): { namespace?: string } {
   const written = input.object.metadata?.namespace;
-  return input.namespace === undefined || (typeof written === 'string' && written !== '') ? {} : { namespace: input.namespace };
+  return input.namespace === undefined || (typeof written === 'string' && written !== '')
+    ? {}
+    : { namespace: input.namespace };
 }
 
 function contextOf(input: CheckInput): UpdateContext {
@@ -134,17 +148,35 @@ export function checkCrdObject(crd: EngineCrd, input: CheckInput): CheckResult {
   const { operation, object } = input;
   if (operation === 'DELETE') return summarize(allow(), object, [], []);
   const oldObject = input.oldObject ? readBack(crd, input.oldObject) : undefined;
-  const judged = judge(crd, { operation, object, fieldValidation: input.fieldValidation ?? 'Strict', ...(oldObject ? { oldObject } : {}), ...namespaceOf(input) });
+  const judged = judge(crd, {
+    operation,
+    object,
+    fieldValidation: input.fieldValidation ?? 'Strict',
+    ...(oldObject ? { oldObject } : {}),
+    ...namespaceOf(input),
+  });
   if (!judged.allowed) return summarize(engineDenial(judged), object, [], judged.warnings);
   const stored = inKeyOrderOf(judged.object!, object);
   return summarize(allow(), stored, addedFields(object, stored), judged.warnings);
 }
 
 /** The fields `after` has and `before` lacks (the schema's defaults), as paths with their values; list items by index. */
-function addedFields(before: unknown, after: unknown, segments: PathSegment[] = [], found: DefaultedField[] = []): DefaultedField[] {
+function addedFields(
+  before: unknown,
+  after: unknown,
+  segments: PathSegment[] = [],
+  found: DefaultedField[] = [],
+): DefaultedField[] {
   if (Array.isArray(after) && Array.isArray(before)) {
     after.forEach((item, index) => addedFields(before[index], item, [...segments, index], found));
-  } else if (after !== null && typeof after === 'object' && !Array.isArray(after) && before !== null && typeof before === 'object' && !Array.isArray(before)) {
+  } else if (
+    after !== null &&
+    typeof after === 'object' &&
+    !Array.isArray(after) &&
+    before !== null &&
+    typeof before === 'object' &&
+    !Array.isArray(before)
+  ) {
     const old = before as Record<string, unknown>;
     for (const [key, value] of Object.entries(after)) {
       if (Object.hasOwn(old, key)) addedFields(old[key], value, [...segments, key], found);
@@ -159,12 +191,28 @@ function checkThroughEngine(
   registry: ContractRegistry,
   compiled: CompiledContract,
   crd: EngineCrd,
-  input: CheckInput & { operation: 'CREATE' | 'UPDATE'; oldObject: KubeObject | null; fieldValidation: FieldValidation },
+  input: CheckInput & {
+    operation: 'CREATE' | 'UPDATE';
+    oldObject: KubeObject | null;
+    fieldValidation: FieldValidation;
+  },
 ): CheckResult {
   const { operation, object, oldObject, fieldValidation } = input;
-  const refusal = crd.refusal.length > 0 ? [`kube-apiserver would refuse the CustomResourceDefinition of ${compiled.contract.identity.kind}: ${crd.refusal.map(formatFieldError).join(', ')}`] : [];
+  const refusal =
+    crd.refusal.length > 0
+      ? [
+          `kube-apiserver would refuse the CustomResourceDefinition of ${compiled.contract.identity.kind}: ${crd.refusal.map(formatFieldError).join(', ')}`,
+        ]
+      : [];
   const old = oldObject ?? undefined;
-  const decoded = judge(crd, { operation, object, oldObject: old, decodeOnly: true, fieldValidation, ...namespaceOf(input) });
+  const decoded = judge(crd, {
+    operation,
+    object,
+    oldObject: old,
+    decodeOnly: true,
+    fieldValidation,
+    ...namespaceOf(input),
+  });
   if (!decoded.allowed) return summarize(engineDenial(decoded), object, [], refusal);
   // With Warn, the unknown and duplicate fields the decoding pruned are warnings, as the API server sends them.
   const fieldWarnings = [...refusal, ...decoded.warnings];
@@ -175,16 +223,33 @@ function checkThroughEngine(
   const patch = mutation.patch ?? [];
   const patched = patch.length > 0 ? applyJsonPatch(received, patch) : received;
   // What a webhook's patch adds that the schema does not know is pruned silently, as the API server does.
-  const judged = judge(crd, { operation, object: patched, oldObject: old, fieldValidation: patch.length > 0 ? 'Ignore' : 'Strict', ...namespaceOf(input) });
+  const judged = judge(crd, {
+    operation,
+    object: patched,
+    oldObject: old,
+    fieldValidation: patch.length > 0 ? 'Ignore' : 'Strict',
+    ...namespaceOf(input),
+  });
   // The schema's defaults set on reading the object, then the mutating webhook's.
   const defaults = [...addedFields(object, received), ...defaultedFields(patch, patched, received)];
   const warnings = [...fieldWarnings, ...mutation.warnings, ...judged.warnings];
   if (!judged.allowed) {
     // The webhook sees the object as the API server prepared it (status dropped on a create, say), not as sent.
     const prepared = judged.object ? inKeyOrderOf(judged.object, patched) : patched;
-    const webhook = judged.code === 422 ? decideValidation(registry, admissionRequest(operation, prepared, oldObject), contextOf(input)) : undefined;
+    const webhook =
+      judged.code === 422
+        ? decideValidation(registry, admissionRequest(operation, prepared, oldObject), contextOf(input))
+        : undefined;
     const next = webhookFindingsBeyond(judged.causes, webhook?.causes ?? []);
-    return { ...summarize(deny('OBJECT_INVALID', judged.message ?? 'the API server refused the object', judged.causes), patched, defaults, warnings), ...(next.length > 0 ? { next } : {}) };
+    return {
+      ...summarize(
+        deny('OBJECT_INVALID', judged.message ?? 'the API server refused the object', judged.causes),
+        patched,
+        defaults,
+        warnings,
+      ),
+      ...(next.length > 0 ? { next } : {}),
+    };
   }
   const stored = inKeyOrderOf(judged.object!, patched);
   const validation = decideValidation(registry, admissionRequest(operation, stored, oldObject), contextOf(input));
@@ -216,7 +281,11 @@ function engineDenial(judgement: Judgement): Verdict {
   return deny('OBJECT_INVALID', judgement.message ?? 'the API server refused the object', judgement.causes);
 }
 
-function admissionRequest(operation: CheckOperation, object: KubeObject | null, oldObject: KubeObject | null): AdmissionRequest {
+function admissionRequest(
+  operation: CheckOperation,
+  object: KubeObject | null,
+  oldObject: KubeObject | null,
+): AdmissionRequest {
   const subject = (object ?? oldObject)!;
   const { group, version } = splitApiVersion(String(subject.apiVersion));
   return {
@@ -230,7 +299,12 @@ function admissionRequest(operation: CheckOperation, object: KubeObject | null, 
   };
 }
 
-function summarize(verdict: Verdict, object: KubeObject, defaults: DefaultedField[], earlierWarnings: string[]): CheckResult {
+function summarize(
+  verdict: Verdict,
+  object: KubeObject,
+  defaults: DefaultedField[],
+  earlierWarnings: string[],
+): CheckResult {
   return {
     allowed: verdict.allowed,
     code: verdict.code,
@@ -244,7 +318,11 @@ function summarize(verdict: Verdict, object: KubeObject, defaults: DefaultedFiel
 }
 
 /** A removal's path only exists in the object before the patch, so each operation is read in the object it names. */
-function defaultedFields(patch: readonly JsonPatchOperation[], after: KubeObject, before: KubeObject): DefaultedField[] {
+function defaultedFields(
+  patch: readonly JsonPatchOperation[],
+  after: KubeObject,
+  before: KubeObject,
+): DefaultedField[] {
   return patch.map((operation) => {
     const field = renderFieldPath('', pointerSegments(operation.op === 'remove' ? before : after, operation.path));
     return operation.op === 'remove' ? { field } : { field, value: operation.value };

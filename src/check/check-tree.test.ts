@@ -21,7 +21,10 @@ const tree = parseManifest(
 describe('checkTree --strict-kinds', () => {
   it('denies another kind of a group whose contract owns its CRD', () => {
     const report = checkTree(createContractRegistry([clusterWidgetContract()]), tree, undefined, { strictKinds: true });
-    expect(report.objects.map((object) => [object.kind, object.code])).toEqual([['Gadget', 'KIND_UNKNOWN'], ['Widget', 'ALLOWED']]);
+    expect(report.objects.map((object) => [object.kind, object.code])).toEqual([
+      ['Gadget', 'KIND_UNKNOWN'],
+      ['Widget', 'ALLOWED'],
+    ]);
   });
 
   it("leaves the operator's other kinds alone when the contract guards a CRD it does not own", () => {

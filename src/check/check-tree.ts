@@ -11,7 +11,13 @@ import { isCrdObject, type CrdKinds, type CrdUse } from './crd-kinds.ts';
 import { compareTreeCrds, type CrdRevisionCheck } from './crd-revisions.ts';
 import type { StoredObjectsReport } from './stored-objects.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
-import type { EmptyManifest, InvalidManifest, ManifestContents, ManifestLocation, ManifestObject } from './manifest-documents.ts';
+import type {
+  EmptyManifest,
+  InvalidManifest,
+  ManifestContents,
+  ManifestLocation,
+  ManifestObject,
+} from './manifest-documents.ts';
 import { previousRevision, type StartState } from './previous-revision.ts';
 
 export interface TreeCheckOptions {
@@ -98,12 +104,22 @@ export interface TreeCheckReport {
  * kind, namespace and name) is an UPDATE from it, a new one a CREATE, one the new tree lacks a DELETE. Pure: the
  * trees are read by the caller, and the registry is compiled once for the whole run.
  */
-export function checkTree(registry: ContractRegistry, tree: ManifestContents, oldTree: ManifestContents | undefined, options: TreeCheckOptions = {}): TreeCheckReport {
+export function checkTree(
+  registry: ContractRegistry,
+  tree: ManifestContents,
+  oldTree: ManifestContents | undefined,
+  options: TreeCheckOptions = {},
+): TreeCheckReport {
   const crds = options.crds;
   const namespace = options.namespace ?? 'default';
-  const asked: Pick<CheckInput, 'fieldValidation' | 'namespace'> = { ...(options.fieldValidation ? { fieldValidation: options.fieldValidation } : {}), namespace };
-  const decides = (object: KubeObject) => decidedKind(registry, object, options.strictKinds === true) || crdFor(crds, object) !== undefined;
-  const identityKey = (object: KubeObject) => objectIdentity(object, clusterScoped(registry, crds, object) ? '' : namespace);
+  const asked: Pick<CheckInput, 'fieldValidation' | 'namespace'> = {
+    ...(options.fieldValidation ? { fieldValidation: options.fieldValidation } : {}),
+    namespace,
+  };
+  const decides = (object: KubeObject) =>
+    decidedKind(registry, object, options.strictKinds === true) || crdFor(crds, object) !== undefined;
+  const identityKey = (object: KubeObject) =>
+    objectIdentity(object, clusterScoped(registry, crds, object) ? '' : namespace);
   const previous = new PreviousRevisions(oldTree, decides, identityKey);
   const inTree = <T>(entries: T[], name: TreeName) => entries.map((entry) => ({ ...entry, tree: name }));
   const report: TreeCheckReport = {
@@ -138,7 +154,8 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
     report.objects.push(earlier[0] === undefined ? check : { ...check, duplicateOf: earlier[0] });
     report.stored.push(check.object);
   }
-  for (const { location, object } of previous.gone(seen)) report.objects.push(decide(registry, crds, object, location, { operation: 'DELETE', object }));
+  for (const { location, object } of previous.gone(seen))
+    report.objects.push(decide(registry, crds, object, location, { operation: 'DELETE', object }));
   return report;
 }
 
@@ -151,7 +168,11 @@ export function checkTree(registry: ContractRegistry, tree: ManifestContents, ol
 class PreviousRevisions {
   private readonly byKey = new Map<string, ManifestObject[]>();
 
-  constructor(oldTree: ManifestContents | undefined, decides: (object: KubeObject) => boolean, identityKey: (object: KubeObject) => string | undefined) {
+  constructor(
+    oldTree: ManifestContents | undefined,
+    decides: (object: KubeObject) => boolean,
+    identityKey: (object: KubeObject) => string | undefined,
+  ) {
     for (const entry of oldTree?.objects ?? []) {
       const key = identityKey(entry.object);
       if (key !== undefined && decides(entry.object)) this.byKey.set(key, [...(this.byKey.get(key) ?? []), entry]);
@@ -188,41 +209,92 @@ function update(
       return { ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', message), oldLocation: old.location };
     }
     // The None strategy converts by setting the apiVersion, as the API server reads the stored object back.
-    const oldObject = crd && old.object.apiVersion !== object.apiVersion ? { ...old.object, apiVersion: object.apiVersion } : old.object;
+    const oldObject =
+      crd && old.object.apiVersion !== object.apiVersion
+        ? { ...old.object, apiVersion: object.apiVersion }
+        : old.object;
     // A kind no contract declares, nor any CRD (decided only with strictKinds), is denied as such, whatever the old object was.
-    return { ...decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject, ...asked }), oldLocation: old.location };
+    return {
+      ...decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject, ...asked }),
+      oldLocation: old.location,
+    };
   }
   let prepared;
   try {
     prepared = previousRevision(compiled, old.object, String(object.apiVersion), state);
   } catch (error) {
     if (!(error instanceof ConversionError)) throw error;
-    return { ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', error.message), oldLocation: old.location };
+    return {
+      ...refused(object, location, 'UPDATE', 'OLD_OBJECT_UNCONVERTIBLE', error.message),
+      oldLocation: old.location,
+    };
   }
   const assumed = prepared.assumedState === undefined ? {} : { assumedState: prepared.assumedState };
-  const check = decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject: prepared.oldObject, ...assumed, ...asked });
+  const check = decide(registry, crds, object, location, {
+    operation: 'UPDATE',
+    object,
+    oldObject: prepared.oldObject,
+    ...assumed,
+    ...asked,
+  });
   return { ...check, oldLocation: old.location, ...(prepared.state ? { state: prepared.state } : {}) };
 }
 
 /** As the server's handler does, a rule that throws denies the one object (INTERNAL_ERROR); the run goes on. */
-function decide(registry: ContractRegistry, crds: CrdKinds | undefined, object: KubeObject, location: ManifestLocation, input: CheckInput): ObjectCheck {
+function decide(
+  registry: ContractRegistry,
+  crds: CrdKinds | undefined,
+  object: KubeObject,
+  location: ManifestLocation,
+  input: CheckInput,
+): ObjectCheck {
   try {
     const crd = crdFor(crds, object);
-    return { ...describe(object, location, input.operation), ...(crd ? checkCrdObject(crd.crd, input) : checkObject(registry, input)) };
+    return {
+      ...describe(object, location, input.operation),
+      ...(crd ? checkCrdObject(crd.crd, input) : checkObject(registry, input)),
+    };
   } catch (error) {
     // Without the engine nothing can be decided: the whole run stops with one line saying how to get it.
     if (error instanceof EngineUnavailableError) throw error;
-    return refused(object, location, input.operation, 'INTERNAL_ERROR', errored(error instanceof Error ? error.message : String(error)).message!);
+    return refused(
+      object,
+      location,
+      input.operation,
+      'INTERNAL_ERROR',
+      errored(error instanceof Error ? error.message : String(error)).message!,
+    );
   }
 }
 
-function refused(object: KubeObject, location: ManifestLocation, operation: CheckOperation, code: ObjectCheck['code'], message: string): ObjectCheck {
-  return { ...describe(object, location, operation), allowed: false, code, message, causes: [], warnings: [], auditAnnotations: {}, defaults: [], object };
+function refused(
+  object: KubeObject,
+  location: ManifestLocation,
+  operation: CheckOperation,
+  code: ObjectCheck['code'],
+  message: string,
+): ObjectCheck {
+  return {
+    ...describe(object, location, operation),
+    allowed: false,
+    code,
+    message,
+    causes: [],
+    warnings: [],
+    auditAnnotations: {},
+    defaults: [],
+    object,
+  };
 }
 
 function describe(object: KubeObject, location: ManifestLocation, operation: CheckOperation) {
   const meta = object.metadata;
-  const name = typeof meta?.name === 'string' ? meta.name : typeof meta?.generateName === 'string' ? `${meta.generateName}*` : '<unnamed>';
+  const name =
+    typeof meta?.name === 'string'
+      ? meta.name
+      : typeof meta?.generateName === 'string'
+        ? `${meta.generateName}*`
+        : '<unnamed>';
   return {
     location,
     operation,
@@ -266,7 +338,8 @@ function objectIdentity(object: KubeObject, defaultNamespace: string): string | 
   const name = object.metadata?.name;
   if (typeof name !== 'string' || name === '') return undefined;
   const written = object.metadata?.namespace;
-  const namespace = defaultNamespace === '' ? '' : typeof written === 'string' && written !== '' ? written : defaultNamespace;
+  const namespace =
+    defaultNamespace === '' ? '' : typeof written === 'string' && written !== '' ? written : defaultNamespace;
   return `${splitApiVersion(String(object.apiVersion)).group}\u0000${String(object.kind)}\u0000${namespace}\u0000${name}`;
 }
 

@@ -10,13 +10,27 @@ import type { ManifestContents } from './manifest-documents.ts';
  * comes with them, so storedVersionRemoval judges what the cluster really stores. A CRD the cluster lacks is one
  * the tree adds: it has no previous revision.
  */
-export async function readClusterRevisions(api: KubeApi, tree: ManifestContents, signal?: AbortSignal): Promise<ManifestContents> {
-  const names = new Set(tree.objects.filter(({ object }) => isCrdObject(object)).flatMap(({ object }) => (isPlainObject(object.metadata) && typeof object.metadata.name === 'string' ? [object.metadata.name] : [])));
+export async function readClusterRevisions(
+  api: KubeApi,
+  tree: ManifestContents,
+  signal?: AbortSignal,
+): Promise<ManifestContents> {
+  const names = new Set(
+    tree.objects
+      .filter(({ object }) => isCrdObject(object))
+      .flatMap(({ object }) =>
+        isPlainObject(object.metadata) && typeof object.metadata.name === 'string' ? [object.metadata.name] : [],
+      ),
+  );
   const live: ManifestContents = { objects: [], notObjects: [], invalid: [], empty: [] };
   for (const name of names) {
     const crd = await readLiveCrd(api, name, signal);
     // The API server answers a GET without apiVersion and kind on some paths; a revision is compared as a CRD.
-    if (crd) live.objects.push({ location: { file: `${api.server}${liveCrdPath(name)}`, document: 0, line: 0 }, object: { ...crd, apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' } });
+    if (crd)
+      live.objects.push({
+        location: { file: `${api.server}${liveCrdPath(name)}`, document: 0, line: 0 },
+        object: { ...crd, apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' },
+      });
   }
   return live;
 }

@@ -17,22 +17,38 @@ const external = (crd: any, keepOwnerCrd = true) => {
   if (!keepOwnerCrd) delete parts.ownerCrd;
   return defineContract(parts);
 };
-const modules = (...contracts: ReturnType<typeof external>[]) => ({ registry: createContractRegistry(contracts), modules: contracts.map((_, i) => `module-${i}.ts`) });
+const modules = (...contracts: ReturnType<typeof external>[]) => ({
+  registry: createContractRegistry(contracts),
+  modules: contracts.map((_, i) => `module-${i}.ts`),
+});
 
 describe('compareContractCrds', () => {
   it("compares a contract whose CRD its owner installs by the owner's CRD it carries", () => {
     const revised = ownerCrd();
     delete revised.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.endpoint;
     const [revision] = compareContractCrds(modules(external(revised)), modules(external(ownerCrd())), {});
-    expect(revision).toMatchObject({ name: 'widgets.toys.example.com', from: 'contract', location: { file: 'module-0.ts' }, oldLocation: { file: 'module-0.ts' } });
-    expect(revision!.findings.map(({ rule, path }) => [rule, path])).toEqual([['existingFieldRemoval', 'spec.endpoint']]);
+    expect(revision).toMatchObject({
+      name: 'widgets.toys.example.com',
+      from: 'contract',
+      location: { file: 'module-0.ts' },
+      oldLocation: { file: 'module-0.ts' },
+    });
+    expect(revision!.findings.map(({ rule, path }) => [rule, path])).toEqual([
+      ['existingFieldRemoval', 'spec.endpoint'],
+    ]);
   });
 
   it('compares nothing for a contract that carries no CRD of its owner, nor for one the old revision does not have', () => {
     expect(compareContractCrds(modules(external(ownerCrd(), false)), modules(external(ownerCrd())), {})).toEqual([]);
     const other = ownerCrd();
     other.metadata.name = 'gadgets.toys.example.com';
-    Object.assign(other.spec.names, { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList', shortNames: ['gd'] });
+    Object.assign(other.spec.names, {
+      plural: 'gadgets',
+      singular: 'gadget',
+      kind: 'Gadget',
+      listKind: 'GadgetList',
+      shortNames: ['gd'],
+    });
     expect(compareContractCrds(modules(external(other)), modules(external(ownerCrd())), {})).toEqual([]);
   });
 });

@@ -16,27 +16,43 @@ export interface ContractModules {
 
 // Where both revisions' CRDs send conversion requests: one endpoint for both, since what is compared is the
 // contracts, not where crdgate runs (crdgate manifests fills in the real one).
-const sameEndpoint: WebhookEndpoint = { target: { service: { namespace: 'crdgate-system', name: 'crdgate', port: 443 } } };
+const sameEndpoint: WebhookEndpoint = {
+  target: { service: { namespace: 'crdgate-system', name: 'crdgate', port: 443 } },
+};
 
 /**
  * Every contract of the new revision whose CRD the old revision's contracts render too (the same plural.group),
  * the CRD rendered as `crdgate manifests` renders it compared with the old one, in the new contracts' order. A
  * contract whose CRD its owner installs (crdOwner: 'external') is compared by the owner's CRD it carries, if any.
  */
-export function compareContractCrds(now: ContractModules, old: ContractModules, settings: RuleSettings): CrdRevisionCheck[] {
+export function compareContractCrds(
+  now: ContractModules,
+  old: ContractModules,
+  settings: RuleSettings,
+): CrdRevisionCheck[] {
   const before = new Map(rendered(old).map((entry) => [entry.name, entry]));
   return rendered(now).flatMap(({ name, module, crd }) => {
     const previous = before.get(name);
     if (previous === undefined) return [];
     const at = (file: string) => ({ file, document: 1, line: 1 });
-    return [{ name, location: at(module), oldLocation: at(previous.module), from: 'contract' as const, findings: compareCrdRevisions(previous.crd, crd, settings) }];
+    return [
+      {
+        name,
+        location: at(module),
+        oldLocation: at(previous.module),
+        from: 'contract' as const,
+        findings: compareCrdRevisions(previous.crd, crd, settings),
+      },
+    ];
   });
 }
 
 function rendered({ registry, modules }: ContractModules): Array<{ name: string; module: string; crd: Manifest }> {
   return registry.contracts.flatMap(({ contract }, i) => {
     const crd = crdOf(contract);
-    return crd === undefined ? [] : [{ name: resourceName(contract.identity), module: modules[i] ?? 'the built-in contract', crd }];
+    return crd === undefined
+      ? []
+      : [{ name: resourceName(contract.identity), module: modules[i] ?? 'the built-in contract', crd }];
   });
 }
 

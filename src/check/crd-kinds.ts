@@ -47,7 +47,10 @@ export class CrdSourceError extends Error {
 /** The custom-resource kinds the CRDs of a run declare, each compiled by the engine once. */
 export class CrdKinds {
   readonly uses: CrdUse[] = [];
-  private readonly byKind = new Map<string, { use: CrdUse; crd: EngineCrd; spec: unknown; conversion: string; namespaced: boolean }>();
+  private readonly byKind = new Map<
+    string,
+    { use: CrdUse; crd: EngineCrd; spec: unknown; conversion: string; namespaced: boolean }
+  >();
 
   /** The CRD that decides objects of this group and kind; undefined when none does, or when a contract does. */
   lookup(group: string, kind: string): { crd: EngineCrd; use: CrdUse; conversion: string } | undefined {
@@ -75,7 +78,10 @@ export class CrdKinds {
 
 /** Whether a manifest is a CustomResourceDefinition (of any apiextensions version). */
 export function isCrdObject(object: KubeObject): boolean {
-  return object.kind === 'CustomResourceDefinition' && splitApiVersion(String(object.apiVersion)).group === 'apiextensions.k8s.io';
+  return (
+    object.kind === 'CustomResourceDefinition' &&
+    splitApiVersion(String(object.apiVersion)).group === 'apiextensions.k8s.io'
+  );
 }
 
 /**
@@ -85,16 +91,22 @@ export function isCrdObject(object: KubeObject): boolean {
  * for the same kind are a clash. A kind a contract declares is decided by the contract: its CRD is still checked,
  * and compared with the contract's, so that a stale copy in the tree is seen.
  */
-export function collectCrds(registry: ContractRegistry, found: ReadonlyArray<ManifestObject & { origin: CrdOrigin }>): CrdKinds {
+export function collectCrds(
+  registry: ContractRegistry,
+  found: ReadonlyArray<ManifestObject & { origin: CrdOrigin }>,
+): CrdKinds {
   const kinds = new CrdKinds();
   for (const { location, object, origin } of found) {
     const where = `${origin === 'crd-flag' ? '--crd ' : ''}${describeLocation(location)}`;
-    const name = isPlainObject(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : '(unnamed)';
+    const name =
+      isPlainObject(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : '(unnamed)';
     const fail = (problem: string): never => {
       throw new CrdSourceError(`${where}: CustomResourceDefinition ${name}: ${problem}`);
     };
     if (object.apiVersion !== 'apiextensions.k8s.io/v1') {
-      fail(`kube-apiserver serves CustomResourceDefinitions as apiextensions.k8s.io/v1 only, not ${String(object.apiVersion)} (v1beta1 is gone since Kubernetes 1.22): convert it`);
+      fail(
+        `kube-apiserver serves CustomResourceDefinitions as apiextensions.k8s.io/v1 only, not ${String(object.apiVersion)} (v1beta1 is gone since Kubernetes 1.22): convert it`,
+      );
     }
     let crd: EngineCrd;
     try {
@@ -106,19 +118,37 @@ export function collectCrds(registry: ContractRegistry, found: ReadonlyArray<Man
     }
     if (crd.refusal.length > 0) fail(`kube-apiserver would refuse it: ${crd.refusal.map(formatFieldError).join(', ')}`);
     const spec = object.spec as Record<string, unknown>;
-    const conversion = isPlainObject(spec.conversion) && typeof spec.conversion.strategy === 'string' ? spec.conversion.strategy : 'None';
+    const conversion =
+      isPlainObject(spec.conversion) && typeof spec.conversion.strategy === 'string'
+        ? spec.conversion.strategy
+        : 'None';
     const earlier = kinds.known(crd.group, crd.kind);
     if (earlier) {
       if (isDeepStrictEqual(earlier.spec, object.spec)) continue;
-      fail(`a different CustomResourceDefinition of ${crd.kind}.${crd.group} is at ${describeLocation(earlier.use.location)} already: which one would the API server hold?`);
+      fail(
+        `a different CustomResourceDefinition of ${crd.kind}.${crd.group} is at ${describeLocation(earlier.use.location)} already: which one would the API server hold?`,
+      );
     }
     const contract = registry.lookup(crd.group, crd.kind);
-    const use: CrdUse = { location, origin, name, group: crd.group, kind: crd.kind, versions: [...crd.versions], decidedBy: contract ? 'contract' : 'crd' };
+    const use: CrdUse = {
+      location,
+      origin,
+      name,
+      group: crd.group,
+      kind: crd.kind,
+      versions: [...crd.versions],
+      decidedBy: contract ? 'contract' : 'crd',
+    };
     if (contract) {
-      const differs = differingVersions(object, renderCustomResourceDefinition(contract.contract, { target: { url: 'https://crdgate.invalid' } }) as KubeObject);
+      const differs = differingVersions(
+        object,
+        renderCustomResourceDefinition(contract.contract, { target: { url: 'https://crdgate.invalid' } }) as KubeObject,
+      );
       if (differs.length > 0) {
         use.differsFromContract = differs;
-        const where = ownerCrdDrift(contract.contract, object).filter(drifted).flatMap((drift) => describeVersionDrift(drift, 3).map((words) => `${drift.version}: ${words}`));
+        const where = ownerCrdDrift(contract.contract, object)
+          .filter(drifted)
+          .flatMap((drift) => describeVersionDrift(drift, 3).map((words) => `${drift.version}: ${words}`));
         if (where.length > 0) use.differences = where;
       }
       if (!ownsCrd(contract.contract)) use.ownedBy = 'external';
@@ -131,10 +161,17 @@ export function collectCrds(registry: ContractRegistry, found: ReadonlyArray<Man
 /** The versions whose openAPIV3Schema differs between two CRDs, or that only one of them has. */
 function differingVersions(crd: KubeObject, contractCrd: KubeObject): string[] {
   const schemas = (object: KubeObject) => {
-    const versions = isPlainObject(object.spec) && Array.isArray(object.spec.versions) ? (object.spec.versions as unknown[]) : [];
-    return new Map(versions.filter(isPlainObject).map((v) => [String(v.name), isPlainObject(v.schema) ? v.schema.openAPIV3Schema : undefined]));
+    const versions =
+      isPlainObject(object.spec) && Array.isArray(object.spec.versions) ? (object.spec.versions as unknown[]) : [];
+    return new Map(
+      versions
+        .filter(isPlainObject)
+        .map((v) => [String(v.name), isPlainObject(v.schema) ? v.schema.openAPIV3Schema : undefined]),
+    );
   };
   const ours = schemas(crd);
   const theirs = schemas(contractCrd);
-  return [...new Set([...ours.keys(), ...theirs.keys()])].filter((version) => !isDeepStrictEqual(ours.get(version), theirs.get(version))).sort();
+  return [...new Set([...ours.keys(), ...theirs.keys()])]
+    .filter((version) => !isDeepStrictEqual(ours.get(version), theirs.get(version)))
+    .sort();
 }

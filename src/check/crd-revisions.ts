@@ -23,11 +23,24 @@ export interface CrdRevisionCheck {
  * Every CRD of the new tree that the previous revision holds too, compared with it, in the new tree's order. Of
  * a CRD a tree holds twice, its last copy counts: the one the API server would hold after applying the tree.
  */
-export function compareTreeCrds(tree: ManifestContents, oldTree: ManifestContents, settings: RuleSettings): CrdRevisionCheck[] {
+export function compareTreeCrds(
+  tree: ManifestContents,
+  oldTree: ManifestContents,
+  settings: RuleSettings,
+): CrdRevisionCheck[] {
   const before = crdsByName(oldTree);
   return [...crdsByName(tree)].flatMap(([name, now]) => {
     const old = before.get(name);
-    return old ? [{ name, location: now.location, oldLocation: old.location, findings: compareCrdRevisions(old.object, now.object, settings) }] : [];
+    return old
+      ? [
+          {
+            name,
+            location: now.location,
+            oldLocation: old.location,
+            findings: compareCrdRevisions(old.object, now.object, settings),
+          },
+        ]
+      : [];
   });
 }
 

@@ -3,7 +3,17 @@ import { describeLocation, emptyReasons, type EmptyManifest, type InvalidManifes
 import type { ObjectCheck, TreeCheckReport, TreeName } from './check-tree.ts';
 import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { crdRevisionCodes } from '../errors.ts';
-import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, describeRevisionSource, summarize, summaryLine } from './report-summary.ts';
+import {
+  crdNotes,
+  describeCrdFinding,
+  describeCrdRevision,
+  describeDefault,
+  describeDuplicate,
+  describeInvalid,
+  describeRevisionSource,
+  summarize,
+  summaryLine,
+} from './report-summary.ts';
 import { namespacedName } from '../contract/values/kube-object.ts';
 import { storedObjectsSources, type StoredObjectsCrdReport } from './stored-objects.ts';
 import { describeStoredExample, describeStoredObjectsCrd, describeTallyEntry } from './stored-objects-report.ts';
@@ -31,9 +41,12 @@ export function renderJunitReport(report: TreeCheckReport): string {
     if (outcome === 'skipped') suite.skipped += 1;
   };
   for (const entry of report.invalid) add(entry.location.file, invalidTestcase(entry), 'failed');
-  for (const revision of report.crdRevisions) add(revision.location.file, crdRevisionTestcase(revision), revisionFails(revision) ? 'failed' : 'passed');
-  for (const crd of report.storedObjects?.crds ?? []) add(crd.location?.file ?? '--stored', storedObjectsTestcase(crd), storedObjectsFail(crd) ? 'failed' : 'passed');
-  for (const check of report.objects) add(check.location.file, testcase(check), check.allowed && !check.duplicateOf ? 'passed' : 'failed');
+  for (const revision of report.crdRevisions)
+    add(revision.location.file, crdRevisionTestcase(revision), revisionFails(revision) ? 'failed' : 'passed');
+  for (const crd of report.storedObjects?.crds ?? [])
+    add(crd.location?.file ?? '--stored', storedObjectsTestcase(crd), storedObjectsFail(crd) ? 'failed' : 'passed');
+  for (const check of report.objects)
+    add(check.location.file, testcase(check), check.allowed && !check.duplicateOf ? 'passed' : 'failed');
   for (const entry of report.empty) add(entry.location.file, emptyTestcase(entry), 'skipped');
   const suites = [...byFile].map(([file, suite]) =>
     [
@@ -44,7 +57,8 @@ export function renderJunitReport(report: TreeCheckReport): string {
   );
   const storedCrds = report.storedObjects?.crds ?? [];
   const tests = summary.checked + summary.invalid + summary.empty + summary.crdRevisions + storedCrds.length;
-  const failedRevisions = report.crdRevisions.filter(revisionFails).length + storedCrds.filter(storedObjectsFail).length;
+  const failedRevisions =
+    report.crdRevisions.filter(revisionFails).length + storedCrds.filter(storedObjectsFail).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="crdgate check" tests="${tests}" failures="${report.objects.filter((check) => !check.allowed || check.duplicateOf).length + summary.invalid + failedRevisions}" errors="0" skipped="${summary.empty}">`,
@@ -62,13 +76,20 @@ function testcase(check: ObjectCheck): string {
   if (!check.allowed) {
     const causes = check.causes.length > 0 ? check.causes.map(formatFieldError) : [check.message ?? check.code];
     const next = (check.next ?? []).map((cause) => `then the webhook: ${formatFieldError(cause)}`);
-    const detail = [...causes, ...next, ...(check.duplicateOf ? [describeDuplicate(check.duplicateOf)] : [])].join('\n');
-    body.push(`      <failure type="${check.code}" message="${xml(check.message ?? check.code)}">${xmlText(detail)}</failure>`);
+    const detail = [...causes, ...next, ...(check.duplicateOf ? [describeDuplicate(check.duplicateOf)] : [])].join(
+      '\n',
+    );
+    body.push(
+      `      <failure type="${check.code}" message="${xml(check.message ?? check.code)}">${xmlText(detail)}</failure>`,
+    );
   } else if (check.duplicateOf) {
     const message = describeDuplicate(check.duplicateOf);
     body.push(`      <failure type="OBJECT_DUPLICATE" message="${xml(message)}">${xmlText(message)}</failure>`);
   }
-  const output = [...check.warnings.map((w) => `warning: ${w}`), ...check.defaults.map((d) => `default ${describeDefault(d)}`)];
+  const output = [
+    ...check.warnings.map((w) => `warning: ${w}`),
+    ...check.defaults.map((d) => `default ${describeDefault(d)}`),
+  ];
   if (output.length > 0) body.push(`      <system-out>${xmlText(output.join('\n'))}</system-out>`);
   return body.length === 0 ? `${open.slice(0, -1)}/>` : [open, ...body, '    </testcase>'].join('\n');
 }
@@ -84,7 +105,10 @@ function crdRevisionTestcase(revision: CrdRevisionCheck): string {
   const errors = revision.findings.filter((finding) => finding.severity === 'error').map(describeCrdFinding);
   const warnings = revision.findings.filter((finding) => finding.severity === 'warning').map(describeCrdFinding);
   const body: string[] = [];
-  if (errors.length > 0) body.push(`      <failure type="${breaking}" message="${xml(describeCrdRevision(revision))}">${xmlText(errors.join('\n'))}</failure>`);
+  if (errors.length > 0)
+    body.push(
+      `      <failure type="${breaking}" message="${xml(describeCrdRevision(revision))}">${xmlText(errors.join('\n'))}</failure>`,
+    );
   if (warnings.length > 0) body.push(`      <system-out>${xmlText(warnings.join('\n'))}</system-out>`);
   return body.length === 0 ? `${open.slice(0, -1)}/>` : [open, ...body, '    </testcase>'].join('\n');
 }
@@ -98,10 +122,18 @@ function storedObjectsTestcase(crd: StoredObjectsCrdReport): string {
   const name = `stored ${crd.name} objects from ${storedObjectsSources[crd.source ?? 'stored']}`;
   const open = `    <testcase classname="${xml(file)}" name="${xml(name)}" file="${xml(file)}" line="${crd.location?.line ?? 1}">`;
   const lines = (severity: 'error' | 'warning') =>
-    crd.findings.filter((entry) => entry.severity === severity).flatMap((entry) => [describeTallyEntry(entry), ...entry.examples.map((example) => `  ${describeStoredExample(example)}`)]);
+    crd.findings
+      .filter((entry) => entry.severity === severity)
+      .flatMap((entry) => [
+        describeTallyEntry(entry),
+        ...entry.examples.map((example) => `  ${describeStoredExample(example)}`),
+      ]);
   const [errors, warnings] = [lines('error'), lines('warning')];
   const body: string[] = [];
-  if (errors.length > 0) body.push(`      <failure type="${storedBreaking}" message="${xml(describeStoredObjectsCrd(crd))}">${xmlText(errors.join('\n'))}</failure>`);
+  if (errors.length > 0)
+    body.push(
+      `      <failure type="${storedBreaking}" message="${xml(describeStoredObjectsCrd(crd))}">${xmlText(errors.join('\n'))}</failure>`,
+    );
   if (warnings.length > 0) body.push(`      <system-out>${xmlText(warnings.join('\n'))}</system-out>`);
   return body.length === 0 ? `${open.slice(0, -1)}/>` : [open, ...body, '    </testcase>'].join('\n');
 }

@@ -29,7 +29,12 @@ describe('parseManifest', () => {
     ['yaml', 'apiVersion: v1\nkind: List\nitems: []\n', 'EMPTY_LIST'],
     ['json', '{"apiVersion": "v1", "kind": "List", "items": []}', 'EMPTY_LIST'],
   ] as const)('counts a %s file %j as empty (%s), with no object', (format, text, reason) => {
-    expect(parseManifest('e', text, format)).toEqual({ objects: [], notObjects: [], invalid: [], empty: [{ location: { file: 'e', document: 1, line: 1 }, reason }] });
+    expect(parseManifest('e', text, format)).toEqual({
+      objects: [],
+      notObjects: [],
+      invalid: [],
+      empty: [{ location: { file: 'e', document: 1, line: 1 }, reason }],
+    });
   });
 
   it("contributes a List's items, each with its index and line, in YAML and JSON", () => {
@@ -38,13 +43,31 @@ describe('parseManifest', () => {
     expect(fromYaml.objects.map((o) => o.location)).toEqual([{ file: 'l.yaml', document: 1, line: 4, item: 0 }]);
     expect(fromYaml.notObjects).toEqual([{ file: 'l.yaml', document: 1, line: 8, item: 1 }]);
 
-    const json = JSON.stringify({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabaseList', items: [{ apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'v1', kind: 'Secret' }] }, null, 2);
+    const json = JSON.stringify(
+      {
+        apiVersion: 'geo.example.com/v1',
+        kind: 'GeoDatabaseList',
+        items: [
+          { apiVersion: 'v1', kind: 'ConfigMap' },
+          { apiVersion: 'v1', kind: 'Secret' },
+        ],
+      },
+      null,
+      2,
+    );
     const fromJson = parseManifest('l.json', json, 'json');
-    expect(fromJson.objects.map((o) => [o.object.kind, o.location.item, o.location.line])).toEqual([['ConfigMap', 0, 5], ['Secret', 1, 9]]);
+    expect(fromJson.objects.map((o) => [o.object.kind, o.location.item, o.location.line])).toEqual([
+      ['ConfigMap', 0, 5],
+      ['Secret', 1, 9],
+    ]);
   });
 
   it('counts documents without apiVersion or kind as no objects', () => {
-    const { objects, notObjects } = parseManifest('v.yaml', 'replicas: 2\n---\n- a\n---\napiVersion: v1\nkind: ""\n', 'yaml');
+    const { objects, notObjects } = parseManifest(
+      'v.yaml',
+      'replicas: 2\n---\n- a\n---\napiVersion: v1\nkind: ""\n',
+      'yaml',
+    );
     expect(objects).toEqual([]);
     expect(notObjects.map((l) => l.document)).toEqual([1, 2, 3]);
   });
@@ -55,17 +78,29 @@ describe('parseManifest', () => {
     ['yaml', 'a: 1\nb: [\n  c: d\n', 'MANIFEST_NOT_YAML', { line: expect.any(Number), column: expect.any(Number) }],
     ['json', '{\n  "a": 1,\n}', 'MANIFEST_NOT_JSON', { line: 3, column: 1 }],
     ['json', '{\n  "a": ', 'MANIFEST_NOT_JSON', { line: 2, column: expect.any(Number) }],
-  ] as const)('reports a %s syntax error with its code, line and column, and no objects from it', (format, text, code, position) => {
-    const { objects, invalid } = parseManifest('x', text, format);
-    expect(objects).toEqual([]);
-    expect(invalid).toEqual([{ location: { file: 'x', document: 1, ...position }, code, message: expect.any(String) }]);
-    // The position is in the location, not repeated in the message.
-    expect(invalid[0]!.message).not.toMatch(/line \d|position \d|^$/);
-  });
+  ] as const)(
+    'reports a %s syntax error with its code, line and column, and no objects from it',
+    (format, text, code, position) => {
+      const { objects, invalid } = parseManifest('x', text, format);
+      expect(objects).toEqual([]);
+      expect(invalid).toEqual([
+        { location: { file: 'x', document: 1, ...position }, code, message: expect.any(String) },
+      ]);
+      // The position is in the location, not repeated in the message.
+      expect(invalid[0]!.message).not.toMatch(/line \d|position \d|^$/);
+    },
+  );
 
   it("reads a YAML file's other documents when one is not valid", () => {
-    const { objects, invalid } = parseManifest('x.yaml', `${configMap('a')}---\nkind: x\nkind: y\n---\n${configMap('b')}`, 'yaml');
-    expect(objects.map((o) => [o.object.metadata?.name, o.location.document])).toEqual([['a', 1], ['b', 3]]);
+    const { objects, invalid } = parseManifest(
+      'x.yaml',
+      `${configMap('a')}---\nkind: x\nkind: y\n---\n${configMap('b')}`,
+      'yaml',
+    );
+    expect(objects.map((o) => [o.object.metadata?.name, o.location.document])).toEqual([
+      ['a', 1],
+      ['b', 3],
+    ]);
     expect(invalid.map((i) => [i.location.document, i.location.line, i.code])).toEqual([[2, 7, 'MANIFEST_NOT_YAML']]);
   });
 });

@@ -87,7 +87,8 @@ const noContents = (): ManifestContents => ({ objects: [], notObjects: [], inval
 function parseJsonManifest(file: string, text: string): ManifestContents {
   const contents = noContents();
   // JSON.parse refuses an empty file; kubectl and kubeconform pass it over, and so does a YAML one here.
-  if (text.trim() === '') return { ...contents, empty: [{ location: { file, document: 1, line: 1 }, reason: 'EMPTY_FILE' }] };
+  if (text.trim() === '')
+    return { ...contents, empty: [{ location: { file, document: 1, line: 1 }, reason: 'EMPTY_FILE' }] };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -95,7 +96,10 @@ function parseJsonManifest(file: string, text: string): ManifestContents {
     const message = (error as Error).message;
     const { line, column } = jsonErrorPosition(text, message);
     const bare = message.replace(/\s*\(line \d+ column \d+\)$/, '').replace(/ in JSON at position \d+$/, '');
-    return { ...contents, invalid: [{ location: { file, document: 1, line, column }, code: 'MANIFEST_NOT_JSON', message: bare }] };
+    return {
+      ...contents,
+      invalid: [{ location: { file, document: 1, line, column }, code: 'MANIFEST_NOT_JSON', message: bare }],
+    };
   }
   // JSON.parse knows no positions; a List's items are located by parsing it again as YAML (JSON is YAML), which
   // costs a List what a YAML file costs and leaves the common case, one object, at JSON.parse's speed.
@@ -142,27 +146,46 @@ function parseYamlManifest(file: string, text: string): ManifestContents {
   const contents = noContents();
   // The parser yields no document at all for a file of white space or comments.
   if (documents.length === 0) {
-    contents.empty.push({ location: { file, document: 1, line: 1 }, reason: text.trim() === '' ? 'EMPTY_FILE' : 'COMMENTS_ONLY' });
+    contents.empty.push({
+      location: { file, document: 1, line: 1 },
+      reason: text.trim() === '' ? 'EMPTY_FILE' : 'COMMENTS_ONLY',
+    });
     return contents;
   }
   for (const [index, document] of documents.entries()) {
     const [error] = document.errors;
     if (error) {
-      const { line, column } = error.linePos ? { line: error.linePos[0].line, column: error.linePos[0].col } : positionOfOffset(text, error.pos[0]);
+      const { line, column } = error.linePos
+        ? { line: error.linePos[0].line, column: error.linePos[0].col }
+        : positionOfOffset(text, error.pos[0]);
       // The parser's message ends with the position again, and an excerpt on the next lines; the location says both.
       const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-      contents.invalid.push({ location: { file, document: index + 1, line, column }, code: 'MANIFEST_NOT_YAML', message });
+      contents.invalid.push({
+        location: { file, document: index + 1, line, column },
+        code: 'MANIFEST_NOT_YAML',
+        message,
+      });
       continue;
     }
     const line = lineCounter.linePos((document.contents?.range ?? document.range)[0]).line;
     const location = { file, document: index + 1, line };
     const value: unknown = document.toJS();
     if (value === null || value === undefined) {
-      const isTrailingSeparator = index === documents.length - 1 && index > 0 && /^---\s*$/.test(text.slice(document.range[0], document.range[2]));
+      const isTrailingSeparator =
+        index === documents.length - 1 &&
+        index > 0 &&
+        /^---\s*$/.test(text.slice(document.range[0], document.range[2]));
       if (isTrailingSeparator) continue;
       // Comments and the separator only (an explicit `null` or `~` is no comment, so an empty document).
-      const lines = text.slice(document.range[0], document.range[2]).split('\n').map((l) => l.trim()).filter((l) => l !== '' && l !== '---');
-      contents.empty.push({ location, reason: lines.length > 0 && lines.every((l) => l.startsWith('#')) ? 'COMMENTS_ONLY' : 'EMPTY_DOCUMENT' });
+      const lines = text
+        .slice(document.range[0], document.range[2])
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && l !== '---');
+      contents.empty.push({
+        location,
+        reason: lines.length > 0 && lines.every((l) => l.startsWith('#')) ? 'COMMENTS_ONLY' : 'EMPTY_DOCUMENT',
+      });
       continue;
     }
     collect(contents, value, location, listItemLines(document.contents, lineCounter, line));
@@ -170,7 +193,12 @@ function parseYamlManifest(file: string, text: string): ManifestContents {
   return contents;
 }
 
-function collect(contents: ManifestContents, value: unknown, location: ManifestLocation, itemLine: (item: number) => number): void {
+function collect(
+  contents: ManifestContents,
+  value: unknown,
+  location: ManifestLocation,
+  itemLine: (item: number) => number,
+): void {
   if (value === null || value === undefined) {
     contents.empty.push({ location, reason: 'EMPTY_DOCUMENT' });
     return;

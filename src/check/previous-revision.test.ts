@@ -7,7 +7,10 @@ import { previousRevision, StartStateUnknownError } from './previous-revision.ts
 
 const geo = createContractRegistry([geoDatabaseContract()]).contracts[0]!;
 const withoutSteadyState = createContractRegistry([
-  defineContract({ ...geoDatabaseContract(), transitions: { ...geoDatabaseContract().transitions!, steadyState: undefined } }),
+  defineContract({
+    ...geoDatabaseContract(),
+    transitions: { ...geoDatabaseContract().transitions!, steadyState: undefined },
+  }),
 ]).contracts[0]!;
 
 const v1beta1 = (status?: unknown) => ({
@@ -30,24 +33,41 @@ describe('previousRevision', () => {
   });
 
   it('keeps the phase the old manifest records, assuming nothing, and leaves its status alone', () => {
-    const recorded = previousRevision(geo, v1beta1({ phase: 'Upgrading', observedGeneration: 3 }), 'geo.example.com/v1', 'Pending');
+    const recorded = previousRevision(
+      geo,
+      v1beta1({ phase: 'Upgrading', observedGeneration: 3 }),
+      'geo.example.com/v1',
+      'Pending',
+    );
     expect(recorded.state).toEqual({ state: 'Upgrading', source: 'status' });
     expect(recorded).not.toHaveProperty('assumedState');
     expect(recorded.oldObject.status).toEqual({ phase: 'Upgrading', observedGeneration: 3 });
   });
 
   it('reports a recorded phase the machine does not know as read, to be judged as unrecognised', () => {
-    expect(previousRevision(geo, v1beta1({ phase: 'Rebooting' }), 'geo.example.com/v1', 'Ready').state).toEqual({ state: '"Rebooting"', source: 'status' });
+    expect(previousRevision(geo, v1beta1({ phase: 'Rebooting' }), 'geo.example.com/v1', 'Ready').state).toEqual({
+      state: '"Rebooting"',
+      source: 'status',
+    });
   });
 
   it('refuses to guess when neither --state nor the contract names a state', () => {
-    expect(() => previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', undefined)).toThrow(StartStateUnknownError);
-    expect(() => previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', undefined)).toThrow(/pass --state STATE \(one of Pending, /);
-    expect(previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', 'Ready').state).toEqual({ state: 'Ready', source: 'flag' });
+    expect(() => previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', undefined)).toThrow(
+      StartStateUnknownError,
+    );
+    expect(() => previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', undefined)).toThrow(
+      /pass --state STATE \(one of Pending, /,
+    );
+    expect(previousRevision(withoutSteadyState, v1beta1(), 'geo.example.com/v1', 'Ready').state).toEqual({
+      state: 'Ready',
+      source: 'flag',
+    });
   });
 
   it('throws a ConversionError for an old object that cannot be converted', () => {
-    expect(() => previousRevision(geo, { ...v1beta1(), apiVersion: 'geo.example.com/v9' }, 'geo.example.com/v1', undefined)).toThrow(ConversionError);
+    expect(() =>
+      previousRevision(geo, { ...v1beta1(), apiVersion: 'geo.example.com/v9' }, 'geo.example.com/v1', undefined),
+    ).toThrow(ConversionError);
   });
 });
 
@@ -60,17 +80,30 @@ describe('previousRevision with a state reader of its own', () => {
       transitions: {
         ...machine,
         readState: (object) => {
-          const conditions = (object.status as { conditions?: Array<{ type?: string; status?: string; reason?: string }> } | undefined)?.conditions;
-          const ready = Array.isArray(conditions) ? conditions.find((condition) => condition?.type === 'Ready') : undefined;
+          const conditions = (
+            object.status as { conditions?: Array<{ type?: string; status?: string; reason?: string }> } | undefined
+          )?.conditions;
+          const ready = Array.isArray(conditions)
+            ? conditions.find((condition) => condition?.type === 'Ready')
+            : undefined;
           if (ready === undefined) return undefined;
-          return ready.status === 'True' ? 'Ready' : ready.reason === 'Upgrading' ? 'Upgrading' : { unrecognised: String(ready.reason) };
+          return ready.status === 'True'
+            ? 'Ready'
+            : ready.reason === 'Upgrading'
+              ? 'Upgrading'
+              : { unrecognised: String(ready.reason) };
         },
       },
     }),
   ]).contracts[0]!;
 
   it('reads the state from the status the old manifest carries, as the webhook reads the stored object', () => {
-    const upgrading = previousRevision(fromConditions, v1beta1({ conditions: [{ type: 'Ready', status: 'False', reason: 'Upgrading' }] }), 'geo.example.com/v1', 'Ready');
+    const upgrading = previousRevision(
+      fromConditions,
+      v1beta1({ conditions: [{ type: 'Ready', status: 'False', reason: 'Upgrading' }] }),
+      'geo.example.com/v1',
+      'Ready',
+    );
     expect(upgrading.state).toEqual({ state: 'Upgrading', source: 'status' });
     expect(upgrading).not.toHaveProperty('assumedState');
   });
@@ -79,6 +112,9 @@ describe('previousRevision with a state reader of its own', () => {
     const flagged = previousRevision(fromConditions, v1beta1(), 'geo.example.com/v1', 'Upgrading');
     expect(flagged).toMatchObject({ state: { state: 'Upgrading', source: 'flag' }, assumedState: 'Upgrading' });
     expect(flagged.oldObject).not.toHaveProperty('status');
-    expect(previousRevision(fromConditions, v1beta1(), 'geo.example.com/v1', undefined).state).toEqual({ state: 'Ready', source: 'contract' });
+    expect(previousRevision(fromConditions, v1beta1(), 'geo.example.com/v1', undefined).state).toEqual({
+      state: 'Ready',
+      source: 'contract',
+    });
   });
 });

@@ -32,7 +32,12 @@ export interface PreviousRevision {
  * no state from it, the state is `--state`'s, else the machine's steadyState.
  * Throws a ConversionError when the old object cannot be converted.
  */
-export function previousRevision(compiled: CompiledContract, oldObject: KubeObject, newApiVersion: string, flagState: string | undefined): PreviousRevision {
+export function previousRevision(
+  compiled: CompiledContract,
+  oldObject: KubeObject,
+  newApiVersion: string,
+  flagState: string | undefined,
+): PreviousRevision {
   const { contract } = compiled;
   const machine = contract.transitions;
   // An unknown new version is denied as VERSION_UNKNOWN on the new object; the old one is left as it is.
@@ -42,20 +47,30 @@ export function previousRevision(compiled: CompiledContract, oldObject: KubeObje
 
   const recorded = recordedState(machine, toHub(contract, oldObject));
   if (recorded !== undefined) {
-    return { oldObject: inNewVersion, state: { state: recorded.recognised ? recorded.state : recorded.phase, source: 'status' } };
+    return {
+      oldObject: inNewVersion,
+      state: { state: recorded.recognised ? recorded.state : recorded.phase, source: 'status' },
+    };
   }
   // --state names a state of some contract's machine; for the other machines it is no state, and theirs stands.
-  const flagged = flagState !== undefined && (machine.states as readonly string[]).includes(flagState) ? flagState : undefined;
+  const flagged =
+    flagState !== undefined && (machine.states as readonly string[]).includes(flagState) ? flagState : undefined;
   const state = flagged ?? machine.steadyState;
   if (state === undefined) {
     const where =
-      machine.readState !== undefined ? 'no state its readState can read'
-      : machine.conditionStates !== undefined ? 'no state in its conditions (a conditionStates rule says nothing is recorded yet)'
-      : `no ${machine.phasePath}`;
+      machine.readState !== undefined
+        ? 'no state its readState can read'
+        : machine.conditionStates !== undefined
+          ? 'no state in its conditions (a conditionStates rule says nothing is recorded yet)'
+          : `no ${machine.phasePath}`;
     throw new StartStateUnknownError(
       `${contract.identity.kind} ${objectRef(oldObject)}: the previous revision records ${where} and the contract names no steadyState: ` +
         `pass --state STATE (one of ${machine.states.join(', ')})`,
     );
   }
-  return { oldObject: inNewVersion, state: { state, source: flagged !== undefined ? 'flag' : 'contract' }, assumedState: state };
+  return {
+    oldObject: inNewVersion,
+    state: { state, source: flagged !== undefined ? 'flag' : 'contract' },
+    assumedState: state,
+  };
 }

@@ -28,10 +28,14 @@ export async function readManifestTree(paths: readonly string[], source: TreeSou
   const contents: ManifestContents[] = [];
   for (let start = 0; start < files.length; start += readConcurrency) {
     const batch = files.slice(start, start + readConcurrency);
-    contents.push(...(await Promise.all(batch.map(async (file) => {
-      const text = await readText(file, source);
-      return parseManifest(file, text, manifestFormat(file, text));
-    }))));
+    contents.push(
+      ...(await Promise.all(
+        batch.map(async (file) => {
+          const text = await readText(file, source);
+          return parseManifest(file, text, manifestFormat(file, text));
+        }),
+      )),
+    );
   }
   return {
     objects: contents.flatMap((c) => c.objects),
@@ -45,7 +49,11 @@ export async function readManifestTree(paths: readonly string[], source: TreeSou
  * The same files as readManifestTree, read and parsed one at a time and handed to `visit` before the next is read:
  * for inputs of any size (stored objects, a backup), memory holds one file's objects, not the tree's.
  */
-export async function visitManifestFiles(paths: readonly string[], source: TreeSource, visit: (contents: ManifestContents) => void): Promise<void> {
+export async function visitManifestFiles(
+  paths: readonly string[],
+  source: TreeSource,
+  visit: (contents: ManifestContents) => void,
+): Promise<void> {
   for (const path of paths) {
     for (const file of path === '-' ? ['-'] : await manifestFiles(path, source.cwd)) {
       const text = await readText(file, source);
@@ -74,7 +82,9 @@ async function walk(absolute: string, shown: string, found: string[], seen: Set<
     if (entry.name.startsWith('.')) continue;
     const child = join(absolute, entry.name);
     const childShown = posix.join(shown, entry.name);
-    const isDirectory = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(child).catch(() => undefined))?.isDirectory() === true);
+    const isDirectory =
+      entry.isDirectory() ||
+      (entry.isSymbolicLink() && (await stat(child).catch(() => undefined))?.isDirectory() === true);
     if (isDirectory) await walk(child, childShown, found, seen);
     else if (manifestExtension.test(entry.name)) found.push(childShown);
   }
@@ -89,5 +99,7 @@ async function readText(file: string, source: TreeSource): Promise<string> {
 }
 
 function unreadable(path: string, error: unknown): never {
-  throw new ManifestReadError(`${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  throw new ManifestReadError(
+    `${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+  );
 }

@@ -1,6 +1,11 @@
 import type { CheckOperation } from './check-object.ts';
 import type { DefaultedField } from './check-object.ts';
-import { describeLocation, type EmptyReason, type InvalidManifest, type ManifestLocation } from './manifest-documents.ts';
+import {
+  describeLocation,
+  type EmptyReason,
+  type InvalidManifest,
+  type ManifestLocation,
+} from './manifest-documents.ts';
 import type { TreeCheckReport, TreeName } from './check-tree.ts';
 import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
@@ -64,32 +69,52 @@ export function summarize(report: TreeCheckReport): TreeCheckSummary {
 
 /** Whether the tree passes: every object allowed, every file read, no object twice, no CRD revision and no stored object in error. */
 export function treePassed(summary: TreeCheckSummary): boolean {
-  return summary.denied === 0 && summary.invalid === 0 && summary.duplicates === 0 && summary.crdRevisionErrors === 0 && (summary.storedObjectErrors ?? 0) === 0;
+  return (
+    summary.denied === 0 &&
+    summary.invalid === 0 &&
+    summary.duplicates === 0 &&
+    summary.crdRevisionErrors === 0 &&
+    (summary.storedObjectErrors ?? 0) === 0
+  );
 }
 
 /** One line for the end of a pipeline's log: what was decided, what was denied, and what was passed over. */
 export function summaryLine(summary: TreeCheckSummary): string {
-  const operations = Object.entries(summary.operations).filter(([, count]) => count > 0).map(([operation, count]) => `${operation} ${count}`);
-  const parts = [`checked ${plural(summary.checked, 'object')}: ${summary.allowed} allowed, ${summary.denied} denied${operations.length > 0 ? ` (${operations.join(', ')})` : ''}`];
+  const operations = Object.entries(summary.operations)
+    .filter(([, count]) => count > 0)
+    .map(([operation, count]) => `${operation} ${count}`);
+  const parts = [
+    `checked ${plural(summary.checked, 'object')}: ${summary.allowed} allowed, ${summary.denied} denied${operations.length > 0 ? ` (${operations.join(', ')})` : ''}`,
+  ];
   if (summary.crds > 0) parts.push(`${plural(summary.crds, 'CustomResourceDefinition')} read`);
   if (summary.crdRevisions > 0) {
-    parts.push(`compared ${plural(summary.crdRevisions, 'CustomResourceDefinition')} with the previous revision: ${plural(summary.crdRevisionErrors, 'error')}, ${plural(summary.crdRevisionWarnings, 'warning')}`);
+    parts.push(
+      `compared ${plural(summary.crdRevisions, 'CustomResourceDefinition')} with the previous revision: ${plural(summary.crdRevisionErrors, 'error')}, ${plural(summary.crdRevisionWarnings, 'warning')}`,
+    );
   }
   if (summary.storedObjects !== undefined) {
-    parts.push(`judged ${plural(summary.storedObjects, 'stored object')} through the new revision of its CRD: ${plural(summary.storedObjectErrors ?? 0, 'error')}, ${plural(summary.storedObjectWarnings ?? 0, 'warning')}`);
+    parts.push(
+      `judged ${plural(summary.storedObjects, 'stored object')} through the new revision of its CRD: ${plural(summary.storedObjectErrors ?? 0, 'error')}, ${plural(summary.storedObjectWarnings ?? 0, 'warning')}`,
+    );
   }
   if (summary.skipped > 0) {
-    parts.push(`skipped ${summary.skipped} of kinds no contract${summary.crds > 0 ? ' or CRD' : ''} declares (${countsByName(summary.skippedKinds)})`);
+    parts.push(
+      `skipped ${summary.skipped} of kinds no contract${summary.crds > 0 ? ' or CRD' : ''} declares (${countsByName(summary.skippedKinds)})`,
+    );
   }
   if (summary.empty > 0) parts.push(`skipped ${summary.empty} empty (${countsByName(summary.emptyReasons)})`);
   if (summary.notObjects > 0) parts.push(`${plural(summary.notObjects, 'document')} without apiVersion and kind`);
   if (summary.invalid > 0) parts.push(`${plural(summary.invalid, 'document')} not valid YAML or JSON, so not checked`);
-  if (summary.duplicates > 0) parts.push(`${plural(summary.duplicates, 'object')} in the tree a second time (OBJECT_DUPLICATE)`);
+  if (summary.duplicates > 0)
+    parts.push(`${plural(summary.duplicates, 'object')} in the tree a second time (OBJECT_DUPLICATE)`);
   return parts.join('; ');
 }
 
 function countsByName(counts: Record<string, number | undefined>): string {
-  return Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, count]) => `${name} ${count}`).join(', ');
+  return Object.entries(counts)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, count]) => `${name} ${count}`)
+    .join(', ');
 }
 
 /**
@@ -134,7 +159,10 @@ export function plural(count: number, noun: string): string {
 /** `crds/widgets.yaml:1 (document 1): CustomResourceDefinition widgets.toys.example.com, against ...: 1 error, 0 warnings` */
 export function describeCrdRevision(revision: CrdRevisionCheck): string {
   const errors = revision.findings.filter((finding) => finding.severity === 'error').length;
-  const counts = revision.findings.length === 0 ? 'no change a rule reports' : `${plural(errors, 'error')}, ${plural(revision.findings.length - errors, 'warning')}`;
+  const counts =
+    revision.findings.length === 0
+      ? 'no change a rule reports'
+      : `${plural(errors, 'error')}, ${plural(revision.findings.length - errors, 'warning')}`;
   return `${describeRevisionSource(revision, 'location')}: CustomResourceDefinition ${revision.name} against its previous revision (${describeRevisionSource(revision, 'oldLocation')}): ${counts}`;
 }
 

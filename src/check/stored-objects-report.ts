@@ -7,11 +7,18 @@ import { storedObjectsSources, type StoredObjectsCrdReport, type StoredObjectsRe
 
 /** `stored objects of mailboxes.mail.example.com (--stored) through its new revision: 4 objects, 6 errors, 3 warnings` */
 export function describeStoredObjectsCrd(crd: StoredObjectsCrdReport): string {
-  const errors = crd.findings.filter((entry) => entry.severity === 'error').reduce((sum, entry) => sum + entry.count, 0);
-  const warnings = crd.findings.filter((entry) => entry.severity === 'warning').reduce((sum, entry) => sum + entry.count, 0);
+  const errors = crd.findings
+    .filter((entry) => entry.severity === 'error')
+    .reduce((sum, entry) => sum + entry.count, 0);
+  const warnings = crd.findings
+    .filter((entry) => entry.severity === 'warning')
+    .reduce((sum, entry) => sum + entry.count, 0);
   const from = storedObjectsSources[crd.source ?? 'stored'];
   const where = crd.location ? ` (${describeLocation(crd.location)})` : '';
-  const outcome = crd.findings.length === 0 ? 'nothing happens to them' : `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+  const outcome =
+    crd.findings.length === 0
+      ? 'nothing happens to them'
+      : `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
   return `stored objects of CustomResourceDefinition ${crd.name}${where} from ${from}, through its new revision: ${plural(crd.objects, 'object')}, ${outcome}`;
 }
 
@@ -23,7 +30,9 @@ export function describeTallyEntry(entry: TallyEntry): string {
 
 /** `Mailbox mail/ann (mail.example.com/v1): spec.quota ...`: one example. */
 export function describeStoredExample(finding: StoredObjectFinding): string {
-  const subject = finding.object ? `${finding.object.kind} ${namespacedName(finding.object)} (${finding.object.apiVersion}): ` : '';
+  const subject = finding.object
+    ? `${finding.object.kind} ${namespacedName(finding.object)} (${finding.object.apiVersion}): `
+    : '';
   const version = finding.version !== undefined && finding.object === undefined ? `(${finding.version}) ` : '';
   return `${subject}${version}${finding.message}`;
 }
@@ -32,9 +41,15 @@ export function describeStoredExample(finding: StoredObjectFinding): string {
 export function storedObjectsLines(report: StoredObjectsReport): string[] {
   const lines = report.crds.flatMap((crd) => [
     describeStoredObjectsCrd(crd),
-    ...crd.findings.flatMap((entry) => [`  ${describeTallyEntry(entry)}`, ...entry.examples.map((example) => `    ${describeStoredExample(example)}`)]),
+    ...crd.findings.flatMap((entry) => [
+      `  ${describeTallyEntry(entry)}`,
+      ...entry.examples.map((example) => `    ${describeStoredExample(example)}`),
+    ]),
   ]);
   const unmatched = Object.entries(report.unmatched);
-  if (unmatched.length > 0) lines.push(`stored objects of kinds no CRD of the run declares, not judged: ${unmatched.map(([kind, count]) => `${kind} ${count}`).join(', ')}`);
+  if (unmatched.length > 0)
+    lines.push(
+      `stored objects of kinds no CRD of the run declares, not judged: ${unmatched.map(([kind, count]) => `${kind} ${count}`).join(', ')}`,
+    );
   return lines;
 }

@@ -3,9 +3,17 @@ import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import { contractConverter, conversionRoundTripFindings } from '../crd-revision/objects/contract-conversion.ts';
-import { ConversionUnknownError, predictStoredObject, StoredObjectUnreadableError } from '../crd-revision/objects/predict-stored-object.ts';
+import {
+  ConversionUnknownError,
+  predictStoredObject,
+  StoredObjectUnreadableError,
+} from '../crd-revision/objects/predict-stored-object.ts';
 import { storedObjectRevisionFindings } from '../crd-revision/objects/revision-findings.ts';
-import { prepareCrdRevision, releaseCrdRevision, type CrdRevisionUnderTest } from '../crd-revision/objects/revision-under-test.ts';
+import {
+  prepareCrdRevision,
+  releaseCrdRevision,
+  type CrdRevisionUnderTest,
+} from '../crd-revision/objects/revision-under-test.ts';
 import { storedObjectFinding, type StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import { storedObjectFindings } from '../crd-revision/objects/stored-object-findings.ts';
 import { createStoredObjectTally, type TallyEntry } from '../crd-revision/objects/stored-object-tally.ts';
@@ -37,7 +45,11 @@ export interface StoredObjectsCrdReport {
 export type StoredObjectsSource = 'old-tree' | 'cluster' | 'stored';
 
 /** How a report names where stored objects came from. */
-export const storedObjectsSources: Record<StoredObjectsSource, string> = { 'old-tree': 'the old tree', cluster: 'the cluster', stored: '--stored' };
+export const storedObjectsSources: Record<StoredObjectsSource, string> = {
+  'old-tree': 'the old tree',
+  cluster: 'the cluster',
+  stored: '--stored',
+};
 
 export interface StoredObjectsReport {
   crds: StoredObjectsCrdReport[];
@@ -68,7 +80,10 @@ export interface StoredObjectsOptions {
  * are compiled on its first object, with the findings about the revision as a whole: a CRD none of whose objects
  * is judged reports nothing (its revision's own rules do). Memory holds the tally, not the objects or outcomes.
  */
-export function createStoredObjectsJudge(crds: readonly StoredObjectsCrd[], options: StoredObjectsOptions = {}): StoredObjectsJudge {
+export function createStoredObjectsJudge(
+  crds: readonly StoredObjectsCrd[],
+  options: StoredObjectsOptions = {},
+): StoredObjectsJudge {
   const byKind = new Map<string, StoredObjectsCrd>();
   for (const crd of crds) {
     const spec = isPlainObject(crd.new) && isPlainObject(crd.new.spec) ? crd.new.spec : {};
@@ -83,7 +98,13 @@ export function createStoredObjectsJudge(crds: readonly StoredObjectsCrd[], opti
     if (revision === undefined) {
       revision = prepareCrdRevision(crd.old, crd.new);
       prepared.set(crd, revision);
-      tally.addRevision(crd.name, asSet(storedObjectRevisionFindings(revision, { conversionKnown: crd.contract !== undefined }), options.settings));
+      tally.addRevision(
+        crd.name,
+        asSet(
+          storedObjectRevisionFindings(revision, { conversionKnown: crd.contract !== undefined }),
+          options.settings,
+        ),
+      );
     }
     return revision;
   };
@@ -97,7 +118,13 @@ export function createStoredObjectsJudge(crds: readonly StoredObjectsCrd[], opti
         return;
       }
       const revision = revisionOf(crd);
-      tally.addObject(crd.name, asSet(judgeOne(revision, crd.contract, withNamespace(revision, object, options.namespace ?? 'default')), options.settings));
+      tally.addObject(
+        crd.name,
+        asSet(
+          judgeOne(revision, crd.contract, withNamespace(revision, object, options.namespace ?? 'default')),
+          options.settings,
+        ),
+      );
     },
     release() {
       for (const revision of prepared.values()) releaseCrdRevision(revision);
@@ -123,8 +150,17 @@ export function createStoredObjectsJudge(crds: readonly StoredObjectsCrd[], opti
   };
 }
 
-function judgeOne(revision: CrdRevisionUnderTest, contract: Contract | undefined, object: KubeObject): StoredObjectFinding[] {
-  const ref = { apiVersion: String(object.apiVersion), kind: String(object.kind), ...namespaceOf(object), name: String(object.metadata?.name ?? '') };
+function judgeOne(
+  revision: CrdRevisionUnderTest,
+  contract: Contract | undefined,
+  object: KubeObject,
+): StoredObjectFinding[] {
+  const ref = {
+    apiVersion: String(object.apiVersion),
+    kind: String(object.kind),
+    ...namespaceOf(object),
+    name: String(object.metadata?.name ?? ''),
+  };
   try {
     const convert = contract === undefined ? undefined : contractConverter(contract);
     const outcome = predictStoredObject(revision, object, convert === undefined ? {} : { convert });
@@ -133,8 +169,10 @@ function judgeOne(revision: CrdRevisionUnderTest, contract: Contract | undefined
       ...(contract === undefined ? [] : conversionRoundTripFindings(revision, contract, outcome)),
     ];
   } catch (error) {
-    if (error instanceof StoredObjectUnreadableError) return [storedObjectFinding('objectUnreadable', error.message, { object: ref })];
-    if (error instanceof ConversionUnknownError) return [storedObjectFinding('conversionUnseen', error.message, { object: ref })];
+    if (error instanceof StoredObjectUnreadableError)
+      return [storedObjectFinding('objectUnreadable', error.message, { object: ref })];
+    if (error instanceof ConversionUnknownError)
+      return [storedObjectFinding('conversionUnseen', error.message, { object: ref })];
     throw error;
   }
 }

@@ -1,6 +1,15 @@
 import { formatFieldError } from '../contract/values/field-error.ts';
 import type { ObjectCheck, TreeCheckReport } from './check-tree.ts';
-import { crdNotes, describeCrdFinding, describeCrdRevision, describeDefault, describeDuplicate, describeInvalid, summarize, summaryLine } from './report-summary.ts';
+import {
+  crdNotes,
+  describeCrdFinding,
+  describeCrdRevision,
+  describeDefault,
+  describeDuplicate,
+  describeInvalid,
+  summarize,
+  summaryLine,
+} from './report-summary.ts';
 import { namespacedName } from '../contract/values/kube-object.ts';
 import { describeLocation } from './manifest-documents.ts';
 import { storedObjectsLines } from './stored-objects-report.ts';
@@ -15,9 +24,20 @@ export function renderTextReport(report: TreeCheckReport): string {
   const invalid = report.invalid.map((entry) => `${describeInvalid(entry)} (${entry.code})`);
   const notes = crdNotes(report).map((note) => `warning: ${note}`);
   // A CRD revision comes before the objects: what changed in the CRD explains what happens to them.
-  const revisions = report.crdRevisions.flatMap((revision) => [describeCrdRevision(revision), ...revision.findings.map((finding) => `  ${describeCrdFinding(finding)}`)]);
+  const revisions = report.crdRevisions.flatMap((revision) => [
+    describeCrdRevision(revision),
+    ...revision.findings.map((finding) => `  ${describeCrdFinding(finding)}`),
+  ]);
   const stored = report.storedObjects ? storedObjectsLines(report.storedObjects) : [];
-  return [...invalid, ...notes, ...revisions, ...stored, ...report.objects.flatMap(objectLines), summaryLine(summarize(report)), ''].join('\n');
+  return [
+    ...invalid,
+    ...notes,
+    ...revisions,
+    ...stored,
+    ...report.objects.flatMap(objectLines),
+    summaryLine(summarize(report)),
+    '',
+  ].join('\n');
 }
 
 function objectLines(check: ObjectCheck): string[] {
@@ -28,7 +48,12 @@ function objectLines(check: ObjectCheck): string[] {
   if (check.oldLocation) lines.push(`  previous revision: ${describeLocation(check.oldLocation)}`);
   if (check.duplicateOf) lines.push(`  duplicate: ${describeDuplicate(check.duplicateOf)}`);
   // One line per cause reads better in a pipeline log than the API server's single comma-joined message.
-  if (!check.allowed) lines.push(...(check.causes.length > 0 ? check.causes.map((c) => `  ${formatFieldError(c)}`) : [`  ${check.message ?? check.code}`]));
+  if (!check.allowed)
+    lines.push(
+      ...(check.causes.length > 0
+        ? check.causes.map((c) => `  ${formatFieldError(c)}`)
+        : [`  ${check.message ?? check.code}`]),
+    );
   // Not the API server's answer: what comes next, once its causes are fixed.
   lines.push(...(check.next ?? []).map((c) => `  then the webhook: ${formatFieldError(c)}`));
   lines.push(...check.warnings.map((w) => `  warning: ${w}`));

@@ -53,7 +53,10 @@ export function parseXml(xml: string): XmlElement {
     else root = element;
     if (!selfClosing) stack.push(element);
   }
-  if (token.lastIndex < xml.length) throw new Error(`not XML from offset ${token.lastIndex}: ${JSON.stringify(xml.slice(token.lastIndex, token.lastIndex + 40))}`);
+  if (token.lastIndex < xml.length)
+    throw new Error(
+      `not XML from offset ${token.lastIndex}: ${JSON.stringify(xml.slice(token.lastIndex, token.lastIndex + 40))}`,
+    );
   if (stack.length > 0) throw new Error(`<${stack.at(-1)!.name}> is never closed`);
   if (!root) throw new Error('no root element');
   return root;

@@ -28,7 +28,9 @@ export const certsCommand: Command = {
     }
     try {
       const result = await writeCertDir(dir, { dnsNames, ipAddresses, days: positiveInteger(values, 'days', 365) });
-      io.stdout(`${result.reusedCa ? 'kept the CA in' : 'made a new CA in'} ${dir}; issued tls.crt for ${[...dnsNames, ...ipAddresses].join(', ')}\n`);
+      io.stdout(
+        `${result.reusedCa ? 'kept the CA in' : 'made a new CA in'} ${dir}; issued tls.crt for ${[...dnsNames, ...ipAddresses].join(', ')}\n`,
+      );
       return 0;
     } catch (error) {
       if (error instanceof CertificateInputError) throw new UsageError(error.message);

@@ -60,7 +60,12 @@ describe('crdgate check --contract --old-contract', () => {
     const result = await scratch.run('check', '--contract', now, '--old-contract', old, '-o', 'json');
     expect(result.code).toBe(1);
     const [revision] = JSON.parse(result.stdout).crdRevisions;
-    expect(revision).toMatchObject({ name: 'widgets.toys.example.com', from: 'contract', location: { file: now }, oldLocation: { file: old } });
+    expect(revision).toMatchObject({
+      name: 'widgets.toys.example.com',
+      from: 'contract',
+      location: { file: now },
+      oldLocation: { file: old },
+    });
     expect(revision.findings.map((f: any) => [f.rule, f.severity, f.path])).toEqual([
       ['defaultAdded', 'warning', 'spec.mode'],
       ['existingFieldRemoval', 'error', 'spec.endpoint'],
@@ -71,9 +76,19 @@ describe('crdgate check --contract --old-contract', () => {
     const { now, old } = await breakingRevision('same');
     const same = await scratch.run('check', '--contract', old, '--old-contract', old);
     expect(same.code).toBe(0);
-    expect(same.stdout).toContain(`contract ${old}: CustomResourceDefinition widgets.toys.example.com against its previous revision (contract ${old}): no change a rule reports\n`);
+    expect(same.stdout).toContain(
+      `contract ${old}: CustomResourceDefinition widgets.toys.example.com against its previous revision (contract ${old}): no change a rule reports\n`,
+    );
     await writeFile(join(scratch.dir(), 'same/rules.yaml'), 'rules:\n  existingFieldRemoval: warning\n');
-    const relaxed = await scratch.run('check', '--contract', now, '--old-contract', old, '--crd-rules', 'same/rules.yaml');
+    const relaxed = await scratch.run(
+      'check',
+      '--contract',
+      now,
+      '--old-contract',
+      old,
+      '--crd-rules',
+      'same/rules.yaml',
+    );
     expect(relaxed.code).toBe(0);
   });
 
@@ -81,10 +96,31 @@ describe('crdgate check --contract --old-contract', () => {
     const { now, old } = await breakingRevision('tree');
     const other = widget();
     other.metadata.name = 'gadgets.toys.example.com';
-    Object.assign(other.spec.names, { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList', shortNames: ['gd'] });
+    Object.assign(other.spec.names, {
+      plural: 'gadgets',
+      singular: 'gadget',
+      kind: 'Gadget',
+      listKind: 'GadgetList',
+      shortNames: ['gd'],
+    });
     const gadget = await contractModule('tree/gadget', other);
-    await writeFile(join(scratch.dir(), 'tree/widget.yaml'), stringify({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 2 } }));
-    const result = await scratch.run('check', '-f', 'tree/widget.yaml', '--contract', gadget, '--contract', now, '--old-contract', old, '-o', 'json');
+    await writeFile(
+      join(scratch.dir(), 'tree/widget.yaml'),
+      stringify({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 2 } }),
+    );
+    const result = await scratch.run(
+      'check',
+      '-f',
+      'tree/widget.yaml',
+      '--contract',
+      gadget,
+      '--contract',
+      now,
+      '--old-contract',
+      old,
+      '-o',
+      'json',
+    );
     const report = JSON.parse(result.stdout);
     // The gadget has no previous revision; the widget is decided by its new contract, and compared with its old one.
     expect(report.crdRevisions.map((r: any) => [r.name, r.location.file])).toEqual([['widgets.toys.example.com', now]]);

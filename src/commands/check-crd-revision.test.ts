@@ -26,7 +26,12 @@ const freshCrd = (): any => {
   return crd;
 };
 const v1Spec = (crd: any) => crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
-const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'demo' }, data: { a: '1' } };
+const configMap = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'demo' },
+  data: { a: '1' },
+};
 
 /** A revision that removes a field (an error) and adds a default (a warning); the CRD starts on line 9, after the ConfigMap's 7 and a separator. */
 async function breakingRevision(folder: string): Promise<{ now: string; old: string }> {
@@ -65,8 +70,22 @@ describe('crdgate check --old on CRD revisions', () => {
         location: { file: now, document: 2, line: 9 },
         oldLocation: { file: old, document: 2, line: 9 },
         findings: [
-          { rule: 'defaultAdded', severity: 'warning', version: 'v1', path: 'spec.mode', new: 'safe', message: expect.any(String) },
-          { rule: 'existingFieldRemoval', severity: 'error', version: 'v1', path: 'spec.endpoint', old: { type: 'string', format: 'hostname', nullable: true }, message: expect.any(String) },
+          {
+            rule: 'defaultAdded',
+            severity: 'warning',
+            version: 'v1',
+            path: 'spec.mode',
+            new: 'safe',
+            message: expect.any(String),
+          },
+          {
+            rule: 'existingFieldRemoval',
+            severity: 'error',
+            version: 'v1',
+            path: 'spec.endpoint',
+            old: { type: 'string', format: 'hostname', nullable: true },
+            message: expect.any(String),
+          },
         ],
       },
     ]);
@@ -80,10 +99,16 @@ describe('crdgate check --old on CRD revisions', () => {
     // The ConfigMap is skipped, not a testcase: the compared CRD is the one test.
     expect(xml.attributes).toMatchObject({ tests: '1', failures: '1' });
     const testcases = descendants(xml, 'testcase');
-    expect(testcases.map((t) => t.attributes.name)).toEqual([`CustomResourceDefinition widgets.toys.example.com revision ${now}:9 (document 2)`]);
+    expect(testcases.map((t) => t.attributes.name)).toEqual([
+      `CustomResourceDefinition widgets.toys.example.com revision ${now}:9 (document 2)`,
+    ]);
     const failures = descendants(xml, 'failure');
-    expect(failures.map((f) => [f.attributes.type, f.text])).toEqual([['CRD_REVISION_BREAKING', expect.stringMatching(/^error existingFieldRemoval \(v1\): spec\.endpoint: removed/)]]);
-    expect(descendants(testcases[0]!, 'system-out').map((s) => s.text)).toEqual(['warning defaultAdded (v1): spec.mode: default "safe" added']);
+    expect(failures.map((f) => [f.attributes.type, f.text])).toEqual([
+      ['CRD_REVISION_BREAKING', expect.stringMatching(/^error existingFieldRemoval \(v1\): spec\.endpoint: removed/)],
+    ]);
+    expect(descendants(testcases[0]!, 'system-out').map((s) => s.text)).toEqual([
+      'warning defaultAdded (v1): spec.mode: default "safe" added',
+    ]);
   });
 
   it('passes a revision with warnings only, and one that changes nothing', async () => {
@@ -96,13 +121,21 @@ describe('crdgate check --old on CRD revisions', () => {
     expect(warned.stdout).toContain('  warning enumValueAdded (v1): spec.mode: enum values added: ["turbo"]\n');
     const same = await scratch.run('check', '-f', old, '--old', old);
     expect(same.code).toBe(0);
-    expect(same.stdout).toContain(`${old}:1 (document 1): CustomResourceDefinition widgets.toys.example.com against its previous revision (${old}:1 (document 1)): no change a rule reports\n`);
+    expect(same.stdout).toContain(
+      `${old}:1 (document 1): CustomResourceDefinition widgets.toys.example.com against its previous revision (${old}:1 (document 1)): no change a rule reports\n`,
+    );
   });
 
   it('compares only a CRD both trees hold, by metadata.name', async () => {
     const renamed = freshCrd();
     renamed.metadata.name = 'gadgets.toys.example.com';
-    Object.assign(renamed.spec.names, { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList', shortNames: ['gd'] });
+    Object.assign(renamed.spec.names, {
+      plural: 'gadgets',
+      singular: 'gadget',
+      kind: 'Gadget',
+      listKind: 'GadgetList',
+      shortNames: ['gd'],
+    });
     const old = await write('other/old.yaml', [freshCrd()]);
     const now = await write('other/new.yaml', [renamed]);
     const result = await scratch.run('check', '-f', now, '--old', old, '-o', 'json');
@@ -117,10 +150,15 @@ describe('crdgate check --old on CRD revisions', () => {
     expect(result.code).toBe(0);
     const [revision] = JSON.parse(result.stdout).crdRevisions;
     expect(revision.findings.map((f: any) => [f.rule, f.severity])).toEqual([['existingFieldRemoval', 'warning']]);
-    const stricter = await write('config/stricter.json', '{"rules": {"defaultAdded": "error", "existingFieldRemoval": "off"}}');
+    const stricter = await write(
+      'config/stricter.json',
+      '{"rules": {"defaultAdded": "error", "existingFieldRemoval": "off"}}',
+    );
     const strict = await scratch.run('check', '-f', now, '--old', old, '--crd-rules', stricter, '-o', 'json');
     expect(strict.code).toBe(1);
-    expect(JSON.parse(strict.stdout).crdRevisions[0].findings.map((f: any) => [f.rule, f.severity])).toEqual([['defaultAdded', 'error']]);
+    expect(JSON.parse(strict.stdout).crdRevisions[0].findings.map((f: any) => [f.rule, f.severity])).toEqual([
+      ['defaultAdded', 'error'],
+    ]);
   });
 
   it.each([
@@ -162,7 +200,10 @@ describe('docs/check.md, "Checking a CRD revision"', () => {
   });
 
   it('lists every rule once, with its default severity', async () => {
-    const rows = [...(await section()).matchAll(/^\| `(\w+)` \| (error|warning) \|/gm)].map(([, rule, severity]) => [rule, severity]);
+    const rows = [...(await section()).matchAll(/^\| `(\w+)` \| (error|warning) \|/gm)].map(([, rule, severity]) => [
+      rule,
+      severity,
+    ]);
     expect(rows).toEqual(Object.entries(crdRevisionRules).map(([rule, { severity }]) => [rule, severity]));
   });
 });

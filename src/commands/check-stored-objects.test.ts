@@ -10,11 +10,18 @@ import { storedObjectRules } from '../crd-revision/stored-object-rules.ts';
 // predicted, object by object; here, what the command makes of it: the flags, the reports, the exit codes). The
 // fixture's Mailbox revision and objects are described in src/crd-revision/objects/predict-stored-object.test.ts.
 const scratch = cliInTempDir('crdgate-check-stored-');
-const fixture = (path: string) => fileURLToPath(new URL(`../../test/fixtures/check/stored-objects/${path}`, import.meta.url));
-const [newTree, oldTree, stored, manifests] = [fixture('new'), fixture('old'), fixture('stored.yaml'), fixture('mailbox-manifests.yaml')];
+const fixture = (path: string) =>
+  fileURLToPath(new URL(`../../test/fixtures/check/stored-objects/${path}`, import.meta.url));
+const [newTree, oldTree, stored, manifests] = [
+  fixture('new'),
+  fixture('old'),
+  fixture('stored.yaml'),
+  fixture('mailbox-manifests.yaml'),
+];
 
 /** Rule → count, for one CRD's findings in the JSON report. */
-const counts = (crd: { findings: Array<{ rule: string; count: number }> }) => Object.fromEntries(crd.findings.map((entry) => [entry.rule, entry.count]));
+const counts = (crd: { findings: Array<{ rule: string; count: number }> }) =>
+  Object.fromEntries(crd.findings.map((entry) => [entry.rule, entry.count]));
 
 async function write(path: string, text: string): Promise<string> {
   const file = join(scratch.dir(), path);
@@ -32,7 +39,12 @@ describe('crdgate check --stored', () => {
     expect(report.summary).toMatchObject({ storedObjects: 4, storedObjectErrors: 7, storedObjectWarnings: 6 });
     expect(report.storedObjects.crds).toHaveLength(1);
     const [crd] = report.storedObjects.crds;
-    expect(crd).toMatchObject({ name: 'mailboxes.mail.example.com', source: 'stored', objects: 4, location: { file: join(newTree, 'mailboxes.yaml'), line: 1 } });
+    expect(crd).toMatchObject({
+      name: 'mailboxes.mail.example.com',
+      source: 'stored',
+      objects: 4,
+      location: { file: join(newTree, 'mailboxes.yaml'), line: 1 },
+    });
     expect(counts(crd)).toEqual({
       fieldDroppedOnRead: 1,
       recreateRefused: 3,
@@ -44,12 +56,11 @@ describe('crdgate check --stored', () => {
       prunedFieldsMayReturn: 1,
     });
     // Errors, then warnings, then what crdgate cannot see.
-    expect(crd.findings.map((entry: { severity: string; unseen?: boolean }) => `${entry.severity}${entry.unseen ? ' unseen' : ''}`)).toEqual([
-      ...Array(5).fill('error'),
-      'warning',
-      'warning unseen',
-      'warning unseen',
-    ]);
+    expect(
+      crd.findings.map(
+        (entry: { severity: string; unseen?: boolean }) => `${entry.severity}${entry.unseen ? ' unseen' : ''}`,
+      ),
+    ).toEqual([...Array(5).fill('error'), 'warning', 'warning unseen', 'warning unseen']);
     const recreate = crd.findings.find((entry: { rule: string }) => entry.rule === 'recreateRefused');
     expect(recreate.examples.map((example: any) => [example.object.name, example.path])).toEqual([
       ['ann', 'spec.quota'],
@@ -67,8 +78,12 @@ describe('crdgate check --stored', () => {
       `stored objects of CustomResourceDefinition mailboxes.mail.example.com (${join(newTree, 'mailboxes.yaml')}:1 (document 1)) from --stored, through its new revision: 4 objects, 7 errors, 6 warnings`,
     );
     expect(lines).toContain('  error unchangedWriteRefused: 1');
-    expect(lines).toContain('    Mailbox mail/bob (mail.example.com/v1): a write that changes nothing is refused with 422: spec.owner (FieldValueInvalid)');
-    expect(lines.at(-2)).toMatch(/; judged 4 stored objects through the new revision of its CRD: 7 errors, 6 warnings$/);
+    expect(lines).toContain(
+      '    Mailbox mail/bob (mail.example.com/v1): a write that changes nothing is refused with 422: spec.owner (FieldValueInvalid)',
+    );
+    expect(lines.at(-2)).toMatch(
+      /; judged 4 stored objects through the new revision of its CRD: 7 errors, 6 warnings$/,
+    );
   });
 
   it('writes a JUnit testcase per CRD, failed as STORED_OBJECTS_BREAKING', async () => {
@@ -77,15 +92,28 @@ describe('crdgate check --stored', () => {
     const xml = parseXml(result.stdout);
     const testcases = descendants(xml, 'testcase').map((testcase) => testcase.attributes.name);
     expect(testcases).toContain('stored mailboxes.mail.example.com objects from --stored');
-    expect(descendants(xml, 'failure').map((failure) => failure.attributes.type)).toEqual(['CRD_REVISION_BREAKING', 'STORED_OBJECTS_BREAKING']);
+    expect(descendants(xml, 'failure').map((failure) => failure.attributes.type)).toEqual([
+      'CRD_REVISION_BREAKING',
+      'STORED_OBJECTS_BREAKING',
+    ]);
   });
 
   it('judges the old tree’s objects of a CRD that changed, without --stored', async () => {
     const result = await scratch.run('check', '-f', newTree, '--old', oldTree, '--old', manifests, '-o', 'json');
     expect(result.code).toBe(1);
     const [crd] = JSON.parse(result.stdout).storedObjects.crds;
-    expect(crd).toMatchObject({ source: 'old-tree', objects: 1, oldLocation: { file: join(oldTree, 'mailboxes.yaml') } });
-    expect(counts(crd)).toEqual({ fieldDroppedOnRead: 1, recreateRefused: 1, defaultAddedOnRead: 1, storedVersionAssumed: 1, prunedFieldsMayReturn: 1 });
+    expect(crd).toMatchObject({
+      source: 'old-tree',
+      objects: 1,
+      oldLocation: { file: join(oldTree, 'mailboxes.yaml') },
+    });
+    expect(counts(crd)).toEqual({
+      fieldDroppedOnRead: 1,
+      recreateRefused: 1,
+      defaultAddedOnRead: 1,
+      storedVersionAssumed: 1,
+      prunedFieldsMayReturn: 1,
+    });
   });
 
   it('passes objects that fare the same under the CRD, and counts kinds it has no CRD for', async () => {
@@ -108,13 +136,30 @@ describe('crdgate check --stored', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report.storedObjects.crds.map((crd: any) => [crd.objects, counts(crd)])).toEqual([[1, { storedVersionAssumed: 1 }]]);
+    expect(report.storedObjects.crds.map((crd: any) => [crd.objects, counts(crd)])).toEqual([
+      [1, { storedVersionAssumed: 1 }],
+    ]);
     expect(report.storedObjects.unmatched).toEqual({ ConfigMap: 1 });
   });
 
   it('sets stored-object rules with --crd-rules: another severity, or off', async () => {
-    const rules = await write('rules/rules.yaml', 'rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n  storedVersionAssumed: off\n');
-    const result = await scratch.run('check', '-f', newTree, '--old', oldTree, '--stored', stored, '--crd-rules', rules, '-o', 'json');
+    const rules = await write(
+      'rules/rules.yaml',
+      'rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n  storedVersionAssumed: off\n',
+    );
+    const result = await scratch.run(
+      'check',
+      '-f',
+      newTree,
+      '--old',
+      oldTree,
+      '--stored',
+      stored,
+      '--crd-rules',
+      rules,
+      '-o',
+      'json',
+    );
     expect(result.code).toBe(1);
     const [crd] = JSON.parse(result.stdout).storedObjects.crds;
     expect(crd.findings.map((entry: any) => [entry.rule, entry.severity, entry.count])).toEqual([
@@ -151,7 +196,10 @@ describe('docs/check.md, "The objects a revision must keep serving"', () => {
   it('lists every stored-object rule once, with its default severity', async () => {
     const page = await readFile(fileURLToPath(new URL('../../docs/check.md', import.meta.url)), 'utf8');
     const section = page.slice(page.indexOf('## The objects a revision must keep serving'));
-    const rows = [...section.matchAll(/^\| `(\w+)` \| (error|warning) \|/gm)].map(([, rule, severity]) => [rule, severity]);
+    const rows = [...section.matchAll(/^\| `(\w+)` \| (error|warning) \|/gm)].map(([, rule, severity]) => [
+      rule,
+      severity,
+    ]);
     expect(rows).toEqual(Object.entries(storedObjectRules).map(([rule, { severity }]) => [rule, severity]));
   });
 });

@@ -3,7 +3,15 @@ import { crdsByName } from '../check/crd-revisions.ts';
 import type { ManifestContents, ManifestObject } from '../check/manifest-documents.ts';
 import { visitManifestFiles, ManifestReadError, type TreeSource } from '../check/read-manifest-tree.ts';
 import { describeInvalid } from '../check/report-summary.ts';
-import { createStoredObjectsJudge, crdSpecChanged, owningContract, type StoredObjectsCrd, type StoredObjectsCrdReport, type StoredObjectsReport, type StoredObjectsSource } from '../check/stored-objects.ts';
+import {
+  createStoredObjectsJudge,
+  crdSpecChanged,
+  owningContract,
+  type StoredObjectsCrd,
+  type StoredObjectsCrdReport,
+  type StoredObjectsReport,
+  type StoredObjectsSource,
+} from '../check/stored-objects.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
@@ -35,7 +43,10 @@ const placeholderEndpoint = { target: { url: 'https://crdgate.invalid' } };
  * --stored paths (one file at a time), each put through its CRD's new revision. Undefined when there was nothing
  * to judge and no --stored: the report then is what it was before stored objects were judged.
  */
-export async function judgeStoredObjects(registry: ContractRegistry, input: StoredObjectsInput): Promise<StoredObjectsReport | undefined> {
+export async function judgeStoredObjects(
+  registry: ContractRegistry,
+  input: StoredObjectsInput,
+): Promise<StoredObjectsReport | undefined> {
   const newCrds = crdsByName({ objects: input.crdManifests });
   const oldCrds = crdsByName({ objects: input.oldTree?.objects ?? [] });
   const changed: StoredObjectsCrd[] = [];
@@ -61,11 +72,17 @@ export async function judgeStoredObjects(registry: ContractRegistry, input: Stor
     const rendered = renderCustomResourceDefinition(contract, placeholderEndpoint);
     all.push({ name: `${plural}.${group}`, new: rendered, old: rendered, contract });
   }
-  const oldObjects = (input.oldTree?.objects ?? []).filter(({ object }) => !isCrdObject(object) && changed.some((crd) => declares(crd, object.apiVersion, object.kind)));
+  const oldObjects = (input.oldTree?.objects ?? []).filter(
+    ({ object }) => !isCrdObject(object) && changed.some((crd) => declares(crd, object.apiVersion, object.kind)),
+  );
   const live = input.visitLiveObjects;
-  if (oldObjects.length === 0 && input.storedPaths.length === 0 && (live === undefined || changed.length === 0)) return undefined;
+  if (oldObjects.length === 0 && input.storedPaths.length === 0 && (live === undefined || changed.length === 0))
+    return undefined;
 
-  const options = { ...(input.namespace ? { namespace: input.namespace } : {}), ...(input.settings ? { settings: input.settings } : {}) };
+  const options = {
+    ...(input.namespace ? { namespace: input.namespace } : {}),
+    ...(input.settings ? { settings: input.settings } : {}),
+  };
   const fromOldTree = createStoredObjectsJudge(changed, options);
   for (const { object } of oldObjects) fromOldTree.judge(object);
   const fromCluster = createStoredObjectsJudge(changed, options);
@@ -83,7 +100,10 @@ export async function judgeStoredObjects(registry: ContractRegistry, input: Stor
   }
   const [a, c, b] = [fromOldTree.report(), fromCluster.report(), fromStored.report()];
   const from = (source: StoredObjectsSource) => (crd: StoredObjectsCrdReport) => ({ ...crd, source });
-  return { crds: [...a.crds.map(from('old-tree')), ...c.crds.map(from('cluster')), ...b.crds.map(from('stored'))], unmatched: b.unmatched };
+  return {
+    crds: [...a.crds.map(from('old-tree')), ...c.crds.map(from('cluster')), ...b.crds.map(from('stored'))],
+    unmatched: b.unmatched,
+  };
 }
 
 function contractOf(registry: ContractRegistry, crd: unknown): Pick<StoredObjectsCrd, 'contract'> {
@@ -95,5 +115,7 @@ function contractOf(registry: ContractRegistry, crd: unknown): Pick<StoredObject
 
 function declares(crd: StoredObjectsCrd, apiVersion: unknown, kind: unknown): boolean {
   const spec = isPlainObject(crd.new) && isPlainObject(crd.new.spec) ? crd.new.spec : {};
-  return spec.group === splitApiVersion(String(apiVersion)).group && isPlainObject(spec.names) && spec.names.kind === kind;
+  return (
+    spec.group === splitApiVersion(String(apiVersion)).group && isPlainObject(spec.names) && spec.names.kind === kind
+  );
 }

@@ -13,7 +13,11 @@ const fixtures = fileURLToPath(new URL('../../test/fixtures/check/', import.meta
 const inFixtures = (...argv: string[]) => runCli(fixtures, ...argv);
 const scratch = cliInTempDir('crdgate-check-');
 
-const geoDatabase = (name: string, size: string, extra: { annotations?: Record<string, string>; status?: unknown; apiVersion?: string } = {}) => ({
+const geoDatabase = (
+  name: string,
+  size: string,
+  extra: { annotations?: Record<string, string>; status?: unknown; apiVersion?: string } = {},
+) => ({
   apiVersion: extra.apiVersion ?? 'geo.example.com/v1',
   kind: 'GeoDatabase',
   metadata: { name, namespace: 'maps', ...(extra.annotations ? { annotations: extra.annotations } : {}) },
@@ -28,7 +32,8 @@ function paragraphs(report: string): Map<string, string[]> {
   let current: string[] | undefined;
   for (const line of report.split('\n')) {
     if (line.startsWith('  ') && current) current.push(line.trim());
-    else if (/ (CREATE|UPDATE|DELETE)( in state \w+ \([^)]*\))?: (allowed|denied)/.test(line)) result.set(line, (current = []));
+    else if (/ (CREATE|UPDATE|DELETE)( in state \w+ \([^)]*\))?: (allowed|denied)/.test(line))
+      result.set(line, (current = []));
     else current = undefined;
   }
   return result;
@@ -40,7 +45,8 @@ function paragraphAbout(report: string, name: string): { header: string; lines: 
   return { header: found[0]![0], lines: found[0]![1] };
 }
 
-const jsonReport = (stdout: string) => JSON.parse(stdout) as { summary: any; objects: any[]; notObjects: any[]; invalid: any[]; empty: any[] };
+const jsonReport = (stdout: string) =>
+  JSON.parse(stdout) as { summary: any; objects: any[]; notObjects: any[]; invalid: any[]; empty: any[] };
 const byName = (objects: any[], name: string) => {
   const found = objects.filter((o) => o.name === name);
   expect(found, name).toHaveLength(1);
@@ -54,9 +60,12 @@ describe('crdgate check on a manifest tree', () => {
     expect(result.stderr).toBe('');
     expect([...paragraphs(result.stdout).keys()]).toHaveLength(6);
 
-    for (const name of ['v1-valid', 'v1beta1-valid', 'v1alpha1-valid']) expect(paragraphAbout(result.stdout, name).header).toMatch(/ CREATE: allowed$/);
+    for (const name of ['v1-valid', 'v1beta1-valid', 'v1alpha1-valid'])
+      expect(paragraphAbout(result.stdout, name).header).toMatch(/ CREATE: allowed$/);
     const v1 = paragraphAbout(result.stdout, 'v1-invalid');
-    expect(v1.header).toBe('tree/apps/geo/databases.yaml:31 (document 3): GeoDatabase maps/v1-invalid (geo.example.com/v1) CREATE: denied OBJECT_INVALID');
+    expect(v1.header).toBe(
+      'tree/apps/geo/databases.yaml:31 (document 3): GeoDatabase maps/v1-invalid (geo.example.com/v1) CREATE: denied OBJECT_INVALID',
+    );
     // The API server's answer (the CRD bounds the replicas, and its rule in place of crdgate's quantity format refuses
     // the size), then what the webhook refuses next (its invariants).
     expect(v1.lines).toEqual([
@@ -66,13 +75,19 @@ describe('crdgate check on a manifest tree', () => {
       expect.stringMatching(/^then the webhook: spec\.postgres\.postgis: /),
     ]);
     const beta = paragraphAbout(result.stdout, 'v1beta1-invalid');
-    expect(beta.header).toMatch(/^tree\/apps\/legacy\/v1beta1\.yml:14 \(document 2\): .*\(geo\.example\.com\/v1beta1\) CREATE: denied OBJECT_INVALID$/);
+    expect(beta.header).toMatch(
+      /^tree\/apps\/legacy\/v1beta1\.yml:14 \(document 2\): .*\(geo\.example\.com\/v1beta1\) CREATE: denied OBJECT_INVALID$/,
+    );
     expect(beta.lines).toEqual([expect.stringMatching(/^spec\.caches\[0\]\.name: Invalid value: "Tiles_1"/)]);
     const alpha = paragraphAbout(result.stdout, 'v1alpha1-invalid');
-    expect(alpha.header).toMatch(/^tree\/apps\/legacy\/alpha\/list\.json:17 \(document 1, items\[2\]\): .*\(geo\.example\.com\/v1alpha1\) CREATE: denied OBJECT_INVALID$/);
+    expect(alpha.header).toMatch(
+      /^tree\/apps\/legacy\/alpha\/list\.json:17 \(document 1, items\[2\]\): .*\(geo\.example\.com\/v1alpha1\) CREATE: denied OBJECT_INVALID$/,
+    );
     expect(alpha.lines).toContainEqual(expect.stringMatching(/^spec\.storageGB: Invalid value: 0/));
     // The defaults the mutating webhook would set, in the version the object is written in.
-    expect(paragraphAbout(result.stdout, 'v1alpha1-valid').lines).toEqual(expect.arrayContaining(['default spec.replicas: 0', 'default spec.cacheMB: 0']));
+    expect(paragraphAbout(result.stdout, 'v1alpha1-valid').lines).toEqual(
+      expect.arrayContaining(['default spec.replicas: 0', 'default spec.cacheMB: 0']),
+    );
     expect(paragraphAbout(result.stdout, 'v1-valid').lines).toContain('default spec.readReplicas: 0');
 
     const lines = result.stdout.trimEnd().split('\n');
@@ -113,29 +128,52 @@ describe('crdgate check on a manifest tree', () => {
       allowed: false,
       code: 'OBJECT_INVALID',
     });
-    expect(invalid.causes.map((c: any) => [c.field, c.type])).toEqual([['spec.readReplicas', 'FieldValueInvalid'], ['spec.storage.size', 'FieldValueInvalid']]);
-    expect(invalid.next.map((c: any) => [c.field, c.type])).toEqual([['spec.postgres.version', 'FieldValueNotSupported'], ['spec.postgres.postgis', 'FieldValueNotSupported']]);
+    expect(invalid.causes.map((c: any) => [c.field, c.type])).toEqual([
+      ['spec.readReplicas', 'FieldValueInvalid'],
+      ['spec.storage.size', 'FieldValueInvalid'],
+    ]);
+    expect(invalid.next.map((c: any) => [c.field, c.type])).toEqual([
+      ['spec.postgres.version', 'FieldValueNotSupported'],
+      ['spec.postgres.postgis', 'FieldValueNotSupported'],
+    ]);
     expect(invalid).not.toHaveProperty('object');
     const alpha = byName(report.objects, 'v1alpha1-valid');
-    expect(alpha).toMatchObject({ location: { file: 'tree/apps/legacy/alpha/list.json', document: 1, item: 0, line: 5 }, allowed: true, code: 'ALLOWED' });
+    expect(alpha).toMatchObject({
+      location: { file: 'tree/apps/legacy/alpha/list.json', document: 1, item: 0, line: 5 },
+      allowed: true,
+      code: 'ALLOWED',
+    });
     expect(alpha.defaults).toContainEqual({ field: 'spec.replicas', value: 0 });
-    expect(byName(report.objects, 'v1beta1-invalid').causes).toEqual([expect.objectContaining({ field: 'spec.caches[0].name', type: 'FieldValueInvalid' })]);
+    expect(byName(report.objects, 'v1beta1-invalid').causes).toEqual([
+      expect.objectContaining({ field: 'spec.caches[0].name', type: 'FieldValueInvalid' }),
+    ]);
   });
 
   it('writes one JUnit testcase per decided object, a failure per denial, with -o junit', async () => {
     const result = await inFixtures('check', '-f', 'tree', '-o', 'junit');
     expect(result.code).toBe(1);
     const xml = result.stdout;
-    expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="crdgate check" tests="6" failures="3"/);
-    const suites = [...xml.matchAll(/<testsuite name="([^"]*)" tests="(\d+)" failures="(\d+)"/g)].map((m) => [m[1], Number(m[2]), Number(m[3])]);
+    expect(xml).toMatch(
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="crdgate check" tests="6" failures="3"/,
+    );
+    const suites = [...xml.matchAll(/<testsuite name="([^"]*)" tests="(\d+)" failures="(\d+)"/g)].map((m) => [
+      m[1],
+      Number(m[2]),
+      Number(m[3]),
+    ]);
     expect(suites).toEqual([
       ['tree/apps/geo/databases.yaml', 2, 1],
       ['tree/apps/legacy/alpha/list.json', 2, 1],
       ['tree/apps/legacy/v1beta1.yml', 2, 1],
     ]);
-    const testcases = [...xml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)];
+    const testcases = [
+      ...xml.matchAll(/<testcase classname="([^"]*)" name="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g),
+    ];
     expect(testcases).toHaveLength(6);
-    const failureOf = (name: string) => testcases.find((m) => m[2]!.startsWith(`GeoDatabase legacy/${name} `) || m[2]!.startsWith(`GeoDatabase maps/${name} `))![4] ?? '';
+    const failureOf = (name: string) =>
+      testcases.find(
+        (m) => m[2]!.startsWith(`GeoDatabase legacy/${name} `) || m[2]!.startsWith(`GeoDatabase maps/${name} `),
+      )![4] ?? '';
     expect(failureOf('v1beta1-valid')).not.toContain('<failure');
     const failure = /<failure type="(\w+)" message="([^"]*)">([^<]*)<\/failure>/.exec(failureOf('v1beta1-invalid'));
     expect(failure?.[1]).toBe('OBJECT_INVALID');
@@ -151,7 +189,12 @@ describe('crdgate check --old: the transition a pull request would make', () => 
     const result = await inFixtures('check', '-f', 'revisions/new', '--old', 'revisions/old', '-o', 'json');
     expect(result.code).toBe(1);
     const { summary, objects } = jsonReport(result.stdout);
-    expect(summary).toMatchObject({ checked: 4, allowed: 2, denied: 2, operations: { CREATE: 1, UPDATE: 2, DELETE: 1 } });
+    expect(summary).toMatchObject({
+      checked: 4,
+      allowed: 2,
+      denied: 2,
+      operations: { CREATE: 1, UPDATE: 2, DELETE: 1 },
+    });
     expect(byName(objects, 'roads')).toMatchObject({
       operation: 'UPDATE',
       allowed: true,
@@ -160,8 +203,19 @@ describe('crdgate check --old: the transition a pull request would make', () => 
       oldLocation: { file: 'revisions/old/roads.yaml' },
     });
     const shrinking = byName(objects, 'shrinking');
-    expect(shrinking).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', state: { state: 'Ready' } });
-    expect(shrinking.causes).toEqual([expect.objectContaining({ field: 'spec.storage.size', type: 'FieldValueForbidden', message: expect.stringContaining('volumes cannot shrink') })]);
+    expect(shrinking).toMatchObject({
+      operation: 'UPDATE',
+      allowed: false,
+      code: 'CHANGE_FORBIDDEN',
+      state: { state: 'Ready' },
+    });
+    expect(shrinking.causes).toEqual([
+      expect.objectContaining({
+        field: 'spec.storage.size',
+        type: 'FieldValueForbidden',
+        message: expect.stringContaining('volumes cannot shrink'),
+      }),
+    ]);
     expect(byName(objects, 'archive')).toMatchObject({
       operation: 'DELETE',
       allowed: false,
@@ -171,27 +225,68 @@ describe('crdgate check --old: the transition a pull request would make', () => 
     expect(byName(objects, 'fresh')).toMatchObject({ operation: 'CREATE', allowed: true });
 
     const text = await inFixtures('check', '-f', 'revisions/new', '--old', 'revisions/old');
-    expect(paragraphAbout(text.stdout, 'shrinking').header).toMatch(/ UPDATE in state Ready \(from the contract's steady state\): denied CHANGE_FORBIDDEN$/);
-    expect(paragraphAbout(text.stdout, 'shrinking').lines[0]).toBe('previous revision: revisions/old/shrinking.yaml:1 (document 1)');
+    expect(paragraphAbout(text.stdout, 'shrinking').header).toMatch(
+      / UPDATE in state Ready \(from the contract's steady state\): denied CHANGE_FORBIDDEN$/,
+    );
+    expect(paragraphAbout(text.stdout, 'shrinking').lines[0]).toBe(
+      'previous revision: revisions/old/shrinking.yaml:1 (document 1)',
+    );
   });
 
   it('exits 0 when every change is allowed', async () => {
-    const result = await inFixtures('check', '-f', 'revisions/new/roads.yaml', '-f', 'revisions/new/fresh.yaml', '--old', 'revisions/old/roads.yaml');
+    const result = await inFixtures(
+      'check',
+      '-f',
+      'revisions/new/roads.yaml',
+      '-f',
+      'revisions/new/fresh.yaml',
+      '--old',
+      'revisions/old/roads.yaml',
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^checked 2 objects: 2 allowed, 0 denied \(CREATE 1, UPDATE 1\)$/m);
   });
 
   it('takes the state from --state when the manifests record none, and from the old status when they do', async () => {
     // Pending: nothing is provisioned yet, so even shrinking is allowed.
-    const pending = await inFixtures('check', '-f', 'revisions/new/shrinking.yaml', '--old', 'revisions/old/shrinking.yaml', '--state', 'Pending', '-o', 'json');
+    const pending = await inFixtures(
+      'check',
+      '-f',
+      'revisions/new/shrinking.yaml',
+      '--old',
+      'revisions/old/shrinking.yaml',
+      '--state',
+      'Pending',
+      '-o',
+      'json',
+    );
     expect(pending.code).toBe(0);
-    expect(byName(jsonReport(pending.stdout).objects, 'shrinking')).toMatchObject({ allowed: true, state: { state: 'Pending', source: 'flag' } });
+    expect(byName(jsonReport(pending.stdout).objects, 'shrinking')).toMatchObject({
+      allowed: true,
+      state: { state: 'Pending', source: 'flag' },
+    });
 
-    await writeFile(join(scratch.dir(), 'old-upgrading.yaml'), stringify(geoDatabase('roads', '20Gi', { status: { phase: 'Upgrading' } })));
+    await writeFile(
+      join(scratch.dir(), 'old-upgrading.yaml'),
+      stringify(geoDatabase('roads', '20Gi', { status: { phase: 'Upgrading' } })),
+    );
     await writeFile(join(scratch.dir(), 'new-roads.yaml'), stringify(geoDatabase('roads', '30Gi')));
-    const upgrading = await scratch.run('check', '-f', 'new-roads.yaml', '--old', 'old-upgrading.yaml', '--state', 'Pending', '-o', 'json');
+    const upgrading = await scratch.run(
+      'check',
+      '-f',
+      'new-roads.yaml',
+      '--old',
+      'old-upgrading.yaml',
+      '--state',
+      'Pending',
+      '-o',
+      'json',
+    );
     expect(upgrading.code).toBe(1);
-    expect(byName(jsonReport(upgrading.stdout).objects, 'roads')).toMatchObject({ code: 'CHANGE_FORBIDDEN', state: { state: 'Upgrading', source: 'status' } });
+    expect(byName(jsonReport(upgrading.stdout).objects, 'roads')).toMatchObject({
+      code: 'CHANGE_FORBIDDEN',
+      state: { state: 'Upgrading', source: 'status' },
+    });
   });
 
   it('judges a change no change kind names as the webhook does: by the state the old status records, the override lifting it where the state says', async () => {
@@ -206,34 +301,97 @@ describe('crdgate check --old: the transition a pull request would make', () => 
     await writeFile(join(scratch.dir(), 'broker-upgrading.yaml'), stringify(broker(false, 'Upgrading')));
     await writeFile(join(scratch.dir(), 'broker-degraded.yaml'), stringify(broker(false, 'Degraded')));
     await writeFile(join(scratch.dir(), 'broker-metrics.yaml'), stringify(broker(true)));
-    await writeFile(join(scratch.dir(), 'broker-metrics-overridden.yaml'), stringify(broker(true, undefined, { 'messaging.example.com/override-transitions': 'INC-9: metrics for the incident' })));
+    await writeFile(
+      join(scratch.dir(), 'broker-metrics-overridden.yaml'),
+      stringify(
+        broker(true, undefined, { 'messaging.example.com/override-transitions': 'INC-9: metrics for the incident' }),
+      ),
+    );
 
-    const refused = await scratch.run('check', '-f', 'broker-metrics.yaml', '--old', 'broker-upgrading.yaml', '--contract', contract, '-o', 'json');
+    const refused = await scratch.run(
+      'check',
+      '-f',
+      'broker-metrics.yaml',
+      '--old',
+      'broker-upgrading.yaml',
+      '--contract',
+      contract,
+      '-o',
+      'json',
+    );
     expect(refused.code).toBe(1);
-    expect(byName(jsonReport(refused.stdout).objects, 'events')).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', state: { state: 'Upgrading', source: 'status' } });
-    const text = await scratch.run('check', '-f', 'broker-metrics-overridden.yaml', '--old', 'broker-upgrading.yaml', '--contract', contract);
+    expect(byName(jsonReport(refused.stdout).objects, 'events')).toMatchObject({
+      operation: 'UPDATE',
+      allowed: false,
+      code: 'CHANGE_FORBIDDEN',
+      state: { state: 'Upgrading', source: 'status' },
+    });
+    const text = await scratch.run(
+      'check',
+      '-f',
+      'broker-metrics-overridden.yaml',
+      '--old',
+      'broker-upgrading.yaml',
+      '--contract',
+      contract,
+    );
     expect(text.code).toBe(1);
     // A cluster-scoped object: its header names it without a namespace.
     expect(text.stdout).toContain(
       '\n  spec.metricsEnabled: changing false to true is refused while the broker cluster is Upgrading: no change kind names this field (such changes are refused there, override or not)\n',
     );
 
-    const degraded = await scratch.run('check', '-f', 'broker-metrics.yaml', '--old', 'broker-degraded.yaml', '--contract', contract);
+    const degraded = await scratch.run(
+      'check',
+      '-f',
+      'broker-metrics.yaml',
+      '--old',
+      'broker-degraded.yaml',
+      '--contract',
+      contract,
+    );
     expect(degraded.code).toBe(1);
     expect(degraded.stdout).toContain(
       '\n  spec.metricsEnabled: changing false to true is not allowed while the broker cluster is Degraded: no change kind names this field (such changes need messaging.example.com/override-transitions with a reason)\n',
     );
-    const overridden = await scratch.run('check', '-f', 'broker-metrics-overridden.yaml', '--old', 'broker-degraded.yaml', '--contract', contract);
+    const overridden = await scratch.run(
+      'check',
+      '-f',
+      'broker-metrics-overridden.yaml',
+      '--old',
+      'broker-degraded.yaml',
+      '--contract',
+      contract,
+    );
     expect(overridden.code).toBe(0);
-    expect(overridden.stdout).toMatch(/: MessageBroker events \(messaging\.example\.com\/v1\) UPDATE in state Degraded \(from its status\): allowed$/m);
-    expect(overridden.stdout).toContain('\n  warning: messaging.example.com/override-transitions: overriding changes no change kind names while the broker cluster is Degraded; reason: "INC-9: metrics for the incident"\n');
+    expect(overridden.stdout).toMatch(
+      /: MessageBroker events \(messaging\.example\.com\/v1\) UPDATE in state Degraded \(from its status\): allowed$/m,
+    );
+    expect(overridden.stdout).toContain(
+      '\n  warning: messaging.example.com/override-transitions: overriding changes no change kind names while the broker cluster is Degraded; reason: "INC-9: metrics for the incident"\n',
+    );
     // The old manifest records no state: the steady state, Running, where such changes are free.
     await writeFile(join(scratch.dir(), 'broker-unrecorded.yaml'), stringify(broker(false)));
-    expect((await scratch.run('check', '-f', 'broker-metrics.yaml', '--old', 'broker-unrecorded.yaml', '--contract', contract)).code).toBe(0);
+    expect(
+      (
+        await scratch.run(
+          'check',
+          '-f',
+          'broker-metrics.yaml',
+          '--old',
+          'broker-unrecorded.yaml',
+          '--contract',
+          contract,
+        )
+      ).code,
+    ).toBe(0);
   });
 
   it('pairs an object across versions, converting the old one as the API server would', async () => {
-    await writeFile(join(scratch.dir(), 'old-beta.yaml'), stringify(geoDatabase('roads', '20Gi', { apiVersion: 'geo.example.com/v1beta1' })));
+    await writeFile(
+      join(scratch.dir(), 'old-beta.yaml'),
+      stringify(geoDatabase('roads', '20Gi', { apiVersion: 'geo.example.com/v1beta1' })),
+    );
     await writeFile(join(scratch.dir(), 'new-small.yaml'), stringify(geoDatabase('roads', '10Gi')));
     const grown = await scratch.run('check', '-f', 'new-roads.yaml', '--old', 'old-beta.yaml');
     expect(grown.code).toBe(0);
@@ -244,7 +402,10 @@ describe('crdgate check --old: the transition a pull request would make', () => 
   });
 
   it('denies a change it cannot judge because the old object does not convert, rather than skip the machine', async () => {
-    await writeFile(join(scratch.dir(), 'old-v9.yaml'), stringify(geoDatabase('roads', '40Gi', { apiVersion: 'geo.example.com/v9' })));
+    await writeFile(
+      join(scratch.dir(), 'old-v9.yaml'),
+      stringify(geoDatabase('roads', '40Gi', { apiVersion: 'geo.example.com/v9' })),
+    );
     const result = await scratch.run('check', '-f', 'new-small.yaml', '--old', 'old-v9.yaml', '-o', 'json');
     expect(result.code).toBe(1);
     expect(byName(jsonReport(result.stdout).objects, 'roads')).toMatchObject({
@@ -268,7 +429,10 @@ describe('crdgate check, more', () => {
   });
 
   it('fails on the second of two manifests of the same object, and judges it all the same', async () => {
-    await writeFile(join(scratch.dir(), 'twice.yaml'), [geoDatabase('twin', '1Gi'), geoDatabase('twin', '2Gi')].map((o) => stringify(o)).join('---\n'));
+    await writeFile(
+      join(scratch.dir(), 'twice.yaml'),
+      [geoDatabase('twin', '1Gi'), geoDatabase('twin', '2Gi')].map((o) => stringify(o)).join('---\n'),
+    );
     const result = await scratch.run('check', '-f', 'twice.yaml', '-o', 'json');
     expect(result.code).toBe(1);
     const { objects } = jsonReport(result.stdout);
@@ -277,7 +441,9 @@ describe('crdgate check, more', () => {
       [2, 'CREATE', 'ALLOWED', 1],
     ]);
     const text = await scratch.run('check', '-f', 'twice.yaml');
-    expect(text.stdout).toContain('  duplicate: the same object is at twice.yaml:1 (document 1) already; the API server would apply both, the later one winning (OBJECT_DUPLICATE)');
+    expect(text.stdout).toContain(
+      '  duplicate: the same object is at twice.yaml:1 (document 1) already; the API server would apply both, the later one winning (OBJECT_DUPLICATE)',
+    );
     expect(text.stdout).toContain('1 object in the tree a second time (OBJECT_DUPLICATE)');
   });
 
@@ -288,13 +454,32 @@ describe('crdgate check, more', () => {
       return { ...object, metadata };
     };
     await writeFile(join(scratch.dir(), 'old-bare.yaml'), stringify(unnamespaced('20Gi')));
-    await writeFile(join(scratch.dir(), 'new-default.yaml'), stringify({ ...unnamespaced('10Gi'), metadata: { name: 'roads', namespace: 'default' } }));
+    await writeFile(
+      join(scratch.dir(), 'new-default.yaml'),
+      stringify({ ...unnamespaced('10Gi'), metadata: { name: 'roads', namespace: 'default' } }),
+    );
     const shrunk = await scratch.run('check', '-f', 'new-default.yaml', '--old', 'old-bare.yaml', '-o', 'json');
     expect(shrunk.code).toBe(1);
-    expect(jsonReport(shrunk.stdout).objects.map((o) => [o.operation, o.code])).toEqual([['UPDATE', 'CHANGE_FORBIDDEN']]);
+    expect(jsonReport(shrunk.stdout).objects.map((o) => [o.operation, o.code])).toEqual([
+      ['UPDATE', 'CHANGE_FORBIDDEN'],
+    ]);
     // With -n maps, the bare manifest is in maps: the one in default is another object, a create.
-    const elsewhere = await scratch.run('check', '-f', 'new-default.yaml', '--old', 'old-bare.yaml', '-n', 'maps', '-o', 'json');
-    expect(jsonReport(elsewhere.stdout).objects.map((o) => o.operation).sort()).toEqual(['CREATE', 'DELETE']);
+    const elsewhere = await scratch.run(
+      'check',
+      '-f',
+      'new-default.yaml',
+      '--old',
+      'old-bare.yaml',
+      '-n',
+      'maps',
+      '-o',
+      'json',
+    );
+    expect(
+      jsonReport(elsewhere.stdout)
+        .objects.map((o) => o.operation)
+        .sort(),
+    ).toEqual(['CREATE', 'DELETE']);
     const bad = await scratch.run('check', '-f', 'new-default.yaml', '-n', 'Not_A_Namespace');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--namespace must be a namespace name');
@@ -302,19 +487,51 @@ describe('crdgate check, more', () => {
 
   it('judges each manifest of an object the tree holds twice against its own previous revision, so a forbidden change in either is reported', async () => {
     // Upstream examples are alternatives that reuse a name: two files, each with the same object.
-    const write = (file: string, size: string) => writeFile(join(scratch.dir(), file), stringify(geoDatabase('example', size)));
-    await Promise.all([write('old-a.yaml', '10Gi'), write('old-b.yaml', '10Gi'), write('new-a.yaml', '20Gi'), write('new-b.yaml', '5Gi')]);
-    const result = await scratch.run('check', '-f', 'new-a.yaml', '-f', 'new-b.yaml', '--old', 'old-a.yaml', '--old', 'old-b.yaml', '-o', 'json');
+    const write = (file: string, size: string) =>
+      writeFile(join(scratch.dir(), file), stringify(geoDatabase('example', size)));
+    await Promise.all([
+      write('old-a.yaml', '10Gi'),
+      write('old-b.yaml', '10Gi'),
+      write('new-a.yaml', '20Gi'),
+      write('new-b.yaml', '5Gi'),
+    ]);
+    const result = await scratch.run(
+      'check',
+      '-f',
+      'new-a.yaml',
+      '-f',
+      'new-b.yaml',
+      '--old',
+      'old-a.yaml',
+      '--old',
+      'old-b.yaml',
+      '-o',
+      'json',
+    );
     expect(result.code).toBe(1);
     const [first, second] = jsonReport(result.stdout).objects;
     expect(first).toMatchObject({ operation: 'UPDATE', allowed: true, oldLocation: { file: 'old-a.yaml' } });
-    expect(second).toMatchObject({ operation: 'UPDATE', allowed: false, code: 'CHANGE_FORBIDDEN', oldLocation: { file: 'old-b.yaml' }, duplicateOf: { file: 'new-a.yaml' } });
-    expect(second.causes).toEqual([expect.objectContaining({ field: 'spec.storage.size', message: 'shrinking storage from 10Gi to 5Gi is unsupported: volumes cannot shrink' })]);
+    expect(second).toMatchObject({
+      operation: 'UPDATE',
+      allowed: false,
+      code: 'CHANGE_FORBIDDEN',
+      oldLocation: { file: 'old-b.yaml' },
+      duplicateOf: { file: 'new-a.yaml' },
+    });
+    expect(second.causes).toEqual([
+      expect.objectContaining({
+        field: 'spec.storage.size',
+        message: 'shrinking storage from 10Gi to 5Gi is unsupported: volumes cannot shrink',
+      }),
+    ]);
   });
 
   it('prints the whole tree as it would be stored with --defaulted: decided objects defaulted, others as they are', async () => {
     const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { a: '1' } };
-    await writeFile(join(scratch.dir(), 'mixed.yaml'), [geoDatabase('mixed', '1Gi'), configMap].map((o) => stringify(o)).join('---\n'));
+    await writeFile(
+      join(scratch.dir(), 'mixed.yaml'),
+      [geoDatabase('mixed', '1Gi'), configMap].map((o) => stringify(o)).join('---\n'),
+    );
     const yaml = await scratch.run('check', '-f', 'mixed.yaml', '--defaulted', 'yaml');
     expect(yaml.code).toBe(0);
     const documents = parseAllDocuments(yaml.stdout).map((d) => d.toJS());
@@ -322,11 +539,15 @@ describe('crdgate check, more', () => {
     expect(documents[0].spec).toMatchObject({ readReplicas: 0, caches: [] });
     expect(documents[1]).toEqual(configMap);
     const json = await scratch.run('check', '-f', 'mixed.yaml', '--defaulted', 'json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ apiVersion: 'v1', kind: 'List', items: [{ spec: { readReplicas: 0 } }, configMap] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [{ spec: { readReplicas: 0 } }, configMap],
+    });
     expect(json.stderr).toMatch(/^checked 1 object: 1 allowed/m);
   });
 
-  it("denies an object whose contract rule throws (INTERNAL_ERROR), and decides the others", async () => {
+  it('denies an object whose contract rule throws (INTERNAL_ERROR), and decides the others', async () => {
     const defineContractUrl = new URL('../contract/define-contract.ts', import.meta.url).href;
     await writeFile(
       join(scratch.dir(), 'throwing-contract.ts'),
@@ -340,12 +561,24 @@ export default () => defineContract({
 });
 `,
     );
-    const widget = (name: string, size: number) => ({ apiVersion: 'toys.example.com/v1', kind: 'Widget', metadata: { name }, spec: { size } });
-    await writeFile(join(scratch.dir(), 'widgets.yaml'), [widget('unlucky', 13), widget('fine', 2)].map((o) => stringify(o)).join('---\n'));
+    const widget = (name: string, size: number) => ({
+      apiVersion: 'toys.example.com/v1',
+      kind: 'Widget',
+      metadata: { name },
+      spec: { size },
+    });
+    await writeFile(
+      join(scratch.dir(), 'widgets.yaml'),
+      [widget('unlucky', 13), widget('fine', 2)].map((o) => stringify(o)).join('---\n'),
+    );
     const result = await scratch.run('check', '-f', 'widgets.yaml', '--contract', 'throwing-contract.ts', '-o', 'json');
     expect(result.code).toBe(1);
     const { objects } = jsonReport(result.stdout);
-    expect(byName(objects, 'unlucky')).toMatchObject({ allowed: false, code: 'INTERNAL_ERROR', message: expect.stringContaining('unlucky size') });
+    expect(byName(objects, 'unlucky')).toMatchObject({
+      allowed: false,
+      code: 'INTERNAL_ERROR',
+      message: expect.stringContaining('unlucky size'),
+    });
     expect(byName(objects, 'fine')).toMatchObject({ allowed: true });
   });
 
@@ -359,7 +592,10 @@ export default () => defineContract({
       child.stdin!.end(JSON.stringify(geoDatabase('piped', '1Gi')));
     });
     expect(run.code).toBe(0);
-    expect(byName(jsonReport(run.stdout).objects, 'piped')).toMatchObject({ location: { file: '-', document: 1 }, allowed: true });
+    expect(byName(jsonReport(run.stdout).objects, 'piped')).toMatchObject({
+      location: { file: '-', document: 1 },
+      allowed: true,
+    });
   });
 
   it.each([
@@ -417,7 +653,10 @@ describe('crdgate check on a tree with files that are not valid YAML or JSON, or
       line: 6,
       column: 3,
     });
-    expect(report.invalid.find((entry) => entry.location.file.endsWith('tab-indent.yaml')).location).toMatchObject({ line: 7, column: 1 });
+    expect(report.invalid.find((entry) => entry.location.file.endsWith('tab-indent.yaml')).location).toMatchObject({
+      line: 7,
+      column: 1,
+    });
     expect(sorted(report.empty.map((entry) => [entry.location.file, entry.reason]))).toEqual(empty);
     expect(byName(report.objects, 'good')).toMatchObject({ allowed: true, code: 'ALLOWED' });
     expect(byName(report.objects, 'bad')).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
@@ -444,11 +683,19 @@ describe('crdgate check on a tree with files that are not valid YAML or JSON, or
       // The position, as editors and CI logs link it.
       expect(failures[0]!.attributes.message).toMatch(/:\d+(:\d+)?: /);
     }
-    const duplicateKey = testcases.find((testcase) => testcase.attributes.name === 'invalid-yaml/apps/duplicate-key.yaml')!;
+    const duplicateKey = testcases.find(
+      (testcase) => testcase.attributes.name === 'invalid-yaml/apps/duplicate-key.yaml',
+    )!;
     expect(descendants(duplicateKey, 'failure')[0]!.attributes.message).toContain('duplicate-key.yaml:6:3');
     const skipped = testcases.filter((testcase) => descendants(testcase, 'skipped').length > 0);
-    expect(sorted(skipped.map((testcase) => [testcase.attributes.name!, descendants(testcase, 'skipped')[0]!.attributes.type!]))).toEqual(empty);
-    const denied = testcases.filter((testcase) => descendants(testcase, 'failure').some((failure) => failure.attributes.type === 'OBJECT_INVALID'));
+    expect(
+      sorted(
+        skipped.map((testcase) => [testcase.attributes.name!, descendants(testcase, 'skipped')[0]!.attributes.type!]),
+      ),
+    ).toEqual(empty);
+    const denied = testcases.filter((testcase) =>
+      descendants(testcase, 'failure').some((failure) => failure.attributes.type === 'OBJECT_INVALID'),
+    );
     expect(denied).toHaveLength(1);
   });
 
@@ -458,9 +705,14 @@ describe('crdgate check on a tree with files that are not valid YAML or JSON, or
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     for (const [file, code] of notValid) {
-      expect(lines.filter((line) => line.startsWith(`${file}:`) && line.includes(code!)), file).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.startsWith(`${file}:`) && line.includes(code!)),
+        file,
+      ).toHaveLength(1);
     }
-    expect(lines).toContainEqual(expect.stringMatching(/^invalid-yaml\/apps\/duplicate-key\.yaml:6:3\b.*MANIFEST_NOT_YAML/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^invalid-yaml\/apps\/duplicate-key\.yaml:6:3\b.*MANIFEST_NOT_YAML/),
+    );
     expect(paragraphAbout(result.stdout, 'bad').header).toMatch(/denied OBJECT_INVALID$/);
     const summary = lines.at(-1)!;
     expect(summary).toMatch(/\b3 documents not valid YAML or JSON\b/);
@@ -469,11 +721,24 @@ describe('crdgate check on a tree with files that are not valid YAML or JSON, or
   });
 
   it('reports a previous revision that is not valid YAML as a failure of that file, marked as the old tree', async () => {
-    const result = await inFixtures('check', '-f', 'invalid-yaml/apps/databases.yaml', '--old', 'invalid-yaml/old', '-o', 'json');
+    const result = await inFixtures(
+      'check',
+      '-f',
+      'invalid-yaml/apps/databases.yaml',
+      '--old',
+      'invalid-yaml/old',
+      '-o',
+      'json',
+    );
     expect(result.code).toBe(1);
     const report = jsonReport(result.stdout);
     expect(report.invalid).toEqual([
-      { location: { file: 'invalid-yaml/old/databases.yaml', document: 1, line: 12, column: 3 }, tree: 'old', code: 'MANIFEST_NOT_YAML', message: expect.any(String) },
+      {
+        location: { file: 'invalid-yaml/old/databases.yaml', document: 1, line: 12, column: 3 },
+        tree: 'old',
+        code: 'MANIFEST_NOT_YAML',
+        message: expect.any(String),
+      },
     ]);
     expect(report.summary).toMatchObject({ invalid: 1 });
     // What the old file held is unknown, so its objects cannot be paired: the new ones are judged as they stand.
@@ -490,8 +755,16 @@ describe('crdgate check on a tree with files that are not valid YAML or JSON, or
   it('exits 1, not 2, for a tree whose only manifest is not valid YAML, and 2 for one with nothing but empty files', async () => {
     const broken = await inFixtures('check', '-f', 'invalid-yaml/apps/duplicate-key.yaml', '-o', 'junit');
     expect(broken.code).toBe(1);
-    expect(descendants(parseXml(broken.stdout), 'failure').map((f) => f.attributes.type)).toEqual(['MANIFEST_NOT_YAML']);
-    const nothing = await inFixtures('check', '-f', 'invalid-yaml/apps/empty.yaml', '-f', 'invalid-yaml/apps/comments-only.yaml');
+    expect(descendants(parseXml(broken.stdout), 'failure').map((f) => f.attributes.type)).toEqual([
+      'MANIFEST_NOT_YAML',
+    ]);
+    const nothing = await inFixtures(
+      'check',
+      '-f',
+      'invalid-yaml/apps/empty.yaml',
+      '-f',
+      'invalid-yaml/apps/comments-only.yaml',
+    );
     expect(nothing.code).toBe(2);
     expect(nothing.stderr.trimEnd().split('\n')).toEqual([expect.stringContaining('no Kubernetes object')]);
   });

@@ -14,7 +14,17 @@ import { judgeStoredObjects } from './check-stored-objects.ts';
 import type { StoredObjectsCrd } from '../check/stored-objects.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
-import { durationOption, positiveInteger, positiveNumber, stringList, stringOption, UsageError, type Command, type CommandIo, type ParsedValues } from './command.ts';
+import {
+  durationOption,
+  positiveInteger,
+  positiveNumber,
+  stringList,
+  stringOption,
+  UsageError,
+  type Command,
+  type CommandIo,
+  type ParsedValues,
+} from './command.ts';
 import { CommandError } from '../errors.ts';
 import { isDns1123Label } from '../contract/values/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
@@ -28,7 +38,13 @@ const reportFormats = { text: renderTextReport, json: renderJsonReport, junit: r
 type ReportFormat = keyof typeof reportFormats;
 
 /** What check reads of the cluster (--from-cluster): bounded lists, a page at a time, at most --qps requests a second. */
-const clusterDefaults = { qps: 20, maxObjects: 100_000, listTimeoutMs: 10 * 60_000, pageSize: 500, requestTimeoutMs: 30_000 } as const;
+const clusterDefaults = {
+  qps: 20,
+  maxObjects: 100_000,
+  listTimeoutMs: 10 * 60_000,
+  pageSize: 500,
+  requestTimeoutMs: 30_000,
+} as const;
 
 export const checkCommand: Command = {
   name: 'check',
@@ -123,13 +139,19 @@ export const checkCommand: Command = {
   async run(values, io) {
     const files = stringList(values, 'file');
     const oldContracts = stringList(values, 'old-contract');
-    if (files.length === 0 && oldContracts.length === 0) throw new UsageError('--file is required (-f PATH, repeatable)');
-    if (oldContracts.length > 0 && stringList(values, 'contract').length === 0) throw new UsageError('--old-contract needs --contract MODULE: the new revision to compare it with');
+    if (files.length === 0 && oldContracts.length === 0)
+      throw new UsageError('--file is required (-f PATH, repeatable)');
+    if (oldContracts.length > 0 && stringList(values, 'contract').length === 0)
+      throw new UsageError('--old-contract needs --contract MODULE: the new revision to compare it with');
     const oldFiles = stringList(values, 'old');
     const fromCluster = values['from-cluster'] === true;
-    if (fromCluster && oldFiles.length > 0) throw new UsageError('--from-cluster and --old are two sources of the previous revision: give one');
-    const clusterFlags = ['kubeconfig', 'context', 'qps', 'max-objects', 'list-timeout'].filter((flag) => values[flag] !== undefined);
-    if (!fromCluster && clusterFlags.length > 0) throw new UsageError(`${clusterFlags.map((flag) => `--${flag}`).join(', ')} only apply with --from-cluster`);
+    if (fromCluster && oldFiles.length > 0)
+      throw new UsageError('--from-cluster and --old are two sources of the previous revision: give one');
+    const clusterFlags = ['kubeconfig', 'context', 'qps', 'max-objects', 'list-timeout'].filter(
+      (flag) => values[flag] !== undefined,
+    );
+    if (!fromCluster && clusterFlags.length > 0)
+      throw new UsageError(`${clusterFlags.map((flag) => `--${flag}`).join(', ')} only apply with --from-cluster`);
     const cluster = fromCluster ? await clusterReader(values, io) : undefined;
     const report = reportFormat(stringOption(values, 'output'));
     const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
@@ -141,7 +163,8 @@ export const checkCommand: Command = {
     };
     const crdPaths = stringList(values, 'crd');
     const storedPaths = stringList(values, 'stored');
-    if ([...files, ...oldFiles, ...crdPaths, ...storedPaths].filter((path) => path === '-').length > 1) throw new UsageError('standard input (-) can be read only once');
+    if ([...files, ...oldFiles, ...crdPaths, ...storedPaths].filter((path) => path === '-').length > 1)
+      throw new UsageError('standard input (-) can be read only once');
     const contracts = stringList(values, 'contract');
     const registry = await loadRegistry(contracts, io.cwd);
     const oldRegistry = oldContracts.length > 0 ? await loadOldContracts(oldContracts, io.cwd) : undefined;
@@ -154,12 +177,19 @@ export const checkCommand: Command = {
 
     const source: TreeSource = { cwd: io.cwd, readStdin };
     const tree = files.length > 0 ? await readTree(files, source) : noManifests;
-    const oldTree = cluster ? await cluster.revisions(tree) : oldFiles.length > 0 ? await readTree(oldFiles, source) : undefined;
+    const oldTree = cluster
+      ? await cluster.revisions(tree)
+      : oldFiles.length > 0
+        ? await readTree(oldFiles, source)
+        : undefined;
     // A pipeline pointed at the wrong folder must not pass for want of anything to check; a tree whose manifests
     // cannot be parsed has something to check, and fails with a report saying why.
-    const found = (contents: ManifestContents | undefined) => (contents?.objects.length ?? 0) + (contents?.invalid.length ?? 0);
+    const found = (contents: ManifestContents | undefined) =>
+      (contents?.objects.length ?? 0) + (contents?.invalid.length ?? 0);
     if (found(tree) === 0 && found(oldTree) === 0 && oldRegistry === undefined) {
-      throw new UsageError(`no Kubernetes object (a document with apiVersion and kind) in ${[...files, ...oldFiles].join(', ')}`);
+      throw new UsageError(
+        `no Kubernetes object (a document with apiVersion and kind) in ${[...files, ...oldFiles].join(', ')}`,
+      );
     }
     let result: TreeCheckReport;
     try {
@@ -167,7 +197,11 @@ export const checkCommand: Command = {
       options.crds = collectCrds(registry, crdManifests);
       result = checkTree(registry, tree, oldTree, options);
       if (oldRegistry) {
-        const contractRevisions = compareContractCrds({ registry, modules: contracts }, { registry: oldRegistry, modules: oldContracts }, options.crdRules ?? {});
+        const contractRevisions = compareContractCrds(
+          { registry, modules: contracts },
+          { registry: oldRegistry, modules: oldContracts },
+          options.crdRules ?? {},
+        );
         result = { ...result, crdRevisions: [...contractRevisions, ...result.crdRevisions] };
       }
       const stored = await judgeStoredObjects(registry, {
@@ -183,7 +217,8 @@ export const checkCommand: Command = {
     } catch (error) {
       if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
       if (error instanceof EngineUnavailableError) throw new CommandError('ENGINE_UNAVAILABLE', error.message);
-      if (error instanceof CrdSourceError || error instanceof CrdUnservableError) throw new CommandError('INPUT_INVALID', error.message);
+      if (error instanceof CrdSourceError || error instanceof CrdUnservableError)
+        throw new CommandError('INPUT_INVALID', error.message);
       throw error;
     }
     const allowed = treePassed(summarize(result));
@@ -201,7 +236,8 @@ async function loadOldContracts(modules: string[], cwd: string): Promise<Contrac
   try {
     return await loadRegistry(modules, cwd);
   } catch (error) {
-    if (error instanceof CommandError) throw new CommandError(error.code, error.message.replace(/^--contract /, '--old-contract '));
+    if (error instanceof CommandError)
+      throw new CommandError(error.code, error.message.replace(/^--contract /, '--old-contract '));
     throw error;
   }
 }
@@ -253,8 +289,11 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
       const bounds = { pageSize: Math.min(clusterDefaults.pageSize, maxObjects), maxObjects, timeoutMs, limiter };
       const end = await failing(() => forEachLiveObject(api, resource, (page) => page.forEach(judge), bounds));
       if (!end.complete) {
-        const bound = end.stoppedBy === 'count' ? `--max-objects ${maxObjects}` : `--list-timeout (${timeoutMs / 1000} s)`;
-        io.stderr(`warning: ${liveResourceName(resource)}: stopped listing at ${bound} after ${end.listed} objects: the rest were not judged\n`);
+        const bound =
+          end.stoppedBy === 'count' ? `--max-objects ${maxObjects}` : `--list-timeout (${timeoutMs / 1000} s)`;
+        io.stderr(
+          `warning: ${liveResourceName(resource)}: stopped listing at ${bound} after ${end.listed} objects: the rest were not judged\n`,
+        );
       }
     },
   };
@@ -266,7 +305,9 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
  * valid YAML or JSON, or holds no CRD is a usage error, as is a CRD the API server would refuse.
  */
 async function readCrdManifests(tree: ManifestContents, paths: string[], source: TreeSource): Promise<CrdManifest[]> {
-  const found: CrdManifest[] = tree.objects.filter(({ object }) => isCrdObject(object)).map((entry) => ({ ...entry, origin: 'tree' }));
+  const found: CrdManifest[] = tree.objects
+    .filter(({ object }) => isCrdObject(object))
+    .map((entry) => ({ ...entry, origin: 'tree' }));
   for (const path of paths) {
     const contents = await readTree([path], source).catch((error: unknown) => {
       throw error instanceof CommandError ? new CommandError(error.code, `--crd ${error.message}`) : error;
@@ -276,7 +317,10 @@ async function readCrdManifests(tree: ManifestContents, paths: string[], source:
     const crds = contents.objects.filter(({ object }) => isCrdObject(object));
     if (crds.length === 0) {
       const kinds = [...new Set(contents.objects.map(({ object }) => String(object.kind)))];
-      throw new CommandError('INPUT_INVALID', `--crd ${path}: no CustomResourceDefinition in it${kinds.length > 0 ? ` (it has: ${kinds.join(', ')})` : ''}`);
+      throw new CommandError(
+        'INPUT_INVALID',
+        `--crd ${path}: no CustomResourceDefinition in it${kinds.length > 0 ? ` (it has: ${kinds.join(', ')})` : ''}`,
+      );
     }
     found.push(...crds.map((entry) => ({ ...entry, origin: 'crd-flag' as const })));
   }
@@ -286,7 +330,9 @@ async function readCrdManifests(tree: ManifestContents, paths: string[], source:
 function reportFormat(text: string | undefined): ReportFormat {
   if (text === undefined) return 'text';
   if (Object.hasOwn(reportFormats, text)) return text as ReportFormat;
-  throw new UsageError(`-o must be text, json or junit, got "${text}" (the defaulted objects are printed with --defaulted yaml|json)`);
+  throw new UsageError(
+    `-o must be text, json or junit, got "${text}" (the defaulted objects are printed with --defaulted yaml|json)`,
+  );
 }
 
 const fieldValidationModes: readonly FieldValidation[] = ['Strict', 'Warn', 'Ignore'];
@@ -313,7 +359,8 @@ function deleteOption(deleteAll: boolean, oldFiles: string[]): Pick<TreeCheckOpt
 /** A namespace as the API server takes one: a DNS-1123 label. */
 function namespaceOption(text: string | undefined): Pick<TreeCheckOptions, 'namespace'> {
   if (text === undefined) return {};
-  if (!isDns1123Label(text)) throw new UsageError(`--namespace must be a namespace name (a DNS-1123 label), got "${text}"`);
+  if (!isDns1123Label(text))
+    throw new UsageError(`--namespace must be a namespace name (a DNS-1123 label), got "${text}"`);
   return { namespace: text };
 }
 

@@ -47,7 +47,11 @@ export function stringOption(values: ParsedValues, name: string): string | undef
 
 export function stringList(values: ParsedValues, name: string): string[] {
   const value = values[name];
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? [value] : [];
+  return Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === 'string')
+    : typeof value === 'string'
+      ? [value]
+      : [];
 }
 
 /** A positive number, decimals allowed (a rate, say). */
@@ -55,7 +59,8 @@ export function positiveNumber(values: ParsedValues, name: string, fallback: num
   const text = stringOption(values, name);
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number, got "${text}"`);
+  if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(value) || value <= 0)
+    throw new UsageError(`--${name} must be a positive number, got "${text}"`);
   return value;
 }
 
@@ -65,7 +70,12 @@ export function requiredString(values: ParsedValues, name: string): string {
   return value;
 }
 
-export function positiveInteger(values: ParsedValues, name: string, fallback: number, { allowZero = false } = {}): number {
+export function positiveInteger(
+  values: ParsedValues,
+  name: string,
+  fallback: number,
+  { allowZero = false } = {},
+): number {
   const text = stringOption(values, name);
   if (text === undefined) return fallback;
   const value = Number(text);
@@ -91,7 +101,9 @@ export function durationOption(values: ParsedValues, name: string, fallbackMs: n
   const match = /^(\d+)([smhd])$/.exec(text);
   const value = match ? Number(match[1]) * durationUnitsMs[match[2] as keyof typeof durationUnitsMs] : NaN;
   if (!match || !Number.isSafeInteger(value) || value === 0) {
-    throw new UsageError(`--${name} must be a positive duration with a unit: s, m, h or d (90d, 12h, 5m, 30s), got "${text}"`);
+    throw new UsageError(
+      `--${name} must be a positive duration with a unit: s, m, h or d (90d, 12h, 5m, 30s), got "${text}"`,
+    );
   }
   return value;
 }

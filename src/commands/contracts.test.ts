@@ -44,7 +44,10 @@ describe('a --contract module whose contract is wrong', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'crdgate-contract-wrong-'));
-    await writeFile(join(dir, 'bucket.yaml'), 'apiVersion: storage.example.com/v1\nkind: Bucket\nmetadata: { name: b }\nspec: {}\n');
+    await writeFile(
+      join(dir, 'bucket.yaml'),
+      'apiVersion: storage.example.com/v1\nkind: Bucket\nmetadata: { name: b }\nspec: {}\n',
+    );
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
@@ -74,33 +77,65 @@ export default ${exported};
   async function run(source: string, ...command: string[]): Promise<{ code: number; stderr: string }> {
     await writeFile(join(dir, 'contract.ts'), source);
     return new Promise((resolve) =>
-      execFile(process.execPath, [bin, ...command, '--contract', './contract.ts'], { cwd: dir }, (error, _stdout, stderr) =>
-        resolve({ code: error ? Number(error.code) : 0, stderr }),
+      execFile(
+        process.execPath,
+        [bin, ...command, '--contract', './contract.ts'],
+        { cwd: dir },
+        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
       ),
     );
   }
 
   it.each([
-    ['fsa', 'humanInterventionStates: undefined,', ['fsa'], 'transitions.humanInterventionStates must be a list of state names, got undefined'],
-    ['check', 'readState: undefined,', ['check', '-f', 'bucket.yaml'], 'transitions.phasePath must be a field path such as status.phase (or read the state with conditionStates or readState), got undefined'],
-    ['manifests', "phasePath: 'status.phase',", ['manifests', '--image', 'buckets:1'], 'transitions: phasePath and readState both read the state: give one'],
-  ])('`crdgate %s` says what is wrong in one line, naming the option, and exits 2', async (_name, machine, command, named) => {
-    const { code, stderr } = await run(moduleSource(machine), ...command);
-    expect(code).toBe(2);
-    expect(stderr).toBe(`crdgate ${command[0]}: --contract ./contract.ts: contract buckets.storage.example.com is invalid: ${named}\n`);
-  });
+    [
+      'fsa',
+      'humanInterventionStates: undefined,',
+      ['fsa'],
+      'transitions.humanInterventionStates must be a list of state names, got undefined',
+    ],
+    [
+      'check',
+      'readState: undefined,',
+      ['check', '-f', 'bucket.yaml'],
+      'transitions.phasePath must be a field path such as status.phase (or read the state with conditionStates or readState), got undefined',
+    ],
+    [
+      'manifests',
+      "phasePath: 'status.phase',",
+      ['manifests', '--image', 'buckets:1'],
+      'transitions: phasePath and readState both read the state: give one',
+    ],
+  ])(
+    '`crdgate %s` says what is wrong in one line, naming the option, and exits 2',
+    async (_name, machine, command, named) => {
+      const { code, stderr } = await run(moduleSource(machine), ...command);
+      expect(code).toBe(2);
+      expect(stderr).toBe(
+        `crdgate ${command[0]}: --contract ./contract.ts: contract buckets.storage.example.com is invalid: ${named}\n`,
+      );
+    },
+  );
 
   it('holds a plain object exported in place of a contract to the same rules', async () => {
     const plain = "{ ...definition, identity: { ...definition.identity, plural: 7 }, storageVersion: 'v1' }";
     const { code, stderr } = await run(moduleSource('', plain), 'fsa');
     expect(code).toBe(2);
-    expect(stderr).toBe('crdgate fsa: --contract ./contract.ts: the contract is invalid: identity.plural must be a lowercase resource name, got 7\n');
+    expect(stderr).toBe(
+      'crdgate fsa: --contract ./contract.ts: the contract is invalid: identity.plural must be a lowercase resource name, got 7\n',
+    );
   });
 
   it('names the module when its default export fails with an error of its own', async () => {
-    const { code, stderr } = await run(moduleSource('', "() => { throw new TypeError('no bucket today'); }"), 'manifests', '--image', 'buckets:1');
+    const { code, stderr } = await run(
+      moduleSource('', "() => { throw new TypeError('no bucket today'); }"),
+      'manifests',
+      '--image',
+      'buckets:1',
+    );
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^crdgate manifests: --contract \.\/contract\.ts: the default export failed: no bucket today \(at file:\/\/.*contract\.ts:\d+:\d+\)\n$/);
+    expect(stderr).toMatch(
+      /^crdgate manifests: --contract \.\/contract\.ts: the default export failed: no bucket today \(at file:\/\/.*contract\.ts:\d+:\d+\)\n$/,
+    );
   });
 
   it('loads a machine that reads its state with readState and has no phasePath', async () => {

@@ -39,7 +39,8 @@ export function registryOfExports(exports: readonly ContractModuleExport[]): Con
     const contracts = exports.length === 0 ? [geoDatabaseContract()] : exports.map(contractOfExport);
     return createContractRegistry(contracts);
   } catch (error) {
-    if (error instanceof ContractDefinitionError || error instanceof ContractCompileError) throw new CommandError('CONTRACT_INVALID', error.message);
+    if (error instanceof ContractDefinitionError || error instanceof ContractCompileError)
+      throw new CommandError('CONTRACT_INVALID', error.message);
     throw error;
   }
 }
@@ -50,7 +51,12 @@ export function registryOfExports(exports: readonly ContractModuleExport[]): Con
  */
 export function contractWarningLines(registry: ContractRegistry): string {
   return registry.contracts
-    .flatMap((compiled) => compiled.warnings.map((warning) => `warning: contract ${compiled.contract.identity.plural}.${compiled.contract.identity.group}: ${warning}\n`))
+    .flatMap((compiled) =>
+      compiled.warnings.map(
+        (warning) =>
+          `warning: contract ${compiled.contract.identity.plural}.${compiled.contract.identity.group}: ${warning}\n`,
+      ),
+    )
     .join('');
 }
 
@@ -71,13 +77,20 @@ export function checkContractRules(registry: ContractRegistry, env: NodeJS.Proce
       refusal = contractCrdRefusal(compiled, { acceptedCrds });
     } catch (error) {
       if (error instanceof EngineUnavailableError) {
-        unchecked.push(`warning: contract ${name}: its CEL rules were not checked against kube-apiserver's rules: ${error.message}\n`);
+        unchecked.push(
+          `warning: contract ${name}: its CEL rules were not checked against kube-apiserver's rules: ${error.message}\n`,
+        );
         continue;
       }
-      if (error instanceof CrdUnservableError) throw new CommandError('CONTRACT_INVALID', `contract ${name}: ${error.message}`);
+      if (error instanceof CrdUnservableError)
+        throw new CommandError('CONTRACT_INVALID', `contract ${name}: ${error.message}`);
       throw error;
     }
-    if (refusal.length > 0) throw new CommandError('CONTRACT_INVALID', `contract ${name}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`);
+    if (refusal.length > 0)
+      throw new CommandError(
+        'CONTRACT_INVALID',
+        `contract ${name}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`,
+      );
   }
   return unchecked.join('');
 }
@@ -96,7 +109,8 @@ export interface ContractModuleLocation {
  */
 export function locateContractModule(module: string, cwd: string): ContractModuleLocation {
   const file = resolve(cwd, module);
-  const looksLikePath = isAbsolute(module) || module.startsWith('./') || module.startsWith('../') || module.startsWith(`.${sep}`);
+  const looksLikePath =
+    isAbsolute(module) || module.startsWith('./') || module.startsWith('../') || module.startsWith(`.${sep}`);
   if (looksLikePath || existsSync(file)) {
     if (!existsSync(file)) throw new CommandError('CONTRACT_INVALID', `--contract ${module}: no such file (${file})`);
     const fromCwd = relative(cwd, file);
@@ -106,7 +120,10 @@ export function locateContractModule(module: string, cwd: string): ContractModul
   try {
     return { url: pathToFileURL(createRequire(join(cwd, 'package.json')).resolve(module)).href, argument: module };
   } catch (error) {
-    throw new CommandError('CONTRACT_INVALID', `--contract ${module}: no such file, and no package of that name resolves from ${cwd} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new CommandError(
+      'CONTRACT_INVALID',
+      `--contract ${module}: no such file, and no package of that name resolves from ${cwd} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -116,8 +133,12 @@ async function importDefaultExport(module: string, cwd: string): Promise<unknown
     return ((await import(url)) as { default?: unknown }).default;
   } catch (error) {
     // defineContract called while the module loads: its message says what is wrong, and where is the module.
-    if (error instanceof ContractDefinitionError) throw new CommandError('CONTRACT_INVALID', `--contract ${module}: ${error.message}`);
-    throw new CommandError('CONTRACT_INVALID', `--contract ${module}: cannot load the module: ${describeLoadError(error)}`);
+    if (error instanceof ContractDefinitionError)
+      throw new CommandError('CONTRACT_INVALID', `--contract ${module}: ${error.message}`);
+    throw new CommandError(
+      'CONTRACT_INVALID',
+      `--contract ${module}: cannot load the module: ${describeLoadError(error)}`,
+    );
   }
 }
 
@@ -131,9 +152,14 @@ function contractOfExport({ module, exported }: ContractModuleExport): Contract 
   try {
     if (typeof exported === 'function') contract = (exported as () => unknown)();
   } catch (error) {
-    throw invalid(error instanceof ContractDefinitionError ? error.message : `the default export failed: ${describeLoadError(error)}`);
+    throw invalid(
+      error instanceof ContractDefinitionError
+        ? error.message
+        : `the default export failed: ${describeLoadError(error)}`,
+    );
   }
-  if (!isContract(contract)) throw invalid('the default export must be a contract made with defineContract (or a function returning one)');
+  if (!isContract(contract))
+    throw invalid('the default export must be a contract made with defineContract (or a function returning one)');
   try {
     return checkContract(contract);
   } catch (error) {
@@ -156,5 +182,10 @@ export function describeLoadError(error: unknown): string {
 
 function isContract(value: unknown): value is Contract {
   const candidate = value as Partial<Contract> | null;
-  return typeof candidate === 'object' && candidate !== null && typeof candidate.storageVersion === 'string' && Array.isArray(candidate.versions);
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.storageVersion === 'string' &&
+    Array.isArray(candidate.versions)
+  );
 }

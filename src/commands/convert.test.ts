@@ -33,7 +33,13 @@ describe('crdgate convert', () => {
     const down = await run('convert', '-f', 'db.yaml', '--to', 'geo.example.com/v1alpha1');
     expect(down.code).toBe(0);
     const alpha = parse(down.stdout);
-    expect(alpha.spec).toEqual({ postgresVersion: '16.4', postgisVersion: '3.4.2', replicas: 2, storageGB: 50, cacheMB: 0 });
+    expect(alpha.spec).toEqual({
+      postgresVersion: '16.4',
+      postgisVersion: '3.4.2',
+      replicas: 2,
+      storageGB: 50,
+      cacheMB: 0,
+    });
     await writeFile(join(dir, 'alpha.yaml'), down.stdout);
     const up = await run('convert', '-f', 'alpha.yaml', '--to', 'geo.example.com/v1');
     expect(parse(up.stdout)).toEqual(v1);
@@ -48,13 +54,22 @@ describe('crdgate convert', () => {
 
   it('exits 2 for an unserved target version or a kind no contract knows', async () => {
     await writeFile(join(dir, 'db.yaml'), stringify(v1));
-    expect(await run('convert', '-f', 'db.yaml', '--to', 'geo.example.com/v2')).toMatchObject({ code: 2, stderr: expect.stringContaining('geo.example.com/v2') });
+    expect(await run('convert', '-f', 'db.yaml', '--to', 'geo.example.com/v2')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('geo.example.com/v2'),
+    });
     await writeFile(join(dir, 'cm.yaml'), stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }));
-    expect(await run('convert', '-f', 'cm.yaml', '--to', 'v1')).toMatchObject({ code: 2, stderr: expect.stringContaining('ConfigMap') });
+    expect(await run('convert', '-f', 'cm.yaml', '--to', 'v1')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('ConfigMap'),
+    });
   });
 
   it('exits 1 when the object itself cannot be converted', async () => {
-    await writeFile(join(dir, 'bad.yaml'), stringify({ ...v1, apiVersion: 'geo.example.com/v1alpha1', spec: { storageGB: -3 } }));
+    await writeFile(
+      join(dir, 'bad.yaml'),
+      stringify({ ...v1, apiVersion: 'geo.example.com/v1alpha1', spec: { storageGB: -3 } }),
+    );
     const result = await run('convert', '-f', 'bad.yaml', '--to', 'geo.example.com/v1');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^CONVERSION_FAILED: /);
@@ -64,7 +79,9 @@ describe('crdgate convert', () => {
 describe('crdgate convert: as kube-apiserver serves the object in the version asked for', () => {
   it('prunes what that version does not declare and fills its schema defaults', async () => {
     const index = new URL('../index.ts', import.meta.url).pathname;
-    const spec = (properties: Record<string, unknown>) => ({ openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } } });
+    const spec = (properties: Record<string, unknown>) => ({
+      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties } } },
+    });
     await writeFile(
       join(dir, 'paint.ts'),
       `import { defineContract } from ${JSON.stringify(index)};
@@ -80,10 +97,22 @@ export default defineContract({
 });
 `,
     );
-    await writeFile(join(dir, 'can.json'), JSON.stringify({ apiVersion: 'paint.example.com/v1', kind: 'Can', metadata: { name: 'c' }, spec: { legacy: 'x', litres: 2 } }));
+    await writeFile(
+      join(dir, 'can.json'),
+      JSON.stringify({
+        apiVersion: 'paint.example.com/v1',
+        kind: 'Can',
+        metadata: { name: 'c' },
+        spec: { legacy: 'x', litres: 2 },
+      }),
+    );
     const result = await run('convert', '-f', 'can.json', '--to', 'paint.example.com/v2', '--contract', './paint.ts');
     expect(result.stderr).toBe('');
-    expect(JSON.parse(result.stdout)).toEqual({ apiVersion: 'paint.example.com/v2', kind: 'Can', metadata: { name: 'c' }, spec: { litres: 2, colour: 'blue' } });
+    expect(JSON.parse(result.stdout)).toEqual({
+      apiVersion: 'paint.example.com/v2',
+      kind: 'Can',
+      metadata: { name: 'c' },
+      spec: { litres: 2, colour: 'blue' },
+    });
   });
 });
-

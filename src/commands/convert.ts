@@ -32,7 +32,9 @@ export const convertCommand: Command = {
     const compiled = lookupByApiVersion(registry, String(object.apiVersion), String(object.kind));
     if (!compiled) throw new UsageError(`${file}: crdgate has no contract for ${object.kind} in ${object.apiVersion}`);
     if (!compiled.servedApiVersions.has(to)) {
-      throw new UsageError(`--to ${to} is not a served version of ${object.kind} (served: ${[...compiled.servedApiVersions].join(', ')})`);
+      throw new UsageError(
+        `--to ${to} is not a served version of ${object.kind} (served: ${[...compiled.servedApiVersions].join(', ')})`,
+      );
     }
     try {
       // As `kubectl get` in that version shows it: the API server prunes and defaults what a conversion returns.

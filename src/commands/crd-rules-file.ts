@@ -9,7 +9,10 @@ export async function readCrdRules(path: string, cwd: string): Promise<RuleSetti
   try {
     text = await readFile(resolve(cwd, path), 'utf8');
   } catch (error) {
-    throw new CommandError('INPUT_INVALID', `--crd-rules ${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CommandError(
+      'INPUT_INVALID',
+      `--crd-rules ${path}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     return parseRuleConfig(text, `--crd-rules ${path}`);
@@ -18,4 +21,3 @@ export async function readCrdRules(path: string, cwd: string): Promise<RuleSetti
     throw error;
   }
 }
-

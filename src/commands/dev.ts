@@ -48,11 +48,21 @@ ${webhookOptionsUsage}`,
     const stopSignal = io.waitForStop();
 
     const assets = await resolveKubeAssets({ build: true, log: (line) => io.stderr(`crdgate dev: ${line}\n`) });
-    if ('unavailable' in assets) throw new CommandError('KUBE_BINARIES_UNAVAILABLE', `no kube-apiserver, etcd and kubectl: ${assets.unavailable}`);
-    const starting = startDevSession({ contracts, watchDirs, cwd: io.cwd, assetsDir: assets.dir, name, webhookFlags: webhookFlagsGiven, say });
-    const first = await Promise.race([starting.then((session) => ({ session })), stopSignal.then((signal) => ({ signal }))]).catch(
-      (error: unknown) => ({ error: error as Error }),
-    );
+    if ('unavailable' in assets)
+      throw new CommandError('KUBE_BINARIES_UNAVAILABLE', `no kube-apiserver, etcd and kubectl: ${assets.unavailable}`);
+    const starting = startDevSession({
+      contracts,
+      watchDirs,
+      cwd: io.cwd,
+      assetsDir: assets.dir,
+      name,
+      webhookFlags: webhookFlagsGiven,
+      say,
+    });
+    const first = await Promise.race([
+      starting.then((session) => ({ session })),
+      stopSignal.then((signal) => ({ signal })),
+    ]).catch((error: unknown) => ({ error: error as Error }));
     if ('error' in first) throw new CommandError('DEV_START_FAILED', `cannot start: ${first.error.message}`);
     if ('signal' in first) {
       // Asked to stop while starting: let the start finish, so that what it started is known and can be stopped.

@@ -6,7 +6,7 @@ import { contractWarningLines, loadRegistry } from './contracts.ts';
 
 export const fsaCommand: Command = {
   name: 'fsa',
-  summary: 'render a contract\'s FSA (states, allowed changes, unsupported changes)',
+  summary: "render a contract's FSA (states, allowed changes, unsupported changes)",
   usage: `crdgate fsa [--format mermaid|dot|table] [--coverage] [--kind KIND] [--contract MODULE]...
 
   Prints the FSA (the finite-state machine of allowed spec changes per lifecycle state: a contract's
@@ -31,10 +31,15 @@ export const fsaCommand: Command = {
     const kind = stringOption(values, 'kind');
     const withMachine = registry.contracts.filter((c) => c.contract.transitions);
     const known = withMachine.map((c) => c.contract.identity.kind).join(', ') || 'none';
-    if (kind === undefined && withMachine.length > 1) throw new UsageError(`several contracts have an FSA: pick one with --kind (${known})`);
+    if (kind === undefined && withMachine.length > 1)
+      throw new UsageError(`several contracts have an FSA: pick one with --kind (${known})`);
     const chosen = kind === undefined ? withMachine[0] : withMachine.find((c) => c.contract.identity.kind === kind);
     if (!chosen?.contract.transitions) {
-      throw new UsageError(kind === undefined ? 'no contract has an FSA' : `--kind ${kind}: no contract with an FSA has that kind (known: ${known})`);
+      throw new UsageError(
+        kind === undefined
+          ? 'no contract has an FSA'
+          : `--kind ${kind}: no contract with an FSA has that kind (known: ${known})`,
+      );
     }
     if (values['coverage'] === true) {
       io.stdout(renderPolicyCoverage(chosen.contract, compileContractPolicy(chosen.contract)));

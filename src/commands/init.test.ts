@@ -16,17 +16,41 @@ const crdgateSpec = 'file:../crdgate-0.1.0.tgz';
 
 async function projectFiles(name: string): Promise<string[]> {
   const entries = await readdir(join(tempDir(), name), { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(join(tempDir(), name).length + 1)).sort();
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(join(tempDir(), name).length + 1))
+    .sort();
 }
 
 const read = (...path: string[]) => readFile(join(tempDir(), ...path), 'utf8');
 
 describe('crdgate init', () => {
   it('writes a project for one version of the kind, pinned to the versions crdgate itself uses', async () => {
-    const result = await run('init', 'bucket', '--group', 'storage.example.com', '--kind', 'Bucket', '--crdgate', crdgateSpec, '--skip-install');
+    const result = await run(
+      'init',
+      'bucket',
+      '--group',
+      'storage.example.com',
+      '--kind',
+      'Bucket',
+      '--crdgate',
+      crdgateSpec,
+      '--skip-install',
+    );
     expect(result, result.stderr).toMatchObject({ code: 0 });
     expect(await projectFiles('bucket')).toEqual(
-      ['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'examples/bucket.yaml', 'package.json', 'src/contract.e2e.test.ts', 'src/contract.test.ts', 'src/contract.ts', 'tsconfig.json'].sort(),
+      [
+        '.dockerignore',
+        '.gitignore',
+        'Dockerfile',
+        'README.md',
+        'examples/bucket.yaml',
+        'package.json',
+        'src/contract.e2e.test.ts',
+        'src/contract.test.ts',
+        'src/contract.ts',
+        'tsconfig.json',
+      ].sort(),
     );
     const project = JSON.parse(await read('bucket', 'package.json'));
     expect(project.dependencies).toEqual({ crdgate: crdgateSpec });
@@ -51,12 +75,32 @@ describe('crdgate init', () => {
   });
 
   it('writes a conversion and its round-trip test per version other than the hub', async () => {
-    const result = await run('init', 'queue', '--group', 'q.example.com', '--kind', 'Queue', '--versions', 'v1alpha1,v1beta1,v1', '--hub', 'v1beta1', '--scope', 'Cluster', '--crdgate', crdgateSpec, '--skip-install');
+    const result = await run(
+      'init',
+      'queue',
+      '--group',
+      'q.example.com',
+      '--kind',
+      'Queue',
+      '--versions',
+      'v1alpha1,v1beta1,v1',
+      '--hub',
+      'v1beta1',
+      '--scope',
+      'Cluster',
+      '--crdgate',
+      crdgateSpec,
+      '--skip-install',
+    );
     expect(result, result.stderr).toMatchObject({ code: 0 });
     const files = await projectFiles('queue');
-    expect(files).toEqual(expect.arrayContaining(['src/versions/v1alpha1.ts', 'src/versions/v1.ts', 'src/conversion.test.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining(['src/versions/v1alpha1.ts', 'src/versions/v1.ts', 'src/conversion.test.ts']),
+    );
     expect(files).not.toContain('src/versions/v1beta1.ts');
-    expect(JSON.parse(await read('queue', 'package.json')).devDependencies['fast-check']).toBe(own.devDependencies['fast-check']);
+    expect(JSON.parse(await read('queue', 'package.json')).devDependencies['fast-check']).toBe(
+      own.devDependencies['fast-check'],
+    );
     const contract = await read('queue', 'src', 'contract.ts');
     expect(contract).toContain("export const hub = 'v1beta1';");
     expect(contract).toContain("scope: 'Cluster'");
@@ -65,7 +109,16 @@ describe('crdgate init', () => {
   });
 
   it('ends in NPM_FAILED, with what npm said, when it cannot make the lockfile', async () => {
-    const result = await run('init', 'unreachable', '--group', 'a.example.com', '--kind', 'A', '--crdgate', 'file:vendor/missing.tgz');
+    const result = await run(
+      'init',
+      'unreachable',
+      '--group',
+      'a.example.com',
+      '--kind',
+      'A',
+      '--crdgate',
+      'file:vendor/missing.tgz',
+    );
     expect(result.code).toBe(commandErrors.NPM_FAILED.exitStatus);
     const [line, ...said] = result.stderr.trimEnd().split('\n');
     expect(line).toMatch(/^crdgate init: .*package-lock\.json/);
@@ -88,10 +141,19 @@ describe('crdgate init', () => {
     [['init', 'x', '--group', 'a.example.com', '--kind', 'lower'], '--kind "lower" must be UpperCamelCase'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--plural', 'Bad_Plural'], '--plural "Bad_Plural"'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1,V2'], '"V2" is not a version name'],
-    [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1beta1,v1', '--hub', 'v2'], '--hub "v2" is not one of the versions'],
-    [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--scope', 'Global'], '--scope "Global" must be Namespaced or Cluster'],
+    [
+      ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1beta1,v1', '--hub', 'v2'],
+      '--hub "v2" is not one of the versions',
+    ],
+    [
+      ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--scope', 'Global'],
+      '--scope "Global" must be Namespaced or Cluster',
+    ],
     [['init', 'x', 'y', '--group', 'a.example.com', '--kind', 'A'], 'unexpected argument "y"'],
-    [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--crd-owner', 'external'], '--crd-owner: only with --from-crd'],
+    [
+      ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--crd-owner', 'external'],
+      '--crd-owner: only with --from-crd',
+    ],
   ])('exits 2 with one line for %j', async (argv, named) => {
     const result = await run(...argv);
     expect(result.code).toBe(2);
@@ -112,8 +174,17 @@ describe('crdgate init', () => {
     /** The files of a project made from the CRD file `crdFile`, for a kind whose singular is `singular`. */
     const fromCrdProjectFiles = (crdFile: string, singular: string) =>
       [
-        '.dockerignore', '.gitignore', 'Dockerfile', 'README.md', `crds/${crdFile}`, `examples/${singular}.yaml`, 'package.json',
-        'src/contract.e2e.test.ts', 'src/contract.test.ts', 'src/contract.ts', 'tsconfig.json',
+        '.dockerignore',
+        '.gitignore',
+        'Dockerfile',
+        'README.md',
+        `crds/${crdFile}`,
+        `examples/${singular}.yaml`,
+        'package.json',
+        'src/contract.e2e.test.ts',
+        'src/contract.test.ts',
+        'src/contract.ts',
+        'tsconfig.json',
       ].sort();
     /** The fixture with a v1alpha1 served beside its storage version, v1. */
     const writeTwoVersionCrd = async (name: string) => {
@@ -123,14 +194,16 @@ describe('crdgate init', () => {
       await writeFile(join(tempDir(), name), stringify(crd));
     };
 
-    it('copies the CRD into the project, and writes a contract that reads it and adds only crdgate\'s rules', async () => {
+    it("copies the CRD into the project, and writes a contract that reads it and adds only crdgate's rules", async () => {
       const result = await run('init', 'pool', '--from-crd', fixture, '--crdgate', crdgateSpec, '--skip-install');
       expect(result, result.stderr).toMatchObject({ code: 0 });
       expect(result.stdout).toContain('wrote a CachePool.cache.example.com project');
       expect(await projectFiles('pool')).toEqual(fromCrdProjectFiles('cachepools.cache.example.com.yaml', 'cachepool'));
       expect(await read('pool', 'crds', 'cachepools.cache.example.com.yaml')).toBe(await readFile(fixture, 'utf8'));
       const contract = await read('pool', 'src', 'contract.ts');
-      expect(contract).toContain("export const crd = readCrdFile(new URL('../crds/cachepools.cache.example.com.yaml', import.meta.url));");
+      expect(contract).toContain(
+        "export const crd = readCrdFile(new URL('../crds/cachepools.cache.example.com.yaml', import.meta.url));",
+      );
       expect(contract).toContain('...fromCrd(crd),');
       // Nothing of the CRD is restated: no schema, no names.
       expect(contract).not.toMatch(/openAPIV3Schema|plural:|kind: 'CachePool'/);
@@ -140,13 +213,26 @@ describe('crdgate init', () => {
       // `npm run fsa`, as docs/own-contracts.md says: it draws the machine once one is written.
       expect(project.scripts.fsa).toBe('crdgate fsa --contract ./src/contract.ts');
       // An example the schema takes: the required memory, a Quantity.
-      expect(parse(await read('pool', 'examples', 'cachepool.yaml'))).toEqual({ apiVersion: 'cache.example.com/v1', kind: 'CachePool', metadata: { name: 'example' }, spec: { memory: 1 } });
+      expect(parse(await read('pool', 'examples', 'cachepool.yaml'))).toEqual({
+        apiVersion: 'cache.example.com/v1',
+        kind: 'CachePool',
+        metadata: { name: 'example' },
+        spec: { memory: 1 },
+      });
       expect(await read('pool', 'src', 'contract.test.ts')).toContain("test('the example is allowed'");
     });
 
     it('writes a conversion for each version other than the storage version, the hub', async () => {
       await writeTwoVersionCrd('two-versions.yaml');
-      const result = await run('init', 'pool2', '--from-crd', 'two-versions.yaml', '--crdgate', crdgateSpec, '--skip-install');
+      const result = await run(
+        'init',
+        'pool2',
+        '--from-crd',
+        'two-versions.yaml',
+        '--crdgate',
+        crdgateSpec,
+        '--skip-install',
+      );
       expect(result, result.stderr).toMatchObject({ code: 0 });
       const contract = await read('pool2', 'src', 'contract.ts');
       expect(contract).toContain('v1alpha1: specMappingConversion(');
@@ -155,39 +241,95 @@ describe('crdgate init', () => {
 
     it('takes the CRD named in a file of several', async () => {
       const crd = parse(await readFile(fixture, 'utf8'));
-      const other = { ...crd, metadata: { name: 'others.cache.example.com' }, spec: { ...crd.spec, names: { ...crd.spec.names, kind: 'Other', listKind: 'OtherList', plural: 'others', singular: 'other', shortNames: [] } } };
+      const other = {
+        ...crd,
+        metadata: { name: 'others.cache.example.com' },
+        spec: {
+          ...crd.spec,
+          names: {
+            ...crd.spec.names,
+            kind: 'Other',
+            listKind: 'OtherList',
+            plural: 'others',
+            singular: 'other',
+            shortNames: [],
+          },
+        },
+      };
       await writeFile(join(tempDir(), 'bundle.yaml'), [stringify(crd), stringify(other)].join('---\n'));
       const ambiguous = await run('init', 'b', '--from-crd', 'bundle.yaml', '--crdgate', crdgateSpec, '--skip-install');
       expect(ambiguous.code).toBe(2);
-      expect(ambiguous.stderr).toContain('--from-crd bundle.yaml: 2 CustomResourceDefinitions (cachepools.cache.example.com, others.cache.example.com)');
-      const result = await run('init', 'b', '--from-crd', 'bundle.yaml', '--crd-name', 'others.cache.example.com', '--crdgate', crdgateSpec, '--skip-install');
+      expect(ambiguous.stderr).toContain(
+        '--from-crd bundle.yaml: 2 CustomResourceDefinitions (cachepools.cache.example.com, others.cache.example.com)',
+      );
+      const result = await run(
+        'init',
+        'b',
+        '--from-crd',
+        'bundle.yaml',
+        '--crd-name',
+        'others.cache.example.com',
+        '--crdgate',
+        crdgateSpec,
+        '--skip-install',
+      );
       expect(result, result.stderr).toMatchObject({ code: 0 });
-      expect(await read('b', 'src', 'contract.ts')).toContain("readCrdFile(new URL('../crds/bundle.yaml', import.meta.url), { name: 'others.cache.example.com' })");
+      expect(await read('b', 'src', 'contract.ts')).toContain(
+        "readCrdFile(new URL('../crds/bundle.yaml', import.meta.url), { name: 'others.cache.example.com' })",
+      );
     });
 
     it("with --crd-owner external, guards an operator's CRD: a contract that does not own it, no conversion, and a README that says so", async () => {
       const operator = new URL('../../test/fixtures/crds/dbops.example.com-operator.yaml', import.meta.url).pathname;
-      const result = await run('init', 'guard', '--from-crd', operator, '--crd-name', 'dbclusters.dbops.example.com', '--crd-owner', 'external', '--crdgate', crdgateSpec, '--skip-install');
+      const result = await run(
+        'init',
+        'guard',
+        '--from-crd',
+        operator,
+        '--crd-name',
+        'dbclusters.dbops.example.com',
+        '--crd-owner',
+        'external',
+        '--crdgate',
+        crdgateSpec,
+        '--skip-install',
+      );
       expect(result, result.stderr).toMatchObject({ code: 0 });
       expect(result.stdout).toContain('wrote a DbCluster.dbops.example.com project');
       expect(await projectFiles('guard')).toEqual(fromCrdProjectFiles('dbops.example.com-operator.yaml', 'dbcluster'));
       const contract = await read('guard', 'src', 'contract.ts');
-      expect(contract).toContain("readCrdFile(new URL('../crds/dbops.example.com-operator.yaml', import.meta.url), { name: 'dbclusters.dbops.example.com' })");
+      expect(contract).toContain(
+        "readCrdFile(new URL('../crds/dbops.example.com-operator.yaml', import.meta.url), { name: 'dbclusters.dbops.example.com' })",
+      );
       expect(contract).toContain("...fromCrd(crd, { crdOwner: 'external' }),");
       expect(contract).not.toMatch(/specMappingConversion|conversionAnnotation/);
       expect(await read('guard', 'src', 'contract.test.ts')).toContain("assert.equal(contract.crdOwner, 'external');");
       expect(await read('guard', 'Dockerfile')).toMatch(/^COPY crds \.\/crds$/m);
       const readme = await read('guard', 'README.md');
       expect(readme).toMatch(/^# DbCluster guard$/m);
-      expect(readme).toContain('crdgate renders **no CRD, no conversion and no storage-version migration** for the kind');
-      expect(readme).toContain("`npm run dev` and the end-to-end test apply the copy in `crds/` in the operator's place");
+      expect(readme).toContain(
+        'crdgate renders **no CRD, no conversion and no storage-version migration** for the kind',
+      );
+      expect(readme).toContain(
+        "`npm run dev` and the end-to-end test apply the copy in `crds/` in the operator's place",
+      );
       expect(readme).toContain('node_modules/crdgate/docs/guarding-an-operator.md');
       expect(readme).toContain('kubectl apply --server-side -k manifests/overlays/cert-manager');
     });
 
     it('with --crd-owner external, demands no conversion of a CRD with several versions: the operator converts', async () => {
       await writeTwoVersionCrd('operator-two-versions.yaml');
-      const result = await run('init', 'guard2', '--from-crd', 'operator-two-versions.yaml', '--crd-owner', 'external', '--crdgate', crdgateSpec, '--skip-install');
+      const result = await run(
+        'init',
+        'guard2',
+        '--from-crd',
+        'operator-two-versions.yaml',
+        '--crd-owner',
+        'external',
+        '--crdgate',
+        crdgateSpec,
+        '--skip-install',
+      );
       expect(result, result.stderr).toMatchObject({ code: 0 });
       expect(await read('guard2', 'src', 'contract.ts')).not.toMatch(/specMappingConversion|conversions:/);
     });
@@ -204,8 +346,16 @@ describe('crdgate init', () => {
     });
 
     it.each<[string, (crd: any) => unknown, string]>([
-      ['not a CRD', () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }), 'no CustomResourceDefinition in the file'],
-      ['a CRD without a storage version', (crd) => ({ ...crd, spec: { ...crd.spec, versions: [{ ...crd.spec.versions[0], storage: false }] } }), 'the CustomResourceDefinition cachepools.cache.example.com has no storage version'],
+      [
+        'not a CRD',
+        () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }),
+        'no CustomResourceDefinition in the file',
+      ],
+      [
+        'a CRD without a storage version',
+        (crd) => ({ ...crd, spec: { ...crd.spec, versions: [{ ...crd.spec.versions[0], storage: false }] } }),
+        'the CustomResourceDefinition cachepools.cache.example.com has no storage version',
+      ],
       [
         'a CRD whose schema the API server refuses',
         (crd) => {

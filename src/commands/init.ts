@@ -64,10 +64,14 @@ export const initCommand: Command = {
     const crdFile = stringOption(values, 'from-crd');
     let project: { kind: string; group: string; files: (versions: PinnedVersions) => ScaffoldFile[] };
     if (crdFile !== undefined) {
-      const fromFlags = ['group', 'kind', 'plural', 'scope', 'versions', 'hub'].filter((flag) => values[flag] !== undefined);
-      if (fromFlags.length > 0) throw new UsageError(`${fromFlags.map((flag) => `--${flag}`).join(', ')}: with --from-crd, the CRD says that`);
+      const fromFlags = ['group', 'kind', 'plural', 'scope', 'versions', 'hub'].filter(
+        (flag) => values[flag] !== undefined,
+      );
+      if (fromFlags.length > 0)
+        throw new UsageError(`${fromFlags.map((flag) => `--${flag}`).join(', ')}: with --from-crd, the CRD says that`);
       const crdOwner = stringOption(values, 'crd-owner') ?? 'crdgate';
-      if (!(crdOwners as readonly string[]).includes(crdOwner)) throw new UsageError(`--crd-owner must be ${crdOwners.join(' or ')}, got "${crdOwner}"`);
+      if (!(crdOwners as readonly string[]).includes(crdOwner))
+        throw new UsageError(`--crd-owner must be ${crdOwners.join(' or ')}, got "${crdOwner}"`);
       let source;
       try {
         source = await readCrdSource(crdFile, io.cwd, stringOption(values, 'crd-name'), crdOwner as CrdOwner);
@@ -76,15 +80,27 @@ export const initCommand: Command = {
         throw error;
       }
       const { scaffold, crdText } = source;
-      project = { kind: scaffold.names.kind, group: scaffold.names.group, files: (versions) => scaffoldProjectFromCrd(scaffold, crdText, versions) };
+      project = {
+        kind: scaffold.names.kind,
+        group: scaffold.names.group,
+        files: (versions) => scaffoldProjectFromCrd(scaffold, crdText, versions),
+      };
     } else {
       const crdFlags = ['crd-name', 'crd-owner'].filter((flag) => values[flag] !== undefined);
-      if (crdFlags.length > 0) throw new UsageError(`${crdFlags.map((flag) => `--${flag}`).join(', ')}: only with --from-crd`);
+      if (crdFlags.length > 0)
+        throw new UsageError(`${crdFlags.map((flag) => `--${flag}`).join(', ')}: only with --from-crd`);
       const group = requiredString(values, 'group');
       const kind = requiredString(values, 'kind');
       const names = scaffoldNames(group, kind, stringOption(values, 'plural'));
-      const shape = scaffoldShape({ scope: stringOption(values, 'scope'), versions: stringOption(values, 'versions'), hub: stringOption(values, 'hub') });
-      const problems = [...scaffoldNameProblems(names.group, names.kind, names.plural), ...('problems' in shape ? shape.problems : [])];
+      const shape = scaffoldShape({
+        scope: stringOption(values, 'scope'),
+        versions: stringOption(values, 'versions'),
+        hub: stringOption(values, 'hub'),
+      });
+      const problems = [
+        ...scaffoldNameProblems(names.group, names.kind, names.plural),
+        ...('problems' in shape ? shape.problems : []),
+      ];
       if (problems.length > 0 || 'problems' in shape) throw new UsageError(problems.join('; '));
       project = { kind: names.kind, group: names.group, files: (versions) => scaffoldProject(names, shape, versions) };
     }
@@ -111,9 +127,12 @@ async function ensureEmptyFolder(dir: string, given: string): Promise<void> {
     entries = await readdir(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new UsageError(`${given}: cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `${given}: cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
-  if (entries.length > 0) throw new UsageError(`${given} is not empty: init writes a new project into an empty or new folder`);
+  if (entries.length > 0)
+    throw new UsageError(`${given} is not empty: init writes a new project into an empty or new folder`);
 }
 
 /**
@@ -137,7 +156,9 @@ async function pinnedVersions(dir: string, crdgateSpec: string | undefined, io: 
     fastCheck: devDependency('fast-check'),
   };
   if (crdgateSpec !== undefined) return { crdgate: crdgateSpec, ...others };
-  io.stdout(`packing crdgate ${own.version} from ${runningCrdgateRoot} into ${join(dir, 'vendor')} (it is not in a registry yet)\n`);
+  io.stdout(
+    `packing crdgate ${own.version} from ${runningCrdgateRoot} into ${join(dir, 'vendor')} (it is not in a registry yet)\n`,
+  );
   try {
     const tarball = await vendorCrdgate(runningCrdgateRoot, dir);
     return { crdgate: `file:${tarball}`, crdgateTarball: tarball, ...others };
@@ -154,7 +175,10 @@ async function makeLockfile(dir: string, io: CommandIo): Promise<void> {
     io.stdout('wrote package-lock.json\n');
   } catch (error) {
     if (!(error instanceof NpmError)) throw error;
-    throw npmFailure(`the project is written, but npm could not make package-lock.json (once that is fixed, run npm install in ${dir})`, error);
+    throw npmFailure(
+      `the project is written, but npm could not make package-lock.json (once that is fixed, run npm install in ${dir})`,
+      error,
+    );
   }
 }
 

@@ -19,13 +19,22 @@ export async function kubeConfigFromFlags(values: ParsedValues, cwd: string): Pr
 function kubeconfigCommandError(detail: KubeconfigProblem, message: string): CommandError {
   switch (detail.problem) {
     case 'missing':
-      return new CommandError('KUBECONFIG_MISSING', 'no kubeconfig: pass --kubeconfig FILE, set $KUBECONFIG, write ~/.kube/config, or run in a pod with a service account token');
+      return new CommandError(
+        'KUBECONFIG_MISSING',
+        'no kubeconfig: pass --kubeconfig FILE, set $KUBECONFIG, write ~/.kube/config, or run in a pod with a service account token',
+      );
     case 'unreadable':
       return new CommandError('KUBECONFIG_INVALID', message);
     case 'unknown-context':
-      return new CommandError('KUBE_CONTEXT_UNKNOWN', `--context ${detail.context}: no such context in the kubeconfig (contexts: ${detail.contexts.join(', ') || 'none'})`);
+      return new CommandError(
+        'KUBE_CONTEXT_UNKNOWN',
+        `--context ${detail.context}: no such context in the kubeconfig (contexts: ${detail.contexts.join(', ') || 'none'})`,
+      );
     case 'no-current-cluster':
-      return new CommandError('KUBECONFIG_INVALID', 'the kubeconfig has no current cluster (set a current context or pass --context)');
+      return new CommandError(
+        'KUBECONFIG_INVALID',
+        'the kubeconfig has no current cluster (set a current context or pass --context)',
+      );
     case 'no-credentials':
       return new CommandError('KUBECONFIG_INVALID', message);
   }

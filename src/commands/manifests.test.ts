@@ -24,10 +24,18 @@ describe('crdgate manifests', () => {
     expect(code).toBe(0);
     const objects = parseAllDocuments(stdout).map((d) => d.toJS());
     const kinds = objects.map((o) => o.kind);
-    expect(kinds).toEqual(expect.arrayContaining(['CustomResourceDefinition', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'CustomResourceDefinition',
+        'ValidatingWebhookConfiguration',
+        'MutatingWebhookConfiguration',
+      ]),
+    );
     expect(kinds).not.toContain('Deployment');
     const clientConfigs = [
-      ...objects.filter((o) => o.kind.endsWith('WebhookConfiguration')).flatMap((o) => o.webhooks.map((w: any) => w.clientConfig)),
+      ...objects
+        .filter((o) => o.kind.endsWith('WebhookConfiguration'))
+        .flatMap((o) => o.webhooks.map((w: any) => w.clientConfig)),
       objects.find((o) => o.kind === 'CustomResourceDefinition').spec.conversion.webhook.clientConfig,
     ];
     // Two validating webhooks: the resource's, and its status writes'.
@@ -46,14 +54,17 @@ describe('crdgate manifests', () => {
         .map((d) => d.toJS())
         .filter((o) => o.kind.endsWith('WebhookConfiguration'))
         .flatMap((o) => o.webhooks.map((w: any) => w.clientConfig.caBundle));
-    const warning = /^warning: .*no caBundle: the API server cannot trust crdgate's serving certificate, so every write of GeoDatabase\.geo\.example\.com is refused/m;
+    const warning =
+      /^warning: .*no caBundle: the API server cannot trust crdgate's serving certificate, so every write of GeoDatabase\.geo\.example\.com is refused/m;
 
     const printed = await run('manifests');
     expect(printed.code, printed.stderr).toBe(0);
     expect(caBundles(printed.stdout).length).toBeGreaterThan(0);
     expect(caBundles(printed.stdout).every((caBundle) => caBundle === undefined)).toBe(true);
     expect(printed.stderr).toMatch(warning);
-    expect(printed.stderr).toMatch(/--ca-bundle FILE .*--out DIR and apply its overlays\/cert-manager or overlays\/self-managed-certs/);
+    expect(printed.stderr).toMatch(
+      /--ca-bundle FILE .*--out DIR and apply its overlays\/cert-manager or overlays\/self-managed-certs/,
+    );
 
     const tree = await run('manifests', '--out', 'no-ca-tree');
     expect(tree.stderr).toMatch(warning);
@@ -75,18 +86,39 @@ describe('crdgate manifests', () => {
     expect(printed.code).toBe(0);
     expect(parseAllDocuments(printed.stdout).map((d) => d.toJS().kind)).not.toContain('ValidatingAdmissionPolicy');
     expect(parseAllDocuments(printed.stdout).map((d) => d.toJS().kind)).not.toContain('MutatingAdmissionPolicy');
-    expect(printed.stderr).toBe('policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n');
+    expect(printed.stderr).toBe(
+      'policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n',
+    );
     await run('certs', '--out', 'pki-floor');
-    const written = await run('manifests', '--url', 'https://127.0.0.1:9443', '--ca-bundle', 'pki-floor/ca.crt', '--out', 'floor');
+    const written = await run(
+      'manifests',
+      '--url',
+      'https://127.0.0.1:9443',
+      '--ca-bundle',
+      'pki-floor/ca.crt',
+      '--out',
+      'floor',
+    );
     expect(written.code).toBe(0);
-    const objects = parseAllDocuments(await readFile(join(dir, 'floor', 'overlays', 'policy-floor', 'admission-policies.yaml'), 'utf8')).map((d) => d.toJS());
+    const objects = parseAllDocuments(
+      await readFile(join(dir, 'floor', 'overlays', 'policy-floor', 'admission-policies.yaml'), 'utf8'),
+    ).map((d) => d.toJS());
     const policy = objects.find((o) => o.kind === 'ValidatingAdmissionPolicy');
-    expect(policy.spec.matchConstraints.resourceRules[0]).toMatchObject({ apiVersions: ['v1'], operations: ['UPDATE', 'DELETE'], resources: ['geodatabases'] });
-    expect(objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding').spec).toEqual({ policyName: policy.metadata.name, validationActions: ['Deny'] });
+    expect(policy.spec.matchConstraints.resourceRules[0]).toMatchObject({
+      apiVersions: ['v1'],
+      operations: ['UPDATE', 'DELETE'],
+      resources: ['geodatabases'],
+    });
+    expect(objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding').spec).toEqual({
+      policyName: policy.metadata.name,
+      validationActions: ['Deny'],
+    });
     const defaults = objects.find((o) => o.kind === 'MutatingAdmissionPolicy');
     expect(defaults.metadata.name).toBe(policy.metadata.name);
     expect(defaults.spec.mutations).toHaveLength(5);
-    expect(objects.find((o) => o.kind === 'MutatingAdmissionPolicyBinding').spec).toEqual({ policyName: defaults.metadata.name });
+    expect(objects.find((o) => o.kind === 'MutatingAdmissionPolicyBinding').spec).toEqual({
+      policyName: defaults.metadata.name,
+    });
   });
 
   it("writes a kustomize tree for the user's own contract, image and namespace", async () => {
@@ -102,9 +134,20 @@ export default () => defineContract({
 });
 `,
     );
-    const { code, stderr } = await run('manifests', '--contract', 'widget-contract.ts', '--image', 'registry.example/widgets:1', '--namespace', 'toys', '--out', 'tree');
+    const { code, stderr } = await run(
+      'manifests',
+      '--contract',
+      'widget-contract.ts',
+      '--image',
+      'registry.example/widgets:1',
+      '--namespace',
+      'toys',
+      '--out',
+      'tree',
+    );
     expect(code, stderr).toBe(0);
-    const read = async (path: string) => parseAllDocuments(await readFile(join(dir, 'tree', path), 'utf8')).map((d) => d.toJS());
+    const read = async (path: string) =>
+      parseAllDocuments(await readFile(join(dir, 'tree', path), 'utf8')).map((d) => d.toJS());
     expect((await read('kustomization.yaml'))[0].resources).toEqual(['base']);
     expect((await read('base/kustomization.yaml'))[0].resources).toEqual([
       '00-namespace.yaml',
@@ -115,17 +158,35 @@ export default () => defineContract({
     ]);
     const deployment = (await read('base/10-crdgate-server.yaml')).find((o) => o.kind === 'Deployment');
     expect(deployment.metadata.namespace).toBe('toys');
-    expect(deployment.spec.template.spec.containers[0]).toMatchObject({ image: 'registry.example/widgets:1', args: expect.arrayContaining(['--contract', './widget-contract.ts']) });
+    expect(deployment.spec.template.spec.containers[0]).toMatchObject({
+      image: 'registry.example/widgets:1',
+      args: expect.arrayContaining(['--contract', './widget-contract.ts']),
+    });
     // A single version converts nothing: the CA goes to the webhook configurations only.
-    expect((await read('overlays/cert-manager/inject-ca.yaml')).map((o) => [o.kind, o.metadata.annotations['cert-manager.io/inject-ca-from']])).toEqual([
+    expect(
+      (await read('overlays/cert-manager/inject-ca.yaml')).map((o) => [
+        o.kind,
+        o.metadata.annotations['cert-manager.io/inject-ca-from'],
+      ]),
+    ).toEqual([
       ['ValidatingWebhookConfiguration', 'toys/crdgate-serving-cert'],
       ['MutatingWebhookConfiguration', 'toys/crdgate-serving-cert'],
     ]);
-    expect((await read('overlays/monitoring/service-monitor.yaml'))[0].spec.namespaceSelector).toEqual({ matchNames: ['toys'] });
+    expect((await read('overlays/monitoring/service-monitor.yaml'))[0].spec.namespaceSelector).toEqual({
+      matchNames: ['toys'],
+    });
   });
 
   it('names every object after --name, and with --url renders a contract without --image', async () => {
-    const { code, stdout, stderr } = await run('manifests', '--name', 'toys', '--contract', 'widget-contract.ts', '--url', 'https://127.0.0.1:9443');
+    const { code, stdout, stderr } = await run(
+      'manifests',
+      '--name',
+      'toys',
+      '--contract',
+      'widget-contract.ts',
+      '--url',
+      'https://127.0.0.1:9443',
+    );
     expect(code, stderr).toBe(0);
     const objects = parseAllDocuments(stdout).map((d) => d.toJS());
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
@@ -142,7 +203,7 @@ export default () => defineContract({
     ]);
   });
 
-  it('says on stderr that /scale is the webhook\'s alone, and warns about a scale subresource no classifier reads', async () => {
+  it("says on stderr that /scale is the webhook's alone, and warns about a scale subresource no classifier reads", async () => {
     const fixture = JSON.stringify(new URL('../admission/scalable-geodatabase.fixture.ts', import.meta.url).href);
     await writeFile(
       join(dir, 'unread-scale.ts'),
@@ -152,9 +213,17 @@ const scale = { specReplicasPath: '.spec.storage.replicas', statusReplicasPath: 
 export default { ...contract, versions: contract.versions.map((v) => (v.name === 'v1' ? { ...v, subresources: { ...v.subresources, scale } } : v)) };
 `,
     );
-    const scalable = await run('manifests', '--contract', fileURLToPath(JSON.parse(fixture)), '--url', 'https://127.0.0.1:9443');
+    const scalable = await run(
+      'manifests',
+      '--contract',
+      fileURLToPath(JSON.parse(fixture)),
+      '--url',
+      'https://127.0.0.1:9443',
+    );
     expect(scalable.code, scalable.stderr).toBe(0);
-    expect(scalable.stderr).toMatch(/^policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n {2}webhook only: spec changes through \/scale: a Scale carries neither/);
+    expect(scalable.stderr).toMatch(
+      /^policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n {2}webhook only: spec changes through \/scale: a Scale carries neither/,
+    );
     expect(scalable.stderr).not.toContain('warning');
     const kinds = parseAllDocuments(scalable.stdout).map((d) => `${d.toJS().kind}/${d.toJS().metadata.name}`);
     expect(kinds.slice(0, 2)).toEqual(['ClusterRole/crdgate-scale-reads', 'ClusterRoleBinding/crdgate-scale-reads']);
@@ -176,7 +245,15 @@ const withTypo = (schema) => JSON.parse(JSON.stringify(schema).replaceAll('forma
 export default { ...contract, versions: contract.versions.map((v) => ({ ...v, schema: withTypo(v.schema) })) };
 `,
     );
-    const refused = await run('manifests', '--contract', 'typo-rule.ts', '--url', 'https://127.0.0.1:9443', '--out', 'typo-tree');
+    const refused = await run(
+      'manifests',
+      '--contract',
+      'typo-rule.ts',
+      '--url',
+      'https://127.0.0.1:9443',
+      '--out',
+      'typo-tree',
+    );
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(
@@ -187,18 +264,34 @@ export default { ...contract, versions: contract.versions.map((v) => ({ ...v, sc
 
     const example_ = await run('manifests', '--url', 'https://127.0.0.1:9443');
     expect(example_.code, example_.stderr).toBe(0);
-    const crd = parseAllDocuments(example_.stdout).map((d) => d.toJS()).find((o) => o.kind === 'CustomResourceDefinition');
-    const storage = (version: string) => crd.spec.versions.find((v: any) => v.name === version).schema.openAPIV3Schema.properties.spec.properties.storage;
-    for (const version of ['v1', 'v1beta1']) expect(storage(version).properties.storageClassName['x-kubernetes-validations'][0].rule).toContain('format.dns1123Subdomain()');
+    const crd = parseAllDocuments(example_.stdout)
+      .map((d) => d.toJS())
+      .find((o) => o.kind === 'CustomResourceDefinition');
+    const storage = (version: string) =>
+      crd.spec.versions.find((v: any) => v.name === version).schema.openAPIV3Schema.properties.spec.properties.storage;
+    for (const version of ['v1', 'v1beta1'])
+      expect(storage(version).properties.storageClassName['x-kubernetes-validations'][0].rule).toContain(
+        'format.dns1123Subdomain()',
+      );
   });
 
   it('renders the migration as Indexed Jobs with --migration-shards, writing through the status subresource with --migration-via status', async () => {
-    const { code, stdout, stderr } = await run('manifests', '--migration-shards', '3', '--migration-via', 'status', '--url', 'https://127.0.0.1:9443');
+    const { code, stdout, stderr } = await run(
+      'manifests',
+      '--migration-shards',
+      '3',
+      '--migration-via',
+      'status',
+      '--url',
+      'https://127.0.0.1:9443',
+    );
     expect(code, stderr).toBe(0);
     const objects = parseAllDocuments(stdout).map((d) => d.toJS());
     const job = objects.find((o) => o.kind === 'Job');
     expect(job.spec).toMatchObject({ completionMode: 'Indexed', completions: 3, parallelism: 3 });
-    expect(job.spec.template.spec.containers[0].args).toEqual(expect.arrayContaining(['--shard', '$(JOB_COMPLETION_INDEX)/3', '--via', 'status']));
+    expect(job.spec.template.spec.containers[0].args).toEqual(
+      expect.arrayContaining(['--shard', '$(JOB_COMPLETION_INDEX)/3', '--via', 'status']),
+    );
     expect(objects.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata.name)).toEqual([job.metadata.name]);
   });
 
@@ -214,7 +307,10 @@ export default { ...contract, versions: contract.versions.map((v) => ({ ...v, sc
     [['--migration-shards', '65'], '--migration-shards'],
     [['--migration-shards', 'two'], '--migration-shards'],
     [['--migration-via', 'main'], '--migration-via'],
-    [['--migration-via', 'status', '--contract', 'widget-contract.ts', '--url', 'https://127.0.0.1:9443'], 'widgets.toys.example.com has no status subresource'],
+    [
+      ['--migration-via', 'status', '--contract', 'widget-contract.ts', '--url', 'https://127.0.0.1:9443'],
+      'widgets.toys.example.com has no status subresource',
+    ],
   ])('exits 2 with one line for %j', async (flags, named) => {
     await writeFile(join(dir, 'not-pem.crt'), 'hello');
     const result = await run('manifests', ...flags);
@@ -231,10 +327,18 @@ describe('crdgate manifests --format helm', () => {
     expect(stdout).toContain('helm install geo');
     const chartYaml = parseAllDocuments(await readFile(join(dir, 'chart', 'Chart.yaml'), 'utf8'))[0]!.toJS();
     expect(chartYaml).toMatchObject({ apiVersion: 'v2', name: 'geo', appVersion: '0.1.0' });
-    const schema = JSON.parse(await readFile(join(dir, 'chart', 'values.schema.json'), 'utf8')) as { properties: Record<string, unknown> };
-    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['global', 'replicas', 'image', 'certificates', 'webhooks', 'crds']));
-    expect(await readFile(join(dir, 'chart', 'templates', 'NOTES.txt'), 'utf8')).toContain('rollout status deployment/geo');
-    expect(await readFile(join(dir, 'chart', 'templates', 'crds.yaml'), 'utf8')).toContain('name: geodatabases.geo.example.com');
+    const schema = JSON.parse(await readFile(join(dir, 'chart', 'values.schema.json'), 'utf8')) as {
+      properties: Record<string, unknown>;
+    };
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['global', 'replicas', 'image', 'certificates', 'webhooks', 'crds']),
+    );
+    expect(await readFile(join(dir, 'chart', 'templates', 'NOTES.txt'), 'utf8')).toContain(
+      'rollout status deployment/geo',
+    );
+    expect(await readFile(join(dir, 'chart', 'templates', 'crds.yaml'), 'utf8')).toContain(
+      'name: geodatabases.geo.example.com',
+    );
   });
 
   it.each([
@@ -271,18 +375,26 @@ describe('crdgate manifests: what reaches crdgate, and the settings a platform t
     );
     expect(code, stderr).toBe(0);
     const webhooks = webhooksOf(stdout);
-    expect(webhooks.map((w: any) => w.name)).toEqual(['validate.geodatabases.geo.example.com', 'status.validate.geodatabases.geo.example.com', 'mutate.geodatabases.geo.example.com']);
+    expect(webhooks.map((w: any) => w.name)).toEqual([
+      'validate.geodatabases.geo.example.com',
+      'status.validate.geodatabases.geo.example.com',
+      'mutate.geodatabases.geo.example.com',
+    ]);
     // The status writes' webhook can only warn: it waits a second at most, whatever the flag.
     expect(webhooks.map((w: any) => w.timeoutSeconds)).toEqual([5, 1, 5]);
     for (const webhook of webhooks) {
       expect(webhook).toMatchObject({
         failurePolicy: 'Ignore',
-        namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] },
+        namespaceSelector: {
+          matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }],
+        },
         objectSelector: { matchExpressions: [{ key: 'crdgate.io/skip', operator: 'DoesNotExist' }] },
       });
     }
     const defaults = webhooksOf((await run('manifests')).stdout);
-    expect(defaults.map((w: any) => [w.failurePolicy, w.timeoutSeconds, w.namespaceSelector, w.objectSelector])).toEqual([
+    expect(
+      defaults.map((w: any) => [w.failurePolicy, w.timeoutSeconds, w.namespaceSelector, w.objectSelector]),
+    ).toEqual([
       ['Fail', 10, undefined, undefined],
       ['Ignore', 1, undefined, undefined],
       ['Fail', 10, undefined, undefined],
@@ -305,16 +417,24 @@ describe('crdgate manifests: what reaches crdgate, and the settings a platform t
     const { code, stdout } = await run('manifests', '--explain', '--failure-policy', 'Ignore');
     expect(code).toBe(0);
     expect(stdout).not.toContain('apiVersion:');
-    expect(stdout).toContain('validating webhook validate.geodatabases.geo.example.com (failurePolicy Ignore, timeoutSeconds 10: crdgate can refuse these)');
-    expect(stdout).toMatch(/UPDATE of geodatabases: only when one of these changes: .*geo\.example\.com\/postgres-major/);
-    expect(stdout).toContain('DELETE of geodatabases: only of an object that carries geo.example.com/deletion-protection: "true"');
-    expect(stdout).toContain('validating webhook status.validate.geodatabases.geo.example.com (failurePolicy Ignore, timeoutSeconds 1: crdgate can only warn about these, never refuse one)');
+    expect(stdout).toContain(
+      'validating webhook validate.geodatabases.geo.example.com (failurePolicy Ignore, timeoutSeconds 10: crdgate can refuse these)',
+    );
+    expect(stdout).toMatch(
+      /UPDATE of geodatabases: only when one of these changes: .*geo\.example\.com\/postgres-major/,
+    );
+    expect(stdout).toContain(
+      'DELETE of geodatabases: only of an object that carries geo.example.com/deletion-protection: "true"',
+    );
+    expect(stdout).toContain(
+      'validating webhook status.validate.geodatabases.geo.example.com (failurePolicy Ignore, timeoutSeconds 1: crdgate can only warn about these, never refuse one)',
+    );
     expect(stdout).toContain('UPDATE of geodatabases/status: only when one of these changes: status.phase');
   });
 });
 
 describe("crdgate manifests for an operator's CRD", () => {
-  it('renders no CRD and no migration for it, and with --owner-crds the owner\'s CRD as it is', async () => {
+  it("renders no CRD and no migration for it, and with --owner-crds the owner's CRD as it is", async () => {
     const crdgate = JSON.stringify(new URL('../index.ts', import.meta.url).href);
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -333,22 +453,54 @@ describe("crdgate manifests for an operator's CRD", () => {
       `import { defineContract, fromCrd, readCrdFile } from ${crdgate};\n` +
         `export default () => defineContract({ ...fromCrd(readCrdFile(new URL('./pools.json', import.meta.url)), { crdOwner: 'external' }) });\n`,
     );
-    const kindsOf = (stdout: string) => parseAllDocuments(stdout).map((d) => d.toJS()).map((o) => `${o.kind}/${o.metadata.name}`);
+    const kindsOf = (stdout: string) =>
+      parseAllDocuments(stdout)
+        .map((d) => d.toJS())
+        .map((o) => `${o.kind}/${o.metadata.name}`);
     const plain = await run('manifests', '--contract', 'pool-contract.ts', '--url', 'https://127.0.0.1:9443');
     expect(plain.code).toBe(0);
     // Called by URL too, the server follows the owner's CRD (drift reports): its RBAC is rendered, by name.
-    expect(kindsOf(plain.stdout)).toEqual(['ClusterRole/crdgate-owner-crds', 'ClusterRoleBinding/crdgate-owner-crds', 'ValidatingWebhookConfiguration/crdgate', 'MutatingWebhookConfiguration/crdgate']);
+    expect(kindsOf(plain.stdout)).toEqual([
+      'ClusterRole/crdgate-owner-crds',
+      'ClusterRoleBinding/crdgate-owner-crds',
+      'ValidatingWebhookConfiguration/crdgate',
+      'MutatingWebhookConfiguration/crdgate',
+    ]);
     // A guard with no rules of its own: creates and updates of what it reads (everything) reach crdgate, and no
     // defaults, no deletion rules, no status check: no mutating webhook, no DELETE, no status webhook.
-    const configurations = parseAllDocuments(plain.stdout).map((d) => d.toJS()).filter((o) => o.kind.endsWith('WebhookConfiguration'));
-    expect(configurations.map((o) => (o.webhooks as any[]).map((w) => [w.name, w.rules.map((r: any) => `${r.operations.join('+')} ${r.resources.join()}`)]))).toEqual([
-      [['validate.pools.ops.example.com', ['CREATE+UPDATE pools']]],
-      [],
+    const configurations = parseAllDocuments(plain.stdout)
+      .map((d) => d.toJS())
+      .filter((o) => o.kind.endsWith('WebhookConfiguration'));
+    expect(
+      configurations.map((o) =>
+        (o.webhooks as any[]).map((w) => [
+          w.name,
+          w.rules.map((r: any) => `${r.operations.join('+')} ${r.resources.join()}`),
+        ]),
+      ),
+    ).toEqual([[['validate.pools.ops.example.com', ['CREATE+UPDATE pools']]], []]);
+    const role = parseAllDocuments(plain.stdout)
+      .map((d) => d.toJS())
+      .find((o) => o.kind === 'ClusterRole');
+    expect(role.rules).toEqual([
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: ['pools.ops.example.com'],
+        verbs: ['get', 'list', 'watch'],
+      },
     ]);
-    const role = parseAllDocuments(plain.stdout).map((d) => d.toJS()).find((o) => o.kind === 'ClusterRole');
-    expect(role.rules).toEqual([{ apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['pools.ops.example.com'], verbs: ['get', 'list', 'watch'] }]);
-    const local = await run('manifests', '--contract', 'pool-contract.ts', '--url', 'https://127.0.0.1:9443', '--owner-crds');
-    const owners = parseAllDocuments(local.stdout).map((d) => d.toJS()).filter((o) => o.kind === 'CustomResourceDefinition');
+    const local = await run(
+      'manifests',
+      '--contract',
+      'pool-contract.ts',
+      '--url',
+      'https://127.0.0.1:9443',
+      '--owner-crds',
+    );
+    const owners = parseAllDocuments(local.stdout)
+      .map((d) => d.toJS())
+      .filter((o) => o.kind === 'CustomResourceDefinition');
     expect(owners).toEqual([crd]);
   });
 });

@@ -128,7 +128,11 @@ ${webhookOptionsUsage}`,
     const contracts = registry.contracts.map((compiled) => compiled.contract);
     // Before anything is written: match conditions the API server would refuse, or that could run out of budget.
     const reachProblems = webhookReachProblems(contracts);
-    if (reachProblems.length > 0) throw new CommandError('CONTRACT_INVALID', `the webhooks' match conditions would not hold: ${reachProblems.join('; ')}`);
+    if (reachProblems.length > 0)
+      throw new CommandError(
+        'CONTRACT_INVALID',
+        `the webhooks' match conditions would not hold: ${reachProblems.join('; ')}`,
+      );
     if (values['explain'] === true) {
       io.stdout(explainReach(contracts, options.webhooks));
       return 0;
@@ -163,20 +167,38 @@ ${webhookOptionsUsage}`,
 /** kustomize (the default) or a Helm chart, which is a folder, and installs crdgate in the cluster with its own CA values. */
 function manifestFormat(values: ParsedValues): 'kustomize' | 'helm' {
   const format = stringOption(values, 'format') ?? 'kustomize';
-  if (format !== 'kustomize' && format !== 'helm') throw new UsageError(`--format must be kustomize or helm, got "${format}"`);
+  if (format !== 'kustomize' && format !== 'helm')
+    throw new UsageError(`--format must be kustomize or helm, got "${format}"`);
   if (format === 'helm') {
-    if (stringOption(values, 'out') === undefined) throw new UsageError('--format helm needs --out DIR: a chart is a folder');
-    if (stringOption(values, 'url') !== undefined) throw new UsageError('--format helm installs crdgate inside the cluster: it cannot be rendered with --url');
-    if (stringOption(values, 'ca-bundle') !== undefined) throw new UsageError('--format helm takes the CA as the value certificates.caBundle (with certificates.mode secret), not --ca-bundle');
-    if (stringOption(values, 'namespace') !== undefined) throw new UsageError("--format helm installs into the release's namespace (helm install --namespace NS), not --namespace");
+    if (stringOption(values, 'out') === undefined)
+      throw new UsageError('--format helm needs --out DIR: a chart is a folder');
+    if (stringOption(values, 'url') !== undefined)
+      throw new UsageError('--format helm installs crdgate inside the cluster: it cannot be rendered with --url');
+    if (stringOption(values, 'ca-bundle') !== undefined)
+      throw new UsageError(
+        '--format helm takes the CA as the value certificates.caBundle (with certificates.mode secret), not --ca-bundle',
+      );
+    if (stringOption(values, 'namespace') !== undefined)
+      throw new UsageError(
+        "--format helm installs into the release's namespace (helm install --namespace NS), not --namespace",
+      );
   }
   return format;
 }
 
-async function writeHelmChart(contracts: readonly Contract[], options: ManifestOptions, dir: string, io: { stdout: (text: string) => void }): Promise<number> {
-  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+async function writeHelmChart(
+  contracts: readonly Contract[],
+  options: ManifestOptions,
+  dir: string,
+  io: { stdout: (text: string) => void },
+): Promise<number> {
+  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   const { written, removed } = await writeManifestDirectory(dir, renderHelmChart(contracts, options, { version }));
-  io.stdout(`wrote the Helm chart ${options.name} (${written.length} files) to ${dir}: helm install ${options.name} ${dir} --namespace NS --create-namespace\n`);
+  io.stdout(
+    `wrote the Helm chart ${options.name} (${written.length} files) to ${dir}: helm install ${options.name} ${dir} --namespace NS --create-namespace\n`,
+  );
   if (removed.length > 0) io.stdout(`removed files no longer generated: ${removed.join(', ')}\n`);
   return 0;
 }
@@ -184,20 +206,27 @@ async function writeHelmChart(contracts: readonly Contract[], options: ManifestO
 async function manifestOptions(values: ParsedValues, cwd: string): Promise<ManifestOptions> {
   const name = stringOption(values, 'name') ?? manifestDefaults.name;
   const namespace = stringOption(values, 'namespace') ?? manifestDefaults.namespace;
-  if (!isDns1123Label(namespace)) throw new UsageError(`--namespace "${namespace}" must be ${dnsNameRules.dns1123Label}`);
+  if (!isDns1123Label(namespace))
+    throw new UsageError(`--namespace "${namespace}" must be ${dnsNameRules.dns1123Label}`);
   const modules = stringList(values, 'contract');
   const givenImage = stringOption(values, 'image');
   const url = stringOption(values, 'url');
   // The default image holds no contract of the user's: as rendered, every write of their kind would be refused.
   // Called by URL, no server runs in the cluster, and the migration Job needs no contract: any image will do.
   if (modules.length > 0 && givenImage === undefined && url === undefined) {
-    throw new UsageError(`--contract needs --image: the image that holds your contracts (the default ${manifestDefaults.image} serves only the built-in example)`);
+    throw new UsageError(
+      `--contract needs --image: the image that holds your contracts (the default ${manifestDefaults.image} serves only the built-in example)`,
+    );
   }
   const image = givenImage ?? manifestDefaults.image;
-  if (image === '' || /\s/.test(image)) throw new UsageError(`--image "${image}" must be an image reference without spaces`);
+  if (image === '' || /\s/.test(image))
+    throw new UsageError(`--image "${image}" must be an image reference without spaces`);
   const caBundle = stringOption(values, 'ca-bundle');
   const shards = positiveInteger(values, 'migration-shards', 1);
-  if (shards > maxMigrationShards) throw new UsageError(`--migration-shards must be at most ${maxMigrationShards} (every shard lists the whole resource), got ${shards}`);
+  if (shards > maxMigrationShards)
+    throw new UsageError(
+      `--migration-shards must be at most ${maxMigrationShards} (every shard lists the whole resource), got ${shards}`,
+    );
   const via = stringOption(values, 'migration-via');
   if (via !== undefined && via !== 'status') throw new UsageError(`--migration-via must be status, got "${via}"`);
   const webhooks = webhookSettings(values);
@@ -233,7 +262,11 @@ function crdNames(values: ParsedValues, flag: string): string[] {
  * `NAME.NS.svc`, so every call fails and every write of the kinds is refused. Said on stderr, with the ways to give
  * one. Called by --url, the API server's own root CAs may trust crdgate's certificate: nothing is said.
  */
-function missingCaBundleWarning(options: ManifestOptions, contracts: readonly Contract[], out: string | undefined): string | undefined {
+function missingCaBundleWarning(
+  options: ManifestOptions,
+  contracts: readonly Contract[],
+  out: string | undefined,
+): string | undefined {
   if (options.caBundlePem !== undefined || options.url !== undefined) return undefined;
   const kinds = contracts.map((contract) => `${contract.identity.kind}.${contract.identity.group}`).join(', ');
   const refused = `the API server cannot trust crdgate's serving certificate, so every write of ${kinds} is refused until one is there`;
@@ -257,7 +290,10 @@ async function readCaBundle(path: string, given: string): Promise<string> {
   try {
     pem = await readFile(path, 'utf8');
   } catch (error) {
-    throw new CommandError('INPUT_INVALID', `--ca-bundle ${given}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CommandError(
+      'INPUT_INVALID',
+      `--ca-bundle ${given}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   // The API server would accept any bytes and only fail later, at the first TLS handshake: check them now.
   try {

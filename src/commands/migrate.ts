@@ -69,7 +69,9 @@ export const migrateCommand: Command = {
     const resource = requiredString(values, 'resource');
     // The CRD's name: a DNS-1123 subdomain of at least two parts (plural and group).
     if (!resource.includes('.') || !isDns1123Subdomain(resource)) {
-      throw new UsageError(`--resource must be PLURAL.GROUP, the CRD's name (e.g. geodatabases.geo.example.com), got "${resource}"`);
+      throw new UsageError(
+        `--resource must be PLURAL.GROUP, the CRD's name (e.g. geodatabases.geo.example.com), got "${resource}"`,
+      );
     }
     const output = stringOption(values, 'output') ?? 'text';
     if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be text or json, got "${output}"`);
@@ -103,7 +105,8 @@ export const migrateCommand: Command = {
         onProgress: progress.update,
         onRetry: (what, error, delayMs) => {
           progress.finish();
-          const reason = error instanceof KubeApiError ? `HTTP ${error.code}: ${error.message}` : (error as Error).message;
+          const reason =
+            error instanceof KubeApiError ? `HTTP ${error.code}: ${error.message}` : (error as Error).message;
           io.stderr(`retrying ${what} in ${(delayMs / 1000).toFixed(1)} s: ${reason}\n`);
         },
       });
@@ -111,7 +114,10 @@ export const migrateCommand: Command = {
       io.stdout(output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderSummary(report));
       const answer = migrationAnswer(report);
       if (answer === 'MIGRATION_INTERRUPTED') {
-        throw new CommandError(answer, 'stopped by a signal after the writes in flight; storedVersions left as it was (run again to finish)');
+        throw new CommandError(
+          answer,
+          'stopped by a signal after the writes in flight; storedVersions left as it was (run again to finish)',
+        );
       }
       return commandAnswers[answer].exitStatus;
     } catch (error) {
@@ -130,7 +136,10 @@ function asCommandError(error: unknown): unknown {
 }
 
 /** --shard and --record, checked before any kubeconfig is read (the rule itself: missingRecordProblem). */
-function shardOptions(shardText: string | undefined, recordText: string | undefined): { shard?: Shard; record?: RecordRef } {
+function shardOptions(
+  shardText: string | undefined,
+  recordText: string | undefined,
+): { shard?: Shard; record?: RecordRef } {
   let shard: Shard | undefined;
   let record: RecordRef | undefined;
   try {

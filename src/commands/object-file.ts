@@ -12,14 +12,20 @@ export async function readObjectFile(path: string, cwd: string): Promise<{ objec
   try {
     text = path === '-' ? await readStdin() : await readFile(resolve(cwd, path), 'utf8');
   } catch (error) {
-    throw new CommandError('INPUT_INVALID', `${path}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CommandError(
+      'INPUT_INVALID',
+      `${path}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   const format: FileFormat = /^\s*[{[]/.test(text) ? 'json' : 'yaml';
   let value: unknown;
   try {
     value = format === 'json' ? JSON.parse(text) : parse(text);
   } catch (error) {
-    throw new CommandError('INPUT_INVALID', `${path}: not valid ${format.toUpperCase()}: ${(error as Error).message.split('\n')[0]}`);
+    throw new CommandError(
+      'INPUT_INVALID',
+      `${path}: not valid ${format.toUpperCase()}: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
   if (!isKubeObject(value) || typeof value.apiVersion !== 'string' || typeof value.kind !== 'string') {
     throw new CommandError('INPUT_INVALID', `${path}: expected one Kubernetes object with apiVersion and kind`);

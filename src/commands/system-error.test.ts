@@ -14,7 +14,11 @@ describe('asSystemError', () => {
       }
     })();
     expect(thrown).toBeInstanceOf(CommandError);
-    expect(thrown).toMatchObject({ code: 'SYSTEM_REFUSED', exitStatus: 2, message: 'cannot write the certificates to /srv/pki: permission denied (EACCES)' });
+    expect(thrown).toMatchObject({
+      code: 'SYSTEM_REFUSED',
+      exitStatus: 2,
+      message: 'cannot write the certificates to /srv/pki: permission denied (EACCES)',
+    });
   });
 
   it('rethrows anything else as it is', () => {

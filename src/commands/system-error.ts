@@ -3,7 +3,7 @@ import { CommandError } from '../errors.ts';
 // What the operating system said, in words that name the fix; the code stays for searching.
 const reasons: Readonly<Record<string, string>> = {
   EADDRINUSE: 'the address is already in use',
-  EADDRNOTAVAIL: 'the address is not one of this machine\'s',
+  EADDRNOTAVAIL: "the address is not one of this machine's",
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',
   ENOTDIR: 'a part of the path is a file, not a folder',
@@ -22,6 +22,7 @@ const reasons: Readonly<Record<string, string>> = {
  */
 export function asSystemError(error: unknown, doing: string): never {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && Object.hasOwn(reasons, code)) throw new CommandError('SYSTEM_REFUSED', `${doing}: ${reasons[code]} (${code})`);
+  if (typeof code === 'string' && Object.hasOwn(reasons, code))
+    throw new CommandError('SYSTEM_REFUSED', `${doing}: ${reasons[code]} (${code})`);
   throw error;
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { compileClientFieldPaths, declaredPathProblem, undeclarablePaths, type ClientFieldPathsInput } from './client-field-paths.ts';
+import {
+  compileClientFieldPaths,
+  declaredPathProblem,
+  undeclarablePaths,
+  type ClientFieldPathsInput,
+} from './client-field-paths.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 const object = (properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({ type: 'object', properties });
@@ -31,7 +36,11 @@ const input: ClientFieldPathsInput = {
   spokeVersion: 'v1',
   hubSchema,
   spokeSchema,
-  declared: { 'spec.capacity': 'spec.size', 'spec.items[*].memory': 'spec.items[*].mem', 'spec.items[*].replicas': null },
+  declared: {
+    'spec.capacity': 'spec.size',
+    'spec.items[*].memory': 'spec.items[*].mem',
+    'spec.items[*].replicas': null,
+  },
 };
 const paths = compileClientFieldPaths(input);
 
@@ -74,7 +83,11 @@ describe('compileClientFieldPaths: a hub path in the spoke', () => {
   it('prefers the most specific declaration: the longer one, then the one with fewer [*]', () => {
     const specific = compileClientFieldPaths({
       ...input,
-      declared: { 'spec.items': 'spec.things', 'spec.items[*].name': 'spec.things[*].id', 'spec.items[0].name': 'spec.first' },
+      declared: {
+        'spec.items': 'spec.things',
+        'spec.items[*].name': 'spec.things[*].id',
+        'spec.items[0].name': 'spec.first',
+      },
     });
     expect(specific.field('spec.items')).toBe('spec.things');
     expect(specific.field('spec.items[2]')).toBe('spec.things[2]');
@@ -94,7 +107,9 @@ describe('compileClientFieldPaths: hub paths inside sentences', () => {
     expect(paths.text('cannot be combined with storage.grow (spec.capacity) or (spec.items[1].memory)')).toBe(
       'cannot be combined with storage.grow (spec.size) or (spec.items[1].mem)',
     );
-    expect(paths.text('the spec and its status are fine; spec.items[0].name too')).toBe('the spec and its status are fine; spec.items[0].name too');
+    expect(paths.text('the spec and its status are fine; spec.items[0].name too')).toBe(
+      'the spec and its status are fine; spec.items[0].name too',
+    );
   });
 
   it('does not read a path out of a longer name', () => {
@@ -102,7 +117,9 @@ describe('compileClientFieldPaths: hub paths inside sentences', () => {
   });
 
   it('marks hub-only fields in a sentence too', () => {
-    expect(paths.text('spec.items[0].replicas: must be 1')).toBe('spec.items[0].replicas (v2 field; no v1 equivalent): must be 1');
+    expect(paths.text('spec.items[0].replicas: must be 1')).toBe(
+      'spec.items[0].replicas (v2 field; no v1 equivalent): must be 1',
+    );
   });
 });
 
@@ -114,15 +131,18 @@ describe('declared paths are checked', () => {
 
   it('refuses what is not a field path, and a target with an index nothing fills', () => {
     expect(declaredPathProblem('spec..size', 'spec.size')).toMatch(/"spec\.\.size" is not a field path/);
-    expect(declaredPathProblem('spec.size', '.spec')).toMatch(/the target of spec\.size, "\.spec", is not a field path/);
-    expect(declaredPathProblem('spec.size', 'spec.items[*]')).toMatch(/spec\.items\[\*\] has more \[\*\] than spec\.size/);
+    expect(declaredPathProblem('spec.size', '.spec')).toMatch(
+      /the target of spec\.size, "\.spec", is not a field path/,
+    );
+    expect(declaredPathProblem('spec.size', 'spec.items[*]')).toMatch(
+      /spec\.items\[\*\] has more \[\*\] than spec\.size/,
+    );
   });
 
   it("names a declared path the hub's schema lacks, and a target the spoke's lacks", () => {
     expect(undeclarablePaths(input)).toEqual([]);
-    expect(undeclarablePaths({ ...input, declared: { 'spec.capacty': 'spec.size', 'spec.tier': 'spec.teir' } })).toEqual([
-      'spec.capacty is not a field of v2',
-      'spec.teir (for spec.tier) is not a field of v1',
-    ]);
+    expect(
+      undeclarablePaths({ ...input, declared: { 'spec.capacty': 'spec.size', 'spec.tier': 'spec.teir' } }),
+    ).toEqual(['spec.capacty is not a field of v2', 'spec.teir (for spec.tier) is not a field of v1']);
   });
 });

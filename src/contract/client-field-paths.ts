@@ -41,7 +41,8 @@ const declaredPathSyntax = new RegExp(`^${fieldNameSource}(?:\\.${fieldNameSourc
 export function declaredPathProblem(from: string, to: string | null): string | undefined {
   if (!declaredPathSyntax.test(from)) return `"${from}" is not a field path like spec.items[*].name`;
   if (to === null) return undefined;
-  if (!declaredPathSyntax.test(to)) return `the target of ${from}, "${to}", is not a field path like spec.items[*].name`;
+  if (!declaredPathSyntax.test(to))
+    return `the target of ${from}, "${to}", is not a field path like spec.items[*].name`;
   // Each `[*]` of the target is filled with an index of the hub path; there must be one to fill it with.
   if (wildcards(to) > wildcards(from)) return `${to} has more [*] than ${from}, so an index would be missing`;
   return undefined;
@@ -51,7 +52,8 @@ export function declaredPathProblem(from: string, to: string | null): string | u
 export function undeclarablePaths(input: ClientFieldPathsInput): string[] {
   const problems: string[] = [];
   for (const [from, to] of Object.entries(input.declared ?? {})) {
-    if (!inSchema(input.hubSchema, patternSteps(from).map(asStep))) problems.push(`${from} is not a field of ${input.hubVersion}`);
+    if (!inSchema(input.hubSchema, patternSteps(from).map(asStep)))
+      problems.push(`${from} is not a field of ${input.hubVersion}`);
     if (to !== null && !inSchema(input.spokeSchema, patternSteps(to).map(asStep))) {
       problems.push(`${to} (for ${from}) is not a field of ${input.spokeVersion}`);
     }
@@ -80,7 +82,12 @@ export function compileClientFieldPaths(input: ClientFieldPathsInput): ClientFie
     // Undeclared: the same path in both versions, unless the spoke's schema has no such field while the hub's has.
     // (Paths in neither, such as an unknown field's, stay as they are: they are not the hub's either.)
     const values = steps.map((step) => step.value);
-    if (steps.length === 0 || sharedRoots.has(String(values[0])) || inSchema(spokeSchema, values) || !inSchema(hubSchema, values)) {
+    if (
+      steps.length === 0 ||
+      sharedRoots.has(String(values[0])) ||
+      inSchema(spokeSchema, values) ||
+      !inSchema(hubSchema, values)
+    ) {
       return hubPath;
     }
     return notInSpoke(hubPath);
@@ -91,7 +98,9 @@ export function compileClientFieldPaths(input: ClientFieldPathsInput): ClientFie
   const pathsInText = roots.size === 0 ? undefined : pathInTextPattern([...roots]);
   const text = (sentence: string): string =>
     // A root alone ("the spec") is a word, not a path: only paths with at least one step below the root are read.
-    pathsInText === undefined ? sentence : sentence.replace(pathsInText, (path) => (fieldPathSteps(path).length > 1 ? field(path) : path));
+    pathsInText === undefined
+      ? sentence
+      : sentence.replace(pathsInText, (path) => (fieldPathSteps(path).length > 1 ? field(path) : path));
 
   return { field, text };
 }

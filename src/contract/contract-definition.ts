@@ -2,7 +2,15 @@ import type { ContractReads } from './contract-reads.ts';
 import type { Fsa } from './fsa/machine.ts';
 import { annotation, objectRef, type ContractObject, type KubeObject } from './values/kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
-import type { Defaulter, Defaults, Invariant, UntypedSpec, UpdateFindings, UpdateInput, UpdateRule } from './values/object-rules.ts';
+import type {
+  Defaulter,
+  Defaults,
+  Invariant,
+  UntypedSpec,
+  UpdateFindings,
+  UpdateInput,
+  UpdateRule,
+} from './values/object-rules.ts';
 
 export type { Defaulter, Defaults, Invariant, UntypedSpec, UpdateFindings, UpdateInput, UpdateRule };
 
@@ -59,7 +67,6 @@ export interface SelectableField {
   jsonPath: string;
 }
 
-
 /** What a conversion may need to know of its contract, which crdgate passes in so that it cannot drift from it. */
 export interface ConversionContext {
   /** `group/hub`, the apiVersion toHub's result must have. */
@@ -97,7 +104,6 @@ export type HubToSpokePaths = Readonly<Record<string, string | null>>;
 // `Spec` is the hub's spec as the contract's author types it. It describes objects that passed the schema; the
 // rules below also see objects that did not, so a value they compute with is checked before use (see docs/).
 
-
 /**
  * A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). A rule marked
  * `readsMetadataOnly` (see metadataDeletionRule) is decided even when the stored object cannot be converted, on its
@@ -126,20 +132,33 @@ export function metadataDeletionRule(
 ): DeletionRule {
   if (typeof rule === 'function') {
     // Keeps the rule's name, by which `crdgate fsa --coverage` lists it.
-    return Object.defineProperty(Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true }), 'name', { value: rule.name });
+    return Object.defineProperty(
+      Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true }),
+      'name',
+      { value: rule.name },
+    );
   }
   const protection = { annotation: rule.annotation, equals: rule.equals };
-  return Object.assign((object: KubeObject) => (annotation(object, protection.annotation) === protection.equals ? deletionProtectedMessage(object, protection) : undefined), {
-    readsMetadataOnly: true,
-    form: protection,
-  });
+  return Object.assign(
+    (object: KubeObject) =>
+      annotation(object, protection.annotation) === protection.equals
+        ? deletionProtectedMessage(object, protection)
+        : undefined,
+    {
+      readsMetadataOnly: true,
+      form: protection,
+    },
+  );
 }
 
 /**
  * What a protected object's DELETE is told: what protects it and the command that lifts the protection. The
  * policy's CEL builds the same text.
  */
-export function deletionProtectedMessage(object: Pick<KubeObject, 'kind' | 'metadata'>, protection: DeletionProtection): string {
+export function deletionProtectedMessage(
+  object: Pick<KubeObject, 'kind' | 'metadata'>,
+  protection: DeletionProtection,
+): string {
   const name = object.metadata?.name ?? '';
   const namespace = object.metadata?.namespace ? ` -n ${object.metadata.namespace}` : '';
   return (
@@ -147,8 +166,6 @@ export function deletionProtectedMessage(object: Pick<KubeObject, 'kind' | 'meta
     `kubectl annotate ${(object.kind ?? '').toLowerCase()} ${name}${namespace} ${protection.annotation}-`
   );
 }
-
-
 
 export interface ContractDefinition<Spec = UntypedSpec> {
   identity: ContractIdentity;

@@ -30,7 +30,13 @@ describe('readView', () => {
     expect(view).toEqual({
       apiVersion: 'example.com/v1',
       kind: 'Queue',
-      metadata: { name: 'orders', namespace: 'shop', uid: 'u-1', generation: 2, labels: { 'example.com/tier': 'gold' } },
+      metadata: {
+        name: 'orders',
+        namespace: 'shop',
+        uid: 'u-1',
+        generation: 2,
+        labels: { 'example.com/tier': 'gold' },
+      },
       spec: { size: 3 },
     });
     // The spec itself, not a copy: defaults that change nothing return what they were given.
@@ -48,7 +54,11 @@ describe('withUnreadParts', () => {
   it('puts back what the view left out, and takes the declared parts as the defaults left them', () => {
     const original = stored();
     const view = readView(narrow, original);
-    const defaulted = { ...view, spec: { size: 3, mode: 'fifo' }, metadata: { ...view.metadata, labels: { 'example.com/tier': 'silver' } } };
+    const defaulted = {
+      ...view,
+      spec: { size: 3, mode: 'fifo' },
+      metadata: { ...view.metadata, labels: { 'example.com/tier': 'silver' } },
+    };
     const merged = withUnreadParts(narrow, original, view, defaulted);
     expect(merged.spec).toEqual({ size: 3, mode: 'fifo' });
     expect(merged.status).toEqual({ phase: 'Ready' });
@@ -58,8 +68,14 @@ describe('withUnreadParts', () => {
   it('does not apply a default to a label the contract does not declare, and returns the original when nothing changed', () => {
     const original = stored();
     const view = readView(narrow, original);
-    const sneaky = { ...view, metadata: { ...view.metadata, labels: { ...view.metadata!.labels, team: 'other', extra: 'x' } } };
-    expect(withUnreadParts(narrow, original, view, sneaky).metadata!.labels).toEqual({ team: 'shop', 'example.com/tier': 'gold' });
+    const sneaky = {
+      ...view,
+      metadata: { ...view.metadata, labels: { ...view.metadata!.labels, team: 'other', extra: 'x' } },
+    };
+    expect(withUnreadParts(narrow, original, view, sneaky).metadata!.labels).toEqual({
+      team: 'shop',
+      'example.com/tier': 'gold',
+    });
     expect(withUnreadParts(narrow, original, view, view)).toBe(original);
   });
 
@@ -67,18 +83,25 @@ describe('withUnreadParts', () => {
     const { labels: _none, ...metadata } = stored().metadata!;
     const original = { ...stored(), metadata };
     const view = readView(narrow, original);
-    const merged = withUnreadParts(narrow, original, view, { ...view, metadata: { ...view.metadata, labels: { 'example.com/tier': 'gold' } } });
+    const merged = withUnreadParts(narrow, original, view, {
+      ...view,
+      metadata: { ...view.metadata, labels: { 'example.com/tier': 'gold' } },
+    });
     expect(merged.metadata!.labels).toEqual({ 'example.com/tier': 'gold' });
-    expect(withUnreadParts(narrow, original, view, { ...view, spec: { size: 4 } }).metadata).not.toHaveProperty('labels');
+    expect(withUnreadParts(narrow, original, view, { ...view, spec: { size: 4 } }).metadata).not.toHaveProperty(
+      'labels',
+    );
   });
 });
 
 describe('contractReadsProblems', () => {
   it('names every key that is not a label or annotation key', () => {
-    expect(contractReadsProblems({ labels: ['ok', 'bad key'], annotations: ['example.com/fine', '/nothing'] })).toEqual([
-      expect.stringContaining('reads.labels: "bad key" must be a qualified name'),
-      expect.stringContaining('reads.annotations: "/nothing" must be a qualified name'),
-    ]);
+    expect(contractReadsProblems({ labels: ['ok', 'bad key'], annotations: ['example.com/fine', '/nothing'] })).toEqual(
+      [
+        expect.stringContaining('reads.labels: "bad key" must be a qualified name'),
+        expect.stringContaining('reads.annotations: "/nothing" must be a qualified name'),
+      ],
+    );
     expect(contractReadsProblems({ labels: [], annotations: [], status: false })).toEqual([]);
   });
 });

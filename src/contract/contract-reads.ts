@@ -89,7 +89,12 @@ function onlyKeys(map: unknown, keys: readonly string[]): unknown {
  * metadata the code is not shown, the labels and annotations it does not declare, and the status when it does not
  * read it. A default written where the code is not shown anything (an undeclared label) is not applied.
  */
-export function withUnreadParts(reads: ReadKeys, original: KubeObject, view: KubeObject, defaulted: KubeObject): KubeObject {
+export function withUnreadParts(
+  reads: ReadKeys,
+  original: KubeObject,
+  view: KubeObject,
+  defaulted: KubeObject,
+): KubeObject {
   if (defaulted === view) return original;
   const merged: KubeObject = {};
   for (const key of Object.keys(defaulted)) {
@@ -102,7 +107,11 @@ export function withUnreadParts(reads: ReadKeys, original: KubeObject, view: Kub
   return merged;
 }
 
-function mergedMetadata(reads: ReadKeys, original: ObjectMeta | undefined, defaulted: ObjectMeta | undefined): ObjectMeta | undefined {
+function mergedMetadata(
+  reads: ReadKeys,
+  original: ObjectMeta | undefined,
+  defaulted: ObjectMeta | undefined,
+): ObjectMeta | undefined {
   if (!isPlainObject(original) || !isPlainObject(defaulted)) return defaulted ?? original;
   const merged: Record<string, unknown> = { ...original };
   for (const field of readMetadataFields) {
@@ -118,7 +127,9 @@ function mergedMetadata(reads: ReadKeys, original: ObjectMeta | undefined, defau
 function mergedMap(original: unknown, defaulted: unknown, keys: readonly string[]): unknown {
   if (!isPlainObject(original) && original !== undefined) return original;
   const kept = Object.entries(original ?? {}).filter(([key]) => !keys.includes(key));
-  const declared = isPlainObject(defaulted) ? keys.filter((key) => Object.hasOwn(defaulted, key)).map((key) => [key, defaulted[key]] as const) : [];
+  const declared = isPlainObject(defaulted)
+    ? keys.filter((key) => Object.hasOwn(defaulted, key)).map((key) => [key, defaulted[key]] as const)
+    : [];
   const entries = [...kept, ...declared];
   return entries.length === 0 && original === undefined ? undefined : Object.fromEntries(entries);
 }

@@ -8,7 +8,9 @@ describe('crdNameProblems', () => {
     expect(crdNameProblems(names, ['v1', 'v1beta1', 'v2-preview'])).toEqual([]);
     const long = { ...names, plural: 'b'.repeat(63), singular: 's'.repeat(63), kind: `K${'k'.repeat(58)}` };
     expect(crdNameProblems({ ...long, group: `${'g'.repeat(100)}.${'h'.repeat(88)}` }, ['v1'])).toEqual([]);
-    expect(crdNameProblems({ ...names, listKind: 'Bucket-Set', shortNames: ['bk'], categories: ['all', 'storage'] }, ['v1'])).toEqual([]);
+    expect(
+      crdNameProblems({ ...names, listKind: 'Bucket-Set', shortNames: ['bk'], categories: ['all', 'storage'] }, ['v1']),
+    ).toEqual([]);
   });
 
   it.each([
@@ -22,7 +24,11 @@ describe('crdNameProblems', () => {
     ['a group with an empty part', { group: 'storage..example.com' }, 'group'],
     ['a group of 254 characters', { group: `${'g'.repeat(200)}.${'h'.repeat(53)}` }, 'group'],
     ["Kubernetes' own group", { group: 'storage.k8s.io' }, 'group'],
-    ['a CRD name over 253 characters', { plural: 'b'.repeat(63), group: `${'g'.repeat(100)}.${'h'.repeat(90)}` }, "CRD's name"],
+    [
+      'a CRD name over 253 characters',
+      { plural: 'b'.repeat(63), group: `${'g'.repeat(100)}.${'h'.repeat(90)}` },
+      "CRD's name",
+    ],
     ['a kind that is not UpperCamelCase', { kind: 'bucket' }, 'kind'],
     ['a kind of 64 characters', { kind: `B${'b'.repeat(63)}` }, 'kind'],
     ['a kind whose list kind would pass 63 characters', { kind: `B${'b'.repeat(59)}` }, 'list kind'],

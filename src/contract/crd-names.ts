@@ -1,5 +1,12 @@
 import { annotationsSize, maxAnnotationsBytes } from './annotations-size.ts';
-import { dnsNameRules, dns1123SubdomainMaxLength, isDns1035Label, isDns1123Subdomain, isQualifiedName, qualifiedNameRule } from './values/dns-names.ts';
+import {
+  dnsNameRules,
+  dns1123SubdomainMaxLength,
+  isDns1035Label,
+  isDns1123Subdomain,
+  isQualifiedName,
+  qualifiedNameRule,
+} from './values/dns-names.ts';
 
 /** The CRD annotation that lets a CRD into Kubernetes' own groups (k8s.io, kubernetes.io): the API review's approval. */
 export const apiApprovalAnnotation = 'api-approved.kubernetes.io';
@@ -24,7 +31,11 @@ const upperCamelCase = /^[A-Z][A-Za-z0-9]*$/;
  * group is a DNS-1123 subdomain with a dot, outside Kubernetes' own groups unless the CRD's annotations carry the
  * API review's approval (as the Gateway API's do), and the CRD's name `plural.group` fits an object name.
  */
-export function crdNameProblems(names: CrdNames, versionNames: readonly string[], crdAnnotations?: Readonly<Record<string, string>>): string[] {
+export function crdNameProblems(
+  names: CrdNames,
+  versionNames: readonly string[],
+  crdAnnotations?: Readonly<Record<string, string>>,
+): string[] {
   const problems: string[] = [];
   const { group, kind, plural, singular } = names;
   if (!isDns1123Subdomain(group) || !group.includes('.')) {
@@ -38,13 +49,19 @@ export function crdNameProblems(names: CrdNames, versionNames: readonly string[]
       );
     }
   }
-  if (!upperCamelCase.test(kind) || kind.length > 63) problems.push(`kind "${kind}" must be UpperCamelCase, at most 63 characters`);
-  for (const [field, name] of [['plural', plural], ['singular', singular]] as const) {
+  if (!upperCamelCase.test(kind) || kind.length > 63)
+    problems.push(`kind "${kind}" must be UpperCamelCase, at most 63 characters`);
+  for (const [field, name] of [
+    ['plural', plural],
+    ['singular', singular],
+  ] as const) {
     if (!isDns1035Label(name)) problems.push(`${field} "${name}" must be ${dnsNameRules.dns1035Label}`);
   }
   const crdName = `${plural}.${group}`;
   if (crdName.length > dns1123SubdomainMaxLength) {
-    problems.push(`plural and group make the CRD's name "${crdName}" longer than ${dns1123SubdomainMaxLength} characters`);
+    problems.push(
+      `plural and group make the CRD's name "${crdName}" longer than ${dns1123SubdomainMaxLength} characters`,
+    );
   }
   const listKind = names.listKind ?? `${kind}List`;
   if (!/^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$/.test(listKind) || listKind.length > 63) {
@@ -53,7 +70,10 @@ export function crdNameProblems(names: CrdNames, versionNames: readonly string[]
   } else if (listKind === kind) {
     problems.push(`listKind "${listKind}" must differ from the kind`);
   }
-  for (const [field, list] of [['shortNames', names.shortNames], ['categories', names.categories]] as const) {
+  for (const [field, list] of [
+    ['shortNames', names.shortNames],
+    ['categories', names.categories],
+  ] as const) {
     for (const name of list ?? []) {
       if (!isDns1035Label(name)) problems.push(`${field} entry "${name}" must be ${dnsNameRules.dns1035Label}`);
     }
@@ -71,7 +91,8 @@ export function crdNameProblems(names: CrdNames, versionNames: readonly string[]
 function apiApprovalProblem(value: string | undefined): string | undefined {
   const at = `metadata.annotations[${apiApprovalAnnotation}]`;
   const see = 'see https://github.com/kubernetes/enhancements/pull/1111';
-  if (value === undefined || value === '') return `${at}: Required value: protected groups must have approval annotation "${apiApprovalAnnotation}", ${see}`;
+  if (value === undefined || value === '')
+    return `${at}: Required value: protected groups must have approval annotation "${apiApprovalAnnotation}", ${see}`;
   if (value.startsWith('unapproved') || isAbsoluteUrl(value)) return undefined;
   return (
     `${at}: Invalid value: ${JSON.stringify(value)}: protected groups must have approval annotation "${apiApprovalAnnotation}" ` +
@@ -97,7 +118,8 @@ export function crdAnnotationProblems(crdAnnotations: Readonly<Record<string, un
     if (typeof value !== 'string') problems.push(`crdAnnotations["${key}"] must be a string`);
   }
   const size = annotationsSize(crdAnnotations);
-  if (size > maxAnnotationsBytes) problems.push(`crdAnnotations add up to ${size} bytes, over the API server's limit of ${maxAnnotationsBytes}`);
+  if (size > maxAnnotationsBytes)
+    problems.push(`crdAnnotations add up to ${size} bytes, over the API server's limit of ${maxAnnotationsBytes}`);
   return problems;
 }
 

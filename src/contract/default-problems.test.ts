@@ -13,7 +13,10 @@ const spec: JSONSchemaProps = {
     port: { 'x-kubernetes-int-or-string': true },
     extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
     tags: { type: 'object', additionalProperties: { type: 'string' } },
-    caches: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer', nullable: true } } } },
+    caches: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer', nullable: true } } },
+    },
   },
 };
 const thing = (defaults: ContractDefinition['defaults']): ContractDefinition => ({
@@ -48,7 +51,11 @@ describe("defineContract: the library's defaults", () => {
         staticDefault('spec.caches[*].size', null),
         staticDefault('metadata.labels[example.com/team]', 'maps'),
         staticDefault('metadata.annotations[example.com/note]', 'any text at all'),
-        derivedDefault('metadata.labels[example.com/major]', { from: 'spec.version', compute: 'release-major', keepInStep: true }),
+        derivedDefault('metadata.labels[example.com/major]', {
+          from: 'spec.version',
+          compute: 'release-major',
+          keepInStep: true,
+        }),
         derivedDefault('spec.ratio', { from: 'spec.replicas', compute: 'copy' }),
         own,
       ]),

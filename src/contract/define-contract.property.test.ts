@@ -73,12 +73,47 @@ const bases = [
 // Option names a contract or machine may have, to add where they are absent.
 const optionNames = [
   ...new Set([
-    ...bases.flatMap((base) => base.options.map((path) => path.at(-1)).filter((key): key is string => typeof key === 'string')),
-    'phasePath', 'readState', 'phases', 'steadyState', 'listKind', 'shortNames', 'categories', 'deprecated', 'deprecationWarning',
-    'printerColumns', 'subresources', 'selectableFields', 'usesStash', 'hubToSpokePaths', 'conversionAnnotation', 'defaults',
-    'invariants', 'deletionRules', 'transitions', 'updateRules', 'crdAnnotations', 'crdOwner', 'ownerCrd', 'form', 'target',
-    'absentMeans', 'anyChange', 'allow', 'operatorMoves', 'next', 'unsupported', 'exclusive', 'scale', 'status',
-    'readsMetadataOnly', 'storageVersion', '__proto__', 'constructor',
+    ...bases.flatMap((base) =>
+      base.options.map((path) => path.at(-1)).filter((key): key is string => typeof key === 'string'),
+    ),
+    'phasePath',
+    'readState',
+    'phases',
+    'steadyState',
+    'listKind',
+    'shortNames',
+    'categories',
+    'deprecated',
+    'deprecationWarning',
+    'printerColumns',
+    'subresources',
+    'selectableFields',
+    'usesStash',
+    'hubToSpokePaths',
+    'conversionAnnotation',
+    'defaults',
+    'invariants',
+    'deletionRules',
+    'transitions',
+    'updateRules',
+    'crdAnnotations',
+    'crdOwner',
+    'ownerCrd',
+    'form',
+    'target',
+    'absentMeans',
+    'anyChange',
+    'allow',
+    'operatorMoves',
+    'next',
+    'unsupported',
+    'exclusive',
+    'scale',
+    'status',
+    'readsMetadataOnly',
+    'storageVersion',
+    '__proto__',
+    'constructor',
   ]),
 ];
 
@@ -95,16 +130,40 @@ const functions = [
 ];
 
 const junk: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(undefined, null, true, false, 0, -1, 1.5, Number.NaN, '', 'x', 'Ready', 'status.phase', 'v1', '.spec.replicas', [], {}),
+  fc.constantFrom(
+    undefined,
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    Number.NaN,
+    '',
+    'x',
+    'Ready',
+    'status.phase',
+    'v1',
+    '.spec.replicas',
+    [],
+    {},
+  ),
   fc.string(),
   fc.integer(),
   fc.constantFrom(...functions),
   fc.array(fc.oneof(fc.string(), fc.integer(), fc.constant(null)), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constantFrom(...functions)), { maxKeys: 3 }),
+  fc.dictionary(
+    fc.string({ maxLength: 8 }),
+    fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constantFrom(...functions)),
+    { maxKeys: 3 },
+  ),
   fc.anything({ maxDepth: 3, withNullPrototype: true, withObjectString: true }),
 );
 
-type Mutation = { op: 'drop'; path: Path } | { op: 'set'; path: Path; value: unknown } | { op: 'add'; path: Path; key: string; value: unknown };
+type Mutation =
+  | { op: 'drop'; path: Path }
+  | { op: 'set'; path: Path; value: unknown }
+  | { op: 'add'; path: Path; key: string; value: unknown };
 
 function mutation(base: Base): fc.Arbitrary<Mutation> {
   const path = fc.oneof(
@@ -118,9 +177,15 @@ function mutation(base: Base): fc.Arbitrary<Mutation> {
   return fc.oneof(
     path.map((at): Mutation => ({ op: 'drop', path: at })),
     fc.record({ path, value: junk }).map(({ path: at, value }): Mutation => ({ op: 'set', path: at, value })),
-    fc.record({ path, value: fc.constantFrom(...base.values) }).map(({ path: at, value }): Mutation => ({ op: 'set', path: at, value })),
     fc
-      .record({ path: fc.constantFrom([], ...containers), key: fc.constantFrom(...optionNames), value: fc.oneof(junk, fc.constantFrom(...base.values)) })
+      .record({ path, value: fc.constantFrom(...base.values) })
+      .map(({ path: at, value }): Mutation => ({ op: 'set', path: at, value })),
+    fc
+      .record({
+        path: fc.constantFrom([], ...containers),
+        key: fc.constantFrom(...optionNames),
+        value: fc.oneof(junk, fc.constantFrom(...base.values)),
+      })
       .map(({ path: at, key, value }): Mutation => ({ op: 'add', path: at, key, value })),
   );
 }
@@ -185,7 +250,10 @@ const caseOf: fc.Arbitrary<Case> = fc.constantFrom(...bases).chain((base) =>
 function describeMutation(change: Mutation): string {
   const at = [...change.path, ...(change.op === 'add' ? [change.key] : [])].join('.');
   if (change.op === 'drop') return `drop ${at}`;
-  const value = typeof change.value === 'function' ? `a function (${describeValue(String(change.value))})` : describeValue(change.value);
+  const value =
+    typeof change.value === 'function'
+      ? `a function (${describeValue(String(change.value))})`
+      : describeValue(change.value);
   return `${change.op} ${at} = ${value}`;
 }
 
@@ -227,18 +295,22 @@ describe('a contract broken at any option', () => {
     }
   });
 
-  it('is taken by defineContract, or refused with a ContractDefinitionError: never another error', { timeout: runs * 100 }, () => {
-    let refused = 0;
-    fc.assert(
-      fc.property(caseOf, (generated) => {
-        if (!worksOrSays(() => defineContract(mutated(generated) as Contract), isDefinitionError)) refused++;
-      }),
-      { numRuns: runs },
-    );
-    // Most cases break something, and some do not: a generator that stopped doing either would pass in silence.
-    expect(refused).toBeGreaterThan(runs / 3);
-    expect(refused).toBeLessThan(runs);
-  });
+  it(
+    'is taken by defineContract, or refused with a ContractDefinitionError: never another error',
+    { timeout: runs * 100 },
+    () => {
+      let refused = 0;
+      fc.assert(
+        fc.property(caseOf, (generated) => {
+          if (!worksOrSays(() => defineContract(mutated(generated) as Contract), isDefinitionError)) refused++;
+        }),
+        { numRuns: runs },
+      );
+      // Most cases break something, and some do not: a generator that stopped doing either would pass in silence.
+      expect(refused).toBeGreaterThan(runs / 3);
+      expect(refused).toBeLessThan(runs);
+    },
+  );
 
   // Fewer runs: a contract that passes its checks is compiled (its schemas, and its CEL rules by the engine), which
   // takes a tenth of a second or more.
@@ -249,26 +321,40 @@ describe('a contract broken at any option', () => {
     () => {
       let loaded = 0;
       fc.assert(
-        fc.property(caseOf, fc.constantFrom('contractTester', 'module exporting it', 'module exporting a function', 'module calling defineContract'), (generated, loader) => {
-          const value = mutated(generated);
-          if (loader === 'contractTester') {
-            if (worksOrSays(() => contractTester(value as Contract), isDefinitionError)) loaded++;
-            return;
-          }
-          const exported = loader === 'module exporting it' ? value : loader === 'module exporting a function' ? () => value : () => defineContract(value as Contract);
-          let registry;
-          try {
-            registry = registryOfExports([{ module: './contract.ts', exported }]);
-            checkContractRules(registry, { XDG_CACHE_HOME: cache });
-          } catch (error) {
-            if (!isContractInvalid(error)) throw error;
-            expect((error as Error).message).not.toContain('\n');
-            return;
-          }
-          loaded++;
-          contractWarningLines(registry);
-          for (const compiled of registry.contracts) useAsTheCliDoes(compiled.contract);
-        }),
+        fc.property(
+          caseOf,
+          fc.constantFrom(
+            'contractTester',
+            'module exporting it',
+            'module exporting a function',
+            'module calling defineContract',
+          ),
+          (generated, loader) => {
+            const value = mutated(generated);
+            if (loader === 'contractTester') {
+              if (worksOrSays(() => contractTester(value as Contract), isDefinitionError)) loaded++;
+              return;
+            }
+            const exported =
+              loader === 'module exporting it'
+                ? value
+                : loader === 'module exporting a function'
+                  ? () => value
+                  : () => defineContract(value as Contract);
+            let registry;
+            try {
+              registry = registryOfExports([{ module: './contract.ts', exported }]);
+              checkContractRules(registry, { XDG_CACHE_HOME: cache });
+            } catch (error) {
+              if (!isContractInvalid(error)) throw error;
+              expect((error as Error).message).not.toContain('\n');
+              return;
+            }
+            loaded++;
+            contractWarningLines(registry);
+            for (const compiled of registry.contracts) useAsTheCliDoes(compiled.contract);
+          },
+        ),
         { numRuns: loadRuns },
       );
       expect(loaded).toBeGreaterThan(0);

@@ -10,7 +10,13 @@ import { readString } from './fsa/value-readers.ts';
 
 const schema = { type: 'object' } as const;
 const bucket: ContractDefinition = {
-  identity: { group: 'storage.example.com', kind: 'Bucket', plural: 'buckets', singular: 'bucket', scope: 'Namespaced' },
+  identity: {
+    group: 'storage.example.com',
+    kind: 'Bucket',
+    plural: 'buckets',
+    singular: 'bucket',
+    scope: 'Namespaced',
+  },
   versions: [{ name: 'v1', served: true, storage: true, schema }],
   hub: 'v1',
   conversions: {},
@@ -36,7 +42,11 @@ describe('defineContract', () => {
     ['a plural ending in -', { identity: { ...bucket.identity, plural: 'buckets-' } }, 'plural "buckets-"'],
     ['a singular of 64 characters', { identity: { ...bucket.identity, singular: 'b'.repeat(64) } }, 'singular "'],
     ['a group of 254 characters', { identity: { ...bucket.identity, group: `${'g'.repeat(250)}.com` } }, 'group "'],
-    ['a version name that is no DNS-1035 label', { versions: [{ ...bucket.versions[0]!, name: 'V1' }], hub: 'V1' }, 'version name "V1"'],
+    [
+      'a version name that is no DNS-1035 label',
+      { versions: [{ ...bucket.versions[0]!, name: 'V1' }], hub: 'V1' },
+      'version name "V1"',
+    ],
     ['a short name with a dot', { identity: { ...bucket.identity, shortNames: ['b.k'] } }, 'shortNames entry "b.k"'],
   ])('refuses %s, naming it', (_label, change, named) => {
     expect(problemOf({ ...bucket, ...change })).toContain(named);
@@ -51,17 +61,29 @@ describe('defineContract', () => {
         memory: {
           'x-kubernetes-int-or-string': true,
           anyOf: [{ type: 'integer' }, { type: 'string' }],
-          pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+          pattern:
+            '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
         },
-        share: { 'x-kubernetes-int-or-string': true, allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: '%$' }] },
+        share: {
+          'x-kubernetes-int-or-string': true,
+          allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: '%$' }],
+        },
       },
     };
     const schema: JSONSchemaProps = { type: 'object', properties: { spec } };
-    expect(defineContract({ ...bucket, versions: [{ ...bucket.versions[0]!, schema, subresources: { status: {} } }] }).storageVersion).toBe('v1');
+    expect(
+      defineContract({ ...bucket, versions: [{ ...bucket.versions[0]!, schema, subresources: { status: {} } }] })
+        .storageVersion,
+    ).toBe('v1');
   });
 
   it('refuses a schema the API server refuses, in its words, naming the version', () => {
-    const schema: JSONSchemaProps = { type: 'object', properties: { spec: { type: 'object', properties: { size: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } } } };
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { size: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } },
+      },
+    };
     expect(problemOf({ ...bucket, versions: [{ ...bucket.versions[0]!, schema }] })).toBe(
       'contract buckets.storage.example.com is invalid: ' +
         'version v1: openAPIV3Schema.properties[spec].properties[size].anyOf[0].type: Forbidden: must be empty to be structural; ' +
@@ -70,10 +92,16 @@ describe('defineContract', () => {
     );
   });
 
-  it('holds the root to the status subresource\'s rule only for a version that has it', () => {
-    const schema: JSONSchemaProps = { type: 'object', anyOf: [{ required: ['spec'] }], properties: { spec: { type: 'object' } } };
+  it("holds the root to the status subresource's rule only for a version that has it", () => {
+    const schema: JSONSchemaProps = {
+      type: 'object',
+      anyOf: [{ required: ['spec'] }],
+      properties: { spec: { type: 'object' } },
+    };
     expect(defineContract({ ...bucket, versions: [{ ...bucket.versions[0]!, schema }] }).storageVersion).toBe('v1');
-    expect(problemOf({ ...bucket, versions: [{ ...bucket.versions[0]!, schema, subresources: { status: {} } }] })).toMatch(
+    expect(
+      problemOf({ ...bucket, versions: [{ ...bucket.versions[0]!, schema, subresources: { status: {} } }] }),
+    ).toMatch(
       /version v1: openAPIV3Schema: Invalid value: "anyOf": only \[.*\] fields are allowed at the root of the schema if the status subresource is enabled$/,
     );
   });
@@ -92,7 +120,7 @@ describe('defineContract', () => {
     it('refuses one without the annotation, saying where it goes', () => {
       expect(problemOf(gateway)).toBe(
         'contract buckets.gateway.networking.k8s.io is invalid: group "gateway.networking.k8s.io" is Kubernetes\' own (k8s.io, kubernetes.io): ' +
-          'the API server wants an API review\'s approval for it, in the CRD annotation api-approved.kubernetes.io (crdAnnotations): ' +
+          "the API server wants an API review's approval for it, in the CRD annotation api-approved.kubernetes.io (crdAnnotations): " +
           'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", ' +
           'see https://github.com/kubernetes/enhancements/pull/1111',
       );
@@ -129,7 +157,11 @@ describe('defineContract', () => {
                   type: 'array',
                   'x-kubernetes-list-type': 'map',
                   'x-kubernetes-list-map-keys': ['id'],
-                  items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, size: { type: 'string' } } },
+                  items: {
+                    type: 'object',
+                    required: ['id'],
+                    properties: { id: { type: 'integer' }, size: { type: 'string' } },
+                  },
                 },
               },
             },
@@ -137,19 +169,50 @@ describe('defineContract', () => {
         },
       },
     };
-    const machine = { ...toyMachine, classifiers: [
-      fieldClassifier({ path: 'replicas', read: readString, compare: whenDifferent('label') }),
-      keyedListClassifier({ path: 'storage.volumes', key: 'volumeId', added: 'size.up', removed: 'size.down', itemClassifiers: [] }),
-      fieldClassifier({ path: 'colour', read: readString, compare: whenDifferent('color') }),
-    ] };
-    const problem = problemOf({ ...bucket, versions: [{ ...bucket.versions[0]!, schema: kafkaSchema }], transitions: machine });
+    const machine = {
+      ...toyMachine,
+      classifiers: [
+        fieldClassifier({ path: 'replicas', read: readString, compare: whenDifferent('label') }),
+        keyedListClassifier({
+          path: 'storage.volumes',
+          key: 'volumeId',
+          added: 'size.up',
+          removed: 'size.down',
+          itemClassifiers: [],
+        }),
+        fieldClassifier({ path: 'colour', read: readString, compare: whenDifferent('color') }),
+      ],
+    };
+    const problem = problemOf({
+      ...bucket,
+      versions: [{ ...bucket.versions[0]!, schema: kafkaSchema }],
+      transitions: machine,
+    });
     expect(problem.replace(/^contract [^ ]+ is invalid: /, '').split('; ')).toEqual([
       'transitions: a classifier reads spec.replicas with readString, which reads string fields only, but the hub schema says it is an integer',
       'transitions: a keyed list classifier keys spec.storage.volumes by volumeId, which its items do not have: spec.storage.volumes[*] declares id, size, not volumeId',
       'transitions: a classifier reads spec.colour, which the hub schema does not have: spec declares replicas, storage, not colour',
     ]);
-    const keyedById = { ...machine, classifiers: [...toyMachine.classifiers.slice(1), keyedListClassifier({ path: 'storage.volumes', key: 'id', added: 'size.up', removed: 'size.down', itemClassifiers: [] })] };
-    expect(() => defineContract({ ...bucket, versions: [{ ...bucket.versions[0]!, schema: kafkaSchema }], transitions: keyedById })).toThrow(/spec\.label, which the hub schema does not have/);
+    const keyedById = {
+      ...machine,
+      classifiers: [
+        ...toyMachine.classifiers.slice(1),
+        keyedListClassifier({
+          path: 'storage.volumes',
+          key: 'id',
+          added: 'size.up',
+          removed: 'size.down',
+          itemClassifiers: [],
+        }),
+      ],
+    };
+    expect(() =>
+      defineContract({
+        ...bucket,
+        versions: [{ ...bucket.versions[0]!, schema: kafkaSchema }],
+        transitions: keyedById,
+      }),
+    ).toThrow(/spec\.label, which the hub schema does not have/);
   });
 });
 
@@ -157,13 +220,20 @@ describe('defineContract', () => {
 // sentence naming its path, all of them at once.
 describe('defineContract: what the contract reads', () => {
   it('takes label and annotation keys and a status flag, and refuses what is not a key', () => {
-    expect(defineContract({ ...bucket, reads: { labels: ['app.kubernetes.io/name'], annotations: [], status: false } }).reads).toEqual({
+    expect(
+      defineContract({ ...bucket, reads: { labels: ['app.kubernetes.io/name'], annotations: [], status: false } })
+        .reads,
+    ).toEqual({
       labels: ['app.kubernetes.io/name'],
       annotations: [],
       status: false,
     });
-    expect(problemOf({ ...bucket, reads: { labels: ['not a key'] } })).toContain('reads.labels: "not a key" must be a qualified name');
-    expect(problemOf({ ...bucket, reads: { labels: 'app' } as never })).toContain('reads.labels must be a list of label keys');
+    expect(problemOf({ ...bucket, reads: { labels: ['not a key'] } })).toContain(
+      'reads.labels: "not a key" must be a qualified name',
+    );
+    expect(problemOf({ ...bucket, reads: { labels: 'app' } as never })).toContain(
+      'reads.labels must be a list of label keys',
+    );
     expect(problemOf({ ...bucket, reads: { finalizers: true } as never })).toContain('reads');
   });
 });
@@ -175,17 +245,25 @@ describe('defineContract: the shape of every option', () => {
     expect(problemOfUntyped({ ...bucket, identity: { ...bucket.identity, plural: 5 } })).toBe(
       'the contract is invalid: identity.plural must be a lowercase resource name, got 5',
     );
-    expect(problemOfUntyped({ ...bucket, versions: [bucket.versions[0], { name: 'v2', served: true, storage: false }] })).toContain(
-      "versions[1].schema must be the version's openAPIV3Schema, an object, got undefined",
-    );
+    expect(
+      problemOfUntyped({ ...bucket, versions: [bucket.versions[0], { name: 'v2', served: true, storage: false }] }),
+    ).toContain("versions[1].schema must be the version's openAPIV3Schema, an object, got undefined");
     expect(problemOfUntyped({ ...bucket, identity: undefined })).toBe(
       'the contract is invalid: identity must be an object: { group, kind, plural, singular, scope }, got undefined',
     );
-    expect(problemOfUntyped(null)).toBe("the contract is invalid: defineContract's argument must be an object of contract options (identity, versions, hub, conversions, ...), got null");
+    expect(problemOfUntyped(null)).toBe(
+      "the contract is invalid: defineContract's argument must be an object of contract options (identity, versions, hub, conversions, ...), got null",
+    );
   });
 
   it('reports every option that has the wrong type at once', () => {
-    const problem = problemOfUntyped({ ...bucket, hub: 1, conversions: [], invariants: [() => [], 'no'], crdOwner: 'someone' });
+    const problem = problemOfUntyped({
+      ...bucket,
+      hub: 1,
+      conversions: [],
+      invariants: [() => [], 'no'],
+      crdOwner: 'someone',
+    });
     expect(problem.split('; ')).toEqual([
       'contract buckets.storage.example.com is invalid: hub must be the name of one of the versions, got 1',
       'conversions must be an object of version names to conversions ({} when the hub is the only version), got an empty list',
@@ -195,9 +273,17 @@ describe('defineContract: the shape of every option', () => {
   });
 
   it('holds what is rendered into the CRD to the fields the API server knows, with JSON values', () => {
-    const version = { ...bucket.versions[0]!, printerColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size', width: 3 }] };
-    expect(problemOfUntyped({ ...bucket, versions: [version] })).toContain('versions[0].printerColumns[0].width is not a field it can have (name, type, jsonPath, description, format, priority)');
-    const schema = { type: 'object', properties: { spec: { type: 'object', maxLength: '10', enum: [{ at: () => 1 }] } } };
+    const version = {
+      ...bucket.versions[0]!,
+      printerColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size', width: 3 }],
+    };
+    expect(problemOfUntyped({ ...bucket, versions: [version] })).toContain(
+      'versions[0].printerColumns[0].width is not a field it can have (name, type, jsonPath, description, format, priority)',
+    );
+    const schema = {
+      type: 'object',
+      properties: { spec: { type: 'object', maxLength: '10', enum: [{ at: () => 1 }] } },
+    };
     expect(problemOfUntyped({ ...bucket, versions: [{ ...bucket.versions[0]!, schema }] }).split('; ')).toEqual([
       'contract buckets.storage.example.com is invalid: version v1: openAPIV3Schema.properties.spec.maxLength must be an integer of 0 or more, got "10"',
       'version v1: openAPIV3Schema.properties.spec.enum[0].at must be a JSON value, got a function',
@@ -208,20 +294,36 @@ describe('defineContract: the shape of every option', () => {
     expect(problemOfUntyped({ ...bucket, defaults: {} })).toContain(
       'defaults must be a function of the hub object returning a defaulted copy, or a list of such functions (staticDefault, derivedDefault or your own), got an object',
     );
-    expect(problemOfUntyped({ ...bucket, defaults: [() => ({}), 'replicas'] })).toContain('defaults[1] must be a function of the hub object returning a defaulted copy, got "replicas"');
+    expect(problemOfUntyped({ ...bucket, defaults: [() => ({}), 'replicas'] })).toContain(
+      'defaults[1] must be a function of the hub object returning a defaulted copy, got "replicas"',
+    );
     const rule = Object.assign(() => undefined, { form: { annotation: 'example.com/protect' } });
-    expect(problemOfUntyped({ ...bucket, deletionRules: [rule] })).toContain('deletionRules[0].form.equals must be a string, got undefined');
+    expect(problemOfUntyped({ ...bucket, deletionRules: [rule] })).toContain(
+      'deletionRules[0].form.equals must be a string, got undefined',
+    );
   });
 
   it('finds a conversion declaring a path its schemas lack when the contract is defined', () => {
-    const withSize = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } as const;
-    const conversion = { toHub: (object: never) => object, fromHub: (object: never) => object, hubToSpokePaths: { 'spec.sise': 'spec.size' } };
+    const withSize = {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+    } as const;
+    const conversion = {
+      toHub: (object: never) => object,
+      fromHub: (object: never) => object,
+      hubToSpokePaths: { 'spec.sise': 'spec.size' },
+    };
     const problem = problemOf({
       ...bucket,
-      versions: [{ ...bucket.versions[0]!, schema: withSize }, { name: 'v2', served: true, storage: false, schema: withSize }],
+      versions: [
+        { ...bucket.versions[0]!, schema: withSize },
+        { name: 'v2', served: true, storage: false, schema: withSize },
+      ],
       conversions: { v2: conversion },
     });
-    expect(problem).toContain("the v2 conversion's hubToSpokePaths declare paths its schemas lack: spec.sise is not a field of v1");
+    expect(problem).toContain(
+      "the v2 conversion's hubToSpokePaths declare paths its schemas lack: spec.sise is not a field of v1",
+    );
   });
 });
 
@@ -236,11 +338,16 @@ describe('defineContract: the shape of the FSA', () => {
     humanInterventionStates: [],
     phasePath: 'status.phase',
     changeKinds: { resize: { description: 'resizing from {from} to {to}' } },
-    rules: { Pending: { anyChange: true, operatorMoves: ['Ready'] }, Ready: { allow: [{ changes: ['resize'] }], operatorMoves: ['Pending'] }, Deleting: {} },
+    rules: {
+      Pending: { anyChange: true, operatorMoves: ['Ready'] },
+      Ready: { allow: [{ changes: ['resize'] }], operatorMoves: ['Pending'] },
+      Deleting: {},
+    },
     overrideAnnotation: 'storage.example.com/override-transitions',
     classifiers: [{ kinds: ['resize'], classify: () => [] }],
   };
-  const withMachine = (parts: Record<string, unknown>) => ({ ...bucket, transitions: { ...machine, ...parts } }) as unknown as ContractDefinition;
+  const withMachine = (parts: Record<string, unknown>) =>
+    ({ ...bucket, transitions: { ...machine, ...parts } }) as unknown as ContractDefinition;
 
   it('takes the machine as it is', () => {
     expect(defineContract(withMachine({})).transitions?.name).toBe('Bucket');
@@ -250,13 +357,18 @@ describe('defineContract: the shape of the FSA', () => {
     expect(problemOf(withMachine({ humanInterventionStates: undefined }))).toBe(
       'contract buckets.storage.example.com is invalid: transitions.humanInterventionStates must be a list of state names, got undefined',
     );
-    expect(problemOf(withMachine({ rules: { ...machine.rules, Ready: { allow: [{ changes: 'resize' }] } } }))).toContain(
-      'transitions.rules.Ready.allow[0].changes must be a list of change kinds, got "resize"',
-    );
+    expect(
+      problemOf(withMachine({ rules: { ...machine.rules, Ready: { allow: [{ changes: 'resize' }] } } })),
+    ).toContain('transitions.rules.Ready.allow[0].changes must be a list of change kinds, got "resize"');
   });
 
   it('checks a classifier written as an object by hand, its form included', () => {
-    const form = { classify: 'field', path: 'size', reading: 'integer', comparison: { compare: 'sideways', kind: 'resize' } };
+    const form = {
+      classify: 'field',
+      path: 'size',
+      reading: 'integer',
+      comparison: { compare: 'sideways', kind: 'resize' },
+    };
     expect(problemOf(withMachine({ classifiers: [{ kinds: ['resize'], classify: () => [], form }] }))).toContain(
       "transitions.classifiers[0].form.comparison.compare must be 'different', 'direction' or 'release-step', got \"sideways\"",
     );
@@ -266,7 +378,9 @@ describe('defineContract: the shape of the FSA', () => {
   });
 
   it('reads the state from phasePath, or with readState instead: one of the two', () => {
-    expect(defineContract(withMachine({ phasePath: undefined, readState: () => 'Ready' })).transitions?.readState).toBeTypeOf('function');
+    expect(
+      defineContract(withMachine({ phasePath: undefined, readState: () => 'Ready' })).transitions?.readState,
+    ).toBeTypeOf('function');
     expect(problemOf(withMachine({ readState: () => 'Ready' }))).toBe(
       'contract buckets.storage.example.com is invalid: transitions: phasePath and readState both read the state: give one',
     );
@@ -277,12 +391,20 @@ describe('defineContract: the shape of the FSA', () => {
 });
 
 describe('checkContract: a contract crdgate is handed rather than makes', () => {
-  it('holds it to defineContract\'s rules, and its storageVersion to its versions', () => {
+  it("holds it to defineContract's rules, and its storageVersion to its versions", () => {
     const made = defineContract(bucket);
     expect(checkContract(made)).toBe(made);
-    expect(() => checkContract({ ...made, identity: { ...made.identity, kind: undefined } })).toThrow(ContractDefinitionError);
-    expect(() => checkContract(bucket)).toThrow('storageVersion must be the name of the storage version (defineContract sets it), got undefined');
-    expect(() => checkContract({ ...made, storageVersion: 'v9' })).toThrow('storageVersion must be the storage version\'s name, v1, got "v9"');
-    expect(() => checkContract('bucket')).toThrow('the contract is invalid: the contract must be a contract made with defineContract, got "bucket"');
+    expect(() => checkContract({ ...made, identity: { ...made.identity, kind: undefined } })).toThrow(
+      ContractDefinitionError,
+    );
+    expect(() => checkContract(bucket)).toThrow(
+      'storageVersion must be the name of the storage version (defineContract sets it), got undefined',
+    );
+    expect(() => checkContract({ ...made, storageVersion: 'v9' })).toThrow(
+      'storageVersion must be the storage version\'s name, v1, got "v9"',
+    );
+    expect(() => checkContract('bucket')).toThrow(
+      'the contract is invalid: the contract must be a contract made with defineContract, got "bucket"',
+    );
   });
 });

@@ -48,7 +48,10 @@ export function checkContract(value: unknown): Contract {
   if (problems.length === 0) {
     const contract = value as Contract;
     const storage = contract.versions.find((v) => v.storage)!.name;
-    if (contract.storageVersion !== storage) problems.push(`storageVersion must be the storage version's name, ${storage}, got ${JSON.stringify(contract.storageVersion)}`);
+    if (contract.storageVersion !== storage)
+      problems.push(
+        `storageVersion must be the storage version's name, ${storage}, got ${JSON.stringify(contract.storageVersion)}`,
+      );
   }
   if (problems.length > 0) throw invalidContract(value, problems);
   return value as Contract;
@@ -56,7 +59,10 @@ export function checkContract(value: unknown): Contract {
 
 function invalidContract(value: unknown, problems: readonly string[]): ContractDefinitionError {
   const identity = (value as { identity?: { plural?: unknown; group?: unknown } } | null | undefined)?.identity;
-  const name = typeof identity?.plural === 'string' && typeof identity.group === 'string' ? `contract ${identity.plural}.${identity.group}` : 'the contract';
+  const name =
+    typeof identity?.plural === 'string' && typeof identity.group === 'string'
+      ? `contract ${identity.plural}.${identity.group}`
+      : 'the contract';
   return new ContractDefinitionError(`${name} is invalid: ${problems.join('; ')}`);
 }
 
@@ -72,13 +78,16 @@ function contractProblems(value: unknown, made: boolean): string[] {
   if (versions.length === 0) problems.push('at least one version is required');
   if (new Set(names).size !== names.length) problems.push(`version names repeat: ${names.join(', ')}`);
   const storageVersions = versions.filter((v) => v.storage);
-  if (storageVersions.length !== 1) problems.push(`exactly one version must be the storage version, found ${storageVersions.length}`);
-  if (storageVersions[0] && !storageVersions[0].served) problems.push(`storage version ${storageVersions[0].name} must be served`);
+  if (storageVersions.length !== 1)
+    problems.push(`exactly one version must be the storage version, found ${storageVersions.length}`);
+  if (storageVersions[0] && !storageVersions[0].served)
+    problems.push(`storage version ${storageVersions[0].name} must be served`);
   if (!names.includes(hub)) problems.push(`hub "${hub}" is not one of the versions (${names.join(', ')})`);
   problems.push(...crdOwnerProblems(definition));
   // A CRD someone else owns is converted by its owner's webhook: crdgate's webhooks see the hub only.
   for (const name of ownsCrd(definition) ? names : []) {
-    if (name !== hub && conversions[name] === undefined) problems.push(`version ${name} has no conversion to the hub ${hub}`);
+    if (name !== hub && conversions[name] === undefined)
+      problems.push(`version ${name} has no conversion to the hub ${hub}`);
   }
   const unstructural = new Set<string>();
   for (const version of versions) {
@@ -89,7 +98,8 @@ function contractProblems(value: unknown, made: boolean): string[] {
     // keywords' types first, which the API server reads before any rule.
     const statusSubresource = version.subresources?.status !== undefined && version.subresources.status !== null;
     const keywordTypes = schemaShapeProblems(version.schema);
-    const schemaProblems = keywordTypes.length > 0 ? keywordTypes : checkStructural(version.schema, { statusSubresource });
+    const schemaProblems =
+      keywordTypes.length > 0 ? keywordTypes : checkStructural(version.schema, { statusSubresource });
     if (schemaProblems.length > 0) unstructural.add(version.name);
     for (const problem of schemaProblems) problems.push(`version ${version.name}: ${problem}`);
   }
@@ -97,7 +107,9 @@ function contractProblems(value: unknown, made: boolean): string[] {
     if (name === hub) problems.push(`the hub ${hub} must not have a conversion of its own`);
     else if (!names.includes(name)) problems.push(`conversion for unknown version ${name}`);
     if (conversion.usesStash && definition.conversionAnnotation === undefined) {
-      problems.push(`the ${name} conversion keeps what ${name} cannot hold in the stash: set conversionAnnotation (e.g. "${identity.group}/conversion-data")`);
+      problems.push(
+        `the ${name} conversion keeps what ${name} cannot hold in the stash: set conversionAnnotation (e.g. "${identity.group}/conversion-data")`,
+      );
     }
     problems.push(...hubToSpokePathProblems(definition, name, unstructural));
   }
@@ -105,7 +117,12 @@ function contractProblems(value: unknown, made: boolean): string[] {
     problems.push(...checkMachine(definition.transitions).map((problem) => `transitions: ${problem}`));
     // Against the hub's schema: what the machine's classifiers compare is the hub's spec.
     const hubSchema = versions.find((version) => version.name === hub)?.schema;
-    if (hubSchema !== undefined) problems.push(...classifierReachProblems(definition.transitions.classifiers, hubSchema).map((problem) => `transitions: ${problem}`));
+    if (hubSchema !== undefined)
+      problems.push(
+        ...classifierReachProblems(definition.transitions.classifiers, hubSchema).map(
+          (problem) => `transitions: ${problem}`,
+        ),
+      );
   }
   problems.push(...scaleSubresourceProblems(definition));
   problems.push(...defaultsProblems(definition));
@@ -117,7 +134,11 @@ function contractProblems(value: unknown, made: boolean): string[] {
  * A conversion's declared paths: each written as a path, and (when both schemas are structural, so they can be
  * walked) a field of the hub's schema mapped to one of the spoke's. A typo is caught here, not on a request.
  */
-function hubToSpokePathProblems(definition: ContractDefinition, version: string, unstructural: ReadonlySet<string>): string[] {
+function hubToSpokePathProblems(
+  definition: ContractDefinition,
+  version: string,
+  unstructural: ReadonlySet<string>,
+): string[] {
   const declared = definition.conversions[version]?.hubToSpokePaths ?? {};
   const problems: string[] = [];
   for (const [from, to] of Object.entries(declared)) {
@@ -127,9 +148,24 @@ function hubToSpokePathProblems(definition: ContractDefinition, version: string,
   const schemaOf = (name: string) => definition.versions.find((candidate) => candidate.name === name)?.schema;
   const hubSchema = schemaOf(definition.hub);
   const spokeSchema = schemaOf(version);
-  if (problems.length > 0 || hubSchema === undefined || spokeSchema === undefined || unstructural.has(definition.hub) || unstructural.has(version)) return problems;
-  const lacking = undeclarablePaths({ hubVersion: definition.hub, spokeVersion: version, hubSchema, spokeSchema, declared });
-  return lacking.length > 0 ? [`the ${version} conversion's hubToSpokePaths declare paths its schemas lack: ${lacking.join('; ')}`] : [];
+  if (
+    problems.length > 0 ||
+    hubSchema === undefined ||
+    spokeSchema === undefined ||
+    unstructural.has(definition.hub) ||
+    unstructural.has(version)
+  )
+    return problems;
+  const lacking = undeclarablePaths({
+    hubVersion: definition.hub,
+    spokeVersion: version,
+    hubSchema,
+    spokeSchema,
+    declared,
+  });
+  return lacking.length > 0
+    ? [`the ${version} conversion's hubToSpokePaths declare paths its schemas lack: ${lacking.join('; ')}`]
+    : [];
 }
 
 function crdOwnerProblems(definition: ContractDefinition): string[] {
@@ -137,17 +173,26 @@ function crdOwnerProblems(definition: ContractDefinition): string[] {
   const problems: string[] = [];
   if (crdOwner === 'external') {
     // The API server converts a request to the version the webhooks register for only when that version is served.
-    if (versions.some((version) => version.name === hub && !version.served)) problems.push(`the hub ${hub} must be served: the webhooks of a CRD crdgate does not own are called in it`);
+    if (versions.some((version) => version.name === hub && !version.served))
+      problems.push(`the hub ${hub} must be served: the webhooks of a CRD crdgate does not own are called in it`);
   }
   if (ownerCrd === undefined) return problems;
-  if (crdOwner !== 'external') return [...problems, "ownerCrd is only for a contract whose CRD someone else owns: set crdOwner: 'external'"];
+  if (crdOwner !== 'external')
+    return [...problems, "ownerCrd is only for a contract whose CRD someone else owns: set crdOwner: 'external'"];
   const metadata = ownerCrd['metadata'];
   const name = typeof metadata === 'object' && metadata !== null ? (metadata as { name?: unknown }).name : undefined;
   const expected = `${identity.plural}.${identity.group}`;
   if (ownerCrd['kind'] !== 'CustomResourceDefinition' || name !== expected) {
     // Both as an error shows any value: the definition is untrusted, and String() of some objects throws.
-    const kind = ownerCrd['kind'] === undefined ? 'an object without a kind' : typeof ownerCrd['kind'] === 'string' ? ownerCrd['kind'] : describeOption(ownerCrd['kind']);
-    problems.push(`ownerCrd must be the CustomResourceDefinition ${expected}, got ${kind} ${describeOption(name ?? null)}`);
+    const kind =
+      ownerCrd['kind'] === undefined
+        ? 'an object without a kind'
+        : typeof ownerCrd['kind'] === 'string'
+          ? ownerCrd['kind']
+          : describeOption(ownerCrd['kind']);
+    problems.push(
+      `ownerCrd must be the CustomResourceDefinition ${expected}, got ${kind} ${describeOption(name ?? null)}`,
+    );
   }
   return problems;
 }

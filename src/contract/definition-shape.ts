@@ -35,29 +35,37 @@ const identity = withFields('an object: { group, kind, plural, singular, scope }
   scope: oneOf(['Namespaced', 'Cluster']),
 });
 
-const printerColumn = withFields('a printer column: { name, type, jsonPath }', {
-  name: text(),
-  type: oneOf(['integer', 'number', 'string', 'boolean', 'date']),
-  jsonPath: text('a JSON path such as .spec.size'),
-  description: maybe(text()),
-  format: maybe(text()),
-  priority: maybe(integer()),
-}, 'none');
+const printerColumn = withFields(
+  'a printer column: { name, type, jsonPath }',
+  {
+    name: text(),
+    type: oneOf(['integer', 'number', 'string', 'boolean', 'date']),
+    jsonPath: text('a JSON path such as .spec.size'),
+    description: maybe(text()),
+    format: maybe(text()),
+    priority: maybe(integer()),
+  },
+  'none',
+);
 
-const subresources = withFields('an object: { status?, scale? }', {
-  status: maybe(either('{} (an empty object)', withFields('{} (an empty object)', {}, 'none'), oneOf([null]))),
-  scale: maybe(
-    withFields(
-      'an object: { specReplicasPath, statusReplicasPath, labelSelectorPath? }',
-      {
-        specReplicasPath: text('a JSON path such as .spec.replicas'),
-        statusReplicasPath: text('a JSON path such as .status.replicas'),
-        labelSelectorPath: maybe(text('a JSON path such as .status.selector')),
-      },
-      'none',
+const subresources = withFields(
+  'an object: { status?, scale? }',
+  {
+    status: maybe(either('{} (an empty object)', withFields('{} (an empty object)', {}, 'none'), oneOf([null]))),
+    scale: maybe(
+      withFields(
+        'an object: { specReplicasPath, statusReplicasPath, labelSelectorPath? }',
+        {
+          specReplicasPath: text('a JSON path such as .spec.replicas'),
+          statusReplicasPath: text('a JSON path such as .status.replicas'),
+          labelSelectorPath: maybe(text('a JSON path such as .status.selector')),
+        },
+        'none',
+      ),
     ),
-  ),
-}, 'none');
+  },
+  'none',
+);
 
 const version = withFields('a version: { name, served, storage, schema }', {
   name: text('a version name such as v1'),
@@ -68,19 +76,31 @@ const version = withFields('a version: { name, served, storage, schema }', {
   schema: anObject("the version's openAPIV3Schema, an object"),
   printerColumns: maybe(listOf(printerColumn, 'a list of printer columns')),
   subresources: maybe(subresources),
-  selectableFields: maybe(listOf(withFields('an object: { jsonPath }', { jsonPath: text('a JSON path such as .spec.color') }, 'none'), 'a list of selectable fields')),
+  selectableFields: maybe(
+    listOf(
+      withFields('an object: { jsonPath }', { jsonPath: text('a JSON path such as .spec.color') }, 'none'),
+      'a list of selectable fields',
+    ),
+  ),
 });
 
 const conversion = withFields('a conversion: { toHub, fromHub }', {
   toHub: aFunction('a function of the spoke object returning the hub object'),
   fromHub: aFunction('a function of the hub object returning the spoke object'),
   usesStash: maybe(flag),
-  hubToSpokePaths: maybe(recordOf(either('a field path, or null', text(), oneOf([null])), 'an object of hub field paths to spoke field paths')),
+  hubToSpokePaths: maybe(
+    recordOf(
+      either('a field path, or null', text(), oneOf([null])),
+      'an object of hub field paths to spoke field paths',
+    ),
+  ),
 });
 
 const deletionRule = aFunction('a function of the stored object', {
   readsMetadataOnly: maybe(flag),
-  form: maybe(withFields('an object: { annotation, equals }', { annotation: text('an annotation key'), equals: text() })),
+  form: maybe(
+    withFields('an object: { annotation, equals }', { annotation: text('an annotation key'), equals: text() }),
+  ),
 });
 
 /** defineContract's options, less the machine (whose shape and problems its own check gives). */
@@ -93,7 +113,9 @@ const definitionFields: ShapeFields = {
   defaults: maybe(defaultsShape),
   invariants: maybe(listOf(aFunction('a function of the hub object'), 'a list of functions of the hub object')),
   deletionRules: maybe(listOf(deletionRule, 'a list of deletion rules')),
-  updateRules: maybe(listOf(aFunction('a function of the old and new object'), 'a list of functions of the old and new object')),
+  updateRules: maybe(
+    listOf(aFunction('a function of the old and new object'), 'a list of functions of the old and new object'),
+  ),
   crdAnnotations: maybe(recordOf(text(), 'an object of annotation keys to strings')),
   crdOwner: maybe(oneOf(['crdgate', 'external'])),
   reads: maybe(
@@ -106,7 +128,10 @@ const definitionFields: ShapeFields = {
   ownerCrd: maybe(recordOf(json, "the owner's CustomResourceDefinition, an object")),
 };
 
-const definitionShape: OptionShape = withFields('an object of contract options (identity, versions, hub, conversions, ...)', definitionFields);
+const definitionShape: OptionShape = withFields(
+  'an object of contract options (identity, versions, hub, conversions, ...)',
+  definitionFields,
+);
 
 const contractShape: OptionShape = withFields('a contract made with defineContract', {
   ...definitionFields,
@@ -121,7 +146,8 @@ const contractShape: OptionShape = withFields('a contract made with defineContra
 export function definitionShapeProblems(value: unknown, made: boolean): string[] {
   const whole = made ? 'the contract' : "defineContract's argument";
   const problems = shapeProblems(value, made ? contractShape : definitionShape, { path: [], whole });
-  const transitions = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['transitions'] : undefined;
+  const transitions =
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['transitions'] : undefined;
   if (transitions !== undefined) problems.push(...machineShapeProblems(transitions, { path: ['transitions'], whole }));
   return problems;
 }

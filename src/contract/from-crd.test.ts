@@ -42,22 +42,60 @@ describe('fromCrd', () => {
     const [v1] = parts.versions;
     expect(v1).toMatchObject({ name: 'v1', served: true, storage: true });
     expect(v1!.schema).toEqual(crd.spec.versions[0].schema.openAPIV3Schema);
-    expect(v1!.printerColumns?.map((column) => column.name)).toEqual(['Replicas', 'Ready', 'Memory', 'Phase', 'MaxUnavailable', 'Age']);
-    expect(v1!.subresources).toEqual({ status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } });
+    expect(v1!.printerColumns?.map((column) => column.name)).toEqual([
+      'Replicas',
+      'Ready',
+      'Memory',
+      'Phase',
+      'MaxUnavailable',
+      'Age',
+    ]);
+    expect(v1!.subresources).toEqual({
+      status: {},
+      scale: {
+        specReplicasPath: '.spec.replicas',
+        statusReplicasPath: '.status.replicas',
+        labelSelectorPath: '.status.selector',
+      },
+    });
   });
 
   it('makes a contract with only the rules crdgate adds, which renders the CRD it came from', () => {
-    const atMostTwoPorts: Invariant = (object) => (Array.isArray(object.spec?.ports) && object.spec.ports.length > 2 ? [fieldError('spec.ports', 'FieldValueTooMany', 'at most two ports')] : []);
+    const atMostTwoPorts: Invariant = (object) =>
+      Array.isArray(object.spec?.ports) && object.spec.ports.length > 2
+        ? [fieldError('spec.ports', 'FieldValueTooMany', 'at most two ports')]
+        : [];
     const contract = defineContract({ ...fromCrd(crd), invariants: [atMostTwoPorts] });
     const rendered = renderCustomResourceDefinition(contract, { target: { url: 'https://127.0.0.1:8443' } });
     const { conversion, ...spec } = rendered['spec'] as Record<string, unknown>;
     expect(conversion).toEqual({ strategy: 'None' });
-    expect({ ...rendered, spec }).toEqual({ apiVersion: crd.apiVersion, kind: crd.kind, metadata: crd.metadata, spec: crd.spec });
+    expect({ ...rendered, spec }).toEqual({
+      apiVersion: crd.apiVersion,
+      kind: crd.kind,
+      metadata: crd.metadata,
+      spec: crd.spec,
+    });
     // Its validators take controller-gen's int-or-string fields as the API server does.
     const validate = createContractRegistry([contract]).contracts[0]!.validators.get('v1')!;
-    const pool = (spec: object) => ({ apiVersion: 'cache.example.com/v1', kind: 'CachePool', metadata: { name: 'p', namespace: 'default' }, spec });
-    expect(validate(pool({ memory: '2Gi', maxUnavailable: '25%', ports: [{ port: 6379, targetPort: 'redis' }], resources: { limits: { cpu: 2 } } }))).toEqual([]);
-    expect(validate(pool({ memory: 'two gigs', ports: [{ port: 6379 }, { port: 6379 }] })).map((error) => error.field)).toEqual(['spec.memory', 'spec.ports[1]']);
+    const pool = (spec: object) => ({
+      apiVersion: 'cache.example.com/v1',
+      kind: 'CachePool',
+      metadata: { name: 'p', namespace: 'default' },
+      spec,
+    });
+    expect(
+      validate(
+        pool({
+          memory: '2Gi',
+          maxUnavailable: '25%',
+          ports: [{ port: 6379, targetPort: 'redis' }],
+          resources: { limits: { cpu: 2 } },
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      validate(pool({ memory: 'two gigs', ports: [{ port: 6379 }, { port: 6379 }] })).map((error) => error.field),
+    ).toEqual(['spec.memory', 'spec.ports[1]']);
   });
 
   it("loads controller-gen's real output as written (test/fixtures/controller-gen/crds: int-or-string, quantities, CEL rules, embedded resources)", async () => {
@@ -78,15 +116,30 @@ describe('fromCrd', () => {
   });
 
   it("leaves out kubectl's last-applied copy and cert-manager's CA injection, which crdgate renders itself", () => {
-    const annotations = { 'kubectl.kubernetes.io/last-applied-configuration': '{}', 'cert-manager.io/inject-ca-from': 'x/y', 'example.com/team': 'caches' };
-    expect(fromCrd({ ...crd, metadata: { ...crd.metadata, annotations } }).crdAnnotations).toEqual({ 'example.com/team': 'caches' });
+    const annotations = {
+      'kubectl.kubernetes.io/last-applied-configuration': '{}',
+      'cert-manager.io/inject-ca-from': 'x/y',
+      'example.com/team': 'caches',
+    };
+    expect(fromCrd({ ...crd, metadata: { ...crd.metadata, annotations } }).crdAnnotations).toEqual({
+      'example.com/team': 'caches',
+    });
     expect(fromCrd({ ...crd, metadata: { name: crd.metadata.name } })).not.toHaveProperty('crdAnnotations');
   });
 
   it('takes every version, the storage version as the hub', () => {
-    const v1beta1 = { ...crd.spec.versions[0], name: 'v1beta1', storage: false, deprecated: true, deprecationWarning: 'use v1' };
+    const v1beta1 = {
+      ...crd.spec.versions[0],
+      name: 'v1beta1',
+      storage: false,
+      deprecated: true,
+      deprecationWarning: 'use v1',
+    };
     const parts = fromCrd({ ...crd, spec: { ...crd.spec, versions: [v1beta1, crd.spec.versions[0]] } });
-    expect(parts.versions.map((v) => [v.name, v.storage, v.deprecated])).toEqual([['v1beta1', false, true], ['v1', true, undefined]]);
+    expect(parts.versions.map((v) => [v.name, v.storage, v.deprecated])).toEqual([
+      ['v1beta1', false, true],
+      ['v1', true, undefined],
+    ]);
     expect(parts.hub).toBe('v1');
     // A second version needs a conversion, which the CRD cannot give: defineContract says so.
     expect(refusal(() => defineContract(parts))).toContain('version v1beta1 has no conversion to the hub v1');
@@ -94,9 +147,21 @@ describe('fromCrd', () => {
 
   it.each<[string, unknown, string]>([
     ['a string', 'kind: CustomResourceDefinition', 'fromCrd: expected a CustomResourceDefinition object, got string'],
-    ['another kind', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } }, 'fromCrd: expected a CustomResourceDefinition, got a Deployment web'],
-    ['a v1beta1 CRD', { ...crd, apiVersion: 'apiextensions.k8s.io/v1beta1' }, 'is "apiextensions.k8s.io/v1beta1", not apiextensions.k8s.io/v1'],
-    ['a CRD without versions', { ...crd, spec: { ...crd.spec, versions: [] } }, 'the CustomResourceDefinition cachepools.cache.example.com has no versions (spec.versions is empty)'],
+    [
+      'another kind',
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } },
+      'fromCrd: expected a CustomResourceDefinition, got a Deployment web',
+    ],
+    [
+      'a v1beta1 CRD',
+      { ...crd, apiVersion: 'apiextensions.k8s.io/v1beta1' },
+      'is "apiextensions.k8s.io/v1beta1", not apiextensions.k8s.io/v1',
+    ],
+    [
+      'a CRD without versions',
+      { ...crd, spec: { ...crd.spec, versions: [] } },
+      'the CustomResourceDefinition cachepools.cache.example.com has no versions (spec.versions is empty)',
+    ],
     [
       'a CRD without a storage version',
       { ...crd, spec: { ...crd.spec, versions: [{ ...crd.spec.versions[0], storage: false }] } },
@@ -108,7 +173,11 @@ describe('fromCrd', () => {
       'spec.versions[0] (v1) has no schema.openAPIV3Schema',
     ],
     ['a CRD without a group', { ...crd, spec: { ...crd.spec, group: undefined } }, 'has no spec.group'],
-    ['a CRD with a scope of its own', { ...crd, spec: { ...crd.spec, scope: 'Global' } }, 'spec.scope must be Namespaced or Cluster, got "Global"'],
+    [
+      'a CRD with a scope of its own',
+      { ...crd, spec: { ...crd.spec, scope: 'Global' } },
+      'spec.scope must be Namespaced or Cluster, got "Global"',
+    ],
   ])('refuses %s, saying what is wrong', (_case, input, problem) => {
     expect(refusal(() => fromCrd(input))).toContain(problem);
   });
@@ -124,12 +193,21 @@ describe('readCrdFile', () => {
     const dir = await mkdtemp(join(tmpdir(), 'crdgate-from-crd-'));
     const other = { ...crd, metadata: { name: 'others.cache.example.com' } };
     const bundle = join(dir, 'bundle.yaml');
-    await writeFile(bundle, [stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } }), stringify(crd), stringify(other)].join('---\n'));
+    await writeFile(
+      bundle,
+      [
+        stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } }),
+        stringify(crd),
+        stringify(other),
+      ].join('---\n'),
+    );
     expect(readCrdFile(bundle, { name: 'others.cache.example.com' })).toEqual(other);
     expect(refusal(() => readCrdFile(bundle))).toBe(
       `readCrdFile: ${bundle}: 2 CustomResourceDefinitions (cachepools.cache.example.com, others.cache.example.com): name the one to read with { name }`,
     );
-    expect(refusal(() => readCrdFile(bundle, { name: 'nope.example.com' }))).toContain('no CustomResourceDefinition named nope.example.com');
+    expect(refusal(() => readCrdFile(bundle, { name: 'nope.example.com' }))).toContain(
+      'no CustomResourceDefinition named nope.example.com',
+    );
     const json = join(dir, 'crd.json');
     await writeFile(json, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [crd] }));
     expect(readCrdFile(json)).toEqual(crd);
@@ -137,7 +215,9 @@ describe('readCrdFile', () => {
 
   it('names the file and the problem when it cannot be read or holds no CRD', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'crdgate-from-crd-'));
-    expect(refusal(() => readCrdFile(join(dir, 'missing.yaml')))).toBe(`readCrdFile: ${join(dir, 'missing.yaml')}: cannot read the file: ENOENT`);
+    expect(refusal(() => readCrdFile(join(dir, 'missing.yaml')))).toBe(
+      `readCrdFile: ${join(dir, 'missing.yaml')}: cannot read the file: ENOENT`,
+    );
     const broken = join(dir, 'broken.yaml');
     await writeFile(broken, 'kind: [unclosed\n');
     expect(refusal(() => readCrdFile(broken))).toMatch(/^readCrdFile: .*broken\.yaml: document 1 is not valid YAML: /);
@@ -148,7 +228,7 @@ describe('readCrdFile', () => {
 });
 
 describe("fromCrd(crd, { crdOwner: 'external' })", () => {
-  it('marks the CRD as its owner\'s and keeps a copy of it for the local loop', () => {
+  it("marks the CRD as its owner's and keeps a copy of it for the local loop", () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as Yaml from 'yaml';
-import { type ContractIdentity, type PrinterColumn, type SelectableField, type Subresources, type VersionDefinition } from './contract-definition.ts';
+import {
+  type ContractIdentity,
+  type PrinterColumn,
+  type SelectableField,
+  type Subresources,
+  type VersionDefinition,
+} from './contract-definition.ts';
 import { ContractDefinitionError } from './define-contract.ts';
 import { isPlainObject } from './values/kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
@@ -38,7 +44,10 @@ export interface FromCrdOptions {
  * CRD annotations a contract does not take over: kubectl's record of the last apply (a copy of the whole CRD), and
  * cert-manager's CA injection, which crdgate's own cert-manager overlay sets for the webhook it serves.
  */
-const droppedAnnotations = [/^kubectl\.kubernetes\.io\/last-applied-configuration$/, /^cert-manager\.io\/inject-ca-from/];
+const droppedAnnotations = [
+  /^kubectl\.kubernetes\.io\/last-applied-configuration$/,
+  /^cert-manager\.io\/inject-ca-from/,
+];
 
 /**
  * The parts of a contract an `apiextensions.k8s.io/v1` CustomResourceDefinition already holds, so that a contract
@@ -58,10 +67,15 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
   const fail = (problem: string): never => {
     throw new ContractDefinitionError(`fromCrd: ${problem}`);
   };
-  if (!isPlainObject(crd)) return fail(`expected a CustomResourceDefinition object, got ${crd === null ? 'null' : Array.isArray(crd) ? 'an array' : typeof crd}`);
+  if (!isPlainObject(crd))
+    return fail(
+      `expected a CustomResourceDefinition object, got ${crd === null ? 'null' : Array.isArray(crd) ? 'an array' : typeof crd}`,
+    );
   const name = isPlainObject(crd.metadata) && typeof crd.metadata.name === 'string' ? ` ${crd.metadata.name}` : '';
   if (crd.kind !== 'CustomResourceDefinition') {
-    return fail(`expected a CustomResourceDefinition, got ${typeof crd.kind === 'string' ? `a ${crd.kind}` : 'an object without a kind'}${name}`);
+    return fail(
+      `expected a CustomResourceDefinition, got ${typeof crd.kind === 'string' ? `a ${crd.kind}` : 'an object without a kind'}${name}`,
+    );
   }
   if (crd.apiVersion !== 'apiextensions.k8s.io/v1') {
     return fail(
@@ -73,19 +87,25 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
   const spec = crd.spec;
   if (!isPlainObject(spec)) return fail(`${where} has no spec`);
   const names = isPlainObject(spec.names) ? spec.names : fail(`${where} has no spec.names`);
-  const text = (value: unknown, field: string): string => (typeof value === 'string' && value !== '' ? value : fail(`${where} has no ${field}`));
+  const text = (value: unknown, field: string): string =>
+    typeof value === 'string' && value !== '' ? value : fail(`${where} has no ${field}`);
   const list = (value: unknown, field: string): string[] | undefined => {
     if (value === undefined || value === null) return undefined;
-    if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string')) return fail(`${where}: ${field} must be a list of strings`);
+    if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string'))
+      return fail(`${where}: ${field} must be a list of strings`);
     return value;
   };
   const scope = spec.scope;
-  if (scope !== 'Namespaced' && scope !== 'Cluster') return fail(`${where}: spec.scope must be Namespaced or Cluster, got ${JSON.stringify(scope)}`);
+  if (scope !== 'Namespaced' && scope !== 'Cluster')
+    return fail(`${where}: spec.scope must be Namespaced or Cluster, got ${JSON.stringify(scope)}`);
   const identity: ContractIdentity = {
     group: text(spec.group, 'spec.group'),
     kind: text(names.kind, 'spec.names.kind'),
     plural: text(names.plural, 'spec.names.plural'),
-    singular: typeof names.singular === 'string' && names.singular !== '' ? names.singular : text(names.kind, 'spec.names.kind').toLowerCase(),
+    singular:
+      typeof names.singular === 'string' && names.singular !== ''
+        ? names.singular
+        : text(names.kind, 'spec.names.kind').toLowerCase(),
     scope,
   };
   if (typeof names.listKind === 'string' && names.listKind !== '') identity.listKind = names.listKind;
@@ -94,15 +114,28 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
   const categories = list(names.categories, 'spec.names.categories');
   if (categories?.length) identity.categories = [...categories];
 
-  if (spec.preserveUnknownFields === true) return fail(`${where} sets spec.preserveUnknownFields, which apiextensions.k8s.io/v1 refuses: use x-kubernetes-preserve-unknown-fields in the schema`);
-  if (!Array.isArray(spec.versions) || spec.versions.length === 0) return fail(`${where} has no versions (spec.versions is empty)`);
-  const versions = spec.versions.map((version: unknown, index: number) => versionFrom(version, `${where}: spec.versions[${index}]`, fail));
+  if (spec.preserveUnknownFields === true)
+    return fail(
+      `${where} sets spec.preserveUnknownFields, which apiextensions.k8s.io/v1 refuses: use x-kubernetes-preserve-unknown-fields in the schema`,
+    );
+  if (!Array.isArray(spec.versions) || spec.versions.length === 0)
+    return fail(`${where} has no versions (spec.versions is empty)`);
+  const versions = spec.versions.map((version: unknown, index: number) =>
+    versionFrom(version, `${where}: spec.versions[${index}]`, fail),
+  );
   const storage = versions.filter((version) => version.storage);
-  if (storage.length === 0) return fail(`${where} has no storage version: exactly one of ${versions.map((v) => v.name).join(', ')} must have storage: true`);
-  if (storage.length > 1) return fail(`${where} has ${storage.length} storage versions (${storage.map((v) => v.name).join(', ')}): exactly one must have storage: true`);
+  if (storage.length === 0)
+    return fail(
+      `${where} has no storage version: exactly one of ${versions.map((v) => v.name).join(', ')} must have storage: true`,
+    );
+  if (storage.length > 1)
+    return fail(
+      `${where} has ${storage.length} storage versions (${storage.map((v) => v.name).join(', ')}): exactly one must have storage: true`,
+    );
 
   const parts: CrdContractParts = { identity, versions, hub: storage[0]!.name, conversions: {} };
-  const annotations = isPlainObject(crd.metadata) && isPlainObject(crd.metadata.annotations) ? crd.metadata.annotations : {};
+  const annotations =
+    isPlainObject(crd.metadata) && isPlainObject(crd.metadata.annotations) ? crd.metadata.annotations : {};
   const kept = Object.entries(annotations).filter(([key]) => !droppedAnnotations.some((dropped) => dropped.test(key)));
   if (kept.length > 0) parts.crdAnnotations = Object.fromEntries(kept.map(([key, value]) => [key, String(value)]));
   if (options.crdOwner === 'external') {
@@ -118,7 +151,8 @@ function versionFrom(version: unknown, where: string, fail: (problem: string) =>
   const name = typeof version.name === 'string' && version.name !== '' ? version.name : fail(`${where} has no name`);
   const at = `${where} (${name})`;
   const schema = isPlainObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
-  if (!isPlainObject(schema)) return fail(`${at} has no schema.openAPIV3Schema: crdgate validates against it, and the API server requires one`);
+  if (!isPlainObject(schema))
+    return fail(`${at} has no schema.openAPIV3Schema: crdgate validates against it, and the API server requires one`);
   const result: VersionDefinition = {
     name,
     served: version.served === true,
@@ -169,16 +203,28 @@ export function readCrdFile(file: string | URL, options: { name?: string } = {})
     const error = document.errors[0];
     if (error) fail(`document ${index + 1} is not valid YAML: ${error.message.split('\n')[0]}`);
     const value: unknown = document.toJS({ maxAliasCount: 100 });
-    const objects = isPlainObject(value) && Array.isArray(value.items) && typeof value.kind === 'string' && value.kind.endsWith('List') ? value.items : [value];
-    for (const object of objects) if (isPlainObject(object) && object.kind === 'CustomResourceDefinition') crds.push(object);
+    const objects =
+      isPlainObject(value) &&
+      Array.isArray(value.items) &&
+      typeof value.kind === 'string' &&
+      value.kind.endsWith('List')
+        ? value.items
+        : [value];
+    for (const object of objects)
+      if (isPlainObject(object) && object.kind === 'CustomResourceDefinition') crds.push(object);
   }
-  const nameOf = (crd: Record<string, unknown>) => (isPlainObject(crd.metadata) ? String(crd.metadata.name) : '(unnamed)');
+  const nameOf = (crd: Record<string, unknown>) =>
+    isPlainObject(crd.metadata) ? String(crd.metadata.name) : '(unnamed)';
   if (options.name !== undefined) {
     const named = crds.filter((crd) => nameOf(crd) === options.name);
-    if (named.length === 0) fail(`no CustomResourceDefinition named ${options.name} (it has: ${crds.map(nameOf).join(', ') || 'none'})`);
+    if (named.length === 0)
+      fail(`no CustomResourceDefinition named ${options.name} (it has: ${crds.map(nameOf).join(', ') || 'none'})`);
     return named[0];
   }
   if (crds.length === 0) fail('no CustomResourceDefinition in the file');
-  if (crds.length > 1) fail(`${crds.length} CustomResourceDefinitions (${crds.map(nameOf).join(', ')}): name the one to read with { name }`);
+  if (crds.length > 1)
+    fail(
+      `${crds.length} CustomResourceDefinitions (${crds.map(nameOf).join(', ')}): name the one to read with { name }`,
+    );
   return crds[0];
 }

@@ -27,7 +27,10 @@ export function liveVersions(crd: unknown): LiveVersion[] {
   return versions.map((version) => ({
     name: String(version.name),
     served: version.served === true,
-    schema: isPlainObject(version.schema) && isPlainObject(version.schema.openAPIV3Schema) ? (version.schema.openAPIV3Schema as JSONSchemaProps) : undefined,
+    schema:
+      isPlainObject(version.schema) && isPlainObject(version.schema.openAPIV3Schema)
+        ? (version.schema.openAPIV3Schema as JSONSchemaProps)
+        : undefined,
     statusSubresource: isPlainObject(version.subresources) && version.subresources.status != null,
   }));
 }
@@ -46,7 +49,9 @@ export function ownerCrdDrift(contract: Pick<Contract, 'versions'>, liveCrd: unk
       if (theirs === undefined) return { version: version.name, presence: 'contract-only', differences: [] };
       return { version: version.name, presence: 'both', differences: diffSchemas(version.schema, theirs.schema ?? {}) };
     }),
-    ...[...live.keys()].filter((name) => !ours.has(name)).map((name): VersionDrift => ({ version: name, presence: 'live-only', differences: [] })),
+    ...[...live.keys()]
+      .filter((name) => !ours.has(name))
+      .map((name): VersionDrift => ({ version: name, presence: 'live-only', differences: [] })),
   ];
 }
 

@@ -43,10 +43,13 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
   const compiled = contracts.map((given) => {
     const contract = checkContract(given);
     const key = groupKindKey(contract.identity.group, contract.identity.kind);
-    if (byGroupKind.has(key)) throw new ContractCompileError(`two contracts declare ${contract.identity.kind}.${contract.identity.group}`);
+    if (byGroupKind.has(key))
+      throw new ContractCompileError(`two contracts declare ${contract.identity.kind}.${contract.identity.group}`);
     const validators = new Map<string, ObjectValidator>();
     for (const version of contract.versions) validators.set(version.name, compiler.compile(version.schema));
-    const servedApiVersions = new Set(contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)));
+    const servedApiVersions = new Set(
+      contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)),
+    );
     // The contract's own rules are shown what it declares it reads (the machine, crdgate's, reads what it knows).
     const reads = readKeysOf(contract);
     const ownRules = (contract.updateRules ?? []).map(
@@ -89,7 +92,11 @@ function compileFieldPaths(contract: Contract): Map<string, ClientFieldPaths> {
 }
 
 /** The contract that owns an object's apiVersion and kind. */
-export function lookupByApiVersion(registry: ContractRegistry, apiVersion: string, kind: string): CompiledContract | undefined {
+export function lookupByApiVersion(
+  registry: ContractRegistry,
+  apiVersion: string,
+  kind: string,
+): CompiledContract | undefined {
   return registry.lookup(splitApiVersion(apiVersion).group, kind);
 }
 
@@ -102,7 +109,12 @@ function groupKindKey(group: string, kind: string): string {
  * other contract shared as it is: what `serve --owner-schema live` swaps in when the owner's CRD changes. A new
  * registry, so that requests being decided finish with the validators they started with.
  */
-export function withValidators(registry: ContractRegistry, group: string, kind: string, replaced: ReadonlyMap<string, ObjectValidator>): ContractRegistry {
+export function withValidators(
+  registry: ContractRegistry,
+  group: string,
+  kind: string,
+  replaced: ReadonlyMap<string, ObjectValidator>,
+): ContractRegistry {
   const key = groupKindKey(group, kind);
   const byGroupKind = new Map<string, CompiledContract>();
   const contracts = registry.contracts.map((entry) => {

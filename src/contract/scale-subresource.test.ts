@@ -7,14 +7,24 @@ import { fieldClassifier } from './fsa/field-classifier.ts';
 import { whenDifferent } from './fsa/comparisons.ts';
 import { readInteger } from './fsa/value-readers.ts';
 import { createContractRegistry } from './registry.ts';
-import { hubHasScale, scaleSubresourceProblems, scaleSubresourceWarnings, specReplicasSteps } from './scale-subresource.ts';
+import {
+  hubHasScale,
+  scaleSubresourceProblems,
+  scaleSubresourceWarnings,
+  specReplicasSteps,
+} from './scale-subresource.ts';
 
-const scaleAt = (specReplicasPath: string) => ({ scale: { specReplicasPath, statusReplicasPath: '.status.readyReplicas' } });
+const scaleAt = (specReplicasPath: string) => ({
+  scale: { specReplicasPath, statusReplicasPath: '.status.readyReplicas' },
+});
 
 /** GeoDatabase with these subresources per version (status kept). */
 function geoWith(subresources: Record<string, object>, changes: Partial<ContractDefinition> = {}): ContractDefinition {
   const { storageVersion: _derived, ...base } = geoDatabaseContract();
-  const versions = base.versions.map((v): VersionDefinition => ({ ...v, subresources: { ...v.subresources, ...subresources[v.name] } }));
+  const versions = base.versions.map((v): VersionDefinition => ({
+    ...v,
+    subresources: { ...v.subresources, ...subresources[v.name] },
+  }));
   return { ...base, versions, ...changes };
 }
 
@@ -24,9 +34,12 @@ describe('specReplicasSteps', () => {
     expect(specReplicasSteps('.spec.scaling.count')).toEqual(['spec', 'scaling', 'count']);
   });
 
-  it.each(['spec.replicas', '.status.replicas', '.spec', '.spec.items[0]', ".spec['a.b']", '.spec..replicas'])('refuses %s', (path) => {
-    expect(specReplicasSteps(path)).toBeUndefined();
-  });
+  it.each(['spec.replicas', '.status.replicas', '.spec', '.spec.items[0]', ".spec['a.b']", '.spec..replicas'])(
+    'refuses %s',
+    (path) => {
+      expect(specReplicasSteps(path)).toBeUndefined();
+    },
+  );
 });
 
 describe('the scale subresource at contract load', () => {
@@ -34,7 +47,9 @@ describe('the scale subresource at contract load', () => {
     expect(scaleSubresourceProblems(geoWith({ v1: scaleAt('.status.readyReplicas') }))).toEqual([
       'version v1\'s scale subresource: specReplicasPath ".status.readyReplicas" must be a JSON path of field names under .spec, like .spec.replicas',
     ]);
-    expect(() => defineContract(geoWith({ v1beta1: scaleAt('replicas') }))).toThrow(/version v1beta1's scale subresource: specReplicasPath "replicas"/);
+    expect(() => defineContract(geoWith({ v1beta1: scaleAt('replicas') }))).toThrow(
+      /version v1beta1's scale subresource: specReplicasPath "replicas"/,
+    );
   });
 
   it('needs no warning when a classifier of the machine reads the replicas field', () => {
@@ -55,7 +70,12 @@ describe('the scale subresource at contract load', () => {
 
   it('says so when the machine judges such a field as a change no change kind names', () => {
     const machine = geoDatabaseContract().transitions!;
-    const contract = defineContract(geoWith({ v1: scaleAt('.spec.storage.replicas') }, { transitions: { ...machine, unclassifiedChanges: 'refused-unless-overridden' } }));
+    const contract = defineContract(
+      geoWith(
+        { v1: scaleAt('.spec.storage.replicas') },
+        { transitions: { ...machine, unclassifiedChanges: 'refused-unless-overridden' } },
+      ),
+    );
     expect(scaleSubresourceWarnings(contract)).toEqual([
       'the scale subresource of the hub v1 writes spec.storage.replicas, which no classifier of the FSA reads: kubectl scale, like any other change of spec.storage.replicas, is judged only as a change no change kind names (unclassifiedChanges) (add a classifier for it)',
     ]);
@@ -65,12 +85,17 @@ describe('the scale subresource at contract load', () => {
     const machine = geoDatabaseContract().transitions!;
     const reads = fieldClassifier({ path: 'storage.replicas', read: readInteger, compare: whenDifferent('scale') });
     const byHand = { kinds: reads.kinds, classify: reads.classify };
-    const contract = geoWith({ v1: scaleAt('.spec.storage.replicas') }, { transitions: { ...machine, classifiers: [...machine.classifiers, byHand] } });
+    const contract = geoWith(
+      { v1: scaleAt('.spec.storage.replicas') },
+      { transitions: { ...machine, classifiers: [...machine.classifiers, byHand] } },
+    );
     expect(scaleSubresourceWarnings(contract)).toEqual([]);
   });
 
   it('needs no warning without a machine: there is no state for a scale to get around', () => {
-    expect(scaleSubresourceWarnings(geoWith({ v1: scaleAt('.spec.storage.replicas') }, { transitions: undefined }))).toEqual([]);
+    expect(
+      scaleSubresourceWarnings(geoWith({ v1: scaleAt('.spec.storage.replicas') }, { transitions: undefined })),
+    ).toEqual([]);
   });
 
   it('warns when a version other than the hub has a scale subresource and the hub has none', () => {

@@ -9,7 +9,10 @@ import { judgesUnclassifiedChanges } from './fsa/unclassified-setting.ts';
 type ScaleSubresource = NonNullable<Subresources['scale']>;
 
 /** A version's scale subresource, if it declares one. */
-export function scaleSubresourceOf(contract: Pick<ContractDefinition, 'versions'>, version: string): ScaleSubresource | undefined {
+export function scaleSubresourceOf(
+  contract: Pick<ContractDefinition, 'versions'>,
+  version: string,
+): ScaleSubresource | undefined {
   return contract.versions.find((v) => v.name === version)?.subresources?.scale;
 }
 
@@ -32,7 +35,9 @@ export function scaleSubresourceProblems(contract: Pick<ContractDefinition, 'ver
   return contract.versions.flatMap((version) => {
     const scale = version.subresources?.scale;
     if (scale === undefined || specReplicasSteps(scale.specReplicasPath) !== undefined) return [];
-    return [`version ${version.name}'s scale subresource: specReplicasPath "${scale.specReplicasPath}" must be a JSON path of field names under .spec, like .spec.replicas`];
+    return [
+      `version ${version.name}'s scale subresource: specReplicasPath "${scale.specReplicasPath}" must be a JSON path of field names under .spec, like .spec.replicas`,
+    ];
   });
 }
 
@@ -40,7 +45,9 @@ export function scaleSubresourceProblems(contract: Pick<ContractDefinition, 'ver
  * What deserves a warning about the scale subresources, as sentences; empty when nothing does. Not errors: the
  * contract works, but `kubectl scale` can make a change that no state of the machine is asked about.
  */
-export function scaleSubresourceWarnings(contract: Pick<ContractDefinition, 'versions' | 'hub' | 'transitions'>): string[] {
+export function scaleSubresourceWarnings(
+  contract: Pick<ContractDefinition, 'versions' | 'hub' | 'transitions'>,
+): string[] {
   const warnings: string[] = [];
   const hubScale = scaleSubresourceOf(contract, contract.hub);
   if (hubScale === undefined) {
@@ -73,7 +80,12 @@ export function scaleSubresourceWarnings(contract: Pick<ContractDefinition, 'ver
  */
 function machineReads(machine: NonNullable<ContractDefinition['transitions']>, steps: string[]): boolean {
   const specWith = (value: number): unknown => steps.reduceRight<unknown>((inner, step) => ({ [step]: inner }), value);
-  const pairs: [number, number][] = [[1, 2], [2, 1], [0, 3], [3, 0]];
+  const pairs: [number, number][] = [
+    [1, 2],
+    [2, 1],
+    [0, 3],
+    [3, 0],
+  ];
   return pairs.some(([from, to]) => {
     try {
       return classifyChanges(machine, specWith(from), specWith(to)).length > 0;

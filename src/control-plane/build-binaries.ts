@@ -100,12 +100,20 @@ export async function buildBinary(recipe: BuildRecipe, opts: BuildOptions): Prom
   ];
   const started = Date.now();
   opts.log(`building ${binary} (${recipe.goPackage}); a cold build takes minutes`);
-  const heartbeat = setInterval(() => opts.log(`  still building ${binary} (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
+  const heartbeat = setInterval(
+    () => opts.log(`  still building ${binary} (${Math.round((Date.now() - started) / 1000)} s)`),
+    30_000,
+  );
   try {
     // GOWORK=off: a go.work further up must not pull other modules into the graph. CGO_ENABLED=0:
     // static binaries that need no C toolchain (upstream builds these the same way).
-    await runCommand(opts.go, args, { cwd: recipe.moduleDir, env: { ...opts.env, GOWORK: 'off', CGO_ENABLED: '0', ...recipe.goEnv } });
-    const version = recipe.prove ? await recipe.prove(temporaryPath) : await runCommand(temporaryPath, recipe.versionArgs, { cwd: opts.outDir, env: opts.env });
+    await runCommand(opts.go, args, {
+      cwd: recipe.moduleDir,
+      env: { ...opts.env, GOWORK: 'off', CGO_ENABLED: '0', ...recipe.goEnv },
+    });
+    const version = recipe.prove
+      ? await recipe.prove(temporaryPath)
+      : await runCommand(temporaryPath, recipe.versionArgs, { cwd: opts.outDir, env: opts.env });
     await rename(temporaryPath, finalPath);
     opts.log(`built ${binary} in ${Math.round((Date.now() - started) / 1000)} s: ${firstLine(version)}`);
   } finally {
@@ -125,13 +133,19 @@ const OUTPUT_TAIL_CHARS = 4000;
  * toolchain and flags, where they vary). Cached builds are named by it, so an edited source is built afresh.
  */
 export async function goSourceHash(moduleDir: string, salt = ''): Promise<string> {
-  const names = (await readdir(moduleDir)).filter((name) => name.endsWith('.go') || name === 'go.mod' || name === 'go.sum').sort();
+  const names = (await readdir(moduleDir))
+    .filter((name) => name.endsWith('.go') || name === 'go.mod' || name === 'go.sum')
+    .sort();
   const hash = createHash('sha256').update(salt);
   for (const name of names) hash.update(`\0${name}\0`).update(await readFile(join(moduleDir, name)));
   return hash.digest('hex').slice(0, 12);
 }
 
-export function runCommand(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
+export function runCommand(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

@@ -35,7 +35,11 @@ describe('estimatePolicyCosts', () => {
   it('hands celcost the manifests as YAML documents on stdin and returns its report', async () => {
     const estimator = await fakeEstimator(`cat > "${base}/input"; printf '%s' '${JSON.stringify(report(true))}'`);
     const manifests = [
-      { kind: 'ValidatingAdmissionPolicy', metadata: { name: 'p' }, spec: { validations: [{ expression: "object.spec.x != 'a\\nb'" }] } },
+      {
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'p' },
+        spec: { validations: [{ expression: "object.spec.x != 'a\\nb'" }] },
+      },
       { kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' } },
     ];
     expect(await estimatePolicyCosts(estimator, manifests)).toEqual(report(true));
@@ -45,12 +49,19 @@ describe('estimatePolicyCosts', () => {
 
   it('returns the report of a policy that fails the estimate (exit status 1) rather than throwing', async () => {
     const estimator = await fakeEstimator(`cat > /dev/null; printf '%s' '${JSON.stringify(report(false))}'; exit 1`);
-    expect(await estimatePolicyCosts(estimator, [])).toMatchObject({ ok: false, policies: [{ problems: ['too costly'] }] });
+    expect(await estimatePolicyCosts(estimator, [])).toMatchObject({
+      ok: false,
+      policies: [{ problems: ['too costly'] }],
+    });
   });
 
   it('throws with what celcost said when it cannot read its input', async () => {
-    const estimator = await fakeEstimator(`echo 'celcost: no ValidatingAdmissionPolicy among the documents' >&2; exit 2`);
-    await expect(estimatePolicyCosts(estimator, [{ kind: 'ConfigMap' }])).rejects.toThrow(/exit 2\): celcost: no ValidatingAdmissionPolicy among the documents/);
+    const estimator = await fakeEstimator(
+      `echo 'celcost: no ValidatingAdmissionPolicy among the documents' >&2; exit 2`,
+    );
+    await expect(estimatePolicyCosts(estimator, [{ kind: 'ConfigMap' }])).rejects.toThrow(
+      /exit 2\): celcost: no ValidatingAdmissionPolicy among the documents/,
+    );
   });
 
   it('throws when celcost exits 0 without a JSON report', async () => {
@@ -66,7 +77,8 @@ describe("celcost's go.mod", () => {
     const kube = effectiveVersions(await goMod('kube'));
     const celcost = effectiveVersions(await goMod('celcost'));
     const stagingVersion = kube.get('k8s.io/kubernetes')!.replace(/^v1\./, 'v0.');
-    for (const module of ['k8s.io/apiserver', 'k8s.io/apiextensions-apiserver', 'k8s.io/apimachinery', 'k8s.io/api']) expect(celcost.get(module), module).toBe(stagingVersion);
+    for (const module of ['k8s.io/apiserver', 'k8s.io/apiextensions-apiserver', 'k8s.io/apimachinery', 'k8s.io/api'])
+      expect(celcost.get(module), module).toBe(stagingVersion);
     expect(celcost.get('github.com/google/cel-go')).toBeDefined();
     const differing = [...celcost].filter(([module, version]) => kube.get(module) !== version);
     expect(differing, 'modules celcost builds at another version than ../kube (run sync-go-mod.ts)').toEqual([]);

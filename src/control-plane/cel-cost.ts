@@ -83,7 +83,11 @@ export function estimatePolicyCosts(estimatorPath: string, manifests: readonly u
       try {
         resolve(JSON.parse(text) as CelCostReport);
       } catch (error) {
-        reject(new Error(`${estimatorPath} exited ${code} without a JSON report: ${(error as Error).message}\n${stderr.trim()}`));
+        reject(
+          new Error(
+            `${estimatorPath} exited ${code} without a JSON report: ${(error as Error).message}\n${stderr.trim()}`,
+          ),
+        );
       }
     });
     child.stdin.end(input);

@@ -186,7 +186,12 @@ async function writePki(certDir: string): Promise<ControlPlanePki> {
     usage: 'server',
   });
   const clientCa = createCertificateAuthority({ commonName: 'crdgate-test-client-ca', days: CERT_DAYS });
-  const admin = issueCertificate(clientCa, { commonName: 'admin', organizations: ['system:masters'], days: CERT_DAYS, usage: 'client' });
+  const admin = issueCertificate(clientCa, {
+    commonName: 'admin',
+    organizations: ['system:masters'],
+    days: CERT_DAYS,
+    usage: 'client',
+  });
   const serviceAccount = generateKeyPairSync('rsa', {
     modulusLength: 2048,
     publicKeyEncoding: { type: 'spki', format: 'pem' },
@@ -217,7 +222,12 @@ function adminKubeconfig(server: string, servingCa: PemPair, admin: PemPair): st
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'crdgate-test', cluster: { server, 'certificate-authority-data': base64(servingCa.certPem) } }],
-    users: [{ name: 'admin', user: { 'client-certificate-data': base64(admin.certPem), 'client-key-data': base64(admin.keyPem) } }],
+    users: [
+      {
+        name: 'admin',
+        user: { 'client-certificate-data': base64(admin.certPem), 'client-key-data': base64(admin.keyPem) },
+      },
+    ],
     contexts: [{ name: 'crdgate-test', context: { cluster: 'crdgate-test', user: 'admin', namespace: 'default' } }],
     'current-context': 'crdgate-test',
   });

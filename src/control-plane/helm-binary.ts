@@ -36,7 +36,10 @@ export async function resolveHelm(opts: ResolveKubeAssetsOptions): Promise<HelmB
   if (await isExecutable(path)) return { path, version };
   if (!opts.build) return { unavailable: `helm ${version} not built yet in ${dir}` };
   const go = await findGo(env);
-  if (!go) return { unavailable: `Go is not installed (no \`go\` on PATH), so helm ${version} cannot be built; install Go >= 1.26` };
+  if (!go)
+    return {
+      unavailable: `Go is not installed (no \`go\` on PATH), so helm ${version} cannot be built; install Go >= 1.26`,
+    };
   await mkdir(dir, { recursive: true });
   try {
     await buildBinary(helmRecipe(version), { go, outDir: dir, log, env });

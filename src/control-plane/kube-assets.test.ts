@@ -18,14 +18,21 @@ async function fakeAssets(dir: string, binaries: string[], apiServerVersion = 'v
   await mkdir(dir, { recursive: true });
   for (const binary of binaries) {
     const path = join(dir, binary);
-    await writeFile(path, binary === 'kube-apiserver' ? `#!/bin/sh\necho "Kubernetes ${apiServerVersion}"\n` : '#!/bin/sh\n');
+    await writeFile(
+      path,
+      binary === 'kube-apiserver' ? `#!/bin/sh\necho "Kubernetes ${apiServerVersion}"\n` : '#!/bin/sh\n',
+    );
     await chmod(path, 0o755);
   }
   return dir;
 }
 
 const ALL = ['kube-apiserver', 'etcd', 'kubectl'];
-const noGoEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ PATH: join(base, 'empty-path'), HOME: base, ...extra });
+const noGoEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  PATH: join(base, 'empty-path'),
+  HOME: base,
+  ...extra,
+});
 
 describe('resolveKubeAssets', () => {
   it('uses a complete KUBEBUILDER_ASSETS folder and asks kube-apiserver for its version', async () => {
@@ -59,12 +66,17 @@ describe('resolveKubeAssets', () => {
   it('defaults the cache to $HOME/.cache', async () => {
     const { kubernetes, etcd } = readControlPlaneVersions();
     const cached = await fakeAssets(join(base, '.cache', 'crdgate', 'kube-bin', `k8s-${kubernetes}_etcd-${etcd}`), ALL);
-    expect(await resolveKubeAssets({ build: false, env: noGoEnv() })).toEqual({ dir: cached, kubeApiserverVersion: kubernetes });
+    expect(await resolveKubeAssets({ build: false, env: noGoEnv() })).toEqual({
+      dir: cached,
+      kubeApiserverVersion: kubernetes,
+    });
   });
 
   it('reports missing binaries as unavailable when building is not allowed', async () => {
     const assets = await resolveKubeAssets({ build: false, env: noGoEnv() });
-    expect(assets).toMatchObject({ unavailable: expect.stringMatching(/kube-apiserver, etcd, kubectl not built yet in .*npx crdgate kube-bin/) });
+    expect(assets).toMatchObject({
+      unavailable: expect.stringMatching(/kube-apiserver, etcd, kubectl not built yet in .*npx crdgate kube-bin/),
+    });
   });
 
   it('reports that Go is missing when it would have to build', async () => {
@@ -80,7 +92,8 @@ describe('resolveCelCostEstimator', () => {
     const cached = join(base, 'cache', 'crdgate', 'kube-bin', `k8s-${kubernetes}_etcd-${etcd}`);
     const env = noGoEnv({ XDG_CACHE_HOME: join(base, 'cache') });
     const missing = await resolveCelCostEstimator({ build: false, env });
-    const [, fileName = ''] = /(celcost-[0-9a-f]{12}) not built yet in (.*)$/.exec('unavailable' in missing ? missing.unavailable : '') ?? [];
+    const [, fileName = ''] =
+      /(celcost-[0-9a-f]{12}) not built yet in (.*)$/.exec('unavailable' in missing ? missing.unavailable : '') ?? [];
     expect(missing).toEqual({ unavailable: `${fileName} not built yet in ${cached}` });
 
     // A build from other sources is not taken for this one.
@@ -93,12 +106,16 @@ describe('resolveCelCostEstimator', () => {
   it('never takes it from KUBEBUILDER_ASSETS, which holds only the control plane', async () => {
     const assets = await fakeAssets(join(base, 'assets'), [...ALL, 'celcost']);
     const resolved = await resolveCelCostEstimator({ build: false, env: noGoEnv({ KUBEBUILDER_ASSETS: assets }) });
-    expect(resolved).toMatchObject({ unavailable: expect.stringContaining(join(base, '.cache', 'crdgate', 'kube-bin')) });
+    expect(resolved).toMatchObject({
+      unavailable: expect.stringContaining(join(base, '.cache', 'crdgate', 'kube-bin')),
+    });
   });
 
   it('reports that Go is missing when it would have to build', async () => {
     const resolved = await resolveCelCostEstimator({ build: true, env: noGoEnv() });
-    expect(resolved).toMatchObject({ unavailable: expect.stringMatching(/^Go is not installed .* celcost cannot be built/) });
+    expect(resolved).toMatchObject({
+      unavailable: expect.stringMatching(/^Go is not installed .* celcost cannot be built/),
+    });
   });
 });
 

@@ -16,9 +16,7 @@ import { readControlPlaneVersions, type ControlPlaneVersions } from './go-module
 
 const execFileAsync = promisify(execFile);
 
-export type KubeAssets =
-  | { dir: string; kubeApiserverVersion: string }
-  | { unavailable: string };
+export type KubeAssets = { dir: string; kubeApiserverVersion: string } | { unavailable: string };
 
 export interface ResolveKubeAssetsOptions {
   /** Build missing binaries with Go (minutes when cold); otherwise report them unavailable. */
@@ -61,7 +59,8 @@ export async function resolveKubeAssets(opts: ResolveKubeAssetsOptions): Promise
   }
   await mkdir(dir, { recursive: true });
   try {
-    for (const binary of missing) await buildBinary(controlPlaneRecipe(binary, versions), { go, outDir: dir, log, env });
+    for (const binary of missing)
+      await buildBinary(controlPlaneRecipe(binary, versions), { go, outDir: dir, log, env });
   } catch (error) {
     return { unavailable: `building the control plane with ${go} failed: ${(error as Error).message}` };
   }
@@ -86,7 +85,10 @@ export async function resolveCelCostEstimator(opts: ResolveKubeAssetsOptions): P
   if (await isExecutable(path)) return { path };
   if (!opts.build) return { unavailable: `${fileName} not built yet in ${dir}` };
   const go = await findGo(env);
-  if (!go) return { unavailable: `Go is not installed (no \`go\` on PATH), so ${CEL_COST_ESTIMATOR} cannot be built; install Go >= 1.26` };
+  if (!go)
+    return {
+      unavailable: `Go is not installed (no \`go\` on PATH), so ${CEL_COST_ESTIMATOR} cannot be built; install Go >= 1.26`,
+    };
   await mkdir(dir, { recursive: true });
   try {
     await buildBinary(controlPlaneRecipe(CEL_COST_ESTIMATOR, versions), { go, outDir: dir, log, env, fileName });
@@ -94,7 +96,9 @@ export async function resolveCelCostEstimator(opts: ResolveKubeAssetsOptions): P
     return { unavailable: `building ${CEL_COST_ESTIMATOR} with ${go} failed: ${(error as Error).message}` };
   }
   // Builds from earlier sources are never used again; each is tens of megabytes.
-  const stale = (await readdir(dir)).filter((name) => new RegExp(`^${CEL_COST_ESTIMATOR}-[0-9a-f]{12}$`).test(name) && name !== fileName);
+  const stale = (await readdir(dir)).filter(
+    (name) => new RegExp(`^${CEL_COST_ESTIMATOR}-[0-9a-f]{12}$`).test(name) && name !== fileName,
+  );
   await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
   return { path };
 }
@@ -108,7 +112,9 @@ export function cacheHome(env: NodeJS.ProcessEnv): string {
 }
 
 async function missingBinaries(dir: string): Promise<(typeof CONTROL_PLANE_BINARIES)[number][]> {
-  const checks = await Promise.all(CONTROL_PLANE_BINARIES.map(async (binary) => ((await isExecutable(join(dir, binary))) ? undefined : binary)));
+  const checks = await Promise.all(
+    CONTROL_PLANE_BINARIES.map(async (binary) => ((await isExecutable(join(dir, binary))) ? undefined : binary)),
+  );
   return checks.filter((binary) => binary !== undefined);
 }
 
@@ -124,7 +130,8 @@ export async function isExecutable(path: string): Promise<boolean> {
 async function askKubeApiserverVersion(dir: string): Promise<string> {
   const { stdout } = await execFileAsync(join(dir, 'kube-apiserver'), ['--version']);
   const version = /v\d+\.\d+\.\d+\S*/.exec(stdout)?.[0];
-  if (!version) throw new Error(`cannot read the version from "${join(dir, 'kube-apiserver')} --version": ${stdout.trim()}`);
+  if (!version)
+    throw new Error(`cannot read the version from "${join(dir, 'kube-apiserver')} --version": ${stdout.trim()}`);
   return version;
 }
 

@@ -56,7 +56,13 @@ describe('startManagedProcess', () => {
   });
 
   it('reports a command that cannot start', async () => {
-    const child = startManagedProcess({ name: 'nope', command: join(dir, 'missing'), args: [], cwd: dir, logFile: join(dir, 'nope.log') });
+    const child = startManagedProcess({
+      name: 'nope',
+      command: join(dir, 'missing'),
+      args: [],
+      cwd: dir,
+      logFile: join(dir, 'nope.log'),
+    });
     const exit = await child.exited;
     // With setpriv in front, the failure is setpriv's exec error (exit 127), otherwise a spawn ENOENT.
     expect(exit.error?.message ?? exit.code).toSatisfy((v: unknown) => v === 127 || String(v).includes('ENOENT'));
@@ -64,44 +70,48 @@ describe('startManagedProcess', () => {
   });
 
   // The parent's death reaches the child through PR_SET_PDEATHSIG (setpriv --pdeathsig), which only Linux has.
-  const notLinux = process.platform === 'linux' ? undefined : `PR_SET_PDEATHSIG is Linux's, and this is ${process.platform}`;
+  const notLinux =
+    process.platform === 'linux' ? undefined : `PR_SET_PDEATHSIG is Linux's, and this is ${process.platform}`;
 
-  it.skipIf(missingPrerequisite('the test that a managed process dies with its parent', notLinux))('dies with its parent even when the parent is SIGKILLed', async () => {
-    // A node parent that starts a managed `sleep`, prints its pid, then waits to be killed.
-    const script = `
+  it.skipIf(missingPrerequisite('the test that a managed process dies with its parent', notLinux))(
+    'dies with its parent even when the parent is SIGKILLed',
+    async () => {
+      // A node parent that starts a managed `sleep`, prints its pid, then waits to be killed.
+      const script = `
       import { startManagedProcess } from ${JSON.stringify(new URL('./managed-process.ts', import.meta.url).href)};
       const child = startManagedProcess({ name: 'sleep', command: 'sleep', args: ['600'], cwd: ${JSON.stringify(dir)}, logFile: ${JSON.stringify(join(dir, 'sleep.log'))} });
       setTimeout(() => {}, 600_000);
     `;
-    const parent = startManagedProcess({
-      name: 'parent',
-      command: process.execPath,
-      args: ['--input-type=module', '-e', script],
-      cwd: dir,
-      logFile: join(dir, 'parent.log'),
-    });
-    const findSleep = (): number | undefined => {
-      let out = '';
-      try {
-        out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent.pid)], { encoding: 'utf8' });
-      } catch {
-        return undefined; // ps exits 1 when nothing matches
+      const parent = startManagedProcess({
+        name: 'parent',
+        command: process.execPath,
+        args: ['--input-type=module', '-e', script],
+        cwd: dir,
+        logFile: join(dir, 'parent.log'),
+      });
+      const findSleep = (): number | undefined => {
+        let out = '';
+        try {
+          out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(parent.pid)], { encoding: 'utf8' });
+        } catch {
+          return undefined; // ps exits 1 when nothing matches
+        }
+        const line = out.split('\n').find((l) => / sleep 600$/.test(l));
+        return line ? Number.parseInt(line.trim(), 10) : undefined;
+      };
+      let sleepPid: number | undefined;
+      for (let i = 0; i < 100 && sleepPid === undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        sleepPid = findSleep();
       }
-      const line = out.split('\n').find((l) => / sleep 600$/.test(l));
-      return line ? Number.parseInt(line.trim(), 10) : undefined;
-    };
-    let sleepPid: number | undefined;
-    for (let i = 0; i < 100 && sleepPid === undefined; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      sleepPid = findSleep();
-    }
-    expect(sleepPid, await parent.logTail()).toBeDefined();
-    try {
-      await parent.stop(0); // SIGTERM then immediately SIGKILL: no exit handler gets to run
-      for (let i = 0; i < 40 && isAlive(sleepPid ?? 0); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(isAlive(sleepPid ?? 0)).toBe(false);
-    } finally {
-      if (sleepPid !== undefined && isAlive(sleepPid)) process.kill(sleepPid, 'SIGKILL'); // no orphan when this fails
-    }
-  });
+      expect(sleepPid, await parent.logTail()).toBeDefined();
+      try {
+        await parent.stop(0); // SIGTERM then immediately SIGKILL: no exit handler gets to run
+        for (let i = 0; i < 40 && isAlive(sleepPid ?? 0); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(isAlive(sleepPid ?? 0)).toBe(false);
+      } finally {
+        if (sleepPid !== undefined && isAlive(sleepPid)) process.kill(sleepPid, 'SIGKILL'); // no orphan when this fails
+      }
+    },
+  );
 });

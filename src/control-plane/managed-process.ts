@@ -41,8 +41,14 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => process.plat
 
 export function startManagedProcess(opts: ManagedProcessOptions): ManagedProcess {
   const logFd = openSync(opts.logFile, 'a');
-  const [command, args] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', opts.command, ...opts.args]] : [opts.command, opts.args];
-  const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', logFd, logFd], ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}) });
+  const [command, args] = SETPRIV
+    ? [SETPRIV, ['--pdeathsig', 'KILL', '--', opts.command, ...opts.args]]
+    : [opts.command, opts.args];
+  const child = spawn(command, args, {
+    cwd: opts.cwd,
+    stdio: ['ignore', logFd, logFd],
+    ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+  });
   closeSync(logFd); // the child holds its own copy
 
   // Last resort for a normal exit of node (process.exit, end of the event loop) without stop().
@@ -121,12 +127,19 @@ const POLL_INTERVAL_MS = 100;
  * Polls `probe` until it answers true. Fails at once, with the end of the process's output, when the process exits
  * first, and after timeoutMs with what the probe last saw.
  */
-export async function waitUntilReady(child: ManagedProcess, what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
+export async function waitUntilReady(
+  child: ManagedProcess,
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<boolean>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastProblem = 'no answer yet';
   for (;;) {
     if (child.exit) {
-      throw new Error(`${child.name} ${describeExit(child.exit)} before ${what} succeeded; end of its output:\n${await child.logTail()}`);
+      throw new Error(
+        `${child.name} ${describeExit(child.exit)} before ${what} succeeded; end of its output:\n${await child.logTail()}`,
+      );
     }
     try {
       if (await probe()) return;

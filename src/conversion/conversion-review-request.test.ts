@@ -33,10 +33,26 @@ describe('parseConversionReviewRequest', () => {
       review({ ...request, desiredAPIVersion: undefined }),
       'request.desiredAPIVersion must be a non-empty string, got nothing',
     ],
-    ['objects that are no array', review({ ...request, objects: {} }), 'request.objects must be an array, got an object'],
-    ['an object that is no object', review({ ...request, objects: [object, 'x'] }), 'request.objects[1] is not an object'],
-    ['an object without apiVersion', review({ ...request, objects: [{ kind: 'GeoDatabase' }] }), 'request.objects[0] has no apiVersion'],
-    ['an object without kind', review({ ...request, objects: [{ apiVersion: 'v1' }] }), 'request.objects[0] has no kind'],
+    [
+      'objects that are no array',
+      review({ ...request, objects: {} }),
+      'request.objects must be an array, got an object',
+    ],
+    [
+      'an object that is no object',
+      review({ ...request, objects: [object, 'x'] }),
+      'request.objects[1] is not an object',
+    ],
+    [
+      'an object without apiVersion',
+      review({ ...request, objects: [{ kind: 'GeoDatabase' }] }),
+      'request.objects[0] has no apiVersion',
+    ],
+    [
+      'an object without kind',
+      review({ ...request, objects: [{ apiVersion: 'v1' }] }),
+      'request.objects[0] has no kind',
+    ],
     [
       'an object with odd metadata',
       review({ ...request, objects: [{ ...object, metadata: [] }] }),

@@ -55,4 +55,3 @@ function objectProblem(object: unknown, where: string): string | undefined {
   if (object.kind === undefined) return `${where} has no kind`;
   return objectShapeProblem(object, where);
 }
-

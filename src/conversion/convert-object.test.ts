@@ -76,22 +76,41 @@ describe('convertObject', () => {
   });
 
   it('refuses an apiVersion the contract does not declare, naming the object and the versions', () => {
-    const error = expectCode(() => convertObject(contract, toy('v1', {}), `${toyApiVersion('v1')}beta9`), 'UNKNOWN_VERSION');
+    const error = expectCode(
+      () => convertObject(contract, toy('v1', {}), `${toyApiVersion('v1')}beta9`),
+      'UNKNOWN_VERSION',
+    );
     expect(error.message).toContain('nursery/teddy');
-    expect(error.message).toContain('toy.example.com/v1beta9 is not a version of toys.toy.example.com (versions: v2, v1, v0)');
-    expectCode(() => convertObject(contract, { ...toy('v1', {}), apiVersion: 'toy.example.com/v7' }, toyApiVersion('v2')), 'UNKNOWN_VERSION');
-    expectCode(() => convertObject(contract, { ...toy('v1', {}), apiVersion: undefined }, toyApiVersion('v2')), 'UNKNOWN_VERSION');
+    expect(error.message).toContain(
+      'toy.example.com/v1beta9 is not a version of toys.toy.example.com (versions: v2, v1, v0)',
+    );
+    expectCode(
+      () => convertObject(contract, { ...toy('v1', {}), apiVersion: 'toy.example.com/v7' }, toyApiVersion('v2')),
+      'UNKNOWN_VERSION',
+    );
+    expectCode(
+      () => convertObject(contract, { ...toy('v1', {}), apiVersion: undefined }, toyApiVersion('v2')),
+      'UNKNOWN_VERSION',
+    );
   });
 
   it('refuses another group or kind', () => {
     expectCode(() => convertObject(contract, toy('v1', {}), 'other.example.com/v2'), 'WRONG_GROUP');
-    expectCode(() => convertObject(contract, { ...toy('v1', {}), apiVersion: 'v1' }, toyApiVersion('v2')), 'WRONG_GROUP');
+    expectCode(
+      () => convertObject(contract, { ...toy('v1', {}), apiVersion: 'v1' }, toyApiVersion('v2')),
+      'WRONG_GROUP',
+    );
     expectCode(() => convertObject(contract, { ...toy('v1', {}), kind: 'Robot' }, toyApiVersion('v2')), 'WRONG_KIND');
   });
 
   it('reports a conversion that throws as CONVERSION_FAILED, naming the object and both versions', () => {
     const failing = toyContract({
-      v1: { toHub: () => { throw new Error('spec.length must be a number'); }, fromHub: (hub) => hub },
+      v1: {
+        toHub: () => {
+          throw new Error('spec.length must be a number');
+        },
+        fromHub: (hub) => hub,
+      },
     });
     const error = expectCode(() => convertObject(failing, toy('v1', {}), toyApiVersion('v0')), 'CONVERSION_FAILED');
     expect(error.message).toBe(
@@ -102,23 +121,51 @@ describe('convertObject', () => {
 
   describe('guards against contract bugs the API server would reject', () => {
     const breaking = (change: (object: KubeObject) => KubeObject) =>
-      toyContract({ v1: { toHub: (object) => change({ ...object, apiVersion: toyApiVersion('v2') }), fromHub: (hub) => hub } });
+      toyContract({
+        v1: { toHub: (object) => change({ ...object, apiVersion: toyApiVersion('v2') }), fromHub: (hub) => hub },
+      });
 
     it.each([
-      ['the apiVersion', (object: KubeObject) => ({ ...object, apiVersion: toyApiVersion('v1') }), 'returned apiVersion toy.example.com/v1'],
+      [
+        'the apiVersion',
+        (object: KubeObject) => ({ ...object, apiVersion: toyApiVersion('v1') }),
+        'returned apiVersion toy.example.com/v1',
+      ],
       ['the kind', (object: KubeObject) => ({ ...object, kind: 'Robot' }), 'changed the kind from Toy to Robot'],
-      ['the name', (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, name: 'other' } }), 'changed metadata.name'],
-      ['the namespace', (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, namespace: undefined } }), 'changed metadata.namespace'],
-      ['the uid', (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, uid: 'uid-2' } }), 'changed metadata.uid'],
-      ['other metadata', (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, finalizers: ['x'] } }), 'changed metadata.finalizers'],
+      [
+        'the name',
+        (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, name: 'other' } }),
+        'changed metadata.name',
+      ],
+      [
+        'the namespace',
+        (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, namespace: undefined } }),
+        'changed metadata.namespace',
+      ],
+      [
+        'the uid',
+        (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, uid: 'uid-2' } }),
+        'changed metadata.uid',
+      ],
+      [
+        'other metadata',
+        (object: KubeObject) => ({ ...object, metadata: { ...object.metadata, finalizers: ['x'] } }),
+        'changed metadata.finalizers',
+      ],
     ])('fails with INVALID_CONVERSION_RESULT when a conversion changes %s', (_what, change, message) => {
-      const error = expectCode(() => convertObject(breaking(change), toy('v1', {}), toyApiVersion('v2')), 'INVALID_CONVERSION_RESULT');
+      const error = expectCode(
+        () => convertObject(breaking(change), toy('v1', {}), toyApiVersion('v2')),
+        'INVALID_CONVERSION_RESULT',
+      );
       expect(error.message).toContain('Toy nursery/teddy');
       expect(error.message).toContain(message);
     });
 
     it('lets labels and annotations change', () => {
-      const relabelling = breaking((object) => ({ ...object, metadata: { ...object.metadata, labels: {}, annotations: { x: 'y' } } }));
+      const relabelling = breaking((object) => ({
+        ...object,
+        metadata: { ...object.metadata, labels: {}, annotations: { x: 'y' } },
+      }));
       expect(convertObject(relabelling, toy('v1', {}), toyApiVersion('v2')).metadata?.annotations).toEqual({ x: 'y' });
     });
   });
@@ -130,7 +177,9 @@ describe('convertObject', () => {
     expect(error.message).toContain('Toy nursery/teddy');
     // Without anything to stash, the same object converts.
     const nothingLost = { ...nearlyFull, spec: { size: 1 } };
-    expect(convertObject(contract, nothingLost, toyApiVersion('v1')).metadata?.annotations).toEqual(nearlyFull.metadata.annotations);
+    expect(convertObject(contract, nothingLost, toyApiVersion('v1')).metadata?.annotations).toEqual(
+      nearlyFull.metadata.annotations,
+    );
   });
 });
 
@@ -147,7 +196,9 @@ describe('convertObject of a contract that does not own its CRD', () => {
     const { conversionAnnotation: _stash, ...geo } = geoDatabaseContract();
     const external = defineContract({ ...geo, conversions: {}, crdOwner: 'external' });
     const object = { apiVersion: 'geo.example.com/v1beta1', kind: 'GeoDatabase', metadata: { name: 'g' }, spec: {} };
-    expect(() => convertObject(external, object, 'geo.example.com/v1')).toThrow(expect.objectContaining({ code: 'CONVERTED_BY_OWNER' }));
+    expect(() => convertObject(external, object, 'geo.example.com/v1')).toThrow(
+      expect.objectContaining({ code: 'CONVERTED_BY_OWNER' }),
+    );
     const hub = { ...object, apiVersion: 'geo.example.com/v1' };
     expect(convertObject(external, hub, 'geo.example.com/v1')).toBe(hub);
   });

@@ -15,28 +15,43 @@ export function convertObject(contract: Contract, object: KubeObject, desiredApi
   const from = versionOf(contract, object, object.apiVersion);
   const to = versionOf(contract, object, desiredApiVersion);
   if (object.kind !== contract.identity.kind) {
-    throw new ConversionError('WRONG_KIND', `cannot convert ${describe(object)}: the contract is for ${contract.identity.kind}`);
+    throw new ConversionError(
+      'WRONG_KIND',
+      `cannot convert ${describe(object)}: the contract is for ${contract.identity.kind}`,
+    );
   }
   if (from === to) return object;
   const what = `${describe(object)} from ${object.apiVersion} to ${desiredApiVersion}`;
   // A contract that does not own its CRD need not convert: the API server converts through the owner's webhook.
   for (const version of [from, to]) {
     if (version !== contract.hub && contract.conversions[version] === undefined) {
-      throw new ConversionError('CONVERTED_BY_OWNER', `cannot convert ${what}: ${contract.identity.plural}.${contract.identity.group} is converted by its CRD's owner, and the contract has no conversion of ${version}`);
+      throw new ConversionError(
+        'CONVERTED_BY_OWNER',
+        `cannot convert ${what}: ${contract.identity.plural}.${contract.identity.group} is converted by its CRD's owner, and the contract has no conversion of ${version}`,
+      );
     }
   }
   // defineContract guarantees a conversion for every version but the hub (unless the CRD is someone else's), and none for the hub.
-  const hub = from === contract.hub
-    ? object
-    : checkedStep(what, object, apiVersionOf(contract, contract.hub), (spoke) => contract.conversions[from]!.toHub(spoke, conversionContext(contract, from)));
+  const hub =
+    from === contract.hub
+      ? object
+      : checkedStep(what, object, apiVersionOf(contract, contract.hub), (spoke) =>
+          contract.conversions[from]!.toHub(spoke, conversionContext(contract, from)),
+        );
   return to === contract.hub
     ? hub
-    : checkedStep(what, hub, desiredApiVersion, (hubObject) => contract.conversions[to]!.fromHub(hubObject, conversionContext(contract, to)));
+    : checkedStep(what, hub, desiredApiVersion, (hubObject) =>
+        contract.conversions[to]!.fromHub(hubObject, conversionContext(contract, to)),
+      );
 }
 
 /** What the conversion of `version` is told of its contract. */
 export function conversionContext(contract: Contract, version: string): ConversionContext {
-  return { hubApiVersion: apiVersionOf(contract, contract.hub), spokeApiVersion: apiVersionOf(contract, version), annotation: contract.conversionAnnotation };
+  return {
+    hubApiVersion: apiVersionOf(contract, contract.hub),
+    spokeApiVersion: apiVersionOf(contract, version),
+    annotation: contract.conversionAnnotation,
+  };
 }
 
 /** The object in the contract's hub version, the one validation, defaulting and the rules are written against. */
@@ -56,11 +71,16 @@ function checkedStep(
     result = convert(source);
   } catch (error) {
     if (error instanceof ConversionError) throw error;
-    throw new ConversionError('CONVERSION_FAILED', `cannot convert ${what}: ${(error as Error).message}`, { cause: error });
+    throw new ConversionError('CONVERSION_FAILED', `cannot convert ${what}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const problem = conversionResultProblem(source, result, stepApiVersion);
   if (problem !== undefined) {
-    throw new ConversionError('INVALID_CONVERSION_RESULT', `cannot convert ${what}: ${problem} (a bug in the contract)`);
+    throw new ConversionError(
+      'INVALID_CONVERSION_RESULT',
+      `cannot convert ${what}: ${problem} (a bug in the contract)`,
+    );
   }
   return result;
 }
@@ -73,7 +93,10 @@ function versionOf(contract: Contract, object: KubeObject, apiVersion: unknown):
   }
   const { group, version } = splitApiVersion(apiVersion);
   if (group !== contract.identity.group) {
-    throw new ConversionError('WRONG_GROUP', `cannot convert ${describe(object)}: ${apiVersion} is not in the group of ${resource}`);
+    throw new ConversionError(
+      'WRONG_GROUP',
+      `cannot convert ${describe(object)}: ${apiVersion} is not in the group of ${resource}`,
+    );
   }
   if (!contract.versions.some((v) => v.name === version)) {
     const known = contract.versions.map((v) => v.name).join(', ');

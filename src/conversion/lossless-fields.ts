@@ -8,7 +8,10 @@ import { isPlainObject } from '../contract/values/kube-object.ts';
  * The fields of `value` a version has (`shown`) and the others (`lost`, only when there are some). A value that is
  * not an object (invalid, but conversion runs before validation) has no fields to split and is shown as it is.
  */
-export function splitFields(value: unknown, known: readonly string[]): { shown: unknown; lost?: Record<string, unknown> } {
+export function splitFields(
+  value: unknown,
+  known: readonly string[],
+): { shown: unknown; lost?: Record<string, unknown> } {
   if (!isPlainObject(value)) return { shown: value };
   const shown: Record<string, unknown> = {};
   const lost: Record<string, unknown> = {};

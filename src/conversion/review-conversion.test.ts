@@ -36,8 +36,19 @@ const hubSpec = {
 };
 const objects = [
   geoDatabase('v1', 'a', hubSpec),
-  geoDatabase('v1alpha1', 'b', { postgresVersion: '15.2', postgisVersion: '3.3.4', replicas: 1, storageGB: 20, cacheMB: 0 }),
-  geoDatabase('v1beta1', 'c', { postgres: { version: '14.9', postgis: '3.4.0' }, replicas: 0, storage: { size: '10Gi' }, caches: [] }),
+  geoDatabase('v1alpha1', 'b', {
+    postgresVersion: '15.2',
+    postgisVersion: '3.3.4',
+    replicas: 1,
+    storageGB: 20,
+    cacheMB: 0,
+  }),
+  geoDatabase('v1beta1', 'c', {
+    postgres: { version: '14.9', postgis: '3.4.0' },
+    replicas: 0,
+    storage: { size: '10Gi' },
+    caches: [],
+  }),
   geoDatabase('v1beta1', 'd', { postgres: { version: '17.0', postgis: '3.5.0' }, storage: { size: '1.5Gi' } }),
 ];
 
@@ -57,30 +68,35 @@ function answered(body: unknown): ConversionReviewResponse {
 }
 
 describe('reviewConversion', () => {
-  it.each(['v1', 'v1beta1', 'v1alpha1'])('converts objects of mixed versions to %s, in order, with their metadata', (version) => {
-    const desired = `geo.example.com/${version}`;
-    const { apiVersion, kind, response } = answered(review(desired, objects));
-    expect({ apiVersion, kind }).toEqual({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview' });
-    expect(response.uid).toBe('705ab4f5-6393-11e8-b7cc-42010a800002');
-    expect(response.result).toEqual({ status: 'Success' });
-    expect(response.convertedObjects).toHaveLength(objects.length);
-    response.convertedObjects.forEach((converted, index) => {
-      const original = objects[index]!;
-      expect(converted.apiVersion).toBe(desired);
-      expect(converted.kind).toBe('GeoDatabase');
-      expect(converted.status).toEqual(original.status);
-      const { annotations, labels, ...metadata } = converted.metadata!;
-      const { annotations: originalAnnotations, labels: originalLabels, ...originalMetadata } = original.metadata!;
-      expect(metadata).toEqual(originalMetadata);
-      expect(labels).toEqual(originalLabels);
-      const { [stashKey]: _stash, ...otherAnnotations } = annotations ?? {};
-      expect(otherAnnotations).toEqual(originalAnnotations);
-    });
-  });
+  it.each(['v1', 'v1beta1', 'v1alpha1'])(
+    'converts objects of mixed versions to %s, in order, with their metadata',
+    (version) => {
+      const desired = `geo.example.com/${version}`;
+      const { apiVersion, kind, response } = answered(review(desired, objects));
+      expect({ apiVersion, kind }).toEqual({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview' });
+      expect(response.uid).toBe('705ab4f5-6393-11e8-b7cc-42010a800002');
+      expect(response.result).toEqual({ status: 'Success' });
+      expect(response.convertedObjects).toHaveLength(objects.length);
+      response.convertedObjects.forEach((converted, index) => {
+        const original = objects[index]!;
+        expect(converted.apiVersion).toBe(desired);
+        expect(converted.kind).toBe('GeoDatabase');
+        expect(converted.status).toEqual(original.status);
+        const { annotations, labels, ...metadata } = converted.metadata!;
+        const { annotations: originalAnnotations, labels: originalLabels, ...originalMetadata } = original.metadata!;
+        expect(metadata).toEqual(originalMetadata);
+        expect(labels).toEqual(originalLabels);
+        const { [stashKey]: _stash, ...otherAnnotations } = annotations ?? {};
+        expect(otherAnnotations).toEqual(originalAnnotations);
+      });
+    },
+  );
 
   it('converts to the hub and back to what each object was', () => {
     const toHub = answered(review('geo.example.com/v1', objects)).response.convertedObjects;
-    const back = objects.map((object, index) => answered(review(object.apiVersion!, [toHub[index]])).response.convertedObjects[0]);
+    const back = objects.map(
+      (object, index) => answered(review(object.apiVersion!, [toHub[index]])).response.convertedObjects[0],
+    );
     expect(back).toEqual(objects);
   });
 
@@ -127,7 +143,9 @@ describe('reviewConversion', () => {
       status: 400,
       error: {
         code: 'REVIEW_MALFORMED',
-        message: expect.stringContaining('expected apiVersion apiextensions.k8s.io/v1 and kind ConversionReview, got nothing and "ConversionReview"'),
+        message: expect.stringContaining(
+          'expected apiVersion apiextensions.k8s.io/v1 and kind ConversionReview, got nothing and "ConversionReview"',
+        ),
       },
     });
     expect(reviewConversion(review('geo.example.com/v1', [{ kind: 'GeoDatabase' }]), registry)).toMatchObject({
@@ -139,7 +157,9 @@ describe('reviewConversion', () => {
 
   it('converts a page of 500 objects without copying what it does not change', () => {
     const spec = { postgres: { version: '14.9', postgis: '3.4.0' }, storage: { size: '10Gi' } };
-    const page = Array.from({ length: 500 }, (_, index) => geoDatabase(index % 2 ? 'v1beta1' : 'v1', `db-${index}`, spec));
+    const page = Array.from({ length: 500 }, (_, index) =>
+      geoDatabase(index % 2 ? 'v1beta1' : 'v1', `db-${index}`, spec),
+    );
     const outcome = reviewConversion(review('geo.example.com/v1', page), registry);
     if (outcome.status !== 200) throw new Error('expected 200');
     expect(outcome.review.response.convertedObjects).toHaveLength(500);

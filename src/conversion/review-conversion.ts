@@ -47,7 +47,11 @@ export function reviewConversion(body: unknown, registry: ContractRegistry): Con
 }
 
 /** The converted object, or why it failed. */
-function convertOne(object: ReviewedObject, desiredApiVersion: string, registry: ContractRegistry): KubeObject | string {
+function convertOne(
+  object: ReviewedObject,
+  desiredApiVersion: string,
+  registry: ContractRegistry,
+): KubeObject | string {
   // Refused before any recursive step (a conversion, the response's JSON) can overflow the stack on it.
   if (nestedDeeperThan(object, maxObjectDepth)) {
     return `cannot convert ${object.kind} ${objectRef(object)}: it is nested more than ${maxObjectDepth} levels deep`;
@@ -55,8 +59,10 @@ function convertOne(object: ReviewedObject, desiredApiVersion: string, registry:
   const { group } = splitApiVersion(object.apiVersion);
   const compiled = registry.lookup(group, object.kind);
   if (!compiled) {
-    return `cannot convert ${object.kind} ${objectRef(object)} from ${object.apiVersion} to ${desiredApiVersion}: ` +
-      `crdgate has no contract for kind ${object.kind} in group ${group || '(core)'}`;
+    return (
+      `cannot convert ${object.kind} ${objectRef(object)} from ${object.apiVersion} to ${desiredApiVersion}: ` +
+      `crdgate has no contract for kind ${object.kind} in group ${group || '(core)'}`
+    );
   }
   try {
     return convertObject(compiled.contract, object, desiredApiVersion);
@@ -75,6 +81,10 @@ function answer(
 ): { status: 200; review: ConversionReviewResponse } {
   return {
     status: 200,
-    review: { apiVersion: conversionReviewApiVersion, kind: 'ConversionReview', response: { uid, convertedObjects, result } },
+    review: {
+      apiVersion: conversionReviewApiVersion,
+      kind: 'ConversionReview',
+      response: { uid, convertedObjects, result },
+    },
   };
 }

@@ -40,7 +40,10 @@ describe('specMappingConversion', () => {
   });
 
   it('converts objects without a spec, or with a spec that is not an object, leaving it alone', () => {
-    expect(conversion.toHub(spoke(undefined), context)).toEqual({ ...spoke(undefined), apiVersion: 'toy.example.com/v2' });
+    expect(conversion.toHub(spoke(undefined), context)).toEqual({
+      ...spoke(undefined),
+      apiVersion: 'toy.example.com/v2',
+    });
     expect(conversion.toHub(spoke('odd'), context).spec).toBe('odd');
     const hub = { ...spoke(null), apiVersion: 'toy.example.com/v2' };
     expect(conversion.fromHub(hub, context)).toEqual({ ...hub, apiVersion: 'toy.example.com/v1' });
@@ -62,7 +65,10 @@ describe('specMappingConversion', () => {
   });
 
   it('uses a stash that agrees with the spoke', () => {
-    expect(conversion.toHub(spoke({ length: 0 }, { [annotation]: '{"color":"red","size":0}' }), context).spec).toEqual({ size: 0, color: 'red' });
+    expect(conversion.toHub(spoke({ length: 0 }, { [annotation]: '{"color":"red","size":0}' }), context).spec).toEqual({
+      size: 0,
+      color: 'red',
+    });
   });
 
   it('takes the apiVersions and the stash annotation from the contract, which must declare one', () => {
@@ -71,6 +77,8 @@ describe('specMappingConversion', () => {
     expect(converted.apiVersion).toBe(toyApiVersion('v1'));
     expect(converted.metadata?.annotations).toEqual({ [toyAnnotation]: '{"color":"blue"}' });
     const { conversionAnnotation: _dropped, ...withoutAnnotation } = contract;
-    expect(() => defineContract(withoutAnnotation)).toThrow(/the v1 conversion keeps what v1 cannot hold in the stash: set conversionAnnotation/);
+    expect(() => defineContract(withoutAnnotation)).toThrow(
+      /the v1 conversion keeps what v1 cannot hold in the stash: set conversionAnnotation/,
+    );
   });
 });

@@ -59,7 +59,8 @@ export function specMappingConversion<HubSpec = Record<string, unknown>, SpokeSp
 
 function stashAnnotation(annotation: string | undefined): string {
   // defineContract refuses a contract that uses this conversion without a conversionAnnotation.
-  if (annotation === undefined) throw new Error('specMappingConversion used by a contract without conversionAnnotation');
+  if (annotation === undefined)
+    throw new Error('specMappingConversion used by a contract without conversionAnnotation');
   return annotation;
 }
 

@@ -21,12 +21,19 @@ describe('putStash', () => {
 
   it('keeps the lost data as compact JSON next to the other annotations', () => {
     const stashed = putStash(object({ team: 'maps' }), key, { spec: { storage: { storageClassName: 'ssd' } } });
-    expect(stashed.metadata?.annotations).toEqual({ team: 'maps', [key]: '{"spec":{"storage":{"storageClassName":"ssd"}}}' });
+    expect(stashed.metadata?.annotations).toEqual({
+      team: 'maps',
+      [key]: '{"spec":{"storage":{"storageClassName":"ssd"}}}',
+    });
   });
 
   it('creates the annotations of an object that has none, without touching its input', () => {
     const spoke = Object.freeze(object());
-    expect(putStash(spoke, key, { a: 1 }).metadata).toEqual({ name: 'db', namespace: 'prod', annotations: { [key]: '{"a":1}' } });
+    expect(putStash(spoke, key, { a: 1 }).metadata).toEqual({
+      name: 'db',
+      namespace: 'prod',
+      annotations: { [key]: '{"a":1}' },
+    });
     expect(spoke.metadata?.annotations).toBeUndefined();
   });
 
@@ -88,11 +95,14 @@ describe('takeStash', () => {
     expect(hub.metadata?.annotations).toEqual({ [key]: 'hand-written' });
   });
 
-  it.each([['not JSON'], ['[1,2]'], ['"text"'], ['null']])('drops an annotation that is no stash (%s) and restores nothing', (text) => {
-    const { object: hub, lost } = takeStash(object({ [key]: text }), key);
-    expect(lost).toBeUndefined();
-    expect(hub.metadata?.annotations).toBeUndefined();
-  });
+  it.each([['not JSON'], ['[1,2]'], ['"text"'], ['null']])(
+    'drops an annotation that is no stash (%s) and restores nothing',
+    (text) => {
+      const { object: hub, lost } = takeStash(object({ [key]: text }), key);
+      expect(lost).toBeUndefined();
+      expect(hub.metadata?.annotations).toBeUndefined();
+    },
+  );
 
   it('does not modify its input', () => {
     const annotations = Object.freeze({ [key]: '{"a":1}' });

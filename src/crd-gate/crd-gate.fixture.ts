@@ -1,7 +1,10 @@
 import type { KubeObject } from '../contract/values/kube-object.ts';
 
 /** A CRD of Pipes, pipes.gate.example.com, one version v1 with spec.size and spec.colour unless told otherwise. */
-export function pipeCrd({ fields = { size: { type: 'integer' }, colour: { type: 'string' } } as Record<string, unknown>, annotations = {} as Record<string, string> } = {}): KubeObject {
+export function pipeCrd({
+  fields = { size: { type: 'integer' }, colour: { type: 'string' } } as Record<string, unknown>,
+  annotations = {} as Record<string, string>,
+} = {}): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -10,14 +13,25 @@ export function pipeCrd({ fields = { size: { type: 'integer' }, colour: { type: 
       group: 'gate.example.com',
       scope: 'Namespaced',
       names: { plural: 'pipes', singular: 'pipe', kind: 'Pipe', listKind: 'PipeList' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: fields } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: fields } } } },
+        },
+      ],
     },
     status: { storedVersions: ['v1'] },
   };
 }
 
 /** An admission.k8s.io/v1 AdmissionReview of an update of a CRD, as kube-apiserver sends it to the gate. */
-export function crdUpdateReview(oldCrd: KubeObject, newCrd: KubeObject, uid = 'c0ffee00-0000-4000-8000-000000000042'): Record<string, unknown> {
+export function crdUpdateReview(
+  oldCrd: KubeObject,
+  newCrd: KubeObject,
+  uid = 'c0ffee00-0000-4000-8000-000000000042',
+): Record<string, unknown> {
   const crdKind = { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition' };
   const crdResource = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
   return {

@@ -7,16 +7,27 @@ import type { LiveObjectsReading } from './live-objects-reading.ts';
 const name = 'pipes.gate.example.com';
 const old = pipeCrd();
 const withoutColour = pipeCrd({ fields: { size: { type: 'integer' } } });
-const withShape = pipeCrd({ fields: { size: { type: 'integer' }, colour: { type: 'string' }, shape: { type: 'string' } } });
-const overriding = (reason: string, fields = { size: { type: 'integer' } }) => pipeCrd({ fields, annotations: { [crdRevisionOverrideAnnotation]: reason } });
-const judged = (findings: Extract<LiveObjectsReading, { read: 'judged' }>['findings'], objects = 30): LiveObjectsReading => ({ read: 'judged', objects, findings });
+const withShape = pipeCrd({
+  fields: { size: { type: 'integer' }, colour: { type: 'string' }, shape: { type: 'string' } },
+});
+const overriding = (reason: string, fields = { size: { type: 'integer' } }) =>
+  pipeCrd({ fields, annotations: { [crdRevisionOverrideAnnotation]: reason } });
+const judged = (
+  findings: Extract<LiveObjectsReading, { read: 'judged' }>['findings'],
+  objects = 30,
+): LiveObjectsReading => ({ read: 'judged', objects, findings });
 
 describe('decideCrdRevision', () => {
   it('lets a safe revision through without a word', () => {
-    expect(decideCrdRevision(name, old, withShape, { live: judged([]) })).toMatchObject({ allowed: true, code: 'ALLOWED', warnings: [], auditAnnotations: {} });
+    expect(decideCrdRevision(name, old, withShape, { live: judged([]) })).toMatchObject({
+      allowed: true,
+      code: 'ALLOWED',
+      warnings: [],
+      auditAnnotations: {},
+    });
   });
 
-  it("refuses a revision its rules find unsafe, naming each rule with its count and place, and the override", () => {
+  it('refuses a revision its rules find unsafe, naming each rule with its count and place, and the override', () => {
     const verdict = decideCrdRevision(name, old, withoutColour);
     expect(verdict).toMatchObject({ allowed: false, code: 'CRD_REVISION_UNSAFE' });
     expect(verdict.message).toContain('CustomResourceDefinition pipes.gate.example.com');
@@ -25,23 +36,48 @@ describe('decideCrdRevision', () => {
   });
 
   it('refuses a revision whose rules find nothing when live objects would break, naming the finding and how many objects', () => {
-    const live = judged([{ id: 'recreateRefused', severity: 'error', count: 12, summary: 'the object created again is refused', example: 'ns/pipe-1 spec.size' }]);
+    const live = judged([
+      {
+        id: 'recreateRefused',
+        severity: 'error',
+        count: 12,
+        summary: 'the object created again is refused',
+        example: 'ns/pipe-1 spec.size',
+      },
+    ]);
     const verdict = decideCrdRevision(name, old, withShape, { live });
     expect(verdict.code).toBe('CRD_REVISION_UNSAFE');
     expect(verdict.message).toContain('of 30 live objects: recreateRefused (12 objects, e.g. ns/pipe-1 spec.size)');
-    const revisionWide = judged([{ id: 'storedVersionsRefuseUpdate', severity: 'error', count: 1, summary: 'status.storedVersions holds a removed version', revisionWide: true }]);
-    expect(decideCrdRevision(name, old, withShape, { live: revisionWide }).message).toContain('storedVersionsRefuseUpdate (the revision): status.storedVersions');
+    const revisionWide = judged([
+      {
+        id: 'storedVersionsRefuseUpdate',
+        severity: 'error',
+        count: 1,
+        summary: 'status.storedVersions holds a removed version',
+        revisionWide: true,
+      },
+    ]);
+    expect(decideCrdRevision(name, old, withShape, { live: revisionWide }).message).toContain(
+      'storedVersionsRefuseUpdate (the revision): status.storedVersions',
+    );
   });
 
   it('lets an unsafe revision through once with the override, warning and leaving an audit annotation', () => {
     const verdict = decideCrdRevision(name, old, overriding('drop colour, JIRA-7'));
     expect(verdict).toMatchObject({ allowed: true, code: 'ALLOWED' });
-    expect(verdict.warnings[0]).toBe(`${crdRevisionOverrideAnnotation}: applying an unsafe revision of ${name}; reason: "drop colour, JIRA-7"`);
-    expect(verdict.auditAnnotations).toEqual({ 'override-crd-revision': expect.stringContaining('existingFieldRemoval ×1 (v1 spec.colour)') });
+    expect(verdict.warnings[0]).toBe(
+      `${crdRevisionOverrideAnnotation}: applying an unsafe revision of ${name}; reason: "drop colour, JIRA-7"`,
+    );
+    expect(verdict.auditAnnotations).toEqual({
+      'override-crd-revision': expect.stringContaining('existingFieldRemoval ×1 (v1 spec.colour)'),
+    });
   });
 
   it('refuses a second unsafe revision that carries the value an earlier write set: the override was spent', () => {
-    const earlier = overriding('drop colour, JIRA-7', { size: { type: 'integer' }, colour: { type: 'string' } } as never);
+    const earlier = overriding('drop colour, JIRA-7', {
+      size: { type: 'integer' },
+      colour: { type: 'string' },
+    } as never);
     const verdict = decideCrdRevision(name, earlier, overriding('drop colour, JIRA-7'));
     expect(verdict.code).toBe('CRD_REVISION_UNSAFE');
     expect(verdict.message).toContain('carries the value an earlier write set');
@@ -52,17 +88,28 @@ describe('decideCrdRevision', () => {
   });
 
   it('points out an override spent on a revision that needed none', () => {
-    const verdict = decideCrdRevision(name, old, pipeCrd({ fields: { size: { type: 'integer' }, colour: { type: 'string' }, shape: { type: 'string' } }, annotations: { [crdRevisionOverrideAnnotation]: 'just in case' } }));
+    const verdict = decideCrdRevision(
+      name,
+      old,
+      pipeCrd({
+        fields: { size: { type: 'integer' }, colour: { type: 'string' }, shape: { type: 'string' } },
+        annotations: { [crdRevisionOverrideAnnotation]: 'just in case' },
+      }),
+    );
     expect(verdict.allowed).toBe(true);
     expect(verdict.warnings).toEqual([expect.stringContaining('needs no override')]);
     expect(verdict.auditAnnotations).toEqual({});
   });
 
   it('decides on the rules alone when the live objects were not judged, and says so in a warning', () => {
-    const live: LiveObjectsReading = { read: 'not-judged', why: 'more than 5000 objects, the gate\'s bound' };
+    const live: LiveObjectsReading = { read: 'not-judged', why: "more than 5000 objects, the gate's bound" };
     const allowed = decideCrdRevision(name, old, withShape, { live });
     expect(allowed.allowed).toBe(true);
-    expect(allowed.warnings).toEqual([expect.stringContaining("decided on the revision's own rules alone: the live objects were not judged (more than 5000 objects")]);
+    expect(allowed.warnings).toEqual([
+      expect.stringContaining(
+        "decided on the revision's own rules alone: the live objects were not judged (more than 5000 objects",
+      ),
+    ]);
     const refused = decideCrdRevision(name, old, withoutColour, { live });
     expect(refused.code).toBe('CRD_REVISION_UNSAFE');
     expect(refused.warnings).toEqual([expect.stringContaining('not judged')]);
@@ -87,8 +134,15 @@ describe('crdRevisionPair', () => {
     const review = crdUpdateReview(old, withoutColour);
     expect(crdRevisionPair(parseAdmissionReview(review))).toEqual({ name, oldCrd: old, newCrd: withoutColour });
     const request = (review as { request: Record<string, unknown> }).request;
-    expect(crdRevisionPair(parseAdmissionReview({ ...review, request: { ...request, operation: 'CREATE', oldObject: null } }))).toMatchObject({ allowed: true });
+    expect(
+      crdRevisionPair(
+        parseAdmissionReview({ ...review, request: { ...request, operation: 'CREATE', oldObject: null } }),
+      ),
+    ).toMatchObject({ allowed: true });
     const other = { ...request, kind: { group: 'gate.example.com', version: 'v1', kind: 'Pipe' } };
-    expect(crdRevisionPair(parseAdmissionReview({ ...review, request: other }))).toMatchObject({ allowed: false, code: 'KIND_UNKNOWN' });
+    expect(crdRevisionPair(parseAdmissionReview({ ...review, request: other }))).toMatchObject({
+      allowed: false,
+      code: 'KIND_UNKNOWN',
+    });
   });
 });

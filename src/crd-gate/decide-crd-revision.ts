@@ -29,14 +29,23 @@ const liveFindingsNamed = 6;
 const reasonLength = 120;
 
 /** The CRD this review is about and its two revisions, or the verdict on a review the gate does not judge. */
-export function crdRevisionPair(request: AdmissionRequest): { name: string; oldCrd: KubeObject; newCrd: KubeObject } | Verdict {
+export function crdRevisionPair(
+  request: AdmissionRequest,
+): { name: string; oldCrd: KubeObject; newCrd: KubeObject } | Verdict {
   if (request.kind.group !== 'apiextensions.k8s.io' || request.kind.kind !== 'CustomResourceDefinition') {
-    return deny('KIND_UNKNOWN', `the CRD gate judges CustomResourceDefinitions only, got ${request.kind.kind}.${request.kind.group || 'core'}`);
+    return deny(
+      'KIND_UNKNOWN',
+      `the CRD gate judges CustomResourceDefinitions only, got ${request.kind.kind}.${request.kind.group || 'core'}`,
+    );
   }
   // A new CRD has no revision to compare with, and a deleted one serves nothing more: only updates are judged.
   if (request.operation !== 'UPDATE') return allow();
   const [oldCrd, newCrd] = [request.oldObject, request.object];
-  if (!isPlainObject(oldCrd) || !isPlainObject(newCrd)) return deny('INTERNAL_ERROR', 'an UPDATE of a CustomResourceDefinition without object and oldObject: the API server always sends both');
+  if (!isPlainObject(oldCrd) || !isPlainObject(newCrd))
+    return deny(
+      'INTERNAL_ERROR',
+      'an UPDATE of a CustomResourceDefinition without object and oldObject: the API server always sends both',
+    );
   return { name: request.name ?? String(newCrd.metadata?.name ?? ''), oldCrd, newCrd };
 }
 
@@ -45,7 +54,12 @@ export function crdRevisionPair(request: AdmissionRequest): { name: string; oldC
  * said. Any finding of error severity refuses it, naming the findings and their counts, unless the write carries the
  * one-time override; warnings ride along. Pure.
  */
-export function decideCrdRevision(name: string, oldCrd: KubeObject, newCrd: KubeObject, inputs: CrdGateInputs = {}): Verdict {
+export function decideCrdRevision(
+  name: string,
+  oldCrd: KubeObject,
+  newCrd: KubeObject,
+  inputs: CrdGateInputs = {},
+): Verdict {
   const findings = compareCrdRevisions(oldCrd, newCrd, inputs.rules ?? {});
   const ruleErrors = findings.filter((finding) => finding.severity === 'error');
   const live = inputs.live;
@@ -54,28 +68,46 @@ export function decideCrdRevision(name: string, oldCrd: KubeObject, newCrd: Kube
   const override = readOneTimeOverride(crdRevisionOverrideAnnotation, newCrd, oldCrd);
   const unsafe = ruleErrors.length > 0 || liveErrors.length > 0;
   if (!unsafe) {
-    const spent = override.given ? [`${crdRevisionOverrideAnnotation} is given but this revision needs no override: it authorises only the write that sets it, and this one needed none`] : [];
+    const spent = override.given
+      ? [
+          `${crdRevisionOverrideAnnotation} is given but this revision needs no override: it authorises only the write that sets it, and this one needed none`,
+        ]
+      : [];
     return allow([...spent, ...notes]);
   }
   const what = describeUnsafe(ruleErrors, liveErrors, live);
   if (!override.given) {
-    const how = override.why === 'stale'
-      ? `${crdRevisionOverrideAnnotation} carries the value an earlier write set, which authorised that write only: set a new reason to apply this one anyway`
-      : `to apply it anyway, set the annotation ${crdRevisionOverrideAnnotation} to a reason in the same write (it authorises that write only)`;
-    return { ...deny('CRD_REVISION_UNSAFE', `CustomResourceDefinition ${name}: this revision is unsafe: ${what}; ${how}`), warnings: notes };
+    const how =
+      override.why === 'stale'
+        ? `${crdRevisionOverrideAnnotation} carries the value an earlier write set, which authorised that write only: set a new reason to apply this one anyway`
+        : `to apply it anyway, set the annotation ${crdRevisionOverrideAnnotation} to a reason in the same write (it authorises that write only)`;
+    return {
+      ...deny('CRD_REVISION_UNSAFE', `CustomResourceDefinition ${name}: this revision is unsafe: ${what}; ${how}`),
+      warnings: notes,
+    };
   }
   const reason = describeValue(override.reason, reasonLength);
   return allow(
     [`${crdRevisionOverrideAnnotation}: applying an unsafe revision of ${name}; reason: ${reason}`, ...notes],
-    { [overrideAuditKey(crdRevisionOverrideAnnotation)]: `overridden: ${what}; reason: ${describeValue(override.reason, 256)}` },
+    {
+      [overrideAuditKey(crdRevisionOverrideAnnotation)]:
+        `overridden: ${what}; reason: ${describeValue(override.reason, 256)}`,
+    },
   );
 }
 
-function describeUnsafe(ruleErrors: CrdRevisionFinding[], liveErrors: LiveObjectFinding[], live: LiveObjectsReading | undefined): string {
+function describeUnsafe(
+  ruleErrors: CrdRevisionFinding[],
+  liveErrors: LiveObjectFinding[],
+  live: LiveObjectsReading | undefined,
+): string {
   const parts: string[] = [];
-  if (ruleErrors.length > 0) parts.push(`${count(ruleErrors.length, 'finding')} of error severity: ${describeRuleFindings(ruleErrors)}`);
+  if (ruleErrors.length > 0)
+    parts.push(`${count(ruleErrors.length, 'finding')} of error severity: ${describeRuleFindings(ruleErrors)}`);
   if (liveErrors.length > 0 && live?.read === 'judged') {
-    const named = liveErrors.slice(0, liveFindingsNamed).map((finding) => `${finding.id} (${describeCount(finding)}): ${finding.summary}`);
+    const named = liveErrors
+      .slice(0, liveFindingsNamed)
+      .map((finding) => `${finding.id} (${describeCount(finding)}): ${finding.summary}`);
     const more = liveErrors.length > liveFindingsNamed ? [`and ${liveErrors.length - liveFindingsNamed} more`] : [];
     parts.push(`of ${count(live.objects, 'live object')}: ${[...named, ...more].join('; ')}`);
   }
@@ -91,7 +123,10 @@ function describeRuleFindings(findings: CrdRevisionFinding[]): string {
     const more = found.length > examplesPerRule ? `, ${found.length - examplesPerRule} more` : '';
     return `${rule} ×${found.length} (${places.join(', ')}${more})`;
   });
-  return [...rules.slice(0, rulesNamed), ...(rules.length > rulesNamed ? [`and ${rules.length - rulesNamed} more rules`] : [])].join(', ');
+  return [
+    ...rules.slice(0, rulesNamed),
+    ...(rules.length > rulesNamed ? [`and ${rules.length - rulesNamed} more rules`] : []),
+  ].join(', ');
 }
 
 function place(finding: CrdRevisionFinding): string {
@@ -101,14 +136,19 @@ function place(finding: CrdRevisionFinding): string {
 
 function ruleWarnings(findings: CrdRevisionFinding[]): string[] {
   const warnings = findings.filter((finding) => finding.severity === 'warning');
-  return warnings.length === 0 ? [] : [`${count(warnings.length, 'warning')} on this revision: ${describeRuleFindings(warnings)}`];
+  return warnings.length === 0
+    ? []
+    : [`${count(warnings.length, 'warning')} on this revision: ${describeRuleFindings(warnings)}`];
 }
 
 function liveNotes(live: LiveObjectsReading | undefined): string[] {
   if (live === undefined) return [];
-  if (live.read === 'not-judged') return [`decided on the revision's own rules alone: the live objects were not judged (${live.why})`];
+  if (live.read === 'not-judged')
+    return [`decided on the revision's own rules alone: the live objects were not judged (${live.why})`];
   const warnings = live.findings.filter((finding) => finding.severity === 'warning');
-  return warnings.slice(0, liveFindingsNamed).map((finding) => `${finding.id} (${describeCount(finding)}): ${finding.summary}`);
+  return warnings
+    .slice(0, liveFindingsNamed)
+    .map((finding) => `${finding.id} (${describeCount(finding)}): ${finding.summary}`);
 }
 
 function describeCount(finding: LiveObjectFinding): string {

@@ -17,13 +17,22 @@ describe('liveObjectJudge', () => {
     if ('none' in judge) throw new Error(judge.none);
     judge.judge(pipes.slice(0, 2));
     judge.judge(pipes.slice(2));
-    expect(judge.findings()).toContainEqual(expect.objectContaining({ id: 'fieldDroppedOnRead', severity: 'error', count: 3, example: 'west/pipe-0 v1 spec.colour' }));
+    expect(judge.findings()).toContainEqual(
+      expect.objectContaining({
+        id: 'fieldDroppedOnRead',
+        severity: 'error',
+        count: 3,
+        example: 'west/pipe-0 v1 spec.colour',
+      }),
+    );
   });
 
   it('follows the rule settings, as check --crd-rules does', () => {
     const judge = liveObjectJudge(pipeCrd(), withoutColour, { fieldDroppedOnRead: 'warning' });
     if ('none' in judge) throw new Error(judge.none);
     judge.judge(pipes);
-    expect(judge.findings()).toContainEqual(expect.objectContaining({ id: 'fieldDroppedOnRead', severity: 'warning', count: 3 }));
+    expect(judge.findings()).toContainEqual(
+      expect.objectContaining({ id: 'fieldDroppedOnRead', severity: 'warning', count: 3 }),
+    );
   });
 });

@@ -1,7 +1,11 @@
 import { isPlainObject, namespacedName, type KubeObject } from '../contract/values/kube-object.ts';
 import { createStoredObjectsJudge } from '../check/stored-objects.ts';
 import type { StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
-import { prepareCrdRevision, releaseCrdRevision, type CrdRevisionUnderTest } from '../crd-revision/objects/revision-under-test.ts';
+import {
+  prepareCrdRevision,
+  releaseCrdRevision,
+  type CrdRevisionUnderTest,
+} from '../crd-revision/objects/revision-under-test.ts';
 import { storedObjectRules } from '../crd-revision/stored-object-rules.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
 import type { LiveObjectJudge } from './read-live-objects.ts';
@@ -12,7 +16,11 @@ import type { LiveObjectJudge } from './read-live-objects.ts';
  * objects. A read through a conversion webhook crdgate cannot call is a finding of its own (conversionUnseen), a
  * warning: what it cannot see is said, not guessed.
  */
-export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject, settings?: RuleSettings): LiveObjectJudge | { none: string } {
+export function liveObjectJudge(
+  oldCrd: KubeObject,
+  newCrd: KubeObject,
+  settings?: RuleSettings,
+): LiveObjectJudge | { none: string } {
   let compiled: CrdRevisionUnderTest;
   try {
     // Compiled here, once, so that a revision the engine cannot take is said before any object is listed.
@@ -21,7 +29,10 @@ export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject, settings
     return { none: `the revisions cannot be compiled as kube-apiserver compiles them: ${(error as Error).message}` };
   }
   const name = isPlainObject(newCrd.metadata) && typeof newCrd.metadata.name === 'string' ? newCrd.metadata.name : '';
-  const judge = createStoredObjectsJudge([{ name, old: oldCrd, new: newCrd }], { examples: 1, ...(settings ? { settings } : {}) });
+  const judge = createStoredObjectsJudge([{ name, old: oldCrd, new: newCrd }], {
+    examples: 1,
+    ...(settings ? { settings } : {}),
+  });
   return {
     judge: (objects) => objects.forEach((object) => judge.judge(object)),
     release: () => {
@@ -40,7 +51,9 @@ export function liveObjectJudge(oldCrd: KubeObject, newCrd: KubeObject, settings
 }
 
 function describeExample(finding: StoredObjectFinding): string {
-  return [namespacedName(finding.object!), finding.version, finding.path].filter((part) => part !== undefined && part !== '').join(' ');
+  return [namespacedName(finding.object!), finding.version, finding.path]
+    .filter((part) => part !== undefined && part !== '')
+    .join(' ');
 }
 
 /**
@@ -53,7 +66,12 @@ export function warmLiveObjectJudge(): string | undefined {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
     metadata: { name: 'warmups.crdgate.io' },
-    spec: { group: 'crdgate.io', scope: 'Namespaced', names: { plural: 'warmups', singular: 'warmup', kind: 'Warmup', listKind: 'WarmupList' }, versions: [{ name: 'v1', served: true, storage: true, schema }] },
+    spec: {
+      group: 'crdgate.io',
+      scope: 'Namespaced',
+      names: { plural: 'warmups', singular: 'warmup', kind: 'Warmup', listKind: 'WarmupList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema }],
+    },
   };
   const judge = liveObjectJudge(crd, crd);
   if ('none' in judge) return judge.none;

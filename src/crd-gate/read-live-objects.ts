@@ -26,9 +26,15 @@ export interface LiveObjectReads {
  * the caller's stop: whatever keeps the objects from being judged (a bound passed, a refused list, no client) comes
  * back as `not-judged` with why, and the gate decides on the revision's own rules.
  */
-export async function readLiveObjects(reads: LiveObjectReads, oldCrd: KubeObject, newCrd: KubeObject, signal?: AbortSignal): Promise<LiveObjectsReading> {
+export async function readLiveObjects(
+  reads: LiveObjectReads,
+  oldCrd: KubeObject,
+  newCrd: KubeObject,
+  signal?: AbortSignal,
+): Promise<LiveObjectsReading> {
   const resource = liveResourceOf(oldCrd);
-  if (resource === undefined) return { read: 'not-judged', why: 'the old revision names no group, plural or storage version' };
+  if (resource === undefined)
+    return { read: 'not-judged', why: 'the old revision names no group, plural or storage version' };
   const judge = reads.judgeFor(oldCrd, newCrd);
   if ('none' in judge) return { read: 'not-judged', why: judge.none };
   try {
@@ -38,7 +44,12 @@ export async function readLiveObjects(reads: LiveObjectReads, oldCrd: KubeObject
   }
 }
 
-async function judgeLiveObjects(reads: LiveObjectReads, resource: NonNullable<ReturnType<typeof liveResourceOf>>, judge: LiveObjectJudge, signal?: AbortSignal): Promise<LiveObjectsReading> {
+async function judgeLiveObjects(
+  reads: LiveObjectReads,
+  resource: NonNullable<ReturnType<typeof liveResourceOf>>,
+  judge: LiveObjectJudge,
+  signal?: AbortSignal,
+): Promise<LiveObjectsReading> {
   let api: KubeApi;
   try {
     api = await reads.api();
@@ -47,9 +58,15 @@ async function judgeLiveObjects(reads: LiveObjectReads, resource: NonNullable<Re
   }
   const { maxObjects, timeoutMs } = reads.bounds;
   try {
-    const end = await forEachLiveObject(api, resource, (page) => judge.judge(page), { ...reads.bounds, ...(signal ? { signal } : {}) });
+    const end = await forEachLiveObject(api, resource, (page) => judge.judge(page), {
+      ...reads.bounds,
+      ...(signal ? { signal } : {}),
+    });
     if (!end.complete) {
-      const bound = end.stoppedBy === 'count' ? `more than ${maxObjects} objects` : `not all read within ${timeoutMs / 1000} s (${end.listed} were)`;
+      const bound =
+        end.stoppedBy === 'count'
+          ? `more than ${maxObjects} objects`
+          : `not all read within ${timeoutMs / 1000} s (${end.listed} were)`;
       return { read: 'not-judged', why: `${bound}, the gate's bound` };
     }
     return { read: 'judged', objects: end.listed, findings: judge.findings() };

@@ -8,7 +8,12 @@ export interface Where {
 }
 
 /** A change at `where`, with the old and new value where each revision has one. */
-export function changeAt(where: Where, rule: CrdRevisionRule, message: string, values: { old?: unknown; new?: unknown } = {}): Change {
+export function changeAt(
+  where: Where,
+  rule: CrdRevisionRule,
+  message: string,
+  values: { old?: unknown; new?: unknown } = {},
+): Change {
   return {
     rule,
     ...(where.version === undefined ? {} : { version: where.version }),

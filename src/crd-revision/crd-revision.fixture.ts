@@ -21,10 +21,18 @@ export function widgetCrd() {
             maxItems: 4,
             'x-kubernetes-list-type': 'map',
             'x-kubernetes-list-map-keys': ['name'],
-            items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+            items: {
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string' }, port: { type: 'integer' } },
+            },
           },
           labels: { type: 'object', maxProperties: 8, minProperties: 0, additionalProperties: { type: 'string' } },
-          template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+          template: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            'x-kubernetes-preserve-unknown-fields': true,
+          },
           replicas: { 'x-kubernetes-int-or-string': true },
         },
         'x-kubernetes-validations': [
@@ -52,9 +60,19 @@ export function widgetCrd() {
     spec: {
       group: 'toys.example.com',
       scope: 'Namespaced',
-      names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList', shortNames: ['wd'], categories: ['toys'] },
+      names: {
+        kind: 'Widget',
+        plural: 'widgets',
+        singular: 'widget',
+        listKind: 'WidgetList',
+        shortNames: ['wd'],
+        categories: ['toys'],
+      },
       versions: [version('v1beta1', true, false), version('v1', true, true)],
-      conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://convert.example.com/convert' } } },
+      conversion: {
+        strategy: 'Webhook',
+        webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://convert.example.com/convert' } },
+      },
     },
   };
 }

@@ -42,12 +42,19 @@ export function viewCrd(crd: unknown): CrdView {
         name: version.name as string,
         served: version.served === true,
         storage: version.storage === true,
-        schema: isPlainObject(version.schema) && isPlainObject(version.schema.openAPIV3Schema) ? version.schema.openAPIV3Schema : undefined,
-        printerColumns: Array.isArray(version.additionalPrinterColumns) ? version.additionalPrinterColumns.filter(isPlainObject) : [],
+        schema:
+          isPlainObject(version.schema) && isPlainObject(version.schema.openAPIV3Schema)
+            ? version.schema.openAPIV3Schema
+            : undefined,
+        printerColumns: Array.isArray(version.additionalPrinterColumns)
+          ? version.additionalPrinterColumns.filter(isPlainObject)
+          : [],
         selectableFields: Array.isArray(version.selectableFields) ? version.selectableFields.filter(isPlainObject) : [],
         subresources: isPlainObject(version.subresources) ? version.subresources : {},
       })),
     conversion: isPlainObject(spec.conversion) ? spec.conversion : {},
-    storedVersions: Array.isArray(status.storedVersions) ? status.storedVersions.filter((v): v is string => typeof v === 'string') : [],
+    storedVersions: Array.isArray(status.storedVersions)
+      ? status.storedVersions.filter((v): v is string => typeof v === 'string')
+      : [],
   };
 }

@@ -3,14 +3,22 @@ import { parseRuleConfig, RuleConfigError } from './rule-config.ts';
 
 describe('parseRuleConfig', () => {
   it('reads each rule set to error, warning or off, from YAML or JSON', () => {
-    expect(parseRuleConfig('rules:\n  enumValueAdded: error\n  existingFieldRemoval: warning\n  printerColumnAdded: off\n', 'rules.yaml')).toEqual({
+    expect(
+      parseRuleConfig(
+        'rules:\n  enumValueAdded: error\n  existingFieldRemoval: warning\n  printerColumnAdded: off\n',
+        'rules.yaml',
+      ),
+    ).toEqual({
       enumValueAdded: 'error',
       existingFieldRemoval: 'warning',
       printerColumnAdded: 'off',
     });
     expect(parseRuleConfig('{"rules": {"scope": "warning"}}', 'rules.json')).toEqual({ scope: 'warning' });
     // The rules about stored objects are set in the same file.
-    expect(parseRuleConfig('rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n', 'rules.yaml')).toEqual({ defaultAddedOnRead: 'error', recreateRefused: 'off' });
+    expect(parseRuleConfig('rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n', 'rules.yaml')).toEqual({
+      defaultAddedOnRead: 'error',
+      recreateRefused: 'off',
+    });
   });
 
   it('takes an empty file, or one without rules, as the defaults', () => {

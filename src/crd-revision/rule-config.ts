@@ -33,11 +33,16 @@ export function parseRuleConfig(text: string, source: string): RuleSettings {
     throw new RuleConfigError(`${source}: not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
   }
   if (document === null || document === undefined) return {};
-  if (!isPlainObject(document)) throw new RuleConfigError(`${source}: must be a mapping with a "rules" key, got ${kindOf(document)}`);
+  if (!isPlainObject(document))
+    throw new RuleConfigError(`${source}: must be a mapping with a "rules" key, got ${kindOf(document)}`);
   const unknownKey = Object.keys(document).find((key) => key !== 'rules');
-  if (unknownKey !== undefined) throw new RuleConfigError(`${source}: unknown key "${unknownKey}" (the only key is "rules")`);
+  if (unknownKey !== undefined)
+    throw new RuleConfigError(`${source}: unknown key "${unknownKey}" (the only key is "rules")`);
   const rules = document.rules ?? {};
-  if (!isPlainObject(rules)) throw new RuleConfigError(`${source}: rules must be a mapping of rule to error, warning or off, got ${kindOf(rules)}`);
+  if (!isPlainObject(rules))
+    throw new RuleConfigError(
+      `${source}: rules must be a mapping of rule to error, warning or off, got ${kindOf(rules)}`,
+    );
   const result: RuleSettings = {};
   for (const [rule, setting] of Object.entries(rules)) {
     if (!isCrdRevisionRule(rule) && !Object.hasOwn(storedObjectRules, rule)) {
@@ -45,7 +50,9 @@ export function parseRuleConfig(text: string, source: string): RuleSettings {
       throw new RuleConfigError(`${source}: rules.${rule}: no such rule (the rules are: ${known})`);
     }
     if (typeof setting !== 'string' || !(settings as readonly string[]).includes(setting)) {
-      throw new RuleConfigError(`${source}: rules.${rule}: must be error, warning or off, got ${JSON.stringify(setting) ?? kindOf(setting)}`);
+      throw new RuleConfigError(
+        `${source}: rules.${rule}: must be error, warning or off, got ${JSON.stringify(setting) ?? kindOf(setting)}`,
+      );
     }
     result[rule as CrdRevisionRule | StoredObjectRule] = setting as RuleSetting;
   }
@@ -53,5 +60,11 @@ export function parseRuleConfig(text: string, source: string): RuleSettings {
 }
 
 function kindOf(value: unknown): string {
-  return Array.isArray(value) ? 'a list' : value === null ? 'null' : typeof value === 'object' ? 'a mapping' : `${typeof value} ${JSON.stringify(value)}`;
+  return Array.isArray(value)
+    ? 'a list'
+    : value === null
+      ? 'null'
+      : typeof value === 'object'
+        ? 'a mapping'
+        : `${typeof value} ${JSON.stringify(value)}`;
 }

@@ -8,11 +8,17 @@
  */
 export const crdRevisionRules = {
   // The CRD as a whole.
-  scope: { severity: 'error', crdify: 'scope', finds: 'the scope changed (Namespaced ↔ Cluster): the API server refuses the update of an established CRD (the scope is immutable); only deleting the CRD, and every object with it, can change it' },
+  scope: {
+    severity: 'error',
+    crdify: 'scope',
+    finds:
+      'the scope changed (Namespaced ↔ Cluster): the API server refuses the update of an established CRD (the scope is immutable); only deleting the CRD, and every object with it, can change it',
+  },
   storedVersionRemoval: {
     severity: 'error',
     crdify: 'storedVersionRemoval',
-    finds: "a version objects may be stored in (status.storedVersions, or the old storage version) is gone: the API server refuses the update until they are migrated",
+    finds:
+      'a version objects may be stored in (status.storedVersions, or the old storage version) is gone: the API server refuses the update until they are migrated',
   },
   versionRemoval: { severity: 'error', finds: 'a version no object is stored in is gone: its clients get 404' },
   versionUnserved: { severity: 'error', finds: 'a version is no longer served: its clients get 404' },
@@ -20,7 +26,8 @@ export const crdRevisionRules = {
   versionAdded: { severity: 'warning', finds: 'a new version' },
   storageVersionChanged: {
     severity: 'warning',
-    finds: 'the storage version moved: objects are rewritten in it on their next write, the old one stays in storedVersions until crdgate migrate runs',
+    finds:
+      'the storage version moved: objects are rewritten in it on their next write, the old one stays in storedVersions until crdgate migrate runs',
   },
   conversionWebhookRemoved: {
     severity: 'error',
@@ -28,10 +35,18 @@ export const crdRevisionRules = {
   },
   conversionWebhookAdded: {
     severity: 'warning',
-    finds: 'the conversion strategy went from None to Webhook: reads in a version other than the stored one now need the webhook',
+    finds:
+      'the conversion strategy went from None to Webhook: reads in a version other than the stored one now need the webhook',
   },
-  conversionWebhookChanged: { severity: 'warning', finds: "the conversion webhook's client configuration or review versions changed" },
-  kindChanged: { severity: 'error', finds: 'spec.names.kind changed: the API server refuses the update of an established CRD (the kind is immutable), and every manifest and client names the kind' },
+  conversionWebhookChanged: {
+    severity: 'warning',
+    finds: "the conversion webhook's client configuration or review versions changed",
+  },
+  kindChanged: {
+    severity: 'error',
+    finds:
+      'spec.names.kind changed: the API server refuses the update of an established CRD (the kind is immutable), and every manifest and client names the kind',
+  },
   listKindChanged: { severity: 'error', finds: 'spec.names.listKind changed: typed clients decode lists by it' },
   pluralChanged: { severity: 'error', finds: 'spec.names.plural changed: the resource path of every client' },
   singularChanged: { severity: 'error', finds: 'spec.names.singular changed: kubectl commands that use it' },
@@ -39,10 +54,16 @@ export const crdRevisionRules = {
   shortNamesAdded: { severity: 'warning', finds: 'a new short name (it may shadow another resource in kubectl)' },
   categoriesRemoved: { severity: 'error', finds: 'a category is gone: kubectl get CATEGORY no longer lists the kind' },
   categoriesAdded: { severity: 'warning', finds: 'a new category: kubectl get CATEGORY (all, say) lists the kind' },
-  printerColumnRemoved: { severity: 'warning', finds: 'a printer column is gone (kubectl get output; no object or API client is affected)' },
+  printerColumnRemoved: {
+    severity: 'warning',
+    finds: 'a printer column is gone (kubectl get output; no object or API client is affected)',
+  },
   printerColumnChanged: { severity: 'warning', finds: "a printer column's type, path, format or priority changed" },
   printerColumnAdded: { severity: 'warning', finds: 'a new printer column' },
-  selectableFieldRemoved: { severity: 'error', finds: 'a selectable field is gone: list requests with a field selector on it are refused' },
+  selectableFieldRemoved: {
+    severity: 'error',
+    finds: 'a selectable field is gone: list requests with a field selector on it are refused',
+  },
   selectableFieldAdded: { severity: 'warning', finds: 'a new selectable field' },
   servedVersionDifference: {
     severity: 'error',
@@ -53,30 +74,78 @@ export const crdRevisionRules = {
   servedVersionDifferenceConverted: {
     severity: 'warning',
     crdify: 'served version validator (conversion: Ignore skips it)',
-    finds: "two served versions' schemas differ where the old revision's did not, and a conversion webhook is to bridge them",
+    finds:
+      "two served versions' schemas differ where the old revision's did not, and a conversion webhook is to bridge them",
   },
   statusSubresourceAdded: {
     severity: 'error',
-    finds: 'the status subresource was enabled: writes to the object no longer change its status (a controller that writes status with the object loses it; a create drops it)',
+    finds:
+      'the status subresource was enabled: writes to the object no longer change its status (a controller that writes status with the object loses it; a create drops it)',
   },
-  statusSubresourceRemoved: { severity: 'error', finds: 'the status subresource is gone: writes to /status get 404, and every write to the object changes its status again' },
-  scaleSubresourceAdded: { severity: 'warning', finds: 'a scale subresource: kubectl scale and autoscalers can now set the replicas' },
-  scaleSubresourceRemoved: { severity: 'error', finds: 'the scale subresource is gone: kubectl scale and the autoscalers that use /scale get 404' },
-  scaleReplicasPathChanged: { severity: 'error', finds: "the scale subresource's specReplicasPath or statusReplicasPath changed: /scale reads and writes another field than stored objects hold their replicas in" },
-  scaleLabelSelectorPathChanged: { severity: 'error', finds: "the scale subresource's labelSelectorPath changed or is gone: autoscalers select other pods, or none" },
-  scaleLabelSelectorPathAdded: { severity: 'warning', finds: "the scale subresource got a labelSelectorPath: autoscalers can now find the pods" },
+  statusSubresourceRemoved: {
+    severity: 'error',
+    finds:
+      'the status subresource is gone: writes to /status get 404, and every write to the object changes its status again',
+  },
+  scaleSubresourceAdded: {
+    severity: 'warning',
+    finds: 'a scale subresource: kubectl scale and autoscalers can now set the replicas',
+  },
+  scaleSubresourceRemoved: {
+    severity: 'error',
+    finds: 'the scale subresource is gone: kubectl scale and the autoscalers that use /scale get 404',
+  },
+  scaleReplicasPathChanged: {
+    severity: 'error',
+    finds:
+      "the scale subresource's specReplicasPath or statusReplicasPath changed: /scale reads and writes another field than stored objects hold their replicas in",
+  },
+  scaleLabelSelectorPathChanged: {
+    severity: 'error',
+    finds: "the scale subresource's labelSelectorPath changed or is gone: autoscalers select other pods, or none",
+  },
+  scaleLabelSelectorPathAdded: {
+    severity: 'warning',
+    finds: 'the scale subresource got a labelSelectorPath: autoscalers can now find the pods',
+  },
   // Each field of each version's schema.
   existingFieldRemoval: {
     severity: 'error',
     crdify: 'existingFieldRemoval',
     finds: 'a field is gone from the schema: the API server prunes it from every read and erases it on the next write',
   },
-  type: { severity: 'error', crdify: 'type', finds: "a field's type changed (x-kubernetes-int-or-string counts): stored values no longer validate (what is below it is not compared)" },
-  enum: { severity: 'error', crdify: 'enum', finds: 'an enum was put on a field, or values were taken out of one: stored values may no longer validate' },
-  enumValueAdded: { severity: 'warning', crdify: 'enum (additionPolicy)', finds: 'an enum allows more values: clients that switch on it may meet one they do not know' },
-  defaultAdded: { severity: 'warning', crdify: 'default', finds: 'a field got a default: it appears on every read of an object without it' },
-  defaultChanged: { severity: 'error', crdify: 'default', finds: "a field's default changed: objects without the field read differently, and new ones are created differently" },
-  defaultRemoved: { severity: 'error', crdify: 'default', finds: "a field's default is gone: objects that relied on it no longer get it" },
+  type: {
+    severity: 'error',
+    crdify: 'type',
+    finds:
+      "a field's type changed (x-kubernetes-int-or-string counts): stored values no longer validate (what is below it is not compared)",
+  },
+  enum: {
+    severity: 'error',
+    crdify: 'enum',
+    finds: 'an enum was put on a field, or values were taken out of one: stored values may no longer validate',
+  },
+  enumValueAdded: {
+    severity: 'warning',
+    crdify: 'enum (additionPolicy)',
+    finds: 'an enum allows more values: clients that switch on it may meet one they do not know',
+  },
+  defaultAdded: {
+    severity: 'warning',
+    crdify: 'default',
+    finds: 'a field got a default: it appears on every read of an object without it',
+  },
+  defaultChanged: {
+    severity: 'error',
+    crdify: 'default',
+    finds:
+      "a field's default changed: objects without the field read differently, and new ones are created differently",
+  },
+  defaultRemoved: {
+    severity: 'error',
+    crdify: 'default',
+    finds: "a field's default is gone: objects that relied on it no longer get it",
+  },
   maximum: { severity: 'error', crdify: 'maximum', finds: 'a maximum was added or lowered (or made exclusive)' },
   maxLength: { severity: 'error', crdify: 'maxLength', finds: 'a maxLength was added or lowered' },
   maxItems: { severity: 'error', crdify: 'maxItems', finds: 'a maxItems was added or lowered' },
@@ -86,27 +155,75 @@ export const crdRevisionRules = {
   minItems: { severity: 'error', crdify: 'minItems', finds: 'a minItems was added or raised' },
   minProperties: { severity: 'error', crdify: 'minProperties', finds: 'a minProperties was added or raised' },
   multipleOf: { severity: 'error', finds: 'a multipleOf was added or changed' },
-  required: { severity: 'error', crdify: 'required', finds: 'a field became required: objects without it are refused on their next write' },
-  pattern: { severity: 'error', crdify: 'pattern', finds: "a pattern was added or changed: stored values may no longer match" },
-  patternRemoved: { severity: 'warning', crdify: 'pattern (removalPolicy)', finds: 'a pattern is gone: values it kept out are now taken' },
+  required: {
+    severity: 'error',
+    crdify: 'required',
+    finds: 'a field became required: objects without it are refused on their next write',
+  },
+  pattern: {
+    severity: 'error',
+    crdify: 'pattern',
+    finds: 'a pattern was added or changed: stored values may no longer match',
+  },
+  patternRemoved: {
+    severity: 'warning',
+    crdify: 'pattern (removalPolicy)',
+    finds: 'a pattern is gone: values it kept out are now taken',
+  },
   format: { severity: 'error', finds: 'a format was added or changed: stored values may no longer validate' },
-  nullable: { severity: 'error', crdify: 'nullable', finds: 'a field is no longer nullable: stored nulls are pruned or refused' },
-  nullableAdded: { severity: 'warning', crdify: 'nullable (additionPolicy)', finds: 'a field became nullable: clients may read null' },
-  valueValidationChanged: { severity: 'error', finds: 'allOf, anyOf, oneOf or not changed: what they admit may be narrower' },
-  validationRuleAdded: { severity: 'error', finds: 'a CEL rule (x-kubernetes-validations) was added: writes of objects it refuses fail' },
+  nullable: {
+    severity: 'error',
+    crdify: 'nullable',
+    finds: 'a field is no longer nullable: stored nulls are pruned or refused',
+  },
+  nullableAdded: {
+    severity: 'warning',
+    crdify: 'nullable (additionPolicy)',
+    finds: 'a field became nullable: clients may read null',
+  },
+  valueValidationChanged: {
+    severity: 'error',
+    finds: 'allOf, anyOf, oneOf or not changed: what they admit may be narrower',
+  },
+  validationRuleAdded: {
+    severity: 'error',
+    finds: 'a CEL rule (x-kubernetes-validations) was added: writes of objects it refuses fail',
+  },
   validationRuleChanged: { severity: 'error', finds: "a CEL rule's expression (or optionalOldSelf) changed" },
   validationRuleRemoved: { severity: 'warning', finds: 'a CEL rule is gone: what it refused is now taken' },
-  validationRuleMessageChanged: { severity: 'warning', finds: "a CEL rule's message, messageExpression, reason or fieldPath changed (what it admits did not)" },
-  listType: { severity: 'error', finds: 'x-kubernetes-list-type changed (absent counts as atomic): merges and uniqueness change' },
-  listMapKeys: { severity: 'error', finds: 'x-kubernetes-list-map-keys changed: the identity of list items for server-side apply' },
-  mapType: { severity: 'error', finds: 'x-kubernetes-map-type changed (absent counts as granular): server-side apply merges differently' },
-  preserveUnknownFieldsRemoved: { severity: 'error', finds: 'x-kubernetes-preserve-unknown-fields was taken away: unknown fields there are pruned' },
-  preserveUnknownFieldsAdded: { severity: 'warning', finds: 'x-kubernetes-preserve-unknown-fields was set: unknown fields there are kept' },
-  embeddedResource: { severity: 'error', finds: 'x-kubernetes-embedded-resource changed: what the field must hold (apiVersion, kind, metadata) changed' },
+  validationRuleMessageChanged: {
+    severity: 'warning',
+    finds: "a CEL rule's message, messageExpression, reason or fieldPath changed (what it admits did not)",
+  },
+  listType: {
+    severity: 'error',
+    finds: 'x-kubernetes-list-type changed (absent counts as atomic): merges and uniqueness change',
+  },
+  listMapKeys: {
+    severity: 'error',
+    finds: 'x-kubernetes-list-map-keys changed: the identity of list items for server-side apply',
+  },
+  mapType: {
+    severity: 'error',
+    finds: 'x-kubernetes-map-type changed (absent counts as granular): server-side apply merges differently',
+  },
+  preserveUnknownFieldsRemoved: {
+    severity: 'error',
+    finds: 'x-kubernetes-preserve-unknown-fields was taken away: unknown fields there are pruned',
+  },
+  preserveUnknownFieldsAdded: {
+    severity: 'warning',
+    finds: 'x-kubernetes-preserve-unknown-fields was set: unknown fields there are kept',
+  },
+  embeddedResource: {
+    severity: 'error',
+    finds: 'x-kubernetes-embedded-resource changed: what the field must hold (apiVersion, kind, metadata) changed',
+  },
   description: {
     severity: 'warning',
     crdify: 'description',
-    finds: "a field's description was written, rewritten or taken away: nothing stored changes, but a new meaning for a field is a break no schema shows",
+    finds:
+      "a field's description was written, rewritten or taken away: nothing stored changes, but a new meaning for a field is a break no schema shows",
   },
 } as const satisfies Record<string, { severity: Severity; finds: string; crdify?: string }>;
 

@@ -56,7 +56,10 @@ export async function followObject(api: KubeWatchApi, options: FollowOptions): P
       failures += 1;
       const delayMs = Math.min(1000 * 2 ** Math.min(failures - 1, 4), 15_000);
       const level = error instanceof KubeApiError && (error.code === 401 || error.code === 403) ? 'error' : 'warn';
-      logger[level]({ collectionPath, object: name, ...logFieldsOf(error), retryInMs: delayMs }, 'cannot follow the object: trying again');
+      logger[level](
+        { collectionPath, object: name, ...logFieldsOf(error), retryInMs: delayMs },
+        'cannot follow the object: trying again',
+      );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delayMs);
         signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });

@@ -41,7 +41,12 @@ export interface KubeStatus {
   code?: number;
   message?: string;
   reason?: string;
-  details?: { retryAfterSeconds?: number; name?: string; kind?: string; causes?: Array<{ reason?: string; message?: string; field?: string }> };
+  details?: {
+    retryAfterSeconds?: number;
+    name?: string;
+    kind?: string;
+    causes?: Array<{ reason?: string; message?: string; field?: string }>;
+  };
   metadata?: { continue?: string };
 }
 

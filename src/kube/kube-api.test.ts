@@ -12,7 +12,8 @@ describe('createKubeApi and the stop signal', () => {
   beforeAll(async () => {
     server = createServer((request, response) => {
       if (request.url?.startsWith('/ok')) response.end('{"kind":"Status"}');
-      else if (request.url?.startsWith('/denied')) response.writeHead(403).end('{"kind":"Status","message":"no","reason":"Forbidden"}');
+      else if (request.url?.startsWith('/denied'))
+        response.writeHead(403).end('{"kind":"Status","message":"no","reason":"Forbidden"}');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -26,7 +27,9 @@ describe('createKubeApi and the stop signal', () => {
   const api = () => kubeApiAt(url, 60_000);
 
   it('answers as before when nothing stops it', async () => {
-    await expect(api().request('GET', '/ok', { signal: new AbortController().signal })).resolves.toMatchObject({ status: 200 });
+    await expect(api().request('GET', '/ok', { signal: new AbortController().signal })).resolves.toMatchObject({
+      status: 200,
+    });
     await expect(api().request('GET', '/denied')).rejects.toMatchObject({ code: 403 });
     await expect(api().request('GET', '/denied')).rejects.toBeInstanceOf(KubeApiError);
   });

@@ -30,7 +30,13 @@ export interface KubeWatchApi extends KubeApi {
    * request() when the watch cannot be opened or the connection breaks. `onOpen` is called once the server has
    * accepted the watch (a 2xx answer), before any event: a quiet watch is a working one.
    */
-  watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void>;
+  watch(
+    path: string,
+    query: Record<string, string>,
+    onEvent: (event: WatchEvent) => void,
+    signal?: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<void>;
 }
 
 export type KubeMethod = 'GET' | 'PUT' | 'POST' | 'PATCH';
@@ -58,7 +64,6 @@ export class KubeTransportError extends Error {
   override name = 'KubeTransportError';
 }
 
-
 export interface KubeApiOptions {
   /** Per request: a write that hangs longer is abandoned and, being idempotent, retried. */
   timeoutMs: number;
@@ -84,7 +89,11 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
     const requestOptions: RequestOptions = {
       method,
       // The API server names the field manager of crdgate's writes after the user agent's first word.
-      headers: { accept: 'application/json', 'user-agent': 'crdgate', ...(payload ? { 'content-type': contentType, 'content-length': payload.length } : {}) },
+      headers: {
+        accept: 'application/json',
+        'user-agent': 'crdgate',
+        ...(payload ? { 'content-type': contentType, 'content-length': payload.length } : {}),
+      },
     };
     try {
       // An exec credential plugin can take its time: it is a wait like any other.
@@ -103,7 +112,12 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
   // stay per request (a rotating token), a proxy agent is left as it is.
   const keptAlive = new WeakMap<object, HttpsAgent>();
   function keepingAlive(agent: RequestOptions['agent']): RequestOptions['agent'] {
-    if (!(agent instanceof HttpsAgent) || agent.constructor !== HttpsAgent || (agent as HttpsAgent & { keepAlive?: boolean }).keepAlive) return agent;
+    if (
+      !(agent instanceof HttpsAgent) ||
+      agent.constructor !== HttpsAgent ||
+      (agent as HttpsAgent & { keepAlive?: boolean }).keepAlive
+    )
+      return agent;
     let kept = keptAlive.get(agent);
     if (!kept) {
       // Idle connections close well before the API server's own idle timeout, so a reused one is never half-closed.
@@ -122,7 +136,9 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
       const call = (secure ? httpsRequest : httpRequest)(url, requestOptions, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', (error) => reject(signal?.aborted ? new StopRequested(what) : new KubeTransportError(`${what}: ${error.message}`)));
+        response.on('error', (error) =>
+          reject(signal?.aborted ? new StopRequested(what) : new KubeTransportError(`${what}: ${error.message}`)),
+        );
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           const body = parseJson(Buffer.concat(chunks));
@@ -130,15 +146,28 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
           else reject(new KubeApiError(status, asStatus(body), response.headers, what));
         });
       });
-      call.setTimeout(timeoutMs, () => call.destroy(new KubeTransportError(`${what}: no answer within ${timeoutMs / 1000} s`)));
+      call.setTimeout(timeoutMs, () =>
+        call.destroy(new KubeTransportError(`${what}: no answer within ${timeoutMs / 1000} s`)),
+      );
       failOnErrorOrAbort(call, signal, what, reject);
       call.end(payload);
     });
   }
 
-  async function watch(path: string, query: Record<string, string>, onEvent: (event: WatchEvent) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void> {
+  async function watch(
+    path: string,
+    query: Record<string, string>,
+    onEvent: (event: WatchEvent) => void,
+    signal?: AbortSignal,
+    onOpen?: () => void,
+  ): Promise<void> {
     const what = `WATCH ${path}`;
-    const { url, requestOptions } = await authenticated('GET', path, { query: { ...query, watch: 'true' }, ...(signal ? { signal } : {}) }, what);
+    const { url, requestOptions } = await authenticated(
+      'GET',
+      path,
+      { query: { ...query, watch: 'true' }, ...(signal ? { signal } : {}) },
+      what,
+    );
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(new StopRequested(what));
       const call = (secure ? httpsRequest : httpRequest)(url, requestOptions, (response) => {
@@ -146,7 +175,9 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
         if (status < 200 || status >= 300) {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => reject(new KubeApiError(status, asStatus(parseJson(Buffer.concat(chunks))), response.headers, what)));
+          response.on('end', () =>
+            reject(new KubeApiError(status, asStatus(parseJson(Buffer.concat(chunks))), response.headers, what)),
+          );
           return;
         }
         onOpen?.();
@@ -164,13 +195,17 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
             try {
               event = JSON.parse(line) as WatchEvent;
             } catch {
-              call.destroy(new KubeTransportError(`${what}: the server sent a line that is not JSON: ${line.slice(0, 200)}`));
+              call.destroy(
+                new KubeTransportError(`${what}: the server sent a line that is not JSON: ${line.slice(0, 200)}`),
+              );
               return;
             }
             onEvent(event);
           }
         });
-        response.on('error', (error) => reject(signal?.aborted ? new StopRequested(what) : new KubeTransportError(`${what}: ${error.message}`)));
+        response.on('error', (error) =>
+          reject(signal?.aborted ? new StopRequested(what) : new KubeTransportError(`${what}: ${error.message}`)),
+        );
         response.on('end', () => resolve());
       });
       // A watch is quiet for as long as nothing changes: only a dead connection ends it, which TCP keepalive finds.
@@ -187,10 +222,18 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
  * A request that fails rejects with a KubeTransportError, or with StopRequested once `signal` aborts; aborting
  * destroys the request at once, however long its timeout: the answer no longer matters.
  */
-function failOnErrorOrAbort(call: ClientRequest, signal: AbortSignal | undefined, what: string, reject: (error: Error) => void): void {
+function failOnErrorOrAbort(
+  call: ClientRequest,
+  signal: AbortSignal | undefined,
+  what: string,
+  reject: (error: Error) => void,
+): void {
   call.on('error', (error) => {
     if (signal?.aborted) reject(new StopRequested(what));
-    else reject(error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`));
+    else
+      reject(
+        error instanceof KubeTransportError ? error : new KubeTransportError(`${what}: ${describeSocketError(error)}`),
+      );
   });
   const onAbort = () => call.destroy(new StopRequested(what));
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -220,7 +263,6 @@ function asStatus(body: unknown): KubeStatus | undefined {
   if (typeof body === 'string') return { message: body };
   return typeof body === 'object' && body !== null ? (body as KubeStatus) : undefined;
 }
-
 
 function describeSocketError(error: Error): string {
   const code = (error as NodeJS.ErrnoException).code;

@@ -40,7 +40,9 @@ describe('loadKubeConfig', () => {
   it('refuses a kubeconfig with no current cluster in one line', async () => {
     await writeFile(join(dir, 'no-context.yaml'), kubeconfig({ token: 'x' }, '""'));
     await expect(loadKubeConfig('no-context.yaml', undefined, dir)).rejects.toThrow(/no current cluster/);
-    await expect(loadKubeConfig('no-context.yaml', undefined, dir)).rejects.toMatchObject({ detail: { problem: 'no-current-cluster' } });
+    await expect(loadKubeConfig('no-context.yaml', undefined, dir)).rejects.toMatchObject({
+      detail: { problem: 'no-current-cluster' },
+    });
   });
 
   it('says there is no kubeconfig rather than trying http://localhost:8080', async () => {
@@ -49,7 +51,10 @@ describe('loadKubeConfig', () => {
     process.env.HOME = dir;
     try {
       // Which flag to pass is the command layer's to say (src/commands/kube-options.ts); here, what is missing.
-      await expect(loadKubeConfig(undefined, undefined, dir)).rejects.toMatchObject({ detail: { problem: 'missing' }, message: expect.stringMatching(/^no kubeconfig: /) });
+      await expect(loadKubeConfig(undefined, undefined, dir)).rejects.toMatchObject({
+        detail: { problem: 'missing' },
+        message: expect.stringMatching(/^no kubeconfig: /),
+      });
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];

@@ -11,7 +11,11 @@ const serviceAccountTokenPath = '/var/run/secrets/kubernetes.io/serviceaccount/t
  * The kubeconfig to talk to the API server with: `file`, else $KUBECONFIG, ~/.kube/config or the in-cluster
  * service account, switched to `context` when one is named. Problems are KubeconfigErrors that say which.
  */
-export async function loadKubeConfig(file: string | undefined, context: string | undefined, cwd: string): Promise<KubeConfig> {
+export async function loadKubeConfig(
+  file: string | undefined,
+  context: string | undefined,
+  cwd: string,
+): Promise<KubeConfig> {
   // client-node is loaded only here: it costs every other command (serve's start-up among them) ~0.4 s.
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kubeConfig = new KubeConfig();
@@ -28,7 +32,11 @@ export async function loadKubeConfig(file: string | undefined, context: string |
   }
   if (context) {
     if (!kubeConfig.getContextObject(context)) {
-      throw new KubeconfigError({ problem: 'unknown-context', context, contexts: kubeConfig.getContexts().map((c) => c.name) });
+      throw new KubeconfigError({
+        problem: 'unknown-context',
+        context,
+        contexts: kubeConfig.getContexts().map((c) => c.name),
+      });
     }
     kubeConfig.setCurrentContext(context);
   }
@@ -62,7 +70,10 @@ function followTokenFile(kubeConfig: KubeConfig, files: readonly string[]): void
     const tokenFile = raw?.users?.find((entry) => entry.name === user.name)?.user?.tokenFile;
     if (!tokenFile) continue;
     const index = kubeConfig.users.indexOf(user);
-    kubeConfig.users[index] = { ...user, authProvider: { name: 'tokenFile', config: { tokenFile: resolve(dirname(path), tokenFile) } } };
+    kubeConfig.users[index] = {
+      ...user,
+      authProvider: { name: 'tokenFile', config: { tokenFile: resolve(dirname(path), tokenFile) } },
+    };
     return;
   }
 }

@@ -39,7 +39,13 @@ export interface LeaderElection {
 }
 
 /** What one look at the Lease says this process may do. */
-export function leaseAction(spec: LeaseSpec | undefined, identity: string, lastChangeSeenAt: number, now: number, leaseDurationMs: number): 'renew' | 'acquire' | 'wait' {
+export function leaseAction(
+  spec: LeaseSpec | undefined,
+  identity: string,
+  lastChangeSeenAt: number,
+  now: number,
+  leaseDurationMs: number,
+): 'renew' | 'acquire' | 'wait' {
   if (spec?.holderIdentity === identity) return 'renew';
   if (!spec?.holderIdentity) return 'acquire';
   const durationMs = (spec.leaseDurationSeconds ?? leaseDurationMs / 1000) * 1000;
@@ -96,7 +102,10 @@ export function startLeaderElection(api: KubeApi, options: LeaderElectionOptions
         signal,
       });
     } else {
-      await api.request('PUT', path, { body: { ...lease, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec: nextSpec }, signal });
+      await api.request('PUT', path, {
+        body: { ...lease, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec: nextSpec },
+        signal,
+      });
     }
     renewedAt = now;
     observed = { key: `${identity}|${nowTime}`, seenAt: now };
@@ -109,10 +118,15 @@ export function startLeaderElection(api: KubeApi, options: LeaderElectionOptions
     try {
       const lease = (await api.request('GET', path)).body as Lease;
       if (lease.spec?.holderIdentity !== identity) return;
-      await api.request('PUT', path, { body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } } });
+      await api.request('PUT', path, {
+        body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } },
+      });
       logger.info({ lease: `${namespace}/${name}` }, 'gave up the lease');
     } catch (error) {
-      logger.warn({ lease: `${namespace}/${name}`, ...logFieldsOf(error) }, 'cannot give up the lease: another replica takes it when it expires');
+      logger.warn(
+        { lease: `${namespace}/${name}`, ...logFieldsOf(error) },
+        'cannot give up the lease: another replica takes it when it expires',
+      );
     }
   }
 
@@ -123,7 +137,8 @@ export function startLeaderElection(api: KubeApi, options: LeaderElectionOptions
       } catch (error) {
         if (signal.aborted) break;
         // A 409 means another replica wrote first: nothing is wrong, it leads.
-        if (!(error instanceof KubeApiError && error.code === 409)) logger.warn({ lease: `${namespace}/${name}`, ...logFieldsOf(error) }, 'cannot read or renew the lease');
+        if (!(error instanceof KubeApiError && error.code === 409))
+          logger.warn({ lease: `${namespace}/${name}`, ...logFieldsOf(error) }, 'cannot read or renew the lease');
       }
       setLeading(Date.now() - renewedAt < renewDeadlineMs);
       await new Promise<void>((resolve) => {

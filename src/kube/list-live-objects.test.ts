@@ -26,23 +26,58 @@ describe('forEachLiveObject', () => {
     server = createServer((request, response) => {
       const asked = new URL(request.url ?? '/', 'http://x');
       requests.push(asked);
-      const send = (code: number, body: unknown) => response.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const send = (code: number, body: unknown) =>
+        response.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (request.method !== 'GET') return send(405, { kind: 'Status', message: 'read only' });
       if (asked.pathname === '/apis/example.org/v1/widgets') {
         const from = Number(asked.searchParams.get('continue') ?? '0');
         if (expireOnce && asked.searchParams.get('continue') === '5') {
           expireOnce = false;
-          return send(410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old', metadata: { continue: '5' } });
+          return send(410, {
+            kind: 'Status',
+            code: 410,
+            reason: 'Expired',
+            message: 'too old',
+            metadata: { continue: '5' },
+          });
         }
         const limit = Number(asked.searchParams.get('limit'));
-        const items = Array.from({ length: Math.max(0, Math.min(limit, total - from)) }, (_, i) => ({ apiVersion: 'example.org/v1', kind: 'Widget', metadata: { name: `w${from + i}` } }));
+        const items = Array.from({ length: Math.max(0, Math.min(limit, total - from)) }, (_, i) => ({
+          apiVersion: 'example.org/v1',
+          kind: 'Widget',
+          metadata: { name: `w${from + i}` },
+        }));
         const next = from + items.length;
         return send(200, { kind: 'WidgetList', items, metadata: next < total ? { continue: String(next) } : {} });
       }
-      if (asked.pathname === '/apis/example.org/v1/gadgets') return send(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'gadgets.example.org is forbidden: User "ci" cannot list resource "gadgets"' });
-      if (asked.pathname === liveCrdPath('widgets.example.org')) return send(200, { kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.org' }, status: { storedVersions: ['v1'] } });
-      if (asked.pathname === liveCrdPath('absent.example.org')) return send(404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'not found', details: { name: 'absent.example.org' } });
-      if (asked.pathname.startsWith('/apis/apiextensions.k8s.io/')) return send(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'cannot get customresourcedefinitions' });
+      if (asked.pathname === '/apis/example.org/v1/gadgets')
+        return send(403, {
+          kind: 'Status',
+          code: 403,
+          reason: 'Forbidden',
+          message: 'gadgets.example.org is forbidden: User "ci" cannot list resource "gadgets"',
+        });
+      if (asked.pathname === liveCrdPath('widgets.example.org'))
+        return send(200, {
+          kind: 'CustomResourceDefinition',
+          metadata: { name: 'widgets.example.org' },
+          status: { storedVersions: ['v1'] },
+        });
+      if (asked.pathname === liveCrdPath('absent.example.org'))
+        return send(404, {
+          kind: 'Status',
+          code: 404,
+          reason: 'NotFound',
+          message: 'not found',
+          details: { name: 'absent.example.org' },
+        });
+      if (asked.pathname.startsWith('/apis/apiextensions.k8s.io/'))
+        return send(403, {
+          kind: 'Status',
+          code: 403,
+          reason: 'Forbidden',
+          message: 'cannot get customresourcedefinitions',
+        });
       // sprockets: never answered
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,7 +103,11 @@ describe('forEachLiveObject', () => {
     expect(end).toEqual({ complete: true, listed: total });
     expect(pages.map((page) => page.length)).toEqual([10, 10, 5]);
     expect(names(pages)).toEqual(Array.from({ length: total }, (_, i) => `w${i}`));
-    expect(requests.map((r) => [r.searchParams.get('limit'), r.searchParams.get('continue')])).toEqual([['10', null], ['10', '10'], ['10', '20']]);
+    expect(requests.map((r) => [r.searchParams.get('limit'), r.searchParams.get('continue')])).toEqual([
+      ['10', null],
+      ['10', '10'],
+      ['10', '20'],
+    ]);
   });
 
   it('stops at the count bound and says so, asking for no more than the bound', async () => {
@@ -94,7 +133,10 @@ describe('forEachLiveObject', () => {
 
   it('stops at the time bound when a page does not come, and says so', async () => {
     const started = performance.now();
-    const end = await forEachLiveObject(api(), { group: 'example.org', version: 'v1', plural: 'sprockets' }, () => {}, { ...bounds, timeoutMs: 300 });
+    const end = await forEachLiveObject(api(), { group: 'example.org', version: 'v1', plural: 'sprockets' }, () => {}, {
+      ...bounds,
+      timeoutMs: 300,
+    });
     expect(end).toEqual({ complete: false, listed: 0, stoppedBy: 'time' });
     expect(performance.now() - started).toBeLessThan(2_000);
   });
@@ -117,11 +159,18 @@ describe('forEachLiveObject', () => {
   it("rejects with StopRequested on the caller's own stop, not as a bound", async () => {
     const stop = new AbortController();
     stop.abort();
-    await expect(forEachLiveObject(api(), widgets, () => {}, { ...bounds, signal: stop.signal })).rejects.toBeInstanceOf(StopRequested);
+    await expect(
+      forEachLiveObject(api(), widgets, () => {}, { ...bounds, signal: stop.signal }),
+    ).rejects.toBeInstanceOf(StopRequested);
   });
 
   it('names the resource and the permission when RBAC refuses the list', async () => {
-    const failure = await forEachLiveObject(api(), { group: 'example.org', version: 'v1', plural: 'gadgets' }, () => {}, bounds).catch((error: unknown) => error);
+    const failure = await forEachLiveObject(
+      api(),
+      { group: 'example.org', version: 'v1', plural: 'gadgets' },
+      () => {},
+      bounds,
+    ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LiveReadError);
     expect((failure as LiveReadError).problem).toBe('forbidden');
     expect((failure as LiveReadError).message).toContain('list gadgets.example.org');

@@ -25,7 +25,8 @@ export interface LiveListBounds {
 }
 
 /** How a list ended: every object listed, or stopped at a bound with `listed` objects handed over. */
-export type LiveListEnd = { complete: true; listed: number } | { complete: false; listed: number; stoppedBy: 'count' | 'time' };
+export type LiveListEnd =
+  { complete: true; listed: number } | { complete: false; listed: number; stoppedBy: 'count' | 'time' };
 
 export interface LiveListOptions extends LiveListBounds {
   /**
@@ -43,7 +44,8 @@ export function liveResourceOf(crd: unknown): LiveResource | undefined {
   const names = isPlainObject(spec.names) ? spec.names : {};
   const versions = Array.isArray(spec.versions) ? spec.versions.filter(isPlainObject) : [];
   const storage = versions.find((version) => version.storage === true)?.name;
-  if (typeof spec.group !== 'string' || typeof names.plural !== 'string' || typeof storage !== 'string') return undefined;
+  if (typeof spec.group !== 'string' || typeof names.plural !== 'string' || typeof storage !== 'string')
+    return undefined;
   return { group: spec.group, version: storage, plural: names.plural };
 }
 
@@ -79,7 +81,10 @@ export async function forEachLiveObject(
     let body: ListBody;
     try {
       await options.limiter?.take(signal);
-      const answer = await api.request('GET', path, { query: { limit: String(limit), ...(token ? { continue: token } : {}) }, signal });
+      const answer = await api.request('GET', path, {
+        query: { limit: String(limit), ...(token ? { continue: token } : {}) },
+        signal,
+      });
       body = (answer.body ?? {}) as ListBody;
     } catch (error) {
       if (error instanceof StopRequested || signal.aborted) {

@@ -21,9 +21,14 @@ export class LiveReadError extends Error {
 export function liveReadFailure(what: string, permission: string, error: unknown): Error {
   if (error instanceof KubeApiError) {
     const answered = `${error.code}${error.reason ? ` ${error.reason}` : ''}: ${error.message}`;
-    if (error.code === 403 || error.code === 401) return new LiveReadError('forbidden', `${what}: the API server refused it (${answered}); the identity needs ${permission}`);
+    if (error.code === 403 || error.code === 401)
+      return new LiveReadError(
+        'forbidden',
+        `${what}: the API server refused it (${answered}); the identity needs ${permission}`,
+      );
     return new LiveReadError('failed', `${what}: the API server answered ${answered}`);
   }
-  if (error instanceof KubeTransportError || error instanceof KubeconfigError) return new LiveReadError('failed', `${what}: ${error.message}`);
+  if (error instanceof KubeTransportError || error instanceof KubeconfigError)
+    return new LiveReadError('failed', `${what}: ${error.message}`);
   return error instanceof Error ? error : new Error(String(error));
 }

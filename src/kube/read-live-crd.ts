@@ -18,8 +18,13 @@ export async function readLiveCrd(api: KubeApi, name: string, signal?: AbortSign
     ({ body } = await api.request('GET', liveCrdPath(name), signal ? { signal } : {}));
   } catch (error) {
     if (error instanceof KubeApiError && error.code === 404 && error.objectName !== undefined) return undefined;
-    throw liveReadFailure(what, `get on the customresourcedefinition ${name} (crdgate manifests --crd-reads ${name} renders that ClusterRole)`, error);
+    throw liveReadFailure(
+      what,
+      `get on the customresourcedefinition ${name} (crdgate manifests --crd-reads ${name} renders that ClusterRole)`,
+      error,
+    );
   }
-  if (!isPlainObject(body)) throw new LiveReadError('failed', `${what}: the API server answered something that is no object`);
+  if (!isPlainObject(body))
+    throw new LiveReadError('failed', `${what}: the API server answered something that is no object`);
   return body as KubeObject;
 }

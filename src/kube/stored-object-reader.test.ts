@@ -10,7 +10,9 @@ const ref = { group: 'geo.example.com', version: 'v1', resource: 'geodatabases',
 describe('storedObjectPath', () => {
   it('is the object in the group and version asked for, namespaced or not, each part escaped', () => {
     expect(storedObjectPath(ref)).toBe('/apis/geo.example.com/v1/namespaces/maps/geodatabases/db');
-    expect(storedObjectPath({ group: 'widgets.example.org', version: 'v1', resource: 'widgets', name: 'a/b?c' })).toBe('/apis/widgets.example.org/v1/widgets/a%2Fb%3Fc');
+    expect(storedObjectPath({ group: 'widgets.example.org', version: 'v1', resource: 'widgets', name: 'a/b?c' })).toBe(
+      '/apis/widgets.example.org/v1/widgets/a%2Fb%3Fc',
+    );
   });
 });
 
@@ -23,9 +25,21 @@ describe('createStoredObjectReader', () => {
     server = createServer((request, response) => {
       paths.push(request.url ?? '');
       if (request.url === '/apis/geo.example.com/v1/namespaces/maps/geodatabases/db') {
-        response.end(JSON.stringify({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'db', resourceVersion: '7' } }));
+        response.end(
+          JSON.stringify({
+            apiVersion: 'geo.example.com/v1',
+            kind: 'GeoDatabase',
+            metadata: { name: 'db', resourceVersion: '7' },
+          }),
+        );
       } else {
-        response.writeHead(403).end(JSON.stringify({ kind: 'Status', reason: 'Forbidden', message: 'geodatabases.geo.example.com "other" is forbidden: no get' }));
+        response.writeHead(403).end(
+          JSON.stringify({
+            kind: 'Status',
+            reason: 'Forbidden',
+            message: 'geodatabases.geo.example.com "other" is forbidden: no get',
+          }),
+        );
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -40,7 +54,9 @@ describe('createStoredObjectReader', () => {
 
   it('reads the object with one GET', async () => {
     paths.length = 0;
-    await expect(createStoredObjectReader(api())(ref)).resolves.toEqual({ object: { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'db', resourceVersion: '7' } } });
+    await expect(createStoredObjectReader(api())(ref)).resolves.toEqual({
+      object: { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'db', resourceVersion: '7' } },
+    });
     expect(paths).toEqual(['/apis/geo.example.com/v1/namespaces/maps/geodatabases/db']);
   });
 
@@ -53,7 +69,9 @@ describe('createStoredObjectReader', () => {
     const nobody = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise((resolve) => closed.close(resolve));
     const failed = await createStoredObjectReader(api(nobody))(ref);
-    expect(failed).toEqual({ problem: expect.stringMatching(new RegExp(`^GET ${nobody}/apis/.* failed: .*ECONNREFUSED`)) });
+    expect(failed).toEqual({
+      problem: expect.stringMatching(new RegExp(`^GET ${nobody}/apis/.* failed: .*ECONNREFUSED`)),
+    });
   });
 
   it('makes its client at the first read, and again after a failure to, until one is made', async () => {

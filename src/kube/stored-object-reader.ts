@@ -52,7 +52,8 @@ export function createStoredObjectReader(api: KubeApi | (() => Promise<KubeApi>)
 }
 
 function describeReadFailure(what: string, error: unknown): string {
-  if (error instanceof KubeApiError) return `${what} answered ${error.code}${error.reason ? ` ${error.reason}` : ''}: ${error.message}`;
+  if (error instanceof KubeApiError)
+    return `${what} answered ${error.code}${error.reason ? ` ${error.reason}` : ''}: ${error.message}`;
   if (error instanceof StopRequested) return `${what} gave no answer within ${storedObjectReadTimeoutMs / 1000} s`;
   return `${what} failed: ${(error as Error)?.message ?? String(error)}`;
 }

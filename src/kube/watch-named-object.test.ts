@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, KubeTransportError, type KubeRequestOptions, type KubeResponse, type KubeWatchApi, type WatchEvent } from './kube-api.ts';
+import {
+  KubeApiError,
+  KubeTransportError,
+  type KubeRequestOptions,
+  type KubeResponse,
+  type KubeWatchApi,
+  type WatchEvent,
+} from './kube-api.ts';
 import { watchNamedObject, WatchErrorEvent, type FollowState } from './watch-named-object.ts';
 
 // The resume logic against a fake API: each call takes the next step of a script. The real API server is in
@@ -10,8 +17,12 @@ type Step =
   | { fail: Error }
   | { watch: WatchEvent[]; then?: Error };
 
-const crd = (resourceVersion: string, field = 'a') => ({ metadata: { name: 'dbclusters.dbops.example.com', resourceVersion }, spec: { field } });
-const gone = (): KubeApiError => new KubeApiError(410, { reason: 'Expired', message: 'too old resource version' }, {}, 'WATCH');
+const crd = (resourceVersion: string, field = 'a') => ({
+  metadata: { name: 'dbclusters.dbops.example.com', resourceVersion },
+  spec: { field },
+});
+const gone = (): KubeApiError =>
+  new KubeApiError(410, { reason: 'Expired', message: 'too old resource version' }, {}, 'WATCH');
 
 interface Run {
   calls: string[];
@@ -31,7 +42,8 @@ async function run(script: Step[]): Promise<Run> {
       controller.abort();
       throw new Error('script done');
     }
-    if (!('fail' in step) && !(kind in step)) throw new Error(`the script expected ${Object.keys(step)[0]}, the watcher called ${kind}`);
+    if (!('fail' in step) && !(kind in step))
+      throw new Error(`the script expected ${Object.keys(step)[0]}, the watcher called ${kind}`);
     return step;
   };
   const api: KubeWatchApi = {
@@ -57,8 +69,18 @@ async function run(script: Step[]): Promise<Run> {
     collectionPath: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
     name: 'dbclusters.dbops.example.com',
     watchTimeoutSeconds: 60,
-    onObject: (object) => result.objects.push(object === undefined ? undefined : `${(object.metadata as { resourceVersion: string }).resourceVersion}:${(object.spec as { field: string }).field}`),
-    onState: (state: FollowState) => result.states.push(state.following ? 'following' : `not following (${(state.error as Error).name} ${(state.error as Error).message}) retry in ${state.retryInMs}`),
+    onObject: (object) =>
+      result.objects.push(
+        object === undefined
+          ? undefined
+          : `${(object.metadata as { resourceVersion: string }).resourceVersion}:${(object.spec as { field: string }).field}`,
+      ),
+    onState: (state: FollowState) =>
+      result.states.push(
+        state.following
+          ? 'following'
+          : `not following (${(state.error as Error).name} ${(state.error as Error).message}) retry in ${state.retryInMs}`,
+      ),
     signal: controller.signal,
     backoffMs: (failures) => failures * 100,
     sleep: async (ms) => {
@@ -68,7 +90,9 @@ async function run(script: Step[]): Promise<Run> {
   return result;
 }
 
-const list = (resourceVersion: string, ...items: Record<string, unknown>[]): Step => ({ list: { resourceVersion, items } });
+const list = (resourceVersion: string, ...items: Record<string, unknown>[]): Step => ({
+  list: { resourceVersion, items },
+});
 const selector = 'fieldSelector=metadata.name%3Ddbclusters.dbops.example.com';
 const listCall = `GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions?${selector}`;
 const watchCall = (resourceVersion: string) =>
@@ -78,7 +102,12 @@ describe('watchNamedObject', () => {
   it('lists the one object by field selector, watches from the list, and resumes each ended watch from the last resourceVersion, bookmarks too', async () => {
     const result = await run([
       list('10', crd('9')),
-      { watch: [{ type: 'MODIFIED', object: crd('11', 'b') }, { type: 'BOOKMARK', object: { metadata: { resourceVersion: '15' } } }] },
+      {
+        watch: [
+          { type: 'MODIFIED', object: crd('11', 'b') },
+          { type: 'BOOKMARK', object: { metadata: { resourceVersion: '15' } } },
+        ],
+      },
       { watch: [{ type: 'DELETED', object: crd('16', 'b') }] },
       { watch: [{ type: 'ADDED', object: crd('20', 'c') }] },
     ]);
@@ -115,7 +144,14 @@ describe('watchNamedObject', () => {
   it('lists again at once when the resourceVersion is too old: a 410 ERROR event, or a 410 answer', async () => {
     const result = await run([
       list('10', crd('9')),
-      { watch: [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (40)' } }] },
+      {
+        watch: [
+          {
+            type: 'ERROR',
+            object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 10 (40)' },
+          },
+        ],
+      },
       list('41', crd('30', 'b')),
       { fail: gone() },
       list('50', crd('45', 'c')),
@@ -128,17 +164,36 @@ describe('watchNamedObject', () => {
   });
 
   it('reports a refused list (RBAC) and backs off more at each failure in a row, until one succeeds', async () => {
-    const forbidden = () => new KubeApiError(403, { reason: 'Forbidden', message: 'customresourcedefinitions is forbidden' }, {}, 'GET');
-    const result = await run([{ fail: forbidden() }, { fail: forbidden() }, { fail: forbidden() }, list('7', crd('6')), { watch: [] }]);
+    const forbidden = () =>
+      new KubeApiError(403, { reason: 'Forbidden', message: 'customresourcedefinitions is forbidden' }, {}, 'GET');
+    const result = await run([
+      { fail: forbidden() },
+      { fail: forbidden() },
+      { fail: forbidden() },
+      list('7', crd('6')),
+      { watch: [] },
+    ]);
     expect(result.sleeps).toEqual([100, 200, 300]);
     expect(result.states.at(-1)).toBe('following');
-    expect(result.states.slice(0, 3).every((state) => state.startsWith('not following (KubeApiError customresourcedefinitions is forbidden)'))).toBe(true);
+    expect(
+      result.states
+        .slice(0, 3)
+        .every((state) => state.startsWith('not following (KubeApiError customresourcedefinitions is forbidden)')),
+    ).toBe(true);
     expect(result.calls.filter((call) => call === listCall)).toHaveLength(4);
   });
 
   it('takes an ERROR event other than 410 as a failure, and resumes from its resourceVersion after the wait', async () => {
-    const result = await run([list('10', crd('9')), { watch: [{ type: 'ERROR', object: { code: 500, message: 'etcd is unhappy' } }] }, { watch: [] }]);
-    expect(result.states).toEqual(['following', `not following (${new WatchErrorEvent({}).name} the watch ended with an error (500): etcd is unhappy) retry in 100`, 'following']);
+    const result = await run([
+      list('10', crd('9')),
+      { watch: [{ type: 'ERROR', object: { code: 500, message: 'etcd is unhappy' } }] },
+      { watch: [] },
+    ]);
+    expect(result.states).toEqual([
+      'following',
+      `not following (${new WatchErrorEvent({}).name} the watch ended with an error (500): etcd is unhappy) retry in 100`,
+      'following',
+    ]);
     expect(result.calls).toEqual([listCall, watchCall('10'), watchCall('10')]);
   });
 
@@ -151,7 +206,14 @@ describe('watchNamedObject', () => {
       },
       watch: async () => {},
     };
-    const stopped = watchNamedObject(api, { collectionPath: '/x', name: 'y', onObject: () => {}, onState: () => controller.abort(), signal: controller.signal, backoffMs: () => 3_600_000 });
+    const stopped = watchNamedObject(api, {
+      collectionPath: '/x',
+      name: 'y',
+      onObject: () => {},
+      onState: () => controller.abort(),
+      signal: controller.signal,
+      backoffMs: () => 3_600_000,
+    });
     await expect(stopped).resolves.toBeUndefined();
   });
 });

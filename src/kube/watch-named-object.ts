@@ -63,7 +63,8 @@ export async function watchNamedObject(api: KubeWatchApi, options: WatchNamedObj
   while (!signal.aborted) {
     try {
       if (resourceVersion === undefined) {
-        const listed = (await api.request('GET', collectionPath, { query: { fieldSelector }, signal })).body as NamedList;
+        const listed = (await api.request('GET', collectionPath, { query: { fieldSelector }, signal }))
+          .body as NamedList;
         resourceVersion = listed.metadata?.resourceVersion ?? '';
         setFollowing();
         failures = 0;

@@ -83,7 +83,10 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     // The first generation renders while the control plane starts, and serves once it is up: the server reads the
     // control plane's kubeconfig as it starts (for /scale reads and an owner's CRD), which exists only then.
     const controlPlaneStarting = startControlPlane({ assetsDir: options.assetsDir, dir });
-    const [startedControlPlane, first] = await Promise.allSettled([controlPlaneStarting, startGeneration(controlPlaneStarting)]);
+    const [startedControlPlane, first] = await Promise.allSettled([
+      controlPlaneStarting,
+      startGeneration(controlPlaneStarting),
+    ]);
     if (startedControlPlane.status === 'fulfilled') controlPlane = startedControlPlane.value;
     if (startedControlPlane.status === 'rejected') throw startedControlPlane.reason;
     if (first.status === 'rejected') throw first.reason;
@@ -112,7 +115,9 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
         say(`reloaded: generation ${next.number} serves at ${next.url}; the API server's CRDs and webhooks follow it`);
         if (previous) setTimeout(() => void retire(previous), previousGenerationGraceMs).unref();
       } catch (error) {
-        say(`the edit did not load, so generation ${current?.number} keeps serving:\n${indent((error as Error).message)}`);
+        say(
+          `the edit did not load, so generation ${current?.number} keeps serving:\n${indent((error as Error).message)}`,
+        );
       }
     };
     watcher = watchFolders(options.watchDirs, () => {

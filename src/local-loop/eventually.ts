@@ -2,7 +2,11 @@
  * Polls until check returns a value (anything but undefined), for what the API server does asynchronously:
  * establishing a CRD, picking up a webhook configuration. Fails with what was last seen, so a timeout says why.
  */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, { timeoutMs = 30_000, intervalMs = 250 } = {}): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  { timeoutMs = 30_000, intervalMs = 250 } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown = 'no answer yet';
   for (;;) {

@@ -42,7 +42,8 @@ export function watchFolders(roots: readonly string[], onChange: () => void): Fo
       return; // a file, or already gone
     }
     add(dir);
-    for (const entry of entries) if (entry.isDirectory() && !ignoredFolders.has(entry.name)) addTree(join(dir, entry.name));
+    for (const entry of entries)
+      if (entry.isDirectory() && !ignoredFolders.has(entry.name)) addTree(join(dir, entry.name));
   };
   for (const root of roots) addTree(root);
   return {

@@ -1,4 +1,10 @@
-import { ApiException, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ApiException,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import type { KubeObject } from '../contract/values/kube-object.ts';
 import { KubeApiError, type KubeStatus } from '../kube/kube-api-error.ts';
 
@@ -41,8 +47,15 @@ export function createObjectClient(kubeconfigPath: string): ObjectClient {
       return refusalsAsKubeApiErrors(() => api.replace(object as KubernetesObject)) as never;
     },
     mergePatch: function mergePatch(reference, patch) {
-      const body = { ...patch, apiVersion: reference.apiVersion, kind: reference.kind, metadata: { ...(patch['metadata'] as object), ...reference.metadata } };
-      return refusalsAsKubeApiErrors(() => api.patch(body as KubernetesObject, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch)) as never;
+      const body = {
+        ...patch,
+        apiVersion: reference.apiVersion,
+        kind: reference.kind,
+        metadata: { ...(patch['metadata'] as object), ...reference.metadata },
+      };
+      return refusalsAsKubeApiErrors(() =>
+        api.patch(body as KubernetesObject, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch),
+      ) as never;
     },
     delete: async function remove(reference) {
       await refusalsAsKubeApiErrors(() => api.delete(reference as never));

@@ -27,7 +27,11 @@ const pollIntervalMs = 50;
  * server has the configuration. The mutating webhooks are called before the schema is checked: a dry-run create
  * of an empty object of each kind that has one shows them in use.
  */
-export async function putCrdgateInFront(kubeConfig: KubeConfig, front: FrontManifests, calls: AdmissionCallCount): Promise<void> {
+export async function putCrdgateInFront(
+  kubeConfig: KubeConfig,
+  front: FrontManifests,
+  calls: AdmissionCallCount,
+): Promise<void> {
   await serverSideApply(kubeConfig, front.crds);
   const extensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
   for (const crd of front.crds) {
@@ -45,7 +49,11 @@ export async function putCrdgateInFront(kubeConfig: KubeConfig, front: FrontMani
   const ordered = [...front.webhookConfigurations].sort((a, b) => kindOrder(a) - kindOrder(b)).map(withReadyProbe);
   await serverSideApply(kubeConfig, ordered);
   await awaitValidatingWebhooksInUse(kubeConfig, calls);
-  await awaitMutatingWebhooksInUse(kubeConfig, front.crds.filter((crd) => hasMutatingWebhook(crd, front.webhookConfigurations)), calls);
+  await awaitMutatingWebhooksInUse(
+    kubeConfig,
+    front.crds.filter((crd) => hasMutatingWebhook(crd, front.webhookConfigurations)),
+    calls,
+  );
 }
 
 function kindOrder(manifest: Manifest): number {
@@ -61,10 +69,14 @@ function withReadyProbe(configuration: Manifest): Manifest {
   const probe = {
     name: 'ready-probe.crdgate.local',
     clientConfig: webhooks[0]!['clientConfig'],
-    rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], scope: 'Namespaced' }],
+    rules: [
+      { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'], scope: 'Namespaced' },
+    ],
     objectSelector: { matchLabels: { [readyProbe.label]: 'true' } },
     // Only the probe's own dry runs: nobody else's ConfigMaps ever wait on crdgate.
-    matchConditions: [{ name: 'ready-probe', expression: `request.dryRun == true && object.metadata.name == "${readyProbe.name}"` }],
+    matchConditions: [
+      { name: 'ready-probe', expression: `request.dryRun == true && object.metadata.name == "${readyProbe.name}"` },
+    ],
     failurePolicy: 'Ignore',
     sideEffects: 'None',
     admissionReviewVersions: ['v1'],
@@ -76,7 +88,11 @@ function withReadyProbe(configuration: Manifest): Manifest {
 /** Server-side dry-run creates of the probe's ConfigMap, until crdgate has answered one through the validating configuration. */
 async function awaitValidatingWebhooksInUse(kubeConfig: KubeConfig, calls: AdmissionCallCount): Promise<void> {
   const client = KubernetesObjectApi.makeApiClient(kubeConfig);
-  const probe = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: readyProbe.name, namespace: 'default', labels: { [readyProbe.label]: 'true' } } };
+  const probe = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: readyProbe.name, namespace: 'default', labels: { [readyProbe.label]: 'true' } },
+  };
   const before = await calls('validate');
   await eventually(
     "the API server to call crdgate's validating webhooks",
@@ -93,15 +109,31 @@ function hasMutatingWebhook(crd: Manifest, configurations: readonly Manifest[]):
   const spec = crd['spec'] as { group: string; names: { plural: string } };
   return configurations
     .filter((configuration) => configuration.kind === 'MutatingWebhookConfiguration')
-    .flatMap((configuration) => (configuration['webhooks'] ?? []) as Array<{ rules?: Array<{ apiGroups?: string[]; resources?: string[] }> }>)
-    .some((webhook) => (webhook.rules ?? []).some((rule) => rule.apiGroups?.includes(spec.group) && rule.resources?.includes(spec.names.plural)));
+    .flatMap(
+      (configuration) =>
+        (configuration['webhooks'] ?? []) as Array<{ rules?: Array<{ apiGroups?: string[]; resources?: string[] }> }>,
+    )
+    .some((webhook) =>
+      (webhook.rules ?? []).some(
+        (rule) => rule.apiGroups?.includes(spec.group) && rule.resources?.includes(spec.names.plural),
+      ),
+    );
 }
 
 /** Server-side dry-run creates of an empty object of each kind: nothing is stored, but the mutating webhook is called. */
-async function awaitMutatingWebhooksInUse(kubeConfig: KubeConfig, crds: Manifest[], calls: AdmissionCallCount): Promise<void> {
+async function awaitMutatingWebhooksInUse(
+  kubeConfig: KubeConfig,
+  crds: Manifest[],
+  calls: AdmissionCallCount,
+): Promise<void> {
   const client = KubernetesObjectApi.makeApiClient(kubeConfig);
   for (const crd of crds) {
-    const spec = crd['spec'] as { group: string; names: { kind: string }; scope: string; versions: Array<{ name: string; storage: boolean }> };
+    const spec = crd['spec'] as {
+      group: string;
+      names: { kind: string };
+      scope: string;
+      versions: Array<{ name: string; storage: boolean }>;
+    };
     const version = spec.versions.find((v) => v.storage)?.name ?? spec.versions[0]?.name;
     const probe = {
       apiVersion: `${spec.group}/${version}`,

@@ -54,12 +54,30 @@ const stopGraceMs = 5_000;
  * wait. Throws with crdgate's own message when the contracts do not load, so the caller can keep the last good one
  * serving, and with serveAfter's error when that fails.
  */
-export async function startServeGeneration(options: GenerationOptions, number: number, serveAfter: Promise<unknown> = Promise.resolve()): Promise<ServeGeneration> {
+export async function startServeGeneration(
+  options: GenerationOptions,
+  number: number,
+  serveAfter: Promise<unknown> = Promise.resolve(),
+): Promise<ServeGeneration> {
   const port = await findFreePort();
   const url = `https://127.0.0.1:${port}`;
   const contractArgs = options.contracts.flatMap((contract) => ['--contract', contract]);
   const ca = await readFile(options.caCertFile, 'utf8');
-  const rendering = runCrdgate(['manifests', ...contractArgs, '--url', url, '--ca-bundle', options.caCertFile, '--name', options.name, '--owner-crds', ...(options.webhookFlags ?? [])], options.cwd);
+  const rendering = runCrdgate(
+    [
+      'manifests',
+      ...contractArgs,
+      '--url',
+      url,
+      '--ca-bundle',
+      options.caCertFile,
+      '--name',
+      options.name,
+      '--owner-crds',
+      ...(options.webhookFlags ?? []),
+    ],
+    options.cwd,
+  );
   try {
     await serveAfter;
   } catch (error) {
@@ -69,13 +87,30 @@ export async function startServeGeneration(options: GenerationOptions, number: n
   const child = startManagedProcess({
     name: `crdgate serve (generation ${number})`,
     command: process.execPath,
-    args: [crdgateBin, 'serve', ...contractArgs, '--port', String(port), '--host', '127.0.0.1', '--cert-dir', options.certDir, '--drain-delay', '0'],
+    args: [
+      crdgateBin,
+      'serve',
+      ...contractArgs,
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--cert-dir',
+      options.certDir,
+      '--drain-delay',
+      '0',
+    ],
     cwd: options.cwd,
     logFile: join(options.logDir, `crdgate-${number}.log`),
     env: { KUBECONFIG: options.kubeconfigPath },
   });
   const stop = (): Promise<void> => child.stop(stopGraceMs);
-  const ready = waitUntilReady(child, 'GET /readyz', readyTimeoutMs, async () => (await httpsGet(`${url}/readyz`, { ca })).status === 200);
+  const ready = waitUntilReady(
+    child,
+    'GET /readyz',
+    readyTimeoutMs,
+    async () => (await httpsGet(`${url}/readyz`, { ca })).status === 200,
+  );
   // Both settle before either is reported: when the contracts do not load, both fail, and the renderer's one line
   // is the one to show (the server's failure comes with its whole log).
   const [rendered, served] = await Promise.allSettled([rendering, ready]);
@@ -93,7 +128,9 @@ function frontManifests(yaml: string): FrontManifests {
     .filter((manifest): manifest is Manifest => manifest !== null);
   return {
     crds: manifests.filter((m) => m.kind === 'CustomResourceDefinition'),
-    webhookConfigurations: manifests.filter((m) => m.kind === 'ValidatingWebhookConfiguration' || m.kind === 'MutatingWebhookConfiguration'),
+    webhookConfigurations: manifests.filter(
+      (m) => m.kind === 'ValidatingWebhookConfiguration' || m.kind === 'MutatingWebhookConfiguration',
+    ),
   };
 }
 

@@ -1,4 +1,10 @@
-import { KubernetesObjectApi, loadAllYaml, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  KubernetesObjectApi,
+  loadAllYaml,
+  PatchStrategy,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import type { Manifest } from '../render/manifest.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
 

@@ -16,7 +16,10 @@ describe('startTestEnvironment without binaries', () => {
   });
 
   afterEach(async () => {
-    for (const [name, value] of [['KUBEBUILDER_ASSETS', saved.assets], ['XDG_CACHE_HOME', saved.cache]] as const) {
+    for (const [name, value] of [
+      ['KUBEBUILDER_ASSETS', saved.assets],
+      ['XDG_CACHE_HOME', saved.cache],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -25,9 +28,15 @@ describe('startTestEnvironment without binaries', () => {
 
   it('throws ControlPlaneUnavailableError naming what is missing and how to get it, so a suite can skip with the reason', async () => {
     const lines: string[] = [];
-    const failure = await startTestEnvironment({ contracts: geoDatabaseContract(), build: false, log: (line) => lines.push(line) }).catch((error: unknown) => error);
+    const failure = await startTestEnvironment({
+      contracts: geoDatabaseContract(),
+      build: false,
+      log: (line) => lines.push(line),
+    }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ControlPlaneUnavailableError);
-    expect((failure as Error).message).toMatch(/kube-apiserver, etcd, kubectl not built yet in .*\(run: npx crdgate kube-bin\)/);
+    expect((failure as Error).message).toMatch(
+      /kube-apiserver, etcd, kubectl not built yet in .*\(run: npx crdgate kube-bin\)/,
+    );
     expect(lines.join('\n')).toContain(`KUBEBUILDER_ASSETS=${empty} lacks kube-apiserver, etcd, kubectl`);
   });
 });

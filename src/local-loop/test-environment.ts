@@ -15,7 +15,10 @@ import { createStoredObjectReader, storedObjectReadTimeoutMs } from '../kube/sto
 import { createLogger } from '../log.ts';
 import { renderCustomResourceDefinition, renderOwnerCrd } from '../render/custom-resource-definition.ts';
 import type { WebhookEndpoint } from '../render/webhook-endpoint.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from '../render/webhook-configurations.ts';
+import {
+  renderMutatingWebhookConfiguration,
+  renderValidatingWebhookConfiguration,
+} from '../render/webhook-configurations.ts';
 import { webhookReachProblems } from '../render/webhook-reach.ts';
 import { startServer, type RunningServer } from '../server/serve.ts';
 import { createObjectClient, type ObjectClient } from './object-client.ts';
@@ -67,11 +70,14 @@ export interface TestEnvironment {
  */
 export async function startTestEnvironment(options: TestEnvironmentOptions): Promise<TestEnvironment> {
   const log = options.log ?? (() => {});
-  const contracts: readonly Contract[] = Array.isArray(options.contracts) ? options.contracts : [options.contracts as Contract];
+  const contracts: readonly Contract[] = Array.isArray(options.contracts)
+    ? options.contracts
+    : [options.contracts as Contract];
   // Before anything starts: a contract that does not compile is the caller's error, not an environment problem.
   const registry = createContractRegistry(contracts);
   const reachProblems = webhookReachProblems(contracts);
-  if (reachProblems.length > 0) throw new Error(`the webhooks' match conditions would not hold: ${reachProblems.join('; ')}`);
+  if (reachProblems.length > 0)
+    throw new Error(`the webhooks' match conditions would not hold: ${reachProblems.join('; ')}`);
   for (const contract of contracts) {
     if (!ownsCrd(contract) && contract.ownerCrd === undefined) {
       throw new Error(
@@ -104,7 +110,13 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
       host: '127.0.0.1',
       certDir,
       registry,
-      ...(scales ? { readStoredObject: createStoredObjectReader(createKubeApi(kubeConfig, { timeoutMs: storedObjectReadTimeoutMs })) } : {}),
+      ...(scales
+        ? {
+            readStoredObject: createStoredObjectReader(
+              createKubeApi(kubeConfig, { timeoutMs: storedObjectReadTimeoutMs }),
+            ),
+          }
+        : {}),
       logger: createLogger({ level: 'silent' }),
       limits: { admissionBytes: serveDefaults.admissionBodyBytes, conversionBytes: serveDefaults.conversionBodyBytes },
       drainDelayMs: 0,
@@ -118,12 +130,19 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
       kubeConfig,
       {
         // A CRD someone else owns is applied as its owner has it (ownerCrd), as the operator's chart would.
-        crds: contracts.flatMap((contract) => (ownsCrd(contract) ? [renderCustomResourceDefinition(contract, endpoint)] : (renderOwnerCrd(contract) ?? []))),
-        webhookConfigurations: [renderValidatingWebhookConfiguration(contracts, endpoint), renderMutatingWebhookConfiguration(contracts, endpoint)],
+        crds: contracts.flatMap((contract) =>
+          ownsCrd(contract) ? [renderCustomResourceDefinition(contract, endpoint)] : (renderOwnerCrd(contract) ?? []),
+        ),
+        webhookConfigurations: [
+          renderValidatingWebhookConfiguration(contracts, endpoint),
+          renderMutatingWebhookConfiguration(contracts, endpoint),
+        ],
       },
       admissionCallsFromMetrics(crdgateUrl, caPem),
     );
-    log(`crdgate serves ${contracts.map((c) => `${c.identity.plural}.${c.identity.group}`).join(', ')} at ${crdgateUrl} in front of ${controlPlane.apiServerUrl}`);
+    log(
+      `crdgate serves ${contracts.map((c) => `${c.identity.plural}.${c.identity.group}`).join(', ')} at ${crdgateUrl} in front of ${controlPlane.apiServerUrl}`,
+    );
     return {
       apiServerUrl: controlPlane.apiServerUrl,
       kubeconfigPath: controlPlane.kubeconfigPath,
@@ -131,7 +150,8 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
       namespace: 'default',
       client: createObjectClient(controlPlane.kubeconfigPath),
       crdgateUrl,
-      kubectl: (args, kubectlOptions = {}) => runKubectl(controlPlane.kubectlPath, controlPlane.kubeconfigPath, args, kubectlOptions.stdin),
+      kubectl: (args, kubectlOptions = {}) =>
+        runKubectl(controlPlane.kubectlPath, controlPlane.kubeconfigPath, args, kubectlOptions.stdin),
       stop,
     };
   } catch (error) {
@@ -140,12 +160,22 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
   }
 }
 
-function runKubectl(kubectl: string, kubeconfig: string, args: readonly string[], stdin: string | undefined): Promise<KubectlResult> {
+function runKubectl(
+  kubectl: string,
+  kubeconfig: string,
+  args: readonly string[],
+  stdin: string | undefined,
+): Promise<KubectlResult> {
   return new Promise((resolve) => {
-    const child = execFile(kubectl, [`--kubeconfig=${kubeconfig}`, ...args], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = (error as { code?: unknown } | null)?.code;
-      resolve({ exitCode: error ? (typeof code === 'number' ? code : 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      kubectl,
+      [`--kubeconfig=${kubeconfig}`, ...args],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        resolve({ exitCode: error ? (typeof code === 'number' ? code : 1) : 0, stdout, stderr });
+      },
+    );
     child.stdin?.end(stdin ?? '');
   });
 }

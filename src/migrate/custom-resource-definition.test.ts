@@ -19,15 +19,27 @@ describe('readStorageFacts', () => {
         ['v1beta1', 'v1'],
       ),
     );
-    expect(facts).toMatchObject({ group: 'geo.example.com', plural: 'geodatabases', namespaced: true, storageVersion: 'v1', storedVersions: ['v1beta1', 'v1'], generation: 3 });
+    expect(facts).toMatchObject({
+      group: 'geo.example.com',
+      plural: 'geodatabases',
+      namespaced: true,
+      storageVersion: 'v1',
+      storedVersions: ['v1beta1', 'v1'],
+      generation: 3,
+    });
     expect([...facts.servedApiVersions]).toEqual(['geo.example.com/v1beta1', 'geo.example.com/v1']);
     expect(storedVersionsTrimmed(facts)).toBe(false);
     expect(storedVersionsTrimmed({ ...facts, storedVersions: ['v1'] })).toBe(true);
-    expect(readStorageFacts(crd([{ name: 'v1', served: true, storage: true }], ['v1'], 'Cluster')).namespaced).toBe(false);
+    expect(readStorageFacts(crd([{ name: 'v1', served: true, storage: true }], ['v1'], 'Cluster')).namespaced).toBe(
+      false,
+    );
   });
 
   it('tells whether the storage version has a status subresource', () => {
-    const versions = (subresources?: object) => [{ name: 'v1beta1', served: true, subresources: { status: {} } }, { name: 'v1', served: true, storage: true, ...(subresources ? { subresources } : {}) }];
+    const versions = (subresources?: object) => [
+      { name: 'v1beta1', served: true, subresources: { status: {} } },
+      { name: 'v1', served: true, storage: true, ...(subresources ? { subresources } : {}) },
+    ];
     expect(readStorageFacts(crd(versions({ status: {} }), ['v1'])).storageHasStatus).toBe(true);
     expect(readStorageFacts(crd(versions({ scale: {} }), ['v1'])).storageHasStatus).toBe(false);
     expect(readStorageFacts(crd(versions(), ['v1'])).storageHasStatus).toBe(false);

@@ -30,7 +30,12 @@ export class CrdShapeError extends Error {
 
 interface CrdJson {
   metadata?: { name?: string; generation?: number; resourceVersion?: string };
-  spec?: { group?: string; scope?: string; names?: { plural?: string }; versions?: { name?: string; served?: boolean; storage?: boolean; subresources?: { status?: unknown } }[] };
+  spec?: {
+    group?: string;
+    scope?: string;
+    names?: { plural?: string };
+    versions?: { name?: string; served?: boolean; storage?: boolean; subresources?: { status?: unknown } }[];
+  };
   status?: { storedVersions?: string[] };
 }
 
@@ -40,9 +45,12 @@ export function readStorageFacts(crd: unknown): StorageFacts {
   const versions = spec?.versions ?? [];
   const storage = versions.filter((version) => version.storage === true);
   if (storage.length !== 1 || typeof storage[0]?.name !== 'string') {
-    throw new CrdShapeError(`the CRD ${name} has ${storage.length} versions marked storage: true; exactly one is needed`);
+    throw new CrdShapeError(
+      `the CRD ${name} has ${storage.length} versions marked storage: true; exactly one is needed`,
+    );
   }
-  if (typeof spec?.group !== 'string' || typeof spec.names?.plural !== 'string') throw new CrdShapeError(`the CRD ${name} has no group or plural`);
+  if (typeof spec?.group !== 'string' || typeof spec.names?.plural !== 'string')
+    throw new CrdShapeError(`the CRD ${name} has no group or plural`);
   return {
     name,
     group: spec.group,
@@ -50,7 +58,9 @@ export function readStorageFacts(crd: unknown): StorageFacts {
     namespaced: spec.scope !== 'Cluster',
     storageVersion: storage[0].name,
     storageHasStatus: storage[0].subresources?.status !== undefined && storage[0].subresources.status !== null,
-    servedApiVersions: new Set(versions.filter((version) => version.served === true).map((version) => `${spec.group}/${version.name}`)),
+    servedApiVersions: new Set(
+      versions.filter((version) => version.served === true).map((version) => `${spec.group}/${version.name}`),
+    ),
     storedVersions: [...(status?.storedVersions ?? [])],
     generation: metadata?.generation ?? 0,
     resourceVersion: metadata?.resourceVersion ?? '',

@@ -29,6 +29,7 @@ export function describeStop(cause: StopCause, what: string, error: unknown, ser
 
 /** A failed request in one line: the API server's status and message, or the transport's. */
 export function describeError(error: unknown): string {
-  if (error instanceof KubeApiError) return `HTTP ${error.code}${error.reason ? ` ${error.reason}` : ''}: ${error.message}`;
+  if (error instanceof KubeApiError)
+    return `HTTP ${error.code}${error.reason ? ` ${error.reason}` : ''}: ${error.message}`;
   return (error as Error)?.message ?? String(error);
 }

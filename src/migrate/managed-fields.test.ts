@@ -13,7 +13,13 @@ const entry = (manager: string, apiVersion: string): ManagedFieldsEntry => ({
 
 describe('mendManagedFields', () => {
   it('leaves objects whose entries are all in served versions alone', () => {
-    expect(mendManagedFields([entry('a', 'geo.example.com/v1'), entry('b', 'geo.example.com/v1beta1')], served, 'geo.example.com/v1')).toBeUndefined();
+    expect(
+      mendManagedFields(
+        [entry('a', 'geo.example.com/v1'), entry('b', 'geo.example.com/v1beta1')],
+        served,
+        'geo.example.com/v1',
+      ),
+    ).toBeUndefined();
     expect(mendManagedFields(undefined, served, 'geo.example.com/v1')).toBeUndefined();
     expect(mendManagedFields([], served, 'geo.example.com/v1')).toBeUndefined();
   });
@@ -25,10 +31,20 @@ describe('mendManagedFields', () => {
   });
 
   it('seeds one entry owning metadata.name when every entry goes, since an empty list would change nothing', () => {
-    const mended = mendManagedFields([entry('kubectl', 'geo.example.com/v1alpha1'), entry('x', 'other.example.com/v1')], served, 'geo.example.com/v1');
+    const mended = mendManagedFields(
+      [entry('kubectl', 'geo.example.com/v1alpha1'), entry('x', 'other.example.com/v1')],
+      served,
+      'geo.example.com/v1',
+    );
     expect(mended?.dropped).toBe(2);
     expect(mended?.entries).toEqual([
-      expect.objectContaining({ manager: 'kubectl', operation: 'Apply', apiVersion: 'geo.example.com/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:name': {} } } }),
+      expect.objectContaining({
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: 'geo.example.com/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:name': {} } },
+      }),
     ]);
     expect(mended?.entries[0]?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });

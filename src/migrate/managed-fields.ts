@@ -29,7 +29,11 @@ export interface MendedManagedFields {
  * entry owning only metadata.name takes their place: an empty list in a write means "unchanged" to the API server,
  * and an object without entries gets a made-up co-owner on its first apply (Cluster API's crdmigrator does the same).
  */
-export function mendManagedFields(entries: readonly ManagedFieldsEntry[] | undefined, servedApiVersions: ReadonlySet<string>, storageApiVersion: string): MendedManagedFields | undefined {
+export function mendManagedFields(
+  entries: readonly ManagedFieldsEntry[] | undefined,
+  servedApiVersions: ReadonlySet<string>,
+  storageApiVersion: string,
+): MendedManagedFields | undefined {
   if (!entries || entries.length === 0) return undefined;
   const kept = entries.filter((entry) => entry.apiVersion !== undefined && servedApiVersions.has(entry.apiVersion));
   if (kept.length === entries.length) return undefined;

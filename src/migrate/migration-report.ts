@@ -118,7 +118,6 @@ export function migrationAnswer(report: MigrationReport): CommandAnswer | 'MIGRA
   }
 }
 
-
 /** The summary a person reads at the end of a run, in a terminal or a Job's log. */
 export function renderSummary(report: MigrationReport): string {
   const lines = [
@@ -133,8 +132,13 @@ export function renderSummary(report: MigrationReport): string {
   if (report.problem) lines.push(`  problem           ${report.problem}`);
   if (report.failures.length > 0) {
     const unlisted = report.objects.failed - report.failures.length;
-    lines.push(`  failed objects (${report.objects.failed}${unlisted > 0 ? `, the first ${report.failures.length} listed` : ''}):`);
-    for (const failure of report.failures) lines.push(`    ${namespacedName(failure)}: ${failure.code > 0 ? `HTTP ${failure.code}: ` : ''}${failure.message}`);
+    lines.push(
+      `  failed objects (${report.objects.failed}${unlisted > 0 ? `, the first ${report.failures.length} listed` : ''}):`,
+    );
+    for (const failure of report.failures)
+      lines.push(
+        `    ${namespacedName(failure)}: ${failure.code > 0 ? `HTTP ${failure.code}: ` : ''}${failure.message}`,
+      );
     if (unlisted > 0) lines.push(`    ... and ${unlisted} more`);
   }
   return `${lines.join('\n')}\n`;
@@ -195,7 +199,11 @@ function describeStoredVersions(report: MigrationReport): string {
 }
 
 function describeShardLine(report: MigrationReport, shard: ShardReport): string {
-  const recorded = !shard.record ? 'no record (--record)' : shard.recorded ? `recorded "${shard.recorded}" in the ConfigMap ${shard.record}` : `nothing recorded in the ConfigMap ${shard.record}`;
+  const recorded = !shard.record
+    ? 'no record (--record)'
+    : shard.recorded
+      ? `recorded "${shard.recorded}" in the ConfigMap ${shard.record}`
+      : `nothing recorded in the ConfigMap ${shard.record}`;
   return `${shard.index}/${shard.count} by namespace/name hash: ${report.objects.seen} of the ${shard.listed} objects listed are its own; ${recorded}`;
 }
 
@@ -203,7 +211,9 @@ function describeShardLine(report: MigrationReport, shard: ShardReport): string 
  * Why storedVersions was trimmed or left alone: for a shard, whether every shard's result is in and which are
  * not, since that is what an operator acts on.
  */
-export function explainStoredVersions(report: Omit<MigrationReport, 'storedVersions'> & { storedVersions: { before: string[]; after: string[] } }): string {
+export function explainStoredVersions(
+  report: Omit<MigrationReport, 'storedVersions'> & { storedVersions: { before: string[]; after: string[] } },
+): string {
   const shards = report.shard?.shards;
   const expected = { generation: report.generation, storageVersion: report.storageVersion };
   const sharded = report.shard !== undefined && report.shard.count > 1;

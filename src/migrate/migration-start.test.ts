@@ -45,7 +45,11 @@ describe('startError: why the CRD could not be read', () => {
     ['a forbidden read', stop(apiError(403)), resource],
     ['an API server past its retries', stop(apiError(503)), resource],
     ['an API server out of reach', stop(new KubeTransportError('connect ECONNREFUSED')), 'https://api'],
-    ['a kubeconfig whose credentials cannot be loaded', stop(new KubeconfigError({ problem: 'no-credentials', server: 'https://127.0.0.1:6443', detail: 'no token' })), 'no token'],
+    [
+      'a kubeconfig whose credentials cannot be loaded',
+      stop(new KubeconfigError({ problem: 'no-credentials', server: 'https://127.0.0.1:6443', detail: 'no token' })),
+      'no token',
+    ],
   ])('is a configuration error for %s, naming what to look at', (_case, failure, named) => {
     const error = startError(failure, resource, 'https://api');
     expect(error).toBeInstanceOf(MigrationConfigError);

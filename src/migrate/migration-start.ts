@@ -52,14 +52,21 @@ export function startProblem(request: StartRequest, facts: StorageFacts): string
 
 /** Why the CRD could not be read, as the error the CLI turns into one line. */
 export function startError(failure: Failure, resource: string, server: string): Error {
-  if (failure.class === 'interrupted') return new MigrationInterruptedError(`stopped by a signal before the CRD ${resource} was read`);
+  if (failure.class === 'interrupted')
+    return new MigrationInterruptedError(`stopped by a signal before the CRD ${resource} was read`);
   const error = 'error' in failure ? failure.error : undefined;
   if (error instanceof KubeApiError) {
-    if (error.code === 404) return new MigrationConfigError(`no CustomResourceDefinition named ${resource} at ${server}`);
-    if (error.code === 401) return new MigrationConfigError(`the API server at ${server} does not accept the credentials: ${error.message}`);
-    if (error.code === 403) return new MigrationConfigError(`not allowed to read the CRD ${resource}: ${error.message}`);
+    if (error.code === 404)
+      return new MigrationConfigError(`no CustomResourceDefinition named ${resource} at ${server}`);
+    if (error.code === 401)
+      return new MigrationConfigError(`the API server at ${server} does not accept the credentials: ${error.message}`);
+    if (error.code === 403)
+      return new MigrationConfigError(`not allowed to read the CRD ${resource}: ${error.message}`);
     return new MigrationConfigError(`cannot read the CRD ${resource}: HTTP ${error.code}: ${error.message}`);
   }
-  if (error instanceof KubeTransportError) return new MigrationConfigError(`cannot reach the API server at ${server}: ${error.message}`);
-  return new MigrationConfigError(error instanceof KubeconfigError ? error.message : `cannot read the CRD ${resource}: ${describeError(error)}`);
+  if (error instanceof KubeTransportError)
+    return new MigrationConfigError(`cannot reach the API server at ${server}: ${error.message}`);
+  return new MigrationConfigError(
+    error instanceof KubeconfigError ? error.message : `cannot read the CRD ${resource}: ${describeError(error)}`,
+  );
 }

@@ -25,7 +25,12 @@ export interface ProgressDisplayOptions {
 const BAR_WIDTH = 30;
 const REDRAW_MS = 100;
 
-export function createProgressDisplay({ write, terminal, intervalMs = 5_000, now = () => performance.now() }: ProgressDisplayOptions): ProgressDisplay {
+export function createProgressDisplay({
+  write,
+  terminal,
+  intervalMs = 5_000,
+  now = () => performance.now(),
+}: ProgressDisplayOptions): ProgressDisplay {
   let lastShownAt = -Infinity;
   let drawn = false;
   const every = terminal ? REDRAW_MS : intervalMs;
@@ -53,7 +58,11 @@ export function createProgressDisplay({ write, terminal, intervalMs = 5_000, now
 
 export function describe({ done, total, elapsedMs, own }: ProgressSnapshot): string {
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
-  const parts = [total !== undefined ? `${done}/${total} objects (${Math.floor((100 * done) / Math.max(total, 1))}%)` : `${done} objects`];
+  const parts = [
+    total !== undefined
+      ? `${done}/${total} objects (${Math.floor((100 * done) / Math.max(total, 1))}%)`
+      : `${done} objects`,
+  ];
   if (own !== undefined) parts.push(`${own} of them this shard's`);
   parts.push(`${rate.toFixed(1)} objects/s`);
   if (total !== undefined && rate > 0 && done < total) parts.push(`about ${formatSeconds((total - done) / rate)} left`);

@@ -19,8 +19,14 @@ export interface RateLimiterOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export function createRateLimiter({ qps, burst, now = () => performance.now(), sleep = abortableSleep }: RateLimiterOptions): RateLimiter {
-  if (!(qps > 0) || !(burst >= 1)) throw new RangeError(`a rate limit needs qps > 0 and burst >= 1, got qps ${qps}, burst ${burst}`);
+export function createRateLimiter({
+  qps,
+  burst,
+  now = () => performance.now(),
+  sleep = abortableSleep,
+}: RateLimiterOptions): RateLimiter {
+  if (!(qps > 0) || !(burst >= 1))
+    throw new RangeError(`a rate limit needs qps > 0 and burst >= 1, got qps ${qps}, burst ${burst}`);
   const msPerToken = 1000 / qps;
   let tokens = burst;
   let updatedAt = now();

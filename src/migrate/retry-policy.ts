@@ -69,10 +69,12 @@ export function classifyError(error: unknown, operation: Operation): Classified 
   if (error instanceof KubeconfigError) return { class: 'stop', cause: 'unauthorized', error };
   if (!(error instanceof KubeApiError)) return { class: 'crash' };
   const { code } = error;
-  if (code === 429 || code === 408 || code >= 500 || (code === 404 && error.objectName === undefined)) return { class: 'retry' };
+  if (code === 429 || code === 408 || code >= 500 || (code === 404 && error.objectName === undefined))
+    return { class: 'retry' };
   if (code === 401) return { class: 'stop', cause: 'unauthorized', error };
   if (code === 404 && (operation === 'write-object' || operation === 'read-record')) return { class: 'gone', error };
-  if (code === 409 && (operation === 'write-object' || operation === 'write-status' || operation === 'write-record')) return { class: 'conflict', error };
+  if (code === 409 && (operation === 'write-object' || operation === 'write-status' || operation === 'write-record'))
+    return { class: 'conflict', error };
   if (code === 410 && operation === 'list') return { class: 'expired', continueToken: error.continueToken, error };
   if (operation === 'write-object') return { class: 'refused', error };
   if (code === 403) return { class: 'stop', cause: 'forbidden', error };
@@ -94,7 +96,10 @@ export interface RetryContext {
  * Calls `call` until it succeeds, fails with an error that is not worth retrying, or the retries run out (then it is
  * a `stop` with cause `unavailable` and the last error). A crash is thrown, not returned.
  */
-export async function withRetries<T>(call: () => Promise<T>, { operation, policy, sleep, signal, onRetry }: RetryContext): Promise<Attempt<T>> {
+export async function withRetries<T>(
+  call: () => Promise<T>,
+  { operation, policy, sleep, signal, onRetry }: RetryContext,
+): Promise<Attempt<T>> {
   for (let attempt = 1; ; attempt++) {
     let error: unknown;
     try {
@@ -125,7 +130,8 @@ export async function withRetries<T>(call: () => Promise<T>, { operation, policy
 export function retryDelayMs(policy: RetryPolicy, attempt: number, error: unknown): number {
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   const jittered = exponential / 2 + (policy.random() * exponential) / 2;
-  const serverAsked = error instanceof KubeApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
+  const serverAsked =
+    error instanceof KubeApiError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
   return Math.max(jittered, Math.min(serverAsked, policy.maxDelayMs));
 }
 

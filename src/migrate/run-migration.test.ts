@@ -33,16 +33,23 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'], stat
     status: { storedVersions },
   };
   /** The shards' record: absent until a shard creates it. */
-  const record: { configMap?: { metadata: { name: string; namespace: string; resourceVersion: string }; data?: Record<string, string> } } = {};
+  const record: {
+    configMap?: {
+      metadata: { name: string; namespace: string; resourceVersion: string };
+      data?: Record<string, string>;
+    };
+  } = {};
   const requests: string[] = [];
   /** Per request line (e.g. "PUT db-001"): errors to throw, in order, before answering normally. */
   const failures = new Map<string, Error[]>();
   const onRequest: Array<(line: string) => void> = [];
   /** Request lines that never get an answer (an API server that froze), until the request's signal is aborted. */
   const hang = new Set<string>();
-  const error = (code: number, message = `HTTP ${code}`, extra: object = {}) => new KubeApiError(code, { message, ...extra }, {}, 'fake');
+  const error = (code: number, message = `HTTP ${code}`, extra: object = {}) =>
+    new KubeApiError(code, { message, ...extra }, {}, 'fake');
   /** A 404 or 409 about one object, named in the Status's details as the API server does. */
-  const about = (code: number, name: string) => error(code, `geodatabases "${name}" not found`, { details: { name, kind: 'geodatabases' } });
+  const about = (code: number, name: string) =>
+    error(code, `geodatabases "${name}" not found`, { details: { name, kind: 'geodatabases' } });
 
   const api: KubeApi = {
     server: 'https://fake',
@@ -78,14 +85,19 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'], stat
           if (record.configMap) throw error(409, 'configmaps "mig" already exists', named);
           record.configMap = { ...body, metadata: { ...body.metadata, resourceVersion: '1' } };
         } else {
-          if (body.metadata.resourceVersion !== record.configMap?.metadata.resourceVersion) throw error(409, 'the object has been modified', named);
-          record.configMap = { ...body, metadata: { ...body.metadata, resourceVersion: String(Number(body.metadata.resourceVersion) + 1) } };
+          if (body.metadata.resourceVersion !== record.configMap?.metadata.resourceVersion)
+            throw error(409, 'the object has been modified', named);
+          record.configMap = {
+            ...body,
+            metadata: { ...body.metadata, resourceVersion: String(Number(body.metadata.resourceVersion) + 1) },
+          };
         }
         return { status: 200, body: structuredClone(record.configMap) };
       }
       if (line === 'PUT crd/status') {
         const body = options.body as typeof crd;
-        if (body.metadata.resourceVersion !== crd.metadata.resourceVersion) throw error(409, 'the object has been modified');
+        if (body.metadata.resourceVersion !== crd.metadata.resourceVersion)
+          throw error(409, 'the object has been modified');
         crd.status = body.status;
         crd.metadata.resourceVersion = String(Number(crd.metadata.resourceVersion) + 1);
         return { status: 200, body: structuredClone(crd) };
@@ -97,13 +109,20 @@ function fakeApi(objectCount: number, { storedVersions = ['v1beta1', 'v1'], stat
         const limit = Number(options.query?.['limit'] ?? names.length);
         const page = names.slice(start, start + limit);
         const next = start + limit < names.length ? String(start + limit) : undefined;
-        return { status: 200, body: { items: page.map((n) => structuredClone(objects.get(n))), metadata: { ...(next ? { continue: next, remainingItemCount: names.length - start - limit } : {}) } } };
+        return {
+          status: 200,
+          body: {
+            items: page.map((n) => structuredClone(objects.get(n))),
+            metadata: { ...(next ? { continue: next, remainingItemCount: names.length - start - limit } : {}) },
+          },
+        };
       }
       const stored = objects.get(name);
       if (!stored) throw about(404, name);
       if (method === 'GET') return { status: 200, body: structuredClone(stored) };
       const body = options.body as typeof stored;
-      if (body.metadata['resourceVersion'] !== stored.metadata['resourceVersion']) throw error(409, 'the object has been modified');
+      if (body.metadata['resourceVersion'] !== stored.metadata['resourceVersion'])
+        throw error(409, 'the object has been modified');
       if (options.query?.['dryRun'] !== 'All') {
         Object.assign(stored, structuredClone(body));
         stored.metadata['resourceVersion'] = String(Number(body.metadata['resourceVersion']) + 1);
@@ -132,7 +151,11 @@ describe('runMigration against a fake API server (error and retry policy)', () =
   it('rewrites every object over several chunks and trims storedVersions', async () => {
     const fake = fakeApi(10);
     const report = await runMigration(fake.api, options());
-    expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 10, rewritten: 10, current: 0, gone: 0, failed: 0 }, storedVersions: { before: ['v1beta1', 'v1'], after: ['v1'] } });
+    expect(report).toMatchObject({
+      outcome: 'migrated',
+      objects: { seen: 10, rewritten: 10, current: 0, gone: 0, failed: 0 },
+      storedVersions: { before: ['v1beta1', 'v1'], after: ['v1'] },
+    });
     expect(fake.crd.status.storedVersions).toEqual(['v1']);
     expect(fake.requests.filter((r) => r.startsWith('LIST'))).toEqual(['LIST ', 'LIST 4', 'LIST 8']);
     expect(migrationAnswer(report)).toBe('DONE');
@@ -143,7 +166,10 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     fake.failures.set('PUT db-001', [fake.about(404, 'db-001')]);
     fake.failures.set('PUT db-002', [fake.about(409, 'db-002')]);
     const report = await runMigration(fake.api, options());
-    expect(report).toMatchObject({ outcome: 'migrated', objects: { seen: 5, rewritten: 3, current: 1, gone: 1, failed: 0 } });
+    expect(report).toMatchObject({
+      outcome: 'migrated',
+      objects: { seen: 5, rewritten: 3, current: 1, gone: 1, failed: 0 },
+    });
   });
 
   it('never counts an object as gone on a 404 that names no object (the resource is not served yet): it retries', async () => {
@@ -183,7 +209,12 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     const retried: string[] = [];
     const report = await runMigration(fake.api, options({ onRetry: (what) => retried.push(what) }));
     expect(report).toMatchObject({ outcome: 'migrated', objects: { rewritten: 3 } });
-    expect(retried).toEqual(['list geodatabases.geo.example.com', 'rewrite maps/db-000', 'rewrite maps/db-000', 'update the CRD status']);
+    expect(retried).toEqual([
+      'list geodatabases.geo.example.com',
+      'rewrite maps/db-000',
+      'rewrite maps/db-000',
+      'update the CRD status',
+    ]);
   });
 
   it('stops taking objects once retries run out, and says so (no object counted as failed)', async () => {
@@ -207,11 +238,18 @@ describe('runMigration against a fake API server (error and retry policy)', () =
 
   it('carries on through a 410 at every page of a long list (etcd compacts every few minutes), and stops only when 410s bring no progress', async () => {
     const long = fakeApi(40);
-    for (let token = 4; token < 40; token += 4) long.failures.set(`LIST ${token}`, [long.error(410, 'compacted', { metadata: { continue: String(token) } })]);
-    expect(await runMigration(long.api, options())).toMatchObject({ outcome: 'migrated', objects: { seen: 40, rewritten: 40 } });
+    for (let token = 4; token < 40; token += 4)
+      long.failures.set(`LIST ${token}`, [long.error(410, 'compacted', { metadata: { continue: String(token) } })]);
+    expect(await runMigration(long.api, options())).toMatchObject({
+      outcome: 'migrated',
+      objects: { seen: 40, rewritten: 40 },
+    });
 
     const stuck = fakeApi(8);
-    stuck.failures.set('LIST 4', Array.from({ length: 6 }, () => stuck.error(410, 'compacted', { metadata: { continue: '4' } })));
+    stuck.failures.set(
+      'LIST 4',
+      Array.from({ length: 6 }, () => stuck.error(410, 'compacted', { metadata: { continue: '4' } })),
+    );
     const report = await runMigration(stuck.api, options());
     expect(report.outcome).toBe('aborted');
     expect(report.problem).toContain('compacted');
@@ -222,7 +260,11 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     fake.failures.set('LIST 4', [fake.error(410, 'expired')]);
     // Meanwhile someone creates an object that sorts into the first page: created in the storage version, it needs no write.
     fake.onRequest.push((line) => {
-      if (line === 'LIST 4' && !fake.objects.has('db-000a')) fake.objects.set('db-000a', { metadata: { name: 'db-000a', namespace: 'maps', uid: 'uid-new', resourceVersion: '1' }, spec: {} });
+      if (line === 'LIST 4' && !fake.objects.has('db-000a'))
+        fake.objects.set('db-000a', {
+          metadata: { name: 'db-000a', namespace: 'maps', uid: 'uid-new', resourceVersion: '1' },
+          spec: {},
+        });
     });
     const snapshots: ProgressSnapshot[] = [];
     const report = await runMigration(fake.api, options({ onProgress: (snapshot) => snapshots.push(snapshot) }));
@@ -275,7 +317,15 @@ describe('runMigration against a fake API server (error and retry policy)', () =
 
   it('mends managedFields of a version no longer served, re-reading an object that changed meanwhile', async () => {
     const fake = fakeApi(3, { storedVersions: ['v1'] });
-    const stale = [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'geo.example.com/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: {} }];
+    const stale = [
+      {
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: 'geo.example.com/v1alpha1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: {},
+      },
+    ];
     fake.objects.get('db-001')!.metadata['managedFields'] = stale;
     fake.failures.set('PUT db-001', [fake.about(409, 'db-001')]);
     let written = false;
@@ -287,7 +337,9 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     const report = await runMigration(fake.api, options());
     expect(report).toMatchObject({ outcome: 'mended', managedFields: { objectsMended: 1, entriesDropped: 1 } });
     expect(fake.requests.filter((r) => r.includes('db-001') || r === 'LIST ').length).toBeGreaterThanOrEqual(3);
-    expect(fake.objects.get('db-001')!.metadata['managedFields']).toEqual([expect.objectContaining({ apiVersion: 'geo.example.com/v1', fieldsV1: { 'f:metadata': { 'f:name': {} } } })]);
+    expect(fake.objects.get('db-001')!.metadata['managedFields']).toEqual([
+      expect.objectContaining({ apiVersion: 'geo.example.com/v1', fieldsV1: { 'f:metadata': { 'f:name': {} } } }),
+    ]);
     expect(fake.requests.filter((r) => r === 'PUT db-000' || r === 'PUT db-002')).toEqual([]);
   });
 
@@ -319,8 +371,13 @@ describe('runMigration against a fake API server (error and retry policy)', () =
     missing.failures.set('GET crd', [missing.about(404, 'geodatabases.geo.example.com')]);
     await expect(runMigration(missing.api, options())).rejects.toThrow(MigrationConfigError);
     const unreachable = fakeApi(0);
-    unreachable.failures.set('GET crd', [1, 2, 3].map(() => new KubeTransportError('connect ECONNREFUSED 127.0.0.1:6443')));
-    await expect(runMigration(unreachable.api, options())).rejects.toThrow(/cannot reach the API server at https:\/\/fake: connect ECONNREFUSED/);
+    unreachable.failures.set(
+      'GET crd',
+      [1, 2, 3].map(() => new KubeTransportError('connect ECONNREFUSED 127.0.0.1:6443')),
+    );
+    await expect(runMigration(unreachable.api, options())).rejects.toThrow(
+      /cannot reach the API server at https:\/\/fake: connect ECONNREFUSED/,
+    );
   });
 });
 
@@ -367,10 +424,22 @@ describe('runMigration: a stop request ends every wait at once', () => {
 
   it('during a backoff: interrupted, not aborted, within a second', async () => {
     const fake = fakeApi(10);
-    fake.failures.set('PUT db-005', Array.from({ length: 7 }, () => new KubeTransportError('connect ECONNREFUSED')));
+    fake.failures.set(
+      'PUT db-005',
+      Array.from({ length: 7 }, () => new KubeTransportError('connect ECONNREFUSED')),
+    );
     const stop = new AbortController();
     const startedAt = performance.now();
-    const report = await runMigration(fake.api, options({ concurrency: 1, retry: slowRetries, sleep: realSleep, stop: stop.signal, onRetry: () => setTimeout(() => stop.abort(), 20) }));
+    const report = await runMigration(
+      fake.api,
+      options({
+        concurrency: 1,
+        retry: slowRetries,
+        sleep: realSleep,
+        stop: stop.signal,
+        onRetry: () => setTimeout(() => stop.abort(), 20),
+      }),
+    );
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     expect(report).toMatchObject({ outcome: 'interrupted', objects: { seen: 5 } });
     expect(fake.requests).not.toContain('PUT crd/status');
@@ -383,7 +452,10 @@ describe('runMigration: a stop request ends every wait at once', () => {
     const startedAt = performance.now();
     setTimeout(() => stop.abort(), 50);
     // Three requests at once (the CRD, a list, a write), then one every 100 s: the run is waiting for a token when the signal comes.
-    const report = await runMigration(fake.api, options({ concurrency: 1, limiter: createRateLimiter({ qps: 0.01, burst: 3 }), stop: stop.signal }));
+    const report = await runMigration(
+      fake.api,
+      options({ concurrency: 1, limiter: createRateLimiter({ qps: 0.01, burst: 3 }), stop: stop.signal }),
+    );
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     expect(report).toMatchObject({ outcome: 'interrupted', objects: { seen: 1 } });
   });
@@ -406,17 +478,24 @@ describe('runMigration: a stop request ends every wait at once', () => {
     const fake = fakeApi(1);
     fake.failures.set('GET crd', [new KubeTransportError('connect ECONNREFUSED')]);
     const stop = new AbortController();
-    const run = runMigration(fake.api, options({ retry: slowRetries, sleep: realSleep, stop: stop.signal, onRetry: () => stop.abort() }));
+    const run = runMigration(
+      fake.api,
+      options({ retry: slowRetries, sleep: realSleep, stop: stop.signal, onRetry: () => stop.abort() }),
+    );
     await expect(run).rejects.toBeInstanceOf(MigrationInterruptedError);
   });
 });
 
 describe('runMigration with --shard and --record', () => {
   const record = { namespace: 'ops', name: 'mig' };
-  const shardOptions = (index: number, count: number, overrides: Partial<MigrationOptions> = {}) => options({ shard: { index, count }, record, ...overrides });
-  const writtenObjects = (requests: string[]) => requests.filter((line) => /^PUT db-\d+$/.test(line)).map((line) => line.slice(4));
+  const shardOptions = (index: number, count: number, overrides: Partial<MigrationOptions> = {}) =>
+    options({ shard: { index, count }, record, ...overrides });
+  const writtenObjects = (requests: string[]) =>
+    requests.filter((line) => /^PUT db-\d+$/.test(line)).map((line) => line.slice(4));
   const ownObjects = (count: number, index: number, total: number) =>
-    Array.from({ length: total }, (_, i) => `db-${String(i).padStart(3, '0')}`).filter((name) => shardOf({ namespace: 'maps', name }, count) === index);
+    Array.from({ length: total }, (_, i) => `db-${String(i).padStart(3, '0')}`).filter(
+      (name) => shardOf({ namespace: 'maps', name }, count) === index,
+    );
 
   it('writes only its own objects; storedVersions waits for every shard, and the last one trims it', async () => {
     const fake = fakeApi(40);
@@ -426,16 +505,34 @@ describe('runMigration with --shard and --record', () => {
       const report = await runMigration(fake.api, shardOptions(index, 4));
       reports.push(report);
       expect(writtenObjects(fake.requests.slice(before))).toEqual(ownObjects(4, index, 40));
-      expect(report).toMatchObject({ outcome: 'shard-done', objects: { seen: ownObjects(4, index, 40).length }, shard: { index, count: 4, record: 'ops/mig', listed: 40, recorded: 'succeeded' } });
+      expect(report).toMatchObject({
+        outcome: 'shard-done',
+        objects: { seen: ownObjects(4, index, 40).length },
+        shard: { index, count: 4, record: 'ops/mig', listed: 40, recorded: 'succeeded' },
+      });
       expect(migrationAnswer(report)).toBe('DONE');
       expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
     }
-    expect(reports.at(-1)!.shard!.shards).toEqual({ complete: false, succeeded: [0, 2, 3], failed: [], missing: [1], stale: [] });
-    expect(reports.at(-1)!.storedVersions.why).toBe('not trimmed: waiting for shard 1; 3 of 4 succeeded for generation 2, storage version v1');
+    expect(reports.at(-1)!.shard!.shards).toEqual({
+      complete: false,
+      succeeded: [0, 2, 3],
+      failed: [],
+      missing: [1],
+      stale: [],
+    });
+    expect(reports.at(-1)!.storedVersions.why).toBe(
+      'not trimmed: waiting for shard 1; 3 of 4 succeeded for generation 2, storage version v1',
+    );
     const summary = renderSummary(reports.at(-1)!);
-    expect(summary).toMatch(/^shard 3\/4 done: its objects are stored in v1; storedVersions left as it was until every shard has succeeded\n/);
-    expect(summary).toContain(`  shard             3/4 by namespace/name hash: ${ownObjects(4, 3, 40).length} of the 40 objects listed are its own; recorded "succeeded" in the ConfigMap ops/mig\n`);
-    expect(summary).toContain('  storedVersions    [v1beta1, v1] (unchanged): not trimmed: waiting for shard 1; 3 of 4 succeeded');
+    expect(summary).toMatch(
+      /^shard 3\/4 done: its objects are stored in v1; storedVersions left as it was until every shard has succeeded\n/,
+    );
+    expect(summary).toContain(
+      `  shard             3/4 by namespace/name hash: ${ownObjects(4, 3, 40).length} of the 40 objects listed are its own; recorded "succeeded" in the ConfigMap ops/mig\n`,
+    );
+    expect(summary).toContain(
+      '  storedVersions    [v1beta1, v1] (unchanged): not trimmed: waiting for shard 1; 3 of 4 succeeded',
+    );
 
     const last = await runMigration(fake.api, shardOptions(1, 4));
     expect(last).toMatchObject({ outcome: 'migrated', storedVersions: { before: ['v1beta1', 'v1'], after: ['v1'] } });
@@ -454,7 +551,9 @@ describe('runMigration with --shard and --record', () => {
 
   it('trims once every shard is in, however they interleave when they run at once', async () => {
     const fake = fakeApi(60);
-    const reports = await Promise.all([0, 1, 2, 3].map((index) => runMigration(fake.api, shardOptions(index, 4, { concurrency: 2 }))));
+    const reports = await Promise.all(
+      [0, 1, 2, 3].map((index) => runMigration(fake.api, shardOptions(index, 4, { concurrency: 2 }))),
+    );
     expect(reports.map((report) => migrationAnswer(report))).toEqual(['DONE', 'DONE', 'DONE', 'DONE']);
     expect(reports.filter((report) => report.outcome === 'migrated').length).toBeGreaterThanOrEqual(1);
     expect(fake.crd.status.storedVersions).toEqual(['v1']);
@@ -466,13 +565,19 @@ describe('runMigration with --shard and --record', () => {
     const refused = ownObjects(2, 0, 20)[1]!;
     fake.failures.set(`PUT ${refused}`, [fake.error(422, 'denied by a webhook')]);
     const failed = await runMigration(fake.api, shardOptions(0, 2));
-    expect(failed).toMatchObject({ outcome: 'failed', shard: { recorded: 'failed' }, failures: [{ name: refused, code: 422 }] });
+    expect(failed).toMatchObject({
+      outcome: 'failed',
+      shard: { recorded: 'failed' },
+      failures: [{ name: refused, code: 422 }],
+    });
     expect(failed.storedVersions.why).toBe('not trimmed: 1 object(s) were refused (this shard recorded "failed")');
     expect(migrationAnswer(failed)).toBe('NO');
 
     const other = await runMigration(fake.api, shardOptions(1, 2));
     expect(other).toMatchObject({ outcome: 'shard-done', shard: { shards: { succeeded: [1], failed: [0] } } });
-    expect(other.storedVersions.why).toBe('not trimmed: shard 0 failed (run it again); 1 of 2 succeeded for generation 2, storage version v1');
+    expect(other.storedVersions.why).toBe(
+      'not trimmed: shard 0 failed (run it again); 1 of 2 succeeded for generation 2, storage version v1',
+    );
     expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
 
     const rerun = await runMigration(fake.api, shardOptions(0, 2));
@@ -485,8 +590,14 @@ describe('runMigration with --shard and --record', () => {
     expect((await runMigration(fake.api, shardOptions(0, 2))).outcome).toBe('shard-done');
     fake.crd.metadata.generation = 3; // the CRD changed after shard 0 finished
     const second = await runMigration(fake.api, shardOptions(1, 2));
-    expect(second).toMatchObject({ outcome: 'shard-done', generation: 3, shard: { shards: { succeeded: [1], stale: [0] } } });
-    expect(second.storedVersions.why).toContain('shard 0 recorded a result for another CRD generation or storage version (run it again)');
+    expect(second).toMatchObject({
+      outcome: 'shard-done',
+      generation: 3,
+      shard: { shards: { succeeded: [1], stale: [0] } },
+    });
+    expect(second.storedVersions.why).toContain(
+      'shard 0 recorded a result for another CRD generation or storage version (run it again)',
+    );
     expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
     expect((await runMigration(fake.api, shardOptions(0, 2))).outcome).toBe('migrated');
   });
@@ -509,7 +620,9 @@ describe('runMigration with --shard and --record', () => {
 
   it('says what the run may not do when it cannot write the record', async () => {
     const fake = fakeApi(4);
-    fake.failures.set('GET record', [fake.error(403, 'configmaps "mig" is forbidden: User cannot get resource "configmaps"')]);
+    fake.failures.set('GET record', [
+      fake.error(403, 'configmaps "mig" is forbidden: User cannot get resource "configmaps"'),
+    ]);
     const report = await runMigration(fake.api, shardOptions(0, 2));
     expect(report).toMatchObject({ outcome: 'aborted', cause: 'forbidden' });
     expect(report.problem).toContain('may not read the ConfigMap ops/mig');
@@ -517,7 +630,9 @@ describe('runMigration with --shard and --record', () => {
   });
 
   it('refuses more than one shard without a record: no shard could ever know when to trim', async () => {
-    await expect(runMigration(fakeApi(1).api, options({ shard: { index: 0, count: 2 } }))).rejects.toThrow(MigrationConfigError);
+    await expect(runMigration(fakeApi(1).api, options({ shard: { index: 0, count: 2 } }))).rejects.toThrow(
+      MigrationConfigError,
+    );
   });
 
   it('with one shard and a record, records and trims as a whole run does', async () => {
@@ -542,16 +657,41 @@ describe('runMigration --via status', () => {
   it('does not write an object whose managedFields need mending: through status the API server would clear them all', async () => {
     const fake = fakeApi(3);
     const entries = [
-      { manager: 'gitops', operation: 'Apply', apiVersion: 'geo.example.com/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: {} },
-      { manager: 'kubectl', operation: 'Update', apiVersion: 'geo.example.com/v1', fieldsType: 'FieldsV1', fieldsV1: {} },
+      {
+        manager: 'gitops',
+        operation: 'Apply',
+        apiVersion: 'geo.example.com/v1alpha1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: {},
+      },
+      {
+        manager: 'kubectl',
+        operation: 'Update',
+        apiVersion: 'geo.example.com/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: {},
+      },
     ];
     fake.objects.get('db-001')!.metadata['managedFields'] = entries;
     const report = await runMigration(fake.api, options({ via: 'status' }));
-    expect(report).toMatchObject({ outcome: 'failed', objects: { rewritten: 2, failed: 1 }, managedFields: { objectsMended: 0 } });
-    expect(report.failures).toEqual([{ namespace: 'maps', name: 'db-001', code: 0, message: expect.stringContaining('its managedFields name geo.example.com/v1alpha1, no longer served') }]);
+    expect(report).toMatchObject({
+      outcome: 'failed',
+      objects: { rewritten: 2, failed: 1 },
+      managedFields: { objectsMended: 0 },
+    });
+    expect(report.failures).toEqual([
+      {
+        namespace: 'maps',
+        name: 'db-001',
+        code: 0,
+        message: expect.stringContaining('its managedFields name geo.example.com/v1alpha1, no longer served'),
+      },
+    ]);
     expect(fake.requests).not.toContain('PUT db-001/status');
     expect(fake.objects.get('db-001')!.metadata['managedFields']).toEqual(entries);
-    expect(renderSummary(report)).toContain('    maps/db-001: not written: its managedFields name geo.example.com/v1alpha1, no longer served; through the status subresource');
+    expect(renderSummary(report)).toContain(
+      '    maps/db-001: not written: its managedFields name geo.example.com/v1alpha1, no longer served; through the status subresource',
+    );
     expect(fake.crd.status.storedVersions).toEqual(['v1beta1', 'v1']);
   });
 

@@ -6,13 +6,25 @@ import { ChunkQueue } from './chunk-queue.ts';
 import { storedVersionsTrimmed, type StorageFacts } from './custom-resource-definition.ts';
 import { haltOn, type Halt } from './halt.ts';
 import { createListProgress } from './list-progress.ts';
-import { mendManagedFields, MIGRATE_FIELD_MANAGER, type ManagedFieldsEntry, type MendedManagedFields } from './managed-fields.ts';
+import {
+  mendManagedFields,
+  MIGRATE_FIELD_MANAGER,
+  type ManagedFieldsEntry,
+  type MendedManagedFields,
+} from './managed-fields.ts';
 import { MigrationConfigError, readCrdForStart, startProblem } from './migration-start.ts';
 import type { MigrationReport, WriteVia } from './migration-report.ts';
 import { Tally, type ObjectResult } from './object-tally.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import { withRetries, type Attempt, type Failure, type Operation, type RetryPolicy, type Sleep } from './retry-policy.ts';
+import {
+  withRetries,
+  type Attempt,
+  type Failure,
+  type Operation,
+  type RetryPolicy,
+  type Sleep,
+} from './retry-policy.ts';
 import { tallyShards, recordShardResult, type RecordRef, type Send, type ShardTally } from './shard-record.ts';
 import { inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
@@ -63,7 +75,13 @@ const MAX_MEND_CONFLICTS = 5;
 interface ListedObject {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string; managedFields?: ManagedFieldsEntry[] };
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    managedFields?: ManagedFieldsEntry[];
+  };
   [field: string]: unknown;
 }
 
@@ -123,7 +141,13 @@ class Migration {
   private readonly tally = new Tally();
   private readonly listProgress = createListProgress();
 
-  constructor(api: KubeApi, options: MigrationOptions, send: Send, facts: StorageFacts, clock: { now: () => number; startedAt: number }) {
+  constructor(
+    api: KubeApi,
+    options: MigrationOptions,
+    send: Send,
+    facts: StorageFacts,
+    clock: { now: () => number; startedAt: number },
+  ) {
     this.api = api;
     this.options = options;
     this.send = send;
@@ -158,7 +182,8 @@ class Migration {
     while (!stop.aborted) {
       const page = await this.listPage(token);
       if ('class' in page) {
-        if (page.class !== 'expired' || expiredInARow >= MAX_LIST_RESTARTS) return haltOn(page, `list ${this.options.resource}`, this.api.server);
+        if (page.class !== 'expired' || expiredInARow >= MAX_LIST_RESTARTS)
+          return haltOn(page, `list ${this.options.resource}`, this.api.server);
         // The continue token expired (etcd compacted past it): carry on from the token the server offers, or list
         // again from the start; objects already handled are skipped, so none is written or counted twice.
         expiredInARow++;
@@ -169,7 +194,9 @@ class Migration {
       expiredInARow = 0;
       token = page.next;
       this.listProgress.page(page.items.length, page.remaining, token !== undefined);
-      const halt = await this.migrateChunk(page.items.filter((item) => doneUpTo === undefined || listKey(item) > doneUpTo));
+      const halt = await this.migrateChunk(
+        page.items.filter((item) => doneUpTo === undefined || listKey(item) > doneUpTo),
+      );
       if (halt) return halt;
       const last = page.items.at(-1);
       // Never backwards: the first pages of a list started again end before what the first pass did.
@@ -182,10 +209,18 @@ class Migration {
   /** One page of the collection from `token`, or the request's failure. */
   private async listPage(token: string | undefined): Promise<Page | Failure> {
     const query = { limit: String(this.options.chunkSize), ...(token ? { continue: token } : {}) };
-    const answer = await this.send('list', (signal) => this.api.request('GET', this.collectionPath(), { query, signal }), `list ${this.options.resource}`);
+    const answer = await this.send(
+      'list',
+      (signal) => this.api.request('GET', this.collectionPath(), { query, signal }),
+      `list ${this.options.resource}`,
+    );
     if (!answer.ok) return answer;
     const body = (answer.value.body ?? {}) as ListPage;
-    return { items: body.items ?? [], next: body.metadata?.continue || undefined, remaining: body.metadata?.remainingItemCount };
+    return {
+      items: body.items ?? [],
+      next: body.metadata?.continue || undefined,
+      remaining: body.metadata?.remainingItemCount,
+    };
   }
 
   /**
@@ -223,7 +258,12 @@ class Migration {
 
   private reportProgress(): void {
     const own = this.shard.count > 1 ? { own: this.tally.counts.seen } : {};
-    this.options.onProgress?.({ done: this.tally.listed, total: this.listProgress.total, elapsedMs: this.now() - this.startedAt, ...own });
+    this.options.onProgress?.({
+      done: this.tally.listed,
+      total: this.listProgress.total,
+      elapsedMs: this.now() - this.startedAt,
+      ...own,
+    });
   }
 
   /** One object: write it back as listed (managedFields mended), and count what the API server said. */
@@ -233,18 +273,28 @@ class Migration {
     return this.writeBack(item, mend, 0);
   }
 
-  private async writeBack(object: ListedObject, mend: MendedManagedFields | undefined, conflicts: number): Promise<ObjectResult> {
+  private async writeBack(
+    object: ListedObject,
+    mend: MendedManagedFields | undefined,
+    conflicts: number,
+  ): Promise<ObjectResult> {
     // A subresource write cannot set managedFields, and the API server, unable to convert an entry of a version it no
     // longer serves, clears every entry of the object instead: better not written than stripped of them.
-    if (mend && this.via === 'status') return failed(object, NOT_SENT, unmendableThroughStatus(object, this.facts.servedApiVersions));
+    if (mend && this.via === 'status')
+      return failed(object, NOT_SENT, unmendableThroughStatus(object, this.facts.servedApiVersions));
     const body = mend ? { ...object, metadata: { ...object.metadata, managedFields: mend.entries } } : object;
     const what = `rewrite ${namespacedName(object.metadata)}${this.via === 'status' ? ' through its status subresource' : ''}`;
     const path = this.via === 'status' ? `${this.objectPath(object)}/status` : this.objectPath(object);
-    const written = await this.send('write-object', (signal) => this.api.request('PUT', path, { query: this.writeQuery(), body, signal }), what);
+    const written = await this.send(
+      'write-object',
+      (signal) => this.api.request('PUT', path, { query: this.writeQuery(), body, signal }),
+      what,
+    );
     if (written.ok) {
       // The API server skips a write whose bytes equal what is stored: the same resourceVersion means the object was
       // already stored in the storage version. A dry run never writes, so it cannot tell.
-      const unchanged = !this.options.dryRun && resourceVersionOf(written.value.body) === object.metadata.resourceVersion;
+      const unchanged =
+        !this.options.dryRun && resourceVersionOf(written.value.body) === object.metadata.resourceVersion;
       return { counted: unchanged ? 'current' : 'rewritten', ...(mend ? { mended: mend } : {}) };
     }
     switch (written.class) {
@@ -263,10 +313,12 @@ class Migration {
   }
 
   private async mendAgain(object: ListedObject, conflicts: number): Promise<ObjectResult> {
-    if (conflicts >= MAX_MEND_CONFLICTS) return failed(object, 409, `still changing after ${conflicts} attempts to mend its managedFields`);
+    if (conflicts >= MAX_MEND_CONFLICTS)
+      return failed(object, 409, `still changing after ${conflicts} attempts to mend its managedFields`);
     const fresh = await this.readObject(object);
     if (fresh === 'gone') return GONE;
-    if (!('metadata' in fresh)) return { halt: haltOn(fresh, `read ${namespacedName(object.metadata)}`, this.api.server) };
+    if (!('metadata' in fresh))
+      return { halt: haltOn(fresh, `read ${namespacedName(object.metadata)}`, this.api.server) };
     const mend = this.mend(fresh);
     return mend ? this.writeBack(fresh, mend, conflicts + 1) : CURRENT;
   }
@@ -275,7 +327,11 @@ class Migration {
   private async readObject(object: ListedObject): Promise<ListedObject | 'gone' | Failure> {
     const query = { fieldSelector: `metadata.name=${object.metadata.name}` };
     const path = this.collectionPath(object.metadata.namespace);
-    const page = await this.send('list', (signal) => this.api.request('GET', path, { query, signal }), `read ${namespacedName(object.metadata)}`);
+    const page = await this.send(
+      'list',
+      (signal) => this.api.request('GET', path, { query, signal }),
+      `read ${namespacedName(object.metadata)}`,
+    );
     if (!page.ok) return page;
     return ((page.value.body as ListPage | undefined)?.items ?? [])[0] ?? 'gone';
   }
@@ -288,7 +344,8 @@ class Migration {
   private async finish(halt: Halt | undefined): Promise<Finish> {
     const unchanged = this.facts.storedVersions;
     if (halt) return { ...halt, storedVersionsAfter: unchanged };
-    if (this.options.dryRun) return { outcome: this.tally.counts.failed > 0 ? 'failed' : 'dry-run', storedVersionsAfter: unchanged };
+    if (this.options.dryRun)
+      return { outcome: this.tally.counts.failed > 0 ? 'failed' : 'dry-run', storedVersionsAfter: unchanged };
     let recorded: ShardRecorded | undefined;
     if (this.options.record) {
       const record = await this.recordShard(this.options.record);
@@ -303,7 +360,8 @@ class Migration {
     const unchanged = this.facts.storedVersions;
     const { counts, managedFields } = this.tally;
     if (counts.failed > 0) return { outcome: 'failed', storedVersionsAfter: unchanged };
-    if (!this.rewriteAll) return { outcome: managedFields.objectsMended > 0 ? 'mended' : 'nothing-to-do', storedVersionsAfter: unchanged };
+    if (!this.rewriteAll)
+      return { outcome: managedFields.objectsMended > 0 ? 'mended' : 'nothing-to-do', storedVersionsAfter: unchanged };
     if (shards && !shards.complete) return { outcome: 'shard-done', storedVersionsAfter: unchanged };
     return trimStoredVersions(this.api, this.send, this.options.resource, this.facts);
   }
@@ -313,7 +371,12 @@ class Migration {
     const result = this.tally.counts.failed > 0 ? 'failed' : 'succeeded';
     const finishedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const expected = { generation: this.facts.generation, storageVersion: this.facts.storageVersion };
-    const written = await recordShardResult(this.api, this.send, record, this.shard, { ...expected, result, objects: this.tally.counts.seen, finishedAt });
+    const written = await recordShardResult(this.api, this.send, record, this.shard, {
+      ...expected,
+      result,
+      objects: this.tally.counts.seen,
+      finishedAt,
+    });
     if (!written.ok) return haltOn(written.failure, written.what, this.api.server);
     return { recorded: result, shards: tallyShards(written.data, this.shard.count, expected) };
   }
@@ -354,18 +417,36 @@ class Migration {
 }
 
 function failed(object: ListedObject, code: number, message: string): ObjectResult {
-  return { counted: 'failed', failure: { ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}), name: object.metadata.name, code, message } };
+  return {
+    counted: 'failed',
+    failure: {
+      ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
+      name: object.metadata.name,
+      code,
+      message,
+    },
+  };
 }
 
 /** Every request of the run: a token from the rate limiter, then the call, retried as retry-policy.ts decides. */
 function sender(options: MigrationOptions, requestSignal: AbortSignal): Send {
-  return (operation: Operation, call: (signal: AbortSignal) => Promise<KubeResponse>, what: string): Promise<Attempt<KubeResponse>> =>
+  return (
+    operation: Operation,
+    call: (signal: AbortSignal) => Promise<KubeResponse>,
+    what: string,
+  ): Promise<Attempt<KubeResponse>> =>
     withRetries(
       async () => {
         await options.limiter.take(options.stop);
         return call(requestSignal);
       },
-      { operation, policy: options.retry, sleep: options.sleep, signal: options.stop, onRetry: (error, delayMs) => options.onRetry?.(what, error, delayMs) },
+      {
+        operation,
+        policy: options.retry,
+        sleep: options.sleep,
+        signal: options.stop,
+        onRetry: (error, delayMs) => options.onRetry?.(what, error, delayMs),
+      },
     );
 }
 
@@ -373,7 +454,13 @@ function sender(options: MigrationOptions, requestSignal: AbortSignal): Send {
 const NOT_SENT = 0;
 
 function unmendableThroughStatus(object: ListedObject, served: ReadonlySet<string>): string {
-  const unserved = [...new Set((object.metadata.managedFields ?? []).map((entry) => entry.apiVersion ?? '(none)').filter((version) => !served.has(version)))];
+  const unserved = [
+    ...new Set(
+      (object.metadata.managedFields ?? [])
+        .map((entry) => entry.apiVersion ?? '(none)')
+        .filter((version) => !served.has(version)),
+    ),
+  ];
   return (
     `not written: its managedFields name ${unserved.join(', ')}, no longer served; through the status subresource the API server ` +
     'would clear all of its managedFields (a subresource write cannot set them, and it cannot convert such an entry); migrate it without --via status'

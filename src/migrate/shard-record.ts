@@ -34,7 +34,9 @@ export class RecordFormatError extends Error {
 export function parseRecordRef(text: string): RecordRef {
   const [namespace, name, ...rest] = text.split('/');
   if (rest.length > 0 || !namespace || !name || !isDns1123Label(namespace) || !isDns1123Subdomain(name)) {
-    throw new RecordFormatError(`--record must be NAMESPACE/NAME, the ConfigMap the shards record their results in (e.g. crdgate-system/crdgate-migration), got "${text}"`);
+    throw new RecordFormatError(
+      `--record must be NAMESPACE/NAME, the ConfigMap the shards record their results in (e.g. crdgate-system/crdgate-migration), got "${text}"`,
+    );
   }
   return { namespace, name };
 }
@@ -73,12 +75,17 @@ export interface ShardTally {
  * Tallies the ConfigMap's data for a run of `count` shards. Keys of another shard count (an earlier run split
  * differently) are not this run's and are ignored.
  */
-export function tallyShards(data: Record<string, string> | undefined, count: number, expected: { generation: number; storageVersion: string }): ShardTally {
+export function tallyShards(
+  data: Record<string, string> | undefined,
+  count: number,
+  expected: { generation: number; storageVersion: string },
+): ShardTally {
   const tally: ShardTally = { complete: false, succeeded: [], failed: [], missing: [], stale: [] };
   for (let index = 0; index < count; index++) {
     const result = readResult(data?.[shardKey({ index, count })]);
     if (!result) tally.missing.push(index);
-    else if (result.generation !== expected.generation || result.storageVersion !== expected.storageVersion) tally.stale.push(index);
+    else if (result.generation !== expected.generation || result.storageVersion !== expected.storageVersion)
+      tally.stale.push(index);
     else if (result.result === 'succeeded') tally.succeeded.push(index);
     else tally.failed.push(index);
   }
@@ -91,9 +98,12 @@ export function describeWaiting(tally: ShardTally, expected: { generation: numbe
   const list = (indexes: number[]) => `${indexes.length === 1 ? 'shard' : 'shards'} ${indexes.join(', ')}`;
   const parts: string[] = [];
   if (tally.missing.length > 0) parts.push(`waiting for ${list(tally.missing)}`);
-  if (tally.failed.length > 0) parts.push(`${list(tally.failed)} failed (run ${tally.failed.length === 1 ? 'it' : 'them'} again)`);
+  if (tally.failed.length > 0)
+    parts.push(`${list(tally.failed)} failed (run ${tally.failed.length === 1 ? 'it' : 'them'} again)`);
   if (tally.stale.length > 0) {
-    parts.push(`${list(tally.stale)} recorded a result for another CRD generation or storage version (run ${tally.stale.length === 1 ? 'it' : 'them'} again)`);
+    parts.push(
+      `${list(tally.stale)} recorded a result for another CRD generation or storage version (run ${tally.stale.length === 1 ? 'it' : 'them'} again)`,
+    );
   }
   const total = tally.succeeded.length + tally.failed.length + tally.missing.length + tally.stale.length;
   return `${parts.join('; ')}; ${tally.succeeded.length} of ${total} succeeded for generation ${expected.generation}, storage version ${expected.storageVersion}`;
@@ -117,7 +127,11 @@ function readResult(value: string | undefined): ShardResult | undefined {
 }
 
 /** A request of the run: rate-limited and retried as retry-policy.ts decides (run-migration.ts's `send`). */
-export type Send = (operation: Operation, call: (signal: AbortSignal) => Promise<KubeResponse>, what: string) => Promise<Attempt<KubeResponse>>;
+export type Send = (
+  operation: Operation,
+  call: (signal: AbortSignal) => Promise<KubeResponse>,
+  what: string,
+) => Promise<Attempt<KubeResponse>>;
 
 export type Recorded = { ok: true; data: Record<string, string> } | { ok: false; failure: Failure; what: string };
 
@@ -134,25 +148,48 @@ interface ConfigMapJson {
  * as the write left it: every shard that wrote before is in it, so the last of the shards to write sees them all.
  * Creates the ConfigMap when it is absent (the rendered install ships it empty, so a Job never needs to).
  */
-export async function recordShardResult(api: Pick<KubeApi, 'request'>, send: Send, ref: RecordRef, shard: Shard, result: ShardResult): Promise<Recorded> {
+export async function recordShardResult(
+  api: Pick<KubeApi, 'request'>,
+  send: Send,
+  ref: RecordRef,
+  shard: Shard,
+  result: ShardResult,
+): Promise<Recorded> {
   const collection = `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/configmaps`;
   const path = `${collection}/${encodeURIComponent(ref.name)}`;
   const key = shardKey(shard);
   const value = JSON.stringify(result);
   const record = describeRecord(ref);
   for (let conflicts = 0; ; conflicts++) {
-    const read = await send('read-record', (signal) => api.request('GET', path, { signal }), `read the ConfigMap ${record}`);
+    const read = await send(
+      'read-record',
+      (signal) => api.request('GET', path, { signal }),
+      `read the ConfigMap ${record}`,
+    );
     let written: Attempt<KubeResponse>;
     let what: string;
     if (read.ok) {
       const configMap = read.value.body as ConfigMapJson;
       what = `update the ConfigMap ${record}`;
       const body = { ...configMap, data: { ...configMap.data, [key]: value } };
-      written = await send('write-record', (signal) => api.request('PUT', path, { query: { fieldManager: MIGRATE_FIELD_MANAGER }, body, signal }), what);
+      written = await send(
+        'write-record',
+        (signal) => api.request('PUT', path, { query: { fieldManager: MIGRATE_FIELD_MANAGER }, body, signal }),
+        what,
+      );
     } else if (read.class === 'gone') {
       what = `create the ConfigMap ${record}`;
-      const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ref.name, namespace: ref.namespace }, data: { [key]: value } };
-      written = await send('write-record', (signal) => api.request('POST', collection, { query: { fieldManager: MIGRATE_FIELD_MANAGER }, body, signal }), what);
+      const body = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: ref.name, namespace: ref.namespace },
+        data: { [key]: value },
+      };
+      written = await send(
+        'write-record',
+        (signal) => api.request('POST', collection, { query: { fieldManager: MIGRATE_FIELD_MANAGER }, body, signal }),
+        what,
+      );
     } else {
       return { ok: false, failure: read, what: `read the ConfigMap ${record}` };
     }

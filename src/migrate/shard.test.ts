@@ -15,7 +15,10 @@ describe('fnv1a32', () => {
 });
 
 describe('shardOf', () => {
-  const objects = Array.from({ length: 2000 }, (_, i) => ({ namespace: `ns-${i % 7}`, name: `db-${String(i).padStart(4, '0')}` }));
+  const objects = Array.from({ length: 2000 }, (_, i) => ({
+    namespace: `ns-${i % 7}`,
+    name: `db-${String(i).padStart(4, '0')}`,
+  }));
 
   it('puts every object in exactly one shard', () => {
     for (const object of objects.slice(0, 200)) {
@@ -33,7 +36,9 @@ describe('shardOf', () => {
   it('tells namespaces apart and hashes cluster-scoped objects as /NAME', () => {
     expect(shardOf({ name: 'x' }, 1_000_003)).toBe(fnv1a32('/x') % 1_000_003);
     expect(shardOf({ namespace: 'a', name: 'b/c' }, 1_000_003)).toBe(fnv1a32('a/b/c') % 1_000_003);
-    expect(shardOf({ namespace: 'a', name: 'x' }, 1_000_003)).not.toBe(shardOf({ namespace: 'b', name: 'x' }, 1_000_003));
+    expect(shardOf({ namespace: 'a', name: 'x' }, 1_000_003)).not.toBe(
+      shardOf({ namespace: 'b', name: 'x' }, 1_000_003),
+    );
   });
 
   it('with one shard, every object is in it', () => {

@@ -32,7 +32,9 @@ export function parseShard(text: string): Shard {
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (!match || !Number.isSafeInteger(index) || !Number.isSafeInteger(count) || count < 1 || index >= count) {
-    throw new ShardFormatError(`--shard must be I/N with 0 <= I < N (e.g. 0/4 for the first of four shards), got "${text}"`);
+    throw new ShardFormatError(
+      `--shard must be I/N with 0 <= I < N (e.g. 0/4 for the first of four shards), got "${text}"`,
+    );
   }
   return { index, count };
 }

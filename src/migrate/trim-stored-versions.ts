@@ -37,13 +37,22 @@ export async function trimStoredVersions(
     const body = { ...crd, status: { ...crd.status, storedVersions: [facts.storageVersion] } };
     const written = await send(
       'write-status',
-      (signal) => api.request('PUT', `${crdPath(resource)}/status`, { body, query: { fieldManager: MIGRATE_FIELD_MANAGER }, signal }),
+      (signal) =>
+        api.request('PUT', `${crdPath(resource)}/status`, {
+          body,
+          query: { fieldManager: MIGRATE_FIELD_MANAGER },
+          signal,
+        }),
       'update the CRD status',
     );
-    if (written.ok) return { outcome: 'migrated', storedVersionsAfter: readStorageFacts(written.value.body).storedVersions };
+    if (written.ok)
+      return { outcome: 'migrated', storedVersionsAfter: readStorageFacts(written.value.body).storedVersions };
     // Someone else wrote the CRD meanwhile: read it again and check again, never overwrite blindly.
     if (written.class === 'conflict' && conflicts < MAX_STATUS_CONFLICTS) continue;
-    return { ...haltOn(written, `update the status of the CRD ${resource}`, api.server), storedVersionsAfter: unchanged };
+    return {
+      ...haltOn(written, `update the status of the CRD ${resource}`, api.server),
+      storedVersionsAfter: unchanged,
+    };
   }
 }
 
@@ -54,7 +63,11 @@ export function crdChangedSince(facts: StorageFacts, crd: unknown): CrdChanged |
     latest = readStorageFacts(crd);
   } catch (error) {
     if (!(error instanceof CrdShapeError)) throw error;
-    return { outcome: 'crd-changed', problem: `the CRD changed during the run: ${error.message}`, storedVersionsAfter: facts.storedVersions };
+    return {
+      outcome: 'crd-changed',
+      problem: `the CRD changed during the run: ${error.message}`,
+      storedVersionsAfter: facts.storedVersions,
+    };
   }
   if (latest.generation === facts.generation && latest.storageVersion === facts.storageVersion) return undefined;
   const problem = `the CRD changed during the run (generation ${facts.generation} -> ${latest.generation}, storage version ${facts.storageVersion} -> ${latest.storageVersion}); objects written before the change may be in another version`;

@@ -7,9 +7,17 @@ export function celValue(value: unknown): CelProtoJson {
   if (value === null) return { nullValue: null };
   if (typeof value === 'boolean') return { boolValue: value };
   if (typeof value === 'string') return { stringValue: value };
-  if (typeof value === 'number') return Number.isInteger(value) ? { int64Value: BigInt(value).toString() } : { doubleValue: value };
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? { int64Value: BigInt(value).toString() } : { doubleValue: value };
   if (Array.isArray(value)) return { listValue: { values: value.map(celValue) } };
-  return { mapValue: { entries: Object.entries(value as object).map(([key, item]) => ({ key: { stringValue: key }, value: celValue(item) })) } };
+  return {
+    mapValue: {
+      entries: Object.entries(value as object).map(([key, item]) => ({
+        key: { stringValue: key },
+        value: celValue(item),
+      })),
+    },
+  };
 }
 
 /** A variable declared dyn: a policy sees a custom object as unstructured JSON, typed by its values. */
@@ -20,7 +28,11 @@ export function withoutNulls(value: unknown): Record<string, unknown> {
   const prune = (item: unknown): unknown => {
     if (Array.isArray(item)) return item.map(prune);
     if (item === null || typeof item !== 'object') return item;
-    return Object.fromEntries(Object.entries(item).filter(([, field]) => field !== null).map(([key, field]) => [key, prune(field)]));
+    return Object.fromEntries(
+      Object.entries(item)
+        .filter(([, field]) => field !== null)
+        .map(([key, field]) => [key, prune(field)]),
+    );
   };
   return prune(value) as Record<string, unknown>;
 }
@@ -43,7 +55,10 @@ export function jsonOfCelValue(value: CelProtoJson): unknown {
       return ((content as { values?: CelProtoJson[] }).values ?? []).map(jsonOfCelValue);
     case 'mapValue':
       return Object.fromEntries(
-        ((content as { entries?: { key: CelProtoJson; value: CelProtoJson }[] }).entries ?? []).map((entry) => [jsonOfCelValue(entry.key), jsonOfCelValue(entry.value)]),
+        ((content as { entries?: { key: CelProtoJson; value: CelProtoJson }[] }).entries ?? []).map((entry) => [
+          jsonOfCelValue(entry.key),
+          jsonOfCelValue(entry.value),
+        ]),
       );
     default:
       throw new Error(`not a JSON value: ${JSON.stringify(value)}`);

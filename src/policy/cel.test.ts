@@ -1,5 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { and, call, celLiteral, celString, concat, cond, eq, has, ident, index, int, isIn, isPlainFieldName, list, member, method, not, optionalField, or, plus, str } from './cel.ts';
+import {
+  and,
+  call,
+  celLiteral,
+  celString,
+  concat,
+  cond,
+  eq,
+  has,
+  ident,
+  index,
+  int,
+  isIn,
+  isPlainFieldName,
+  list,
+  member,
+  method,
+  not,
+  optionalField,
+  or,
+  plus,
+  str,
+} from './cel.ts';
 
 describe('celLiteral', () => {
   it('writes JSON values as CEL literals, strings escaped', () => {

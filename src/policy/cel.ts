@@ -117,7 +117,10 @@ export function not(expression: Cel): Cel {
 
 /** `condition ? then : otherwise`; the branch after `:` may itself be a conditional (CEL's is right-associative). */
 export function cond(condition: Cel, then: Cel, otherwise: Cel): Cel {
-  return cel(`${operand(condition, Binding.Or)} ? ${operand(then, Binding.Or)} : ${operand(otherwise, Binding.Conditional)}`, Binding.Conditional);
+  return cel(
+    `${operand(condition, Binding.Or)} ? ${operand(then, Binding.Or)} : ${operand(otherwise, Binding.Conditional)}`,
+    Binding.Conditional,
+  );
 }
 
 type Relation = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in';
@@ -140,7 +143,10 @@ export function plus(...operands: readonly Cel[]): Cel {
   if (operands.length === 0) return int(0);
   if (operands.length === 1) return operands[0]!;
   // Left-associative: the first operand may be a sum itself, the others must bind more tightly.
-  return cel(operands.map((each, index) => operand(each, index === 0 ? Binding.Additive : Binding.Multiplicative)).join(' + '), Binding.Additive);
+  return cel(
+    operands.map((each, index) => operand(each, index === 0 ? Binding.Additive : Binding.Multiplicative)).join(' + '),
+    Binding.Additive,
+  );
 }
 
 /** String concatenation, flat (string + is associative), adjacent literals joined into one. */
@@ -226,8 +232,27 @@ function qualifiedName(name: string): string {
 // CEL's reserved words, which the API server escapes as field names (`__namespace__`); a path through one is
 // not compiled rather than escaped by a rule that could drift from the API server's.
 const reservedWords = new Set([
-  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import',
-  'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
 ]);
 
 /** Whether a field name can be written after `.?` as it is. */

@@ -38,7 +38,11 @@ const cacheSchema: JSONSchemaProps = {
   maxItems: 8,
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['name'],
-  items: spec({ name: { type: 'string', maxLength: 16 }, memory: { type: 'string', maxLength: 16 }, tier: { type: 'string', maxLength: 16 } }),
+  items: spec({
+    name: { type: 'string', maxLength: 16 },
+    memory: { type: 'string', maxLength: 16 },
+    tier: { type: 'string', maxLength: 16 },
+  }),
 };
 
 const keyedBy = (keys: string[], properties: Record<string, JSONSchemaProps>): JSONSchemaProps => ({
@@ -62,7 +66,11 @@ const specSchema = spec({
   // Strimzi's JBOD volumes: keyed by an integer.
   volumes: keyedBy(['id'], { id: { type: 'integer' }, size: { type: 'string', maxLength: 16 } }),
   flags: keyedBy(['on'], { on: { type: 'boolean' }, note: { type: 'string', maxLength: 16 } }),
-  ports: keyedBy(['port', 'protocol'], { port: { type: 'integer' }, protocol: { type: 'string', maxLength: 8 }, name: { type: 'string', maxLength: 16 } }),
+  ports: keyedBy(['port', 'protocol'], {
+    port: { type: 'integer' },
+    protocol: { type: 'string', maxLength: 8 },
+    name: { type: 'string', maxLength: 16 },
+  }),
 });
 
 const absent = Symbol('absent');
@@ -70,17 +78,53 @@ type Value = unknown;
 
 const integers: Value[] = [absent, 0, 1, 2, -3, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, null];
 const strings: Value[] = [absent, '', 'a', 'b', 'blue', 'A', 'ü', 'quote " and \\ backslash', null];
-const quantities: Value[] = [absent, '1Gi', '1024Mi', '2Gi', '500m', '1.5G', '1.2345G', '1e3', '999999', '1000000', '10Pi', 'x', null];
+const quantities: Value[] = [
+  absent,
+  '1Gi',
+  '1024Mi',
+  '2Gi',
+  '500m',
+  '1.5G',
+  '1.2345G',
+  '1e3',
+  '999999',
+  '1000000',
+  '10Pi',
+  'x',
+  null,
+];
 // With maxLength 8, the CEL reads releases of up to four parts; crdgate reads more, so the fifth is a boundary.
-const releases: Value[] = [absent, '16.4', '16.10', '16.4.0', '17.0', '15.9.9', '16', '16.04', '1.2.3.4', '1.2.3.4.5', '999999999999999.1', '1000000000000000.1', 'v16', '', null];
+const releases: Value[] = [
+  absent,
+  '16.4',
+  '16.10',
+  '16.4.0',
+  '17.0',
+  '15.9.9',
+  '16',
+  '16.04',
+  '1.2.3.4',
+  '1.2.3.4.5',
+  '999999999999999.1',
+  '1000000000000000.1',
+  'v16',
+  '',
+  null,
+];
 const cacheLists: Value[] = [
   absent,
   [],
   [{ name: 'a', memory: '1Gi', tier: 'hot' }],
   [{ name: 'a', memory: '2Gi', tier: 'hot' }],
   [{ name: 'a', memory: '1024Mi', tier: 'cold' }],
-  [{ name: 'a', memory: '1Gi' }, { name: 'b', memory: '1Gi' }],
-  [{ name: 'b', memory: '512Mi' }, { name: 'a', memory: 'lots' }],
+  [
+    { name: 'a', memory: '1Gi' },
+    { name: 'b', memory: '1Gi' },
+  ],
+  [
+    { name: 'b', memory: '512Mi' },
+    { name: 'a', memory: 'lots' },
+  ],
   [{ name: 'c' }, { name: 'a' }],
   null,
 ];
@@ -90,21 +134,40 @@ const volumeLists: Value[] = [
   [],
   [{ id: 0, size: '100Gi' }],
   [{ id: 0, size: '50Gi' }],
-  [{ id: 1, size: '100Gi' }, { id: 0, size: '100Gi' }],
-  [{ id: 1, size: '1Ti' }, { id: 2, size: 'lots' }],
+  [
+    { id: 1, size: '100Gi' },
+    { id: 0, size: '100Gi' },
+  ],
+  [
+    { id: 1, size: '1Ti' },
+    { id: 2, size: 'lots' },
+  ],
   [{ id: -7, size: '1Gi' }],
   [{ id: 2 ** 53 - 1, size: '1Gi' }],
   [{ id: 2 ** 53, size: '1Gi' }],
   null,
 ];
-const flagLists: Value[] = [absent, [], [{ on: true, note: 'a' }], [{ on: true, note: 'b' }], [{ on: false, note: 'a' }], [{ on: false }, { on: true }]];
+const flagLists: Value[] = [
+  absent,
+  [],
+  [{ on: true, note: 'a' }],
+  [{ on: true, note: 'b' }],
+  [{ on: false, note: 'a' }],
+  [{ on: false }, { on: true }],
+];
 const portLists: Value[] = [
   absent,
   [],
   [{ port: 53, protocol: 'UDP', name: 'dns' }],
   [{ port: 53, protocol: 'TCP', name: 'dns' }],
-  [{ port: 53, protocol: 'UDP', name: 'dns' }, { port: 53, protocol: 'TCP', name: 'dns-tcp' }],
-  [{ port: 53, protocol: 'TCP', name: 'dns' }, { port: 53, protocol: 'UDP', name: 'domain' }],
+  [
+    { port: 53, protocol: 'UDP', name: 'dns' },
+    { port: 53, protocol: 'TCP', name: 'dns-tcp' },
+  ],
+  [
+    { port: 53, protocol: 'TCP', name: 'dns' },
+    { port: 53, protocol: 'UDP', name: 'domain' },
+  ],
   [{ port: 54, protocol: 'UDP' }],
 ];
 
@@ -136,24 +199,122 @@ interface Row {
 // parts of at most 15 digits.
 // An integer where a quantity string belongs (stored before the schema changed) is a quantity to crdgate, as to
 // Kubernetes where a CRD declares int-or-string; the CEL compiles string quantities only, so it sees no change there.
-const exactQuantity = (value: Value) => (typeof value === 'string' ? /^[0-9]{1,6}([.][0-9]{1,3})?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.test(value) : !Number.isInteger(value));
+const exactQuantity = (value: Value) =>
+  typeof value === 'string'
+    ? /^[0-9]{1,6}([.][0-9]{1,3})?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.test(value)
+    : !Number.isInteger(value);
 // In a list's items, it reads such an integer as a value it cannot read: the other changes of the list still count.
-const integerQuantityUnreadIn = (field: string) => (value: Value): Value =>
-  Array.isArray(value)
-    ? value.map((item: unknown) => (isPlainObject(item) && Number.isInteger(item[field]) ? { ...item, [field]: 'not a quantity' } : item))
-    : value;
-const splittableRelease = (value: Value) => typeof value !== 'string' || !/^[0-9.]+$/.test(value) || (value.split('.').length <= 4 && value.split('.').every((part) => part.length <= 15));
+const integerQuantityUnreadIn =
+  (field: string) =>
+  (value: Value): Value =>
+    Array.isArray(value)
+      ? value.map((item: unknown) =>
+          isPlainObject(item) && Number.isInteger(item[field]) ? { ...item, [field]: 'not a quantity' } : item,
+        )
+      : value;
+const splittableRelease = (value: Value) =>
+  typeof value !== 'string' ||
+  !/^[0-9.]+$/.test(value) ||
+  (value.split('.').length <= 4 && value.split('.').every((part) => part.length <= 15));
 
 const rows: Row[] = [
-  { name: 'integer, different, absent means 1', classifier: fieldClassifier({ path: 'replicas', absentMeans: 1, read: readInteger, compare: whenDifferent('replicas.change') }), path: ['replicas'], values: integers, wrongTyped: wrongIntegers },
-  { name: 'integer, by direction', classifier: fieldClassifier({ path: 'size', read: readInteger, compare: byDirection({ compare: compareNumbers, increase: 'size.up', decrease: 'size.down' }) }), path: ['size'], values: integers, wrongTyped: wrongIntegers },
-  { name: 'integer, either direction one kind', classifier: fieldClassifier({ path: 'size', read: readInteger, compare: byDirection({ compare: compareNumbers, increase: 'size.move', decrease: 'size.move' }) }), path: ['size'], values: integers, wrongTyped: wrongIntegers },
-  { name: 'string, different', classifier: fieldClassifier({ path: 'label', read: readString, compare: whenDifferent('label.change') }), path: ['label'], values: strings, wrongTyped: wrongStrings },
-  { name: 'nested string, absent means blue', classifier: fieldClassifier({ path: 'look.color', absentMeans: 'blue', read: readString, compare: whenDifferent('color.change') }), path: ['look', 'color'], values: strings, wrongTyped: wrongStrings },
-  { name: 'quantity, by direction', classifier: fieldClassifier({ path: 'storage.size', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'storage.grow', decrease: 'storage.shrink' }) }), path: ['storage', 'size'], values: quantities, wrongTyped: wrongStrings, celReads: exactQuantity },
-  { name: 'quantity, different', classifier: fieldClassifier({ path: 'storage.size', read: readQuantity, compare: whenDifferent('storage.change') }), path: ['storage', 'size'], values: quantities, wrongTyped: wrongStrings, celReads: exactQuantity },
-  { name: 'release, by step', classifier: fieldClassifier({ path: 'version', read: parseVersion, compare: byReleaseStep({ compare: compareVersions, upgrade: 'upgrade', major: 'major', downgrade: 'downgrade' }) }), path: ['version'], values: releases, wrongTyped: wrongStrings, celReads: splittableRelease },
-  { name: 'release, by direction', classifier: fieldClassifier({ path: 'version', read: parseVersion, compare: byDirection({ compare: compareVersions, increase: 'version.up', decrease: 'version.down' }) }), path: ['version'], values: releases, wrongTyped: wrongStrings, celReads: splittableRelease },
+  {
+    name: 'integer, different, absent means 1',
+    classifier: fieldClassifier({
+      path: 'replicas',
+      absentMeans: 1,
+      read: readInteger,
+      compare: whenDifferent('replicas.change'),
+    }),
+    path: ['replicas'],
+    values: integers,
+    wrongTyped: wrongIntegers,
+  },
+  {
+    name: 'integer, by direction',
+    classifier: fieldClassifier({
+      path: 'size',
+      read: readInteger,
+      compare: byDirection({ compare: compareNumbers, increase: 'size.up', decrease: 'size.down' }),
+    }),
+    path: ['size'],
+    values: integers,
+    wrongTyped: wrongIntegers,
+  },
+  {
+    name: 'integer, either direction one kind',
+    classifier: fieldClassifier({
+      path: 'size',
+      read: readInteger,
+      compare: byDirection({ compare: compareNumbers, increase: 'size.move', decrease: 'size.move' }),
+    }),
+    path: ['size'],
+    values: integers,
+    wrongTyped: wrongIntegers,
+  },
+  {
+    name: 'string, different',
+    classifier: fieldClassifier({ path: 'label', read: readString, compare: whenDifferent('label.change') }),
+    path: ['label'],
+    values: strings,
+    wrongTyped: wrongStrings,
+  },
+  {
+    name: 'nested string, absent means blue',
+    classifier: fieldClassifier({
+      path: 'look.color',
+      absentMeans: 'blue',
+      read: readString,
+      compare: whenDifferent('color.change'),
+    }),
+    path: ['look', 'color'],
+    values: strings,
+    wrongTyped: wrongStrings,
+  },
+  {
+    name: 'quantity, by direction',
+    classifier: fieldClassifier({
+      path: 'storage.size',
+      read: readQuantity,
+      compare: byDirection({ compare: compareQuantities, increase: 'storage.grow', decrease: 'storage.shrink' }),
+    }),
+    path: ['storage', 'size'],
+    values: quantities,
+    wrongTyped: wrongStrings,
+    celReads: exactQuantity,
+  },
+  {
+    name: 'quantity, different',
+    classifier: fieldClassifier({ path: 'storage.size', read: readQuantity, compare: whenDifferent('storage.change') }),
+    path: ['storage', 'size'],
+    values: quantities,
+    wrongTyped: wrongStrings,
+    celReads: exactQuantity,
+  },
+  {
+    name: 'release, by step',
+    classifier: fieldClassifier({
+      path: 'version',
+      read: parseVersion,
+      compare: byReleaseStep({ compare: compareVersions, upgrade: 'upgrade', major: 'major', downgrade: 'downgrade' }),
+    }),
+    path: ['version'],
+    values: releases,
+    wrongTyped: wrongStrings,
+    celReads: splittableRelease,
+  },
+  {
+    name: 'release, by direction',
+    classifier: fieldClassifier({
+      path: 'version',
+      read: parseVersion,
+      compare: byDirection({ compare: compareVersions, increase: 'version.up', decrease: 'version.down' }),
+    }),
+    path: ['version'],
+    values: releases,
+    wrongTyped: wrongStrings,
+    celReads: splittableRelease,
+  },
   {
     name: 'keyed list, absent means [], with item classifiers',
     classifier: keyedListClassifier({
@@ -163,8 +324,17 @@ const rows: Row[] = [
       added: 'cache.added',
       removed: 'cache.removed',
       itemClassifiers: [
-        fieldClassifier({ path: 'memory', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'cache.grow', decrease: 'cache.shrink' }) }),
-        fieldClassifier({ path: 'tier', absentMeans: 'warm', read: readString, compare: whenDifferent('cache.retier') }),
+        fieldClassifier({
+          path: 'memory',
+          read: readQuantity,
+          compare: byDirection({ compare: compareQuantities, increase: 'cache.grow', decrease: 'cache.shrink' }),
+        }),
+        fieldClassifier({
+          path: 'tier',
+          absentMeans: 'warm',
+          read: readString,
+          compare: whenDifferent('cache.retier'),
+        }),
       ],
     }),
     path: ['caches'],
@@ -174,7 +344,15 @@ const rows: Row[] = [
   },
   {
     name: 'keyed list, absent unread',
-    classifier: keyedListClassifier({ path: 'shards', key: 'name', added: 'shard.added', removed: 'shard.removed', itemClassifiers: [fieldClassifier({ path: 'memory', read: readQuantity, compare: whenDifferent('shard.memory') })] }),
+    classifier: keyedListClassifier({
+      path: 'shards',
+      key: 'name',
+      added: 'shard.added',
+      removed: 'shard.removed',
+      itemClassifiers: [
+        fieldClassifier({ path: 'memory', read: readQuantity, compare: whenDifferent('shard.memory') }),
+      ],
+    }),
     path: ['shards'],
     values: cacheLists,
     wrongTyped: wrongItems,
@@ -187,7 +365,13 @@ const rows: Row[] = [
       key: 'id',
       added: 'volume.added',
       removed: 'volume.removed',
-      itemClassifiers: [fieldClassifier({ path: 'size', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'volume.grow', decrease: 'volume.shrink' }) })],
+      itemClassifiers: [
+        fieldClassifier({
+          path: 'size',
+          read: readQuantity,
+          compare: byDirection({ compare: compareQuantities, increase: 'volume.grow', decrease: 'volume.shrink' }),
+        }),
+      ],
     }),
     path: ['volumes'],
     values: volumeLists,
@@ -225,7 +409,10 @@ const rows: Row[] = [
 
 function specWith(path: readonly string[], value: Value): Record<string, unknown> {
   if (value === absent) return path.length > 1 ? { [path[0]!]: {} } : {};
-  return path.reduceRight<Record<string, unknown>>((inner, segment) => ({ [segment]: inner }), value as never) as Record<string, unknown>;
+  return path.reduceRight<Record<string, unknown>>(
+    (inner, segment) => ({ [segment]: inner }),
+    value as never,
+  ) as Record<string, unknown>;
 }
 
 function objectWith(specValue: Record<string, unknown>): Record<string, unknown> {
@@ -256,9 +443,19 @@ function compileCounts(classifier: Classifier<string>, withVariables: boolean): 
   const compiled = compileClassifier(classifier.form, classifier.kinds, site);
   expect(compiled.uncompiled).toEqual([]);
   const kinds = [...new Set(compiled.sources.map((source) => source.kind))];
-  const perKind = list(kinds.map((kind) => plus(...compiled.sources.filter((source) => source.kind === kind).map((source) => source.count))));
+  const perKind = list(
+    kinds.map((kind) =>
+      plus(...compiled.sources.filter((source) => source.kind === kind).map((source) => source.count)),
+    ),
+  );
   // Later variables read earlier ones: inline from the last defined back to the first.
-  const inline = (text: string) => [...variables].reverse().reduce((expression, [name, value]) => expression.replaceAll(new RegExp(`variables\\.${name}\\b`, 'g'), `(${value})`), text);
+  const inline = (text: string) =>
+    [...variables]
+      .reverse()
+      .reduce(
+        (expression, [name, value]) => expression.replaceAll(new RegExp(`variables\\.${name}\\b`, 'g'), `(${value})`),
+        text,
+      );
   return { kinds, counts: inline(perKind.text) };
 }
 
@@ -282,14 +479,20 @@ function evaluatePairs(compiled: Compiled, pairs: readonly SpecPair[]): Counts[]
   const expr = `pairs.map(pair, [pair[0]].map(oldObject, [pair[1]].map(object, ${compiled.counts})[0])[0])`;
   const bound = pairs.map(([oldSpec, newSpec]) => [objectWith(oldSpec), objectWith(newSpec)]);
   const answer = evaluateCel({ expr, typeEnv: [dyn('pairs')], bindings: { pairs: celValue(bound) } });
-  if (answer.compileError !== undefined) throw new Error(`does not compile: ${answer.compileError}\n${compiled.counts}`);
+  if (answer.compileError !== undefined)
+    throw new Error(`does not compile: ${answer.compileError}\n${compiled.counts}`);
   if (answer.evalError !== undefined) return `error: ${answer.evalError}`;
   return listOf(answer.value).map((counts) =>
-    Object.fromEntries(compiled.kinds.map((kind, index) => [kind, Number(listOf(counts)[index]!.int64Value)] as const).filter(([, count]) => count !== 0)),
+    Object.fromEntries(
+      compiled.kinds
+        .map((kind, index) => [kind, Number(listOf(counts)[index]!.int64Value)] as const)
+        .filter(([, count]) => count !== 0),
+    ),
   );
 }
 
-const listOf = (value: unknown) => (value as { listValue: { values?: { int64Value: string }[] } }).listValue.values ?? [];
+const listOf = (value: unknown) =>
+  (value as { listValue: { values?: { int64Value: string }[] } }).listValue.values ?? [];
 
 /**
  * What the CEL must count of the classifier's changes: all but the undecidable ones. A value the reader cannotReads
@@ -309,23 +512,34 @@ const show = (value: Value) => (value === absent ? '(absent)' : JSON.stringify(v
 /** Where the CEL's counts differ from what it must count for the classifier's: `old -> new: ...`. */
 function disagreements(row: Row, compiled: Compiled, pairs: readonly (readonly [Value, Value])[]): string[] {
   const specs = pairs.map(([before, after]) => [specWith(row.path, before), specWith(row.path, after)] as const);
-  const actual = celCounts(compiled, specs.map(([oldSpec, newSpec]) => [withoutNulls(oldSpec), withoutNulls(newSpec)] as const));
+  const actual = celCounts(
+    compiled,
+    specs.map(([oldSpec, newSpec]) => [withoutNulls(oldSpec), withoutNulls(newSpec)] as const),
+  );
   return pairs.flatMap(([before, after], index) => {
     const read = row.celReads ?? (() => true);
     const sees = row.celSees ?? ((value: Value) => value);
-    const expected = read(before) && read(after) ? classifierCounts(row.classifier, specWith(row.path, sees(before)), specWith(row.path, sees(after))) : {};
+    const expected =
+      read(before) && read(after)
+        ? classifierCounts(row.classifier, specWith(row.path, sees(before)), specWith(row.path, sees(after)))
+        : {};
     if (isDeepStrictEqual(actual[index], expected)) return [];
-    return [`${show(before)} -> ${show(after)}: classifier ${JSON.stringify(expected)}, CEL ${JSON.stringify(actual[index])}`];
+    return [
+      `${show(before)} -> ${show(after)}: classifier ${JSON.stringify(expected)}, CEL ${JSON.stringify(actual[index])}`,
+    ];
   });
 }
 
-const allPairs = (olds: readonly Value[], news: readonly Value[]) => olds.flatMap((before) => news.map((after) => [before, after] as const));
+const allPairs = (olds: readonly Value[], news: readonly Value[]) =>
+  olds.flatMap((before) => news.map((after) => [before, after] as const));
 
 describe('each classifier and its compiled CEL count the same changes', () => {
   for (const row of rows) {
     for (const withVariables of [true, false]) {
       it(`${row.name}${withVariables ? ', through policy variables' : ', inlined'}: ${row.values.length ** 2} pairs`, () => {
-        expect(disagreements(row, compileCounts(row.classifier, withVariables), allPairs(row.values, row.values))).toEqual([]);
+        expect(
+          disagreements(row, compileCounts(row.classifier, withVariables), allPairs(row.values, row.values)),
+        ).toEqual([]);
       });
     }
   }
@@ -337,12 +551,14 @@ describe('each classifier and its compiled CEL count the same changes', () => {
 // failing (a number has no matches()), which would refuse what the webhook lets through. Two ways such a pair
 // reaches the policy: an update that corrects the value (the new object is checked against the schema, the old one
 // is not), and, through CRD validation ratcheting, an update that leaves the wrong value as it was.
-describe('a stored value of another type than the schema\'s', () => {
+describe("a stored value of another type than the schema's", () => {
   for (const row of rows) {
     for (const withVariables of [true, false]) {
       const via = withVariables ? 'through policy variables' : 'inlined';
       it(`${row.name}, corrected by the update, ${via}: ${row.wrongTyped.length * row.values.length} pairs`, () => {
-        expect(disagreements(row, compileCounts(row.classifier, withVariables), allPairs(row.wrongTyped, row.values))).toEqual([]);
+        expect(
+          disagreements(row, compileCounts(row.classifier, withVariables), allPairs(row.wrongTyped, row.values)),
+        ).toEqual([]);
       });
       it(`${row.name}, kept by the update (ratcheting), ${via}: ${row.wrongTyped.length} pairs`, () => {
         const kept = row.wrongTyped.map((value) => [value, structuredClone(value)] as const);

@@ -91,7 +91,11 @@ const releasePart = '(0|[1-9][0-9]{0,14})';
 // JavaScript holds integers exactly up to 2^53-1; crdgate reads a larger one as unreadable.
 const largestExactInteger = Number.MAX_SAFE_INTEGER;
 
-export function compileClassifier(form: ClassifierForm<string> | undefined, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
+export function compileClassifier(
+  form: ClassifierForm<string> | undefined,
+  kinds: readonly string[],
+  site: CompareSite,
+): CompiledClassifiers {
   if (form === undefined) return notCompiled(kinds, 'the classifier is a function of its own');
   switch (form.classify) {
     case 'field':
@@ -106,13 +110,18 @@ function notCompiled(kinds: readonly string[], reason: string): CompiledClassifi
 }
 
 /** The schema at a path below `schema`, through object properties only. */
-export function propertySchemaAt(schema: JSONSchemaProps | undefined, segments: readonly string[]): JSONSchemaProps | undefined {
+export function propertySchemaAt(
+  schema: JSONSchemaProps | undefined,
+  segments: readonly string[],
+): JSONSchemaProps | undefined {
   return segments.reduce<JSONSchemaProps | undefined>((node, segment) => node?.properties?.[segment], schema);
 }
 
 function plainPath(path: string): string[] | undefined {
   const segments = parseFieldPath(path);
-  return segments.every((segment): segment is string => typeof segment === 'string' && isPlainFieldName(segment)) ? segments : undefined;
+  return segments.every((segment): segment is string => typeof segment === 'string' && isPlainFieldName(segment))
+    ? segments
+    : undefined;
 }
 
 interface Side {
@@ -127,7 +136,13 @@ interface Side {
  * ever used when present: kube-apiserver 1.36 fails `string(x.value())` of an integer field at run time (a
  * messageExpression then falls back to the plain message), and orValue reads the same present value.
  */
-function side(site: CompareSite, which: 'old' | 'new', segments: readonly string[], absentMeans: Cel | undefined, zero: Cel): Side {
+function side(
+  site: CompareSite,
+  which: 'old' | 'new',
+  segments: readonly string[],
+  absentMeans: Cel | undefined,
+  zero: Cel,
+): Side {
   const field = optionalField(site[which], segments);
   const hint = `${which}_${segments.join('_')}`;
   if (absentMeans !== undefined) return { value: named(site, hint, method(field, 'orValue', absentMeans)) };
@@ -140,26 +155,36 @@ type FieldForm = Extract<ClassifierForm<string>, { classify: 'field' }>;
 /** Why the policy finds no field at `path` through declared properties: there is none, or it is behind a map or unknown fields. */
 function undeclaredProblem(schema: JSONSchemaProps | undefined, segments: readonly string[], path: string): string {
   const reach = schema === undefined ? undefined : schemaAtPath(schema, segments, '');
-  if (reach !== undefined && 'schema' in reach) return `"${path}" is reached through a map (additionalProperties), which the policy does not compile`;
-  if (reach !== undefined && 'anything' in reach) return `"${path}" is below fields the hub schema keeps unknown, which the policy does not compile`;
+  if (reach !== undefined && 'schema' in reach)
+    return `"${path}" is reached through a map (additionalProperties), which the policy does not compile`;
+  if (reach !== undefined && 'anything' in reach)
+    return `"${path}" is below fields the hub schema keeps unknown, which the policy does not compile`;
   return `the hub schema declares no field "${path}"`;
 }
 
 /** Why a field classifier's form does not compile, or its absentMeans as CEL (undefined: none). */
-function fieldProblem(form: FieldForm, schema: JSONSchemaProps): { problem: string } | { absentMeans: Cel | undefined } {
+function fieldProblem(
+  form: FieldForm,
+  schema: JSONSchemaProps,
+): { problem: string } | { absentMeans: Cel | undefined } {
   const problem = readingProblem(form.reading, schema, form.path) ?? comparisonProblem(form.reading, form.comparison);
   if (problem !== undefined) return { problem };
   if (isCannotRead(form.absentMeans)) {
-    return { problem: `an absent "${form.path}" reads as cannotRead (${form.absentMeans.reason}): the policy does not compile readings that fail closed` };
+    return {
+      problem: `an absent "${form.path}" reads as cannotRead (${form.absentMeans.reason}): the policy does not compile readings that fail closed`,
+    };
   }
   if (form.absentMeans === undefined) return { absentMeans: undefined };
   const absentMeans = literalOf(form.reading, form.absentMeans);
-  return absentMeans === undefined ? { problem: `its absentMeans ${JSON.stringify(form.absentMeans)} is not a value the field can hold` } : { absentMeans };
+  return absentMeans === undefined
+    ? { problem: `its absentMeans ${JSON.stringify(form.absentMeans)} is not a value the field can hold` }
+    : { absentMeans };
 }
 
 function compileField(form: FieldForm, kinds: readonly string[], site: CompareSite): CompiledClassifiers {
   const segments = plainPath(form.path);
-  if (segments === undefined) return notCompiled(kinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
+  if (segments === undefined)
+    return notCompiled(kinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
   const schema = propertySchemaAt(site.schema, segments);
   if (schema === undefined) return notCompiled(kinds, undeclaredProblem(site.schema, segments, form.path));
   const checked = fieldProblem(form, schema);
@@ -171,7 +196,11 @@ function compileField(form: FieldForm, kinds: readonly string[], site: CompareSi
   // Unreadable on a side where the field is present: no change (crdgate leaves it to the schema).
   const readable = (value: Side): Cel[] => {
     if (reading.readable === undefined) return [];
-    return [value.present === undefined ? reading.readable(value.value) : or(not(value.present), reading.readable(value.value))];
+    return [
+      value.present === undefined
+        ? reading.readable(value.value)
+        : or(not(value.present), reading.readable(value.value)),
+    ];
   };
   const differ =
     from.present === undefined || to.present === undefined
@@ -179,21 +208,37 @@ function compileField(form: FieldForm, kinds: readonly string[], site: CompareSi
       : or(ne(from.present, to.present), and(from.present, ne(from.value, to.value)));
   const changed = and(differ, ...readable(from), ...readable(to));
   const field = concat(site.field, str(`.${form.path}`));
-  const shown = (value: Side) => (value.present === undefined ? reading.display(value.value) : cond(value.present, reading.display(value.value), str('(none)')));
+  const shown = (value: Side) =>
+    value.present === undefined
+      ? reading.display(value.value)
+      : cond(value.present, reading.display(value.value), str('(none)'));
   const source = (kind: string, occurs: Cel): ChangeSource => ({
     kind,
     count: cond(occurs, int(1), int(0)),
-    message: (description) => concat(field, str(': '), fill(description, { from: shown(from), to: shown(to), ...(site.item ? { item: site.item } : {}) })),
+    message: (description) =>
+      concat(
+        field,
+        str(': '),
+        fill(description, { from: shown(from), to: shown(to), ...(site.item ? { item: site.item } : {}) }),
+      ),
   });
   const comparison = form.comparison;
   if (comparison.compare === 'different') return { sources: [source(comparison.kind, changed)], uncompiled: [] };
   // Directions and release steps compare two present, readable values.
   const order = named(site, `order_${segments.join('_')}`, reading.order!(to.value, from.value));
-  const ordered = (...more: Cel[]) => and(...[from.present, to.present].filter((present) => present !== undefined), changed, ...more);
+  const ordered = (...more: Cel[]) =>
+    and(...[from.present, to.present].filter((present) => present !== undefined), changed, ...more);
   switch (comparison.compare) {
     case 'direction': {
-      if (comparison.increase === comparison.decrease) return { sources: [source(comparison.increase, ordered(ne(order, int(0))))], uncompiled: [] };
-      return { sources: [source(comparison.increase, ordered(gt(order, int(0)))), source(comparison.decrease, ordered(lt(order, int(0))))], uncompiled: [] };
+      if (comparison.increase === comparison.decrease)
+        return { sources: [source(comparison.increase, ordered(ne(order, int(0))))], uncompiled: [] };
+      return {
+        sources: [
+          source(comparison.increase, ordered(gt(order, int(0)))),
+          source(comparison.decrease, ordered(lt(order, int(0)))),
+        ],
+        uncompiled: [],
+      };
     }
     case 'release-step': {
       const sameMajor = eq(reading.part!(to.value, 0), reading.part!(from.value, 0));
@@ -210,9 +255,11 @@ function compileField(form: FieldForm, kinds: readonly string[], site: CompareSi
 }
 
 function readingProblem(reading: ValueReading, schema: JSONSchemaProps, path: string): string | undefined {
-  if (schema['x-kubernetes-int-or-string']) return `"${path}" holds integers and strings (int-or-string): the policy does not compile readings of such a field`;
+  if (schema['x-kubernetes-int-or-string'])
+    return `"${path}" holds integers and strings (int-or-string): the policy does not compile readings of such a field`;
   const wanted = reading === 'integer' ? 'integer' : 'string';
-  if (schema.type !== wanted) return `"${path}" is read as ${reading === 'integer' ? 'an integer' : `a ${reading}`} but the hub schema's type is ${schema.type ?? 'none'}`;
+  if (schema.type !== wanted)
+    return `"${path}" is read as ${reading === 'integer' ? 'an integer' : `a ${reading}`} but the hub schema's type is ${schema.type ?? 'none'}`;
   if (wanted === 'string' && schema.maxLength === undefined && schema.enum === undefined) {
     return `"${path}" needs a maxLength (or an enum) in the hub schema, so the API server can bound the policy's cost`;
   }
@@ -224,7 +271,8 @@ function comparisonProblem(reading: ValueReading, comparison: ComparisonForm<str
     const expected = { integer: 'number', quantity: 'quantity', release: 'release', string: undefined }[reading];
     if (comparison.order !== expected) return `its ${reading} values are ordered by the ${comparison.order} comparator`;
   }
-  if (comparison.compare === 'release-step' && reading !== 'release') return 'byReleaseStep compares values not read by parseVersion';
+  if (comparison.compare === 'release-step' && reading !== 'release')
+    return 'byReleaseStep compares values not read by parseVersion';
   return undefined;
 }
 
@@ -258,7 +306,8 @@ function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel 
   switch (reading) {
     case 'integer':
       return {
-        readable: (value) => and(hasType(value, 'int'), ge(value, int(-largestExactInteger)), le(value, int(largestExactInteger))),
+        readable: (value) =>
+          and(hasType(value, 'int'), ge(value, int(-largestExactInteger)), le(value, int(largestExactInteger))),
         display: (value) => call('string', [value]),
         order: sign,
       };
@@ -282,7 +331,8 @@ function releaseCel(schema: JSONSchemaProps): ReadingCel {
   const parts = Math.max(1, Math.floor((longest + 1) / 2));
   const pattern = `^${releasePart}([.]${releasePart}){0,${parts - 1}}$`;
   const split = (value: Cel) => method(value, 'split', str('.'));
-  const partOf = (pieces: Cel, position: number) => cond(gt(call('size', [pieces]), int(position)), call('int', [index(pieces, int(position))]), int(0));
+  const partOf = (pieces: Cel, position: number) =>
+    cond(gt(call('size', [pieces]), int(position)), call('int', [index(pieces, int(position))]), int(0));
   const [pa, pb] = [ident('pa'), ident('pb')];
   return {
     readable: (value) => and(hasType(value, 'string'), method(value, 'matches', str(pattern))),
@@ -307,7 +357,8 @@ type KeyedListForm = Extract<ClassifierForm<string>, { classify: 'keyed-list' }>
 function compileKeyedList(form: KeyedListForm, site: CompareSite): CompiledClassifiers {
   const allKinds = [form.added, form.removed, ...form.items.flatMap((item) => item.kinds)];
   const segments = plainPath(form.path);
-  if (segments === undefined) return notCompiled(allKinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
+  if (segments === undefined)
+    return notCompiled(allKinds, `the path "${form.path}" has a field name CEL cannot write plainly`);
   const schema = propertySchemaAt(site.schema, segments);
   if (schema === undefined) return notCompiled(allKinds, undeclaredProblem(site.schema, segments, form.path));
   const checked = listProblem(schema, form.path, form.keys);
@@ -340,7 +391,11 @@ function compileKeyedList(form: KeyedListForm, site: CompareSite): CompiledClass
     const inPair = compileField(item, kinds, items.pairSite(items.pair));
     uncompiled.push(...inPair.uncompiled);
     inPair.sources.forEach((pairSource, sourceIndex) => {
-      const withChange = named(site, `${pairSource.kind}_${segments.join('_')}`, method(items.pairs, 'filter', items.pair, gt(pairSource.count, int(0))));
+      const withChange = named(
+        site,
+        `${pairSource.kind}_${segments.join('_')}`,
+        method(items.pairs, 'filter', items.pair, gt(pairSource.count, int(0))),
+      );
       const forMessage = compileField(item, kinds, items.pairSite(index(withChange, int(0)))).sources[sourceIndex]!;
       sources.push({ kind: pairSource.kind, count: guarded(method(withChange, 'size')), message: forMessage.message });
     });
@@ -367,33 +422,66 @@ interface KeyedListCel {
 /** The types of key the policy compiles: compared with ==, and shown by string() as crdgate shows them. */
 type KeyType = 'string' | 'integer' | 'boolean';
 
-function keyedList(form: KeyedListForm, keyTypes: readonly KeyType[], site: CompareSite, segments: readonly string[], before: Cel, after: Cel): KeyedListCel {
+function keyedList(
+  form: KeyedListForm,
+  keyTypes: readonly KeyType[],
+  site: CompareSite,
+  segments: readonly string[],
+  before: Cel,
+  after: Cel,
+): KeyedListCel {
   const [o, n, p] = [ident(`o${site.depth}`), ident(`n${site.depth}`), ident(`p${site.depth}`)];
   const sameKey = and(...form.keys.map((key) => eq(member(o, key), member(n, key))));
   // How a message names an item: its key's value, or `key=value` pairs, as keyedListClassifier names it.
-  const shownKey = (item: Cel, position: number) => (keyTypes[position] === 'string' ? member(item, form.keys[position]!) : call('string', [member(item, form.keys[position]!)]));
+  const shownKey = (item: Cel, position: number) =>
+    keyTypes[position] === 'string'
+      ? member(item, form.keys[position]!)
+      : call('string', [member(item, form.keys[position]!)]);
   const itemName = (item: Cel) =>
     form.keys.length === 1
       ? shownKey(item, 0)
-      : concat(...form.keys.flatMap((key, position) => [str(`${position === 0 ? '' : ', '}${key}=`), shownKey(item, position)]));
+      : concat(
+          ...form.keys.flatMap((key, position) => [
+            str(`${position === 0 ? '' : ', '}${key}=`),
+            shownKey(item, position),
+          ]),
+        );
   const listField = concat(site.field, str(`.${form.path}`));
-  const at = (items: Cel, item: Cel) => concat(listField, str('['), call('string', [method(items, 'indexOf', item)]), str(']'));
+  const at = (items: Cel, item: Cel) =>
+    concat(listField, str('['), call('string', [method(items, 'indexOf', item)]), str(']'));
   const listHint = segments.join('_');
   // Counted by the validations, the first one read by a failing validation's message.
   const added = named(site, `added_${listHint}`, method(after, 'filter', n, not(method(before, 'exists', o, sameKey))));
-  const removed = named(site, `removed_${listHint}`, method(before, 'filter', o, not(method(after, 'exists', n, sameKey))));
+  const removed = named(
+    site,
+    `removed_${listHint}`,
+    method(before, 'filter', o, not(method(after, 'exists', n, sameKey))),
+  );
   const [firstAdded, firstRemoved] = [index(added, int(0)), index(removed, int(0))];
   // The items both lists hold, paired by key once per request ([old, new]), for every item classifier to read.
   const kept = method(after, 'filter', n, method(before, 'exists', o, sameKey));
-  const pairs = named(site, `pairs_${listHint}`, method(kept, 'map', n, list([index(method(before, 'filter', o, sameKey), int(0)), n])));
+  const pairs = named(
+    site,
+    `pairs_${listHint}`,
+    method(kept, 'map', n, list([index(method(before, 'filter', o, sameKey), int(0)), n])),
+  );
   const integerKeys = form.keys.filter((_, position) => keyTypes[position] === 'integer');
-  const exact = (item: Cel) => and(...integerKeys.flatMap((key) => [ge(member(item, key), int(-largestExactInteger)), le(member(item, key), int(largestExactInteger))]));
+  const exact = (item: Cel) =>
+    and(
+      ...integerKeys.flatMap((key) => [
+        ge(member(item, key), int(-largestExactInteger)),
+        le(member(item, key), int(largestExactInteger)),
+      ]),
+    );
   const keysReadable =
-    integerKeys.length === 0 ? undefined : named(site, `keys_${listHint}`, and(method(before, 'all', o, exact(o)), method(after, 'all', n, exact(n))));
+    integerKeys.length === 0
+      ? undefined
+      : named(site, `keys_${listHint}`, and(method(before, 'all', o, exact(o)), method(after, 'all', n, exact(n))));
   return {
     added,
     removed,
-    addedMessage: (description) => concat(at(after, firstAdded), str(': '), fill(description, { item: itemName(firstAdded) })),
+    addedMessage: (description) =>
+      concat(at(after, firstAdded), str(': '), fill(description, { item: itemName(firstAdded) })),
     removedMessage: (description) => concat(listField, str(': '), fill(description, { item: itemName(firstRemoved) })),
     pairs,
     pair: p,
@@ -410,19 +498,33 @@ function keyedList(form: KeyedListForm, keyTypes: readonly KeyType[], site: Comp
 }
 
 /** Why a keyed list's form does not compile, or the types of its keys. */
-function listProblem(schema: JSONSchemaProps, path: string, keys: readonly string[]): { problem: string } | { keyTypes: KeyType[] } {
+function listProblem(
+  schema: JSONSchemaProps,
+  path: string,
+  keys: readonly string[],
+): { problem: string } | { keyTypes: KeyType[] } {
   if (schema.type !== 'array') return { problem: `"${path}" is not a list in the hub schema` };
   const mapKeys = schema['x-kubernetes-list-map-keys'] ?? [];
-  if (schema['x-kubernetes-list-type'] !== 'map' || mapKeys.length !== keys.length || !keys.every((key) => mapKeys.includes(key))) {
-    return { problem: `"${path}" must be a map list keyed by ${keys.join(', ')} (x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [${keys.join(', ')}]) in the hub schema` };
+  if (
+    schema['x-kubernetes-list-type'] !== 'map' ||
+    mapKeys.length !== keys.length ||
+    !keys.every((key) => mapKeys.includes(key))
+  ) {
+    return {
+      problem: `"${path}" must be a map list keyed by ${keys.join(', ')} (x-kubernetes-list-type: map, x-kubernetes-list-map-keys: [${keys.join(', ')}]) in the hub schema`,
+    };
   }
-  if (schema.maxItems === undefined) return { problem: `"${path}" needs a maxItems in the hub schema, so the API server can bound the policy's cost` };
+  if (schema.maxItems === undefined)
+    return { problem: `"${path}" needs a maxItems in the hub schema, so the API server can bound the policy's cost` };
   const keyTypes: KeyType[] = [];
   for (const key of keys) {
-    if (!isPlainFieldName(key)) return { problem: `the key "${key}" of "${path}" is a field name CEL cannot write plainly` };
+    if (!isPlainFieldName(key))
+      return { problem: `the key "${key}" of "${path}" is a field name CEL cannot write plainly` };
     const type = schema.items?.properties?.[key]?.type;
     if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
-      return { problem: `the key ${key} of "${path}" must be a string, integer or boolean field (the policy does not compile ${type ?? 'int-or-string'} keys)` };
+      return {
+        problem: `the key ${key} of "${path}" must be a string, integer or boolean field (the policy does not compile ${type ?? 'int-or-string'} keys)`,
+      };
     }
     keyTypes.push(type);
   }

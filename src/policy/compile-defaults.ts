@@ -5,7 +5,29 @@ import { releasePattern, type FormedDefaulter } from '../contract/defaults/libra
 import { schemaAt } from '../contract/defaults/default-schema.ts';
 import type { ContractDefinition } from '../contract/contract-definition.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
-import { and, Binding, bool, call, celString, cond, eq, ident, index, int, isIn, isPlainFieldName, list, member, method, ne, not, or, plus, str, type Cel } from './cel.ts';
+import {
+  and,
+  Binding,
+  bool,
+  call,
+  celString,
+  cond,
+  eq,
+  ident,
+  index,
+  int,
+  isIn,
+  isPlainFieldName,
+  list,
+  member,
+  method,
+  ne,
+  not,
+  or,
+  plus,
+  str,
+  type Cel,
+} from './cel.ts';
 
 // The library's defaults as a MutatingAdmissionPolicy's JSONPatch mutations, one per default, in the contract's
 // order: each is the CEL of its defaulter in library-defaults.ts, reading the object as the API server hands it to a
@@ -26,7 +48,8 @@ export interface PolicyMutation {
   jsonPatch: { expression: string };
 }
 
-export type DefaultCoverage = { default: string; enforcedBy: 'policy' } | { default: string; enforcedBy: 'webhook'; reason: string };
+export type DefaultCoverage =
+  { default: string; enforcedBy: 'policy' } | { default: string; enforcedBy: 'webhook'; reason: string };
 
 export interface CompiledDefaults {
   mutations: PolicyMutation[];
@@ -38,9 +61,15 @@ export interface CompiledDefaults {
 export type PatchOperation = (path: Cel, value: Cel) => Cel;
 
 /** `JSONPatch{op: "add", ...}`: add sets a field that is absent and replaces one that is there (RFC 6902). */
-export const jsonPatchAdd: PatchOperation = (path, value) => ({ text: `JSONPatch{op: "add", path: ${path.text}, value: ${value.text}}`, binds: Binding.Primary });
+export const jsonPatchAdd: PatchOperation = (path, value) => ({
+  text: `JSONPatch{op: "add", path: ${path.text}, value: ${value.text}}`,
+  binds: Binding.Primary,
+});
 
-export function compileContractDefaults(contract: Pick<ContractDefinition, 'defaults' | 'versions' | 'hub'>, patch: PatchOperation = jsonPatchAdd): CompiledDefaults {
+export function compileContractDefaults(
+  contract: Pick<ContractDefinition, 'defaults' | 'versions' | 'hub'>,
+  patch: PatchOperation = jsonPatchAdd,
+): CompiledDefaults {
   const hubSchema = contract.versions.find((version) => version.name === contract.hub)?.schema;
   const mutations: PolicyMutation[] = [];
   const coverage: DefaultCoverage[] = [];
@@ -49,7 +78,11 @@ export function compileContractDefaults(contract: Pick<ContractDefinition, 'defa
     const { form } = defaulter as Partial<FormedDefaulter>;
     if (form === undefined) {
       ownFunction ??= functionName(defaulter, position);
-      coverage.push({ default: functionName(defaulter, position), enforcedBy: 'webhook', reason: 'a function of its own: the policy has nothing to compile' });
+      coverage.push({
+        default: functionName(defaulter, position),
+        enforcedBy: 'webhook',
+        reason: 'a function of its own: the policy has nothing to compile',
+      });
       return;
     }
     const name = describeDefaultForm(form);
@@ -83,18 +116,27 @@ function followsOwnFunction(name: string): string {
  */
 function unboundedCost(form: DefaultForm, hubSchema: JSONSchemaProps | undefined): string | undefined {
   const target = parseDefaultTarget(form.path);
-  const at = (path: readonly string[]) => (hubSchema === undefined ? undefined : schemaAt(hubSchema, path, path.join('.')));
-  const costNote = 'in the hub schema, so the API server can bound the policy\'s cost';
+  const at = (path: readonly string[]) =>
+    hubSchema === undefined ? undefined : schemaAt(hubSchema, path, path.join('.'));
+  const costNote = "in the hub schema, so the API server can bound the policy's cost";
   if (typeof target !== 'string' && target.list !== undefined) {
     const list = at(target.list);
-    if (typeof list !== 'object' || list.maxItems === undefined) return `${target.list.join('.')} needs a maxItems ${costNote}`;
+    if (typeof list !== 'object' || list.maxItems === undefined)
+      return `${target.list.join('.')} needs a maxItems ${costNote}`;
   }
   if (form.default !== 'derived' || (form.compute === 'copy' && !form.keepInStep)) return undefined;
   const source = parseSourcePath(form.from);
   const read = typeof source === 'string' ? undefined : at(source);
-  const bounded = typeof read === 'object' && (read.type === 'integer' || read.type === 'number' || read.type === 'boolean' || (read.type === 'string' && (read.maxLength !== undefined || read.enum !== undefined)));
+  const bounded =
+    typeof read === 'object' &&
+    (read.type === 'integer' ||
+      read.type === 'number' ||
+      read.type === 'boolean' ||
+      (read.type === 'string' && (read.maxLength !== undefined || read.enum !== undefined)));
   if (bounded) return undefined;
-  return form.compute === 'copy' ? `${form.from} needs to be a number, a boolean or a string with a maxLength (or an enum) ${costNote}, as it is compared when kept in step` : `${form.from} needs a maxLength (or an enum) ${costNote}`;
+  return form.compute === 'copy'
+    ? `${form.from} needs to be a number, a boolean or a string with a maxLength (or an enum) ${costNote}, as it is compared when kept in step`
+    : `${form.from} needs a maxLength (or an enum) ${costNote}`;
 }
 
 /** How coverage names a default: `spec.replicas: 1`, `metadata.labels[k]: release-major of spec.version, kept in step`. */
@@ -143,10 +185,21 @@ function setField(target: DefaultTarget, patch: PatchOperation, value: Cel, keep
     const listAt = walk(ident('object'), target.list);
     const item = ident('item');
     const inItem = walk(item, target.parents);
-    const pointer = plus(str(`${jsonPointer(target.list)}/`), call('string', [ident('i')]), str(jsonPointer([...target.parents, target.key])));
+    const pointer = plus(
+      str(`${jsonPointer(target.list)}/`),
+      call('string', [ident('i')]),
+      str(jsonPointer([...target.parents, target.key])),
+    );
     return cond(
       and(...listAt.guards.slice(0, -1), eq(call('type', [listAt.node]), ident('list'))),
-      method(listAt.node, 'transformList', ident('i'), item, and(isMap(item), ...inItem.guards, shouldSet(inItem.node)), patch(pointer, value)),
+      method(
+        listAt.node,
+        'transformList',
+        ident('i'),
+        item,
+        and(isMap(item), ...inItem.guards, shouldSet(inItem.node)),
+        patch(pointer, value),
+      ),
       list([]),
     );
   }
@@ -159,7 +212,12 @@ function setField(target: DefaultTarget, patch: PatchOperation, value: Cel, keep
   const holder = walk(ident('object'), target.parents.slice(0, -1));
   const mapKey = target.parents.at(-1)!;
   const map = child(holder.node, mapKey);
-  const made = list([patch(str(jsonPointer(target.parents)), { text: `{${celString(target.key)}: ${value.text}}`, binds: Binding.Primary })]);
+  const made = list([
+    patch(str(jsonPointer(target.parents)), {
+      text: `{${celString(target.key)}: ${value.text}}`,
+      binds: Binding.Primary,
+    }),
+  ]);
   return cond(
     and(...holder.guards),
     cond(present(holder.node, mapKey), cond(and(isMap(map), shouldSet(map)), set, list([])), made),
@@ -214,7 +272,9 @@ export function jsonLiteral(value: unknown): Cel {
     const text = String(value);
     return { text: /[.e]/.test(text) ? text : `${text}.0`, binds: value < 0 ? Binding.Unary : Binding.Primary };
   }
-  const entries: [string | undefined, unknown][] = Array.isArray(value) ? value.map((item) => [undefined, item]) : Object.entries(value as object);
+  const entries: [string | undefined, unknown][] = Array.isArray(value)
+    ? value.map((item) => [undefined, item])
+    : Object.entries(value as object);
   const kinds = new Set(entries.map(([, item]) => scalarKind(item)));
   const uniform = kinds.size <= 1 && !kinds.has(undefined);
   const items = entries.map(([key, item]) => {

@@ -30,7 +30,11 @@ import { compileClassifier, type ChangeSource, type UncompiledKinds } from './co
 import { compileUnclassified, type WebhookOnlyField } from './compile-unclassified.ts';
 import { compileStateReading, type StateCoverage, type StateReadingCel } from './compile-state-reading.ts';
 import { specCoverage } from '../contract/fsa/spec-coverage.ts';
-import { judgesUnclassifiedChanges, unclassifiedChangesIn, unclassifiedChangesInUnrecognisedPhase } from '../contract/fsa/unclassified-setting.ts';
+import {
+  judgesUnclassifiedChanges,
+  unclassifiedChangesIn,
+  unclassifiedChangesInUnrecognisedPhase,
+} from '../contract/fsa/unclassified-setting.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
 
 // The FSA as CEL, judged as evaluateTransition judges an update: the state read from the old
@@ -58,11 +62,13 @@ export interface UnclassifiedCoverage {
   webhookOnly: WebhookOnlyField[];
 }
 
-export type KindCoverage = { kind: string; enforcedBy: 'policy' } | { kind: string; enforcedBy: 'webhook'; reason: string };
+export type KindCoverage =
+  { kind: string; enforcedBy: 'policy' } | { kind: string; enforcedBy: 'webhook'; reason: string };
 
 // JavaScript's String.prototype.trim removes exactly these characters; an override whose reason is nothing but
 // them is blank, for the webhook and the policy alike.
-const blankPattern = '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*$';
+const blankPattern =
+  '^[\\t-\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]*$';
 
 export function compileMachine(machine: Fsa<string, string>, hubSchema: JSONSchemaProps): CompiledMachine {
   const allKinds = Object.keys(machine.changeKinds);
@@ -76,7 +82,8 @@ export function compileMachine(machine: Fsa<string, string>, hubSchema: JSONSche
     const missing = uncompiled.find((entry) => entry.kinds.includes(kind));
     if (missing !== undefined) return { kind, enforcedBy: 'webhook', reason: missing.reason };
     if (sourcesOf.get(kind)!.length === 0) return { kind, enforcedBy: 'webhook', reason: 'no classifier reports it' };
-    if (reading.coverage.readBy === 'none' && !everywhere.kind(kind)) return { kind, enforcedBy: 'webhook', reason: stateDependent(machine, kind) };
+    if (reading.coverage.readBy === 'none' && !everywhere.kind(kind))
+      return { kind, enforcedBy: 'webhook', reason: stateDependent(machine, kind) };
     return { kind, enforcedBy: 'policy' };
   });
 
@@ -84,39 +91,76 @@ export function compileMachine(machine: Fsa<string, string>, hubSchema: JSONSche
   const counted = allKinds.filter((kind) => sourcesOf.get(kind)!.length > 0);
   const variables: PolicyVariable[] = [
     ...reading.variables,
-    { name: 'judged', expression: (anyChangeStates.length === 0 ? isUpdate : and(isUpdate, not(isIn(state, celList(anyChangeStates))))).text },
+    {
+      name: 'judged',
+      expression: (anyChangeStates.length === 0 ? isUpdate : and(isUpdate, not(isIn(state, celList(anyChangeStates)))))
+        .text,
+    },
     { name: 'overrideGiven', expression: overrideGivenExpression(machine.overrideAnnotation).text },
     { name: 'overrideKept', expression: overrideKeptExpression(machine.overrideAnnotation).text },
     { name: 'overriding', expression: and(overrideGiven, not(overrideKept)).text },
     ...read.variables,
-    ...counted.map((kind) => ({ name: variableNames.get(kind)!, expression: plus(...sourcesOf.get(kind)!.map((source) => source.count)).text })),
+    ...counted.map((kind) => ({
+      name: variableNames.get(kind)!,
+      expression: plus(...sourcesOf.get(kind)!.map((source) => source.count)).text,
+    })),
   ];
   const judging: Judging = {
     machine,
     count: (kind) => variable(variableNames.get(kind)!),
     firstMessage: (kind, description) => {
       const own = sourcesOf.get(kind)!;
-      return own.slice(0, -1).reduceRight((rest, source) => cond(gt(source.count, int(0)), source.message(description), rest), own.at(-1)!.message(description));
+      return own
+        .slice(0, -1)
+        .reduceRight(
+          (rest, source) => cond(gt(source.count, int(0)), source.message(description), rest),
+          own.at(-1)!.message(description),
+        );
     },
-    stateLabel: cond(isIn(state, celList(machine.states)), state, reading.unread === undefined ? reading.unrecognisedLabel : cond(reading.unread.known, reading.unrecognisedLabel, reading.unread.label)),
+    stateLabel: cond(
+      isIn(state, celList(machine.states)),
+      state,
+      reading.unread === undefined
+        ? reading.unrecognisedLabel
+        : cond(reading.unread.known, reading.unrecognisedLabel, reading.unread.label),
+    ),
     reading,
     everywhere,
   };
   const validations = counted.map((kind) => kindValidation(judging, kind));
-  const exclusive = counted.filter((kind) => machine.changeKinds[kind]?.exclusive && machine.changeKinds[kind]?.unsupported === undefined);
+  const exclusive = counted.filter(
+    (kind) => machine.changeKinds[kind]?.exclusive && machine.changeKinds[kind]?.unsupported === undefined,
+  );
   if (exclusive.length > 0) validations.push(exclusiveValidation(judging, exclusive));
   const result = { variables, validations, state: reading.coverage, kinds };
-  if (!judgesUnclassifiedChanges(machine)) return { ...result, unclassified: { judged: false, compiled: false, webhookOnly: [] } };
+  if (!judgesUnclassifiedChanges(machine))
+    return { ...result, unclassified: { judged: false, compiled: false, webhookOnly: [] } };
   // Where the policy cannot read the state, it compares the spec only if every state decides alike.
   if (reading.coverage.readBy === 'none' && everywhere.unclassified === undefined) {
-    return { ...result, unclassified: { judged: true, compiled: false, webhookOnly: [{ field: 'spec', reason: 'states decide them differently, and the policy does not read the state' }] } };
+    return {
+      ...result,
+      unclassified: {
+        judged: true,
+        compiled: false,
+        webhookOnly: [
+          { field: 'spec', reason: 'states decide them differently, and the policy does not read the state' },
+        ],
+      },
+    };
   }
   const unclassified = compileUnclassified(hubSchema.properties?.spec, specCoverage(machine.classifiers));
   if (unclassified.changedField !== undefined) {
     variables.push({ name: 'unclassified_change', expression: unclassified.changedField.text });
     validations.push(unclassifiedValidation(judging, variable('unclassified_change')));
   }
-  return { ...result, unclassified: { judged: true, compiled: unclassified.changedField !== undefined, webhookOnly: unclassified.webhookOnly } };
+  return {
+    ...result,
+    unclassified: {
+      judged: true,
+      compiled: unclassified.changedField !== undefined,
+      webhookOnly: unclassified.webhookOnly,
+    },
+  };
 }
 
 /** What the webhook refuses whatever state an update starts from: in every state and in an unrecognised one. */
@@ -131,7 +175,10 @@ interface RefusedEverywhere {
 
 /** A state that allows any change allows everything; without one, unsupported changes are refused everywhere. */
 function refusedInEveryState(machine: Fsa<string, string>, anyChangeStates: readonly string[]): RefusedEverywhere {
-  const settings = new Set([...machine.states.map((name) => unclassifiedChangesIn(machine, name)), unclassifiedChangesInUnrecognisedPhase(machine)]);
+  const settings = new Set([
+    ...machine.states.map((name) => unclassifiedChangesIn(machine, name)),
+    unclassifiedChangesInUnrecognisedPhase(machine),
+  ]);
   return {
     kind: (kind) => anyChangeStates.length === 0 && machine.changeKinds[kind]?.unsupported !== undefined,
     exclusive: anyChangeStates.length === 0,
@@ -141,15 +188,20 @@ function refusedInEveryState(machine: Fsa<string, string>, anyChangeStates: read
 
 /** Why a kind the state decides is the webhook's where the policy does not read the state (the coverage says why not). */
 function stateDependent(machine: Fsa<string, string>, kind: string): string {
-  const where = machine.changeKinds[kind]?.unsupported !== undefined
-    ? `where any change is (${machine.states.filter((name) => machine.rules[name]?.anyChange).join(', ')})`
-    : `in ${statesAllowing(machine, kind).join(', ')}`;
+  const where =
+    machine.changeKinds[kind]?.unsupported !== undefined
+      ? `where any change is (${machine.states.filter((name) => machine.rules[name]?.anyChange).join(', ')})`
+      : `in ${statesAllowing(machine, kind).join(', ')}`;
   return `it is allowed ${where}, and the policy does not read the state: it refuses it only once a deletion has started (${machine.deletingState})`;
 }
 
 const isUpdate = eq(member(ident('request'), 'operation'), str('UPDATE'));
 
-function compileClassifiers(machine: Fsa<string, string>, hubSchema: JSONSchemaProps, define: (hint: string, expression: Cel) => Cel) {
+function compileClassifiers(
+  machine: Fsa<string, string>,
+  hubSchema: JSONSchemaProps,
+  define: (hint: string, expression: Cel) => Cel,
+) {
   const sources: ChangeSource[] = [];
   const uncompiled: UncompiledKinds[] = [];
   for (const classifier of machine.classifiers) {
@@ -202,18 +254,29 @@ function allowedWhere(states: readonly string[]): Cel | undefined {
 }
 
 /** A kind's changes refused: always when unsupported, else unless the state allows them or the override is given. */
-function kindValidation({ machine, count, firstMessage, stateLabel, reading, everywhere }: Judging, kind: string): PolicyValidation {
+function kindValidation(
+  { machine, count, firstMessage, stateLabel, reading, everywhere }: Judging,
+  kind: string,
+): PolicyValidation {
   const { description, unsupported } = machine.changeKinds[kind]!;
   const none = eq(count(kind), int(0));
   if (unsupported !== undefined) {
     // Without a state that allows any change, `judged` is every update, whether the policy read the state or not.
     const refused = everywhere.kind(kind) ? or(not(judged), none) : byReading(reading, or(not(judged), none), celTrue);
-    return policyValidation(refused, concat(firstMessage(kind, description), str(` is unsupported: ${unsupported}`)), `${kind} is unsupported: ${unsupported}`);
+    return policyValidation(
+      refused,
+      concat(firstMessage(kind, description), str(` is unsupported: ${unsupported}`)),
+      `${kind} is unsupported: ${unsupported}`,
+    );
   }
   const states = statesAllowing(machine, kind);
   const allowedIn = states.length > 0 ? states.join(', ') : 'none';
   return policyValidation(
-    byReading(reading, or(...[not(judged), none, overriding, allowedWhere(states)].filter((part) => part !== undefined)), celTrue),
+    byReading(
+      reading,
+      or(...[not(judged), none, overriding, allowedWhere(states)].filter((part) => part !== undefined)),
+      celTrue,
+    ),
     concat(
       firstMessage(kind, description),
       str(` is not allowed while the ${machine.subject} is `),
@@ -226,14 +289,22 @@ function kindValidation({ machine, count, firstMessage, stateLabel, reading, eve
 }
 
 /** Only the exclusive changes that would pass count, as in judgeChanges: the override, or the state allowing them. */
-function exclusiveValidation({ machine, count, reading, everywhere }: Judging, exclusive: readonly string[]): PolicyValidation {
+function exclusiveValidation(
+  { machine, count, reading, everywhere }: Judging,
+  exclusive: readonly string[],
+): PolicyValidation {
   const passing = exclusive.map((kind) => {
     const where = allowedWhere(statesAllowing(machine, kind));
     return cond(where === undefined ? overriding : or(overriding, where), count(kind), int(0));
   });
   const k = ident('k');
   const named = method(
-    method(list(exclusive.map((kind) => cond(gt(count(kind), int(0)), str(kind), str('')))), 'filter', k, ne(k, str(''))),
+    method(
+      list(exclusive.map((kind) => cond(gt(count(kind), int(0)), str(kind), str('')))),
+      'filter',
+      k,
+      ne(k, str('')),
+    ),
     'join',
     str(', '),
   );
@@ -252,16 +323,27 @@ function exclusiveValidation({ machine, count, reading, everywhere }: Judging, e
  * where the state refuses it, and where it refuses it unless overridden, without the override; an unrecognised
  * phase reads as unclassifiedChangesInUnrecognisedPhase says.
  */
-function unclassifiedValidation({ machine, stateLabel, reading, everywhere }: Judging, changedField: Cel): PolicyValidation {
+function unclassifiedValidation(
+  { machine, stateLabel, reading, everywhere }: Judging,
+  changedField: Cel,
+): PolicyValidation {
   const where = (setting: UnclassifiedChanges): Cel => {
     const states = machine.states.filter((name) => unclassifiedChangesIn(machine, name) === setting);
     const inState = states.length === 0 ? celFalse : isIn(state, celList(states));
-    return unclassifiedChangesInUnrecognisedPhase(machine) === setting ? or(inState, not(isIn(state, celList(machine.states)))) : inState;
+    return unclassifiedChangesInUnrecognisedPhase(machine) === setting
+      ? or(inState, not(isIn(state, celList(machine.states))))
+      : inState;
   };
   const needs = `such changes need ${machine.overrideAnnotation} with a reason`;
-  const during = (verdict: string) => concat(str(`: a change no change kind names is ${verdict} while the ${machine.subject} is `), stateLabel);
+  const during = (verdict: string) =>
+    concat(str(`: a change no change kind names is ${verdict} while the ${machine.subject} is `), stateLabel);
   // The state first: where it allows them, the spec is not compared at all.
-  const definite = or(not(judged), where('allowed'), and(overriding, where('refused-unless-overridden')), eq(changedField, str('')));
+  const definite = or(
+    not(judged),
+    where('allowed'),
+    and(overriding, where('refused-unless-overridden')),
+    eq(changedField, str('')),
+  );
   return policyValidation(
     // Where every state decides alike, a state the policy did not read ("") decides as an unrecognised one, which is alike too.
     everywhere.unclassified === undefined ? byReading(reading, definite, celTrue) : definite,
@@ -270,7 +352,11 @@ function unclassifiedValidation({ machine, stateLabel, reading, everywhere }: Ju
       cond(
         where('refused'),
         concat(during('refused'), str(' (such changes are refused there, override or not)')),
-        concat(during('not allowed'), str(` (${needs})`), cond(and(overrideGiven, overrideKept), str(staleOverrideNote(machine.overrideAnnotation)), str(''))),
+        concat(
+          during('not allowed'),
+          str(` (${needs})`),
+          cond(and(overrideGiven, overrideKept), str(staleOverrideNote(machine.overrideAnnotation)), str('')),
+        ),
       ),
     ),
     `a change no change kind names is refused in this state of the ${machine.subject}`,
@@ -313,7 +399,9 @@ function readVariables(): { variables: PolicyVariable[]; define: (hint: string, 
 
 function kindVariable(kind: string, index: number, kinds: readonly string[]): string {
   const plain = `changes_${kind.replace(/[^A-Za-z0-9]/g, '_')}`;
-  const clashes = kinds.some((other, otherIndex) => otherIndex !== index && `changes_${other.replace(/[^A-Za-z0-9]/g, '_')}` === plain);
+  const clashes = kinds.some(
+    (other, otherIndex) => otherIndex !== index && `changes_${other.replace(/[^A-Za-z0-9]/g, '_')}` === plain,
+  );
   return clashes ? `${plain}_${index}` : plain;
 }
 

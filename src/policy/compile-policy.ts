@@ -44,14 +44,21 @@ export const scaleNotByPolicy =
   'which state a replicas change is made in; the webhook reads the object. Its /scale webhook keeps failurePolicy Fail ' +
   'under the policy floor, so while crdgate is down kubectl scale is refused, not let through unjudged';
 
-export type RuleCoverage = { rule: string; enforcedBy: 'policy' } | { rule: string; enforcedBy: 'webhook'; reason: string };
+export type RuleCoverage =
+  { rule: string; enforcedBy: 'policy' } | { rule: string; enforcedBy: 'webhook'; reason: string };
 
 export function compileContractPolicy(contract: Contract): ContractPolicy {
   const hubSchema = contract.versions.find((version) => version.name === contract.hub)!.schema;
   const machine = contract.transitions === undefined ? undefined : compileMachine(contract.transitions, hubSchema);
-  const deletion = (contract.deletionRules ?? []).map((rule, index) => ({ rule, name: rule.form ? `${rule.form.annotation}=${rule.form.equals}` : rule.name || `deletion rule ${index + 1}` }));
+  const deletion = (contract.deletionRules ?? []).map((rule, index) => ({
+    rule,
+    name: rule.form ? `${rule.form.annotation}=${rule.form.equals}` : rule.name || `deletion rule ${index + 1}`,
+  }));
   const protections = deletion.flatMap(({ rule }) => (rule.form ? [rule.form] : []));
-  const validations = [...(machine?.validations ?? []), ...protections.map((protection) => deletionValidation(contract, protection))];
+  const validations = [
+    ...(machine?.validations ?? []),
+    ...protections.map((protection) => deletionValidation(contract, protection)),
+  ];
   const operations: ContractPolicy['operations'] = [];
   if (machine?.validations.length) operations.push('UPDATE');
   if (protections.length > 0) operations.push('DELETE');
@@ -64,7 +71,9 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
       changeKinds: machine?.kinds ?? [],
       unclassified: machine?.unclassified ?? { judged: false, compiled: false, webhookOnly: [] },
       deletionRules: deletion.map(({ rule, name }) =>
-        rule.form ? { rule: name, enforcedBy: 'policy' } : { rule: name, enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
+        rule.form
+          ? { rule: name, enforcedBy: 'policy' }
+          : { rule: name, enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
       ),
       defaults: compileContractDefaults(contract).coverage,
       webhookOnly: [
@@ -72,7 +81,9 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
         ...(contract.updateRules?.length ? ['update rules'] : []),
         ownsCrd(contract) ? ownCrdSchemaChecks : 'the schema checks crdgate adds to the CRD (formats, ratcheting)',
       ],
-      subresources: hubHasScale(contract) ? [{ subresource: 'scale', enforcedBy: 'webhook', reason: scaleNotByPolicy }] : [],
+      subresources: hubHasScale(contract)
+        ? [{ subresource: 'scale', enforcedBy: 'webhook', reason: scaleNotByPolicy }]
+        : [],
     },
   };
 }
@@ -81,7 +92,8 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
  * What crdgate's schema checks that the CRD it renders does not: its own formats are rules there
  * (src/render/api-server-schema.ts), but the API server's quantity library takes a few spellings crdgate refuses.
  */
-const ownCrdSchemaChecks = 'the quantities only crdgate refuses (without digits, of more than 128 characters, or an exponent past 1000)';
+const ownCrdSchemaChecks =
+  'the quantities only crdgate refuses (without digits, of more than 128 characters, or an exponent past 1000)';
 
 /** As metadataDeletionRule's protection: refused while the stored object carries the annotation with that value. */
 function deletionValidation(contract: Contract, protection: DeletionProtection): PolicyValidation {
@@ -90,7 +102,11 @@ function deletionValidation(contract: Contract, protection: DeletionProtection):
   const [name, namespace] = [member(metadata, 'name'), member(metadata, 'namespace')];
   const ref = namespaced ? [namespace, str('/'), name] : [name];
   const namespaceFlag = namespaced ? [str(' -n '), namespace] : [];
-  const annotation = method(optionalIndex(optionalMember(metadata, 'annotations'), str(protection.annotation)), 'orValue', str(''));
+  const annotation = method(
+    optionalIndex(optionalMember(metadata, 'annotations'), str(protection.annotation)),
+    'orValue',
+    str(''),
+  );
   return policyValidation(
     or(ne(member(ident('request'), 'operation'), str('DELETE')), ne(annotation, str(protection.equals))),
     concat(

@@ -64,7 +64,8 @@ export interface StateReadingCel {
 export const conditionsRead = 32;
 
 /** Why no state reader of one's own compiles: the policy reads the phase or the conditionStates rules, as data. */
-export const stateReaderNotCompiled = 'the machine reads the state with readState, a function of its own, which the policy cannot run';
+export const stateReaderNotCompiled =
+  'the machine reads the state with readState, a function of its own, which the policy cannot run';
 
 const variable = (name: string): Cel => member(ident('variables'), name);
 const state = variable('state');
@@ -98,9 +99,13 @@ function unreadable(machine: Fsa<string, string>, reason: string): StateReadingC
   };
 }
 
-function phaseProblem(machine: Fsa<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): string | undefined {
+function phaseProblem(
+  machine: Fsa<string, string> & { phasePath: string },
+  hubSchema: JSONSchemaProps,
+): string | undefined {
   const segments = machine.phasePath.split('.');
-  if (!segments.every(isPlainFieldName)) return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
+  if (!segments.every(isPlainFieldName))
+    return `the phase path "${machine.phasePath}" has a field name CEL cannot write plainly`;
   const phase = propertySchemaAt(hubSchema, segments);
   if (phase?.type !== 'string') return `the phase path "${machine.phasePath}" is not a string field of the hub schema`;
   return undefined;
@@ -114,7 +119,10 @@ function phaseProblem(machine: Fsa<string, string> & { phasePath: string }, hubS
  * crdgate does not own, and cannot add a maxLength to) still compiles. An unrecognised phase is then "", and the
  * message does not quote it, since its length, and so the cost of quoting it, is unbounded.
  */
-function phaseReading(machine: Fsa<string, string> & { phasePath: string }, hubSchema: JSONSchemaProps): StateReadingCel {
+function phaseReading(
+  machine: Fsa<string, string> & { phasePath: string },
+  hubSchema: JSONSchemaProps,
+): StateReadingCel {
   const phasePath = machine.phasePath.split('.');
   const phase = method(optionalField(oldObject, phasePath), 'orValue', str(''));
   const deletingOr = (rest: Cel) => cond(deleting, str(machine.deletingState), rest);
@@ -123,16 +131,29 @@ function phaseReading(machine: Fsa<string, string> & { phasePath: string }, hubS
   const quoted = (value: Cel) => concat(str('in the unrecognised phase "'), value, str('"'));
   const coverage: StateCoverage = { readBy: 'phase', path: machine.phasePath };
   if (bounded && machine.phases === undefined) {
-    return { coverage, variables: [{ name: 'state', expression: deletingOr(cond(eq(phase, str('')), str(machine.initialState), phase)).text }], unrecognisedLabel: quoted(state) };
+    return {
+      coverage,
+      variables: [
+        { name: 'state', expression: deletingOr(cond(eq(phase, str('')), str(machine.initialState), phase)).text },
+      ],
+      unrecognisedLabel: quoted(state),
+    };
   }
-  const table: [string, string][] = machine.phases === undefined ? machine.states.map((name) => [name, name]) : Object.entries(machine.phases);
+  const table: [string, string][] =
+    machine.phases === undefined ? machine.states.map((name) => [name, name]) : Object.entries(machine.phases);
   const phaseVariable = variable('phase');
-  const lookup = table.reduceRight<Cel>((rest, [written, name]) => cond(eq(phaseVariable, str(written)), str(name), rest), str(''));
+  const lookup = table.reduceRight<Cel>(
+    (rest, [written, name]) => cond(eq(phaseVariable, str(written)), str(name), rest),
+    str(''),
+  );
   return {
     coverage,
     variables: [
       { name: 'phase', expression: phase.text },
-      { name: 'state', expression: deletingOr(cond(eq(phaseVariable, str('')), str(machine.initialState), lookup)).text },
+      {
+        name: 'state',
+        expression: deletingOr(cond(eq(phaseVariable, str('')), str(machine.initialState), lookup)).text,
+      },
     ],
     unrecognisedLabel: bounded ? quoted(phaseVariable) : str('in a phase the machine does not know'),
   };
@@ -142,18 +163,32 @@ type ConditionTest = Exclude<StatusTest, { observedGeneration: string }>;
 const isConditionTest = (test: StatusTest): test is ConditionTest => !('observedGeneration' in test);
 
 /** Why the hub schema does not let the policy read what the rules test, in the types the CEL reads them as. */
-function conditionsProblem(rules: readonly ConditionStateRule<string>[], hubSchema: JSONSchemaProps): string | undefined {
+function conditionsProblem(
+  rules: readonly ConditionStateRule<string>[],
+  hubSchema: JSONSchemaProps,
+): string | undefined {
   const tests = rules.flatMap((rule) => rule.when);
   const conditionTests = tests.filter(isConditionTest);
   if (conditionTests.length > 0) {
     const conditions = propertySchemaAt(hubSchema, ['status', 'conditions']);
     const item = conditions?.items;
-    if (conditions?.type !== 'array' || item?.type !== 'object') return 'the hub schema declares no status.conditions list of objects, so the policy cannot read the conditions';
-    const fields = new Set(['type', ...conditionTests.flatMap((test) => [...('status' in test && test.status !== undefined ? ['status'] : []), ...('reason' in test && test.reason !== undefined ? ['reason'] : [])])]);
+    if (conditions?.type !== 'array' || item?.type !== 'object')
+      return 'the hub schema declares no status.conditions list of objects, so the policy cannot read the conditions';
+    const fields = new Set([
+      'type',
+      ...conditionTests.flatMap((test) => [
+        ...('status' in test && test.status !== undefined ? ['status'] : []),
+        ...('reason' in test && test.reason !== undefined ? ['reason'] : []),
+      ]),
+    ]);
     const missing = [...fields].filter((field) => item.properties?.[field]?.type !== 'string');
-    if (missing.length > 0) return `the items of status.conditions in the hub schema declare no string ${missing.join(', ')}, which the conditionStates rules test`;
+    if (missing.length > 0)
+      return `the items of status.conditions in the hub schema declare no string ${missing.join(', ')}, which the conditionStates rules test`;
   }
-  if (tests.some((test) => 'observedGeneration' in test) && propertySchemaAt(hubSchema, ['status', 'observedGeneration'])?.type !== 'integer') {
+  if (
+    tests.some((test) => 'observedGeneration' in test) &&
+    propertySchemaAt(hubSchema, ['status', 'observedGeneration'])?.type !== 'integer'
+  ) {
     return 'the hub schema declares no integer status.observedGeneration, which the conditionStates rules test';
   }
   return undefined;
@@ -164,16 +199,28 @@ function conditionsProblem(rules: readonly ConditionStateRule<string>[], hubSche
  * observed generation only if it is an integer JavaScript holds exactly; the first rule whose tests all hold names the
  * state, else it is unrecognised (""). Each test is a variable, evaluated at most once per request.
  */
-function conditionsReading(machine: Fsa<string, string>, rules: readonly ConditionStateRule<string>[]): StateReadingCel {
+function conditionsReading(
+  machine: Fsa<string, string>,
+  rules: readonly ConditionStateRule<string>[],
+): StateReadingCel {
   const status = member(oldObject, 'status');
   const statusIsObject = and(has(oldObject, 'status'), hasType(status, 'map'));
   const variables: PolicyVariable[] = [
-    { name: 'status_conditions', expression: cond(and(statusIsObject, has(status, 'conditions'), hasType(member(status, 'conditions'), 'list')), member(status, 'conditions'), list([])).text },
+    {
+      name: 'status_conditions',
+      expression: cond(
+        and(statusIsObject, has(status, 'conditions'), hasType(member(status, 'conditions'), 'list')),
+        member(status, 'conditions'),
+        list([]),
+      ).text,
+    },
   ];
   const conditions = variable('status_conditions');
   const tests = new Map<string, Cel>();
   const testVariable = (test: StatusTest): Cel => {
-    const expression = isConditionTest(test) ? conditionTest(conditions, test) : generationTest(variables, statusIsObject, status, test.observedGeneration);
+    const expression = isConditionTest(test)
+      ? conditionTest(conditions, test)
+      : generationTest(variables, statusIsObject, status, test.observedGeneration);
     const known = tests.get(expression.text);
     if (known !== undefined) return known;
     const name = `status_test_${tests.size}`;
@@ -182,7 +229,10 @@ function conditionsReading(machine: Fsa<string, string>, rules: readonly Conditi
     return variable(name);
   };
   const holds = rules.map((rule) => and(...rule.when.map(testVariable)));
-  const named = rules.reduceRight<Cel>((rest, rule, position) => cond(holds[position]!, str(rule.state ?? machine.initialState), rest), str(''));
+  const named = rules.reduceRight<Cel>(
+    (rest, rule, position) => cond(holds[position]!, str(rule.state ?? machine.initialState), rest),
+    str(''),
+  );
   const readable = le(call('size', [conditions]), int(conditionsRead));
   variables.push(
     { name: 'stateKnown', expression: or(deleting, readable).text },
@@ -192,7 +242,10 @@ function conditionsReading(machine: Fsa<string, string>, rules: readonly Conditi
     coverage: { readBy: 'conditions', conditionsRead },
     variables,
     unrecognisedLabel: str('in a state no conditionStates rule names'),
-    unread: { known: variable('stateKnown'), label: str(`in a state the policy does not read (it reads no more than ${conditionsRead} conditions)`) },
+    unread: {
+      known: variable('stateKnown'),
+      label: str(`in a state the policy does not read (it reads no more than ${conditionsRead} conditions)`),
+    },
   };
 }
 
@@ -200,7 +253,8 @@ function conditionsReading(machine: Fsa<string, string>, rules: readonly Conditi
 function conditionTest(conditions: Cel, test: ConditionTest): Cel {
   const i = ident('i');
   const condition = index(conditions, i);
-  const field = (name: string, value: string) => eq(method(optionalMember(condition, name), 'orValue', str('')), str(value));
+  const field = (name: string, value: string) =>
+    eq(method(optionalMember(condition, name), 'orValue', str('')), str(value));
   const matching = (withValues: boolean) =>
     method(
       list(Array.from({ length: conditionsRead }, (_, position) => int(position))),
@@ -218,17 +272,34 @@ function conditionTest(conditions: Cel, test: ConditionTest): Cel {
 }
 
 /** status.observedGeneration against metadata.generation, each read as the webhook reads it. */
-function generationTest(variables: PolicyVariable[], statusIsObject: Cel, status: Cel, which: 'behind' | 'current'): Cel {
+function generationTest(
+  variables: PolicyVariable[],
+  statusIsObject: Cel,
+  status: Cel,
+  which: 'behind' | 'current',
+): Cel {
   if (!variables.some(({ name }) => name === 'observed_generation_read')) {
     const observed = member(status, 'observedGeneration');
     const generation = member(member(oldObject, 'metadata'), 'generation');
     variables.push(
-      { name: 'observed_generation_read', expression: and(statusIsObject, has(status, 'observedGeneration'), hasType(observed, 'int'), exact(observed)).text },
-      { name: 'generation', expression: cond(and(has(member(oldObject, 'metadata'), 'generation'), exact(generation)), generation, int(0)).text },
+      {
+        name: 'observed_generation_read',
+        expression: and(statusIsObject, has(status, 'observedGeneration'), hasType(observed, 'int'), exact(observed))
+          .text,
+      },
+      {
+        name: 'generation',
+        expression: cond(and(has(member(oldObject, 'metadata'), 'generation'), exact(generation)), generation, int(0))
+          .text,
+      },
     );
   }
   // Compared only once read: && is false, whatever its other side, when one side is.
-  const [observed, read, generation] = [member(status, 'observedGeneration'), variable('observed_generation_read'), variable('generation')];
+  const [observed, read, generation] = [
+    member(status, 'observedGeneration'),
+    variable('observed_generation_read'),
+    variable('generation'),
+  ];
   return and(read, which === 'behind' ? lt(observed, generation) : ge(observed, generation));
 }
 

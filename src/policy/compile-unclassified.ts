@@ -37,14 +37,22 @@ interface Site {
   path: readonly string[];
 }
 
-export function compileUnclassified(specSchema: JSONSchemaProps | undefined, coverage: SpecCoverage): CompiledUnclassified {
+export function compileUnclassified(
+  specSchema: JSONSchemaProps | undefined,
+  coverage: SpecCoverage,
+): CompiledUnclassified {
   if (coverage.untargeted) return { webhookOnly: [{ field: 'spec', reason: untargetedNotCompiled }] };
-  if (specSchema === undefined) return { webhookOnly: [{ field: 'spec', reason: 'the hub schema does not describe spec' }] };
+  if (specSchema === undefined)
+    return { webhookOnly: [{ field: 'spec', reason: 'the hub schema does not describe spec' }] };
   const parts: Part[] = [];
   const webhookOnly: WebhookOnlyField[] = [];
   const compiler = { parts, webhookOnly };
   // The spec itself has no presence to compare: an absent spec has no fields, as for the webhook.
-  const site = { old: optionalMember(ident('oldObject'), 'spec'), new: optionalMember(ident('object'), 'spec'), path: [] };
+  const site = {
+    old: optionalMember(ident('oldObject'), 'spec'),
+    new: optionalMember(ident('object'), 'spec'),
+    path: [],
+  };
   if (!coverage.root.covered) comparePartly(compiler, specSchema, coverage.root, site);
   if (parts.length === 0) return { webhookOnly };
   const changedField = parts.reduceRight<Cel>((rest, part) => cond(part.changed, str(part.field), rest), str(''));
@@ -62,7 +70,11 @@ function compare(compiler: Compiler, schema: JSONSchemaProps, coverage: Coverage
   if (coverage?.covered) return;
   if (coverage?.keyedList) {
     if (!fullyCovered(schema, coverage)) {
-      compiler.webhookOnly.push({ field: fieldOf(site.path), reason: 'the items of this keyed list are covered in part: the policy does not pair the old and new items by their keys' });
+      compiler.webhookOnly.push({
+        field: fieldOf(site.path),
+        reason:
+          'the items of this keyed list are covered in part: the policy does not pair the old and new items by their keys',
+      });
     }
     return;
   }
@@ -77,7 +89,9 @@ function comparePartly(compiler: Compiler, schema: JSONSchemaProps, coverage: Co
     compiler.webhookOnly.push({ field: fieldOf(site.path), reason: problem });
     return;
   }
-  forEachProperty(compiler, schema, site, (child, childSite, name) => compare(compiler, child, coverage.children.get(name), childSite));
+  forEachProperty(compiler, schema, site, (child, childSite, name) =>
+    compare(compiler, child, coverage.children.get(name), childSite),
+  );
 }
 
 /** A value no classifier looks into: compared whole where CEL can, else its presence and then each field. */
@@ -97,10 +111,16 @@ function compareWhole(compiler: Compiler, schema: JSONSchemaProps, site: Site): 
   forEachProperty(compiler, schema, site, (child, childSite) => compareWhole(compiler, child, childSite));
 }
 
-function forEachProperty(compiler: Compiler, schema: JSONSchemaProps, site: Site, each: (child: JSONSchemaProps, site: Site, name: string) => void): void {
+function forEachProperty(
+  compiler: Compiler,
+  schema: JSONSchemaProps,
+  site: Site,
+  each: (child: JSONSchemaProps, site: Site, name: string) => void,
+): void {
   for (const [name, child] of Object.entries(schema.properties ?? {})) {
     const path = [...site.path, name];
-    if (!isPlainFieldName(name)) compiler.webhookOnly.push({ field: fieldOf(path), reason: 'its name cannot be written plainly in CEL' });
+    if (!isPlainFieldName(name))
+      compiler.webhookOnly.push({ field: fieldOf(path), reason: 'its name cannot be written plainly in CEL' });
     else each(child, { old: optionalMember(site.old, name), new: optionalMember(site.new, name), path }, name);
   }
 }
@@ -109,17 +129,22 @@ const nullableProblem = 'it is nullable: the webhook reads null as absent, and C
 
 /** Why a schema is not an object of declared fields, which the policy walks field by field. */
 function objectProblem(schema: JSONSchemaProps): string | undefined {
-  if (schema['x-kubernetes-preserve-unknown-fields']) return 'it keeps fields the schema does not declare (x-kubernetes-preserve-unknown-fields)';
-  if (schema.type !== 'object' || schema.additionalProperties !== undefined) return 'a classifier looks into it by a path the policy cannot follow (only declared object fields)';
+  if (schema['x-kubernetes-preserve-unknown-fields'])
+    return 'it keeps fields the schema does not declare (x-kubernetes-preserve-unknown-fields)';
+  if (schema.type !== 'object' || schema.additionalProperties !== undefined)
+    return 'a classifier looks into it by a path the policy cannot follow (only declared object fields)';
   return undefined;
 }
 
 /** Why CEL equality of the whole value is not the webhook's comparison, or has no cost the API server can bound. */
 function wholeProblem(schema: JSONSchemaProps): string | undefined {
   if (schema.nullable) return nullableProblem;
-  if (schema['x-kubernetes-preserve-unknown-fields']) return 'it keeps fields the schema does not declare (x-kubernetes-preserve-unknown-fields), which may hold null';
+  if (schema['x-kubernetes-preserve-unknown-fields'])
+    return 'it keeps fields the schema does not declare (x-kubernetes-preserve-unknown-fields), which may hold null';
   if (schema['x-kubernetes-int-or-string'] || schema.type === 'string') {
-    return schema.maxLength === undefined && schema.enum === undefined ? 'it needs a maxLength (or an enum) in the hub schema, so the API server can bound the policy\'s cost' : undefined;
+    return schema.maxLength === undefined && schema.enum === undefined
+      ? "it needs a maxLength (or an enum) in the hub schema, so the API server can bound the policy's cost"
+      : undefined;
   }
   switch (schema.type) {
     case 'integer':
@@ -127,12 +152,15 @@ function wholeProblem(schema: JSONSchemaProps): string | undefined {
     case 'boolean':
       return undefined;
     case 'array':
-      if (schema.maxItems === undefined) return 'it needs a maxItems in the hub schema, so the API server can bound the policy\'s cost';
+      if (schema.maxItems === undefined)
+        return "it needs a maxItems in the hub schema, so the API server can bound the policy's cost";
       return schema.items === undefined ? undefined : wholeProblem(schema.items);
     case 'object': {
-      if (schema.additionalProperties === true) return 'it keeps fields the schema does not declare (additionalProperties: true)';
+      if (schema.additionalProperties === true)
+        return 'it keeps fields the schema does not declare (additionalProperties: true)';
       if (typeof schema.additionalProperties === 'object') {
-        if (schema.maxProperties === undefined) return 'it needs a maxProperties in the hub schema, so the API server can bound the policy\'s cost';
+        if (schema.maxProperties === undefined)
+          return "it needs a maxProperties in the hub schema, so the API server can bound the policy's cost";
         return wholeProblem(schema.additionalProperties);
       }
       for (const child of Object.values(schema.properties ?? {})) {
@@ -152,5 +180,7 @@ function fullyCovered(schema: JSONSchemaProps | undefined, coverage: CoverageNod
   if (schema === undefined || coverage === undefined) return false;
   if (coverage.keyedList) return schema.type === 'array' && fullyCovered(schema.items, coverage.keyedList.item);
   if (objectProblem(schema) !== undefined || schema.nullable) return false;
-  return Object.entries(schema.properties ?? {}).every(([name, child]) => fullyCovered(child, coverage.children.get(name)));
+  return Object.entries(schema.properties ?? {}).every(([name, child]) =>
+    fullyCovered(child, coverage.children.get(name)),
+  );
 }

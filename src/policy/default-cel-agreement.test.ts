@@ -22,15 +22,23 @@ import { compileContractDefaults, compileDefaultForm, type PatchOperation } from
 // dyn(value)} instead; everything around it, guards, pointers, values and comprehensions, is the policy's text, and
 // the operations are applied here as the API server applies an add (RFC 6902).
 
-const asMap: PatchOperation = (path, value) => ({ text: `{"path": dyn(${path.text}), "value": dyn(${value.text})}`, binds: Binding.Primary });
+const asMap: PatchOperation = (path, value) => ({
+  text: `{"path": dyn(${path.text}), "value": dyn(${value.text})}`,
+  binds: Binding.Primary,
+});
 
 /**
  * What the compiled CEL of one default does to each object: its operations, applied. All objects are bound as one
  * list and the expression mapped over it, one evaluation for them all (an evaluation costs the engine a few ms).
  */
 function celApplies(expression: Cel, objects: readonly unknown[]): unknown[] {
-  const answer = evaluateCel({ expr: `objects.map(object, ${expression.text})`, typeEnv: [dyn('objects')], bindings: { objects: celValue(objects) } });
-  if (answer.compileError !== undefined || answer.evalError !== undefined) throw new Error(`${expression.text}: ${answer.compileError ?? answer.evalError}`);
+  const answer = evaluateCel({
+    expr: `objects.map(object, ${expression.text})`,
+    typeEnv: [dyn('objects')],
+    bindings: { objects: celValue(objects) },
+  });
+  if (answer.compileError !== undefined || answer.evalError !== undefined)
+    throw new Error(`${expression.text}: ${answer.compileError ?? answer.evalError}`);
   const operations = jsonOfCelValue(answer.value!) as { path: string; value: unknown }[][];
   return objects.map((object, position) => operations[position]!.reduce(add, object));
 }
@@ -38,10 +46,14 @@ function celApplies(expression: Cel, objects: readonly unknown[]): unknown[] {
 /** RFC 6902 add of a member: the paths a default writes end in an object's key. */
 function add(document: unknown, { path, value }: { path: string; value: unknown }): unknown {
   const copy = structuredClone(document) as Record<string, unknown>;
-  const keys = path.slice(1).split('/').map((key) => key.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const keys = path
+    .slice(1)
+    .split('/')
+    .map((key) => key.replaceAll('~1', '/').replaceAll('~0', '~'));
   let node: Record<string, unknown> = copy;
   for (const key of keys.slice(0, -1)) {
-    if (typeof node[key] !== 'object' || node[key] === null) throw new Error(`${path}: no object at ${key}, where the API server's add would fail the request`);
+    if (typeof node[key] !== 'object' || node[key] === null)
+      throw new Error(`${path}: no object at ${key}, where the API server's add would fail the request`);
     node = node[key] as Record<string, unknown>;
   }
   node[keys.at(-1)!] = value;
@@ -66,7 +78,9 @@ function disagreements(defaulters: readonly Defaulter[], objects: readonly KubeO
     const found = objects.flatMap((object, position) =>
       isDeepStrictEqual(webhook[position], cel[position])
         ? []
-        : [`${(defaulter as FormedDefaulter).form.path} on ${JSON.stringify(object)}: webhook ${JSON.stringify(webhook[position])}, CEL ${JSON.stringify(cel[position])}`],
+        : [
+            `${(defaulter as FormedDefaulter).form.path} on ${JSON.stringify(object)}: webhook ${JSON.stringify(webhook[position])}, CEL ${JSON.stringify(cel[position])}`,
+          ],
     );
     if (found.length > 0) return found.slice(0, 5);
   }
@@ -75,7 +89,9 @@ function disagreements(defaulters: readonly Defaulter[], objects: readonly KubeO
 
 const sameForEvery = (defaulters: readonly Defaulter[], objects: fc.Arbitrary<KubeObject>, count: number) => {
   const drawn = fc.sample(objects, { numRuns: count, seed: 41 });
-  expect(new Set(drawn.map((object) => JSON.stringify(object))).size, 'distinct objects drawn').toBeGreaterThan(count / 4);
+  expect(new Set(drawn.map((object) => JSON.stringify(object))).size, 'distinct objects drawn').toBeGreaterThan(
+    count / 4,
+  );
   expect(disagreements(defaulters, drawn)).toEqual([]);
 };
 
@@ -85,34 +101,81 @@ const some = <T>(...values: T[]) => fc.constantFrom(...values);
 const record = (fields: Record<string, fc.Arbitrary<unknown>>) =>
   fc.record(fields).map((drawn) => Object.fromEntries(Object.entries(drawn).filter(([, value]) => value !== absent)));
 
-const releases = some<unknown>(absent, '16.4', '17.0', '16', '0.1', '16.04', '016.1', 'v16', '', '16.', '123456789012345678901.2', 16, null, ['16.4']);
-const labelMaps = some<unknown>(absent, {}, { team: 'maps' }, { 'geo.example.com/postgres-major': '14' }, { 'geo.example.com/postgres-major': '16', team: 'maps' }, 'x', null);
-const cache = record({ name: some<unknown>(absent, 'tiles'), memory: some<unknown>(absent, '1Gi'), version: some<unknown>(absent, '7.4', null, 7), replicas: some<unknown>(absent, 3, null, '2') });
-const caches = fc.oneof(some<unknown>(absent, null, 'many', {}), fc.array(fc.oneof(cache, some<unknown>('junk', 3, null, [])), { maxLength: 4 }));
+const releases = some<unknown>(
+  absent,
+  '16.4',
+  '17.0',
+  '16',
+  '0.1',
+  '16.04',
+  '016.1',
+  'v16',
+  '',
+  '16.',
+  '123456789012345678901.2',
+  16,
+  null,
+  ['16.4'],
+);
+const labelMaps = some<unknown>(
+  absent,
+  {},
+  { team: 'maps' },
+  { 'geo.example.com/postgres-major': '14' },
+  { 'geo.example.com/postgres-major': '16', team: 'maps' },
+  'x',
+  null,
+);
+const cache = record({
+  name: some<unknown>(absent, 'tiles'),
+  memory: some<unknown>(absent, '1Gi'),
+  version: some<unknown>(absent, '7.4', null, 7),
+  replicas: some<unknown>(absent, 3, null, '2'),
+});
+const caches = fc.oneof(
+  some<unknown>(absent, null, 'many', {}),
+  fc.array(fc.oneof(cache, some<unknown>('junk', 3, null, [])), { maxLength: 4 }),
+);
 const geoSpec = record({
-  postgres: fc.oneof(record({ version: releases, postgis: some<unknown>(absent, '3.4.2') }), some<unknown>(absent, 7, null)),
+  postgres: fc.oneof(
+    record({ version: releases, postgis: some<unknown>(absent, '3.4.2') }),
+    some<unknown>(absent, 7, null),
+  ),
   readReplicas: some<unknown>(absent, 0, 3, null, 'two'),
   caches,
   storage: some<unknown>(absent, { size: '20Gi' }),
 });
 const geoDatabases: fc.Arbitrary<KubeObject> = fc
   .record({ spec: fc.oneof(geoSpec, some<unknown>(absent, 'spec', null, [])), labels: labelMaps })
-  .map(({ spec, labels }) => ({
-    apiVersion: 'geo.example.com/v1',
-    kind: 'GeoDatabase',
-    metadata: { name: 'db', namespace: 'maps', ...(labels === absent ? {} : { labels }) },
-    ...(spec === absent ? {} : { spec }),
-  }) as KubeObject);
+  .map(
+    ({ spec, labels }) =>
+      ({
+        apiVersion: 'geo.example.com/v1',
+        kind: 'GeoDatabase',
+        metadata: { name: 'db', namespace: 'maps', ...(labels === absent ? {} : { labels }) },
+        ...(spec === absent ? {} : { spec }),
+      }) as KubeObject,
+  );
 
 describe('the compiled defaults set what the webhook sets, through kube-apiserver CEL', () => {
   it("GeoDatabase's defaults, on objects well and ill typed", () => {
-    expect(compileContractDefaults(geoDatabaseContract()).coverage.every((entry) => entry.enforcedBy === 'policy')).toBe(true);
+    expect(
+      compileContractDefaults(geoDatabaseContract()).coverage.every((entry) => entry.enforcedBy === 'policy'),
+    ).toBe(true);
     sameForEvery(geoDatabaseDefaults, geoDatabases, 400);
   });
 
   it('values of every JSON kind, keys CEL cannot write after a dot, labels and annotations made or added to', () => {
     const defaulters = [
-      staticDefault('spec.settings', { size: 1, name: 'x', ratio: 0.5, on: true, none: null, list: [1, 'a'], nested: { deep: [[], [1.5]] } }),
+      staticDefault('spec.settings', {
+        size: 1,
+        name: 'x',
+        ratio: 0.5,
+        on: true,
+        none: null,
+        list: [1, 'a'],
+        nested: { deep: [[], [1.5]] },
+      }),
       staticDefault('spec.settings.sizes', [1, 2, 3]),
       staticDefault('spec.huge', 2 ** 60),
       staticDefault('spec.with-dash.namespace', 'reserved word'),
@@ -131,12 +194,19 @@ describe('the compiled defaults set what the webhook sets, through kube-apiserve
         annotations: some<unknown>(absent, {}, { 'example.com/a~b': 'kept' }, { other: 'x' }),
         labels: some<unknown>(absent, { team: 'geo' }, {}),
       })
-      .map(({ spec, annotations, labels }) => ({
-        apiVersion: 'example.com/v1',
-        kind: 'Thing',
-        metadata: { name: 't', ...(annotations === absent ? {} : { annotations }), ...(labels === absent ? {} : { labels }) },
-        spec,
-      }) as KubeObject);
+      .map(
+        ({ spec, annotations, labels }) =>
+          ({
+            apiVersion: 'example.com/v1',
+            kind: 'Thing',
+            metadata: {
+              name: 't',
+              ...(annotations === absent ? {} : { annotations }),
+              ...(labels === absent ? {} : { labels }),
+            },
+            spec,
+          }) as KubeObject,
+      );
     sameForEvery(defaulters, objects, 300);
   });
 
@@ -153,7 +223,15 @@ describe('the compiled defaults set what the webhook sets, through kube-apiserve
       kept: some<unknown>(absent, 1, 'a', [1, 2], { a: [true] }),
       release: releases,
       items: some<unknown>(absent, [], [{}, { major: '16' }, { major: '9' }, 'x']),
-    }).map((spec) => ({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't', labels: { 'example.com/major': 'kept' } }, spec }) as KubeObject);
+    }).map(
+      (spec) =>
+        ({
+          apiVersion: 'example.com/v1',
+          kind: 'Thing',
+          metadata: { name: 't', labels: { 'example.com/major': 'kept' } },
+          spec,
+        }) as KubeObject,
+    );
     sameForEvery(defaulters, objects, 300);
   });
 });

@@ -11,8 +11,15 @@ import { renderPolicyCoverage, summarizePolicyCoverage } from './policy-coverage
 
 const widget = (defaults?: Parameters<typeof defineContract>[0]['defaults']) => {
   const base = clusterWidgetContract();
-  const spec = { type: 'object', properties: { size: { type: 'integer' }, tier: { type: 'string' }, release: { type: 'string', maxLength: 16 } } } as const;
-  return defineContract({ ...base, versions: [{ ...base.versions[0]!, schema: { type: 'object', properties: { spec } } }], ...(defaults ? { defaults } : {}) });
+  const spec = {
+    type: 'object',
+    properties: { size: { type: 'integer' }, tier: { type: 'string' }, release: { type: 'string', maxLength: 16 } },
+  } as const;
+  return defineContract({
+    ...base,
+    versions: [{ ...base.versions[0]!, schema: { type: 'object', properties: { spec } } }],
+    ...(defaults ? { defaults } : {}),
+  });
 };
 const sizeFromTier: Defaulter = function sizeFromTier(object) {
   return object;
@@ -21,13 +28,17 @@ const sizeFromTier: Defaulter = function sizeFromTier(object) {
 describe('the coverage of defaults', () => {
   const contract = widget([
     staticDefault('spec.tier', 'standard'),
-    derivedDefault('metadata.labels[example.com/major]', { from: 'spec.release', compute: 'release-major', keepInStep: true }),
+    derivedDefault('metadata.labels[example.com/major]', {
+      from: 'spec.release',
+      compute: 'release-major',
+      keepInStep: true,
+    }),
     sizeFromTier,
     staticDefault('spec.size', 1),
   ]);
   const policy = compileContractPolicy(contract);
 
-  it('lists each default in the full report, with why one is not the policy\'s', () => {
+  it("lists each default in the full report, with why one is not the policy's", () => {
     expect(renderPolicyCoverage(contract, policy)).toContain(
       [
         'Widget: what the MutatingAdmissionPolicy sets even while crdgate is down',
@@ -56,7 +67,9 @@ describe('the coverage of defaults', () => {
 
   it('says nothing of defaults for a contract without any', () => {
     const plain = widget();
-    expect(summarizePolicyCoverage(plain, compileContractPolicy(plain))).toBe('policy floor for Widget: the API server enforces 0 of 0 change kinds and 0 of 0 deletion rules\n');
+    expect(summarizePolicyCoverage(plain, compileContractPolicy(plain))).toBe(
+      'policy floor for Widget: the API server enforces 0 of 0 change kinds and 0 of 0 deletion rules\n',
+    );
     expect(renderPolicyCoverage(plain, compileContractPolicy(plain))).not.toContain('MutatingAdmissionPolicy');
   });
 });

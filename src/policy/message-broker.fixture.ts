@@ -61,7 +61,12 @@ export const messageBrokerAnnotations = {
 /** The release a broker runs while spec.release is unset. */
 export const defaultBrokerRelease = '3.13.0';
 
-const quantity = (description: string): JSONSchemaProps => ({ type: 'string', format: 'quantity', maxLength: 64, description });
+const quantity = (description: string): JSONSchemaProps => ({
+  type: 'string',
+  format: 'quantity',
+  maxLength: 64,
+  description,
+});
 
 export const messageBrokerSchemaV1: JSONSchemaProps = {
   type: 'object',
@@ -72,7 +77,13 @@ export const messageBrokerSchemaV1: JSONSchemaProps = {
       type: 'object',
       required: ['brokers', 'resources'],
       properties: {
-        brokers: { type: 'integer', format: 'int32', minimum: 1, maximum: 9, description: 'Broker nodes; they can be added, never removed.' },
+        brokers: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 1,
+          maximum: 9,
+          description: 'Broker nodes; they can be added, never removed.',
+        },
         release: {
           type: 'string',
           pattern: '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$',
@@ -84,7 +95,11 @@ export const messageBrokerSchemaV1: JSONSchemaProps = {
           required: ['memory'],
           properties: { memory: quantity('Memory per broker; a change restarts every broker.') },
         },
-        authMechanism: { type: 'string', maxLength: 64, description: 'SASL mechanism clients log in with; absent: anonymous.' },
+        authMechanism: {
+          type: 'string',
+          maxLength: 64,
+          description: 'SASL mechanism clients log in with; absent: anonymous.',
+        },
         metricsEnabled: { type: 'boolean', description: 'Whether brokers export metrics; no change kind names it.' },
         plugins: {
           type: 'array',
@@ -105,9 +120,19 @@ export const messageBrokerSchemaV1: JSONSchemaProps = {
             type: 'object',
             required: ['queueName', 'maxBytes'],
             properties: {
-              queueName: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 64, description: 'Unique within the cluster.' },
+              queueName: {
+                type: 'string',
+                pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
+                maxLength: 64,
+                description: 'Unique within the cluster.',
+              },
               maxBytes: quantity('The most a queue holds; shrinking it drops the oldest messages.'),
-              type: { type: 'string', enum: ['classic', 'quorum', 'stream'], maxLength: 16, description: 'Fixed when the queue is declared.' },
+              type: {
+                type: 'string',
+                enum: ['classic', 'quorum', 'stream'],
+                maxLength: 16,
+                description: 'Fixed when the queue is declared.',
+              },
             },
           },
         },
@@ -135,7 +160,17 @@ const queueChanges = ['queue.add', 'queue.remove', 'queue.grow', 'queue.shrink']
 export const messageBrokerMachine: Fsa<MessageBrokerState, MessageBrokerChange> = {
   name: 'MessageBroker',
   subject: 'broker cluster',
-  states: ['Pending', 'Queued', 'Provisioning', 'Running', 'Rebalancing', 'Upgrading', 'Degraded', 'Failed', 'Terminating'],
+  states: [
+    'Pending',
+    'Queued',
+    'Provisioning',
+    'Running',
+    'Rebalancing',
+    'Upgrading',
+    'Degraded',
+    'Failed',
+    'Terminating',
+  ],
   initialState: 'Pending',
   steadyState: 'Running',
   deletingState: 'Terminating',
@@ -144,17 +179,29 @@ export const messageBrokerMachine: Fsa<MessageBrokerState, MessageBrokerChange> 
   phasePath: 'status.lifecycle.state',
   changeKinds: {
     'brokers.add': { description: 'adding brokers ({from} -> {to})', exclusive: true },
-    'brokers.remove': { description: 'removing brokers ({from} -> {to})', unsupported: 'a removed broker takes its partitions with it; drain it by hand first' },
+    'brokers.remove': {
+      description: 'removing brokers ({from} -> {to})',
+      unsupported: 'a removed broker takes its partitions with it; drain it by hand first',
+    },
     'release.upgrade': { description: 'upgrading {from} -> {to}', exclusive: true },
-    'release.major': { description: 'major upgrade {from} -> {to}', unsupported: 'a major upgrade needs a blue-green migration' },
-    'release.downgrade': { description: 'downgrading {from} -> {to}', unsupported: 'brokers cannot read a newer release\'s log format' },
+    'release.major': {
+      description: 'major upgrade {from} -> {to}',
+      unsupported: 'a major upgrade needs a blue-green migration',
+    },
+    'release.downgrade': {
+      description: 'downgrading {from} -> {to}',
+      unsupported: "brokers cannot read a newer release's log format",
+    },
     'memory.change': { description: 'changing broker memory from {from} to {to}', exclusive: true },
     'auth.change': { description: 'changing the auth mechanism from {from} to {to}' },
     'queue.add': { description: 'declaring queue "{item}"' },
     'queue.remove': { description: 'deleting queue "{item}"' },
     'queue.grow': { description: 'raising the limit of queue "{item}" from {from} to {to}' },
     'queue.shrink': { description: 'lowering the limit of queue "{item}" from {from} to {to}', exclusive: true },
-    'queue.retype': { description: 'changing the type of queue "{item}" from {from} to {to}', unsupported: 'a queue keeps the type it was declared with' },
+    'queue.retype': {
+      description: 'changing the type of queue "{item}" from {from} to {to}',
+      unsupported: 'a queue keeps the type it was declared with',
+    },
   },
   rules: {
     Pending: { anyChange: true, operatorMoves: ['Queued', 'Provisioning', 'Failed'] },
@@ -170,9 +217,15 @@ export const messageBrokerMachine: Fsa<MessageBrokerState, MessageBrokerChange> 
       operatorMoves: ['Degraded', 'Failed'],
       unclassifiedChanges: 'allowed',
     },
-    Rebalancing: { allow: [{ changes: ['queue.add', 'queue.grow'] }], operatorMoves: ['Running', 'Degraded', 'Failed'] },
+    Rebalancing: {
+      allow: [{ changes: ['queue.add', 'queue.grow'] }],
+      operatorMoves: ['Running', 'Degraded', 'Failed'],
+    },
     Upgrading: { operatorMoves: ['Running', 'Degraded', 'Failed'], unclassifiedChanges: 'refused' },
-    Degraded: { allow: [{ changes: capacity, next: 'Rebalancing' }, { changes: ['queue.remove'] }], operatorMoves: ['Running', 'Failed'] },
+    Degraded: {
+      allow: [{ changes: capacity, next: 'Rebalancing' }, { changes: ['queue.remove'] }],
+      operatorMoves: ['Running', 'Failed'],
+    },
     Failed: {},
     Terminating: {},
   },
@@ -188,7 +241,12 @@ export const messageBrokerMachine: Fsa<MessageBrokerState, MessageBrokerChange> 
       path: 'release',
       absentMeans: defaultBrokerRelease,
       read: parseVersion,
-      compare: byReleaseStep({ compare: compareVersions, upgrade: 'release.upgrade', major: 'release.major', downgrade: 'release.downgrade' }),
+      compare: byReleaseStep({
+        compare: compareVersions,
+        upgrade: 'release.upgrade',
+        major: 'release.major',
+        downgrade: 'release.downgrade',
+      }),
     }),
     fieldClassifier({ path: 'resources.memory', read: readQuantity, compare: whenDifferent('memory.change') }),
     fieldClassifier({ path: 'authMechanism', read: readString, compare: whenDifferent('auth.change') }),
@@ -223,7 +281,9 @@ export function messageBrokerContract(): Contract {
       scope: 'Cluster',
     },
     hub: 'v1',
-    versions: [{ name: 'v1', served: true, storage: true, schema: messageBrokerSchemaV1, subresources: { status: {} } }],
+    versions: [
+      { name: 'v1', served: true, storage: true, schema: messageBrokerSchemaV1, subresources: { status: {} } },
+    ],
     conversions: {},
     deletionRules: [metadataDeletionRule({ annotation: messageBrokerAnnotations.protection, equals: 'locked' })],
     transitions: messageBrokerMachine,

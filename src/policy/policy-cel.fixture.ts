@@ -12,13 +12,23 @@ import type { ContractPolicy } from './compile-policy.ts';
 export function policyPassesExpression(policy: ContractPolicy): string {
   const bound = (text: string) => text.replace(/\bvariables\.([A-Za-z_][A-Za-z0-9_]*)/g, 'variables_$1');
   const validations = `[${policy.validations.map((validation) => bound(validation.expression)).join(', ')}].all(passes, passes)`;
-  return policy.variables.reduceRight((rest, { name, expression }) => `[${bound(expression)}].map(variables_${name}, ${rest})[0]`, validations);
+  return policy.variables.reduceRight(
+    (rest, { name, expression }) => `[${bound(expression)}].map(variables_${name}, ${rest})[0]`,
+    validations,
+  );
 }
 
 /** Whether the policy lets each UPDATE from `old` to `new` through; the nulls the API server drops are dropped. */
 export function policyAllows(policy: ContractPolicy, updates: readonly { old: unknown; new: unknown }[]): boolean[] {
   const expr = `cases.map(c, [c[0]].map(oldObject, [c[1]].map(object, [{"operation": "UPDATE"}].map(request, ${policyPassesExpression(policy)})[0])[0])[0])`;
-  const answer = evaluateCel({ expr, typeEnv: [dyn('cases')], bindings: { cases: celValue(updates.map((update) => [withoutNulls(update.old), withoutNulls(update.new)])) } });
-  if (answer.compileError !== undefined || answer.evalError !== undefined) throw new Error(answer.compileError ?? answer.evalError);
-  return (answer.value as { listValue: { values: { boolValue?: boolean }[] } }).listValue.values.map((value) => value.boolValue === true);
+  const answer = evaluateCel({
+    expr,
+    typeEnv: [dyn('cases')],
+    bindings: { cases: celValue(updates.map((update) => [withoutNulls(update.old), withoutNulls(update.new)])) },
+  });
+  if (answer.compileError !== undefined || answer.evalError !== undefined)
+    throw new Error(answer.compileError ?? answer.evalError);
+  return (answer.value as { listValue: { values: { boolValue?: boolean }[] } }).listValue.values.map(
+    (value) => value.boolValue === true,
+  );
 }

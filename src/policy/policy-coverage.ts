@@ -11,19 +11,33 @@ import type { ContractPolicy } from './compile-policy.ts';
 export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy): string {
   const { changeKinds, deletionRules, webhookOnly, subresources, defaults } = policy.coverage;
   const kindRows = changeKinds.map((entry) =>
-    entry.enforcedBy === 'policy' ? `| ${entry.kind} | policy and webhook | |` : `| ${entry.kind} | webhook only | ${cell(entry.reason)} |`,
+    entry.enforcedBy === 'policy'
+      ? `| ${entry.kind} | policy and webhook | |`
+      : `| ${entry.kind} | webhook only | ${cell(entry.reason)} |`,
   );
   const ruleRows = deletionRules.map((entry) =>
-    entry.enforcedBy === 'policy' ? `| ${cell(entry.rule)} | policy and webhook | |` : `| ${cell(entry.rule)} | webhook only | ${cell(entry.reason)} |`,
+    entry.enforcedBy === 'policy'
+      ? `| ${cell(entry.rule)} | policy and webhook | |`
+      : `| ${cell(entry.rule)} | webhook only | ${cell(entry.reason)} |`,
   );
   const sections = [
     `${contract.identity.kind}: what the ValidatingAdmissionPolicy enforces even while crdgate is down`,
     ...(policy.coverage.state === undefined ? [] : [stateSentence(policy.coverage.state)]),
-    ...(kindRows.length > 0 ? [['| change kind | enforced by | why not by the policy |', '|---|---|---|', ...kindRows].join('\n')] : ['No FSA.']),
+    ...(kindRows.length > 0
+      ? [['| change kind | enforced by | why not by the policy |', '|---|---|---|', ...kindRows].join('\n')]
+      : ['No FSA.']),
     ...unclassifiedSection(policy.coverage.unclassified, kindRows.length > 0),
-    ...(ruleRows.length > 0 ? [['| deletion rule | enforced by | why not by the policy |', '|---|---|---|', ...ruleRows].join('\n')] : []),
+    ...(ruleRows.length > 0
+      ? [['| deletion rule | enforced by | why not by the policy |', '|---|---|---|', ...ruleRows].join('\n')]
+      : []),
     ...(subresources.length > 0
-      ? [['| spec changes through | enforced by | why not by the policy |', '|---|---|---|', ...subresources.map((entry) => `| /${entry.subresource} | webhook only | ${cell(entry.reason)} |`)].join('\n')]
+      ? [
+          [
+            '| spec changes through | enforced by | why not by the policy |',
+            '|---|---|---|',
+            ...subresources.map((entry) => `| /${entry.subresource} | webhook only | ${cell(entry.reason)} |`),
+          ].join('\n'),
+        ]
       : []),
     `Enforced by the webhook only: ${webhookOnly.join(', ')}.`,
     ...defaultsSection(contract, defaults),
@@ -41,12 +55,22 @@ export function summarizePolicyCoverage(contract: Contract, policy: ContractPoli
   const lines = [
     `policy floor for ${contract.identity.kind}: the API server enforces ${kinds} of ${changeKinds.length} change kinds and ${rules} of ${deletionRules.length} deletion rules` +
       (defaults.length > 0 ? `, and sets ${set} of ${defaults.length} defaults` : ''),
-    ...(state?.readBy === 'none' ? [`  webhook only: the state: ${state.reason}; the policy refuses only what every state refuses`] : []),
-    ...changeKinds.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: change kind ${entry.kind}: ${entry.reason}`] : [])),
-    ...policy.coverage.unclassified.webhookOnly.map((entry) => `  webhook only: ${unclassifiedHeading} at ${entry.field}: ${entry.reason}`),
-    ...deletionRules.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: deletion rule ${entry.rule}: ${entry.reason}`] : [])),
+    ...(state?.readBy === 'none'
+      ? [`  webhook only: the state: ${state.reason}; the policy refuses only what every state refuses`]
+      : []),
+    ...changeKinds.flatMap((entry) =>
+      entry.enforcedBy === 'webhook' ? [`  webhook only: change kind ${entry.kind}: ${entry.reason}`] : [],
+    ),
+    ...policy.coverage.unclassified.webhookOnly.map(
+      (entry) => `  webhook only: ${unclassifiedHeading} at ${entry.field}: ${entry.reason}`,
+    ),
+    ...deletionRules.flatMap((entry) =>
+      entry.enforcedBy === 'webhook' ? [`  webhook only: deletion rule ${entry.rule}: ${entry.reason}`] : [],
+    ),
     ...subresources.map((entry) => `  webhook only: spec changes through /${entry.subresource}: ${entry.reason}`),
-    ...defaults.flatMap((entry) => (entry.enforcedBy === 'webhook' ? [`  webhook only: default ${entry.default}: ${entry.reason}`] : [])),
+    ...defaults.flatMap((entry) =>
+      entry.enforcedBy === 'webhook' ? [`  webhook only: default ${entry.default}: ${entry.reason}`] : [],
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -71,19 +95,25 @@ function stateSentence(state: StateCoverage): string {
 /** Per field the webhook alone compares, and the rest; a line when no state refuses such changes. */
 function unclassifiedSection(coverage: UnclassifiedCoverage, hasMachine: boolean): string[] {
   if (!hasMachine) return [];
-  if (!coverage.judged) return [`Changes no change kind names: allowed in every state, so there is nothing to enforce.`];
+  if (!coverage.judged)
+    return [`Changes no change kind names: allowed in every state, so there is nothing to enforce.`];
   const rows = coverage.webhookOnly.map((entry) => `| ${cell(entry.field)} | webhook only | ${cell(entry.reason)} |`);
-  if (coverage.compiled) rows.push(`| ${rows.length > 0 ? 'every other spec field' : 'every spec field'} | policy and webhook | |`);
+  if (coverage.compiled)
+    rows.push(`| ${rows.length > 0 ? 'every other spec field' : 'every spec field'} | policy and webhook | |`);
   // Judged, and nothing to compare: the classifiers cover every field the schema declares.
   if (rows.length === 0) rows.push('| no spec field: the classifiers cover them all | | |');
-  return [[`| ${unclassifiedHeading}, at | enforced by | why not by the policy |`, '|---|---|---|', ...rows].join('\n')];
+  return [
+    [`| ${unclassifiedHeading}, at | enforced by | why not by the policy |`, '|---|---|---|', ...rows].join('\n'),
+  ];
 }
 
 /** Per default, whether the MutatingAdmissionPolicy sets it too; nothing for a contract without defaults. */
 function defaultsSection(contract: Contract, defaults: readonly DefaultCoverage[]): string[] {
   if (defaults.length === 0) return [];
   const rows = defaults.map((entry) =>
-    entry.enforcedBy === 'policy' ? `| ${cell(entry.default)} | policy and webhook | |` : `| ${cell(entry.default)} | webhook only | ${cell(entry.reason)} |`,
+    entry.enforcedBy === 'policy'
+      ? `| ${cell(entry.default)} | policy and webhook | |`
+      : `| ${cell(entry.default)} | webhook only | ${cell(entry.reason)} |`,
   );
   return [
     `${contract.identity.kind}: what the MutatingAdmissionPolicy sets even while crdgate is down`,

@@ -21,5 +21,10 @@ export interface PolicyValidation {
  * validations' too, against the policy's one cost budget: a passing validation's costs one comparison.
  */
 export function policyValidation(expression: Cel, failureMessage: Cel, message: string): PolicyValidation {
-  return { expression: expression.text, messageExpression: cond(expression, str(''), failureMessage).text, message, reason: 'Forbidden' };
+  return {
+    expression: expression.text,
+    messageExpression: cond(expression, str(''), failureMessage).text,
+    message,
+    reason: 'Forbidden',
+  };
 }

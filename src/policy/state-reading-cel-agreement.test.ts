@@ -25,20 +25,36 @@ const statusSchema: JSONSchemaProps = {
     observedGeneration: { type: 'integer' },
     conditions: {
       type: 'array',
-      items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' } } },
+      items: {
+        type: 'object',
+        properties: { type: { type: 'string' }, status: { type: 'string' }, reason: { type: 'string' } },
+      },
     },
   },
 };
 const specSchema: JSONSchemaProps = {
   type: 'object',
-  properties: { size: { type: 'integer' }, label: { type: 'string', maxLength: 63 }, color: { type: 'string', maxLength: 63 }, paused: { type: 'boolean' } },
+  properties: {
+    size: { type: 'integer' },
+    label: { type: 'string', maxLength: 63 },
+    color: { type: 'string', maxLength: 63 },
+    paused: { type: 'boolean' },
+  },
 };
 
 function contractOf(machine: Fsa<string, string>): Contract {
   return defineContract({
     identity: { group: 'toy.example.com', kind: 'Widget', plural: 'widgets', singular: 'widget', scope: 'Namespaced' },
     hub: 'v1',
-    versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: specSchema, status: statusSchema } }, subresources: { status: {} } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { type: 'object', properties: { spec: specSchema, status: statusSchema } },
+        subresources: { status: {} },
+      },
+    ],
     conversions: {},
     transitions: machine,
   });
@@ -55,8 +71,13 @@ const base = {
 
 const conditionsMachine: Fsa<string, string> = { ...base, conditionStates: toyConditionStates };
 
-const ready = (status: unknown, reason?: unknown) => ({ type: 'Ready', status, ...(reason === undefined ? {} : { reason }) });
-const filler = (count: number) => Array.from({ length: count }, (_, index) => ({ type: `Probe${index}`, status: 'True' }));
+const ready = (status: unknown, reason?: unknown) => ({
+  type: 'Ready',
+  status,
+  ...(reason === undefined ? {} : { reason }),
+});
+const filler = (count: number) =>
+  Array.from({ length: count }, (_, index) => ({ type: `Probe${index}`, status: 'True' }));
 const conditionLists: unknown[] = [
   undefined,
   [],
@@ -79,7 +100,15 @@ const conditionLists: unknown[] = [
 ];
 const observedGenerations: unknown[] = [undefined, 0, 1, 2, 3, 1.5, '2', 2 ** 53, -1];
 const override = 'toy.example.com/override-transitions';
-const specs = fc.record({ size: fc.constantFrom(1, 2, 3), label: fc.constantFrom('a', 'b'), color: fc.constantFrom('red', 'blue'), paused: fc.boolean() }, { requiredKeys: [] });
+const specs = fc.record(
+  {
+    size: fc.constantFrom(1, 2, 3),
+    label: fc.constantFrom('a', 'b'),
+    color: fc.constantFrom('red', 'blue'),
+    paused: fc.boolean(),
+  },
+  { requiredKeys: [] },
+);
 const annotations = fc.constantFrom<Record<string, string>>({}, { [override]: 'INC-7' }, { [override]: ' ' });
 
 interface Update {
@@ -89,12 +118,23 @@ interface Update {
 
 /** Updates from stored objects of every status the pools make, being deleted at times, with and without an override. */
 function updates(statuses: fc.Arbitrary<unknown>, runs: number, seed: number): Update[] {
-  const start = fc.record({ spec: specs, status: statuses, generation: fc.constantFrom(1, 2, 3), deleting: fc.integer({ min: 0, max: 7 }).map((roll) => roll === 0), notes: annotations });
+  const start = fc.record({
+    spec: specs,
+    status: statuses,
+    generation: fc.constantFrom(1, 2, 3),
+    deleting: fc.integer({ min: 0, max: 7 }).map((roll) => roll === 0),
+    notes: annotations,
+  });
   return fc.sample(fc.tuple(start, specs, annotations), { numRuns: runs, seed }).map(([old, spec, notes]) => ({
     old: {
       apiVersion: 'toy.example.com/v1',
       kind: 'Widget',
-      metadata: { name: 'w', generation: old.generation, annotations: old.notes, ...(old.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+      metadata: {
+        name: 'w',
+        generation: old.generation,
+        annotations: old.notes,
+        ...(old.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+      },
       spec: old.spec,
       ...(old.status === undefined ? {} : { status: old.status }),
     },
@@ -103,7 +143,10 @@ function updates(statuses: fc.Arbitrary<unknown>, runs: number, seed: number): U
 }
 
 const conditionStatuses = fc
-  .record({ conditions: fc.constantFrom(...conditionLists), observedGeneration: fc.constantFrom(...observedGenerations) })
+  .record({
+    conditions: fc.constantFrom(...conditionLists),
+    observedGeneration: fc.constantFrom(...observedGenerations),
+  })
   .map((status) => Object.fromEntries(Object.entries(status).filter(([, value]) => value !== undefined)));
 
 /** The policy's answers, 100 updates to an evaluation (each within the engine's cost limit per call). */
@@ -116,14 +159,20 @@ function policyAnswers(contract: Contract, cases: readonly Update[]): boolean[] 
 
 /** What the webhook decides in each reading the policy cannot tell apart: every state, and an unrecognised one. */
 function everyReading(machine: Fsa<string, string>, update: Update): boolean[] {
-  const readers: StateReader<string>[] = [...machine.states.map((state) => () => state), () => ({ unrecognised: 'elsewhere' })];
+  const readers: StateReader<string>[] = [
+    ...machine.states.map((state) => () => state),
+    () => ({ unrecognised: 'elsewhere' }),
+  ];
   const { conditionStates: _conditions, ...others } = machine;
   return readers.map((readState) => evaluateTransition({ ...others, readState }, update.old, update.new).allowed);
 }
 
 /** The setting for changes no change kind names in every state and an unrecognised one, if they share one. */
 function settingEverywhere(machine: Fsa<string, string>): string | undefined {
-  const settings = new Set([...machine.states.map((state) => unclassifiedChangesIn(machine, state)), unclassifiedChangesInUnrecognisedPhase(machine)]);
+  const settings = new Set([
+    ...machine.states.map((state) => unclassifiedChangesIn(machine, state)),
+    unclassifiedChangesInUnrecognisedPhase(machine),
+  ]);
   return settings.size === 1 ? [...settings][0] : undefined;
 }
 
@@ -133,11 +182,16 @@ function refusedEverywhere(machine: Fsa<string, string>, update: Update): boolea
   const [oldSpec, newSpec] = [(update.old as { spec: Spec }).spec, (update.new as { spec: Spec }).spec];
   const changes = classifyChanges(machine, oldSpec, newSpec);
   const unsupported = changes.some((change) => machine.changeKinds[change.kind]?.unsupported !== undefined);
-  const exclusive = changes.filter((change) => machine.changeKinds[change.kind]?.exclusive && machine.changeKinds[change.kind]?.unsupported === undefined);
+  const exclusive = changes.filter(
+    (change) =>
+      machine.changeKinds[change.kind]?.exclusive && machine.changeKinds[change.kind]?.unsupported === undefined,
+  );
   // paused is the one spec field no change kind names.
   const setting = settingEverywhere(machine);
   const overriding = evaluateTransition(machine, update.old, update.new).override.given;
-  const unclassified = oldSpec['paused'] !== newSpec['paused'] && (setting === 'refused' || (setting === 'refused-unless-overridden' && !overriding));
+  const unclassified =
+    oldSpec['paused'] !== newSpec['paused'] &&
+    (setting === 'refused' || (setting === 'refused-unless-overridden' && !overriding));
   return unsupported || exclusive.length >= 2 || unclassified;
 }
 
@@ -149,14 +203,18 @@ function decidedWhileDeleting(machine: Fsa<string, string>, update: Update): boo
   if (settingEverywhere(machine) !== undefined) return evaluateTransition(machine, update.old, update.new).allowed;
   const paused = (update.old as { spec: Spec }).spec['paused'];
   const { paused: _paused, ...spec } = (update.new as { spec: Spec }).spec;
-  return evaluateTransition(machine, update.old, { ...update.new, spec: paused === undefined ? spec : { ...spec, paused } }).allowed;
+  return evaluateTransition(machine, update.old, {
+    ...update.new,
+    spec: paused === undefined ? spec : { ...spec, paused },
+  }).allowed;
 }
 
 const conditionCount = (update: Update) => {
   const conditions = (update.old['status'] as { conditions?: unknown } | undefined)?.conditions;
   return Array.isArray(conditions) ? conditions.length : 0;
 };
-const isDeleting = (update: Update) => (update.old['metadata'] as { deletionTimestamp?: string }).deletionTimestamp !== undefined;
+const isDeleting = (update: Update) =>
+  (update.old['metadata'] as { deletionTimestamp?: string }).deletionTimestamp !== undefined;
 
 describe('conditionStates: the compiled policy decides as the webhook does', () => {
   const contract = contractOf(conditionsMachine);
@@ -167,16 +225,26 @@ describe('conditionStates: the compiled policy decides as the webhook does', () 
   it(`on every update from an object with up to ${conditionsRead} conditions`, () => {
     const read = cases.flatMap((update, index) => (conditionCount(update) <= conditionsRead ? [index] : []));
     const mismatches = read.filter((index) => policy[index] !== decisions[index]!.allowed);
-    expect(mismatches.slice(0, 5).map((index) => `${JSON.stringify(cases[index])}: webhook ${decisions[index]!.allowed}, policy ${policy[index]}`)).toEqual([]);
+    expect(
+      mismatches
+        .slice(0, 5)
+        .map(
+          (index) => `${JSON.stringify(cases[index])}: webhook ${decisions[index]!.allowed}, policy ${policy[index]}`,
+        ),
+    ).toEqual([]);
     // Every reading met, each answer in numbers.
-    const states = new Set(read.map((index) => (decisions[index]!.state.recognised ? decisions[index]!.state.state : 'unrecognised')));
+    const states = new Set(
+      read.map((index) => (decisions[index]!.state.recognised ? decisions[index]!.state.state : 'unrecognised')),
+    );
     expect([...states].sort()).toEqual(['Active', 'Broken', 'Busy', 'Draft', 'Gone', 'unrecognised']);
     expect(read.filter((index) => !policy[index]).length).toBeGreaterThan(300);
     expect(read.filter((index) => policy[index]).length).toBeGreaterThan(300);
   });
 
   it(`on an object with more: never refusing what the webhook allows, refusing what every state refuses`, () => {
-    const unread = cases.flatMap((update, index) => (conditionCount(update) > conditionsRead && !isDeleting(update) ? [index] : []));
+    const unread = cases.flatMap((update, index) =>
+      conditionCount(update) > conditionsRead && !isDeleting(update) ? [index] : [],
+    );
     expect(unread.length).toBeGreaterThan(50);
     const stricter = unread.filter((index) => !policy[index] && decisions[index]!.allowed);
     expect(stricter.map((index) => JSON.stringify(cases[index]!.new))).toEqual([]);
@@ -196,14 +264,19 @@ describe('conditionStates without a state that allows any change: past the condi
     conditionStates: conditionsMachine.conditionStates!.slice(1),
   } as Fsa<string, string>;
   const contract = contractOf(machine);
-  const many = fc.constantFrom(conditionLists.at(-1), conditionLists.at(-2)).map((conditions) => ({ conditions, observedGeneration: 1 }));
+  const many = fc
+    .constantFrom(conditionLists.at(-1), conditionLists.at(-2))
+    .map((conditions) => ({ conditions, observedGeneration: 1 }));
   const cases = updates(many, 600, 42).filter((update) => !isDeleting(update));
   const policy = policyAnswers(contract, cases);
 
   it('refuses exactly the updates every reading refuses for a reason of its own', () => {
     const expected = cases.map((update) => !refusedEverywhere(machine, update));
-    expect(cases.flatMap((update, index) => (policy[index] === expected[index] ? [] : [JSON.stringify(update.new)]))).toEqual([]);
-    for (const [index, update] of cases.entries()) if (!policy[index]) expect(everyReading(machine, update)).not.toContain(true);
+    expect(
+      cases.flatMap((update, index) => (policy[index] === expected[index] ? [] : [JSON.stringify(update.new)])),
+    ).toEqual([]);
+    for (const [index, update] of cases.entries())
+      if (!policy[index]) expect(everyReading(machine, update)).not.toContain(true);
     expect(policy.filter((allowed) => !allowed).length).toBeGreaterThan(100);
   });
 });
@@ -211,12 +284,26 @@ describe('conditionStates without a state that allows any change: past the condi
 describe('a state reader of its own: the policy refuses what every state refuses, and decides a deletion', () => {
   const reader = (object: { status?: unknown }) => (object.status === undefined ? undefined : 'Active');
   const { Draft: _draft, ...rules } = base.rules;
-  const withoutAnyChange = { ...base, states: ['Active', 'Busy', 'Broken', 'Gone'], initialState: 'Active', rules, readState: reader } as Fsa<string, string>;
-  const strict = { ...withoutAnyChange, unclassifiedChanges: 'refused', rules: { ...rules, Busy: toyMachine.rules.Busy } } as Fsa<string, string>;
+  const withoutAnyChange = {
+    ...base,
+    states: ['Active', 'Busy', 'Broken', 'Gone'],
+    initialState: 'Active',
+    rules,
+    readState: reader,
+  } as Fsa<string, string>;
+  const strict = {
+    ...withoutAnyChange,
+    unclassifiedChanges: 'refused',
+    rules: { ...rules, Busy: toyMachine.rules.Busy },
+  } as Fsa<string, string>;
   const withAnyChange = { ...base, readState: reader } as Fsa<string, string>;
   const statuses = fc.constantFrom(undefined, { conditions: [] });
 
-  for (const [name, machine] of [['without a state that allows any change', withoutAnyChange], ['refusing changes no change kind names in every state', strict], ['with a state that allows any change', withAnyChange]] as const) {
+  for (const [name, machine] of [
+    ['without a state that allows any change', withoutAnyChange],
+    ['refusing changes no change kind names in every state', strict],
+    ['with a state that allows any change', withAnyChange],
+  ] as const) {
     it(`${name}: 1,000 updates`, () => {
       const contract = contractOf(machine);
       const cases = updates(statuses, 1_000, 43);
@@ -224,9 +311,12 @@ describe('a state reader of its own: the policy refuses what every state refuses
       const expected = cases.map((update) =>
         isDeleting(update) ? decidedWhileDeleting(machine, update) : !refusedEverywhere(machine, update),
       );
-      expect(cases.flatMap((update, index) => (policy[index] === expected[index] ? [] : [JSON.stringify(update)]))).toEqual([]);
+      expect(
+        cases.flatMap((update, index) => (policy[index] === expected[index] ? [] : [JSON.stringify(update)])),
+      ).toEqual([]);
       // The oracle itself: what it refuses outside a deletion, every reading refuses.
-      for (const [index, update] of cases.entries()) if (!policy[index] && !isDeleting(update)) expect(everyReading(machine, update)).not.toContain(true);
+      for (const [index, update] of cases.entries())
+        if (!policy[index] && !isDeleting(update)) expect(everyReading(machine, update)).not.toContain(true);
       const refusedOutsideDeletion = cases.filter((update, index) => !policy[index] && !isDeleting(update)).length;
       if (machine === withAnyChange) expect(refusedOutsideDeletion).toBe(0);
       else expect(refusedOutsideDeletion).toBeGreaterThan(100);

@@ -64,13 +64,17 @@ function shapeProblem(value: unknown, shape: Shape): string | undefined {
     case 'string map': {
       if (!isPlainObject(value)) return ` must be an object of strings, got ${describeEnvelopeValue(value)}`;
       const key = Object.keys(value).find((k) => typeof value[k] !== 'string');
-      return key === undefined ? undefined : `[${describeEnvelopeValue(key)}] must be a string, got ${describeEnvelopeValue(value[key])}`;
+      return key === undefined
+        ? undefined
+        : `[${describeEnvelopeValue(key)}] must be a string, got ${describeEnvelopeValue(value[key])}`;
     }
     case 'string list':
     case 'object list': {
       const itemShape = shape === 'string list' ? 'a string' : 'an object';
       if (!Array.isArray(value)) return ` must be a list, got ${describeEnvelopeValue(value)}`;
-      const index = value.findIndex((item) => (shape === 'string list' ? typeof item !== 'string' : !isPlainObject(item)));
+      const index = value.findIndex((item) =>
+        shape === 'string list' ? typeof item !== 'string' : !isPlainObject(item),
+      );
       return index === -1 ? undefined : `[${index}] must be ${itemShape}, got ${describeEnvelopeValue(value[index])}`;
     }
   }

@@ -13,7 +13,10 @@ describe('renderAdmissionPolicies', () => {
       'ValidatingAdmissionPolicy/team-a.geodatabases.geo.example.com',
       'ValidatingAdmissionPolicyBinding/team-a.geodatabases.geo.example.com',
     ]);
-    expect(manifests[0]!['spec']).toMatchObject({ failurePolicy: 'Fail', matchConstraints: { matchPolicy: 'Equivalent' } });
+    expect(manifests[0]!['spec']).toMatchObject({
+      failurePolicy: 'Fail',
+      matchConstraints: { matchPolicy: 'Equivalent' },
+    });
   });
 });
 
@@ -22,10 +25,22 @@ describe('renderPolicyFloorOverlay', () => {
     const contracts = [geoDatabaseContract(), clusterWidgetContract()];
     const endpoint = { target: { url: 'https://127.0.0.1:9443' } };
     const policies = renderAdmissionPolicies(contracts, 'team-a');
-    const [kustomization, policyFile, patches] = renderPolicyFloorOverlay('overlays/policy-floor', contracts, 'team-a', '../cert-manager', policies);
-    expect(kustomization!.manifests[0]).toMatchObject({ resources: ['../cert-manager', 'admission-policies.yaml'], patches: [{ path: 'ignore-webhook-failures.yaml' }] });
+    const [kustomization, policyFile, patches] = renderPolicyFloorOverlay(
+      'overlays/policy-floor',
+      contracts,
+      'team-a',
+      '../cert-manager',
+      policies,
+    );
+    expect(kustomization!.manifests[0]).toMatchObject({
+      resources: ['../cert-manager', 'admission-policies.yaml'],
+      patches: [{ path: 'ignore-webhook-failures.yaml' }],
+    });
     expect(policyFile).toMatchObject({ path: 'overlays/policy-floor/admission-policies.yaml', manifests: policies });
-    const base = [renderValidatingWebhookConfiguration(contracts, endpoint, 'team-a'), renderMutatingWebhookConfiguration(contracts, endpoint, 'team-a')];
+    const base = [
+      renderValidatingWebhookConfiguration(contracts, endpoint, 'team-a'),
+      renderMutatingWebhookConfiguration(contracts, endpoint, 'team-a'),
+    ];
     expect(patches!.manifests.map((patch) => [patch.kind, patch.metadata.name, patch['webhooks']])).toEqual(
       base.map((configuration) => [
         configuration.kind,
@@ -37,9 +52,17 @@ describe('renderPolicyFloorOverlay', () => {
 
   it('leaves the /scale webhook failing closed: no policy can judge a Scale, so an outage must not let one through', () => {
     const contracts = [scalableGeoDatabaseContract()];
-    const [, , patches] = renderPolicyFloorOverlay('overlays/policy-floor', contracts, 'crdgate', '../cert-manager', renderAdmissionPolicies(contracts, 'crdgate'));
+    const [, , patches] = renderPolicyFloorOverlay(
+      'overlays/policy-floor',
+      contracts,
+      'crdgate',
+      '../cert-manager',
+      renderAdmissionPolicies(contracts, 'crdgate'),
+    );
     const validating = renderValidatingWebhookConfiguration(contracts, { target: { url: 'https://127.0.0.1:9443' } });
-    const names = (validating['webhooks'] as { name: string; failurePolicy: string }[]).map(({ name, failurePolicy }) => [name, failurePolicy]);
+    const names = (validating['webhooks'] as { name: string; failurePolicy: string }[]).map(
+      ({ name, failurePolicy }) => [name, failurePolicy],
+    );
     expect(names).toEqual([
       ['validate.geodatabases.geo.example.com', 'Fail'],
       ['status.validate.geodatabases.geo.example.com', 'Ignore'],

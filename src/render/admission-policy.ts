@@ -76,26 +76,51 @@ See docs/operations.md, "Surviving a crdgate outage: the policy floor", before c
  * (the base rendered with one, or the cert-manager overlay): with Ignore, a webhook the API server cannot trust is
  * one it silently skips.
  */
-export function renderPolicyFloorOverlay(dir: string, contracts: readonly Contract[], installName: string, install: string, policies: Manifest[]): ManifestFile[] {
+export function renderPolicyFloorOverlay(
+  dir: string,
+  contracts: readonly Contract[],
+  installName: string,
+  install: string,
+  policies: Manifest[],
+): ManifestFile[] {
   const { webhookConfiguration } = installNames(installName);
   const ignoring = (name: string) => ({ name, failurePolicy: 'Ignore' });
   // Every webhook but /scale's, which no policy can stand in for; a configuration with none to patch is left alone.
   const names = (configuration: 'validating' | 'mutating') =>
-    contracts.flatMap((c) => contractWebhooks(c).filter((webhook) => webhook.configuration === configuration && webhook.name !== scaleWebhookName(c)).map((webhook) => webhook.name));
+    contracts.flatMap((c) =>
+      contractWebhooks(c)
+        .filter((webhook) => webhook.configuration === configuration && webhook.name !== scaleWebhookName(c))
+        .map((webhook) => webhook.name),
+    );
   const patch = (kind: string, configuration: 'validating' | 'mutating') =>
-    names(configuration).length === 0 ? [] : [{ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name: webhookConfiguration }, webhooks: names(configuration).map(ignoring) }];
+    names(configuration).length === 0
+      ? []
+      : [
+          {
+            apiVersion: 'admissionregistration.k8s.io/v1',
+            kind,
+            metadata: { name: webhookConfiguration },
+            webhooks: names(configuration).map(ignoring),
+          },
+        ];
   return [
     {
       path: `${dir}/kustomization.yaml`,
       comment: availabilityComment,
       manifests: [
-        renderKustomization('crdgate-policy-floor', { resources: [install, 'admission-policies.yaml'], patches: [{ path: 'ignore-webhook-failures.yaml' }] }),
+        renderKustomization('crdgate-policy-floor', {
+          resources: [install, 'admission-policies.yaml'],
+          patches: [{ path: 'ignore-webhook-failures.yaml' }],
+        }),
       ],
     },
     { path: `${dir}/admission-policies.yaml`, manifests: policies, comment: policyComment },
     {
       path: `${dir}/ignore-webhook-failures.yaml`,
-      manifests: [...patch('ValidatingWebhookConfiguration', 'validating'), ...patch('MutatingWebhookConfiguration', 'mutating')],
+      manifests: [
+        ...patch('ValidatingWebhookConfiguration', 'validating'),
+        ...patch('MutatingWebhookConfiguration', 'mutating'),
+      ],
     },
   ];
 }

@@ -24,8 +24,12 @@ function inPlace(node: JSONSchemaProps): void {
   const rule = node.type === 'string' && node.format !== undefined ? apiServerRuleFor(node.format) : undefined;
   if (rule !== undefined) {
     delete node.format;
-    if (rule.maxLength !== undefined && (node.maxLength === undefined || node.maxLength > rule.maxLength)) node.maxLength = rule.maxLength;
-    node['x-kubernetes-validations'] = [...(node['x-kubernetes-validations'] ?? []), { rule: rule.rule, message: rule.message }];
+    if (rule.maxLength !== undefined && (node.maxLength === undefined || node.maxLength > rule.maxLength))
+      node.maxLength = rule.maxLength;
+    node['x-kubernetes-validations'] = [
+      ...(node['x-kubernetes-validations'] ?? []),
+      { rule: rule.rule, message: rule.message },
+    ];
   }
   for (const child of Object.values(node.properties ?? {})) inPlace(child);
   if (node.items !== undefined) inPlace(node.items);

@@ -11,12 +11,21 @@ conversion webhooks (the cert-manager.io/inject-ca-from annotations). No caBundl
 crdgate reloads the renewed certificate from the Secret volume without a restart.`;
 
 /** The cert-manager overlay: the base, plus the issuers and certificates, plus the annotations that inject the CA. */
-export function renderCertManagerOverlay(dir: string, contracts: readonly Contract[], install: Install): ManifestFile[] {
+export function renderCertManagerOverlay(
+  dir: string,
+  contracts: readonly Contract[],
+  install: Install,
+): ManifestFile[] {
   return [
     {
       path: `${dir}/kustomization.yaml`,
       comment: overlayComment,
-      manifests: [renderKustomization('crdgate-cert-manager', { resources: ['../../base', 'certificates.yaml'], patches: [{ path: 'inject-ca.yaml' }] })],
+      manifests: [
+        renderKustomization('crdgate-cert-manager', {
+          resources: ['../../base', 'certificates.yaml'],
+          patches: [{ path: 'inject-ca.yaml' }],
+        }),
+      ],
     },
     { path: `${dir}/certificates.yaml`, manifests: certificates(install) },
     { path: `${dir}/inject-ca.yaml`, manifests: injectCaPatches(contracts, install) },
@@ -28,7 +37,12 @@ function certificates(install: Install): Manifest[] {
   const { selfSignedIssuer: selfSignedIssuerName, ca: caName, servingCertSecret } = installNames(install.name);
   const issuerRef = (name: string) => ({ group: 'cert-manager.io', kind: 'Issuer', name });
   return [
-    { apiVersion: 'cert-manager.io/v1', kind: 'Issuer', metadata: { name: selfSignedIssuerName, namespace }, spec: { selfSigned: {} } },
+    {
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'Issuer',
+      metadata: { name: selfSignedIssuerName, namespace },
+      spec: { selfSigned: {} },
+    },
     {
       apiVersion: 'cert-manager.io/v1',
       kind: 'Certificate',
@@ -44,7 +58,12 @@ function certificates(install: Install): Manifest[] {
         issuerRef: issuerRef(selfSignedIssuerName),
       },
     },
-    { apiVersion: 'cert-manager.io/v1', kind: 'Issuer', metadata: { name: caName, namespace }, spec: { ca: { secretName: caName } } },
+    {
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'Issuer',
+      metadata: { name: caName, namespace },
+      spec: { ca: { secretName: caName } },
+    },
     {
       apiVersion: 'cert-manager.io/v1',
       kind: 'Certificate',
@@ -69,11 +88,21 @@ function injectCaPatches(contracts: readonly Contract[], install: Install): Mani
   const annotations = { 'cert-manager.io/inject-ca-from': `${install.namespace}/${servingCertificateName(install)}` };
   const { webhookConfiguration } = installNames(install.name);
   return [
-    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: webhookConfiguration, annotations } },
-    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: webhookConfiguration, annotations } },
-    ...contracts
-      .filter(convertsByWebhook)
-      .map((contract) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: resourceName(contract.identity), annotations } })),
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: webhookConfiguration, annotations },
+    },
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: webhookConfiguration, annotations },
+    },
+    ...contracts.filter(convertsByWebhook).map((contract) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: resourceName(contract.identity), annotations },
+    })),
   ];
 }
 

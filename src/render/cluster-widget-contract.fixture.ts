@@ -5,9 +5,18 @@ import { defineContract } from '../contract/define-contract.ts';
 // categories, no listKind (so the default applies) and no status subresource.
 export function clusterWidgetContract(): Contract {
   return defineContract({
-    identity: { group: 'widgets.example.org', kind: 'Widget', plural: 'widgets', singular: 'widget', categories: ['all'], scope: 'Cluster' },
+    identity: {
+      group: 'widgets.example.org',
+      kind: 'Widget',
+      plural: 'widgets',
+      singular: 'widget',
+      categories: ['all'],
+      scope: 'Cluster',
+    },
     hub: 'v1',
-    versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object' } } } }],
+    versions: [
+      { name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object' } } } },
+    ],
     conversions: {},
   });
 }

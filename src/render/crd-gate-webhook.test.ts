@@ -30,7 +30,12 @@ describe("the CRD gate's match conditions, judged by kube-apiserver's matcher", 
   const old = pipeCrd();
   it('let through an update of a named CRD that changes its spec, with or without the override', () => {
     expect(reaches(old, pipeCrd({ fields: { size: { type: 'integer' } } }))).toBe(true);
-    expect(reaches(old, pipeCrd({ fields: { size: { type: 'integer' } }, annotations: { [crdRevisionOverrideAnnotation]: 'why' } }))).toBe(true);
+    expect(
+      reaches(
+        old,
+        pipeCrd({ fields: { size: { type: 'integer' } }, annotations: { [crdRevisionOverrideAnnotation]: 'why' } }),
+      ),
+    ).toBe(true);
   });
 
   it('keep out an update that changes only metadata or status, and any CRD not named', () => {
@@ -47,10 +52,20 @@ describe('manifests with --crd-gate', () => {
 
   it("put the gate's webhook in the install's validating configuration, failing closed, within its own timeout", () => {
     const validating = manifests.find((manifest) => manifest.kind === 'ValidatingWebhookConfiguration')!;
-    const gate = (validating.webhooks as Array<Record<string, unknown>>).find((webhook) => webhook.name === crdGateWebhookName);
+    const gate = (validating.webhooks as Array<Record<string, unknown>>).find(
+      (webhook) => webhook.name === crdGateWebhookName,
+    );
     expect(gate).toMatchObject({
       clientConfig: { service: { path: '/crd-gate' } },
-      rules: [{ apiGroups: ['apiextensions.k8s.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['customresourcedefinitions'], scope: 'Cluster' }],
+      rules: [
+        {
+          apiGroups: ['apiextensions.k8s.io'],
+          apiVersions: ['v1'],
+          operations: ['UPDATE'],
+          resources: ['customresourcedefinitions'],
+          scope: 'Cluster',
+        },
+      ],
       failurePolicy: 'Fail',
       timeoutSeconds: 15,
     });
@@ -60,7 +75,10 @@ describe('manifests with --crd-gate', () => {
     const deployment = manifests.find((manifest) => manifest.kind === 'Deployment') as any;
     expect(deployment.spec.template.spec.containers[0].args).toContain('--crd-gate');
     expect(deployment.spec.template.spec.automountServiceAccountToken).toBe(true);
-    const role = manifests.find((manifest) => manifest.kind === 'ClusterRole' && (manifest.metadata as { name: string }).name === 'crdgate-crd-gate');
+    const role = manifests.find(
+      (manifest) =>
+        manifest.kind === 'ClusterRole' && (manifest.metadata as { name: string }).name === 'crdgate-crd-gate',
+    );
     expect(role?.rules).toEqual([{ apiGroups: ['gate.example.com'], resources: ['pipes', 'valves'], verbs: ['list'] }]);
   });
 

@@ -19,7 +19,9 @@ export function crdGateMatchConditions(crdNames: readonly string[]): Array<{ nam
   ];
 }
 
-const comment = (names: readonly string[]) => `What crdgate's server reads for the CRD gate on ${names.join(', ')} (its webhook, crd-gate.crdgate.dev, is in the
+const comment = (
+  names: readonly string[],
+) => `What crdgate's server reads for the CRD gate on ${names.join(', ')} (its webhook, crd-gate.crdgate.dev, is in the
 validating webhook configuration with the others): the objects of these CRDs, listed in every namespace, to judge
 them against a new revision. list only; no get, watch or write, and no other resource.`;
 
@@ -31,7 +33,15 @@ export function renderCrdGateWebhook(crdNames: readonly string[], endpoint: Webh
   return {
     name: crdGateWebhookName,
     clientConfig: clientConfigFor(endpoint, webhookPaths.crdGate),
-    rules: [{ apiGroups: ['apiextensions.k8s.io'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['customresourcedefinitions'], scope: 'Cluster' }],
+    rules: [
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        apiVersions: ['v1'],
+        operations: ['UPDATE'],
+        resources: ['customresourcedefinitions'],
+        scope: 'Cluster',
+      },
+    ],
     matchConditions: crdGateMatchConditions(crdNames),
     matchPolicy: 'Equivalent',
     // Fail: an unjudged CRD revision is what the gate exists to stop, and an outage blocks spec updates of the
@@ -46,5 +56,11 @@ export function renderCrdGateWebhook(crdNames: readonly string[], endpoint: Webh
 /** The ClusterRole and binding with which the server lists the live objects of the gated CRDs; nothing without names. */
 export function renderCrdGateReadsFile(path: string, crdNames: readonly string[], install: Install): ManifestFile[] {
   if (crdNames.length === 0) return [];
-  return [{ path, comment: comment(crdNames), manifests: serverClusterRole(install, installNames(install.name).crdGate, liveObjectListRules(crdNames)) }];
+  return [
+    {
+      path,
+      comment: comment(crdNames),
+      manifests: serverClusterRole(install, installNames(install.name).crdGate, liveObjectListRules(crdNames)),
+    },
+  ];
 }

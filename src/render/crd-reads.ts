@@ -11,7 +11,9 @@ export function crdResourceOf(crdName: string): { plural: string; group: string 
   const plural = crdName.slice(0, dot);
   const group = crdName.slice(dot + 1);
   if (dot <= 0 || !isDns1123Label(plural) || !group.includes('.') || !isDns1123Subdomain(group)) {
-    return { problem: `"${crdName}" is not a CustomResourceDefinition's name (PLURAL.GROUP, such as widgets.example.com: the plural a DNS-1123 label, the group a DNS subdomain with a dot)` };
+    return {
+      problem: `"${crdName}" is not a CustomResourceDefinition's name (PLURAL.GROUP, such as widgets.example.com: the plural a DNS-1123 label, the group a DNS subdomain with a dot)`,
+    };
   }
   return { plural, group };
 }
@@ -19,7 +21,12 @@ export function crdResourceOf(crdName: string): { plural: string; group: string 
 /** The ClusterRole rules that read these CRDs (already checked names) and their objects, and nothing else. */
 export function crdReadRules(crdNames: readonly string[]): Record<string, unknown>[] {
   return [
-    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: [...new Set(crdNames)], verbs: ['get'] },
+    {
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      resourceNames: [...new Set(crdNames)],
+      verbs: ['get'],
+    },
     ...liveObjectListRules(crdNames),
   ];
 }
@@ -35,7 +42,10 @@ export function liveObjectListRules(crdNames: readonly string[]): Record<string,
   return [...byGroup].map(([group, plurals]) => ({ apiGroups: [group], resources: plurals, verbs: ['list'] }));
 }
 
-const comment = (names: readonly string[], role: string) => `What \`crdgate check --from-cluster\` reads of ${names.join(', ')}: each CRD by name (get), and its objects across
+const comment = (
+  names: readonly string[],
+  role: string,
+) => `What \`crdgate check --from-cluster\` reads of ${names.join(', ')}: each CRD by name (get), and its objects across
 namespaces (list, a page at a time). No watch, no write. Bound to nobody: bind it to the identity your pipeline reads
 the cluster with, e.g. kubectl create clusterrolebinding ci-${role} --clusterrole=${role} --serviceaccount=NS:NAME`;
 
@@ -47,7 +57,14 @@ export function renderCrdReadsFile(path: string, crdNames: readonly string[], in
     {
       path,
       comment: comment(crdNames, role),
-      manifests: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role, labels: componentLabels(install.name, 'check') }, rules: crdReadRules(crdNames) }],
+      manifests: [
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: role, labels: componentLabels(install.name, 'check') },
+          rules: crdReadRules(crdNames),
+        },
+      ],
     },
   ];
 }

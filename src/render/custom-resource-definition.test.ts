@@ -14,10 +14,20 @@ describe('renderCustomResourceDefinition', () => {
 
   it('names the CRD plural.group and takes its names and scope from the identity', () => {
     const crd = renderCustomResourceDefinition(contract, inCluster);
-    expect(crd).toMatchObject({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'geodatabases.geo.example.com' } });
+    expect(crd).toMatchObject({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'geodatabases.geo.example.com' },
+    });
     expect(spec(crd).group).toBe('geo.example.com');
     expect(spec(crd).scope).toBe('Namespaced');
-    expect(spec(crd).names).toEqual({ kind: 'GeoDatabase', listKind: 'GeoDatabaseList', plural: 'geodatabases', singular: 'geodatabase', shortNames: ['geodb'] });
+    expect(spec(crd).names).toEqual({
+      kind: 'GeoDatabase',
+      listKind: 'GeoDatabaseList',
+      plural: 'geodatabases',
+      singular: 'geodatabase',
+      shortNames: ['geodb'],
+    });
   });
 
   it('renders every version with its flags, schema, printer columns and subresources', () => {
@@ -31,20 +41,31 @@ describe('renderCustomResourceDefinition', () => {
     // crdgate's own formats are CEL rules there (api-server-schema.test.ts); nothing else differs.
     expect(v1.schema.openAPIV3Schema).toEqual(schemaForApiServer(contract.versions[0]!.schema));
     expect(v1.schema.openAPIV3Schema).not.toEqual(contract.versions[0]!.schema);
-    expect(v1.additionalPrinterColumns).toContainEqual({ name: 'Postgres', type: 'string', jsonPath: '.spec.postgres.version' });
+    expect(v1.additionalPrinterColumns).toContainEqual({
+      name: 'Postgres',
+      type: 'string',
+      jsonPath: '.spec.postgres.version',
+    });
     expect(v1.subresources).toEqual({ status: {} });
-    expect(v1alpha1.deprecationWarning).toBe('geo.example.com/v1alpha1 GeoDatabase is deprecated; use geo.example.com/v1');
+    expect(v1alpha1.deprecationWarning).toBe(
+      'geo.example.com/v1alpha1 GeoDatabase is deprecated; use geo.example.com/v1',
+    );
     expect(v1).not.toHaveProperty('deprecationWarning');
   });
 
-  it('keeps the contract\'s CRD annotations and selectable fields, and renders neither when there are none', () => {
+  it("keeps the contract's CRD annotations and selectable fields, and renders neither when there are none", () => {
     const withExtras = {
       ...contract,
       crdAnnotations: { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' },
-      versions: contract.versions.map((version, i) => (i === 0 ? { ...version, selectableFields: [{ jsonPath: '.spec.postgres.version' }] } : version)),
+      versions: contract.versions.map((version, i) =>
+        i === 0 ? { ...version, selectableFields: [{ jsonPath: '.spec.postgres.version' }] } : version,
+      ),
     };
     const crd = renderCustomResourceDefinition(withExtras, inCluster);
-    expect(crd.metadata).toEqual({ name: 'geodatabases.geo.example.com', annotations: { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' } });
+    expect(crd.metadata).toEqual({
+      name: 'geodatabases.geo.example.com',
+      annotations: { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/1111' },
+    });
     expect(spec(crd).versions[0].selectableFields).toEqual([{ jsonPath: '.spec.postgres.version' }]);
     expect(spec(crd).versions[1]).not.toHaveProperty('selectableFields');
     const plain = renderCustomResourceDefinition(contract, inCluster);
@@ -64,13 +85,18 @@ describe('renderCustomResourceDefinition', () => {
       strategy: 'Webhook',
       webhook: {
         conversionReviewVersions: ['v1'],
-        clientConfig: { service: { namespace: 'crdgate-system', name: 'crdgate', path: '/convert', port: 443 }, caBundle: Buffer.from('PEM').toString('base64') },
+        clientConfig: {
+          service: { namespace: 'crdgate-system', name: 'crdgate', path: '/convert', port: 443 },
+          caBundle: Buffer.from('PEM').toString('base64'),
+        },
       },
     });
   });
 
   it('converts through the webhook at a URL when crdgate runs outside the cluster', () => {
-    const conversion = spec(renderCustomResourceDefinition(contract, { target: { url: 'https://127.0.0.1:9443' } })).conversion;
+    const conversion = spec(
+      renderCustomResourceDefinition(contract, { target: { url: 'https://127.0.0.1:9443' } }),
+    ).conversion;
     expect(conversion.webhook.clientConfig).toEqual({ url: 'https://127.0.0.1:9443/convert' });
   });
 
@@ -78,7 +104,13 @@ describe('renderCustomResourceDefinition', () => {
     const crd = renderCustomResourceDefinition(clusterWidgetContract(), inCluster);
     expect(spec(crd).conversion).toEqual({ strategy: 'None' });
     expect(spec(crd).scope).toBe('Cluster');
-    expect(spec(crd).names).toEqual({ kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget', categories: ['all'] });
+    expect(spec(crd).names).toEqual({
+      kind: 'Widget',
+      listKind: 'WidgetList',
+      plural: 'widgets',
+      singular: 'widget',
+      categories: ['all'],
+    });
     expect(spec(crd).versions[0]).not.toHaveProperty('subresources');
     expect(spec(crd).versions[0]).not.toHaveProperty('additionalPrinterColumns');
   });

@@ -1,4 +1,9 @@
-import { ownsCrd, type Contract, type ContractIdentity, type VersionDefinition } from '../contract/contract-definition.ts';
+import {
+  ownsCrd,
+  type Contract,
+  type ContractIdentity,
+  type VersionDefinition,
+} from '../contract/contract-definition.ts';
 import { schemaForApiServer } from './api-server-schema.ts';
 import type { Manifest } from './manifest.ts';
 import { clientConfigFor, webhookPaths, type WebhookEndpoint } from './webhook-endpoint.ts';
@@ -21,7 +26,14 @@ export function renderOwnerCrd(contract: Contract): Manifest | undefined {
   if (ownsCrd(contract) || contract.ownerCrd === undefined) return undefined;
   const crd = structuredClone(contract.ownerCrd) as unknown as Manifest;
   // What only a stored object has would make a server-side apply fail; the owner's record of its last apply is its own.
-  const { resourceVersion: _rv, uid: _uid, creationTimestamp: _created, managedFields: _managed, generation: _generation, ...metadata } = crd.metadata as unknown as Record<string, unknown>;
+  const {
+    resourceVersion: _rv,
+    uid: _uid,
+    creationTimestamp: _created,
+    managedFields: _managed,
+    generation: _generation,
+    ...metadata
+  } = crd.metadata as unknown as Record<string, unknown>;
   const { status: _status, ...rest } = crd as unknown as Record<string, unknown>;
   return { ...(rest as unknown as Manifest), metadata: metadata as unknown as Manifest['metadata'] };
 }
@@ -34,7 +46,9 @@ export function renderCustomResourceDefinition(contract: Contract, endpoint: Web
     kind: 'CustomResourceDefinition',
     metadata: {
       name: resourceName(identity),
-      ...(contract.crdAnnotations && Object.keys(contract.crdAnnotations).length > 0 ? { annotations: { ...contract.crdAnnotations } } : {}),
+      ...(contract.crdAnnotations && Object.keys(contract.crdAnnotations).length > 0
+        ? { annotations: { ...contract.crdAnnotations } }
+        : {}),
     },
     spec: {
       group: identity.group,
@@ -49,7 +63,13 @@ export function renderCustomResourceDefinition(contract: Contract, endpoint: Web
       scope: identity.scope,
       versions: contract.versions.map((version) => renderVersion(version, ownsCrd(contract))),
       conversion: convertsByWebhook(contract)
-        ? { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: clientConfigFor(endpoint, webhookPaths.convert) } }
+        ? {
+            strategy: 'Webhook',
+            webhook: {
+              conversionReviewVersions: ['v1'],
+              clientConfig: clientConfigFor(endpoint, webhookPaths.convert),
+            },
+          }
         : { strategy: 'None' },
     },
   };
@@ -65,11 +85,19 @@ function renderVersion(version: VersionDefinition, owned: boolean): Record<strin
     served: version.served,
     storage: version.storage,
     ...(version.deprecated ? { deprecated: true } : {}),
-    ...(version.deprecated && version.deprecationWarning !== undefined ? { deprecationWarning: version.deprecationWarning } : {}),
+    ...(version.deprecated && version.deprecationWarning !== undefined
+      ? { deprecationWarning: version.deprecationWarning }
+      : {}),
     // A copy: the rendered object must not share (and let a caller mutate) the contract's schema.
     schema: { openAPIV3Schema: owned ? schemaForApiServer(version.schema) : structuredClone(version.schema) },
-    ...(version.printerColumns?.length ? { additionalPrinterColumns: version.printerColumns.map((column) => ({ ...column })) } : {}),
-    ...(version.subresources && Object.keys(version.subresources).length > 0 ? { subresources: structuredClone(version.subresources) } : {}),
-    ...(version.selectableFields?.length ? { selectableFields: version.selectableFields.map((field) => ({ jsonPath: field.jsonPath })) } : {}),
+    ...(version.printerColumns?.length
+      ? { additionalPrinterColumns: version.printerColumns.map((column) => ({ ...column })) }
+      : {}),
+    ...(version.subresources && Object.keys(version.subresources).length > 0
+      ? { subresources: structuredClone(version.subresources) }
+      : {}),
+    ...(version.selectableFields?.length
+      ? { selectableFields: version.selectableFields.map((field) => ({ jsonPath: field.jsonPath })) }
+      : {}),
   };
 }

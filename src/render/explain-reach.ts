@@ -17,15 +17,22 @@ export function explainReach(contracts: readonly Contract[], settings: WebhookSe
     const lines = [`${contract.identity.kind}.${contract.identity.group}: what reaches crdgate`];
     for (const webhook of webhooks) {
       const { failurePolicy, timeoutSeconds } = failureHandling(webhook.decides, settings);
-      lines.push(`  ${webhook.configuration} webhook ${webhook.name} (failurePolicy ${failurePolicy}, timeoutSeconds ${timeoutSeconds}: ${decidesWords[webhook.decides]})`);
+      lines.push(
+        `  ${webhook.configuration} webhook ${webhook.name} (failurePolicy ${failurePolicy}, timeoutSeconds ${timeoutSeconds}: ${decidesWords[webhook.decides]})`,
+      );
       lines.push(...webhook.explanation.map((line) => `    ${line}`));
     }
-    if (!webhooks.some((webhook) => webhook.configuration === 'mutating')) lines.push('  no mutating webhook: the contract has no defaults');
+    if (!webhooks.some((webhook) => webhook.configuration === 'mutating'))
+      lines.push('  no mutating webhook: the contract has no defaults');
     return lines.join('\n');
   });
   const scope = [
-    ...(settings.namespaceSelector !== undefined ? [`only in namespaces selected by ${selectorText(settings.namespaceSelector)}`] : []),
-    ...(settings.objectSelector !== undefined ? [`only objects selected by ${selectorText(settings.objectSelector)}`] : []),
+    ...(settings.namespaceSelector !== undefined
+      ? [`only in namespaces selected by ${selectorText(settings.namespaceSelector)}`]
+      : []),
+    ...(settings.objectSelector !== undefined
+      ? [`only objects selected by ${selectorText(settings.objectSelector)}`]
+      : []),
   ];
   const footer = [
     ...(scope.length > 0 ? [`Every webhook is sent ${scope.join(', ')}.`] : []),
@@ -38,7 +45,11 @@ function selectorText(selector: LabelSelector): string {
   const parts = [
     ...Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`),
     ...(selector.matchExpressions ?? []).map(({ key, operator, values }) =>
-      operator === 'Exists' ? key : operator === 'DoesNotExist' ? `!${key}` : `${key} ${operator === 'In' ? 'in' : 'notin'} (${(values ?? []).join(',')})`,
+      operator === 'Exists'
+        ? key
+        : operator === 'DoesNotExist'
+          ? `!${key}`
+          : `${key} ${operator === 'In' ? 'in' : 'notin'} (${(values ?? []).join(',')})`,
     ),
   ];
   return parts.length === 0 ? 'the empty selector (everything)' : parts.join(',');

@@ -10,7 +10,10 @@ import { manifestDefaults } from './manifest-options.ts';
 // A contract whose CRD an operator's chart installs: GeoDatabase's three versions, with no conversion of crdgate's.
 function operatorOwned(): Contract {
   const geo = geoDatabaseContract();
-  const ownerCrd = renderCustomResourceDefinition(geo, webhookEndpointFor(manifestDefaults)) as unknown as Record<string, unknown>;
+  const ownerCrd = renderCustomResourceDefinition(geo, webhookEndpointFor(manifestDefaults)) as unknown as Record<
+    string,
+    unknown
+  >;
   const { conversionAnnotation: _stash, ...rest } = geo;
   return defineContract({ ...rest, conversions: {}, crdOwner: 'external', ownerCrd });
 }
@@ -21,13 +24,23 @@ const manifestsOf = (files: readonly ManifestFile[]) => files.flatMap((file) => 
 describe('a contract that does not own its CRD', () => {
   it('renders the webhooks, the workload and its RBAC, and no CRD, conversion or migration', () => {
     const files = renderManifestFiles([operatorOwned()], manifestDefaults);
-    expect(paths(files)).toEqual(['base/00-namespace.yaml', 'base/10-crdgate-server.yaml', 'base/13-owner-crd-reads.yaml', 'base/15-network-policy.yaml', 'base/30-webhook-configurations.yaml']);
+    expect(paths(files)).toEqual([
+      'base/00-namespace.yaml',
+      'base/10-crdgate-server.yaml',
+      'base/13-owner-crd-reads.yaml',
+      'base/15-network-policy.yaml',
+      'base/30-webhook-configurations.yaml',
+    ]);
     expect(manifestsOf(files).map((m) => m.kind)).not.toContain('CustomResourceDefinition');
   });
 
   it('registers the webhooks for the hub with matchPolicy Equivalent, so the owner converts every other version', () => {
-    const [validating] = renderManifestFiles([operatorOwned()], manifestDefaults).find((file) => file.path.endsWith('webhook-configurations.yaml'))!.manifests;
-    const webhooks = (validating as Manifest & { webhooks: { matchPolicy: string; rules: { apiVersions: string[] }[] }[] }).webhooks;
+    const [validating] = renderManifestFiles([operatorOwned()], manifestDefaults).find((file) =>
+      file.path.endsWith('webhook-configurations.yaml'),
+    )!.manifests;
+    const webhooks = (
+      validating as Manifest & { webhooks: { matchPolicy: string; rules: { apiVersions: string[] }[] }[] }
+    ).webhooks;
     expect(webhooks.map((webhook) => [webhook.matchPolicy, webhook.rules.map((rule) => rule.apiVersions)])).toEqual([
       ['Equivalent', [['v1']]],
       ['Equivalent', [['v1']]],
@@ -43,15 +56,31 @@ describe('a contract that does not own its CRD', () => {
   });
 
   it('keeps the migration of the CRDs crdgate owns beside it', () => {
-    const files = renderManifestFiles([operatorOwned(), { ...geoDatabaseContract(), identity: { ...geoDatabaseContract().identity, group: 'other.example.com' } }], manifestDefaults);
-    const jobs = manifestsOf(files).filter((m) => m.kind === 'Job').map((m) => m.metadata.name);
+    const files = renderManifestFiles(
+      [
+        operatorOwned(),
+        { ...geoDatabaseContract(), identity: { ...geoDatabaseContract().identity, group: 'other.example.com' } },
+      ],
+      manifestDefaults,
+    );
+    const jobs = manifestsOf(files)
+      .filter((m) => m.kind === 'Job')
+      .map((m) => m.metadata.name);
     expect(jobs).toEqual(['crdgate-migrate-geodatabases']);
-    expect(manifestsOf(files).filter((m) => m.kind === 'CustomResourceDefinition').map((m) => m.metadata.name)).toEqual(['geodatabases.other.example.com']);
+    expect(
+      manifestsOf(files)
+        .filter((m) => m.kind === 'CustomResourceDefinition')
+        .map((m) => m.metadata.name),
+    ).toEqual(['geodatabases.other.example.com']);
   });
 
   it('renders the owner CRD as the owner has it only when asked, for a local cluster', () => {
     const contract = operatorOwned();
-    const files = renderManifestFiles([contract], { ...manifestDefaults, url: 'https://127.0.0.1:8443', ownerCrds: true });
+    const files = renderManifestFiles([contract], {
+      ...manifestDefaults,
+      url: 'https://127.0.0.1:8443',
+      ownerCrds: true,
+    });
     const crds = manifestsOf(files).filter((m) => m.kind === 'CustomResourceDefinition');
     expect(crds).toEqual([contract.ownerCrd]);
   });
@@ -61,20 +90,38 @@ describe('defineContract with crdOwner', () => {
   const geo = geoDatabaseContract();
   it('demands no conversion of an external CRD, and still does of its own', () => {
     expect(() => defineContract({ ...geo, conversions: {}, crdOwner: 'external' })).not.toThrow();
-    expect(() => defineContract({ ...geo, conversions: {} })).toThrow(/version v1alpha1 has no conversion to the hub v1/);
+    expect(() => defineContract({ ...geo, conversions: {} })).toThrow(
+      /version v1alpha1 has no conversion to the hub v1/,
+    );
   });
 
   it('refuses an ownerCrd without crdOwner external, or one of another resource', () => {
-    const ownerCrd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'geodatabases.geo.example.com' } };
-    expect(() => defineContract({ ...geo, ownerCrd })).toThrow(/ownerCrd is only for a contract whose CRD someone else owns/);
-    expect(() => defineContract({ ...geo, crdOwner: 'external', ownerCrd: { ...ownerCrd, metadata: { name: 'other.example.com' } } })).toThrow(
-      /ownerCrd must be the CustomResourceDefinition geodatabases\.geo\.example\.com/,
+    const ownerCrd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'geodatabases.geo.example.com' },
+    };
+    expect(() => defineContract({ ...geo, ownerCrd })).toThrow(
+      /ownerCrd is only for a contract whose CRD someone else owns/,
     );
-    expect(() => defineContract({ ...geo, crdOwner: 'someone' as never })).toThrow(/crdOwner must be 'crdgate' or 'external'/);
+    expect(() =>
+      defineContract({
+        ...geo,
+        crdOwner: 'external',
+        ownerCrd: { ...ownerCrd, metadata: { name: 'other.example.com' } },
+      }),
+    ).toThrow(/ownerCrd must be the CustomResourceDefinition geodatabases\.geo\.example\.com/);
+    expect(() => defineContract({ ...geo, crdOwner: 'someone' as never })).toThrow(
+      /crdOwner must be 'crdgate' or 'external'/,
+    );
   });
 
   it('needs a served hub, the version its webhooks are called in', () => {
-    const versions = geo.versions.map((version) => (version.name === 'v1' ? { ...version, served: false, storage: false } : { ...version, storage: version.name === 'v1beta1' }));
+    const versions = geo.versions.map((version) =>
+      version.name === 'v1'
+        ? { ...version, served: false, storage: false }
+        : { ...version, storage: version.name === 'v1beta1' },
+    );
     expect(() => defineContract({ ...geo, versions, crdOwner: 'external' })).toThrow(/the hub v1 must be served/);
   });
 });

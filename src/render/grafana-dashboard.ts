@@ -30,13 +30,23 @@ const rows: RowSpec[] = [
         title: 'Requests per webhook',
         description: 'Reviews the API server sends each webhook, per second.',
         unit: 'reqps',
-        targets: [{ expr: `sum by (endpoint) (rate(crdgate_http_requests_total{${inNamespace}, ${webhookEndpoints}}${window}))`, legend: '{{endpoint}}' }],
+        targets: [
+          {
+            expr: `sum by (endpoint) (rate(crdgate_http_requests_total{${inNamespace}, ${webhookEndpoints}}${window}))`,
+            legend: '{{endpoint}}',
+          },
+        ],
       },
       {
         title: 'Admission decisions',
         description: 'Allowed, denied (a rule said no) and rejected (the review itself was malformed), per webhook.',
         unit: 'reqps',
-        targets: [{ expr: `sum by (webhook, decision) (rate(crdgate_admission_decisions_total{${inNamespace}}${window}))`, legend: '{{webhook}} {{decision}}' }],
+        targets: [
+          {
+            expr: `sum by (webhook, decision) (rate(crdgate_admission_decisions_total{${inNamespace}}${window}))`,
+            legend: '{{webhook}} {{decision}}',
+          },
+        ],
       },
     ],
   },
@@ -45,23 +55,39 @@ const rows: RowSpec[] = [
     panels: [
       {
         title: 'Denials by decision code',
-        description: 'Admission answers that are not an allow, by webhook and decision code (OBJECT_INVALID, CHANGE_FORBIDDEN, ...). INTERNAL_ERROR is crdgate failing closed.',
+        description:
+          'Admission answers that are not an allow, by webhook and decision code (OBJECT_INVALID, CHANGE_FORBIDDEN, ...). INTERNAL_ERROR is crdgate failing closed.',
         unit: 'reqps',
         targets: [
-          { expr: `sum by (webhook, code) (rate(crdgate_admission_decisions_total{${inNamespace}, decision!="allowed"}${window}))`, legend: '{{webhook}} {{code}}' },
+          {
+            expr: `sum by (webhook, code) (rate(crdgate_admission_decisions_total{${inNamespace}, decision!="allowed"}${window}))`,
+            legend: '{{webhook}} {{code}}',
+          },
         ],
       },
       {
         title: 'Protocol rejections',
-        description: 'HTTP answers other than 200: a malformed review (400), a wrong content type (415), a body over the limit (413), a missing client certificate (401), or a failure inside crdgate (500).',
+        description:
+          'HTTP answers other than 200: a malformed review (400), a wrong content type (415), a body over the limit (413), a missing client certificate (401), or a failure inside crdgate (500).',
         unit: 'reqps',
-        targets: [{ expr: `sum by (endpoint, code) (rate(crdgate_http_requests_total{${inNamespace}, ${webhookEndpoints}, code!="200"}${window}))`, legend: '{{endpoint}} {{code}}' }],
+        targets: [
+          {
+            expr: `sum by (endpoint, code) (rate(crdgate_http_requests_total{${inNamespace}, ${webhookEndpoints}, code!="200"}${window}))`,
+            legend: '{{endpoint}} {{code}}',
+          },
+        ],
       },
       {
         title: 'Conversion failures',
-        description: 'ConversionReviews answered Failed (an object that does not convert) or rejected as malformed. A failure makes the API server refuse to read or write the objects in that version.',
+        description:
+          'ConversionReviews answered Failed (an object that does not convert) or rejected as malformed. A failure makes the API server refuse to read or write the objects in that version.',
         unit: 'reqps',
-        targets: [{ expr: `sum by (result) (rate(crdgate_conversion_reviews_total{${inNamespace}, result!="Success"}${window}))`, legend: '{{result}}' }],
+        targets: [
+          {
+            expr: `sum by (result) (rate(crdgate_conversion_reviews_total{${inNamespace}, result!="Success"}${window}))`,
+            legend: '{{result}}',
+          },
+        ],
       },
     ],
   },
@@ -70,7 +96,8 @@ const rows: RowSpec[] = [
     panels: [
       {
         title: 'Latency p50 and p99 per webhook',
-        description: 'Time from request to response in crdgate. The API server gives a webhook timeoutSeconds (10 s) before it fails the write.',
+        description:
+          'Time from request to response in crdgate. The API server gives a webhook timeoutSeconds (10 s) before it fails the write.',
         unit: 's',
         targets: [0.5, 0.99].map((quantile) => ({
           expr: `histogram_quantile(${quantile}, sum by (endpoint, le) (rate(crdgate_http_request_duration_seconds_bucket{${inNamespace}, ${webhookEndpoints}}${window})))`,
@@ -86,13 +113,21 @@ const rows: RowSpec[] = [
         title: 'Event-loop lag p99 per pod',
         description: "Node's event-loop delay: every request waits this long before crdgate starts on it.",
         unit: 's',
-        targets: [{ expr: `max by (pod) (crdgate_nodejs_eventloop_lag_p99_seconds{${inNamespace}})`, legend: '{{pod}}' }],
+        targets: [
+          { expr: `max by (pod) (crdgate_nodejs_eventloop_lag_p99_seconds{${inNamespace}})`, legend: '{{pod}}' },
+        ],
       },
       {
         title: 'CPU per pod',
-        description: 'CPU seconds per second. The Deployment sets no CPU limit, so this is what the pod takes from its node.',
+        description:
+          'CPU seconds per second. The Deployment sets no CPU limit, so this is what the pod takes from its node.',
         unit: 'short',
-        targets: [{ expr: `sum by (pod) (rate(crdgate_process_cpu_seconds_total{${inNamespace}}${window}))`, legend: '{{pod}}' }],
+        targets: [
+          {
+            expr: `sum by (pod) (rate(crdgate_process_cpu_seconds_total{${inNamespace}}${window}))`,
+            legend: '{{pod}}',
+          },
+        ],
       },
       {
         title: 'Resident memory per pod',
@@ -110,7 +145,12 @@ const rows: RowSpec[] = [
         description:
           'The certificate each pod serves, as loaded (renewals are picked up without a restart). cert-manager, and crdgate --manage-certs with its default 90-day certificates, renew 30 days before the end.',
         unit: 'd',
-        targets: [{ expr: `min by (pod) (crdgate_serving_certificate_not_after_timestamp_seconds{${inNamespace}} - time()) / 86400`, legend: '{{pod}}' }],
+        targets: [
+          {
+            expr: `min by (pod) (crdgate_serving_certificate_not_after_timestamp_seconds{${inNamespace}} - time()) / 86400`,
+            legend: '{{pod}}',
+          },
+        ],
         stat: {
           thresholds: [
             { color: 'red', value: null },
@@ -121,9 +161,15 @@ const rows: RowSpec[] = [
       },
       {
         title: 'Certificate reloads',
-        description: 'Changed certificate files seen on disk: loaded, or refused (half-written, mismatched) with the current certificate kept.',
+        description:
+          'Changed certificate files seen on disk: loaded, or refused (half-written, mismatched) with the current certificate kept.',
         unit: 'short',
-        targets: [{ expr: `sum by (result) (increase(crdgate_serving_certificate_reloads_total{${inNamespace}}[1h]))`, legend: '{{result}}' }],
+        targets: [
+          {
+            expr: `sum by (result) (increase(crdgate_serving_certificate_reloads_total{${inNamespace}}[1h]))`,
+            legend: '{{result}}',
+          },
+        ],
       },
     ],
   },
@@ -151,7 +197,12 @@ const rows: RowSpec[] = [
         description:
           "1 when the CA of the certificate the pod serves is in every caBundle crdgate manages (both webhook configurations, each CRD's conversion webhook); the pod's /readyz fails while it is 0.",
         unit: 'short',
-        targets: [{ expr: `min by (pod) (crdgate_certificates_ready{${inNamespace}} and on (namespace, pod) (${managedCaNotAfter}))`, legend: '{{pod}}' }],
+        targets: [
+          {
+            expr: `min by (pod) (crdgate_certificates_ready{${inNamespace}} and on (namespace, pod) (${managedCaNotAfter}))`,
+            legend: '{{pod}}',
+          },
+        ],
         stat: {
           thresholds: [
             { color: 'red', value: null },
@@ -164,21 +215,36 @@ const rows: RowSpec[] = [
         description:
           'Which replica holds the Lease NAME-certs and so fills, rotates and repairs: one at a time. None for longer than --lease-duration (15 s) means nobody renews or repairs.',
         unit: 'short',
-        targets: [{ expr: `max by (pod) (crdgate_certificate_leader{${inNamespace}} and on (namespace, pod) (${managedCaNotAfter}))`, legend: '{{pod}}' }],
+        targets: [
+          {
+            expr: `max by (pod) (crdgate_certificate_leader{${inNamespace}} and on (namespace, pod) (${managedCaNotAfter}))`,
+            legend: '{{pod}}',
+          },
+        ],
       },
       {
         title: 'Certificate rotations',
         description:
           'Steps the leader took, by kind (issue: the first pair; serving: a renewal; ca_add, ca_switch, ca_retire: the three steps of a CA rollover) and result. A failure is retried; the log line "certificate rotation" says why.',
         unit: 'short',
-        targets: [{ expr: `sum by (kind, result) (increase(crdgate_certificate_rotations_total{${inNamespace}}[1h]))`, legend: '{{kind}} {{result}}' }],
+        targets: [
+          {
+            expr: `sum by (kind, result) (increase(crdgate_certificate_rotations_total{${inNamespace}}[1h]))`,
+            legend: '{{kind}} {{result}}',
+          },
+        ],
       },
       {
         title: 'caBundle repairs',
         description:
           'caBundles the leader found different from the Secret\'s ca.crt and rewrote, by resource: each is a re-apply or an edit that emptied or changed one (the log line "caBundle repaired" names the object).',
         unit: 'short',
-        targets: [{ expr: `sum by (resource) (increase(crdgate_ca_bundle_repairs_total{${inNamespace}}[1h]))`, legend: '{{resource}}' }],
+        targets: [
+          {
+            expr: `sum by (resource) (increase(crdgate_ca_bundle_repairs_total{${inNamespace}}[1h]))`,
+            legend: '{{resource}}',
+          },
+        ],
       },
     ],
   },
@@ -194,7 +260,14 @@ export function renderGrafanaDashboard(): Record<string, unknown> {
   let y = 0;
   let id = 1;
   for (const row of rows) {
-    panels.push({ id: id++, type: 'row', title: row.title, collapsed: false, gridPos: { h: 1, w: 24, x: 0, y }, panels: [] });
+    panels.push({
+      id: id++,
+      type: 'row',
+      title: row.title,
+      collapsed: false,
+      gridPos: { h: 1, w: 24, x: 0, y },
+      panels: [],
+    });
     y += 1;
     // At most three panels side by side: more would be too narrow to read a legend.
     for (let first = 0; first < row.panels.length; first += panelsPerLine) {
@@ -209,7 +282,8 @@ export function renderGrafanaDashboard(): Record<string, unknown> {
   return {
     title: 'crdgate',
     uid: 'crdgate',
-    description: 'crdgate admission and conversion webhooks: traffic, errors, latency, saturation, serving certificate, self-managed certificates.',
+    description:
+      'crdgate admission and conversion webhooks: traffic, errors, latency, saturation, serving certificate, self-managed certificates.',
     tags: ['crdgate', 'kubernetes', 'webhook'],
     editable: true,
     schemaVersion: 39,
@@ -244,10 +318,20 @@ function renderPanel(panel: PanelSpec, id: number, gridPos: Record<string, numbe
     datasource,
     gridPos,
     fieldConfig: {
-      defaults: { unit: panel.unit, ...(panel.stat ? { thresholds: { mode: 'absolute', steps: panel.stat.thresholds } } : {}) },
+      defaults: {
+        unit: panel.unit,
+        ...(panel.stat ? { thresholds: { mode: 'absolute', steps: panel.stat.thresholds } } : {}),
+      },
       overrides: [],
     },
-    options: panel.stat ? { reduceOptions: { calcs: ['lastNotNull'] }, colorMode: 'background' } : { legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max'] } },
-    targets: panel.targets.map((target, index) => ({ refId: String.fromCharCode(65 + index), datasource, expr: target.expr, legendFormat: target.legend })),
+    options: panel.stat
+      ? { reduceOptions: { calcs: ['lastNotNull'] }, colorMode: 'background' }
+      : { legend: { displayMode: 'table', placement: 'bottom', calcs: ['mean', 'max'] } },
+    targets: panel.targets.map((target, index) => ({
+      refId: String.fromCharCode(65 + index),
+      datasource,
+      expr: target.expr,
+      legendFormat: target.legend,
+    })),
   };
 }

@@ -10,17 +10,23 @@ const withPlural = (plural: string) => {
 
 describe('installNameProblem', () => {
   it('accepts the default and other DNS-1035 labels', () => {
-    for (const name of ['crdgate', 'team-a', 'a', 'geo2']) expect(installNameProblem(name, [geoDatabaseContract()])).toBeUndefined();
+    for (const name of ['crdgate', 'team-a', 'a', 'geo2'])
+      expect(installNameProblem(name, [geoDatabaseContract()])).toBeUndefined();
   });
 
-  it.each(['', 'Team-A', 'team_a', '-team', 'team-', '2fast', 'team.a'])('refuses %j, which cannot name a Service', (name) => {
-    expect(installNameProblem(name, [])).toMatch(/must be a DNS-1035 label/);
-  });
+  it.each(['', 'Team-A', 'team_a', '-team', 'team-', '2fast', 'team.a'])(
+    'refuses %j, which cannot name a Service',
+    (name) => {
+      expect(installNameProblem(name, [])).toMatch(/must be a DNS-1035 label/);
+    },
+  );
 
   it('refuses a name that would make a derived name longer than 63 characters, saying how long it may be', () => {
     const longest = 'x'.repeat(63 - '-serving-cert'.length);
     expect(installNameProblem(longest, [])).toBeUndefined();
-    expect(installNameProblem(`${longest}x`, [])).toBe(`"${longest}x" is too long: it would make the object name "${longest}x-serving-cert" longer than 63 characters (at most 50 characters here)`);
+    expect(installNameProblem(`${longest}x`, [])).toBe(
+      `"${longest}x" is too long: it would make the object name "${longest}x-serving-cert" longer than 63 characters (at most 50 characters here)`,
+    );
   });
 
   it("leaves room for the migration Jobs' names, which carry each contract's plural", () => {

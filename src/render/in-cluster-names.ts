@@ -74,7 +74,10 @@ export function serviceDnsNames(install: Install): string[] {
  */
 export function installNameProblem(name: string, contracts: readonly Contract[]): string | undefined {
   if (!isDns1035Label(name)) return `"${name}" must be ${dnsNameRules.dns1035Label}`;
-  const derived = [...Object.values(installNames(name)), ...contracts.map((contract) => migrationJobName(name, contract))];
+  const derived = [
+    ...Object.values(installNames(name)),
+    ...contracts.map((contract) => migrationJobName(name, contract)),
+  ];
   const longest = derived.reduce((a, b) => (b.length > a.length ? b : a));
   if (longest.length <= dns1123LabelMaxLength) return undefined;
   const room = dns1123LabelMaxLength - (longest.length - name.length);

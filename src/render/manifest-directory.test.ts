@@ -6,7 +6,10 @@ import type { ManifestFile } from './manifest.ts';
 import { readManifestDirectory, writeManifestDirectory } from './manifest-directory.ts';
 import { manifestsToYaml } from './manifest-yaml.ts';
 
-const file = (path: string, name: string): ManifestFile => ({ path, manifests: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }] });
+const file = (path: string, name: string): ManifestFile => ({
+  path,
+  manifests: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }],
+});
 
 describe('writeManifestDirectory / readManifestDirectory', () => {
   let dir: string;
@@ -33,13 +36,19 @@ describe('writeManifestDirectory / readManifestDirectory', () => {
     await mkdir(join(dir, 'mine'));
     await writeFile(join(dir, 'mine', 'secret.yaml'), 'apiVersion: v1\nkind: Secret\n');
 
-    expect(await writeManifestDirectory(dir, [file('kept.yaml', 'kept')])).toEqual({ written: ['kept.yaml'], removed: ['old.yaml'] });
+    expect(await writeManifestDirectory(dir, [file('kept.yaml', 'kept')])).toEqual({
+      written: ['kept.yaml'],
+      removed: ['old.yaml'],
+    });
     expect([...(await readManifestDirectory(dir)).keys()]).toEqual(['kept.yaml', 'mine/secret.yaml']);
     expect(await readFile(join(dir, 'mine', 'secret.yaml'), 'utf8')).toBe('apiVersion: v1\nkind: Secret\n');
   });
 
   it('writes a JSON file as formatted JSON, and reads it back with the YAML files', async () => {
-    await writeManifestDirectory(dir, [file('a.yaml', 'a'), { path: 'nested/dashboard.json', json: { title: 't', panels: [] } }]);
+    await writeManifestDirectory(dir, [
+      file('a.yaml', 'a'),
+      { path: 'nested/dashboard.json', json: { title: 't', panels: [] } },
+    ]);
     const read = await readManifestDirectory(dir);
     expect([...read.keys()]).toEqual(['a.yaml', 'nested/dashboard.json']);
     expect(JSON.parse(read.get('nested/dashboard.json')!)).toEqual({ title: 't', panels: [] });

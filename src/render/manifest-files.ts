@@ -37,15 +37,28 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
   // The server calls the API server for the objects behind /scale reviews, and to follow the CRDs of others.
   const crdGate = (options.crdGate ?? []).length > 0;
   const readsApiServer = scaleBearing(contracts).length > 0 || ownerCrdFollowing(contracts).length > 0 || crdGate;
-  const ownerCrds = options.ownerCrds ? contracts.flatMap((contract) => {
-    const crd = renderOwnerCrd(contract);
-    return crd === undefined ? [] : [{ path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`, comment: "the CRD's owner's, for a local cluster without it", manifests: [crd] }];
-  }) : [];
+  const ownerCrds = options.ownerCrds
+    ? contracts.flatMap((contract) => {
+        const crd = renderOwnerCrd(contract);
+        return crd === undefined
+          ? []
+          : [
+              {
+                path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`,
+                comment: "the CRD's owner's, for a local cluster without it",
+                manifests: [crd],
+              },
+            ];
+      })
+    : [];
   return [
     ...(inCluster(options)
       ? [
           { path: `${baseDir}/00-namespace.yaml`, manifests: [namespace] },
-          { path: `${baseDir}/10-crdgate-server.yaml`, manifests: renderServerWorkload(options, options.image, options.contracts, { readsApiServer, crdGate }) },
+          {
+            path: `${baseDir}/10-crdgate-server.yaml`,
+            manifests: renderServerWorkload(options, options.image, options.contracts, { readsApiServer, crdGate }),
+          },
         ]
       : []),
     // Called by URL too: the identity crdgate runs with outside the cluster can be limited to it.
@@ -53,7 +66,9 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     ...renderOwnerCrdReadsFile(`${baseDir}/13-owner-crd-reads.yaml`, contracts, options),
     ...renderCrdReadsFile(`${baseDir}/14-crd-reads.yaml`, options.crdReads ?? [], options),
     ...renderCrdGateReadsFile(`${baseDir}/14-crd-gate-reads.yaml`, options.crdGate ?? [], options),
-    ...(inCluster(options) ? [renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options, { apiServerEgress: readsApiServer })] : []),
+    ...(inCluster(options)
+      ? [renderNetworkPolicyFile(`${baseDir}/15-network-policy.yaml`, options, { apiServerEgress: readsApiServer })]
+      : []),
     ...owned.map((contract) => ({
       path: `${baseDir}/20-crd-${resourceName(contract.identity)}.yaml`,
       manifests: [renderCustomResourceDefinition(contract, endpoint)],
@@ -62,14 +77,26 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
     {
       path: `${baseDir}/30-webhook-configurations.yaml`,
       manifests: [
-        withCrdGate(renderValidatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks), options.crdGate ?? [], endpoint),
+        withCrdGate(
+          renderValidatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks),
+          options.crdGate ?? [],
+          endpoint,
+        ),
         renderMutatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks),
       ],
     },
     // Called by URL, nothing of base/ lives in the namespace (it would be installed empty): only the migration's
     // ServiceAccount and Jobs do, so the Namespace goes with them.
     ...(owned.length > 0
-      ? [{ path: `${migrationDir}/storage-migration.yaml`, manifests: [...(inCluster(options) ? [] : [namespace]), ...renderStorageMigration(owned, options, options.image, options.migration)] }]
+      ? [
+          {
+            path: `${migrationDir}/storage-migration.yaml`,
+            manifests: [
+              ...(inCluster(options) ? [] : [namespace]),
+              ...renderStorageMigration(owned, options, options.image, options.migration),
+            ],
+          },
+        ]
       : []),
   ];
 }
@@ -82,15 +109,23 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
  */
 export function renderManifestTree(contracts: readonly Contract[], options: ManifestOptions): GeneratedFile[] {
   const files = renderManifestFiles(contracts, options);
-  const inFolder = (dir: string) => files.filter((file) => file.path.startsWith(`${dir}/`)).map((file) => file.path.slice(dir.length + 1));
+  const inFolder = (dir: string) =>
+    files.filter((file) => file.path.startsWith(`${dir}/`)).map((file) => file.path.slice(dir.length + 1));
   return [
     { path: 'kustomization.yaml', manifests: [renderKustomization('crdgate', { resources: [baseDir] })] },
-    { path: `${baseDir}/kustomization.yaml`, manifests: [renderKustomization('crdgate-base', { resources: inFolder(baseDir) })] },
+    {
+      path: `${baseDir}/kustomization.yaml`,
+      manifests: [renderKustomization('crdgate-base', { resources: inFolder(baseDir) })],
+    },
     ...files,
-    ...(inCluster(options) && options.caBundlePem === undefined ? renderCertManagerOverlay('overlays/cert-manager', contracts, options) : []),
+    ...(inCluster(options) && options.caBundlePem === undefined
+      ? renderCertManagerOverlay('overlays/cert-manager', contracts, options)
+      : []),
     // Called by URL too: crdgate outside the cluster can manage its certificate just the same (for the URL's host),
     // and without --ca-bundle nothing else gives the webhooks a caBundle there. The e2e tests run it that way.
-    ...(options.caBundlePem === undefined ? renderSelfManagedCertsOverlay('overlays/self-managed-certs', contracts, options) : []),
+    ...(options.caBundlePem === undefined
+      ? renderSelfManagedCertsOverlay('overlays/self-managed-certs', contracts, options)
+      : []),
     ...(inCluster(options) ? renderMonitoring('overlays/monitoring', options) : []),
     ...policyFloorOverlay(contracts, options),
   ];
@@ -105,16 +140,24 @@ export function renderManifestTree(contracts: readonly Contract[], options: Mani
  * a word. Nothing when no contract has anything the policies compile (a rule or a default).
  */
 function policyFloorOverlay(contracts: readonly Contract[], options: ManifestOptions): GeneratedFile[] {
-  const policies = [...renderAdmissionPolicies(contracts, options.name), ...renderMutatingAdmissionPolicies(contracts, options.name)];
+  const policies = [
+    ...renderAdmissionPolicies(contracts, options.name),
+    ...renderMutatingAdmissionPolicies(contracts, options.name),
+  ];
   if (policies.length === 0) return [];
   const install = options.caBundlePem !== undefined ? '../../base' : inCluster(options) ? '../cert-manager' : undefined;
-  return install === undefined ? [] : renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, install, policies);
+  return install === undefined
+    ? []
+    : renderPolicyFloorOverlay('overlays/policy-floor', contracts, options.name, install, policies);
 }
 
 /** The validating configuration, with the CRD gate's webhook after the contracts' when CRDs are named for it. */
 function withCrdGate(configuration: Manifest, crdNames: readonly string[], endpoint: WebhookEndpoint): Manifest {
   if (crdNames.length === 0) return configuration;
-  return { ...configuration, webhooks: [...(configuration.webhooks as unknown[]), renderCrdGateWebhook(crdNames, endpoint)] };
+  return {
+    ...configuration,
+    webhooks: [...(configuration.webhooks as unknown[]), renderCrdGateWebhook(crdNames, endpoint)],
+  };
 }
 
 function inCluster(options: ManifestOptions): boolean {
@@ -123,7 +166,10 @@ function inCluster(options: ManifestOptions): boolean {
 
 export function webhookEndpointFor(options: ManifestOptions): WebhookEndpoint {
   return {
-    target: options.url !== undefined ? { url: options.url } : { service: { namespace: options.namespace, name: installNames(options.name).server, port: servicePort } },
+    target:
+      options.url !== undefined
+        ? { url: options.url }
+        : { service: { namespace: options.namespace, name: installNames(options.name).server, port: servicePort } },
     ...(options.caBundlePem !== undefined ? { caBundlePem: options.caBundlePem } : {}),
   };
 }

@@ -3,7 +3,12 @@ import { parseAllDocuments } from 'yaml';
 import type { Manifest } from './manifest.ts';
 import { generatedMarker, manifestsToYaml } from './manifest-yaml.ts';
 
-const configMap = (name: string, data: Record<string, string>): Manifest => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name }, data });
+const configMap = (name: string, data: Record<string, string>): Manifest => ({
+  kind: 'ConfigMap',
+  apiVersion: 'v1',
+  metadata: { name },
+  data,
+});
 
 describe('manifestsToYaml', () => {
   it('starts with the generated-file header and separates the documents with ---', () => {
@@ -14,15 +19,21 @@ describe('manifestsToYaml', () => {
   });
 
   it('sorts keys, so the text depends on the data and not on the order it was built in', () => {
-    const built = manifestsToYaml([{ metadata: { name: 'x' }, kind: 'ConfigMap', apiVersion: 'v1', data: { b: '2', a: '1' } }]);
-    const rebuilt = manifestsToYaml([{ apiVersion: 'v1', data: { a: '1', b: '2' }, kind: 'ConfigMap', metadata: { name: 'x' } }]);
+    const built = manifestsToYaml([
+      { metadata: { name: 'x' }, kind: 'ConfigMap', apiVersion: 'v1', data: { b: '2', a: '1' } },
+    ]);
+    const rebuilt = manifestsToYaml([
+      { apiVersion: 'v1', data: { a: '1', b: '2' }, kind: 'ConfigMap', metadata: { name: 'x' } },
+    ]);
     expect(built).toBe(rebuilt);
     expect(built.split('\n').slice(1, 5)).toEqual(['apiVersion: v1', 'data:', '  a: "1"', '  b: "2"']);
   });
 
   it('writes an object used twice in full, never as an anchor and alias', () => {
     const shared = { type: 'string' };
-    const text = manifestsToYaml([{ apiVersion: 'v1', kind: 'List', metadata: { name: 'x' }, first: shared, second: shared }]);
+    const text = manifestsToYaml([
+      { apiVersion: 'v1', kind: 'List', metadata: { name: 'x' }, first: shared, second: shared },
+    ]);
     expect(text).not.toMatch(/[&*]a\d/);
     expect(text.match(/type: string/g)).toHaveLength(2);
   });

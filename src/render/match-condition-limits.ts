@@ -33,7 +33,12 @@ const equality = /==|!=/g;
 export function matchConditionCostBound(expression: string, iterations: number): number {
   const loops = comprehensionBodies(expression);
   const inLoops = loops.reduce((sum, body) => sum + weight(body), 0);
-  return weight(expression) - inLoops + inLoops * Math.max(1, iterations) + Math.ceil(0.1 * 2 * matchConditionLimits.requestBytes);
+  return (
+    weight(expression) -
+    inLoops +
+    inLoops * Math.max(1, iterations) +
+    Math.ceil(0.1 * 2 * matchConditionLimits.requestBytes)
+  );
 }
 
 /** A token costs 1, an equality 1 more. */
@@ -64,26 +69,38 @@ function comprehensionBodies(expression: string): string[] {
 }
 
 /** What the API server would refuse of a webhook's conditions, or what could exceed its cost limits; one sentence each. */
-export function matchConditionProblems(webhook: string, conditions: readonly MatchCondition[], iterations: number): string[] {
+export function matchConditionProblems(
+  webhook: string,
+  conditions: readonly MatchCondition[],
+  iterations: number,
+): string[] {
   const problems: string[] = [];
   if (conditions.length > matchConditionLimits.count) {
-    problems.push(`webhook ${webhook} has ${conditions.length} match conditions, over the API server's limit of ${matchConditionLimits.count}`);
+    problems.push(
+      `webhook ${webhook} has ${conditions.length} match conditions, over the API server's limit of ${matchConditionLimits.count}`,
+    );
   }
   let total = 0;
   for (const condition of conditions) {
     const length = [...condition.expression].length;
     if (length > matchConditionLimits.expressionCodePoints) {
-      problems.push(`webhook ${webhook}: match condition ${condition.name} is ${length} characters long, over the API server's limit of ${matchConditionLimits.expressionCodePoints}`);
+      problems.push(
+        `webhook ${webhook}: match condition ${condition.name} is ${length} characters long, over the API server's limit of ${matchConditionLimits.expressionCodePoints}`,
+      );
       continue;
     }
     const cost = matchConditionCostBound(condition.expression, iterations);
     total += cost;
     if (cost > matchConditionLimits.perCallCost) {
-      problems.push(`webhook ${webhook}: match condition ${condition.name} may cost ${cost}, over the API server's limit of ${matchConditionLimits.perCallCost} for one expression`);
+      problems.push(
+        `webhook ${webhook}: match condition ${condition.name} may cost ${cost}, over the API server's limit of ${matchConditionLimits.perCallCost} for one expression`,
+      );
     }
   }
   if (total > matchConditionLimits.webhookCost) {
-    problems.push(`webhook ${webhook}: its match conditions may cost ${total} together, over the API server's budget of ${matchConditionLimits.webhookCost} per request`);
+    problems.push(
+      `webhook ${webhook}: its match conditions may cost ${total} together, over the API server's budget of ${matchConditionLimits.webhookCost} per request`,
+    );
   }
   return problems;
 }

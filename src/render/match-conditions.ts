@@ -3,7 +3,23 @@ import { readMetadataFields } from '../contract/contract-reads.ts';
 import type { PathSegment } from '../contract/values/field-path.ts';
 import { isPlainObject } from '../contract/values/kube-object.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
-import { and, eq, ident, index, int, isIn, member, method, ne, not, optionalIndex, optionalMember, or, str, type Cel } from '../policy/cel.ts';
+import {
+  and,
+  eq,
+  ident,
+  index,
+  int,
+  isIn,
+  member,
+  method,
+  ne,
+  not,
+  optionalIndex,
+  optionalMember,
+  or,
+  str,
+  type Cel,
+} from '../policy/cel.ts';
 
 // The matchConditions of crdgate's webhooks (admissionregistration.k8s.io/v1, GA since Kubernetes 1.30): CEL the API
 // server evaluates before calling a webhook, with `object` and `oldObject` (null where the operation has none) and
@@ -41,13 +57,17 @@ export function partsChanged(parts: ObjectParts, schema: JSONSchemaProps | undef
   if (parts.metadata !== undefined) {
     const metadataOf = (root: Cel) => optionalMember(root, 'metadata');
     for (const field of readMetadataFields) {
-      const keys = field === 'labels' ? parts.metadata.labels : field === 'annotations' ? parts.metadata.annotations : 'all';
+      const keys =
+        field === 'labels' ? parts.metadata.labels : field === 'annotations' ? parts.metadata.annotations : 'all';
       const at = (root: Cel) => optionalIndex(metadataOf(root), str(field));
       if (keys === 'all') changes.push(ne(at(object), at(oldObject)));
-      else for (const key of keys) changes.push(ne(optionalIndex(at(object), str(key)), optionalIndex(at(oldObject), str(key))));
+      else
+        for (const key of keys)
+          changes.push(ne(optionalIndex(at(object), str(key)), optionalIndex(at(oldObject), str(key))));
     }
   }
-  if (parts.status === 'whole') changes.push(ne(optionalIndex(object, str('status')), optionalIndex(oldObject, str('status'))));
+  if (parts.status === 'whole')
+    changes.push(ne(optionalIndex(object, str('status')), optionalIndex(oldObject, str('status'))));
   else if (parts.status !== undefined) {
     for (const path of parts.status.paths) changes.push(ne(optionalPath(object, path), optionalPath(oldObject, path)));
   }
@@ -73,7 +93,10 @@ function optionalPath(root: Cel, path: readonly PathSegment[]): Cel {
 
 /** Whether the API server keeps top-level fields the schema does not declare: then no number of them is too many. */
 function keepsUnknownTopLevelFields(schema: JSONSchemaProps): boolean {
-  return schema['x-kubernetes-preserve-unknown-fields'] === true || (schema.additionalProperties !== undefined && schema.additionalProperties !== false);
+  return (
+    schema['x-kubernetes-preserve-unknown-fields'] === true ||
+    (schema.additionalProperties !== undefined && schema.additionalProperties !== false)
+  );
 }
 
 /** The top-level fields an object of this schema can have: those it declares, and apiVersion, kind, metadata. */

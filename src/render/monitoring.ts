@@ -28,7 +28,10 @@ export function renderMonitoring(dir: string, install: Install): GeneratedFile[]
               namespace: install.namespace,
               files: [dashboardFile],
               // A fixed name: the sidecar follows the ConfigMap, not a hash of its contents.
-              options: { disableNameSuffixHash: true, labels: { ...componentLabels(install.name, 'monitoring'), grafana_dashboard: '1' } },
+              options: {
+                disableNameSuffixHash: true,
+                labels: { ...componentLabels(install.name, 'monitoring'), grafana_dashboard: '1' },
+              },
             },
           ],
         }),
@@ -57,7 +60,10 @@ function serviceMonitor(install: Install): Manifest {
           // crdgate's metrics carry an `endpoint` label (/validate, /mutate, /convert), which the operator's own
           // target label of that name (the port) would otherwise rename to exported_endpoint.
           honorLabels: true,
-          tlsConfig: { serverName: serviceDnsNames(install)[0], ca: { secret: { name: names.servingCertSecret, key: 'ca.crt' } } },
+          tlsConfig: {
+            serverName: serviceDnsNames(install)[0],
+            ca: { secret: { name: names.servingCertSecret, key: 'ca.crt' } },
+          },
         },
       ],
     },

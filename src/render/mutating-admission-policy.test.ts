@@ -12,7 +12,10 @@ import { renderMutatingAdmissionPolicies } from './mutating-admission-policy.ts'
 const ownFunction: Defaulter = (object) => object;
 const widgetWith = (defaults: Parameters<typeof defineContract>[0]['defaults']) => {
   const widget = clusterWidgetContract();
-  const schema = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } as const;
+  const schema = {
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+  } as const;
   return defineContract({ ...widget, versions: [{ ...widget.versions[0]!, schema }], defaults });
 };
 
@@ -29,7 +32,15 @@ describe('renderMutatingAdmissionPolicies', () => {
       reinvocationPolicy: 'Never',
       matchConstraints: {
         matchPolicy: 'Equivalent',
-        resourceRules: [{ apiGroups: ['geo.example.com'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['geodatabases'], scope: 'Namespaced' }],
+        resourceRules: [
+          {
+            apiGroups: ['geo.example.com'],
+            apiVersions: ['v1'],
+            operations: ['CREATE', 'UPDATE'],
+            resources: ['geodatabases'],
+            scope: 'Namespaced',
+          },
+        ],
       },
       mutations: compileContractDefaults(geoDatabaseContract()).mutations,
     });
@@ -39,12 +50,20 @@ describe('renderMutatingAdmissionPolicies', () => {
   it('puts a contract whose only floor is a default in the policy-floor overlay, cluster-scoped too', () => {
     const widget = widgetWith([staticDefault('spec.size', 1), ownFunction]);
     const [policy] = renderMutatingAdmissionPolicies([widget], 'crdgate');
-    expect(policy!['spec']).toMatchObject({ matchConstraints: { resourceRules: [{ resources: ['widgets'], scope: 'Cluster' }] }, mutations: [{ patchType: 'JSONPatch' }] });
+    expect(policy!['spec']).toMatchObject({
+      matchConstraints: { resourceRules: [{ resources: ['widgets'], scope: 'Cluster' }] },
+      mutations: [{ patchType: 'JSONPatch' }],
+    });
     const tree = renderManifestTree([widget], { ...manifestDefaults, caBundlePem: 'PEM' });
     const floor = tree.find((file) => file.path === 'overlays/policy-floor/admission-policies.yaml');
-    expect(floor && 'manifests' in floor ? floor.manifests.map((m) => m.kind) : []).toEqual(['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding']);
-    expect(renderManifestTree([widgetWith(ownFunction)], { ...manifestDefaults, caBundlePem: 'PEM' }).map((file) => file.path)).not.toContain(
-      'overlays/policy-floor/admission-policies.yaml',
-    );
+    expect(floor && 'manifests' in floor ? floor.manifests.map((m) => m.kind) : []).toEqual([
+      'MutatingAdmissionPolicy',
+      'MutatingAdmissionPolicyBinding',
+    ]);
+    expect(
+      renderManifestTree([widgetWith(ownFunction)], { ...manifestDefaults, caBundlePem: 'PEM' }).map(
+        (file) => file.path,
+      ),
+    ).not.toContain('overlays/policy-floor/admission-policies.yaml');
   });
 });

@@ -7,7 +7,9 @@ describe('renderNetworkPolicyFile', () => {
   const file = renderNetworkPolicyFile('base/15-network-policy.yaml', { name: 'crdgate', namespace: 'ops' });
   const policy = file.manifests[0]!;
   const spec = policy['spec'] as any;
-  const deployment = renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img').find((m) => m.kind === 'Deployment')!;
+  const deployment = renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img').find(
+    (m) => m.kind === 'Deployment',
+  )!;
   const pod = (deployment['spec'] as any).template;
 
   it("selects the webhook server's pods and admits traffic to its serving port only, sending none out", () => {
@@ -28,11 +30,24 @@ describe('renderNetworkPolicyFile', () => {
   });
 
   it('lets the server reach the API server, and nothing else, when a contract has a scale subresource', () => {
-    const reading = renderNetworkPolicyFile('base/15-network-policy.yaml', { name: 'crdgate', namespace: 'ops' }, { apiServerEgress: true });
+    const reading = renderNetworkPolicyFile(
+      'base/15-network-policy.yaml',
+      { name: 'crdgate', namespace: 'ops' },
+      { apiServerEgress: true },
+    );
     const readingSpec = reading.manifests[0]!['spec'] as any;
-    expect(readingSpec.egress).toEqual([{ ports: [{ port: 443, protocol: 'TCP' }, { port: 6443, protocol: 'TCP' }] }]);
+    expect(readingSpec.egress).toEqual([
+      {
+        ports: [
+          { port: 443, protocol: 'TCP' },
+          { port: 6443, protocol: 'TCP' },
+        ],
+      },
+    ]);
     expect(readingSpec.ingress).toEqual(spec.ingress);
-    expect(reading.comment).toMatch(/^Traffic to crdgate's pods: .*\nsource; out, only to the API server, TCP 443 and 6443 to any address: a contract has a scale subresource/);
+    expect(reading.comment).toMatch(
+      /^Traffic to crdgate's pods: .*\nsource; out, only to the API server, TCP 443 and 6443 to any address: a contract has a scale subresource/,
+    );
     expect(file.comment).toContain('nothing out (the server calls no one, not even DNS)');
   });
 });

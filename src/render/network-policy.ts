@@ -28,7 +28,11 @@ network plugins always admit traffic from the pod's own node, but check yours.`;
  * The NetworkPolicy of the webhook server, in a file of its own, with the comment that says how to tighten it. With
  * `apiServerEgress` (a contract has a scale subresource, or a CRD someone else owns), the server may call the API server, and nothing else.
  */
-export function renderNetworkPolicyFile(path: string, install: Install, { apiServerEgress = false }: { apiServerEgress?: boolean } = {}): ManifestFile {
+export function renderNetworkPolicyFile(
+  path: string,
+  install: Install,
+  { apiServerEgress = false }: { apiServerEgress?: boolean } = {},
+): ManifestFile {
   const labels = componentLabels(install.name, 'webhook');
   return {
     path,

@@ -14,7 +14,9 @@ export function scaleBearing(contracts: readonly Contract[]): Contract[] {
   return contracts.filter(hubHasScale);
 }
 
-const rbacComment = (contracts: readonly Contract[]) => `What crdgate's server reads from the API server: the object behind each /scale review (\`kubectl scale\`, an
+const rbacComment = (
+  contracts: readonly Contract[],
+) => `What crdgate's server reads from the API server: the object behind each /scale review (\`kubectl scale\`, an
 autoscaler), whose Scale carries neither the object's phase nor its annotations. \`get\` on ${contracts.map((c) => `${c.identity.plural}.${c.identity.group}`).join(', ')}
 only, cluster-wide since the objects live in any namespace; no list, no watch, no write. Outside the cluster (--url),
 crdgate reads with the kubeconfig it is given: one with a token of this ServiceAccount (\`kubectl create token\`)
@@ -31,7 +33,11 @@ export function renderScaleReadsFile(path: string, contracts: readonly Contract[
       manifests: serverClusterRole(
         install,
         installNames(install.name).scaleReads,
-        bearing.map((contract) => ({ apiGroups: [contract.identity.group], resources: [contract.identity.plural], verbs: ['get'] })),
+        bearing.map((contract) => ({
+          apiGroups: [contract.identity.group],
+          resources: [contract.identity.plural],
+          verbs: ['get'],
+        })),
       ),
     },
   ];

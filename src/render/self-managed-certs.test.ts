@@ -15,7 +15,8 @@ const inside: ManifestOptions = { ...manifestDefaults, name: 'geo', namespace: '
 const outside: ManifestOptions = { ...manifestDefaults, name: 'geo', namespace: 'ops', url: 'https://127.0.0.1:9443' };
 
 const render = (options: ManifestOptions) => renderSelfManagedCertsOverlay(dir, contracts, options);
-const file = (files: ManifestFile[], name: string): ManifestFile | undefined => files.find((f) => f.path === `${dir}/${name}`);
+const file = (files: ManifestFile[], name: string): ManifestFile | undefined =>
+  files.find((f) => f.path === `${dir}/${name}`);
 const manifestsOf = (files: ManifestFile[], name: string): Manifest[] => file(files, name)?.manifests ?? [];
 const kustomization = (files: ManifestFile[]): any => manifestsOf(files, 'kustomization.yaml')[0];
 const all = (files: ManifestFile[]) => files.flatMap((f) => f.manifests);
@@ -36,14 +37,22 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
       resources: ['../../base', 'secret-and-lease.yaml', 'rbac.yaml'],
       patches: [{ path: 'serve-manage-certs.yaml' }, { path: 'egress-to-api-server.yaml' }],
     });
-    const listed = [...kustomization(files).resources.slice(1), ...kustomization(files).patches.map((p: { path: string }) => p.path)];
+    const listed = [
+      ...kustomization(files).resources.slice(1),
+      ...kustomization(files).patches.map((p: { path: string }) => p.path),
+    ];
     expect(files.map((f) => f.path.slice(dir.length + 1)).sort()).toEqual(['kustomization.yaml', ...listed].sort());
     for (const f of files) expect(f.comment, f.path).toBeTruthy();
   });
 
   it('ships the Secret the Deployment names and the Lease empty, so that crdgate fills them without a create verb', () => {
     const [secret, lease] = manifestsOf(files, 'secret-and-lease.yaml');
-    expect(secret).toMatchObject({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'geo-serving-cert', namespace: 'ops' } });
+    expect(secret).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'Opaque',
+      metadata: { name: 'geo-serving-cert', namespace: 'ops' },
+    });
     expect(basePod.volumes[0].secret.secretName).toBe(secret!.metadata.name);
     expect(Object.keys(secret!).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'type']);
     expect(lease).toEqual(expect.objectContaining({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec: {} }));
@@ -57,8 +66,14 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
       ['RoleBinding', 'Role'],
       ['ClusterRoleBinding', 'ClusterRole'],
     ] as const) {
-      expect(find(rbac, binding).subjects).toEqual([{ kind: 'ServiceAccount', name: serviceAccount.name, namespace: serviceAccount.namespace }]);
-      expect(find(rbac, binding).roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: role, name: find(rbac, role).metadata.name });
+      expect(find(rbac, binding).subjects).toEqual([
+        { kind: 'ServiceAccount', name: serviceAccount.name, namespace: serviceAccount.namespace },
+      ]);
+      expect(find(rbac, binding).roleRef).toEqual({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: role,
+        name: find(rbac, role).metadata.name,
+      });
     }
     expect(find(rbac, 'Role').metadata.namespace).toBe('ops');
     expect(find(rbac, 'RoleBinding').metadata.namespace).toBe('ops');
@@ -66,8 +81,18 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
 
   it('allows reading, following and updating the Secret and the Lease by name, and nothing else in the namespace', () => {
     expect(find(rbac, 'Role').rules).toEqual([
-      { apiGroups: [''], resources: ['secrets'], resourceNames: ['geo-serving-cert'], verbs: ['get', 'list', 'watch', 'update'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: ['geo-certs'], verbs: ['get', 'list', 'watch', 'update'] },
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        resourceNames: ['geo-serving-cert'],
+        verbs: ['get', 'list', 'watch', 'update'],
+      },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: ['geo-certs'],
+        verbs: ['get', 'list', 'watch', 'update'],
+      },
     ]);
   });
 
@@ -79,8 +104,18 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
         resourceNames: ['geo'],
         verbs: ['get', 'list', 'watch', 'patch'],
       },
-      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['geodatabases.geo.example.com', 'widgets.widgets.example.org'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: ['geodatabases.geo.example.com'], verbs: ['patch'] },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: ['geodatabases.geo.example.com', 'widgets.widgets.example.org'],
+        verbs: ['get', 'list', 'watch'],
+      },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: ['geodatabases.geo.example.com'],
+        verbs: ['patch'],
+      },
     ]);
   });
 
@@ -89,19 +124,36 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
     const rules = manifestsOf(single, 'rbac.yaml').flatMap((m) => (m['rules'] as any[] | undefined) ?? []);
     expect(rules.length).toBeGreaterThan(0);
     for (const rule of rules) expect(rule.resourceNames.length, JSON.stringify(rule)).toBeGreaterThan(0);
-    expect(rules.filter((rule) => rule.verbs.includes('patch')).flatMap((rule) => rule.resources)).toEqual(['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']);
-    const verbs = new Set(all(files).flatMap((m) => ((m['rules'] as any[] | undefined) ?? []).flatMap((rule) => rule.verbs)));
+    expect(rules.filter((rule) => rule.verbs.includes('patch')).flatMap((rule) => rule.resources)).toEqual([
+      'validatingwebhookconfigurations',
+      'mutatingwebhookconfigurations',
+    ]);
+    const verbs = new Set(
+      all(files).flatMap((m) => ((m['rules'] as any[] | undefined) ?? []).flatMap((rule) => rule.verbs)),
+    );
     expect([...verbs].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
   });
 
   it("switches the base's container to --manage-certs, keeping its other arguments, with the pod's name and namespace", () => {
     const patch = find(manifestsOf(files, 'serve-manage-certs.yaml'), 'Deployment');
-    expect(patch.metadata).toEqual({ name: baseDeployment.metadata.name, namespace: baseDeployment.metadata.namespace });
+    expect(patch.metadata).toEqual({
+      name: baseDeployment.metadata.name,
+      namespace: baseDeployment.metadata.namespace,
+    });
     const [container] = patch.spec.template.spec.containers;
     const [baseContainer] = basePod.containers;
     expect(container.name).toBe(baseContainer.name);
     expect(baseContainer.args).toEqual(['serve', '--cert-dir', '/etc/crdgate/certs', '--contract', 'contracts/geo.ts']);
-    expect(container.args).toEqual(['serve', '--manage-certs', '--name', 'geo', '--namespace', 'ops', '--contract', 'contracts/geo.ts']);
+    expect(container.args).toEqual([
+      'serve',
+      '--manage-certs',
+      '--name',
+      'geo',
+      '--namespace',
+      'ops',
+      '--contract',
+      'contracts/geo.ts',
+    ]);
     expect(container.env).toEqual([
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
@@ -114,7 +166,9 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
     const pod = find(manifestsOf(files, 'serve-manage-certs.yaml'), 'Deployment').spec.template.spec;
     expect(pod.automountServiceAccountToken).toBe(true);
     // volumeMounts merge on mountPath, volumes on name.
-    expect(pod.containers[0].volumeMounts).toEqual([{ mountPath: basePod.containers[0].volumeMounts[0].mountPath, $patch: 'delete' }]);
+    expect(pod.containers[0].volumeMounts).toEqual([
+      { mountPath: basePod.containers[0].volumeMounts[0].mountPath, $patch: 'delete' },
+    ]);
     expect(pod.volumes).toEqual([{ name: basePod.volumes[0].name, $patch: 'delete' }]);
     expect(basePod.containers[0].volumeMounts).toHaveLength(1);
     expect(basePod.volumes).toHaveLength(1);
@@ -125,7 +179,16 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
     expect(patch.metadata).toEqual({ name: basePolicy.metadata.name, namespace: basePolicy.metadata.namespace });
     expect((basePolicy['spec'] as any).egress).toEqual([]);
     expect(apiServerPorts).toEqual([443, 6443]);
-    expect(patch.spec).toEqual({ egress: [{ ports: [{ port: 443, protocol: 'TCP' }, { port: 6443, protocol: 'TCP' }] }] });
+    expect(patch.spec).toEqual({
+      egress: [
+        {
+          ports: [
+            { port: 443, protocol: 'TCP' },
+            { port: 6443, protocol: 'TCP' },
+          ],
+        },
+      ],
+    });
   });
 
   it('runs crdgate serve with flags that serve takes', () => {
@@ -133,7 +196,12 @@ describe('renderSelfManagedCertsOverlay inside the cluster', () => {
     const [command, ...args] = container.args as string[];
     expect(command).toBe(serveCommand.name);
     const { values } = parseArgs({ args, options: serveCommand.options as any, strict: true, allowPositionals: false });
-    expect(values).toMatchObject({ 'manage-certs': true, name: 'geo', namespace: 'ops', contract: ['contracts/geo.ts'] });
+    expect(values).toMatchObject({
+      'manage-certs': true,
+      name: 'geo',
+      namespace: 'ops',
+      contract: ['contracts/geo.ts'],
+    });
   });
 });
 
@@ -141,16 +209,34 @@ describe('renderSelfManagedCertsOverlay called by URL', () => {
   const files = render(outside);
 
   it('brings the namespace and the ServiceAccount the base leaves out, and patches nothing', () => {
-    expect(kustomization(files).resources).toEqual(['../../base', 'outside-the-cluster.yaml', 'secret-and-lease.yaml', 'rbac.yaml']);
+    expect(kustomization(files).resources).toEqual([
+      '../../base',
+      'outside-the-cluster.yaml',
+      'secret-and-lease.yaml',
+      'rbac.yaml',
+    ]);
     expect(kustomization(files)).not.toHaveProperty('patches');
-    expect(manifestsOf(files, 'outside-the-cluster.yaml').map((m) => `${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`)).toEqual(['Namespace//ops', 'ServiceAccount/ops/geo']);
+    expect(
+      manifestsOf(files, 'outside-the-cluster.yaml').map(
+        (m) => `${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`,
+      ),
+    ).toEqual(['Namespace//ops', 'ServiceAccount/ops/geo']);
     expect(files.map((f) => f.path)).not.toContain(`${dir}/serve-manage-certs.yaml`);
-    expect(find(manifestsOf(files, 'rbac.yaml'), 'RoleBinding').subjects).toEqual([{ kind: 'ServiceAccount', name: 'geo', namespace: 'ops' }]);
+    expect(find(manifestsOf(files, 'rbac.yaml'), 'RoleBinding').subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'geo', namespace: 'ops' },
+    ]);
   });
 
   it('says how to run crdgate for the URL, with flags that serve takes', () => {
-    expect(file(files, 'kustomization.yaml')!.comment).toContain('crdgate serve --manage-certs --name geo --namespace ops --cert-ip 127.0.0.1 --port 9443');
-    const { values } = parseArgs({ args: outsideServeArgs(outside, outside.url!).slice(1), options: serveCommand.options as any, strict: true, allowPositionals: false });
+    expect(file(files, 'kustomization.yaml')!.comment).toContain(
+      'crdgate serve --manage-certs --name geo --namespace ops --cert-ip 127.0.0.1 --port 9443',
+    );
+    const { values } = parseArgs({
+      args: outsideServeArgs(outside, outside.url!).slice(1),
+      options: serveCommand.options as any,
+      strict: true,
+      allowPositionals: false,
+    });
     expect(values).toMatchObject({ 'manage-certs': true, 'cert-ip': '127.0.0.1', port: '9443' });
   });
 });
@@ -162,6 +248,14 @@ describe('outsideServeArgs', () => {
     ['https://[::1]:9443', ['--cert-ip', '::1', '--port', '9443']],
     ['https://gate.example.com', ['--cert-dns', 'gate.example.com', '--port', '443']],
   ])('names the host of %s in the certificate and listens on its port', (url, tail) => {
-    expect(outsideServeArgs(install, url)).toEqual(['serve', '--manage-certs', '--name', 'geo', '--namespace', 'ops', ...tail]);
+    expect(outsideServeArgs(install, url)).toEqual([
+      'serve',
+      '--manage-certs',
+      '--name',
+      'geo',
+      '--namespace',
+      'ops',
+      ...tail,
+    ]);
   });
 });

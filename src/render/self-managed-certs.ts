@@ -12,7 +12,9 @@ import { certVolumeName, contractArgs, renderNamespace, serverContainerName } fr
 // several managed control planes. A policy on one of them alone would cut crdgate off on some clusters.
 export const apiServerPorts = [443, 6443] as const;
 
-const overlayComment = (install: Install) => `crdgate managing its own certificates (\`crdgate serve --manage-certs\`): no cert-manager, no certificate made
+const overlayComment = (
+  install: Install,
+) => `crdgate managing its own certificates (\`crdgate serve --manage-certs\`): no cert-manager, no certificate made
 by hand. One replica at a time (the one holding the Lease ${installNames(install.name).certLease}) creates a CA and a serving certificate in
 the Secret ${installNames(install.name).servingCertSecret}, renews them before they expire (a new CA with an overlap in which both are
 trusted), and writes the CA into both webhook configurations and the CRDs' conversion webhooks, repairing them when
@@ -62,7 +64,11 @@ given; one with a token of this ServiceAccount (\`kubectl create token\`) limits
  * `serve --manage-certs` with egress to the API server. Called by URL, the Namespace and the ServiceAccount that the
  * base leaves out instead, so that the overlay applies on its own.
  */
-export function renderSelfManagedCertsOverlay(dir: string, contracts: readonly Contract[], options: ManifestOptions): ManifestFile[] {
+export function renderSelfManagedCertsOverlay(
+  dir: string,
+  contracts: readonly Contract[],
+  options: ManifestOptions,
+): ManifestFile[] {
   const inCluster = options.url === undefined;
   const patches = ['serve-manage-certs.yaml', 'egress-to-api-server.yaml'];
   return [
@@ -71,14 +77,25 @@ export function renderSelfManagedCertsOverlay(dir: string, contracts: readonly C
       comment: options.url === undefined ? insideComment(options) : outsideComment(options, options.url),
       manifests: [
         renderKustomization('crdgate-self-managed-certs', {
-          resources: ['../../base', ...(inCluster ? [] : ['outside-the-cluster.yaml']), 'secret-and-lease.yaml', 'rbac.yaml'],
+          resources: [
+            '../../base',
+            ...(inCluster ? [] : ['outside-the-cluster.yaml']),
+            'secret-and-lease.yaml',
+            'rbac.yaml',
+          ],
           ...(inCluster ? { patches: patches.map((path) => ({ path })) } : {}),
         }),
       ],
     },
     ...(inCluster
       ? []
-      : [{ path: `${dir}/outside-the-cluster.yaml`, comment: outsideTheClusterComment, manifests: [renderNamespace(options.namespace), serviceAccount(options)] }]),
+      : [
+          {
+            path: `${dir}/outside-the-cluster.yaml`,
+            comment: outsideTheClusterComment,
+            manifests: [renderNamespace(options.namespace), serviceAccount(options)],
+          },
+        ]),
     { path: `${dir}/secret-and-lease.yaml`, comment: secretAndLeaseComment, manifests: secretAndLease(options) },
     { path: `${dir}/rbac.yaml`, comment: rbacComment, manifests: rbac(contracts, options) },
     ...(inCluster
@@ -146,11 +163,27 @@ function rbac(contracts: readonly Contract[], install: Install): Manifest[] {
       kind: 'Role',
       metadata: { ...metadata, namespace: install.namespace },
       rules: [
-        { apiGroups: [''], resources: ['secrets'], resourceNames: [names.servingCertSecret], verbs: [...follow, 'update'] },
-        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [names.certLease], verbs: [...follow, 'update'] },
+        {
+          apiGroups: [''],
+          resources: ['secrets'],
+          resourceNames: [names.servingCertSecret],
+          verbs: [...follow, 'update'],
+        },
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          resourceNames: [names.certLease],
+          verbs: [...follow, 'update'],
+        },
       ],
     },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { ...metadata, namespace: install.namespace }, roleRef: roleRef('Role'), subjects },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { ...metadata, namespace: install.namespace },
+      roleRef: roleRef('Role'),
+      subjects,
+    },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
@@ -164,10 +197,18 @@ function rbac(contracts: readonly Contract[], install: Install): Manifest[] {
         },
         // Only the CRDs crdgate owns: one its owner installs carries the owner's caBundle, never crdgate's.
         ...namedRule('apiextensions.k8s.io', 'customresourcedefinitions', crds(contracts.filter(ownsCrd)), follow),
-        ...namedRule('apiextensions.k8s.io', 'customresourcedefinitions', crds(contracts.filter(convertsByWebhook)), ['patch']),
+        ...namedRule('apiextensions.k8s.io', 'customresourcedefinitions', crds(contracts.filter(convertsByWebhook)), [
+          'patch',
+        ]),
       ],
     },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata, roleRef: roleRef('ClusterRole'), subjects },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata,
+      roleRef: roleRef('ClusterRole'),
+      subjects,
+    },
   ];
 }
 
@@ -191,7 +232,15 @@ function servePatch(options: ManifestOptions): Manifest {
             {
               name: serverContainerName,
               // A list of strings is replaced whole by a strategic merge: these are all the arguments.
-              args: ['serve', '--manage-certs', '--name', options.name, '--namespace', options.namespace, ...contractArgs(options.contracts ?? [])],
+              args: [
+                'serve',
+                '--manage-certs',
+                '--name',
+                options.name,
+                '--namespace',
+                options.namespace,
+                ...contractArgs(options.contracts ?? []),
+              ],
               // Merged by name into the base's env (NODE_OPTIONS stays).
               env: [
                 { name: 'POD_NAME', ...fromPod('metadata.name') },

@@ -32,7 +32,10 @@ describe('renderServerWorkload', () => {
     const podLabels = deployment.spec.template.metadata.labels;
     expect(find(manifests, 'Service').spec.selector).toEqual(podLabels);
     expect(deployment.spec.selector.matchLabels).toEqual(podLabels);
-    expect(find(manifests, 'PodDisruptionBudget').spec).toEqual({ minAvailable: 1, selector: { matchLabels: podLabels } });
+    expect(find(manifests, 'PodDisruptionBudget').spec).toEqual({
+      minAvailable: 1,
+      selector: { matchLabels: podLabels },
+    });
   });
 
   it('runs two replicas of the image, probed over HTTPS, with the serving certificate mounted read-only', () => {
@@ -41,7 +44,9 @@ describe('renderServerWorkload', () => {
     expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'https', scheme: 'HTTPS' });
     expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'https', scheme: 'HTTPS' });
     expect(container.volumeMounts).toEqual([{ name: 'serving-cert', mountPath: '/etc/crdgate/certs', readOnly: true }]);
-    expect(pod.volumes).toEqual([{ name: 'serving-cert', secret: { secretName: 'crdgate-serving-cert', defaultMode: 0o440 } }]);
+    expect(pod.volumes).toEqual([
+      { name: 'serving-cert', secret: { secretName: 'crdgate-serving-cert', defaultMode: 0o440 } },
+    ]);
   });
 
   it('gives the pod longer to stop than the drain delay plus in-flight requests take', () => {
@@ -51,25 +56,44 @@ describe('renderServerWorkload', () => {
 
   it('caps the JavaScript heap at a third of the memory limit, leaving the rest to bodies in flight, TLS and code', () => {
     const mebibytes = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)?.[1]);
-    const heap = Number(/--max-old-space-size=(\d+)/.exec(container.env.find((e: { name: string }) => e.name === 'NODE_OPTIONS').value)?.[1]);
+    const heap = Number(
+      /--max-old-space-size=(\d+)/.exec(
+        container.env.find((e: { name: string }) => e.name === 'NODE_OPTIONS').value,
+      )?.[1],
+    );
     const limit = mebibytes(container.resources.limits.memory);
     expect(heap * 3).toBeLessThanOrEqual(limit);
-    expect(limit - heap).toBeGreaterThan(serveDefaults.inFlightBodyBytes / 1024 / 1024 * 2);
+    expect(limit - heap).toBeGreaterThan((serveDefaults.inFlightBodyBytes / 1024 / 1024) * 2);
   });
 
   it('runs as a non-root user on a read-only root filesystem, with no privileges and no API token', () => {
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(container.resources.requests).toEqual({ cpu: '100m', memory: '180Mi' });
   });
 
   it('gives the server with the CRD gate room for the API server engine, above the webhook alone', () => {
     const mebibytes = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)?.[1]);
-    const gated = find(renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img', [], { readsApiServer: true, crdGate: true }), 'Deployment').spec.template.spec.containers[0];
+    const gated = find(
+      renderServerWorkload({ name: 'crdgate', namespace: 'ops' }, 'img', [], { readsApiServer: true, crdGate: true }),
+      'Deployment',
+    ).spec.template.spec.containers[0];
     expect(gated.args).toContain('--crd-gate');
-    expect(mebibytes(gated.resources.requests.memory) - mebibytes(container.resources.requests.memory)).toBeGreaterThanOrEqual(280);
-    expect(mebibytes(gated.resources.limits.memory) - mebibytes(container.resources.limits.memory)).toBeGreaterThanOrEqual(280);
+    expect(
+      mebibytes(gated.resources.requests.memory) - mebibytes(container.resources.requests.memory),
+    ).toBeGreaterThanOrEqual(280);
+    expect(
+      mebibytes(gated.resources.limits.memory) - mebibytes(container.resources.limits.memory),
+    ).toBeGreaterThanOrEqual(280);
     expect(container.args).not.toContain('--crd-gate');
   });
 
@@ -91,7 +115,10 @@ describe('renderNamespace', () => {
     expect(renderNamespace('ops')).toEqual({
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name: 'ops', labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted' } },
+      metadata: {
+        name: 'ops',
+        labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted' },
+      },
     });
   });
 });

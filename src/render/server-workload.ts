@@ -53,8 +53,18 @@ export interface ServerWorkloadOptions {
 }
 
 /** The webhook server inside the cluster: the Service the webhook configurations call, and the pods behind it. */
-export function renderServerWorkload(install: Install, image: string, contracts: readonly string[] = [], options: ServerWorkloadOptions = {}): Manifest[] {
-  return [serviceAccount(install), service(install), deployment(install, image, contracts, options), podDisruptionBudget(install)];
+export function renderServerWorkload(
+  install: Install,
+  image: string,
+  contracts: readonly string[] = [],
+  options: ServerWorkloadOptions = {},
+): Manifest[] {
+  return [
+    serviceAccount(install),
+    service(install),
+    deployment(install, image, contracts, options),
+    podDisruptionBudget(install),
+  ];
 }
 
 function serviceAccount(install: Install): Manifest {
@@ -80,7 +90,12 @@ function service(install: Install): Manifest {
   };
 }
 
-function deployment(install: Install, image: string, contracts: readonly string[], options: ServerWorkloadOptions): Manifest {
+function deployment(
+  install: Install,
+  image: string,
+  contracts: readonly string[],
+  options: ServerWorkloadOptions,
+): Manifest {
   const names = installNames(install.name);
   return {
     apiVersion: 'apps/v1',
@@ -100,16 +115,35 @@ function deployment(install: Install, image: string, contracts: readonly string[
           securityContext: restrictedPodSecurityContext(),
           // Spread the replicas, so that losing one node does not take every replica (and every write) with it.
           topologySpreadConstraints: [
-            { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: labels(install) } },
+            {
+              maxSkew: 1,
+              topologyKey: 'kubernetes.io/hostname',
+              whenUnsatisfiable: 'ScheduleAnyway',
+              labelSelector: { matchLabels: labels(install) },
+            },
           ],
           containers: [
             {
               name: serverContainerName,
               image,
-              args: ['serve', '--cert-dir', certMountPath, ...contractArgs(contracts), ...(options.crdGate ? ['--crd-gate'] : [])],
+              args: [
+                'serve',
+                '--cert-dir',
+                certMountPath,
+                ...contractArgs(contracts),
+                ...(options.crdGate ? ['--crd-gate'] : []),
+              ],
               ports: [{ name: 'https', containerPort: serveDefaults.port, protocol: 'TCP' }],
-              readinessProbe: { httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 5, failureThreshold: 2 },
-              livenessProbe: { httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' }, periodSeconds: 10, failureThreshold: 3 },
+              readinessProbe: {
+                httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' },
+                periodSeconds: 5,
+                failureThreshold: 2,
+              },
+              livenessProbe: {
+                httpGet: { path: '/healthz', port: 'https', scheme: 'HTTPS' },
+                periodSeconds: 10,
+                failureThreshold: 3,
+              },
               // The heap is capped well below the container's limit: bodies, TLS and code live outside it. The
               // limit is the peak measured under the most memory-hungry input within the body limits, plus a
               // fifth (bench/hostile-memory.ts). The young generation may grow to 16 MiB semi-spaces: at V8's

@@ -41,7 +41,9 @@ export const migrationNodeOptions = '--max-semi-space-size=8 --max-old-space-siz
  */
 export function viaStatusProblem(contracts: readonly Contract[]): string | undefined {
   // Only the CRDs crdgate owns are migrated by it.
-  const without = contracts.filter(ownsCrd).filter((contract) => contract.versions.find((version) => version.storage)?.subresources?.status === undefined);
+  const without = contracts
+    .filter(ownsCrd)
+    .filter((contract) => contract.versions.find((version) => version.storage)?.subresources?.status === undefined);
   if (without.length === 0) return undefined;
   return `${without.map((contract) => resourceName(contract.identity)).join(', ')} ${without.length === 1 ? 'has' : 'have'} no status subresource in the storage version`;
 }
@@ -55,7 +57,12 @@ export const migrationRecordName = migrationJobName;
  * shard's result), a FlowSchema and PriorityLevelConfiguration that hold its requests to a small share of the API
  * server, and one Job per contract.
  */
-export function renderStorageMigration(contracts: readonly Contract[], install: Install, image: string, rendering: MigrationRendering = migrationRenderingDefaults): Manifest[] {
+export function renderStorageMigration(
+  contracts: readonly Contract[],
+  install: Install,
+  image: string,
+  rendering: MigrationRendering = migrationRenderingDefaults,
+): Manifest[] {
   const access = migrationAccess(contracts, install, rendering);
   return [
     serviceAccount(install),
@@ -82,7 +89,11 @@ interface MigrationAccess {
   namespaced: PolicyRule[];
 }
 
-function migrationAccess(contracts: readonly Contract[], install: Install, rendering: MigrationRendering): MigrationAccess {
+function migrationAccess(
+  contracts: readonly Contract[],
+  install: Install,
+  rendering: MigrationRendering,
+): MigrationAccess {
   const crdNames = contracts.map((contract) => resourceName(contract.identity));
   return {
     cluster: [
@@ -94,29 +105,65 @@ function migrationAccess(contracts: readonly Contract[], install: Install, rende
         rendering.via === 'status'
           ? [
               { apiGroups: [contract.identity.group], resources: [contract.identity.plural], verbs: ['list'] },
-              { apiGroups: [contract.identity.group], resources: [`${contract.identity.plural}/status`], verbs: ['update'] },
+              {
+                apiGroups: [contract.identity.group],
+                resources: [`${contract.identity.plural}/status`],
+                verbs: ['update'],
+              },
             ]
-          : [{ apiGroups: [contract.identity.group], resources: [contract.identity.plural], verbs: ['list', 'update'] }],
+          : [
+              {
+                apiGroups: [contract.identity.group],
+                resources: [contract.identity.plural],
+                verbs: ['list', 'update'],
+              },
+            ],
       ),
       // Only the contracts' own CRDs: the job has no business with anyone else's.
-      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: crdNames, verbs: ['get'] },
-      { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions/status'], resourceNames: crdNames, verbs: ['update'] },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: crdNames,
+        verbs: ['get'],
+      },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions/status'],
+        resourceNames: crdNames,
+        verbs: ['update'],
+      },
     ],
     // Each shard records its result in its Job's ConfigMap, which the install ships empty: no create, and no
     // other ConfigMap of the namespace.
     namespaced:
       rendering.shards > 1
-        ? [{ apiGroups: [''], resources: ['configmaps'], resourceNames: contracts.map((contract) => migrationRecordName(install.name, contract)), verbs: ['get', 'update'] }]
+        ? [
+            {
+              apiGroups: [''],
+              resources: ['configmaps'],
+              resourceNames: contracts.map((contract) => migrationRecordName(install.name, contract)),
+              verbs: ['get', 'update'],
+            },
+          ]
         : [],
   };
 }
 
 function serviceAccount(install: Install): Manifest {
-  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: installNames(install.name).migration, namespace: install.namespace, labels: labels(install) } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: installNames(install.name).migration, namespace: install.namespace, labels: labels(install) },
+  };
 }
 
 function clusterRole(rules: PolicyRule[], install: Install): Manifest {
-  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: installNames(install.name).migration, labels: labels(install) }, rules };
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: installNames(install.name).migration, labels: labels(install) },
+    rules,
+  };
 }
 
 function clusterRoleBinding(install: Install): Manifest {
@@ -131,7 +178,12 @@ function clusterRoleBinding(install: Install): Manifest {
 }
 
 function recordRole(rules: PolicyRule[], install: Install): Manifest {
-  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: installNames(install.name).migration, namespace: install.namespace, labels: labels(install) }, rules };
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: installNames(install.name).migration, namespace: install.namespace, labels: labels(install) },
+    rules,
+  };
 }
 
 function recordRoleBinding(install: Install): Manifest {
@@ -151,7 +203,15 @@ function recordRoleBinding(install: Install): Manifest {
  * recorded; results of another CRD generation or storage version do not count.
  */
 function recordConfigMap(contract: Contract, install: Install): Manifest {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: migrationRecordName(install.name, contract), namespace: install.namespace, labels: labels(install) } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: migrationRecordName(install.name, contract),
+      namespace: install.namespace,
+      labels: labels(install),
+    },
+  };
 }
 
 /**
@@ -207,7 +267,10 @@ function flowSchema(access: MigrationAccess, install: Install): Manifest {
           subjects: [{ kind: 'ServiceAccount', serviceAccount: { name: migration, namespace: install.namespace } }],
           // Lists of every namespace and cluster-scoped objects are cluster-scoped requests; writes of namespaced
           // objects are in their namespace.
-          resourceRules: [...access.cluster.map((rule) => resourceRule(rule, ['*'], true)), ...access.namespaced.map((rule) => resourceRule(rule, [install.namespace], false))],
+          resourceRules: [
+            ...access.cluster.map((rule) => resourceRule(rule, ['*'], true)),
+            ...access.namespaced.map((rule) => resourceRule(rule, [install.namespace], false)),
+          ],
         },
       ],
     },
@@ -269,7 +332,14 @@ function job(contract: Contract, install: Install, image: string, rendering: Mig
                 resourceName(contract.identity),
                 // The kubelet expands $(VAR) from the container's env: the shard from the pod's completion index,
                 // the record in the pod's own namespace (which a kustomization may have changed).
-                ...(sharded ? ['--shard', `$(JOB_COMPLETION_INDEX)/${rendering.shards}`, '--record', `$(POD_NAMESPACE)/${migrationRecordName(install.name, contract)}`] : []),
+                ...(sharded
+                  ? [
+                      '--shard',
+                      `$(JOB_COMPLETION_INDEX)/${rendering.shards}`,
+                      '--record',
+                      `$(POD_NAMESPACE)/${migrationRecordName(install.name, contract)}`,
+                    ]
+                  : []),
                 ...(rendering.via === 'status' ? ['--via', 'status'] : []),
               ],
               env: [
@@ -278,7 +348,12 @@ function job(contract: Contract, install: Install, image: string, rendering: Mig
                 ...(sharded
                   ? [
                       // The Job controller sets JOB_COMPLETION_INDEX too; said here, the args do not depend on that.
-                      { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } },
+                      {
+                        name: 'JOB_COMPLETION_INDEX',
+                        valueFrom: {
+                          fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" },
+                        },
+                      },
                       { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
                     ]
                   : []),

@@ -14,8 +14,10 @@ export function parseWebhookBaseUrl(text: string): string {
   } catch {
     throw new WebhookUrlError(`"${text}" is not a URL (expected https://HOST:PORT)`);
   }
-  if (url.protocol !== 'https:') throw new WebhookUrlError(`"${text}" must use https (the API server calls webhooks over TLS only)`);
-  if (url.username !== '' || url.password !== '') throw new WebhookUrlError(`"${text}" must not carry a user name or password`);
+  if (url.protocol !== 'https:')
+    throw new WebhookUrlError(`"${text}" must use https (the API server calls webhooks over TLS only)`);
+  if (url.username !== '' || url.password !== '')
+    throw new WebhookUrlError(`"${text}" must not carry a user name or password`);
   if (url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#')) {
     throw new WebhookUrlError(`"${text}" must not have a query or fragment`);
   }

@@ -8,10 +8,15 @@ import type { Manifest } from './manifest.ts';
 import type { WebhookEndpoint } from './webhook-endpoint.ts';
 import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
 
-const byUrl: WebhookEndpoint = { target: { url: 'https://10.1.2.3:9443' }, caBundlePem: '-----BEGIN CERTIFICATE-----\n' };
+const byUrl: WebhookEndpoint = {
+  target: { url: 'https://10.1.2.3:9443' },
+  caBundlePem: '-----BEGIN CERTIFICATE-----\n',
+};
 const webhooks = (configuration: Manifest): any[] => configuration['webhooks'] as any[];
-const byName = (configuration: Manifest) => Object.fromEntries(webhooks(configuration).map((webhook) => [webhook.name, webhook]));
-const conditionNames = (webhook: any): string[] => (webhook.matchConditions ?? []).map((condition: { name: string }) => condition.name);
+const byName = (configuration: Manifest) =>
+  Object.fromEntries(webhooks(configuration).map((webhook) => [webhook.name, webhook]));
+const conditionNames = (webhook: any): string[] =>
+  (webhook.matchConditions ?? []).map((condition: { name: string }) => condition.name);
 
 function variant(overrides: Partial<ContractDefinition>): Contract {
   const { storageVersion: _derived, ...definition } = geoDatabaseContract();
@@ -20,12 +25,29 @@ function variant(overrides: Partial<ContractDefinition>): Contract {
 
 describe('renderValidatingWebhookConfiguration', () => {
   it('registers the hub version with the settings the API server needs, each webhook for what its decisions can say', () => {
-    const validating = byName(renderValidatingWebhookConfiguration([geoDatabaseContract(), clusterWidgetContract()], byUrl));
-    expect(Object.keys(validating)).toEqual(['validate.geodatabases.geo.example.com', 'status.validate.geodatabases.geo.example.com', 'validate.widgets.widgets.example.org']);
+    const validating = byName(
+      renderValidatingWebhookConfiguration([geoDatabaseContract(), clusterWidgetContract()], byUrl),
+    );
+    expect(Object.keys(validating)).toEqual([
+      'validate.geodatabases.geo.example.com',
+      'status.validate.geodatabases.geo.example.com',
+      'validate.widgets.widgets.example.org',
+    ]);
     const main = validating['validate.geodatabases.geo.example.com'];
     expect(main).toMatchObject({
-      clientConfig: { url: 'https://10.1.2.3:9443/validate', caBundle: Buffer.from(byUrl.caBundlePem!).toString('base64') },
-      rules: [{ apiGroups: ['geo.example.com'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources: ['geodatabases'], scope: 'Namespaced' }],
+      clientConfig: {
+        url: 'https://10.1.2.3:9443/validate',
+        caBundle: Buffer.from(byUrl.caBundlePem!).toString('base64'),
+      },
+      rules: [
+        {
+          apiGroups: ['geo.example.com'],
+          apiVersions: ['v1'],
+          operations: ['CREATE', 'UPDATE', 'DELETE'],
+          resources: ['geodatabases'],
+          scope: 'Namespaced',
+        },
+      ],
       matchPolicy: 'Equivalent',
       failurePolicy: 'Fail',
       sideEffects: 'None',
@@ -39,10 +61,18 @@ describe('renderValidatingWebhookConfiguration', () => {
       rules: [{ operations: ['UPDATE'], resources: ['geodatabases/status'] }],
       failurePolicy: 'Ignore',
     });
-    expect(conditionNames(validating['status.validate.geodatabases.geo.example.com'])).toEqual(['status-write-changes-what-crdgate-judges']);
+    expect(conditionNames(validating['status.validate.geodatabases.geo.example.com'])).toEqual([
+      'status-write-changes-what-crdgate-judges',
+    ]);
     // No deletion rules: no DELETE; no status subresource: no status webhook.
     expect(validating['validate.widgets.widgets.example.org'].rules).toEqual([
-      { apiGroups: ['widgets.example.org'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['widgets'], scope: 'Cluster' },
+      {
+        apiGroups: ['widgets.example.org'],
+        apiVersions: ['v1'],
+        operations: ['CREATE', 'UPDATE'],
+        resources: ['widgets'],
+        scope: 'Cluster',
+      },
     ]);
   });
 
@@ -57,15 +87,31 @@ describe('renderValidatingWebhookConfiguration', () => {
   });
 
   it('sends every DELETE where a deletion rule is code, and every UPDATE where the schema keeps unknown top-level fields', () => {
-    const code = variant({ deletionRules: [metadataDeletionRule(function keepLabelled(object) {
-      return object.metadata?.labels?.['keep'] === 'yes' ? 'kept' : undefined;
-    })] });
-    expect(conditionNames(byName(renderValidatingWebhookConfiguration([code], byUrl))['validate.geodatabases.geo.example.com'])).toEqual(['update-changes-what-crdgate-judges']);
+    const code = variant({
+      deletionRules: [
+        metadataDeletionRule(function keepLabelled(object) {
+          return object.metadata?.labels?.['keep'] === 'yes' ? 'kept' : undefined;
+        }),
+      ],
+    });
+    expect(
+      conditionNames(
+        byName(renderValidatingWebhookConfiguration([code], byUrl))['validate.geodatabases.geo.example.com'],
+      ),
+    ).toEqual(['update-changes-what-crdgate-judges']);
     const geo = geoDatabaseContract();
     const open = variant({
-      versions: geo.versions.map((version) => (version.name === geo.hub ? { ...version, schema: { ...version.schema, 'x-kubernetes-preserve-unknown-fields': true } } : version)),
+      versions: geo.versions.map((version) =>
+        version.name === geo.hub
+          ? { ...version, schema: { ...version.schema, 'x-kubernetes-preserve-unknown-fields': true } }
+          : version,
+      ),
     });
-    expect(conditionNames(byName(renderValidatingWebhookConfiguration([open], byUrl))['validate.geodatabases.geo.example.com'])).toEqual(['delete-of-a-protected-object']);
+    expect(
+      conditionNames(
+        byName(renderValidatingWebhookConfiguration([open], byUrl))['validate.geodatabases.geo.example.com'],
+      ),
+    ).toEqual(['delete-of-a-protected-object']);
   });
 
   it('calls the in-cluster Service without a caBundle when none is given', () => {
@@ -81,7 +127,10 @@ describe('renderValidatingWebhookConfiguration', () => {
       namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'NotIn' as const, values: ['platform'] }] },
       objectSelector: { matchLabels: { 'crdgate.io/judged': 'yes' } },
     };
-    const all = [...webhooks(renderValidatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', settings)), ...webhooks(renderMutatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', settings))];
+    const all = [
+      ...webhooks(renderValidatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', settings)),
+      ...webhooks(renderMutatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', settings)),
+    ];
     expect(all.map((webhook) => webhook.name)).toEqual([
       'validate.geodatabases.geo.example.com',
       'status.validate.geodatabases.geo.example.com',
@@ -89,23 +138,44 @@ describe('renderValidatingWebhookConfiguration', () => {
       'mutate.geodatabases.geo.example.com',
     ]);
     for (const webhook of all) {
-      expect(webhook).toMatchObject({ failurePolicy: 'Ignore', namespaceSelector: settings.namespaceSelector, objectSelector: settings.objectSelector });
+      expect(webhook).toMatchObject({
+        failurePolicy: 'Ignore',
+        namespaceSelector: settings.namespaceSelector,
+        objectSelector: settings.objectSelector,
+      });
     }
     // The status writes' webhook can only warn: it never holds an operator's status write for more than a second.
     expect(all.map((webhook) => webhook.timeoutSeconds)).toEqual([3, 1, 3, 3]);
-    const failing = webhooks(renderValidatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', { failurePolicy: 'Fail' }));
+    const failing = webhooks(
+      renderValidatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', {
+        failurePolicy: 'Fail',
+      }),
+    );
     expect(failing.map((webhook) => webhook.failurePolicy)).toEqual(['Fail', 'Ignore', 'Fail']);
   });
 });
 
 describe('renderValidatingWebhookConfiguration with a scale subresource', () => {
   it('adds a webhook of its own for UPDATE of /scale on the hub that changes the replicas, with the same endpoint and settings', () => {
-    const [main, status, scale, ...rest] = webhooks(renderValidatingWebhookConfiguration([scalableGeoDatabaseContract(), clusterWidgetContract()], byUrl));
-    expect([main.name, status.name]).toEqual(['validate.geodatabases.geo.example.com', 'status.validate.geodatabases.geo.example.com']);
+    const [main, status, scale, ...rest] = webhooks(
+      renderValidatingWebhookConfiguration([scalableGeoDatabaseContract(), clusterWidgetContract()], byUrl),
+    );
+    expect([main.name, status.name]).toEqual([
+      'validate.geodatabases.geo.example.com',
+      'status.validate.geodatabases.geo.example.com',
+    ]);
     expect(scale).toMatchObject({
       name: 'scale.validate.geodatabases.geo.example.com',
       clientConfig: main.clientConfig,
-      rules: [{ apiGroups: ['geo.example.com'], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['geodatabases/scale'], scope: 'Namespaced' }],
+      rules: [
+        {
+          apiGroups: ['geo.example.com'],
+          apiVersions: ['v1'],
+          operations: ['UPDATE'],
+          resources: ['geodatabases/scale'],
+          scope: 'Namespaced',
+        },
+      ],
       matchPolicy: 'Equivalent',
       failurePolicy: 'Fail',
       sideEffects: 'None',
@@ -116,8 +186,20 @@ describe('renderValidatingWebhookConfiguration with a scale subresource', () => 
     // Only where the hub has one.
     expect(rest.map((webhook) => webhook.name)).toEqual(['validate.widgets.widgets.example.org']);
     // Defaults never apply to a Scale.
-    expect(webhooks(renderMutatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl)).map((webhook) => webhook.rules)).toEqual([
-      [{ apiGroups: ['geo.example.com'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['geodatabases'], scope: 'Namespaced' }],
+    expect(
+      webhooks(renderMutatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl)).map(
+        (webhook) => webhook.rules,
+      ),
+    ).toEqual([
+      [
+        {
+          apiGroups: ['geo.example.com'],
+          apiVersions: ['v1'],
+          operations: ['CREATE', 'UPDATE'],
+          resources: ['geodatabases'],
+          scope: 'Namespaced',
+        },
+      ],
     ]);
   });
 });
@@ -128,7 +210,15 @@ describe('renderMutatingWebhookConfiguration', () => {
     expect(geo).toMatchObject({
       name: 'mutate.geodatabases.geo.example.com',
       clientConfig: { url: 'https://10.1.2.3:9443/mutate' },
-      rules: [{ apiGroups: ['geo.example.com'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['geodatabases'], scope: 'Namespaced' }],
+      rules: [
+        {
+          apiGroups: ['geo.example.com'],
+          apiVersions: ['v1'],
+          operations: ['CREATE', 'UPDATE'],
+          resources: ['geodatabases'],
+          scope: 'Namespaced',
+        },
+      ],
       matchPolicy: 'Equivalent',
       failurePolicy: 'Fail',
       sideEffects: 'None',
@@ -140,9 +230,11 @@ describe('renderMutatingWebhookConfiguration', () => {
   });
 
   it('renders no mutating webhook for a contract without defaults', () => {
-    expect(webhooks(renderMutatingWebhookConfiguration([clusterWidgetContract(), geoDatabaseContract()], byUrl)).map((webhook) => webhook.name)).toEqual([
-      'mutate.geodatabases.geo.example.com',
-    ]);
+    expect(
+      webhooks(renderMutatingWebhookConfiguration([clusterWidgetContract(), geoDatabaseContract()], byUrl)).map(
+        (webhook) => webhook.name,
+      ),
+    ).toEqual(['mutate.geodatabases.geo.example.com']);
     expect(webhooks(renderMutatingWebhookConfiguration([clusterWidgetContract()], byUrl))).toEqual([]);
   });
 });

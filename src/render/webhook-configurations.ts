@@ -61,7 +61,12 @@ export function renderMutatingWebhookConfiguration(
   };
 }
 
-function renderWebhook(contract: Contract, webhook: WebhookReach, endpoint: WebhookEndpoint, settings: WebhookSettings): Record<string, unknown> {
+function renderWebhook(
+  contract: Contract,
+  webhook: WebhookReach,
+  endpoint: WebhookEndpoint,
+  settings: WebhookSettings,
+): Record<string, unknown> {
   const handling = failureHandling(webhook.decides, settings);
   return {
     name: webhook.name,
@@ -75,7 +80,9 @@ function renderWebhook(contract: Contract, webhook: WebhookReach, endpoint: Webh
     })),
     ...(settings.namespaceSelector !== undefined ? { namespaceSelector: settings.namespaceSelector } : {}),
     ...(settings.objectSelector !== undefined ? { objectSelector: settings.objectSelector } : {}),
-    ...(webhook.matchConditions.length > 0 ? { matchConditions: webhook.matchConditions.map((condition) => ({ ...condition })) } : {}),
+    ...(webhook.matchConditions.length > 0
+      ? { matchConditions: webhook.matchConditions.map((condition) => ({ ...condition })) }
+      : {}),
     // Rules name the hub version only; Equivalent makes the API server convert a request in any other served
     // version to the hub and call crdgate with that, so every rule is written (and applied) once.
     matchPolicy: 'Equivalent',

@@ -23,7 +23,8 @@ export interface WebhookClientConfig {
 
 export function clientConfigFor(endpoint: WebhookEndpoint, path: WebhookPath): WebhookClientConfig {
   const { target, caBundlePem } = endpoint;
-  const config: WebhookClientConfig = 'url' in target ? { url: `${target.url}${path}` } : { service: { ...target.service, path } };
+  const config: WebhookClientConfig =
+    'url' in target ? { url: `${target.url}${path}` } : { service: { ...target.service, path } };
   if (caBundlePem !== undefined) config.caBundle = Buffer.from(caBundlePem, 'utf8').toString('base64');
   return config;
 }

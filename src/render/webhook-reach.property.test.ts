@@ -1,9 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  dbClusterContract,
-  dbPoolerContract,
-} from '../../test/e2e/support/db-operator-contracts.ts';
+import { dbClusterContract, dbPoolerContract } from '../../test/e2e/support/db-operator-contracts.ts';
 import { policyPairGenerator, storablePhases } from '../../test/e2e/support/policy-pairs.ts';
 import { handleAdmissionReview, type AdmissionWebhook } from '../admission/handler.ts';
 import { applyJsonPatch } from '../admission/json-patch.ts';
@@ -58,7 +55,10 @@ function readingEverything(): Contract {
 }
 
 const subjects: Subject[] = [
-  { title: 'GeoDatabase (declared reads, defaults, invariants, a phase machine, a deletion protection)', contract: geoDatabaseContract() },
+  {
+    title: 'GeoDatabase (declared reads, defaults, invariants, a phase machine, a deletion protection)',
+    contract: geoDatabaseContract(),
+  },
   { title: 'GeoDatabase reading every label, annotation and the status (the default)', contract: readingEverything() },
   { title: 'GeoDatabase with a scale subresource', contract: scalableGeoDatabaseContract() },
   { title: "DbCluster, an operator's CRD with a phase table and /scale", contract: dbClusterContract() },
@@ -116,7 +116,8 @@ function metadataKeys(contract: Contract): { labels: string[]; annotations: stri
 
 function metaArbitrary(contract: Contract): fc.Arbitrary<Meta> {
   const keys = metadataKeys(contract);
-  const map = (pool: string[], values: string[]) => fc.option(fc.dictionary(fc.constantFrom(...pool), fc.constantFrom(...values), { maxKeys: 3 }), { nil: absent });
+  const map = (pool: string[], values: string[]) =>
+    fc.option(fc.dictionary(fc.constantFrom(...pool), fc.constantFrom(...values), { maxKeys: 3 }), { nil: absent });
   return fc.record({
     labels: map(keys.labels, labelValues),
     annotations: map(keys.annotations, annotationValues),
@@ -138,29 +139,46 @@ function metaEdit(contract: Contract, old: Meta): fc.Arbitrary<Meta> {
 }
 
 /** Values valid for a schema, from small pools; the machine's phases where it reads one. */
-function valueFor(schema: JSONSchemaProps, path: string, phases: ReadonlyMap<string, readonly string[]>): fc.Arbitrary<unknown> {
+function valueFor(
+  schema: JSONSchemaProps,
+  path: string,
+  phases: ReadonlyMap<string, readonly string[]>,
+): fc.Arbitrary<unknown> {
   const phase = phases.get(path);
   if (phase !== undefined && phase.length > 0) return fc.constantFrom(...phase);
   if (schema.enum !== undefined) return fc.constantFrom(...schema.enum);
   switch (schema.type) {
     case 'string':
-      return schema.format === 'date-time' ? fc.constantFrom('2026-01-01T00:00:00Z', '2026-03-04T05:06:07Z') : fc.constantFrom('Ready', 'True', 'False', 'Progressing');
+      return schema.format === 'date-time'
+        ? fc.constantFrom('2026-01-01T00:00:00Z', '2026-03-04T05:06:07Z')
+        : fc.constantFrom('Ready', 'True', 'False', 'Progressing');
     case 'integer':
       return fc.integer({ min: schema.minimum ?? 0, max: (schema.minimum ?? 0) + 3 });
     case 'boolean':
       return fc.boolean();
     case 'array': {
       const keys = schema['x-kubernetes-list-map-keys'] ?? [];
-      return fc.array(valueFor(schema.items as JSONSchemaProps, `${path}[]`, phases), { maxLength: 3 }).map((items) =>
-        items.filter((item, index) => keys.length === 0 || items.findIndex((other) => keys.every((key) => (other as any)?.[key] === (item as any)?.[key])) === index),
-      );
+      return fc
+        .array(valueFor(schema.items as JSONSchemaProps, `${path}[]`, phases), { maxLength: 3 })
+        .map((items) =>
+          items.filter(
+            (item, index) =>
+              keys.length === 0 ||
+              items.findIndex((other) => keys.every((key) => (other as any)?.[key] === (item as any)?.[key])) === index,
+          ),
+        );
     }
     case 'object': {
       const properties = Object.entries(schema.properties ?? {});
       const required = schema.required ?? [];
-      return fc.record(Object.fromEntries(properties.map(([key, property]) => [key, valueFor(property, path === '' ? key : `${path}.${key}`, phases)])), {
-        requiredKeys: required.filter((key) => properties.some(([name]) => name === key)),
-      });
+      return fc.record(
+        Object.fromEntries(
+          properties.map(([key, property]) => [key, valueFor(property, path === '' ? key : `${path}.${key}`, phases)]),
+        ),
+        {
+          requiredKeys: required.filter((key) => properties.some(([name]) => name === key)),
+        },
+      );
     }
     default:
       return fc.constant('x');
@@ -172,19 +190,30 @@ function statusArbitrary(contract: Contract): fc.Arbitrary<unknown> {
   if (schema === undefined) return fc.constant(absent);
   const machine = contract.transitions;
   const phases = new Map<string, readonly string[]>();
-  if (machine !== undefined && readsPhase(machine)) phases.set(machine.phasePath.split('.').slice(1).join('.'), storablePhases(contract));
+  if (machine !== undefined && readsPhase(machine))
+    phases.set(machine.phasePath.split('.').slice(1).join('.'), storablePhases(contract));
   return fc.option(valueFor(schema, '', phases), { nil: absent, freq: 4 });
 }
 
 /** Pairs of schema-valid specs, from the policy floor's generator where the contract's machine is built of forms. */
 function specPairs(contract: Contract): fc.Arbitrary<{ oldSpec: unknown; newSpec: unknown }> {
-  if (contract.transitions === undefined) return fc.record({ oldSpec: fc.constantFrom({}, absent), newSpec: fc.constantFrom({}, absent) });
-  return policyPairGenerator(contract, { quantities: 'with-unreadable' }).updates.map((pair) => ({ oldSpec: pair.old.spec, newSpec: pair.spec }));
+  if (contract.transitions === undefined)
+    return fc.record({ oldSpec: fc.constantFrom({}, absent), newSpec: fc.constantFrom({}, absent) });
+  return policyPairGenerator(contract, { quantities: 'with-unreadable' }).updates.map((pair) => ({
+    oldSpec: pair.old.spec,
+    newSpec: pair.spec,
+  }));
 }
 
 function scenarios(contract: Contract): fc.Arbitrary<Scenario> {
   return fc
-    .record({ specs: specPairs(contract), keepSpec: fc.boolean(), oldMeta: metaArbitrary(contract), oldStatus: statusArbitrary(contract), otherStatus: statusArbitrary(contract) })
+    .record({
+      specs: specPairs(contract),
+      keepSpec: fc.boolean(),
+      oldMeta: metaArbitrary(contract),
+      oldStatus: statusArbitrary(contract),
+      otherStatus: statusArbitrary(contract),
+    })
     .chain(({ specs, keepSpec, oldMeta, oldStatus, otherStatus }) =>
       fc.record({
         oldSpec: fc.constant(specs.oldSpec),
@@ -199,7 +228,13 @@ function scenarios(contract: Contract): fc.Arbitrary<Scenario> {
     );
 }
 
-function object(contract: Contract, spec: unknown, meta: Meta, status: unknown, extra: { generation: number; deleting: boolean; managers: string[] }): KubeObject {
+function object(
+  contract: Contract,
+  spec: unknown,
+  meta: Meta,
+  status: unknown,
+  extra: { generation: number; deleting: boolean; managers: string[] },
+): KubeObject {
   const { labels, annotations, finalizers, ownerReferences } = meta;
   return {
     apiVersion: `${contract.identity.group}/${contract.hub}`,
@@ -216,7 +251,14 @@ function object(contract: Contract, spec: unknown, meta: Meta, status: unknown, 
       ...(annotations !== undefined ? { annotations } : {}),
       ...(finalizers !== undefined ? { finalizers } : {}),
       ...(ownerReferences !== undefined ? { ownerReferences } : {}),
-      managedFields: extra.managers.map((manager) => ({ manager, operation: 'Update', apiVersion: `${contract.identity.group}/${contract.hub}`, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} })),
+      managedFields: extra.managers.map((manager) => ({
+        manager,
+        operation: 'Update',
+        apiVersion: `${contract.identity.group}/${contract.hub}`,
+        time: '2026-01-01T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: {},
+      })),
     },
     ...(spec !== absent ? { spec } : {}),
     ...(status !== absent ? { status } : {}),
@@ -239,17 +281,42 @@ function requestsOf(contract: Contract, scenario: Scenario): { validating: Reque
   const resource = { group, version: contract.hub, resource: plural };
   const named = { name: 'subject', ...(scope === 'Namespaced' ? { namespace: 'team' } : {}) };
   const statusSubresource = hubHas(contract, 'status');
-  const stored = object(contract, scenario.oldSpec, scenario.oldMeta, scenario.oldStatus, { generation: 3, deleting: scenario.deleting, managers: ['kubectl'] });
-  const sent = object(contract, scenario.newSpec, { ...scenario.newMeta }, scenario.newStatus, { generation: 3, deleting: scenario.deleting, managers: ['kubectl', 'operator'] });
+  const stored = object(contract, scenario.oldSpec, scenario.oldMeta, scenario.oldStatus, {
+    generation: 3,
+    deleting: scenario.deleting,
+    managers: ['kubectl'],
+  });
+  const sent = object(contract, scenario.newSpec, { ...scenario.newMeta }, scenario.newStatus, {
+    generation: 3,
+    deleting: scenario.deleting,
+    managers: ['kubectl', 'operator'],
+  });
   // The registry's preparation before validating admission: status kept from the stored object under the status
   // subresource, generation counted up when anything but metadata changed.
   const preparedStatus = statusSubresource ? scenario.oldStatus : scenario.newStatus;
   const changed = !jsonEqual(scenario.oldSpec, scenario.newSpec) || !jsonEqual(scenario.oldStatus, preparedStatus);
-  const prepared = object(contract, scenario.newSpec, scenario.newMeta, preparedStatus, { generation: changed ? 4 : 3, deleting: scenario.deleting, managers: ['kubectl', 'operator'] });
-  const created = object(contract, scenario.newSpec, scenario.newMeta, scenario.newStatus, { generation: 1, deleting: false, managers: ['kubectl'] });
-  const statusWrite = { ...stored, ...(scenario.newStatus !== absent ? { status: scenario.newStatus } : {}), metadata: { ...stored.metadata, managedFields: sent.metadata!.managedFields } };
+  const prepared = object(contract, scenario.newSpec, scenario.newMeta, preparedStatus, {
+    generation: changed ? 4 : 3,
+    deleting: scenario.deleting,
+    managers: ['kubectl', 'operator'],
+  });
+  const created = object(contract, scenario.newSpec, scenario.newMeta, scenario.newStatus, {
+    generation: 1,
+    deleting: false,
+    managers: ['kubectl'],
+  });
+  const statusWrite = {
+    ...stored,
+    ...(scenario.newStatus !== absent ? { status: scenario.newStatus } : {}),
+    metadata: { ...stored.metadata, managedFields: sent.metadata!.managedFields },
+  };
   if (scenario.newStatus === absent) delete statusWrite.status;
-  const review = (operation: AdmissionRequest['operation'], object: KubeObject | null, oldObject: KubeObject | null, subResource?: string): AdmissionRequest => ({
+  const review = (
+    operation: AdmissionRequest['operation'],
+    object: KubeObject | null,
+    oldObject: KubeObject | null,
+    subResource?: string,
+  ): AdmissionRequest => ({
     uid: 'c0ffee-0001',
     kind: hubKind,
     requestKind: hubKind,
@@ -264,7 +331,15 @@ function requestsOf(contract: Contract, scenario: Scenario): { validating: Reque
   const validating: Request[] = [
     { what: 'CREATE', request: review('CREATE', created, null), objects: [created] },
     { what: 'UPDATE', request: review('UPDATE', prepared, stored), objects: [stored, prepared] },
-    ...(statusSubresource ? [{ what: 'UPDATE status', request: review('UPDATE', statusWrite, stored, 'status'), objects: [stored, statusWrite] }] : []),
+    ...(statusSubresource
+      ? [
+          {
+            what: 'UPDATE status',
+            request: review('UPDATE', statusWrite, stored, 'status'),
+            objects: [stored, statusWrite],
+          },
+        ]
+      : []),
     { what: 'DELETE', request: review('DELETE', null, stored), objects: [stored] },
     ...scaleRequests(contract, scenario, stored),
   ];
@@ -314,16 +389,27 @@ function ruleMatches(webhook: WebhookReach, request: AdmissionRequest, plural: s
 
 /** What the handler answers, as the `response` of the AdmissionReview it sends back. */
 function answer(registry: ContractRegistry, webhook: AdmissionWebhook, request: Request): Record<string, unknown> {
-  const outcome = handleAdmissionReview(webhook, registry, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: request.request }, request.stored ? { stored: { object: request.stored } } : {});
+  const outcome = handleAdmissionReview(
+    webhook,
+    registry,
+    { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: request.request },
+    request.stored ? { stored: { object: request.stored } } : {},
+  );
   return (outcome.body as { response: Record<string, unknown> }).response;
 }
 
 /** The scenario with the stored object as crdgate's defaults left it, and what the write keeps of it kept too. */
 function withStoredDefaults(registry: ContractRegistry, scenario: Scenario): Scenario {
   const { contract } = registry.contracts[0]!;
-  const old = object(contract, scenario.oldSpec, scenario.oldMeta, scenario.oldStatus, { generation: 1, deleting: false, managers: [] });
+  const old = object(contract, scenario.oldSpec, scenario.oldMeta, scenario.oldStatus, {
+    generation: 1,
+    deleting: false,
+    managers: [],
+  });
   const kind = { group: contract.identity.group, version: contract.hub, kind: contract.identity.kind };
-  const patch = decideMutation(registry, { uid: 'c0ffee-0004', kind, operation: 'CREATE', object: old, oldObject: null }).patch ?? [];
+  const patch =
+    decideMutation(registry, { uid: 'c0ffee-0004', kind, operation: 'CREATE', object: old, oldObject: null }).patch ??
+    [];
   const defaulted = applyJsonPatch(old, patch);
   const labels = defaulted.metadata?.labels;
   const oldMeta = { ...scenario.oldMeta, labels };
@@ -342,7 +428,8 @@ const toleratedSuffix = '(tolerated: unchanged since before the rule)';
 function inFull(registry: ContractRegistry, configuration: 'validating' | 'mutating', request: Request): Verdict {
   const options = { judgeUnchanged: true };
   if (configuration === 'mutating') return decideMutation(registry, request.request, options);
-  if (request.request.subResource === 'scale') return decideScale(registry, request.request, { object: request.stored }, options);
+  if (request.request.subResource === 'scale')
+    return decideScale(registry, request.request, { object: request.stored }, options);
   return decideValidation(registry, request.request, {}, options);
 }
 
@@ -350,7 +437,12 @@ function inFull(registry: ContractRegistry, configuration: 'validating' | 'mutat
 function carriesItsDefaults(registry: ContractRegistry, stored: KubeObject): boolean {
   const { contract } = registry.contracts[0]!;
   const kind = { group: contract.identity.group, version: contract.hub, kind: contract.identity.kind };
-  return (decideMutation(registry, { uid: 'c0ffee-0003', kind, operation: 'CREATE', object: stored, oldObject: null }).patch ?? []).length === 0;
+  return (
+    (
+      decideMutation(registry, { uid: 'c0ffee-0003', kind, operation: 'CREATE', object: stored, oldObject: null })
+        .patch ?? []
+    ).length === 0
+  );
 }
 
 interface Tally {
@@ -373,7 +465,14 @@ function runSubject(subject: Subject): Tally {
   const validator = compiled.validators.get(contract.hub)!;
   const webhooks = contractWebhooks(contract);
   const iterations = topLevelFieldCount(hubSchemaOf(contract));
-  const tally: Tally = { skipped: {}, called: {}, skippedUndefaultedStored: 0, skippedDefaultedStored: 0, skippedInvalidStored: 0, calledAndDecided: 0 };
+  const tally: Tally = {
+    skipped: {},
+    called: {},
+    skippedUndefaultedStored: 0,
+    skippedDefaultedStored: 0,
+    skippedInvalidStored: 0,
+    calledAndDecided: 0,
+  };
   const count = (record: Record<string, number>, key: string) => (record[key] = (record[key] ?? 0) + 1);
 
   const ask = (webhook: WebhookReach, request: Request): MatchConditionsAnswer => {
@@ -394,27 +493,43 @@ function runSubject(subject: Subject): Tally {
     // The API server takes the conditions, and they never fail on a request it lets through.
     expect(matched.compileErrors, `${webhook.name} ${request.what}`).toBeUndefined();
     expect(matched.evalError, `${webhook.name} ${request.what}`).toBeUndefined();
-    for (const condition of webhook.matchConditions) expect(matched.cost).toBeLessThanOrEqual(matchConditionCostBound(condition.expression, iterations) * webhook.matchConditions.length);
+    for (const condition of webhook.matchConditions)
+      expect(matched.cost).toBeLessThanOrEqual(
+        matchConditionCostBound(condition.expression, iterations) * webhook.matchConditions.length,
+      );
     return matched;
   };
 
   const check = (configuration: 'validating' | 'mutating', request: Request) => {
     const handler: AdmissionWebhook = configuration === 'validating' ? 'validate' : 'mutate';
-    const candidates = webhooks.filter((webhook) => webhook.configuration === configuration && ruleMatches(webhook, request.request, contract.identity.plural));
+    const candidates = webhooks.filter(
+      (webhook) =>
+        webhook.configuration === configuration && ruleMatches(webhook, request.request, contract.identity.plural),
+    );
     const calledBy = candidates.filter((webhook) => ask(webhook, request).matches);
     const key = `${configuration} ${request.what}`;
     if (calledBy.length > 0) {
       count(tally.called, key);
       const response = answer(registry, handler, request);
-      if (response['allowed'] !== true || response['warnings'] !== undefined || response['patch'] !== undefined) tally.calledAndDecided += 1;
+      if (response['allowed'] !== true || response['warnings'] !== undefined || response['patch'] !== undefined)
+        tally.calledAndDecided += 1;
       return;
     }
     // Nothing of this configuration is called: crdgate, asked anyway, must have had nothing to say.
     count(tally.skipped, key);
-    expect(answer(registry, handler, request), `${subject.title}: ${key} skipped, yet crdgate answers`).toEqual({ uid: request.request.uid, allowed: true });
+    expect(answer(registry, handler, request), `${subject.title}: ${key} skipped, yet crdgate answers`).toEqual({
+      uid: request.request.uid,
+      allowed: true,
+    });
     const full = inFull(registry, configuration, request);
-    expect(full, `${subject.title}: ${key} skipped, yet crdgate's rules say`).toMatchObject({ allowed: true, auditAnnotations: {} });
-    expect(full.warnings.filter((warning) => !warning.endsWith(toleratedSuffix)), `${subject.title}: ${key} skipped, yet crdgate's rules warn`).toEqual([]);
+    expect(full, `${subject.title}: ${key} skipped, yet crdgate's rules say`).toMatchObject({
+      allowed: true,
+      auditAnnotations: {},
+    });
+    expect(
+      full.warnings.filter((warning) => !warning.endsWith(toleratedSuffix)),
+      `${subject.title}: ${key} skipped, yet crdgate's rules warn`,
+    ).toEqual([]);
     if (configuration === 'mutating' && request.request.oldObject) {
       if (carriesItsDefaults(registry, request.request.oldObject)) {
         expect(full.patch ?? [], `${subject.title}: ${key} skipped, yet the defaults patch`).toEqual([]);
@@ -429,7 +544,12 @@ function runSubject(subject: Subject): Tally {
   };
 
   // Half the stored objects came through crdgate's mutating webhook (they carry their defaults), half did not.
-  const stored = contract.defaults === undefined ? scenarios(contract) : fc.tuple(scenarios(contract), fc.boolean()).map(([scenario, defaulted]) => (defaulted ? withStoredDefaults(registry, scenario) : scenario));
+  const stored =
+    contract.defaults === undefined
+      ? scenarios(contract)
+      : fc
+          .tuple(scenarios(contract), fc.boolean())
+          .map(([scenario, defaulted]) => (defaulted ? withStoredDefaults(registry, scenario) : scenario));
   fc.assert(
     fc.property(stored, (scenario) => {
       const { validating, mutating } = requestsOf(contract, scenario);
@@ -460,11 +580,13 @@ describe('what the webhook configurations skip, crdgate would have allowed with 
       expect(tally.skipped['mutating UPDATE'], JSON.stringify(tally)).toBeGreaterThan(0);
       expect(tally.skippedDefaultedStored, JSON.stringify(tally)).toBeGreaterThan(0);
     }
-    if (hubHas(contract, 'status')) expect(tally.skipped['validating UPDATE status'], JSON.stringify(tally)).toBeGreaterThan(0);
+    if (hubHas(contract, 'status'))
+      expect(tally.skipped['validating UPDATE status'], JSON.stringify(tally)).toBeGreaterThan(0);
     if (hubHas(contract, 'scale')) expect(keys(tally.skipped)).toContain('validating UPDATE scale');
     expect(keys(tally.skipped)).toContain('validating DELETE');
     // Where crdgate has rules at all, some of the requests it is sent it refuses, warns about or patches.
-    if (contract.transitions !== undefined || contract.defaults !== undefined) expect(tally.calledAndDecided, JSON.stringify(tally)).toBeGreaterThan(0);
+    if (contract.transitions !== undefined || contract.defaults !== undefined)
+      expect(tally.calledAndDecided, JSON.stringify(tally)).toBeGreaterThan(0);
     if (process.env['CRDGATE_REACH_TALLY']) console.log(subject.title, JSON.stringify(tally));
   });
 

@@ -43,7 +43,11 @@ export function contractWebhooks(contract: Contract): WebhookReach[] {
       decides: parts.statusRefusable ? 'refusals' : 'warnings',
       explanation: [
         `UPDATE of ${plural}/status: only when one of these changes: ${parts.reasons.status.join('; ')}`,
-        ...(parts.statusRefusable ? [] : ['crdgate can only warn about a status write, never refuse one: failurePolicy Ignore, so an outage blocks none, and timeoutSeconds 1, so a hung crdgate holds one a second at most']),
+        ...(parts.statusRefusable
+          ? []
+          : [
+              'crdgate can only warn about a status write, never refuse one: failurePolicy Ignore, so an outage blocks none, and timeoutSeconds 1, so a hung crdgate holds one a second at most',
+            ]),
       ],
     });
   }
@@ -58,9 +62,16 @@ function mainWebhook(contract: Contract, parts: JudgedParts): WebhookReach {
   const changed = partsChanged(parts.update, schemaForTopLevel(contract));
   const protections = rules.every((rule) => rule.form !== undefined) ? rules.map((rule) => rule.form!) : undefined;
   const matchConditions: MatchCondition[] = [
-    ...(changed !== undefined ? [{ name: 'update-changes-what-crdgate-judges', expression: onlyFor('UPDATE', changed).text }] : []),
+    ...(changed !== undefined
+      ? [{ name: 'update-changes-what-crdgate-judges', expression: onlyFor('UPDATE', changed).text }]
+      : []),
     ...(rules.length > 0 && protections !== undefined
-      ? [{ name: 'delete-of-a-protected-object', expression: onlyFor('DELETE', or(...protections.map(protected_))).text }]
+      ? [
+          {
+            name: 'delete-of-a-protected-object',
+            expression: onlyFor('DELETE', or(...protections.map(protected_))).text,
+          },
+        ]
       : []),
   ];
   const explanation = [
@@ -73,7 +84,9 @@ function mainWebhook(contract: Contract, parts: JudgedParts): WebhookReach {
       : protections !== undefined
         ? `DELETE of ${plural}: only of an object that carries ${protections.map((form) => `${form.annotation}: "${form.equals}"`).join(' or ')}: the deletion rules refuse nothing else`
         : `DELETE of ${plural}: every one: a deletion rule is code, which only crdgate can run`,
-    ...(hubHasStatus(contract) && parts.status === undefined ? [`UPDATE of ${plural}/status: never: nothing crdgate judges reads the status beyond what the API server checks`] : []),
+    ...(hubHasStatus(contract) && parts.status === undefined
+      ? [`UPDATE of ${plural}/status: never: nothing crdgate judges reads the status beyond what the API server checks`]
+      : []),
   ];
   return {
     configuration: 'validating',
@@ -88,7 +101,10 @@ function mainWebhook(contract: Contract, parts: JudgedParts): WebhookReach {
 
 /** The object is protected: it carries the annotation with exactly that value. */
 function protected_(form: { annotation: string; equals: string }): Cel {
-  const value = optionalIndex(optionalMember(optionalMember(ident('oldObject'), 'metadata'), 'annotations'), str(form.annotation));
+  const value = optionalIndex(
+    optionalMember(optionalMember(ident('oldObject'), 'metadata'), 'annotations'),
+    str(form.annotation),
+  );
   return eq(value, call('optional.of', [str(form.equals)]));
 }
 
@@ -96,7 +112,8 @@ function scaleWebhook(contract: Contract): WebhookReach {
   const { plural } = contract.identity;
   // A Scale leaves spec.replicas out when it is 0, so an old Scale of 0 may be an object without the field, which
   // the write would add: only a non-zero count the write keeps is provably no change.
-  const replicas = (root: string) => method(optionalMember(optionalMember(ident(root), 'spec'), 'replicas'), 'orValue', int(0));
+  const replicas = (root: string) =>
+    method(optionalMember(optionalMember(ident(root), 'spec'), 'replicas'), 'orValue', int(0));
   const changed = or(ne(replicas('object'), replicas('oldObject')), eq(replicas('oldObject'), int(0)));
   return {
     configuration: 'validating',
@@ -105,7 +122,9 @@ function scaleWebhook(contract: Contract): WebhookReach {
     rules: [{ operations: ['UPDATE'], resource: `${plural}/scale` }],
     matchConditions: [{ name: 'scale-changes-replicas', expression: changed.text }],
     decides: 'refusals',
-    explanation: [`UPDATE of ${plural}/scale: only when it changes the replicas (or sets 0, which may add the field): the same change sent to the object`],
+    explanation: [
+      `UPDATE of ${plural}/scale: only when it changes the replicas (or sets 0, which may add the field): the same change sent to the object`,
+    ],
   };
 }
 
@@ -117,7 +136,10 @@ function mutatingWebhook(contract: Contract, parts: JudgedParts): WebhookReach {
     name: mutatingWebhookName(contract),
     path: webhookPaths.mutate,
     rules: [{ operations: ['CREATE', 'UPDATE'], resource: plural }],
-    matchConditions: changed !== undefined ? [{ name: 'update-changes-what-the-defaults-see', expression: onlyFor('UPDATE', changed).text }] : [],
+    matchConditions:
+      changed !== undefined
+        ? [{ name: 'update-changes-what-the-defaults-see', expression: onlyFor('UPDATE', changed).text }]
+        : [],
     decides: 'patches',
     explanation: [
       `CREATE of ${plural}: every one: the defaults fill what a new object leaves out`,
@@ -137,7 +159,11 @@ function schemaForTopLevel(contract: Contract): JSONSchemaProps | undefined {
   if (ownsCrd(contract)) return own;
   const owner = ownerHubSchema(contract);
   if (owner === undefined || own === undefined) return own;
-  return { ...own, properties: { ...own.properties, ...owner.properties }, ...(keepsUnknown(owner) ? { 'x-kubernetes-preserve-unknown-fields': true } : {}) };
+  return {
+    ...own,
+    properties: { ...own.properties, ...owner.properties },
+    ...(keepsUnknown(owner) ? { 'x-kubernetes-preserve-unknown-fields': true } : {}),
+  };
 }
 
 function keepsUnknown(schema: JSONSchemaProps): boolean {
@@ -148,6 +174,8 @@ function keepsUnknown(schema: JSONSchemaProps): boolean {
 export function webhookReachProblems(contracts: readonly Contract[]): string[] {
   return contracts.flatMap((contract) => {
     const iterations = topLevelFieldCount(schemaForTopLevel(contract));
-    return contractWebhooks(contract).flatMap((webhook) => matchConditionProblems(webhook.name, webhook.matchConditions, iterations));
+    return contractWebhooks(contract).flatMap((webhook) =>
+      matchConditionProblems(webhook.name, webhook.matchConditions, iterations),
+    );
   });
 }

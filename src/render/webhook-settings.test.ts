@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { parseFailurePolicy, parseLabelSelector, parseTimeoutSeconds, WebhookSettingError } from './webhook-settings.ts';
+import {
+  parseFailurePolicy,
+  parseLabelSelector,
+  parseTimeoutSeconds,
+  WebhookSettingError,
+} from './webhook-settings.ts';
 
 describe('parseLabelSelector', () => {
   it("reads kubectl's selector syntax into a LabelSelector", () => {
-    expect(parseLabelSelector('team=maps, env in (prod,staging),tier notin (dev), !legacy,example.com/judged,app!=old,zone==a')).toEqual({
+    expect(
+      parseLabelSelector(
+        'team=maps, env in (prod,staging),tier notin (dev), !legacy,example.com/judged,app!=old,zone==a',
+      ),
+    ).toEqual({
       matchLabels: { team: 'maps', zone: 'a' },
       matchExpressions: [
         { key: 'env', operator: 'In', values: ['prod', 'staging'] },
@@ -17,7 +26,9 @@ describe('parseLabelSelector', () => {
   });
 
   it('reads a LabelSelector in JSON', () => {
-    const selector = { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }] };
+    const selector = {
+      matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }],
+    };
     expect(parseLabelSelector(JSON.stringify(selector))).toEqual(selector);
     expect(parseLabelSelector('{}')).toEqual({});
   });
@@ -45,6 +56,7 @@ describe('parseFailurePolicy and parseTimeoutSeconds', () => {
     expect(parseFailurePolicy('Ignore')).toBe('Ignore');
     expect(() => parseFailurePolicy('ignore')).toThrow('must be Fail or Ignore, got "ignore"');
     expect(parseTimeoutSeconds('30')).toBe(30);
-    for (const bad of ['0', '31', '2.5', '-1', 'ten', '']) expect(() => parseTimeoutSeconds(bad)).toThrow('from 1 to 30');
+    for (const bad of ['0', '31', '2.5', '-1', 'ten', ''])
+      expect(() => parseTimeoutSeconds(bad)).toThrow('from 1 to 30');
   });
 });

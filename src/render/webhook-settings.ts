@@ -47,10 +47,14 @@ export const timeoutSecondsRange = { min: 1, max: 30 } as const;
 export const warningsTimeoutSeconds = 1;
 
 /** What the API server does when crdgate does not answer a webhook, and how long it waits, by what the webhook decides. */
-export function failureHandling(decides: 'refusals' | 'warnings' | 'patches', settings: WebhookSettings): { failurePolicy: 'Fail' | 'Ignore'; timeoutSeconds: number } {
+export function failureHandling(
+  decides: 'refusals' | 'warnings' | 'patches',
+  settings: WebhookSettings,
+): { failurePolicy: 'Fail' | 'Ignore'; timeoutSeconds: number } {
   const timeoutSeconds = settings.timeoutSeconds ?? webhookDefaults.timeoutSeconds;
   // One that can only warn must not block a write for a warning.
-  if (decides === 'warnings') return { failurePolicy: 'Ignore', timeoutSeconds: Math.min(timeoutSeconds, warningsTimeoutSeconds) };
+  if (decides === 'warnings')
+    return { failurePolicy: 'Ignore', timeoutSeconds: Math.min(timeoutSeconds, warningsTimeoutSeconds) };
   return { failurePolicy: settings.failurePolicy ?? webhookDefaults.failurePolicy, timeoutSeconds };
 }
 
@@ -67,7 +71,9 @@ export function parseFailurePolicy(text: string): 'Fail' | 'Ignore' {
 export function parseTimeoutSeconds(text: string): number {
   const seconds = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!Number.isSafeInteger(seconds) || seconds < timeoutSecondsRange.min || seconds > timeoutSecondsRange.max) {
-    throw new WebhookSettingError(`must be a whole number of seconds from ${timeoutSecondsRange.min} to ${timeoutSecondsRange.max} (the API server's range), got "${text}"`);
+    throw new WebhookSettingError(
+      `must be a whole number of seconds from ${timeoutSecondsRange.min} to ${timeoutSecondsRange.max} (the API server's range), got "${text}"`,
+    );
   }
   return seconds;
 }
@@ -94,13 +100,24 @@ function jsonSelector(text: string): LabelSelector {
   }
   if (!isPlainObject(value)) throw new WebhookSettingError('must be a LabelSelector object');
   const unknown = Object.keys(value).filter((key) => key !== 'matchLabels' && key !== 'matchExpressions');
-  if (unknown.length > 0) throw new WebhookSettingError(`has unknown fields ${unknown.join(', ')}: a LabelSelector has matchLabels and matchExpressions`);
+  if (unknown.length > 0)
+    throw new WebhookSettingError(
+      `has unknown fields ${unknown.join(', ')}: a LabelSelector has matchLabels and matchExpressions`,
+    );
   const { matchLabels, matchExpressions } = value;
-  if (matchLabels !== undefined && (!isPlainObject(matchLabels) || Object.values(matchLabels).some((v) => typeof v !== 'string'))) {
+  if (
+    matchLabels !== undefined &&
+    (!isPlainObject(matchLabels) || Object.values(matchLabels).some((v) => typeof v !== 'string'))
+  ) {
     throw new WebhookSettingError('matchLabels must be an object of label keys to string values');
   }
-  if (matchExpressions !== undefined && (!Array.isArray(matchExpressions) || !matchExpressions.every(isRequirementShape))) {
-    throw new WebhookSettingError('matchExpressions must be a list of { key, operator, values? }, operator In, NotIn, Exists or DoesNotExist');
+  if (
+    matchExpressions !== undefined &&
+    (!Array.isArray(matchExpressions) || !matchExpressions.every(isRequirementShape))
+  ) {
+    throw new WebhookSettingError(
+      'matchExpressions must be a list of { key, operator, values? }, operator In, NotIn, Exists or DoesNotExist',
+    );
   }
   return {
     ...(matchLabels !== undefined ? { matchLabels: matchLabels as Record<string, string> } : {}),
@@ -112,25 +129,35 @@ function isRequirementShape(value: unknown): value is LabelSelectorRequirement {
   if (!isPlainObject(value) || typeof value['key'] !== 'string') return false;
   if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(value['operator'] as string)) return false;
   const values = value['values'];
-  return Object.keys(value).every((key) => ['key', 'operator', 'values'].includes(key)) && (values === undefined || (Array.isArray(values) && values.every((v) => typeof v === 'string')));
+  return (
+    Object.keys(value).every((key) => ['key', 'operator', 'values'].includes(key)) &&
+    (values === undefined || (Array.isArray(values) && values.every((v) => typeof v === 'string')))
+  );
 }
 
 // kubectl's selector syntax (k8s.io/apimachinery/pkg/labels): requirements separated by commas, each `key`,
 // `!key`, `key=value` (or ==), `key!=value`, `key in (a,b)` or `key notin (a,b)`.
-const requirementSyntax = /^(?:(!)\s*([^\s=!(),]+)|([^\s=!(),]+)\s*(?:(==|=|!=)\s*([^\s=!(),]*)|\s+(in|notin)\s*\(([^()]*)\))?)$/;
+const requirementSyntax =
+  /^(?:(!)\s*([^\s=!(),]+)|([^\s=!(),]+)\s*(?:(==|=|!=)\s*([^\s=!(),]*)|\s+(in|notin)\s*\(([^()]*)\))?)$/;
 
 function kubectlSelector(text: string): LabelSelector {
   const matchLabels: Record<string, string> = {};
   const matchExpressions: LabelSelectorRequirement[] = [];
   for (const requirement of splitRequirements(text)) {
     const match = requirementSyntax.exec(requirement.trim());
-    if (match === null) throw new WebhookSettingError(`cannot read "${requirement.trim()}": write key, !key, key=value, key!=value, key in (a,b) or key notin (a,b)`);
+    if (match === null)
+      throw new WebhookSettingError(
+        `cannot read "${requirement.trim()}": write key, !key, key=value, key!=value, key in (a,b) or key notin (a,b)`,
+      );
     const [, not, absentKey, key, operator, value, setOperator, set] = match;
     if (not !== undefined) matchExpressions.push({ key: absentKey!, operator: 'DoesNotExist' });
     else if (operator === '=' || operator === '==') matchLabels[key!] = value!;
     else if (operator === '!=') matchExpressions.push({ key: key!, operator: 'NotIn', values: [value!] });
     else if (setOperator !== undefined) {
-      const values = set!.split(',').map((each) => each.trim()).filter((each) => each !== '');
+      const values = set!
+        .split(',')
+        .map((each) => each.trim())
+        .filter((each) => each !== '');
       matchExpressions.push({ key: key!, operator: setOperator === 'in' ? 'In' : 'NotIn', values });
     } else matchExpressions.push({ key: key!, operator: 'Exists' });
   }
@@ -160,13 +187,15 @@ function splitRequirements(text: string): string[] {
 // A label value (apimachinery's IsValidLabelValue): empty, or at most 63 letters, digits, '-', '_' and '.',
 // starting and ending with a letter or digit.
 const labelValuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const labelValueRule = "a label value: empty, or at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
+const labelValueRule =
+  "a label value: empty, or at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
 
 /** What the API server's ValidateLabelSelector would refuse, one sentence each. */
 function labelSelectorProblems(selector: LabelSelector): string[] {
   const problems: string[] = [];
   const key = (k: string) => (isQualifiedName(k) ? [] : [`key "${k}" must be ${qualifiedNameRule}`]);
-  const value = (k: string, v: string) => (v.length <= 63 && labelValuePattern.test(v) ? [] : [`the value "${v}" of ${k} must be ${labelValueRule}`]);
+  const value = (k: string, v: string) =>
+    v.length <= 63 && labelValuePattern.test(v) ? [] : [`the value "${v}" of ${k} must be ${labelValueRule}`];
   for (const [k, v] of Object.entries(selector.matchLabels ?? {})) problems.push(...key(k), ...value(k, v));
   for (const requirement of selector.matchExpressions ?? []) {
     problems.push(...key(requirement.key));

@@ -23,7 +23,8 @@ export function contractSource(n: ScaffoldNames, shape: ScaffoldShape): string {
     'type Fsa',
   ];
   const spokeImports = spokes.map(
-    (version) => `import { ${versionVariable(version)}Mapping, ${versionVariable(version)}Schema } from './versions/${version}.ts';\n`,
+    (version) =>
+      `import { ${versionVariable(version)}Mapping, ${versionVariable(version)}Schema } from './versions/${version}.ts';\n`,
   );
   const modeType = modes.map((mode) => `'${mode}'`).join(' | ');
   const versionEntries = shape.versions.map((version) => {

@@ -11,7 +11,8 @@ export function conversionTestSource(n: ScaffoldNames, shape: ScaffoldShape): st
   const firstSpoke = spokes[0]!;
   const namespace = shape.scope === 'Namespaced' ? ", namespace: 'default'" : '';
   const generators = shape.versions.map(
-    (version) => `  ${versionKey(version)}: objectIn('${version}', '${version === shape.hub ? sizeField : spokeSizeField}'),\n`,
+    (version) =>
+      `  ${versionKey(version)}: objectIn('${version}', '${version === shape.hub ? sizeField : spokeSizeField}'),\n`,
   );
   return `import assert from 'node:assert/strict';
 import { test } from 'node:test';

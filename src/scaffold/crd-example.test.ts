@@ -14,10 +14,18 @@ describe('exampleSpec', () => {
         tier: { type: 'string', enum: ['gold', 'silver'] },
         replicas: { type: 'integer', minimum: 3, maximum: 5 },
         name: { type: 'string', minLength: 10 },
-        ports: { type: 'array', minItems: 1, items: { type: 'object', required: ['port'], properties: { port: { type: 'integer', default: 80 } } } },
+        ports: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'object', required: ['port'], properties: { port: { type: 'integer', default: 80 } } },
+        },
         created: { type: 'string', format: 'date-time' },
         enabled: { type: 'boolean' },
-        nested: { type: 'object', required: ['a'], properties: { a: { type: 'number', minimum: 0, exclusiveMinimum: true } } },
+        nested: {
+          type: 'object',
+          required: ['a'],
+          properties: { a: { type: 'number', minimum: 0, exclusiveMinimum: true } },
+        },
         optional: { type: 'string' },
       },
     };

@@ -32,18 +32,25 @@ function exampleValue(schema: JSONSchemaProps, depth: number): JSONValue {
     case 'integer':
     case 'number': {
       const low = schema.minimum === undefined ? 1 : schema.exclusiveMinimum ? schema.minimum + 1 : schema.minimum;
-      return schema.maximum !== undefined && low > schema.maximum ? schema.maximum : Math.max(low, Math.min(1, schema.maximum ?? 1));
+      return schema.maximum !== undefined && low > schema.maximum
+        ? schema.maximum
+        : Math.max(low, Math.min(1, schema.maximum ?? 1));
     }
     case 'boolean':
       return false;
     case 'string': {
-      if (schema.format !== undefined && formatExamples[schema.format] !== undefined) return formatExamples[schema.format]!;
+      if (schema.format !== undefined && formatExamples[schema.format] !== undefined)
+        return formatExamples[schema.format]!;
       const text = 'example';
-      return text.padEnd(schema.minLength ?? 0, 'x').slice(0, Math.max(schema.maxLength ?? text.length, schema.minLength ?? 0));
+      return text
+        .padEnd(schema.minLength ?? 0, 'x')
+        .slice(0, Math.max(schema.maxLength ?? text.length, schema.minLength ?? 0));
     }
     case 'array': {
       const count = Math.min(schema.minItems ?? 0, 3);
-      return schema.items && depth < 16 ? Array.from({ length: count }, () => exampleValue(schema.items!, depth + 1)) : [];
+      return schema.items && depth < 16
+        ? Array.from({ length: count }, () => exampleValue(schema.items!, depth + 1))
+        : [];
     }
     default: {
       const object: Record<string, JSONValue> = {};

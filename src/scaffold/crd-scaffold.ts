@@ -19,7 +19,12 @@ export interface CrdSource {
  * will make from it loads: a contract that owns the CRD, or with `crdOwner: 'external'` one that guards an operator's
  * CRD without taking it over. Throws a ContractDefinitionError naming the file and the problem otherwise.
  */
-export async function readCrdSource(file: string, cwd: string, crdName: string | undefined, crdOwner: CrdOwner = 'crdgate'): Promise<CrdSource> {
+export async function readCrdSource(
+  file: string,
+  cwd: string,
+  crdName: string | undefined,
+  crdOwner: CrdOwner = 'crdgate',
+): Promise<CrdSource> {
   const path = resolve(cwd, file);
   const fail = (problem: string): never => {
     throw new ContractDefinitionError(`--from-crd ${file}: ${problem}`);
@@ -48,12 +53,20 @@ export async function readCrdSource(file: string, cwd: string, crdName: string |
   }
   // The contract as the project makes it: a pass-through conversion for each version other than the hub, unless
   // the owner converts.
-  const spokes = crdOwner === 'external' ? [] : parts.versions.filter((version) => version.name !== parts.hub).map((version) => version.name);
+  const spokes =
+    crdOwner === 'external'
+      ? []
+      : parts.versions.filter((version) => version.name !== parts.hub).map((version) => version.name);
   let contract!: Contract;
   try {
     contract = defineContract({
       ...parts,
-      conversions: Object.fromEntries(spokes.map((version) => [version, specMappingConversion({ mapping: { down: (spec) => ({ spec, lost: {} }), up: (spec) => spec } })])),
+      conversions: Object.fromEntries(
+        spokes.map((version) => [
+          version,
+          specMappingConversion({ mapping: { down: (spec) => ({ spec, lost: {} }), up: (spec) => spec } }),
+        ]),
+      ),
       ...(spokes.length > 0 ? { conversionAnnotation: `${parts.identity.group}/conversion-data` } : {}),
     });
   } catch (error) {
@@ -64,7 +77,12 @@ export async function readCrdSource(file: string, cwd: string, crdName: string |
   const { identity } = parts;
   const hub = parts.versions.find((version) => version.name === parts.hub)!;
   const spec = exampleSpec(hub.schema);
-  const example = { apiVersion: `${identity.group}/${hub.name}`, kind: identity.kind, metadata: { name: 'example' }, ...(spec === undefined ? {} : { spec }) };
+  const example = {
+    apiVersion: `${identity.group}/${hub.name}`,
+    kind: identity.kind,
+    metadata: { name: 'example' },
+    ...(spec === undefined ? {} : { spec }),
+  };
   const validate = createContractRegistry([contract]).contracts[0]!.validators.get(hub.name)!;
   const specSchema = hub.schema.properties?.['spec'];
   const scaffold: CrdScaffold = {
@@ -81,7 +99,10 @@ export async function readCrdSource(file: string, cwd: string, crdName: string |
     crdOwner,
     ...(crdName === undefined ? {} : { crdName }),
     ...(validate(example).length === 0 ? { example } : {}),
-    specPruned: specSchema?.type === 'object' && specSchema['x-kubernetes-preserve-unknown-fields'] !== true && specSchema.additionalProperties === undefined,
+    specPruned:
+      specSchema?.type === 'object' &&
+      specSchema['x-kubernetes-preserve-unknown-fields'] !== true &&
+      specSchema.additionalProperties === undefined,
     printerColumns: (hub.printerColumns ?? []).map((column) => column.name),
   };
   return { scaffold, crdText };

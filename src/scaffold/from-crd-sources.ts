@@ -35,7 +35,14 @@ export function contractSourceFromCrd(s: CrdScaffold): string {
 function ownedContractSource(s: CrdScaffold): string {
   const { names: n, shape } = s;
   const spokes = spokeVersions(shape);
-  const imports = ['defineContract', 'fromCrd', 'readCrdFile', ...(spokes.length > 0 ? ['specMappingConversion'] : []), 'type Contract', 'type Invariant'];
+  const imports = [
+    'defineContract',
+    'fromCrd',
+    'readCrdFile',
+    ...(spokes.length > 0 ? ['specMappingConversion'] : []),
+    'type Contract',
+    'type Invariant',
+  ];
   const nameOption = s.crdName === undefined ? '' : `, { name: '${s.crdName}' }`;
   const conversions =
     spokes.length === 0
@@ -163,7 +170,9 @@ const tester = contractTester(contract);
 
 test('the contract is the CRD in ${s.crdFile}', () => {
   assert.equal(contract.identity.kind, '${n.kind}');${
-    s.crdOwner === 'external' ? "\n  // The operator's: crdgate renders no CRD, conversion or migration for it.\n  assert.equal(contract.crdOwner, 'external');" : ''
+    s.crdOwner === 'external'
+      ? "\n  // The operator's: crdgate renders no CRD, conversion or migration for it.\n  assert.equal(contract.crdOwner, 'external');"
+      : ''
   }
   assert.equal(\`\${contract.identity.plural}.\${contract.identity.group}\`, (crd as { metadata: { name: string } }).metadata.name);
   assert.deepEqual(contract.versions.map((version) => version.name), ${JSON.stringify(shape.versions)});
@@ -245,7 +254,9 @@ ${crdProjectTestSection(s)}
 
 \`npm run dev\` starts a local kube-apiserver with the CRD and the webhooks and prints the kubectl to use.
 \`docker build -t ${image} .\` builds the image (it carries \`src/\` and \`${s.crdFile.split('/')[0]}/\`${
-    versions.crdgateTarball === undefined ? '' : `; crdgate comes from \`${versions.crdgateTarball}\`, so keep \`vendor/\``
+    versions.crdgateTarball === undefined
+      ? ''
+      : `; crdgate comes from \`${versions.crdgateTarball}\`, so keep \`vendor/\``
   }), and
 \`npx crdgate manifests --contract ${contractPath} --image ${image} --out manifests\` renders what to deploy:
 crdgate's \`docs/own-contracts.md\` and \`docs/operations.md\` go through it.
@@ -269,7 +280,9 @@ one file yourself, \`npx node --test src/contract.test.ts\` (a plain \`node\` ol
 server) and \`src/contract.e2e.test.ts\` (the contract served by crdgate in front of a real kube-apiserver and etcd on
 127.0.0.1${applied}; they come from \`$KUBEBUILDER_ASSETS\` or are built with Go the first time; skipped, saying why,
 where neither is possible, and a failure with \`${requireE2eVariable}=1\`). \`examples/${n.singular}.yaml\` is an object ${
-    s.example === undefined ? 'to fill in' : "with the fields the schema requires; if the CRD's CEL rules ask for more, edit it and the tests' copy"
+    s.example === undefined
+      ? 'to fill in'
+      : "with the fields the schema requires; if the CRD's CEL rules ask for more, edit it and the tests' copy"
   }: \`npm run check -- -f examples/${n.singular}.yaml\` decides it.
 `;
 }

@@ -30,6 +30,11 @@ export function npmComplaint(stderr: string, maxLines = 20): string {
   const lines = stderr
     .split('\n')
     .map((line) => line.trimEnd())
-    .filter((line) => line !== '' && !/^npm (warn|notice|WARN)\b/.test(line) && !/A complete log of this run/.test(line));
-  return lines.slice(-maxLines).map((line) => `  ${line}`).join('\n');
+    .filter(
+      (line) => line !== '' && !/^npm (warn|notice|WARN)\b/.test(line) && !/A complete log of this run/.test(line),
+    );
+  return lines
+    .slice(-maxLines)
+    .map((line) => `  ${line}`)
+    .join('\n');
 }

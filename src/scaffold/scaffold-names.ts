@@ -23,7 +23,9 @@ export function scaffoldNameProblems(group: string, kind: string, plural: string
   return crdNameProblems(scaffoldNames(group, kind, plural), []).map((problem) => {
     // Each problem starts with the field it names; a field with a flag of its own is named by the flag.
     const field = problem.slice(0, problem.indexOf(' '));
-    return flagOf[field] ? `${flagOf[field]}${problem.slice(field.length)}` : `${problem} (derived from --kind and --plural)`;
+    return flagOf[field]
+      ? `${flagOf[field]}${problem.slice(field.length)}`
+      : `${problem} (derived from --kind and --plural)`;
   });
 }
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isVersionName, scaffoldShape, spokeVersions, versionIdentifier, versionKey, versionVariable } from './scaffold-shape.ts';
+import {
+  isVersionName,
+  scaffoldShape,
+  spokeVersions,
+  versionIdentifier,
+  versionKey,
+  versionVariable,
+} from './scaffold-shape.ts';
 
 describe('scaffoldShape', () => {
   it('is one namespaced version, v1, when no flag says otherwise', () => {
@@ -28,8 +35,10 @@ describe('scaffoldShape', () => {
 
 describe('isVersionName', () => {
   it('takes what the API server takes for a CRD version: a DNS-1035 label', () => {
-    for (const name of ['v1', 'v1beta1', 'v2alpha3', 'v2-preview', 'a'.repeat(63)]) expect(isVersionName(name), name).toBe(true);
-    for (const name of ['', 'V1', '1', 'v1-', '-v1', 'v1.0', 'v1_beta', 'a'.repeat(64)]) expect(isVersionName(name), name).toBe(false);
+    for (const name of ['v1', 'v1beta1', 'v2alpha3', 'v2-preview', 'a'.repeat(63)])
+      expect(isVersionName(name), name).toBe(true);
+    for (const name of ['', 'V1', '1', 'v1-', '-v1', 'v1.0', 'v1_beta', 'a'.repeat(64)])
+      expect(isVersionName(name), name).toBe(false);
   });
 });
 

@@ -15,14 +15,21 @@ export const scopes = ['Namespaced', 'Cluster'] as const;
  * The shape from the command's flags: versions comma-separated (default v1), the hub the last of them unless
  * named, the scope Namespaced unless named. Returns the problems instead when there are any, as sentences.
  */
-export function scaffoldShape(flags: { scope?: string; versions?: string; hub?: string }): ScaffoldShape | { problems: string[] } {
+export function scaffoldShape(flags: {
+  scope?: string;
+  versions?: string;
+  hub?: string;
+}): ScaffoldShape | { problems: string[] } {
   const problems: string[] = [];
   const scope = flags.scope ?? 'Namespaced';
-  if (!(scopes as readonly string[]).includes(scope)) problems.push(`--scope "${scope}" must be ${scopes.join(' or ')}`);
+  if (!(scopes as readonly string[]).includes(scope))
+    problems.push(`--scope "${scope}" must be ${scopes.join(' or ')}`);
   const versions = (flags.versions ?? 'v1').split(',').map((version) => version.trim());
   for (const version of versions) {
     if (!isVersionName(version)) {
-      problems.push(`--versions: "${version}" is not a version name: a lowercase DNS-1035 label, like v1, v1beta1 or v2alpha3`);
+      problems.push(
+        `--versions: "${version}" is not a version name: a lowercase DNS-1035 label, like v1, v1beta1 or v2alpha3`,
+      );
     }
   }
   const repeated = versions.filter((version, index) => versions.indexOf(version) !== index);

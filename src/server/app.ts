@@ -1,6 +1,11 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { TLSSocket } from 'node:tls';
-import { handleAdmissionReview, storedObjectToRead, type AdmissionOutcome, type AdmissionWebhook } from '../admission/handler.ts';
+import {
+  handleAdmissionReview,
+  storedObjectToRead,
+  type AdmissionOutcome,
+  type AdmissionWebhook,
+} from '../admission/handler.ts';
 import type { StoredObjectReader } from '../kube/stored-object-reading.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import { reviewConversion } from '../conversion/review-conversion.ts';
@@ -50,30 +55,49 @@ export function createApp(options: AppOptions): Express {
   const clientCertificate = (endpoint: WebhookEndpoint): RequestHandler[] =>
     options.clientCertificateEndpoints.has(endpoint) ? [requireVerifiedClient] : [];
   for (const webhook of ['validate', 'mutate'] as const) {
-    app.post(`/${webhook}`, ...clientCertificate(webhook), jsonBody(limits.admissionBytes, inFlight), admissionRoute(webhook, registry, metrics, options.readStoredObject));
+    app.post(
+      `/${webhook}`,
+      ...clientCertificate(webhook),
+      jsonBody(limits.admissionBytes, inFlight),
+      admissionRoute(webhook, registry, metrics, options.readStoredObject),
+    );
   }
-  if (options.crdGate) app.post('/crd-gate', ...clientCertificate('crd-gate'), jsonBody(limits.admissionBytes, inFlight), crdGateRoute(options.crdGate, metrics));
-  app.post('/convert', ...clientCertificate('convert'), jsonBody(limits.conversionBytes, inFlight), function convert(req, res) {
-    const started = performance.now();
-    const outcome = reviewConversion(req.body, registry());
-    const result = outcome.status === 200 ? outcome.review.response.result : undefined;
-    metrics.conversions.inc({ result: result?.status ?? 'Rejected' });
-    res.locals.summary = {
-      uid: outcome.status === 200 ? outcome.review.response.uid : undefined,
-      objects: Array.isArray(req.body?.request?.objects) ? req.body.request.objects.length : undefined,
-      result: result?.status ?? 'Rejected',
-      ...(result?.status === 'Failed' ? { message: result.message } : {}),
-      decideMs: Number((performance.now() - started).toFixed(3)),
-    };
-    sendJson(res, outcome.status, outcome.status === 200 ? outcome.review : { error: outcome.error });
-  });
+  if (options.crdGate)
+    app.post(
+      '/crd-gate',
+      ...clientCertificate('crd-gate'),
+      jsonBody(limits.admissionBytes, inFlight),
+      crdGateRoute(options.crdGate, metrics),
+    );
+  app.post(
+    '/convert',
+    ...clientCertificate('convert'),
+    jsonBody(limits.conversionBytes, inFlight),
+    function convert(req, res) {
+      const started = performance.now();
+      const outcome = reviewConversion(req.body, registry());
+      const result = outcome.status === 200 ? outcome.review.response.result : undefined;
+      metrics.conversions.inc({ result: result?.status ?? 'Rejected' });
+      res.locals.summary = {
+        uid: outcome.status === 200 ? outcome.review.response.uid : undefined,
+        objects: Array.isArray(req.body?.request?.objects) ? req.body.request.objects.length : undefined,
+        result: result?.status ?? 'Rejected',
+        ...(result?.status === 'Failed' ? { message: result.message } : {}),
+        decideMs: Number((performance.now() - started).toFixed(3)),
+      };
+      sendJson(res, outcome.status, outcome.status === 200 ? outcome.review : { error: outcome.error });
+    },
+  );
 
   app.get('/healthz', function healthz(_req, res) {
     res.type('text/plain').send('ok');
   });
   app.get('/readyz', function readyz(_req, res) {
     const reason = options.notReadyBecause();
-    res.status(reason === undefined ? 200 : 503).type('text/plain').send(reason === undefined ? 'ok' : `not ready: ${reason}`);
+    res
+      .status(reason === undefined ? 200 : 503)
+      .type('text/plain')
+      .send(reason === undefined ? 'ok' : `not ready: ${reason}`);
   });
   app.get('/metrics', async function metricsRoute(_req, res) {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
@@ -104,7 +128,9 @@ function admissionRoute(
     if (!toRead) return send(handleAdmissionReview(webhook, contracts, req.body));
     // The one wait of an admission request: a /scale review's object, read from the API server. The reader never
     // rejects; a failure is a reading the decision denies on.
-    return readStoredObject(toRead).then((stored) => send(handleAdmissionReview(webhook, contracts, req.body, { stored })));
+    return readStoredObject(toRead).then((stored) =>
+      send(handleAdmissionReview(webhook, contracts, req.body, { stored })),
+    );
   };
 }
 

@@ -8,10 +8,15 @@ import { sendJson } from './json-response.ts';
  * business. Hand-written rather than body-parser: on the admission hot path body-parser cost twice the JSON.parse
  * it wraps (bench/ --profile), for charset and encoding cases the API server never sends.
  */
-export function jsonBody(limitBytes: number, inFlight: InFlightBodies, maxValues: number = maxJsonValues): RequestHandler {
+export function jsonBody(
+  limitBytes: number,
+  inFlight: InFlightBodies,
+  maxValues: number = maxJsonValues,
+): RequestHandler {
   return function readJsonBody(req, _res, next) {
     const type = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-    if (type !== 'application/json') return next(new ProtocolError('CONTENT_TYPE_UNSUPPORTED', `got ${type ?? 'no content type'}`));
+    if (type !== 'application/json')
+      return next(new ProtocolError('CONTENT_TYPE_UNSUPPORTED', `got ${type ?? 'no content type'}`));
     const declared = Number(req.headers['content-length']);
     if (declared > limitBytes) return next(tooLarge(limitBytes));
     readBody(req, limitBytes, inFlight).then(
@@ -93,7 +98,8 @@ function readBody(req: Request, limitBytes: number, inFlight: InFlightBodies): P
     };
     function collect(chunk: Buffer) {
       if (received + chunk.length > limitBytes) return stop(tooLarge(limitBytes));
-      if (!inFlight.reserve(chunk.length)) return stop(new ProtocolError('SERVER_BUSY', 'too many request bytes in flight'));
+      if (!inFlight.reserve(chunk.length))
+        return stop(new ProtocolError('SERVER_BUSY', 'too many request bytes in flight'));
       received += chunk.length;
       chunks.push(chunk);
     }

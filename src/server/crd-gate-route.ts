@@ -24,11 +24,18 @@ export function crdGateRoute(gate: CrdGate, metrics: ServerMetrics): RequestHand
   return async function gateCrdRevision(req, res) {
     const pair = revisionToJudge(req.body);
     let live: LiveObjectsReading | undefined;
-    if (pair) live = await gate.readLive(pair.oldCrd, pair.newCrd).catch((error: unknown) => ({ read: 'not-judged' as const, why: `the read failed: ${(error as Error)?.message ?? String(error)}` }));
+    if (pair)
+      live = await gate.readLive(pair.oldCrd, pair.newCrd).catch((error: unknown) => ({
+        read: 'not-judged' as const,
+        why: `the read failed: ${(error as Error)?.message ?? String(error)}`,
+      }));
     const outcome: AdmissionOutcome = answerReview(req.body, true, (request) => {
       const judged = crdRevisionPair(request);
       if ('allowed' in judged) return judged;
-      return decideCrdRevision(judged.name, judged.oldCrd, judged.newCrd, { ...(gate.rules ? { rules: gate.rules } : {}), ...(live ? { live } : {}) });
+      return decideCrdRevision(judged.name, judged.oldCrd, judged.newCrd, {
+        ...(gate.rules ? { rules: gate.rules } : {}),
+        ...(live ? { live } : {}),
+      });
     });
     metrics.decisions.inc({ webhook: 'crd-gate', decision: outcome.summary.decision, code: outcome.summary.code });
     res.locals.summary = outcome.summary;

@@ -101,7 +101,7 @@ function ownerCrdMetrics(registry: Registry): OwnerCrdMetrics {
     }),
     schemaRefusals: new Counter({
       name: 'crdgate_owner_crd_schema_refusals_total',
-      help: "Live CRDs crdgate could not compile a validator from (serve --owner-schema live): it kept validating with the schema it had.",
+      help: 'Live CRDs crdgate could not compile a validator from (serve --owner-schema live): it kept validating with the schema it had.',
       labelNames: ['crd'],
       registers: [registry],
     }),
@@ -134,7 +134,7 @@ function selfManagedCertificateMetrics(registry: Registry): SelfManagedCertifica
     }),
     ready: new Gauge({
       name: 'crdgate_certificates_ready',
-      help: "1 while the CA of the certificate this replica serves is in every caBundle it manages (with --manage-certs), else 0.",
+      help: '1 while the CA of the certificate this replica serves is in every caBundle it manages (with --manage-certs), else 0.',
       registers: [registry],
     }),
   };

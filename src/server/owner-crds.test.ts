@@ -26,7 +26,10 @@ const ownerCrd = (generation: number, extra: Record<string, unknown> = {}, versi
       schema: {
         openAPIV3Schema: {
           type: 'object',
-          properties: { spec: { type: 'object', properties: { size: { type: 'integer', minimum: 1 }, ...extra } }, status: { type: 'object', properties: { phase: { type: 'string' } } } },
+          properties: {
+            spec: { type: 'object', properties: { size: { type: 'integer', minimum: 1 }, ...extra } },
+            status: { type: 'object', properties: { phase: { type: 'string' } } },
+          },
         },
       },
     })),
@@ -37,13 +40,32 @@ function scene(mode: OwnerSchemaMode) {
   const contract = defineContract({ ...fromCrd(ownerCrd(1), { crdOwner: 'external' }) });
   let registry: ContractRegistry = createContractRegistry([contract]);
   const lines: Record<string, any>[] = [];
-  const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  const logger = createLogger({
+    level: 'debug',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
   const metrics = createServerMetrics();
-  const tracker = createOwnerCrdTracker({ mode, registry: () => registry, replaceRegistry: (next) => (registry = next), metrics: metrics.ownerCrds, logger });
+  const tracker = createOwnerCrdTracker({
+    mode,
+    registry: () => registry,
+    replaceRegistry: (next) => (registry = next),
+    metrics: metrics.ownerCrds,
+    logger,
+  });
   const metric = async (name: string) =>
-    Object.fromEntries(((await metrics.registry.getSingleMetric(name)!.get()).values).map((v) => [Object.values(v.labels).join(','), v.value]));
+    Object.fromEntries(
+      (await metrics.registry.getSingleMetric(name)!.get()).values.map((v) => [
+        Object.values(v.labels).join(','),
+        v.value,
+      ]),
+    );
   const validate = (spec: Record<string, unknown>) =>
-    registry.lookup('mq.example.com', 'Queue')!.validators.get('v1')!({ apiVersion: 'mq.example.com/v1', kind: 'Queue', metadata: { name: 'q' }, spec }).map((e) => `${e.field}: ${e.type}`);
+    registry.lookup('mq.example.com', 'Queue')!.validators.get('v1')!({
+      apiVersion: 'mq.example.com/v1',
+      kind: 'Queue',
+      metadata: { name: 'q' },
+      spec,
+    }).map((e) => `${e.field}: ${e.type}`);
   const logged = (msg: string) => lines.filter((line) => line.msg === msg);
   return { contract, tracker, lines, metric, validate, logged, registry: () => registry };
 }
@@ -68,7 +90,14 @@ describe("the owner's live CRD", () => {
     tracker.observe(contract, { ...gained, metadata: { ...gained.metadata, resourceVersion: '999' } });
     const warnings = logged("the owner's CRD differs from the contract's copy");
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ level: 40, crd: 'queues.mq.example.com', version: 'v1', differingPaths: 2, differences: ['spec.backup (added)', 'spec.tier (added)'], schemaInUse: 'contract' });
+    expect(warnings[0]).toMatchObject({
+      level: 40,
+      crd: 'queues.mq.example.com',
+      version: 'v1',
+      differingPaths: 2,
+      differences: ['spec.backup (added)', 'spec.tier (added)'],
+      schemaInUse: 'contract',
+    });
     expect(await metric('crdgate_owner_crd_drift')).toEqual({ 'queues.mq.example.com,v1': 1 });
     expect(await metric('crdgate_owner_crd_drift_paths')).toEqual({ 'queues.mq.example.com,v1': 2 });
     expect(validate({ size: 1, backup: 'daily' })).toEqual(['spec.backup: FieldValueUnknown']);
@@ -81,8 +110,15 @@ describe("the owner's live CRD", () => {
   it('names a version only the live CRD has, and drops the series while the CRD does not exist', async () => {
     const { contract, tracker, metric, logged } = scene('contract');
     tracker.observe(contract, ownerCrd(2, {}, ['v1', 'v2']));
-    expect(await metric('crdgate_owner_crd_drift')).toEqual({ 'queues.mq.example.com,v1': 0, 'queues.mq.example.com,v2': 1 });
-    expect(logged("the owner's CRD differs from the contract's copy")[0]).toMatchObject({ version: 'v2', presence: 'live-only', differences: ['version v2 is in the live CRD only'] });
+    expect(await metric('crdgate_owner_crd_drift')).toEqual({
+      'queues.mq.example.com,v1': 0,
+      'queues.mq.example.com,v2': 1,
+    });
+    expect(logged("the owner's CRD differs from the contract's copy")[0]).toMatchObject({
+      version: 'v2',
+      presence: 'live-only',
+      differences: ['version v2 is in the live CRD only'],
+    });
     tracker.observe(contract, undefined);
     expect(await metric('crdgate_owner_crd_drift')).toEqual({});
     expect(logged("the owner's CRD does not exist: nothing to compare the contract's copy with")).toHaveLength(1);
@@ -90,15 +126,24 @@ describe("the owner's live CRD", () => {
 
   it('live: not ready until read; then the live schema validates, swapped at each change, compiled once per change', async () => {
     const { contract, tracker, metric, validate, registry } = scene('live');
-    tracker.following(contract, { following: false, error: new KubeApiError(403, { message: 'customresourcedefinitions is forbidden' }, {}, 'GET'), retryInMs: 1000 });
-    expect(tracker.notReadyBecause()).toBe("--owner-schema live: the owner's CRD queues.mq.example.com has not been read yet (customresourcedefinitions is forbidden)");
+    tracker.following(contract, {
+      following: false,
+      error: new KubeApiError(403, { message: 'customresourcedefinitions is forbidden' }, {}, 'GET'),
+      retryInMs: 1000,
+    });
+    expect(tracker.notReadyBecause()).toBe(
+      "--owner-schema live: the owner's CRD queues.mq.example.com has not been read yet (customresourcedefinitions is forbidden)",
+    );
     expect(validate({ size: 1, backup: 'daily' })).toEqual(['spec.backup: FieldValueUnknown']);
 
     tracker.observe(contract, ownerCrd(2, { backup: { type: 'string' } }));
     expect(tracker.notReadyBecause()).toBeUndefined();
     expect(validate({ size: 1, backup: 'daily' })).toEqual([]);
     // Still the live schema's other rules, not an open door.
-    expect(validate({ size: 0, backup: 7 })).toEqual(['spec.size: FieldValueInvalid', 'spec.backup: FieldValueTypeInvalid']);
+    expect(validate({ size: 0, backup: 7 })).toEqual([
+      'spec.size: FieldValueInvalid',
+      'spec.backup: FieldValueTypeInvalid',
+    ]);
     expect(await metric('crdgate_owner_crd_live_schema')).toEqual({ 'queues.mq.example.com,v1': 1 });
 
     const swapped = registry();
@@ -113,9 +158,14 @@ describe("the owner's live CRD", () => {
     const { contract, tracker, metric, validate, logged } = scene('live');
     tracker.observe(contract, ownerCrd(2, { backup: { type: 'string' } }));
     // Valid RE2 (the API server takes it), not ECMAScript: crdgate cannot evaluate it.
-    tracker.observe(contract, ownerCrd(3, { backup: { type: 'string' }, tier: { type: 'string', pattern: '(?i)gold' } }));
+    tracker.observe(
+      contract,
+      ownerCrd(3, { backup: { type: 'string' }, tier: { type: 'string', pattern: '(?i)gold' } }),
+    );
     expect(await metric('crdgate_owner_crd_schema_refusals_total')).toEqual({ 'queues.mq.example.com': 1 });
-    const refusal = logged("cannot validate with the owner's live CRD: kept the schema in use (refusing what it refuses, never admitting unchecked)")[0];
+    const refusal = logged(
+      "cannot validate with the owner's live CRD: kept the schema in use (refusing what it refuses, never admitting unchecked)",
+    )[0];
     expect(refusal).toMatchObject({ level: 50, schemaInUse: 'live' });
     expect(refusal?.problems.join(' ')).toContain('openAPIV3Schema.properties[spec].properties[tier].pattern');
     // The previous live schema: backup admitted, tier (unknown to it) denied, not waved through.
@@ -127,6 +177,10 @@ describe("the owner's live CRD", () => {
     const { contract, tracker, logged } = scene('contract');
     tracker.following(contract, { following: false, error: new Error('connect ECONNREFUSED'), retryInMs: 2000 });
     expect(tracker.notReadyBecause()).toBeUndefined();
-    expect(logged("cannot follow the owner's CRD: serving with the schema in use, trying again")[0]).toMatchObject({ level: 40, retryInMs: 2000, schemaInUse: 'contract' });
+    expect(logged("cannot follow the owner's CRD: serving with the schema in use, trying again")[0]).toMatchObject({
+      level: 40,
+      retryInMs: 2000,
+      schemaInUse: 'contract',
+    });
   });
 });

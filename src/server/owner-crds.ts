@@ -67,7 +67,8 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
   const liveIn = new Map<string, Set<string>>();
   for (const contract of contracts) {
     metrics.watchUp.set({ crd: ownerCrdName(contract) }, 0);
-    for (const version of contract.versions) metrics.liveSchema.set({ crd: ownerCrdName(contract), version: version.name }, 0);
+    for (const version of contract.versions)
+      metrics.liveSchema.set({ crd: ownerCrdName(contract), version: version.name }, 0);
   }
 
   function observe(contract: Contract, crd: Record<string, unknown> | undefined): void {
@@ -81,7 +82,10 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
       }
       reported.delete(name);
       lastGeneration.delete(name);
-      logger.warn({ crd: name, schemaInUse: schemaInUse(contract) }, "the owner's CRD does not exist: nothing to compare the contract's copy with");
+      logger.warn(
+        { crd: name, schemaInUse: schemaInUse(contract) },
+        "the owner's CRD does not exist: nothing to compare the contract's copy with",
+      );
       return;
     }
     const generation = (crd.metadata as { generation?: unknown } | undefined)?.generation;
@@ -106,14 +110,25 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
       if (before?.get(drift.version) === now.get(drift.version)) continue;
       if (drifted(drift)) {
         logger.warn(
-          { crd: name, version: drift.version, presence: drift.presence, differingPaths: drift.differences.length, differences: words, schemaInUse: schemaInUse(contract, drift.version) },
+          {
+            crd: name,
+            version: drift.version,
+            presence: drift.presence,
+            differingPaths: drift.differences.length,
+            differences: words,
+            schemaInUse: schemaInUse(contract, drift.version),
+          },
           "the owner's CRD differs from the contract's copy",
         );
       } else if (before !== undefined) {
         logger.info({ crd: name, version: drift.version }, "the owner's CRD is in step with the contract's copy again");
       }
     }
-    if (before === undefined && !drifts.some(drifted)) logger.info({ crd: name, versions: drifts.map((d) => d.version) }, "the owner's CRD is in step with the contract's copy");
+    if (before === undefined && !drifts.some(drifted))
+      logger.info(
+        { crd: name, versions: drifts.map((d) => d.version) },
+        "the owner's CRD is in step with the contract's copy",
+      );
     reported.set(name, now);
   }
 
@@ -130,9 +145,17 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
     }
     const { group, kind } = contract.identity;
     options.replaceRegistry(withValidators(options.registry(), group, kind, compiled.validators));
-    for (const version of contract.versions) metrics.liveSchema.set({ crd: name, version: version.name }, compiled.validators.has(version.name) ? 1 : 0);
+    for (const version of contract.versions)
+      metrics.liveSchema.set({ crd: name, version: version.name }, compiled.validators.has(version.name) ? 1 : 0);
     liveIn.set(name, new Set(compiled.validators.keys()));
-    logger.info({ crd: name, versions: [...compiled.validators.keys()], generation: crd.metadata && (crd.metadata as { generation?: unknown }).generation }, "validating with the owner's live CRD");
+    logger.info(
+      {
+        crd: name,
+        versions: [...compiled.validators.keys()],
+        generation: crd.metadata && (crd.metadata as { generation?: unknown }).generation,
+      },
+      "validating with the owner's live CRD",
+    );
   }
 
   function schemaInUse(contract: Contract, version?: string): 'live' | 'contract' {
@@ -149,7 +172,7 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
     }
     const fields = logFieldsOf(state.error);
     lastFailure.set(name, String(fields['reason'] ?? (state.error as Error)?.message ?? state.error));
-    const forbidden = (fields['code'] === 401 || fields['code'] === 403);
+    const forbidden = fields['code'] === 401 || fields['code'] === 403;
     logger[forbidden ? 'error' : 'warn'](
       { crd: name, ...fields, retryInMs: state.retryInMs, schemaInUse: schemaInUse(contract) },
       forbidden
@@ -172,7 +195,10 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
 }
 
 /** Validators for the versions both the contract and the live CRD have, from the live schemas; or why not. */
-export function compileLive(contract: Contract, crd: unknown): { validators: Map<string, ObjectValidator> } | { problems: string[] } {
+export function compileLive(
+  contract: Contract,
+  crd: unknown,
+): { validators: Map<string, ObjectValidator> } | { problems: string[] } {
   const ours = new Set(contract.versions.map((version) => version.name));
   const versions = liveVersions(crd).filter((version) => ours.has(version.name));
   const problems: string[] = [];

@@ -48,7 +48,13 @@ export function observeRequests(metrics: ServerMetrics, logger: Logger): Request
       const failure: unknown = res.locals.failure;
       const level = requestLogLevel(res.statusCode, summary, failure);
       if (!logger.isLevelEnabled(level)) return;
-      const line = { method: req.method, path: req.path, status: res.statusCode, latencyMs: Number((seconds * 1000).toFixed(3)), ...summary };
+      const line = {
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        latencyMs: Number((seconds * 1000).toFixed(3)),
+        ...summary,
+      };
       if (failure !== undefined) logger.error({ ...line, err: failure }, 'request failed inside crdgate');
       else logger[level](line, 'request');
     });

@@ -9,7 +9,12 @@ import { createApp, type WebhookEndpoint } from './app.ts';
 import { expressBornMessages } from './express-born-messages.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import type { ServingCertificate } from '../certs/serving-certificate.ts';
-import { assertUsable, certificateNotAfterSeconds, readServingCertificate, watchServingCertificate } from './tls-files.ts';
+import {
+  assertUsable,
+  certificateNotAfterSeconds,
+  readServingCertificate,
+  watchServingCertificate,
+} from './tls-files.ts';
 
 export interface ServeOptions {
   port: number;
@@ -96,7 +101,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   server.requestTimeout = requestTimeoutMs;
   server.headersTimeout = requestTimeoutMs;
 
-  const apply = (next: ServingCertificate) => server.setSecureContext({ cert: next.cert, key: next.key, ...(clientCa ? { ca: clientCa } : {}) });
+  const apply = (next: ServingCertificate) =>
+    server.setSecureContext({ cert: next.cert, key: next.key, ...(clientCa ? { ca: clientCa } : {}) });
   const onReload = (result: 'loaded' | 'refused', loaded?: ServingCertificate) => {
     metrics.certificateReloads.inc({ result });
     if (loaded) metrics.certificateNotAfter.set(certificateNotAfterSeconds(loaded.cert));

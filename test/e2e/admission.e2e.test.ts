@@ -9,9 +9,20 @@ import { readEtcdRaw } from './support/etcd-raw.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { isNotFound, refusal } from './support/api-error.ts';
 import { webhookCallsAbout } from './support/crdgate-log.ts';
-import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
+import {
+  applyCrd,
+  applyWebhookConfigurations,
+  removeCrdgate,
+  startCrdgateForApiServer,
+  type CrdgateInFront,
+} from './support/crdgate-webhooks.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
-import { geoDatabases, invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from './support/geodatabases.ts';
+import {
+  geoDatabases,
+  invalidGeoDatabase,
+  invalidGeoDatabaseFields,
+  validGeoDatabase,
+} from './support/geodatabases.ts';
 import { kubectl } from './support/kubectl.ts';
 
 const provided = inject('controlPlane');
@@ -31,14 +42,17 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
   /** What the API server made of the invalid object before crdgate was in place: its own schema's verdict. */
   let withoutCrdgate: string;
 
-  const getGeoDatabase = (name: string): Promise<any> => customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name });
+  const getGeoDatabase = (name: string): Promise<any> =>
+    customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name });
   const createGeoDatabase = (body: object, dryRun?: 'All'): Promise<any> =>
     customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body, ...(dryRun ? { dryRun } : {}) });
   const expectAbsent = async (name: string): Promise<void> => {
     expect(await refusal(getGeoDatabase(name))).toMatchObject({ code: 404 });
   };
   const callsAbout = (name: string): string[] =>
-    webhookCallsAbout(gate!.server, namespace, name).map((call) => `${call.path} ${call.operation} ${call.decision} ${call.code}${call.dryRun ? ' dryRun' : ''}`);
+    webhookCallsAbout(gate!.server, namespace, name).map(
+      (call) => `${call.path} ${call.operation} ${call.decision} ${call.code}${call.dryRun ? ' dryRun' : ''}`,
+    );
 
   beforeAll(async () => {
     kubeConfig = new KubeConfig();
@@ -84,8 +98,21 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
     // crdgate's log shows the API server's calls: defaults first, then the decision on the defaulted object.
     const calls = webhookCallsAbout(gate!.server, namespace, 'valid');
     expect(calls).toEqual([
-      { path: '/mutate', uid: expect.stringMatching(uuid), operation: 'CREATE', decision: 'allowed', code: 'ALLOWED', patched: true },
-      { path: '/validate', uid: expect.stringMatching(uuid), operation: 'CREATE', decision: 'allowed', code: 'ALLOWED' },
+      {
+        path: '/mutate',
+        uid: expect.stringMatching(uuid),
+        operation: 'CREATE',
+        decision: 'allowed',
+        code: 'ALLOWED',
+        patched: true,
+      },
+      {
+        path: '/validate',
+        uid: expect.stringMatching(uuid),
+        operation: 'CREATE',
+        decision: 'allowed',
+        code: 'ALLOWED',
+      },
     ]);
   });
 
@@ -111,7 +138,9 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
     expect(applied.stderr).toContain('The GeoDatabase "invalid" is invalid: ');
     for (const field of invalidGeoDatabaseFields) expect(applied.stderr).toContain(`\n* ${field}: `);
     // Words only crdgate says: the API server knows no PostgreSQL release.
-    expect(applied.stderr).toContain('* spec.postgres.version: PostgreSQL major 18 is not supported (supported: 13 to 17)');
+    expect(applied.stderr).toContain(
+      '* spec.postgres.version: PostgreSQL major 18 is not supported (supported: 13 to 17)',
+    );
     await expectAbsent('invalid');
     // The mutating webhook leaves an object its schema rejects alone; the validating webhook refuses it.
     expect(callsAbout('invalid')).toEqual(['/mutate CREATE allowed ALLOWED', '/validate CREATE denied OBJECT_INVALID']);
@@ -120,11 +149,19 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
   it("refuses a size of 50GB and a cache named Tiles_1 in the API server's own validation, in crdgate's words, before its validating webhook", async () => {
     const file = join(workDir, 'schema-invalid.yaml');
     const object = validGeoDatabase(namespace, 'schema-invalid');
-    await writeFile(file, stringify({ ...object, spec: { ...(object.spec as object), storage: { size: '50GB' }, caches: [{ name: 'Tiles_1', memory: '1Gi' }] } }));
+    await writeFile(
+      file,
+      stringify({
+        ...object,
+        spec: { ...(object.spec as object), storage: { size: '50GB' }, caches: [{ name: 'Tiles_1', memory: '1Gi' }] },
+      }),
+    );
     const applied = await kubectl(cp, ['apply', '-f', file]);
     expect(applied.exitCode).toBe(1);
     expect(applied.stderr).not.toContain('admission webhook');
-    expect(applied.stderr).toContain('* spec.storage.size: Invalid value: "50GB": must be a Kubernetes quantity such as 500m, 64Mi, 2Gi or 1.5e3');
+    expect(applied.stderr).toContain(
+      '* spec.storage.size: Invalid value: "50GB": must be a Kubernetes quantity such as 500m, 64Mi, 2Gi or 1.5e3',
+    );
     expect(applied.stderr).toContain('* spec.caches[0].name: Invalid value: "Tiles_1": must be a DNS-1123 label');
     await expectAbsent('schema-invalid');
     // The mutating webhook runs before the API server validates; the validating webhook is never asked.
@@ -132,7 +169,9 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
   });
 
   it('keeps a deletion-protected GeoDatabase until the protection is removed as the message says', async () => {
-    await createGeoDatabase(validGeoDatabase(namespace, 'protected', { 'geo.example.com/deletion-protection': 'true' }));
+    await createGeoDatabase(
+      validGeoDatabase(namespace, 'protected', { 'geo.example.com/deletion-protection': 'true' }),
+    );
 
     const refused = await kubectl(cp, ['delete', 'geodatabase', 'protected', '-n', namespace]);
     expect(refused.exitCode).toBe(1);
@@ -150,7 +189,11 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
 
     // Removing the annotation changes nothing GeoDatabase's rules read, and nothing then protects the delete: neither
     // reaches crdgate (the webhooks' matchConditions skip them).
-    expect(callsAbout('protected')).toEqual(['/mutate CREATE allowed ALLOWED', '/validate CREATE allowed ALLOWED', '/validate DELETE denied DELETION_PROTECTED']);
+    expect(callsAbout('protected')).toEqual([
+      '/mutate CREATE allowed ALLOWED',
+      '/validate CREATE allowed ALLOWED',
+      '/validate DELETE denied DELETION_PROTECTED',
+    ]);
   });
 
   it('runs the webhooks on a server-side dry run and persists nothing', async () => {
@@ -165,9 +208,17 @@ describe.skipIf(!controlPlane)('admission webhooks behind the real API server', 
 
     await expectAbsent('dry-invalid');
     await expectAbsent('dry-valid');
-    expect(await readEtcdRaw(cp.etcdUrl, `/registry/geo.example.com/geodatabases/${namespace}/dry-valid`)).toBeUndefined();
+    expect(
+      await readEtcdRaw(cp.etcdUrl, `/registry/geo.example.com/geodatabases/${namespace}/dry-valid`),
+    ).toBeUndefined();
     // crdgate was told it was a dry run, and answered as for any other request.
-    expect(callsAbout('dry-invalid')).toEqual(['/mutate CREATE allowed ALLOWED dryRun', '/validate CREATE denied OBJECT_INVALID dryRun']);
-    expect(callsAbout('dry-valid')).toEqual(['/mutate CREATE allowed ALLOWED dryRun', '/validate CREATE allowed ALLOWED dryRun']);
+    expect(callsAbout('dry-invalid')).toEqual([
+      '/mutate CREATE allowed ALLOWED dryRun',
+      '/validate CREATE denied OBJECT_INVALID dryRun',
+    ]);
+    expect(callsAbout('dry-valid')).toEqual([
+      '/mutate CREATE allowed ALLOWED dryRun',
+      '/validate CREATE allowed ALLOWED dryRun',
+    ]);
   });
 });

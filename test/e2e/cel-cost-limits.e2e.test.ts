@@ -42,7 +42,9 @@ const crd = {
                     type: 'array',
                     maxItems: 1100,
                     items: { type: 'integer' },
-                    'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, a + b >= 0))', message: 'no two items add up below zero' }],
+                    'x-kubernetes-validations': [
+                      { rule: 'self.all(a, self.all(b, a + b >= 0))', message: 'no two items add up below zero' },
+                    ],
                   },
                   ...Object.fromEntries(
                     budgetLists.map((name) => [
@@ -51,7 +53,12 @@ const crd = {
                         type: 'array',
                         maxItems: 400,
                         items: { type: 'integer' },
-                        'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, a + b >= 0))', message: `${name}: no two items add up below zero` }],
+                        'x-kubernetes-validations': [
+                          {
+                            rule: 'self.all(a, self.all(b, a + b >= 0))',
+                            message: `${name}: no two items add up below zero`,
+                          },
+                        ],
                       },
                     ]),
                   ),
@@ -65,7 +72,12 @@ const crd = {
   },
 };
 
-const costly = (name: string, spec: Record<string, number[]>) => ({ apiVersion: `${group}/v1`, kind: 'Costly', metadata: { name }, spec });
+const costly = (name: string, spec: Record<string, number[]>) => ({
+  apiVersion: `${group}/v1`,
+  kind: 'Costly',
+  metadata: { name },
+  spec,
+});
 const zeros = (n: number) => Array.from({ length: n }, () => 0);
 
 interface Outcome {
@@ -101,16 +113,30 @@ describe.skipIf(!controlPlane)("CEL rules' runtime cost limits, as kube-apiserve
   });
 
   async function apiServerOutcome(object: ReturnType<typeof costly>): Promise<Outcome> {
-    const response = await rest.send('POST', `/apis/${group}/v1/namespaces/${namespace}/costlies?dryRun=All&fieldValidation=Strict`, object);
+    const response = await rest.send(
+      'POST',
+      `/apis/${group}/v1/namespaces/${namespace}/costlies?dryRun=All&fieldValidation=Strict`,
+      object,
+    );
     if (response.status === 201) return { allowed: true, causes: [], stored: response.body };
-    const status = response.body as { code?: number; details?: { causes?: Array<{ field?: string; message?: string }> } };
+    const status = response.body as {
+      code?: number;
+      details?: { causes?: Array<{ field?: string; message?: string }> };
+    };
     expect(status.code, response.text).toBe(422);
-    return { allowed: false, causes: (status.details?.causes ?? []).map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`) };
+    return {
+      allowed: false,
+      causes: (status.details?.causes ?? []).map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`),
+    };
   }
 
   function engineOutcome(object: ReturnType<typeof costly>): Outcome {
     const judged = judge(engineCrd, { operation: 'CREATE', object, namespace, fieldValidation: 'Strict' });
-    return { allowed: judged.allowed, causes: judged.causes.map((cause) => `${cause.field}: ${cause.message}`), ...(judged.allowed ? { stored: judged.object } : {}) };
+    return {
+      allowed: judged.allowed,
+      causes: judged.causes.map((cause) => `${cause.field}: ${cause.message}`),
+      ...(judged.allowed ? { stored: judged.object } : {}),
+    };
   }
 
   it.each([
@@ -137,7 +163,8 @@ describe.skipIf(!controlPlane)("CEL rules' runtime cost limits, as kube-apiserve
     const { stored: _storedOffline, ...offline } = engineOutcome(object);
     // Which list is named depends on the order in which kube-apiserver visits the properties, a Go map's: the
     // API server itself names a different one from one request to the next, and so does crdgate's engine.
-    const budgetRunOut = /^spec\.list\d+: Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run$/;
+    const budgetRunOut =
+      /^spec\.list\d+: Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run$/;
     for (const outcome of [server, offline]) {
       expect(outcome.allowed).toBe(false);
       expect(outcome.causes).toEqual([expect.stringMatching(budgetRunOut)]);

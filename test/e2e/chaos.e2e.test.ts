@@ -4,8 +4,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Manifest } from '../../src/render/manifest.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { refusal } from './support/api-error.ts';
-import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from './support/crdgate-restartable-process.ts';
-import { applyCrd, applyWebhookConfigurations, crdgateRegistration, removeCrdgate, type CrdgateRegistration } from './support/crdgate-webhooks.ts';
+import {
+  createCrdgateProcess,
+  removeCrdgateProcess,
+  type CrdgateProcess,
+} from './support/crdgate-restartable-process.ts';
+import {
+  applyCrd,
+  applyWebhookConfigurations,
+  crdgateRegistration,
+  removeCrdgate,
+  type CrdgateRegistration,
+} from './support/crdgate-webhooks.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 
@@ -38,8 +48,16 @@ function streamWrites(customObjects: CustomObjectsApi, core: CoreV1Api, namespac
     }
   }
   const loops = Promise.all([
-    loop('GeoDatabase', (name) => customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, name) })),
-    loop('ConfigMap', (name) => core.createNamespacedConfigMap({ namespace, body: { metadata: { name }, data: { at: String(Date.now()) } } })),
+    loop('GeoDatabase', (name) =>
+      customObjects.createNamespacedCustomObject({
+        ...geoDatabases,
+        namespace,
+        body: validGeoDatabase(namespace, name),
+      }),
+    ),
+    loop('ConfigMap', (name) =>
+      core.createNamespacedConfigMap({ namespace, body: { metadata: { name }, data: { at: String(Date.now()) } } }),
+    ),
   ]);
   return {
     writes,
@@ -78,7 +96,8 @@ describe.skipIf(!controlPlane)('chaos: crdgate stopped, frozen and re-certified 
     await applyWebhookConfigurations(kubeConfig, registration, namespace);
   });
   afterAll(async () => {
-    if (registration) await removeCrdgate(kubeConfig, { ...registration, server: { stop: () => removeCrdgateProcess(gate) } });
+    if (registration)
+      await removeCrdgate(kubeConfig, { ...registration, server: { stop: () => removeCrdgateProcess(gate) } });
   });
 
   it('renews the serving certificate while the API server streams writes: none fails', async () => {
@@ -86,7 +105,9 @@ describe.skipIf(!controlPlane)('chaos: crdgate stopped, frozen and re-certified 
     await pause(1_000);
     const before = await gate.servingSerial();
     await gate.renewCertificate();
-    await eventually('crdgate to serve the renewed certificate', async () => ((await gate.servingSerial()) !== before ? true : undefined));
+    await eventually('crdgate to serve the renewed certificate', async () =>
+      (await gate.servingSerial()) !== before ? true : undefined,
+    );
     await pause(1_500);
     const writes = await stream.stop();
     expect(writes.filter((write) => write.kind === 'GeoDatabase').length).toBeGreaterThan(5);
@@ -119,9 +140,13 @@ describe.skipIf(!controlPlane)('chaos: crdgate stopped, frozen and re-certified 
     expect(afterRestart.filter((write) => write.error !== undefined)).toEqual([]);
 
     // Nothing else touched: exactly the GeoDatabases whose creates succeeded exist.
-    const listed = (await customObjects.listNamespacedCustomObject({ ...geoDatabases, namespace })) as { items: Array<{ metadata: { name: string } }> };
+    const listed = (await customObjects.listNamespacedCustomObject({ ...geoDatabases, namespace })) as {
+      items: Array<{ metadata: { name: string } }>;
+    };
     const stored = listed.items.map((item) => item.metadata.name).filter((name) => name.startsWith('outage-'));
-    const succeeded = writes.filter((write) => write.kind === 'GeoDatabase' && write.error === undefined).map((write) => write.name);
+    const succeeded = writes
+      .filter((write) => write.kind === 'GeoDatabase' && write.error === undefined)
+      .map((write) => write.name);
     expect(stored.sort()).toEqual(succeeded.sort());
   });
 
@@ -129,7 +154,13 @@ describe.skipIf(!controlPlane)('chaos: crdgate stopped, frozen and re-certified 
     gate.freeze();
     try {
       const startedAt = Date.now();
-      const status = await refusal(customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'frozen-1') }));
+      const status = await refusal(
+        customObjects.createNamespacedCustomObject({
+          ...geoDatabases,
+          namespace,
+          body: validGeoDatabase(namespace, 'frozen-1'),
+        }),
+      );
       const elapsedMs = Date.now() - startedAt;
       expect(status.message).toContain(webhookError);
       expect(elapsedMs).toBeGreaterThanOrEqual(timeoutSeconds * 1000 - 500);
@@ -138,8 +169,14 @@ describe.skipIf(!controlPlane)('chaos: crdgate stopped, frozen and re-certified 
     } finally {
       gate.resume();
     }
-    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body: validGeoDatabase(namespace, 'resumed-1') });
-    expect(await refusal(customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name: 'frozen-1' }))).toMatchObject({ code: 404 });
+    await customObjects.createNamespacedCustomObject({
+      ...geoDatabases,
+      namespace,
+      body: validGeoDatabase(namespace, 'resumed-1'),
+    });
+    expect(
+      await refusal(customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name: 'frozen-1' })),
+    ).toMatchObject({ code: 404 });
   });
 });
 

@@ -1,4 +1,10 @@
-import { ApiException, KubeConfig, KubernetesObjectApi, loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ApiException,
+  KubeConfig,
+  KubernetesObjectApi,
+  loadAllYaml,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Contract, type ContractDefinition } from '../../src/contract/contract-definition.ts';
@@ -17,8 +23,10 @@ interface Drawn {
   valid: boolean;
 }
 
-const valid = (arbitrary: fc.Arbitrary<string>): fc.Arbitrary<Drawn> => arbitrary.map((value) => ({ value, valid: true }));
-const invalid = (arbitrary: fc.Arbitrary<string>): fc.Arbitrary<Drawn> => arbitrary.map((value) => ({ value, valid: false }));
+const valid = (arbitrary: fc.Arbitrary<string>): fc.Arbitrary<Drawn> =>
+  arbitrary.map((value) => ({ value, valid: true }));
+const invalid = (arbitrary: fc.Arbitrary<string>): fc.Arbitrary<Drawn> =>
+  arbitrary.map((value) => ({ value, valid: false }));
 
 // DNS-1035 labels: plural, singular, short names, categories and versions.
 const label1035 = fc.stringMatching(/^[a-z][a-z0-9]{0,8}(-[a-z0-9]{1,4})?$/);
@@ -32,13 +40,28 @@ const brokenLabel = fc.oneof(
   fc.constant(''),
 );
 // Mostly valid, so that about half the contracts have every name right and reach the API server's acceptance.
-const resourceName = fc.oneof({ weight: 8, arbitrary: valid(label1035) }, { weight: 2, arbitrary: valid(label1035.map((n) => n.padEnd(63, 'y'))) }, { weight: 1, arbitrary: invalid(brokenLabel) });
+const resourceName = fc.oneof(
+  { weight: 8, arbitrary: valid(label1035) },
+  { weight: 2, arbitrary: valid(label1035.map((n) => n.padEnd(63, 'y'))) },
+  { weight: 1, arbitrary: invalid(brokenLabel) },
+);
 
 const upperCamel = fc.stringMatching(/^[A-Z][a-zA-Z0-9]{0,10}$/);
 const kind = fc.oneof(
   { weight: 8, arbitrary: valid(upperCamel) },
   { weight: 2, arbitrary: valid(upperCamel.map((k) => k.padEnd(59, 'k'))) },
-  { weight: 1, arbitrary: invalid(fc.oneof(upperCamel.map((k) => k.padEnd(64, 'k')), upperCamel.map((k) => `${k}.X`), upperCamel.map((k) => `${k}_X`), upperCamel.map((k) => k.toLowerCase()), fc.constant(''))) },
+  {
+    weight: 1,
+    arbitrary: invalid(
+      fc.oneof(
+        upperCamel.map((k) => k.padEnd(64, 'k')),
+        upperCamel.map((k) => `${k}.X`),
+        upperCamel.map((k) => `${k}_X`),
+        upperCamel.map((k) => k.toLowerCase()),
+        fc.constant(''),
+      ),
+    ),
+  },
 );
 
 const domainPart = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,6}[a-z0-9])?$/);
@@ -72,21 +95,43 @@ const names = fc.record({
   listKind: fc.option(
     fc.oneof(
       { weight: 2, arbitrary: valid(upperCamel.map((k) => `${k}-List`)) },
-      { weight: 1, arbitrary: invalid(fc.oneof(upperCamel.map((k) => `${k}.List`), upperCamel.map((k) => `${k}_List`), upperCamel.map((k) => k.padEnd(64, 'l')), fc.constant('1List'), fc.constant(''))) },
+      {
+        weight: 1,
+        arbitrary: invalid(
+          fc.oneof(
+            upperCamel.map((k) => `${k}.List`),
+            upperCamel.map((k) => `${k}_List`),
+            upperCamel.map((k) => k.padEnd(64, 'l')),
+            fc.constant('1List'),
+            fc.constant(''),
+          ),
+        ),
+      },
     ),
     { nil: undefined, freq: 3 },
   ),
   shortNames: fc.array(resourceName, { maxLength: 2 }),
   categories: fc.array(resourceName, { maxLength: 2 }),
-  versions: fc.uniqueArray(fc.oneof({ weight: 8, arbitrary: valid(label1035) }, { weight: 1, arbitrary: invalid(brokenLabel) }), { minLength: 1, maxLength: 2, selector: (v) => v.value }),
+  versions: fc.uniqueArray(
+    fc.oneof({ weight: 8, arbitrary: valid(label1035) }, { weight: 1, arbitrary: invalid(brokenLabel) }),
+    { minLength: 1, maxLength: 2, selector: (v) => v.value },
+  ),
 });
 
 type Names = typeof names extends fc.Arbitrary<infer T> ? T : never;
 
-const schema = { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } as const;
+const schema = {
+  type: 'object',
+  properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+} as const;
 
 function definition(drawn: Names): ContractDefinition {
-  const versions = drawn.versions.map(({ value }, index) => ({ name: value, served: true, storage: index === 0, schema }));
+  const versions = drawn.versions.map(({ value }, index) => ({
+    name: value,
+    served: true,
+    storage: index === 0,
+    schema,
+  }));
   const hub = versions[0]!.name;
   return {
     identity: {
@@ -101,7 +146,11 @@ function definition(drawn: Names): ContractDefinition {
     },
     versions,
     hub,
-    conversions: Object.fromEntries(versions.slice(1).map((version) => [version.name, { toHub: (o: KubeObject) => o, fromHub: (o: KubeObject) => o }])),
+    conversions: Object.fromEntries(
+      versions
+        .slice(1)
+        .map((version) => [version.name, { toHub: (o: KubeObject) => o, fromHub: (o: KubeObject) => o }]),
+    ),
   };
 }
 
@@ -120,60 +169,67 @@ function brokenFields(drawn: Names): string[] {
 
 const endpoint = { target: { service: { namespace: 'crdgate', name: 'crdgate', port: 443 } } };
 
-describe.skipIf(!controlPlane)('every contract defineContract accepts renders a CRD the real API server accepts', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  let client: KubernetesObjectApi;
+describe.skipIf(!controlPlane)(
+  'every contract defineContract accepts renders a CRD the real API server accepts',
+  () => {
+    const cp = controlPlane as ProvidedControlPlane;
+    let client: KubernetesObjectApi;
 
-  beforeAll(() => {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(cp.kubeconfigPath);
-    client = KubernetesObjectApi.makeApiClient(kubeConfig);
-  });
+    beforeAll(() => {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(cp.kubeconfigPath);
+      client = KubernetesObjectApi.makeApiClient(kubeConfig);
+    });
 
-  /** Creates the CRD with a server-side dry run: undefined when accepted, else the API server's message. */
-  async function apiServerRefusal(contract: Contract): Promise<string | undefined> {
-    // Through crdgate's YAML, as serverSideApply sends it: client-node's models would drop unknown wire names.
-    const [crd] = loadAllYaml(manifestsToYaml([renderCustomResourceDefinition(contract, endpoint)])) as KubernetesObject[];
-    try {
-      await client.create(crd!, undefined, 'All');
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof ApiException)) throw error;
-      const body: unknown = typeof error.body === 'string' ? JSON.parse(error.body) : error.body;
-      return `${error.code} ${String((body as { message?: unknown } | undefined)?.message ?? '')}`;
+    /** Creates the CRD with a server-side dry run: undefined when accepted, else the API server's message. */
+    async function apiServerRefusal(contract: Contract): Promise<string | undefined> {
+      // Through crdgate's YAML, as serverSideApply sends it: client-node's models would drop unknown wire names.
+      const [crd] = loadAllYaml(
+        manifestsToYaml([renderCustomResourceDefinition(contract, endpoint)]),
+      ) as KubernetesObject[];
+      try {
+        await client.create(crd!, undefined, 'All');
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof ApiException)) throw error;
+        const body: unknown = typeof error.body === 'string' ? JSON.parse(error.body) : error.body;
+        return `${error.code} ${String((body as { message?: unknown } | undefined)?.message ?? '')}`;
+      }
     }
-  }
 
-  it('names every broken name in its error, and never accepts what kube-apiserver refuses', async () => {
-    let accepted = 0;
-    let refused = 0;
-    await fc.assert(
-      fc.asyncProperty(names, async (drawn) => {
-        const definitionOf = definition(drawn);
-        let contract: Contract | undefined;
-        let problem: ContractDefinitionError | undefined;
-        try {
-          contract = defineContract(definitionOf);
-        } catch (error) {
-          if (!(error instanceof ContractDefinitionError)) throw error;
-          problem = error;
-        }
-        const refusal = await apiServerRefusal(contract ?? { ...definitionOf, storageVersion: definitionOf.versions[0]!.name });
-        if (contract) {
-          accepted++;
-          expect(brokenFields(drawn)).toEqual([]);
-          expect(refusal, JSON.stringify(definitionOf.identity)).toBeUndefined();
-        } else {
-          refused++;
-          for (const field of brokenFields(drawn)) expect(problem!.message).toContain(field);
-          // What the API server refuses, crdgate refused too (the converse need not hold: its kind rule is stricter).
-        }
-        if (refusal !== undefined) expect(contract, refusal).toBeUndefined();
-      }),
-      { numRuns: 150 },
-    );
-    // Both sides of the property were exercised.
-    expect(accepted).toBeGreaterThan(10);
-    expect(refused).toBeGreaterThan(10);
-  }, 120_000);
-});
+    it('names every broken name in its error, and never accepts what kube-apiserver refuses', async () => {
+      let accepted = 0;
+      let refused = 0;
+      await fc.assert(
+        fc.asyncProperty(names, async (drawn) => {
+          const definitionOf = definition(drawn);
+          let contract: Contract | undefined;
+          let problem: ContractDefinitionError | undefined;
+          try {
+            contract = defineContract(definitionOf);
+          } catch (error) {
+            if (!(error instanceof ContractDefinitionError)) throw error;
+            problem = error;
+          }
+          const refusal = await apiServerRefusal(
+            contract ?? { ...definitionOf, storageVersion: definitionOf.versions[0]!.name },
+          );
+          if (contract) {
+            accepted++;
+            expect(brokenFields(drawn)).toEqual([]);
+            expect(refusal, JSON.stringify(definitionOf.identity)).toBeUndefined();
+          } else {
+            refused++;
+            for (const field of brokenFields(drawn)) expect(problem!.message).toContain(field);
+            // What the API server refuses, crdgate refused too (the converse need not hold: its kind rule is stricter).
+          }
+          if (refusal !== undefined) expect(contract, refusal).toBeUndefined();
+        }),
+        { numRuns: 150 },
+      );
+      // Both sides of the property were exercised.
+      expect(accepted).toBeGreaterThan(10);
+      expect(refused).toBeGreaterThan(10);
+    }, 120_000);
+  },
+);

@@ -17,16 +17,22 @@ describe.skipIf(!available)('startControlPlane / stop', () => {
   const { assetsDir } = provided as ProvidedControlPlane;
 
   it('starts etcd and kube-apiserver with extra flags, and stop() leaves nothing behind', async () => {
-    const controlPlane = await startControlPlane({ assetsDir, extraApiServerFlags: ['--service-cluster-ip-range=10.1.0.0/24'] });
+    const controlPlane = await startControlPlane({
+      assetsDir,
+      extraApiServerFlags: ['--service-cluster-ip-range=10.1.0.0/24'],
+    });
     let stopped = false;
     try {
-      expect(processesUsing(controlPlane.dir).map((line) => /\/(etcd|kube-apiserver) /.exec(line)?.[1]).sort()).toEqual([
-        'etcd',
-        'kube-apiserver',
-      ]);
+      expect(
+        processesUsing(controlPlane.dir)
+          .map((line) => /\/(etcd|kube-apiserver) /.exec(line)?.[1])
+          .sort(),
+      ).toEqual(['etcd', 'kube-apiserver']);
       // The extra flag replaced the default rather than being appended to it.
       const apiServerArgs = processesUsing(controlPlane.dir).find((line) => line.includes('/kube-apiserver ')) ?? '';
-      expect(apiServerArgs.match(/--service-cluster-ip-range=\S+/g)).toEqual(['--service-cluster-ip-range=10.1.0.0/24']);
+      expect(apiServerArgs.match(/--service-cluster-ip-range=\S+/g)).toEqual([
+        '--service-cluster-ip-range=10.1.0.0/24',
+      ]);
       expect((await fetch(`${controlPlane.etcdUrl}/health`)).status).toBe(200);
 
       await Promise.all([controlPlane.stop(), controlPlane.stop()]);
@@ -44,7 +50,9 @@ describe.skipIf(!available)('startControlPlane / stop', () => {
     const lines: string[] = [];
     await expect(
       startControlPlane({ assetsDir, extraApiServerFlags: ['--no-such-flag=1'], log: (line) => lines.push(line) }),
-    ).rejects.toThrow(/kube-apiserver exited with code 1 before GET \/healthz succeeded; end of its output:\n.*unknown flag: --no-such-flag/s);
+    ).rejects.toThrow(
+      /kube-apiserver exited with code 1 before GET \/healthz succeeded; end of its output:\n.*unknown flag: --no-such-flag/s,
+    );
     const dir = /control plane folder (\S+)/.exec(lines.join('\n'))?.[1];
     expect(dir).toBeDefined();
     expect(processesUsing(dir ?? 'missing')).toEqual([]);

@@ -20,23 +20,38 @@ describe.skipIf(!controlPlane)('controller-gen fixture CRDs', () => {
   const applied: string[] = [];
 
   afterAll(async () => {
-    if (applied.length > 0) await kubectl(cp, ['delete', '--ignore-not-found', '--wait=false', ...applied.map((name) => `crd/${name}`)]);
+    if (applied.length > 0)
+      await kubectl(cp, ['delete', '--ignore-not-found', '--wait=false', ...applied.map((name) => `crd/${name}`)]);
   });
 
   it('are what controller-gen makes of the Go types today', async () => {
-    const committed = new Map(await Promise.all((await readdir(committedCrdsDir)).sort().map(async (file) => [file, await readFile(join(committedCrdsDir, file), 'utf8')] as const)));
+    const committed = new Map(
+      await Promise.all(
+        (await readdir(committedCrdsDir))
+          .sort()
+          .map(async (file) => [file, await readFile(join(committedCrdsDir, file), 'utf8')] as const),
+      ),
+    );
     const generated = await generateFixtureCrds();
     // As many as today (Shape and Ruled, which the differential and check tests name): none gone, equal or not.
-    expectFloors('controller-gen fixture CRDs', { committed: committed.size, generated: generated.size }, { committed: 2, generated: 2 });
+    expectFloors(
+      'controller-gen fixture CRDs',
+      { committed: committed.size, generated: generated.size },
+      { committed: 2, generated: 2 },
+    );
     expect([...generated.keys()]).toEqual([...committed.keys()]);
-    for (const [file, text] of generated) expect(text, `${file} is out of date: run node test/fixtures/controller-gen/generate.ts`).toBe(committed.get(file));
+    for (const [file, text] of generated)
+      expect(text, `${file} is out of date: run node test/fixtures/controller-gen/generate.ts`).toBe(
+        committed.get(file),
+      );
   }, 600_000);
 
   it('are each accepted and established by kube-apiserver as written', async () => {
     const files = (await readdir(committedCrdsDir)).sort();
     expectFloors('controller-gen fixture CRDs', { files: files.length }, { files: 2 });
     for (const file of files) {
-      const name = (parse(await readFile(join(committedCrdsDir, file), 'utf8')) as { metadata: { name: string } }).metadata.name;
+      const name = (parse(await readFile(join(committedCrdsDir, file), 'utf8')) as { metadata: { name: string } })
+        .metadata.name;
       const created = await kubectl(cp, ['apply', '--server-side', '-f', join(committedCrdsDir, file)]);
       expect(created.exitCode, created.stderr).toBe(0);
       applied.push(name);

@@ -17,10 +17,20 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
   const scene = useCrdgateInFront(cp, 'crdgate-e2e-conversion');
   let workDir: string;
 
-  const resource = (version: string) => ({ group: 'geo.example.com', version, plural: 'geodatabases', namespace: scene().namespace });
-  const read = (version: string, name: string): Promise<any> => scene().customObjects.getNamespacedCustomObject({ ...resource(version), name });
-  const stored = async (name: string): Promise<any> => readEtcdRaw(cp.etcdUrl, `/registry/geo.example.com/geodatabases/${scene().namespace}/${name}`);
-  const conversionCalls = () => scene().gate.server.logLines().filter((line) => line.path === '/convert' && line.result === 'Success').length;
+  const resource = (version: string) => ({
+    group: 'geo.example.com',
+    version,
+    plural: 'geodatabases',
+    namespace: scene().namespace,
+  });
+  const read = (version: string, name: string): Promise<any> =>
+    scene().customObjects.getNamespacedCustomObject({ ...resource(version), name });
+  const stored = async (name: string): Promise<any> =>
+    readEtcdRaw(cp.etcdUrl, `/registry/geo.example.com/geodatabases/${scene().namespace}/${name}`);
+  const conversionCalls = () =>
+    scene()
+      .gate.server.logLines()
+      .filter((line) => line.path === '/convert' && line.result === 'Success').length;
 
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-conversion-'));
@@ -57,7 +67,11 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
 
     const v1beta1 = await read('v1beta1', 'from-alpha');
     expect(v1beta1.apiVersion).toBe('geo.example.com/v1beta1');
-    expect(v1beta1.spec).toMatchObject({ postgres: { version: '15.7' }, replicas: 1, caches: [{ name: 'default', memory: '512Mi' }] });
+    expect(v1beta1.spec).toMatchObject({
+      postgres: { version: '15.7' },
+      replicas: 1,
+      caches: [{ name: 'default', memory: '512Mi' }],
+    });
 
     expect(await stored('from-alpha')).toMatchObject({ apiVersion: 'geo.example.com/v1', spec: { readReplicas: 1 } });
     expect(conversionCalls()).toBeGreaterThan(0);
@@ -82,7 +96,13 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
     const before = await read('v1', 'rich');
 
     const alpha = await read('v1alpha1', 'rich');
-    expect(alpha.spec).toEqual({ postgresVersion: '16.4', postgisVersion: '3.4.2', replicas: 2, storageGB: 50, cacheMB: 0 });
+    expect(alpha.spec).toEqual({
+      postgresVersion: '16.4',
+      postgisVersion: '3.4.2',
+      replicas: 2,
+      storageGB: 50,
+      cacheMB: 0,
+    });
     expect(JSON.parse(alpha.metadata.annotations[stash])).toBeTypeOf('object');
 
     // Written back through v1alpha1 exactly as read: the stash carries what v1alpha1 cannot show.
@@ -105,7 +125,12 @@ describe.skipIf(!controlPlane)('conversion behind the real API server', () => {
         apiVersion: 'geo.example.com/v1beta1',
         kind: 'GeoDatabase',
         metadata: { name: 'from-beta', namespace: scene().namespace },
-        spec: { postgres: { version: '17.2', postgis: '3.5.1' }, replicas: 3, storage: { size: '100Gi' }, caches: [{ name: 'x', memory: '256Mi' }] },
+        spec: {
+          postgres: { version: '17.2', postgis: '3.5.1' },
+          replicas: 3,
+          storage: { size: '100Gi' },
+          caches: [{ name: 'x', memory: '256Mi' }],
+        },
       },
     });
     for (const name of ['from-alpha', 'rich', 'from-beta']) {

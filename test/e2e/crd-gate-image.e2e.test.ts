@@ -45,11 +45,28 @@ describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
     await chmod(work, 0o755);
     image = await buildImage(join(repo, 'Dockerfile'), repo, nodeBinDir);
     const tree = join(work, 'deploy');
-    const rendered = await runCommand(process.execPath, [join(image.workDir, 'dist', 'cli.js'), 'manifests', '--name', `gate-image-${suffix}`, '--namespace', namespace, '--crd-gate', crdName, '--out', tree], work);
+    const rendered = await runCommand(
+      process.execPath,
+      [
+        join(image.workDir, 'dist', 'cli.js'),
+        'manifests',
+        '--name',
+        `gate-image-${suffix}`,
+        '--namespace',
+        namespace,
+        '--crd-gate',
+        crdName,
+        '--out',
+        tree,
+      ],
+      work,
+    );
     expect(rendered.exitCode, rendered.stderr).toBe(0);
     const built = await kubectl(cp, ['kustomize', join(tree, 'base')]);
     expect(built.exitCode, built.stderr).toBe(0);
-    deployment = parseAllDocuments(built.stdout).map((doc) => doc.toJS()).find((object) => object.kind === 'Deployment');
+    deployment = parseAllDocuments(built.stdout)
+      .map((doc) => doc.toJS())
+      .find((object) => object.kind === 'Deployment');
 
     // The fixture's status is the API server's to write.
     await writeFile(join(work, 'crd.yaml'), stringify({ ...storedCrd, status: undefined }));
@@ -58,7 +75,12 @@ describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
     expect((await waitEstablished(cp, crdName)).exitCode).toBe(0);
     expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
     // Objects of a few kilobytes each, as a real custom resource holds: what the engine decodes and judges.
-    const pipes = Array.from({ length: storedObjects }, (_, i) => ({ apiVersion: `${group}/v1`, kind: 'Pipe', metadata: { name: `pipe-${i}`, namespace }, spec: { size: i, note: `pipe ${i} `.repeat(300) } }));
+    const pipes = Array.from({ length: storedObjects }, (_, i) => ({
+      apiVersion: `${group}/v1`,
+      kind: 'Pipe',
+      metadata: { name: `pipe-${i}`, namespace },
+      spec: { size: i, note: `pipe ${i} `.repeat(300) },
+    }));
     await writeFile(join(work, 'pipes.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: pipes }));
     const stored = await kubectl(cp, ['apply', '--server-side', '-f', join(work, 'pipes.yaml')]);
     expect(stored.exitCode, stored.stderr).toBe(0);
@@ -77,29 +99,53 @@ describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
     expect(engine.size).toBeGreaterThan(10_000_000);
     // `npm run build` copies a prebuilt engine and its stamp from src/ into dist/ (this checkout has both): the
     // stamp's absence shows that the build stage never saw them, and the engine is the Go stage's.
-    await expect(stat(join(image.workDir, 'dist', 'api-server-engine', 'engine.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(join(image.workDir, 'dist', 'api-server-engine', 'engine.json'))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
     expect((await stat(join(image.workDir, 'dist', 'api-server-engine', 'engine.js'))).isFile()).toBe(true);
   });
 
   it('judges the stored objects against a breaking revision, with no warning that it decided on the rules alone, within the memory the Deployment gives it', async () => {
     const container = deployment.spec.template.spec.containers[0];
     expect(container.args).toContain('--crd-gate');
-    const podEnv = Object.fromEntries((container.env as Array<{ name: string; value: string }>).map(({ name, value }) => [name, value]));
+    const podEnv = Object.fromEntries(
+      (container.env as Array<{ name: string; value: string }>).map(({ name, value }) => [name, value]),
+    );
     const gate = await startCrdgateProcess(
       join(image.workDir, 'dist', 'cli.js'),
-      ['serve', '--crd-gate', '--kubeconfig', cp.kubeconfigPath, '--port', '0', '--host', '127.0.0.1', '--cert-dir', join(work, 'serve-certs')],
+      [
+        'serve',
+        '--crd-gate',
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--cert-dir',
+        join(work, 'serve-certs'),
+      ],
       image.workDir,
       { ...image.config.env, ...podEnv },
     );
     let residentBytes: number;
     let peakBytes: number;
     try {
-      const live = JSON.parse((await kubectl(cp, ['get', 'crd', crdName, '-o', 'json'])).stdout) as Parameters<typeof crdUpdateReview>[0];
+      const live = JSON.parse((await kubectl(cp, ['get', 'crd', crdName, '-o', 'json'])).stdout) as Parameters<
+        typeof crdUpdateReview
+      >[0];
       const breaking = { ...live, spec: pipeCrd({ fields: { size: fields.size } }).spec };
-      const answer = await postJson(gate.port, '/crd-gate', crdUpdateReview(live, breaking), await readFile(join(work, 'serve-certs', 'ca.crt')));
+      const answer = await postJson(
+        gate.port,
+        '/crd-gate',
+        crdUpdateReview(live, breaking),
+        await readFile(join(work, 'serve-certs', 'ca.crt')),
+      );
       expect(answer.status).toBe(200);
       expect(answer.json.response.allowed, gate.output()).toBe(false);
-      expect(answer.json.response.status.message).toContain(`of ${storedObjects} live objects: fieldDroppedOnRead (${storedObjects} objects`);
+      expect(answer.json.response.status.message).toContain(
+        `of ${storedObjects} live objects: fieldDroppedOnRead (${storedObjects} objects`,
+      );
       expect(answer.json.response.warnings ?? []).toEqual([]);
       ({ residentBytes, peakBytes } = await memoryOf(gate.pid));
     } finally {

@@ -33,7 +33,14 @@ const pipeCrd = (fields: Record<string, unknown>, annotations: Record<string, st
     group,
     scope: 'Namespaced',
     names: { plural: 'pipes', singular: 'pipe', kind: 'Pipe', listKind: 'PipeList' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: fields } } } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: fields } } } },
+      },
+    ],
   },
 });
 const original = { size: { type: 'integer' }, colour: { type: 'string' } };
@@ -59,7 +66,9 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
   };
   const liveFields = async () => {
     const read = await kubectl(cp, ['get', 'crd', crdName, '-o', 'json']);
-    const crd = JSON.parse(read.stdout) as { spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: { properties: object } } } } }> } };
+    const crd = JSON.parse(read.stdout) as {
+      spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: { properties: object } } } } }> };
+    };
     return Object.keys(crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties).sort();
   };
 
@@ -71,7 +80,12 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
     expect((await waitEstablished(cp, crdName)).exitCode).toBe(0);
     expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
     // Five Pipes, two of them with a colour.
-    const pipes = Array.from({ length: 5 }, (_, i) => ({ apiVersion: `${group}/v1`, kind: 'Pipe', metadata: { name: `pipe-${i}`, namespace }, spec: { size: i, ...(i < 2 ? { colour: 'red' } : {}) } }));
+    const pipes = Array.from({ length: 5 }, (_, i) => ({
+      apiVersion: `${group}/v1`,
+      kind: 'Pipe',
+      metadata: { name: `pipe-${i}`, namespace },
+      spec: { size: i, ...(i < 2 ? { colour: 'red' } : {}) },
+    }));
     await writeFile(join(work, 'pipes.yaml'), stringify({ apiVersion: 'v1', kind: 'List', items: pipes }));
     const stored = await kubectl(cp, ['apply', '-f', join(work, 'pipes.yaml')]);
     expect(stored.exitCode, stored.stderr).toBe(0);
@@ -79,10 +93,27 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(cp.kubeconfigPath);
     const api = createKubeApi(kubeConfig, { timeoutMs: 30_000 });
-    const reads = { api: async () => api, bounds: { pageSize: 500, maxObjects: 5_000, timeoutMs: 6_000 }, judgeFor: liveObjectJudge };
-    server = await startTestServer({ crdGate: { readLive: (oldCrd, newCrd) => readLiveObjects(reads, oldCrd, newCrd) } });
-    const webhook = renderCrdGateWebhook([crdName], { target: { url: `https://127.0.0.1:${server.port}` }, caBundlePem: server.ca.toString('utf8') });
-    await writeFile(join(work, 'gate.yaml'), stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: configuration }, webhooks: [webhook] }));
+    const reads = {
+      api: async () => api,
+      bounds: { pageSize: 500, maxObjects: 5_000, timeoutMs: 6_000 },
+      judgeFor: liveObjectJudge,
+    };
+    server = await startTestServer({
+      crdGate: { readLive: (oldCrd, newCrd) => readLiveObjects(reads, oldCrd, newCrd) },
+    });
+    const webhook = renderCrdGateWebhook([crdName], {
+      target: { url: `https://127.0.0.1:${server.port}` },
+      caBundlePem: server.ca.toString('utf8'),
+    });
+    await writeFile(
+      join(work, 'gate.yaml'),
+      stringify({
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: configuration },
+        webhooks: [webhook],
+      }),
+    );
     const registered = await kubectl(cp, ['apply', '-f', join(work, 'gate.yaml')]);
     expect(registered.exitCode, registered.stderr).toBe(0);
     // The API server picks the configuration up from a watch a moment later: probe with a dry run until the gate answers.
@@ -105,7 +136,9 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toContain(`admission webhook "${crdGateWebhookName}" denied the request`);
     expect(refused.stderr).toContain('existingFieldRemoval ×1 (v1 spec.colour)');
-    expect(refused.stderr).toContain(`of 5 live objects: fieldDroppedOnRead (2 objects, e.g. ${namespace}/pipe-0 v1 spec.colour)`);
+    expect(refused.stderr).toContain(
+      `of 5 live objects: fieldDroppedOnRead (2 objects, e.g. ${namespace}/pipe-0 v1 spec.colour)`,
+    );
     expect(refused.stderr).toContain(crdRevisionOverrideAnnotation);
     expect(await liveFields()).toEqual(['colour', 'size']);
   });
@@ -114,25 +147,39 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
     const applied = await applyRevision(pipeCrd({ ...original, shape: { type: 'string' } }));
     expect(applied.exitCode, applied.stderr).toBe(0);
     // spec.shape was pruned before: etcd may hold values there that reads would show again (crdgate cannot see them).
-    expect(warningLines(applied)).toEqual([expect.stringMatching(/^Warning: prunedFieldsMayReturn \(the revision\): /)]);
+    expect(warningLines(applied)).toEqual([
+      expect.stringMatching(/^Warning: prunedFieldsMayReturn \(the revision\): /),
+    ]);
     expect(await liveFields()).toEqual(['colour', 'shape', 'size']);
   });
 
   it('lets a breaking revision through once with the override, audited, and refuses the next one that carries the same value', async () => {
     const reason = 'colour moves to a label, ticket 42';
-    const overridden = await applyRevision(pipeCrd({ size: { type: 'integer' }, shape: { type: 'string' } }, { [crdRevisionOverrideAnnotation]: reason }));
+    const overridden = await applyRevision(
+      pipeCrd({ size: { type: 'integer' }, shape: { type: 'string' } }, { [crdRevisionOverrideAnnotation]: reason }),
+    );
     expect(overridden.exitCode, overridden.stderr).toBe(0);
-    expect(warningLines(overridden)).toEqual([`Warning: ${crdRevisionOverrideAnnotation}: applying an unsafe revision of ${crdName}; reason: "${reason}"`]);
+    expect(warningLines(overridden)).toEqual([
+      `Warning: ${crdRevisionOverrideAnnotation}: applying an unsafe revision of ${crdName}; reason: "${reason}"`,
+    ]);
     expect(await liveFields()).toEqual(['shape', 'size']);
     const audited = await eventually('the override in the audit log', async () => {
-      const events = await auditedWrites(cp, { apiGroup: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: crdName });
+      const events = await auditedWrites(cp, {
+        apiGroup: 'apiextensions.k8s.io',
+        resource: 'customresourcedefinitions',
+        name: crdName,
+      });
       return events.find((event) => event.annotations?.[`${crdGateWebhookName}/override-crd-revision`] !== undefined);
     });
     expect(audited.responseStatus?.code).toBe(200);
-    expect(audited.annotations?.[`${crdGateWebhookName}/override-crd-revision`]).toContain('existingFieldRemoval ×1 (v1 spec.colour)');
+    expect(audited.annotations?.[`${crdGateWebhookName}/override-crd-revision`]).toContain(
+      'existingFieldRemoval ×1 (v1 spec.colour)',
+    );
 
     // The annotation stays on the CRD: it authorised the write that set it, and nothing since.
-    const again = await applyRevision(pipeCrd({ size: { type: 'integer' } }, { [crdRevisionOverrideAnnotation]: reason }));
+    const again = await applyRevision(
+      pipeCrd({ size: { type: 'integer' } }, { [crdRevisionOverrideAnnotation]: reason }),
+    );
     expect(again.exitCode).not.toBe(0);
     expect(again.stderr).toContain(`admission webhook "${crdGateWebhookName}" denied the request`);
     expect(again.stderr).toContain('existingFieldRemoval ×1 (v1 spec.shape)');
@@ -142,11 +189,37 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
 
   it('is served by `crdgate serve --crd-gate` as its own process, reading the live objects with the kubeconfig it is given', async () => {
     const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-    const gate = await startCrdgateProcess(cli, ['serve', '--crd-gate', '--kubeconfig', cp.kubeconfigPath, '--port', '0', '--host', '127.0.0.1', '--cert-dir', join(work, 'serve-certs')], work);
+    const gate = await startCrdgateProcess(
+      cli,
+      [
+        'serve',
+        '--crd-gate',
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--cert-dir',
+        join(work, 'serve-certs'),
+      ],
+      work,
+    );
     try {
-      const live = JSON.parse((await kubectl(cp, ['get', 'crd', crdName, '-o', 'json'])).stdout) as Parameters<typeof crdUpdateReview>[0];
-      const breaking = { ...live, metadata: { ...live.metadata, annotations: {} }, spec: pipeCrd({ shape: { type: 'string' } }).spec };
-      const answer = await postJson(gate.port, '/crd-gate', crdUpdateReview(live, breaking), await readFile(join(work, 'serve-certs', 'ca.crt')));
+      const live = JSON.parse((await kubectl(cp, ['get', 'crd', crdName, '-o', 'json'])).stdout) as Parameters<
+        typeof crdUpdateReview
+      >[0];
+      const breaking = {
+        ...live,
+        metadata: { ...live.metadata, annotations: {} },
+        spec: pipeCrd({ shape: { type: 'string' } }).spec,
+      };
+      const answer = await postJson(
+        gate.port,
+        '/crd-gate',
+        crdUpdateReview(live, breaking),
+        await readFile(join(work, 'serve-certs', 'ca.crt')),
+      );
       expect(answer.status).toBe(200);
       expect(answer.json.response.allowed, gate.output()).toBe(false);
       // Every Pipe holds a size, which this revision drops.

@@ -18,14 +18,20 @@ const group = `rev-${randomUUID().slice(0, 8)}.toys.example.com`;
 const namespace = 'default';
 
 /** The widget CRD in a group of this run's own, v1 alone or with v1beta1, conversion None, a status in the schema. */
-function crd({ versions = ['v1'], subresources }: { versions?: string[]; subresources?: Record<string, unknown> } = {}): any {
+function crd({
+  versions = ['v1'],
+  subresources,
+}: { versions?: string[]; subresources?: Record<string, unknown> } = {}): any {
   const widget: any = widgetCrd();
   widget.metadata.name = `widgets.${group}`;
   widget.spec.group = group;
   widget.spec.conversion = { strategy: 'None' };
   widget.spec.versions = widget.spec.versions.filter((version: any) => versions.includes(version.name));
   for (const version of widget.spec.versions) {
-    version.schema.openAPIV3Schema.properties.status = { type: 'object', properties: { replicas: { type: 'integer' } } };
+    version.schema.openAPIV3Schema.properties.status = {
+      type: 'object',
+      properties: { replicas: { type: 'integer' } },
+    };
     if (subresources) version.subresources = subresources;
   }
   return widget;
@@ -37,21 +43,31 @@ describe.skipIf(!controlPlane)('CRD revision findings against kube-apiserver: su
   const cp = controlPlane as ProvidedControlPlane;
   let api: Rest;
   const collection = (version: string) => `/apis/${group}/${version}/namespaces/${namespace}/widgets`;
-  const widget = (name: string, version = 'v1', spec: Record<string, unknown> = {}, status?: Record<string, unknown>) => ({
+  const widget = (
+    name: string,
+    version = 'v1',
+    spec: Record<string, unknown> = {},
+    status?: Record<string, unknown>,
+  ) => ({
     apiVersion: `${group}/${version}`,
     kind: 'Widget',
     metadata: { name },
     spec: { size: 2, mode: 'safe', ...spec },
     ...(status ? { status } : {}),
   });
-  const get = async (name: string, version = 'v1') => (await api.send('GET', `${collection(version)}/${name}`).then(expectStatus(200))).body as KubeObject;
+  const get = async (name: string, version = 'v1') =>
+    (await api.send('GET', `${collection(version)}/${name}`).then(expectStatus(200))).body as KubeObject;
 
   /** Applies a revision of the CRD and waits until discovery lists the subresources it has, and no other. */
   async function revise(revision: any): Promise<void> {
     await applyStrict(api, [revision as Manifest], 'crdgate-e2e-revision');
-    const wanted = ['widgets', ...Object.keys(revision.spec.versions[0].subresources ?? {}).map((name) => `widgets/${name}`)].sort();
+    const wanted = [
+      'widgets',
+      ...Object.keys(revision.spec.versions[0].subresources ?? {}).map((name) => `widgets/${name}`),
+    ].sort();
     await eventually('the revision to be served', async () => {
-      const discovery = (await api.send('GET', `/apis/${group}/v1`)).body as { resources?: { name: string }[] } | undefined;
+      const discovery = (await api.send('GET', `/apis/${group}/v1`)).body as
+        { resources?: { name: string }[] } | undefined;
       const served = (discovery?.resources ?? []).map((resource) => resource.name).sort();
       return JSON.stringify(served) === JSON.stringify(wanted) ? true : undefined;
     });
@@ -77,13 +93,26 @@ describe.skipIf(!controlPlane)('CRD revision findings against kube-apiserver: su
     ]);
     await revise(withStatus);
     const stored = await get('before');
-    const written = (await api.send('PUT', `${collection('v1')}/before`, { ...stored, spec: { ...(stored.spec as Record<string, unknown>), size: 3 }, status: { replicas: 5 } }).then(expectStatus(200))).body as KubeObject;
+    const written = (
+      await api
+        .send('PUT', `${collection('v1')}/before`, {
+          ...stored,
+          spec: { ...(stored.spec as Record<string, unknown>), size: 3 },
+          status: { replicas: 5 },
+        })
+        .then(expectStatus(200))
+    ).body as KubeObject;
     expect(written.spec).toMatchObject({ size: 3 });
     expect(written.status).toEqual({ replicas: 3 });
-    const created = (await api.send('POST', collection('v1'), widget('after', 'v1', {}, { replicas: 4 })).then(expectStatus(201))).body as KubeObject;
+    const created = (
+      await api.send('POST', collection('v1'), widget('after', 'v1', {}, { replicas: 4 })).then(expectStatus(201))
+    ).body as KubeObject;
     expect(created.status).toBeUndefined();
     // The scale subresource added reads the replicas from the paths it names.
-    const scaleRead = (await api.send('GET', `${collection('v1')}/before/scale`).then(expectStatus(200))).body as { spec: { replicas: number }; status: { replicas: number } };
+    const scaleRead = (await api.send('GET', `${collection('v1')}/before/scale`).then(expectStatus(200))).body as {
+      spec: { replicas: number };
+      status: { replicas: number };
+    };
     expect([scaleRead.spec.replicas, scaleRead.status.replicas]).toEqual([3, 3]);
 
     const withoutStatus = crd();
@@ -95,20 +124,36 @@ describe.skipIf(!controlPlane)('CRD revision findings against kube-apiserver: su
     expect((await api.send('GET', `${collection('v1')}/before/status`)).status).toBe(404);
     expect((await api.send('GET', `${collection('v1')}/before/scale`)).status).toBe(404);
     const again = await get('before');
-    const rewritten = (await api.send('PUT', `${collection('v1')}/before`, { ...again, status: { replicas: 7 } }).then(expectStatus(200))).body as KubeObject;
+    const rewritten = (
+      await api.send('PUT', `${collection('v1')}/before`, { ...again, status: { replicas: 7 } }).then(expectStatus(200))
+    ).body as KubeObject;
     expect(rewritten.status).toEqual({ replicas: 7 });
   });
 
   it('served versions that differ, conversion None: an object written back through the older one loses what it lacks', async () => {
     const old = crd({ versions: ['v1beta1', 'v1'] });
     const revised = crd({ versions: ['v1beta1', 'v1'] });
-    revised.spec.versions.find((v: any) => v.name === 'v1').schema.openAPIV3Schema.properties.spec.properties.color = { type: 'string' };
+    revised.spec.versions.find((v: any) => v.name === 'v1').schema.openAPIV3Schema.properties.spec.properties.color = {
+      type: 'string',
+    };
     const [difference] = compareCrdRevisions(old, revised);
-    expect(difference).toMatchObject({ rule: 'servedVersionDifference', severity: 'error', version: 'v1', comparedWith: 'v1beta1', path: 'spec.color' });
+    expect(difference).toMatchObject({
+      rule: 'servedVersionDifference',
+      severity: 'error',
+      version: 'v1',
+      comparedWith: 'v1beta1',
+      path: 'spec.color',
+    });
     await applyStrict(api, [revised as Manifest], 'crdgate-e2e-revision');
-    await eventually('v1beta1 to be served', async () => ((await api.send('GET', `/apis/${group}/v1beta1`)).status === 200 ? true : undefined));
+    await eventually('v1beta1 to be served', async () =>
+      (await api.send('GET', `/apis/${group}/v1beta1`)).status === 200 ? true : undefined,
+    );
     await eventually('v1 to take spec.color', async () => {
-      const response = await api.send('POST', `${collection('v1')}?dryRun=All&fieldValidation=Strict`, widget('probe', 'v1', { color: 'red' }));
+      const response = await api.send(
+        'POST',
+        `${collection('v1')}?dryRun=All&fieldValidation=Strict`,
+        widget('probe', 'v1', { color: 'red' }),
+      );
       return response.status === 201 ? true : undefined;
     });
 
@@ -116,7 +161,12 @@ describe.skipIf(!controlPlane)('CRD revision findings against kube-apiserver: su
     expect((await get('painted', 'v1')).spec).toMatchObject({ color: 'red' });
     const throughOlder = await get('painted', 'v1beta1');
     expect(throughOlder.spec).not.toHaveProperty('color');
-    await api.send('PUT', `${collection('v1beta1')}/painted`, { ...throughOlder, metadata: { ...throughOlder.metadata, labels: { touched: 'yes' } } }).then(expectStatus(200));
+    await api
+      .send('PUT', `${collection('v1beta1')}/painted`, {
+        ...throughOlder,
+        metadata: { ...throughOlder.metadata, labels: { touched: 'yes' } },
+      })
+      .then(expectStatus(200));
     expect((await get('painted', 'v1')).spec).not.toHaveProperty('color');
   });
 });

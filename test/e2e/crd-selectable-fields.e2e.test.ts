@@ -31,34 +31,73 @@ function sameSchemas(crd: Crd): Crd {
   return crd;
 }
 
-describe.skipIf(!controlPlane)('selectableFields in several versions: the engine and kube-apiserver on creating the CRD', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  let api: Rest;
+describe.skipIf(!controlPlane)(
+  'selectableFields in several versions: the engine and kube-apiserver on creating the CRD',
+  () => {
+    const cp = controlPlane as ProvidedControlPlane;
+    let api: Rest;
 
-  beforeAll(() => {
-    api = restClient(cp.kubeconfigPath);
-  });
-  afterAll(() => api?.close());
+    beforeAll(() => {
+      api = restClient(cp.kubeconfigPath);
+    });
+    afterAll(() => api?.close());
 
-  /** `field: message` of every cause the API server refuses the CRD with (a dry run: nothing is installed). */
-  async function apiServerRefusal(crd: Crd): Promise<string[]> {
-    const response = await api.send('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All', crd);
-    if (response.status === 201) return [];
-    expect(response.status, response.text).toBe(422);
-    const causes = (response.body as { details?: { causes?: { field?: string; message?: string }[] } }).details?.causes ?? [];
-    return causes.map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`).sort();
-  }
+    /** `field: message` of every cause the API server refuses the CRD with (a dry run: nothing is installed). */
+    async function apiServerRefusal(crd: Crd): Promise<string[]> {
+      const response = await api.send(
+        'POST',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All',
+        crd,
+      );
+      if (response.status === 201) return [];
+      expect(response.status, response.text).toBe(422);
+      const causes =
+        (response.body as { details?: { causes?: { field?: string; message?: string }[] } }).details?.causes ?? [];
+      return causes.map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`).sort();
+    }
 
-  const engineRefusal = (crd: Crd) => loadCrd(crd).refusal.map((problem) => `${problem.field}: ${problem.message}`).sort();
+    const engineRefusal = (crd: Crd) =>
+      loadCrd(crd)
+        .refusal.map((problem) => `${problem.field}: ${problem.message}`)
+        .sort();
 
-  it.each([
-    { name: 'the same fields in every version, schemas that differ', crd: () => withSelectableFields(widgetCrd(), [{ name: 'v1beta1', fields: ['.spec.mode'] }, { name: 'v1', fields: ['.spec.mode'] }]), refused: true },
-    { name: 'the same fields in every version, the same schema', crd: () => withSelectableFields(sameSchemas(widgetCrd()), [{ name: 'v1beta1', fields: ['.spec.mode'] }, { name: 'v1', fields: ['.spec.mode'] }]), refused: false },
-    { name: 'fields in one version only, schemas that differ', crd: () => withSelectableFields(widgetCrd(), [{ name: 'v1', fields: ['.spec.mode'] }]), refused: false },
-    { name: 'other fields per version, schemas that differ', crd: () => withSelectableFields(widgetCrd(), [{ name: 'v1beta1', fields: ['.spec.name'] }, { name: 'v1', fields: ['.spec.mode'] }]), refused: false },
-  ])('$name: both answer alike', async ({ crd, refused }) => {
-    const fromApiServer = await apiServerRefusal(crd());
-    expect(fromApiServer.length > 0).toBe(refused);
-    expect(engineRefusal(crd())).toEqual(fromApiServer);
-  });
-});
+    it.each([
+      {
+        name: 'the same fields in every version, schemas that differ',
+        crd: () =>
+          withSelectableFields(widgetCrd(), [
+            { name: 'v1beta1', fields: ['.spec.mode'] },
+            { name: 'v1', fields: ['.spec.mode'] },
+          ]),
+        refused: true,
+      },
+      {
+        name: 'the same fields in every version, the same schema',
+        crd: () =>
+          withSelectableFields(sameSchemas(widgetCrd()), [
+            { name: 'v1beta1', fields: ['.spec.mode'] },
+            { name: 'v1', fields: ['.spec.mode'] },
+          ]),
+        refused: false,
+      },
+      {
+        name: 'fields in one version only, schemas that differ',
+        crd: () => withSelectableFields(widgetCrd(), [{ name: 'v1', fields: ['.spec.mode'] }]),
+        refused: false,
+      },
+      {
+        name: 'other fields per version, schemas that differ',
+        crd: () =>
+          withSelectableFields(widgetCrd(), [
+            { name: 'v1beta1', fields: ['.spec.name'] },
+            { name: 'v1', fields: ['.spec.mode'] },
+          ]),
+        refused: false,
+      },
+    ])('$name: both answer alike', async ({ crd, refused }) => {
+      const fromApiServer = await apiServerRefusal(crd());
+      expect(fromApiServer.length > 0).toBe(refused);
+      expect(engineRefusal(crd())).toEqual(fromApiServer);
+    });
+  },
+);

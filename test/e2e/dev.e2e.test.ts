@@ -74,7 +74,12 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
     kubectl = async (args, stdin) => {
       const file = join(scratch, `input-${Date.now()}.json`);
       if (stdin !== undefined) await writeFile(file, stdin);
-      return runCommand(join(path!, 'kubectl'), [`--kubeconfig=${kubeconfig}`, ...args, ...(stdin !== undefined ? ['-f', file] : [])], project, 60_000);
+      return runCommand(
+        join(path!, 'kubectl'),
+        [`--kubeconfig=${kubeconfig}`, ...args, ...(stdin !== undefined ? ['-f', file] : [])],
+        project,
+        60_000,
+      );
     };
   });
 
@@ -87,7 +92,10 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
     const [, dataDir] = /logs and data in (\S+)/.exec(dev.output()) ?? [];
     // The first generation's log: crdgate serve, which reads the control plane's kubeconfig as it starts.
     const log = await readFile(join(dataDir!, 'crdgate-1.log'), 'utf8');
-    const entries = log.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string });
+    const entries = log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
     expect(entries.map((entry) => entry.msg)).toContain('crdgate is serving');
     expect(entries.filter((entry) => entry.level >= 40)).toEqual([]);
     expect(log).not.toMatch(/kubeconfig|"stack"/);
@@ -107,7 +115,9 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
     const resized = await kubectl(['patch', 'queue', 'orders', '--type=merge', '-p', '{"spec":{"depth":4}}']);
     expect(resized.exitCode).not.toBe(0);
     expect(resized.stderr).toContain('admission webhook "validate.queues.dev.example.com" denied the request');
-    expect(resized.stderr).toContain('spec.depth: changing the depth from 3 to 4 is not allowed while the queue is Pending');
+    expect(resized.stderr).toContain(
+      'spec.depth: changing the depth from 3 to 4 is not allowed while the queue is Pending',
+    );
   });
 
   it('reloads an edit of the contract, in crdgate and in the CRD it gave the API server', async () => {

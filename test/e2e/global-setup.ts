@@ -28,12 +28,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const controlPlane = await startControlPlane({
     assetsDir: assets.dir,
     log: say,
-    extraApiServerFlags: [`--audit-policy-file=${join(auditDir, 'policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-mode=blocking'],
+    extraApiServerFlags: [
+      `--audit-policy-file=${join(auditDir, 'policy.yaml')}`,
+      `--audit-log-path=${auditLogPath}`,
+      '--audit-log-mode=blocking',
+    ],
   });
   const etcdVersion = await fetch(`${controlPlane.etcdUrl}/version`)
     .then(async (response) => ((await response.json()) as { etcdserver?: string }).etcdserver ?? 'unknown')
     .catch(() => 'unknown');
-  say(`control plane: kube-apiserver ${controlPlane.kubeApiserverVersion}, etcd v${etcdVersion}, at ${controlPlane.apiServerUrl} (logs in ${controlPlane.dir})`);
+  say(
+    `control plane: kube-apiserver ${controlPlane.kubeApiserverVersion}, etcd v${etcdVersion}, at ${controlPlane.apiServerUrl} (logs in ${controlPlane.dir})`,
+  );
   const provided: ProvidedControlPlane = {
     apiServerUrl: controlPlane.apiServerUrl,
     etcdUrl: controlPlane.etcdUrl,

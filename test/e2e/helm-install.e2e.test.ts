@@ -51,7 +51,8 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
     const manifest = await helmRun(['get', 'manifest', release, '-n', namespace]);
     expect(manifest.exitCode, manifest.stderr).toBe(0);
     const objects = yamlObjects(manifest.stdout);
-    for (const object of objects) if (object.metadata.namespace === undefined) installedClusterScoped.add(`${object.kind}/${object.metadata.name}`);
+    for (const object of objects)
+      if (object.metadata.namespace === undefined) installedClusterScoped.add(`${object.kind}/${object.metadata.name}`);
     return objects;
   }
   async function valuesFile(name: string, values: Record<string, unknown>): Promise<string> {
@@ -61,14 +62,30 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
   }
 
   beforeAll(async () => {
-    const resolved = await resolveHelm({ build: true, log: (line) => process.stderr.write(`[helm-install] ${line}\n`) });
+    const resolved = await resolveHelm({
+      build: true,
+      log: (line) => process.stderr.write(`[helm-install] ${line}\n`),
+    });
     if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
     helmPath = resolved.path;
     workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-helm-install-'));
     chartV1 = join(workDir, 'chart-v1');
     chartV2 = join(workDir, 'chart-v2');
     const render = async (contract: string, out: string) => {
-      const rendered = await runCli(repoRoot, 'manifests', '--format', 'helm', '--name', release, '--image', 'crdgate-e2e:helm', '--contract', `test/e2e/support/contracts/${contract}`, '--out', out);
+      const rendered = await runCli(
+        repoRoot,
+        'manifests',
+        '--format',
+        'helm',
+        '--name',
+        release,
+        '--image',
+        'crdgate-e2e:helm',
+        '--contract',
+        `test/e2e/support/contracts/${contract}`,
+        '--out',
+        out,
+      );
       expect(rendered.code, rendered.stderr).toBe(0);
     };
     await render('helm-gadget.ts', chartV1);
@@ -80,32 +97,79 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
     if (!controlPlane || workDir === undefined) return;
     await helmRun(['uninstall', release, '-n', namespace, '--ignore-not-found']);
     // Webhooks first, so that nothing is sent to a crdgate that never ran; then the kept CRD, and with it the Gadgets.
-    const order = (key: string) => (key.includes('WebhookConfiguration/') ? 0 : key.startsWith('CustomResourceDefinition/') ? 2 : 1);
-    for (const key of [...installedClusterScoped, `CustomResourceDefinition/${crdName}`].sort((a, b) => order(a) - order(b))) {
-      await kubectl(cp, ['delete', key.replace('/', ' ').split(' ')[0]!.toLowerCase(), key.split('/')[1]!, '--ignore-not-found', '--wait=true', '--timeout=60s']);
+    const order = (key: string) =>
+      key.includes('WebhookConfiguration/') ? 0 : key.startsWith('CustomResourceDefinition/') ? 2 : 1;
+    for (const key of [...installedClusterScoped, `CustomResourceDefinition/${crdName}`].sort(
+      (a, b) => order(a) - order(b),
+    )) {
+      await kubectl(cp, [
+        'delete',
+        key.replace('/', ' ').split(' ')[0]!.toLowerCase(),
+        key.split('/')[1]!,
+        '--ignore-not-found',
+        '--wait=true',
+        '--timeout=60s',
+      ]);
     }
     await rm(workDir, { recursive: true, force: true });
   });
 
   it('installs the chart: every object helm recorded is in the API server, with the values given', async () => {
     const values = await valuesFile('install', { webhooks: { failurePolicy: 'Ignore' } });
-    const installed = await helmRun(['install', release, chartV1, '--namespace', namespace, '--create-namespace', '-f', values]);
+    const installed = await helmRun([
+      'install',
+      release,
+      chartV1,
+      '--namespace',
+      namespace,
+      '--create-namespace',
+      '-f',
+      values,
+    ]);
     expect(installed.exitCode, installed.stderr).toBe(0);
     // NOTES.txt, printed by helm after the install, says how to check it.
     expect(installed.stdout).toContain(`rollout status deployment/${release}`);
     const objects = await releaseObjects();
     const kinds = objects.map((object) => object.kind);
-    for (const kind of ['ServiceAccount', 'Service', 'Deployment', 'PodDisruptionBudget', 'NetworkPolicy', 'CustomResourceDefinition', 'ValidatingWebhookConfiguration', 'Secret', 'Lease']) expect(kinds).toContain(kind);
+    for (const kind of [
+      'ServiceAccount',
+      'Service',
+      'Deployment',
+      'PodDisruptionBudget',
+      'NetworkPolicy',
+      'CustomResourceDefinition',
+      'ValidatingWebhookConfiguration',
+      'Secret',
+      'Lease',
+    ])
+      expect(kinds).toContain(kind);
     // certificates.mode self-managed, the default: the caBundles are crdgate's to write, none is rendered.
-    const rendered = await getJson<{ webhooks: Array<{ clientConfig: { caBundle?: string } }> }>(['validatingwebhookconfiguration', release]);
-    expect(rendered.webhooks.map((webhook) => webhook.clientConfig.caBundle)).toEqual(rendered.webhooks.map(() => undefined));
-    for (const object of objects) expect(await exists(object.kind, object.metadata.name, object.metadata.namespace), `${object.kind}/${object.metadata.name}`).toBe(true);
+    const rendered = await getJson<{ webhooks: Array<{ clientConfig: { caBundle?: string } }> }>([
+      'validatingwebhookconfiguration',
+      release,
+    ]);
+    expect(rendered.webhooks.map((webhook) => webhook.clientConfig.caBundle)).toEqual(
+      rendered.webhooks.map(() => undefined),
+    );
+    for (const object of objects)
+      expect(
+        await exists(object.kind, object.metadata.name, object.metadata.namespace),
+        `${object.kind}/${object.metadata.name}`,
+      ).toBe(true);
     expect((await waitEstablished(cp, crdName)).exitCode).toBe(0);
-    const webhooks = await getJson<{ webhooks: Array<{ failurePolicy: string }> }>(['validatingwebhookconfiguration', release]);
+    const webhooks = await getJson<{ webhooks: Array<{ failurePolicy: string }> }>([
+      'validatingwebhookconfiguration',
+      release,
+    ]);
     expect(webhooks.webhooks.map((webhook) => webhook.failurePolicy)).toContain('Ignore');
     const crd = await getJson<{ spec: { versions: Array<{ name: string }> } }>(['crd', crdName]);
     expect(crd.spec.versions.map((version) => version.name)).toEqual(['v1']);
-    const gadget = await valuesFile('gadget', { apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'kept', namespace }, spec: { size: 3 } });
+    const gadget = await valuesFile('gadget', {
+      apiVersion: `${group}/v1`,
+      kind: 'Gadget',
+      metadata: { name: 'kept', namespace },
+      spec: { size: 3 },
+    });
     const created = await kubectl(cp, ['create', '-f', gadget]);
     expect(created.exitCode, created.stderr).toBe(0);
   });
@@ -113,7 +177,15 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
   it('upgrades to changed values and a contract with a new version: the CRD and the objects change, the Gadget stays', async () => {
     // What crdgate serve --manage-certs does once running: the caBundles written under its own field manager.
     const ownCa = Buffer.from('a CA crdgate made').toString('base64');
-    const patched = await kubectl(cp, ['patch', 'validatingwebhookconfiguration', release, '--type=json', '--field-manager=crdgate', '-p', JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: ownCa }])]);
+    const patched = await kubectl(cp, [
+      'patch',
+      'validatingwebhookconfiguration',
+      release,
+      '--type=json',
+      '--field-manager=crdgate',
+      '-p',
+      JSON.stringify([{ op: 'add', path: '/webhooks/0/clientConfig/caBundle', value: ownCa }]),
+    ]);
     expect(patched.exitCode, patched.stderr).toBe(0);
     const caPem = createCertificateAuthority({ commonName: 'helm-install-test-ca', days: 1 }).certPem;
     const values = await valuesFile('upgrade', {
@@ -128,34 +200,62 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
     const refused = await helmRun(['upgrade', release, chartV2, '--namespace', namespace, '-f', values]);
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toMatch(/conflict/i);
-    const upgraded = await helmRun(['upgrade', release, chartV2, '--namespace', namespace, '-f', values, '--force-conflicts']);
+    const upgraded = await helmRun([
+      'upgrade',
+      release,
+      chartV2,
+      '--namespace',
+      namespace,
+      '-f',
+      values,
+      '--force-conflicts',
+    ]);
     expect(upgraded.exitCode, upgraded.stderr).toBe(0);
     const kinds = (await releaseObjects()).map((object) => object.kind);
     expect(kinds).not.toContain('Lease');
     expect(await exists('lease', `${release}-certs`, namespace)).toBe(false);
-    const caBundles = await getJson<{ webhooks: Array<{ clientConfig: { caBundle?: string } }> }>(['validatingwebhookconfiguration', release]);
-    expect(caBundles.webhooks.map((webhook) => webhook.clientConfig.caBundle)).toEqual(caBundles.webhooks.map(() => Buffer.from(caPem).toString('base64')));
-    const crd = await getJson<{ spec: { versions: Array<{ name: string; storage: boolean }>; conversion: { strategy: string } } }>(['crd', crdName]);
+    const caBundles = await getJson<{ webhooks: Array<{ clientConfig: { caBundle?: string } }> }>([
+      'validatingwebhookconfiguration',
+      release,
+    ]);
+    expect(caBundles.webhooks.map((webhook) => webhook.clientConfig.caBundle)).toEqual(
+      caBundles.webhooks.map(() => Buffer.from(caPem).toString('base64')),
+    );
+    const crd = await getJson<{
+      spec: { versions: Array<{ name: string; storage: boolean }>; conversion: { strategy: string } };
+    }>(['crd', crdName]);
     expect(crd.spec.versions.map((version) => version.name).sort()).toEqual(['v1', 'v2']);
     expect(crd.spec.conversion.strategy).toBe('Webhook');
-    const deployment = await getJson<{ spec: { replicas: number; template: { metadata: { labels: Record<string, string> } } } }>(['deployment', release, '-n', namespace]);
+    const deployment = await getJson<{
+      spec: { replicas: number; template: { metadata: { labels: Record<string, string> } } };
+    }>(['deployment', release, '-n', namespace]);
     expect(deployment.spec.replicas).toBe(3);
     expect(deployment.spec.template.metadata.labels['team']).toBe('platform');
-    const webhooks = await getJson<{ webhooks: Array<{ failurePolicy: string; timeoutSeconds: number }> }>(['validatingwebhookconfiguration', release]);
-    expect(webhooks.webhooks.filter((webhook) => webhook.failurePolicy === 'Ignore' && webhook.timeoutSeconds === 7).length).toBeGreaterThan(0);
+    const webhooks = await getJson<{ webhooks: Array<{ failurePolicy: string; timeoutSeconds: number }> }>([
+      'validatingwebhookconfiguration',
+      release,
+    ]);
+    expect(
+      webhooks.webhooks.filter((webhook) => webhook.failurePolicy === 'Ignore' && webhook.timeoutSeconds === 7).length,
+    ).toBeGreaterThan(0);
     expect(await exists('networkpolicy', release, namespace)).toBe(false);
     const gadget = await getJson<{ spec: { size: number } }>([`gadgets.v1.${group}`, 'kept', '-n', namespace]);
     expect(gadget.spec.size).toBe(3);
     const history = await helmRun(['history', release, '-n', namespace, '-o', 'json']);
-    expect((JSON.parse(history.stdout) as Array<{ revision: number; status: string }>).map((entry) => entry.status).at(-1)).toBe('deployed');
+    expect(
+      (JSON.parse(history.stdout) as Array<{ revision: number; status: string }>).map((entry) => entry.status).at(-1),
+    ).toBe('deployed');
   });
 
-  it('uninstalls: crdgate\'s objects are gone, the CRD and the Gadget stay', async () => {
+  it("uninstalls: crdgate's objects are gone, the CRD and the Gadget stay", async () => {
     const before = await releaseObjects();
     const uninstalled = await helmRun(['uninstall', release, '--namespace', namespace, '--wait']);
     expect(uninstalled.exitCode, uninstalled.stderr).toBe(0);
     for (const object of before.filter((each) => each.kind !== 'CustomResourceDefinition')) {
-      expect(await exists(object.kind, object.metadata.name, object.metadata.namespace), `${object.kind}/${object.metadata.name} is still there`).toBe(false);
+      expect(
+        await exists(object.kind, object.metadata.name, object.metadata.namespace),
+        `${object.kind}/${object.metadata.name} is still there`,
+      ).toBe(false);
     }
     expect(await exists('crd', crdName)).toBe(true);
     const gadget = await getJson<{ spec: { size: number } }>([`gadgets.v1.${group}`, 'kept', '-n', namespace]);

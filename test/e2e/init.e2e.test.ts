@@ -28,19 +28,27 @@ const operatorCrds = fileURLToPath(new URL('../fixtures/crds/dbops.example.com-o
 // A user's first hour, for three shapes of kind: crdgate installed from its packed tarball (as it is got until it is
 // published), `crdgate init` run from that install, then the new project's own install and tests (its end-to-end
 // test through a real kube-apiserver among them), its image's install step and its manifests.
-describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: string; flags: string[]; crdGroup?: string; operators?: true }>([
-  { shape: 'two versions', kind: 'Queue', plural: 'queues', flags: ['--versions', 'v1beta1,v1'] },
-  { shape: 'one cluster-scoped version', kind: 'Bucket', plural: 'buckets', flags: ['--scope', 'Cluster'] },
-  { shape: 'a CRD it is given (--from-crd)', kind: 'CachePool', plural: 'cachepools', flags: ['--from-crd', cachePoolCrd], crdGroup: 'cache.example.com' },
-  {
-    shape: "an operator's CRD (--from-crd --crd-owner external)",
-    kind: 'DbCluster',
-    plural: 'dbclusters',
-    flags: ['--from-crd', operatorCrds, '--crd-name', 'dbclusters.dbops.example.com', '--crd-owner', 'external'],
-    crdGroup: 'dbops.example.com',
-    operators: true,
-  },
-])('crdgate init for $shape, end to end', ({ kind, plural, flags, crdGroup, operators }) => {
+describe
+  .skipIf(!controlPlane)
+  .each<{ shape: string; kind: string; plural: string; flags: string[]; crdGroup?: string; operators?: true }>([
+    { shape: 'two versions', kind: 'Queue', plural: 'queues', flags: ['--versions', 'v1beta1,v1'] },
+    { shape: 'one cluster-scoped version', kind: 'Bucket', plural: 'buckets', flags: ['--scope', 'Cluster'] },
+    {
+      shape: 'a CRD it is given (--from-crd)',
+      kind: 'CachePool',
+      plural: 'cachepools',
+      flags: ['--from-crd', cachePoolCrd],
+      crdGroup: 'cache.example.com',
+    },
+    {
+      shape: "an operator's CRD (--from-crd --crd-owner external)",
+      kind: 'DbCluster',
+      plural: 'dbclusters',
+      flags: ['--from-crd', operatorCrds, '--crd-name', 'dbclusters.dbops.example.com', '--crd-owner', 'external'],
+      crdGroup: 'dbops.example.com',
+      operators: true,
+    },
+  ])('crdgate init for $shape, end to end', ({ kind, plural, flags, crdGroup, operators }) => {
   const group = crdGroup ?? `scaffold-${randomUUID().slice(0, 8)}.example.com`;
   let workDir: string;
   let project: string;
@@ -56,7 +64,11 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     expect(install.exitCode, install.stderr).toBe(0);
     project = join(workDir, kind.toLowerCase());
     const names = crdGroup === undefined ? ['--group', group, '--kind', kind] : [];
-    const init = await runCommand(process.execPath, [join(installed, 'node_modules', 'crdgate', 'dist', 'bin.js'), 'init', project, ...names, ...flags], workDir);
+    const init = await runCommand(
+      process.execPath,
+      [join(installed, 'node_modules', 'crdgate', 'dist', 'bin.js'), 'init', project, ...names, ...flags],
+      workDir,
+    );
     expect(init.exitCode, init.stdout + init.stderr).toBe(0);
     // The install it was run from goes, so nothing of the project can lean on it.
     await rm(installed, { recursive: true, force: true });
@@ -66,7 +78,7 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
-  it('depends on crdgate packed into its vendor/ folder, which the image\'s install step takes from there', async () => {
+  it("depends on crdgate packed into its vendor/ folder, which the image's install step takes from there", async () => {
     const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8'));
     const tarball = String(manifest.dependencies.crdgate).replace(/^file:/, '');
     expect(tarball).toMatch(/^vendor\/crdgate-[^/]+\.tgz$/);
@@ -86,7 +98,9 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     const [, ...installArgs] = dockerfile[install]!.replace(/^RUN /, '').split(/\s+/);
     const built = await runCommand('npm', [...installArgs, '--prefer-offline'], buildDir);
     expect(built.exitCode, built.stderr).toBe(0);
-    const installedVersion = JSON.parse(await readFile(join(buildDir, 'node_modules', 'crdgate', 'package.json'), 'utf8')).version;
+    const installedVersion = JSON.parse(
+      await readFile(join(buildDir, 'node_modules', 'crdgate', 'package.json'), 'utf8'),
+    ).version;
     expect(tarball).toBe(`vendor/crdgate-${installedVersion}.tgz`);
   });
 
@@ -94,31 +108,59 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     const installed = await npm(['ci'], project);
     expect(installed.exitCode, installed.stderr).toBe(0);
     // docs/local-loop.md's startTestEnvironment example is written for this shape: typechecked by npm test, run below.
-    const environmentCheck = kind === 'Queue' ? (await guideExamples(localLoopGuide)).find((e) => e.file === 'src/environment.check.ts') : undefined;
+    const environmentCheck =
+      kind === 'Queue'
+        ? (await guideExamples(localLoopGuide)).find((e) => e.file === 'src/environment.check.ts')
+        : undefined;
     if (kind === 'Queue') expect(environmentCheck).toBeDefined();
     if (environmentCheck) await writeFile(join(project, environmentCheck.file), environmentCheck.code);
     // As in CI: the end-to-end test may not skip, and takes kube-apiserver, etcd and kubectl from this run's folder.
-    const tested = await runCommand('npm', ['test'], project, 600_000, { [requireE2eVariable]: '1', KUBEBUILDER_ASSETS: (controlPlane as ProvidedControlPlane).assetsDir });
+    const tested = await runCommand('npm', ['test'], project, 600_000, {
+      [requireE2eVariable]: '1',
+      KUBEBUILDER_ASSETS: (controlPlane as ProvidedControlPlane).assetsDir,
+    });
     expect(tested.exitCode, tested.stdout + tested.stderr).toBe(0);
     expect(tested.stdout).toMatch(/^ℹ pass [1-9]\d*$/m);
     expect(tested.stdout).toMatch(/^ℹ fail 0$/m);
     expect(tested.stdout).toMatch(/^ℹ skipped 0$/m);
     if (environmentCheck) {
-      const ran = await runCommand(process.execPath, [environmentCheck.file], project, 300_000, { KUBEBUILDER_ASSETS: (controlPlane as ProvidedControlPlane).assetsDir });
+      const ran = await runCommand(process.execPath, [environmentCheck.file], project, 300_000, {
+        KUBEBUILDER_ASSETS: (controlPlane as ProvidedControlPlane).assetsDir,
+      });
       expect(ran.exitCode, ran.stdout + ran.stderr).toBe(0);
     }
     // The guides the project's README points at ship with the package.
-    expect(await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'contracts.md'), 'utf8')).toMatch(/^# Writing a contract/);
-    if (operators) expect(await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'guarding-an-operator.md'), 'utf8')).toMatch(/^# Guarding an operator's CRD/);
+    expect(await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'contracts.md'), 'utf8')).toMatch(
+      /^# Writing a contract/,
+    );
+    if (operators)
+      expect(
+        await readFile(join(project, 'node_modules', 'crdgate', 'docs', 'guarding-an-operator.md'), 'utf8'),
+      ).toMatch(/^# Guarding an operator's CRD/);
     // `npm run fsa` (docs/own-contracts.md): the machine drawn, or, made from a CRD, that none is written yet.
     const drawn = await runCommand('npm', ['run', '--silent', 'fsa'], project);
-    if (crdGroup === undefined) expect({ code: drawn.exitCode, stdout: drawn.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^stateDiagram-v2$/m) });
-    else expect({ code: drawn.exitCode, stderr: drawn.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^crdgate fsa: no contract has an FSA$/m) });
+    if (crdGroup === undefined)
+      expect({ code: drawn.exitCode, stdout: drawn.stdout }).toEqual({
+        code: 0,
+        stdout: expect.stringMatching(/^stateDiagram-v2$/m),
+      });
+    else
+      expect({ code: drawn.exitCode, stderr: drawn.stderr }).toEqual({
+        code: 2,
+        stderr: expect.stringMatching(/^crdgate fsa: no contract has an FSA$/m),
+      });
     // `npm run check -- -f examples/KIND.yaml --defaulted yaml` (docs/own-contracts.md, the project's README): the
     // example object allowed, and printed with its defaults.
     const example = `examples/${kind.toLowerCase()}.yaml`;
-    const checked = await runCommand('npm', ['run', '--silent', 'check', '--', '-f', example, '--defaulted', 'yaml'], project);
-    expect({ code: checked.exitCode, stderr: checked.stderr }).toEqual({ code: 0, stderr: expect.stringMatching(/: allowed$/m) });
+    const checked = await runCommand(
+      'npm',
+      ['run', '--silent', 'check', '--', '-f', example, '--defaulted', 'yaml'],
+      project,
+    );
+    expect({ code: checked.exitCode, stderr: checked.stderr }).toEqual({
+      code: 0,
+      stderr: expect.stringMatching(/: allowed$/m),
+    });
     expect(parse(checked.stdout)).toMatchObject({ kind, metadata: { name: 'example' } });
   }, 660_000);
 
@@ -128,12 +170,19 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS());
     const container = (of: string) => objects.find((o) => o.kind === of).spec.template.spec.containers[0];
     const image = `${kind.toLowerCase()}-contract:0.1.0`;
-    expect(container('Deployment')).toMatchObject({ image, args: ['serve', '--cert-dir', '/etc/crdgate/certs', '--contract', './src/contract.ts'] });
+    expect(container('Deployment')).toMatchObject({
+      image,
+      args: ['serve', '--cert-dir', '/etc/crdgate/certs', '--contract', './src/contract.ts'],
+    });
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name);
     if (operators) {
       // The operator's CRD, its conversion and migration stay the operator's: only crdgate's webhooks are rendered.
       expect({ crds, jobs: objects.filter((o) => o.kind === 'Job') }).toEqual({ crds: [], jobs: [] });
-      expect(objects.filter((o) => o.kind === 'ValidatingWebhookConfiguration').flatMap((o) => o.webhooks.map((w: any) => w.rules[0].resources[0]))).toContain(plural);
+      expect(
+        objects
+          .filter((o) => o.kind === 'ValidatingWebhookConfiguration')
+          .flatMap((o) => o.webhooks.map((w: any) => w.rules[0].resources[0])),
+      ).toContain(plural);
     } else {
       expect(container('Job').args).toEqual(['migrate', '--resource', `${plural}.${group}`]);
       expect(crds).toEqual([`${plural}.${group}`]);
@@ -146,9 +195,17 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
     const helmHome = join(workDir, 'helm-home');
     const linted = await helm(helmBinary.path, helmHome, undefined, ['lint', '--strict', join(project, 'chart')]);
     expect(linted.exitCode, linted.stdout + linted.stderr).toBe(0);
-    const templated = await helm(helmBinary.path, helmHome, undefined, ['template', 'crdgate', join(project, 'chart'), '--set', 'certificates.mode=secret']);
+    const templated = await helm(helmBinary.path, helmHome, undefined, [
+      'template',
+      'crdgate',
+      join(project, 'chart'),
+      '--set',
+      'certificates.mode=secret',
+    ]);
     expect(templated.exitCode, templated.stderr).toBe(0);
-    expect(yamlObjects(templated.stdout).find((object) => object.kind === 'Deployment')).toMatchObject({ spec: { template: { spec: { containers: [container('Deployment')] } } } });
+    expect(yamlObjects(templated.stdout).find((object) => object.kind === 'Deployment')).toMatchObject({
+      spec: { template: { spec: { containers: [container('Deployment')] } } },
+    });
     // The image runs the Deployment's arguments from /app, the project's root: the same command from here (with
     // certificates of its own, and any port) serves the scaffolded contract.
     const args = [...container('Deployment').args].map((arg: string) => (arg === '/etc/crdgate/certs' ? 'certs' : arg));
@@ -159,40 +216,76 @@ describe.skipIf(!controlPlane).each<{ shape: string; kind: string; plural: strin
   });
 
   // An operator's guard renders no Job; its image is built by the same Dockerfile as the --from-crd project's.
-  if (!operators) it("starts the project's image as the kubelet would: the Deployment ready on its probes, the Job at its usage error", async () => {
-    // The image as `docker build .` makes it from the project's Dockerfile, on the Node it names.
-    const image = await buildImage(join(project, 'Dockerfile'), project, dirname(process.execPath));
-    try {
-      expect(image.config.nodeVersion).toBe(process.versions.node);
-      const rendered = await runCommand('npm', ['run', '--silent', 'manifests'], project);
-      expect(rendered.exitCode, rendered.stderr).toBe(0);
-      const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS());
-      const pod = (of: string) => objects.find((o) => o.kind === of).spec.template.spec;
-      const certDir = join(workDir, 'serving-cert');
-      await chmod(workDir, 0o755);
-      const certs = await runCommand(process.execPath, [join(image.workDir, 'node_modules', 'crdgate', 'dist', 'bin.js'), 'certs', '--out', certDir, '--ip', '127.0.0.1'], workDir);
-      expect(certs.exitCode, certs.stderr).toBe(0);
-      const metadata = { name: `${kind.toLowerCase()}-contract-7d9f8-abcde`, namespace: 'crdgate-system' };
-
-      const server = startContainer({ image, pod: pod('Deployment'), metadata, mounts: { '/etc/crdgate/certs': certDir }, nodeBinDir: dirname(process.execPath) });
+  if (!operators)
+    it("starts the project's image as the kubelet would: the Deployment ready on its probes, the Job at its usage error", async () => {
+      // The image as `docker build .` makes it from the project's Dockerfile, on the Node it names.
+      const image = await buildImage(join(project, 'Dockerfile'), project, dirname(process.execPath));
       try {
-        const ready = await Promise.race([
-          eventually('the readiness probe to answer 200', async () => {
-            const answer = await server.probe('readinessProbe').catch(() => undefined);
-            return answer?.status === 200 ? answer : undefined;
-          }, { timeoutMs: 60_000 }),
-          server.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${server.output()}`); }),
-        ]);
-        expect(ready).toEqual({ status: 200, body: 'ok' });
-      } finally {
-        expect(await server.stop(), server.output()).toEqual({ code: 0, signal: null });
-      }
+        expect(image.config.nodeVersion).toBe(process.versions.node);
+        const rendered = await runCommand('npm', ['run', '--silent', 'manifests'], project);
+        expect(rendered.exitCode, rendered.stderr).toBe(0);
+        const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS());
+        const pod = (of: string) => objects.find((o) => o.kind === of).spec.template.spec;
+        const certDir = join(workDir, 'serving-cert');
+        await chmod(workDir, 0o755);
+        const certs = await runCommand(
+          process.execPath,
+          [
+            join(image.workDir, 'node_modules', 'crdgate', 'dist', 'bin.js'),
+            'certs',
+            '--out',
+            certDir,
+            '--ip',
+            '127.0.0.1',
+          ],
+          workDir,
+        );
+        expect(certs.exitCode, certs.stderr).toBe(0);
+        const metadata = { name: `${kind.toLowerCase()}-contract-7d9f8-abcde`, namespace: 'crdgate-system' };
 
-      const job = startContainer({ image, pod: pod('Job'), metadata, mounts: {}, nodeBinDir: dirname(process.execPath) });
-      const exit = await Promise.race([job.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
-      expect({ exit, output: job.output() }).toEqual({ exit: { code: 2, signal: null }, output: expect.stringMatching(/^crdgate migrate: no kubeconfig: /m) });
-    } finally {
-      await image.remove();
-    }
-  }, 300_000);
+        const server = startContainer({
+          image,
+          pod: pod('Deployment'),
+          metadata,
+          mounts: { '/etc/crdgate/certs': certDir },
+          nodeBinDir: dirname(process.execPath),
+        });
+        try {
+          const ready = await Promise.race([
+            eventually(
+              'the readiness probe to answer 200',
+              async () => {
+                const answer = await server.probe('readinessProbe').catch(() => undefined);
+                return answer?.status === 200 ? answer : undefined;
+              },
+              { timeoutMs: 60_000 },
+            ),
+            server.exited.then((exit) => {
+              throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${server.output()}`);
+            }),
+          ]);
+          expect(ready).toEqual({ status: 200, body: 'ok' });
+        } finally {
+          expect(await server.stop(), server.output()).toEqual({ code: 0, signal: null });
+        }
+
+        const job = startContainer({
+          image,
+          pod: pod('Job'),
+          metadata,
+          mounts: {},
+          nodeBinDir: dirname(process.execPath),
+        });
+        const exit = await Promise.race([
+          job.exited,
+          new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000)),
+        ]);
+        expect({ exit, output: job.output() }).toEqual({
+          exit: { code: 2, signal: null },
+          output: expect.stringMatching(/^crdgate migrate: no kubeconfig: /m),
+        });
+      } finally {
+        await image.remove();
+      }
+    }, 300_000);
 });

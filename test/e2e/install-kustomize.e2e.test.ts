@@ -13,9 +13,10 @@ const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const manifests = fileURLToPath(new URL('../../manifests/', import.meta.url));
-const fixtureCrds = ['cert-manager-minimal.yaml', 'prometheus-operator-minimal.yaml'].map((name) => fileURLToPath(new URL(`../fixtures/crds/${name}`, import.meta.url)));
+const fixtureCrds = ['cert-manager-minimal.yaml', 'prometheus-operator-minimal.yaml'].map((name) =>
+  fileURLToPath(new URL(`../fixtures/crds/${name}`, import.meta.url)),
+);
 const overlay = (name: string) => join(manifests, 'overlays', name);
-
 
 interface KubeObject {
   apiVersion: string;
@@ -60,10 +61,20 @@ describe.skipIf(!controlPlane)('manifests/ applied with kubectl apply -k to the 
   beforeAll(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-kustomize-'));
     const existing = await kubectl(cp, ['get', 'namespace', 'crdgate-system', '-o', 'jsonpath={.status.phase}']);
-    if (existing.stdout === 'Terminating') throw new Error('namespace crdgate-system is Terminating (another e2e file deleted it; no controller-manager runs to finish that)');
+    if (existing.stdout === 'Terminating')
+      throw new Error(
+        'namespace crdgate-system is Terminating (another e2e file deleted it; no controller-manager runs to finish that)',
+      );
     const crds = await kubectl(cp, ['apply', '--server-side', ...fixtureCrds.flatMap((file) => ['-f', file])]);
     expect(crds.exitCode, crds.stderr).toBe(0);
-    const established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/issuers.cert-manager.io', 'crd/certificates.cert-manager.io', 'crd/servicemonitors.monitoring.coreos.com']);
+    const established = await kubectl(cp, [
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd/issuers.cert-manager.io',
+      'crd/certificates.cert-manager.io',
+      'crd/servicemonitors.monitoring.coreos.com',
+    ]);
     expect(established.exitCode, established.stderr).toBe(0);
   });
 
@@ -71,21 +82,38 @@ describe.skipIf(!controlPlane)('manifests/ applied with kubectl apply -k to the 
     if (!controlPlane) return;
     // Webhooks first, so that no later write of a GeoDatabase is sent to a crdgate that is not running; the
     // namespace stays: deleting it would leave it Terminating for good here, in the way of other files.
-    const order = (o: KubeObject) => (o.kind.endsWith('WebhookConfiguration') ? 0 : o.kind === 'CustomResourceDefinition' ? 1 : 2);
+    const order = (o: KubeObject) =>
+      o.kind.endsWith('WebhookConfiguration') ? 0 : o.kind === 'CustomResourceDefinition' ? 1 : 2;
     const leftovers = [...installed.values()].filter((o) => o.kind !== 'Namespace').sort((a, b) => order(a) - order(b));
     if (leftovers.length > 0) {
       const file = join(workDir, 'leftovers.yaml');
       await writeFile(file, leftovers.map((o) => stringify(o)).join('---\n'));
       await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', '-f', file]);
     }
-    await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', ...fixtureCrds.flatMap((file) => ['-f', file])]);
+    await kubectl(cp, [
+      'delete',
+      '--ignore-not-found',
+      '--wait=true',
+      '--timeout=60s',
+      ...fixtureCrds.flatMap((file) => ['-f', file]),
+    ]);
     await rm(workDir, { recursive: true, force: true });
   });
 
   it('installs the base: every object it builds is stored, and the webhooks fail closed while crdgate is not running', async () => {
     const built = await build(manifests);
     expect(built.map((o) => o.kind).sort()).toEqual(
-      ['CustomResourceDefinition', 'Deployment', 'MutatingWebhookConfiguration', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Service', 'ServiceAccount', 'ValidatingWebhookConfiguration'].sort(),
+      [
+        'CustomResourceDefinition',
+        'Deployment',
+        'MutatingWebhookConfiguration',
+        'Namespace',
+        'NetworkPolicy',
+        'PodDisruptionBudget',
+        'Service',
+        'ServiceAccount',
+        'ValidatingWebhookConfiguration',
+      ].sort(),
     );
     const stored = await applyAndRead(manifests);
     for (const object of built) expect(stored.get(key(object))?.metadata.uid, key(object)).toBeTruthy();
@@ -99,14 +127,21 @@ describe.skipIf(!controlPlane)('manifests/ applied with kubectl apply -k to the 
       const attempt = await kubectl(cp, ['create', '--dry-run=server', '-f', object]);
       return attempt.exitCode !== 0 && attempt.stderr.includes('failed calling webhook') ? attempt : undefined;
     });
-    expect(refused.stderr).toMatch(/Internal error occurred: failed calling webhook "(mutate|validate)\.geodatabases\.geo\.example\.com"/);
+    expect(refused.stderr).toMatch(
+      /Internal error occurred: failed calling webhook "(mutate|validate)\.geodatabases\.geo\.example\.com"/,
+    );
   });
 
   it('installs the cert-manager overlay: issuers and certificates stored, the CA injected by annotation, no caBundle by hand', async () => {
     const stored = await applyAndRead(overlay('cert-manager'));
     const built = await build(overlay('cert-manager'));
     for (const object of built) expect(stored.get(key(object))?.metadata.uid, key(object)).toBeTruthy();
-    expect(built.filter((o) => o.apiVersion === 'cert-manager.io/v1').map(key).sort()).toEqual([
+    expect(
+      built
+        .filter((o) => o.apiVersion === 'cert-manager.io/v1')
+        .map(key)
+        .sort(),
+    ).toEqual([
       'Certificate/crdgate-system/crdgate-ca',
       'Certificate/crdgate-system/crdgate-serving-cert',
       'Issuer/crdgate-system/crdgate-ca',
@@ -115,15 +150,26 @@ describe.skipIf(!controlPlane)('manifests/ applied with kubectl apply -k to the 
     const serving = stored.get('Certificate/crdgate-system/crdgate-serving-cert') as any;
     expect(serving.spec.dnsNames).toEqual(['crdgate.crdgate-system.svc', 'crdgate.crdgate-system.svc.cluster.local']);
     const deployment = stored.get('Deployment/crdgate-system/crdgate') as any;
-    expect(deployment.spec.template.spec.volumes.map((v: any) => v.secret?.secretName)).toContain(serving.spec.secretName);
+    expect(deployment.spec.template.spec.volumes.map((v: any) => v.secret?.secretName)).toContain(
+      serving.spec.secretName,
+    );
 
-    const injected = ['ValidatingWebhookConfiguration//crdgate', 'MutatingWebhookConfiguration//crdgate', 'CustomResourceDefinition//geodatabases.geo.example.com'];
+    const injected = [
+      'ValidatingWebhookConfiguration//crdgate',
+      'MutatingWebhookConfiguration//crdgate',
+      'CustomResourceDefinition//geodatabases.geo.example.com',
+    ];
     for (const name of injected) {
-      expect(stored.get(name)?.metadata.annotations?.['cert-manager.io/inject-ca-from'], name).toBe('crdgate-system/crdgate-serving-cert');
+      expect(stored.get(name)?.metadata.annotations?.['cert-manager.io/inject-ca-from'], name).toBe(
+        'crdgate-system/crdgate-serving-cert',
+      );
     }
     const clientConfigs = [
-      ...['ValidatingWebhookConfiguration//crdgate', 'MutatingWebhookConfiguration//crdgate'].flatMap((name) => (stored.get(name) as any).webhooks.map((w: any) => w.clientConfig)),
-      (stored.get('CustomResourceDefinition//geodatabases.geo.example.com') as any).spec.conversion.webhook.clientConfig,
+      ...['ValidatingWebhookConfiguration//crdgate', 'MutatingWebhookConfiguration//crdgate'].flatMap((name) =>
+        (stored.get(name) as any).webhooks.map((w: any) => w.clientConfig),
+      ),
+      (stored.get('CustomResourceDefinition//geodatabases.geo.example.com') as any).spec.conversion.webhook
+        .clientConfig,
     ];
     // The resource's and its status writes' validating webhooks, the mutating one, the conversion.
     expect(clientConfigs).toHaveLength(4);
@@ -132,10 +178,15 @@ describe.skipIf(!controlPlane)('manifests/ applied with kubectl apply -k to the 
 
   it('installs the monitoring kustomization: the ServiceMonitor, and the committed dashboard in its ConfigMap', async () => {
     const stored = await applyAndRead(overlay('monitoring'));
-    expect([...stored.keys()].sort()).toEqual(['ConfigMap/crdgate-system/crdgate-dashboard', 'ServiceMonitor/crdgate-system/crdgate']);
+    expect([...stored.keys()].sort()).toEqual([
+      'ConfigMap/crdgate-system/crdgate-dashboard',
+      'ServiceMonitor/crdgate-system/crdgate',
+    ]);
     const configMap = stored.get('ConfigMap/crdgate-system/crdgate-dashboard') as any;
     expect(configMap.metadata.labels.grafana_dashboard).toBe('1');
-    expect(configMap.data['crdgate-dashboard.json']).toBe(await readFile(join(overlay('monitoring'), 'crdgate-dashboard.json'), 'utf8'));
+    expect(configMap.data['crdgate-dashboard.json']).toBe(
+      await readFile(join(overlay('monitoring'), 'crdgate-dashboard.json'), 'utf8'),
+    );
     const monitor = stored.get('ServiceMonitor/crdgate-system/crdgate') as any;
     const service = installed.get('Service/crdgate-system/crdgate') as any;
     expect(monitor.spec.selector.matchLabels).toEqual(service.metadata.labels);

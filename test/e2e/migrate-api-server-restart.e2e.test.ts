@@ -5,7 +5,13 @@ import { startControlPlane, type ControlPlane } from '../../src/control-plane/co
 import type { MigrationReport } from '../../src/migrate/migration-report.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../../src/migrate/stop.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
-import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
+import {
+  applyCrd,
+  applyWebhookConfigurations,
+  removeCrdgate,
+  startCrdgateForApiServer,
+  type CrdgateInFront,
+} from './support/crdgate-webhooks.ts';
 import {
   applyCrdVersions,
   createGeoDatabases,
@@ -51,12 +57,15 @@ describe.skipIf(!controlPlane)('crdgate migrate while kube-apiserver restarts', 
 
     let reached!: () => void;
     const thirtyDone = new Promise<void>((resolve) => (reached = resolve));
-    const run = runMigrate(['--kubeconfig', plane.kubeconfigPath, '--qps', '10', '--concurrency', '2', '--retries', '12'], {
-      onStderr: (text) => {
-        const done = /progress: (\d+)/.exec(text);
-        if (done && Number(done[1]) >= 30) reached();
+    const run = runMigrate(
+      ['--kubeconfig', plane.kubeconfigPath, '--qps', '10', '--concurrency', '2', '--retries', '12'],
+      {
+        onStderr: (text) => {
+          const done = /progress: (\d+)/.exec(text);
+          if (done && Number(done[1]) >= 30) reached();
+        },
       },
-    });
+    );
     await Promise.race([thirtyDone, run]);
     await plane.stopApiServer();
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -83,7 +92,21 @@ describe.skipIf(!controlPlane)('crdgate migrate while kube-apiserver restarts', 
 
     // A process of its own, as a Job runs it: the exit code and the signal are the real ones. Many retries, so that
     // without a stop signal reaching the backoff it would go on waiting for minutes.
-    const args = ['migrate', '--resource', resource, '--kubeconfig', plane.kubeconfigPath, '--qps', '5', '--concurrency', '1', '--retries', '12', '--output', 'json'];
+    const args = [
+      'migrate',
+      '--resource',
+      resource,
+      '--kubeconfig',
+      plane.kubeconfigPath,
+      '--qps',
+      '5',
+      '--concurrency',
+      '1',
+      '--retries',
+      '12',
+      '--output',
+      'json',
+    ];
     const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -104,7 +127,9 @@ describe.skipIf(!controlPlane)('crdgate migrate while kube-apiserver restarts', 
       await seen(/^retrying .* in ([2-9]|\d{2,})\.\d s: /m);
       const signalledAt = performance.now();
       child.kill('SIGTERM');
-      const limit = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), (MIGRATE_STOP_BOUND_SECONDS + 5) * 1000));
+      const limit = new Promise<'still running'>((resolve) =>
+        setTimeout(() => resolve('still running'), (MIGRATE_STOP_BOUND_SECONDS + 5) * 1000),
+      );
       const code = await Promise.race([exited, limit]);
       const seconds = (performance.now() - signalledAt) / 1000;
 

@@ -24,8 +24,11 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate --shard I/N --record NS/NA
     return shardOf({ namespace, name }, count);
   };
   const readRecord = async (name: string) =>
-    (await scene().kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: scene().namespace, name })).data ?? {};
-  const crdGeneration = async () => (await scene().kubeConfig.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: resource })).metadata!.generation!;
+    (await scene().kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: scene().namespace, name }))
+      .data ?? {};
+  const crdGeneration = async () =>
+    (await scene().kubeConfig.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: resource }))
+      .metadata!.generation!;
 
   /** Objects stored in v1beta1 while v1 is the storage version, and what they hold, read through v1. */
   async function checkedObjectsToMigrate(prefix: string, namespaceCount: number, perNamespace: number) {
@@ -43,13 +46,25 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate --shard I/N --record NS/NA
     const generation = await crdGeneration();
     const record = 'shards-of-4';
     // As the rendered install ships it: empty, applied server-side (the shards update it; the other test has them create it).
-    const emptyRecord = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: record, namespace: scene().namespace } };
+    const emptyRecord = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: record, namespace: scene().namespace },
+    };
     await serverSideApply(kubeConfig, [emptyRecord]);
-    const shardArgs = (index: number) => [...kubeconfig, '--shard', `${index}/4`, '--record', `${scene().namespace}/${record}`];
+    const shardArgs = (index: number) => [
+      ...kubeconfig,
+      '--shard',
+      `${index}/4`,
+      '--record',
+      `${scene().namespace}/${record}`,
+    ];
 
     // Shard 1 is held to 20 writes a second, so that it is surely mid-run when it is killed.
     const killed = 1;
-    const runs = [0, 1, 2, 3].map((index) => spawnMigrate([...shardArgs(index), '--output', 'json', ...(index === killed ? ['--qps', '20'] : [])]));
+    const runs = [0, 1, 2, 3].map((index) =>
+      spawnMigrate([...shardArgs(index), '--output', 'json', ...(index === killed ? ['--qps', '20'] : [])]),
+    );
     // Its progress lines count the objects it has written itself.
     const wroteSome = await runs[killed]!.waitForStderr(/^progress: .*, [1-9]\d+ of them this shard's/m);
     expect(wroteSome, runs[killed]!.stdout() + runs[killed]!.stderr()).toBe(true);
@@ -67,7 +82,13 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate --shard I/N --record NS/NA
         generation,
         objects: { failed: 0, gone: 0 },
         storedVersions: { after: report.storedVersions.before },
-        shard: { index, count: 4, listed: 2000, recorded: 'succeeded', shards: { missing: expect.arrayContaining([killed]), failed: [], stale: [] } },
+        shard: {
+          index,
+          count: 4,
+          listed: 2000,
+          recorded: 'succeeded',
+          shards: { missing: expect.arrayContaining([killed]), failed: [], stale: [] },
+        },
       });
       expect(report.storedVersions.why).toMatch(/^not trimmed: waiting for shards? [\d, ]*1/);
       written += report.objects.seen;
@@ -83,7 +104,8 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate --shard I/N --record NS/NA
     const killedShard = afterKill.filter((entry) => shardOfKey(keyOf(entry), 4) === killed);
     expect(written).toBe(afterKill.length - killedShard.length);
     for (const entry of afterKill) {
-      if (shardOfKey(keyOf(entry), 4) !== killed) expect(storedApiVersion(entry), keyOf(entry)).toBe('geo.example.com/v1');
+      if (shardOfKey(keyOf(entry), 4) !== killed)
+        expect(storedApiVersion(entry), keyOf(entry)).toBe('geo.example.com/v1');
     }
     const killedDone = killedShard.filter((entry) => storedApiVersion(entry) === 'geo.example.com/v1').length;
     expect(killedDone).toBeGreaterThanOrEqual(10);
@@ -93,9 +115,19 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate --shard I/N --record NS/NA
     const { code } = await rerun.exited;
     expect(code, rerun.stdout() + rerun.stderr()).toBe(0);
     expect(rerun.stdout()).toMatch(/^migrated: every geodatabases\.geo\.example\.com object is stored in v1\n/);
-    expect(rerun.stdout()).toContain(`  shard             1/4 by namespace/name hash: ${killedShard.length} of the 2000 objects listed are its own; recorded "succeeded" in the ConfigMap ${scene().namespace}/${record}\n`);
-    expect(rerun.stdout()).toMatch(new RegExp(`storedVersions +\\[(v1beta1, v1|v1, v1beta1)\\] -> \\[v1\\]: trimmed: every shard \\(4\\) succeeded for generation ${generation}, storage version v1\\n`));
-    expect(rerun.stdout()).toMatch(new RegExp(`objects +${killedShard.length} seen: ${killedShard.length - killedDone} rewritten, ${killedDone} already current, 0 gone, 0 failed`));
+    expect(rerun.stdout()).toContain(
+      `  shard             1/4 by namespace/name hash: ${killedShard.length} of the 2000 objects listed are its own; recorded "succeeded" in the ConfigMap ${scene().namespace}/${record}\n`,
+    );
+    expect(rerun.stdout()).toMatch(
+      new RegExp(
+        `storedVersions +\\[(v1beta1, v1|v1, v1beta1)\\] -> \\[v1\\]: trimmed: every shard \\(4\\) succeeded for generation ${generation}, storage version v1\\n`,
+      ),
+    );
+    expect(rerun.stdout()).toMatch(
+      new RegExp(
+        `objects +${killedShard.length} seen: ${killedShard.length - killedDone} rewritten, ${killedDone} already current, 0 gone, 0 failed`,
+      ),
+    );
     expect(await storedVersions(kubeConfig)).toEqual(['v1']);
 
     const storedAfter = await storedGeoDatabases(cp.etcdUrl, namespaces);
@@ -104,35 +136,62 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate --shard I/N --record NS/NA
     expect(await readContents(kubeConfig, namespaces)).toEqual(contents);
 
     const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-    for (const namespace of namespaces) await customObjects.deleteCollectionNamespacedCustomObject({ ...geoDatabases, namespace });
+    for (const namespace of namespaces)
+      await customObjects.deleteCollectionNamespacedCustomObject({ ...geoDatabases, namespace });
   }, 300_000);
 
   it('a result recorded for another CRD generation does not count: every shard runs again for the new one', async () => {
     const { kubeConfig } = scene();
     const { namespaces, contents } = await checkedObjectsToMigrate('mig-shards-gen', 1, 40);
     const record = 'shards-of-2';
-    const shard = (index: number) => runMigrate([...kubeconfig, '--shard', `${index}/2`, '--record', `${scene().namespace}/${record}`, '--output', 'json']);
+    const shard = (index: number) =>
+      runMigrate([
+        ...kubeconfig,
+        '--shard',
+        `${index}/2`,
+        '--record',
+        `${scene().namespace}/${record}`,
+        '--output',
+        'json',
+      ]);
 
     const first = await shard(0);
     expect(first.code, first.stdout + first.stderr).toBe(0);
-    expect(first.report()).toMatchObject({ outcome: 'shard-done', shard: { shards: { succeeded: [0], missing: [1] } } });
+    expect(first.report()).toMatchObject({
+      outcome: 'shard-done',
+      shard: { shards: { succeeded: [0], missing: [1] } },
+    });
     const before = first.report().generation;
 
     // The CRD changes (a printer column; the storage version stays v1), so its generation moves on.
-    const changed = structuredClone(scene().gate.crd) as Manifest & { spec: { versions: Array<{ name: string; storage: boolean; additionalPrinterColumns?: object[] }> } };
+    const changed = structuredClone(scene().gate.crd) as Manifest & {
+      spec: { versions: Array<{ name: string; storage: boolean; additionalPrinterColumns?: object[] }> };
+    };
     for (const version of changed.spec.versions) {
       version.storage = version.name === 'v1';
-      if (version.name === 'v1') version.additionalPrinterColumns = [...(version.additionalPrinterColumns ?? []), { name: 'E2E', type: 'string', jsonPath: '.metadata.name' }];
+      if (version.name === 'v1')
+        version.additionalPrinterColumns = [
+          ...(version.additionalPrinterColumns ?? []),
+          { name: 'E2E', type: 'string', jsonPath: '.metadata.name' },
+        ];
     }
     await serverSideApply(kubeConfig, [changed]);
-    await eventually('the CRD generation to move on', async () => ((await crdGeneration()) > before ? true : undefined));
+    await eventually('the CRD generation to move on', async () =>
+      (await crdGeneration()) > before ? true : undefined,
+    );
     const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-    await eventually('lists to be served again', () => customObjects.listClusterCustomObject({ ...geoDatabases }).then(() => true));
+    await eventually('lists to be served again', () =>
+      customObjects.listClusterCustomObject({ ...geoDatabases }).then(() => true),
+    );
 
     const second = await shard(1);
     expect(second.code, second.stdout + second.stderr).toBe(0);
     const waiting = second.report();
-    expect(waiting).toMatchObject({ outcome: 'shard-done', generation: before + 1, shard: { shards: { succeeded: [1], stale: [0], missing: [], failed: [] } } });
+    expect(waiting).toMatchObject({
+      outcome: 'shard-done',
+      generation: before + 1,
+      shard: { shards: { succeeded: [1], stale: [0], missing: [], failed: [] } },
+    });
     expect(waiting.storedVersions.why).toBe(
       `not trimmed: shard 0 recorded a result for another CRD generation or storage version (run it again); 1 of 2 succeeded for generation ${before + 1}, storage version v1`,
     );

@@ -29,7 +29,9 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API serve
     const storedBefore = await storedGeoDatabases(cp.etcdUrl, namespaces);
     expect(storedBefore).toHaveLength(1000);
     expect(new Set(storedBefore.map(storedApiVersion))).toEqual(new Set(['geo.example.com/v1beta1']));
-    expect(storedBefore.filter((entry) => entry.value.toString().includes('geo.example.com/conversion-data')).length).toBeGreaterThan(100);
+    expect(
+      storedBefore.filter((entry) => entry.value.toString().includes('geo.example.com/conversion-data')).length,
+    ).toBeGreaterThan(100);
 
     await setVersions('v1');
     expect(await storedVersions(kubeConfig)).toEqual(expect.arrayContaining(['v1beta1', 'v1']));
@@ -62,7 +64,9 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API serve
     };
     let started!: () => void;
     const firstProgress = new Promise<void>((resolve) => (started = resolve));
-    const run = runMigrate([...kubeconfig, '--chunk-size', '300'], { onStderr: (text) => text.startsWith('progress:') && started() });
+    const run = runMigrate([...kubeconfig, '--chunk-size', '300'], {
+      onStderr: (text) => text.startsWith('progress:') && started(),
+    });
     await Promise.race([firstProgress, run]);
     const writers = written.map(writer);
     for (const key of deleted) {
@@ -97,7 +101,8 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API serve
     const again = await runMigrate(kubeconfig);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^nothing to do: storedVersions is already \[v1\]/);
-    for (const namespace of namespaces) await customObjects.deleteCollectionNamespacedCustomObject({ ...geoDatabases, namespace });
+    for (const namespace of namespaces)
+      await customObjects.deleteCollectionNamespacedCustomObject({ ...geoDatabases, namespace });
     // Every write goes through three webhook calls (conversion of the stored object, mutating, validating): on a
     // shared 2-core machine that is 20-60 objects a second.
   }, 600_000);
@@ -115,7 +120,9 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API serve
     expect(dryRun.code, dryRun.stderr).toBe(1);
     const preview = dryRun.report();
     expect(preview).toMatchObject({ dryRun: true, outcome: 'failed', objects: { failed: 1 } });
-    expect(preview.failures).toEqual([{ namespace, name: 'db-0005', code: 422, message: expect.stringContaining('frozen by e2e policy') }]);
+    expect(preview.failures).toEqual([
+      { namespace, name: 'db-0005', code: 422, message: expect.stringContaining('frozen by e2e policy') },
+    ]);
     expect(await storedGeoDatabases(cp.etcdUrl, [namespace!])).toEqual(storedBefore);
 
     const real = await runMigrate(kubeconfig);
@@ -124,9 +131,9 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API serve
     expect(real.stdout).toContain(`${namespace}/db-0005: HTTP 422: `);
     expect(await storedVersions(kubeConfig)).toEqual(expect.arrayContaining(['v1', 'v1beta1']));
     const stored = await storedGeoDatabases(cp.etcdUrl, [namespace!]);
-    expect(stored.filter((entry) => storedApiVersion(entry) === 'geo.example.com/v1beta1').map((entry) => entry.key)).toEqual([
-      `/registry/geo.example.com/geodatabases/${namespace}/db-0005`,
-    ]);
+    expect(
+      stored.filter((entry) => storedApiVersion(entry) === 'geo.example.com/v1beta1').map((entry) => entry.key),
+    ).toEqual([`/registry/geo.example.com/geodatabases/${namespace}/db-0005`]);
 
     await frozen.thaw();
     const rerun = await runMigrate(kubeconfig);
@@ -147,8 +154,17 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API serve
       metadata: { name: policyName },
       spec: {
         failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: ['geo.example.com'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['geodatabases'] }] },
-        validations: [{ expression: `!(object.metadata.namespace == '${namespace}' && object.metadata.name == '${name}')`, message: 'frozen by e2e policy' }],
+        matchConstraints: {
+          resourceRules: [
+            { apiGroups: ['geo.example.com'], apiVersions: ['*'], operations: ['UPDATE'], resources: ['geodatabases'] },
+          ],
+        },
+        validations: [
+          {
+            expression: `!(object.metadata.namespace == '${namespace}' && object.metadata.name == '${name}')`,
+            message: 'frozen by e2e policy',
+          },
+        ],
       },
     } as any);
     await objects.create({
@@ -160,19 +176,25 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API serve
     const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
     const probeUpdate = async () => {
       const current = await customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace, name });
-      return customObjects.replaceNamespacedCustomObject({ ...geoDatabases, namespace, name, body: current, dryRun: 'All' }).then(
-        () => 'accepted',
-        (error: { code?: number }) => (error.code === 422 ? 'refused' : Promise.reject(error)),
-      );
+      return customObjects
+        .replaceNamespacedCustomObject({ ...geoDatabases, namespace, name, body: current, dryRun: 'All' })
+        .then(
+          () => 'accepted',
+          (error: { code?: number }) => (error.code === 422 ? 'refused' : Promise.reject(error)),
+        );
     };
     const { eventually } = await import('../../src/local-loop/eventually.ts');
-    await eventually('the freeze policy to refuse updates', async () => ((await probeUpdate()) === 'refused' ? true : undefined));
+    await eventually('the freeze policy to refuse updates', async () =>
+      (await probeUpdate()) === 'refused' ? true : undefined,
+    );
     return {
       thaw: async () => {
         const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
         await admission.deleteValidatingAdmissionPolicyBinding({ name: policyName });
         await admission.deleteValidatingAdmissionPolicy({ name: policyName });
-        await eventually('the freeze policy to be gone', async () => ((await probeUpdate()) === 'accepted' ? true : undefined));
+        await eventually('the freeze policy to be gone', async () =>
+          (await probeUpdate()) === 'accepted' ? true : undefined,
+        );
       },
     };
   }
@@ -180,21 +202,38 @@ describe.skipIf(!sharedControlPlane)('crdgate migrate through the real API serve
   it('says in one line, with exit 2, when the CRD does not exist, the API server cannot be reached or refuses the credentials', async () => {
     const missing = await runMigrate([...kubeconfig, '--resource', 'nothings.example.com']);
     expect(missing).toMatchObject({ code: 2, stdout: '' });
-    expect(missing.stderr).toMatch(/^crdgate migrate: no CustomResourceDefinition named nothings.example.com at https:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(missing.stderr).toMatch(
+      /^crdgate migrate: no CustomResourceDefinition named nothings.example.com at https:\/\/127\.0\.0\.1:\d+\n$/,
+    );
 
     const dir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-migrate-'));
     const closed = await findFreePort();
     const unreachable = join(dir, 'kubeconfig');
-    await writeFile(unreachable, (await readFile(cp.kubeconfigPath, 'utf8')).replace(/server: https:\/\/127\.0\.0\.1:\d+/, `server: https://127.0.0.1:${closed}`));
+    await writeFile(
+      unreachable,
+      (await readFile(cp.kubeconfigPath, 'utf8')).replace(
+        /server: https:\/\/127\.0\.0\.1:\d+/,
+        `server: https://127.0.0.1:${closed}`,
+      ),
+    );
     const down = await runMigrate(['--kubeconfig', unreachable, '--retries', '0']);
     const stranger = join(dir, 'stranger');
     const admin = parse(await readFile(cp.kubeconfigPath, 'utf8'));
-    await writeFile(stranger, stringify({ ...admin, users: [{ name: 'admin', user: { token: 'not-a-token-anyone-issued' } }] }));
+    await writeFile(
+      stranger,
+      stringify({ ...admin, users: [{ name: 'admin', user: { token: 'not-a-token-anyone-issued' } }] }),
+    );
     const refused = await runMigrate(['--kubeconfig', stranger]);
     await rm(dir, { recursive: true, force: true });
     expect(refused).toMatchObject({ code: 2, stdout: '' });
-    expect(refused.stderr).toMatch(/^crdgate migrate: the API server at https:\/\/127\.0\.0\.1:\d+ does not accept the credentials: Unauthorized\n$/);
+    expect(refused.stderr).toMatch(
+      /^crdgate migrate: the API server at https:\/\/127\.0\.0\.1:\d+ does not accept the credentials: Unauthorized\n$/,
+    );
     expect(down).toMatchObject({ code: 2, stdout: '' });
-    expect(down.stderr).toMatch(new RegExp(`^crdgate migrate: cannot reach the API server at https://127\\.0\\.0\\.1:${closed}: .*ECONNREFUSED.*\\n$`));
+    expect(down.stderr).toMatch(
+      new RegExp(
+        `^crdgate migrate: cannot reach the API server at https://127\\.0\\.0\\.1:${closed}: .*ECONNREFUSED.*\\n$`,
+      ),
+    );
   });
 });

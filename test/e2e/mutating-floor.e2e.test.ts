@@ -38,9 +38,17 @@ function specs(): { spec: Record<string, unknown>; labels?: Record<string, strin
     undefined,
     [],
     [{ name: 'tiles', memory: '1Gi' }],
-    [{ name: 'a', memory: '1Gi', version: '7.4' }, { name: 'b', memory: '2Gi', replicas: 2 }, { name: 'c', memory: '64Mi' }],
+    [
+      { name: 'a', memory: '1Gi', version: '7.4' },
+      { name: 'b', memory: '2Gi', replicas: 2 },
+      { name: 'c', memory: '64Mi' },
+    ],
   ];
-  const labels: (Record<string, string> | undefined)[] = [undefined, { team: 'maps' }, { 'geo.example.com/postgres-major': '14', team: 'geo' }];
+  const labels: (Record<string, string> | undefined)[] = [
+    undefined,
+    { team: 'maps' },
+    { 'geo.example.com/postgres-major': '14', team: 'geo' },
+  ];
   const rows: { spec: Record<string, unknown>; labels?: Record<string, string> }[] = [];
   for (const readReplicas of [undefined, 2]) {
     for (const [index, cacheList] of caches.entries()) {
@@ -76,108 +84,164 @@ function specs(): { spec: Record<string, unknown>; labels?: Record<string, strin
 /** What the three modes must agree on: what defaults touch, and nothing the API server sets itself. */
 const defaulted = (object: KubeObject) => ({ spec: object.spec, labels: object.metadata?.labels });
 
-describe.skipIf(!controlPlane)('overlays/policy-floor: the MutatingAdmissionPolicy stores what the mutating webhook stores', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  const id = randomUUID().slice(0, 8);
-  const installName = `defaults-${id}`;
-  const namespace = `crdgate-e2e-mutating-floor-${id}`;
-  const policyName = `${installName}.${crdName}`;
-  const rows = specs();
-  const stored: Record<Mode, KubeObject[]> = { webhook: [], policy: [], both: [] };
-  const updated: Record<Mode, KubeObject[]> = { webhook: [], policy: [], both: [] };
-  let install: RenderedInstall | undefined;
-  let tree: string;
-  let gate: CrdgateProcess | undefined;
-  let customObjects: CustomObjectsApi;
-  let mutationChecks: { before: string; after: string } | undefined;
+describe.skipIf(!controlPlane)(
+  'overlays/policy-floor: the MutatingAdmissionPolicy stores what the mutating webhook stores',
+  () => {
+    const cp = controlPlane as ProvidedControlPlane;
+    const id = randomUUID().slice(0, 8);
+    const installName = `defaults-${id}`;
+    const namespace = `crdgate-e2e-mutating-floor-${id}`;
+    const policyName = `${installName}.${crdName}`;
+    const rows = specs();
+    const stored: Record<Mode, KubeObject[]> = { webhook: [], policy: [], both: [] };
+    const updated: Record<Mode, KubeObject[]> = { webhook: [], policy: [], both: [] };
+    let install: RenderedInstall | undefined;
+    let tree: string;
+    let gate: CrdgateProcess | undefined;
+    let customObjects: CustomObjectsApi;
+    let mutationChecks: { before: string; after: string } | undefined;
 
-  const objectFor = (row: (typeof rows)[number], name: string): KubeObject => ({
-    apiVersion: 'geo.example.com/v1',
-    kind: 'GeoDatabase',
-    metadata: { name, namespace, ...(row.labels ? { labels: row.labels } : {}) },
-    spec: row.spec,
-  });
-  const create = (body: KubeObject, dryRun = false): Promise<KubeObject> =>
-    customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body, ...(dryRun ? { dryRun: 'All' } : {}) });
-  // Takes away what defaults filled in, and makes the derived label stale: each mode must fill them in again.
-  const takeDefaultsAway = (name: string): Promise<KubeObject> =>
-    customObjects.patchNamespacedCustomObject(
-      { ...geoDatabases, namespace, name, body: { metadata: { labels: { 'geo.example.com/postgres-major': '9' } }, spec: { readReplicas: null, caches: [{ name: 'late', memory: '128Mi' }] } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-  const writeAll = async (writing: Mode) => {
-    for (const [index, row] of rows.entries()) stored[writing].push(await create(objectFor(row, `${mode[writing]}-${index}`)));
-    for (const [index, row] of rows.entries()) if (row.spec['readReplicas'] === undefined) updated[writing].push(await takeDefaultsAway(`${mode[writing]}-${index}`));
-  };
-
-  beforeAll(async () => {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(cp.kubeconfigPath);
-    customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-    install = await renderGeoDatabaseInstall(cp, installName, namespace);
-    ({ tree, gate } = install);
-    expect(install.stderr).toContain('policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n');
-  });
-
-  afterAll(async () => {
-    if (!controlPlane) return;
-    const crdDeleted = await removeGeoDatabaseInstall(cp, installName, namespace, install ?? {});
-    expect(crdDeleted.exitCode, crdDeleted.stderr).toBe(0);
-  });
-
-  it('1. the base, crdgate up: the mutating webhook alone defaults every object', { timeout: 300_000 }, async () => {
-    const applied = await kubectl(cp, ['apply', '--server-side', '-k', tree]);
-    expect(applied.exitCode, applied.stderr).toBe(0);
-    expect((await waitEstablished(cp, crdName)).exitCode).toBe(0);
-    const policies = await kubectl(cp, ['get', 'mutatingadmissionpolicies', '-o', 'name']);
-    expect(policies.stdout).not.toContain(policyName);
-    await eventually('the mutating webhook to default a GeoDatabase', async () =>
-      (await create(objectFor(rows[0]!, 'probe-webhook'), true).catch(() => undefined))?.spec?.['readReplicas' as never] === 0 ? true : undefined,
-    );
-    await writeAll('webhook');
-    // Not a comparison of objects nothing defaulted: each is stored as the contract's defaulter makes it.
-    expect(stored.webhook.map(defaulted)).toEqual(rows.map((row, index) => defaulted(defaulter(objectFor(row, `w-${index}`)))));
-  });
-
-  it('2. overlays/policy-floor, crdgate SIGKILLed: the MutatingAdmissionPolicy alone stores the same objects', { timeout: 300_000 }, async () => {
-    const applied = await kubectl(cp, ['apply', '--server-side', '-k', join(tree, 'overlays', 'policy-floor')]);
-    expect(applied.exitCode, applied.stderr).toBe(0);
-    const policy = await kubectl(cp, ['get', `mutatingadmissionpolicy/${policyName}`, '-o', 'json']);
-    expect(policy.exitCode, policy.stderr).toBe(0);
-    expect(JSON.parse(policy.stdout).spec).toMatchObject({ failurePolicy: 'Fail', reinvocationPolicy: 'Never', mutations: compileContractDefaults(contract).mutations });
-    expect((await gate!.kill()).signal).toBe('SIGKILL');
-    // Only the policy can set the label now: a dry run that comes back with it says the policy is in effect.
-    await eventually('the MutatingAdmissionPolicy to default a GeoDatabase', async () =>
-      (await create(objectFor(rows[0]!, 'probe-policy'), true).catch(() => undefined))?.metadata?.labels?.['geo.example.com/postgres-major'] === '13' ? true : undefined,
-    );
-    const before = await scrapeApiServer(cp);
-    await writeAll('policy');
-    mutationChecks = { before, after: await scrapeApiServer(cp) };
-    expect(stored.policy.map(defaulted)).toEqual(stored.webhook.map(defaulted));
-    expect(updated.policy.map(defaulted)).toEqual(updated.webhook.map(defaulted));
-    // And crdgate was truly out of it: what only its invariants check (a major release it does not support, a cache
-    // too big) went through, defaulted by the policy.
-    expect((await create(invalidGeoDatabase(namespace, 'unchecked'))).spec).toMatchObject({ postgres: { version: '18.1' }, caches: [{ name: 'tiles-1' }, { name: 'big', memory: '128Gi' }], readReplicas: 0 });
-  });
-
-  it('the API server counted every mutation of the policy, none of them failing', () => {
-    const { before, after } = mutationChecks!;
-    const count = (errorType: string) =>
-      metricSum(after, 'apiserver_mutating_admission_policy_check_total', { policy: policyName, error_type: errorType }) -
-      metricSum(before, 'apiserver_mutating_admission_policy_check_total', { policy: policyName, error_type: errorType });
-    const writes = rows.length + updated.policy.length;
-    expect(count('no_error')).toBe(writes * compileContractDefaults(contract).mutations.length);
-    for (const errorType of ['compile_error', 'invalid_error', 'out_of_budget']) expect(count(errorType), errorType).toBe(0);
-  });
-
-  it('3. overlays/policy-floor, crdgate up again: the policy first, then the webhook, store the same objects', { timeout: 300_000 }, async () => {
-    await gate!.start();
-    await eventually('the validating webhook to answer again', async () => {
-      const status = await refusal(create(invalidGeoDatabase(namespace, 'probe-invalid'), true)).catch(() => undefined);
-      return status?.message.includes('admission webhook') ? true : undefined;
+    const objectFor = (row: (typeof rows)[number], name: string): KubeObject => ({
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoDatabase',
+      metadata: { name, namespace, ...(row.labels ? { labels: row.labels } : {}) },
+      spec: row.spec,
     });
-    await writeAll('both');
-    expect(stored.both.map(defaulted)).toEqual(stored.webhook.map(defaulted));
-    expect(updated.both.map(defaulted)).toEqual(updated.webhook.map(defaulted));
-  });
-});
+    const create = (body: KubeObject, dryRun = false): Promise<KubeObject> =>
+      customObjects.createNamespacedCustomObject({
+        ...geoDatabases,
+        namespace,
+        body,
+        ...(dryRun ? { dryRun: 'All' } : {}),
+      });
+    // Takes away what defaults filled in, and makes the derived label stale: each mode must fill them in again.
+    const takeDefaultsAway = (name: string): Promise<KubeObject> =>
+      customObjects.patchNamespacedCustomObject(
+        {
+          ...geoDatabases,
+          namespace,
+          name,
+          body: {
+            metadata: { labels: { 'geo.example.com/postgres-major': '9' } },
+            spec: { readReplicas: null, caches: [{ name: 'late', memory: '128Mi' }] },
+          },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    const writeAll = async (writing: Mode) => {
+      for (const [index, row] of rows.entries())
+        stored[writing].push(await create(objectFor(row, `${mode[writing]}-${index}`)));
+      for (const [index, row] of rows.entries())
+        if (row.spec['readReplicas'] === undefined)
+          updated[writing].push(await takeDefaultsAway(`${mode[writing]}-${index}`));
+    };
+
+    beforeAll(async () => {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(cp.kubeconfigPath);
+      customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
+      install = await renderGeoDatabaseInstall(cp, installName, namespace);
+      ({ tree, gate } = install);
+      expect(install.stderr).toContain(
+        'policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n',
+      );
+    });
+
+    afterAll(async () => {
+      if (!controlPlane) return;
+      const crdDeleted = await removeGeoDatabaseInstall(cp, installName, namespace, install ?? {});
+      expect(crdDeleted.exitCode, crdDeleted.stderr).toBe(0);
+    });
+
+    it('1. the base, crdgate up: the mutating webhook alone defaults every object', { timeout: 300_000 }, async () => {
+      const applied = await kubectl(cp, ['apply', '--server-side', '-k', tree]);
+      expect(applied.exitCode, applied.stderr).toBe(0);
+      expect((await waitEstablished(cp, crdName)).exitCode).toBe(0);
+      const policies = await kubectl(cp, ['get', 'mutatingadmissionpolicies', '-o', 'name']);
+      expect(policies.stdout).not.toContain(policyName);
+      await eventually('the mutating webhook to default a GeoDatabase', async () =>
+        (await create(objectFor(rows[0]!, 'probe-webhook'), true).catch(() => undefined))?.spec?.[
+          'readReplicas' as never
+        ] === 0
+          ? true
+          : undefined,
+      );
+      await writeAll('webhook');
+      // Not a comparison of objects nothing defaulted: each is stored as the contract's defaulter makes it.
+      expect(stored.webhook.map(defaulted)).toEqual(
+        rows.map((row, index) => defaulted(defaulter(objectFor(row, `w-${index}`)))),
+      );
+    });
+
+    it(
+      '2. overlays/policy-floor, crdgate SIGKILLed: the MutatingAdmissionPolicy alone stores the same objects',
+      { timeout: 300_000 },
+      async () => {
+        const applied = await kubectl(cp, ['apply', '--server-side', '-k', join(tree, 'overlays', 'policy-floor')]);
+        expect(applied.exitCode, applied.stderr).toBe(0);
+        const policy = await kubectl(cp, ['get', `mutatingadmissionpolicy/${policyName}`, '-o', 'json']);
+        expect(policy.exitCode, policy.stderr).toBe(0);
+        expect(JSON.parse(policy.stdout).spec).toMatchObject({
+          failurePolicy: 'Fail',
+          reinvocationPolicy: 'Never',
+          mutations: compileContractDefaults(contract).mutations,
+        });
+        expect((await gate!.kill()).signal).toBe('SIGKILL');
+        // Only the policy can set the label now: a dry run that comes back with it says the policy is in effect.
+        await eventually('the MutatingAdmissionPolicy to default a GeoDatabase', async () =>
+          (await create(objectFor(rows[0]!, 'probe-policy'), true).catch(() => undefined))?.metadata?.labels?.[
+            'geo.example.com/postgres-major'
+          ] === '13'
+            ? true
+            : undefined,
+        );
+        const before = await scrapeApiServer(cp);
+        await writeAll('policy');
+        mutationChecks = { before, after: await scrapeApiServer(cp) };
+        expect(stored.policy.map(defaulted)).toEqual(stored.webhook.map(defaulted));
+        expect(updated.policy.map(defaulted)).toEqual(updated.webhook.map(defaulted));
+        // And crdgate was truly out of it: what only its invariants check (a major release it does not support, a cache
+        // too big) went through, defaulted by the policy.
+        expect((await create(invalidGeoDatabase(namespace, 'unchecked'))).spec).toMatchObject({
+          postgres: { version: '18.1' },
+          caches: [{ name: 'tiles-1' }, { name: 'big', memory: '128Gi' }],
+          readReplicas: 0,
+        });
+      },
+    );
+
+    it('the API server counted every mutation of the policy, none of them failing', () => {
+      const { before, after } = mutationChecks!;
+      const count = (errorType: string) =>
+        metricSum(after, 'apiserver_mutating_admission_policy_check_total', {
+          policy: policyName,
+          error_type: errorType,
+        }) -
+        metricSum(before, 'apiserver_mutating_admission_policy_check_total', {
+          policy: policyName,
+          error_type: errorType,
+        });
+      const writes = rows.length + updated.policy.length;
+      expect(count('no_error')).toBe(writes * compileContractDefaults(contract).mutations.length);
+      for (const errorType of ['compile_error', 'invalid_error', 'out_of_budget'])
+        expect(count(errorType), errorType).toBe(0);
+    });
+
+    it(
+      '3. overlays/policy-floor, crdgate up again: the policy first, then the webhook, store the same objects',
+      { timeout: 300_000 },
+      async () => {
+        await gate!.start();
+        await eventually('the validating webhook to answer again', async () => {
+          const status = await refusal(create(invalidGeoDatabase(namespace, 'probe-invalid'), true)).catch(
+            () => undefined,
+          );
+          return status?.message.includes('admission webhook') ? true : undefined;
+        });
+        await writeAll('both');
+        expect(stored.both.map(defaulted)).toEqual(stored.webhook.map(defaulted));
+        expect(updated.both.map(defaulted)).toEqual(updated.webhook.map(defaulted));
+      },
+    );
+  },
+);

@@ -12,7 +12,10 @@ import { startDev, type DevProcess } from './support/dev-process.ts';
 // up to times, ports and paths.
 
 const controlPlane = inject('controlPlane');
-const pages = { guide: new URL('../../docs/guarding-an-operator.md', import.meta.url), localLoop: new URL('../../docs/local-loop.md', import.meta.url) };
+const pages = {
+  guide: new URL('../../docs/guarding-an-operator.md', import.meta.url),
+  localLoop: new URL('../../docs/local-loop.md', import.meta.url),
+};
 
 interface KubectlStep {
   command: string;
@@ -55,51 +58,66 @@ function devOutputPattern(page: string): RegExp {
 
 const squeezed = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-describe.skipIf('unavailable' in controlPlane)("the operator guide's crdgate dev and kubectl (docs/guarding-an-operator.md)", () => {
-  let project: string;
-  let guide: string;
-  let dev: DevProcess;
-  let kubectlEnv: NodeJS.ProcessEnv;
+describe.skipIf('unavailable' in controlPlane)(
+  "the operator guide's crdgate dev and kubectl (docs/guarding-an-operator.md)",
+  () => {
+    let project: string;
+    let guide: string;
+    let dev: DevProcess;
+    let kubectlEnv: NodeJS.ProcessEnv;
 
-  beforeAll(async () => {
-    if ('unavailable' in controlPlane) return;
-    guide = await readFile(pages.guide, 'utf8');
-    project = await mkdtemp(join(tmpdir(), 'crdgate-guide-dev-'));
-    for (const { file, code } of [...(await guideYamlFiles(pages.guide)), ...(await guideExamples(pages.guide)).map((e) => ({ ...e, code: importingSource(e.code) }))]) {
-      await mkdir(dirname(join(project, file)), { recursive: true });
-      await writeFile(join(project, file), code);
-    }
-    const contract = /^npx crdgate dev --contract (\S+)$/m.exec(guide)![1]!;
-    dev = startDev(project, controlPlane.assetsDir, contract);
-    const [, kubeconfig] = await dev.waitFor(/export KUBECONFIG=(\S+)/, 120_000);
-    const [, path] = await dev.waitFor(/export PATH="([^":]+):\$PATH"/);
-    await dev.waitFor(/Ctrl-C stops everything\.\n/);
-    kubectlEnv = { ...process.env, KUBECONFIG: kubeconfig, PATH: `${path}:${process.env['PATH']}` };
-  }, 180_000);
+    beforeAll(async () => {
+      if ('unavailable' in controlPlane) return;
+      guide = await readFile(pages.guide, 'utf8');
+      project = await mkdtemp(join(tmpdir(), 'crdgate-guide-dev-'));
+      for (const { file, code } of [
+        ...(await guideYamlFiles(pages.guide)),
+        ...(await guideExamples(pages.guide)).map((e) => ({ ...e, code: importingSource(e.code) })),
+      ]) {
+        await mkdir(dirname(join(project, file)), { recursive: true });
+        await writeFile(join(project, file), code);
+      }
+      const contract = /^npx crdgate dev --contract (\S+)$/m.exec(guide)![1]!;
+      dev = startDev(project, controlPlane.assetsDir, contract);
+      const [, kubeconfig] = await dev.waitFor(/export KUBECONFIG=(\S+)/, 120_000);
+      const [, path] = await dev.waitFor(/export PATH="([^":]+):\$PATH"/);
+      await dev.waitFor(/Ctrl-C stops everything\.\n/);
+      kubectlEnv = { ...process.env, KUBECONFIG: kubeconfig, PATH: `${path}:${process.env['PATH']}` };
+    }, 180_000);
 
-  afterAll(async () => {
-    if (dev && dev.child.exitCode === null) {
-      dev.child.kill('SIGTERM');
-      await dev.exited;
-    }
-    if (project) await rm(project, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      if (dev && dev.child.exitCode === null) {
+        dev.child.kill('SIGTERM');
+        await dev.exited;
+      }
+      if (project) await rm(project, { recursive: true, force: true });
+    });
 
-  it('prints what the guide and the local-loop page show crdgate dev printing', async () => {
-    for (const page of Object.values(pages)) expect(dev.output()).toMatch(devOutputPattern(await readFile(page, 'utf8')));
-  });
+    it('prints what the guide and the local-loop page show crdgate dev printing', async () => {
+      for (const page of Object.values(pages))
+        expect(dev.output()).toMatch(devOutputPattern(await readFile(page, 'utf8')));
+    });
 
-  it("runs the guide's kubectl block: each line succeeds, or is refused with the words shown under it", async () => {
-    const steps = kubectlSteps(guide, 'kubectl create namespace shop');
-    expect(steps.filter((step) => step.refusal !== undefined)).toHaveLength(2);
-    for (const { command, refusal } of steps) {
-      const ran = await new Promise<{ code: number; stderr: string }>((resolve) =>
-        execFile('sh', ['-c', command], { cwd: project, env: kubectlEnv, timeout: 60_000 }, (error, _stdout, stderr) =>
-          resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
-        ),
-      );
-      if (refusal === undefined) expect({ command, ...ran }).toMatchObject({ command, code: 0 });
-      else expect({ command, code: ran.code, stderr: squeezed(ran.stderr) }).toEqual({ command, code: 1, stderr: refusal });
-    }
-  });
-});
+    it("runs the guide's kubectl block: each line succeeds, or is refused with the words shown under it", async () => {
+      const steps = kubectlSteps(guide, 'kubectl create namespace shop');
+      expect(steps.filter((step) => step.refusal !== undefined)).toHaveLength(2);
+      for (const { command, refusal } of steps) {
+        const ran = await new Promise<{ code: number; stderr: string }>((resolve) =>
+          execFile(
+            'sh',
+            ['-c', command],
+            { cwd: project, env: kubectlEnv, timeout: 60_000 },
+            (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+          ),
+        );
+        if (refusal === undefined) expect({ command, ...ran }).toMatchObject({ command, code: 0 });
+        else
+          expect({ command, code: ran.code, stderr: squeezed(ran.stderr) }).toEqual({
+            command,
+            code: 1,
+            stderr: refusal,
+          });
+      }
+    });
+  },
+);

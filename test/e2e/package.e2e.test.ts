@@ -11,7 +11,9 @@ import { npm, runCommand, scratchEnv } from './support/npm.ts';
 // crdgate as a user gets it: the packed tarball installed into a project outside the repository, a contract
 // written against the public API only ('crdgate', 'crdgate/testing'), typechecked strictly, and served.
 
-const own = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> };
+const own = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  devDependencies: Record<string, string>;
+};
 
 const contractSource = `import { defineContract, fieldError, type Contract, type Invariant } from 'crdgate';
 
@@ -46,7 +48,12 @@ export default function volumeContract(): Contract<VolumeSpec> {
   });
 }
 `;
-const volume = (spec: Record<string, unknown>) => ({ apiVersion: 'disks.example.com/v1', kind: 'Volume', metadata: { name: 'v', namespace: 'default' }, spec });
+const volume = (spec: Record<string, unknown>) => ({
+  apiVersion: 'disks.example.com/v1',
+  kind: 'Volume',
+  metadata: { name: 'v', namespace: 'default' },
+  spec,
+});
 
 const testingSource = `import { contractTester } from 'crdgate/testing';
 import volumeContract from './contract.ts';
@@ -78,9 +85,17 @@ describe('the packed crdgate, installed into a project of its own', () => {
 
   beforeAll(async () => {
     project = await mkdtemp(join(tmpdir(), 'crdgate-user-project-'));
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'volume-contract', private: true, type: 'module' }));
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'volume-contract', private: true, type: 'module' }),
+    );
     const installed = await npm(
-      ['install', inject('packedCrdgate').tarball, `typescript@${own.devDependencies.typescript}`, `@types/node@${own.devDependencies['@types/node']}`],
+      [
+        'install',
+        inject('packedCrdgate').tarball,
+        `typescript@${own.devDependencies.typescript}`,
+        `@types/node@${own.devDependencies['@types/node']}`,
+      ],
       project,
     );
     expect(installed.exitCode, installed.stderr).toBe(0);
@@ -93,8 +108,15 @@ describe('the packed crdgate, installed into a project of its own', () => {
       join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2024', types: ['node'],
-          noEmit: true, allowImportingTsExtensions: true, erasableSyntaxOnly: true, verbatimModuleSyntax: true,
+          strict: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2024',
+          types: ['node'],
+          noEmit: true,
+          allowImportingTsExtensions: true,
+          erasableSyntaxOnly: true,
+          verbatimModuleSyntax: true,
         },
         include: ['*.ts', 'guide/*.ts'],
       }),
@@ -126,19 +148,52 @@ describe('the packed crdgate, installed into a project of its own', () => {
 
   it('serves the contract (and not the built-in example) and decides a valid and an invalid object over HTTPS', async () => {
     const bin = join(project, 'node_modules', 'crdgate', 'dist', 'bin.js');
-    const server = await startCrdgateProcess(bin, ['serve', '--port', '0', '--host', '127.0.0.1', '--cert-dir', 'certs', '--contract', './contract.ts'], project);
+    const server = await startCrdgateProcess(
+      bin,
+      ['serve', '--port', '0', '--host', '127.0.0.1', '--cert-dir', 'certs', '--contract', './contract.ts'],
+      project,
+    );
     try {
       const ca = await readFile(join(project, 'certs', 'ca.crt'));
-      const valid = await postJson(server.port, '/validate', review('11111111-1111-4111-8111-111111111111', { sizeGi: 5, maxSizeGi: 10 }), ca);
-      expect(valid).toEqual({ status: 200, json: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: '11111111-1111-4111-8111-111111111111', allowed: true } } });
-      const invalid = await postJson(server.port, '/validate', review('22222222-2222-4222-8222-222222222222', { sizeGi: 50, maxSizeGi: 10 }), ca);
+      const valid = await postJson(
+        server.port,
+        '/validate',
+        review('11111111-1111-4111-8111-111111111111', { sizeGi: 5, maxSizeGi: 10 }),
+        ca,
+      );
+      expect(valid).toEqual({
+        status: 200,
+        json: {
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: { uid: '11111111-1111-4111-8111-111111111111', allowed: true },
+        },
+      });
+      const invalid = await postJson(
+        server.port,
+        '/validate',
+        review('22222222-2222-4222-8222-222222222222', { sizeGi: 50, maxSizeGi: 10 }),
+        ca,
+      );
       expect(invalid.status).toBe(200);
-      expect(invalid.json.response).toMatchObject({ uid: '22222222-2222-4222-8222-222222222222', allowed: false, status: { code: 422 } });
+      expect(invalid.json.response).toMatchObject({
+        uid: '22222222-2222-4222-8222-222222222222',
+        allowed: false,
+        status: { code: 422 },
+      });
       expect(invalid.json.response.status.message).toContain('spec.sizeGi: must not exceed maxSizeGi (10)');
       // With --contract, the built-in example is not served.
-      const geoDatabase = JSON.parse(await readFile(new URL('../fixtures/admission/create-geodatabase.json', import.meta.url), 'utf8'));
+      const geoDatabase = JSON.parse(
+        await readFile(new URL('../fixtures/admission/create-geodatabase.json', import.meta.url), 'utf8'),
+      );
       const unknown = await postJson(server.port, '/validate', geoDatabase, ca);
-      expect(unknown.json.response).toMatchObject({ allowed: false, status: { code: 403, message: expect.stringContaining('crdgate has no contract for GeoDatabase.geo.example.com') } });
+      expect(unknown.json.response).toMatchObject({
+        allowed: false,
+        status: {
+          code: 403,
+          message: expect.stringContaining('crdgate has no contract for GeoDatabase.geo.example.com'),
+        },
+      });
     } finally {
       expect(await server.stop(), server.output()).toBe(0);
     }
@@ -147,17 +202,32 @@ describe('the packed crdgate, installed into a project of its own', () => {
   it('runs crdgate check with the API server engine the package carries, with no Go on PATH', async () => {
     const engine = await stat(join(project, 'node_modules', 'crdgate', 'dist', 'api-server-engine', 'engine.wasm'));
     expect(engine.size).toBeGreaterThan(1_000_000);
-    const manifest = (name: string, spec: Record<string, unknown>) => JSON.stringify({ ...volume(spec), metadata: { name, namespace: 'default' } });
-    await writeFile(join(project, 'volumes.json'), `{"apiVersion":"v1","kind":"List","items":[${manifest('good', { sizeGi: 5 })},${manifest('typo', { sizeGi: 5, sizeGB: 5 })}]}`);
+    const manifest = (name: string, spec: Record<string, unknown>) =>
+      JSON.stringify({ ...volume(spec), metadata: { name, namespace: 'default' } });
+    await writeFile(
+      join(project, 'volumes.json'),
+      `{"apiVersion":"v1","kind":"List","items":[${manifest('good', { sizeGi: 5 })},${manifest('typo', { sizeGi: 5, sizeGB: 5 })}]}`,
+    );
     const bin = join(project, 'node_modules', 'crdgate', 'dist', 'bin.js');
     // Only Node's own folder on PATH: no go, so nothing can be built.
-    const checked = await runCommand(process.execPath, [bin, 'check', '-f', 'volumes.json', '--contract', './contract.ts', '-o', 'json'], project, 300_000, { PATH: dirname(process.execPath) });
+    const checked = await runCommand(
+      process.execPath,
+      [bin, 'check', '-f', 'volumes.json', '--contract', './contract.ts', '-o', 'json'],
+      project,
+      300_000,
+      { PATH: dirname(process.execPath) },
+    );
     expect(checked.exitCode, checked.stderr).toBe(1);
     const report = JSON.parse(checked.stdout);
     const byName = (name: string) => report.objects.find((o: any) => o.name === name);
     expect(byName('good')).toMatchObject({ allowed: true });
     // The API server's own words for a field the schema does not have, under kubectl's default Strict validation.
-    expect(byName('typo')).toMatchObject({ allowed: false, code: 'OBJECT_INVALID', message: 'Volume in version "v1" cannot be handled as a Volume: strict decoding error: unknown field "spec.sizeGB"' });
+    expect(byName('typo')).toMatchObject({
+      allowed: false,
+      code: 'OBJECT_INVALID',
+      message:
+        'Volume in version "v1" cannot be handled as a Volume: strict decoding error: unknown field "spec.sizeGB"',
+    });
   });
 
   it('is a one-line error and exit 2 for a broken contract, not a stack trace', async () => {
@@ -176,7 +246,9 @@ describe('the checkout, after `npm pack` built dist/ in it', () => {
     // The file itself is run, not node with it: its #!/usr/bin/env node must find the pinned Node first.
     const env = { ...scratchEnv(), PATH: `${dirname(process.execPath)}${delimiter}${process.env['PATH'] ?? ''}` };
     const ran = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(bin, ['fsa'], { env }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })),
+      execFile(bin, ['fsa'], { env }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      ),
     );
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toMatch(/^stateDiagram-v2\n/);

@@ -17,7 +17,11 @@ import { scaffoldProject } from '../../src/scaffold/scaffold-project.ts';
 import { scaffoldNames } from '../../src/scaffold/scaffold-names.ts';
 import { importingSource } from '../repo/guide-examples.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
-import { dbClusterContract, dbClusterTwoVersionContract, declarativeDbPoolerContract } from './support/db-operator-contracts.ts';
+import {
+  dbClusterContract,
+  dbClusterTwoVersionContract,
+  declarativeDbPoolerContract,
+} from './support/db-operator-contracts.ts';
 import { expectStatus, installCrd, removeCrd, restClient, type Rest } from './support/raw-api.ts';
 
 const provided = inject('controlPlane');
@@ -37,15 +41,30 @@ function ofItsOwn(crd: Manifest, id: string): Manifest {
   const spec = crd['spec'] as { group: string; names: { plural: string }; conversion?: unknown };
   const group = `r${id}.${spec.group}`;
   // No crdgate answers conversions here; what is applied is the CRD's schema.
-  return { ...crd, metadata: { ...crd.metadata, name: `${spec.names.plural}.${group}` }, spec: { ...spec, group, conversion: { strategy: 'None' } } };
+  return {
+    ...crd,
+    metadata: { ...crd.metadata, name: `${spec.names.plural}.${group}` },
+    spec: { ...spec, group, conversion: { strategy: 'None' } },
+  };
 }
 
 /** The contract that `crdgate init` scaffolds for these versions, loaded from its generated source. */
-async function scaffolded(dir: string, kind: string, versions: string[], scope: 'Namespaced' | 'Cluster'): Promise<Contract> {
+async function scaffolded(
+  dir: string,
+  kind: string,
+  versions: string[],
+  scope: 'Namespaced' | 'Cluster',
+): Promise<Contract> {
   const names = scaffoldNames('scaffold.example.com', kind);
-  const files = scaffoldProject(names, { scope, versions, hub: versions.at(-1)! }, { crdgate: '0.1.0', node: '24', typescript: '5', typesNode: '24', fastCheck: '4' });
+  const files = scaffoldProject(
+    names,
+    { scope, versions, hub: versions.at(-1)! },
+    { crdgate: '0.1.0', node: '24', typescript: '5', typesNode: '24', fastCheck: '4' },
+  );
   const project = join(dir, kind);
-  for (const file of files.filter((candidate) => candidate.path.startsWith('src/') && !candidate.path.endsWith('.test.ts'))) {
+  for (const file of files.filter(
+    (candidate) => candidate.path.startsWith('src/') && !candidate.path.endsWith('.test.ts'),
+  )) {
     await mkdir(dirname(join(project, file.path)), { recursive: true });
     await writeFile(join(project, file.path), importingSource(file.content));
   }
@@ -74,15 +93,29 @@ describe.skipIf(!controlPlane)('the CRDs crdgate renders, applied to kube-apiser
   });
 
   const rendered = async (): Promise<[string, Manifest][]> => [
-    ...[geoDatabaseContract(), scalableGeoDatabaseContract(), messageBrokerContract(), clusterWidgetContract(), toyContract()].map(
-      (contract): [string, Manifest] => [`${contract.identity.kind} (crdgate's own CRD)`, renderCustomResourceDefinition(contract, endpoint)],
+    ...[
+      geoDatabaseContract(),
+      scalableGeoDatabaseContract(),
+      messageBrokerContract(),
+      clusterWidgetContract(),
+      toyContract(),
+    ].map((contract): [string, Manifest] => [
+      `${contract.identity.kind} (crdgate's own CRD)`,
+      renderCustomResourceDefinition(contract, endpoint),
+    ]),
+    ...[dbClusterContract(), dbClusterTwoVersionContract(), declarativeDbPoolerContract()].map(
+      (contract): [string, Manifest] => [`${contract.identity.kind} (an operator's CRD)`, renderOwnerCrd(contract)!],
     ),
-    ...[dbClusterContract(), dbClusterTwoVersionContract(), declarativeDbPoolerContract()].map((contract): [string, Manifest] => [`${contract.identity.kind} (an operator's CRD)`, renderOwnerCrd(contract)!]),
-    ...(await Promise.all([
-      scaffolded(dir, 'Bucket', ['v1'], 'Namespaced'),
-      scaffolded(dir, 'Queue', ['v1alpha1', 'v1beta1', 'v1'], 'Namespaced'),
-      scaffolded(dir, 'Tenant', ['v1'], 'Cluster'),
-    ])).map((contract): [string, Manifest] => [`${contract.identity.kind} (crdgate init's)`, renderCustomResourceDefinition(contract, endpoint)]),
+    ...(
+      await Promise.all([
+        scaffolded(dir, 'Bucket', ['v1'], 'Namespaced'),
+        scaffolded(dir, 'Queue', ['v1alpha1', 'v1beta1', 'v1'], 'Namespaced'),
+        scaffolded(dir, 'Tenant', ['v1'], 'Cluster'),
+      ])
+    ).map((contract): [string, Manifest] => [
+      `${contract.identity.kind} (crdgate init's)`,
+      renderCustomResourceDefinition(contract, endpoint),
+    ]),
   ];
 
   it('draws no warning from the API server, for any of them', { timeout: 240_000 }, async () => {
@@ -98,31 +131,54 @@ describe.skipIf(!controlPlane)('the CRDs crdgate renders, applied to kube-apiser
     expect(warnings).toEqual(Object.fromEntries(crds.map(([name]) => [name, []])));
   });
 
-  it('refuses a size of 50GB and a cache named Tiles_1 by itself, in crdgate\'s words', { timeout: 120_000 }, async () => {
-    const crd = ofItsOwn(renderCustomResourceDefinition(geoDatabaseContract(), endpoint), `${runId}x`);
-    installed.push(crd);
-    expect(await installCrd(rest(), crd, fieldManager)).toEqual([]);
-    const group = (crd['spec'] as { group: string }).group;
-    const namespace = `rendered-crds-${runId}`;
-    await rest().send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }).then(expectStatus(201));
-    const geoDatabase = (name: string, spec: Record<string, unknown>) => ({
-      apiVersion: `${group}/v1`,
-      kind: 'GeoDatabase',
-      metadata: { name, namespace },
-      spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' }, ...spec },
-    });
-    const collection = `/apis/${group}/v1/namespaces/${namespace}/geodatabases`;
-    try {
-      const refused = await rest().send('POST', collection, geoDatabase('broken', { storage: { size: '50GB' }, caches: [{ name: 'Tiles_1', memory: '1Gi' }] }));
-      expect(refused.status).toBe(422);
-      const causes = ((refused.body as { details?: { causes?: { field: string; message: string }[] } }).details?.causes ?? []).map((cause) => `${cause.field}: ${cause.message}`);
-      expect(causes.sort()).toEqual(
-        [`spec.caches[0].name: Invalid value: "Tiles_1": must be ${describeFormat('dns1123-label')}`, `spec.storage.size: Invalid value: "50GB": must be ${describeFormat('quantity')}`].sort(),
-      );
-      // A valid one is stored: the rules refuse no quantity or name crdgate takes.
-      await rest().send('POST', collection, geoDatabase('valid', { storage: { size: '1.5Gi' }, caches: [{ name: 'tiles-1', memory: '512Mi' }] })).then(expectStatus(201));
-    } finally {
-      await rest().send('DELETE', `/api/v1/namespaces/${namespace}`).then(expectStatus(200, 202, 404));
-    }
-  });
+  it(
+    "refuses a size of 50GB and a cache named Tiles_1 by itself, in crdgate's words",
+    { timeout: 120_000 },
+    async () => {
+      const crd = ofItsOwn(renderCustomResourceDefinition(geoDatabaseContract(), endpoint), `${runId}x`);
+      installed.push(crd);
+      expect(await installCrd(rest(), crd, fieldManager)).toEqual([]);
+      const group = (crd['spec'] as { group: string }).group;
+      const namespace = `rendered-crds-${runId}`;
+      await rest()
+        .send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })
+        .then(expectStatus(201));
+      const geoDatabase = (name: string, spec: Record<string, unknown>) => ({
+        apiVersion: `${group}/v1`,
+        kind: 'GeoDatabase',
+        metadata: { name, namespace },
+        spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' }, ...spec },
+      });
+      const collection = `/apis/${group}/v1/namespaces/${namespace}/geodatabases`;
+      try {
+        const refused = await rest().send(
+          'POST',
+          collection,
+          geoDatabase('broken', { storage: { size: '50GB' }, caches: [{ name: 'Tiles_1', memory: '1Gi' }] }),
+        );
+        expect(refused.status).toBe(422);
+        const causes = (
+          (refused.body as { details?: { causes?: { field: string; message: string }[] } }).details?.causes ?? []
+        ).map((cause) => `${cause.field}: ${cause.message}`);
+        expect(causes.sort()).toEqual(
+          [
+            `spec.caches[0].name: Invalid value: "Tiles_1": must be ${describeFormat('dns1123-label')}`,
+            `spec.storage.size: Invalid value: "50GB": must be ${describeFormat('quantity')}`,
+          ].sort(),
+        );
+        // A valid one is stored: the rules refuse no quantity or name crdgate takes.
+        await rest()
+          .send(
+            'POST',
+            collection,
+            geoDatabase('valid', { storage: { size: '1.5Gi' }, caches: [{ name: 'tiles-1', memory: '512Mi' }] }),
+          )
+          .then(expectStatus(201));
+      } finally {
+        await rest()
+          .send('DELETE', `/api/v1/namespaces/${namespace}`)
+          .then(expectStatus(200, 202, 404));
+      }
+    },
+  );
 });

@@ -6,7 +6,11 @@ import { expectFloors } from './support/case-floors.ts';
 import type { CrdWithObjects } from './support/crd-revisions/crd.ts';
 import { corpusInputs } from './support/crd-revisions/corpus-inputs.ts';
 import { fixtureInputs } from './support/crd-revisions/fixture-inputs.ts';
-import { describeTally, predictAndCompare, type DifferentialTally } from './support/crd-revisions/predict-and-compare.ts';
+import {
+  describeTally,
+  predictAndCompare,
+  type DifferentialTally,
+} from './support/crd-revisions/predict-and-compare.ts';
 import { runDifferential, type DifferentialRun } from './support/crd-revisions/run-differential.ts';
 import { kubectl } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
@@ -53,52 +57,79 @@ const floors: Record<string, number> = {
  * deleted and created again. What the API server did must be what `crdgate check` predicts from the objects as
  * stored, object for object and observation by observation.
  */
-describe.skipIf(!controlPlane)('CRD revisions: what kube-apiserver does with each stored object is what crdgate predicts', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  const runId = randomUUID().slice(0, 6);
-  const namespace = `crdgate-e2e-revisions-${runId}`;
-  let rest: Rest;
+describe.skipIf(!controlPlane)(
+  'CRD revisions: what kube-apiserver does with each stored object is what crdgate predicts',
+  () => {
+    const cp = controlPlane as ProvidedControlPlane;
+    const runId = randomUUID().slice(0, 6);
+    const namespace = `crdgate-e2e-revisions-${runId}`;
+    let rest: Rest;
 
-  beforeAll(async () => {
-    expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
-    rest = restClient(cp.kubeconfigPath, { maxSockets: 32 });
-  });
+    beforeAll(async () => {
+      expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
+      rest = restClient(cp.kubeconfigPath, { maxSockets: 32 });
+    });
 
-  afterAll(async () => {
-    rest?.close();
-    await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
-  });
+    afterAll(async () => {
+      rest?.close();
+      await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
+    });
 
-  const differential = async (what: string, inputs: readonly CrdWithObjects[], notes: readonly string[] = []): Promise<{ run: DifferentialRun; tally: DifferentialTally }> => {
-    const started = Date.now();
-    const run = await runDifferential(rest, inputs, { namespace, runId, label: labelWriteLabel });
-    const tally = predictAndCompare(run.observations);
-    process.stderr.write(
-      `[e2e] ${describeTally(what, tally)}\n` +
-        `  not stored under the old revision (first 5): ${run.observations.flatMap((observation) => observation.notStored.map((object) => `${observation.revision.id} ${object.name}: ${JSON.stringify(object.refused)}`)).slice(0, 5).join('; ') || 'none'}\n` +
-        `  kinds without a place: ${run.withoutSite.map((miss) => `${miss.source} ${miss.kind} (${miss.reason})`).join('; ') || 'none'}\n` +
-        (notes.length > 0 ? `  notes: ${notes.join('; ')}\n` : '') +
-        `  ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
-    );
-    expect(run.failed.map((failure) => `${failure.revision.id} (${failure.revision.change}): ${failure.error}`)).toEqual([]);
-    expect(tally.predictionFailures).toEqual([]);
-    expect(tally.differences).toEqual([]);
-    return { run, tally };
-  };
+    const differential = async (
+      what: string,
+      inputs: readonly CrdWithObjects[],
+      notes: readonly string[] = [],
+    ): Promise<{ run: DifferentialRun; tally: DifferentialTally }> => {
+      const started = Date.now();
+      const run = await runDifferential(rest, inputs, { namespace, runId, label: labelWriteLabel });
+      const tally = predictAndCompare(run.observations);
+      process.stderr.write(
+        `[e2e] ${describeTally(what, tally)}\n` +
+          `  not stored under the old revision (first 5): ${
+            run.observations
+              .flatMap((observation) =>
+                observation.notStored.map(
+                  (object) => `${observation.revision.id} ${object.name}: ${JSON.stringify(object.refused)}`,
+                ),
+              )
+              .slice(0, 5)
+              .join('; ') || 'none'
+          }\n` +
+          `  kinds without a place: ${run.withoutSite.map((miss) => `${miss.source} ${miss.kind} (${miss.reason})`).join('; ') || 'none'}\n` +
+          (notes.length > 0 ? `  notes: ${notes.join('; ')}\n` : '') +
+          `  ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+      );
+      expect(
+        run.failed.map((failure) => `${failure.revision.id} (${failure.revision.change}): ${failure.error}`),
+      ).toEqual([]);
+      expect(tally.predictionFailures).toEqual([]);
+      expect(tally.differences).toEqual([]);
+      return { run, tally };
+    };
 
-  it("holds for the fixtures' CRDs and objects made from their schemas", async () => {
-    const { tally } = await differential('test/fixtures', await fixtureInputs(namespace, 42));
-    // Every object of the fixtures is one crdgate can see: nothing set apart.
-    expect(tally.unseen).toEqual([]);
-    const counts = { revisions: tally.revisions, objects: tally.objects, observations: tally.observations, ...Object.fromEntries([...tally.byKind].map(([kind, entry]) => [`${kind} revisions`, entry.revisions])) };
-    expectFloors('revision differential', counts, floors);
-  }, 900_000);
+    it("holds for the fixtures' CRDs and objects made from their schemas", async () => {
+      const { tally } = await differential('test/fixtures', await fixtureInputs(namespace, 42));
+      // Every object of the fixtures is one crdgate can see: nothing set apart.
+      expect(tally.unseen).toEqual([]);
+      const counts = {
+        revisions: tally.revisions,
+        objects: tally.objects,
+        observations: tally.observations,
+        ...Object.fromEntries([...tally.byKind].map(([kind, entry]) => [`${kind} revisions`, entry.revisions])),
+      };
+      expectFloors('revision differential', counts, floors);
+    }, 900_000);
 
-  if (corpusDir) {
-    it('holds for the CRD corpus of CRDGATE_CRD_CORPUS and its samples', async () => {
-      const { inputs, notes } = await corpusInputs(corpusDir, namespace);
-      const { tally } = await differential(`corpus (${inputs.length} CRDs, ${inputs.reduce((sum, input) => sum + input.objects.length, 0)} samples)`, inputs, notes);
-      expect(tally.objects).toBeGreaterThan(0);
-    }, 3_600_000);
-  }
-});
+    if (corpusDir) {
+      it('holds for the CRD corpus of CRDGATE_CRD_CORPUS and its samples', async () => {
+        const { inputs, notes } = await corpusInputs(corpusDir, namespace);
+        const { tally } = await differential(
+          `corpus (${inputs.length} CRDs, ${inputs.reduce((sum, input) => sum + input.objects.length, 0)} samples)`,
+          inputs,
+          notes,
+        );
+        expect(tally.objects).toBeGreaterThan(0);
+      }, 3_600_000);
+    }
+  },
+);

@@ -42,16 +42,32 @@ describe.skipIf('unavailable' in controlPlane)('startTestEnvironment', () => {
   });
 
   it('admits, defaults and refuses through the real API server', async () => {
-    const created = (await env.client.create(validGeoDatabase(env.namespace, 'tiles'))) as { spec: { readReplicas?: number } };
+    const created = (await env.client.create(validGeoDatabase(env.namespace, 'tiles'))) as {
+      spec: { readReplicas?: number };
+    };
     expect(created.spec.readReplicas).toBe(0);
 
     // The operator's part: once it reports the database Ready, the FSA guards its spec.
     for (const phase of ['Provisioning', 'Ready']) {
-      const moved = await env.kubectl(['patch', 'geodatabase', 'tiles', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]);
+      const moved = await env.kubectl([
+        'patch',
+        'geodatabase',
+        'tiles',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { phase } }),
+      ]);
       expect(moved).toMatchObject({ exitCode: 0, stderr: '' });
     }
-    const tiles = { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'tiles', namespace: env.namespace } };
-    const refused = await env.client.mergePatch(tiles, { spec: { storage: { size: '10Gi' } } }).catch((error: unknown) => error);
+    const tiles = {
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoDatabase',
+      metadata: { name: 'tiles', namespace: env.namespace },
+    };
+    const refused = await env.client
+      .mergePatch(tiles, { spec: { storage: { size: '10Gi' } } })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(KubeApiError);
     expect((refused as KubeApiError).code).toBe(403);
     expect((refused as KubeApiError).status.message).toContain('shrinking storage from 20Gi to 10Gi');
@@ -59,8 +75,16 @@ describe.skipIf('unavailable' in controlPlane)('startTestEnvironment', () => {
   });
 
   it('reads an object through another version, converted by the same crdgate', async () => {
-    const stored = await env.client.read({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'tiles', namespace: env.namespace } });
-    const older = await env.client.read({ apiVersion: 'geo.example.com/v1beta1', kind: 'GeoDatabase', metadata: { name: 'tiles', namespace: env.namespace } });
+    const stored = await env.client.read({
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoDatabase',
+      metadata: { name: 'tiles', namespace: env.namespace },
+    });
+    const older = await env.client.read({
+      apiVersion: 'geo.example.com/v1beta1',
+      kind: 'GeoDatabase',
+      metadata: { name: 'tiles', namespace: env.namespace },
+    });
     expect(older.apiVersion).toBe('geo.example.com/v1beta1');
     // What the API server got from the webhook is what the contract converts to offline.
     const offline = contractTester(contract).convert(stored, 'geo.example.com/v1beta1');

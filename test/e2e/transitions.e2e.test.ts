@@ -13,14 +13,29 @@ const controlPlane = 'unavailable' in provided ? undefined : provided;
 describe.skipIf(!controlPlane)('the FSA behind the real API server', () => {
   const cp = controlPlane as ProvidedControlPlane;
   const scene = useCrdgateInFront(cp, 'crdgate-e2e-fsa');
-  const create = (name: string) => scene().customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace: scene().namespace, body: validGeoDatabase(scene().namespace, name) });
-  const get = (name: string): Promise<any> => scene().customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace: scene().namespace, name });
+  const create = (name: string) =>
+    scene().customObjects.createNamespacedCustomObject({
+      ...geoDatabases,
+      namespace: scene().namespace,
+      body: validGeoDatabase(scene().namespace, name),
+    });
+  const get = (name: string): Promise<any> =>
+    scene().customObjects.getNamespacedCustomObject({ ...geoDatabases, namespace: scene().namespace, name });
   const patchSpec = (name: string, patch: object) =>
     kubectl(cp, ['patch', 'geodatabase', name, '-n', scene().namespace, '--type=merge', '-p', JSON.stringify(patch)]);
   // The operator's move: status.phase is written through the status subresource only.
   const setPhase = (name: string, phase: string) =>
-    kubectl(cp, ['patch', 'geodatabase', name, '-n', scene().namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase } })]);
-
+    kubectl(cp, [
+      'patch',
+      'geodatabase',
+      name,
+      '-n',
+      scene().namespace,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { phase } }),
+    ]);
 
   it('refuses an unsupported change once the database is Ready, and lets a supported one through', async () => {
     await create('lifecycle');
@@ -30,7 +45,9 @@ describe.skipIf(!controlPlane)('the FSA behind the real API server', () => {
 
     const shrink = await patchSpec('lifecycle', { spec: { storage: { size: '10Gi' } } });
     expect(shrink.exitCode).toBe(1);
-    expect(shrink.stderr).toContain('spec.storage.size: shrinking storage from 20Gi to 10Gi is unsupported: volumes cannot shrink');
+    expect(shrink.stderr).toContain(
+      'spec.storage.size: shrinking storage from 20Gi to 10Gi is unsupported: volumes cannot shrink',
+    );
     expect((await get('lifecycle')).spec.storage.size).toBe('20Gi');
 
     const grow = await patchSpec('lifecycle', { spec: { storage: { size: '40Gi' } } });
@@ -47,7 +64,9 @@ describe.skipIf(!controlPlane)('the FSA behind the real API server', () => {
 
     const refused = await patchSpec('upgrading', { spec: { postgres: { version: '16.8' } } });
     expect(refused.exitCode).toBe(1);
-    expect(refused.stderr).toContain('minor upgrade 16.6 -> 16.8 is not allowed while the database is Upgrading (allowed in: Ready)');
+    expect(refused.stderr).toContain(
+      'minor upgrade 16.6 -> 16.8 is not allowed while the database is Upgrading (allowed in: Ready)',
+    );
 
     const overridden = await patchSpec('upgrading', {
       metadata: { annotations: { 'geo.example.com/override-transitions': 'INC-17: CVE fix cannot wait' } },
@@ -65,7 +84,10 @@ describe.skipIf(!controlPlane)('the FSA behind the real API server', () => {
     expect(await setPhase('vouched', 'Ready')).toMatchObject({ exitCode: 0 });
     expect(await setPhase('vouched', 'Upgrading')).toMatchObject({ exitCode: 0 });
 
-    const fresh = await patchSpec('vouched', { metadata: { annotations: { [override]: 'INC-21: CVE fix cannot wait' } }, spec: { postgres: { version: '16.6' } } });
+    const fresh = await patchSpec('vouched', {
+      metadata: { annotations: { [override]: 'INC-21: CVE fix cannot wait' } },
+      spec: { postgres: { version: '16.6' } },
+    });
     expect(fresh.exitCode, fresh.stderr).toBe(0);
     expect(warningLines(fresh).join('\n')).toContain('INC-21');
 
@@ -78,26 +100,43 @@ describe.skipIf(!controlPlane)('the FSA behind the real API server', () => {
     );
     expect((await get('vouched')).spec.postgres.version).toBe('16.6');
 
-    const removed = await patchSpec('vouched', { metadata: { annotations: { [override]: null } }, spec: { postgres: { version: '16.8' } } });
+    const removed = await patchSpec('vouched', {
+      metadata: { annotations: { [override]: null } },
+      spec: { postgres: { version: '16.8' } },
+    });
     expect(removed.exitCode).toBe(1);
-    expect(removed.stderr).toContain('minor upgrade 16.6 -> 16.8 is not allowed while the database is Upgrading (allowed in: Ready)');
+    expect(removed.stderr).toContain(
+      'minor upgrade 16.6 -> 16.8 is not allowed while the database is Upgrading (allowed in: Ready)',
+    );
     expect(removed.stderr).not.toContain('authorised only the write that set it');
 
-    const renewed = await patchSpec('vouched', { metadata: { annotations: { [override]: 'INC-22: the second CVE' } }, spec: { postgres: { version: '16.8' } } });
+    const renewed = await patchSpec('vouched', {
+      metadata: { annotations: { [override]: 'INC-22: the second CVE' } },
+      spec: { postgres: { version: '16.8' } },
+    });
     expect(renewed.exitCode, renewed.stderr).toBe(0);
     expect((await get('vouched')).spec.postgres.version).toBe('16.8');
 
     // The API server records the webhook's audit annotation under the webhook's name, for the overriding writes alone.
     const key = `${validatingWebhookName(geoDatabaseContract())}/override-transitions`;
-    const writes = await auditedWrites(cp, { apiGroup: 'geo.example.com', resource: 'geodatabases', namespace: scene().namespace, name: 'vouched' });
+    const writes = await auditedWrites(cp, {
+      apiGroup: 'geo.example.com',
+      resource: 'geodatabases',
+      namespace: scene().namespace,
+      name: 'vouched',
+    });
     const patches = writes.filter((event) => event.verb === 'patch' && event.objectRef?.subresource === undefined);
-    expect(patches.map((event) => [event.responseStatus?.code, event.annotations?.[key]?.match(/INC-\d+/)?.[0]])).toEqual([
+    expect(
+      patches.map((event) => [event.responseStatus?.code, event.annotations?.[key]?.match(/INC-\d+/)?.[0]]),
+    ).toEqual([
       [200, 'INC-21'],
       [403, undefined],
       [403, undefined],
       [200, 'INC-22'],
     ]);
-    expect(patches[0]!.annotations![key]).toContain('overridden while the database is Upgrading: postgres.minor at spec.postgres.version (minor upgrade 16.4 -> 16.6)');
+    expect(patches[0]!.annotations![key]).toContain(
+      'overridden while the database is Upgrading: postgres.minor at spec.postgres.version (minor upgrade 16.4 -> 16.6)',
+    );
   });
 
   it('warns about a scale-down, and kubectl shows the warning', async () => {

@@ -16,14 +16,36 @@ import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from '../../src/render/webhook-configurations.ts';
+import {
+  renderMutatingWebhookConfiguration,
+  renderValidatingWebhookConfiguration,
+} from '../../src/render/webhook-configurations.ts';
 import { contractTester, type CheckResult } from '../../src/testing.ts';
 import { startTestServer, type TestServer } from '../integration/support/test-server.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { dbClusterContract, dbPoolerContract } from './support/db-operator-contracts.ts';
 import { messageBrokerContract } from '../../src/policy/message-broker.fixture.ts';
-import { emptyTally, machineOf, nested, pairFinalizer, phaseMachineOf, policyPairGenerator, storablePhases, tallyDecision, type UpdatePair } from './support/policy-pairs.ts';
-import { applyStrict, expectStatus, installCrd, removeCrd, resourcePath, restClient, type Rest, type RestResponse } from './support/raw-api.ts';
+import {
+  emptyTally,
+  machineOf,
+  nested,
+  pairFinalizer,
+  phaseMachineOf,
+  policyPairGenerator,
+  storablePhases,
+  tallyDecision,
+  type UpdatePair,
+} from './support/policy-pairs.ts';
+import {
+  applyStrict,
+  expectStatus,
+  installCrd,
+  removeCrd,
+  resourcePath,
+  restClient,
+  type Rest,
+  type RestResponse,
+} from './support/raw-api.ts';
 
 // Proof by difference, the running webhook as the oracle: the same contracts behind a real kube-apiserver (crdgate
 // in front, its webhooks alone) and offline, in `crdgate check --old` and contractTester.check. Every generated
@@ -45,7 +67,9 @@ const concurrency = 8;
 const fieldManager = 'crdgate-e2e-webhook-oracle';
 const bin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 const contractModules = [
-  ...['geodatabase.ts', 'db-cluster.ts', 'db-pooler.ts'].map((file) => fileURLToPath(new URL(`./support/contracts/${file}`, import.meta.url))),
+  ...['geodatabase.ts', 'db-cluster.ts', 'db-pooler.ts'].map((file) =>
+    fileURLToPath(new URL(`./support/contracts/${file}`, import.meta.url)),
+  ),
   fileURLToPath(new URL('../../src/policy/message-broker.fixture.ts', import.meta.url)),
 ];
 
@@ -60,7 +84,10 @@ const poolerStarts: readonly ConditionsStart[] = [
   { label: 'nothing recorded' },
   { label: 'Ready, caught up', status: { conditions: [{ type: 'Ready', status: 'True' }], observedGeneration: 1 } },
   { label: 'Ready=False', status: { conditions: [{ type: 'Ready', status: 'False' }], observedGeneration: 1 } },
-  { label: 'Ready, a generation behind', status: { conditions: [{ type: 'Ready', status: 'True' }], observedGeneration: 0 } },
+  {
+    label: 'Ready, a generation behind',
+    status: { conditions: [{ type: 'Ready', status: 'True' }], observedGeneration: 0 },
+  },
   { label: 'Ready=Unknown', status: { conditions: [{ type: 'Ready', status: 'Unknown' }], observedGeneration: 1 } },
 ];
 
@@ -102,144 +129,222 @@ interface Case {
   refusedAtCreate?: string;
 }
 
-describe.skipIf(!controlPlane)('crdgate check --old and contractTester decide every update as the webhook does, through a real API server', () => {
-  const cp = controlPlane as ProvidedControlPlane;
-  const runId = randomUUID().slice(0, 8);
-  const namespace = `webhook-oracle-${runId}`;
-  // MessageBroker's machine refuses changes no change kind names in some states, and unless overridden in others.
-  const contracts = [geoDatabaseContract(), dbClusterContract(), dbPoolerContract(), messageBrokerContract()];
-  const tester = contractTester(contracts);
-  const cases: Case[] = [];
-  let server: TestServer | undefined;
-  let crds: Manifest[] = [];
-  let webhookConfigurations: Manifest[] = [];
-  let api: Rest | undefined;
-  let dir: string | undefined;
-  const rest = () => api ?? (api = restClient(cp.kubeconfigPath, { maxSockets: concurrency + 2, timeoutMs: 30_000 }));
+describe.skipIf(!controlPlane)(
+  'crdgate check --old and contractTester decide every update as the webhook does, through a real API server',
+  () => {
+    const cp = controlPlane as ProvidedControlPlane;
+    const runId = randomUUID().slice(0, 8);
+    const namespace = `webhook-oracle-${runId}`;
+    // MessageBroker's machine refuses changes no change kind names in some states, and unless overridden in others.
+    const contracts = [geoDatabaseContract(), dbClusterContract(), dbPoolerContract(), messageBrokerContract()];
+    const tester = contractTester(contracts);
+    const cases: Case[] = [];
+    let server: TestServer | undefined;
+    let crds: Manifest[] = [];
+    let webhookConfigurations: Manifest[] = [];
+    let api: Rest | undefined;
+    let dir: string | undefined;
+    const rest = () => api ?? (api = restClient(cp.kubeconfigPath, { maxSockets: concurrency + 2, timeoutMs: 30_000 }));
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-webhook-oracle-'));
-    server = await startTestServer({ registry: createContractRegistry(contracts) });
-    const endpoint = { target: { url: `https://127.0.0.1:${server.port}` }, caBundlePem: server.ca.toString('utf8') };
-    // crdgate's own CRD for GeoDatabase; the operator's CRDs as their owner installs them.
-    crds = contracts.map((contract) => (contract.ownerCrd ? (contract.ownerCrd as Manifest) : renderCustomResourceDefinition(contract, endpoint)));
-    const configurationName = `crdgate-e2e-oracle-${runId}`;
-    // A start is put into the API server past the webhooks (its setup label excluded by an objectSelector), as an
-    // object stored before crdgate was installed, or by an older contract: many generated starts are objects
-    // crdgate's invariants refuse. The update drops the label, so the webhooks judge it.
-    const setupExcluded = { matchExpressions: [{ key: setupLabel, operator: 'DoesNotExist' }] };
-    webhookConfigurations = [renderValidatingWebhookConfiguration(contracts, endpoint), renderMutatingWebhookConfiguration(contracts, endpoint)].map((configuration) => ({
-      ...configuration,
-      metadata: { ...configuration.metadata, name: configurationName },
-      webhooks: (configuration['webhooks'] as object[]).map((webhook) => ({ ...webhook, objectSelector: setupExcluded })),
-    }));
-    await rest().send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }).then(expectStatus(201));
-    for (const crd of crds) await installCrd(rest(), crd, fieldManager);
-    await applyStrict(rest(), webhookConfigurations, fieldManager);
-    // The API server picks the configurations up from a watch: until a GeoDatabase no schema refuses is refused
-    // by the webhook (an unsupported PostgreSQL major), the answers would not be the webhook's.
-    await eventually('the validating webhook to answer', async () => {
-      const probe = { ...probeObject(namespace), spec: { postgres: { version: '99.0', postgis: '3.4.2' }, storage: { size: '20Gi' } } };
-      const answer = await rest().send('POST', `${collection(contracts[0]!, namespace)}?dryRun=All`, probe);
-      return answer.status === 422 && String((answer.body as { message?: string }).message).includes('admission webhook') ? true : undefined;
-    });
-  });
-
-  afterAll(async () => {
-    const client = api;
-    try {
-      if (client) {
-        // Objects held by a finalizer would keep their CRD from being deleted.
-        for (const entry of cases.filter((item) => item.pair.old.deleting && item.refusedAtCreate === undefined)) {
-          await client.send('PATCH', `${collection(entry.contract, namespace)}/${entry.name}`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
-        }
-        for (const configuration of webhookConfigurations) {
-          await client.send('DELETE', `${resourcePath('admissionregistration.k8s.io/v1', configuration.kind)}/${configuration.metadata.name}`).then(expectStatus(200, 404));
-        }
-        for (const crd of crds) await removeCrd(client, crd);
-        await client.send('DELETE', `/api/v1/namespaces/${namespace}`).then(expectStatus(200, 202, 404));
-      }
-    } finally {
-      client?.close();
-      await server?.stop();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    }
-  });
-
-  it(`gives the API server's answer through the webhook, offline, in generated updates over every state (seed ${seed})`, { timeout: 600_000 }, async () => {
-    for (const contract of contracts) {
-      const machine = machineOf(contract);
-      const pairs = fc.sample(policyPairGenerator(contract, { quantities: 'with-unreadable' }).updates, { numRuns: updatesPerContract, seed });
-      pairs.forEach((generated, index) => {
-        const conditions = machine.readState === undefined ? undefined : poolerStarts[index % poolerStarts.length];
-        // One case in eight writes out a field the CRD defaults where the old manifest left it out: no change to
-        // the API server, which holds the old object defaulted.
-        const defaulted = classifiedDefaults[contract.identity.kind]![index % classifiedDefaults[contract.identity.kind]!.length];
-        const pair = index % 8 === 3 && defaulted !== undefined ? writingOutDefault(generated, defaulted) : generated;
-        cases.push({
-          contract,
-          name: `wo-${runId}-${contract.identity.singular}-${index}`,
-          pair: conditions === undefined ? pair : { ...pair, old: { ...pair.old, phase: undefined } },
-          ...(conditions ? { conditions } : {}),
-          oldAs: index % 2 === 0 ? 'stored' : 'written',
-          problems: [],
-        });
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-webhook-oracle-'));
+      server = await startTestServer({ registry: createContractRegistry(contracts) });
+      const endpoint = { target: { url: `https://127.0.0.1:${server.port}` }, caBundlePem: server.ca.toString('utf8') };
+      // crdgate's own CRD for GeoDatabase; the operator's CRDs as their owner installs them.
+      crds = contracts.map((contract) =>
+        contract.ownerCrd ? (contract.ownerCrd as Manifest) : renderCustomResourceDefinition(contract, endpoint),
+      );
+      const configurationName = `crdgate-e2e-oracle-${runId}`;
+      // A start is put into the API server past the webhooks (its setup label excluded by an objectSelector), as an
+      // object stored before crdgate was installed, or by an older contract: many generated starts are objects
+      // crdgate's invariants refuse. The update drops the label, so the webhooks judge it.
+      const setupExcluded = { matchExpressions: [{ key: setupLabel, operator: 'DoesNotExist' }] };
+      webhookConfigurations = [
+        renderValidatingWebhookConfiguration(contracts, endpoint),
+        renderMutatingWebhookConfiguration(contracts, endpoint),
+      ].map((configuration) => ({
+        ...configuration,
+        metadata: { ...configuration.metadata, name: configurationName },
+        webhooks: (configuration['webhooks'] as object[]).map((webhook) => ({
+          ...webhook,
+          objectSelector: setupExcluded,
+        })),
+      }));
+      await rest()
+        .send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } })
+        .then(expectStatus(201));
+      for (const crd of crds) await installCrd(rest(), crd, fieldManager);
+      await applyStrict(rest(), webhookConfigurations, fieldManager);
+      // The API server picks the configurations up from a watch: until a GeoDatabase no schema refuses is refused
+      // by the webhook (an unsupported PostgreSQL major), the answers would not be the webhook's.
+      await eventually('the validating webhook to answer', async () => {
+        const probe = {
+          ...probeObject(namespace),
+          spec: { postgres: { version: '99.0', postgis: '3.4.2' }, storage: { size: '20Gi' } },
+        };
+        const answer = await rest().send('POST', `${collection(contracts[0]!, namespace)}?dryRun=All`, probe);
+        return answer.status === 422 &&
+          String((answer.body as { message?: string }).message).includes('admission webhook')
+          ? true
+          : undefined;
       });
-    }
-    await inPool(cases, concurrency, (entry) => throughApiServer(rest(), namespace, entry));
-    const compared = cases.filter((entry) => entry.refusedAtCreate === undefined);
-    for (const entry of compared) if (entry.problems.length === 0) entry.tester = testerAnswer(tester.check(entry.sent!, { oldObject: entry.oldGiven! }));
-    // (contractTester, like the webhook, judges an old object that records no state in the initial state.)
-    const cliAnswers = await throughCli(dir!, compared.filter((entry) => entry.problems.length === 0));
-    for (const entry of compared) if (entry.problems.length === 0) entry.cli = cliAnswers.get(entry.name) ?? { allowed: false, fields: [], warnings: [], message: '(not in the report)' };
+    });
 
-    const broken = compared.filter((entry) => entry.problems.length > 0);
-    expect(broken.length, report('cases the API server could not be compared on', broken)).toBe(0);
-    const differ = (side: 'tester' | 'cli') => compared.filter((entry) => !sameAnswer(entry.apiServer!, entry[side]!));
-    expect(differ('tester').length, report('contractTester.check differs from the webhook', differ('tester'), 'tester')).toBe(0);
-    expect(differ('cli').length, report('crdgate check --old differs from the webhook', differ('cli'), 'cli')).toBe(0);
-
-    // What the cases covered, per contract: floors, so that a generator cut to nothing cannot pass.
-    const summary: Record<string, unknown> = {};
-    for (const contract of contracts) {
-      const kind = contract.identity.kind;
-      const own = compared.filter((entry) => entry.contract === contract);
-      const refusedAtCreate = cases.filter((entry) => entry.contract === contract).length - own.length;
-      const tally = emptyTally();
-      for (const entry of own) tallyDecision(tally, machineOf(contract), evaluateTransition(machineOf(contract), entry.stored!, entry.sent!), [entry.stored!.spec, entry.sent!.spec]);
-      const allowed = own.filter((entry) => entry.apiServer!.allowed).length;
-      const defaultsWrittenOut = own.filter((entry) => writesOutADefault(entry)).length;
-      summary[kind] = {
-        cases: own.length,
-        refusedAtCreate,
-        allowed,
-        denied: own.length - allowed,
-        states: tally.states,
-        overrides: tally.override,
-        unclassified: tally.unclassified,
-        oldAs: { stored: own.filter((entry) => entry.oldAs === 'stored').length, written: own.filter((entry) => entry.oldAs === 'written').length },
-        defaultsWrittenOut,
-      };
-      // Most starts are stored; those the CRD's own rules refuse are no case.
-      expect(own.length, `${kind}: cases`).toBeGreaterThanOrEqual(minimumCasesPerContract);
-      expect(allowed, `${kind}: allowed`).toBeGreaterThanOrEqual(updatesPerContract / 10);
-      expect(own.length - allowed, `${kind}: denied`).toBeGreaterThanOrEqual(updatesPerContract / 10);
-      // A phase the machine does not know can be stored unless the schema's enum forbids it (GeoDatabase's does).
-      const phases = storablePhases(contract);
-      const unknownPhase = machineOf(contract).readState !== undefined || phases.some((phase) => phase !== '' && !machineOf(contract).states.includes(phase));
-      const states = [...machineOf(contract).states, ...(unknownPhase ? ['unrecognised'] : [])];
-      for (const state of states) expect(tally.states[state] ?? 0, `${kind}: cases in ${state}`).toBeGreaterThanOrEqual(3);
-      for (const given of ['reason', 'blank', 'absent', 'stale'] as const) expect(tally.override[given], `${kind}: overrides ${given}`).toBeGreaterThanOrEqual(5);
-      if (classifiedDefaults[kind]!.length > 0) expect(defaultsWrittenOut, `${kind}: a defaulted classified field written out`).toBeGreaterThanOrEqual(3);
-      if (machineOf(contract).unclassifiedChanges !== undefined || Object.values(machineOf(contract).rules).some((rule) => rule?.unclassifiedChanges !== undefined)) {
-        for (const outcome of ['allowed', 'not-allowed', 'overridden', 'refused']) {
-          expect(tally.unclassified[outcome] ?? 0, `${kind}: cases with a change no change kind names, ${outcome}`).toBeGreaterThanOrEqual(3);
+    afterAll(async () => {
+      const client = api;
+      try {
+        if (client) {
+          // Objects held by a finalizer would keep their CRD from being deleted.
+          for (const entry of cases.filter((item) => item.pair.old.deleting && item.refusedAtCreate === undefined)) {
+            await client.send(
+              'PATCH',
+              `${collection(entry.contract, namespace)}/${entry.name}`,
+              { metadata: { finalizers: null } },
+              'application/merge-patch+json',
+            );
+          }
+          for (const configuration of webhookConfigurations) {
+            await client
+              .send(
+                'DELETE',
+                `${resourcePath('admissionregistration.k8s.io/v1', configuration.kind)}/${configuration.metadata.name}`,
+              )
+              .then(expectStatus(200, 404));
+          }
+          for (const crd of crds) await removeCrd(client, crd);
+          await client.send('DELETE', `/api/v1/namespaces/${namespace}`).then(expectStatus(200, 202, 404));
         }
+      } finally {
+        client?.close();
+        await server?.stop();
+        if (dir) await rm(dir, { recursive: true, force: true });
       }
-    }
-    console.log(`webhook oracle (seed ${seed}): ${compared.length} cases, every one equal in outcome, message, fields, warnings and stored object: ${JSON.stringify(summary)}`);
-  });
-});
+    });
+
+    it(
+      `gives the API server's answer through the webhook, offline, in generated updates over every state (seed ${seed})`,
+      { timeout: 600_000 },
+      async () => {
+        for (const contract of contracts) {
+          const machine = machineOf(contract);
+          const pairs = fc.sample(policyPairGenerator(contract, { quantities: 'with-unreadable' }).updates, {
+            numRuns: updatesPerContract,
+            seed,
+          });
+          pairs.forEach((generated, index) => {
+            const conditions = machine.readState === undefined ? undefined : poolerStarts[index % poolerStarts.length];
+            // One case in eight writes out a field the CRD defaults where the old manifest left it out: no change to
+            // the API server, which holds the old object defaulted.
+            const defaulted =
+              classifiedDefaults[contract.identity.kind]![index % classifiedDefaults[contract.identity.kind]!.length];
+            const pair =
+              index % 8 === 3 && defaulted !== undefined ? writingOutDefault(generated, defaulted) : generated;
+            cases.push({
+              contract,
+              name: `wo-${runId}-${contract.identity.singular}-${index}`,
+              pair: conditions === undefined ? pair : { ...pair, old: { ...pair.old, phase: undefined } },
+              ...(conditions ? { conditions } : {}),
+              oldAs: index % 2 === 0 ? 'stored' : 'written',
+              problems: [],
+            });
+          });
+        }
+        await inPool(cases, concurrency, (entry) => throughApiServer(rest(), namespace, entry));
+        const compared = cases.filter((entry) => entry.refusedAtCreate === undefined);
+        for (const entry of compared)
+          if (entry.problems.length === 0)
+            entry.tester = testerAnswer(tester.check(entry.sent!, { oldObject: entry.oldGiven! }));
+        // (contractTester, like the webhook, judges an old object that records no state in the initial state.)
+        const cliAnswers = await throughCli(
+          dir!,
+          compared.filter((entry) => entry.problems.length === 0),
+        );
+        for (const entry of compared)
+          if (entry.problems.length === 0)
+            entry.cli = cliAnswers.get(entry.name) ?? {
+              allowed: false,
+              fields: [],
+              warnings: [],
+              message: '(not in the report)',
+            };
+
+        const broken = compared.filter((entry) => entry.problems.length > 0);
+        expect(broken.length, report('cases the API server could not be compared on', broken)).toBe(0);
+        const differ = (side: 'tester' | 'cli') =>
+          compared.filter((entry) => !sameAnswer(entry.apiServer!, entry[side]!));
+        expect(
+          differ('tester').length,
+          report('contractTester.check differs from the webhook', differ('tester'), 'tester'),
+        ).toBe(0);
+        expect(differ('cli').length, report('crdgate check --old differs from the webhook', differ('cli'), 'cli')).toBe(
+          0,
+        );
+
+        // What the cases covered, per contract: floors, so that a generator cut to nothing cannot pass.
+        const summary: Record<string, unknown> = {};
+        for (const contract of contracts) {
+          const kind = contract.identity.kind;
+          const own = compared.filter((entry) => entry.contract === contract);
+          const refusedAtCreate = cases.filter((entry) => entry.contract === contract).length - own.length;
+          const tally = emptyTally();
+          for (const entry of own)
+            tallyDecision(
+              tally,
+              machineOf(contract),
+              evaluateTransition(machineOf(contract), entry.stored!, entry.sent!),
+              [entry.stored!.spec, entry.sent!.spec],
+            );
+          const allowed = own.filter((entry) => entry.apiServer!.allowed).length;
+          const defaultsWrittenOut = own.filter((entry) => writesOutADefault(entry)).length;
+          summary[kind] = {
+            cases: own.length,
+            refusedAtCreate,
+            allowed,
+            denied: own.length - allowed,
+            states: tally.states,
+            overrides: tally.override,
+            unclassified: tally.unclassified,
+            oldAs: {
+              stored: own.filter((entry) => entry.oldAs === 'stored').length,
+              written: own.filter((entry) => entry.oldAs === 'written').length,
+            },
+            defaultsWrittenOut,
+          };
+          // Most starts are stored; those the CRD's own rules refuse are no case.
+          expect(own.length, `${kind}: cases`).toBeGreaterThanOrEqual(minimumCasesPerContract);
+          expect(allowed, `${kind}: allowed`).toBeGreaterThanOrEqual(updatesPerContract / 10);
+          expect(own.length - allowed, `${kind}: denied`).toBeGreaterThanOrEqual(updatesPerContract / 10);
+          // A phase the machine does not know can be stored unless the schema's enum forbids it (GeoDatabase's does).
+          const phases = storablePhases(contract);
+          const unknownPhase =
+            machineOf(contract).readState !== undefined ||
+            phases.some((phase) => phase !== '' && !machineOf(contract).states.includes(phase));
+          const states = [...machineOf(contract).states, ...(unknownPhase ? ['unrecognised'] : [])];
+          for (const state of states)
+            expect(tally.states[state] ?? 0, `${kind}: cases in ${state}`).toBeGreaterThanOrEqual(3);
+          for (const given of ['reason', 'blank', 'absent', 'stale'] as const)
+            expect(tally.override[given], `${kind}: overrides ${given}`).toBeGreaterThanOrEqual(5);
+          if (classifiedDefaults[kind]!.length > 0)
+            expect(defaultsWrittenOut, `${kind}: a defaulted classified field written out`).toBeGreaterThanOrEqual(3);
+          if (
+            machineOf(contract).unclassifiedChanges !== undefined ||
+            Object.values(machineOf(contract).rules).some((rule) => rule?.unclassifiedChanges !== undefined)
+          ) {
+            for (const outcome of ['allowed', 'not-allowed', 'overridden', 'refused']) {
+              expect(
+                tally.unclassified[outcome] ?? 0,
+                `${kind}: cases with a change no change kind names, ${outcome}`,
+              ).toBeGreaterThanOrEqual(3);
+            }
+          }
+        }
+        console.log(
+          `webhook oracle (seed ${seed}): ${compared.length} cases, every one equal in outcome, message, fields, warnings and stored object: ${JSON.stringify(summary)}`,
+        );
+      },
+    );
+  },
+);
 
 function collection(contract: Contract, namespace: string): string {
   const { group, plural, scope } = contract.identity;
@@ -271,14 +376,23 @@ async function throughApiServer(api: Rest, namespace: string, entry: Case): Prom
       ...(pair.old.deleting ? { finalizers: [pairFinalizer] } : {}),
     };
     const apiVersion = `${contract.identity.group}/${contract.hub}`;
-    const created = await api.send('POST', `${collection(contract, namespace)}?fieldValidation=Strict`, { apiVersion, kind: contract.identity.kind, metadata, spec: pair.old.spec });
+    const created = await api.send('POST', `${collection(contract, namespace)}?fieldValidation=Strict`, {
+      apiVersion,
+      kind: contract.identity.kind,
+      metadata,
+      spec: pair.old.spec,
+    });
     // A start the CRD itself refuses (its schema or CEL rules) cannot be stored: no update can start from it.
     if (created.status === 422) {
       entry.refusedAtCreate = String((created.body as { message?: string }).message);
       return;
     }
     expectStatus(201)(created);
-    const status = entry.conditions ? entry.conditions.status : pair.old.phase === undefined ? undefined : nested(phaseMachineOf(contract).phasePath.split('.').slice(1), pair.old.phase);
+    const status = entry.conditions
+      ? entry.conditions.status
+      : pair.old.phase === undefined
+        ? undefined
+        : nested(phaseMachineOf(contract).phasePath.split('.').slice(1), pair.old.phase);
     if (status !== undefined) await api.send('PATCH', `${path}/status`, { status }, mergePatch).then(expectStatus(200));
     if (pair.old.deleting) await api.send('DELETE', path).then(expectStatus(200));
     const stored = (await api.send('GET', path).then(expectStatus(200))).body as KubeObject;
@@ -297,7 +411,10 @@ async function throughApiServer(api: Rest, namespace: string, entry: Case): Prom
       spec: pair.spec,
     };
     entry.sent = sent;
-    entry.apiServer = apiServerAnswer(await api.send('PUT', `${path}?dryRun=All&fieldValidation=Strict`, sent), entry.problems);
+    entry.apiServer = apiServerAnswer(
+      await api.send('PUT', `${path}?dryRun=All&fieldValidation=Strict`, sent),
+      entry.problems,
+    );
   } catch (error) {
     entry.problems.push(error instanceof Error ? error.message : String(error));
   }
@@ -310,13 +427,23 @@ function apiServerAnswer(response: RestResponse, problems: string[]): Answer {
   const warnings = response.warnings;
   if (response.status === 200) return { allowed: true, fields: [], warnings, stored: storedParts(body) };
   if (![400, 403, 422].includes(response.status)) problems.push(`HTTP ${response.status}: ${response.text}`);
-  return { allowed: false, message: String(body.message ?? '').replace(webhookPrefix, ''), fields: (body.details?.causes ?? []).map((cause) => cause.field ?? ''), warnings };
+  return {
+    allowed: false,
+    message: String(body.message ?? '').replace(webhookPrefix, ''),
+    fields: (body.details?.causes ?? []).map((cause) => cause.field ?? ''),
+    warnings,
+  };
 }
 
 function testerAnswer(result: CheckResult): Answer {
   return result.allowed
     ? { allowed: true, fields: [], warnings: result.warnings, stored: storedParts(result.object) }
-    : { allowed: false, message: result.message ?? '', fields: result.causes.map((cause) => cause.field), warnings: result.warnings };
+    : {
+        allowed: false,
+        message: result.message ?? '',
+        fields: result.causes.map((cause) => cause.field),
+        warnings: result.warnings,
+      };
 }
 
 function storedParts(object: KubeObject): NonNullable<Answer['stored']> {
@@ -336,17 +463,28 @@ function sameAnswer(apiServer: Answer, offline: Answer): boolean {
  * `--defaulted json`, which prints them as they would be stored.
  */
 async function throughCli(dir: string, entries: readonly Case[]): Promise<Map<string, Answer>> {
-  const [oldDir, newDir, allowedDir, allowedOldDir] = ['old', 'new', 'allowed', 'allowed-old'].map((name) => join(dir, name)) as [string, string, string, string];
+  const [oldDir, newDir, allowedDir, allowedOldDir] = ['old', 'new', 'allowed', 'allowed-old'].map((name) =>
+    join(dir, name),
+  ) as [string, string, string, string];
   for (const folder of [oldDir, newDir, allowedDir, allowedOldDir]) await mkdir(folder, { recursive: true });
   for (const entry of entries) {
     await writeFile(join(oldDir, `${entry.name}.json`), JSON.stringify(entry.oldGiven));
     await writeFile(join(newDir, `${entry.name}.json`), JSON.stringify(entry.sent));
   }
-  const report = JSON.parse((await runCheck(['-f', newDir, '--old', oldDir, '-o', 'json'])).stdout) as { objects: Array<Omit<CheckResult, 'object'> & { name: string; operation: string }> };
+  const report = JSON.parse((await runCheck(['-f', newDir, '--old', oldDir, '-o', 'json'])).stdout) as {
+    objects: Array<Omit<CheckResult, 'object'> & { name: string; operation: string }>;
+  };
   const answers = new Map<string, Answer>();
   for (const object of report.objects) {
-    if (object.operation !== 'UPDATE') answers.set(object.name, { allowed: false, message: `judged as ${object.operation}`, fields: [], warnings: [] });
-    else if (!object.allowed) answers.set(object.name, { allowed: false, message: object.message ?? '', fields: object.causes.map((cause) => cause.field), warnings: object.warnings });
+    if (object.operation !== 'UPDATE')
+      answers.set(object.name, { allowed: false, message: `judged as ${object.operation}`, fields: [], warnings: [] });
+    else if (!object.allowed)
+      answers.set(object.name, {
+        allowed: false,
+        message: object.message ?? '',
+        fields: object.causes.map((cause) => cause.field),
+        warnings: object.warnings,
+      });
     else {
       answers.set(object.name, { allowed: true, fields: [], warnings: object.warnings });
       const entry = entries.find((candidate) => candidate.name === object.name)!;
@@ -355,7 +493,8 @@ async function throughCli(dir: string, entries: readonly Case[]): Promise<Map<st
     }
   }
   const defaulted = await runCheck(['-f', allowedDir, '--old', allowedOldDir, '--defaulted', 'json']);
-  if (defaulted.code !== 0) throw new Error(`crdgate check --defaulted refused what it allowed before: ${defaulted.stderr}`);
+  if (defaulted.code !== 0)
+    throw new Error(`crdgate check --defaulted refused what it allowed before: ${defaulted.stderr}`);
   const printed = JSON.parse(defaulted.stdout) as KubeObject & { items?: KubeObject[] };
   for (const object of printed.items ?? [printed]) {
     const answer = answers.get(object.metadata!.name!);
@@ -368,7 +507,14 @@ async function throughCli(dir: string, entries: readonly Case[]): Promise<Map<st
 async function runCheck(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   // A stored object that records no state yet is in its machine's initial state (Pending, for all four): what a
   // manifest recording none is judged in offline only when --state says so.
-  const argv = [bin, 'check', ...args, '--state', 'Pending', ...contractModules.flatMap((module) => ['--contract', module])];
+  const argv = [
+    bin,
+    'check',
+    ...args,
+    '--state',
+    'Pending',
+    ...contractModules.flatMap((module) => ['--contract', module]),
+  ];
   return new Promise((resolve, reject) =>
     execFile(process.execPath, argv, { maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? Number(error.code) : 0;
@@ -380,11 +526,19 @@ async function runCheck(args: readonly string[]): Promise<{ code: number; stdout
 
 /** The pair with the old spec leaving out the defaulted field, and the new one writing it with the default. */
 function writingOutDefault(pair: UpdatePair, { path, value }: { path: string; value: unknown }): UpdatePair {
-  return { ...pair, old: { ...pair.old, spec: withField(pair.old.spec, path.split('.'), undefined) }, spec: withField(pair.spec, path.split('.'), value) };
+  return {
+    ...pair,
+    old: { ...pair.old, spec: withField(pair.old.spec, path.split('.'), undefined) },
+    spec: withField(pair.spec, path.split('.'), value),
+  };
 }
 
 /** A copy of `object` with `value` at `path` (undefined leaves the field out); the objects along the path copied. */
-function withField(object: Record<string, unknown>, [segment, ...rest]: string[], value: unknown): Record<string, unknown> {
+function withField(
+  object: Record<string, unknown>,
+  [segment, ...rest]: string[],
+  value: unknown,
+): Record<string, unknown> {
   const copy = { ...object };
   if (rest.length === 0) {
     if (value === undefined) delete copy[segment!];
@@ -392,36 +546,54 @@ function withField(object: Record<string, unknown>, [segment, ...rest]: string[]
     return copy;
   }
   const child = copy[segment!];
-  copy[segment!] = withField(typeof child === 'object' && child !== null && !Array.isArray(child) ? (child as Record<string, unknown>) : {}, rest, value);
+  copy[segment!] = withField(
+    typeof child === 'object' && child !== null && !Array.isArray(child) ? (child as Record<string, unknown>) : {},
+    rest,
+    value,
+  );
   return copy;
 }
 
 /** The case's new spec writes out a field the CRD defaults and the machine classifies, which its old manifest left out. */
 function writesOutADefault(entry: Case): boolean {
   return (classifiedDefaults[entry.contract.identity.kind] ?? []).some(
-    ({ path, value }) => valueAtPath(entry.pair.old.spec, path) === undefined && jsonEqual(valueAtPath(entry.pair.spec, path), value),
+    ({ path, value }) =>
+      valueAtPath(entry.pair.old.spec, path) === undefined && jsonEqual(valueAtPath(entry.pair.spec, path), value),
   );
 }
 
 async function inPool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    for (let index = next++; index < items.length; index = next++) await work(items[index]!);
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      for (let index = next++; index < items.length; index = next++) await work(items[index]!);
+    }),
+  );
 }
 
 function report(title: string, entries: readonly Case[], side?: 'tester' | 'cli'): string {
   const shown = entries.slice(0, 8).map((entry) =>
-    JSON.stringify({
-      name: entry.name,
-      oldAs: entry.oldAs,
-      conditions: entry.conditions?.label,
-      pair: entry.pair,
-      stored: entry.stored && { metadata: { annotations: entry.stored.metadata?.annotations, deletionTimestamp: entry.stored.metadata?.deletionTimestamp }, spec: entry.stored.spec, status: entry.stored['status'] },
-      apiServer: entry.apiServer,
-      ...(side ? { [side]: entry[side] } : {}),
-      problems: entry.problems,
-    }, null, 1),
+    JSON.stringify(
+      {
+        name: entry.name,
+        oldAs: entry.oldAs,
+        conditions: entry.conditions?.label,
+        pair: entry.pair,
+        stored: entry.stored && {
+          metadata: {
+            annotations: entry.stored.metadata?.annotations,
+            deletionTimestamp: entry.stored.metadata?.deletionTimestamp,
+          },
+          spec: entry.stored.spec,
+          status: entry.stored['status'],
+        },
+        apiServer: entry.apiServer,
+        ...(side ? { [side]: entry[side] } : {}),
+        problems: entry.problems,
+      },
+      null,
+      1,
+    ),
   );
   return `${title}: ${entries.length} (seed ${seed}); the first:\n${shown.join('\n')}`;
 }

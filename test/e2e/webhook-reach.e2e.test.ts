@@ -6,7 +6,13 @@ import { mutatingWebhookName, statusWebhookName, validatingWebhookName } from '.
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
-import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './support/crdgate-webhooks.ts';
+import {
+  applyCrd,
+  applyWebhookConfigurations,
+  removeCrdgate,
+  startCrdgateForApiServer,
+  type CrdgateInFront,
+} from './support/crdgate-webhooks.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl as runKubectl, type KubectlResult } from './support/kubectl.ts';
 
@@ -34,7 +40,10 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
   let reviewsOf: (webhook: 'validate' | 'mutate') => Promise<number>;
 
   const kubectl = (...args: string[]): Promise<KubectlResult> => runKubectl(cp, [...args, '-n', namespace]);
-  const reviews = async (): Promise<Reviews> => ({ validate: await reviewsOf('validate'), mutate: await reviewsOf('mutate') });
+  const reviews = async (): Promise<Reviews> => ({
+    validate: await reviewsOf('validate'),
+    mutate: await reviewsOf('mutate'),
+  });
   /** The reviews crdgate answered while `write` ran, and how the write ended. */
   const counted = async (write: () => Promise<KubectlResult>): Promise<{ result: KubectlResult; reviews: Reviews }> => {
     const before = await reviews();
@@ -42,8 +51,12 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
     const after = await reviews();
     return { result, reviews: { validate: after.validate - before.validate, mutate: after.mutate - before.mutate } };
   };
-  const excluded = async (webhook: string): Promise<number> => metricSum(await scrapeApiServer(cp), 'apiserver_admission_match_condition_exclusions_total', { name: webhook });
-  const stored = async (name: string) => (await kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ ...geoDatabases, namespace, name })) as any;
+  const excluded = async (webhook: string): Promise<number> =>
+    metricSum(await scrapeApiServer(cp), 'apiserver_admission_match_condition_exclusions_total', { name: webhook });
+  const stored = async (name: string) =>
+    (await kubeConfig
+      .makeApiClient(CustomObjectsApi)
+      .getNamespacedCustomObject({ ...geoDatabases, namespace, name })) as any;
 
   beforeAll(async () => {
     kubeConfig = new KubeConfig();
@@ -56,8 +69,15 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
   });
 
   afterAll(async () => {
-    if (gate) await removeCrdgate(kubeConfig, { ...gate, server: { stop: () => (stopped ? Promise.resolve() : gate.server.stop()) } });
-    await kubeConfig?.makeApiClient(CoreV1Api).deleteNamespace({ name: namespace }).catch(() => undefined);
+    if (gate)
+      await removeCrdgate(kubeConfig, {
+        ...gate,
+        server: { stop: () => (stopped ? Promise.resolve() : gate.server.stop()) },
+      });
+    await kubeConfig
+      ?.makeApiClient(CoreV1Api)
+      .deleteNamespace({ name: namespace })
+      .catch(() => undefined);
   });
 
   /** A create through the API, answered as kubectl's would be. */
@@ -75,7 +95,9 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
     expect(created.result.exitCode, created.result.stderr).toBe(0);
     expect(created.reviews).toEqual({ validate: 1, mutate: 1 });
 
-    const spec = await counted(() => kubectl('patch', 'geodatabase', 'judged', '--type=merge', '-p', '{"spec":{"readReplicas":2}}'));
+    const spec = await counted(() =>
+      kubectl('patch', 'geodatabase', 'judged', '--type=merge', '-p', '{"spec":{"readReplicas":2}}'),
+    );
     expect(spec.result.exitCode, spec.result.stderr).toBe(0);
     expect(spec.reviews).toEqual({ validate: 1, mutate: 1 });
 
@@ -86,7 +108,17 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
     expect(label.reviews).toEqual({ validate: 0, mutate: 1 });
     expect((await stored('judged')).metadata.labels['geo.example.com/postgres-major']).toBe('16');
 
-    const moved = await counted(() => kubectl('patch', 'geodatabase', 'judged', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Ready"}}'));
+    const moved = await counted(() =>
+      kubectl(
+        'patch',
+        'geodatabase',
+        'judged',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"phase":"Ready"}}',
+      ),
+    );
     expect(moved.result.exitCode, moved.result.stderr).toBe(0);
     // Pending to Ready skips Provisioning: the operator may know better, and crdgate says so.
     expect(moved.result.stderr).toContain('Warning:');
@@ -95,10 +127,14 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
     await kubectl('annotate', 'geodatabase', 'judged', 'geo.example.com/deletion-protection=true');
     const protectedDelete = await counted(() => kubectl('delete', 'geodatabase', 'judged', '--wait=false'));
     expect(protectedDelete.result.exitCode).not.toBe(0);
-    expect(protectedDelete.result.stderr).toContain(`admission webhook "${validatingWebhookName(contract)}" denied the request`);
+    expect(protectedDelete.result.stderr).toContain(
+      `admission webhook "${validatingWebhookName(contract)}" denied the request`,
+    );
     expect(protectedDelete.reviews).toEqual({ validate: 1, mutate: 0 });
     // Lifting the protection is an annotation edit like any other, and then nothing protects the delete.
-    const lifted = await counted(() => kubectl('annotate', 'geodatabase', 'judged', 'geo.example.com/deletion-protection-'));
+    const lifted = await counted(() =>
+      kubectl('annotate', 'geodatabase', 'judged', 'geo.example.com/deletion-protection-'),
+    );
     expect(lifted.reviews).toEqual({ validate: 0, mutate: 0 });
     const deleted = await counted(() => kubectl('delete', 'geodatabase', 'judged'));
     expect(deleted.result.exitCode, deleted.result.stderr).toBe(0);
@@ -106,15 +142,60 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
   });
 
   it('never sends crdgate a write it has nothing to say about: other labels and annotations, finalizers, status beside the phase, an unprotected delete', async () => {
-    expect((await apply({ ...validGeoDatabase(namespace, 'quiet'), metadata: { name: 'quiet', namespace, finalizers: ['example.com/hold'] } })).exitCode).toBe(0);
-    const before = { validate: await excluded(validatingWebhookName(contract)), status: await excluded(statusWebhookName(contract)), mutate: await excluded(mutatingWebhookName(contract)) };
+    expect(
+      (
+        await apply({
+          ...validGeoDatabase(namespace, 'quiet'),
+          metadata: { name: 'quiet', namespace, finalizers: ['example.com/hold'] },
+        })
+      ).exitCode,
+    ).toBe(0);
+    const before = {
+      validate: await excluded(validatingWebhookName(contract)),
+      status: await excluded(statusWebhookName(contract)),
+      mutate: await excluded(mutatingWebhookName(contract)),
+    };
     const writes: Array<[string, () => Promise<KubectlResult>]> = [
       ['a label', () => kubectl('label', 'geodatabase', 'quiet', 'team=maps')],
       ['an annotation', () => kubectl('annotate', 'geodatabase', 'quiet', 'example.com/owner=maps-team')],
-      ['a finalizer', () => kubectl('patch', 'geodatabase', 'quiet', '--type=json', '-p', '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/backup"}]')],
-      ['the status beside the phase', () => kubectl('patch', 'geodatabase', 'quiet', '--subresource=status', '--type=merge', '-p', '{"status":{"readyReplicas":1}}')],
+      [
+        'a finalizer',
+        () =>
+          kubectl(
+            'patch',
+            'geodatabase',
+            'quiet',
+            '--type=json',
+            '-p',
+            '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/backup"}]',
+          ),
+      ],
+      [
+        'the status beside the phase',
+        () =>
+          kubectl(
+            'patch',
+            'geodatabase',
+            'quiet',
+            '--subresource=status',
+            '--type=merge',
+            '-p',
+            '{"status":{"readyReplicas":1}}',
+          ),
+      ],
       ['an unprotected delete', () => kubectl('delete', 'geodatabase', 'quiet', '--wait=false')],
-      ['a finalizer removed from an object being deleted', () => kubectl('patch', 'geodatabase', 'quiet', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers/0"}]')],
+      [
+        'a finalizer removed from an object being deleted',
+        () =>
+          kubectl(
+            'patch',
+            'geodatabase',
+            'quiet',
+            '--type=json',
+            '-p',
+            '[{"op":"remove","path":"/metadata/finalizers/0"}]',
+          ),
+      ],
     ];
     for (const [what, write] of writes) {
       const { result, reviews: sent } = await counted(write);
@@ -123,7 +204,9 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
     }
     expect((await stored('quiet')).metadata.finalizers).toEqual(['example.com/backup']);
     // The last finalizer goes too, and the deletion completes, still without crdgate.
-    const released = await counted(() => kubectl('patch', 'geodatabase', 'quiet', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]'));
+    const released = await counted(() =>
+      kubectl('patch', 'geodatabase', 'quiet', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]'),
+    );
     expect(released.result.exitCode, released.result.stderr).toBe(0);
     expect(released.reviews).toEqual({ validate: 0, mutate: 0 });
     expect((await kubectl('get', 'geodatabase', 'quiet')).stderr).toContain('NotFound');
@@ -135,20 +218,60 @@ describe.skipIf(!controlPlane)('what reaches crdgate through the real API server
   });
 
   it('lets those writes through while crdgate is down, where a spec change is refused', async () => {
-    expect((await apply({ ...validGeoDatabase(namespace, 'outage'), metadata: { name: 'outage', namespace, finalizers: ['example.com/hold'] } })).exitCode).toBe(0);
+    expect(
+      (
+        await apply({
+          ...validGeoDatabase(namespace, 'outage'),
+          metadata: { name: 'outage', namespace, finalizers: ['example.com/hold'] },
+        })
+      ).exitCode,
+    ).toBe(0);
     await gate.server.stop();
     stopped = true;
-    const refused = await kubectl('patch', 'geodatabase', 'outage', '--type=merge', '-p', '{"spec":{"readReplicas":3}}');
+    const refused = await kubectl(
+      'patch',
+      'geodatabase',
+      'outage',
+      '--type=merge',
+      '-p',
+      '{"spec":{"readReplicas":3}}',
+    );
     expect(refused.exitCode).not.toBe(0);
     // The mutating webhook is called first, and fails first.
     expect(refused.stderr).toContain(`failed calling webhook "${mutatingWebhookName(contract)}"`);
     for (const write of [
       () => kubectl('label', 'geodatabase', 'outage', 'team=maps'),
-      () => kubectl('patch', 'geodatabase', 'outage', '--subresource=status', '--type=merge', '-p', '{"status":{"readyReplicas":2}}'),
+      () =>
+        kubectl(
+          'patch',
+          'geodatabase',
+          'outage',
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          '{"status":{"readyReplicas":2}}',
+        ),
       // A phase move only ever draws a warning: its webhook is Ignore.
-      () => kubectl('patch', 'geodatabase', 'outage', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Provisioning"}}'),
+      () =>
+        kubectl(
+          'patch',
+          'geodatabase',
+          'outage',
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          '{"status":{"phase":"Provisioning"}}',
+        ),
       () => kubectl('delete', 'geodatabase', 'outage', '--wait=false'),
-      () => kubectl('patch', 'geodatabase', 'outage', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers/0"}]'),
+      () =>
+        kubectl(
+          'patch',
+          'geodatabase',
+          'outage',
+          '--type=json',
+          '-p',
+          '[{"op":"remove","path":"/metadata/finalizers/0"}]',
+        ),
     ]) {
       const result = await write();
       expect(result.exitCode, result.stderr).toBe(0);

@@ -19,7 +19,12 @@ import { helm, yamlObjects } from './support/helm.ts';
 import { invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl } from './support/kubectl.ts';
 import { proxyService, type ServiceProxy } from './support/service-proxy.ts';
-import { canUseMountNamespace, startContainer, type PodTemplateSpec, type RunningContainer } from './support/kubelet.ts';
+import {
+  canUseMountNamespace,
+  startContainer,
+  type PodTemplateSpec,
+  type RunningContainer,
+} from './support/kubelet.ts';
 
 const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
@@ -32,7 +37,8 @@ const crdName = 'geodatabases.geo.example.com';
 // The self-managed-certs replica finds its service account where a pod has it: in a mount namespace of its own,
 // which needs root (as does running the containers as the image's user).
 const noMountNamespace = await canUseMountNamespace();
-const notRoot = process.getuid?.() === 0 ? undefined : 'the tests do not run as root, so the container cannot run as its user';
+const notRoot =
+  process.getuid?.() === 0 ? undefined : 'the tests do not run as root, so the container cannot run as its user';
 
 /**
  * No container runtime runs here, so this is what the kubelet would do with crdgate's image and every workload that
@@ -56,7 +62,9 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
   const built = new Map<string, any[]>();
 
   const imageCli = async (args: string[]) => {
-    const { stdout } = await execFileAsync(join(nodeBinDir, 'node'), [join(image.workDir, 'dist', 'cli.js'), ...args], { cwd: workDir });
+    const { stdout } = await execFileAsync(join(nodeBinDir, 'node'), [join(image.workDir, 'dist', 'cli.js'), ...args], {
+      cwd: workDir,
+    });
     return stdout;
   };
   const podOf = (objects: any[], kind: 'Deployment' | 'Job'): PodTemplateSpec => {
@@ -65,14 +73,21 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     return found[0].spec.template.spec;
   };
   const waitReady = (container: RunningContainer) =>
-    eventually('the readiness probe to answer 200', async () => {
-      const answer = await container.probe('readinessProbe').catch(() => undefined);
-      return answer?.status === 200 ? answer : undefined;
-    }, { timeoutMs: 60_000 });
+    eventually(
+      'the readiness probe to answer 200',
+      async () => {
+        const answer = await container.probe('readinessProbe').catch(() => undefined);
+        return answer?.status === 200 ? answer : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
   const portInUse = async () => {
     const deployment = built.get('base')!.find((object) => object.kind === 'Deployment');
     const port = deployment.spec.template.spec.containers[0].ports[0].containerPort as number;
-    const answered = await fetch(`https://127.0.0.1:${port}/`).then(() => true, (error: Error) => !/ECONNREFUSED/.test(String(error.cause ?? error)));
+    const answered = await fetch(`https://127.0.0.1:${port}/`).then(
+      () => true,
+      (error: Error) => !/ECONNREFUSED/.test(String(error.cause ?? error)),
+    );
     return answered ? port : undefined;
   };
 
@@ -92,7 +107,11 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
   };
   const apiServerServiceEnv = () => {
     const apiServer = new URL(cp.apiServerUrl);
-    return { KUBERNETES_SERVICE_HOST: apiServer.hostname, KUBERNETES_SERVICE_PORT: apiServer.port, KUBERNETES_SERVICE_PORT_HTTPS: apiServer.port };
+    return {
+      KUBERNETES_SERVICE_HOST: apiServer.hostname,
+      KUBERNETES_SERVICE_PORT: apiServer.port,
+      KUBERNETES_SERVICE_PORT_HTTPS: apiServer.port,
+    };
   };
 
   beforeAll(async () => {
@@ -106,16 +125,25 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     for (const dir of await kustomizations(tree)) {
       const result = await kubectl(cp, ['kustomize', join(tree, dir)]);
       expect(result.exitCode, result.stderr).toBe(0);
-      built.set(dir, parseAllDocuments(result.stdout).map((doc) => doc.toJS()));
+      built.set(
+        dir,
+        parseAllDocuments(result.stdout).map((doc) => doc.toJS()),
+      );
     }
     // The migration folder is plain YAML, for `kubectl apply -f`.
     const migration = join(tree, 'migration');
     const files = await readdir(migration);
-    built.set('migration', (await Promise.all(files.map((file) => readFile(join(migration, file), 'utf8')))).flatMap((text) => parseAllDocuments(text).map((doc) => doc.toJS())));
+    built.set(
+      'migration',
+      (await Promise.all(files.map((file) => readFile(join(migration, file), 'utf8')))).flatMap((text) =>
+        parseAllDocuments(text).map((doc) => doc.toJS()),
+      ),
+    );
     certDir = join(workDir, 'serving-cert');
     await imageCli(['certs', '--out', certDir, '--ip', '127.0.0.1']);
     // The Secret's keys, as cert-manager and `crdgate certs` write them: nothing else is in the volume.
-    for (const file of await readdir(certDir)) if (!['tls.crt', 'tls.key', 'ca.crt'].includes(file)) await rm(join(certDir, file));
+    for (const file of await readdir(certDir))
+      if (!['tls.crt', 'tls.key', 'ca.crt'].includes(file)) await rm(join(certDir, file));
   }, 600_000);
 
   afterAll(async () => {
@@ -128,48 +156,103 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     expect(image.config.workingDir).toBe('/app');
     expect(image.config.user.uid).not.toBe(0);
     // The lockfile marks what only the devDependencies need: none of it in the image, all of the rest.
-    const lock = JSON.parse(await readFile(join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; optional?: boolean }> };
-    const present = async (path: string) => readdir(join(image.workDir, path)).then(() => true, () => false);
+    const lock = JSON.parse(await readFile(join(repo, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean; optional?: boolean }>;
+    };
+    const present = async (path: string) =>
+      readdir(join(image.workDir, path)).then(
+        () => true,
+        () => false,
+      );
     const modules = Object.entries(lock.packages).filter(([path]) => path.startsWith('node_modules/'));
     const devOnly = modules.filter(([, entry]) => entry.dev).map(([path]) => path);
     const production = modules.filter(([, entry]) => !entry.dev && !entry.optional).map(([path]) => path);
-    expect(devOnly).toEqual(expect.arrayContaining(['node_modules/vitest', 'node_modules/typescript', 'node_modules/fast-check']));
-    expect((await Promise.all(devOnly.map(async (path) => ((await present(path)) ? path : undefined)))).filter(Boolean)).toEqual([]);
-    expect((await Promise.all(production.map(async (path) => ((await present(path)) ? undefined : path)))).filter(Boolean)).toEqual([]);
+    expect(devOnly).toEqual(
+      expect.arrayContaining(['node_modules/vitest', 'node_modules/typescript', 'node_modules/fast-check']),
+    );
+    expect(
+      (await Promise.all(devOnly.map(async (path) => ((await present(path)) ? path : undefined)))).filter(Boolean),
+    ).toEqual([]);
+    expect(
+      (await Promise.all(production.map(async (path) => ((await present(path)) ? undefined : path)))).filter(Boolean),
+    ).toEqual([]);
     expect((await readdir(join(image.workDir, 'dist'))).filter((file) => file.endsWith('.test.js'))).toEqual([]);
     expect(await readdir(join(image.workDir, 'dist'))).toContain('cli.js');
   });
 
-  it.skipIf(missingPrerequisite("the test that the image's user cannot write to /app", notRoot))("closes /app to its user's writes", async () => {
-    const write = await execFileAsync(join(nodeBinDir, 'node'), ['-e', "require('node:fs').writeFileSync('written-by-the-container', '')"], { cwd: image.workDir, uid: image.config.user.uid, gid: image.config.user.gid }).then(() => 'written', (error: Error & { stderr?: string }) => error.stderr ?? '');
-    expect(write).toMatch(/EACCES/);
-  });
+  it.skipIf(missingPrerequisite("the test that the image's user cannot write to /app", notRoot))(
+    "closes /app to its user's writes",
+    async () => {
+      const write = await execFileAsync(
+        join(nodeBinDir, 'node'),
+        ['-e', "require('node:fs').writeFileSync('written-by-the-container', '')"],
+        { cwd: image.workDir, uid: image.config.user.uid, gid: image.config.user.gid },
+      ).then(
+        () => 'written',
+        (error: Error & { stderr?: string }) => error.stderr ?? '',
+      );
+      expect(write).toMatch(/EACCES/);
+    },
+  );
 
   it('renders a server Deployment in the base and in every overlay but monitoring, and the migration Job', () => {
-    const withDeployment = [...built].filter(([, objects]) => objects.some((object) => object.kind === 'Deployment')).map(([dir]) => dir);
-    expect(withDeployment.sort()).toEqual(['.', 'base', 'overlays/cert-manager', 'overlays/policy-floor', 'overlays/self-managed-certs']);
+    const withDeployment = [...built]
+      .filter(([, objects]) => objects.some((object) => object.kind === 'Deployment'))
+      .map(([dir]) => dir);
+    expect(withDeployment.sort()).toEqual([
+      '.',
+      'base',
+      'overlays/cert-manager',
+      'overlays/policy-floor',
+      'overlays/self-managed-certs',
+    ]);
     expect(built.get('migration')!.map((object) => object.kind)).toContain('Job');
   });
 
-  it.each(['base', 'overlays/cert-manager', 'overlays/policy-floor'])('starts the Deployment of %s: ready, alive, and out within its grace period on SIGTERM', async (dir) => {
-    await startReadyAndStop(podOf(built.get(dir)!, 'Deployment'));
-  });
+  it.each(['base', 'overlays/cert-manager', 'overlays/policy-floor'])(
+    'starts the Deployment of %s: ready, alive, and out within its grace period on SIGTERM',
+    async (dir) => {
+      await startReadyAndStop(podOf(built.get(dir)!, 'Deployment'));
+    },
+  );
 
-  it("starts the Deployment of the Helm chart, as helm template renders it with its certificate from a Secret: ready, alive, and out on SIGTERM", async () => {
-    const resolved = await resolveHelm({ build: true, log: (line) => process.stderr.write(`[workloads-as-kubelet] ${line}\n`) });
+  it('starts the Deployment of the Helm chart, as helm template renders it with its certificate from a Secret: ready, alive, and out on SIGTERM', async () => {
+    const resolved = await resolveHelm({
+      build: true,
+      log: (line) => process.stderr.write(`[workloads-as-kubelet] ${line}\n`),
+    });
     if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
     const chart = join(workDir, 'chart');
     await imageCli(['manifests', '--format', 'helm', '--name', installName, '--out', chart]);
-    const rendered = await helm(resolved.path, join(workDir, 'helm-home'), undefined, ['template', installName, chart, '--namespace', namespace, '--set', 'certificates.mode=secret,logLevel=debug']);
+    const rendered = await helm(resolved.path, join(workDir, 'helm-home'), undefined, [
+      'template',
+      installName,
+      chart,
+      '--namespace',
+      namespace,
+      '--set',
+      'certificates.mode=secret,logLevel=debug',
+    ]);
     expect(rendered.exitCode, rendered.stderr).toBe(0);
     await startReadyAndStop(podOf(yamlObjects(rendered.stdout), 'Deployment'));
   });
 
   async function startReadyAndStop(pod: PodTemplateSpec): Promise<void> {
     expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
-    const container = startContainer({ image, pod, metadata: { name: `${installName}-7d9f8-abcde`, namespace }, mounts: { [certMountPath]: certDir }, nodeBinDir });
+    const container = startContainer({
+      image,
+      pod,
+      metadata: { name: `${installName}-7d9f8-abcde`, namespace },
+      mounts: { [certMountPath]: certDir },
+      nodeBinDir,
+    });
     try {
-      const ready = await Promise.race([waitReady(container), container.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`); })]);
+      const ready = await Promise.race([
+        waitReady(container),
+        container.exited.then((exit) => {
+          throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`);
+        }),
+      ]);
       expect(ready).toEqual({ status: 200, body: 'ok' });
       expect(await container.probe('livenessProbe')).toMatchObject({ status: 200 });
     } finally {
@@ -181,31 +264,66 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
 
   it("starts the migration Job's container, which refuses the missing kubeconfig with its usage error", async () => {
     const pod = podOf(built.get('migration')!, 'Job');
-    const container = startContainer({ image, pod, metadata: { name: `${installName}-migrate-x7k2p`, namespace }, mounts: {}, nodeBinDir });
-    const exit = await Promise.race([container.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000))]);
-    expect({ exit, output: container.output() }).toEqual({ exit: { code: 2, signal: null }, output: expect.stringMatching(/^crdgate migrate: no kubeconfig: /m) });
+    const container = startContainer({
+      image,
+      pod,
+      metadata: { name: `${installName}-migrate-x7k2p`, namespace },
+      mounts: {},
+      nodeBinDir,
+    });
+    const exit = await Promise.race([
+      container.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000)),
+    ]);
+    expect({ exit, output: container.output() }).toEqual({
+      exit: { code: 2, signal: null },
+      output: expect.stringMatching(/^crdgate migrate: no kubeconfig: /m),
+    });
   });
 
-  describe.skipIf(missingPrerequisite('the self-managed-certs Deployment from the in-cluster configuration', noMountNamespace))('the self-managed-certs Deployment, from the in-cluster configuration', () => {
+  describe.skipIf(
+    missingPrerequisite('the self-managed-certs Deployment from the in-cluster configuration', noMountNamespace),
+  )('the self-managed-certs Deployment, from the in-cluster configuration', () => {
     const names = installNames(installName);
     let overlay: string;
 
     beforeAll(async () => {
       overlay = join(tree, 'overlays', 'self-managed-certs');
       // The previous file's CRD may still be going (its instances are deleted first); applying to it would fail.
-      await eventually(`the previous ${crdName} to be gone`, async () => {
-        const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
-        return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-      }, { timeoutMs: 60_000 });
+      await eventually(
+        `the previous ${crdName} to be gone`,
+        async () => {
+          const existing = await kubectl(cp, [
+            'get',
+            'crd',
+            crdName,
+            '--ignore-not-found',
+            '-o',
+            'jsonpath={.metadata.deletionTimestamp}',
+          ]);
+          return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
       const applied = await kubectl(cp, ['apply', '--server-side', '-k', overlay]);
       expect(applied.exitCode, applied.stderr).toBe(0);
     });
 
     afterAll(async () => {
       // Webhooks first: they name a Service no API server here can reach, and other files write GeoDatabases.
-      await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${installName}`, `mutatingwebhookconfiguration/${installName}`]);
+      await kubectl(cp, [
+        'delete',
+        '--ignore-not-found',
+        `validatingwebhookconfiguration/${installName}`,
+        `mutatingwebhookconfiguration/${installName}`,
+      ]);
       await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
-      await kubectl(cp, ['delete', '--ignore-not-found', `clusterrolebinding/${names.certAccess}`, `clusterrole/${names.certAccess}`]);
+      await kubectl(cp, [
+        'delete',
+        '--ignore-not-found',
+        `clusterrolebinding/${names.certAccess}`,
+        `clusterrole/${names.certAccess}`,
+      ]);
       // No controller-manager runs, so the namespace stays Terminating; its name is unique to this run.
       await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
     });
@@ -224,20 +342,34 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
         nodeBinDir,
       });
       try {
-        const ready = await Promise.race([waitReady(container), container.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`); })]);
+        const ready = await Promise.race([
+          waitReady(container),
+          container.exited.then((exit) => {
+            throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`);
+          }),
+        ]);
         expect(ready).toEqual({ status: 200, body: 'ok' });
       } finally {
         const stopped = await container.stop();
         expect(stopped, container.output()).toEqual({ code: 0, signal: null });
       }
-      const secret = JSON.parse((await kubectl(cp, ['get', 'secret', names.servingCertSecret, '-n', namespace, '-o', 'json'])).stdout);
+      const secret = JSON.parse(
+        (await kubectl(cp, ['get', 'secret', names.servingCertSecret, '-n', namespace, '-o', 'json'])).stdout,
+      );
       expect(Object.keys(secret.data ?? {}).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
-      const webhooks = JSON.parse((await kubectl(cp, ['get', `validatingwebhookconfiguration/${installName}`, '-o', 'json'])).stdout);
+      const webhooks = JSON.parse(
+        (await kubectl(cp, ['get', `validatingwebhookconfiguration/${installName}`, '-o', 'json'])).stdout,
+      );
       expect(webhooks.webhooks[0].clientConfig.caBundle).toBe(secret.data['ca.crt']);
     });
   });
 
-  describe.skipIf(missingPrerequisite('the built-in example installed with helm install and served by its pod', noMountNamespace ?? notRoot))('the built-in example installed with helm install, served by its chart\'s Deployment', () => {
+  describe.skipIf(
+    missingPrerequisite(
+      'the built-in example installed with helm install and served by its pod',
+      noMountNamespace ?? notRoot,
+    ),
+  )("the built-in example installed with helm install, served by its chart's Deployment", () => {
     const release = `helm-example-${id}`;
     const helmNamespace = `crdgate-e2e-helm-${id}`;
     const names = installNames(release);
@@ -256,20 +388,32 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     };
 
     beforeAll(async () => {
-      const resolved = await resolveHelm({ build: true, log: (line) => process.stderr.write(`[workloads-as-kubelet] ${line}\n`) });
+      const resolved = await resolveHelm({
+        build: true,
+        log: (line) => process.stderr.write(`[workloads-as-kubelet] ${line}\n`),
+      });
       if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
       helmRun = (args) => helm(resolved.path, join(workDir, 'helm-home'), cp, args);
-      await eventually(`the previous ${crdName} to be gone`, async () => {
-        const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'name']);
-        return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-      }, { timeoutMs: 60_000 });
+      await eventually(
+        `the previous ${crdName} to be gone`,
+        async () => {
+          const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'name']);
+          return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
     }, 1_200_000);
 
     afterAll(async () => {
       await container?.stop();
       await proxy?.close();
       await helmRun?.(['uninstall', release, '-n', helmNamespace, '--ignore-not-found']);
-      await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${release}`, `mutatingwebhookconfiguration/${release}`]);
+      await kubectl(cp, [
+        'delete',
+        '--ignore-not-found',
+        `validatingwebhookconfiguration/${release}`,
+        `mutatingwebhookconfiguration/${release}`,
+      ]);
       await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
       await kubectl(cp, ['delete', 'namespace', helmNamespace, '--wait=false', '--ignore-not-found']);
     });
@@ -305,26 +449,47 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       });
       const service = await getJson(['service', names.server, '-n', helmNamespace]);
       const port = service.spec.ports[0];
-      const podPort = typeof port.targetPort === 'number' ? port.targetPort : pod.containers[0]!.ports!.find((each) => each.name === port.targetPort)!.containerPort;
+      const podPort =
+        typeof port.targetPort === 'number'
+          ? port.targetPort
+          : pod.containers[0]!.ports!.find((each) => each.name === port.targetPort)!.containerPort;
       proxy = await proxyService(service.spec.clusterIP, port.port, podPort);
       const running = container;
-      const ready = await Promise.race([waitReady(running), running.exited.then((exit) => { throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${running.output()}`); })]);
+      const ready = await Promise.race([
+        waitReady(running),
+        running.exited.then((exit) => {
+          throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${running.output()}`);
+        }),
+      ]);
       expect(ready).toEqual({ status: 200, body: 'ok' });
       const secret = await getJson(['secret', names.servingCertSecret, '-n', helmNamespace]);
       for (const kind of ['validatingwebhookconfiguration', 'mutatingwebhookconfiguration']) {
         const configuration = await getJson([kind, release]);
-        expect(configuration.webhooks.map((webhook: any) => webhook.clientConfig.caBundle), kind).toEqual(configuration.webhooks.map(() => secret.data['ca.crt']));
+        expect(
+          configuration.webhooks.map((webhook: any) => webhook.clientConfig.caBundle),
+          kind,
+        ).toEqual(configuration.webhooks.map(() => secret.data['ca.crt']));
       }
-      expect((await getJson(['crd', crdName])).spec.conversion.webhook.clientConfig.caBundle).toBe(secret.data['ca.crt']);
+      expect((await getJson(['crd', crdName])).spec.conversion.webhook.clientConfig.caBundle).toBe(
+        secret.data['ca.crt'],
+      );
 
       // The API server reads the caBundles from its informers: the first writes may still fail on the old ones.
       const invalid = await objectFile('invalid', invalidGeoDatabase(helmNamespace, 'wrong'));
-      const denied = await eventually("crdgate's refusal through the Service", async () => {
-        const attempt = await kubectl(cp, ['create', '-f', invalid]);
-        // Only crdgate sees these fields wrong (the CRD's schema accepts them): its field errors, as kubectl prints them.
-        if (attempt.exitCode !== 0 && invalidGeoDatabaseFields.every((field) => attempt.stderr.includes(`* ${field}: `))) return attempt;
-        throw new Error(`exit ${attempt.exitCode}: ${attempt.stderr}`);
-      }, { timeoutMs: 60_000 });
+      const denied = await eventually(
+        "crdgate's refusal through the Service",
+        async () => {
+          const attempt = await kubectl(cp, ['create', '-f', invalid]);
+          // Only crdgate sees these fields wrong (the CRD's schema accepts them): its field errors, as kubectl prints them.
+          if (
+            attempt.exitCode !== 0 &&
+            invalidGeoDatabaseFields.every((field) => attempt.stderr.includes(`* ${field}: `))
+          )
+            return attempt;
+          throw new Error(`exit ${attempt.exitCode}: ${attempt.stderr}`);
+        },
+        { timeoutMs: 60_000 },
+      );
       expect(denied.stderr).toMatch(/GeoDatabase "wrong" is invalid/);
       const valid = await objectFile('valid', validGeoDatabase(helmNamespace, 'served'));
       const created = await kubectl(cp, ['create', '-f', valid]);
@@ -340,16 +505,38 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
 
     it('upgrades with the migration on: helm waits for the hook Job, whose container, started as the kubelet would, trims storedVersions', async () => {
       // As if a GeoDatabase had once been stored in v1beta1: what a storage-version change leaves for the migration.
-      const marked = await kubectl(cp, ['patch', 'crd', crdName, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { storedVersions: ['v1beta1', 'v1'] } })]);
+      const marked = await kubectl(cp, [
+        'patch',
+        'crd',
+        crdName,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { storedVersions: ['v1beta1', 'v1'] } }),
+      ]);
       expect(marked.exitCode, marked.stderr).toBe(0);
-      const upgrade = helmRun(['upgrade', release, join(workDir, 'example-chart'), '--namespace', helmNamespace, '--set', 'migration.enabled=true', '--timeout', '5m']);
+      const upgrade = helmRun([
+        'upgrade',
+        release,
+        join(workDir, 'example-chart'),
+        '--namespace',
+        helmNamespace,
+        '--set',
+        'migration.enabled=true',
+        '--timeout',
+        '5m',
+      ]);
       let upgradeSettled = false;
       void upgrade.finally(() => (upgradeSettled = true));
       const jobName = migrationJobName(release, geoDatabaseContract());
-      const job = await eventually('helm to create the migration hook Job', async () => {
-        const got = await kubectl(cp, ['get', 'job', jobName, '-n', helmNamespace, '-o', 'json']);
-        return got.exitCode === 0 ? JSON.parse(got.stdout) : undefined;
-      }, { timeoutMs: 60_000 });
+      const job = await eventually(
+        'helm to create the migration hook Job',
+        async () => {
+          const got = await kubectl(cp, ['get', 'job', jobName, '-n', helmNamespace, '-o', 'json']);
+          return got.exitCode === 0 ? JSON.parse(got.stdout) : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
       expect(job.metadata.annotations['helm.sh/hook']).toContain('post-upgrade');
       const migration = startContainer({
         image,
@@ -360,28 +547,53 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
         serviceAccountDir: await serviceAccountFiles(job.spec.template.spec.serviceAccountName, helmNamespace),
         nodeBinDir,
       });
-      const exit = await Promise.race([migration.exited, new Promise((resolve) => setTimeout(() => resolve('still running after 120 s'), 120_000))]);
+      const exit = await Promise.race([
+        migration.exited,
+        new Promise((resolve) => setTimeout(() => resolve('still running after 120 s'), 120_000)),
+      ]);
       expect(exit, migration.output()).toEqual({ code: 0, signal: null });
       expect(upgradeSettled, 'helm upgrade returned before its hook Job completed').toBe(false);
       // The job controller's part, which no controller-manager plays here: the Job's status, from its pod's exit.
       const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
       const finished = { type: 'Complete', status: 'True', lastProbeTime: now, lastTransitionTime: now };
-      const status = { startTime: now, completionTime: now, succeeded: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {}, conditions: [{ ...finished, type: 'SuccessCriteriaMet' }, finished] };
-      const completed = await kubectl(cp, ['patch', 'job', jobName, '-n', helmNamespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+      const status = {
+        startTime: now,
+        completionTime: now,
+        succeeded: 1,
+        ready: 0,
+        terminating: 0,
+        uncountedTerminatedPods: {},
+        conditions: [{ ...finished, type: 'SuccessCriteriaMet' }, finished],
+      };
+      const completed = await kubectl(cp, [
+        'patch',
+        'job',
+        jobName,
+        '-n',
+        helmNamespace,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status }),
+      ]);
       expect(completed.exitCode, completed.stderr).toBe(0);
       const upgraded = await upgrade;
       expect(upgraded.exitCode, upgraded.stderr).toBe(0);
       expect((await getJson(['crd', crdName])).status.storedVersions).toEqual(['v1']);
-      expect((await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', helmNamespace])).metadata.labels).toMatchObject({ 'geo.example.com/postgres-major': '16' });
+      expect(
+        (await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', helmNamespace])).metadata.labels,
+      ).toMatchObject({ 'geo.example.com/postgres-major': '16' });
     });
 
-    it('uninstalls: the webhooks and the pod\'s objects are gone, the CRD and the GeoDatabase stay', async () => {
+    it("uninstalls: the webhooks and the pod's objects are gone, the CRD and the GeoDatabase stay", async () => {
       const uninstalled = await helmRun(['uninstall', release, '--namespace', helmNamespace, '--wait']);
       expect(uninstalled.exitCode, uninstalled.stderr).toBe(0);
       for (const kind of ['validatingwebhookconfiguration', 'mutatingwebhookconfiguration']) {
         expect((await kubectl(cp, ['get', kind, release, '-o', 'name'])).exitCode, kind).not.toBe(0);
       }
-      expect((await kubectl(cp, ['get', 'deployment', release, '-n', helmNamespace, '-o', 'name'])).exitCode).not.toBe(0);
+      expect((await kubectl(cp, ['get', 'deployment', release, '-n', helmNamespace, '-o', 'name'])).exitCode).not.toBe(
+        0,
+      );
       const kept = await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', helmNamespace]);
       expect(kept.spec.postgres.version).toBe('16.4');
     });

@@ -31,7 +31,9 @@ describe('POST /validate', () => {
     expect(body.response.patch).toBeUndefined();
     expect(body.response.status.code).toBe(422);
     expect(body.response.status.reason).toBe('Invalid');
-    const causes = body.response.status.details.causes.map((c: { field: string; reason: string }) => `${c.field} ${c.reason}`);
+    const causes = body.response.status.details.causes.map(
+      (c: { field: string; reason: string }) => `${c.field} ${c.reason}`,
+    );
     expect(causes.sort()).toEqual(
       [
         'spec.postgres.version FieldValueNotSupported',
@@ -46,7 +48,14 @@ describe('POST /validate', () => {
       ].sort(),
     );
     // kubectl shows only the message: it must name every field too.
-    for (const field of ['spec.postgres.version', 'spec.readReplicas', 'spec.storage.size', 'spec.caches[0].name', 'spec.caches[1].memory', 'spec.colour']) {
+    for (const field of [
+      'spec.postgres.version',
+      'spec.readReplicas',
+      'spec.storage.size',
+      'spec.caches[0].name',
+      'spec.caches[1].memory',
+      'spec.colour',
+    ]) {
       expect(body.response.status.message).toContain(field);
     }
     expect(body.response.status.message).toMatch(/^GeoDatabase\.geo\.example\.com "broken" is invalid: /);
@@ -63,7 +72,11 @@ describe('POST /validate', () => {
   it('denies deleting a deletion-protected object and says how to lift the protection', async () => {
     const review = await loadFixture('delete-geodatabase-protected.json');
     const body = (await server.post('/validate', review)).json();
-    expect(body.response).toMatchObject({ uid: review.request.uid, allowed: false, status: { code: 403, reason: 'Forbidden' } });
+    expect(body.response).toMatchObject({
+      uid: review.request.uid,
+      allowed: false,
+      status: { code: 403, reason: 'Forbidden' },
+    });
     expect(body.response.status.message).toContain('geo.example.com/deletion-protection-');
   });
 
@@ -118,7 +131,10 @@ describe('POST /mutate', () => {
 
   it('never sends a patch on DELETE or on the status subresource', async () => {
     const deletion = await loadFixture('delete-geodatabase-protected.json');
-    expect((await server.post('/mutate', deletion)).json().response).toEqual({ uid: deletion.request.uid, allowed: true });
+    expect((await server.post('/mutate', deletion)).json().response).toEqual({
+      uid: deletion.request.uid,
+      allowed: true,
+    });
     const status = await loadFixture('update-geodatabase-status.json');
     delete status.request.object.spec.readReplicas;
     expect((await server.post('/mutate', status)).json().response).toEqual({ uid: status.request.uid, allowed: true });
@@ -191,7 +207,9 @@ describe('observability', () => {
     expect((await server.get('/readyz')).status).toBe(200);
     const metrics = await server.get('/metrics');
     expect(metrics.status).toBe(200);
-    expect(metrics.text).toMatch(/crdgate_admission_decisions_total\{webhook="validate",decision="denied",code="OBJECT_INVALID"\} [1-9]/);
+    expect(metrics.text).toMatch(
+      /crdgate_admission_decisions_total\{webhook="validate",decision="denied",code="OBJECT_INVALID"\} [1-9]/,
+    );
     expect(metrics.text).toMatch(/crdgate_http_requests_total\{endpoint="\/validate",code="413"\} 1/);
     expect(metrics.text).toContain('crdgate_http_request_duration_seconds_bucket');
   });

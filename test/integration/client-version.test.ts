@@ -11,15 +11,25 @@ afterAll(async () => {
 });
 
 /** The object in v1, as kube-apiserver sends it to a webhook registered for v1, and the version the client wrote. */
-function convertedReview(clientVersion: string, operation: 'CREATE' | 'UPDATE', spec: Record<string, unknown>, oldSpec?: Record<string, unknown>) {
+function convertedReview(
+  clientVersion: string,
+  operation: 'CREATE' | 'UPDATE',
+  spec: Record<string, unknown>,
+  oldSpec?: Record<string, unknown>,
+) {
   const gvk = (version: string) => ({ group: 'geo.example.com', version, kind: 'GeoDatabase' });
   const status = { status: { phase: 'Ready' } };
-  return admissionReview(operation, geoDatabase('v1', spec, status), oldSpec ? geoDatabase('v1', oldSpec, status) : null, {
-    extra: {
-      requestKind: gvk(clientVersion),
-      requestResource: { group: 'geo.example.com', version: clientVersion, resource: 'geodatabases' },
+  return admissionReview(
+    operation,
+    geoDatabase('v1', spec, status),
+    oldSpec ? geoDatabase('v1', oldSpec, status) : null,
+    {
+      extra: {
+        requestKind: gvk(clientVersion),
+        requestResource: { group: 'geo.example.com', version: clientVersion, resource: 'geodatabases' },
+      },
     },
-  });
+  );
 }
 
 describe('POST /validate for a client of an older version', () => {
@@ -52,10 +62,15 @@ describe('POST /validate for a client of an older version', () => {
             kind: 'GeoDatabase',
             name: 'db',
             causes: [
-              { reason: 'FieldValueInvalid', message: 'Invalid value: 20: must be less than or equal to 15', field: 'spec.replicas' },
               {
                 reason: 'FieldValueInvalid',
-                message: 'Invalid value: "7": must match the regular expression \'^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$\'',
+                message: 'Invalid value: 20: must be less than or equal to 15',
+                field: 'spec.replicas',
+              },
+              {
+                reason: 'FieldValueInvalid',
+                message:
+                  'Invalid value: "7": must match the regular expression \'^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$\'',
                 field: 'spec.caches[1].version (v1 field; no v1beta1 equivalent)',
               },
             ],
@@ -66,14 +81,32 @@ describe('POST /validate for a client of an older version', () => {
   });
 
   it("sends a v1beta1 client's warnings in its own field names", async () => {
-    const answer = await server.post('/validate', convertedReview('v1beta1', 'UPDATE', { ...validSpecs.v1, readReplicas: 1 }, { ...validSpecs.v1, readReplicas: 3 }));
-    expect(answer.json().response).toMatchObject({ allowed: true, warnings: ['spec.replicas: reducing read replicas from 3 to 1'] });
+    const answer = await server.post(
+      '/validate',
+      convertedReview(
+        'v1beta1',
+        'UPDATE',
+        { ...validSpecs.v1, readReplicas: 1 },
+        { ...validSpecs.v1, readReplicas: 3 },
+      ),
+    );
+    expect(answer.json().response).toMatchObject({
+      allowed: true,
+      warnings: ['spec.replicas: reducing read replicas from 3 to 1'],
+    });
   });
 
   it('answers a v1 client in v1 words', async () => {
-    const answer = await server.post('/validate', convertedReview('v1', 'CREATE', { ...validSpecs.v1, readReplicas: 20 }));
+    const answer = await server.post(
+      '/validate',
+      convertedReview('v1', 'CREATE', { ...validSpecs.v1, readReplicas: 20 }),
+    );
     expect(answer.json().response.status.details.causes).toEqual([
-      { reason: 'FieldValueInvalid', message: 'Invalid value: 20: must be less than or equal to 15', field: 'spec.readReplicas' },
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: 20: must be less than or equal to 15',
+        field: 'spec.readReplicas',
+      },
     ]);
   });
 });

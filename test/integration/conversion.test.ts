@@ -21,7 +21,11 @@ describe('POST /convert', () => {
     const answer = await server.post('/convert', review);
     expect(answer.status).toBe(200);
     const body = answer.json();
-    expect(body).toMatchObject({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Success' } } });
+    expect(body).toMatchObject({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      response: { uid: review.request.uid, result: { status: 'Success' } },
+    });
     const converted = body.response.convertedObjects;
     expect(converted).toHaveLength(3);
     converted.forEach((object: any, index: number) => {
@@ -44,12 +48,32 @@ describe('POST /convert', () => {
   it('round-trips v1 -> v1alpha1 -> v1 exactly over the wire, keeping what v1alpha1 cannot hold in the annotation', async () => {
     const review = await conversionFixture();
     const v1 = (await server.post('/convert', review)).json().response.convertedObjects;
-    const down = (await server.post('/convert', { ...review, request: { ...review.request, desiredAPIVersion: 'geo.example.com/v1alpha1', objects: v1 } })).json();
+    const down = (
+      await server.post('/convert', {
+        ...review,
+        request: { ...review.request, desiredAPIVersion: 'geo.example.com/v1alpha1', objects: v1 },
+      })
+    ).json();
     expect(down.response.result.status).toBe('Success');
     const beta = down.response.convertedObjects[1];
-    expect(beta.spec).toEqual({ postgresVersion: '16.4', postgisVersion: '3.4.2', replicas: 2, storageGB: 50, cacheMB: 0 });
+    expect(beta.spec).toEqual({
+      postgresVersion: '16.4',
+      postgisVersion: '3.4.2',
+      replicas: 2,
+      storageGB: 50,
+      cacheMB: 0,
+    });
     expect(beta.metadata.annotations['geo.example.com/conversion-data']).toContain('ssd');
-    const up = (await server.post('/convert', { ...review, request: { ...review.request, desiredAPIVersion: 'geo.example.com/v1', objects: down.response.convertedObjects } })).json();
+    const up = (
+      await server.post('/convert', {
+        ...review,
+        request: {
+          ...review.request,
+          desiredAPIVersion: 'geo.example.com/v1',
+          objects: down.response.convertedObjects,
+        },
+      })
+    ).json();
     expect(up.response.convertedObjects).toEqual(v1);
   });
 
@@ -66,9 +90,16 @@ describe('POST /convert', () => {
   });
 
   it('answers a malformed review with 400, and a body over the configured limit with 413', async () => {
-    const malformed = await server.post('/convert', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'x' } });
+    const malformed = await server.post('/convert', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      request: { uid: 'x' },
+    });
     expect(malformed.status).toBe(400);
-    expect(malformed.json().error).toMatchObject({ code: 'REVIEW_MALFORMED', message: expect.stringContaining('desiredAPIVersion') });
+    expect(malformed.json().error).toMatchObject({
+      code: 'REVIEW_MALFORMED',
+      message: expect.stringContaining('desiredAPIVersion'),
+    });
     const review = await conversionFixture();
     review.request.objects = Array.from({ length: 600 }, () => review.request.objects[0]);
     expect((await server.post('/convert', review)).status).toBe(413);

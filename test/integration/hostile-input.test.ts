@@ -21,7 +21,9 @@ async function validate(review: ReturnType<typeof admissionReview>) {
 
 describe('1. bounded work for huge error lists', () => {
   it('answers 100,000 empty conditions (a 300 KB body) with a denial of a few KiB', async () => {
-    const { response, bytes } = await validate(admissionReview('CREATE', geoDatabase('v1', validSpecs.v1, { status: conditions(100_000) })));
+    const { response, bytes } = await validate(
+      admissionReview('CREATE', geoDatabase('v1', validSpecs.v1, { status: conditions(100_000) })),
+    );
     expect(response).toMatchObject({ allowed: false, status: { code: 422 } });
     expect(response.status.details.causes.length).toBeLessThanOrEqual(20);
     expect(bytes).toBeLessThan(16 * 1024);
@@ -38,14 +40,18 @@ describe('1. bounded work for huge error lists', () => {
   });
 
   it('stops validating at the first error of an object with 400,000 empty conditions, and says so', async () => {
-    const { response, bytes } = await validate(admissionReview('CREATE', geoDatabase('v1', validSpecs.v1, { status: conditions(400_000) })));
+    const { response, bytes } = await validate(
+      admissionReview('CREATE', geoDatabase('v1', validSpecs.v1, { status: conditions(400_000) })),
+    );
     expect(response).toMatchObject({ allowed: false, status: { code: 422 } });
     expect(response.status.message).toContain('validation stopped at the first error');
     expect(bytes).toBeLessThan(16 * 1024);
   });
 
   it('answers 503 when the bodies being read at once would pass the in-flight budget, and serves again after', async () => {
-    const small = await startTestServer({ limits: { admissionBytes: 64 * 1024, conversionBytes: 64 * 1024, inFlightBytes: 64 * 1024 } });
+    const small = await startTestServer({
+      limits: { admissionBytes: 64 * 1024, conversionBytes: 64 * 1024, inFlightBytes: 64 * 1024 },
+    });
     try {
       const held = small.holdOpen('/validate', 64 * 1024 - 100);
       await held.written;
@@ -53,7 +59,9 @@ describe('1. bounded work for huge error lists', () => {
       expect(busy.status).toBe(503);
       expect(busy.json().error.code).toBe('SERVER_BUSY');
       expect((await held.finish()).status).toBe(400);
-      expect((await small.post('/validate', admissionReview('CREATE', geoDatabase('v1')))).json().response.allowed).toBe(true);
+      expect(
+        (await small.post('/validate', admissionReview('CREATE', geoDatabase('v1')))).json().response.allowed,
+      ).toBe(true);
     } finally {
       await small.stop();
     }
@@ -78,19 +86,26 @@ describe('3. ratcheting compares hub paths in the hub', () => {
 });
 
 describe('4. ratcheting finds fields whose names need escaping', () => {
-  it.each([['1'], ['a]b'], ['\u0007bell'], ['n'.repeat(70)]])('denies changing spec[%j] as it denies spec.colour', async (name) => {
-    const old = geoDatabase('v1', { ...validSpecs.v1, [name]: 'a' });
-    const updated = geoDatabase('v1', { ...validSpecs.v1, [name]: 'b' });
-    expect((await validate(admissionReview('UPDATE', updated, old))).response.allowed).toBe(false);
-  });
+  it.each([['1'], ['a]b'], ['\u0007bell'], ['n'.repeat(70)]])(
+    'denies changing spec[%j] as it denies spec.colour',
+    async (name) => {
+      const old = geoDatabase('v1', { ...validSpecs.v1, [name]: 'a' });
+      const updated = geoDatabase('v1', { ...validSpecs.v1, [name]: 'b' });
+      expect((await validate(admissionReview('UPDATE', updated, old))).response.allowed).toBe(false);
+    },
+  );
 });
 
 describe('5. protocol corners', () => {
   it('refuses /convert of labels nested 6,000 levels deep as malformed (a label is a string), without walking them', async () => {
     // Written as text: JSON.stringify itself overflows the stack on such a value.
     const labels = `${'{"a":'.repeat(6000)}"x"${'}'.repeat(6000)}`;
-    const review = conversionReview('geo.example.com/v1', [geoDatabase('v1alpha1', validSpecs.v1alpha1, { metadata: { name: 'db', labels: {} } })]);
-    const answer = await server.post('/convert', undefined, { raw: JSON.stringify(review).replace('"labels":{}', `"labels":${labels}`) });
+    const review = conversionReview('geo.example.com/v1', [
+      geoDatabase('v1alpha1', validSpecs.v1alpha1, { metadata: { name: 'db', labels: {} } }),
+    ]);
+    const answer = await server.post('/convert', undefined, {
+      raw: JSON.stringify(review).replace('"labels":{}', `"labels":${labels}`),
+    });
     expect(answer.status).toBe(400);
     expect(answer.json().error.code).toBe('REVIEW_MALFORMED');
   });
@@ -98,12 +113,20 @@ describe('5. protocol corners', () => {
   it('lets a v1alpha1 object that cannot be converted be deleted, unless it is deletion-protected', async () => {
     const broken = geoDatabase('v1alpha1', { ...validSpecs.v1alpha1, storageGB: 1.5 });
     expect((await validate(admissionReview('DELETE', null, broken))).response.allowed).toBe(true);
-    const guarded = { ...broken, metadata: { name: 'db', annotations: { 'geo.example.com/deletion-protection': 'true' } } };
-    expect((await validate(admissionReview('DELETE', null, guarded))).response).toMatchObject({ allowed: false, status: { code: 403 } });
+    const guarded = {
+      ...broken,
+      metadata: { name: 'db', annotations: { 'geo.example.com/deletion-protection': 'true' } },
+    };
+    expect((await validate(admissionReview('DELETE', null, guarded))).response).toMatchObject({
+      allowed: false,
+      status: { code: 403 },
+    });
   });
 
   it.each([['name'], ['namespace'], ['subResource']])('reads null in request.%s as not set', async (field) => {
-    const { response } = await validate(admissionReview('CREATE', geoDatabase('v1'), null, { extra: { [field]: null } }));
+    const { response } = await validate(
+      admissionReview('CREATE', geoDatabase('v1'), null, { extra: { [field]: null } }),
+    );
     expect(response.allowed).toBe(true);
   });
 });
@@ -115,7 +138,11 @@ describe('6. metadata of the wrong type is a malformed review, not a decision th
     ['labels', { team: 1 }],
     ['annotations', { 'geo.example.com/deletion-protection': true }],
   ])('answers 400 REVIEW_MALFORMED to a denied object whose metadata.%s is %j', async (field, value) => {
-    const broken = geoDatabase('v1', { ...validSpecs.v1, readReplicas: 99 }, { metadata: { name: 'db', [field]: value } });
+    const broken = geoDatabase(
+      'v1',
+      { ...validSpecs.v1, readReplicas: 99 },
+      { metadata: { name: 'db', [field]: value } },
+    );
     for (const review of [admissionReview('CREATE', broken), admissionReview('DELETE', null, broken)]) {
       const answer = await server.post('/validate', review);
       expect(answer.status).toBe(400);

@@ -21,13 +21,26 @@ afterEach(async () => {
 function exportedSampleNames(exposition: string): Set<string> {
   const names = new Set<string>();
   for (const [, name, type] of exposition.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
-    const suffixes = type === 'histogram' ? ['_bucket', '_sum', '_count'] : type === 'summary' ? ['', '_sum', '_count'] : [''];
+    const suffixes =
+      type === 'histogram' ? ['_bucket', '_sum', '_count'] : type === 'summary' ? ['', '_sum', '_count'] : [''];
     for (const suffix of suffixes) names.add(`${name}${suffix}`);
   }
   return names;
 }
 
-const promqlWords = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset']);
+const promqlWords = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+]);
 
 /** The metric names a PromQL expression reads: identifiers that are neither functions, keywords, labels nor durations. */
 function metricNames(expr: string): string[] {
@@ -43,14 +56,22 @@ function metricNames(expr: string): string[] {
 }
 
 function dashboardQueries(dashboard: any): string[] {
-  const templating = dashboard.templating.list.filter((v: any) => v.type === 'query').map((v: any) => v.query.query as string);
-  const targets = dashboard.panels.flatMap((panel: any) => (panel.targets ?? []).map((target: any) => target.expr as string));
+  const templating = dashboard.templating.list
+    .filter((v: any) => v.type === 'query')
+    .map((v: any) => v.query.query as string);
+  const targets = dashboard.panels.flatMap((panel: any) =>
+    (panel.targets ?? []).map((target: any) => target.expr as string),
+  );
   return [...templating, ...targets];
 }
 
 describe('metricNames', () => {
   it('finds the metrics in a query and nothing else', () => {
-    expect(metricNames('histogram_quantile(0.99, sum by (endpoint, le) (rate(a_bucket{endpoint=~"/x|/y", code!="200"}[$__rate_interval])))')).toEqual(['a_bucket']);
+    expect(
+      metricNames(
+        'histogram_quantile(0.99, sum by (endpoint, le) (rate(a_bucket{endpoint=~"/x|/y", code!="200"}[$__rate_interval])))',
+      ),
+    ).toEqual(['a_bucket']);
     expect(metricNames('min by (pod) (b_seconds{namespace=~"$namespace"} - time()) / 86400')).toEqual(['b_seconds']);
     expect(metricNames('label_values(c_total, namespace)')).toEqual(['c_total', 'namespace']);
   });
@@ -106,7 +127,9 @@ describe('serving certificate metrics', () => {
     server = await startTestServer({ certPollMs: 100 });
     const scrape = async () => (await server!.get('/metrics')).text;
     let text = await scrape();
-    expect(sample(text, 'crdgate_serving_certificate_not_after_timestamp_seconds')).toBe(await notAfter(join(server.certDir, 'tls.crt')));
+    expect(sample(text, 'crdgate_serving_certificate_not_after_timestamp_seconds')).toBe(
+      await notAfter(join(server.certDir, 'tls.crt')),
+    );
     expect(sample(text, 'crdgate_serving_certificate_reloads_total{result="loaded"}')).toBe(0);
     expect(sample(text, 'crdgate_serving_certificate_reloads_total{result="refused"}')).toBe(0);
 
@@ -119,7 +142,11 @@ describe('serving certificate metrics', () => {
     await rename(join(staging, 'tls.key'), join(server.certDir, 'tls.key'));
     await rename(join(staging, 'tls.crt'), join(server.certDir, 'tls.crt'));
     await rm(staging, { recursive: true });
-    for (let attempt = 0; attempt < 50 && sample(text, 'crdgate_serving_certificate_not_after_timestamp_seconds') !== renewedNotAfter; attempt++) {
+    for (
+      let attempt = 0;
+      attempt < 50 && sample(text, 'crdgate_serving_certificate_not_after_timestamp_seconds') !== renewedNotAfter;
+      attempt++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       text = await scrape();
     }
@@ -127,7 +154,11 @@ describe('serving certificate metrics', () => {
     expect(sample(text, 'crdgate_serving_certificate_reloads_total{result="loaded"}')).toBeGreaterThanOrEqual(1);
 
     await writeFile(join(server.certDir, 'tls.crt'), 'not a certificate');
-    for (let attempt = 0; attempt < 50 && !(sample(text, 'crdgate_serving_certificate_reloads_total{result="refused"}')! > 0); attempt++) {
+    for (
+      let attempt = 0;
+      attempt < 50 && !(sample(text, 'crdgate_serving_certificate_reloads_total{result="refused"}')! > 0);
+      attempt++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       text = await scrape();
     }

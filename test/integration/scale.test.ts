@@ -35,7 +35,8 @@ describe('a /scale review on the wire', () => {
   beforeAll(async () => {
     apiServer = createServer((request, response) => {
       asked.push(`${request.method} ${request.url}`);
-      if (request.url !== storedPath) return void response.writeHead(404).end('{"kind":"Status","reason":"NotFound","message":"not here"}');
+      if (request.url !== storedPath)
+        return void response.writeHead(404).end('{"kind":"Status","reason":"NotFound","message":"not here"}');
       response.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
     });
     await new Promise<void>((resolve) => apiServer.listen(0, '127.0.0.1', resolve));
@@ -49,7 +50,10 @@ describe('a /scale review on the wire', () => {
       currentContext: 'stand-in',
     });
     const registry = createContractRegistry([scalableGeoDatabaseContract()]);
-    server = await startTestServer({ registry, readStoredObject: createStoredObjectReader(createKubeApi(kubeConfig, { timeoutMs: 5_000 })) });
+    server = await startTestServer({
+      registry,
+      readStoredObject: createStoredObjectReader(createKubeApi(kubeConfig, { timeoutMs: 5_000 })),
+    });
     unreading = await startTestServer({ registry });
   });
   afterAll(async () => {
@@ -85,7 +89,8 @@ describe('a /scale review on the wire', () => {
             causes: [
               {
                 reason: 'FieldValueForbidden',
-                message: 'changing read replicas from 2 to 3 is not allowed while the database is Upgrading (allowed in: Provisioning, Ready, Scaling, Resizing, Degraded)',
+                message:
+                  'changing read replicas from 2 to 3 is not allowed while the database is Upgrading (allowed in: Provisioning, Ready, Scaling, Resizing, Degraded)',
                 field: 'spec.readReplicas',
               },
             ],
@@ -94,7 +99,11 @@ describe('a /scale review on the wire', () => {
       },
     });
     expect(asked).toEqual([`GET ${storedPath}`]);
-    expect(server.logLines().find((line) => line['uid'] === review.request.uid)).toMatchObject({ subResource: 'scale', decision: 'denied', code: 'CHANGE_FORBIDDEN' });
+    expect(server.logLines().find((line) => line['uid'] === review.request.uid)).toMatchObject({
+      subResource: 'scale',
+      decision: 'denied',
+      code: 'CHANGE_FORBIDDEN',
+    });
   });
 
   it('lets a scale through where the state allows it, with the warnings a patch gets; an override left on the object lets nothing through', async () => {
@@ -106,10 +115,15 @@ describe('a /scale review on the wire', () => {
       allowed: true,
       warnings: ['spec.readReplicas: reducing read replicas from 2 to 1'],
     });
-    await storedIn('Upgrading', (object) => (object.metadata.annotations['geo.example.com/override-transitions'] = 'INC-42: read load'));
+    await storedIn(
+      'Upgrading',
+      (object) => (object.metadata.annotations['geo.example.com/override-transitions'] = 'INC-42: read load'),
+    );
     const stale = (await server.post('/validate', await loadFixture('update-geodatabase-scale.json'))).json().response;
     expect(stale).toMatchObject({ allowed: false, status: { code: 403, reason: 'Forbidden' } });
-    expect(stale.status.message).toContain('geo.example.com/override-transitions annotation on the object authorised only the write that set it');
+    expect(stale.status.message).toContain(
+      'geo.example.com/override-transitions annotation on the object authorised only the write that set it',
+    );
     expect(stale).not.toHaveProperty('auditAnnotations');
   });
 
@@ -118,13 +132,16 @@ describe('a /scale review on the wire', () => {
     const review = await loadFixture('update-geodatabase-scale.json');
     review.request.requestResource.version = 'v1beta1';
     const { status } = (await server.post('/validate', review)).json().response;
-    expect(status.message).toContain('"tiles" cannot be changed: spec.replicas: changing read replicas from 2 to 3 is not allowed');
+    expect(status.message).toContain(
+      '"tiles" cannot be changed: spec.replicas: changing read replicas from 2 to 3 is not allowed',
+    );
     expect(status.details.causes[0].field).toBe('spec.replicas');
   });
 
   it('fails closed with 503 when the stored object is not the one the Scale was made from', async () => {
     await storedIn('Ready', (object) => (object.metadata.resourceVersion = '1043'));
-    const response = (await server.post('/validate', await loadFixture('update-geodatabase-scale.json'))).json().response;
+    const response = (await server.post('/validate', await loadFixture('update-geodatabase-scale.json'))).json()
+      .response;
     expect(response).toEqual({
       uid: '5b0c9e3a-7f21-4d6e-8a4b-2c9d1e0f3a7b',
       allowed: false,
@@ -138,8 +155,16 @@ describe('a /scale review on the wire', () => {
   });
 
   it("fails closed when the read is refused, with the API server's answer", async () => {
-    answer = { status: 403, body: { kind: 'Status', reason: 'Forbidden', message: 'geodatabases.geo.example.com "tiles" is forbidden: cannot get' } };
-    const { status } = (await server.post('/validate', await loadFixture('update-geodatabase-scale.json'))).json().response;
+    answer = {
+      status: 403,
+      body: {
+        kind: 'Status',
+        reason: 'Forbidden',
+        message: 'geodatabases.geo.example.com "tiles" is forbidden: cannot get',
+      },
+    };
+    const { status } = (await server.post('/validate', await loadFixture('update-geodatabase-scale.json'))).json()
+      .response;
     expect(status).toMatchObject({ code: 503, reason: 'ServiceUnavailable' });
     expect(status.message).toBe(
       `the state of GeoDatabase.geo.example.com "maps/tiles" could not be read for a scale request: GET ${apiServerUrl}${storedPath} answered 403 Forbidden: geodatabases.geo.example.com "tiles" is forbidden: cannot get`,
@@ -147,9 +172,12 @@ describe('a /scale review on the wire', () => {
   });
 
   it('fails closed without a client to read with', async () => {
-    const { status } = (await unreading.post('/validate', await loadFixture('update-geodatabase-scale.json'))).json().response;
+    const { status } = (await unreading.post('/validate', await loadFixture('update-geodatabase-scale.json'))).json()
+      .response;
     expect(status.code).toBe(503);
-    expect(status.message).toMatch(/^the state of GeoDatabase\.geo\.example\.com "maps\/tiles" could not be read for a scale request: crdgate has no API server client/);
+    expect(status.message).toMatch(
+      /^the state of GeoDatabase\.geo\.example\.com "maps\/tiles" could not be read for a scale request: crdgate has no API server client/,
+    );
     expect(asked).toEqual([]);
   });
 
@@ -158,7 +186,9 @@ describe('a /scale review on the wire', () => {
     const update = await loadFixture('update-geodatabase.json');
     expect((await server.post('/validate', update)).json().response.allowed).toBe(true);
     expect((await server.post('/mutate', update)).json().response.allowed).toBe(true);
-    expect((await server.post('/validate', await loadFixture('update-geodatabase-status.json'))).json().response.allowed).toBe(true);
+    expect(
+      (await server.post('/validate', await loadFixture('update-geodatabase-status.json'))).json().response.allowed,
+    ).toBe(true);
     expect(asked).toEqual([]);
   });
 });

@@ -42,7 +42,10 @@ describe('TLS', () => {
     expect(['TLSv1.2', 'TLSv1.3']).toContain(modern.protocol);
     await expect(
       new Promise((resolve, reject) => {
-        const socket = connect({ host: '127.0.0.1', port: server!.port, ca: server!.ca, maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve(socket));
+        const socket = connect(
+          { host: '127.0.0.1', port: server!.port, ca: server!.ca, maxVersion: 'TLSv1.1', minVersion: 'TLSv1' },
+          () => resolve(socket),
+        );
         socket.on('error', reject);
       }),
     ).rejects.toThrow();
@@ -75,7 +78,10 @@ describe('TLS', () => {
     await rename(join(staging, 'tls.crt'), join(server.certDir, 'tls.crt'));
     await rm(staging, { recursive: true });
 
-    await until(async () => (await peerCertificate(server!.port, server!.ca)).serialNumber !== before.serialNumber, 'the new certificate');
+    await until(
+      async () => (await peerCertificate(server!.port, server!.ca)).serialNumber !== before.serialNumber,
+      'the new certificate',
+    );
     const after = await peerCertificate(server.port, server.ca);
     expect(after.subjectaltname).toContain('renewed.example');
     expect(await get()).toBe(200);
@@ -96,7 +102,11 @@ describe('mTLS', () => {
   it('requires a client certificate from the client CA on webhook endpoints, not on probes', async () => {
     const clientCa = createCertificateAuthority({ commonName: 'apiserver-client-ca', days: 1 });
     const client = issueCertificate(clientCa, { commonName: 'kube-apiserver', days: 1, usage: 'client' });
-    const stranger = issueCertificate(createCertificateAuthority({ commonName: 'other', days: 1 }), { commonName: 'x', days: 1, usage: 'client' });
+    const stranger = issueCertificate(createCertificateAuthority({ commonName: 'other', days: 1 }), {
+      commonName: 'x',
+      days: 1,
+      usage: 'client',
+    });
     const dir = await mkdtemp(join(tmpdir(), 'crdgate-mtls-'));
     await writeFile(join(dir, 'client-ca.crt'), clientCa.certPem);
     server = await startTestServer({ clientCaFile: join(dir, 'client-ca.crt') });
@@ -107,7 +117,9 @@ describe('mTLS', () => {
     expect(withClient.json().response.allowed).toBe(true);
 
     expect((await server.post('/validate', review)).status).toBe(401);
-    expect((await server.post('/validate', review, { tls: { cert: stranger.certPem, key: stranger.keyPem } })).status).toBe(401);
+    expect(
+      (await server.post('/validate', review, { tls: { cert: stranger.certPem, key: stranger.keyPem } })).status,
+    ).toBe(401);
     expect((await server.get('/readyz')).status).toBe(200);
     expect(new X509Certificate(client.certPem).issuer).toContain('apiserver-client-ca');
     await rm(dir, { recursive: true });
@@ -118,7 +130,9 @@ describe('mTLS', () => {
     const client = issueCertificate(clientCa, { commonName: 'kube-apiserver', days: 1, usage: 'client' });
     const dir = await mkdtemp(join(tmpdir(), 'crdgate-mtls-'));
     await writeFile(join(dir, 'client-ca.crt'), clientCa.certPem);
-    const conversion = JSON.parse(await readFile(new URL('../fixtures/conversion/to-v1-mixed.json', import.meta.url), 'utf8'));
+    const conversion = JSON.parse(
+      await readFile(new URL('../fixtures/conversion/to-v1-mixed.json', import.meta.url), 'utf8'),
+    );
     const review = await loadFixture('create-geodatabase.json');
 
     server = await startTestServer({ clientCaFile: join(dir, 'client-ca.crt') });
@@ -128,7 +142,9 @@ describe('mTLS', () => {
 
     server = await startTestServer({ clientCaFile: join(dir, 'client-ca.crt'), clientCaEndpoints: ['convert'] });
     expect((await server.post('/convert', conversion)).status).toBe(401);
-    expect((await server.post('/convert', conversion, { tls: { cert: client.certPem, key: client.keyPem } })).status).toBe(200);
+    expect(
+      (await server.post('/convert', conversion, { tls: { cert: client.certPem, key: client.keyPem } })).status,
+    ).toBe(200);
     expect((await server.post('/validate', review)).status).toBe(200);
     await rm(dir, { recursive: true });
   });
@@ -155,7 +171,9 @@ describe('requests handed to express', () => {
     const bornInExpress: boolean[] = [];
     // Ahead of express's own listener: what node made, before app.handle touches it. express's request prototype
     // is the one that carries `app`.
-    server.running.server.prependListener('request', (req) => bornInExpress.push(Object.hasOwn(Object.getPrototypeOf(req), 'app')));
+    server.running.server.prependListener('request', (req) =>
+      bornInExpress.push(Object.hasOwn(Object.getPrototypeOf(req), 'app')),
+    );
     const review = await loadFixture('create-geodatabase.json');
     expect((await server.post('/validate', review)).json().response.allowed).toBe(true);
     expect(bornInExpress).toEqual([true]);

@@ -22,9 +22,17 @@ describe('transitions on the wire', () => {
   it('refuses an unsupported change with 403 and a message naming field, change and reason', async () => {
     const review = await update('Ready', (spec) => (spec.storage.size = '20Gi'));
     const body = (await server.post('/validate', review)).json();
-    expect(body.response).toMatchObject({ uid: review.request.uid, allowed: false, status: { code: 403, reason: 'Forbidden' } });
-    expect(body.response.status.message).toContain('spec.storage.size: shrinking storage from 50Gi to 20Gi is unsupported: volumes cannot shrink');
-    expect(body.response.status.details.causes).toEqual([expect.objectContaining({ field: 'spec.storage.size', reason: 'FieldValueForbidden' })]);
+    expect(body.response).toMatchObject({
+      uid: review.request.uid,
+      allowed: false,
+      status: { code: 403, reason: 'Forbidden' },
+    });
+    expect(body.response.status.message).toContain(
+      'spec.storage.size: shrinking storage from 50Gi to 20Gi is unsupported: volumes cannot shrink',
+    );
+    expect(body.response.status.details.causes).toEqual([
+      expect.objectContaining({ field: 'spec.storage.size', reason: 'FieldValueForbidden' }),
+    ]);
   });
 
   it('refuses a supported change in a state that forbids it, naming where it is allowed', async () => {
@@ -43,13 +51,20 @@ describe('transitions on the wire', () => {
     });
     const body = (await server.post('/validate', review)).json();
     expect(body.response.allowed).toBe(false);
-    expect(body.response.status.details.causes.map((c: any) => c.field).sort()).toEqual(['spec.postgres.version', 'spec.storage.size']);
+    expect(body.response.status.details.causes.map((c: any) => c.field).sort()).toEqual([
+      'spec.postgres.version',
+      'spec.storage.size',
+    ]);
   });
 
   it('allows a scale-down with a warning', async () => {
     const review = await update('Ready', (spec) => (spec.readReplicas = 1));
     const body = (await server.post('/validate', review)).json();
-    expect(body.response).toEqual({ uid: review.request.uid, allowed: true, warnings: ['spec.readReplicas: reducing read replicas from 2 to 1'] });
+    expect(body.response).toEqual({
+      uid: review.request.uid,
+      allowed: true,
+      warnings: ['spec.readReplicas: reducing read replicas from 2 to 1'],
+    });
   });
 
   it('lets the override annotation push a supported change through, with a warning and an audit annotation', async () => {

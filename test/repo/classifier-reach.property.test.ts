@@ -11,7 +11,13 @@ import type { ClassifierForm, ValueReading } from '../../src/contract/fsa/classi
 import { schemaAtPath } from '../../src/contract/fsa/classifier-reach.ts';
 import type { Classifier } from '../../src/contract/fsa/machine.ts';
 import { nodePoolContract } from '../../src/contract/fsa/node-pool.fixture.ts';
-import { isCannotRead, readInteger, readQuantity, readRelease, readString } from '../../src/contract/fsa/value-readers.ts';
+import {
+  isCannotRead,
+  readInteger,
+  readQuantity,
+  readRelease,
+  readString,
+} from '../../src/contract/fsa/value-readers.ts';
 import { jsonEqual } from '../../src/contract/values/json-equal.ts';
 import { compareQuantities, type Quantity } from '../../src/contract/values/quantity.ts';
 import { compareVersions } from '../../src/contract/values/release-version.ts';
@@ -19,7 +25,11 @@ import type { JSONSchemaProps } from '../../src/contract/schema/json-schema-prop
 import { schemaValues } from '../../src/contract/schema/schema-values.fixture.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { messageBrokerContract } from '../../src/policy/message-broker.fixture.ts';
-import { dbClusterContract, dbClusterTwoVersionContract, dbPoolerContract } from '../e2e/support/db-operator-contracts.ts';
+import {
+  dbClusterContract,
+  dbClusterTwoVersionContract,
+  dbPoolerContract,
+} from '../e2e/support/db-operator-contracts.ts';
 import { guideExamples, guideUrl, guideYamlFiles, importingSource, publicModules } from './guide-examples.ts';
 
 // Issue 40: a classifier blind to its field (a list keyed by an integer, a quantity written as an integer) reported
@@ -51,13 +61,20 @@ async function guideContracts(dir: string): Promise<[string, Contract][]> {
   for (const [index, guide] of [guideUrl, new URL('../../docs/guarding-an-operator.md', import.meta.url)].entries()) {
     const project = join(dir, `guide-${index}`);
     const examples = await guideExamples(guide);
-    for (const { file, code } of [...(await guideYamlFiles(guide)), ...examples.map((example) => ({ ...example, code: importingSource(example.code, modules) }))]) {
+    for (const { file, code } of [
+      ...(await guideYamlFiles(guide)),
+      ...examples.map((example) => ({ ...example, code: importingSource(example.code, modules) })),
+    ]) {
       await mkdir(dirname(join(project, file)), { recursive: true });
       await writeFile(join(project, file), code);
     }
     const before = defined.length;
     for (const { file } of examples) await import(join(project, file));
-    found.push(...defined.slice(before).map((contract): [string, Contract] => [`docs/${guide.pathname.split('/').at(-1)}`, contract]));
+    found.push(
+      ...defined
+        .slice(before)
+        .map((contract): [string, Contract] => [`docs/${guide.pathname.split('/').at(-1)}`, contract]),
+    );
   }
   return found;
 }
@@ -99,8 +116,16 @@ for (const [source, contract] of contracts) {
     const segments = ['spec', ...parseFieldPath(path)];
     const reach = schemaAtPath(hub, segments, '');
     if (classifier.form === undefined) unchecked.push(`${name}: a reader or comparison of its own`);
-    else if (!('schema' in reach)) unchecked.push(`${name}: ${'anything' in reach ? 'may hold anything' : reach.missing}`);
-    else sites.push({ name, classifier, form: classifier.form, schema: reach.schema, mayBeAbsent: mayBeAbsent(hub, segments) });
+    else if (!('schema' in reach))
+      unchecked.push(`${name}: ${'anything' in reach ? 'may hold anything' : reach.missing}`);
+    else
+      sites.push({
+        name,
+        classifier,
+        form: classifier.form,
+        schema: reach.schema,
+        mayBeAbsent: mayBeAbsent(hub, segments),
+      });
   }
 }
 
@@ -123,7 +148,12 @@ function specWith(path: readonly (string | number)[], value: unknown): unknown {
   return path.reduceRight<unknown>((inner, segment) => ({ [segment]: inner }), value);
 }
 
-const readers: Record<ValueReading, (raw: unknown) => unknown> = { integer: readInteger, string: readString, quantity: readQuantity, release: readRelease };
+const readers: Record<ValueReading, (raw: unknown) => unknown> = {
+  integer: readInteger,
+  string: readString,
+  quantity: readQuantity,
+  release: readRelease,
+};
 
 function sameReading(reading: ValueReading, a: unknown, b: unknown): boolean {
   if (reading === 'quantity') return compareQuantities(a as Quantity, b as Quantity) === 0;
@@ -133,17 +163,23 @@ function sameReading(reading: ValueReading, a: unknown, b: unknown): boolean {
 
 /** Whether the classifier's reading tells `a` from `b` (raw values at its path, or `absent`), so a change is due. */
 function toldApart(form: ClassifierForm<string>, a: unknown, b: unknown): boolean {
-  const resolve = (raw: unknown) => (raw === absent || raw === null || raw === undefined ? (form.absentMeans ?? absent) : raw);
+  const resolve = (raw: unknown) =>
+    raw === absent || raw === null || raw === undefined ? (form.absentMeans ?? absent) : raw;
   const [x, y] = [resolve(a), resolve(b)];
   if (x === y || (x !== absent && y !== absent && jsonEqual(x, y))) return false;
   if (form.classify === 'keyed-list') return listsApart(form, x, y);
   if (x === absent || y === absent || isCannotRead(x) || isCannotRead(y)) return true;
   const [rx, ry] = [readers[form.reading](x), readers[form.reading](y)];
-  if (rx === undefined || ry === undefined) throw new Error(`the reader leaves the valid value ${JSON.stringify(rx === undefined ? x : y)} unread`);
+  if (rx === undefined || ry === undefined)
+    throw new Error(`the reader leaves the valid value ${JSON.stringify(rx === undefined ? x : y)} unread`);
   return isCannotRead(rx) || isCannotRead(ry) || !sameReading(form.reading, rx, ry);
 }
 
-function listsApart(form: Extract<ClassifierForm<string>, { classify: 'keyed-list' }>, x: unknown, y: unknown): boolean {
+function listsApart(
+  form: Extract<ClassifierForm<string>, { classify: 'keyed-list' }>,
+  x: unknown,
+  y: unknown,
+): boolean {
   if (x === absent || y === absent) return ((x === absent ? y : x) as unknown[]).length > 0;
   const [before, after] = [byKey(form.keys, x as unknown[]), byKey(form.keys, y as unknown[])];
   if (before === undefined || after === undefined) return true; // items it cannot tell apart, in lists that differ
@@ -164,7 +200,8 @@ function byKey(keys: readonly string[], list: unknown[]): Map<string, unknown> |
   for (const item of list) {
     const values = keys.map((key) => (item as Record<string, unknown>)[key] ?? null);
     const id = JSON.stringify(values);
-    if (items.has(id) || values.some((value) => Number.isInteger(value) && !Number.isSafeInteger(value))) return undefined;
+    if (items.has(id) || values.some((value) => Number.isInteger(value) && !Number.isSafeInteger(value)))
+      return undefined;
     items.set(id, item);
   }
   return items;
@@ -175,18 +212,27 @@ describe('every classifier of the built-in contract, the fixtures and the guides
     expect(new Set(contracts.map(([source]) => source)).size).toBe(8);
     expect(sites.length).toBeGreaterThanOrEqual(30);
     expect(sites.filter((site) => site.form.classify === 'keyed-list').map((site) => site.name)).toEqual(
-      expect.arrayContaining(['built-in: GeoDatabase spec.caches', 'node-pool.fixture: NodePool spec.storage.volumes', 'node-pool.fixture: NodePool spec.listeners']),
+      expect.arrayContaining([
+        'built-in: GeoDatabase spec.caches',
+        'node-pool.fixture: NodePool spec.storage.volumes',
+        'node-pool.fixture: NodePool spec.listeners',
+      ]),
     );
     // Readers and comparisons of the guides' and fixtures' own (image tags, a comparison of one's own): code, read as
     // their authors wrote it. Every other classifier is held to its reading.
-    expect(unchecked.every((entry) => entry.endsWith(': a reader or comparison of its own')), unchecked.join('\n')).toBe(true);
+    expect(
+      unchecked.every((entry) => entry.endsWith(': a reader or comparison of its own')),
+      unchecked.join('\n'),
+    ).toBe(true);
     expect(unchecked.length).toBeLessThanOrEqual(sites.length / 4);
   });
 
   it.each(sites.map((site) => [site.name, site] as const))('%s', (_name, site) => {
     const segments = parseFieldPath(site.form.path);
     const values = schemaValues(site.schema);
-    const side = site.mayBeAbsent ? fc.oneof({ weight: 1, arbitrary: fc.constant<unknown>(absent) }, { weight: 4, arbitrary: values }) : values;
+    const side = site.mayBeAbsent
+      ? fc.oneof({ weight: 1, arbitrary: fc.constant<unknown>(absent) }, { weight: 4, arbitrary: values })
+      : values;
     fc.assert(
       fc.property(side, side, (a, b) => {
         const changes = site.classifier.classify(specWith(segments, a), specWith(segments, b), { field: 'spec' });

@@ -23,11 +23,21 @@ afterAll(async () => {
 describe('the contract guide (docs/contracts.md)', () => {
   it('has runnable examples, importing only the public modules', () => {
     expect(examples.map((e) => e.file)).toEqual(
-      expect.arrayContaining(['bucket-contract.ts', 'bucket-contract.check.ts', 'bucket-defaults.ts', 'bucket-machine.ts', 'bucket-versions.ts', 'quantities.ts']),
+      expect.arrayContaining([
+        'bucket-contract.ts',
+        'bucket-contract.check.ts',
+        'bucket-defaults.ts',
+        'bucket-machine.ts',
+        'bucket-versions.ts',
+        'quantities.ts',
+      ]),
     );
     for (const { file, code } of examples) {
       const imported = [...code.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
-      expect(imported.filter((name) => !/^(crdgate|crdgate\/testing|node:.*|\.\/[\w.-]+\.ts)$/.test(name)), file).toEqual([]);
+      expect(
+        imported.filter((name) => !/^(crdgate|crdgate\/testing|node:.*|\.\/[\w.-]+\.ts)$/.test(name)),
+        file,
+      ).toEqual([]);
     }
   });
 

@@ -15,11 +15,7 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 /** The first line of a block no test runs, followed by the reason. */
 const notRunMarker = "# not run by crdgate's tests: ";
 
-type Account =
-  | { run: string[] }
-  | { output: string }
-  | { notRun: true }
-  | { shows: string };
+type Account = { run: string[] } | { output: string } | { notRun: true } | { shows: string };
 
 const contractGuideTests = { run: ['test/repo/contract-guide.test.ts', 'test/e2e/package.e2e.test.ts'] };
 const operatorGuideTest = 'test/repo/operator-guide.test.ts';
@@ -29,28 +25,55 @@ const cluster = { notRun: true } as const;
 /** Per page, each block by the start of its first line (after a not-run marker). */
 const accounts: Record<string, [string, Account][]> = {
   'README.md': [
-    ['npm ci && npm start', { run: ['test/repo/readme-commands.test.ts', 'src/api-server-engine/build-engine.test.ts'] }],
+    [
+      'npm ci && npm start',
+      { run: ['test/repo/readme-commands.test.ts', 'src/api-server-engine/build-engine.test.ts'] },
+    ],
     ['curl -s --cacert certs/ca.crt', { run: ['test/repo/readme-commands.test.ts'] }],
     ['{"apiVersion":"admission.k8s.io/v1"', { output: 'test/repo/readme-commands.test.ts' }],
-    ['npm run --silent crdgate -- check -f test/fixtures/check/tree/apps/geo/databases.yaml', { run: ['test/repo/readme-commands.test.ts'] }],
-    ['test/fixtures/check/tree/apps/geo/databases.yaml:2 (document 1)', { output: 'test/repo/readme-commands.test.ts' }],
+    [
+      'npm run --silent crdgate -- check -f test/fixtures/check/tree/apps/geo/databases.yaml',
+      { run: ['test/repo/readme-commands.test.ts'] },
+    ],
+    [
+      'test/fixtures/check/tree/apps/geo/databases.yaml:2 (document 1)',
+      { output: 'test/repo/readme-commands.test.ts' },
+    ],
     ['npx crdgate init ../queue --group', { run: ['test/e2e/init.e2e.test.ts', 'test/e2e/dev.e2e.test.ts'] }],
     ['crdgate check -f deploy/ --crd charts/', cluster],
   ],
   'docs/check.md': [
     ['git worktree add ../base origin/main', cluster],
-    ['npm run --silent crdgate -- check -f test/fixtures/check/crd-revision/new', { run: ['test/repo/readme-commands.test.ts'] }],
-    ['test/fixtures/check/crd-revision/new/queues.yaml:1 (document 1)', { output: 'test/repo/readme-commands.test.ts' }],
+    [
+      'npm run --silent crdgate -- check -f test/fixtures/check/crd-revision/new',
+      { run: ['test/repo/readme-commands.test.ts'] },
+    ],
+    [
+      'test/fixtures/check/crd-revision/new/queues.yaml:1 (document 1)',
+      { output: 'test/repo/readme-commands.test.ts' },
+    ],
     ['# What this team accepts', { run: ['src/commands/check-crd-revision.test.ts'] }],
-    ['npm run --silent crdgate -- check --contract test/fixtures/check/contract-revision/new', { run: ['test/repo/readme-commands.test.ts'] }],
+    [
+      'npm run --silent crdgate -- check --contract test/fixtures/check/contract-revision/new',
+      { run: ['test/repo/readme-commands.test.ts'] },
+    ],
     ['contract test/fixtures/check/contract-revision/new/bucket.ts', { output: 'test/repo/readme-commands.test.ts' }],
-    ['npm run --silent crdgate -- check -f test/fixtures/check/stored-objects/new', { run: ['test/repo/readme-commands.test.ts'] }],
-    ['test/fixtures/check/stored-objects/new/mailboxes.yaml:1 (document 1)', { output: 'test/repo/readme-commands.test.ts' }],
+    [
+      'npm run --silent crdgate -- check -f test/fixtures/check/stored-objects/new',
+      { run: ['test/repo/readme-commands.test.ts'] },
+    ],
+    [
+      'test/fixtures/check/stored-objects/new/mailboxes.yaml:1 (document 1)',
+      { output: 'test/repo/readme-commands.test.ts' },
+    ],
   ],
   'docs/cli.md': [],
   'docs/crd-gate.md': [
     ['crdgate manifests --crd-gate widgets.example.com', cluster],
-    ['admission webhook "crd-gate.crdgate.dev" denied the request', { shows: "the gate's refusal as kubectl prints it (test/e2e/crd-gate.e2e.test.ts asserts its parts)" }],
+    [
+      'admission webhook "crd-gate.crdgate.dev" denied the request',
+      { shows: "the gate's refusal as kubectl prints it (test/e2e/crd-gate.e2e.test.ts asserts its parts)" },
+    ],
     ['metadata:', cluster],
     ['crdgate manifests --crd-reads widgets.example.com', cluster],
   ],
@@ -61,7 +84,10 @@ const accounts: Record<string, [string, Account][]> = {
     ['// queue-from-crd.ts', contractGuideTests],
     ['// operator-contract.ts', contractGuideTests],
     ['// bucket-rules.ts', contractGuideTests],
-    ['crdgate manifests: contract geodatabases.geo.example.com: kube-apiserver would refuse', { shows: 'the one line a refused CEL rule stops crdgate with' }],
+    [
+      'crdgate manifests: contract geodatabases.geo.example.com: kube-apiserver would refuse',
+      { shows: 'the one line a refused CEL rule stops crdgate with' },
+    ],
     ['// bucket-defaults.ts', contractGuideTests],
     ['// bucket-machine.ts', contractGuideTests],
     ['// pool-state.ts', contractGuideTests],
@@ -71,7 +97,10 @@ const accounts: Record<string, [string, Account][]> = {
     ['// volumes-machine.ts', contractGuideTests],
     ['// bucket-versions.ts', contractGuideTests],
     ['// bucket-reads.ts', contractGuideTests],
-    ['const v1alpha1: SpokeConversion = {', { shows: 'a fragment: the shape of hubToSpokePaths in a conversion written by hand' }],
+    [
+      'const v1alpha1: SpokeConversion = {',
+      { shows: 'a fragment: the shape of hubToSpokePaths in a conversion written by hand' },
+    ],
     ['// A fragment of a mapping', { shows: 'a fragment of a mapping, its first line says so' }],
     ['// quantities.ts', contractGuideTests],
   ],
@@ -101,13 +130,22 @@ const accounts: Record<string, [string, Account][]> = {
     ['policy floor for Database:', { output: operatorGuideTest }],
     ['npx crdgate fsa --contract ./src/contract.ts --coverage', { run: [operatorGuideTest] }],
     ['Database: what the ValidatingAdmissionPolicy enforces', { output: operatorGuideTest }],
-    ['conditionStates: [', { shows: "a fragment: the machine's state from the Ready condition, for an operator that writes no phase" }],
+    [
+      'conditionStates: [',
+      { shows: "a fragment: the machine's state from the Ready condition, for an operator that writes no phase" },
+    ],
     ['phases: {', { shows: "a fragment: CloudNativePG's phase sentences, to check against the release you run" }],
   ],
   'docs/live-crd.md': [
-    ['{"level":40,"crd":"dbclusters.dbops.example.com"', { shows: "a log line of crdgate serve's (test/e2e/owner-crd-drift.e2e.test.ts reads it)" }],
+    [
+      '{"level":40,"crd":"dbclusters.dbops.example.com"',
+      { shows: "a log line of crdgate serve's (test/e2e/owner-crd-drift.e2e.test.ts reads it)" },
+    ],
     ['kind: ClusterRole', { shows: 'an excerpt of what crdgate manifests renders (src/render tests render it)' }],
-    ['warning: --crd crds/dbops-0.4.yaml:1 (document 1)', { shows: "a warning of crdgate check's (src/commands/check-crd.test.ts asserts it)" }],
+    [
+      'warning: --crd crds/dbops-0.4.yaml:1 (document 1)',
+      { shows: "a warning of crdgate check's (src/commands/check-crd.test.ts asserts it)" },
+    ],
   ],
   'docs/local-loop.md': [
     ['npx crdgate dev --contract ./src/contract.ts', { run: ['test/e2e/dev.e2e.test.ts', operatorGuideDevTest] }],
@@ -122,15 +160,27 @@ const accounts: Record<string, [string, Account][]> = {
     ['kubectl apply --server-side -k manifests/overlays/self-managed-certs', cluster],
     ['kubectl -n crdgate-system create token crdgate', cluster],
     ['kubectl apply --server-side -k manifests/overlays/monitoring', cluster],
-    ['admission webhook "scale.validate.widgets.example.com" denied the request', { shows: 'what kubectl prints for a scale crdgate cannot judge' }],
+    [
+      'admission webhook "scale.validate.widgets.example.com" denied the request',
+      { shows: 'what kubectl prints for a scale crdgate cannot judge' },
+    ],
     ['crdgate certs --out pki-geo --dns geo.team-a.svc', cluster],
     ['crdgate manifests --format helm --contract ./queue-contract.ts', cluster],
     ['kubectl -n crdgate-system annotate secret crdgate-serving-cert', cluster],
     ['crdgate certs --out pki --dns crdgate.crdgate-system.svc           # keeps', cluster],
-    ['Error from server (InternalError): Internal error occurred: failed calling webhook', { shows: 'what kubectl prints while crdgate is down' }],
+    [
+      'Error from server (InternalError): Internal error occurred: failed calling webhook',
+      { shows: 'what kubectl prints while crdgate is down' },
+    ],
     ['kubectl -n crdgate-system get deployment,pods,endpointslices', cluster],
-    ['geodatabases.geo.example.com "db1" is forbidden: ValidatingAdmissionPolicy', { shows: 'what kubectl prints when the policy floor refuses' }],
-    ['Warning: spec.postgres.postgis: PostGIS 3.6 is not supported', { shows: 'a warning kubectl prints for a tolerated value' }],
+    [
+      'geodatabases.geo.example.com "db1" is forbidden: ValidatingAdmissionPolicy',
+      { shows: 'what kubectl prints when the policy floor refuses' },
+    ],
+    [
+      'Warning: spec.postgres.postgis: PostGIS 3.6 is not supported',
+      { shows: 'a warning kubectl prints for a tolerated value' },
+    ],
     ['kubectl apply --server-side -k manifests/overlays/policy-floor', cluster],
   ],
   'docs/own-contracts.md': [
@@ -154,36 +204,62 @@ async function blocksOf(page: string): Promise<Block[]> {
   return [...text.matchAll(/^[ \t]*```\w*\n([\s\S]*?)^[ \t]*```[ \t]*$/gm)].map(([, body]) => {
     const lines = body!.split('\n').map((line) => line.trim());
     const marked = lines[0]!.startsWith(notRunMarker);
-    return { page, first: lines[marked ? 1 : 0]!, ...(marked ? { notRunReason: lines[0]!.slice(notRunMarker.length) } : {}) };
+    return {
+      page,
+      first: lines[marked ? 1 : 0]!,
+      ...(marked ? { notRunReason: lines[0]!.slice(notRunMarker.length) } : {}),
+    };
   });
 }
 
-const pages = ['README.md', ...(await readdir(join(repo, 'docs'))).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const pages = [
+  'README.md',
+  ...(await readdir(join(repo, 'docs')))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 
 describe("the README's and docs/'s code blocks", () => {
   it('has an account for every page', () => {
     expect(Object.keys(accounts).sort()).toEqual([...pages].sort());
   });
 
-  it.each(pages)('%s: every block is run by a test, shown output, shows nothing to run, or says why no test runs it', async (page) => {
-    const blocks = await blocksOf(page);
-    const entries = accounts[page] ?? [];
-    const accountOf = (block: Block) => entries.filter(([start]) => block.first.startsWith(start));
-    expect(blocks.filter((block) => accountOf(block).length !== 1).map((block) => block.first), 'blocks with no account, or more than one').toEqual([]);
-    expect(entries.filter(([start]) => !blocks.some((block) => block.first.startsWith(start))).map(([start]) => start), 'accounts of no block').toEqual([]);
-    for (const block of blocks) {
-      const [[, account]] = accountOf(block) as [[string, Account]];
-      // A block no test runs says so, and why, to its reader; a block a test runs does not.
-      expect({ block: block.first, marked: block.notRunReason !== undefined }).toEqual({ block: block.first, marked: 'notRun' in account });
-      if ('notRun' in account) expect(block.notRunReason!.length, block.first).toBeGreaterThan(10);
-      for (const test of 'run' in account ? account.run : 'output' in account ? [account.output] : []) await access(join(repo, test));
-    }
-  });
+  it.each(pages)(
+    '%s: every block is run by a test, shown output, shows nothing to run, or says why no test runs it',
+    async (page) => {
+      const blocks = await blocksOf(page);
+      const entries = accounts[page] ?? [];
+      const accountOf = (block: Block) => entries.filter(([start]) => block.first.startsWith(start));
+      expect(
+        blocks.filter((block) => accountOf(block).length !== 1).map((block) => block.first),
+        'blocks with no account, or more than one',
+      ).toEqual([]);
+      expect(
+        entries.filter(([start]) => !blocks.some((block) => block.first.startsWith(start))).map(([start]) => start),
+        'accounts of no block',
+      ).toEqual([]);
+      for (const block of blocks) {
+        const [[, account]] = accountOf(block) as [[string, Account]];
+        // A block no test runs says so, and why, to its reader; a block a test runs does not.
+        expect({ block: block.first, marked: block.notRunReason !== undefined }).toEqual({
+          block: block.first,
+          marked: 'notRun' in account,
+        });
+        if ('notRun' in account) expect(block.notRunReason!.length, block.first).toBeGreaterThan(10);
+        for (const test of 'run' in account ? account.run : 'output' in account ? [account.output] : [])
+          await access(join(repo, test));
+      }
+    },
+  );
 
   it("runs docs/geodatabase.md's example object: the built-in contract allows it as it stands", async () => {
     const page = await readFile(join(repo, 'docs/geodatabase.md'), 'utf8');
     const example = parse(/^```yaml\n([\s\S]*?)^```$/m.exec(page)![1]!) as Record<string, unknown>;
-    const checked = contractTester(geoDatabaseContract()).check({ ...example, metadata: { ...(example['metadata'] as object), namespace: 'maps' } });
+    const checked = contractTester(geoDatabaseContract()).check({
+      ...example,
+      metadata: { ...(example['metadata'] as object), namespace: 'maps' },
+    });
     expect({ allowed: checked.allowed, message: checked.message }).toEqual({ allowed: true, message: undefined });
     expect(checked.defaults).toEqual([expect.objectContaining({ field: 'metadata.labels' })]);
   });

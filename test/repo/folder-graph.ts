@@ -34,7 +34,8 @@ export async function folderGraph(root: string): Promise<FolderEdge[]> {
       byTarget.set(to, [...(byTarget.get(to) ?? []), `${file} -> ${target}`]);
     }
   }
-  return [...imports].flatMap(([from, byTarget]) => [...byTarget].map(([to, files]) => ({ from, to, imports: files })))
+  return [...imports]
+    .flatMap(([from, byTarget]) => [...byTarget].map(([to, files]) => ({ from, to, imports: files })))
     .sort((a, b) => a.from.localeCompare(b.from) || a.to.localeCompare(b.to));
 }
 

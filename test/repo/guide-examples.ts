@@ -15,13 +15,19 @@ export const guideUrl = new URL('../../docs/contracts.md', import.meta.url);
  */
 export async function guideExamples(url: URL = guideUrl): Promise<GuideExample[]> {
   const guide = await readFile(url, 'utf8');
-  return [...guide.matchAll(/^```ts\n\/\/ ([\w.-]+(?:\/[\w.-]+)*\.ts)\n([\s\S]*?)^```$/gm)].map(([, file, code]) => ({ file: file!, code: code! }));
+  return [...guide.matchAll(/^```ts\n\/\/ ([\w.-]+(?:\/[\w.-]+)*\.ts)\n([\s\S]*?)^```$/gm)].map(([, file, code]) => ({
+    file: file!,
+    code: code!,
+  }));
 }
 
 /** The YAML blocks of a guide that name a file on their first line (`# crds/database-crd.yaml`), whole, that line included. */
 export async function guideYamlFiles(url: URL): Promise<GuideExample[]> {
   const guide = await readFile(url, 'utf8');
-  return [...guide.matchAll(/^```yaml\n(# ([\w.-]+(?:\/[\w.-]+)*\.yaml)\n[\s\S]*?)^```$/gm)].map(([, code, file]) => ({ file: file!, code: code! }));
+  return [...guide.matchAll(/^```yaml\n(# ([\w.-]+(?:\/[\w.-]+)*\.yaml)\n[\s\S]*?)^```$/gm)].map(([, code, file]) => ({
+    file: file!,
+    code: code!,
+  }));
 }
 
 /** Where a guide's examples import crdgate from when run against its source: the public modules, as files. */
@@ -31,8 +37,14 @@ export const publicModules = {
 };
 
 /** An example's source with 'crdgate' and 'crdgate/testing' imported from crdgate's source, or from `modules`. */
-export function importingSource(code: string, modules: Record<keyof typeof publicModules, string> = publicModules): string {
-  return code.replace(/from '(crdgate(?:\/testing)?)'/g, (_, name: keyof typeof publicModules) => `from '${modules[name]}'`);
+export function importingSource(
+  code: string,
+  modules: Record<keyof typeof publicModules, string> = publicModules,
+): string {
+  return code.replace(
+    /from '(crdgate(?:\/testing)?)'/g,
+    (_, name: keyof typeof publicModules) => `from '${modules[name]}'`,
+  );
 }
 
 export interface GuideCommand {

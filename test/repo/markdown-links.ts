@@ -21,7 +21,8 @@ function outsideCode(text: string): string {
         return '';
       }
       if (fence !== undefined) {
-        if (mark && mark.startsWith(fence[0]!) && mark.length >= fence.length && line.trim() === mark) fence = undefined;
+        if (mark && mark.startsWith(fence[0]!) && mark.length >= fence.length && line.trim() === mark)
+          fence = undefined;
         return '';
       }
       return line;
@@ -46,7 +47,9 @@ export async function anchors(url: URL): Promise<Set<string>> {
 /** The relative link targets of a markdown file: `[text](target)` outside code, neither web addresses nor mail. */
 export async function relativeLinks(url: URL): Promise<string[]> {
   const text = outsideCode(await readFile(url, 'utf8')).replace(/`[^`\n]*`/g, '');
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!).filter((target) => !/^[a-z][a-z+.-]*:/i.test(target));
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map(([, target]) => target!)
+    .filter((target) => !/^[a-z][a-z+.-]*:/i.test(target));
 }
 
 /** The links of a markdown file that name no file, or a heading its file does not have. */
@@ -60,7 +63,8 @@ export async function brokenLinks(url: URL): Promise<string[]> {
       () => false,
     );
     if (!exists) broken.push(link);
-    else if (anchor !== undefined && !(target.pathname.endsWith('.md') && (await anchors(target)).has(anchor))) broken.push(link);
+    else if (anchor !== undefined && !(target.pathname.endsWith('.md') && (await anchors(target)).has(anchor)))
+      broken.push(link);
   }
   return broken;
 }

@@ -21,6 +21,10 @@ export async function sourceFiles(folder: string): Promise<string[]> {
 export async function importsOf(file: string): Promise<string[]> {
   const text = await readFile(join(repo, file), 'utf8');
   return ts.preProcessFile(text, true, true).importedFiles.map(({ fileName }) =>
-    fileName.startsWith('.') ? relative(repo, resolve(dirname(join(repo, file)), fileName)).split('\\').join('/') : fileName,
+    fileName.startsWith('.')
+      ? relative(repo, resolve(dirname(join(repo, file)), fileName))
+          .split('\\')
+          .join('/')
+      : fileName,
   );
 }

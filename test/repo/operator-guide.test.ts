@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.ts';
-import { guideCommands, guideExamples, guideYamlFiles, importingSource, type GuideCommand, type GuideExample } from './guide-examples.ts';
+import {
+  guideCommands,
+  guideExamples,
+  guideYamlFiles,
+  importingSource,
+  type GuideCommand,
+  type GuideExample,
+} from './guide-examples.ts';
 
 // docs/guarding-an-operator.md, run: its named files written into a project folder as the guide lays it out (the
 // operator's CRD in crds/, the contract and its checks in src/, the GitOps revisions), every TypeScript example run
@@ -47,11 +54,18 @@ async function crdgate(argv: string[]): Promise<{ code: number; output: string }
 
 describe('the operator guide (docs/guarding-an-operator.md)', () => {
   it("has the operator's CRD, the contract and its checks, and the revisions CI compares", () => {
-    expect(yamlFiles.map((f) => f.file)).toEqual(['crds/database-crd.yaml', 'main/shop/orders.yaml', 'shop/orders.yaml']);
+    expect(yamlFiles.map((f) => f.file)).toEqual([
+      'crds/database-crd.yaml',
+      'main/shop/orders.yaml',
+      'shop/orders.yaml',
+    ]);
     expect(examples.map((e) => e.file)).toEqual(['src/contract.ts', 'src/contract.check.ts']);
     for (const { file, code } of examples) {
       const imported = [...code.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
-      expect(imported.filter((name) => !/^(crdgate|crdgate\/testing|node:.*|\.\/[\w.-]+\.ts)$/.test(name)), file).toEqual([]);
+      expect(
+        imported.filter((name) => !/^(crdgate|crdgate\/testing|node:.*|\.\/[\w.-]+\.ts)$/.test(name)),
+        file,
+      ).toEqual([]);
     }
   });
 
@@ -67,7 +81,11 @@ describe('the operator guide (docs/guarding-an-operator.md)', () => {
   it('runs each command in the project, which exits and prints as the guide shows', async () => {
     for (const command of commands.filter((c) => !notRun.has(c.argv[0]!))) {
       const { code, output } = await crdgate(command.argv);
-      expect({ command: command.argv.join(' '), code, output }).toEqual({ command: command.argv.join(' '), code: command.exitCode, output: command.output });
+      expect({ command: command.argv.join(' '), code, output }).toEqual({
+        command: command.argv.join(' '),
+        code: command.exitCode,
+        output: command.output,
+      });
     }
   });
 
@@ -78,7 +96,12 @@ describe('the operator guide (docs/guarding-an-operator.md)', () => {
       // As the reader has it: the chart's CRDs in the file the command names. No install: init packs crdgate otherwise.
       const crd = yamlFiles.find((f) => f.file === 'crds/database-crd.yaml')!;
       await writeFile(join(scratch, init.argv[init.argv.indexOf('--from-crd') + 1]!), crd.code);
-      const code = await main([...init.argv, '--crdgate', '0.1.0', '--skip-install'], { stdout: () => {}, stderr: () => {}, cwd: scratch, waitForStop: () => new Promise(() => {}) });
+      const code = await main([...init.argv, '--crdgate', '0.1.0', '--skip-install'], {
+        stdout: () => {},
+        stderr: () => {},
+        cwd: scratch,
+        waitForStop: () => new Promise(() => {}),
+      });
       expect(code).toBe(0);
       const scaffolded = await readFile(join(scratch, init.argv[1]!, 'src', 'contract.ts'), 'utf8');
       expect(scaffolded).toContain("...fromCrd(crd, { crdOwner: 'external' }),");

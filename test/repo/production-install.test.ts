@@ -16,8 +16,15 @@ describe('the compiled CLI on production dependencies only, as the image has it'
     dir = await mkdtemp(join(tmpdir(), 'crdgate-production-'));
     await cp(join(root, 'package.json'), join(dir, 'package.json'));
     await cp(join(root, 'package-lock.json'), join(dir, 'package-lock.json'));
-    await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, timeout: 240_000 });
-    await run(join(root, 'node_modules/.bin/tsc'), ['-p', join(root, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { cwd: root, timeout: 240_000 });
+    await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: dir,
+      timeout: 240_000,
+    });
+    await run(
+      join(root, 'node_modules/.bin/tsc'),
+      ['-p', join(root, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')],
+      { cwd: root, timeout: 240_000 },
+    );
   }, 300_000);
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -26,11 +33,21 @@ describe('the compiled CLI on production dependencies only, as the image has it'
   const cli = (...args: string[]) =>
     run(process.execPath, [join(dir, 'dist/cli.js'), ...args], { cwd: dir, timeout: 60_000 }).then(
       (result) => ({ code: 0, ...result }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        stdout: error.stdout,
+        stderr: error.stderr,
+      }),
     );
 
   it('runs migrate as far as the kubeconfig, with no devDependency installed', async () => {
-    const result = await cli('migrate', '--resource', 'geodatabases.geo.example.com', '--kubeconfig', join(dir, 'no-such-kubeconfig'));
+    const result = await cli(
+      'migrate',
+      '--resource',
+      'geodatabases.geo.example.com',
+      '--kubeconfig',
+      join(dir, 'no-such-kubeconfig'),
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^crdgate migrate: cannot load the kubeconfig .*no-such-kubeconfig/);
   }, 60_000);

@@ -16,7 +16,11 @@ function packageOf(specifier: string): string {
 
 /** The repo's own modules the build compiles into dist/, as `npm pack` ships them (tsconfig.build.json's file set). */
 async function shippedModules(): Promise<string[]> {
-  const { stdout } = await run(join(repo, 'node_modules/.bin/tsc'), ['-p', join(repo, 'tsconfig.build.json'), '--listFilesOnly'], { cwd: repo, timeout: 120_000 });
+  const { stdout } = await run(
+    join(repo, 'node_modules/.bin/tsc'),
+    ['-p', join(repo, 'tsconfig.build.json'), '--listFilesOnly'],
+    { cwd: repo, timeout: 120_000 },
+  );
   return stdout
     .split('\n')
     .map((path) => relative(repo, path.trim()).split('\\').join('/'))
@@ -28,7 +32,9 @@ async function shippedModules(): Promise<string[]> {
 // which the build leaves out.
 describe('what the package ships', () => {
   it('imports no devDependency: only node: built-ins, dependencies and its own modules', async () => {
-    const manifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     const allowed = new Set([...Object.keys(manifest.dependencies), ...builtinModules]);
     const shipped = await shippedModules();
     expect(shipped).toContain('src/cli.ts');

@@ -16,11 +16,23 @@ export async function crdGateFrom(
   logger: Logger,
 ): Promise<CrdGate> {
   const { maxObjects, readTimeoutMs: timeoutMs, rulesFile } = flags;
-  const rules = rulesFile === undefined ? undefined : await (await import('../crd-rules-file.ts')).readCrdRules(rulesFile, cwd);
+  const rules =
+    rulesFile === undefined ? undefined : await (await import('../crd-rules-file.ts')).readCrdRules(rulesFile, cwd);
   const { readLiveObjects } = await import('../../crd-gate/read-live-objects.ts');
   const { liveObjectJudge, warmLiveObjectJudge } = await import('../../crd-gate/live-object-judge.ts');
   const cannotJudge = warmLiveObjectJudge();
-  if (cannotJudge !== undefined) logger.warn({ reason: cannotJudge }, 'the CRD gate cannot judge live objects: it decides CRD revisions on their own rules, with a warning saying so');
-  const reads = { api, bounds: { maxObjects, timeoutMs, pageSize: Math.min(crdGateDefaults.pageSize, maxObjects) }, judgeFor: (oldCrd: KubeObject, newCrd: KubeObject) => liveObjectJudge(oldCrd, newCrd, rules) };
-  return { ...(rules ? { rules } : {}), readLive: (oldCrd: KubeObject, newCrd: KubeObject) => readLiveObjects(reads, oldCrd, newCrd) };
+  if (cannotJudge !== undefined)
+    logger.warn(
+      { reason: cannotJudge },
+      'the CRD gate cannot judge live objects: it decides CRD revisions on their own rules, with a warning saying so',
+    );
+  const reads = {
+    api,
+    bounds: { maxObjects, timeoutMs, pageSize: Math.min(crdGateDefaults.pageSize, maxObjects) },
+    judgeFor: (oldCrd: KubeObject, newCrd: KubeObject) => liveObjectJudge(oldCrd, newCrd, rules),
+  };
+  return {
+    ...(rules ? { rules } : {}),
+    readLive: (oldCrd: KubeObject, newCrd: KubeObject) => readLiveObjects(reads, oldCrd, newCrd),
+  };
 }

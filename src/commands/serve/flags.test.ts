@@ -129,7 +129,10 @@ describe('servedHelpers: what the flags and the contracts call for', () => {
 
   it.each([
     [['--kubeconfig', 'kc'], ['--kubeconfig']],
-    [['--name', 'gate', '--context', 'ctx'], ['--name', '--context']],
+    [
+      ['--name', 'gate', '--context', 'ctx'],
+      ['--name', '--context'],
+    ],
     [['--owner-schema', 'live'], ['--owner-schema']],
     [['--manage-certs', '--namespace', 'a', '--name', '9lives'], ['--name']],
   ])('refuses %j with the built-in example, naming %j', (args, named) => {

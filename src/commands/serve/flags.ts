@@ -129,7 +129,9 @@ export function servedHelpers(flags: ServeFlags, registry: ContractRegistry): Se
   const readsStoredObjects = registry.contracts.some((compiled) => hubHasScale(compiled.contract));
   const followsOwnerCrds = externalContracts(registry).length > 0;
   if (flags.ownerSchema !== undefined && !followsOwnerCrds) {
-    throw new UsageError("--owner-schema only applies to a contract whose CRD someone else owns (crdOwner: 'external')");
+    throw new UsageError(
+      "--owner-schema only applies to a contract whose CRD someone else owns (crdOwner: 'external')",
+    );
   }
   const needsApiServer =
     flags.manageCerts !== undefined || readsStoredObjects || followsOwnerCrds || flags.crdGate !== undefined;
@@ -148,7 +150,9 @@ function rejectCertFlags(certFlagsGiven: string[], needsApiServer: boolean): voi
     [
       ...(others.length > 0 ? [`${flags(others)} only apply with --manage-certs`] : []),
       ...(apiServer.length > 0
-        ? [`${flags(apiServer)} only apply with --manage-certs, --crd-gate, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')`]
+        ? [
+            `${flags(apiServer)} only apply with --manage-certs, --crd-gate, a contract whose hub has a scale subresource, or one whose CRD someone else owns (crdOwner: 'external')`,
+          ]
         : []),
     ].join('; '),
   );
@@ -156,10 +160,13 @@ function rejectCertFlags(certFlagsGiven: string[], needsApiServer: boolean): voi
 
 function manageCertsOptions(values: ParsedValues, env: Record<string, string | undefined>): ManageCertsFlags {
   const name = stringOption(values, 'name') ?? defaultInstallName;
-  if (values['cert-dir'] !== undefined) throw new UsageError('--cert-dir does not apply with --manage-certs: the certificate comes from the Secret');
+  if (values['cert-dir'] !== undefined)
+    throw new UsageError('--cert-dir does not apply with --manage-certs: the certificate comes from the Secret');
   const namespace = stringOption(values, 'namespace') ?? env.POD_NAMESPACE;
-  if (!namespace) throw new UsageError('--manage-certs needs --namespace (or $POD_NAMESPACE, which the rendered Deployment sets)');
-  if (!isDns1123Label(namespace)) throw new UsageError(`--namespace must be ${dnsNameRules.dns1123Label}, got "${namespace}"`);
+  if (!namespace)
+    throw new UsageError('--manage-certs needs --namespace (or $POD_NAMESPACE, which the rendered Deployment sets)');
+  if (!isDns1123Label(namespace))
+    throw new UsageError(`--namespace must be ${dnsNameRules.dns1123Label}, got "${namespace}"`);
   const policy: RotationPolicy = {
     caValidityMs: durationOption(values, 'ca-validity', manageCertsDefaults.caValidityMs),
     servingValidityMs: durationOption(values, 'serving-validity', manageCertsDefaults.servingValidityMs),
@@ -168,7 +175,8 @@ function manageCertsOptions(values: ParsedValues, env: Record<string, string | u
     ipAddresses: commaList(values, 'cert-ip'),
     commonName: name,
   };
-  if (policy.servingValidityMs >= policy.caValidityMs) throw new UsageError('--serving-validity must be shorter than --ca-validity');
+  if (policy.servingValidityMs >= policy.caValidityMs)
+    throw new UsageError('--serving-validity must be shorter than --ca-validity');
   const leaseDurationMs = durationOption(values, 'lease-duration', manageCertsDefaults.leaseDurationMs);
   // Replicas renew every 2/15 of it: below a few seconds they would spend their time writing the Lease.
   if (leaseDurationMs < 2000) throw new UsageError('--lease-duration must be at least 2s');
@@ -178,21 +186,26 @@ function manageCertsOptions(values: ParsedValues, env: Record<string, string | u
 function ownerSchemaOption(values: ParsedValues): OwnerSchemaMode | undefined {
   const text = stringOption(values, 'owner-schema');
   if (text === undefined) return undefined;
-  if (!(ownerSchemaModes as readonly string[]).includes(text)) throw new UsageError(`--owner-schema takes ${ownerSchemaModes.join(' or ')}, got "${text}"`);
+  if (!(ownerSchemaModes as readonly string[]).includes(text))
+    throw new UsageError(`--owner-schema takes ${ownerSchemaModes.join(' or ')}, got "${text}"`);
   return text as OwnerSchemaMode;
 }
 
 function crdGateOptions(values: ParsedValues): CrdGateFlags | undefined {
   if (values['crd-gate'] !== true) {
     if (crdGateFlags.some((flag) => values[flag] !== undefined)) {
-      throw new UsageError('--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate');
+      throw new UsageError(
+        '--crd-gate-max-objects, --crd-gate-read-timeout and --crd-rules only apply with --crd-gate',
+      );
     }
     return undefined;
   }
   const maxObjects = positiveInteger(values, 'crd-gate-max-objects', crdGateDefaults.maxObjects);
   const readTimeoutMs = durationOption(values, 'crd-gate-read-timeout', crdGateDefaults.readTimeoutMs);
   if (readTimeoutMs >= crdGateDefaults.timeoutSeconds * 1000) {
-    throw new UsageError(`--crd-gate-read-timeout must be below the gate webhook's timeoutSeconds (${crdGateDefaults.timeoutSeconds}s)`);
+    throw new UsageError(
+      `--crd-gate-read-timeout must be below the gate webhook's timeoutSeconds (${crdGateDefaults.timeoutSeconds}s)`,
+    );
   }
   const rulesFile = stringOption(values, 'crd-rules');
   return { maxObjects, readTimeoutMs, ...(rulesFile !== undefined ? { rulesFile } : {}) };

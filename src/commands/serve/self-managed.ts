@@ -45,7 +45,13 @@ export async function placeholderCertificate(policy: RotationPolicy): Promise<Se
   const { createCertificateAuthority, issueCertificate } = await import('../../certs/pki.ts');
   const ca = createCertificateAuthority({ commonName: 'crdgate placeholder', days: 1 });
   try {
-    const pair = issueCertificate(ca, { commonName: 'crdgate placeholder', dnsNames: policy.dnsNames, ipAddresses: policy.ipAddresses, days: 1, usage: 'server' });
+    const pair = issueCertificate(ca, {
+      commonName: 'crdgate placeholder',
+      dnsNames: policy.dnsNames,
+      ipAddresses: policy.ipAddresses,
+      days: 1,
+      usage: 'server',
+    });
     return { cert: Buffer.from(pair.certPem), key: Buffer.from(pair.keyPem) };
   } catch (error) {
     throw new UsageError(`--cert-dns/--cert-ip: ${(error as Error).message}`);

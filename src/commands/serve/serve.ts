@@ -93,7 +93,8 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     const helpers = servedHelpers(flags, registry);
     for (const compiled of registry.contracts) {
       const { plural, group } = compiled.contract.identity;
-      for (const warning of compiled.warnings) logger.warn({ contract: `${plural}.${group}`, warning }, 'the contract self-check warns');
+      for (const warning of compiled.warnings)
+        logger.warn({ contract: `${plural}.${group}`, warning }, 'the contract self-check warns');
     }
     const serving = await startServing(flags, helpers, registry, { cwd: io.cwd, logger });
 

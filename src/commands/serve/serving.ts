@@ -49,7 +49,9 @@ export async function startServing(
 
   let manager: CertificateManager | undefined;
   let ownerCrds: OwnerCrdTracker | undefined;
-  const certificatesNotReady = selfManaged ? () => (manager ? manager.notReadyBecause() : 'the certificate manager has not started') : () => undefined;
+  const certificatesNotReady = selfManaged
+    ? () => (manager ? manager.notReadyBecause() : 'the certificate manager has not started')
+    : () => undefined;
   const { port, host, certDir } = flags;
   const server = await startServer({
     port,
@@ -64,7 +66,14 @@ export async function startServing(
     logger,
     limits: flags.limits,
     drainDelayMs: flags.drainDelayMs,
-  }).catch((error: unknown) => asSystemError(error, selfManaged ? `cannot serve on ${host}:${port}` : `cannot serve on ${host}:${port} with the certificates in ${certDir}`));
+  }).catch((error: unknown) =>
+    asSystemError(
+      error,
+      selfManaged
+        ? `cannot serve on ${host}:${port}`
+        : `cannot serve on ${host}:${port} with the certificates in ${certDir}`,
+    ),
+  );
   if (selfManaged) manager = await startManager(selfManaged, server, logger);
   const stopFollowing = new AbortController();
   let following: Promise<void> | undefined;
@@ -86,7 +95,9 @@ export async function startServing(
   logger.info(
     {
       port: server.port,
-      ...(selfManaged ? { certificates: `secret ${selfManaged.namespace}/${selfManaged.secretName}`, identity: selfManaged.identity } : { certDir }),
+      ...(selfManaged
+        ? { certificates: `secret ${selfManaged.namespace}/${selfManaged.secretName}`, identity: selfManaged.identity }
+        : { certDir }),
       contracts: crdNames(registry),
       clientCertificateRequiredOn: flags.clientCaFile ? flags.clientCaEndpoints : [],
       ...(ownerCrds ? { ownerCrds: ownerCrds.contracts.map(ownerCrdName), ownerSchema } : {}),
@@ -128,7 +139,10 @@ async function storedObjectReader(api: ApiServerClient, logger: Logger): Promise
   try {
     await api();
   } catch (error) {
-    logger.warn({ reason: (error as Error).message }, 'no API server client: /scale reviews are denied until one loads (tried again at each)');
+    logger.warn(
+      { reason: (error as Error).message },
+      'no API server client: /scale reviews are denied until one loads (tried again at each)',
+    );
   }
   return createStoredObjectReader(api);
 }
@@ -143,11 +157,16 @@ async function makeDevelopmentCertificate(certDir: string, logger: Logger): Prom
     ipAddresses: [...developmentCertificate.ipAddresses],
     days: developmentCertificate.days,
   }).catch((error: unknown) => asSystemError(error, `cannot write development certificates to ${certDir}`));
-  logger.warn({ certDir, caCert: made.files.caCert }, 'no serving certificate found: generated a development certificate (for localhost and 127.0.0.1 only)');
+  logger.warn(
+    { certDir, caCert: made.files.caCert },
+    'no serving certificate found: generated a development certificate (for localhost and 127.0.0.1 only)',
+  );
 }
 
 function crdNames(registry: ContractRegistry, { ownedOnly = false } = {}): string[] {
-  return registry.contracts.filter((c) => !ownedOnly || ownsCrd(c.contract)).map((c) => `${c.contract.identity.plural}.${c.contract.identity.group}`);
+  return registry.contracts
+    .filter((c) => !ownedOnly || ownsCrd(c.contract))
+    .map((c) => `${c.contract.identity.plural}.${c.contract.identity.group}`);
 }
 
 /**

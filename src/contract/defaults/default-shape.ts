@@ -1,4 +1,15 @@
-import { aFunction, cases, either, flag, json, listOf, maybe, oneOf, text, type OptionShape } from '../values/option-shape.ts';
+import {
+  aFunction,
+  cases,
+  either,
+  flag,
+  json,
+  listOf,
+  maybe,
+  oneOf,
+  text,
+  type OptionShape,
+} from '../values/option-shape.ts';
 import type { DefaultComputation } from './default-form.ts';
 
 // The shape of a contract's `defaults` (default-form.ts), checked before anything reads them.

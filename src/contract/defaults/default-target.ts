@@ -40,7 +40,8 @@ export function parseDefaultTarget(path: string): DefaultTarget | string {
   if (wildcards.length > 1) return 'may go into one list only ([*] once)';
   if (wildcards.length === 0) return { parents: steps.slice(0, -1), key: steps.at(-1)!, createsParent: false };
   const at = wildcards[0]!;
-  if (at === steps.length - 1) return 'must name a field within each item after [*] (spec.caches[*].version), not the items themselves';
+  if (at === steps.length - 1)
+    return 'must name a field within each item after [*] (spec.caches[*].version), not the items themselves';
   const item = steps.slice(at + 1);
   return { list: steps.slice(0, at), parents: item.slice(0, -1), key: item.at(-1)!, createsParent: false };
 }
@@ -51,7 +52,8 @@ export function parseSourcePath(path: string): readonly string[] | string {
   if (typeof steps === 'string') return steps;
   if (steps.length === 0) return 'must name a field, such as spec.version';
   if (steps.includes('*')) return 'must name one field, not one in each item of a list ([*])';
-  if (notDefaultable.has(steps[0]!) || steps[0] === 'metadata') return 'must name a field of the object below its root other than metadata, such as spec.version';
+  if (notDefaultable.has(steps[0]!) || steps[0] === 'metadata')
+    return 'must name a field of the object below its root other than metadata, such as spec.version';
   return steps;
 }
 
@@ -64,7 +66,8 @@ function plainSteps(path: string): string[] | string {
     // fieldPathSteps skips what it cannot read (`spec..size`, an unclosed bracket): the steps must spell the path out.
     const written = path.slice(end, step.end);
     if (written !== `[${step.value}]` && written !== `${end === 0 ? '' : '.'}${step.value}`) break;
-    if (typeof step.value === 'number') return `names list item ${step.value}: a default names a field of each item ([*]), not an item by position`;
+    if (typeof step.value === 'number')
+      return `names list item ${step.value}: a default names a field of each item ([*]), not an item by position`;
     if (step.value === '') return 'has an empty field name';
     names.push(step.value);
     end = step.end;

@@ -31,8 +31,17 @@ export interface DerivedDefaultOptions {
 }
 
 /** What `compute` makes of the field at `from`, set at `path` (see DefaultForm). */
-export function derivedDefault<Spec = UntypedSpec>(path: string, options: DerivedDefaultOptions): FormedDefaulter<Spec> {
-  return formedDefaulter({ default: 'derived', path, from: options.from, compute: options.compute, keepInStep: options.keepInStep === true });
+export function derivedDefault<Spec = UntypedSpec>(
+  path: string,
+  options: DerivedDefaultOptions,
+): FormedDefaulter<Spec> {
+  return formedDefaulter({
+    default: 'derived',
+    path,
+    from: options.from,
+    compute: options.compute,
+    keepInStep: options.keepInStep === true,
+  });
 }
 
 function formedDefaulter<Spec>(form: DefaultForm): FormedDefaulter<Spec> {
@@ -41,10 +50,13 @@ function formedDefaulter<Spec>(form: DefaultForm): FormedDefaulter<Spec> {
   const source = form.default === 'derived' ? parseSourcePath(form.from) : [];
   const apply = (object: KubeObject): KubeObject => {
     if (typeof target === 'string' || typeof source === 'string') return object;
-    if (form.default === 'value') return setField(object, target, (present) => (present ? noChange : structuredClone(form.value)));
+    if (form.default === 'value')
+      return setField(object, target, (present) => (present ? noChange : structuredClone(form.value)));
     const computed = compute(form.compute, readField(object, source));
     if (computed === noChange) return object;
-    return setField(object, target, (present, current) => (present && (!form.keepInStep || jsonEqual(current, computed)) ? noChange : structuredClone(computed)));
+    return setField(object, target, (present, current) =>
+      present && (!form.keepInStep || jsonEqual(current, computed)) ? noChange : structuredClone(computed),
+    );
   };
   return Object.assign(apply as Defaulter<Spec>, { form });
 }
@@ -55,7 +67,10 @@ const noChange = Symbol('no change');
 type Decide = (present: boolean, current: unknown) => unknown;
 
 function setField(object: KubeObject, target: DefaultTarget, decide: Decide): KubeObject {
-  if (target.list === undefined) return (setIn(object, target.parents, target.key, target.createsParent, decide) as KubeObject | undefined) ?? object;
+  if (target.list === undefined)
+    return (
+      (setIn(object, target.parents, target.key, target.createsParent, decide) as KubeObject | undefined) ?? object
+    );
   return (
     (updateIn(object, target.list, (list) => {
       if (!Array.isArray(list)) return undefined;
@@ -66,7 +81,13 @@ function setField(object: KubeObject, target: DefaultTarget, decide: Decide): Ku
 }
 
 /** A copy of `node` with the field set, or undefined when nothing changes. */
-function setIn(node: unknown, parents: readonly string[], key: string, createsParent: boolean, decide: Decide): unknown {
+function setIn(
+  node: unknown,
+  parents: readonly string[],
+  key: string,
+  createsParent: boolean,
+  decide: Decide,
+): unknown {
   const last = parents.length - 1;
   return updateIn(node, parents.slice(0, -1), (holder) => {
     const parent = last < 0 ? holder : childOf(holder, parents[last]!);

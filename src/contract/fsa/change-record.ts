@@ -5,7 +5,13 @@ import { valueAtSegments } from '../values/field-path.ts';
 // The change records the classifiers produce: a field's value with absence resolved, and the change as messages show it.
 
 /** A change at `field`, with display values for the sides that are present and the item it belongs to, if any. */
-export function changeRecord<C extends string>(kind: C, field: string, at: Location, from?: unknown, to?: unknown): Change<C> {
+export function changeRecord<C extends string>(
+  kind: C,
+  field: string,
+  at: Location,
+  from?: unknown,
+  to?: unknown,
+): Change<C> {
   return {
     kind,
     field,

@@ -27,33 +27,137 @@ describe('checkMachine', () => {
 
   it.each<[string, Partial<Machine>, string]>([
     ['a state without a rule', { rules: withoutRuleFor('Busy') }, 'state Busy has no rule'],
-    ['a rule for an unknown state', { rules: rules({ Sleeping: {} }) }, 'rule for Sleeping, which is not one of the states'],
-    ['an unknown initial state', { initialState: 'Nowhere' as ToyState }, 'initial state Nowhere is not one of the states'],
-    ['an unknown deleting state', { deletingState: 'Nowhere' as ToyState }, 'deleting state Nowhere is not one of the states'],
+    [
+      'a rule for an unknown state',
+      { rules: rules({ Sleeping: {} }) },
+      'rule for Sleeping, which is not one of the states',
+    ],
+    [
+      'an unknown initial state',
+      { initialState: 'Nowhere' as ToyState },
+      'initial state Nowhere is not one of the states',
+    ],
+    [
+      'an unknown deleting state',
+      { deletingState: 'Nowhere' as ToyState },
+      'deleting state Nowhere is not one of the states',
+    ],
     ['a repeated state', { states: [...toyMachine.states, 'Busy'] }, 'state names repeat'],
-    ['a state name that is no phase', { states: ['Draft', 'Active', 'Busy', 'Broken', 'Gone', 'on fire' as ToyState] }, 'must be UpperCamelCase'],
-    ['a change kind name with capitals', { changeKinds: { ...toyMachine.changeKinds, Paint: { description: 'x', unsupported: 'no' } } as never }, '"Paint" must be dotted lowercase'],
-    ['an unknown next state', { rules: rules({ Busy: { allow: [{ changes: ['label'], next: 'Nowhere' as ToyState }], operatorMoves: ['Active'] } }) }, 'Busy leads to Nowhere'],
-    ['an unknown operator move', { rules: rules({ Busy: { allow: [{ changes: ['label'] }], operatorMoves: ['Active', 'Nowhere' as ToyState] } }) }, 'moves Busy to Nowhere'],
-    ['an allowed change that is not a kind', { rules: rules({ Busy: { allow: [{ changes: ['label', 'paint' as ToyChange] }], operatorMoves: ['Active'] } }) }, 'Busy allows paint, which is not a change kind'],
-    ['an allowed unsupported change', { rules: rules({ Busy: { allow: [{ changes: ['label', 'size.down'] }], operatorMoves: ['Active'] } }) }, 'Busy allows size.down, which is unsupported'],
-    ['a change listed twice', { rules: rules({ Busy: { allow: [{ changes: ['label'] }, { changes: ['label'], next: 'Active' }], operatorMoves: ['Active'] } }) }, 'Busy lists label more than once'],
-    ['an unreachable state', { rules: rules({ Active: { allow: [{ changes: ['label'] }, { changes: ['size.up', 'color'] }], operatorMoves: ['Broken'] } }) }, 'state Busy cannot be reached from Draft'],
-    ['a state without a way out', { rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }) }, 'state Busy has no way out'],
-    ['a terminal state with a way out', { rules: rules({ Gone: { operatorMoves: ['Draft'] } }) }, 'state Gone is terminal but leads to Draft'],
-    ['a supported change no state allows', { rules: rules({ Active: { allow: [{ changes: ['size.up'], next: 'Busy' }, { changes: ['label'] }], operatorMoves: ['Broken'] } }) }, 'change kind color is supported, but no state allows it'],
-    ['an unsupported change without a reason', { changeKinds: { ...toyMachine.changeKinds, 'size.down': { description: 'x', unsupported: ' ' } } }, 'size.down is unsupported without a reason'],
-    ['an unknown placeholder', { changeKinds: { ...toyMachine.changeKinds, label: { description: 'relabelling {old}' } } }, 'uses {old}'],
-    ['a change kind no classifier reports', { classifiers: toyMachine.classifiers.slice(0, 2) }, 'change kind color is never reported by any classifier'],
+    [
+      'a state name that is no phase',
+      { states: ['Draft', 'Active', 'Busy', 'Broken', 'Gone', 'on fire' as ToyState] },
+      'must be UpperCamelCase',
+    ],
+    [
+      'a change kind name with capitals',
+      { changeKinds: { ...toyMachine.changeKinds, Paint: { description: 'x', unsupported: 'no' } } as never },
+      '"Paint" must be dotted lowercase',
+    ],
+    [
+      'an unknown next state',
+      {
+        rules: rules({
+          Busy: { allow: [{ changes: ['label'], next: 'Nowhere' as ToyState }], operatorMoves: ['Active'] },
+        }),
+      },
+      'Busy leads to Nowhere',
+    ],
+    [
+      'an unknown operator move',
+      { rules: rules({ Busy: { allow: [{ changes: ['label'] }], operatorMoves: ['Active', 'Nowhere' as ToyState] } }) },
+      'moves Busy to Nowhere',
+    ],
+    [
+      'an allowed change that is not a kind',
+      { rules: rules({ Busy: { allow: [{ changes: ['label', 'paint' as ToyChange] }], operatorMoves: ['Active'] } }) },
+      'Busy allows paint, which is not a change kind',
+    ],
+    [
+      'an allowed unsupported change',
+      { rules: rules({ Busy: { allow: [{ changes: ['label', 'size.down'] }], operatorMoves: ['Active'] } }) },
+      'Busy allows size.down, which is unsupported',
+    ],
+    [
+      'a change listed twice',
+      {
+        rules: rules({
+          Busy: { allow: [{ changes: ['label'] }, { changes: ['label'], next: 'Active' }], operatorMoves: ['Active'] },
+        }),
+      },
+      'Busy lists label more than once',
+    ],
+    [
+      'an unreachable state',
+      {
+        rules: rules({
+          Active: { allow: [{ changes: ['label'] }, { changes: ['size.up', 'color'] }], operatorMoves: ['Broken'] },
+        }),
+      },
+      'state Busy cannot be reached from Draft',
+    ],
+    [
+      'a state without a way out',
+      { rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }) },
+      'state Busy has no way out',
+    ],
+    [
+      'a terminal state with a way out',
+      { rules: rules({ Gone: { operatorMoves: ['Draft'] } }) },
+      'state Gone is terminal but leads to Draft',
+    ],
+    [
+      'a supported change no state allows',
+      {
+        rules: rules({
+          Active: {
+            allow: [{ changes: ['size.up'], next: 'Busy' }, { changes: ['label'] }],
+            operatorMoves: ['Broken'],
+          },
+        }),
+      },
+      'change kind color is supported, but no state allows it',
+    ],
+    [
+      'an unsupported change without a reason',
+      { changeKinds: { ...toyMachine.changeKinds, 'size.down': { description: 'x', unsupported: ' ' } } },
+      'size.down is unsupported without a reason',
+    ],
+    [
+      'an unknown placeholder',
+      { changeKinds: { ...toyMachine.changeKinds, label: { description: 'relabelling {old}' } } },
+      'uses {old}',
+    ],
+    [
+      'a change kind no classifier reports',
+      { classifiers: toyMachine.classifiers.slice(0, 2) },
+      'change kind color is never reported by any classifier',
+    ],
     [
       'a classifier reporting an unknown kind',
-      { classifiers: [...toyMachine.classifiers, fieldClassifier({ path: 'shape', read: String, compare: whenDifferent('shape' as ToyChange) })] },
+      {
+        classifiers: [
+          ...toyMachine.classifiers,
+          fieldClassifier({ path: 'shape', read: String, compare: whenDifferent('shape' as ToyChange) }),
+        ],
+      },
       'a classifier reports shape, which is not a change kind',
     ],
-    ['an override annotation without a prefix', { overrideAnnotation: 'override-transitions' }, 'must be a prefixed annotation key'],
+    [
+      'an override annotation without a prefix',
+      { overrideAnnotation: 'override-transitions' },
+      'must be a prefixed annotation key',
+    ],
     ['no phase path', { phasePath: '' }, 'phasePath is empty'],
-    ['an unknown steady state', { steadyState: 'Nowhere' as ToyState }, 'steady state Nowhere is not one of the states'],
-    ['the deleting state as the steady state', { steadyState: 'Gone' }, 'steady state Gone is where an object goes away'],
+    [
+      'an unknown steady state',
+      { steadyState: 'Nowhere' as ToyState },
+      'steady state Nowhere is not one of the states',
+    ],
+    [
+      'the deleting state as the steady state',
+      { steadyState: 'Gone' },
+      'steady state Gone is where an object goes away',
+    ],
   ])('reports %s', (_, parts, problem) => {
     expect(checkMachine(broken(parts))).toContainEqual(expect.stringContaining(problem));
   });
@@ -65,32 +169,54 @@ describe('checkMachine', () => {
   });
 
   it('accepts a state without a way out when a person must take over', () => {
-    expect(checkMachine(broken({ humanInterventionStates: ['Broken', 'Busy'], rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }) }))).toEqual([]);
+    expect(
+      checkMachine(
+        broken({
+          humanInterventionStates: ['Broken', 'Busy'],
+          rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }),
+        }),
+      ),
+    ).toEqual([]);
   });
 
   it('reports every problem, not only the first', () => {
-    expect(checkMachine(broken({ initialState: 'Nowhere' as ToyState, overrideAnnotation: '' })).length).toBeGreaterThan(1);
+    expect(
+      checkMachine(broken({ initialState: 'Nowhere' as ToyState, overrideAnnotation: '' })).length,
+    ).toBeGreaterThan(1);
   });
 });
 
 describe('checkMachine: how the state is read', () => {
   it('holds the phase table to the states, and to one way of reading', () => {
-    expect(checkMachine({ ...toyMachine, phases: { 'All good': 'Active', 'On fire': 'Burning' as never, '': 'Draft' } })).toEqual([
+    expect(
+      checkMachine({ ...toyMachine, phases: { 'All good': 'Active', 'On fire': 'Burning' as never, '': 'Draft' } }),
+    ).toEqual([
       'phases maps "On fire" to Burning, which is not one of the states',
       'phases maps "", which means no phase recorded yet (the initial state)',
     ]);
-    expect(checkMachine({ ...toyMachine, phases: {} })).toEqual(['phases is empty: list the phase strings the operator writes, each with its state']);
-    expect(checkMachine({ ...toyMachine, phasePath: undefined, phases: { 'All good': 'Active' }, readState: () => 'Active' })).toEqual([
-      'phases and readState both read the state: give one',
+    expect(checkMachine({ ...toyMachine, phases: {} })).toEqual([
+      'phases is empty: list the phase strings the operator writes, each with its state',
     ]);
-    expect(checkMachine({ ...toyMachine, readState: 'status.phase' as never })).toEqual(['readState must be a function of the stored object, got "status.phase"']);
+    expect(
+      checkMachine({
+        ...toyMachine,
+        phasePath: undefined,
+        phases: { 'All good': 'Active' },
+        readState: () => 'Active',
+      }),
+    ).toEqual(['phases and readState both read the state: give one']);
+    expect(checkMachine({ ...toyMachine, readState: 'status.phase' as never })).toEqual([
+      'readState must be a function of the stored object, got "status.phase"',
+    ]);
     expect(checkMachine({ ...toyMachine, phases: { 'Cluster in healthy state': 'Active' } })).toEqual([]);
   });
 
   // Issue 40: a machine with readState and no phasePath crashed on phasePath.trim().
   it('reads the state from phasePath or with readState: one of them, not both', () => {
     expect(checkMachine({ ...toyMachine, phasePath: undefined, readState: () => 'Active' })).toEqual([]);
-    expect(checkMachine({ ...toyMachine, readState: () => 'Active' })).toEqual(['phasePath and readState both read the state: give one']);
+    expect(checkMachine({ ...toyMachine, readState: () => 'Active' })).toEqual([
+      'phasePath and readState both read the state: give one',
+    ]);
     expect(checkMachine({ ...toyMachine, phasePath: undefined })).toEqual([
       'phasePath must be a field path such as status.phase (or read the state with conditionStates or readState), got undefined',
     ]);
@@ -104,12 +230,17 @@ describe('checkMachine: conditionStates', () => {
     { when: [{ condition: 'Ready', status: 'True' }], state: 'Active' },
     { when: [{ condition: 'Ready', status: 'False', reason: 'Stuck' }], state: 'Broken' },
   ];
-  const withRules = (conditionStates: unknown) => ({ ...toyMachine, phasePath: undefined, conditionStates } as Fsa<ToyState, ToyChange>);
+  const withRules = (conditionStates: unknown) =>
+    ({ ...toyMachine, phasePath: undefined, conditionStates }) as Fsa<ToyState, ToyChange>;
 
   it('reads the state from the rules alone', () => {
     expect(checkMachine(withRules(rules))).toEqual([]);
-    expect(checkMachine({ ...toyMachine, conditionStates: rules })).toEqual(['phasePath and conditionStates both read the state: give one']);
-    expect(checkMachine({ ...withRules(rules), readState: () => 'Active' })).toEqual(['conditionStates and readState both read the state: give one']);
+    expect(checkMachine({ ...toyMachine, conditionStates: rules })).toEqual([
+      'phasePath and conditionStates both read the state: give one',
+    ]);
+    expect(checkMachine({ ...withRules(rules), readState: () => 'Active' })).toEqual([
+      'conditionStates and readState both read the state: give one',
+    ]);
   });
 
   it('holds each rule to a state, or to nothing recorded, and each test to one of its forms', () => {
@@ -119,8 +250,17 @@ describe('checkMachine: conditionStates', () => {
           { when: [{ condition: 'Ready' }] },
           { when: [{ condition: 'Ready', status: 'True' }], state: 'Active', nothingRecorded: true },
           { when: [{ condition: 'Ready', status: 'True' }], state: 'Sleeping' },
-          { when: [{ condition: 'Ready', absent: true, status: 'True' }, { observedGeneration: 'behind', reason: 'x' }], state: 'Busy' },
-          { when: [{}, { condition: 'Ready', observedGeneration: 'current' }, { condition: '', reason: '' }], state: 'Busy' },
+          {
+            when: [
+              { condition: 'Ready', absent: true, status: 'True' },
+              { observedGeneration: 'behind', reason: 'x' },
+            ],
+            state: 'Busy',
+          },
+          {
+            when: [{}, { condition: 'Ready', observedGeneration: 'current' }, { condition: '', reason: '' }],
+            state: 'Busy',
+          },
           { when: [], state: 'Broken' },
           { when: [{ condition: 'Ready', status: 'False' }], state: 'Busy' },
         ]),
@@ -137,18 +277,23 @@ describe('checkMachine: conditionStates', () => {
       'conditionStates[4].when[2].reason is empty: conditions always carry one, so name it',
       'conditionStates[6] never applies: conditionStates[5] before it has no tests, so it always holds',
     ]);
-    expect(checkMachine(withRules([]))).toEqual(['conditionStates is empty: give the rules that read the state from the conditions']);
+    expect(checkMachine(withRules([]))).toEqual([
+      'conditionStates is empty: give the rules that read the state from the conditions',
+    ]);
   });
 
   it('checks the shape of the rules first, a misspelt key included', () => {
     expect(checkMachine(withRules([{ when: [{ condition: 'Ready', stauts: 'True' }], state: 'Active' }]))).toEqual([
       'conditionStates[0].when[0].stauts is not a field it can have (condition, status, reason, absent, observedGeneration)',
     ]);
-    expect(checkMachine(withRules([{ when: [{ observedGeneration: 'late' }], state: 'Active', nothingRecorded: false }]))).toEqual([
+    expect(
+      checkMachine(withRules([{ when: [{ observedGeneration: 'late' }], state: 'Active', nothingRecorded: false }])),
+    ).toEqual([
       "conditionStates[0].when[0].observedGeneration must be 'behind' or 'current', got \"late\"",
       'conditionStates[0].nothingRecorded must be true, got false',
     ]);
-    expect(checkMachine(withRules({ Ready: 'Active' }))).toEqual(['conditionStates must be a list of conditionStates rules, got an object']);
+    expect(checkMachine(withRules({ Ready: 'Active' }))).toEqual([
+      'conditionStates must be a list of conditionStates rules, got an object',
+    ]);
   });
 });
-

@@ -52,7 +52,9 @@ function stateProblems<S extends string, C extends string>(machine: Fsa<S, C>): 
   }
   const steady = machine.steadyState;
   if (steady !== undefined && (steady === machine.deletingState || machine.terminalStates.includes(steady))) {
-    problems.push(`steady state ${steady} is where an object goes away: name the state an existing object normally is in`);
+    problems.push(
+      `steady state ${steady} is where an object goes away: name the state an existing object normally is in`,
+    );
   }
   problems.push(...stateReadingProblems(machine));
   return problems;
@@ -64,44 +66,70 @@ function stateProblems<S extends string, C extends string>(machine: Fsa<S, C>): 
  */
 function stateReadingProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const problems: string[] = [];
-  if (machine.phasePath !== undefined && machine.phasePath.trim() === '') problems.push("phasePath is empty: the machine cannot read an object's state");
-  const readers = (['phasePath', 'phases', 'conditionStates', 'readState'] as const).filter((option) => machine[option] !== undefined);
+  if (machine.phasePath !== undefined && machine.phasePath.trim() === '')
+    problems.push("phasePath is empty: the machine cannot read an object's state");
+  const readers = (['phasePath', 'phases', 'conditionStates', 'readState'] as const).filter(
+    (option) => machine[option] !== undefined,
+  );
   for (const [index, option] of readers.entries()) {
     for (const other of readers.slice(index + 1)) {
-      if (option !== 'phasePath' || other !== 'phases') problems.push(`${option} and ${other} both read the state: give one`);
+      if (option !== 'phasePath' || other !== 'phases')
+        problems.push(`${option} and ${other} both read the state: give one`);
     }
   }
-  if (machine.conditionStates !== undefined) problems.push(...conditionStatesProblems(machine, machine.conditionStates));
+  if (machine.conditionStates !== undefined)
+    problems.push(...conditionStatesProblems(machine, machine.conditionStates));
   if (machine.phases === undefined) return problems;
   const known = new Set<string>(machine.states);
   const entries = Object.entries(machine.phases) as [string, string][];
-  if (entries.length === 0) problems.push('phases is empty: list the phase strings the operator writes, each with its state');
+  if (entries.length === 0)
+    problems.push('phases is empty: list the phase strings the operator writes, each with its state');
   for (const [phase, state] of entries) {
     if (phase === '') problems.push('phases maps "", which means no phase recorded yet (the initial state)');
-    if (!known.has(state)) problems.push(`phases maps ${JSON.stringify(phase)} to ${state}, which is not one of the states`);
+    if (!known.has(state))
+      problems.push(`phases maps ${JSON.stringify(phase)} to ${state}, which is not one of the states`);
   }
   return problems;
 }
 
 /** Each rule names a state or says nothing is recorded yet, and each test is one of the three and can hold. */
-function conditionStatesProblems<S extends string, C extends string>(machine: Fsa<S, C>, rules: readonly ConditionStateRule<S>[]): string[] {
+function conditionStatesProblems<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+  rules: readonly ConditionStateRule<S>[],
+): string[] {
   const problems: string[] = [];
-  if (rules.length === 0) problems.push('conditionStates is empty: give the rules that read the state from the conditions');
+  if (rules.length === 0)
+    problems.push('conditionStates is empty: give the rules that read the state from the conditions');
   const alwaysHolds = rules.findIndex((rule) => rule.when.length === 0);
   rules.forEach((rule, index) => {
     const place = `conditionStates[${index}]`;
-    if ((rule.state === undefined) === (rule.nothingRecorded === undefined)) problems.push(`${place} must give a state or nothingRecorded: true, not ${rule.state === undefined ? 'neither' : 'both'}`);
-    if (rule.state !== undefined && !machine.states.includes(rule.state)) problems.push(`${place} names ${rule.state}, which is not one of the states`);
-    if (alwaysHolds >= 0 && index > alwaysHolds) problems.push(`${place} never applies: conditionStates[${alwaysHolds}] before it has no tests, so it always holds`);
+    if ((rule.state === undefined) === (rule.nothingRecorded === undefined))
+      problems.push(
+        `${place} must give a state or nothingRecorded: true, not ${rule.state === undefined ? 'neither' : 'both'}`,
+      );
+    if (rule.state !== undefined && !machine.states.includes(rule.state))
+      problems.push(`${place} names ${rule.state}, which is not one of the states`);
+    if (alwaysHolds >= 0 && index > alwaysHolds)
+      problems.push(
+        `${place} never applies: conditionStates[${alwaysHolds}] before it has no tests, so it always holds`,
+      );
     rule.when.forEach((test, testIndex) => problems.push(...statusTestProblems(test, `${place}.when[${testIndex}]`)));
   });
   return problems;
 }
 
 function statusTestProblems(test: StatusTest, place: string): string[] {
-  const fields = test as { condition?: string; status?: string; reason?: string; absent?: true; observedGeneration?: string };
+  const fields = test as {
+    condition?: string;
+    status?: string;
+    reason?: string;
+    absent?: true;
+    observedGeneration?: string;
+  };
   if ((fields.condition === undefined) === (fields.observedGeneration === undefined)) {
-    return [`${place} must test a condition or the observedGeneration, not ${fields.condition === undefined ? 'neither' : 'both'}`];
+    return [
+      `${place} must test a condition or the observedGeneration, not ${fields.condition === undefined ? 'neither' : 'both'}`,
+    ];
   }
   if (fields.condition === undefined) {
     return fields.status !== undefined || fields.reason !== undefined || fields.absent !== undefined
@@ -113,7 +141,8 @@ function statusTestProblems(test: StatusTest, place: string): string[] {
   for (const key of ['condition', 'status', 'reason'] as const) {
     if (fields[key] === '') problems.push(`${place}.${key} is empty: conditions always carry one, so name it`);
   }
-  if (fields.absent && (fields.status !== undefined || fields.reason !== undefined)) problems.push(`${place} tests that no ${fields.condition} condition exists, so it has no status or reason to test`);
+  if (fields.absent && (fields.status !== undefined || fields.reason !== undefined))
+    problems.push(`${place} tests that no ${fields.condition} condition exists, so it has no status or reason to test`);
   return problems;
 }
 
@@ -123,15 +152,21 @@ function changeKindProblems<S extends string, C extends string>(machine: Fsa<S, 
     if (!changeKindName.test(kind)) problems.push(`change kind "${kind}" must be dotted lowercase, like storage.grow`);
     for (const [, placeholder] of definition.description.matchAll(/\{([^}]*)\}/g)) {
       if (!(changePlaceholders as readonly string[]).includes(placeholder ?? '')) {
-        problems.push(`change kind ${kind}: its description uses {${placeholder}}, but only ${changePlaceholders.map((p) => `{${p}}`).join(', ')} exist`);
+        problems.push(
+          `change kind ${kind}: its description uses {${placeholder}}, but only ${changePlaceholders.map((p) => `{${p}}`).join(', ')} exist`,
+        );
       }
     }
     if (definition.unsupported !== undefined && definition.unsupported.trim() === '') {
       problems.push(`change kind ${kind} is unsupported without a reason`);
     }
-    const allowedSomewhere = machine.states.some((state) => machine.rules[state]?.allow?.some((group) => group.changes.includes(kind)));
+    const allowedSomewhere = machine.states.some((state) =>
+      machine.rules[state]?.allow?.some((group) => group.changes.includes(kind)),
+    );
     if (definition.unsupported === undefined && !allowedSomewhere) {
-      problems.push(`change kind ${kind} is supported, but no state allows it: allow it somewhere or mark it unsupported`);
+      problems.push(
+        `change kind ${kind} is supported, but no state allows it: allow it somewhere or mark it unsupported`,
+      );
     }
   }
   return problems;
@@ -140,7 +175,8 @@ function changeKindProblems<S extends string, C extends string>(machine: Fsa<S, 
 function ruleProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const problems: string[] = [];
   const states = new Set<string>(machine.states);
-  for (const state of machine.states) if (machine.rules[state] === undefined) problems.push(`state ${state} has no rule`);
+  for (const state of machine.states)
+    if (machine.rules[state] === undefined) problems.push(`state ${state} has no rule`);
   for (const [state, rule] of Object.entries(machine.rules) as [string, (typeof machine.rules)[S] | undefined][]) {
     if (rule === undefined) continue;
     if (!states.has(state)) {
@@ -149,11 +185,13 @@ function ruleProblems<S extends string, C extends string>(machine: Fsa<S, C>): s
     }
     const seen = new Set<string>();
     for (const group of rule.allow ?? []) {
-      if (group.next !== undefined && !states.has(group.next)) problems.push(`state ${state} leads to ${group.next}, which is not one of the states`);
+      if (group.next !== undefined && !states.has(group.next))
+        problems.push(`state ${state} leads to ${group.next}, which is not one of the states`);
       for (const kind of group.changes) {
         const definition = machine.changeKinds[kind];
         if (definition === undefined) problems.push(`state ${state} allows ${kind}, which is not a change kind`);
-        else if (definition.unsupported !== undefined) problems.push(`state ${state} allows ${kind}, which is unsupported`);
+        else if (definition.unsupported !== undefined)
+          problems.push(`state ${state} allows ${kind}, which is unsupported`);
         if (seen.has(kind)) problems.push(`state ${state} lists ${kind} more than once`);
         seen.add(kind);
       }
@@ -169,7 +207,8 @@ function classifierProblems<S extends string, C extends string>(machine: Fsa<S, 
   const problems: string[] = [];
   const reported = new Set<string>(machine.classifiers.flatMap((classifier) => classifier.kinds));
   for (const kind of reported) {
-    if (!Object.hasOwn(machine.changeKinds, kind)) problems.push(`a classifier reports ${kind}, which is not a change kind`);
+    if (!Object.hasOwn(machine.changeKinds, kind))
+      problems.push(`a classifier reports ${kind}, which is not a change kind`);
   }
   for (const [kind] of kindEntries(machine)) {
     if (!reported.has(kind)) problems.push(`change kind ${kind} is never reported by any classifier`);
@@ -182,7 +221,9 @@ function unclassifiedChangesProblems<S extends string, C extends string>(machine
   return machine.states.flatMap((state) => {
     const rule = machine.rules[state];
     return rule?.anyChange && rule.unclassifiedChanges !== undefined && rule.unclassifiedChanges !== 'allowed'
-      ? [`state ${state} allows any change, so its unclassifiedChanges ${rule.unclassifiedChanges} never applies: leave it out`]
+      ? [
+          `state ${state} allows any change, so its unclassifiedChanges ${rule.unclassifiedChanges} never applies: leave it out`,
+        ]
       : [];
   });
 }
@@ -225,7 +266,9 @@ function exitProblems<S extends string, C extends string>(machine: Fsa<S, C>): s
 function overrideAnnotationProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   return isPrefixedAnnotationKey(machine.overrideAnnotation)
     ? []
-    : [`override annotation "${machine.overrideAnnotation}" must be a prefixed annotation key, like example.com/override-transitions`];
+    : [
+        `override annotation "${machine.overrideAnnotation}" must be a prefixed annotation key, like example.com/override-transitions`,
+      ];
 }
 
 function kindEntries<S extends string, C extends string>(machine: Fsa<S, C>) {

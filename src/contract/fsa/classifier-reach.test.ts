@@ -27,20 +27,32 @@ const spec: JSONSchemaProps = {
       type: 'array',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['id'],
-      items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' }, size: quantitySchema, type: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['id'],
+        properties: { id: { type: 'integer' }, size: quantitySchema, type: { type: 'string' } },
+      },
     },
     ports: {
       type: 'array',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['port', 'protocol'],
-      items: { type: 'object', required: ['port', 'protocol'], properties: { port: { type: 'integer' }, protocol: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['port', 'protocol'],
+        properties: { port: { type: 'integer' }, protocol: { type: 'string' } },
+      },
     },
     extras: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
   },
 };
-const hub = (specSchema: JSONSchemaProps = spec): JSONSchemaProps => ({ type: 'object', properties: { spec: specSchema } });
+const hub = (specSchema: JSONSchemaProps = spec): JSONSchemaProps => ({
+  type: 'object',
+  properties: { spec: specSchema },
+});
 
-const field = (path: string, read: (raw: unknown) => unknown) => fieldClassifier({ path, read, compare: whenDifferent('x') });
+const field = (path: string, read: (raw: unknown) => unknown) =>
+  fieldClassifier({ path, read, compare: whenDifferent('x') });
 const volumes = (key: string | string[], itemClassifiers: Classifier<string>[] = [], path = 'volumes') =>
   keyedListClassifier({ path, key, added: 'add', removed: 'remove', itemClassifiers });
 const problems = (...classifiers: Classifier<string>[]) => classifierReachProblems(classifiers, hub());
@@ -69,7 +81,16 @@ describe('classifierReachProblems', () => {
   });
 
   it('refuses a reader on a field whose type it does not read, naming the field and what the schema says', () => {
-    expect(problems(field('name', readInteger), field('replicas', readString), field('paused', readQuantity), field('ratio', readInteger), field('port', readString), field('memory', readRelease))).toEqual([
+    expect(
+      problems(
+        field('name', readInteger),
+        field('replicas', readString),
+        field('paused', readQuantity),
+        field('ratio', readInteger),
+        field('port', readString),
+        field('memory', readRelease),
+      ),
+    ).toEqual([
       'a classifier reads spec.name with readInteger, which reads integer fields only, but the hub schema says it is a string',
       'a classifier reads spec.replicas with readString, which reads string fields only, but the hub schema says it is an integer',
       'a classifier reads spec.paused with readQuantity, which reads string, integer or int-or-string fields only, but the hub schema says it is a boolean',
@@ -80,31 +101,61 @@ describe('classifierReachProblems', () => {
   });
 
   it('refuses a path the schema does not have, saying what is there instead', () => {
-    expect(problems(field('storage.sizes', readQuantity), field('name.first', readString), field('replica', readInteger))).toEqual([
+    expect(
+      problems(field('storage.sizes', readQuantity), field('name.first', readString), field('replica', readInteger)),
+    ).toEqual([
       'a classifier reads spec.storage.sizes, which the hub schema does not have: spec.storage declares size, class, not sizes',
       'a classifier reads spec.name.first, which the hub schema does not have: spec.name is a string',
-      expect.stringMatching(/^a classifier reads spec\.replica, which the hub schema does not have: spec declares replicas, ratio, .* and \d+ more, not replica$/),
+      expect.stringMatching(
+        /^a classifier reads spec\.replica, which the hub schema does not have: spec declares replicas, ratio, .* and \d+ more, not replica$/,
+      ),
     ]);
   });
 
   it('checks nothing below fields that keep unknown fields, which may hold anything', () => {
-    expect(problems(field('config.deep.size', readQuantity), field('template.metadata.name', readInteger), volumes('anything', [], 'extras'))).toEqual([]);
-    expect(classifierReachProblems([field('size', readInteger)], { type: 'object', 'x-kubernetes-preserve-unknown-fields': true })).toEqual([]);
+    expect(
+      problems(
+        field('config.deep.size', readQuantity),
+        field('template.metadata.name', readInteger),
+        volumes('anything', [], 'extras'),
+      ),
+    ).toEqual([]);
+    expect(
+      classifierReachProblems([field('size', readInteger)], {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+      }),
+    ).toEqual([]);
   });
 
-  it('checks neither a reader of one\'s own nor a classifier written as a function', () => {
+  it("checks neither a reader of one's own nor a classifier written as a function", () => {
     const own: Classifier<string> = { kinds: ['x'], classify: () => [] };
-    expect(problems(field('name', (raw) => raw), own)).toEqual([]);
+    expect(
+      problems(
+        field('name', (raw) => raw),
+        own,
+      ),
+    ).toEqual([]);
   });
 
   it('refuses classifiers when the hub schema has no spec', () => {
-    expect(classifierReachProblems([field('size', readInteger)], { type: 'object', properties: { status: { type: 'object' } } })).toEqual([
+    expect(
+      classifierReachProblems([field('size', readInteger)], {
+        type: 'object',
+        properties: { status: { type: 'object' } },
+      }),
+    ).toEqual([
       'the classifiers compare the spec, which the hub schema does not have: the object declares status, not spec',
     ]);
   });
 
   it('accepts keyed lists keyed as the schema keys them, by an integer or by several fields', () => {
-    expect(problems(volumes('id', [field('size', readQuantity), field('type', readString)]), volumes(['protocol', 'port'], [], 'ports'))).toEqual([]);
+    expect(
+      problems(
+        volumes('id', [field('size', readQuantity), field('type', readString)]),
+        volumes(['protocol', 'port'], [], 'ports'),
+      ),
+    ).toEqual([]);
   });
 
   it('refuses a keyed list that is no list, a key its items lack, and keys that do not tell items apart', () => {
@@ -123,15 +174,33 @@ describe('classifierReachProblems', () => {
   });
 
   it('leaves a schema that is not one to the structural check, and never throws on it', () => {
-    const odd = (volumes: unknown) => classifierReachProblems([volumes === undefined ? field('size', readInteger) : keyed], hub({ type: 'object', properties: { volumes: volumes as JSONSchemaProps } }));
+    const odd = (volumes: unknown) =>
+      classifierReachProblems(
+        [volumes === undefined ? field('size', readInteger) : keyed],
+        hub({ type: 'object', properties: { volumes: volumes as JSONSchemaProps } }),
+      );
     const keyed = volumes('id');
-    expect(odd({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': '[]', items: { type: 'object', properties: { id: { type: 'integer' } } } })).toEqual([]);
-    expect(odd({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': [{}], items: { type: 'object', properties: { id: { type: 'integer' } } } })).toEqual([]);
+    expect(
+      odd({
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': '[]',
+        items: { type: 'object', properties: { id: { type: 'integer' } } },
+      }),
+    ).toEqual([]);
+    expect(
+      odd({
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': [{}],
+        items: { type: 'object', properties: { id: { type: 'integer' } } },
+      }),
+    ).toEqual([]);
     expect(odd({ type: 'array', items: 'junk' })).toEqual([]);
     expect(odd(null)).toEqual([]);
-    expect(classifierReachProblems([field('size.x', readInteger)], hub({ type: 'object', properties: null as never }))).toEqual([
-      'a classifier reads spec.size.x, which the hub schema does not have: spec declares no fields',
-    ]);
+    expect(
+      classifierReachProblems([field('size.x', readInteger)], hub({ type: 'object', properties: null as never })),
+    ).toEqual(['a classifier reads spec.size.x, which the hub schema does not have: spec declares no fields']);
   });
 
   it('never throws on what is not a classifier', () => {

@@ -27,12 +27,21 @@ const readerNames: Readonly<Record<ValueReading, string>> = {
 };
 
 /** What a schema node holds, as far as a reader cares. */
-export type SchemaShape = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'int-or-string' | 'anything';
+export type SchemaShape =
+  'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'int-or-string' | 'anything';
 
 export function schemaShape(schema: JSONSchemaProps): SchemaShape {
   if (schema['x-kubernetes-int-or-string']) return 'int-or-string';
   const type = schema.type;
-  if (type === 'string' || type === 'integer' || type === 'number' || type === 'boolean' || type === 'object' || type === 'array') return type;
+  if (
+    type === 'string' ||
+    type === 'integer' ||
+    type === 'number' ||
+    type === 'boolean' ||
+    type === 'object' ||
+    type === 'array'
+  )
+    return type;
   return 'anything'; // x-kubernetes-preserve-unknown-fields without a type
 }
 
@@ -46,7 +55,9 @@ export function readingProblem(reading: ValueReading, schema: JSONSchemaProps): 
 }
 
 function article(shape: SchemaShape): string {
-  return shape === 'integer' || shape === 'int-or-string' || shape === 'object' || shape === 'array' ? `an ${shape}` : `a ${shape}`;
+  return shape === 'integer' || shape === 'int-or-string' || shape === 'object' || shape === 'array'
+    ? `an ${shape}`
+    : `a ${shape}`;
 }
 
 /** The schema at a path: found, anything at all (preserve-unknown-fields, additionalProperties: true), or missing and why. */
@@ -86,7 +97,9 @@ function describeMissing(node: JSONSchemaProps, path: string, segment: PathSegme
   const where = path === '' ? 'the object' : path;
   if (shape !== 'object') return `${where} is ${article(shape)}`;
   const declared = isPlainObject(node.properties) ? Object.keys(node.properties) : [];
-  return declared.length === 0 ? `${where} declares no fields` : `${where} declares ${shortList(declared)}, not ${String(segment)}`;
+  return declared.length === 0
+    ? `${where} declares no fields`
+    : `${where} declares ${shortList(declared)}, not ${String(segment)}`;
 }
 
 function shortList(names: readonly string[]): string {
@@ -99,10 +112,13 @@ function shortList(names: readonly string[]): string {
  */
 export function classifierReachProblems(classifiers: unknown, hubSchema: JSONSchemaProps): string[] {
   if (!Array.isArray(classifiers) || typeof hubSchema !== 'object' || hubSchema === null) return [];
-  const targets = classifiers.map((classifier) => (classifier as Partial<Classifier<string>> | undefined)?.target).filter(isTarget);
+  const targets = classifiers
+    .map((classifier) => (classifier as Partial<Classifier<string>> | undefined)?.target)
+    .filter(isTarget);
   if (targets.length === 0) return [];
   const spec = schemaAtPath(hubSchema, ['spec'], '');
-  if ('missing' in spec) return [`the classifiers compare the spec, which the hub schema does not have: ${spec.missing}`];
+  if ('missing' in spec)
+    return [`the classifiers compare the spec, which the hub schema does not have: ${spec.missing}`];
   return 'anything' in spec ? [] : targets.flatMap((target) => targetProblems(target, spec.schema, 'spec'));
 }
 
@@ -128,10 +144,15 @@ function targetProblems(target: ClassifierTarget, schema: JSONSchemaProps, at: s
   return listProblems(target, reach.schema, field);
 }
 
-function listProblems(target: Extract<ClassifierTarget, { classify: 'keyed-list' }>, list: JSONSchemaProps, field: string): string[] {
+function listProblems(
+  target: Extract<ClassifierTarget, { classify: 'keyed-list' }>,
+  list: JSONSchemaProps,
+  field: string,
+): string[] {
   const shape = schemaShape(list);
   if (shape === 'anything') return [];
-  if (shape !== 'array') return [`a keyed list classifier compares ${field}, which the hub schema says is ${article(shape)}, not a list`];
+  if (shape !== 'array')
+    return [`a keyed list classifier compares ${field}, which the hub schema says is ${article(shape)}, not a list`];
   const items = list.items;
   if (!isPlainObject(items) || schemaShape(items) === 'anything') return [];
   const problems: string[] = [];
@@ -139,15 +160,21 @@ function listProblems(target: Extract<ClassifierTarget, { classify: 'keyed-list'
   if (keys.length === 0) problems.push(`a keyed list classifier compares ${field} by no key`);
   for (const key of keys) {
     const reach = schemaAtPath(items, [key], `${field}[*]`);
-    if ('missing' in reach) problems.push(`a keyed list classifier keys ${field} by ${key}, which its items do not have: ${reach.missing}`);
+    if ('missing' in reach)
+      problems.push(`a keyed list classifier keys ${field} by ${key}, which its items do not have: ${reach.missing}`);
   }
-  const declaredKeys: unknown = list['x-kubernetes-list-type'] === 'map' ? list['x-kubernetes-list-map-keys'] : undefined;
-  const mapKeys = Array.isArray(declaredKeys) ? declaredKeys.filter((key): key is string => typeof key === 'string') : [];
+  const declaredKeys: unknown =
+    list['x-kubernetes-list-type'] === 'map' ? list['x-kubernetes-list-map-keys'] : undefined;
+  const mapKeys = Array.isArray(declaredKeys)
+    ? declaredKeys.filter((key): key is string => typeof key === 'string')
+    : [];
   const unmatched = mapKeys.filter((key) => !keys.includes(key));
   if (problems.length === 0 && unmatched.length > 0) {
     problems.push(
       `a keyed list classifier keys ${field} by ${keys.join(', ')}, but the hub schema keys its items by ${mapKeys.join(', ')}: ` +
-        'items that differ only in ' + unmatched.join(', ') + ' could not be told apart',
+        'items that differ only in ' +
+        unmatched.join(', ') +
+        ' could not be told apart',
     );
   }
   for (const item of target.items) {

@@ -22,7 +22,11 @@ describe('whenDifferent', () => {
 });
 
 describe('byDirection', () => {
-  const size = byDirection<'grow' | 'shrink', number>({ compare: (a, b) => a - b, increase: 'grow', decrease: 'shrink' });
+  const size = byDirection<'grow' | 'shrink', number>({
+    compare: (a, b) => a - b,
+    increase: 'grow',
+    decrease: 'shrink',
+  });
 
   it('tells growing from shrinking', () => {
     expect(size.classify(10, 20)).toBe('grow');
@@ -37,13 +41,16 @@ describe('byDirection', () => {
   });
 
   it('lists a kind once when both directions share it', () => {
-    expect(byDirection({ compare: (a: number, b: number) => a - b, increase: 'scale', decrease: 'scale' }).kinds).toEqual(['scale']);
+    expect(
+      byDirection({ compare: (a: number, b: number) => a - b, increase: 'scale', decrease: 'scale' }).kinds,
+    ).toEqual(['scale']);
   });
 });
 
 describe('byReleaseStep', () => {
   const numerically = (a: readonly number[], b: readonly number[]) => {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    for (let i = 0; i < Math.max(a.length, b.length); i++)
+      if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
     return 0;
   };
   const release = byReleaseStep({ compare: numerically, upgrade: 'minor', major: 'major', downgrade: 'down' });

@@ -18,7 +18,10 @@ export interface Comparison<C extends string, V> {
 }
 
 /** Any difference at all, including setting or removing the field, is a change of `kind`. */
-export function whenDifferent<C extends string, V>(kind: C, equal: (a: V, b: V) => boolean = Object.is): Comparison<C, V> {
+export function whenDifferent<C extends string, V>(
+  kind: C,
+  equal: (a: V, b: V) => boolean = Object.is,
+): Comparison<C, V> {
   return {
     kinds: [kind],
     // Object.is on read values is a difference of the raw JSON: equal primitives read equal, and readers of

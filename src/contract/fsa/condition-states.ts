@@ -40,11 +40,20 @@ function statusView(object: KubeObject): StatusView {
 function statusTestHolds(test: StatusTest, view: StatusView): boolean {
   if ('observedGeneration' in test) {
     if (view.observedGeneration === undefined) return false;
-    return test.observedGeneration === 'behind' ? view.observedGeneration < view.generation : view.observedGeneration >= view.generation;
+    return test.observedGeneration === 'behind'
+      ? view.observedGeneration < view.generation
+      : view.observedGeneration >= view.generation;
   }
-  const ofType = view.conditions.filter((condition): condition is Record<string, unknown> => isPlainObject(condition) && condition['type'] === test.condition);
+  const ofType = view.conditions.filter(
+    (condition): condition is Record<string, unknown> =>
+      isPlainObject(condition) && condition['type'] === test.condition,
+  );
   if (test.absent) return ofType.length === 0;
-  return ofType.some((condition) => (test.status === undefined || condition['status'] === test.status) && (test.reason === undefined || condition['reason'] === test.reason));
+  return ofType.some(
+    (condition) =>
+      (test.status === undefined || condition['status'] === test.status) &&
+      (test.reason === undefined || condition['reason'] === test.reason),
+  );
 }
 
 const describedConditions = 5;
@@ -54,7 +63,8 @@ function describeConditions(conditions: readonly unknown[]): string {
   if (conditions.length === 0) return 'no conditions';
   const listed = conditions.slice(0, describedConditions).map((condition) => {
     if (!isPlainObject(condition)) return shown(condition);
-    const reason = typeof condition['reason'] === 'string' && condition['reason'] !== '' ? ` (${condition['reason']})` : '';
+    const reason =
+      typeof condition['reason'] === 'string' && condition['reason'] !== '' ? ` (${condition['reason']})` : '';
     return `${shown(condition['type'])}=${shown(condition['status'])}${reason}`;
   });
   const more = conditions.length > describedConditions ? ` and ${conditions.length - describedConditions} more` : '';

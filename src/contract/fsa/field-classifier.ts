@@ -40,7 +40,15 @@ export function fieldClassifier<C extends string, V>(comparison: FieldComparison
     kinds: compare.kinds,
     target: { classify: 'field', path, reading: reading ?? 'custom' },
     ...(reading !== undefined && compare.form !== undefined
-      ? { form: { classify: 'field', path, ...(absentMeans === undefined ? {} : { absentMeans }), reading, comparison: compare.form } }
+      ? {
+          form: {
+            classify: 'field',
+            path,
+            ...(absentMeans === undefined ? {} : { absentMeans }),
+            reading,
+            comparison: compare.form,
+          },
+        }
       : {}),
     classify(oldValue, newValue, at) {
       const from = fieldValue(oldValue, segments, absentMeans);
@@ -55,9 +63,14 @@ export function fieldClassifier<C extends string, V>(comparison: FieldComparison
       }
       if ((from !== undefined && fromValue === undefined) || (to !== undefined && toValue === undefined)) return [];
       const kind = compare.classify(fromValue, toValue);
-      if (kind === undefined && compare.ordersPresentValues === true && (fromValue === undefined) !== (toValue === undefined)) {
+      if (
+        kind === undefined &&
+        compare.ordersPresentValues === true &&
+        (fromValue === undefined) !== (toValue === undefined)
+      ) {
         // A size or release set or removed: larger or smaller than what the operator does without it, nobody can say.
-        const reason = 'an absent value is neither smaller nor larger than a present one (absentMeans would say what absence means)';
+        const reason =
+          'an absent value is neither smaller nor larger than a present one (absentMeans would say what absence means)';
         return [{ ...changeRecord(compare.kinds[0]!, field, at, from, to), undecidable: reason }];
       }
       return kind === undefined ? [] : [changeRecord(kind, field, at, from, to)];

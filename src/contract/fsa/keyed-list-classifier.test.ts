@@ -11,7 +11,13 @@ const caches = keyedListClassifier({
   absentMeans: [],
   added: 'cache.add',
   removed: 'cache.remove',
-  itemClassifiers: [fieldClassifier({ path: 'memory', read: (raw) => (typeof raw === 'string' ? raw : undefined), compare: whenDifferent('cache.resize') })],
+  itemClassifiers: [
+    fieldClassifier({
+      path: 'memory',
+      read: (raw) => (typeof raw === 'string' ? raw : undefined),
+      compare: whenDifferent('cache.resize'),
+    }),
+  ],
 });
 const spec = { field: 'spec' };
 
@@ -21,8 +27,18 @@ describe('keyedListClassifier', () => {
   });
 
   it('reports added items at their new index and removed ones at the list', () => {
-    const before = { caches: [{ name: 'tiles', memory: '1Gi' }, { name: 'old', memory: '1Gi' }] };
-    const after = { caches: [{ name: 'tiles', memory: '1Gi' }, { name: 'fresh', memory: '1Gi' }] };
+    const before = {
+      caches: [
+        { name: 'tiles', memory: '1Gi' },
+        { name: 'old', memory: '1Gi' },
+      ],
+    };
+    const after = {
+      caches: [
+        { name: 'tiles', memory: '1Gi' },
+        { name: 'fresh', memory: '1Gi' },
+      ],
+    };
     expect(caches.classify(before, after, spec)).toEqual([
       { kind: 'cache.add', field: 'spec.caches[1]', item: 'fresh' },
       { kind: 'cache.remove', field: 'spec.caches', item: 'old' },
@@ -30,10 +46,25 @@ describe('keyedListClassifier', () => {
   });
 
   it('matches items by key, not position', () => {
-    const before = { caches: [{ name: 'a', memory: '1Gi' }, { name: 'b', memory: '1Gi' }] };
-    const reordered = { caches: [{ name: 'b', memory: '1Gi' }, { name: 'a', memory: '1Gi' }] };
+    const before = {
+      caches: [
+        { name: 'a', memory: '1Gi' },
+        { name: 'b', memory: '1Gi' },
+      ],
+    };
+    const reordered = {
+      caches: [
+        { name: 'b', memory: '1Gi' },
+        { name: 'a', memory: '1Gi' },
+      ],
+    };
     expect(caches.classify(before, reordered, spec)).toEqual([]);
-    const resized = { caches: [{ name: 'b', memory: '2Gi' }, { name: 'a', memory: '1Gi' }] };
+    const resized = {
+      caches: [
+        { name: 'b', memory: '2Gi' },
+        { name: 'a', memory: '1Gi' },
+      ],
+    };
     expect(caches.classify(before, resized, spec)).toEqual([
       { kind: 'cache.resize', field: 'spec.caches[0].memory', from: '1Gi', to: '2Gi', item: 'b' },
     ]);
@@ -41,14 +72,26 @@ describe('keyedListClassifier', () => {
 
   it('treats an absent list as empty', () => {
     expect(caches.classify({}, { caches: [] }, spec)).toEqual([]);
-    expect(caches.classify({}, { caches: [{ name: 'a' }] }, spec)).toEqual([{ kind: 'cache.add', field: 'spec.caches[0]', item: 'a' }]);
+    expect(caches.classify({}, { caches: [{ name: 'a' }] }, spec)).toEqual([
+      { kind: 'cache.add', field: 'spec.caches[0]', item: 'a' },
+    ]);
   });
 
   it('fails closed on a list with items that appears or disappears where nothing says what absence means', () => {
-    const shards = keyedListClassifier({ path: 'shards', key: 'name', added: 'shard.add', removed: 'shard.remove', itemClassifiers: [] });
+    const shards = keyedListClassifier({
+      path: 'shards',
+      key: 'name',
+      added: 'shard.add',
+      removed: 'shard.remove',
+      itemClassifiers: [],
+    });
     const reason = 'an absent list is no list of items (absentMeans would say what absence means)';
-    expect(shards.classify({}, { shards: [{ name: 'a' }] }, spec)).toEqual([{ kind: 'shard.add', field: 'spec.shards', to: '[{"name":"a"}]', undecidable: reason }]);
-    expect(shards.classify({ shards: [{ name: 'a' }] }, {}, spec)).toEqual([{ kind: 'shard.add', field: 'spec.shards', from: '[{"name":"a"}]', undecidable: reason }]);
+    expect(shards.classify({}, { shards: [{ name: 'a' }] }, spec)).toEqual([
+      { kind: 'shard.add', field: 'spec.shards', to: '[{"name":"a"}]', undecidable: reason },
+    ]);
+    expect(shards.classify({ shards: [{ name: 'a' }] }, {}, spec)).toEqual([
+      { kind: 'shard.add', field: 'spec.shards', from: '[{"name":"a"}]', undecidable: reason },
+    ]);
     expect(shards.classify({}, { shards: [] }, spec)).toEqual([]);
     expect(shards.classify({}, { shards: 'junk' }, spec)).toEqual([]);
   });
@@ -64,12 +107,19 @@ describe('keyedListClassifier', () => {
       { kind: 'cache.resize', field: 'spec.caches[0].memory', from: '1Gi', to: '2Gi', item: '(none)' },
     ]);
     expect(caches.classify({ caches: [{ name: null }] }, { caches: [{}] }, spec)).toEqual([]);
-    expect(caches.classify({ caches: [{}] }, { caches: [] }, spec)).toEqual([{ kind: 'cache.remove', field: 'spec.caches', item: '(none)' }]);
+    expect(caches.classify({ caches: [{}] }, { caches: [] }, spec)).toEqual([
+      { kind: 'cache.remove', field: 'spec.caches', item: '(none)' },
+    ]);
   });
 
   it('fails closed on items it cannot tell apart: two with one key', () => {
     const before = { caches: [{ name: 'a', memory: '1Gi' }] };
-    const after = { caches: [{ name: 'a', memory: '1Gi' }, { name: 'a', memory: '9Gi' }] };
+    const after = {
+      caches: [
+        { name: 'a', memory: '1Gi' },
+        { name: 'a', memory: '9Gi' },
+      ],
+    };
     expect(caches.classify(before, after, spec)).toEqual([
       {
         kind: 'cache.add',
@@ -90,7 +140,12 @@ describe('keyedListClassifier', () => {
   });
 
   it('says where it looks and what it compares, keys as a list', () => {
-    expect(caches.target).toEqual({ classify: 'keyed-list', path: 'caches', keys: ['name'], items: [{ classify: 'field', path: 'memory', reading: 'custom' }] });
+    expect(caches.target).toEqual({
+      classify: 'keyed-list',
+      path: 'caches',
+      keys: ['name'],
+      items: [{ classify: 'field', path: 'memory', reading: 'custom' }],
+    });
     expect(caches.form).toMatchObject({ classify: 'keyed-list', path: 'caches', keys: ['name'] });
   });
 });
@@ -103,17 +158,34 @@ describe('keyedListClassifier: keys that are not strings, and several keys', () 
     added: 'volume.add',
     removed: 'volume.remove',
     itemClassifiers: [
-      fieldClassifier({ path: 'size', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'volume.grow', decrease: 'volume.shrink' }) }),
+      fieldClassifier({
+        path: 'size',
+        read: readQuantity,
+        compare: byDirection({ compare: compareQuantities, increase: 'volume.grow', decrease: 'volume.shrink' }),
+      }),
       fieldClassifier({ path: 'type', read: readString, compare: whenDifferent('volume.retype') }),
     ],
   });
   const jbod = (...items: object[]) => ({ storage: { volumes: items } });
 
   it('compares items keyed by an integer, naming them by it', () => {
-    const before = jbod({ id: 0, type: 'persistent-claim', size: '100Gi' }, { id: 1, type: 'persistent-claim', size: '100Gi' });
-    const after = jbod({ id: 1, type: 'ephemeral', size: '100Gi' }, { id: 0, type: 'persistent-claim', size: '50Gi' }, { id: 2, size: '1Ti' });
+    const before = jbod(
+      { id: 0, type: 'persistent-claim', size: '100Gi' },
+      { id: 1, type: 'persistent-claim', size: '100Gi' },
+    );
+    const after = jbod(
+      { id: 1, type: 'ephemeral', size: '100Gi' },
+      { id: 0, type: 'persistent-claim', size: '50Gi' },
+      { id: 2, size: '1Ti' },
+    );
     expect(volumes.classify(before, after, spec)).toEqual([
-      { kind: 'volume.retype', field: 'spec.storage.volumes[0].type', from: 'persistent-claim', to: 'ephemeral', item: '1' },
+      {
+        kind: 'volume.retype',
+        field: 'spec.storage.volumes[0].type',
+        from: 'persistent-claim',
+        to: 'ephemeral',
+        item: '1',
+      },
       { kind: 'volume.shrink', field: 'spec.storage.volumes[1].size', from: '100Gi', to: '50Gi', item: '0' },
       { kind: 'volume.add', field: 'spec.storage.volumes[2]', item: '2' },
     ]);
@@ -130,7 +202,13 @@ describe('keyedListClassifier: keys that are not strings, and several keys', () 
   });
 
   it('compares items keyed by a boolean', () => {
-    const flags = keyedListClassifier({ path: 'flags', key: 'on', added: 'flag.add', removed: 'flag.remove', itemClassifiers: [] });
+    const flags = keyedListClassifier({
+      path: 'flags',
+      key: 'on',
+      added: 'flag.add',
+      removed: 'flag.remove',
+      itemClassifiers: [],
+    });
     expect(flags.classify({ flags: [{ on: true }] }, { flags: [{ on: false }] }, spec)).toEqual([
       { kind: 'flag.add', field: 'spec.flags[0]', item: 'false' },
       { kind: 'flag.remove', field: 'spec.flags', item: 'true' },
@@ -139,7 +217,9 @@ describe('keyedListClassifier: keys that are not strings, and several keys', () 
 
   it('fails closed on an integer key past 2^53, which it cannot tell from its neighbours', () => {
     const [change] = volumes.classify(jbod({ id: 2 ** 60, size: '1Gi' }), jbod({ id: 2 ** 60, size: '2Gi' }), spec);
-    expect(change?.undecidable).toBe('a key of 1152921504606847000 is past 2^53, which crdgate cannot hold exactly, so its items cannot be told apart');
+    expect(change?.undecidable).toBe(
+      'a key of 1152921504606847000 is past 2^53, which crdgate cannot hold exactly, so its items cannot be told apart',
+    );
   });
 
   it('keys items by several fields together, naming them by each', () => {
@@ -150,10 +230,26 @@ describe('keyedListClassifier: keys that are not strings, and several keys', () 
       removed: 'port.remove',
       itemClassifiers: [fieldClassifier({ path: 'name', read: readString, compare: whenDifferent('port.rename') })],
     });
-    const before = { ports: [{ containerPort: 53, protocol: 'UDP', name: 'dns' }, { containerPort: 53, protocol: 'TCP', name: 'dns-tcp' }] };
-    const after = { ports: [{ containerPort: 53, protocol: 'TCP', name: 'dns' }, { containerPort: 54, protocol: 'UDP' }] };
+    const before = {
+      ports: [
+        { containerPort: 53, protocol: 'UDP', name: 'dns' },
+        { containerPort: 53, protocol: 'TCP', name: 'dns-tcp' },
+      ],
+    };
+    const after = {
+      ports: [
+        { containerPort: 53, protocol: 'TCP', name: 'dns' },
+        { containerPort: 54, protocol: 'UDP' },
+      ],
+    };
     expect(ports.classify(before, after, spec)).toEqual([
-      { kind: 'port.rename', field: 'spec.ports[0].name', from: 'dns-tcp', to: 'dns', item: 'containerPort=53, protocol=TCP' },
+      {
+        kind: 'port.rename',
+        field: 'spec.ports[0].name',
+        from: 'dns-tcp',
+        to: 'dns',
+        item: 'containerPort=53, protocol=TCP',
+      },
       { kind: 'port.add', field: 'spec.ports[1]', item: 'containerPort=54, protocol=UDP' },
       { kind: 'port.remove', field: 'spec.ports', item: 'containerPort=53, protocol=UDP' },
     ]);

@@ -61,19 +61,31 @@ export function keyedListClassifier<C extends string>(list: KeyedListComparison<
         // A list set or removed where nothing says what its absence means: its items added or removed, or not.
         const appears = oldList === undefined ? after : newList === undefined ? before : undefined;
         if (appears === undefined || appears.items.size === 0) return [];
-        return [{ ...changeRecord(added, listField, at, oldList, newList), undecidable: 'an absent list is no list of items (absentMeans would say what absence means)' }];
+        return [
+          {
+            ...changeRecord(added, listField, at, oldList, newList),
+            undecidable: 'an absent list is no list of items (absentMeans would say what absence means)',
+          },
+        ];
       }
       const unreadable = before.unreadable ?? after.unreadable;
       if (unreadable !== undefined) {
         if (jsonEqual(oldList, newList)) return [];
-        return [{ ...changeRecord(added, listField, at, oldList, newList), undecidable: `${unreadable}, so its items cannot be told apart` }];
+        return [
+          {
+            ...changeRecord(added, listField, at, oldList, newList),
+            undecidable: `${unreadable}, so its items cannot be told apart`,
+          },
+        ];
       }
       const changes: Change<C>[] = [];
       for (const [id, { index, item, name }] of after.items) {
         const itemAt: Location = { field: `${listField}[${index}]`, item: name };
         const previous = before.items.get(id);
         if (previous === undefined) changes.push(changeRecord(added, itemAt.field, itemAt));
-        else for (const classifier of list.itemClassifiers) changes.push(...classifier.classify(previous.item, item, itemAt));
+        else
+          for (const classifier of list.itemClassifiers)
+            changes.push(...classifier.classify(previous.item, item, itemAt));
       }
       for (const [id, { name }] of before.items) {
         if (!after.items.has(id)) changes.push(changeRecord(removed, listField, { field: listField, item: name }));
@@ -105,7 +117,8 @@ function itemsByKey(list: unknown, keys: readonly string[]): KeyedItems | undefi
     if (!isPlainObject(item)) return;
     const values = keys.map((key) => (Object.hasOwn(item, key) ? item[key] : undefined));
     const inexact = values.find((value) => Number.isInteger(value) && !Number.isSafeInteger(value));
-    if (inexact !== undefined) unreadable ??= `a key of ${String(inexact)} is past 2^53, which crdgate cannot hold exactly`;
+    if (inexact !== undefined)
+      unreadable ??= `a key of ${String(inexact)} is past 2^53, which crdgate cannot hold exactly`;
     // JSON tells the integer 1 from the string "1"; a missing and a null key are the same to the API server, which
     // drops the nulls of fields that are not nullable, and a key cannot be nullable.
     const id = JSON.stringify(values.map((value) => (value === undefined ? null : value)));

@@ -12,8 +12,21 @@ describe('machineEdges', () => {
   });
 
   it('merges groups that lead to the same state', () => {
-    const split = { ...toyMachine, rules: { ...toyMachine.rules, Active: { allow: [{ changes: ['size.up' as const], next: 'Busy' as const }, { changes: ['color' as const], next: 'Busy' as const }] } } };
-    expect(machineEdges(split).filter((edge) => edge.from === 'Active')).toEqual([{ cause: 'change', from: 'Active', to: 'Busy', kinds: ['size.up', 'color'] }]);
+    const split = {
+      ...toyMachine,
+      rules: {
+        ...toyMachine.rules,
+        Active: {
+          allow: [
+            { changes: ['size.up' as const], next: 'Busy' as const },
+            { changes: ['color' as const], next: 'Busy' as const },
+          ],
+        },
+      },
+    };
+    expect(machineEdges(split).filter((edge) => edge.from === 'Active')).toEqual([
+      { cause: 'change', from: 'Active', to: 'Busy', kinds: ['size.up', 'color'] },
+    ]);
   });
 });
 

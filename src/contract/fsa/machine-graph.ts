@@ -5,8 +5,7 @@ import type { Fsa } from './machine.ts';
  * every kind with the same ends), or a move the operator makes on its own.
  */
 export type MachineEdge<S extends string, C extends string> =
-  | { cause: 'change'; from: S; to: S; kinds: C[] }
-  | { cause: 'operator'; from: S; to: S };
+  { cause: 'change'; from: S; to: S; kinds: C[] } | { cause: 'operator'; from: S; to: S };
 
 /**
  * Every edge the rules declare, in the machine's state order, change edges before operator moves. Self-loops

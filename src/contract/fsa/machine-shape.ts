@@ -23,7 +23,10 @@ import { unclassifiedChangesSettings } from './unclassified-setting.ts';
 // until the shape knows it too.
 const readings: Record<ValueReading, true> = { integer: true, string: true, quantity: true, release: true };
 const orders: Record<ValueOrder, true> = { number: true, quantity: true, release: true };
-const targetReadings: Record<Extract<ClassifierTarget, { classify: 'field' }>['reading'], true> = { ...readings, custom: true };
+const targetReadings: Record<Extract<ClassifierTarget, { classify: 'field' }>['reading'], true> = {
+  ...readings,
+  custom: true,
+};
 const unclassifiedChanges = maybe(oneOf(unclassifiedChangesSettings));
 
 const stateName = text('a state name');
@@ -47,7 +50,10 @@ const classifierForm: OptionShape = cases('classify', 'a classifier form', {
     added: changeKind,
     removed: changeKind,
     items: listOf(
-      withFields('an item classifier: { kinds, form? }', { kinds: changeKinds, form: maybe(recursive(() => classifierForm)) }),
+      withFields('an item classifier: { kinds, form? }', {
+        kinds: changeKinds,
+        form: maybe(recursive(() => classifierForm)),
+      }),
       'a list of item classifiers',
     ),
   },
@@ -72,7 +78,12 @@ const classifier = withFields('a classifier: { kinds, classify }', {
 const stateRule = withFields('a state rule: { anyChange?, allow?, operatorMoves?, unclassifiedChanges? }', {
   anyChange: maybe(flag),
   unclassifiedChanges,
-  allow: maybe(listOf(withFields('allowed changes: { changes, next? }', { changes: changeKinds, next: maybe(stateName) }), 'a list of allowed changes')),
+  allow: maybe(
+    listOf(
+      withFields('allowed changes: { changes, next? }', { changes: changeKinds, next: maybe(stateName) }),
+      'a list of allowed changes',
+    ),
+  ),
   operatorMoves: maybe(stateNames),
 });
 
@@ -90,7 +101,11 @@ const statusTest = withFields(
 
 const conditionStateRule = withFields(
   'a conditionStates rule: { when, state } or { when, nothingRecorded: true }',
-  { when: listOf(statusTest, 'a list of status tests'), state: maybe(stateName), nothingRecorded: maybe(oneOf([true])) },
+  {
+    when: listOf(statusTest, 'a list of status tests'),
+    state: maybe(stateName),
+    nothingRecorded: maybe(oneOf([true])),
+  },
   'none',
 );
 
@@ -127,8 +142,17 @@ export const machineShape = withFields('an FSA: { name, subject, states, ..., ru
 export function machineShapeProblems(machine: unknown, place: OptionPlace): string[] {
   const problems = shapeProblems(machine, machineShape, place);
   const options = typeof machine === 'object' && machine !== null ? (machine as Record<string, unknown>) : undefined;
-  if (options !== undefined && options['phasePath'] === undefined && options['readState'] === undefined && options['conditionStates'] === undefined) {
-    const path = shapeProblems(undefined, text('a field path such as status.phase (or read the state with conditionStates or readState)'), { ...place, path: [...place.path, 'phasePath'] });
+  if (
+    options !== undefined &&
+    options['phasePath'] === undefined &&
+    options['readState'] === undefined &&
+    options['conditionStates'] === undefined
+  ) {
+    const path = shapeProblems(
+      undefined,
+      text('a field path such as status.phase (or read the state with conditionStates or readState)'),
+      { ...place, path: [...place.path, 'phasePath'] },
+    );
     problems.push(...path);
   }
   return problems;

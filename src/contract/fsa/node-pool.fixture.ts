@@ -24,7 +24,13 @@ export const nodePoolSchema: JSONSchemaProps = {
       required: ['replicas', 'storage'],
       properties: {
         replicas: { type: 'integer', format: 'int32', minimum: 0 },
-        resources: { type: 'object', properties: { requests: { type: 'object', additionalProperties: quantitySchema }, limits: { type: 'object', additionalProperties: quantitySchema } } },
+        resources: {
+          type: 'object',
+          properties: {
+            requests: { type: 'object', additionalProperties: quantitySchema },
+            limits: { type: 'object', additionalProperties: quantitySchema },
+          },
+        },
         storage: {
           type: 'object',
           required: ['type'],
@@ -72,7 +78,18 @@ export const nodePoolSchema: JSONSchemaProps = {
 };
 
 type State = 'Pending' | 'Ready' | 'RollingUpdate' | 'NotReady' | 'Deleting';
-type Change = 'scale' | 'memory' | 'volume.add' | 'volume.remove' | 'volume.grow' | 'volume.shrink' | 'volume.retype' | 'volume.reclass' | 'listener.add' | 'listener.remove' | 'listener.retype';
+type Change =
+  | 'scale'
+  | 'memory'
+  | 'volume.add'
+  | 'volume.remove'
+  | 'volume.grow'
+  | 'volume.shrink'
+  | 'volume.retype'
+  | 'volume.reclass'
+  | 'listener.add'
+  | 'listener.remove'
+  | 'listener.retype';
 
 export const nodePoolMachine: Fsa<State, Change> = {
   name: 'NodePool',
@@ -90,9 +107,18 @@ export const nodePoolMachine: Fsa<State, Change> = {
     'volume.add': { description: 'adding volume {item}' },
     'volume.remove': { description: 'removing volume {item}', unsupported: 'its data would be lost' },
     'volume.grow': { description: 'growing volume {item} from {from} to {to}' },
-    'volume.shrink': { description: 'shrinking volume {item} from {from} to {to}', unsupported: 'a volume cannot shrink' },
-    'volume.retype': { description: 'changing the type of volume {item} from {from} to {to}', unsupported: 'a volume keeps its type' },
-    'volume.reclass': { description: 'changing the class of volume {item} from {from} to {to}', unsupported: 'a volume keeps its class' },
+    'volume.shrink': {
+      description: 'shrinking volume {item} from {from} to {to}',
+      unsupported: 'a volume cannot shrink',
+    },
+    'volume.retype': {
+      description: 'changing the type of volume {item} from {from} to {to}',
+      unsupported: 'a volume keeps its type',
+    },
+    'volume.reclass': {
+      description: 'changing the class of volume {item} from {from} to {to}',
+      unsupported: 'a volume keeps its class',
+    },
     'listener.add': { description: 'adding listener {item}' },
     'listener.remove': { description: 'removing listener {item}' },
     'listener.retype': { description: 'changing listener {item} from {from} to {to}' },
@@ -100,7 +126,20 @@ export const nodePoolMachine: Fsa<State, Change> = {
   rules: {
     Pending: { anyChange: true, operatorMoves: ['Ready', 'NotReady'] },
     Ready: {
-      allow: [{ changes: ['scale', 'memory', 'volume.add', 'volume.grow', 'listener.add', 'listener.remove', 'listener.retype'], next: 'RollingUpdate' }],
+      allow: [
+        {
+          changes: [
+            'scale',
+            'memory',
+            'volume.add',
+            'volume.grow',
+            'listener.add',
+            'listener.remove',
+            'listener.retype',
+          ],
+          next: 'RollingUpdate',
+        },
+      ],
       operatorMoves: ['NotReady'],
     },
     RollingUpdate: { operatorMoves: ['Ready', 'NotReady'] },
@@ -109,7 +148,11 @@ export const nodePoolMachine: Fsa<State, Change> = {
   },
   overrideAnnotation: 'pools.example.com/override-transitions',
   classifiers: [
-    fieldClassifier({ path: 'replicas', read: readInteger, compare: byDirection({ compare: compareNumbers, increase: 'scale', decrease: 'scale' }) }),
+    fieldClassifier({
+      path: 'replicas',
+      read: readInteger,
+      compare: byDirection({ compare: compareNumbers, increase: 'scale', decrease: 'scale' }),
+    }),
     fieldClassifier({ path: 'resources.requests.memory', read: readQuantity, compare: whenDifferent('memory') }),
     keyedListClassifier({
       path: 'storage.volumes',
@@ -118,7 +161,11 @@ export const nodePoolMachine: Fsa<State, Change> = {
       added: 'volume.add',
       removed: 'volume.remove',
       itemClassifiers: [
-        fieldClassifier({ path: 'size', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'volume.grow', decrease: 'volume.shrink' }) }),
+        fieldClassifier({
+          path: 'size',
+          read: readQuantity,
+          compare: byDirection({ compare: compareQuantities, increase: 'volume.grow', decrease: 'volume.shrink' }),
+        }),
         fieldClassifier({ path: 'type', read: readString, compare: whenDifferent('volume.retype') }),
         fieldClassifier({ path: 'class', read: readString, compare: whenDifferent('volume.reclass') }),
       ],
@@ -129,14 +176,27 @@ export const nodePoolMachine: Fsa<State, Change> = {
       absentMeans: [],
       added: 'listener.add',
       removed: 'listener.remove',
-      itemClassifiers: [fieldClassifier({ path: 'type', absentMeans: 'internal', read: readString, compare: whenDifferent('listener.retype') })],
+      itemClassifiers: [
+        fieldClassifier({
+          path: 'type',
+          absentMeans: 'internal',
+          read: readString,
+          compare: whenDifferent('listener.retype'),
+        }),
+      ],
     }),
   ],
 };
 
 export function nodePoolContract(): Contract {
   return defineContract({
-    identity: { group: 'pools.example.com', kind: 'NodePool', plural: 'nodepools', singular: 'nodepool', scope: 'Namespaced' },
+    identity: {
+      group: 'pools.example.com',
+      kind: 'NodePool',
+      plural: 'nodepools',
+      singular: 'nodepool',
+      scope: 'Namespaced',
+    },
     versions: [{ name: 'v1', served: true, storage: true, schema: nodePoolSchema, subresources: { status: {} } }],
     hub: 'v1',
     conversions: {},

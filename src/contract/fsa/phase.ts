@@ -11,9 +11,7 @@ import { conditionStatesReader } from './condition-states.ts';
  * The state an update starts from. A phase the machine does not know (an operator newer than crdgate, junk)
  * is kept apart rather than guessed at: such a state allows no change without an override.
  */
-export type StateReading<S extends string> =
-  | { recognised: true; state: S }
-  | { recognised: false; phase: string };
+export type StateReading<S extends string> = { recognised: true; state: S } | { recognised: false; phase: string };
 
 /**
  * The state of the stored object: what it records (see recordedState), else `assumed`, else the initial state.
@@ -35,18 +33,25 @@ export function readState<S extends string, C extends string>(
  * when it records none yet: no phase (absent, null, or "", a Go operator's zero value), a state reader that returns
  * undefined, or a conditionStates rule that says nothing is recorded.
  */
-export function recordedState<S extends string, C extends string>(machine: Fsa<S, C>, object: KubeObject): StateReading<S> | undefined {
+export function recordedState<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+  object: KubeObject,
+): StateReading<S> | undefined {
   const deletionTimestamp = valueAtPath(object, 'metadata.deletionTimestamp');
-  if (deletionTimestamp !== undefined && deletionTimestamp !== null) return { recognised: true, state: machine.deletingState };
+  if (deletionTimestamp !== undefined && deletionTimestamp !== null)
+    return { recognised: true, state: machine.deletingState };
   if (readsPhase(machine)) return recordedPhase(machine, valueAtPath(object, machine.phasePath));
   if (machine.readState !== undefined) return readWithReader(machine, machine.readState, object);
-  if (machine.conditionStates !== undefined) return readWithReader(machine, conditionStatesReader(machine.conditionStates), object);
+  if (machine.conditionStates !== undefined)
+    return readWithReader(machine, conditionStatesReader(machine.conditionStates), object);
   // No machine that passed its self-check gets here: it reads its state one way or the other.
   return { recognised: false, phase: '(the machine has neither phasePath nor readState)' };
 }
 
 /** Whether the machine reads the state from the phase at phasePath, rather than from its conditions or with a reader of its own. */
-export function readsPhase<S extends string, C extends string>(machine: Fsa<S, C>): machine is Fsa<S, C> & { phasePath: string } {
+export function readsPhase<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+): machine is Fsa<S, C> & { phasePath: string } {
   return machine.readState === undefined && machine.conditionStates === undefined && machine.phasePath !== undefined;
 }
 
@@ -55,25 +60,43 @@ export function readPhase<S extends string, C extends string>(machine: Fsa<S, C>
   return recordedPhase(machine, phase) ?? { recognised: true, state: machine.initialState };
 }
 
-function recordedPhase<S extends string, C extends string>(machine: Fsa<S, C>, phase: unknown): StateReading<S> | undefined {
+function recordedPhase<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+  phase: unknown,
+): StateReading<S> | undefined {
   if (phase === undefined || phase === null || phase === '') return undefined;
-  const state = machine.phases === undefined
-    ? machine.states.find((name) => name === phase)
-    // Own properties only: a phase such as "constructor" must not read Object.prototype's.
-    : typeof phase === 'string' && Object.hasOwn(machine.phases, phase) ? machine.phases[phase] : undefined;
-  return state === undefined || !machine.states.includes(state) ? { recognised: false, phase: describeValue(phase) } : { recognised: true, state };
+  const state =
+    machine.phases === undefined
+      ? machine.states.find((name) => name === phase)
+      : // Own properties only: a phase such as "constructor" must not read Object.prototype's.
+        typeof phase === 'string' && Object.hasOwn(machine.phases, phase)
+        ? machine.phases[phase]
+        : undefined;
+  return state === undefined || !machine.states.includes(state)
+    ? { recognised: false, phase: describeValue(phase) }
+    : { recognised: true, state };
 }
 
-function readWithReader<S extends string, C extends string>(machine: Fsa<S, C>, reader: StateReader<S>, object: KubeObject): StateReading<S> | undefined {
+function readWithReader<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+  reader: StateReader<S>,
+  object: KubeObject,
+): StateReading<S> | undefined {
   let read: ReturnType<StateReader<S>>;
   try {
     read = reader(object);
   } catch (error) {
-    return { recognised: false, phase: `(the state reader failed: ${describeText(error instanceof Error ? error.message : String(error))})` };
+    return {
+      recognised: false,
+      phase: `(the state reader failed: ${describeText(error instanceof Error ? error.message : String(error))})`,
+    };
   }
   if (read === undefined) return undefined;
   if (typeof read === 'string' && machine.states.includes(read)) return { recognised: true, state: read };
-  const what = typeof read === 'object' && read !== null && typeof read.unrecognised === 'string' ? describeValue(read.unrecognised) : describeValue(read);
+  const what =
+    typeof read === 'object' && read !== null && typeof read.unrecognised === 'string'
+      ? describeValue(read.unrecognised)
+      : describeValue(read);
   return { recognised: false, phase: what };
 }
 
@@ -89,7 +112,12 @@ export function checkPhaseMove<S extends string, C extends string>(
   oldPhase: unknown,
   newPhase: unknown,
 ): PhaseMoveCheck {
-  return checkStateMove(machine, readPhase(machine, oldPhase), readPhase(machine, newPhase), machine.phasePath ?? 'the phase');
+  return checkStateMove(
+    machine,
+    readPhase(machine, oldPhase),
+    readPhase(machine, newPhase),
+    machine.phasePath ?? 'the phase',
+  );
 }
 
 /**
@@ -105,7 +133,8 @@ export function checkStateMove<S extends string, C extends string>(
   where: string,
 ): PhaseMoveCheck {
   if (!from.recognised && !to.recognised && from.phase === to.phase) return { expected: true };
-  if (!to.recognised) return { expected: false, message: `${where}: ${to.phase} is not a state of the ${machine.name} machine` };
+  if (!to.recognised)
+    return { expected: false, message: `${where}: ${to.phase} is not a state of the ${machine.name} machine` };
   // Out of a phase the machine does not know, into one it does: the move into it drew the warning already.
   if (!from.recognised) return { expected: true };
   if (from.state === to.state) return { expected: true };

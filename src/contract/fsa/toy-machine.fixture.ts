@@ -28,7 +28,10 @@ export const toyMachine: Fsa<ToyState, ToyChange> = {
   },
   rules: {
     Draft: { anyChange: true, operatorMoves: ['Active', 'Broken'] },
-    Active: { allow: [{ changes: ['size.up', 'color'], next: 'Busy' }, { changes: ['label'] }], operatorMoves: ['Broken'] },
+    Active: {
+      allow: [{ changes: ['size.up', 'color'], next: 'Busy' }, { changes: ['label'] }],
+      operatorMoves: ['Broken'],
+    },
     Busy: { allow: [{ changes: ['label'] }], operatorMoves: ['Active', 'Broken'] },
     Broken: {},
     Gone: {},

@@ -92,7 +92,14 @@ interface Walk {
   note(path: readonly PathSegment[], from: unknown, to: unknown): void;
 }
 
-function compare(walk: Walk, before: unknown, after: unknown, coverage: CoverageNode | undefined, reported: ReportedNode | undefined, path: readonly PathSegment[]): void {
+function compare(
+  walk: Walk,
+  before: unknown,
+  after: unknown,
+  coverage: CoverageNode | undefined,
+  reported: ReportedNode | undefined,
+  path: readonly PathSegment[],
+): void {
   const [from, to] = [presentOrUndefined(before), presentOrUndefined(after)];
   if (from === undefined && to === undefined) return;
   if (coverage?.covered) return;
@@ -104,7 +111,10 @@ function compare(walk: Walk, before: unknown, after: unknown, coverage: Coverage
     if (!sameJson(from, to, maxObjectDepth - path.length)) walk.note(path, from, to);
     return;
   }
-  if ((coverage !== undefined && coverage.children.size > 0) || (reported !== undefined && reported.children.size > 0)) {
+  if (
+    (coverage !== undefined && coverage.children.size > 0) ||
+    (reported !== undefined && reported.children.size > 0)
+  ) {
     return comparePartly(walk, from, to, coverage, reported, path);
   }
   // No classifier looks below: a difference anywhere is a change, named at the deepest field that differs.
@@ -113,14 +123,24 @@ function compare(walk: Walk, before: unknown, after: unknown, coverage: Coverage
 }
 
 /** A value some classifier looks below: absent is empty, and each field or item is compared on its own. */
-function comparePartly(walk: Walk, from: unknown, to: unknown, coverage: CoverageNode | undefined, reported: ReportedNode | undefined, path: readonly PathSegment[]): void {
+function comparePartly(
+  walk: Walk,
+  from: unknown,
+  to: unknown,
+  coverage: CoverageNode | undefined,
+  reported: ReportedNode | undefined,
+  path: readonly PathSegment[],
+): void {
   if ((from === undefined || isPlainObject(from)) && (to === undefined || isPlainObject(to))) {
     return compareFields(walk, from ?? {}, to ?? {}, coverage, reported, path);
   }
   if ((from === undefined || Array.isArray(from)) && (to === undefined || Array.isArray(to))) {
     const [before, after] = [from ?? [], to ?? []];
     for (let index = 0; index < Math.max(before.length, after.length); index++) {
-      compare(walk, before[index], after[index], coverage?.children.get(index), reported?.children.get(index), [...path, index]);
+      compare(walk, before[index], after[index], coverage?.children.get(index), reported?.children.get(index), [
+        ...path,
+        index,
+      ]);
     }
     return;
   }
@@ -137,10 +157,18 @@ function compareFields(
   path: readonly PathSegment[],
 ): void {
   for (const key of Object.keys(from)) {
-    compare(walk, from[key], Object.hasOwn(to, key) ? to[key] : undefined, coverage?.children.get(key), reported?.children.get(key), [...path, key]);
+    compare(
+      walk,
+      from[key],
+      Object.hasOwn(to, key) ? to[key] : undefined,
+      coverage?.children.get(key),
+      reported?.children.get(key),
+      [...path, key],
+    );
   }
   for (const key of Object.keys(to)) {
-    if (!Object.hasOwn(from, key)) compare(walk, undefined, to[key], coverage?.children.get(key), reported?.children.get(key), [...path, key]);
+    if (!Object.hasOwn(from, key))
+      compare(walk, undefined, to[key], coverage?.children.get(key), reported?.children.get(key), [...path, key]);
   }
 }
 
@@ -149,7 +177,14 @@ function compareFields(
  * compared under its item classifiers' coverage, named by its index in the new list as the classifiers name them.
  * Items without their keys, and repeats, are the schema's business, as for the list classifier.
  */
-function compareKeyedList(walk: Walk, from: unknown, to: unknown, list: KeyedListCoverage, reported: ReportedNode | undefined, path: readonly PathSegment[]): void {
+function compareKeyedList(
+  walk: Walk,
+  from: unknown,
+  to: unknown,
+  list: KeyedListCoverage,
+  reported: ReportedNode | undefined,
+  path: readonly PathSegment[],
+): void {
   if ((from !== undefined && !Array.isArray(from)) || (to !== undefined && !Array.isArray(to))) {
     if (!sameJson(from, to, maxObjectDepth - path.length)) walk.note(path, from, to);
     return;
@@ -164,7 +199,8 @@ function compareKeyedList(walk: Walk, from: unknown, to: unknown, list: KeyedLis
     const key = itemKey(item, list.keys);
     if (key === undefined || seen.has(key)) return;
     seen.add(key);
-    if (before.has(key)) compare(walk, before.get(key), item, list.item, reported?.children.get(index), [...path, index]);
+    if (before.has(key))
+      compare(walk, before.get(key), item, list.item, reported?.children.get(index), [...path, index]);
   });
 }
 
@@ -172,7 +208,9 @@ function compareKeyedList(walk: Walk, from: unknown, to: unknown, list: KeyedLis
 function itemKey(item: unknown, keys: readonly string[]): string | undefined {
   if (!isPlainObject(item)) return undefined;
   const values = keys.map((key) => (Object.hasOwn(item, key) ? item[key] : undefined));
-  return values.every((value) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') ? JSON.stringify(values) : undefined;
+  return values.every((value) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    ? JSON.stringify(values)
+    : undefined;
 }
 
 function presentOrUndefined(value: unknown): unknown {
@@ -184,10 +222,12 @@ function sameJson(a: unknown, b: unknown, depth: number): boolean {
   const [x, y] = [presentOrUndefined(a), presentOrUndefined(b)];
   if (x === y) return true;
   if (depth <= 0) return false;
-  if (Array.isArray(x)) return Array.isArray(y) && x.length === y.length && x.every((item, index) => sameJson(item, y[index], depth - 1));
+  if (Array.isArray(x))
+    return Array.isArray(y) && x.length === y.length && x.every((item, index) => sameJson(item, y[index], depth - 1));
   if (!isPlainObject(x) || !isPlainObject(y)) return false;
   const has = (object: Record<string, unknown>, key: string) => Object.hasOwn(object, key) && object[key] !== null;
-  for (const key of Object.keys(x)) if (has(x, key) && !sameJson(x[key], has(y, key) ? y[key] : undefined, depth - 1)) return false;
+  for (const key of Object.keys(x))
+    if (has(x, key) && !sameJson(x[key], has(y, key) ? y[key] : undefined, depth - 1)) return false;
   for (const key of Object.keys(y)) if (has(y, key) && !has(x, key)) return false;
   return true;
 }

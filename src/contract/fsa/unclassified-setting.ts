@@ -4,7 +4,11 @@ import type { StateReading } from './phase.ts';
 // What each state does with a spec change no classifier reports: read here alone, so that the webhook's decision,
 // the diagrams and the policy floor never read the machine's setting differently.
 
-export const unclassifiedChangesSettings = ['allowed', 'refused', 'refused-unless-overridden'] as const satisfies readonly UnclassifiedChanges[];
+export const unclassifiedChangesSettings = [
+  'allowed',
+  'refused',
+  'refused-unless-overridden',
+] as const satisfies readonly UnclassifiedChanges[];
 
 /**
  * Allowed, unless the machine says otherwise: a contract names the changes the operator cannot carry out, and every
@@ -14,7 +18,10 @@ export const unclassifiedChangesSettings = ['allowed', 'refused', 'refused-unles
 export const defaultUnclassifiedChanges: UnclassifiedChanges = 'allowed';
 
 /** The setting in a state: allowed where any change is, else the state's own, else the machine's, else the default. */
-export function unclassifiedChangesIn<S extends string, C extends string>(machine: Fsa<S, C>, state: S): UnclassifiedChanges {
+export function unclassifiedChangesIn<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+  state: S,
+): UnclassifiedChanges {
   const rule = machine.rules[state];
   if (rule?.anyChange) return 'allowed';
   return rule?.unclassifiedChanges ?? machine.unclassifiedChanges ?? defaultUnclassifiedChanges;
@@ -25,16 +32,27 @@ export function unclassifiedChangesIn<S extends string, C extends string>(machin
  * when every such state refuses them, allowed when every one allows them, and otherwise refused unless overridden,
  * as every classified change is there.
  */
-export function unclassifiedChangesInUnrecognisedPhase<S extends string, C extends string>(machine: Fsa<S, C>): UnclassifiedChanges {
-  const settings = new Set(machine.states.filter((state) => !machine.rules[state]?.anyChange).map((state) => unclassifiedChangesIn(machine, state)));
+export function unclassifiedChangesInUnrecognisedPhase<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+): UnclassifiedChanges {
+  const settings = new Set(
+    machine.states
+      .filter((state) => !machine.rules[state]?.anyChange)
+      .map((state) => unclassifiedChangesIn(machine, state)),
+  );
   if (settings.size === 0) return defaultUnclassifiedChanges;
   if (settings.size === 1) return [...settings][0]!;
   return 'refused-unless-overridden';
 }
 
 /** The setting for the state an update starts from. */
-export function unclassifiedChangesFor<S extends string, C extends string>(machine: Fsa<S, C>, state: StateReading<S>): UnclassifiedChanges {
-  return state.recognised ? unclassifiedChangesIn(machine, state.state) : unclassifiedChangesInUnrecognisedPhase(machine);
+export function unclassifiedChangesFor<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+  state: StateReading<S>,
+): UnclassifiedChanges {
+  return state.recognised
+    ? unclassifiedChangesIn(machine, state.state)
+    : unclassifiedChangesInUnrecognisedPhase(machine);
 }
 
 /** Whether some state refuses unclassified changes: only then is there anything to find, draw or compile. */

@@ -15,7 +15,6 @@ import { isCannotRead, readInteger, readQuantity, readRelease, readString } from
 // each accepted value or cannotReads it, never leaves it as undefined ("the schema refuses it"); and where
 // defineContract refuses the reader, some accepted value proves the refusal needed.
 
-
 /** Each shape a field may have, as a CRD writes it (controller-gen's renderings among them). */
 const shapes: Record<string, JSONSchemaProps> = {
   string: { type: 'string' },
@@ -42,11 +41,40 @@ const shapes: Record<string, JSONSchemaProps> = {
 const candidates: unknown[] = [
   ...[0, 1, -1, 42, 1024, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 - 1, 2 ** 53, 2 ** 60, -(2 ** 60), 2 ** 63],
   ...[1.5, -0.25, 0.1, 1e21],
-  ...['', 'a', 'x y', '1', '-1', '1024', '25%', '1Gi', '1.5Gi', '500m', '1e3', '+1', '.5', '1.', '1e2.5', '1E-3', '50GB', ' 1', '16.4', '16.4.0', 'v16', 'latest', '2024-05-01T10:00:00Z'],
+  ...[
+    '',
+    'a',
+    'x y',
+    '1',
+    '-1',
+    '1024',
+    '25%',
+    '1Gi',
+    '1.5Gi',
+    '500m',
+    '1e3',
+    '+1',
+    '.5',
+    '1.',
+    '1e2.5',
+    '1E-3',
+    '50GB',
+    ' 1',
+    '16.4',
+    '16.4.0',
+    'v16',
+    'latest',
+    '2024-05-01T10:00:00Z',
+  ],
   ...[true, false, null],
 ];
 
-const readers: Record<ValueReading, (raw: unknown) => unknown> = { integer: readInteger, string: readString, quantity: readQuantity, release: readRelease };
+const readers: Record<ValueReading, (raw: unknown) => unknown> = {
+  integer: readInteger,
+  string: readString,
+  quantity: readQuantity,
+  release: readRelease,
+};
 
 const crd = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -56,7 +84,14 @@ const crd = {
     group: 'readers.example.com',
     names: { kind: 'Shape', plural: 'shapes' },
     scope: 'Namespaced',
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: shapes } } } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: shapes } } } },
+      },
+    ],
   },
 };
 
@@ -69,7 +104,12 @@ function acceptedValues(): Map<string, unknown[]> {
   for (const shape of Object.keys(shapes)) {
     const stored: unknown[] = [];
     for (const value of candidates) {
-      const object = { apiVersion: 'readers.example.com/v1', kind: 'Shape', metadata: { name: 's', namespace: 'default' }, spec: { [shape]: value } };
+      const object = {
+        apiVersion: 'readers.example.com/v1',
+        kind: 'Shape',
+        metadata: { name: 's', namespace: 'default' },
+        spec: { [shape]: value },
+      };
       const answer = judge(engineCrd, { operation: 'CREATE', object });
       if (!answer.allowed) continue;
       const spec = answer.object?.['spec'] as Record<string, unknown> | undefined;
@@ -123,11 +163,26 @@ describe('the library readers, against the values the API server accepts for eac
   });
 
   it('lets each reader read the shapes it was made for', () => {
-    const letRead = (reading: ValueReading) => Object.keys(shapes).filter((shape) => readingProblem(reading, shapes[shape]!) === undefined);
+    const letRead = (reading: ValueReading) =>
+      Object.keys(shapes).filter((shape) => readingProblem(reading, shapes[shape]!) === undefined);
     expect(letRead('integer')).toEqual(['integer', 'integerInt32', 'integerInt64', 'integerNullable']);
-    expect(letRead('string')).toEqual(['string', 'stringWithFormat', 'stringWithPattern', 'stringWithEnum', 'stringBounded', 'stringNullable']);
+    expect(letRead('string')).toEqual([
+      'string',
+      'stringWithFormat',
+      'stringWithPattern',
+      'stringWithEnum',
+      'stringBounded',
+      'stringNullable',
+    ]);
     expect(letRead('release')).toEqual(letRead('string'));
-    expect(letRead('quantity')).toEqual([...letRead('string'), ...letRead('integer'), 'intOrString', 'intOrStringPercent', 'quantity', 'quantityNullable']);
+    expect(letRead('quantity')).toEqual([
+      ...letRead('string'),
+      ...letRead('integer'),
+      'intOrString',
+      'intOrStringPercent',
+      'quantity',
+      'quantityNullable',
+    ]);
   });
 
   it('refuses a reader only where the API server accepts a value it could not read', () => {
@@ -135,7 +190,8 @@ describe('the library readers, against the values the API server accepts for eac
     for (const [reading, read] of Object.entries(readers) as [ValueReading, (raw: unknown) => unknown][]) {
       for (const [shape, values] of accepted) {
         if (readingProblem(reading, shapes[shape]!) === undefined) continue;
-        if (!values.some((value) => value !== absent && value !== null && read(value) === undefined)) needless.push(`${reading} on ${shape}`);
+        if (!values.some((value) => value !== absent && value !== null && read(value) === undefined))
+          needless.push(`${reading} on ${shape}`);
       }
     }
     expect(needless).toEqual([]);

@@ -10,7 +10,14 @@ describe('value readers', () => {
     expect([3, -3, 0, 2 ** 53 - 1].map(readInteger)).toEqual([3, -3, 0, 2 ** 53 - 1]);
     expect(reason(readInteger(2 ** 53))).toBe('9007199254740992 is past 2^53, which crdgate cannot hold exactly');
     expect(isCannotRead(readInteger(-(2 ** 63)))).toBe(true);
-    expect([1.5, '3', Number.NaN, Infinity, null, true].map(readInteger)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect([1.5, '3', Number.NaN, Infinity, null, true].map(readInteger)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('read strings, the empty one included', () => {
@@ -42,7 +49,13 @@ describe('value readers', () => {
   });
 
   it('leave to the schema what no quantity field holds', () => {
-    expect([1.5, null, true, [], {}].map(readQuantity)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect([1.5, null, true, [], {}].map(readQuantity)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('read releases, and fail closed on a string that is none', () => {

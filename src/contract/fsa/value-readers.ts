@@ -31,7 +31,9 @@ export function cannotRead(reason: string): CannotRead {
 }
 
 export function isCannotRead(value: unknown): value is CannotRead {
-  return typeof value === 'object' && value !== null && (value as { [cannotReadBrand]?: unknown })[cannotReadBrand] === true;
+  return (
+    typeof value === 'object' && value !== null && (value as { [cannotReadBrand]?: unknown })[cannotReadBrand] === true
+  );
 }
 
 /** The reason a number JavaScript holds only approximately (past 2^53) cannot be read. */
@@ -61,7 +63,8 @@ export function readString(raw: unknown): string | undefined {
  * past 2^53. A fraction is for no field a quantity is read from (int-or-string refuses it): the schema's.
  */
 export function readQuantity(raw: unknown): Quantity | undefined | CannotRead {
-  if (typeof raw === 'string') return parseQuantity(raw) ?? cannotRead(`${describeValue(raw)} is not a Kubernetes quantity`);
+  if (typeof raw === 'string')
+    return parseQuantity(raw) ?? cannotRead(`${describeValue(raw)} is not a Kubernetes quantity`);
   if (!Number.isInteger(raw)) return undefined;
   if (!Number.isSafeInteger(raw)) return inexactNumber(raw as number);
   // A new object, never the one parseQuantity keeps for the string: whenDifferent tells 1024 from '1024', as the

@@ -2,7 +2,12 @@ import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FieldError, FieldErrorType } from '../values/field-error.ts';
-import { createSchemaCompiler, fullReportValueLimit, maxMappedAjvErrors, SchemaCompileError } from './compile-schema.ts';
+import {
+  createSchemaCompiler,
+  fullReportValueLimit,
+  maxMappedAjvErrors,
+  SchemaCompileError,
+} from './compile-schema.ts';
 import type { JSONSchemaProps, JSONSchemaType } from './json-schema-props.ts';
 
 function compile(schema: JSONSchemaProps, options?: { rootPath?: string }) {
@@ -10,7 +15,10 @@ function compile(schema: JSONSchemaProps, options?: { rootPath?: string }) {
 }
 
 /** A resource whose spec has the given fields. */
-function resourceWithSpec(properties: Record<string, JSONSchemaProps>, spec: Partial<JSONSchemaProps> = {}): JSONSchemaProps {
+function resourceWithSpec(
+  properties: Record<string, JSONSchemaProps>,
+  spec: Partial<JSONSchemaProps> = {},
+): JSONSchemaProps {
   return { type: 'object', properties: { spec: { type: 'object', properties, ...spec } } };
 }
 
@@ -21,7 +29,6 @@ function checkValue(schema: JSONSchemaProps, value: unknown): FieldError[] {
 
 const where = (errors: FieldError[]) => errors.map(({ field, type }) => [field, type]);
 
- 
 const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 describe('types', () => {
@@ -49,7 +56,9 @@ describe('types', () => {
     expect(where(checkValue({ type: 'string' }, null))).toEqual([['spec.value', 'FieldValueTypeInvalid']]);
     expect(checkValue({ type: 'string', nullable: true }, null)).toEqual([]);
     expect(checkValue({ type: 'string', nullable: true, enum: ['a'] }, null)).toEqual([]);
-    expect(where(checkValue({ type: 'string', nullable: true, enum: ['a'] }, 'b'))).toEqual([['spec.value', 'FieldValueNotSupported']]);
+    expect(where(checkValue({ type: 'string', nullable: true, enum: ['a'] }, 'b'))).toEqual([
+      ['spec.value', 'FieldValueNotSupported'],
+    ]);
   });
 
   // kube-openapi's validator checks an enum only when it lists values; ajv refused to compile an empty one.
@@ -73,9 +82,17 @@ describe('types', () => {
     expect(checkValue({ type: 'string', format: 'date-time', maxLength: 3 }, ['a', 'b', 'c', 'd'])).toEqual([]);
     expect(checkValue({ type: 'object', format: 'x', properties: { a: { type: 'string' } } }, 'text')).toEqual([]);
     const [wrong] = checkValue({ type: 'string', format: 'byte' }, 12);
-    expect(wrong).toMatchObject({ field: 'spec.value', type: 'FieldValueTypeInvalid', message: 'Invalid value: 12: must be of type string, got integer' });
-    expect(where(checkValue({ type: 'string', format: 'byte' }, 'not base64!'))).toEqual([['spec.value', 'FieldValueInvalid']]);
-    expect(where(checkValue({ type: 'integer', format: 'int32' }, '1'))).toEqual([['spec.value', 'FieldValueTypeInvalid']]);
+    expect(wrong).toMatchObject({
+      field: 'spec.value',
+      type: 'FieldValueTypeInvalid',
+      message: 'Invalid value: 12: must be of type string, got integer',
+    });
+    expect(where(checkValue({ type: 'string', format: 'byte' }, 'not base64!'))).toEqual([
+      ['spec.value', 'FieldValueInvalid'],
+    ]);
+    expect(where(checkValue({ type: 'integer', format: 'int32' }, '1'))).toEqual([
+      ['spec.value', 'FieldValueTypeInvalid'],
+    ]);
     expect(where(checkValue({ type: 'string' }, [1, 2]))).toEqual([['spec.value', 'FieldValueTypeInvalid']]);
   });
 
@@ -89,7 +106,9 @@ describe('required', () => {
   it('reports the missing field by its own path', () => {
     const validate = compile(resourceWithSpec({ name: { type: 'string' } }, { required: ['name'] }));
     expect(validate({ spec: { name: 'a' } })).toEqual([]);
-    expect(validate({ spec: {} })).toEqual([{ field: 'spec.name', type: 'FieldValueRequired', message: 'Required value' }]);
+    expect(validate({ spec: {} })).toEqual([
+      { field: 'spec.name', type: 'FieldValueRequired', message: 'Required value' },
+    ]);
   });
 
   it('is not satisfied by inherited properties', () => {
@@ -109,7 +128,9 @@ describe('unknown fields', () => {
   );
 
   it('are errors wherever the schema prunes', () => {
-    const errors = validate({ spec: { name: 'a', nmae: 'b', caches: [{ name: 'x' }, { name: 'y', size: 1 }], empty: { a: 1 } } });
+    const errors = validate({
+      spec: { name: 'a', nmae: 'b', caches: [{ name: 'x' }, { name: 'y', size: 1 }], empty: { a: 1 } },
+    });
     expect(where(errors)).toEqual([
       ['spec.nmae', 'FieldValueUnknown'],
       ['spec.caches[1].size', 'FieldValueUnknown'],
@@ -137,8 +158,12 @@ describe('unknown fields', () => {
       }),
     );
     expect(preserving({ spec: { free: { known: 1, anything: { deep: [1] } } } })).toEqual([]);
-    expect(where(preserving({ spec: { free: { known: 'x' } } }))).toEqual([['spec.free.known', 'FieldValueTypeInvalid']]);
-    expect(where(preserving({ spec: { free: { nested: { b: 1 } } } }))).toEqual([['spec.free.nested.b', 'FieldValueUnknown']]);
+    expect(where(preserving({ spec: { free: { known: 'x' } } }))).toEqual([
+      ['spec.free.known', 'FieldValueTypeInvalid'],
+    ]);
+    expect(where(preserving({ spec: { free: { nested: { b: 1 } } } }))).toEqual([
+      ['spec.free.nested.b', 'FieldValueUnknown'],
+    ]);
   });
 
   it('do not exist in maps, whose values follow additionalProperties', () => {
@@ -148,7 +173,9 @@ describe('unknown fields', () => {
         anything: { type: 'object', additionalProperties: true },
       }),
     );
-    expect(maps({ spec: { labels: { 'app.kubernetes.io/name': 'x', team: 'geo' }, anything: { a: [1] } } })).toEqual([]);
+    expect(maps({ spec: { labels: { 'app.kubernetes.io/name': 'x', team: 'geo' }, anything: { a: [1] } } })).toEqual(
+      [],
+    );
     expect(where(maps({ spec: { labels: { 'app.kubernetes.io/name': 1, team: 2 } } }))).toEqual([
       ['spec.labels[app.kubernetes.io/name]', 'FieldValueTypeInvalid'],
       ['spec.labels.team', 'FieldValueTypeInvalid'],
@@ -167,7 +194,11 @@ describe('unknown fields', () => {
 });
 
 describe('the resource root', () => {
-  const validate = compile({ type: 'object', required: ['spec'], properties: { spec: { type: 'object', properties: {} } } });
+  const validate = compile({
+    type: 'object',
+    required: ['spec'],
+    properties: { spec: { type: 'object', properties: {} } },
+  });
 
   it('allows apiVersion, kind and any metadata without declaring them', () => {
     const object = {
@@ -220,7 +251,11 @@ describe('x-kubernetes-embedded-resource', () => {
   const validate = compile(resourceWithSpec({ template }));
 
   it('takes an object with apiVersion, kind and any metadata', () => {
-    expect(validate({ spec: { template: { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' } }, spec: { replicas: 1 } } } })).toEqual([]);
+    expect(
+      validate({
+        spec: { template: { apiVersion: 'v1', kind: 'Pod', metadata: { labels: { a: 'b' } }, spec: { replicas: 1 } } },
+      }),
+    ).toEqual([]);
   });
 
   it('requires apiVersion and kind as strings, and metadata as an object', () => {
@@ -256,8 +291,20 @@ describe('value validations', () => {
     ['maxLength', { type: 'string', maxLength: 2 }, 'ab', 'abc', 'FieldValueTooLong'],
     ['minItems', { type: 'array', items: { type: 'integer' }, minItems: 1 }, [1], [], 'FieldValueInvalid'],
     ['maxItems', { type: 'array', items: { type: 'integer' }, maxItems: 2 }, [1, 2], [1, 2, 3], 'FieldValueTooMany'],
-    ['minProperties', { type: 'object', additionalProperties: { type: 'integer' }, minProperties: 1 }, { a: 1 }, {}, 'FieldValueInvalid'],
-    ['maxProperties', { type: 'object', additionalProperties: { type: 'integer' }, maxProperties: 1 }, { a: 1 }, { a: 1, b: 2 }, 'FieldValueTooMany'],
+    [
+      'minProperties',
+      { type: 'object', additionalProperties: { type: 'integer' }, minProperties: 1 },
+      { a: 1 },
+      {},
+      'FieldValueInvalid',
+    ],
+    [
+      'maxProperties',
+      { type: 'object', additionalProperties: { type: 'integer' }, maxProperties: 1 },
+      { a: 1 },
+      { a: 1, b: 2 },
+      'FieldValueTooMany',
+    ],
   ])('%s', (_keyword, schema, good, bad, type) => {
     expect(checkValue(schema, good)).toEqual([]);
     expect(where(checkValue(schema, bad))).toEqual([['spec.value', type]]);
@@ -265,14 +312,18 @@ describe('value validations', () => {
 
   it('treats exclusiveMinimum as a flag on minimum, not as a bound', () => {
     expect(checkValue({ type: 'number', minimum: 5, exclusiveMinimum: false }, 5)).toEqual([]);
-    expect(where(checkValue({ type: 'number', minimum: 5, exclusiveMinimum: true }, 5))).toEqual([['spec.value', 'FieldValueInvalid']]);
+    expect(where(checkValue({ type: 'number', minimum: 5, exclusiveMinimum: true }, 5))).toEqual([
+      ['spec.value', 'FieldValueInvalid'],
+    ]);
   });
 
   it('names the bad value and the rule in the message', () => {
     expect(checkValue({ type: 'integer', maximum: 15 }, 20)[0]?.message).toMatch(/20.*15/);
     expect(checkValue({ type: 'string', enum: ['a', 'b'] }, 'c')[0]?.message).toMatch(/"c".*"a", "b"/);
     expect(checkValue({ type: 'string', pattern: '^[a-z]+$' }, 'aBc')[0]?.message).toMatch(/"aBc".*\^\[a-z\]\+\$/);
-    expect(checkValue({ type: 'array', items: { type: 'integer' }, maxItems: 2 }, [1, 2, 3])[0]?.message).toMatch(/3.*2/);
+    expect(checkValue({ type: 'array', items: { type: 'integer' }, maxItems: 2 }, [1, 2, 3])[0]?.message).toMatch(
+      /3.*2/,
+    );
   });
 
   it('quotes long and hostile values shortened and without control characters', () => {
@@ -340,14 +391,25 @@ describe('x-kubernetes-list-type', () => {
   });
 
   it('set: compares values, not their spelling', () => {
-    const set: JSONSchemaProps = { type: 'array', 'x-kubernetes-list-type': 'set', items: { 'x-kubernetes-int-or-string': true } };
+    const set: JSONSchemaProps = {
+      type: 'array',
+      'x-kubernetes-list-type': 'set',
+      items: { 'x-kubernetes-int-or-string': true },
+    };
     expect(checkValue(set, [1, '1'])).toEqual([]);
     const atomicMaps: JSONSchemaProps = {
       type: 'array',
       'x-kubernetes-list-type': 'set',
       items: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'integer' } },
     };
-    expect(where(checkValue(atomicMaps, [{ a: 1, b: 2 }, { b: 2, a: 1 }]))).toEqual([['spec.value[1]', 'FieldValueDuplicate']]);
+    expect(
+      where(
+        checkValue(atomicMaps, [
+          { a: 1, b: 2 },
+          { b: 2, a: 1 },
+        ]),
+      ),
+    ).toEqual([['spec.value[1]', 'FieldValueDuplicate']]);
   });
 
   it('map: reports items whose key fields repeat, naming the key', () => {
@@ -355,11 +417,21 @@ describe('x-kubernetes-list-type', () => {
       type: 'array',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
-      items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, memory: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string' }, memory: { type: 'string' } },
+      },
     };
     expect(checkValue(caches, [{ name: 'tiles' }, { name: 'sessions' }])).toEqual([]);
-    const errors = checkValue(caches, [{ name: 'tiles', memory: '1Gi' }, { name: 'sessions' }, { name: 'tiles', memory: '2Gi' }]);
-    expect(errors).toEqual([{ field: 'spec.value[2]', type: 'FieldValueDuplicate', message: 'Duplicate value: {"name":"tiles"}' }]);
+    const errors = checkValue(caches, [
+      { name: 'tiles', memory: '1Gi' },
+      { name: 'sessions' },
+      { name: 'tiles', memory: '2Gi' },
+    ]);
+    expect(errors).toEqual([
+      { field: 'spec.value[2]', type: 'FieldValueDuplicate', message: 'Duplicate value: {"name":"tiles"}' },
+    ]);
   });
 
   it('map: keys are tuples', () => {
@@ -367,16 +439,32 @@ describe('x-kubernetes-list-type', () => {
       type: 'array',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['port', 'protocol'],
-      items: { type: 'object', required: ['port', 'protocol'], properties: { port: { type: 'integer' }, protocol: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['port', 'protocol'],
+        properties: { port: { type: 'integer' }, protocol: { type: 'string' } },
+      },
     };
-    expect(checkValue(ports, [{ port: 53, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }])).toEqual([]);
-    expect(where(checkValue(ports, [{ port: 53, protocol: 'TCP' }, { protocol: 'TCP', port: 53 }]))).toEqual([
-      ['spec.value[1]', 'FieldValueDuplicate'],
-    ]);
+    expect(
+      checkValue(ports, [
+        { port: 53, protocol: 'TCP' },
+        { port: 53, protocol: 'UDP' },
+      ]),
+    ).toEqual([]);
+    expect(
+      where(
+        checkValue(ports, [
+          { port: 53, protocol: 'TCP' },
+          { protocol: 'TCP', port: 53 },
+        ]),
+      ),
+    ).toEqual([['spec.value[1]', 'FieldValueDuplicate']]);
   });
 
   it('atomic: repeats are fine', () => {
-    expect(checkValue({ type: 'array', 'x-kubernetes-list-type': 'atomic', items: { type: 'string' } }, ['a', 'a'])).toEqual([]);
+    expect(
+      checkValue({ type: 'array', 'x-kubernetes-list-type': 'atomic', items: { type: 'string' } }, ['a', 'a']),
+    ).toEqual([]);
   });
 });
 
@@ -426,9 +514,19 @@ describe('junctors', () => {
 
   // controller-gen's IntOrString and Quantity (the API server's int-or-string exception to structural junctors).
   describe('the int-or-string forms', () => {
-    const anyOfIntOrString: JSONSchemaProps = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
-    const quantity: JSONSchemaProps = { ...anyOfIntOrString, pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$' };
-    const allOfPercent: JSONSchemaProps = { 'x-kubernetes-int-or-string': true, allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: '%$' }] };
+    const anyOfIntOrString: JSONSchemaProps = {
+      'x-kubernetes-int-or-string': true,
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+    };
+    const quantity: JSONSchemaProps = {
+      ...anyOfIntOrString,
+      pattern:
+        '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+    };
+    const allOfPercent: JSONSchemaProps = {
+      'x-kubernetes-int-or-string': true,
+      allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { pattern: '%$' }],
+    };
 
     it.each<[string, JSONSchemaProps, unknown[], unknown[]]>([
       ['anyOf', anyOfIntOrString, [0, 80, -3, '80', '80%', ''], [2.5, true, [], {}]],
@@ -446,19 +544,33 @@ describe('junctors', () => {
       }
       // The same for any junctor under a nullable or untyped node.
       expect(checkValue({ type: 'string', nullable: true, not: { enum: [''] } }, null)).toEqual([]);
-      expect(checkValue({ 'x-kubernetes-preserve-unknown-fields': true, anyOf: [{ required: ['a'] }] }, null)).toEqual([]);
-      expect(where(checkValue({ 'x-kubernetes-preserve-unknown-fields': true, anyOf: [{ required: ['a'] }] }, {}))).toEqual([['spec.value', 'FieldValueInvalid']]);
+      expect(checkValue({ 'x-kubernetes-preserve-unknown-fields': true, anyOf: [{ required: ['a'] }] }, null)).toEqual(
+        [],
+      );
+      expect(
+        where(checkValue({ 'x-kubernetes-preserve-unknown-fields': true, anyOf: [{ required: ['a'] }] }, {})),
+      ).toEqual([['spec.value', 'FieldValueInvalid']]);
     });
 
     it('reports a failed anyOf under a nullable node as one error at the junctor, as before', () => {
       const errors = checkValue({ ...anyOfIntOrString, nullable: true }, 2.5);
-      expect(where(errors)).toEqual([['spec.value', 'FieldValueTypeInvalid'], ['spec.value', 'FieldValueInvalid']]);
-      expect(errors[1]?.message).toMatch(/^Invalid value: 2\.5: must match at least one of the anyOf schemas: \(1\) .*integer.*; \(2\) .*string/);
+      expect(where(errors)).toEqual([
+        ['spec.value', 'FieldValueTypeInvalid'],
+        ['spec.value', 'FieldValueInvalid'],
+      ]);
+      expect(errors[1]?.message).toMatch(
+        /^Invalid value: 2\.5: must match at least one of the anyOf schemas: \(1\) .*integer.*; \(2\) .*string/,
+      );
     });
   });
 
   it('do not prune: fields a branch does not mention are not unknown', () => {
-    expect(checkValue({ type: 'object', properties: { a: { type: 'string' } }, allOf: [{ properties: { a: { minLength: 1 } } }] }, { a: 'x' })).toEqual([]);
+    expect(
+      checkValue(
+        { type: 'object', properties: { a: { type: 'string' } }, allOf: [{ properties: { a: { minLength: 1 } } }] },
+        { a: 'x' },
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -466,13 +578,21 @@ describe('several errors', () => {
   const validate = compile(
     resourceWithSpec(
       {
-        postgres: { type: 'object', required: ['version'], properties: { version: { type: 'string', pattern: '^\\d+\\.\\d+$' } } },
+        postgres: {
+          type: 'object',
+          required: ['version'],
+          properties: { version: { type: 'string', pattern: '^\\d+\\.\\d+$' } },
+        },
         readReplicas: { type: 'integer', minimum: 0, maximum: 15 },
         storage: { type: 'integer' },
         caches: {
           type: 'array',
           maxItems: 2,
-          items: { type: 'object', required: ['name'], properties: { name: { type: 'string', format: 'dns1123-label' } } },
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string', format: 'dns1123-label' } },
+          },
         },
       },
       { required: ['postgres', 'storage'] },
@@ -481,7 +601,11 @@ describe('several errors', () => {
 
   it('are all reported, in the order of the document', () => {
     const errors = validate({
-      spec: { caches: [{ name: 'A' }, {}, { name: 'c', extra: 1 }], readReplicas: 99, postgres: { version: 'x', v: 1 } },
+      spec: {
+        caches: [{ name: 'A' }, {}, { name: 'c', extra: 1 }],
+        readReplicas: 99,
+        postgres: { version: 'x', v: 1 },
+      },
     });
     expect(where(errors)).toEqual([
       ['spec.caches', 'FieldValueTooMany'],
@@ -535,7 +659,9 @@ describe('compilation', () => {
   });
 
   it('refuses a schema ajv cannot compile, with a typed error', () => {
-    expect(() => compile(resourceWithSpec({ name: { type: 'string', pattern: '(?i)abc' } }))).toThrow(SchemaCompileError);
+    expect(() => compile(resourceWithSpec({ name: { type: 'string', pattern: '(?i)abc' } }))).toThrow(
+      SchemaCompileError,
+    );
   });
 
   it('keeps validators of one compiler independent', () => {
@@ -570,11 +696,18 @@ describe('arbitrary input', () => {
             items: {
               type: 'object',
               required: ['name'],
-              properties: { name: { type: 'string', format: 'dns1123-label' }, memory: { type: 'string', format: 'quantity' } },
+              properties: {
+                name: { type: 'string', format: 'dns1123-label' },
+                memory: { type: 'string', format: 'quantity' },
+              },
               anyOf: [{ required: ['memory'] }, { properties: { name: { enum: ['default'] } } }],
             },
           },
-          template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+          template: {
+            type: 'object',
+            'x-kubernetes-embedded-resource': true,
+            'x-kubernetes-preserve-unknown-fields': true,
+          },
           extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
         },
       },
@@ -614,9 +747,15 @@ describe('arbitrary input', () => {
         port: fc.jsonValue(),
         labels: fc.jsonValue(),
         tags: fc.array(fc.oneof(fc.constantFrom('a', 'b'), fc.jsonValue()), { maxLength: 4 }),
-        caches: fc.array(fc.dictionary(fc.constantFrom('name', 'memory', 'other'), fc.oneof(fc.constantFrom('a', '1Gi'), fc.jsonValue())), {
-          maxLength: 5,
-        }),
+        caches: fc.array(
+          fc.dictionary(
+            fc.constantFrom('name', 'memory', 'other'),
+            fc.oneof(fc.constantFrom('a', '1Gi'), fc.jsonValue()),
+          ),
+          {
+            maxLength: 5,
+          },
+        ),
         template: fc.jsonValue(),
         extra: fc.jsonValue(),
       },
@@ -640,7 +779,11 @@ describe('bounded work', () => {
         properties: {
           conditions: {
             type: 'array',
-            items: { type: 'object', required: ['type', 'status'], properties: { type: { type: 'string' }, status: { type: 'string' } } },
+            items: {
+              type: 'object',
+              required: ['type', 'status'],
+              properties: { type: { type: 'string' }, status: { type: 'string' } },
+            },
           },
         },
       },

@@ -62,7 +62,10 @@ export function createSchemaCompiler(maxPartNodes = defaultMaxPartNodes): Schema
   return {
     compile(schema, options = {}) {
       const rootPath = options.rootPath ?? '';
-      const translated = splitSchema(toAjvSchema(schema, { resourceRoot: options.rootPath === undefined }), maxPartNodes);
+      const translated = splitSchema(
+        toAjvSchema(schema, { resourceRoot: options.rootPath === undefined }),
+        maxPartNodes,
+      );
       let validateFirst;
       let validateAll;
       try {
@@ -79,14 +82,21 @@ export function createSchemaCompiler(maxPartNodes = defaultMaxPartNodes): Schema
           return [
             // One error: a keyword of crdgate's own (list uniqueness) reports every duplicate even in this mode.
             ...fieldErrorsFromAjv((validateFirst.errors ?? []).slice(0, 1), value, rootPath),
-            fieldError(rootPath, 'FieldValueTooMany', `validation stopped at the first error: the object holds more than ${fullReportValueLimit} values`),
+            fieldError(
+              rootPath,
+              'FieldValueTooMany',
+              `validation stopped at the first error: the object holds more than ${fullReportValueLimit} values`,
+            ),
           ];
         }
         validateAll(value);
         const errors = validateAll.errors ?? [];
         const mapped = fieldErrorsFromAjv(errors.slice(0, maxMappedAjvErrors), value, rootPath);
         if (errors.length <= maxMappedAjvErrors) return mapped;
-        return [...mapped, fieldError(rootPath, 'FieldValueTooMany', `more errors not listed (over ${maxMappedAjvErrors} in all)`)];
+        return [
+          ...mapped,
+          fieldError(rootPath, 'FieldValueTooMany', `more errors not listed (over ${maxMappedAjvErrors} in all)`),
+        ];
       };
     },
   };

@@ -5,10 +5,17 @@ import type { PathSegment } from '../values/field-path.ts';
 describe('document order', () => {
   const data = { spec: { zeta: 1, alpha: { b: 1, a: 2 }, list: [{}, {}, {}] } };
   const positionOf = createDocumentPositions(data);
-  const sorted = (paths: PathSegment[][]) => [...paths].sort((a, b) => compareDocumentPositions(positionOf(a), positionOf(b)));
+  const sorted = (paths: PathSegment[][]) =>
+    [...paths].sort((a, b) => compareDocumentPositions(positionOf(a), positionOf(b)));
 
   it('orders keys as the object lists them, not alphabetically', () => {
-    expect(sorted([['spec', 'alpha', 'a'], ['spec', 'zeta'], ['spec', 'alpha', 'b']])).toEqual([
+    expect(
+      sorted([
+        ['spec', 'alpha', 'a'],
+        ['spec', 'zeta'],
+        ['spec', 'alpha', 'b'],
+      ]),
+    ).toEqual([
       ['spec', 'zeta'],
       ['spec', 'alpha', 'b'],
       ['spec', 'alpha', 'a'],
@@ -16,7 +23,14 @@ describe('document order', () => {
   });
 
   it('orders indexes numerically and parents before children', () => {
-    expect(sorted([['spec', 'list', 10], ['spec', 'list', 2, 'x'], ['spec', 'list'], ['spec', 'list', 2]])).toEqual([
+    expect(
+      sorted([
+        ['spec', 'list', 10],
+        ['spec', 'list', 2, 'x'],
+        ['spec', 'list'],
+        ['spec', 'list', 2],
+      ]),
+    ).toEqual([
       ['spec', 'list'],
       ['spec', 'list', 2],
       ['spec', 'list', 2, 'x'],
@@ -25,7 +39,14 @@ describe('document order', () => {
   });
 
   it('puts absent keys after present ones and keeps their relative order', () => {
-    expect(sorted([['spec', 'missing2'], ['spec', 'zeta'], ['spec', 'missing1'], ['spec', 'list']])).toEqual([
+    expect(
+      sorted([
+        ['spec', 'missing2'],
+        ['spec', 'zeta'],
+        ['spec', 'missing1'],
+        ['spec', 'list'],
+      ]),
+    ).toEqual([
       ['spec', 'zeta'],
       ['spec', 'list'],
       ['spec', 'missing2'],

@@ -33,7 +33,9 @@ export function fieldErrorsFromAjv(errors: readonly ErrorObject[], data: unknown
     .sort((a, b) => compareDocumentPositions(a.position, b.position));
   const seen = new Set<string>();
   const result: FieldError[] = [];
-  for (const { located: { segments, type, message } } of ordered) {
+  for (const {
+    located: { segments, type, message },
+  } of ordered) {
     const field = renderFieldPath(rootPath, segments);
     const key = `${field}\u0000${type}\u0000${message}`;
     if (seen.has(key)) continue;
@@ -62,7 +64,8 @@ function foldJunctors(errors: readonly ErrorObject[], data: unknown): LocatedErr
     if (junctors.has(error.keyword)) {
       const branchPrefix = `${error.schemaPath}/`;
       let firstBranchEntry = entries.length;
-      while (firstBranchEntry > 0 && entries[firstBranchEntry - 1]!.schemaPath.startsWith(branchPrefix)) firstBranchEntry--;
+      while (firstBranchEntry > 0 && entries[firstBranchEntry - 1]!.schemaPath.startsWith(branchPrefix))
+        firstBranchEntry--;
       const branches = entries.splice(firstBranchEntry);
       entries.push({ schemaPath: error.schemaPath, located: locateJunctorError(error, branches, data) });
     } else {
@@ -75,14 +78,23 @@ function foldJunctors(errors: readonly ErrorObject[], data: unknown): LocatedErr
 function locateError(error: ErrorObject, data: unknown): LocatedError {
   const segments = pointerSegments(data, error.instancePath);
   const at = (type: FieldErrorType, message: string): LocatedError => ({ segments, type, message });
-  const invalid = (requirement: string) => at('FieldValueInvalid', `Invalid value: ${describeValue(error.data)}: ${requirement}`);
+  const invalid = (requirement: string) =>
+    at('FieldValueInvalid', `Invalid value: ${describeValue(error.data)}: ${requirement}`);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return { segments: [...segments, String(params.missingProperty)], type: 'FieldValueRequired', message: 'Required value' };
+      return {
+        segments: [...segments, String(params.missingProperty)],
+        type: 'FieldValueRequired',
+        message: 'Required value',
+      };
     case 'additionalProperties': {
       const name = String(params.additionalProperty);
-      return { segments: [...segments, name], type: 'FieldValueUnknown', message: `unknown field ${describeValue(name)}` };
+      return {
+        segments: [...segments, name],
+        type: 'FieldValueUnknown',
+        message: `unknown field ${describeValue(name)}`,
+      };
     }
     case listUniquenessKeyword:
       return at('FieldValueDuplicate', `Duplicate value: ${describeValue(params.duplicate)}`);
@@ -92,7 +104,10 @@ function locateError(error: ErrorObject, data: unknown): LocatedError {
         `Invalid value: ${describeValue(error.data)}: must be of type ${declaredTypes(error, params).join(' or ')}, got ${jsonTypeOf(error.data)}`,
       );
     case 'enum':
-      return at('FieldValueNotSupported', `Unsupported value: ${describeValue(error.data)}: supported values: ${listValues(params.allowedValues)}`);
+      return at(
+        'FieldValueNotSupported',
+        `Unsupported value: ${describeValue(error.data)}: supported values: ${listValues(params.allowedValues)}`,
+      );
     case 'pattern':
       return invalid(`must match the regular expression '${describeText(String(params.pattern), 128)}'`);
     case 'format':
@@ -101,7 +116,9 @@ function locateError(error: ErrorObject, data: unknown): LocatedError {
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return invalid(`must be ${comparisonWords[String(params.comparison)] ?? String(params.comparison)} ${String(params.limit)}`);
+      return invalid(
+        `must be ${comparisonWords[String(params.comparison)] ?? String(params.comparison)} ${String(params.limit)}`,
+      );
     case 'multipleOf':
       return invalid(`must be a multiple of ${String(params.multipleOf)}`);
     case 'minLength':
@@ -111,11 +128,17 @@ function locateError(error: ErrorObject, data: unknown): LocatedError {
     case 'minItems':
       return invalid(`must have at least ${String(params.limit)} items`);
     case 'maxItems':
-      return at('FieldValueTooMany', `Too many: ${countOf(error.data)}: must have at most ${String(params.limit)} items`);
+      return at(
+        'FieldValueTooMany',
+        `Too many: ${countOf(error.data)}: must have at most ${String(params.limit)} items`,
+      );
     case 'minProperties':
       return invalid(`must have at least ${String(params.limit)} properties`);
     case 'maxProperties':
-      return at('FieldValueTooMany', `Too many: ${countOf(error.data)}: must have at most ${String(params.limit)} properties`);
+      return at(
+        'FieldValueTooMany',
+        `Too many: ${countOf(error.data)}: must have at most ${String(params.limit)} properties`,
+      );
     default:
       return invalid(`must satisfy the ${describeText(error.keyword)} rule`);
   }
@@ -127,15 +150,21 @@ function locateJunctorError(error: ErrorObject, branches: readonly Entry[], data
   const passing = (error.params as { passingSchemas?: unknown }).passingSchemas;
   let requirement: string;
   if (error.keyword === 'not') requirement = 'must not match the schema in not';
-  else if (Array.isArray(passing)) requirement = `must match exactly one of the oneOf schemas, but matches ${passing.length}`;
-  else requirement = `must match ${error.keyword === 'anyOf' ? 'at least' : 'exactly'} one of the ${error.keyword} schemas${branchSummary(error, branches, segments)}`;
+  else if (Array.isArray(passing))
+    requirement = `must match exactly one of the oneOf schemas, but matches ${passing.length}`;
+  else
+    requirement = `must match ${error.keyword === 'anyOf' ? 'at least' : 'exactly'} one of the ${error.keyword} schemas${branchSummary(error, branches, segments)}`;
   return { segments, type: 'FieldValueInvalid', message: `Invalid value: ${value}: ${requirement}` };
 }
 
 const maxSummaryLength = 256;
 
 /** The first complaint of each branch, with paths relative to the junctor: `: (1) a: Required value; (2) ...`. */
-function branchSummary(error: ErrorObject, branches: readonly Entry[], junctorSegments: readonly PathSegment[]): string {
+function branchSummary(
+  error: ErrorObject,
+  branches: readonly Entry[],
+  junctorSegments: readonly PathSegment[],
+): string {
   const firstByBranch = new Map<string, LocatedError>();
   const branchPrefix = `${error.schemaPath}/`;
   for (const { schemaPath, located } of branches) {

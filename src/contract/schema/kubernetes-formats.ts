@@ -2,7 +2,12 @@ import type { Ajv, Format } from 'ajv';
 // A deep import: the package's default export is a CommonJS plugin function TypeScript cannot type under nodenext.
 import { fullFormats, type FormatName } from 'ajv-formats/dist/formats.js';
 import { isQuantity } from '../values/quantity.ts';
-import { dns1123LabelMaxLength, dns1123SubdomainMaxLength, isDns1123Label, isDns1123Subdomain } from '../values/dns-names.ts';
+import {
+  dns1123LabelMaxLength,
+  dns1123SubdomainMaxLength,
+  isDns1123Label,
+  isDns1123Subdomain,
+} from '../values/dns-names.ts';
 
 // The string formats Kubernetes itself checks (a subset of kube-openapi's strfmt registry that is cheap to do
 // well) plus crdgate's own. A format missing here is ignored, as the API server ignores formats it does not know.
@@ -56,7 +61,10 @@ const kubernetesFormats: Readonly<Record<string, KubernetesFormat>> = {
   int32: { description: 'an integer that fits in 32 bits', definition: () => integerFormat(2 ** 31) },
   // ajv-formats accepts any integer as int64; a double cannot tell 2^63 - 1 from 2^63, so that is the bound.
   int64: { description: 'an integer that fits in 64 bits', definition: () => integerFormat(2 ** 63) },
-  'date-time': { description: 'an RFC 3339 date-time such as 2024-05-01T12:00:00Z', definition: fromAjvFormats('date-time') },
+  'date-time': {
+    description: 'an RFC 3339 date-time such as 2024-05-01T12:00:00Z',
+    definition: fromAjvFormats('date-time'),
+  },
   date: { description: 'an RFC 3339 full-date such as 2024-05-01', definition: fromAjvFormats('date') },
   byte: { description: 'base64-encoded data', definition: fromAjvFormats('byte') },
   hostname: { description: 'a hostname', definition: fromAjvFormats('hostname') },
@@ -66,7 +74,10 @@ const kubernetesFormats: Readonly<Record<string, KubernetesFormat>> = {
 
 /** Integers in [-limit, limit), the range of a two's complement integer. */
 function integerFormat(limit: number): Format {
-  return { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -limit && value <= limit - 1 };
+  return {
+    type: 'number',
+    validate: (value: number) => Number.isInteger(value) && value >= -limit && value <= limit - 1,
+  };
 }
 
 /**

@@ -8,7 +8,20 @@ import type { JSONSchemaProps } from './json-schema-props.ts';
 // split into parts (split-schema.ts) is measured against.
 
 /** Fields per object: one of each kind below, then again, so every kind appears at every level. */
-const fieldKinds = ['text', 'choice', 'label', 'port', 'flag', 'intOrString', 'quantity', 'labels', 'list', 'object', 'time', 'nullableText'] as const;
+const fieldKinds = [
+  'text',
+  'choice',
+  'label',
+  'port',
+  'flag',
+  'intOrString',
+  'quantity',
+  'labels',
+  'list',
+  'object',
+  'time',
+  'nullableText',
+] as const;
 type FieldKind = (typeof fieldKinds)[number];
 
 const description = (what: string) =>
@@ -35,10 +48,19 @@ function fieldSchema(kind: FieldKind, depth: number, name: string): JSONSchemaPr
       return { ...about, type: 'object', additionalProperties: { type: 'string' } };
     case 'list':
       return depth > 0
-        ? { ...about, type: 'array', items: objectSchema(depth - 1, `${name} item`), 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], maxItems: 64 }
+        ? {
+            ...about,
+            type: 'array',
+            items: objectSchema(depth - 1, `${name} item`),
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            maxItems: 64,
+          }
         : { ...about, type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' };
     case 'object':
-      return depth > 0 ? objectSchema(depth - 1, name) : { ...about, type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+      return depth > 0
+        ? objectSchema(depth - 1, name)
+        : { ...about, type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
     case 'time':
       return { ...about, type: 'string', format: 'date-time' };
     case 'nullableText':
@@ -47,7 +69,9 @@ function fieldSchema(kind: FieldKind, depth: number, name: string): JSONSchemaPr
 }
 
 function objectSchema(depth: number, name: string, width = fieldKinds.length): JSONSchemaProps {
-  const properties: Record<string, JSONSchemaProps> = { name: { description: description(`${name}'s name`), type: 'string', minLength: 1 } };
+  const properties: Record<string, JSONSchemaProps> = {
+    name: { description: description(`${name}'s name`), type: 'string', minLength: 1 },
+  };
   for (let index = 0; index < width; index++) {
     const kind = fieldKinds[index % fieldKinds.length]!;
     properties[`${kind}${index}`] = fieldSchema(kind, depth, `${name}.${kind}${index}`);
@@ -61,7 +85,8 @@ const sectionDepth = 4;
 /** A resource's schema: spec of `sections` objects nested `sectionDepth` deep, and a status. */
 export function largeStructuralSchema(sections = 4): JSONSchemaProps {
   const spec: Record<string, JSONSchemaProps> = {};
-  for (let index = 0; index < sections; index++) spec[`section${index}`] = objectSchema(sectionDepth, `section${index}`);
+  for (let index = 0; index < sections; index++)
+    spec[`section${index}`] = objectSchema(sectionDepth, `section${index}`);
   return {
     type: 'object',
     properties: {
@@ -77,10 +102,15 @@ export function largeStructuralSchema(sections = 4): JSONSchemaProps {
  */
 export function fullValue(schema: JSONSchemaProps, variant = 0): unknown {
   if (schema.enum) return schema.enum[variant % schema.enum.length];
-  if (schema['x-kubernetes-int-or-string']) return schema.pattern ? `${variant + 1}Gi` : variant % 2 === 0 ? 8080 : '25%';
+  if (schema['x-kubernetes-int-or-string'])
+    return schema.pattern ? `${variant + 1}Gi` : variant % 2 === 0 ? 8080 : '25%';
   switch (schema.type) {
     case 'string':
-      return schema.format === 'date-time' ? '2026-11-27T09:00:00Z' : schema.pattern ? `name-${variant}` : `text ${variant}`;
+      return schema.format === 'date-time'
+        ? '2026-11-27T09:00:00Z'
+        : schema.pattern
+          ? `name-${variant}`
+          : `text ${variant}`;
     case 'integer':
       return 1 + (variant % 100);
     case 'boolean':
@@ -88,8 +118,14 @@ export function fullValue(schema: JSONSchemaProps, variant = 0): unknown {
     case 'array':
       return schema.items?.type === 'object' ? [fullValue(schema.items, variant)] : [`a${variant}`, `b${variant}`];
     case 'object': {
-      if (schema.properties === undefined) return schema.additionalProperties ? { team: `t${variant}`, tier: 'web' } : { any: variant };
-      return Object.fromEntries(Object.entries(schema.properties).map(([name, child]) => [name, name === 'name' ? `item-${variant}` : fullValue(child, variant)]));
+      if (schema.properties === undefined)
+        return schema.additionalProperties ? { team: `t${variant}`, tier: 'web' } : { any: variant };
+      return Object.fromEntries(
+        Object.entries(schema.properties).map(([name, child]) => [
+          name,
+          name === 'name' ? `item-${variant}` : fullValue(child, variant),
+        ]),
+      );
     }
     default:
       throw new Error(`no value for a schema of type ${String(schema.type)}`);

@@ -18,7 +18,10 @@ const cluster = (): JSONSchemaProps => ({
     status: {
       type: 'object',
       properties: {
-        conditions: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' } } } },
+        conditions: {
+          type: 'array',
+          items: { type: 'object', properties: { type: { type: 'string' }, status: { type: 'string' } } },
+        },
       },
     },
   },
@@ -52,7 +55,11 @@ describe('diffSchemas', () => {
     expect(diffSchemas(cluster(), live)).toEqual([
       { path: 'spec', change: 'changed', keywords: ['required: ["instances"] → ["instances","storage"]'] },
       { path: 'spec.instances', change: 'changed', keywords: ['maximum: absent → 9'] },
-      { path: 'spec.storage.size', change: 'changed', keywords: ['x-kubernetes-validations: absent → [{"rule":"self != \\"\\""}]'] },
+      {
+        path: 'spec.storage.size',
+        change: 'changed',
+        keywords: ['x-kubernetes-validations: absent → [{"rule":"self != \\"\\""}]'],
+      },
     ]);
   });
 
@@ -82,6 +89,8 @@ describe('diffSchemas', () => {
     const live = cluster();
     live.properties!['spec']!.properties!['app.kubernetes.io/name'] = { type: 'string' };
     expect(diffSchemas(cluster(), live)).toEqual([{ path: 'spec["app.kubernetes.io/name"]', change: 'added' }]);
-    expect(describeSchemaDifference({ path: '', change: 'changed', keywords: ['type: "object" → absent'] })).toBe('(the root) (changed: type: "object" → absent)');
+    expect(describeSchemaDifference({ path: '', change: 'changed', keywords: ['type: "object" → absent'] })).toBe(
+      '(the root) (changed: type: "object" → absent)',
+    );
   });
 });

@@ -49,7 +49,8 @@ function compareNodes(first: JSONSchemaProps, second: JSONSchemaProps, path: str
   } else if (!jsonEqual(mapA, mapB)) {
     keywords.push(`additionalProperties: ${shownSchema(mapA)} → ${shownSchema(mapB)}`);
   }
-  if (isPlainObject(first.items) !== isPlainObject(second.items)) keywords.push(`items: ${shownSchema(first.items)} → ${shownSchema(second.items)}`);
+  if (isPlainObject(first.items) !== isPlainObject(second.items))
+    keywords.push(`items: ${shownSchema(first.items)} → ${shownSchema(second.items)}`);
   if (keywords.length > 0) out.push({ path, change: 'changed', keywords });
 
   const propsA = first.properties ?? {};
@@ -62,8 +63,10 @@ function compareNodes(first: JSONSchemaProps, second: JSONSchemaProps, path: str
     else if (b === undefined) out.push({ path: child, change: 'removed' });
     else compareNodes(a, b, child, out);
   }
-  if (isPlainObject(first.items) && isPlainObject(second.items)) compareNodes(first.items, second.items, `${path}[*]`, out);
-  if (isPlainObject(mapA) && isPlainObject(mapB)) compareNodes(mapA as JSONSchemaProps, mapB as JSONSchemaProps, `${path}[*]`, out);
+  if (isPlainObject(first.items) && isPlainObject(second.items))
+    compareNodes(first.items, second.items, `${path}[*]`, out);
+  if (isPlainObject(mapA) && isPlainObject(mapB))
+    compareNodes(mapA as JSONSchemaProps, mapB as JSONSchemaProps, `${path}[*]`, out);
 }
 
 /** The first object's keys in its order, then the second's it lacks. */
@@ -91,5 +94,7 @@ function shownSchema(value: unknown): string {
 /** `spec.x (added)`, `spec.y (changed: maximum: 10 → 20)`: one difference as a log line or a warning names it. */
 export function describeSchemaDifference(difference: SchemaDifference): string {
   const where = difference.path === '' ? '(the root)' : difference.path;
-  return difference.change === 'changed' ? `${where} (changed: ${difference.keywords?.join('; ')})` : `${where} (${difference.change})`;
+  return difference.change === 'changed'
+    ? `${where} (changed: ${difference.keywords?.join('; ')})`
+    : `${where} (${difference.change})`;
 }

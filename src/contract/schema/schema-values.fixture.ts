@@ -13,7 +13,12 @@ const largeIntegers = [2 ** 53, 2 ** 60, -(2 ** 60)];
 
 const formatValues: Readonly<Record<string, fc.Arbitrary<string>>> = {
   quantity: fc
-    .tuple(fc.constantFrom('', '-', '+'), fc.nat(4096), fc.constantFrom('', '.5', '.25'), fc.constantFrom('', 'm', 'k', 'M', 'G', 'T', 'Ki', 'Mi', 'Gi', 'Ti', 'e3', 'E-2'))
+    .tuple(
+      fc.constantFrom('', '-', '+'),
+      fc.nat(4096),
+      fc.constantFrom('', '.5', '.25'),
+      fc.constantFrom('', 'm', 'k', 'M', 'G', 'T', 'Ki', 'Mi', 'Gi', 'Ti', 'e3', 'E-2'),
+    )
     .map(([sign, whole, fraction, suffix]) => `${sign}${whole}${fraction}${suffix}`),
   'date-time': fc.constantFrom('2024-05-01T10:00:00Z', '2025-12-31T23:59:59+01:00'),
   date: fc.constantFrom('2024-05-01', '1999-12-31'),
@@ -29,7 +34,23 @@ const formatValues: Readonly<Record<string, fc.Arbitrary<string>>> = {
 };
 
 /** Strings that readers tell apart or fail on, tried before arbitrary text: quantities, releases, numbers, nothing. */
-const telling = ['', '1', '1024', '1Gi', '2048Mi', '500m', '1e3', '16.4', '16.10', '3', 'a', 'b', 'v16', 'latest', '25%'];
+const telling = [
+  '',
+  '1',
+  '1024',
+  '1Gi',
+  '2048Mi',
+  '500m',
+  '1e3',
+  '16.4',
+  '16.10',
+  '3',
+  'a',
+  'b',
+  'v16',
+  'latest',
+  '25%',
+];
 
 export interface SchemaValueOptions {
   /** Levels of objects and lists below which only what is required is generated. */
@@ -44,7 +65,9 @@ export function schemaValues(schema: JSONSchemaProps, options: SchemaValueOption
 
 function valuesOf(schema: JSONSchemaProps, depth: number, asKey: boolean): fc.Arbitrary<unknown> {
   const values = nonNullValues(schema, depth, asKey);
-  return schema.nullable ? fc.oneof({ weight: 5, arbitrary: values }, { weight: 1, arbitrary: fc.constant(null) }) : values;
+  return schema.nullable
+    ? fc.oneof({ weight: 5, arbitrary: values }, { weight: 1, arbitrary: fc.constant(null) })
+    : values;
 }
 
 function nonNullValues(schema: JSONSchemaProps, depth: number, asKey: boolean): fc.Arbitrary<unknown> {
@@ -56,7 +79,10 @@ function nonNullValues(schema: JSONSchemaProps, depth: number, asKey: boolean): 
     case 'integer':
       return integers(schema, asKey);
     case 'number':
-      return fc.oneof(integers(schema, asKey), fc.double({ noNaN: true, noDefaultInfinity: true, min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6 }));
+      return fc.oneof(
+        integers(schema, asKey),
+        fc.double({ noNaN: true, noDefaultInfinity: true, min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6 }),
+      );
     case 'boolean':
       return fc.boolean();
     case 'array':
@@ -79,16 +105,23 @@ function strings(schema: JSONSchemaProps, asKey: boolean): fc.Arbitrary<string> 
       pattern = undefined; // a pattern JavaScript cannot read: the candidates below, filtered by validation
     }
   }
-  const fits = (text: string) => text.length >= (schema.minLength ?? 0) && text.length <= (schema.maxLength ?? Infinity);
-  const chosen = asKey ? fc.constantFrom('a', 'b', 'c', '1') : fc.oneof(fc.constantFrom(...telling), fc.string({ maxLength: 12 }));
+  const fits = (text: string) =>
+    text.length >= (schema.minLength ?? 0) && text.length <= (schema.maxLength ?? Infinity);
+  const chosen = asKey
+    ? fc.constantFrom('a', 'b', 'c', '1')
+    : fc.oneof(fc.constantFrom(...telling), fc.string({ maxLength: 12 }));
   const candidates = format ?? (asKey || pattern === undefined ? chosen : fc.oneof(pattern, chosen));
   return candidates.filter(fits);
 }
 
 function integers(schema: JSONSchemaProps, asKey: boolean): fc.Arbitrary<number> {
   const int32 = schema.format === 'int32';
-  const min = Math.ceil((schema.minimum ?? (int32 ? -(2 ** 31) : -Number.MAX_SAFE_INTEGER)) + (schema.exclusiveMinimum ? 1 : 0));
-  const max = Math.floor((schema.maximum ?? (int32 ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER)) - (schema.exclusiveMaximum ? 1 : 0));
+  const min = Math.ceil(
+    (schema.minimum ?? (int32 ? -(2 ** 31) : -Number.MAX_SAFE_INTEGER)) + (schema.exclusiveMinimum ? 1 : 0),
+  );
+  const max = Math.floor(
+    (schema.maximum ?? (int32 ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER)) - (schema.exclusiveMaximum ? 1 : 0),
+  );
   const within = (value: number) => value >= min && value <= max;
   if (asKey) return fc.integer({ min: Math.max(min, 0), max: Math.min(max, Math.max(min, 0) + 3) });
   const large = int32 || schema.minimum !== undefined || schema.maximum !== undefined ? [] : largeIntegers;
@@ -96,7 +129,10 @@ function integers(schema: JSONSchemaProps, asKey: boolean): fc.Arbitrary<number>
   return fc.oneof(
     { weight: 4, arbitrary: small.length > 0 ? fc.constantFrom(...small) : fc.integer({ min, max }) },
     { weight: 4, arbitrary: fc.integer({ min, max }) },
-    { weight: large.length > 0 ? 1 : 0, arbitrary: large.length > 0 ? fc.constantFrom(...large) : fc.integer({ min, max }) },
+    {
+      weight: large.length > 0 ? 1 : 0,
+      arbitrary: large.length > 0 ? fc.constantFrom(...large) : fc.integer({ min, max }),
+    },
   );
 }
 
@@ -104,24 +140,42 @@ function lists(schema: JSONSchemaProps, depth: number): fc.Arbitrary<unknown[]> 
   const items = schema.items;
   if (items === undefined) return fc.constant([]);
   const mapKeys = schema['x-kubernetes-list-type'] === 'map' ? (schema['x-kubernetes-list-map-keys'] ?? []) : [];
-  const size = { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, depth > 0 ? 4 : (schema.minItems ?? 0)) };
+  const size = {
+    minLength: schema.minItems ?? 0,
+    maxLength: Math.min(schema.maxItems ?? 4, depth > 0 ? 4 : (schema.minItems ?? 0)),
+  };
   const item = mapKeys.length > 0 ? objects(items, depth - 1, mapKeys) : valuesOf(items, depth - 1, false);
   if (mapKeys.length > 0) {
-    return fc.uniqueArray(item, { ...size, selector: (value) => JSON.stringify(mapKeys.map((key) => (value as Record<string, unknown>)[key] ?? null)) });
+    return fc.uniqueArray(item, {
+      ...size,
+      selector: (value) => JSON.stringify(mapKeys.map((key) => (value as Record<string, unknown>)[key] ?? null)),
+    });
   }
-  if (schema['x-kubernetes-list-type'] === 'set') return fc.uniqueArray(item, { ...size, selector: (value) => JSON.stringify(value) });
+  if (schema['x-kubernetes-list-type'] === 'set')
+    return fc.uniqueArray(item, { ...size, selector: (value) => JSON.stringify(value) });
   return fc.array(item, size);
 }
 
-function objects(schema: JSONSchemaProps, depth: number, keys: readonly string[] = []): fc.Arbitrary<Record<string, unknown>> {
+function objects(
+  schema: JSONSchemaProps,
+  depth: number,
+  keys: readonly string[] = [],
+): fc.Arbitrary<Record<string, unknown>> {
   const embedded = schema['x-kubernetes-embedded-resource'] ? { apiVersion: 'v1', kind: 'ConfigMap' } : {};
   const properties = schema.properties ?? {};
   // A field the API server defaults is never absent from what it stores, nor is a key of a map list.
-  const always = new Set([...(schema.required ?? []), ...keys, ...Object.keys(properties).filter((name) => properties[name]!.default !== undefined)]);
+  const always = new Set([
+    ...(schema.required ?? []),
+    ...keys,
+    ...Object.keys(properties).filter((name) => properties[name]!.default !== undefined),
+  ]);
   const shown = Object.keys(properties).filter((name) => always.has(name) || depth > 0);
-  const record = fc.record(Object.fromEntries(shown.map((name) => [name, valuesOf(properties[name]!, depth - 1, keys.includes(name))])), {
-    requiredKeys: shown.filter((name) => always.has(name)),
-  });
+  const record = fc.record(
+    Object.fromEntries(shown.map((name) => [name, valuesOf(properties[name]!, depth - 1, keys.includes(name))])),
+    {
+      requiredKeys: shown.filter((name) => always.has(name)),
+    },
+  );
   const additional = schema.additionalProperties;
   const extra =
     typeof additional === 'object' && depth > 0

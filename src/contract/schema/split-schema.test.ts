@@ -27,16 +27,27 @@ type Path = (string | number)[];
 function placesIn(value: unknown, path: Path = []): Path[] {
   const places = [path];
   if (Array.isArray(value)) value.forEach((item, index) => places.push(...placesIn(item, [...path, index])));
-  else if (value !== null && typeof value === 'object') for (const [key, child] of Object.entries(value)) places.push(...placesIn(child, [...path, key]));
+  else if (value !== null && typeof value === 'object')
+    for (const [key, child] of Object.entries(value)) places.push(...placesIn(child, [...path, key]));
   return places;
 }
 
 type Breakage = { kind: 'replace'; with: unknown } | { kind: 'delete' } | { kind: 'add'; key: string; with: unknown };
 
 const breakage: fc.Arbitrary<Breakage> = fc.oneof(
-  fc.record({ kind: fc.constant('replace' as const), with: fc.oneof(fc.constantFrom(null, '', 'x', 0, -1, 1.5, true, [], {}, ['x'], { name: 7 }), fc.jsonValue({ maxDepth: 2 })) }),
+  fc.record({
+    kind: fc.constant('replace' as const),
+    with: fc.oneof(
+      fc.constantFrom(null, '', 'x', 0, -1, 1.5, true, [], {}, ['x'], { name: 7 }),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
+  }),
   fc.record({ kind: fc.constant('delete' as const) }),
-  fc.record({ kind: fc.constant('add' as const), key: fc.constantFrom('colour', 'name', '__proto__', 'constructor', 'a.b'), with: fc.jsonValue({ maxDepth: 1 }) }),
+  fc.record({
+    kind: fc.constant('add' as const),
+    key: fc.constantFrom('colour', 'name', '__proto__', 'constructor', 'a.b'),
+    with: fc.jsonValue({ maxDepth: 1 }),
+  }),
 );
 
 /** The value with one breakage at the place `pick` points to (modulo their count); a copy, the value is not changed. */
@@ -56,15 +67,21 @@ function broken(value: unknown, pick: number, change: Breakage): unknown {
     const target = parent[last];
     // A copy of a list's first item: a duplicate where the list is a set or a map.
     if (Array.isArray(target)) target.push(target.length > 0 ? structuredClone(target[0]) : change.with);
-    else if (target !== null && typeof target === 'object') Object.defineProperty(target, change.key, { value: change.with, enumerable: true, writable: true, configurable: true });
+    else if (target !== null && typeof target === 'object')
+      Object.defineProperty(target, change.key, {
+        value: change.with,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return copy;
 }
 
 const brokenValues = (valid: fc.Arbitrary<unknown>) =>
-  fc.tuple(valid, fc.array(fc.tuple(fc.noBias(fc.nat({ max: 1_000_000 })), breakage), { minLength: 1, maxLength: 4 })).map(([value, changes]) =>
-    changes.reduce((current, [pick, change]) => broken(current, pick, change), value),
-  );
+  fc
+    .tuple(valid, fc.array(fc.tuple(fc.noBias(fc.nat({ max: 1_000_000 })), breakage), { minLength: 1, maxLength: 4 }))
+    .map(([value, changes]) => changes.reduce((current, [pick, change]) => broken(current, pick, change), value));
 
 interface Tally {
   cases: number;
@@ -86,12 +103,18 @@ function expectSameErrors(split: ObjectValidator, unsplit: ObjectValidator, valu
   return tally;
 }
 
-const geoDatabaseSchemas: [string, JSONSchemaProps][] = geoDatabaseContract().versions.map((version) => [version.name, version.schema]);
+const geoDatabaseSchemas: [string, JSONSchemaProps][] = geoDatabaseContract().versions.map((version) => [
+  version.name,
+  version.schema,
+]);
 
 describe('a schema split into parts reports what the whole schema reports', () => {
   it('cuts the schemas under test into parts', () => {
     // Without this, the comparisons below could be comparing a schema with itself.
-    for (const [, schema] of geoDatabaseSchemas) expect(Object.keys(splitSchema(toAjvSchema(schema, { resourceRoot: true }), 3)['definitions'] ?? {}).length).toBeGreaterThan(3);
+    for (const [, schema] of geoDatabaseSchemas)
+      expect(
+        Object.keys(splitSchema(toAjvSchema(schema, { resourceRoot: true }), 3)['definitions'] ?? {}).length,
+      ).toBeGreaterThan(3);
     const large = toAjvSchema(largeStructuralSchema(), { resourceRoot: true });
     expect(countSchemaNodes(large)).toBeGreaterThan(2_000);
     expect(Object.keys(splitSchema(large, 25)['definitions'] ?? {}).length).toBeGreaterThan(50);
@@ -101,7 +124,9 @@ describe('a schema split into parts reports what the whole schema reports', () =
     const values = fc.sample(brokenValues(schemaValues(schema)), { numRuns: runs, seed: 17 });
     const tally = expectSameErrors(inTinyParts.compile(schema), whole.compile(schema), values);
     expect(tally.withErrors).toBeGreaterThan(runs / 2);
-    expect([...tally.kinds]).toEqual(expect.arrayContaining(['FieldValueTypeInvalid', 'FieldValueUnknown', 'FieldValueRequired']));
+    expect([...tally.kinds]).toEqual(
+      expect.arrayContaining(['FieldValueTypeInvalid', 'FieldValueUnknown', 'FieldValueRequired']),
+    );
   });
 
   it('a schema of 2,500 nodes, split as the server splits it', () => {
@@ -111,14 +136,24 @@ describe('a schema split into parts reports what the whole schema reports', () =
     const tally = expectSameErrors(asServed.compile(schema), whole.compile(schema), values);
     expect(tally.withErrors).toBeGreaterThan(runs / 2);
     expect([...tally.kinds]).toEqual(
-      expect.arrayContaining(['FieldValueTypeInvalid', 'FieldValueUnknown', 'FieldValueRequired', 'FieldValueNotSupported', 'FieldValueInvalid', 'FieldValueDuplicate']),
+      expect.arrayContaining([
+        'FieldValueTypeInvalid',
+        'FieldValueUnknown',
+        'FieldValueRequired',
+        'FieldValueNotSupported',
+        'FieldValueInvalid',
+        'FieldValueDuplicate',
+      ]),
     );
   });
 
   it('an object too large for every error, reported by its first', () => {
     const schema = largeStructuralSchema();
     const value = fullValue(schema) as { spec: { section0: Record<string, unknown> } };
-    value.spec.section0['object9'] = { name: 'x', object9: Array.from({ length: fullReportValueLimit }, (_, index) => index) };
+    value.spec.section0['object9'] = {
+      name: 'x',
+      object9: Array.from({ length: fullReportValueLimit }, (_, index) => index),
+    };
     value.spec.section0['port3'] = 'not a port';
     const errors = asServed.compile(schema)(value);
     expect(errors.map((error) => error.type)).toEqual(['FieldValueTypeInvalid', 'FieldValueTooMany']);

@@ -73,7 +73,8 @@ export function countSchemaNodes(node: unknown, skip: readonly string[] = []): n
   let count = 1;
   for (const [keyword, value] of Object.entries(node)) {
     if (skip.includes(keyword) || keyword === 'enum') continue;
-    if (keyword === 'properties' && isSchemaObject(value)) count += Object.values(value).reduce<number>((sum, child) => sum + countSchemaNodes(child), 0);
+    if (keyword === 'properties' && isSchemaObject(value))
+      count += Object.values(value).reduce<number>((sum, child) => sum + countSchemaNodes(child), 0);
     else count += countSchemaNodes(value);
   }
   return count;

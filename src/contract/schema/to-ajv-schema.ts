@@ -41,7 +41,8 @@ function structuralNode(schema: JSONSchemaProps, place: NodePlace): SchemaObject
   const embedded = schema['x-kubernetes-embedded-resource'] === true;
   const objectLike = isObjectLike(schema);
   const properties: Record<string, SchemaObject> = {};
-  for (const [name, child] of Object.entries(schema.properties ?? {})) properties[name] = structuralNode(child, nestedPlace);
+  for (const [name, child] of Object.entries(schema.properties ?? {}))
+    properties[name] = structuralNode(child, nestedPlace);
   if (objectLike && (place.implicitObjectMeta || embedded)) {
     properties.apiVersion ??= { type: 'string' };
     properties.kind ??= { type: 'string' };
@@ -57,9 +58,11 @@ function structuralNode(schema: JSONSchemaProps, place: NodePlace): SchemaObject
   if (schema.items) node.items = structuralNode(schema.items, nestedPlace);
 
   const { additionalProperties } = schema;
-  if (typeof additionalProperties === 'object') node.additionalProperties = structuralNode(additionalProperties, nestedPlace);
+  if (typeof additionalProperties === 'object')
+    node.additionalProperties = structuralNode(additionalProperties, nestedPlace);
   else if (additionalProperties !== undefined) node.additionalProperties = additionalProperties;
-  else if (objectLike && !place.unpruned && schema['x-kubernetes-preserve-unknown-fields'] !== true) node.additionalProperties = false;
+  else if (objectLike && !place.unpruned && schema['x-kubernetes-preserve-unknown-fields'] !== true)
+    node.additionalProperties = false;
 
   const uniqueness = listUniqueness(schema);
   if (uniqueness) node[listUniquenessKeyword] = uniqueness;
@@ -77,11 +80,14 @@ function valueValidationNode(schema: JSONSchemaProps): SchemaObject {
   const node = valueValidations(schema);
   if (schema.type) setType(node, schema, [schema.type]);
   if (schema.properties) {
-    node.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, child]) => [name, valueValidationNode(child)]));
+    node.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, child]) => [name, valueValidationNode(child)]),
+    );
   }
   if (schema.required) node.required = [...schema.required];
   if (schema.items) node.items = valueValidationNode(schema.items);
-  if (typeof schema.additionalProperties === 'object') node.additionalProperties = valueValidationNode(schema.additionalProperties);
+  if (typeof schema.additionalProperties === 'object')
+    node.additionalProperties = valueValidationNode(schema.additionalProperties);
   addJunctors(schema, node, schema.type === undefined);
   return node;
 }
@@ -133,7 +139,8 @@ function valueValidations(schema: JSONSchemaProps): SchemaObject {
  */
 function setType(node: SchemaObject, schema: JSONSchemaProps, declared: string[]): void {
   const format = schema.format ?? '';
-  const lenient = format !== '' && !isCrdgateOwnFormat(format) && !declared.includes('integer') && !declared.includes('number');
+  const lenient =
+    format !== '' && !isCrdgateOwnFormat(format) && !declared.includes('integer') && !declared.includes('number');
   const types = lenient ? [...new Set([...declared, 'string', 'array'])] : declared;
   node.type = types.length === 1 ? types[0] : types;
   if (types.length !== declared.length) node.declaredType = declared;
@@ -146,7 +153,10 @@ function structuralTypes(schema: JSONSchemaProps): string[] | undefined {
 }
 
 function isObjectLike(schema: JSONSchemaProps): boolean {
-  return schema.type === 'object' || (schema.type === undefined && !schema['x-kubernetes-int-or-string'] && schema.properties !== undefined);
+  return (
+    schema.type === 'object' ||
+    (schema.type === undefined && !schema['x-kubernetes-int-or-string'] && schema.properties !== undefined)
+  );
 }
 
 function listUniqueness(schema: JSONSchemaProps): ListUniqueness | undefined {

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeText, describeValue, maxDescribedLength } from './describe-value.ts';
 
- 
 const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 describe('describeValue', () => {

@@ -77,7 +77,7 @@ function writeJson(value: unknown, writer: BoundedWriter): void {
 
 // JSON.stringify escapes U+0000..U+001F; DEL, the C1 controls and the Unicode line separators slip through it.
 const unescapedControlCharacters = /[\u007f-\u009f\u2028\u2029]/g;
- 
+
 const allControlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 function escapeControlCharacters(text: string): string {

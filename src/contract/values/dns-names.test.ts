@@ -16,17 +16,39 @@ describe('isDns1035Label', () => {
     expect(isDns1035Label(text)).toBe(true);
   });
 
-  it.each(['', '1', '1a', '0-a', 'V1', 'v1-', '-v1', 'v1.0', 'v1_beta', 'a'.repeat(64), 'a\n'])('rejects %j', (text) => {
-    expect(isDns1035Label(text)).toBe(false);
-  });
+  it.each(['', '1', '1a', '0-a', 'V1', 'v1-', '-v1', 'v1.0', 'v1_beta', 'a'.repeat(64), 'a\n'])(
+    'rejects %j',
+    (text) => {
+      expect(isDns1035Label(text)).toBe(false);
+    },
+  );
 });
 
 describe('isDns1123Subdomain', () => {
-  it.each(['a', 'geo.example.com', 'a-1.b-2', '1.2', `${'a'.repeat(63)}.${'b'.repeat(63)}`, 'a'.repeat(253), `${'a'.repeat(63)}.`.repeat(3) + 'a'.repeat(61)])('accepts %j', (text) => {
+  it.each([
+    'a',
+    'geo.example.com',
+    'a-1.b-2',
+    '1.2',
+    `${'a'.repeat(63)}.${'b'.repeat(63)}`,
+    'a'.repeat(253),
+    `${'a'.repeat(63)}.`.repeat(3) + 'a'.repeat(61),
+  ])('accepts %j', (text) => {
     expect(isDns1123Subdomain(text)).toBe(true);
   });
 
-  it.each(['', '.a', 'a.', 'a..b', 'A.b', 'a.-b', 'a-.b', 'a'.repeat(254), `${'a'.repeat(63)}.`.repeat(4) + 'a', 'a\n'])('rejects %j', (text) => {
+  it.each([
+    '',
+    '.a',
+    'a.',
+    'a..b',
+    'A.b',
+    'a.-b',
+    'a-.b',
+    'a'.repeat(254),
+    `${'a'.repeat(63)}.`.repeat(4) + 'a',
+    'a\n',
+  ])('rejects %j', (text) => {
     expect(isDns1123Subdomain(text)).toBe(false);
   });
 });

@@ -13,9 +13,12 @@ export const dns1123SubdomainMaxLength = 253;
 
 /** How each rule reads in a message, after "must be". */
 export const dnsNameRules = {
-  dns1123Label: "a DNS-1123 label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit",
-  dns1035Label: "a DNS-1035 label: at most 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit",
-  dns1123Subdomain: "a DNS-1123 subdomain: at most 253 characters of dot-separated lowercase letters, digits and '-', each part starting and ending with a letter or digit",
+  dns1123Label:
+    "a DNS-1123 label: at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit",
+  dns1035Label:
+    "a DNS-1035 label: at most 63 lowercase letters, digits and '-', starting with a letter and ending with a letter or digit",
+  dns1123Subdomain:
+    "a DNS-1123 subdomain: at most 253 characters of dot-separated lowercase letters, digits and '-', each part starting and ending with a letter or digit",
 } as const;
 
 /** Lowercase alphanumerics and '-', starting and ending with an alphanumeric, at most 63 characters. */
@@ -46,7 +49,8 @@ export function isQualifiedName(text: string): boolean {
   return name.length <= qualifiedNameMaxLength && qualifiedNamePattern.test(name);
 }
 
-export const qualifiedNameRule = "a qualified name: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
+export const qualifiedNameRule =
+  "a qualified name: an optional DNS-1123 subdomain and '/', then at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
 
 /** A label's value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit; or empty. */
 export function isLabelValue(text: string): boolean {

@@ -4,7 +4,11 @@ import { fieldPathSteps, parseFieldPath, pointerSegments, renderFieldPath, value
 describe('field paths', () => {
   it('parses dots, indexes and bracketed keys', () => {
     expect(parseFieldPath('spec.caches[1].name')).toEqual(['spec', 'caches', 1, 'name']);
-    expect(parseFieldPath('metadata.labels[app.kubernetes.io/name]')).toEqual(['metadata', 'labels', 'app.kubernetes.io/name']);
+    expect(parseFieldPath('metadata.labels[app.kubernetes.io/name]')).toEqual([
+      'metadata',
+      'labels',
+      'app.kubernetes.io/name',
+    ]);
   });
 
   it('reads values, and undefined for missing steps or inherited properties', () => {

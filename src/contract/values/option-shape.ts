@@ -38,11 +38,23 @@ export type ShapeFields = Readonly<Record<string, OptionShape>>;
 
 export const text = (what = 'a string'): OptionShape => ({ type: 'string', what });
 export const flag: OptionShape = { type: 'boolean', what: 'true or false' };
-export const number = (what = 'a finite number', greaterThan?: number): OptionShape => ({ type: 'number', what, ...(greaterThan === undefined ? {} : { greaterThan }) });
-export const integer = (what = 'an integer', min?: number): OptionShape => ({ type: 'integer', what, ...(min === undefined ? {} : { min }) });
+export const number = (what = 'a finite number', greaterThan?: number): OptionShape => ({
+  type: 'number',
+  what,
+  ...(greaterThan === undefined ? {} : { greaterThan }),
+});
+export const integer = (what = 'an integer', min?: number): OptionShape => ({
+  type: 'integer',
+  what,
+  ...(min === undefined ? {} : { min }),
+});
 export const anObject = (what: string): OptionShape => ({ type: 'object', what });
 export const anything: OptionShape = { type: 'anything', what: 'anything' };
-export const aFunction = (what: string, properties?: ShapeFields): OptionShape => ({ type: 'function', what, ...(properties ? { properties } : {}) });
+export const aFunction = (what: string, properties?: ShapeFields): OptionShape => ({
+  type: 'function',
+  what,
+  ...(properties ? { properties } : {}),
+});
 export const listOf = (items: OptionShape, what: string): OptionShape => ({ type: 'list', items, what });
 export const recordOf = (values: OptionShape, what: string): OptionShape => ({ type: 'record', values, what });
 export const withFields = (what: string, fields: ShapeFields, others?: OptionShape | 'none'): OptionShape => ({
@@ -51,7 +63,12 @@ export const withFields = (what: string, fields: ShapeFields, others?: OptionSha
   what,
   ...(others === undefined ? {} : { others }),
 });
-export const cases = (by: string, what: string, byName: Readonly<Record<string, ShapeFields>>): OptionShape => ({ type: 'cases', by, cases: byName, what });
+export const cases = (by: string, what: string, byName: Readonly<Record<string, ShapeFields>>): OptionShape => ({
+  type: 'cases',
+  by,
+  cases: byName,
+  what,
+});
 export const either = (what: string, ...shapes: OptionShape[]): OptionShape => ({ type: 'either', shapes, what });
 export const maybe = (shape: OptionShape): OptionShape => ({ type: 'maybe', shape });
 export const recursive = (shape: () => OptionShape): OptionShape => ({ type: 'recursive', shape });
@@ -59,7 +76,11 @@ export const recursive = (shape: () => OptionShape): OptionShape => ({ type: 're
 /** One of these values, named as they are written in TypeScript: `'Namespaced' or 'Cluster'`. */
 export function oneOf(values: readonly (string | boolean | null)[]): Extract<OptionShape, { type: 'oneOf' }> {
   const written = values.map((value) => (typeof value === 'string' ? `'${value}'` : String(value)));
-  return { type: 'oneOf', values, what: written.length > 1 ? `${written.slice(0, -1).join(', ')} or ${written.at(-1)}` : written.join('') };
+  return {
+    type: 'oneOf',
+    values,
+    what: written.length > 1 ? `${written.slice(0, -1).join(', ')} or ${written.at(-1)}` : written.join(''),
+  };
 }
 
 /** What JSON can hold, so what can be rendered into a Kubernetes object: no function, undefined, NaN or Infinity. */
@@ -98,7 +119,9 @@ class ShapeWalker {
     if (shape.type === 'maybe') return value === undefined ? undefined : this.walk(value, shape.shape, path);
     if (shape.type === 'either') {
       const matching = shape.shapes.find((candidate) => hasType(value, candidate));
-      return matching === undefined ? this.problem(path, `must be ${shape.what}, got ${describeOption(value)}`) : this.walk(value, matching, path);
+      return matching === undefined
+        ? this.problem(path, `must be ${shape.what}, got ${describeOption(value)}`)
+        : this.walk(value, matching, path);
     }
     if (!hasType(value, shape)) return this.problem(path, `must be ${shape.what}, got ${describeOption(value)}`);
     if (typeof value !== 'object' && typeof value !== 'function') return;
@@ -122,7 +145,11 @@ class ShapeWalker {
       case 'cases': {
         const name = container[shape.by];
         const fields = typeof name === 'string' && Object.hasOwn(shape.cases, name) ? shape.cases[name] : undefined;
-        if (fields === undefined) this.problem([...path, shape.by], `must be ${oneOf(Object.keys(shape.cases)).what}, got ${describeOption(name)}`);
+        if (fields === undefined)
+          this.problem(
+            [...path, shape.by],
+            `must be ${oneOf(Object.keys(shape.cases)).what}, got ${describeOption(name)}`,
+          );
         else this.walkFields(container, fields, path);
         break;
       }
@@ -137,7 +164,12 @@ class ShapeWalker {
     }
   }
 
-  private walkOthers(container: Record<string, unknown>, fields: ShapeFields, others: OptionShape | 'none', path: PathSegment[]): void {
+  private walkOthers(
+    container: Record<string, unknown>,
+    fields: ShapeFields,
+    others: OptionShape | 'none',
+    path: PathSegment[],
+  ): void {
     for (const key of Object.keys(container).filter((name) => !Object.hasOwn(fields, name))) {
       if (others !== 'none') this.walk(container[key], others, [...path, key]);
       else this.problem([...path, key], `is not a field it can have (${Object.keys(fields).join(', ') || 'none'})`);
@@ -169,13 +201,19 @@ function hasOwnType(value: unknown, shape: CheckedShape): boolean {
     case 'anything':
       return true;
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) && (shape.greaterThan === undefined || value > shape.greaterThan);
+      return (
+        typeof value === 'number' &&
+        Number.isFinite(value) &&
+        (shape.greaterThan === undefined || value > shape.greaterThan)
+      );
     case 'string':
     case 'boolean':
     case 'function':
       return typeof value === shape.type;
     case 'integer':
-      return typeof value === 'number' && Number.isSafeInteger(value) && (shape.min === undefined || value >= shape.min);
+      return (
+        typeof value === 'number' && Number.isSafeInteger(value) && (shape.min === undefined || value >= shape.min)
+      );
     case 'oneOf':
       return (shape.values as readonly unknown[]).includes(value);
     case 'list':

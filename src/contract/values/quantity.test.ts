@@ -132,7 +132,10 @@ describe('compareQuantities', () => {
     expect(compareQuantities(parsed(b), parsed(a))).toBe(expected === 0 ? 0 : -expected);
   });
 
-  const decimal = fc.record({ units: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), scale: fc.integer({ min: 0, max: 12 }) });
+  const decimal = fc.record({
+    units: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }),
+    scale: fc.integer({ min: 0, max: 12 }),
+  });
 
   /** Writes units / 10^scale as a plain decimal, the way a person would. */
   function decimalText({ units, scale }: { units: bigint; scale: number }): string {

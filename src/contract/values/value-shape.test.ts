@@ -15,7 +15,12 @@ describe('countValues', () => {
   });
 
   it('stops once the count passes the limit', () => {
-    expect(countValues(Array.from({ length: 1_000_000 }, () => 0), 10)).toBe(11);
+    expect(
+      countValues(
+        Array.from({ length: 1_000_000 }, () => 0),
+        10,
+      ),
+    ).toBe(11);
   });
 });
 
@@ -35,7 +40,14 @@ describe('pathDeeperThan', () => {
 describe('nestedDeeperThan', () => {
   it('agrees with pathDeeperThan on every shape, at every depth limit', () => {
     const json = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'large', withCrossShrink: true }, fc.constant(null), fc.integer(), fc.string(), tie('array'), tie('object')),
+      value: fc.oneof(
+        { depthSize: 'large', withCrossShrink: true },
+        fc.constant(null),
+        fc.integer(),
+        fc.string(),
+        tie('array'),
+        tie('object'),
+      ),
       array: fc.array(tie('value'), { maxLength: 4 }),
       object: fc.dictionary(fc.string({ maxLength: 3 }), tie('value'), { maxKeys: 4 }),
     })).value;

@@ -6,8 +6,8 @@ import { annotations, group } from './types.ts';
 // declares, with any field absent, values from many spellings (and some no validation would let through), and a
 // few wrong types, because conversion runs before validation on writes.
 
-const record = <T>(model: { [K in keyof T]: fc.Arbitrary<T[K]> }) => fc.record(model, { requiredKeys: [], noNullPrototype: true });
-
+const record = <T>(model: { [K in keyof T]: fc.Arbitrary<T[K]> }) =>
+  fc.record(model, { requiredKeys: [], noNullPrototype: true });
 
 const anyText = fc.oneof(
   { weight: 8, arbitrary: fc.string({ maxLength: 12 }) },
@@ -32,18 +32,50 @@ export const quantity: fc.Arbitrary<unknown> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom(
-      '50Gi', '51200Mi', '1.5Gi', '1073741824', '1e9', '500M', '1Gi', '64Mi', '2Gi', '1536Mi', '1024Gi', '0', '0Gi',
-      '8Ei', '1e100', '100m', '-1Gi', '0.5Mi', '+2Gi', '2.0Gi', '.5Gi', 'abc', '', 'Gi', '9007199254740991Gi',
+      '50Gi',
+      '51200Mi',
+      '1.5Gi',
+      '1073741824',
+      '1e9',
+      '500M',
+      '1Gi',
+      '64Mi',
+      '2Gi',
+      '1536Mi',
+      '1024Gi',
+      '0',
+      '0Gi',
+      '8Ei',
+      '1e100',
+      '100m',
+      '-1Gi',
+      '0.5Mi',
+      '+2Gi',
+      '2.0Gi',
+      '.5Gi',
+      'abc',
+      '',
+      'Gi',
+      '9007199254740991Gi',
     ),
   },
-  { weight: 4, arbitrary: fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 22n }), quantitySuffix).map(([n, suffix]) => `${n}${suffix}`) },
-  { weight: 2, arbitrary: fc.tuple(fc.nat(99_999), fc.nat(999), quantitySuffix).map(([i, f, suffix]) => `${i}.${f}${suffix}`) },
+  {
+    weight: 4,
+    arbitrary: fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 22n }), quantitySuffix).map(([n, suffix]) => `${n}${suffix}`),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.nat(99_999), fc.nat(999), quantitySuffix).map(([i, f, suffix]) => `${i}.${f}${suffix}`),
+  },
   { weight: 1, arbitrary: fc.tuple(fc.nat(9_999), fc.integer({ min: -12, max: 24 })).map(([m, e]) => `${m}e${e}`) },
   { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.constant(null), anyText) },
 );
 
 const version = fc.oneof(fc.constantFrom('16.4', '13.0', '17.2', '3.4.2', '3.5.0', '7.2', '7.4'), anyText);
-const replicas = fc.oneof({ weight: 5, arbitrary: fc.integer({ min: 0, max: 15 }) }, { weight: 1, arbitrary: fc.integer() });
+const replicas = fc.oneof(
+  { weight: 5, arbitrary: fc.integer({ min: 0, max: 15 }) },
+  { weight: 1, arbitrary: fc.integer() },
+);
 const cacheName = fc.oneof(
   { weight: 4, arbitrary: fc.constant('default') },
   { weight: 4, arbitrary: fc.constantFrom('tiles', 'sessions', 'a') },
@@ -104,7 +136,10 @@ const v1alpha1Spec = record({
 });
 
 const labelKey = fc
-  .oneof(fc.constantFrom('app', 'geo.example.com/postgres-major', 'kubectl.kubernetes.io/last-applied-configuration'), anyText)
+  .oneof(
+    fc.constantFrom('app', 'geo.example.com/postgres-major', 'kubectl.kubernetes.io/last-applied-configuration'),
+    anyText,
+  )
   .filter((key) => key !== '__proto__' && key !== annotations.conversionData);
 const labelMap = fc.dictionary(labelKey, anyText, { minKeys: 1, maxKeys: 5, noNullPrototype: true });
 
@@ -127,17 +162,33 @@ const metadataOf = (annotationMap: fc.Arbitrary<Record<string, string> | undefin
       ),
       annotationMap,
     )
-    .map(([metadata, annotationsOfObject]) => (annotationsOfObject ? { ...metadata, annotations: annotationsOfObject } : metadata));
+    .map(([metadata, annotationsOfObject]) =>
+      annotationsOfObject ? { ...metadata, annotations: annotationsOfObject } : metadata,
+    );
 
 const status = fc.oneof(
   {
     weight: 6,
     arbitrary: record({
-      phase: fc.constantFrom('Pending', 'Provisioning', 'Ready', 'Scaling', 'Resizing', 'Upgrading', 'Degraded', 'Failed'),
+      phase: fc.constantFrom(
+        'Pending',
+        'Provisioning',
+        'Ready',
+        'Scaling',
+        'Resizing',
+        'Upgrading',
+        'Degraded',
+        'Failed',
+      ),
       observedGeneration: fc.nat(),
       readyReplicas: fc.nat(15),
       conditions: fc.array(
-        record({ type: fc.constant('Ready'), status: fc.constantFrom('True', 'False'), reason: anyText, message: anyText }),
+        record({
+          type: fc.constant('Ready'),
+          status: fc.constantFrom('True', 'False'),
+          reason: anyText,
+          message: anyText,
+        }),
         { maxLength: 2 },
       ),
     }),
@@ -146,7 +197,11 @@ const status = fc.oneof(
 );
 
 /** A whole object: spec and status each present, empty, or absent; metadata as the API server has it. */
-function objectOf(apiVersion: string, spec: fc.Arbitrary<unknown>, annotationMap: fc.Arbitrary<Record<string, string> | undefined>) {
+function objectOf(
+  apiVersion: string,
+  spec: fc.Arbitrary<unknown>,
+  annotationMap: fc.Arbitrary<Record<string, string> | undefined>,
+) {
   return fc
     .record(
       {

@@ -42,41 +42,57 @@ const carriesStash = (object: KubeObject) => object.metadata?.annotations?.[anno
 describe('GeoDatabase conversion round trips', () => {
   // Each property goes from -> (hub) -> to -> (hub) -> from through the hub, so spoke pairs take the longest
   // path there is: spoke -> hub -> other spoke -> hub -> spoke.
-  it.each(pairs)('%s -> %s -> back is exact', (from, to) => {
-    fc.assert(
-      fc.property(generators[from]!, (object) => {
-        const original = structuredClone(object);
-        deepFreeze(object);
-        const there = tester.convert(object, `${group}/${to}`);
-        expect(there.apiVersion).toBe(`${group}/${to}`);
-        const back = tester.convert(there, `${group}/${from}`);
-        if (from === contract.hub || !carriesStash(original)) {
-          // A hub object loses nothing anywhere; a spoke object without a stash gains none on the way back.
-          expectSame(back, original);
-        } else {
-          // A stash a spoke object brought along is replaced by one that fits it.
-          expectSame(withoutStash(back), withoutStash(original));
-        }
-      }),
-      { numRuns: 10_000 },
-    );
-  }, 60_000);
+  it.each(pairs)(
+    '%s -> %s -> back is exact',
+    (from, to) => {
+      fc.assert(
+        fc.property(generators[from]!, (object) => {
+          const original = structuredClone(object);
+          deepFreeze(object);
+          const there = tester.convert(object, `${group}/${to}`);
+          expect(there.apiVersion).toBe(`${group}/${to}`);
+          const back = tester.convert(there, `${group}/${from}`);
+          if (from === contract.hub || !carriesStash(original)) {
+            // A hub object loses nothing anywhere; a spoke object without a stash gains none on the way back.
+            expectSame(back, original);
+          } else {
+            // A stash a spoke object brought along is replaced by one that fits it.
+            expectSame(withoutStash(back), withoutStash(original));
+          }
+        }),
+        { numRuns: 10_000 },
+      );
+    },
+    60_000,
+  );
 
   // The generators' stale stashes are mostly shapes no conversion writes; these are real ones, of another object.
-  it.each(['v1beta1', 'v1alpha1'] as const)('a %s object carrying the stash of another object still round-trips', (version) => {
-    fc.assert(
-      fc.property(spokeObjects[version], hubObject, (spoke, other) => {
-        const stash = tester.convert(other, `${group}/${version}`).metadata?.annotations?.[annotations.conversionData];
-        const carrying = stash === undefined ? spoke : withAnnotation(spoke, stash);
-        deepFreeze(carrying);
-        const back = tester.convert(tester.convert(carrying, `${group}/v1`), `${group}/${version}`);
-        expectSame(withoutStash(back), withoutStash(carrying));
-      }),
-      { numRuns: 5_000 },
-    );
-  }, 60_000);
+  it.each(['v1beta1', 'v1alpha1'] as const)(
+    'a %s object carrying the stash of another object still round-trips',
+    (version) => {
+      fc.assert(
+        fc.property(spokeObjects[version], hubObject, (spoke, other) => {
+          const stash = tester.convert(other, `${group}/${version}`).metadata?.annotations?.[
+            annotations.conversionData
+          ];
+          const carrying = stash === undefined ? spoke : withAnnotation(spoke, stash);
+          deepFreeze(carrying);
+          const back = tester.convert(tester.convert(carrying, `${group}/v1`), `${group}/${version}`);
+          expectSame(withoutStash(back), withoutStash(carrying));
+        }),
+        { numRuns: 5_000 },
+      );
+    },
+    60_000,
+  );
 });
 
 function withAnnotation(object: KubeObject, text: string): KubeObject {
-  return { ...object, metadata: { ...object.metadata, annotations: { ...object.metadata?.annotations, [annotations.conversionData]: text } } };
+  return {
+    ...object,
+    metadata: {
+      ...object.metadata,
+      annotations: { ...object.metadata?.annotations, [annotations.conversionData]: text },
+    },
+  };
 }

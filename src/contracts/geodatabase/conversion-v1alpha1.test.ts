@@ -10,8 +10,10 @@ const stashKey = 'geo.example.com/conversion-data';
 const object = geoDatabaseIn;
 const context = conversionContext(geoDatabaseContract(), 'v1alpha1');
 
-const down = (spec: unknown, annotations?: Record<string, string>) => v1alpha1Conversion.fromHub(object('v1', spec, annotations), context);
-const up = (spec: unknown, annotations?: Record<string, string>) => v1alpha1Conversion.toHub(object('v1alpha1', spec, annotations), context);
+const down = (spec: unknown, annotations?: Record<string, string>) =>
+  v1alpha1Conversion.fromHub(object('v1', spec, annotations), context);
+const up = (spec: unknown, annotations?: Record<string, string>) =>
+  v1alpha1Conversion.toHub(object('v1alpha1', spec, annotations), context);
 
 const hubSpec = {
   postgres: { version: '16.4', postgis: '3.4.2' },
@@ -23,14 +25,27 @@ const hubSpec = {
 describe('v1alpha1 conversion down', () => {
   it('flattens the spec and stashes only what v1alpha1 cannot show, as compact JSON', () => {
     const spoke = down(hubSpec);
-    expect(spoke.spec).toStrictEqual({ postgresVersion: '16.4', postgisVersion: '3.4.2', replicas: 2, storageGB: 50, cacheMB: 2048 });
+    expect(spoke.spec).toStrictEqual({
+      postgresVersion: '16.4',
+      postgisVersion: '3.4.2',
+      replicas: 2,
+      storageGB: 50,
+      cacheMB: 2048,
+    });
     const text = spoke.metadata?.annotations?.[stashKey];
-    expect(JSON.parse(text!)).toEqual({ spec: { storage: { storageClassName: 'ssd' } }, defaultCache: { version: '7.2', replicas: 1 } });
+    expect(JSON.parse(text!)).toEqual({
+      spec: { storage: { storageClassName: 'ssd' } },
+      defaultCache: { version: '7.2', replicas: 1 },
+    });
     expect(text).toBe(JSON.stringify(JSON.parse(text!)));
   });
 
   it('writes no annotation when v1alpha1 can show everything', () => {
-    const spoke = down({ postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '50Gi' }, caches: [{ name: 'default', memory: '1Gi' }] });
+    const spoke = down({
+      postgres: { version: '16.4', postgis: '3.4.2' },
+      storage: { size: '50Gi' },
+      caches: [{ name: 'default', memory: '1Gi' }],
+    });
     expect(spoke.metadata).toEqual({ name: 'db', namespace: 'maps' });
   });
 
@@ -101,7 +116,10 @@ describe('v1alpha1 conversion down', () => {
 
   it('keeps a stash annotation the hub object itself carried', () => {
     const spoke = down({ storage: { size: '1Gi', storageClassName: 'ssd' } }, { [stashKey]: 'written by hand' });
-    expect(stashOf(spoke)).toEqual({ spec: { storage: { storageClassName: 'ssd' } }, replacedAnnotation: 'written by hand' });
+    expect(stashOf(spoke)).toEqual({
+      spec: { storage: { storageClassName: 'ssd' } },
+      replacedAnnotation: 'written by hand',
+    });
     expect(v1alpha1Conversion.toHub(spoke, context).metadata?.annotations).toEqual({ [stashKey]: 'written by hand' });
   });
 
@@ -112,7 +130,11 @@ describe('v1alpha1 conversion down', () => {
 
   it('fails with STASH_TOO_LARGE, naming the object, when the stash cannot fit next to the annotations', () => {
     const nearlyFull = { 'notes.example.com/history': 'x'.repeat(256 * 1024 - 100) };
-    const hub = object('v1', { storage: { size: '50Gi', storageClassName: 'a-storage-class-with-a-long-name' } }, nearlyFull);
+    const hub = object(
+      'v1',
+      { storage: { size: '50Gi', storageClassName: 'a-storage-class-with-a-long-name' } },
+      nearlyFull,
+    );
     let error: unknown;
     try {
       contractTester(geoDatabaseContract()).convert(hub, 'geo.example.com/v1alpha1');
@@ -121,7 +143,9 @@ describe('v1alpha1 conversion down', () => {
     }
     expect(error).toBeInstanceOf(ConversionError);
     expect((error as ConversionError).code).toBe('STASH_TOO_LARGE');
-    expect((error as ConversionError).message).toMatch(/^cannot convert GeoDatabase maps\/db to geo\.example\.com\/v1alpha1: /);
+    expect((error as ConversionError).message).toMatch(
+      /^cannot convert GeoDatabase maps\/db to geo\.example\.com\/v1alpha1: /,
+    );
   });
 });
 
@@ -154,7 +178,10 @@ describe('v1alpha1 conversion up', () => {
     it('restores everything while the spoke still shows it', () => {
       expect(restored).toEqual({
         storage: { size: '51200Mi', storageClassName: 'ssd' },
-        caches: [{ name: 'default', version: '7.4', replicas: 2, memory: '1.5Gi' }, { name: 'tiles', memory: '1Gi' }],
+        caches: [
+          { name: 'default', version: '7.4', replicas: 2, memory: '1.5Gi' },
+          { name: 'tiles', memory: '1Gi' },
+        ],
       });
     });
 
@@ -166,12 +193,17 @@ describe('v1alpha1 conversion up', () => {
 
     it('takes a resized cacheMB and keeps the cache’s version and replicas', () => {
       expect(up({ storageGB: 50, cacheMB: 4096 }, { [stashKey]: stash }).spec).toMatchObject({
-        caches: [{ name: 'default', version: '7.4', replicas: 2, memory: '4Gi' }, { name: 'tiles', memory: '1Gi' }],
+        caches: [
+          { name: 'default', version: '7.4', replicas: 2, memory: '4Gi' },
+          { name: 'tiles', memory: '1Gi' },
+        ],
       });
     });
 
     it('takes cacheMB 0 as removing the default cache and keeps the others', () => {
-      expect(up({ storageGB: 50, cacheMB: 0 }, { [stashKey]: stash }).spec).toMatchObject({ caches: [{ name: 'tiles', memory: '1Gi' }] });
+      expect(up({ storageGB: 50, cacheMB: 0 }, { [stashKey]: stash }).spec).toMatchObject({
+        caches: [{ name: 'tiles', memory: '1Gi' }],
+      });
     });
 
     it('takes a removed cacheMB as no caches at all', () => {
@@ -180,8 +212,14 @@ describe('v1alpha1 conversion up', () => {
   });
 
   it('ignores as a whole a stash that contradicts the spoke (here: a default cache where cacheMB says none)', () => {
-    const stash = JSON.stringify({ spec: { storage: { storageClassName: 'ssd' } }, otherCaches: [{ name: 'default', memory: '1Gi' }] });
-    expect(up({ storageGB: 1, cacheMB: 0 }, { [stashKey]: stash }).spec).toEqual({ storage: { size: '1Gi' }, caches: [] });
+    const stash = JSON.stringify({
+      spec: { storage: { storageClassName: 'ssd' } },
+      otherCaches: [{ name: 'default', memory: '1Gi' }],
+    });
+    expect(up({ storageGB: 1, cacheMB: 0 }, { [stashKey]: stash }).spec).toEqual({
+      storage: { size: '1Gi' },
+      caches: [],
+    });
   });
 
   it('ignores an annotation that is not a stash, and removes it', () => {

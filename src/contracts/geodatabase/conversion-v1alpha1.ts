@@ -1,5 +1,20 @@
-import { isPlainObject, overlay, presentFields, specMappingConversion, splitFields, type LostData, type SpecMapping, type SpokeConversion } from '../../index.ts';
-import { formatWholeUnits, gibibyte, mebibyte, spelledAsWholeUnits, wholeUnitsRoundedUp } from './conversion-whole-units.ts';
+import {
+  isPlainObject,
+  overlay,
+  presentFields,
+  specMappingConversion,
+  splitFields,
+  type LostData,
+  type SpecMapping,
+  type SpokeConversion,
+} from '../../index.ts';
+import {
+  formatWholeUnits,
+  gibibyte,
+  mebibyte,
+  spelledAsWholeUnits,
+  wholeUnitsRoundedUp,
+} from './conversion-whole-units.ts';
 
 /**
  * v1alpha1 is flat: `postgresVersion`, `postgisVersion`, `replicas` (v1's `readReplicas`), `storageGB` (whole GiB)
@@ -61,7 +76,8 @@ function specToV1alpha1(hubSpec: Record<string, unknown>): { spec: Record<string
     const { size, ...others } = storage;
     const storageGB = wholeUnitsRoundedUp(size, gibibyte);
     if (storageGB !== undefined) spec.storageGB = storageGB;
-    const lostStorage = spelledAsWholeUnits(size, storageGB, gibibyte) || size === undefined ? others : { ...others, size };
+    const lostStorage =
+      spelledAsWholeUnits(size, storageGB, gibibyte) || size === undefined ? others : { ...others, size };
     if (Object.keys(lostStorage).length > 0 || storageGB === undefined) lostSpec.storage = lostStorage;
   } else if (storage !== undefined) {
     lostSpec.storage = storage;

@@ -1,4 +1,13 @@
-import { isPlainObject, overlay, presentFields, specMappingConversion, splitFields, type LostData, type SpecMapping, type SpokeConversion } from '../../index.ts';
+import {
+  isPlainObject,
+  overlay,
+  presentFields,
+  specMappingConversion,
+  splitFields,
+  type LostData,
+  type SpecMapping,
+  type SpokeConversion,
+} from '../../index.ts';
 
 /**
  * v1beta1 differs from v1 in two ways: `replicas` is v1's `readReplicas`, and caches have no version or replicas.
@@ -64,7 +73,9 @@ function cachesToV1beta1(caches: unknown[]): { caches: unknown[]; lost: Record<s
   if (!split.some(({ lost }) => lost)) return { caches, lost: [] };
   const repeated = repeatedNames(caches);
   const lost = split.flatMap(({ cache, lost }) =>
-    isPlainObject(cache) && (lost || repeated.has(nameKey(cache))) ? [{ ...presentFields({ name: cache.name }), ...lost }] : [],
+    isPlainObject(cache) && (lost || repeated.has(nameKey(cache)))
+      ? [{ ...presentFields({ name: cache.name }), ...lost }]
+      : [],
   );
   return { caches: split.map(({ shown }) => shown), lost };
 }

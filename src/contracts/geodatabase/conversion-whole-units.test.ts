@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatWholeUnits, gibibyte, mebibyte, spelledAsWholeUnits, wholeUnitsRoundedUp } from './conversion-whole-units.ts';
+import {
+  formatWholeUnits,
+  gibibyte,
+  mebibyte,
+  spelledAsWholeUnits,
+  wholeUnitsRoundedUp,
+} from './conversion-whole-units.ts';
 
 describe('wholeUnitsRoundedUp', () => {
   it.each([

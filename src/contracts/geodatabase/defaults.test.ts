@@ -3,7 +3,8 @@ import type { Defaulter } from '../../index.ts';
 import { geoDatabaseDefaults } from './defaults.ts';
 
 /** The list applied in order, each to what the one before returned, as the webhook applies a contract's defaults. */
-const defaultGeoDatabase: Defaulter = (object) => geoDatabaseDefaults.reduce((defaulted, defaulter) => defaulter(defaulted), object);
+const defaultGeoDatabase: Defaulter = (object) =>
+  geoDatabaseDefaults.reduce((defaulted, defaulter) => defaulter(defaulted), object);
 
 const minimal = () => ({
   apiVersion: 'geo.example.com/v1',
@@ -12,7 +13,10 @@ const minimal = () => ({
   spec: {
     postgres: { version: '15.7', postgis: '3.4.2' },
     storage: { size: '20Gi' },
-    caches: [{ name: 'tiles', memory: '1Gi' }, { name: 'geo', memory: '2Gi', version: '7.4', replicas: 3 }],
+    caches: [
+      { name: 'tiles', memory: '1Gi' },
+      { name: 'geo', memory: '2Gi', version: '7.4', replicas: 3 },
+    ],
   },
 });
 
@@ -69,8 +73,16 @@ describe('defaultGeoDatabase', () => {
   });
 
   it('leaves ill-typed parts alone instead of throwing', () => {
-    const junk = { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { labels: 'x' }, spec: { caches: 'many', postgres: 7 } };
+    const junk = {
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoDatabase',
+      metadata: { labels: 'x' },
+      spec: { caches: 'many', postgres: 7 },
+    };
     expect(() => defaultGeoDatabase(junk as never)).not.toThrow();
-    expect(defaultGeoDatabase({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase' })).toEqual({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase' });
+    expect(defaultGeoDatabase({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase' })).toEqual({
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoDatabase',
+    });
   });
 });

@@ -15,5 +15,9 @@ export const geoDatabaseDefaults: readonly Defaulter[] = [
   staticDefault('spec.caches', []),
   staticDefault('spec.caches[*].version', defaultRedisVersion),
   staticDefault('spec.caches[*].replicas', 1),
-  derivedDefault(`metadata.labels[${labels.postgresMajor}]`, { from: 'spec.postgres.version', compute: 'release-major', keepInStep: true }),
+  derivedDefault(`metadata.labels[${labels.postgresMajor}]`, {
+    from: 'spec.postgres.version',
+    compute: 'release-major',
+    keepInStep: true,
+  }),
 ];

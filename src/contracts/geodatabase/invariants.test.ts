@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../index.ts';
-import { cachesWithinLimits, geoDatabaseInvariants, postgisSupportsPostgres, postgresMajorSupported, storageLargeEnough } from './invariants.ts';
+import {
+  cachesWithinLimits,
+  geoDatabaseInvariants,
+  postgisSupportsPostgres,
+  postgresMajorSupported,
+  storageLargeEnough,
+} from './invariants.ts';
 
-const db = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', spec });
+const db = (spec: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'geo.example.com/v1',
+  kind: 'GeoDatabase',
+  spec,
+});
 const summary = (errors: Array<{ field: string; type: string }>) => errors.map((e) => `${e.field} ${e.type}`);
 
 describe('GeoDatabase invariants', () => {
@@ -48,14 +58,38 @@ describe('GeoDatabase invariants', () => {
       'spec.caches[3].memory FieldValueInvalid',
       'spec.caches FieldValueInvalid',
     ]);
-    expect(cachesWithinLimits(db({ caches: [{ name: 'a', memory: '32Gi' }, { name: 'b', memory: '32Gi' }] }))).toEqual([]);
-    expect(summary(cachesWithinLimits(db({ caches: [{ name: 'a', memory: '32Gi' }, { name: 'b', memory: '32769Mi' }] })))).toEqual([
-      'spec.caches FieldValueInvalid',
-    ]);
+    expect(
+      cachesWithinLimits(
+        db({
+          caches: [
+            { name: 'a', memory: '32Gi' },
+            { name: 'b', memory: '32Gi' },
+          ],
+        }),
+      ),
+    ).toEqual([]);
+    expect(
+      summary(
+        cachesWithinLimits(
+          db({
+            caches: [
+              { name: 'a', memory: '32Gi' },
+              { name: 'b', memory: '32769Mi' },
+            ],
+          }),
+        ),
+      ),
+    ).toEqual(['spec.caches FieldValueInvalid']);
   });
 
   it('tolerates schema-invalid input: no throw, nothing invented', () => {
-    for (const spec of [undefined, null, 'x', { postgres: 'x', storage: [], caches: {} }, { caches: [null, 3, { memory: 5 }] }]) {
+    for (const spec of [
+      undefined,
+      null,
+      'x',
+      { postgres: 'x', storage: [], caches: {} },
+      { caches: [null, 3, { memory: 5 }] },
+    ]) {
       for (const invariant of geoDatabaseInvariants) {
         expect(invariant({ apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', spec })).toEqual([]);
       }

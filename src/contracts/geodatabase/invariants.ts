@@ -1,4 +1,15 @@
-import { addQuantities, compareQuantities, fieldError, isPlainObject, parseQuantity, parseVersion, type FieldError, type Invariant, type KubeObject, type Quantity } from '../../index.ts';
+import {
+  addQuantities,
+  compareQuantities,
+  fieldError,
+  isPlainObject,
+  parseQuantity,
+  parseVersion,
+  type FieldError,
+  type Invariant,
+  type KubeObject,
+  type Quantity,
+} from '../../index.ts';
 import type { SpecV1 } from './types.ts';
 import { postgisSupport, supportedPostgresMajors } from './versions.ts';
 
@@ -18,7 +29,13 @@ export const postgresMajorSupported: Invariant = (object) => {
   const { min, max } = supportedPostgresMajors;
   return major >= min && major <= max
     ? []
-    : [fieldError('spec.postgres.version', 'FieldValueNotSupported', `PostgreSQL major ${major} is not supported (supported: ${min} to ${max})`)];
+    : [
+        fieldError(
+          'spec.postgres.version',
+          'FieldValueNotSupported',
+          `PostgreSQL major ${major} is not supported (supported: ${min} to ${max})`,
+        ),
+      ];
 };
 
 export const postgisSupportsPostgres: Invariant = (object) => {
@@ -29,7 +46,13 @@ export const postgisSupportsPostgres: Invariant = (object) => {
   const support = postgisSupport[line];
   if (!support) {
     const known = Object.keys(postgisSupport).join(', ');
-    return [fieldError('spec.postgres.postgis', 'FieldValueNotSupported', `PostGIS ${line} is not supported (supported: ${known})`)];
+    return [
+      fieldError(
+        'spec.postgres.postgis',
+        'FieldValueNotSupported',
+        `PostGIS ${line} is not supported (supported: ${known})`,
+      ),
+    ];
   }
   const major = parseVersion(postgres?.version)?.[0];
   if (major === undefined || (major >= support.min && major <= support.max)) return [];
@@ -59,7 +82,10 @@ export const cachesWithinLimits: Invariant = (object) => {
     if (!isPlainObject(cache)) return;
     if (typeof cache.name === 'string') {
       // Same path and type as the schema's list-map check reports, so the two collapse into one error.
-      if (seen.has(cache.name)) errors.push(fieldError(`spec.caches[${index}]`, 'FieldValueDuplicate', `cache name "${cache.name}" is used twice`));
+      if (seen.has(cache.name))
+        errors.push(
+          fieldError(`spec.caches[${index}]`, 'FieldValueDuplicate', `cache name "${cache.name}" is used twice`),
+        );
       seen.add(cache.name);
     }
     const memory = quantityAt(cache.memory);
@@ -70,7 +96,7 @@ export const cachesWithinLimits: Invariant = (object) => {
     total = total ? addQuantities(total, memory) : memory;
   });
   if (total && compareQuantities(total, maxTotalCacheMemory) > 0) {
-    errors.push(fieldError('spec.caches', 'FieldValueInvalid', 'the caches\' memory adds up to more than 64Gi'));
+    errors.push(fieldError('spec.caches', 'FieldValueInvalid', "the caches' memory adds up to more than 64Gi"));
   }
   return errors;
 };

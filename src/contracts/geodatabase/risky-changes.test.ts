@@ -10,7 +10,9 @@ const cache = (name: string) => ({ name, memory: '1Gi' });
 
 describe('riskyChangeWarnings', () => {
   it('warns about fewer read replicas', () => {
-    expect(warnings({ readReplicas: 3 }, { readReplicas: 1 })).toEqual(['spec.readReplicas: reducing read replicas from 3 to 1']);
+    expect(warnings({ readReplicas: 3 }, { readReplicas: 1 })).toEqual([
+      'spec.readReplicas: reducing read replicas from 3 to 1',
+    ]);
     expect(warnings({ readReplicas: 3 }, {})).toEqual(['spec.readReplicas: reducing read replicas from 3 to 0']);
   });
 
@@ -21,7 +23,12 @@ describe('riskyChangeWarnings', () => {
   });
 
   it('says nothing about growing, adding, reordering or resizing', () => {
-    expect(warnings({ readReplicas: 1, caches: [cache('a')] }, { readReplicas: 2, caches: [cache('b'), { name: 'a', memory: '2Gi' }] })).toEqual([]);
+    expect(
+      warnings(
+        { readReplicas: 1, caches: [cache('a')] },
+        { readReplicas: 2, caches: [cache('b'), { name: 'a', memory: '2Gi' }] },
+      ),
+    ).toEqual([]);
     expect(warnings({}, { readReplicas: 0, caches: [] })).toEqual([]);
   });
 
@@ -42,7 +49,10 @@ describe('riskyChangeWarnings', () => {
     const hostileName = fc.string({ unit: 'binary', maxLength: 500 });
     fc.assert(
       fc.property(fc.array(hostileName, { maxLength: 10 }), fc.jsonValue(), (names, junk) => {
-        for (const warning of [...warnings({ caches: names.map(cache), readReplicas: 2 ** 40 }, { readReplicas: -1 }), ...warnings(junk, junk)]) {
+        for (const warning of [
+          ...warnings({ caches: names.map(cache), readReplicas: 2 ** 40 }, { readReplicas: -1 }),
+          ...warnings(junk, junk),
+        ]) {
           expect(warning.length).toBeLessThan(120);
           expect(warning).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
         }

@@ -1,4 +1,13 @@
-import { byDirection, compareNumbers, fieldClassifier, keyedListClassifier, readInteger, type Change, type Classifier, type UpdateRule } from '../../index.ts';
+import {
+  byDirection,
+  compareNumbers,
+  fieldClassifier,
+  keyedListClassifier,
+  readInteger,
+  type Change,
+  type Classifier,
+  type UpdateRule,
+} from '../../index.ts';
 
 // Changes the machine allows that still cost something: read capacity goes away, a cache's data is deleted.
 // The classifiers report the harmless direction too; only the kinds with a warning below are risky.
@@ -12,7 +21,14 @@ const classifiers: readonly Classifier<Direction>[] = [
     read: readInteger,
     compare: byDirection({ compare: compareNumbers, increase: 'replicas.more', decrease: 'replicas.fewer' }),
   }),
-  keyedListClassifier({ path: 'caches', key: 'name', absentMeans: [], added: 'cache.added', removed: 'cache.removed', itemClassifiers: [] }),
+  keyedListClassifier({
+    path: 'caches',
+    key: 'name',
+    absentMeans: [],
+    added: 'cache.added',
+    removed: 'cache.removed',
+    itemClassifiers: [],
+  }),
 ];
 
 const warningFor: Partial<Record<Direction, (change: Change<Direction>) => string>> = {

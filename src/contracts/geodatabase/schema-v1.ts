@@ -15,7 +15,13 @@ export const schemaV1: JSONSchemaProps = {
           required: ['version', 'postgis'],
           properties: { version: postgresVersion, postgis: postgisVersion },
         },
-        readReplicas: { type: 'integer', format: 'int32', minimum: 0, maximum: 15, description: 'Read replicas; default 0.' },
+        readReplicas: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          maximum: 15,
+          description: 'Read replicas; default 0.',
+        },
         storage: {
           type: 'object',
           required: ['size'],
@@ -34,7 +40,12 @@ export const schemaV1: JSONSchemaProps = {
             required: ['name', 'memory'],
             properties: {
               name: dnsLabel('Cache name, unique within the database.'),
-              version: { type: 'string', pattern: '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$', maxLength: 16, description: 'Redis MAJOR.MINOR; default "7.2".' },
+              version: {
+                type: 'string',
+                pattern: '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$',
+                maxLength: 16,
+                description: 'Redis MAJOR.MINOR; default "7.2".',
+              },
               memory: quantity('Cache memory, 64Mi to 64Gi.'),
               replicas: { type: 'integer', format: 'int32', minimum: 1, maximum: 5, description: 'Default 1.' },
             },

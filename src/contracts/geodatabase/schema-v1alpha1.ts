@@ -14,7 +14,12 @@ export const schemaV1alpha1: JSONSchemaProps = {
         postgisVersion: postgisVersion,
         replicas: { type: 'integer', format: 'int32', minimum: 0, maximum: 15 },
         storageGB: { type: 'integer', format: 'int32', minimum: 1, description: 'Volume size in GiB.' },
-        cacheMB: { type: 'integer', format: 'int32', minimum: 0, description: 'Memory of the cache named "default" in MiB; 0 means none.' },
+        cacheMB: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          description: 'Memory of the cache named "default" in MiB; 0 means none.',
+        },
       },
     },
     status,

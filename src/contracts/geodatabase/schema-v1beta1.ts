@@ -15,7 +15,13 @@ export const schemaV1beta1: JSONSchemaProps = {
           required: ['version', 'postgis'],
           properties: { version: postgresVersion, postgis: postgisVersion },
         },
-        replicas: { type: 'integer', format: 'int32', minimum: 0, maximum: 15, description: 'Read replicas (readReplicas in v1).' },
+        replicas: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          maximum: 15,
+          description: 'Read replicas (readReplicas in v1).',
+        },
         storage: {
           type: 'object',
           required: ['size'],

@@ -9,7 +9,9 @@ import { geoDatabaseMachine } from './transitions.ts';
 
 const runs = { numRuns: 3000 };
 
-const postgresVersion = fc.tuple(fc.integer({ min: 13, max: 17 }), fc.nat(20)).map(([major, minor]) => `${major}.${minor}`);
+const postgresVersion = fc
+  .tuple(fc.integer({ min: 13, max: 17 }), fc.nat(20))
+  .map(([major, minor]) => `${major}.${minor}`);
 const postgisVersion = fc
   .tuple(fc.constantFrom(3, 3, 3, 4), fc.integer({ min: 2, max: 6 }), fc.nat(12))
   .map((parts) => parts.join('.'));
@@ -32,7 +34,10 @@ const spec = fc.record(
   {
     postgres: fc.record({ version: postgresVersion, postgis: postgisVersion }),
     readReplicas: fc.integer({ min: 0, max: 15 }),
-    storage: fc.record({ size: quantity, storageClassName: fc.constantFrom('ssd', 'hdd', 'standard') }, { requiredKeys: ['size'] }),
+    storage: fc.record(
+      { size: quantity, storageClassName: fc.constantFrom('ssd', 'hdd', 'standard') },
+      { requiredKeys: ['size'] },
+    ),
     caches: fc.uniqueArray(cache, { maxLength: 4, selector: (c) => c.name }),
   },
   { requiredKeys: ['postgres', 'storage'] },
@@ -40,21 +45,23 @@ const spec = fc.record(
 type Spec = typeof spec extends fc.Arbitrary<infer T> ? T : never;
 
 /** A new spec that keeps some parts of the old one and takes the rest from another: a few changes at a time. */
-const specUpdate = fc.tuple(spec, spec, fc.array(fc.boolean(), { minLength: 6, maxLength: 6 })).map(([before, other, keep]) => {
-  const pick = <T>(index: number, mine: T, theirs: T): T => (keep[index] ? mine : theirs);
-  const after: Spec = {
-    postgres: {
-      version: pick(0, before.postgres.version, other.postgres.version),
-      postgis: pick(1, before.postgres.postgis, other.postgres.postgis),
-    },
-    storage: { ...pick(2, before.storage, other.storage) },
-  };
-  const readReplicas = pick(3, before.readReplicas, other.readReplicas);
-  const caches = pick(4, before.caches, other.caches);
-  if (readReplicas !== undefined) after.readReplicas = readReplicas;
-  if (caches !== undefined) after.caches = caches;
-  return [before, keep[5] ? after : other] as const;
-});
+const specUpdate = fc
+  .tuple(spec, spec, fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }))
+  .map(([before, other, keep]) => {
+    const pick = <T>(index: number, mine: T, theirs: T): T => (keep[index] ? mine : theirs);
+    const after: Spec = {
+      postgres: {
+        version: pick(0, before.postgres.version, other.postgres.version),
+        postgis: pick(1, before.postgres.postgis, other.postgres.postgis),
+      },
+      storage: { ...pick(2, before.storage, other.storage) },
+    };
+    const readReplicas = pick(3, before.readReplicas, other.readReplicas);
+    const caches = pick(4, before.caches, other.caches);
+    if (readReplicas !== undefined) after.readReplicas = readReplicas;
+    if (caches !== undefined) after.caches = caches;
+    return [before, keep[5] ? after : other] as const;
+  });
 
 const phase = fc.constantFrom(undefined, ...geoDatabaseMachine.states, 'Rebooting');
 const overrideReason = fc.option(fc.constantFrom('INC-1: approved', '', 'x'.repeat(300)), { nil: undefined });
@@ -71,16 +78,34 @@ function stored(specValue: unknown, phaseValue: string | undefined, deleting: bo
 
 function incoming(specValue: unknown, reason: string | undefined): KubeObject {
   const annotations = reason === undefined ? {} : { annotations: { 'geo.example.com/override-transitions': reason } };
-  return { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'maps', ...annotations }, spec: specValue };
+  return {
+    apiVersion: 'geo.example.com/v1',
+    kind: 'GeoDatabase',
+    metadata: { name: 'maps', ...annotations },
+    spec: specValue,
+  };
 }
 
-const unsupportedKinds = new Set(['storage.shrink', 'storage.class', 'postgres.major', 'postgres.downgrade', 'postgis.major', 'postgis.downgrade', 'cache.major', 'cache.downgrade']);
+const unsupportedKinds = new Set([
+  'storage.shrink',
+  'storage.class',
+  'postgres.major',
+  'postgres.downgrade',
+  'postgis.major',
+  'postgis.downgrade',
+  'cache.major',
+  'cache.downgrade',
+]);
 
 describe('GeoDatabase transitions, generated', () => {
   it('never throws on realistic updates, and its decision is consistent', () => {
     fc.assert(
       fc.property(specUpdate, phase, fc.boolean(), overrideReason, ([before, after], phaseValue, deleting, reason) => {
-        const decision = evaluateTransition(geoDatabaseMachine, stored(before, phaseValue, deleting), incoming(after, reason));
+        const decision = evaluateTransition(
+          geoDatabaseMachine,
+          stored(before, phaseValue, deleting),
+          incoming(after, reason),
+        );
         expect(decision.allowed).toBe(decision.denials.length === 0);
         for (const denial of decision.denials) {
           expect(denial.type).toBe('FieldValueForbidden');
@@ -96,7 +121,10 @@ describe('GeoDatabase transitions, generated', () => {
   });
 
   it('never throws on arbitrary JSON where the spec, status or metadata should be', () => {
-    const junkObject = fc.record({ spec: fc.oneof(fc.jsonValue(), spec), status: fc.jsonValue(), metadata: fc.jsonValue() }, { requiredKeys: [] });
+    const junkObject = fc.record(
+      { spec: fc.oneof(fc.jsonValue(), spec), status: fc.jsonValue(), metadata: fc.jsonValue() },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(junkObject, junkObject, (oldObject, newObject) => {
         const decision = evaluateTransition(geoDatabaseMachine, oldObject as KubeObject, newObject as KubeObject);
@@ -109,7 +137,11 @@ describe('GeoDatabase transitions, generated', () => {
   it('never allows an unsupported change outside Pending, override or not', () => {
     fc.assert(
       fc.property(specUpdate, phase, fc.boolean(), overrideReason, ([before, after], phaseValue, deleting, reason) => {
-        const decision = evaluateTransition(geoDatabaseMachine, stored(before, phaseValue, deleting), incoming(after, reason));
+        const decision = evaluateTransition(
+          geoDatabaseMachine,
+          stored(before, phaseValue, deleting),
+          incoming(after, reason),
+        );
         if (decision.state.recognised && decision.state.state === 'Pending') return;
         const unsupported = decision.changes.filter(({ change }) => unsupportedKinds.has(change.kind));
         for (const { ruling } of unsupported) expect(ruling.outcome).toBe('unsupported');
@@ -122,7 +154,11 @@ describe('GeoDatabase transitions, generated', () => {
   it('generates the cases the properties are about, so they cannot hold vacuously', () => {
     const kinds = new Set<string>();
     for (const [before, after] of fc.sample(specUpdate, { numRuns: 500, seed: 1 })) {
-      const decision = evaluateTransition(geoDatabaseMachine, stored(before, 'Ready', false), incoming(after, undefined));
+      const decision = evaluateTransition(
+        geoDatabaseMachine,
+        stored(before, 'Ready', false),
+        incoming(after, undefined),
+      );
       for (const { change } of decision.changes) kinds.add(change.kind);
     }
     expect([...kinds].sort()).toEqual(Object.keys(geoDatabaseMachine.changeKinds).sort());
@@ -132,7 +168,11 @@ describe('GeoDatabase transitions, generated', () => {
     const anySpec = fc.oneof(spec, fc.jsonValue());
     fc.assert(
       fc.property(anySpec, phase, fc.boolean(), overrideReason, (specValue, phaseValue, deleting, reason) => {
-        const decision = evaluateTransition(geoDatabaseMachine, stored(specValue, phaseValue, deleting), incoming(structuredClone(specValue), reason));
+        const decision = evaluateTransition(
+          geoDatabaseMachine,
+          stored(specValue, phaseValue, deleting),
+          incoming(structuredClone(specValue), reason),
+        );
         expect(decision.changes).toEqual([]);
         expect(decision.allowed).toBe(true);
       }),

@@ -28,13 +28,22 @@ function tiles(spec: { caches: CacheV1[] }): CacheV1 {
 
 /** A stored GeoDatabase in `state`; Pending has no status at all, Deleting is a deletion in progress. */
 function storedIn(state: GeoDatabaseState, spec: SpecV1 = baseSpec): KubeObject {
-  const metadata = { name: 'maps', namespace: 'gis', ...(state === 'Deleting' ? { deletionTimestamp: '2025-06-01T12:00:00Z' } : {}) };
+  const metadata = {
+    name: 'maps',
+    namespace: 'gis',
+    ...(state === 'Deleting' ? { deletionTimestamp: '2025-06-01T12:00:00Z' } : {}),
+  };
   const status = state === 'Pending' ? {} : { status: { phase: state === 'Deleting' ? 'Ready' : state } };
   return { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata, spec, ...status };
 }
 
 function updated(spec: SpecV1, annotations?: Record<string, string>): KubeObject {
-  return { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'maps', namespace: 'gis', ...(annotations ? { annotations } : {}) }, spec };
+  return {
+    apiVersion: 'geo.example.com/v1',
+    kind: 'GeoDatabase',
+    metadata: { name: 'maps', namespace: 'gis', ...(annotations ? { annotations } : {}) },
+    spec,
+  };
 }
 
 const override = { 'geo.example.com/override-transitions': 'INC-1234: vendor-approved maintenance' };
@@ -42,12 +51,18 @@ const override = { 'geo.example.com/override-transitions': 'INC-1234: vendor-app
 /** One concrete update per change kind, with the field the change is reported at. */
 const example: Record<GeoDatabaseChange, { field: string; spec: SpecV1 }> = {
   scale: { field: 'spec.readReplicas', spec: edited((s) => void (s.readReplicas = 3)) },
-  'cache.add': { field: 'spec.caches[1]', spec: edited((s) => void s.caches.push({ name: 'sessions', memory: '1Gi' })) },
+  'cache.add': {
+    field: 'spec.caches[1]',
+    spec: edited((s) => void s.caches.push({ name: 'sessions', memory: '1Gi' })),
+  },
   'cache.remove': { field: 'spec.caches', spec: edited((s) => void (s.caches = [])) },
   'cache.resize': { field: 'spec.caches[0].memory', spec: edited((s) => void (tiles(s).memory = '4Gi')) },
   'storage.grow': { field: 'spec.storage.size', spec: edited((s) => void (s.storage!.size = '50Gi')) },
   'storage.shrink': { field: 'spec.storage.size', spec: edited((s) => void (s.storage!.size = '10Gi')) },
-  'storage.class': { field: 'spec.storage.storageClassName', spec: edited((s) => void (s.storage!.storageClassName = 'hdd')) },
+  'storage.class': {
+    field: 'spec.storage.storageClassName',
+    spec: edited((s) => void (s.storage!.storageClassName = 'hdd')),
+  },
   'postgres.minor': { field: 'spec.postgres.version', spec: edited((s) => void (s.postgres!.version = '16.6')) },
   'postgres.major': { field: 'spec.postgres.version', spec: edited((s) => void (s.postgres!.version = '17.2')) },
   'postgres.downgrade': { field: 'spec.postgres.version', spec: edited((s) => void (s.postgres!.version = '16.2')) },
@@ -66,30 +81,57 @@ const no = 'no';
 const U = 'unsupported';
 type Cell = GeoDatabaseState | typeof stay | typeof no | typeof U;
 
-const columns: GeoDatabaseState[] = ['Pending', 'Provisioning', 'Ready', 'Scaling', 'Resizing', 'Upgrading', 'Degraded', 'Failed', 'Deleting'];
+const columns: GeoDatabaseState[] = [
+  'Pending',
+  'Provisioning',
+  'Ready',
+  'Scaling',
+  'Resizing',
+  'Upgrading',
+  'Degraded',
+  'Failed',
+  'Deleting',
+];
 
 const expected: Record<GeoDatabaseChange, { cells: Cell[]; allowedIn?: GeoDatabaseState[] }> = {
   //                        Pending  Provisioning  Ready        Scaling  Resizing  Upgrading  Degraded    Failed  Deleting
-  scale:                { cells: [stay, stay,       'Scaling',   stay,    stay,     no,        'Scaling',  no,     no], allowedIn: ['Provisioning', 'Ready', 'Scaling', 'Resizing', 'Degraded'] },
-  'cache.add':          { cells: [stay, stay,       'Scaling',   stay,    no,       no,        no,         no,     no], allowedIn: ['Provisioning', 'Ready', 'Scaling'] },
-  'cache.remove':       { cells: [stay, stay,       'Scaling',   stay,    no,       no,        no,         no,     no], allowedIn: ['Provisioning', 'Ready', 'Scaling'] },
-  'cache.resize':       { cells: [stay, stay,       'Scaling',   stay,    no,       no,        no,         no,     no], allowedIn: ['Provisioning', 'Ready', 'Scaling'] },
-  'storage.grow':       { cells: [stay, no,         'Resizing',  no,      no,       no,        'Resizing', no,     no], allowedIn: ['Ready', 'Degraded'] },
-  'storage.shrink':     { cells: [stay, U,          U,           U,       U,        U,         U,          U,      U] },
-  'storage.class':      { cells: [stay, U,          U,           U,       U,        U,         U,          U,      U] },
-  'postgres.minor':     { cells: [stay, no,         'Upgrading', no,      no,       no,        no,         no,     no], allowedIn: ['Ready'] },
-  'postgres.major':     { cells: [stay, U,          U,           U,       U,        U,         U,          U,      U] },
-  'postgres.downgrade': { cells: [stay, U,          U,           U,       U,        U,         U,          U,      U] },
-  'postgis.upgrade':    { cells: [stay, no,         'Upgrading', no,      no,       no,        no,         no,     no], allowedIn: ['Ready'] },
-  'postgis.major':      { cells: [stay, U,          U,           U,       U,        U,         U,          U,      U] },
-  'postgis.downgrade':  { cells: [stay, U,          U,           U,       U,        U,         U,          U,      U] },
-  'cache.upgrade':      { cells: [stay, no,         'Upgrading', no,      no,       no,        no,         no,     no], allowedIn: ['Ready'] },
-  'cache.major':        { cells: [stay, U,          U,           U,       U,        U,         U,          U,      U] },
-  'cache.downgrade':    { cells: [stay, U,          U,           U,       U,        U,         U,          U,      U] },
+  scale: {
+    cells: [stay, stay, 'Scaling', stay, stay, no, 'Scaling', no, no],
+    allowedIn: ['Provisioning', 'Ready', 'Scaling', 'Resizing', 'Degraded'],
+  },
+  'cache.add': {
+    cells: [stay, stay, 'Scaling', stay, no, no, no, no, no],
+    allowedIn: ['Provisioning', 'Ready', 'Scaling'],
+  },
+  'cache.remove': {
+    cells: [stay, stay, 'Scaling', stay, no, no, no, no, no],
+    allowedIn: ['Provisioning', 'Ready', 'Scaling'],
+  },
+  'cache.resize': {
+    cells: [stay, stay, 'Scaling', stay, no, no, no, no, no],
+    allowedIn: ['Provisioning', 'Ready', 'Scaling'],
+  },
+  'storage.grow': { cells: [stay, no, 'Resizing', no, no, no, 'Resizing', no, no], allowedIn: ['Ready', 'Degraded'] },
+  'storage.shrink': { cells: [stay, U, U, U, U, U, U, U, U] },
+  'storage.class': { cells: [stay, U, U, U, U, U, U, U, U] },
+  'postgres.minor': { cells: [stay, no, 'Upgrading', no, no, no, no, no, no], allowedIn: ['Ready'] },
+  'postgres.major': { cells: [stay, U, U, U, U, U, U, U, U] },
+  'postgres.downgrade': { cells: [stay, U, U, U, U, U, U, U, U] },
+  'postgis.upgrade': { cells: [stay, no, 'Upgrading', no, no, no, no, no, no], allowedIn: ['Ready'] },
+  'postgis.major': { cells: [stay, U, U, U, U, U, U, U, U] },
+  'postgis.downgrade': { cells: [stay, U, U, U, U, U, U, U, U] },
+  'cache.upgrade': { cells: [stay, no, 'Upgrading', no, no, no, no, no, no], allowedIn: ['Ready'] },
+  'cache.major': { cells: [stay, U, U, U, U, U, U, U, U] },
+  'cache.downgrade': { cells: [stay, U, U, U, U, U, U, U, U] },
 };
 
 const matrix = (Object.keys(expected) as GeoDatabaseChange[]).flatMap((kind) =>
-  columns.map((state, column) => ({ kind, state, cell: expected[kind].cells[column]!, allowedIn: expected[kind].allowedIn })),
+  columns.map((state, column) => ({
+    kind,
+    state,
+    cell: expected[kind].cells[column]!,
+    allowedIn: expected[kind].allowedIn,
+  })),
 );
 
 describe('GeoDatabase transitions: every state x every change kind', () => {
@@ -107,11 +149,22 @@ describe('GeoDatabase transitions: every state x every change kind', () => {
 
     if (cell === U) {
       expect(ruling).toEqual({ outcome: 'unsupported', reason: expect.any(String) });
-      expect(decision.denials).toEqual([{ field, type: 'FieldValueForbidden', message: expect.stringMatching(/ is unsupported: .+/) }]);
-    } else if (cell === no) {
-      expect(ruling).toEqual<ChangeRuling<GeoDatabaseState, GeoDatabaseChange>>({ outcome: 'not-allowed', allowedIn: allowedIn! });
       expect(decision.denials).toEqual([
-        { field, type: 'FieldValueForbidden', message: expect.stringContaining(`is not allowed while the database is ${state} (allowed in: ${allowedIn!.join(', ')})`) },
+        { field, type: 'FieldValueForbidden', message: expect.stringMatching(/ is unsupported: .+/) },
+      ]);
+    } else if (cell === no) {
+      expect(ruling).toEqual<ChangeRuling<GeoDatabaseState, GeoDatabaseChange>>({
+        outcome: 'not-allowed',
+        allowedIn: allowedIn!,
+      });
+      expect(decision.denials).toEqual([
+        {
+          field,
+          type: 'FieldValueForbidden',
+          message: expect.stringContaining(
+            `is not allowed while the database is ${state} (allowed in: ${allowedIn!.join(', ')})`,
+          ),
+        },
       ]);
     } else {
       expect(ruling).toEqual({ outcome: 'allowed', nextState: cell === stay ? state : cell });
@@ -155,9 +208,17 @@ describe('GeoDatabase transitions: messages', () => {
       updated(edited((s) => void (s.storage!.size = '10Gi'))),
     );
     expect(shrink.denials).toEqual([
-      { field: 'spec.storage.size', type: 'FieldValueForbidden', message: 'shrinking storage from 20Gi to 10Gi is unsupported: volumes cannot shrink' },
+      {
+        field: 'spec.storage.size',
+        type: 'FieldValueForbidden',
+        message: 'shrinking storage from 20Gi to 10Gi is unsupported: volumes cannot shrink',
+      },
     ]);
-    const minor = evaluateTransition(geoDatabaseMachine, storedIn('Upgrading'), updated(example['postgres.minor'].spec));
+    const minor = evaluateTransition(
+      geoDatabaseMachine,
+      storedIn('Upgrading'),
+      updated(example['postgres.minor'].spec),
+    );
     expect(minor.denials).toEqual([
       {
         field: 'spec.postgres.version',
@@ -168,7 +229,11 @@ describe('GeoDatabase transitions: messages', () => {
   });
 
   it('names the cache a change is about', () => {
-    const decision = evaluateTransition(geoDatabaseMachine, storedIn('Upgrading'), updated(example['cache.resize'].spec));
+    const decision = evaluateTransition(
+      geoDatabaseMachine,
+      storedIn('Upgrading'),
+      updated(example['cache.resize'].spec),
+    );
     expect(decision.denials[0]?.message).toMatch(/^resizing cache "tiles" from 2Gi to 4Gi is not allowed/);
   });
 });
@@ -246,27 +311,47 @@ describe('GeoDatabase transitions: exclusive changes', () => {
 
 describe('GeoDatabase transitions: the override annotation', () => {
   it('lets a supported change through a state that forbids it, with a warning and an audit annotation', () => {
-    const decision = evaluateTransition(geoDatabaseMachine, storedIn('Upgrading'), updated(example.scale.spec, override));
+    const decision = evaluateTransition(
+      geoDatabaseMachine,
+      storedIn('Upgrading'),
+      updated(example.scale.spec, override),
+    );
     expect(decision.allowed).toBe(true);
-    expect(decision.changes[0]?.ruling).toEqual({ outcome: 'overridden', allowedIn: ['Provisioning', 'Ready', 'Scaling', 'Resizing', 'Degraded'] });
-    expect(decision.warnings).toEqual([expect.stringMatching(/^geo\.example\.com\/override-transitions: overriding scale while the database is Upgrading; reason: "INC-1234/)]);
+    expect(decision.changes[0]?.ruling).toEqual({
+      outcome: 'overridden',
+      allowedIn: ['Provisioning', 'Ready', 'Scaling', 'Resizing', 'Degraded'],
+    });
+    expect(decision.warnings).toEqual([
+      expect.stringMatching(
+        /^geo\.example\.com\/override-transitions: overriding scale while the database is Upgrading; reason: "INC-1234/,
+      ),
+    ]);
     expect(decision.auditAnnotations).toEqual({
-      'override-transitions': expect.stringMatching(/scale at spec\.readReplicas \(changing read replicas from 2 to 3\).*INC-1234/),
+      'override-transitions': expect.stringMatching(
+        /scale at spec\.readReplicas \(changing read replicas from 2 to 3\).*INC-1234/,
+      ),
     });
   });
 
   it('gets a Failed database moving again', () => {
-    const decision = evaluateTransition(geoDatabaseMachine, storedIn('Failed'), updated(example['storage.grow'].spec, override));
+    const decision = evaluateTransition(
+      geoDatabaseMachine,
+      storedIn('Failed'),
+      updated(example['storage.grow'].spec, override),
+    );
     expect(decision.allowed).toBe(true);
     expect(decision.changes[0]?.ruling.outcome).toBe('overridden');
   });
 
-  it.each(['storage.shrink', 'storage.class', 'postgres.major', 'cache.downgrade'] as const)('never lifts %s, which is unsupported', (kind) => {
-    const decision = evaluateTransition(geoDatabaseMachine, storedIn('Ready'), updated(example[kind].spec, override));
-    expect(decision.allowed).toBe(false);
-    expect(decision.changes[0]?.ruling.outcome).toBe('unsupported');
-    expect(decision.auditAnnotations).toEqual({});
-  });
+  it.each(['storage.shrink', 'storage.class', 'postgres.major', 'cache.downgrade'] as const)(
+    'never lifts %s, which is unsupported',
+    (kind) => {
+      const decision = evaluateTransition(geoDatabaseMachine, storedIn('Ready'), updated(example[kind].spec, override));
+      expect(decision.allowed).toBe(false);
+      expect(decision.changes[0]?.ruling.outcome).toBe('unsupported');
+      expect(decision.auditAnnotations).toEqual({});
+    },
+  );
 
   it('does not lift an exclusive conflict', () => {
     const spec = edited((s) => {
@@ -279,7 +364,11 @@ describe('GeoDatabase transitions: the override annotation', () => {
 
 describe('GeoDatabase transitions: classification', () => {
   function kindsOf(oldSpec: unknown, newSpec: unknown): string[] {
-    const decision = evaluateTransition(geoDatabaseMachine, { spec: oldSpec, status: { phase: 'Ready' } }, { spec: newSpec });
+    const decision = evaluateTransition(
+      geoDatabaseMachine,
+      { spec: oldSpec, status: { phase: 'Ready' } },
+      { spec: newSpec },
+    );
     return decision.changes.map(({ change }) => change.kind);
   }
 
@@ -294,7 +383,12 @@ describe('GeoDatabase transitions: classification', () => {
   it('measures a change from the default', () => {
     const { readReplicas: _, ...sparse } = baseSpec;
     expect(kindsOf(sparse, { ...sparse, readReplicas: 1 })).toEqual(['scale']);
-    expect(kindsOf({ ...baseSpec, caches: [{ name: 'tiles', memory: '2Gi' }] }, edited((s) => void (tiles(s).version = '7.4')))).toEqual(['cache.upgrade']);
+    expect(
+      kindsOf(
+        { ...baseSpec, caches: [{ name: 'tiles', memory: '2Gi' }] },
+        edited((s) => void (tiles(s).version = '7.4')),
+      ),
+    ).toEqual(['cache.upgrade']);
   });
 
   it('compares versions numerically', () => {
@@ -330,9 +424,24 @@ describe('GeoDatabase transitions: classification', () => {
   it('matches caches by name', () => {
     const two = edited((s) => void s.caches.push({ name: 'sessions', version: '7.2', memory: '1Gi', replicas: 1 }));
     expect(kindsOf(two, { ...two, caches: [...two.caches!].reverse() })).toEqual([]);
-    expect(kindsOf(baseSpec, edited((s) => void (tiles(s).name = 'tiles2')))).toEqual(['cache.add', 'cache.remove']);
-    expect(kindsOf(baseSpec, edited((s) => void (tiles(s).replicas = 2)))).toEqual(['cache.resize']);
-    expect(kindsOf(baseSpec, edited((s) => void (tiles(s).version = '8.0')))).toEqual(['cache.major']);
+    expect(
+      kindsOf(
+        baseSpec,
+        edited((s) => void (tiles(s).name = 'tiles2')),
+      ),
+    ).toEqual(['cache.add', 'cache.remove']);
+    expect(
+      kindsOf(
+        baseSpec,
+        edited((s) => void (tiles(s).replicas = 2)),
+      ),
+    ).toEqual(['cache.resize']);
+    expect(
+      kindsOf(
+        baseSpec,
+        edited((s) => void (tiles(s).version = '8.0')),
+      ),
+    ).toEqual(['cache.major']);
   });
 });
 

@@ -1,17 +1,23 @@
-import { byDirection, byReleaseStep, compareQuantities, compareVersions, fieldClassifier, keyedListClassifier, parseVersion, readInteger, readQuantity, readString, whenDifferent, type Classifier, type Fsa } from '../../index.ts';
+import {
+  byDirection,
+  byReleaseStep,
+  compareQuantities,
+  compareVersions,
+  fieldClassifier,
+  keyedListClassifier,
+  parseVersion,
+  readInteger,
+  readQuantity,
+  readString,
+  whenDifferent,
+  type Classifier,
+  type Fsa,
+} from '../../index.ts';
 import { annotations } from './types.ts';
 import { defaultRedisVersion } from './versions.ts';
 
 export type GeoDatabaseState =
-  | 'Pending'
-  | 'Provisioning'
-  | 'Ready'
-  | 'Scaling'
-  | 'Resizing'
-  | 'Upgrading'
-  | 'Degraded'
-  | 'Failed'
-  | 'Deleting';
+  'Pending' | 'Provisioning' | 'Ready' | 'Scaling' | 'Resizing' | 'Upgrading' | 'Degraded' | 'Failed' | 'Deleting';
 
 export type GeoDatabaseChange =
   | 'scale'
@@ -47,7 +53,12 @@ const cacheClassifiers: readonly Classifier<GeoDatabaseChange>[] = [
     path: 'version',
     absentMeans: defaultRedisVersion,
     read: parseVersion,
-    compare: byReleaseStep({ compare: compareVersions, upgrade: 'cache.upgrade', major: 'cache.major', downgrade: 'cache.downgrade' }),
+    compare: byReleaseStep({
+      compare: compareVersions,
+      upgrade: 'cache.upgrade',
+      major: 'cache.major',
+      downgrade: 'cache.downgrade',
+    }),
   }),
 ];
 
@@ -145,12 +156,22 @@ export const geoDatabaseMachine: Fsa<GeoDatabaseState, GeoDatabaseChange> = {
     fieldClassifier({
       path: 'postgres.version',
       read: parseVersion,
-      compare: byReleaseStep({ compare: compareVersions, upgrade: 'postgres.minor', major: 'postgres.major', downgrade: 'postgres.downgrade' }),
+      compare: byReleaseStep({
+        compare: compareVersions,
+        upgrade: 'postgres.minor',
+        major: 'postgres.major',
+        downgrade: 'postgres.downgrade',
+      }),
     }),
     fieldClassifier({
       path: 'postgres.postgis',
       read: parseVersion,
-      compare: byReleaseStep({ compare: compareVersions, upgrade: 'postgis.upgrade', major: 'postgis.major', downgrade: 'postgis.downgrade' }),
+      compare: byReleaseStep({
+        compare: compareVersions,
+        upgrade: 'postgis.upgrade',
+        major: 'postgis.major',
+        downgrade: 'postgis.downgrade',
+      }),
     }),
   ],
 };

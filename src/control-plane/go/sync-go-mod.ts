@@ -26,8 +26,10 @@ export const KUBE_FOLLOWING_MODULE_DIRS = [
 export function effectiveVersions(goMod: string): Map<string, string> {
   const versions = new Map<string, string>();
   const replaced = new Map<string, string>();
-  for (const [, path, version] of goMod.matchAll(/^\s*(?:require\s+)?([\w.\-/~]+)\s+(v[^\s/]+)(?:\s*\/\/.*)?$/gm)) versions.set(path!, version!);
-  for (const [, path, version] of goMod.matchAll(/^\s*(?:replace\s+)?([\w.\-/~]+)\s+=>\s+[\w.\-/~]+\s+(v\S+)\s*$/gm)) replaced.set(path!, version!);
+  for (const [, path, version] of goMod.matchAll(/^\s*(?:require\s+)?([\w.\-/~]+)\s+(v[^\s/]+)(?:\s*\/\/.*)?$/gm))
+    versions.set(path!, version!);
+  for (const [, path, version] of goMod.matchAll(/^\s*(?:replace\s+)?([\w.\-/~]+)\s+=>\s+[\w.\-/~]+\s+(v\S+)\s*$/gm))
+    replaced.set(path!, version!);
   for (const [path, version] of replaced) if (versions.has(path)) versions.set(path, version);
   return versions;
 }
@@ -41,15 +43,28 @@ export function syncWithKube(moduleDir: string): void {
   const header = /^[\s\S]*?^module\s+\S+\s*$/m.exec(ownGoMod)?.[0];
   if (!header) throw new Error(`no module line in ${moduleDir}/go.mod`);
   const kubeVersions = effectiveVersions(kubeGoMod);
-  const requires = [...kubeVersions].filter(([path]) => path !== 'k8s.io/kubernetes').map(([path, version]) => `\t${path} ${version}`);
+  const requires = [...kubeVersions]
+    .filter(([path]) => path !== 'k8s.io/kubernetes')
+    .map(([path, version]) => `\t${path} ${version}`);
   writeFileSync(`${moduleDir}/go.mod`, `${header}\n\ngo ${goDirective}\n\nrequire (\n${requires.join('\n')}\n)\n`);
   // ./kube's checksums cover every shared version, so tidy has (almost) nothing to fetch.
   copyFileSync(`${kubeDir}go.sum`, `${moduleDir}/go.sum`);
-  execFileSync('go', ['mod', 'tidy'], { cwd: moduleDir, env: { ...process.env, GOWORK: 'off', CGO_ENABLED: '0' }, stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync('go', ['mod', 'tidy'], {
+    cwd: moduleDir,
+    env: { ...process.env, GOWORK: 'off', CGO_ENABLED: '0' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
 
-  const moved = [...effectiveVersions(readFileSync(`${moduleDir}/go.mod`, 'utf8'))].filter(([path, version]) => kubeVersions.get(path) !== version);
-  if (moved.length > 0) throw new Error(`go mod tidy moved modules of ${moduleDir} off ./kube's versions: ${moved.map(([path, version]) => `${path} ${version} (kube: ${kubeVersions.get(path)})`).join(', ')}`);
-  process.stderr.write(`${moduleDir}: go.mod follows ./kube (k8s.io/apiserver ${kubeVersions.get('k8s.io/apiserver')})\n`);
+  const moved = [...effectiveVersions(readFileSync(`${moduleDir}/go.mod`, 'utf8'))].filter(
+    ([path, version]) => kubeVersions.get(path) !== version,
+  );
+  if (moved.length > 0)
+    throw new Error(
+      `go mod tidy moved modules of ${moduleDir} off ./kube's versions: ${moved.map(([path, version]) => `${path} ${version} (kube: ${kubeVersions.get(path)})`).join(', ')}`,
+    );
+  process.stderr.write(
+    `${moduleDir}: go.mod follows ./kube (k8s.io/apiserver ${kubeVersions.get('k8s.io/apiserver')})\n`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -24,14 +24,32 @@ interface Row {
   then?: CrdRevisionRule[];
 }
 
-const servedVersionRules = ['servedVersionDifference', 'servedVersionDifferenceConverted'] as const satisfies readonly CrdRevisionRule[];
+const servedVersionRules = [
+  'servedVersionDifference',
+  'servedVersionDifferenceConverted',
+] as const satisfies readonly CrdRevisionRule[];
 /** A row that changes one version makes the served versions differ too: that is the served-version rules' own rows. */
 const servedVersionsOff = Object.fromEntries(servedVersionRules.map((rule) => [rule, 'off'])) as RuleSettings;
-const scale = { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size', labelSelectorPath: '.status.selector' };
+const scale = {
+  specReplicasPath: '.spec.size',
+  statusReplicasPath: '.status.size',
+  labelSelectorPath: '.status.selector',
+};
 
 const rows: Row[] = [
-  { rule: 'scope', change: 'Namespaced to Cluster', revise: (c) => (c.spec.scope = 'Cluster'), expected: { old: 'Namespaced', new: 'Cluster' } },
-  { rule: 'storedVersionRemoval', change: 'the storage version removed', revise: (c) => c.spec.versions.splice(1, 1) && (c.spec.versions[0].storage = true), expected: { version: 'v1' }, then: ['storageVersionChanged'] },
+  {
+    rule: 'scope',
+    change: 'Namespaced to Cluster',
+    revise: (c) => (c.spec.scope = 'Cluster'),
+    expected: { old: 'Namespaced', new: 'Cluster' },
+  },
+  {
+    rule: 'storedVersionRemoval',
+    change: 'the storage version removed',
+    revise: (c) => c.spec.versions.splice(1, 1) && (c.spec.versions[0].storage = true),
+    expected: { version: 'v1' },
+    then: ['storageVersionChanged'],
+  },
   {
     rule: 'storedVersionRemoval',
     change: 'a version status.storedVersions lists removed',
@@ -41,9 +59,24 @@ const rows: Row[] = [
     },
     expected: { version: 'v1beta1' },
   },
-  { rule: 'versionRemoval', change: 'a version nothing is stored in removed', revise: (c) => c.spec.versions.splice(0, 1), expected: { version: 'v1beta1' } },
-  { rule: 'versionUnserved', change: 'a version unserved', revise: (c) => (c.spec.versions[0].served = false), expected: { version: 'v1beta1', old: true, new: false } },
-  { rule: 'versionServed', change: 'a version served again', revise: (c, old) => (old.spec.versions[0].served = false), expected: { version: 'v1beta1', old: false, new: true } },
+  {
+    rule: 'versionRemoval',
+    change: 'a version nothing is stored in removed',
+    revise: (c) => c.spec.versions.splice(0, 1),
+    expected: { version: 'v1beta1' },
+  },
+  {
+    rule: 'versionUnserved',
+    change: 'a version unserved',
+    revise: (c) => (c.spec.versions[0].served = false),
+    expected: { version: 'v1beta1', old: true, new: false },
+  },
+  {
+    rule: 'versionServed',
+    change: 'a version served again',
+    revise: (c, old) => (old.spec.versions[0].served = false),
+    expected: { version: 'v1beta1', old: false, new: true },
+  },
   {
     rule: 'versionAdded',
     change: 'a version added',
@@ -59,8 +92,18 @@ const rows: Row[] = [
     },
     expected: { old: 'v1', new: 'v1beta1' },
   },
-  { rule: 'conversionWebhookRemoved', change: 'Webhook to None', revise: (c) => (c.spec.conversion = { strategy: 'None' }), expected: { old: 'Webhook', new: 'None' } },
-  { rule: 'conversionWebhookAdded', change: 'None to Webhook', revise: (c, old) => delete old.spec.conversion, expected: { old: 'None', new: 'Webhook' } },
+  {
+    rule: 'conversionWebhookRemoved',
+    change: 'Webhook to None',
+    revise: (c) => (c.spec.conversion = { strategy: 'None' }),
+    expected: { old: 'Webhook', new: 'None' },
+  },
+  {
+    rule: 'conversionWebhookAdded',
+    change: 'None to Webhook',
+    revise: (c, old) => delete old.spec.conversion,
+    expected: { old: 'None', new: 'Webhook' },
+  },
   {
     rule: 'conversionWebhookChanged',
     change: "the webhook's URL",
@@ -70,20 +113,69 @@ const rows: Row[] = [
       new: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://other.example.com/convert' } },
     },
   },
-  { rule: 'kindChanged', change: 'the kind renamed', revise: (c) => (c.spec.names.kind = 'Gadget'), expected: { old: 'Widget', new: 'Gadget' } },
-  { rule: 'listKindChanged', change: 'the list kind renamed', revise: (c) => (c.spec.names.listKind = 'Widgets'), expected: { old: 'WidgetList', new: 'Widgets' } },
-  { rule: 'pluralChanged', change: 'the plural renamed', revise: (c) => (c.spec.names.plural = 'widgetz'), expected: { old: 'widgets', new: 'widgetz' } },
-  { rule: 'singularChanged', change: 'the singular renamed', revise: (c) => (c.spec.names.singular = 'wdgt'), expected: { old: 'widget', new: 'wdgt' } },
-  { rule: 'shortNamesRemoved', change: 'a short name dropped', revise: (c) => (c.spec.names.shortNames = []), expected: { old: ['wd'] } },
-  { rule: 'shortNamesAdded', change: 'a short name added', revise: (c) => c.spec.names.shortNames.push('wg'), expected: { new: ['wg'] } },
-  { rule: 'categoriesRemoved', change: 'a category dropped', revise: (c) => delete c.spec.names.categories, expected: { old: ['toys'] } },
-  { rule: 'categoriesAdded', change: 'a category added', revise: (c) => c.spec.names.categories.push('all'), expected: { new: ['all'] } },
-  { rule: 'printerColumnRemoved', change: 'a column dropped', revise: (c) => (v1(c).additionalPrinterColumns = []), expected: { version: 'v1', old: { name: 'Size', type: 'integer', jsonPath: '.spec.size' } } },
+  {
+    rule: 'kindChanged',
+    change: 'the kind renamed',
+    revise: (c) => (c.spec.names.kind = 'Gadget'),
+    expected: { old: 'Widget', new: 'Gadget' },
+  },
+  {
+    rule: 'listKindChanged',
+    change: 'the list kind renamed',
+    revise: (c) => (c.spec.names.listKind = 'Widgets'),
+    expected: { old: 'WidgetList', new: 'Widgets' },
+  },
+  {
+    rule: 'pluralChanged',
+    change: 'the plural renamed',
+    revise: (c) => (c.spec.names.plural = 'widgetz'),
+    expected: { old: 'widgets', new: 'widgetz' },
+  },
+  {
+    rule: 'singularChanged',
+    change: 'the singular renamed',
+    revise: (c) => (c.spec.names.singular = 'wdgt'),
+    expected: { old: 'widget', new: 'wdgt' },
+  },
+  {
+    rule: 'shortNamesRemoved',
+    change: 'a short name dropped',
+    revise: (c) => (c.spec.names.shortNames = []),
+    expected: { old: ['wd'] },
+  },
+  {
+    rule: 'shortNamesAdded',
+    change: 'a short name added',
+    revise: (c) => c.spec.names.shortNames.push('wg'),
+    expected: { new: ['wg'] },
+  },
+  {
+    rule: 'categoriesRemoved',
+    change: 'a category dropped',
+    revise: (c) => delete c.spec.names.categories,
+    expected: { old: ['toys'] },
+  },
+  {
+    rule: 'categoriesAdded',
+    change: 'a category added',
+    revise: (c) => c.spec.names.categories.push('all'),
+    expected: { new: ['all'] },
+  },
+  {
+    rule: 'printerColumnRemoved',
+    change: 'a column dropped',
+    revise: (c) => (v1(c).additionalPrinterColumns = []),
+    expected: { version: 'v1', old: { name: 'Size', type: 'integer', jsonPath: '.spec.size' } },
+  },
   {
     rule: 'printerColumnChanged',
     change: "a column's path",
     revise: (c) => (v1(c).additionalPrinterColumns[0].jsonPath = '.status.size'),
-    expected: { version: 'v1', old: { name: 'Size', type: 'integer', jsonPath: '.spec.size' }, new: { name: 'Size', type: 'integer', jsonPath: '.status.size' } },
+    expected: {
+      version: 'v1',
+      old: { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+      new: { name: 'Size', type: 'integer', jsonPath: '.status.size' },
+    },
   },
   {
     rule: 'printerColumnAdded',
@@ -91,8 +183,18 @@ const rows: Row[] = [
     revise: (c) => v1(c).additionalPrinterColumns.push({ name: 'Mode', type: 'string', jsonPath: '.spec.mode' }),
     expected: { version: 'v1', new: { name: 'Mode', type: 'string', jsonPath: '.spec.mode' } },
   },
-  { rule: 'selectableFieldRemoved', change: 'a selectable field dropped', revise: (c) => delete v1(c).selectableFields, expected: { version: 'v1', old: '.spec.mode' } },
-  { rule: 'selectableFieldAdded', change: 'a selectable field added', revise: (c) => v1(c).selectableFields.push({ jsonPath: '.spec.name' }), expected: { version: 'v1', new: '.spec.name' } },
+  {
+    rule: 'selectableFieldRemoved',
+    change: 'a selectable field dropped',
+    revise: (c) => delete v1(c).selectableFields,
+    expected: { version: 'v1', old: '.spec.mode' },
+  },
+  {
+    rule: 'selectableFieldAdded',
+    change: 'a selectable field added',
+    revise: (c) => v1(c).selectableFields.push({ jsonPath: '.spec.name' }),
+    expected: { version: 'v1', new: '.spec.name' },
+  },
   {
     rule: 'servedVersionDifference',
     change: 'a field removed from the newer served version, conversion None',
@@ -101,18 +203,50 @@ const rows: Row[] = [
       delete v1Spec(c).properties.endpoint;
     },
     before: ['existingFieldRemoval'],
-    expected: { version: 'v1', comparedWith: 'v1beta1', difference: 'existingFieldRemoval', path: 'spec.endpoint', old: { type: 'string', format: 'hostname', nullable: true } },
+    expected: {
+      version: 'v1',
+      comparedWith: 'v1beta1',
+      difference: 'existingFieldRemoval',
+      path: 'spec.endpoint',
+      old: { type: 'string', format: 'hostname', nullable: true },
+    },
   },
   {
     rule: 'servedVersionDifferenceConverted',
     change: 'a field only the newer served version has, with a conversion webhook',
     revise: (c) => (v1Spec(c).properties.color = { type: 'string' }),
-    expected: { version: 'v1', comparedWith: 'v1beta1', difference: 'existingFieldRemoval', path: 'spec.color', new: { type: 'string' } },
+    expected: {
+      version: 'v1',
+      comparedWith: 'v1beta1',
+      difference: 'existingFieldRemoval',
+      path: 'spec.color',
+      new: { type: 'string' },
+    },
   },
-  { rule: 'statusSubresourceAdded', change: 'the status subresource enabled', revise: (c) => (v1(c).subresources = { status: {} }), expected: { version: 'v1', old: false, new: true } },
-  { rule: 'statusSubresourceRemoved', change: 'the status subresource taken away', revise: (c, old) => (v1(old).subresources = { status: {} }), expected: { version: 'v1', old: true, new: false } },
-  { rule: 'scaleSubresourceAdded', change: 'a scale subresource added', revise: (c) => (v1(c).subresources = { scale }), expected: { version: 'v1', new: scale } },
-  { rule: 'scaleSubresourceRemoved', change: 'the scale subresource taken away', revise: (c, old) => (v1(old).subresources = { scale }), expected: { version: 'v1', old: scale } },
+  {
+    rule: 'statusSubresourceAdded',
+    change: 'the status subresource enabled',
+    revise: (c) => (v1(c).subresources = { status: {} }),
+    expected: { version: 'v1', old: false, new: true },
+  },
+  {
+    rule: 'statusSubresourceRemoved',
+    change: 'the status subresource taken away',
+    revise: (c, old) => (v1(old).subresources = { status: {} }),
+    expected: { version: 'v1', old: true, new: false },
+  },
+  {
+    rule: 'scaleSubresourceAdded',
+    change: 'a scale subresource added',
+    revise: (c) => (v1(c).subresources = { scale }),
+    expected: { version: 'v1', new: scale },
+  },
+  {
+    rule: 'scaleSubresourceRemoved',
+    change: 'the scale subresource taken away',
+    revise: (c, old) => (v1(old).subresources = { scale }),
+    expected: { version: 'v1', old: scale },
+  },
   {
     rule: 'scaleReplicasPathChanged',
     change: "the scale's specReplicasPath moved",
@@ -146,35 +280,180 @@ const rows: Row[] = [
     revise: (c) => delete v1Spec(c).properties.endpoint,
     expected: { version: 'v1', path: 'spec.endpoint', old: { type: 'string', format: 'hostname', nullable: true } },
   },
-  { rule: 'existingFieldRemoval', change: 'a field of list items removed', revise: (c) => delete v1Spec(c).properties.ports.items.properties.port, expected: { version: 'v1', path: 'spec.ports[*].port', old: { type: 'integer' } } },
-  { rule: 'existingFieldRemoval', change: "a map's values no longer declared", revise: (c) => delete v1Spec(c).properties.labels.additionalProperties, expected: { version: 'v1', path: 'spec.labels[*]', old: { type: 'string' } } },
-  { rule: 'type', change: 'integer to string', revise: (c) => (v1Spec(c).properties.endpoint.type = 'integer'), expected: { version: 'v1', path: 'spec.endpoint', old: 'string', new: 'integer' } },
-  { rule: 'type', change: 'int-or-string to integer', revise: (c) => (v1Spec(c).properties.replicas = { type: 'integer' }), expected: { version: 'v1', path: 'spec.replicas', old: 'int-or-string', new: 'integer' } },
-  { rule: 'enum', change: 'an enum value removed', revise: (c) => (v1Spec(c).properties.mode.enum = ['safe']), expected: { version: 'v1', path: 'spec.mode', old: ['fast'] } },
-  { rule: 'enum', change: 'an enum put on a free field', revise: (c) => (v1Spec(c).properties.endpoint.enum = ['a']), expected: { version: 'v1', path: 'spec.endpoint', new: ['a'] } },
-  { rule: 'enumValueAdded', change: 'an enum value added', revise: (c) => v1Spec(c).properties.mode.enum.push('turbo'), expected: { version: 'v1', path: 'spec.mode', new: ['turbo'] } },
-  { rule: 'defaultAdded', change: 'a default added', revise: (c) => (v1Spec(c).properties.mode.default = 'safe'), expected: { version: 'v1', path: 'spec.mode', new: 'safe' } },
-  { rule: 'defaultChanged', change: 'a default changed', revise: (c) => (v1Spec(c).properties.size.default = 4), expected: { version: 'v1', path: 'spec.size', old: 3, new: 4 } },
-  { rule: 'defaultRemoved', change: 'a default removed', revise: (c) => delete v1Spec(c).properties.size.default, expected: { version: 'v1', path: 'spec.size', old: 3 } },
-  { rule: 'maximum', change: 'a maximum lowered', revise: (c) => (v1Spec(c).properties.size.maximum = 9), expected: { version: 'v1', path: 'spec.size', old: 10, new: 9 } },
-  { rule: 'maximum', change: 'a maximum made exclusive', revise: (c) => (v1Spec(c).properties.size.exclusiveMaximum = true), expected: { version: 'v1', path: 'spec.size', old: 10, new: 10 } },
-  { rule: 'maxLength', change: 'a maxLength lowered', revise: (c) => (v1Spec(c).properties.name.maxLength = 20), expected: { version: 'v1', path: 'spec.name', old: 63, new: 20 } },
-  { rule: 'maxItems', change: 'a maxItems lowered', revise: (c) => (v1Spec(c).properties.ports.maxItems = 2), expected: { version: 'v1', path: 'spec.ports', old: 4, new: 2 } },
-  { rule: 'maxProperties', change: 'a maxProperties lowered', revise: (c) => (v1Spec(c).properties.labels.maxProperties = 4), expected: { version: 'v1', path: 'spec.labels', old: 8, new: 4 } },
-  { rule: 'minimum', change: 'a minimum raised', revise: (c) => (v1Spec(c).properties.size.minimum = 2), expected: { version: 'v1', path: 'spec.size', old: 1, new: 2 } },
-  { rule: 'minLength', change: 'a minLength raised', revise: (c) => (v1Spec(c).properties.name.minLength = 3), expected: { version: 'v1', path: 'spec.name', old: 1, new: 3 } },
-  { rule: 'minItems', change: 'a minItems raised', revise: (c) => (v1Spec(c).properties.ports.minItems = 2), expected: { version: 'v1', path: 'spec.ports', old: 1, new: 2 } },
-  { rule: 'minProperties', change: 'a minProperties raised', revise: (c) => (v1Spec(c).properties.labels.minProperties = 1), expected: { version: 'v1', path: 'spec.labels', old: 0, new: 1 } },
-  { rule: 'minLength', change: 'a minLength put on a field', revise: (c) => (v1Spec(c).properties.endpoint.minLength = 1), expected: { version: 'v1', path: 'spec.endpoint', new: 1 } },
-  { rule: 'multipleOf', change: 'a multipleOf put on a field', revise: (c) => (v1Spec(c).properties.size.multipleOf = 2), expected: { version: 'v1', path: 'spec.size', new: 2 } },
-  { rule: 'required', change: 'a field became required', revise: (c) => v1Spec(c).required.push('mode'), expected: { version: 'v1', path: 'spec.mode', new: 'mode' } },
-  { rule: 'pattern', change: 'a pattern changed', revise: (c) => (v1Spec(c).properties.name.pattern = '^[a-z]{2,}$'), expected: { version: 'v1', path: 'spec.name', old: '^[a-z]+$', new: '^[a-z]{2,}$' } },
-  { rule: 'pattern', change: 'a pattern added', revise: (c) => (v1Spec(c).properties.endpoint.pattern = '^x'), expected: { version: 'v1', path: 'spec.endpoint', new: '^x' } },
-  { rule: 'patternRemoved', change: 'a pattern removed', revise: (c) => delete v1Spec(c).properties.name.pattern, expected: { version: 'v1', path: 'spec.name', old: '^[a-z]+$' } },
-  { rule: 'format', change: 'a format changed', revise: (c) => (v1Spec(c).properties.endpoint.format = 'ipv4'), expected: { version: 'v1', path: 'spec.endpoint', old: 'hostname', new: 'ipv4' } },
-  { rule: 'nullable', change: 'nullable taken away', revise: (c) => delete v1Spec(c).properties.endpoint.nullable, expected: { version: 'v1', path: 'spec.endpoint', old: true, new: false } },
-  { rule: 'nullableAdded', change: 'a field made nullable', revise: (c) => (v1Spec(c).properties.name.nullable = true), expected: { version: 'v1', path: 'spec.name', old: false, new: true } },
-  { rule: 'valueValidationChanged', change: 'an anyOf added', revise: (c) => (v1Spec(c).properties.replicas.anyOf = [{ type: 'integer' }, { type: 'string' }]), expected: { version: 'v1', path: 'spec.replicas', new: [{ type: 'integer' }, { type: 'string' }] } },
+  {
+    rule: 'existingFieldRemoval',
+    change: 'a field of list items removed',
+    revise: (c) => delete v1Spec(c).properties.ports.items.properties.port,
+    expected: { version: 'v1', path: 'spec.ports[*].port', old: { type: 'integer' } },
+  },
+  {
+    rule: 'existingFieldRemoval',
+    change: "a map's values no longer declared",
+    revise: (c) => delete v1Spec(c).properties.labels.additionalProperties,
+    expected: { version: 'v1', path: 'spec.labels[*]', old: { type: 'string' } },
+  },
+  {
+    rule: 'type',
+    change: 'integer to string',
+    revise: (c) => (v1Spec(c).properties.endpoint.type = 'integer'),
+    expected: { version: 'v1', path: 'spec.endpoint', old: 'string', new: 'integer' },
+  },
+  {
+    rule: 'type',
+    change: 'int-or-string to integer',
+    revise: (c) => (v1Spec(c).properties.replicas = { type: 'integer' }),
+    expected: { version: 'v1', path: 'spec.replicas', old: 'int-or-string', new: 'integer' },
+  },
+  {
+    rule: 'enum',
+    change: 'an enum value removed',
+    revise: (c) => (v1Spec(c).properties.mode.enum = ['safe']),
+    expected: { version: 'v1', path: 'spec.mode', old: ['fast'] },
+  },
+  {
+    rule: 'enum',
+    change: 'an enum put on a free field',
+    revise: (c) => (v1Spec(c).properties.endpoint.enum = ['a']),
+    expected: { version: 'v1', path: 'spec.endpoint', new: ['a'] },
+  },
+  {
+    rule: 'enumValueAdded',
+    change: 'an enum value added',
+    revise: (c) => v1Spec(c).properties.mode.enum.push('turbo'),
+    expected: { version: 'v1', path: 'spec.mode', new: ['turbo'] },
+  },
+  {
+    rule: 'defaultAdded',
+    change: 'a default added',
+    revise: (c) => (v1Spec(c).properties.mode.default = 'safe'),
+    expected: { version: 'v1', path: 'spec.mode', new: 'safe' },
+  },
+  {
+    rule: 'defaultChanged',
+    change: 'a default changed',
+    revise: (c) => (v1Spec(c).properties.size.default = 4),
+    expected: { version: 'v1', path: 'spec.size', old: 3, new: 4 },
+  },
+  {
+    rule: 'defaultRemoved',
+    change: 'a default removed',
+    revise: (c) => delete v1Spec(c).properties.size.default,
+    expected: { version: 'v1', path: 'spec.size', old: 3 },
+  },
+  {
+    rule: 'maximum',
+    change: 'a maximum lowered',
+    revise: (c) => (v1Spec(c).properties.size.maximum = 9),
+    expected: { version: 'v1', path: 'spec.size', old: 10, new: 9 },
+  },
+  {
+    rule: 'maximum',
+    change: 'a maximum made exclusive',
+    revise: (c) => (v1Spec(c).properties.size.exclusiveMaximum = true),
+    expected: { version: 'v1', path: 'spec.size', old: 10, new: 10 },
+  },
+  {
+    rule: 'maxLength',
+    change: 'a maxLength lowered',
+    revise: (c) => (v1Spec(c).properties.name.maxLength = 20),
+    expected: { version: 'v1', path: 'spec.name', old: 63, new: 20 },
+  },
+  {
+    rule: 'maxItems',
+    change: 'a maxItems lowered',
+    revise: (c) => (v1Spec(c).properties.ports.maxItems = 2),
+    expected: { version: 'v1', path: 'spec.ports', old: 4, new: 2 },
+  },
+  {
+    rule: 'maxProperties',
+    change: 'a maxProperties lowered',
+    revise: (c) => (v1Spec(c).properties.labels.maxProperties = 4),
+    expected: { version: 'v1', path: 'spec.labels', old: 8, new: 4 },
+  },
+  {
+    rule: 'minimum',
+    change: 'a minimum raised',
+    revise: (c) => (v1Spec(c).properties.size.minimum = 2),
+    expected: { version: 'v1', path: 'spec.size', old: 1, new: 2 },
+  },
+  {
+    rule: 'minLength',
+    change: 'a minLength raised',
+    revise: (c) => (v1Spec(c).properties.name.minLength = 3),
+    expected: { version: 'v1', path: 'spec.name', old: 1, new: 3 },
+  },
+  {
+    rule: 'minItems',
+    change: 'a minItems raised',
+    revise: (c) => (v1Spec(c).properties.ports.minItems = 2),
+    expected: { version: 'v1', path: 'spec.ports', old: 1, new: 2 },
+  },
+  {
+    rule: 'minProperties',
+    change: 'a minProperties raised',
+    revise: (c) => (v1Spec(c).properties.labels.minProperties = 1),
+    expected: { version: 'v1', path: 'spec.labels', old: 0, new: 1 },
+  },
+  {
+    rule: 'minLength',
+    change: 'a minLength put on a field',
+    revise: (c) => (v1Spec(c).properties.endpoint.minLength = 1),
+    expected: { version: 'v1', path: 'spec.endpoint', new: 1 },
+  },
+  {
+    rule: 'multipleOf',
+    change: 'a multipleOf put on a field',
+    revise: (c) => (v1Spec(c).properties.size.multipleOf = 2),
+    expected: { version: 'v1', path: 'spec.size', new: 2 },
+  },
+  {
+    rule: 'required',
+    change: 'a field became required',
+    revise: (c) => v1Spec(c).required.push('mode'),
+    expected: { version: 'v1', path: 'spec.mode', new: 'mode' },
+  },
+  {
+    rule: 'pattern',
+    change: 'a pattern changed',
+    revise: (c) => (v1Spec(c).properties.name.pattern = '^[a-z]{2,}$'),
+    expected: { version: 'v1', path: 'spec.name', old: '^[a-z]+$', new: '^[a-z]{2,}$' },
+  },
+  {
+    rule: 'pattern',
+    change: 'a pattern added',
+    revise: (c) => (v1Spec(c).properties.endpoint.pattern = '^x'),
+    expected: { version: 'v1', path: 'spec.endpoint', new: '^x' },
+  },
+  {
+    rule: 'patternRemoved',
+    change: 'a pattern removed',
+    revise: (c) => delete v1Spec(c).properties.name.pattern,
+    expected: { version: 'v1', path: 'spec.name', old: '^[a-z]+$' },
+  },
+  {
+    rule: 'format',
+    change: 'a format changed',
+    revise: (c) => (v1Spec(c).properties.endpoint.format = 'ipv4'),
+    expected: { version: 'v1', path: 'spec.endpoint', old: 'hostname', new: 'ipv4' },
+  },
+  {
+    rule: 'nullable',
+    change: 'nullable taken away',
+    revise: (c) => delete v1Spec(c).properties.endpoint.nullable,
+    expected: { version: 'v1', path: 'spec.endpoint', old: true, new: false },
+  },
+  {
+    rule: 'nullableAdded',
+    change: 'a field made nullable',
+    revise: (c) => (v1Spec(c).properties.name.nullable = true),
+    expected: { version: 'v1', path: 'spec.name', old: false, new: true },
+  },
+  {
+    rule: 'valueValidationChanged',
+    change: 'an anyOf added',
+    revise: (c) => (v1Spec(c).properties.replicas.anyOf = [{ type: 'integer' }, { type: 'string' }]),
+    expected: { version: 'v1', path: 'spec.replicas', new: [{ type: 'integer' }, { type: 'string' }] },
+  },
   {
     rule: 'validationRuleAdded',
     change: 'a CEL rule added',
@@ -184,8 +463,16 @@ const rows: Row[] = [
   {
     rule: 'validationRuleAdded',
     change: 'a transition rule added',
-    revise: (c) => (v1Spec(c).properties.size['x-kubernetes-validations'] = [{ rule: 'self >= oldSelf', message: 'size cannot shrink' }]),
-    expected: { version: 'v1', path: 'spec.size', new: { rule: 'self >= oldSelf', message: 'size cannot shrink' }, transition: true },
+    revise: (c) =>
+      (v1Spec(c).properties.size['x-kubernetes-validations'] = [
+        { rule: 'self >= oldSelf', message: 'size cannot shrink' },
+      ]),
+    expected: {
+      version: 'v1',
+      path: 'spec.size',
+      new: { rule: 'self >= oldSelf', message: 'size cannot shrink' },
+      transition: true,
+    },
   },
   {
     rule: 'validationRuleChanged',
@@ -203,7 +490,12 @@ const rows: Row[] = [
     rule: 'validationRuleRemoved',
     change: 'a transition rule removed',
     revise: (c) => v1Spec(c)['x-kubernetes-validations'].splice(1, 1),
-    expected: { version: 'v1', path: 'spec', old: { rule: 'self.mode == oldSelf.mode', message: 'mode is immutable' }, transition: true },
+    expected: {
+      version: 'v1',
+      path: 'spec',
+      old: { rule: 'self.mode == oldSelf.mode', message: 'mode is immutable' },
+      transition: true,
+    },
   },
   {
     rule: 'validationRuleMessageChanged',
@@ -217,14 +509,59 @@ const rows: Row[] = [
       transition: true,
     },
   },
-  { rule: 'listType', change: 'a map list made atomic', revise: (c) => (v1Spec(c).properties.ports = { ...v1Spec(c).properties.ports, 'x-kubernetes-list-type': 'atomic', 'x-kubernetes-list-map-keys': undefined }), expected: { version: 'v1', path: 'spec.ports', old: 'map', new: 'atomic' } },
-  { rule: 'listMapKeys', change: 'a map key added', revise: (c) => v1Spec(c).properties.ports['x-kubernetes-list-map-keys'].push('port'), expected: { version: 'v1', path: 'spec.ports', old: ['name'], new: ['name', 'port'] } },
-  { rule: 'mapType', change: 'a map made atomic', revise: (c) => (v1Spec(c).properties.labels['x-kubernetes-map-type'] = 'atomic'), expected: { version: 'v1', path: 'spec.labels', old: 'granular', new: 'atomic' } },
-  { rule: 'preserveUnknownFieldsRemoved', change: 'unknown fields no longer kept', revise: (c) => delete v1Spec(c).properties.template['x-kubernetes-preserve-unknown-fields'], expected: { version: 'v1', path: 'spec.template', old: true, new: false } },
-  { rule: 'preserveUnknownFieldsAdded', change: 'unknown fields kept', revise: (c) => (v1Spec(c).properties.labels['x-kubernetes-preserve-unknown-fields'] = true), expected: { version: 'v1', path: 'spec.labels', old: false, new: true } },
-  { rule: 'description', change: 'a description written', revise: (c) => (v1Spec(c).properties.size.description = 'How big.'), expected: { version: 'v1', path: 'spec.size', new: 'How big.' } },
-  { rule: 'description', change: "the root's description reworded", revise: (c) => (v1(c).schema.openAPIV3Schema.description = 'A toy.'), expected: { version: 'v1', path: '', old: 'A widget (v1).', new: 'A toy.' } },
-  { rule: 'embeddedResource', change: 'no longer an embedded resource', revise: (c) => delete v1Spec(c).properties.template['x-kubernetes-embedded-resource'], expected: { version: 'v1', path: 'spec.template', old: true, new: false } },
+  {
+    rule: 'listType',
+    change: 'a map list made atomic',
+    revise: (c) =>
+      (v1Spec(c).properties.ports = {
+        ...v1Spec(c).properties.ports,
+        'x-kubernetes-list-type': 'atomic',
+        'x-kubernetes-list-map-keys': undefined,
+      }),
+    expected: { version: 'v1', path: 'spec.ports', old: 'map', new: 'atomic' },
+  },
+  {
+    rule: 'listMapKeys',
+    change: 'a map key added',
+    revise: (c) => v1Spec(c).properties.ports['x-kubernetes-list-map-keys'].push('port'),
+    expected: { version: 'v1', path: 'spec.ports', old: ['name'], new: ['name', 'port'] },
+  },
+  {
+    rule: 'mapType',
+    change: 'a map made atomic',
+    revise: (c) => (v1Spec(c).properties.labels['x-kubernetes-map-type'] = 'atomic'),
+    expected: { version: 'v1', path: 'spec.labels', old: 'granular', new: 'atomic' },
+  },
+  {
+    rule: 'preserveUnknownFieldsRemoved',
+    change: 'unknown fields no longer kept',
+    revise: (c) => delete v1Spec(c).properties.template['x-kubernetes-preserve-unknown-fields'],
+    expected: { version: 'v1', path: 'spec.template', old: true, new: false },
+  },
+  {
+    rule: 'preserveUnknownFieldsAdded',
+    change: 'unknown fields kept',
+    revise: (c) => (v1Spec(c).properties.labels['x-kubernetes-preserve-unknown-fields'] = true),
+    expected: { version: 'v1', path: 'spec.labels', old: false, new: true },
+  },
+  {
+    rule: 'description',
+    change: 'a description written',
+    revise: (c) => (v1Spec(c).properties.size.description = 'How big.'),
+    expected: { version: 'v1', path: 'spec.size', new: 'How big.' },
+  },
+  {
+    rule: 'description',
+    change: "the root's description reworded",
+    revise: (c) => (v1(c).schema.openAPIV3Schema.description = 'A toy.'),
+    expected: { version: 'v1', path: '', old: 'A widget (v1).', new: 'A toy.' },
+  },
+  {
+    rule: 'embeddedResource',
+    change: 'no longer an embedded resource',
+    revise: (c) => delete v1Spec(c).properties.template['x-kubernetes-embedded-resource'],
+    expected: { version: 'v1', path: 'spec.template', old: true, new: false },
+  },
 ];
 
 /** JSON as a parsed file has it: an `undefined` a row writes is no key at all. */
@@ -240,7 +577,11 @@ describe('compareCrdRevisions', () => {
   it.each(rows)('$rule: $change', ({ rule, revise, expected, before = [], then = [] }) => {
     const [old, now] = [freshCrd(), freshCrd()];
     revise(now, old);
-    const findings = compareCrdRevisions(asParsed(old), asParsed(now), (servedVersionRules as readonly string[]).includes(rule) ? {} : servedVersionsOff);
+    const findings = compareCrdRevisions(
+      asParsed(old),
+      asParsed(now),
+      (servedVersionRules as readonly string[]).includes(rule) ? {} : servedVersionsOff,
+    );
     expect(findings.map((finding) => finding.rule)).toEqual([...before, rule, ...then]);
     const { message, ...finding } = findings[before.length]!;
     expect(finding).toEqual({ rule, severity: crdRevisionRules[rule].severity, ...expected });
@@ -264,9 +605,19 @@ describe('compareCrdRevisions', () => {
     const now = freshCrd();
     delete v1Spec(now).properties.endpoint;
     v1Spec(now).properties.mode.enum.push('turbo');
-    const findings = compareCrdRevisions(freshCrd(), now, { ...servedVersionsOff, existingFieldRemoval: 'warning', enumValueAdded: 'off' });
-    expect(findings.map(({ rule, severity }) => ({ rule, severity }))).toEqual([{ rule: 'existingFieldRemoval', severity: 'warning' }]);
-    expect(compareCrdRevisions(freshCrd(), now, { ...servedVersionsOff, enumValueAdded: 'error' }).map(({ rule, severity }) => ({ rule, severity }))).toEqual([
+    const findings = compareCrdRevisions(freshCrd(), now, {
+      ...servedVersionsOff,
+      existingFieldRemoval: 'warning',
+      enumValueAdded: 'off',
+    });
+    expect(findings.map(({ rule, severity }) => ({ rule, severity }))).toEqual([
+      { rule: 'existingFieldRemoval', severity: 'warning' },
+    ]);
+    expect(
+      compareCrdRevisions(freshCrd(), now, { ...servedVersionsOff, enumValueAdded: 'error' }).map(
+        ({ rule, severity }) => ({ rule, severity }),
+      ),
+    ).toEqual([
       { rule: 'enumValueAdded', severity: 'error' },
       { rule: 'existingFieldRemoval', severity: 'error' },
     ]);
@@ -303,7 +654,16 @@ describe('compareCrdRevisions', () => {
   });
 
   it('answers for values that are no CRD at all', () => {
-    for (const junk of [undefined, null, 3, 'crd', [], {}, { spec: { versions: 'v1' } }, { spec: { versions: [null, { name: 1 }] } }]) {
+    for (const junk of [
+      undefined,
+      null,
+      3,
+      'crd',
+      [],
+      {},
+      { spec: { versions: 'v1' } },
+      { spec: { versions: [null, { name: 1 }] } },
+    ]) {
       expect(() => compareCrdRevisions(junk, freshCrd())).not.toThrow();
       expect(() => compareCrdRevisions(freshCrd(), junk)).not.toThrow();
     }

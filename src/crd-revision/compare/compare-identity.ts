@@ -9,13 +9,33 @@ import type { CrdRevisionRule } from '../rules.ts';
 /** What the CRD is called and where its objects live: scope, names, and how they are converted between versions. */
 export function compareIdentity(old: CrdView, now: CrdView): Change[] {
   const changes: Change[] = [];
-  if (!jsonEqual(old.scope, now.scope)) changes.push(changeAt({}, 'scope', `scope ${describeValue(old.scope)} → ${describeValue(now.scope)}`, { old: old.scope, new: now.scope }));
-  const singleNames: Array<[string, CrdRevisionRule]> = [['kind', 'kindChanged'], ['listKind', 'listKindChanged'], ['plural', 'pluralChanged'], ['singular', 'singularChanged']];
+  if (!jsonEqual(old.scope, now.scope))
+    changes.push(
+      changeAt({}, 'scope', `scope ${describeValue(old.scope)} → ${describeValue(now.scope)}`, {
+        old: old.scope,
+        new: now.scope,
+      }),
+    );
+  const singleNames: Array<[string, CrdRevisionRule]> = [
+    ['kind', 'kindChanged'],
+    ['listKind', 'listKindChanged'],
+    ['plural', 'pluralChanged'],
+    ['singular', 'singularChanged'],
+  ];
   for (const [key, rule] of singleNames) {
     const [a, b] = [effectiveName(old, key), effectiveName(now, key)];
-    if (!jsonEqual(a, b)) changes.push(changeAt({}, rule, `spec.names.${key} ${describeValue(a ?? 'absent')} → ${describeValue(b ?? 'absent')}`, { old: a, new: b }));
+    if (!jsonEqual(a, b))
+      changes.push(
+        changeAt({}, rule, `spec.names.${key} ${describeValue(a ?? 'absent')} → ${describeValue(b ?? 'absent')}`, {
+          old: a,
+          new: b,
+        }),
+      );
   }
-  changes.push(...compareNameList(old, now, 'shortNames', 'shortNamesRemoved', 'shortNamesAdded'), ...compareNameList(old, now, 'categories', 'categoriesRemoved', 'categoriesAdded'));
+  changes.push(
+    ...compareNameList(old, now, 'shortNames', 'shortNamesRemoved', 'shortNamesAdded'),
+    ...compareNameList(old, now, 'categories', 'categoriesRemoved', 'categoriesAdded'),
+  );
   changes.push(...compareConversion(old, now));
   return changes;
 }
@@ -31,8 +51,17 @@ function effectiveName(view: CrdView, key: string): unknown {
   return undefined;
 }
 
-function compareNameList(old: CrdView, now: CrdView, key: 'shortNames' | 'categories', removed: CrdRevisionRule, added: CrdRevisionRule): Change[] {
-  const list = (view: CrdView) => (Array.isArray(view.names[key]) ? (view.names[key] as unknown[]).filter((name): name is string => typeof name === 'string') : []);
+function compareNameList(
+  old: CrdView,
+  now: CrdView,
+  key: 'shortNames' | 'categories',
+  removed: CrdRevisionRule,
+  added: CrdRevisionRule,
+): Change[] {
+  const list = (view: CrdView) =>
+    Array.isArray(view.names[key])
+      ? (view.names[key] as unknown[]).filter((name): name is string => typeof name === 'string')
+      : [];
   const [a, b] = [list(old), list(now)];
   const gone = a.filter((name) => !b.includes(name));
   const put = b.filter((name) => !a.includes(name));
@@ -45,10 +74,33 @@ function compareNameList(old: CrdView, now: CrdView, key: 'shortNames' | 'catego
 function compareConversion(old: CrdView, now: CrdView): Change[] {
   const strategy = (view: CrdView) => view.conversion.strategy ?? 'None';
   const [a, b] = [strategy(old), strategy(now)];
-  if (a === 'Webhook' && b !== 'Webhook') return [changeAt({}, 'conversionWebhookRemoved', `conversion strategy ${describeValue(a)} → ${describeValue(b)}: objects are relabelled between versions, not converted`, { old: a, new: b })];
-  if (a !== 'Webhook' && b === 'Webhook') return [changeAt({}, 'conversionWebhookAdded', `conversion strategy ${describeValue(a)} → ${describeValue(b)}: reads in another version than the stored one need the webhook`, { old: a, new: b })];
+  if (a === 'Webhook' && b !== 'Webhook')
+    return [
+      changeAt(
+        {},
+        'conversionWebhookRemoved',
+        `conversion strategy ${describeValue(a)} → ${describeValue(b)}: objects are relabelled between versions, not converted`,
+        { old: a, new: b },
+      ),
+    ];
+  if (a !== 'Webhook' && b === 'Webhook')
+    return [
+      changeAt(
+        {},
+        'conversionWebhookAdded',
+        `conversion strategy ${describeValue(a)} → ${describeValue(b)}: reads in another version than the stored one need the webhook`,
+        { old: a, new: b },
+      ),
+    ];
   if (a === 'Webhook' && !jsonEqual(withoutCaBundle(old.conversion.webhook), withoutCaBundle(now.conversion.webhook))) {
-    return [changeAt({}, 'conversionWebhookChanged', 'the conversion webhook changed (client configuration or review versions)', { old: old.conversion.webhook, new: now.conversion.webhook })];
+    return [
+      changeAt(
+        {},
+        'conversionWebhookChanged',
+        'the conversion webhook changed (client configuration or review versions)',
+        { old: old.conversion.webhook, new: now.conversion.webhook },
+      ),
+    ];
   }
   return [];
 }

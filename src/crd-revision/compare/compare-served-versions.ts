@@ -24,12 +24,15 @@ interface Difference {
  */
 export function compareServedVersions(old: CrdView, now: CrdView): Change[] {
   const known = new Set(servedDifferences(old).map(differenceKey));
-  const rule: CrdRevisionRule = now.conversion.strategy === 'Webhook' ? 'servedVersionDifferenceConverted' : 'servedVersionDifference';
+  const rule: CrdRevisionRule =
+    now.conversion.strategy === 'Webhook' ? 'servedVersionDifferenceConverted' : 'servedVersionDifference';
   return servedDifferences(now)
     .filter((difference) => !known.has(differenceKey(difference)))
     .map(({ older, newer, change, onlyInNewer }) => {
       const where = { version: newer, ...(change.path === undefined ? {} : { path: change.path }) };
-      const what = onlyInNewer ? `${change.path}: in ${newer}, not in ${older} (a write through ${older} prunes it)` : change.message;
+      const what = onlyInNewer
+        ? `${change.path}: in ${newer}, not in ${older} (a write through ${older} prunes it)`
+        : change.message;
       // The older version's value is the old one, the newer's the new, whichever way the schema rule compared them.
       const values = onlyInNewer ? { new: change.old } : { old: change.old, new: change.new };
       return {

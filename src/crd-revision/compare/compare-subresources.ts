@@ -17,10 +17,24 @@ function compareStatus(a: CrdVersionView, b: CrdVersionView): Change[] {
   const [before, after] = [isPlainObject(a.subresources.status), isPlainObject(b.subresources.status)];
   const where = { version: a.name };
   if (!before && after) {
-    return [changeAt(where, 'statusSubresourceAdded', 'the status subresource was enabled: writes to the object no longer change its status (only /status does), and a create drops the status it sends', { old: false, new: true })];
+    return [
+      changeAt(
+        where,
+        'statusSubresourceAdded',
+        'the status subresource was enabled: writes to the object no longer change its status (only /status does), and a create drops the status it sends',
+        { old: false, new: true },
+      ),
+    ];
   }
   if (before && !after) {
-    return [changeAt(where, 'statusSubresourceRemoved', 'the status subresource is gone: writes to /status get 404, and every write to the object changes its status again', { old: true, new: false })];
+    return [
+      changeAt(
+        where,
+        'statusSubresourceRemoved',
+        'the status subresource is gone: writes to /status get 404, and every write to the object changes its status again',
+        { old: true, new: false },
+      ),
+    ];
   }
   return [];
 }
@@ -30,13 +44,36 @@ const replicaPaths = ['specReplicasPath', 'statusReplicasPath'] as const;
 function compareScale(a: CrdVersionView, b: CrdVersionView): Change[] {
   const [before, after] = [a.subresources.scale, b.subresources.scale];
   const where = { version: a.name };
-  if (!isPlainObject(before) && isPlainObject(after)) return [changeAt(where, 'scaleSubresourceAdded', 'a scale subresource was added: kubectl scale and autoscalers can now set the replicas', { new: after })];
-  if (isPlainObject(before) && !isPlainObject(after)) return [changeAt(where, 'scaleSubresourceRemoved', 'the scale subresource is gone: kubectl scale and the autoscalers that use /scale get 404', { old: before })];
+  if (!isPlainObject(before) && isPlainObject(after))
+    return [
+      changeAt(
+        where,
+        'scaleSubresourceAdded',
+        'a scale subresource was added: kubectl scale and autoscalers can now set the replicas',
+        { new: after },
+      ),
+    ];
+  if (isPlainObject(before) && !isPlainObject(after))
+    return [
+      changeAt(
+        where,
+        'scaleSubresourceRemoved',
+        'the scale subresource is gone: kubectl scale and the autoscalers that use /scale get 404',
+        { old: before },
+      ),
+    ];
   if (!isPlainObject(before) || !isPlainObject(after)) return [];
   const changes: Change[] = [];
   for (const key of replicaPaths) {
     if (before[key] !== after[key]) {
-      changes.push(changeAt(where, 'scaleReplicasPathChanged', `scale ${key} ${describeValue(before[key] ?? 'absent')} → ${describeValue(after[key] ?? 'absent')}: /scale reads and writes another field than the one objects hold their replicas in`, { old: before[key], new: after[key] }));
+      changes.push(
+        changeAt(
+          where,
+          'scaleReplicasPathChanged',
+          `scale ${key} ${describeValue(before[key] ?? 'absent')} → ${describeValue(after[key] ?? 'absent')}: /scale reads and writes another field than the one objects hold their replicas in`,
+          { old: before[key], new: after[key] },
+        ),
+      );
     }
   }
   const [selectorA, selectorB] = [before.labelSelectorPath, after.labelSelectorPath];
@@ -44,8 +81,18 @@ function compareScale(a: CrdVersionView, b: CrdVersionView): Change[] {
   const values = { old: selectorA, new: selectorB };
   changes.push(
     selectorA === undefined
-      ? changeAt(where, 'scaleLabelSelectorPathAdded', `scale labelSelectorPath ${describeValue(selectorB)} added: autoscalers can now find the pods`, values)
-      : changeAt(where, 'scaleLabelSelectorPathChanged', `scale labelSelectorPath ${describeValue(selectorA)} → ${describeValue(selectorB ?? 'absent')}: autoscalers select other pods, or none`, values),
+      ? changeAt(
+          where,
+          'scaleLabelSelectorPathAdded',
+          `scale labelSelectorPath ${describeValue(selectorB)} added: autoscalers can now find the pods`,
+          values,
+        )
+      : changeAt(
+          where,
+          'scaleLabelSelectorPathChanged',
+          `scale labelSelectorPath ${describeValue(selectorA)} → ${describeValue(selectorB ?? 'absent')}: autoscalers select other pods, or none`,
+          values,
+        ),
   );
   return changes;
 }

@@ -21,21 +21,45 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
     if (b === undefined) {
       changes.push(
         stored.has(a.name)
-          ? changeAt(where, 'storedVersionRemoval', `version ${a.name} removed while objects may be stored in it: run crdgate migrate and trim status.storedVersions first`)
+          ? changeAt(
+              where,
+              'storedVersionRemoval',
+              `version ${a.name} removed while objects may be stored in it: run crdgate migrate and trim status.storedVersions first`,
+            )
           : changeAt(where, 'versionRemoval', `version ${a.name} removed`),
       );
       continue;
     }
-    if (a.served && !b.served) changes.push(changeAt(where, 'versionUnserved', `version ${a.name} is no longer served`, { old: true, new: false }));
-    if (!a.served && b.served) changes.push(changeAt(where, 'versionServed', `version ${a.name} is served again`, { old: false, new: true }));
-    changes.push(...compareSchemas(a.schema ?? {}, b.schema ?? {}, a.name), ...compareSubresources(a, b), ...comparePrinterColumns(a, b), ...compareSelectableFields(a, b));
+    if (a.served && !b.served)
+      changes.push(
+        changeAt(where, 'versionUnserved', `version ${a.name} is no longer served`, { old: true, new: false }),
+      );
+    if (!a.served && b.served)
+      changes.push(changeAt(where, 'versionServed', `version ${a.name} is served again`, { old: false, new: true }));
+    changes.push(
+      ...compareSchemas(a.schema ?? {}, b.schema ?? {}, a.name),
+      ...compareSubresources(a, b),
+      ...comparePrinterColumns(a, b),
+      ...compareSelectableFields(a, b),
+    );
   }
   const oldNames = new Set(old.versions.map((version) => version.name));
-  for (const b of now.versions) if (!oldNames.has(b.name)) changes.push(changeAt({ version: b.name }, 'versionAdded', `version ${b.name} added${b.served ? '' : ' (not served)'}`));
+  for (const b of now.versions)
+    if (!oldNames.has(b.name))
+      changes.push(
+        changeAt({ version: b.name }, 'versionAdded', `version ${b.name} added${b.served ? '' : ' (not served)'}`),
+      );
   const storage = (view: CrdView) => view.versions.find((version) => version.storage)?.name;
   const [storageA, storageB] = [storage(old), storage(now)];
   if (storageA !== undefined && storageB !== undefined && storageA !== storageB) {
-    changes.push(changeAt({}, 'storageVersionChanged', `storage version ${storageA} → ${storageB}: objects stay stored in ${storageA} until rewritten (crdgate migrate)`, { old: storageA, new: storageB }));
+    changes.push(
+      changeAt(
+        {},
+        'storageVersionChanged',
+        `storage version ${storageA} → ${storageB}: objects stay stored in ${storageA} until rewritten (crdgate migrate)`,
+        { old: storageA, new: storageB },
+      ),
+    );
   }
   return changes;
 }
@@ -44,18 +68,32 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
 function comparePrinterColumns(a: CrdVersionView, b: CrdVersionView): Change[] {
   const where = { version: a.name };
   const name = (column: Record<string, unknown>) => String(column.name);
-  const byName = (columns: Record<string, unknown>[]) => new Map([...columns].reverse().map((column) => [name(column), column]));
+  const byName = (columns: Record<string, unknown>[]) =>
+    new Map([...columns].reverse().map((column) => [name(column), column]));
   const [before, after] = [byName(a.printerColumns), byName(b.printerColumns)];
   const changes: Change[] = [];
   for (const column of before.values()) {
     const other = after.get(name(column));
-    if (other === undefined) changes.push(changeAt(where, 'printerColumnRemoved', `printer column ${describeValue(name(column))} removed`, { old: column }));
+    if (other === undefined)
+      changes.push(
+        changeAt(where, 'printerColumnRemoved', `printer column ${describeValue(name(column))} removed`, {
+          old: column,
+        }),
+      );
     else if (!jsonEqual(withoutDescription(column), withoutDescription(other))) {
-      changes.push(changeAt(where, 'printerColumnChanged', `printer column ${describeValue(name(column))} changed`, { old: column, new: other }));
+      changes.push(
+        changeAt(where, 'printerColumnChanged', `printer column ${describeValue(name(column))} changed`, {
+          old: column,
+          new: other,
+        }),
+      );
     }
   }
   for (const column of after.values()) {
-    if (!before.has(name(column))) changes.push(changeAt(where, 'printerColumnAdded', `printer column ${describeValue(name(column))} added`, { new: column }));
+    if (!before.has(name(column)))
+      changes.push(
+        changeAt(where, 'printerColumnAdded', `printer column ${describeValue(name(column))} added`, { new: column }),
+      );
   }
   return changes;
 }
@@ -67,11 +105,28 @@ function withoutDescription(column: Record<string, unknown>): Record<string, unk
 
 /** Selectable fields are matched by their jsonPath, which is what a field selector names. */
 function compareSelectableFields(a: CrdVersionView, b: CrdVersionView): Change[] {
-  const paths = (version: CrdVersionView) => [...new Set(version.selectableFields.map((field) => field.jsonPath).filter((path): path is string => typeof path === 'string'))];
+  const paths = (version: CrdVersionView) => [
+    ...new Set(
+      version.selectableFields
+        .map((field) => field.jsonPath)
+        .filter((path): path is string => typeof path === 'string'),
+    ),
+  ];
   const [before, after] = [paths(a), paths(b)];
   const where = { version: a.name };
   return [
-    ...before.filter((path) => !after.includes(path)).map((path) => changeAt(where, 'selectableFieldRemoved', `selectable field ${path} removed: field selectors on it are refused`, { old: path })),
-    ...after.filter((path) => !before.includes(path)).map((path) => changeAt(where, 'selectableFieldAdded', `selectable field ${path} added`, { new: path })),
+    ...before
+      .filter((path) => !after.includes(path))
+      .map((path) =>
+        changeAt(
+          where,
+          'selectableFieldRemoved',
+          `selectable field ${path} removed: field selectors on it are refused`,
+          { old: path },
+        ),
+      ),
+    ...after
+      .filter((path) => !before.includes(path))
+      .map((path) => changeAt(where, 'selectableFieldAdded', `selectable field ${path} added`, { new: path })),
   ];
 }

@@ -9,7 +9,11 @@ const stability = { alpha: 1, beta: 2, ga: 3 } as const;
 export function compareVersionAge(a: string, b: string): number {
   const [ma, mb] = [kubeVersion.exec(a), kubeVersion.exec(b)];
   if (!ma || !mb) return ma ? 1 : mb ? -1 : a === b ? 0 : a < b ? 1 : -1;
-  const rank = (match: RegExpExecArray) => [stability[(match[2] as 'alpha' | 'beta' | undefined) ?? 'ga'], Number(match[1]), Number(match[3] ?? 0)];
+  const rank = (match: RegExpExecArray) => [
+    stability[(match[2] as 'alpha' | 'beta' | undefined) ?? 'ga'],
+    Number(match[1]),
+    Number(match[3] ?? 0),
+  ];
   const [ra, rb] = [rank(ma), rank(mb)];
   const differing = ra.findIndex((value, i) => value !== rb[i]);
   return differing === -1 ? 0 : ra[differing]! - rb[differing]!;

@@ -8,7 +8,16 @@ import { prepareCrdRevision } from './revision-under-test.ts';
 
 // GeoDatabase, crdgate's built-in contract: v1 (hub, storage), v1beta1 and v1alpha1, converted by its webhook.
 const endpoint = { target: { service: { namespace: 'crdgate-system', name: 'crdgate', port: 443 } } };
-const geoDatabase = { apiVersion: 'geo.example.com/v1', kind: 'GeoDatabase', metadata: { name: 'tiles', namespace: 'maps' }, spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' }, caches: [{ name: 'tiles', memory: '1Gi', replicas: 2 }] } };
+const geoDatabase = {
+  apiVersion: 'geo.example.com/v1',
+  kind: 'GeoDatabase',
+  metadata: { name: 'tiles', namespace: 'maps' },
+  spec: {
+    postgres: { version: '16.4', postgis: '3.4.2' },
+    storage: { size: '20Gi' },
+    caches: [{ name: 'tiles', memory: '1Gi', replicas: 2 }],
+  },
+};
 
 function roundTrips(contract: Contract) {
   const crd = renderCustomResourceDefinition(geoDatabaseContract(), endpoint);
@@ -20,7 +29,10 @@ function roundTrips(contract: Contract) {
 /** The contract with one spoke's conversion from the hub replaced. */
 function withFromHub(version: 'v1beta1' | 'v1alpha1', fromHub: Contract['conversions'][string]['fromHub']): Contract {
   const contract = geoDatabaseContract();
-  return { ...contract, conversions: { ...contract.conversions, [version]: { ...contract.conversions[version]!, fromHub } } };
+  return {
+    ...contract,
+    conversions: { ...contract.conversions, [version]: { ...contract.conversions[version]!, fromHub } },
+  };
 }
 
 describe('conversion round trips of a contract-owned kind', () => {
@@ -37,7 +49,9 @@ describe('conversion round trips of a contract-owned kind', () => {
     const failing = withFromHub('v1beta1', () => {
       throw new Error('no way');
     });
-    expect(roundTrips(failing).findings.map(({ rule, version }) => ({ rule, version }))).toEqual([{ rule: 'conversionFailed', version: 'v1beta1' }]);
+    expect(roundTrips(failing).findings.map(({ rule, version }) => ({ rule, version }))).toEqual([
+      { rule: 'conversionFailed', version: 'v1beta1' },
+    ]);
     // The failing read is the 500 the API server answers when its conversion webhook fails.
     expect(roundTrips(failing).outcome.reads.v1beta1).toEqual({ refused: { code: 500, causes: [] } });
 
@@ -48,6 +62,11 @@ describe('conversion round trips of a contract-owned kind', () => {
       return { ...spoke, metadata: { ...spoke.metadata, annotations: {} } };
     });
     const [loss] = roundTrips(lossy).findings;
-    expect(loss).toMatchObject({ rule: 'conversionRoundTripLoss', version: 'v1alpha1', path: 'spec.caches', old: [{ name: 'tiles', memory: '1Gi', replicas: 2 }] });
+    expect(loss).toMatchObject({
+      rule: 'conversionRoundTripLoss',
+      version: 'v1alpha1',
+      path: 'spec.caches',
+      old: [{ name: 'tiles', memory: '1Gi', replicas: 2 }],
+    });
   });
 });

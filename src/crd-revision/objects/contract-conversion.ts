@@ -20,7 +20,11 @@ export function contractConverter(contract: Contract): ObjectConverter {
  * reads it in that version, writes it back: decoded, pruned and defaulted there, converted to the storage version,
  * pruned and defaulted there): a conversion that fails, and a round trip that does not give the object back.
  */
-export function conversionRoundTripFindings(revision: CrdRevisionUnderTest, contract: Contract, outcome: StoredObjectOutcome): StoredObjectFinding[] {
+export function conversionRoundTripFindings(
+  revision: CrdRevisionUnderTest,
+  contract: Contract,
+  outcome: StoredObjectOutcome,
+): StoredObjectFinding[] {
   const storage = revision.new.storage;
   const read = storage === undefined ? undefined : outcome.reads[storage];
   if (storage === undefined || read === undefined || !('object' in read)) return [];
@@ -32,22 +36,34 @@ export function conversionRoundTripFindings(revision: CrdRevisionUnderTest, cont
       continue;
     }
     const differences = readDifferences(read.object, back);
-    const metadataKept = jsonEqual(read.object.metadata?.labels, back.metadata?.labels) && jsonEqual(read.object.metadata?.annotations, back.metadata?.annotations);
+    const metadataKept =
+      jsonEqual(read.object.metadata?.labels, back.metadata?.labels) &&
+      jsonEqual(read.object.metadata?.annotations, back.metadata?.annotations);
     if (differences.length === 0 && metadataKept) continue;
     const first = differences[0];
     findings.push(
-      storedObjectFinding('conversionRoundTripLoss', `${storage} → ${version} → ${storage} does not give the object back: ${first ? `${first.path} differs` : 'its labels or annotations differ'}`, {
-        object: outcome.object,
-        version,
-        ...(first ? { path: first.path, old: first.old, new: first.new } : {}),
-      }),
+      storedObjectFinding(
+        'conversionRoundTripLoss',
+        `${storage} → ${version} → ${storage} does not give the object back: ${first ? `${first.path} differs` : 'its labels or annotations differ'}`,
+        {
+          object: outcome.object,
+          version,
+          ...(first ? { path: first.path, old: first.old, new: first.new } : {}),
+        },
+      ),
     );
   }
   return findings;
 }
 
 /** The object back in `storage` after a trip through `version`, or why a step failed. */
-function roundTrip(revision: CrdRevisionUnderTest, contract: Contract, object: KubeObject, version: string, storage: string): KubeObject | string {
+function roundTrip(
+  revision: CrdRevisionUnderTest,
+  contract: Contract,
+  object: KubeObject,
+  version: string,
+  storage: string,
+): KubeObject | string {
   try {
     const there = readBack(revision, convertObject(contract, object, apiVersionOf(contract, version)));
     if (typeof there === 'string') return `converted to ${version}, ${there}`;

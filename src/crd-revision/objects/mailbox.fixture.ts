@@ -11,12 +11,17 @@ const readYaml = (name: string): unknown => parse(readFileSync(new URL(name, fix
 export const oldMailboxCrd = (): unknown => readYaml('old/mailboxes.yaml');
 export const newMailboxCrd = (): unknown => readYaml('new/mailboxes.yaml');
 /** One of stored.yaml's Mailboxes, as `kubectl get -o yaml` answered it under the old revision. */
-export const storedMailbox = (name: string): KubeObject => (readYaml('stored.yaml') as { items: KubeObject[] }).items.find((item) => item.metadata?.name === name)!;
+export const storedMailbox = (name: string): KubeObject =>
+  (readYaml('stored.yaml') as { items: KubeObject[] }).items.find((item) => item.metadata?.name === name)!;
 
 /** The schemas of v1's spec fields, as the fixture has them. */
 type V1Fields = Record<string, Record<string, unknown>>;
 const v1Fields = (crd: unknown): V1Fields =>
-  (crd as { spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: { properties: V1Fields } } } } }> } }).spec.versions[1]!.schema.openAPIV3Schema.properties.spec.properties;
+  (
+    crd as {
+      spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: { properties: V1Fields } } } } }> };
+    }
+  ).spec.versions[1]!.schema.openAPIV3Schema.properties.spec.properties;
 
 /**
  * Revisions where a stored null meets a new schema: owner and tier nullable in the old one; in the new one, owner
@@ -28,6 +33,11 @@ export function storedNullRevisions(): { old: unknown; now: unknown; object: Kub
   v1Fields(old).tier!.nullable = true;
   const now = newMailboxCrd();
   v1Fields(now).owner!.default = 'nobody';
-  const object = { apiVersion: 'mail.example.com/v1', kind: 'Mailbox', metadata: { name: 'jo', namespace: 'mail' }, spec: { quota: 1, owner: null, tier: null } };
+  const object = {
+    apiVersion: 'mail.example.com/v1',
+    kind: 'Mailbox',
+    metadata: { name: 'jo', namespace: 'mail' },
+    spec: { quota: 1, owner: null, tier: null },
+  };
   return { old, now, object };
 }

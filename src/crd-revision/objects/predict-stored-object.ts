@@ -44,13 +44,19 @@ export { ConversionUnknownError };
  * Throws StoredObjectUnreadableError for an object that cannot be one of the CRD's, ConversionUnknownError when
  * the answer goes through a conversion webhook and no `convert` is given.
  */
-export function predictStoredObject(revision: CrdRevisionUnderTest, object: KubeObject, options: PredictionOptions = {}): StoredObjectOutcome {
+export function predictStoredObject(
+  revision: CrdRevisionUnderTest,
+  object: KubeObject,
+  options: PredictionOptions = {},
+): StoredObjectOutcome {
   const side = revision.updateRefusal ? revision.old : revision.new;
   const stored = asStoredUnderOld(revision.old, object, options.convert);
   const readVersions = [...new Set([...side.versions, ...revision.old.served, ...revision.new.served])].filter(
     (version) => revision.old.served.includes(version) || revision.new.served.includes(version),
   );
-  const raw = new Map(readVersions.map((version) => [version, readStoredObject(side, stored, version, options.convert)]));
+  const raw = new Map(
+    readVersions.map((version) => [version, readStoredObject(side, stored, version, options.convert)]),
+  );
   const storage = side.storage;
   if (storage === undefined) throw new StoredObjectUnreadableError(`${revision.name} has no storage version`);
   const inStorage = raw.get(storage) ?? readStoredObject(side, stored, storage, options.convert);
@@ -59,7 +65,11 @@ export function predictStoredObject(revision: CrdRevisionUnderTest, object: Kube
     object: refOf(object),
     reads: Object.fromEntries([...raw].map(([version, read]) => [version, asAnswered(read)])),
     unchangedWrite: write(side, inStorage, (read) => ({ operation: 'UPDATE', object: read, oldObject: read })),
-    labelWrite: write(side, inStorage, (read) => ({ operation: 'UPDATE', object: withLabel(read, label), oldObject: read })),
+    labelWrite: write(side, inStorage, (read) => ({
+      operation: 'UPDATE',
+      object: withLabel(read, label),
+      oldObject: read,
+    })),
     recreate: write(side, inStorage, (read) => ({ operation: 'CREATE', object: asRecreated(read) })),
   };
 }
@@ -69,7 +79,11 @@ export function predictStoredObject(revision: CrdRevisionUnderTest, object: Kube
  * stored it there (pruned, defaulted), then in the old storage version. Of what the read cannot show (fields the
  * old revision pruned on read, defaults it added on read only), see docs/check.md.
  */
-export function asStoredUnderOld(old: RevisionSide, object: KubeObject, convert: ObjectConverter | undefined): KubeObject {
+export function asStoredUnderOld(
+  old: RevisionSide,
+  object: KubeObject,
+  convert: ObjectConverter | undefined,
+): KubeObject {
   const known = storedForms.get(old)?.get(object);
   if (known !== undefined) return known;
   const stored = readUnderOld(old, object, convert);
@@ -89,14 +103,20 @@ function readUnderOld(old: RevisionSide, given: KubeObject, convert: ObjectConve
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const { group, version } = splitApiVersion(apiVersion);
   if (group !== old.group || object.kind !== old.kind || !old.versions.includes(version)) {
-    throw new StoredObjectUnreadableError(`${String(object.kind)} of ${apiVersion || 'no apiVersion'} is not a version of ${old.kind}.${old.group} (it has ${old.versions.join(', ')})`);
+    throw new StoredObjectUnreadableError(
+      `${String(object.kind)} of ${apiVersion || 'no apiVersion'} is not a version of ${old.kind}.${old.group} (it has ${old.versions.join(', ')})`,
+    );
   }
   const read = readAsStored(old.reading, object);
-  if (!read.allowed || !read.object) throw new StoredObjectUnreadableError(`the API server could not read it: ${read.message ?? 'refused'}`);
+  if (!read.allowed || !read.object)
+    throw new StoredObjectUnreadableError(`the API server could not read it: ${read.message ?? 'refused'}`);
   const storage = old.storage ?? version;
   if (storage === version) return inKeyOrderOf(read.object, object);
   if (old.conversion === 'None') return inKeyOrderOf({ ...read.object, apiVersion: `${old.group}/${storage}` }, object);
-  if (convert === undefined) throw new ConversionUnknownError(`${old.kind} is stored in ${storage} through the CRD's conversion webhook, which crdgate cannot run for a kind no contract owns`);
+  if (convert === undefined)
+    throw new ConversionUnknownError(
+      `${old.kind} is stored in ${storage} through the CRD's conversion webhook, which crdgate cannot run for a kind no contract owns`,
+    );
   return convert(read.object, storage);
 }
 
@@ -108,7 +128,12 @@ function write(side: RevisionSide, inStorage: RawRead, request: (read: KubeObjec
   if (!judged.allowed || !judged.object) return { allowed: false, refused: refusalOf(judged) };
   // The answer to a write is the object read back from storage, in the storage version: pruned and defaulted there
   // (its metadata has just been validated, so the storage reader would drop nothing of it).
-  const answered = judge(side.reading, { operation: 'CREATE', object: judged.object, decodeOnly: true, fieldValidation: 'Ignore' });
+  const answered = judge(side.reading, {
+    operation: 'CREATE',
+    object: judged.object,
+    decodeOnly: true,
+    fieldValidation: 'Ignore',
+  });
   if (!answered.allowed || !answered.object) return { allowed: false, refused: refusalOf(answered) };
   return { allowed: true, stored: withoutServerSetMetadata(inKeyOrderOf(answered.object, inStorage.object)) };
 }

@@ -21,12 +21,18 @@ export function readDifferences(before: KubeObject, after: KubeObject): ReadDiff
   return out;
 }
 
-function walk(before: Record<string, unknown>, after: Record<string, unknown>, path: string, out: ReadDifference[]): void {
+function walk(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  path: string,
+  out: ReadDifference[],
+): void {
   for (const [key, old] of Object.entries(before)) {
     const child = renderFieldPath(path, [key]);
     if (!Object.hasOwn(after, key)) out.push({ path: child, old });
     else if (isPlainObject(old) && isPlainObject(after[key])) walk(old, after[key], child, out);
     else if (!jsonEqual(old, after[key])) out.push({ path: child, old, new: after[key] });
   }
-  for (const [key, value] of Object.entries(after)) if (!Object.hasOwn(before, key)) out.push({ path: renderFieldPath(path, [key]), new: value });
+  for (const [key, value] of Object.entries(after))
+    if (!Object.hasOwn(before, key)) out.push({ path: renderFieldPath(path, [key]), new: value });
 }

@@ -26,13 +26,23 @@ export type RawRead = { object: KubeObject } | { refused: Refusal };
  * converted (strategy None: only apiVersion changes), then pruned in the target version's schema, not defaulted.
  * A version the CRD does not serve answers 404; a failed conversion 500.
  */
-export function readStoredObject(side: RevisionSide, stored: KubeObject, version: string, convert?: ObjectConverter): RawRead {
+export function readStoredObject(
+  side: RevisionSide,
+  stored: KubeObject,
+  version: string,
+  convert?: ObjectConverter,
+): RawRead {
   if (!side.served.includes(version)) return { refused: { code: 404, causes: [] } };
   return readInVersion(side, stored, version, convert);
 }
 
 /** readStoredObject whether or not the version is served: what the object holds as that version's schema reads it. */
-export function readInVersion(side: RevisionSide, stored: KubeObject, version: string, convert?: ObjectConverter): RawRead {
+export function readInVersion(
+  side: RevisionSide,
+  stored: KubeObject,
+  version: string,
+  convert?: ObjectConverter,
+): RawRead {
   const storedVersion = splitApiVersion(String(stored.apiVersion)).version;
   // A version the CRD lacks has no schema to decode in, and the converter refuses it ("invalid group/version").
   if (!side.versions.includes(storedVersion)) return { refused: { code: 500, causes: [] } };
@@ -43,7 +53,10 @@ export function readInVersion(side: RevisionSide, stored: KubeObject, version: s
   if (side.conversion === 'None') {
     converted = { ...decoded.object, apiVersion: `${side.group}/${version}` };
   } else {
-    if (convert === undefined) throw new ConversionUnknownError(`a read of ${side.kind} in ${version} goes through the CRD's conversion webhook, which crdgate cannot run for a kind no contract owns`);
+    if (convert === undefined)
+      throw new ConversionUnknownError(
+        `a read of ${side.kind} in ${version} goes through the CRD's conversion webhook, which crdgate cannot run for a kind no contract owns`,
+      );
     try {
       converted = convert(decoded.object, version);
     } catch {
@@ -52,7 +65,12 @@ export function readInVersion(side: RevisionSide, stored: KubeObject, version: s
   }
   // schemaCoercingConverter: pruned in the target version's schema (the `pruning` CRD has no defaults), its
   // ObjectMeta coerced without dropping anything.
-  const pruned = judge(side.pruning, { operation: 'CREATE', object: converted, decodeOnly: true, fieldValidation: 'Ignore' });
+  const pruned = judge(side.pruning, {
+    operation: 'CREATE',
+    object: converted,
+    decodeOnly: true,
+    fieldValidation: 'Ignore',
+  });
   if (!pruned.allowed || !pruned.object) return { refused: refusalOf(pruned) };
   return { object: inKeyOrderOf(pruned.object, stored) };
 }

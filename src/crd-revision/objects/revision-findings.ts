@@ -11,41 +11,70 @@ import { storedObjectFinding, type StoredObjectFinding } from './stored-object-f
  * stored version it removes, and what the prediction of every object rests on that crdgate cannot see.
  * `conversionKnown`: a conversion is given for a Webhook CRD (a contract's).
  */
-export function storedObjectRevisionFindings(revision: CrdRevisionUnderTest, options: { conversionKnown?: boolean } = {}): StoredObjectFinding[] {
+export function storedObjectRevisionFindings(
+  revision: CrdRevisionUnderTest,
+  options: { conversionKnown?: boolean } = {},
+): StoredObjectFinding[] {
   const findings: StoredObjectFinding[] = [];
   for (const version of revision.storedVersions.filter((stored) => !revision.new.versions.includes(stored))) {
     const source = revision.storedVersionsKnown ? 'status.storedVersions holds' : 'objects are stored in';
     findings.push(
-      storedObjectFinding('storedVersionsRefuseUpdate', `${source} ${version}, which the revision removes: the API server refuses the CRD update; ${migratePlan(revision, version)}`, {
-        version,
-      }),
+      storedObjectFinding(
+        'storedVersionsRefuseUpdate',
+        `${source} ${version}, which the revision removes: the API server refuses the CRD update; ${migratePlan(revision, version)}`,
+        {
+          version,
+        },
+      ),
     );
   }
   const multiple = revision.storedVersionsKnown ? revision.storedVersions.length > 1 : revision.old.versions.length > 1;
   if (multiple) {
-    const which = revision.storedVersionsKnown ? `status.storedVersions lists ${revision.storedVersions.join(', ')}` : 'status.storedVersions is not known';
-    findings.push(storedObjectFinding('storedVersionAssumed', `${which}: each object is taken to be stored in ${revision.old.storage ?? 'the storage version'}`));
+    const which = revision.storedVersionsKnown
+      ? `status.storedVersions lists ${revision.storedVersions.join(', ')}`
+      : 'status.storedVersions is not known';
+    findings.push(
+      storedObjectFinding(
+        'storedVersionAssumed',
+        `${which}: each object is taken to be stored in ${revision.old.storage ?? 'the storage version'}`,
+      ),
+    );
   }
   for (const change of compareCrdRevisions(revision.old.source, revision.new.source)) {
     if (change.rule !== 'defaultRemoved' && change.rule !== 'defaultChanged') continue;
     findings.push(
-      storedObjectFinding('readDefaultMayBeUnstored', `${change.path}: an object may read the old default ${describeValue(change.old)} without holding it`, {
-        ...(change.version === undefined ? {} : { version: change.version }),
-        ...(change.path === undefined ? {} : { path: change.path }),
-        old: change.old,
-        ...(change.new === undefined ? {} : { new: change.new }),
-      }),
+      storedObjectFinding(
+        'readDefaultMayBeUnstored',
+        `${change.path}: an object may read the old default ${describeValue(change.old)} without holding it`,
+        {
+          ...(change.version === undefined ? {} : { version: change.version }),
+          ...(change.path === undefined ? {} : { path: change.path }),
+          old: change.old,
+          ...(change.new === undefined ? {} : { new: change.new }),
+        },
+      ),
     );
   }
   for (const version of revision.new.crd.versions) {
     const old = revision.old.crd.versions.find((candidate) => candidate.name === version.name);
     if (old === undefined) continue;
     for (const path of newlyDeclared(old.schema, version.schema, '')) {
-      findings.push(storedObjectFinding('prunedFieldsMayReturn', `${path || 'the root'}: declared now, pruned on read before: values etcd still holds there would be read again`, { version: version.name, path }));
+      findings.push(
+        storedObjectFinding(
+          'prunedFieldsMayReturn',
+          `${path || 'the root'}: declared now, pruned on read before: values etcd still holds there would be read again`,
+          { version: version.name, path },
+        ),
+      );
     }
   }
   if (!options.conversionKnown && (revision.old.conversion === 'Webhook' || revision.new.conversion === 'Webhook')) {
-    findings.push(storedObjectFinding('conversionUnseen', 'reads in a version other than the stored one go through the conversion webhook: they are not predicted'));
+    findings.push(
+      storedObjectFinding(
+        'conversionUnseen',
+        'reads in a version other than the stored one go through the conversion webhook: they are not predicted',
+      ),
+    );
   }
   return findings;
 }
@@ -60,7 +89,10 @@ function newlyDeclared(old: unknown, now: unknown, path: string): string[] {
   if (old['x-kubernetes-preserve-unknown-fields'] === true) return [];
   if (now['x-kubernetes-preserve-unknown-fields'] === true) return [path];
   const found: string[] = [];
-  const [propsA, propsB] = [isPlainObject(old.properties) ? old.properties : {}, isPlainObject(now.properties) ? now.properties : {}];
+  const [propsA, propsB] = [
+    isPlainObject(old.properties) ? old.properties : {},
+    isPlainObject(now.properties) ? now.properties : {},
+  ];
   for (const [name, schema] of Object.entries(propsB)) {
     const child = propertyPath(path, name);
     if (!Object.hasOwn(propsA, name)) found.push(child);

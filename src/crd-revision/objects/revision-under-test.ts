@@ -1,4 +1,10 @@
-import { CrdUnservableError, forgetCompiledCrd, forgetCrd, loadCrd, type EngineCrd } from '../../api-server-engine/engine.ts';
+import {
+  CrdUnservableError,
+  forgetCompiledCrd,
+  forgetCrd,
+  loadCrd,
+  type EngineCrd,
+} from '../../api-server-engine/engine.ts';
 import type { FieldError } from '../../contract/values/field-error.ts';
 import { isPlainObject } from '../../contract/values/kube-object.ts';
 import { viewCrd, type CrdView } from '../crd-view.ts';
@@ -57,14 +63,20 @@ export interface RevisionOptions {
  * objects. Throws what loadCrd throws for a side it cannot read objects through: EngineUnavailableError,
  * CrdUnservableError for a schema that is not structural (of the new revision, that is also its updateRefusal).
  */
-export function prepareCrdRevision(oldCrd: unknown, newCrd: unknown, options: RevisionOptions = {}): CrdRevisionUnderTest {
+export function prepareCrdRevision(
+  oldCrd: unknown,
+  newCrd: unknown,
+  options: RevisionOptions = {},
+): CrdRevisionUnderTest {
   const old = revisionSide(oldCrd);
   const now = revisionSide(newCrd);
   const listed = options.storedVersions ?? old.crd.storedVersions;
   const storedVersionsKnown = listed.length > 0;
   // The API server adds the storage version to storedVersions whenever it changes, so the old one is always there.
   const storedVersions = [...new Set([...listed, ...(old.storage === undefined ? [] : [old.storage])])];
-  const missing = storedVersions.map((version, index) => ({ version, index })).filter(({ version }) => !now.versions.includes(version));
+  const missing = storedVersions
+    .map((version, index) => ({ version, index }))
+    .filter(({ version }) => !now.versions.includes(version));
   const causes = [
     ...crdRefusal(newCrd),
     ...immutableFieldChanges(old, now),
@@ -103,7 +115,9 @@ function immutableFieldChanges(old: RevisionSide, now: RevisionSide): Refusal['c
     ['spec.group', old.group, now.group],
     ['spec.names.plural', old.crd.names.plural, now.crd.names.plural],
   ];
-  return fields.filter(([, before, after]) => before !== after).map(([field]) => ({ field, type: 'FieldValueInvalid' as const }));
+  return fields
+    .filter(([, before, after]) => before !== after)
+    .map(([field]) => ({ field, type: 'FieldValueInvalid' as const }));
 }
 
 /** What kube-apiserver would refuse the new revision for as a CRD of its own (a rule that does not compile, say). */
@@ -144,7 +158,10 @@ function everyVersionServed(crd: unknown, withoutDefaults: boolean): unknown {
   if (!isPlainObject(crd) || !isPlainObject(crd.spec) || !Array.isArray(crd.spec.versions)) return crd;
   const versions = crd.spec.versions.map((version: unknown) => {
     if (!isPlainObject(version)) return version;
-    const schema = withoutDefaults && isPlainObject(version.schema) ? { ...version.schema, openAPIV3Schema: defaultsRemoved(version.schema.openAPIV3Schema) } : version.schema;
+    const schema =
+      withoutDefaults && isPlainObject(version.schema)
+        ? { ...version.schema, openAPIV3Schema: defaultsRemoved(version.schema.openAPIV3Schema) }
+        : version.schema;
     return { ...version, served: true, ...(schema === undefined ? {} : { schema }) };
   });
   // The conversion webhook is never called by the engine; None keeps a CRD without a webhook endpoint valid.
@@ -156,7 +173,13 @@ function defaultsRemoved(schema: unknown): unknown {
   const { default: defaultValue, properties, additionalProperties, items, ...rest } = schema;
   return {
     ...rest,
-    ...(properties === undefined ? {} : { properties: isPlainObject(properties) ? Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, defaultsRemoved(child)])) : properties }),
+    ...(properties === undefined
+      ? {}
+      : {
+          properties: isPlainObject(properties)
+            ? Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, defaultsRemoved(child)]))
+            : properties,
+        }),
     ...(additionalProperties === undefined ? {} : { additionalProperties: defaultsRemoved(additionalProperties) }),
     ...(items === undefined ? {} : { items: defaultsRemoved(items) }),
     ...(defaultValue === undefined ? {} : { nullable: true }),

@@ -4,12 +4,21 @@ import { isPlainObject, type KubeObject } from '../../contract/values/kube-objec
  * The metadata only the API server sets, which differs between any two stores of the same object: left out of
  * what a prediction and an observation compare (StoredObjectOutcome).
  */
-export const serverSetMetadata = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'selfLink'] as const;
+export const serverSetMetadata = [
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'generation',
+  'managedFields',
+  'selfLink',
+] as const;
 
 /** The object without the metadata the API server alone sets. */
 export function withoutServerSetMetadata(object: KubeObject): KubeObject {
   if (!isPlainObject(object.metadata)) return object;
-  const metadata = Object.fromEntries(Object.entries(object.metadata).filter(([key]) => !(serverSetMetadata as readonly string[]).includes(key)));
+  const metadata = Object.fromEntries(
+    Object.entries(object.metadata).filter(([key]) => !(serverSetMetadata as readonly string[]).includes(key)),
+  );
   return { ...object, metadata };
 }
 
@@ -23,6 +32,10 @@ export const recreatedMetadata = ['name', 'namespace', 'labels', 'annotations'] 
  */
 export function asRecreated(object: KubeObject): KubeObject {
   const { status: _status, metadata, ...rest } = object;
-  const kept = isPlainObject(metadata) ? Object.fromEntries(Object.entries(metadata).filter(([key]) => (recreatedMetadata as readonly string[]).includes(key))) : {};
+  const kept = isPlainObject(metadata)
+    ? Object.fromEntries(
+        Object.entries(metadata).filter(([key]) => (recreatedMetadata as readonly string[]).includes(key)),
+      )
+    : {};
   return { ...rest, metadata: kept };
 }

@@ -21,8 +21,18 @@ export interface StoredObjectFinding {
 }
 
 /** A finding of `rule`, with the rule's severity and unseen mark. */
-export function storedObjectFinding(rule: StoredObjectRule, message: string, details: Omit<StoredObjectFinding, 'rule' | 'severity' | 'unseen' | 'message'> = {}): StoredObjectFinding {
+export function storedObjectFinding(
+  rule: StoredObjectRule,
+  message: string,
+  details: Omit<StoredObjectFinding, 'rule' | 'severity' | 'unseen' | 'message'> = {},
+): StoredObjectFinding {
   const definition: { severity: 'error' | 'warning'; unseen?: true } = storedObjectRules[rule];
   const defined = Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined));
-  return { rule, severity: definition.severity, ...(definition.unseen ? { unseen: true as const } : {}), ...defined, message };
+  return {
+    rule,
+    severity: definition.severity,
+    ...(definition.unseen ? { unseen: true as const } : {}),
+    ...defined,
+    message,
+  };
 }

@@ -16,7 +16,8 @@ function findingsOf(name: string, revision = prepareCrdRevision(oldCrd(), newCrd
 }
 
 /** The parts a test pins: rule, path, version and values. */
-const pinned = (findings: ReturnType<typeof findingsOf>) => findings.map(({ rule, path, version, old, new: now }) => ({ rule, path, version, old, new: now }));
+const pinned = (findings: ReturnType<typeof findingsOf>) =>
+  findings.map(({ rule, path, version, old, new: now }) => ({ rule, path, version, old, new: now }));
 
 describe('storedObjectFindings', () => {
   it('names the value dropped, the default that appears and the create refused', () => {
@@ -28,14 +29,23 @@ describe('storedObjectFindings', () => {
   });
 
   it('names every write refused, and the version its clients read it in going away', () => {
-    expect(findingsOf('bob').map((finding) => finding.rule)).toEqual(['defaultAddedOnRead', 'unchangedWriteRefused', 'labelWriteRefused', 'recreateRefused']);
+    expect(findingsOf('bob').map((finding) => finding.rule)).toEqual([
+      'defaultAddedOnRead',
+      'unchangedWriteRefused',
+      'labelWriteRefused',
+      'recreateRefused',
+    ]);
     const carol = findingsOf('carol');
     expect(pinned(carol)).toEqual([
       { rule: 'readVersionUnserved', path: undefined, version: 'v1alpha1', old: undefined, new: undefined },
       // Read in v1 (v1alpha1 is no longer served), under both revisions.
       { rule: 'defaultAddedOnRead', path: 'spec.retentionDays', version: 'v1', old: undefined, new: 30 },
     ]);
-    expect(carol.every((finding) => finding.object?.name === 'carol' && finding.severity === storedObjectRules[finding.rule].severity)).toBe(true);
+    expect(
+      carol.every(
+        (finding) => finding.object?.name === 'carol' && finding.severity === storedObjectRules[finding.rule].severity,
+      ),
+    ).toBe(true);
   });
 
   it('names a stored null read as a new default, and one dropped', () => {
@@ -51,7 +61,12 @@ describe('storedObjectFindings', () => {
   it('reports nothing for a revision that changes nothing the object holds', () => {
     const crd = newCrd();
     const revision = prepareCrdRevision(crd, crd);
-    const object = { apiVersion: 'mail.example.com/v1', kind: 'Mailbox', metadata: { name: 'gil', namespace: 'mail' }, spec: { quota: 4, owner: 'gil', tier: 'free' } };
+    const object = {
+      apiVersion: 'mail.example.com/v1',
+      kind: 'Mailbox',
+      metadata: { name: 'gil', namespace: 'mail' },
+      spec: { quota: 4, owner: 'gil', tier: 'free' },
+    };
     expect(storedObjectFindings(revision, object, predictStoredObject(revision, object))).toEqual([]);
   });
 
@@ -60,7 +75,9 @@ describe('storedObjectFindings', () => {
     now.spec.versions.splice(1, 1);
     now.spec.versions[0] = { ...now.spec.versions[0], served: true, storage: true };
     const findings = findingsOf('ann', prepareCrdRevision(oldCrd(), now));
-    expect(pinned(findings)).toEqual([{ rule: 'storedInRemovedVersion', path: undefined, version: 'v1', old: undefined, new: undefined }]);
+    expect(pinned(findings)).toEqual([
+      { rule: 'storedInRemovedVersion', path: undefined, version: 'v1', old: undefined, new: undefined },
+    ]);
     expect(findings[0]!.message).toContain('crdgate migrate --resource mailboxes.mail.example.com');
   });
 });
@@ -91,7 +108,16 @@ describe('storedObjectRevisionFindings', () => {
   });
 
   it('says that reads through a conversion webhook are not predicted, unless a conversion is given', () => {
-    const withWebhook = (crd: any) => ({ ...crd, spec: { ...crd.spec, conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://convert.example.com/convert' } } } } });
+    const withWebhook = (crd: any) => ({
+      ...crd,
+      spec: {
+        ...crd.spec,
+        conversion: {
+          strategy: 'Webhook',
+          webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://convert.example.com/convert' } },
+        },
+      },
+    });
     const revision = prepareCrdRevision(withWebhook(newCrd()), withWebhook(newCrd()), { storedVersions: ['v1'] });
     expect(storedObjectRevisionFindings(revision).map((finding) => finding.rule)).toEqual(['conversionUnseen']);
     expect(storedObjectRevisionFindings(revision, { conversionKnown: true })).toEqual([]);

@@ -3,13 +3,27 @@ import { storedObjectFinding } from './stored-object-finding.ts';
 import { createStoredObjectTally } from './stored-object-tally.ts';
 
 const ref = (name: string) => ({ apiVersion: 'mail.example.com/v1', kind: 'Mailbox', namespace: 'mail', name });
-const dropped = (name: string) => storedObjectFinding('fieldDroppedOnRead', 'spec.spamFilter dropped', { object: ref(name), path: 'spec.spamFilter', old: true });
-const defaulted = (name: string) => storedObjectFinding('defaultAddedOnRead', 'spec.retentionDays appears', { object: ref(name), path: 'spec.retentionDays', new: 30 });
+const dropped = (name: string) =>
+  storedObjectFinding('fieldDroppedOnRead', 'spec.spamFilter dropped', {
+    object: ref(name),
+    path: 'spec.spamFilter',
+    old: true,
+  });
+const defaulted = (name: string) =>
+  storedObjectFinding('defaultAddedOnRead', 'spec.retentionDays appears', {
+    object: ref(name),
+    path: 'spec.retentionDays',
+    new: 30,
+  });
 
 describe('the stored-object tally', () => {
   it('counts every finding per CRD and rule, and keeps only the first examples', () => {
     const tally = createStoredObjectTally({ examples: 2 });
-    for (let i = 0; i < 1000; i++) tally.addObject('mailboxes.mail.example.com', i % 2 === 0 ? [dropped(`m${i}`), defaulted(`m${i}`)] : [defaulted(`m${i}`)]);
+    for (let i = 0; i < 1000; i++)
+      tally.addObject(
+        'mailboxes.mail.example.com',
+        i % 2 === 0 ? [dropped(`m${i}`), defaulted(`m${i}`)] : [defaulted(`m${i}`)],
+      );
     tally.addObject('queues.messaging.example.com', []);
     expect(tally.objects()).toEqual([
       { crd: 'mailboxes.mail.example.com', count: 1000 },
@@ -27,7 +41,9 @@ describe('the stored-object tally', () => {
 
   it('fails only on a finding of error severity, and counts a revision finding as no object', () => {
     const tally = createStoredObjectTally();
-    tally.addRevision('mailboxes.mail.example.com', [storedObjectFinding('prunedFieldsMayReturn', 'spec.x declared now', { path: 'spec.x' })]);
+    tally.addRevision('mailboxes.mail.example.com', [
+      storedObjectFinding('prunedFieldsMayReturn', 'spec.x declared now', { path: 'spec.x' }),
+    ]);
     tally.addObject('mailboxes.mail.example.com', [defaulted('a')]);
     expect(tally.objects()).toEqual([{ crd: 'mailboxes.mail.example.com', count: 1 }]);
     expect(tally.entries().map((entry) => [entry.rule, entry.unseen, entry.count])).toEqual([

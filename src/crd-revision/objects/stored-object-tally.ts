@@ -38,7 +38,14 @@ export function createStoredObjectTally(options: { examples?: number } = {}): St
       const key = `${crd}\0${finding.rule}`;
       let entry = entries.get(key);
       if (entry === undefined) {
-        entry = { crd, rule: finding.rule, severity: finding.severity, ...(finding.unseen ? { unseen: true as const } : {}), count: 0, examples: [] };
+        entry = {
+          crd,
+          rule: finding.rule,
+          severity: finding.severity,
+          ...(finding.unseen ? { unseen: true as const } : {}),
+          count: 0,
+          examples: [],
+        };
         entries.set(key, entry);
       }
       entry.count += 1;

@@ -13,7 +13,9 @@ export function isTransitionRule(rule: Rule): boolean {
 }
 
 const rulesOf = (schema: Schema): Rule[] =>
-  Array.isArray(schema['x-kubernetes-validations']) ? schema['x-kubernetes-validations'].filter((r): r is Rule => isPlainObject(r) && typeof r.rule === 'string') : [];
+  Array.isArray(schema['x-kubernetes-validations'])
+    ? schema['x-kubernetes-validations'].filter((r): r is Rule => isPlainObject(r) && typeof r.rule === 'string')
+    : [];
 
 /** What the rule admits: its expression, and whether oldSelf may be absent. */
 const admits = (rule: Rule) => ({ rule: rule.rule, optionalOldSelf: rule.optionalOldSelf === true });
@@ -42,14 +44,23 @@ export function compareCelRules(old: Schema, now: Schema, where: Where): Change[
     changes.push(ruleChange(where, rewritten ? 'validationRuleChanged' : 'validationRuleMessageChanged', rule, same!));
   }
   const paired = Math.min(unmatchedBefore.length, unmatchedAfter.length);
-  for (let i = 0; i < paired; i += 1) changes.push(ruleChange(where, 'validationRuleChanged', unmatchedBefore[i]!, unmatchedAfter[i]!));
-  for (const rule of unmatchedBefore.slice(paired)) changes.push(ruleChange(where, 'validationRuleRemoved', rule, undefined));
-  for (const rule of unmatchedAfter.slice(paired)) changes.push(ruleChange(where, 'validationRuleAdded', undefined, rule));
+  for (let i = 0; i < paired; i += 1)
+    changes.push(ruleChange(where, 'validationRuleChanged', unmatchedBefore[i]!, unmatchedAfter[i]!));
+  for (const rule of unmatchedBefore.slice(paired))
+    changes.push(ruleChange(where, 'validationRuleRemoved', rule, undefined));
+  for (const rule of unmatchedAfter.slice(paired))
+    changes.push(ruleChange(where, 'validationRuleAdded', undefined, rule));
   return changes;
 }
 
-function ruleChange(where: Where, kind: 'validationRuleChanged' | 'validationRuleMessageChanged' | 'validationRuleRemoved' | 'validationRuleAdded', old: Rule | undefined, now: Rule | undefined): Change {
-  const transition = (now !== undefined && isTransitionRule(now)) || (now === undefined && old !== undefined && isTransitionRule(old));
+function ruleChange(
+  where: Where,
+  kind: 'validationRuleChanged' | 'validationRuleMessageChanged' | 'validationRuleRemoved' | 'validationRuleAdded',
+  old: Rule | undefined,
+  now: Rule | undefined,
+): Change {
+  const transition =
+    (now !== undefined && isTransitionRule(now)) || (now === undefined && old !== undefined && isTransitionRule(old));
   const kindOfRule = transition ? 'transition rule' : 'CEL rule';
   const shown = (rule: Rule) => `"${describeText(rule.rule, 120)}"`;
   const what = {

@@ -59,12 +59,15 @@ function walk(old: Schema, now: Schema, where: Where & { path: string }, out: Ch
   const [mapA, mapB] = [old.additionalProperties, now.additionalProperties];
   if (isPlainObject(mapA) && isPlainObject(mapB)) walk(mapA, mapB, element, out);
   // A map whose values are no longer declared loses them all, as a removed field does.
-  else if ((isPlainObject(mapA) || mapA === true) && !(isPlainObject(mapB) || mapB === true)) out.push(removedField(element, mapA, now));
+  else if ((isPlainObject(mapA) || mapA === true) && !(isPlainObject(mapB) || mapB === true))
+    out.push(removedField(element, mapA, now));
 }
 
 function removedField(where: Where, old: unknown, parent: Schema): Change {
   // Under x-kubernetes-preserve-unknown-fields the value is kept, but no longer validated nor defaulted.
   const kept = parent['x-kubernetes-preserve-unknown-fields'] === true;
-  const what = kept ? 'removed from the schema (its values are kept as unknown fields, no longer validated)' : 'removed (the API server prunes it on read and erases it on the next write)';
+  const what = kept
+    ? 'removed from the schema (its values are kept as unknown fields, no longer validated)'
+    : 'removed (the API server prunes it on read and erases it on the next write)';
   return changeAt(where, 'existingFieldRemoval', `${where.path}: ${what}`, { old });
 }

@@ -4,7 +4,8 @@ import type { Change } from '../finding.ts';
 
 type Schema = Record<string, unknown>;
 
-const text = (schema: Schema) => (typeof schema.description === 'string' && schema.description !== '' ? schema.description : undefined);
+const text = (schema: Schema) =>
+  typeof schema.description === 'string' && schema.description !== '' ? schema.description : undefined;
 
 /**
  * crdify's description check: a field's description written, rewritten or taken away. Nothing stored or sent
@@ -15,5 +16,10 @@ export function compareDescription(old: Schema, now: Schema, where: Where): Chan
   if (a === b) return [];
   const verb = a === undefined ? 'added' : b === undefined ? 'removed' : 'changed';
   const shown = (value: string | undefined) => (value === undefined ? 'none' : `"${describeText(value, 80)}"`);
-  return [changeAt(where, 'description', `${fieldName(where)}: description ${verb} (${shown(a)} → ${shown(b)})`, { old: a, new: b })];
+  return [
+    changeAt(where, 'description', `${fieldName(where)}: description ${verb} (${shown(a)} → ${shown(b)})`, {
+      old: a,
+      new: b,
+    }),
+  ];
 }

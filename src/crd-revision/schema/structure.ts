@@ -13,29 +13,81 @@ export function compareListAndMapTypes(old: Schema, now: Schema, where: Where): 
   const changes: Change[] = [];
   // Absent, the list type is atomic only on a list (and the map type granular only on an object).
   const bothLists = old.type === 'array' && now.type === 'array';
-  const listType = (schema: Schema) => (bothLists ? (schema['x-kubernetes-list-type'] ?? 'atomic') : schema['x-kubernetes-list-type']);
+  const listType = (schema: Schema) =>
+    bothLists ? (schema['x-kubernetes-list-type'] ?? 'atomic') : schema['x-kubernetes-list-type'];
   const [listA, listB] = [listType(old), listType(now)];
-  if (!jsonEqual(listA, listB)) changes.push(changeAt(where, 'listType', `${fieldName(where)}: x-kubernetes-list-type ${describeValue(listA ?? 'absent')} → ${describeValue(listB ?? 'absent')}`, { old: listA, new: listB }));
+  if (!jsonEqual(listA, listB))
+    changes.push(
+      changeAt(
+        where,
+        'listType',
+        `${fieldName(where)}: x-kubernetes-list-type ${describeValue(listA ?? 'absent')} → ${describeValue(listB ?? 'absent')}`,
+        { old: listA, new: listB },
+      ),
+    );
   const [keysA, keysB] = [old['x-kubernetes-list-map-keys'], now['x-kubernetes-list-map-keys']];
   // Only a map list has keys; a list-type change already says what changed for one that became or stopped being one.
   if (listA === 'map' && listB === 'map' && !jsonEqual(keysA, keysB)) {
-    changes.push(changeAt(where, 'listMapKeys', `${fieldName(where)}: x-kubernetes-list-map-keys ${describeValue(keysA ?? [])} → ${describeValue(keysB ?? [])}`, { old: keysA, new: keysB }));
+    changes.push(
+      changeAt(
+        where,
+        'listMapKeys',
+        `${fieldName(where)}: x-kubernetes-list-map-keys ${describeValue(keysA ?? [])} → ${describeValue(keysB ?? [])}`,
+        { old: keysA, new: keysB },
+      ),
+    );
   }
   const bothMaps = old.type === 'object' && now.type === 'object';
-  const mapType = (schema: Schema) => (bothMaps ? (schema['x-kubernetes-map-type'] ?? 'granular') : schema['x-kubernetes-map-type']);
+  const mapType = (schema: Schema) =>
+    bothMaps ? (schema['x-kubernetes-map-type'] ?? 'granular') : schema['x-kubernetes-map-type'];
   const [mapA, mapB] = [mapType(old), mapType(now)];
-  if (!jsonEqual(mapA, mapB)) changes.push(changeAt(where, 'mapType', `${fieldName(where)}: x-kubernetes-map-type ${describeValue(mapA ?? 'absent')} → ${describeValue(mapB ?? 'absent')}`, { old: mapA, new: mapB }));
+  if (!jsonEqual(mapA, mapB))
+    changes.push(
+      changeAt(
+        where,
+        'mapType',
+        `${fieldName(where)}: x-kubernetes-map-type ${describeValue(mapA ?? 'absent')} → ${describeValue(mapB ?? 'absent')}`,
+        { old: mapA, new: mapB },
+      ),
+    );
   return changes;
 }
 
 export function compareUnknownFields(old: Schema, now: Schema, where: Where): Change[] {
   const changes: Change[] = [];
-  const [keepA, keepB] = [old['x-kubernetes-preserve-unknown-fields'] === true, now['x-kubernetes-preserve-unknown-fields'] === true];
-  if (keepA && !keepB) changes.push(changeAt(where, 'preserveUnknownFieldsRemoved', `${fieldName(where)}: unknown fields are no longer preserved (they are pruned)`, { old: true, new: false }));
-  if (!keepA && keepB) changes.push(changeAt(where, 'preserveUnknownFieldsAdded', `${fieldName(where)}: unknown fields are now preserved`, { old: false, new: true }));
-  const [embeddedA, embeddedB] = [old['x-kubernetes-embedded-resource'] === true, now['x-kubernetes-embedded-resource'] === true];
+  const [keepA, keepB] = [
+    old['x-kubernetes-preserve-unknown-fields'] === true,
+    now['x-kubernetes-preserve-unknown-fields'] === true,
+  ];
+  if (keepA && !keepB)
+    changes.push(
+      changeAt(
+        where,
+        'preserveUnknownFieldsRemoved',
+        `${fieldName(where)}: unknown fields are no longer preserved (they are pruned)`,
+        { old: true, new: false },
+      ),
+    );
+  if (!keepA && keepB)
+    changes.push(
+      changeAt(where, 'preserveUnknownFieldsAdded', `${fieldName(where)}: unknown fields are now preserved`, {
+        old: false,
+        new: true,
+      }),
+    );
+  const [embeddedA, embeddedB] = [
+    old['x-kubernetes-embedded-resource'] === true,
+    now['x-kubernetes-embedded-resource'] === true,
+  ];
   if (embeddedA !== embeddedB) {
-    changes.push(changeAt(where, 'embeddedResource', `${fieldName(where)}: ${embeddedB ? 'became' : 'is no longer'} an embedded resource`, { old: embeddedA, new: embeddedB }));
+    changes.push(
+      changeAt(
+        where,
+        'embeddedResource',
+        `${fieldName(where)}: ${embeddedB ? 'became' : 'is no longer'} an embedded resource`,
+        { old: embeddedA, new: embeddedB },
+      ),
+    );
   }
   return changes;
 }

@@ -15,7 +15,14 @@ function effectiveType(schema: Schema): unknown {
 export function compareType(old: Schema, now: Schema, where: Where): Change[] {
   const [a, b] = [effectiveType(old), effectiveType(now)];
   if (jsonEqual(a, b)) return [];
-  return [changeAt(where, 'type', `${fieldName(where)}: type ${describeValue(a ?? 'absent')} → ${describeValue(b ?? 'absent')}`, { old: a, new: b })];
+  return [
+    changeAt(
+      where,
+      'type',
+      `${fieldName(where)}: type ${describeValue(a ?? 'absent')} → ${describeValue(b ?? 'absent')}`,
+      { old: a, new: b },
+    ),
+  ];
 }
 
 /** crdify's enum semantics: a new enum, or values taken out, narrow what is taken; values put in widen what is read. */
@@ -23,12 +30,21 @@ export function compareEnum(old: Schema, now: Schema, where: Where): Change[] {
   const a = Array.isArray(old.enum) ? old.enum : undefined;
   const b = Array.isArray(now.enum) ? now.enum : undefined;
   if (b === undefined) return [];
-  if (a === undefined) return [changeAt(where, 'enum', `${fieldName(where)}: an enum was added (${describeValue(b)})`, { new: b })];
+  if (a === undefined)
+    return [changeAt(where, 'enum', `${fieldName(where)}: an enum was added (${describeValue(b)})`, { new: b })];
   const removed = a.filter((value) => !b.some((other) => jsonEqual(value, other)));
   const added = b.filter((value) => !a.some((other) => jsonEqual(value, other)));
   const changes: Change[] = [];
-  if (removed.length > 0) changes.push(changeAt(where, 'enum', `${fieldName(where)}: enum values removed: ${describeValue(removed)}`, { old: removed }));
-  if (added.length > 0) changes.push(changeAt(where, 'enumValueAdded', `${fieldName(where)}: enum values added: ${describeValue(added)}`, { new: added }));
+  if (removed.length > 0)
+    changes.push(
+      changeAt(where, 'enum', `${fieldName(where)}: enum values removed: ${describeValue(removed)}`, { old: removed }),
+    );
+  if (added.length > 0)
+    changes.push(
+      changeAt(where, 'enumValueAdded', `${fieldName(where)}: enum values added: ${describeValue(added)}`, {
+        new: added,
+      }),
+    );
   return changes;
 }
 
@@ -36,10 +52,23 @@ export function compareDefault(old: Schema, now: Schema, where: Where): Change[]
   const has = (schema: Schema) => Object.hasOwn(schema, 'default');
   if (!has(old) && !has(now)) return [];
   const values = { ...(has(old) ? { old: old.default } : {}), ...(has(now) ? { new: now.default } : {}) };
-  if (!has(old)) return [changeAt(where, 'defaultAdded', `${fieldName(where)}: default ${describeValue(now.default)} added`, values)];
-  if (!has(now)) return [changeAt(where, 'defaultRemoved', `${fieldName(where)}: default ${describeValue(old.default)} removed`, values)];
+  if (!has(old))
+    return [
+      changeAt(where, 'defaultAdded', `${fieldName(where)}: default ${describeValue(now.default)} added`, values),
+    ];
+  if (!has(now))
+    return [
+      changeAt(where, 'defaultRemoved', `${fieldName(where)}: default ${describeValue(old.default)} removed`, values),
+    ];
   if (jsonEqual(old.default, now.default)) return [];
-  return [changeAt(where, 'defaultChanged', `${fieldName(where)}: default ${describeValue(old.default)} → ${describeValue(now.default)}`, values)];
+  return [
+    changeAt(
+      where,
+      'defaultChanged',
+      `${fieldName(where)}: default ${describeValue(old.default)} → ${describeValue(now.default)}`,
+      values,
+    ),
+  ];
 }
 
 export function compareNullable(old: Schema, now: Schema, where: Where): Change[] {
@@ -51,20 +80,25 @@ export function compareNullable(old: Schema, now: Schema, where: Where): Change[
 }
 
 export function comparePattern(old: Schema, now: Schema, where: Where): Change[] {
-  const text = (schema: Schema) => (typeof schema.pattern === 'string' && schema.pattern !== '' ? schema.pattern : undefined);
+  const text = (schema: Schema) =>
+    typeof schema.pattern === 'string' && schema.pattern !== '' ? schema.pattern : undefined;
   const [a, b] = [text(old), text(now)];
   if (a === b) return [];
   const values = { old: a, new: b };
-  if (b === undefined) return [changeAt(where, 'patternRemoved', `${fieldName(where)}: pattern ${describeValue(a)} removed`, values)];
-  const verb = a === undefined ? `pattern ${describeValue(b)} added` : `pattern ${describeValue(a)} → ${describeValue(b)}`;
+  if (b === undefined)
+    return [changeAt(where, 'patternRemoved', `${fieldName(where)}: pattern ${describeValue(a)} removed`, values)];
+  const verb =
+    a === undefined ? `pattern ${describeValue(b)} added` : `pattern ${describeValue(a)} → ${describeValue(b)}`;
   return [changeAt(where, 'pattern', `${fieldName(where)}: ${verb}`, values)];
 }
 
 /** A format taken away widens; one added or changed may refuse stored values (for the formats the API server knows). */
 export function compareFormat(old: Schema, now: Schema, where: Where): Change[] {
-  const text = (schema: Schema) => (typeof schema.format === 'string' && schema.format !== '' ? schema.format : undefined);
+  const text = (schema: Schema) =>
+    typeof schema.format === 'string' && schema.format !== '' ? schema.format : undefined;
   const [a, b] = [text(old), text(now)];
   if (a === b || b === undefined) return [];
-  const verb = a === undefined ? `format ${describeValue(b)} added` : `format ${describeValue(a)} → ${describeValue(b)}`;
+  const verb =
+    a === undefined ? `format ${describeValue(b)} added` : `format ${describeValue(a)} → ${describeValue(b)}`;
   return [changeAt(where, 'format', `${fieldName(where)}: ${verb}`, { old: a, new: b })];
 }

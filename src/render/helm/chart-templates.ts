@@ -40,18 +40,51 @@ export function chartTemplates(files: readonly ManifestFile[]): ChartTemplate[] 
   const templates: ChartTemplate[] = [
     { name: 'server.yaml', text: serverTemplate(tree) },
     { name: 'network-policy.yaml', text: networkPolicyTemplate(tree) },
-    { name: 'server-reads.yaml', text: templateText([...tree.objects('base/12-scale-reads.yaml'), ...tree.objects('base/13-owner-crd-reads.yaml')]) },
+    {
+      name: 'server-reads.yaml',
+      text: templateText([
+        ...tree.objects('base/12-scale-reads.yaml'),
+        ...tree.objects('base/13-owner-crd-reads.yaml'),
+      ]),
+    },
     { name: 'crds.yaml', text: crdsTemplate(tree) },
     { name: 'webhook-configurations.yaml', text: webhooksTemplate(tree) },
-    { name: 'self-managed-certs.yaml', text: when(selfManaged, templateText([...tree.objects('overlays/self-managed-certs/secret-and-lease.yaml'), ...tree.objects('overlays/self-managed-certs/rbac.yaml')])) },
-    { name: 'cert-manager.yaml', text: when(certManager, templateText(tree.objects('overlays/cert-manager/certificates.yaml'))) },
-    { name: 'policy-floor.yaml', text: when('.Values.policyFloor.enabled', templateText(tree.objects('overlays/policy-floor/admission-policies.yaml'))) },
+    {
+      name: 'self-managed-certs.yaml',
+      text: when(
+        selfManaged,
+        templateText([
+          ...tree.objects('overlays/self-managed-certs/secret-and-lease.yaml'),
+          ...tree.objects('overlays/self-managed-certs/rbac.yaml'),
+        ]),
+      ),
+    },
+    {
+      name: 'cert-manager.yaml',
+      text: when(certManager, templateText(tree.objects('overlays/cert-manager/certificates.yaml'))),
+    },
+    {
+      name: 'policy-floor.yaml',
+      text: when(
+        '.Values.policyFloor.enabled',
+        templateText(tree.objects('overlays/policy-floor/admission-policies.yaml')),
+      ),
+    },
     { name: 'monitoring.yaml', text: monitoringTemplate(tree) },
-    { name: 'migration.yaml', text: when('.Values.migration.enabled', templateText(tree.objects('migration/storage-migration.yaml').map(migrationObject))) },
+    {
+      name: 'migration.yaml',
+      text: when(
+        '.Values.migration.enabled',
+        templateText(tree.objects('migration/storage-migration.yaml').map(migrationObject)),
+      ),
+    },
   ];
   return templates
     .filter((template) => template.text.trim() !== '' && !/^\{\{- if [^}]*\}\}\n\{\{- end \}\}\n$/.test(template.text))
-    .map((template) => ({ ...template, text: template.text.replaceAll(releaseNamespaceMark, '{{ .Release.Namespace }}') }));
+    .map((template) => ({
+      ...template,
+      text: template.text.replaceAll(releaseNamespaceMark, '{{ .Release.Namespace }}'),
+    }));
 }
 
 /** Documents rendered only under a condition; each template's documents start with a separator of their own. */
@@ -61,7 +94,13 @@ function when(condition: string, text: string): string {
 
 function serverTemplate(tree: RenderedTree): string {
   const [serviceAccount, service, deployment, disruptionBudget] = tree.objects('base/10-crdgate-server.yaml');
-  if (serviceAccount === undefined || service === undefined || deployment === undefined || disruptionBudget === undefined) return '';
+  if (
+    serviceAccount === undefined ||
+    service === undefined ||
+    deployment === undefined ||
+    disruptionBudget === undefined
+  )
+    return '';
   const servePatch = tree.one('overlays/self-managed-certs/serve-manage-certs.yaml', 'Deployment');
   const patchedPod = (servePatch?.['spec'] as PodTemplateOwner | undefined)?.template.spec;
   const patchedContainer = patchedPod?.containers[0];
@@ -70,12 +109,25 @@ function serverTemplate(tree: RenderedTree): string {
   spec['replicas'] = scalar('.Values.replicas');
   const pod = spec.template.spec;
   const podLabels = spec.template.metadata['labels'] as Record<string, string>;
-  spec.template.metadata = { annotations: fromValues('.Values.podAnnotations'), labels: mapWithValues(podLabels, '.Values.podLabels') };
-  if (pod['automountServiceAccountToken'] !== true) pod['automountServiceAccountToken'] = choice(selfManaged, true, pod['automountServiceAccountToken']);
-  for (const key of ['imagePullSecrets', 'nodeSelector', 'affinity', 'tolerations', 'topologySpreadConstraints', 'priorityClassName']) pod[key] = fromValues(`.Values.${key}`);
+  spec.template.metadata = {
+    annotations: fromValues('.Values.podAnnotations'),
+    labels: mapWithValues(podLabels, '.Values.podLabels'),
+  };
+  if (pod['automountServiceAccountToken'] !== true)
+    pod['automountServiceAccountToken'] = choice(selfManaged, true, pod['automountServiceAccountToken']);
+  for (const key of [
+    'imagePullSecrets',
+    'nodeSelector',
+    'affinity',
+    'tolerations',
+    'topologySpreadConstraints',
+    'priorityClassName',
+  ])
+    pod[key] = fromValues(`.Values.${key}`);
   pod['volumes'] = choice(selfManaged, [], pod['volumes']);
   const [container] = pod.containers;
-  if (container === undefined || patchedContainer === undefined) throw new Error('the rendered Deployment and the self-managed-certs overlay must each have the server container');
+  if (container === undefined || patchedContainer === undefined)
+    throw new Error('the rendered Deployment and the self-managed-certs overlay must each have the server container');
   const baseArgs = container['args'] as string[];
   const manageCertsArgs = patchedContainer['args'] as string[];
   container['image'] = scalar('include "crdgate.image" . | quote');
@@ -105,7 +157,10 @@ function serverTemplate(tree: RenderedTree): string {
 }
 
 interface PodTemplateOwner {
-  template: { metadata: Record<string, unknown>; spec: Record<string, unknown> & { containers: Array<Record<string, unknown> & { env?: Array<{ name: string }> }> } };
+  template: {
+    metadata: Record<string, unknown>;
+    spec: Record<string, unknown> & { containers: Array<Record<string, unknown> & { env?: Array<{ name: string }> }> };
+  };
 }
 
 function networkPolicyTemplate(tree: RenderedTree): string {
@@ -120,37 +175,59 @@ function networkPolicyTemplate(tree: RenderedTree): string {
 
 /** The annotations that the cert-manager overlay patches onto an object, by kind and name. */
 function certManagerAnnotations(tree: RenderedTree, object: Manifest): Record<string, string> | undefined {
-  return tree.objects('overlays/cert-manager/inject-ca.yaml').find((patch) => patch.kind === object.kind && patch.metadata.name === object.metadata.name)?.metadata.annotations;
+  return tree
+    .objects('overlays/cert-manager/inject-ca.yaml')
+    .find((patch) => patch.kind === object.kind && patch.metadata.name === object.metadata.name)?.metadata.annotations;
 }
 
 /** metadata.annotations: those it has, cert-manager's injection when certificates come from it, and keep for a CRD. */
-function annotationsSlot(existing: Record<string, string> | undefined, injected: Record<string, string> | undefined, keep?: string) {
+function annotationsSlot(
+  existing: Record<string, string> | undefined,
+  injected: Record<string, string> | undefined,
+  keep?: string,
+) {
   const conditional: Array<[string, Record<string, string>]> = [
     ...(injected !== undefined ? [[certManager, injected] as [string, Record<string, string>]] : []),
     ...(keep !== undefined ? [[keep, { 'helm.sh/resource-policy': 'keep' }] as [string, Record<string, string>]] : []),
   ];
   if (conditional.length === 0) return existing;
   const always = existing !== undefined && Object.keys(existing).length > 0;
-  const anyOf = conditional.length === 1 ? conditional[0]![0] : `or ${conditional.map(([condition]) => `(${condition})`).join(' ')}`;
+  const anyOf =
+    conditional.length === 1
+      ? conditional[0]![0]
+      : `or ${conditional.map(([condition]) => `(${condition})`).join(' ')}`;
   return lines((key, yaml) => {
     const entries = (map: Record<string, string>) => yaml(map).map((line) => `  ${line}`);
     // Under a single condition that already holds, its entries need no condition of their own.
     const alone = !always && conditional.length === 1;
-    const body = [`${key}:`, ...(always ? entries(existing) : []), ...conditional.flatMap(([condition, map]) => (alone ? entries(map) : [`  {{- if ${condition} }}`, ...entries(map), '  {{- end }}']))];
+    const body = [
+      `${key}:`,
+      ...(always ? entries(existing) : []),
+      ...conditional.flatMap(([condition, map]) =>
+        alone ? entries(map) : [`  {{- if ${condition} }}`, ...entries(map), '  {{- end }}'],
+      ),
+    ];
     return always ? body : [`{{- if ${anyOf} }}`, ...body, '{{- end }}'];
   });
 }
 
 /** A clientConfig gets the given CA where certificates come from a Secret of the user's. */
 function withCaBundle(clientConfig: Record<string, unknown>): void {
-  if (clientConfig['caBundle'] === undefined) clientConfig['caBundle'] = choice(givenCaBundle, scalar('.Values.certificates.caBundle | b64enc'), undefined);
+  if (clientConfig['caBundle'] === undefined)
+    clientConfig['caBundle'] = choice(givenCaBundle, scalar('.Values.certificates.caBundle | b64enc'), undefined);
 }
 
 function crdsTemplate(tree: RenderedTree): string {
   const crds = tree.under('base/20-crd-').flatMap((file) => file.manifests.map((crd) => structuredClone(crd)));
   for (const crd of crds) {
-    crd.metadata.annotations = annotationsSlot(crd.metadata.annotations, certManagerAnnotations(tree, crd), '.Values.crds.keep') as Record<string, string>;
-    const conversion = (crd['spec'] as Record<string, { webhook?: { clientConfig?: Record<string, unknown> } }>)['conversion'];
+    crd.metadata.annotations = annotationsSlot(
+      crd.metadata.annotations,
+      certManagerAnnotations(tree, crd),
+      '.Values.crds.keep',
+    ) as Record<string, string>;
+    const conversion = (crd['spec'] as Record<string, { webhook?: { clientConfig?: Record<string, unknown> } }>)[
+      'conversion'
+    ];
     if (conversion?.webhook?.clientConfig !== undefined) withCaBundle(conversion.webhook.clientConfig);
   }
   return when('.Values.crds.enabled', templateText(crds));
@@ -158,9 +235,18 @@ function crdsTemplate(tree: RenderedTree): string {
 
 function webhooksTemplate(tree: RenderedTree): string {
   const configurations = tree.objects('base/30-webhook-configurations.yaml');
-  const ignoredUnderFloor = new Set(tree.objects('overlays/policy-floor/ignore-webhook-failures.yaml').flatMap((patch) => (patch['webhooks'] as Array<{ name: string }>).map((webhook) => `${patch.kind}/${webhook.name}`)));
+  const ignoredUnderFloor = new Set(
+    tree
+      .objects('overlays/policy-floor/ignore-webhook-failures.yaml')
+      .flatMap((patch) =>
+        (patch['webhooks'] as Array<{ name: string }>).map((webhook) => `${patch.kind}/${webhook.name}`),
+      ),
+  );
   for (const configuration of configurations) {
-    configuration.metadata.annotations = annotationsSlot(configuration.metadata.annotations, certManagerAnnotations(tree, configuration)) as Record<string, string>;
+    configuration.metadata.annotations = annotationsSlot(
+      configuration.metadata.annotations,
+      certManagerAnnotations(tree, configuration),
+    ) as Record<string, string>;
     for (const webhook of configuration['webhooks'] as Array<Record<string, unknown>>) {
       withCaBundle(webhook['clientConfig'] as Record<string, unknown>);
       webhook['namespaceSelector'] ??= fromValues('.Values.webhooks.namespaceSelector');
@@ -195,7 +281,12 @@ function monitoringTemplate(tree: RenderedTree): string {
             apiVersion: 'v1',
             kind: 'ConfigMap',
             metadata: { name: generator.name, namespace: generator.namespace, labels: generator.options.labels },
-            data: Object.fromEntries(generator.files.map((file) => [file, scalar(`.Files.Get ${JSON.stringify(`${dashboardFolder}/${file}`)} | toJson`)])),
+            data: Object.fromEntries(
+              generator.files.map((file) => [
+                file,
+                scalar(`.Files.Get ${JSON.stringify(`${dashboardFolder}/${file}`)} | toJson`),
+              ]),
+            ),
           },
         ];
   return `${when('.Values.monitoring.serviceMonitor.enabled', templateText(serviceMonitors))}${when('.Values.monitoring.dashboard.enabled', templateText(dashboard))}`;
@@ -217,14 +308,23 @@ interface DashboardGenerator {
  */
 function migrationObject(object: Manifest): Manifest {
   if (object.kind !== 'Job') return object;
-  object.metadata.annotations = { ...object.metadata.annotations, 'helm.sh/hook': 'post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation' };
+  object.metadata.annotations = {
+    ...object.metadata.annotations,
+    'helm.sh/hook': 'post-install,post-upgrade',
+    'helm.sh/hook-delete-policy': 'before-hook-creation',
+  };
   const pod = (object['spec'] as PodTemplateOwner).template.spec;
   pod['imagePullSecrets'] = fromValues('.Values.imagePullSecrets');
   for (const container of pod.containers) {
     container['image'] = scalar('include "crdgate.image" . | quote');
     container['imagePullPolicy'] = fromValues('.Values.image.pullPolicy');
     const args = container['args'] as string[];
-    container['args'] = lines((key, yaml) => [...yaml({ [key]: args }), '{{- if .Values.migration.dryRun }}', '  - --dry-run', '{{- end }}']);
+    container['args'] = lines((key, yaml) => [
+      ...yaml({ [key]: args }),
+      '{{- if .Values.migration.dryRun }}',
+      '  - --dry-run',
+      '{{- end }}',
+    ]);
   }
   return object;
 }

@@ -17,8 +17,14 @@ describe('imageParts', () => {
   it.each([
     ['crdgate:0.1.0', { repository: 'crdgate', tag: '0.1.0', digest: '' }],
     ['registry.example:5000/team/crdgate', { repository: 'registry.example:5000/team/crdgate', tag: '', digest: '' }],
-    ['registry.example:5000/team/crdgate:1.2', { repository: 'registry.example:5000/team/crdgate', tag: '1.2', digest: '' }],
-    [`ghcr.example/crdgate@sha256:${'b'.repeat(64)}`, { repository: 'ghcr.example/crdgate', tag: '', digest: `sha256:${'b'.repeat(64)}` }],
+    [
+      'registry.example:5000/team/crdgate:1.2',
+      { repository: 'registry.example:5000/team/crdgate', tag: '1.2', digest: '' },
+    ],
+    [
+      `ghcr.example/crdgate@sha256:${'b'.repeat(64)}`,
+      { repository: 'ghcr.example/crdgate', tag: '', digest: `sha256:${'b'.repeat(64)}` },
+    ],
   ])('splits %s into repository, tag and digest', (image, parts) => {
     expect(imageParts(image)).toEqual(parts);
   });
@@ -42,9 +48,18 @@ describe('the chart values', () => {
 
   it('has a schema for exactly the keys of values.yaml, which its defaults meet', () => {
     const values = parse(valuesText) as Record<string, unknown>;
-    const properties = (node: Record<string, unknown>): string[] => Object.keys((node['properties'] as Record<string, unknown>) ?? {});
+    const properties = (node: Record<string, unknown>): string[] =>
+      Object.keys((node['properties'] as Record<string, unknown>) ?? {});
     expect(properties(schema).sort()).toEqual(Object.keys(values).sort());
-    for (const group of ['image', 'webhooks', 'certificates', 'crds', 'migration', 'policyFloor', 'podDisruptionBudget']) {
+    for (const group of [
+      'image',
+      'webhooks',
+      'certificates',
+      'crds',
+      'migration',
+      'policyFloor',
+      'podDisruptionBudget',
+    ]) {
       const groupSchema = (schema['properties'] as Record<string, Record<string, unknown>>)[group]!;
       expect(properties(groupSchema).sort(), group).toEqual(Object.keys(values[group] as object).sort());
     }
@@ -68,7 +83,13 @@ describe('the templates', () => {
   it('never generates a certificate nor looks anything up in the cluster', () => {
     const actions = chart.flatMap((file) => text(chart, file.path).match(/\{\{[^}]*\}\}/g) ?? []);
     expect(actions.length).toBeGreaterThan(20);
-    expect(actions.filter((action) => /\b(genCA|genSignedCert|genSelfSignedCert|genPrivateKey|lookup|randAlphaNum|randAlpha|uuidv4|now)\b/.test(action))).toEqual([]);
+    expect(
+      actions.filter((action) =>
+        /\b(genCA|genSignedCert|genSelfSignedCert|genPrivateKey|lookup|randAlphaNum|randAlpha|uuidv4|now)\b/.test(
+          action,
+        ),
+      ),
+    ).toEqual([]);
   });
 });
 

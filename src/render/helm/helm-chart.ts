@@ -21,21 +21,40 @@ const header = `${generatedMarker} change the contract (or the flags) and genera
  * (helm install -n NS --create-namespace); the install's name stays the one it was rendered with (--name), since it
  * names cluster-scoped objects and the webhooks.
  */
-export function renderHelmChart(contracts: readonly Contract[], options: ManifestOptions, chart: ChartOptions): GeneratedFile[] {
+export function renderHelmChart(
+  contracts: readonly Contract[],
+  options: ManifestOptions,
+  chart: ChartOptions,
+): GeneratedFile[] {
   if (options.url !== undefined) throw new Error('a chart installs crdgate inside the cluster: it has no --url');
-  if (options.caBundlePem !== undefined) throw new Error('a chart takes the CA bundle as the value certificates.caBundle, not --ca-bundle');
+  if (options.caBundlePem !== undefined)
+    throw new Error('a chart takes the CA bundle as the value certificates.caBundle, not --ca-bundle');
   const tree = renderManifestTree(contracts, { ...options, namespace: releaseNamespaceMark });
   const manifestFiles = tree.filter((file): file is ManifestFile => 'manifests' in file);
   const image = imageParts(options.image);
   const values = chartValues(valueDefaults(manifestFiles, image, options));
-  const dashboards = tree.filter((file) => 'json' in file).map((file) => ({ path: `${dashboardFolder}/${file.path.split('/').pop()!}`, json: (file as { json: unknown }).json }));
+  const dashboards = tree
+    .filter((file) => 'json' in file)
+    .map((file) => ({
+      path: `${dashboardFolder}/${file.path.split('/').pop()!}`,
+      json: (file as { json: unknown }).json,
+    }));
   return [
     { path: 'Chart.yaml', text: chartYaml(options.name, chart.version, image.tag || chart.version, contracts) },
     { path: 'values.yaml', text: `${header}${valuesYaml(values)}` },
     { path: 'values.schema.json', json: valuesSchema(values) },
     { path: 'templates/_helpers.tpl', text: helpers },
-    { path: 'templates/NOTES.txt', text: chartNotes(options.name, contracts.map((contract) => `${contract.identity.kind}.${contract.identity.group}`)) },
-    ...chartTemplates(manifestFiles).map((template) => ({ path: `templates/${template.name}`, text: `${header}${template.text}` })),
+    {
+      path: 'templates/NOTES.txt',
+      text: chartNotes(
+        options.name,
+        contracts.map((contract) => `${contract.identity.kind}.${contract.identity.group}`),
+      ),
+    },
+    ...chartTemplates(manifestFiles).map((template) => ({
+      path: `templates/${template.name}`,
+      text: `${header}${template.text}`,
+    })),
     ...dashboards,
   ];
 }
@@ -72,11 +91,18 @@ export function imageParts(image: string): { repository: string; tag: string; di
   return { repository: named, tag: '', digest };
 }
 
-function valueDefaults(files: readonly ManifestFile[], image: ChartValueDefaults['image'], options: ManifestOptions): ChartValueDefaults {
+function valueDefaults(
+  files: readonly ManifestFile[],
+  image: ChartValueDefaults['image'],
+  options: ManifestOptions,
+): ChartValueDefaults {
   const server = files.find((file) => file.path === 'base/10-crdgate-server.yaml')?.manifests ?? [];
   const deployment = server.find((object) => object.kind === 'Deployment');
   const disruptionBudget = server.find((object) => object.kind === 'PodDisruptionBudget');
-  const spec = deployment?.['spec'] as { replicas: number; template: { spec: { topologySpreadConstraints: unknown; containers: Array<{ resources: unknown }> } } };
+  const spec = deployment?.['spec'] as {
+    replicas: number;
+    template: { spec: { topologySpreadConstraints: unknown; containers: Array<{ resources: unknown }> } };
+  };
   return {
     image,
     replicas: spec.replicas,

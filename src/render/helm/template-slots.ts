@@ -30,7 +30,15 @@ const indentPlusTwo = '__INDENT_PLUS_2__';
 
 /** The key with the value of `expression` as YAML, left out when that value is empty. */
 export function fromValues(expression: string): LinesSlot {
-  return { slot: 'lines', lines: (key) => [`{{- with ${expression} }}`, `${key}:`, `  {{- toYaml . | nindent ${indentPlusTwo} }}`, '{{- end }}'] };
+  return {
+    slot: 'lines',
+    lines: (key) => [
+      `{{- with ${expression} }}`,
+      `${key}:`,
+      `  {{- toYaml . | nindent ${indentPlusTwo} }}`,
+      '{{- end }}',
+    ],
+  };
 }
 
 /** The key with one value or the other, by a template condition; undefined leaves the key out on that side. */
@@ -50,7 +58,12 @@ export function choice(condition: string, then: unknown, otherwise: unknown): Li
 export function mapWithValues(literal: Record<string, string>, expression: string): LinesSlot {
   return {
     slot: 'lines',
-    lines: (key, yaml) => [...yaml({ [key]: literal }), `  {{- with ${expression} }}`, `  {{- toYaml . | nindent ${indentPlusTwo} }}`, '  {{- end }}'],
+    lines: (key, yaml) => [
+      ...yaml({ [key]: literal }),
+      `  {{- with ${expression} }}`,
+      `  {{- toYaml . | nindent ${indentPlusTwo} }}`,
+      '  {{- end }}',
+    ],
   };
 }
 
@@ -60,7 +73,12 @@ export function lines(write: (key: string, yaml: (value: Record<string, unknown>
 }
 
 function isSlot(value: unknown): value is Slot {
-  return typeof value === 'object' && value !== null && 'slot' in value && ((value as Slot).slot === 'scalar' || (value as Slot).slot === 'lines');
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'slot' in value &&
+    ((value as Slot).slot === 'scalar' || (value as Slot).slot === 'lines')
+  );
 }
 
 const placeholderPattern = /'?"?crdgateSlot(\d+)"?'?/g;
@@ -72,7 +90,10 @@ const linesSlotLine = /^(\s*)((?:- )?)([^\s:][^:]*): crdgateSlot(\d+)$/;
  */
 export function templateText(objects: readonly object[]): string {
   const slots: Slot[] = [];
-  const yaml = (value: unknown): string[] => escapeBraces(yamlText(withPlaceholders(value, slots), slots)).trimEnd().split('\n');
+  const yaml = (value: unknown): string[] =>
+    escapeBraces(yamlText(withPlaceholders(value, slots), slots))
+      .trimEnd()
+      .split('\n');
   const expand = (line: string): string[] => {
     const match = linesSlotLine.exec(line);
     const slot = match === null ? undefined : slots[Number(match[4])];
@@ -99,7 +120,8 @@ function withPlaceholders(value: unknown, slots: Slot[]): unknown {
     return `crdgateSlot${slots.length - 1}`;
   }
   if (Array.isArray(value)) return value.map((item) => withPlaceholders(item, slots));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withPlaceholders(item, slots)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withPlaceholders(item, slots)]));
   return value;
 }
 
@@ -115,7 +137,9 @@ function yamlText(value: unknown, slots: readonly Slot[]): string {
   };
   const byKey = (a: Pair, b: Pair): number => {
     const slotOrder = Number(isLinesSlot(a.value)) - Number(isLinesSlot(b.value));
-    return slotOrder !== 0 ? slotOrder : String(isScalar(a.key) ? a.key.value : a.key).localeCompare(String(isScalar(b.key) ? b.key.value : b.key));
+    return slotOrder !== 0
+      ? slotOrder
+      : String(isScalar(a.key) ? a.key.value : a.key).localeCompare(String(isScalar(b.key) ? b.key.value : b.key));
   };
   return stringify(value, { sortMapEntries: byKey, aliasDuplicateObjects: false, lineWidth: 0 });
 }

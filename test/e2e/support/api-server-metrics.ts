@@ -9,10 +9,15 @@ import type { ProvidedControlPlane } from '../provided-context.ts';
 export function scrapeApiServer(controlPlane: ProvidedControlPlane): Promise<string> {
   const args = ['--kubeconfig', controlPlane.kubeconfigPath, 'get', '--raw', '/metrics'];
   return new Promise((resolve, reject) => {
-    execFile(controlPlane.kubectlPath, args, { timeout: 60_000, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`kubectl get --raw /metrics failed: ${error.message}\n${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      controlPlane.kubectlPath,
+      args,
+      { timeout: 60_000, maxBuffer: 256 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`kubectl get --raw /metrics failed: ${error.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 

@@ -12,7 +12,10 @@ export interface AuditEvent {
 }
 
 /** The ResponseComplete events of writes to one object (cluster-scoped: no namespace), oldest first, as kube-apiserver logged them. */
-export async function auditedWrites(cp: ProvidedControlPlane, ref: { apiGroup: string; resource: string; namespace?: string; name: string }): Promise<AuditEvent[]> {
+export async function auditedWrites(
+  cp: ProvidedControlPlane,
+  ref: { apiGroup: string; resource: string; namespace?: string; name: string },
+): Promise<AuditEvent[]> {
   const text = await readFile(cp.auditLogPath, 'utf8');
   return text
     .split('\n')

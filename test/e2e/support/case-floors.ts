@@ -4,7 +4,10 @@ import { expect } from 'vitest';
  * The counts under their floors, each named: a count missing from `counts` is 0. Counts without a floor may grow or
  * come and go freely.
  */
-export function countsUnderFloors(counts: Readonly<Record<string, number>>, floors: Readonly<Record<string, number>>): string[] {
+export function countsUnderFloors(
+  counts: Readonly<Record<string, number>>,
+  floors: Readonly<Record<string, number>>,
+): string[] {
   return Object.entries(floors)
     .filter(([name, floor]) => (counts[name] ?? 0) < floor)
     .map(([name, floor]) => `${name}: ${counts[name] ?? 0}, under its floor of ${floor}`);
@@ -16,6 +19,13 @@ export function countsUnderFloors(counts: Readonly<Record<string, number>>, floo
  * little under what a run gives today, and a generator cut short, a base object the API server refuses, or a kind
  * of case that no longer comes up fails the test.
  */
-export function expectFloors(what: string, counts: Readonly<Record<string, number>>, floors: Readonly<Record<string, number>>): void {
-  expect(countsUnderFloors(counts, floors), `${what}: fewer cases than a run gives today (${JSON.stringify(counts)})`).toEqual([]);
+export function expectFloors(
+  what: string,
+  counts: Readonly<Record<string, number>>,
+  floors: Readonly<Record<string, number>>,
+): void {
+  expect(
+    countsUnderFloors(counts, floors),
+    `${what}: fewer cases than a run gives today (${JSON.stringify(counts)})`,
+  ).toEqual([]);
 }

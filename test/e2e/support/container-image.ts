@@ -70,11 +70,18 @@ export async function buildImage(dockerfilePath: string, context: string, nodeBi
 export function parseDockerfile(text: string): Stage[] {
   const args = new Map<string, string>();
   const stages: Stage[] = [];
-  const logical = text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#'));
+  const logical = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
   for (const line of logical) {
     const [, keyword, rest] = /^(\S+)\s*(.*)$/.exec(line)!;
     const upper = keyword!.toUpperCase();
-    const substituted = rest!.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced: string | undefined, bare: string | undefined) => args.get((braced ?? bare)!) ?? whole);
+    const substituted = rest!.replace(
+      /\$\{(\w+)\}|\$(\w+)/g,
+      (whole, braced: string | undefined, bare: string | undefined) => args.get((braced ?? bare)!) ?? whole,
+    );
     if (upper === 'ARG' && stages.length === 0) {
       const [name, value = ''] = substituted.split('=', 2);
       args.set(name!, value);
@@ -101,9 +108,17 @@ interface BuildContext {
 async function buildStage(stage: Stage, root: string, build: BuildContext): Promise<ImageConfig> {
   const nodeVersion = /^node:(\d+\.\d+\.\d+)(-|$)/.exec(stage.base)?.[1];
   const goVersion = /^golang:(\d+\.\d+\.\d+)(-|$)/.exec(stage.base)?.[1];
-  if (!nodeVersion && !goVersion) throw new Error(`Dockerfile: FROM ${stage.base} is neither a node:VERSION nor a golang:VERSION image`);
+  if (!nodeVersion && !goVersion)
+    throw new Error(`Dockerfile: FROM ${stage.base} is neither a node:VERSION nor a golang:VERSION image`);
   const binDir = goVersion ? await goBinDir(goVersion) : build.nodeBinDir;
-  const config: ImageConfig = { entrypoint: [], cmd: [], env: {}, workingDir: '/', user: { uid: 0, gid: 0 }, nodeVersion: nodeVersion ?? '' };
+  const config: ImageConfig = {
+    entrypoint: [],
+    cmd: [],
+    env: {},
+    workingDir: '/',
+    user: { uid: 0, gid: 0 },
+    nodeVersion: nodeVersion ?? '',
+  };
   for (const { keyword, rest } of stage.instructions) {
     switch (keyword) {
       case 'ARG':
@@ -154,14 +169,16 @@ function parseEnv(rest: string): Record<string, string> {
 
 function parseExecForm(keyword: string, rest: string): string[] {
   const parsed: unknown = JSON.parse(rest);
-  if (!Array.isArray(parsed) || !parsed.every((part) => typeof part === 'string')) throw new Error(`Dockerfile: ${keyword} must be in exec form`);
+  if (!Array.isArray(parsed) || !parsed.every((part) => typeof part === 'string'))
+    throw new Error(`Dockerfile: ${keyword} must be in exec form`);
   return parsed;
 }
 
 async function copy(rest: string, root: string, workingDir: string, build: BuildContext): Promise<void> {
   const parts = rest.split(/\s+/);
   const from = parts[0]!.startsWith('--from=') ? parts.shift()!.slice('--from='.length) : undefined;
-  if (parts.some((part) => part.startsWith('--'))) throw new Error(`Dockerfile: COPY ${rest}: flags other than --from are not supported`);
+  if (parts.some((part) => part.startsWith('--')))
+    throw new Error(`Dockerfile: COPY ${rest}: flags other than --from are not supported`);
   const destination = parts.pop()!;
   const target = join(root, inside(workingDir, destination));
   for (const source of parts) {
@@ -192,7 +209,10 @@ async function dockerIgnore(context: string): Promise<(path: string) => boolean>
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => ({ keep: line.startsWith('!'), pattern: posix.normalize(line.replace(/^!/, '')).replace(/^\/|\/$/g, '') }));
+    .map((line) => ({
+      keep: line.startsWith('!'),
+      pattern: posix.normalize(line.replace(/^!/, '')).replace(/^\/|\/$/g, ''),
+    }));
   return (path) => {
     const matches = (pattern: string) => {
       const parts = path.split('/');
@@ -212,10 +232,12 @@ async function dockerIgnore(context: string): Promise<(path: string) => boolean>
 async function goBinDir(version: string): Promise<string> {
   const minor = version.split('.').slice(0, 2).join('.');
   const go = await findGo(process.env);
-  if (!go) throw new Error(`Dockerfile: a golang:${version} stage needs Go ${minor} on this machine, and there is none`);
+  if (!go)
+    throw new Error(`Dockerfile: a golang:${version} stage needs Go ${minor} on this machine, and there is none`);
   const { stdout } = await execFileAsync(go, ['env', 'GOVERSION', 'GOROOT']);
   const [found = '', goRoot = ''] = stdout.trim().split('\n');
-  if (!found.startsWith(`go${minor}.`) && found !== `go${minor}`) throw new Error(`Dockerfile: a golang:${version} stage needs Go ${minor} on this machine, which has ${found}`);
+  if (!found.startsWith(`go${minor}.`) && found !== `go${minor}`)
+    throw new Error(`Dockerfile: a golang:${version} stage needs Go ${minor} on this machine, which has ${found}`);
   return join(goRoot, 'bin');
 }
 
@@ -232,13 +254,21 @@ async function run(command: string, root: string, env: Record<string, string>, n
   try {
     await execFileAsync('sh', ['-c', command], {
       cwd: root,
-      env: { ...scratchEnv(), ...env, PATH: path, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' },
+      env: {
+        ...scratchEnv(),
+        ...env,
+        PATH: path,
+        npm_config_prefer_offline: 'true',
+        npm_config_update_notifier: 'false',
+      },
       maxBuffer: 64 * 1024 * 1024,
       timeout: 600_000,
     });
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`Dockerfile: RUN ${command} failed: ${failed.message}\n${failed.stdout ?? ''}${failed.stderr ?? ''}`);
+    throw new Error(
+      `Dockerfile: RUN ${command} failed: ${failed.message}\n${failed.stdout ?? ''}${failed.stderr ?? ''}`,
+    );
   }
 }
 

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from 'vitest';
 import type { ProvidedControlPlane } from '../provided-context.ts';
-import { applyCrd, applyWebhookConfigurations, removeCrdgate, startCrdgateForApiServer, type CrdgateInFront } from './crdgate-webhooks.ts';
+import {
+  applyCrd,
+  applyWebhookConfigurations,
+  removeCrdgate,
+  startCrdgateForApiServer,
+  type CrdgateInFront,
+} from './crdgate-webhooks.ts';
 
 export interface CrdgateScene {
   namespace: string;

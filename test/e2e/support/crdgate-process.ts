@@ -16,8 +16,17 @@ export interface CrdgateProcess {
  * "crdgate is serving" log line, which names the port (start it with --port 0). `extraEnv` adds to its environment
  * (an image's ENV).
  */
-export function startCrdgateProcess(bin: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<CrdgateProcess> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...scratchEnv(), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startCrdgateProcess(
+  bin: string,
+  args: string[],
+  cwd: string,
+  extraEnv: Record<string, string> = {},
+): Promise<CrdgateProcess> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { ...scratchEnv(), ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -52,15 +61,30 @@ export function startCrdgateProcess(bin: string, args: string[], cwd: string, ex
 }
 
 /** POSTs JSON over HTTPS to 127.0.0.1, trusting only `ca`; resolves with the status and the parsed answer. */
-export function postJson(port: number, path: string, body: unknown, ca: Buffer): Promise<{ status: number; json: any }> {
+export function postJson(
+  port: number,
+  path: string,
+  body: unknown,
+  ca: Buffer,
+): Promise<{ status: number; json: any }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        ca,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
       },
     );
     req.on('error', reject);

@@ -4,7 +4,12 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { describeExit, startManagedProcess, type ManagedProcess, type ProcessExit } from '../../../src/control-plane/managed-process.ts';
+import {
+  describeExit,
+  startManagedProcess,
+  type ManagedProcess,
+  type ProcessExit,
+} from '../../../src/control-plane/managed-process.ts';
 import { eventually } from '../../../src/local-loop/eventually.ts';
 import { metricSum } from './api-server-metrics.ts';
 
@@ -42,7 +47,11 @@ export interface CrdgateReplica {
 const bin = fileURLToPath(new URL('../../../src/bin.ts', import.meta.url));
 
 /** Starts a replica and waits for the log line that names its port; it is not ready yet (see readyz()). */
-export async function startCrdgateReplica(identity: string, serveArgs: readonly string[], logDir: string): Promise<CrdgateReplica> {
+export async function startCrdgateReplica(
+  identity: string,
+  serveArgs: readonly string[],
+  logDir: string,
+): Promise<CrdgateReplica> {
   const logFile = join(logDir, `${identity}.log`);
   // env sets the variable and execs node, so the pid stays the process's own (kill and freeze reach crdgate itself).
   const process_: ManagedProcess = startManagedProcess({
@@ -81,13 +90,16 @@ export async function startCrdgateReplica(identity: string, serveArgs: readonly 
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       // Certificates are checked where they are the point (servingCertificate); a probe does not verify them, as a
       // kubelet's HTTPS probe does not.
-      const req = request({ host: '127.0.0.1', port, path, rejectUnauthorized: false, agent: false, timeout: 5_000 }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        res.on('error', reject);
-      });
+      const req = request(
+        { host: '127.0.0.1', port, path, rejectUnauthorized: false, agent: false, timeout: 5_000 },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          res.on('error', reject);
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`${identity}: GET ${path} timed out`)));
       req.on('error', reject);
       req.end();
@@ -96,11 +108,16 @@ export async function startCrdgateReplica(identity: string, serveArgs: readonly 
   return {
     identity,
     port,
-    readyz: () => get('/readyz').then((response) => response.status, () => 0),
+    readyz: () =>
+      get('/readyz').then(
+        (response) => response.status,
+        () => 0,
+      ),
     readyzAnswer: () => get('/readyz').catch((error: unknown) => ({ status: 0, body: String(error) })),
     async metrics() {
       const response = await get('/metrics');
-      if (response.status !== 200) throw new Error(`${identity}: GET /metrics answered ${response.status}: ${response.body.slice(0, 300)}`);
+      if (response.status !== 200)
+        throw new Error(`${identity}: GET /metrics answered ${response.status}: ${response.body.slice(0, 300)}`);
       return response.body;
     },
     servingCertificate: () =>
@@ -132,7 +149,11 @@ export async function startCrdgateReplica(identity: string, serveArgs: readonly 
 }
 
 /** A metric's value summed over replicas (a replica's samples whose labels include `labels`). */
-export async function sumOverReplicas(replicas: readonly CrdgateReplica[], name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function sumOverReplicas(
+  replicas: readonly CrdgateReplica[],
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const scrapes = await Promise.all(replicas.filter((replica) => !replica.exited).map((replica) => replica.metrics()));
   return scrapes.reduce((sum, scrape) => sum + metricSum(scrape, name, labels), 0);
 }

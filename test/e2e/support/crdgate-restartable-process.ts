@@ -6,7 +6,11 @@ import { connect } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../../src/cli-runner.fixture.ts';
 import { findFreePort } from '../../../src/control-plane/free-port.ts';
-import { startManagedProcess, type ManagedProcess, type ProcessExit } from '../../../src/control-plane/managed-process.ts';
+import {
+  startManagedProcess,
+  type ManagedProcess,
+  type ProcessExit,
+} from '../../../src/control-plane/managed-process.ts';
 import { eventually } from '../../../src/local-loop/eventually.ts';
 
 /**
@@ -62,7 +66,19 @@ export async function createCrdgateProcess(extraArgs: string[] = []): Promise<Cr
       current = startManagedProcess({
         name: 'crdgate',
         command: process.execPath,
-        args: [cli, 'serve', '--host', '127.0.0.1', '--port', String(port), '--cert-dir', certDir, '--drain-delay', '0', ...extraArgs],
+        args: [
+          cli,
+          'serve',
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--cert-dir',
+          certDir,
+          '--drain-delay',
+          '0',
+          ...extraArgs,
+        ],
         cwd: certDir,
         logFile: join(certDir, `crdgate-${runs}.log`),
       });
@@ -87,7 +103,8 @@ export async function createCrdgateProcess(extraArgs: string[] = []): Promise<Cr
     },
     async renewCertificate() {
       const renewed = await runCli(certDir, 'certs', '--out', certDir);
-      if (renewed.code !== 0 || !renewed.stdout.includes('kept the CA')) throw new Error(`crdgate certs failed: ${renewed.stderr}`);
+      if (renewed.code !== 0 || !renewed.stdout.includes('kept the CA'))
+        throw new Error(`crdgate certs failed: ${renewed.stderr}`);
     },
     servingSerial: () =>
       new Promise((resolve, reject) => {

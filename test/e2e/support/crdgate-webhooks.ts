@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { ApiextensionsV1Api, AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import {
+  ApiextensionsV1Api,
+  AdmissionregistrationV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+} from '@kubernetes/client-node';
 import type { Contract } from '../../../src/contract/contract-definition.ts';
 import { createContractRegistry } from '../../../src/contract/registry.ts';
 import { geoDatabaseContract } from '../../../src/contracts/geodatabase/index.ts';
 import { renderCustomResourceDefinition } from '../../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../../src/render/manifest.ts';
 import type { WebhookEndpoint } from '../../../src/render/webhook-endpoint.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from '../../../src/render/webhook-configurations.ts';
+import {
+  renderMutatingWebhookConfiguration,
+  renderValidatingWebhookConfiguration,
+} from '../../../src/render/webhook-configurations.ts';
 import { validatingWebhookName } from '../../../src/render/webhook-names.ts';
 import type { ServeOptions } from '../../../src/server/serve.ts';
 import { startTestServer, type TestServer } from '../../integration/support/test-server.ts';
@@ -34,20 +42,31 @@ export interface CrdgateRegistration {
  * `contract` is the built-in GeoDatabase unless given: another contract of the kind GeoDatabase (the same CRD,
  * with a scale subresource, say) works with every helper here, whose probes write GeoDatabases.
  */
-export async function startCrdgateForApiServer(overrides: Partial<ServeOptions> = {}, contract?: Contract): Promise<CrdgateInFront> {
-  const server = await startTestServer({ ...(contract ? { registry: createContractRegistry([contract]) } : {}), ...overrides });
+export async function startCrdgateForApiServer(
+  overrides: Partial<ServeOptions> = {},
+  contract?: Contract,
+): Promise<CrdgateInFront> {
+  const server = await startTestServer({
+    ...(contract ? { registry: createContractRegistry([contract]) } : {}),
+    ...overrides,
+  });
   return { server, ...crdgateRegistration(server.port, server.ca, contract) };
 }
 
 /** The registration of a crdgate listening on 127.0.0.1:port with a certificate signed by `ca`. */
-export function crdgateRegistration(port: number, ca: Buffer, contract: Contract = geoDatabaseContract()): CrdgateRegistration {
+export function crdgateRegistration(
+  port: number,
+  ca: Buffer,
+  contract: Contract = geoDatabaseContract(),
+): CrdgateRegistration {
   const endpoint: WebhookEndpoint = { target: { url: `https://127.0.0.1:${port}` }, caBundlePem: ca.toString('utf8') };
   const name = `crdgate-e2e-${randomUUID().slice(0, 8)}`;
   return {
     crd: renderCustomResourceDefinition(contract, endpoint),
-    webhookConfigurations: [renderValidatingWebhookConfiguration([contract], endpoint), renderMutatingWebhookConfiguration([contract], endpoint)].map(
-      (configuration) => ({ ...configuration, metadata: { ...configuration.metadata, name } }),
-    ),
+    webhookConfigurations: [
+      renderValidatingWebhookConfiguration([contract], endpoint),
+      renderMutatingWebhookConfiguration([contract], endpoint),
+    ].map((configuration) => ({ ...configuration, metadata: { ...configuration.metadata, name } })),
   };
 }
 
@@ -55,10 +74,12 @@ export async function applyCrd(kubeConfig: KubeConfig, crd: Manifest): Promise<v
   const extensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
   // An earlier file may have just deleted it; applying to a CRD that is still being deleted fails.
   await eventually(`the previous ${crd.metadata.name} to be gone`, async () => {
-    const existing = await extensions.readCustomResourceDefinition({ name: crd.metadata.name }).catch((error: unknown) => {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    });
+    const existing = await extensions
+      .readCustomResourceDefinition({ name: crd.metadata.name })
+      .catch((error: unknown) => {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      });
     return existing?.metadata?.deletionTimestamp === undefined ? true : undefined;
   });
   await serverSideApply(kubeConfig, [crd]);
@@ -72,10 +93,15 @@ export async function applyCrd(kubeConfig: KubeConfig, crd: Manifest): Promise<v
  * Applies the webhook configurations and waits until the API server calls both webhooks: it picks configurations
  * up from a watch, a moment after they are stored. Probes are server-side dry runs, so they persist nothing.
  */
-export async function applyWebhookConfigurations(kubeConfig: KubeConfig, gate: CrdgateRegistration, namespace: string): Promise<void> {
+export async function applyWebhookConfigurations(
+  kubeConfig: KubeConfig,
+  gate: CrdgateRegistration,
+  namespace: string,
+): Promise<void> {
   await serverSideApply(kubeConfig, gate.webhookConfigurations);
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
-  const probe = (body: object) => customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body, dryRun: 'All' });
+  const probe = (body: object) =>
+    customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace, body, dryRun: 'All' });
   const denial = `admission webhook "${validatingWebhookName(geoDatabaseContract())}" denied`;
   await eventually('the validating webhook to deny an invalid GeoDatabase', async () => {
     // Until then the API server answers 404 (CRD not served yet) or accepts the object (no webhook yet).
@@ -89,7 +115,10 @@ export async function applyWebhookConfigurations(kubeConfig: KubeConfig, gate: C
 }
 
 /** Removes what this file put in front of the API server, webhooks first, so no write is ever sent to a stopped crdgate. */
-export async function removeCrdgate(kubeConfig: KubeConfig, gate: CrdgateRegistration & { server: { stop(): Promise<void> } }): Promise<void> {
+export async function removeCrdgate(
+  kubeConfig: KubeConfig,
+  gate: CrdgateRegistration & { server: { stop(): Promise<void> } },
+): Promise<void> {
   const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const extensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
   const ignoreNotFound = (error: unknown): void => {
@@ -97,8 +126,10 @@ export async function removeCrdgate(kubeConfig: KubeConfig, gate: CrdgateRegistr
   };
   const [validating, mutating] = gate.webhookConfigurations;
   try {
-    if (validating) await admission.deleteValidatingWebhookConfiguration({ name: validating.metadata.name }).catch(ignoreNotFound);
-    if (mutating) await admission.deleteMutatingWebhookConfiguration({ name: mutating.metadata.name }).catch(ignoreNotFound);
+    if (validating)
+      await admission.deleteValidatingWebhookConfiguration({ name: validating.metadata.name }).catch(ignoreNotFound);
+    if (mutating)
+      await admission.deleteMutatingWebhookConfiguration({ name: mutating.metadata.name }).catch(ignoreNotFound);
     // The CRD names this server for conversion: leaving it would break the next file's reads in other versions.
     await extensions.deleteCustomResourceDefinition({ name: gate.crd.metadata.name }).catch(ignoreNotFound);
     await eventually(`${gate.crd.metadata.name} to be deleted`, () =>

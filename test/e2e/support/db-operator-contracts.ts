@@ -22,7 +22,9 @@ import {
 // Contracts for an imagined database operator's kinds (test/fixtures/crds/dbops.example.com-operator.yaml), whose
 // CRDs its chart installs: crdgate guards them without owning them.
 
-export const operatorCrdFile = fileURLToPath(new URL('../../fixtures/crds/dbops.example.com-operator.yaml', import.meta.url));
+export const operatorCrdFile = fileURLToPath(
+  new URL('../../fixtures/crds/dbops.example.com-operator.yaml', import.meta.url),
+);
 
 /** The release in an image's tag (`registry/pg:16.4-bookworm` is 16.4); a digest, or a tag with no number, cannot be read. */
 export function readImageVersion(raw: unknown): readonly number[] | undefined | ReturnType<typeof cannotRead> {
@@ -34,7 +36,8 @@ export function readImageVersion(raw: unknown): readonly number[] | undefined | 
 }
 
 type ClusterState = 'Pending' | 'Ready' | 'Upgrading' | 'Scaling' | 'Failed' | 'Deleting';
-type ClusterChange = 'storage.grow' | 'storage.shrink' | 'postgres.minor' | 'postgres.major' | 'postgres.downgrade' | 'scale';
+type ClusterChange =
+  'storage.grow' | 'storage.shrink' | 'postgres.minor' | 'postgres.major' | 'postgres.downgrade' | 'scale';
 
 export const clusterMachine: Fsa<ClusterState, ClusterChange> = {
   name: 'DbCluster',
@@ -58,13 +61,26 @@ export const clusterMachine: Fsa<ClusterState, ClusterChange> = {
     'storage.grow': { description: 'growing storage from {from} to {to}' },
     'storage.shrink': { description: 'shrinking storage from {from} to {to}', unsupported: 'a volume cannot shrink' },
     'postgres.minor': { description: 'upgrading {from} to {to}', exclusive: true },
-    'postgres.major': { description: 'a major upgrade from {from} to {to}', unsupported: 'the operator upgrades a major version by a new cluster, not by image tag' },
-    'postgres.downgrade': { description: 'downgrading {from} to {to}', unsupported: 'the data directory cannot go back' },
+    'postgres.major': {
+      description: 'a major upgrade from {from} to {to}',
+      unsupported: 'the operator upgrades a major version by a new cluster, not by image tag',
+    },
+    'postgres.downgrade': {
+      description: 'downgrading {from} to {to}',
+      unsupported: 'the data directory cannot go back',
+    },
     scale: { description: 'changing instances from {from} to {to}' },
   },
   rules: {
     Pending: { anyChange: true, operatorMoves: ['Ready', 'Failed'] },
-    Ready: { allow: [{ changes: ['storage.grow'] }, { changes: ['postgres.minor'], next: 'Upgrading' }, { changes: ['scale'], next: 'Scaling' }], operatorMoves: ['Failed'] },
+    Ready: {
+      allow: [
+        { changes: ['storage.grow'] },
+        { changes: ['postgres.minor'], next: 'Upgrading' },
+        { changes: ['scale'], next: 'Scaling' },
+      ],
+      operatorMoves: ['Failed'],
+    },
     Upgrading: { operatorMoves: ['Ready', 'Failed'] },
     Scaling: { allow: [{ changes: ['scale'] }], operatorMoves: ['Ready', 'Failed'] },
     Failed: {},
@@ -72,12 +88,23 @@ export const clusterMachine: Fsa<ClusterState, ClusterChange> = {
   },
   overrideAnnotation: 'dbops.example.com/override-transitions',
   classifiers: [
-    fieldClassifier({ path: 'storage.size', read: readQuantity, compare: byDirection({ compare: compareQuantities, increase: 'storage.grow', decrease: 'storage.shrink' }) }),
+    fieldClassifier({
+      path: 'storage.size',
+      read: readQuantity,
+      compare: byDirection({ compare: compareQuantities, increase: 'storage.grow', decrease: 'storage.shrink' }),
+    }),
     fieldClassifier({
       path: 'imageName',
-      absentMeans: cannotRead("an absent imageName is the operator's default image, whose version the contract cannot know"),
+      absentMeans: cannotRead(
+        "an absent imageName is the operator's default image, whose version the contract cannot know",
+      ),
       read: readImageVersion,
-      compare: byReleaseStep({ compare: compareVersions, upgrade: 'postgres.minor', major: 'postgres.major', downgrade: 'postgres.downgrade' }),
+      compare: byReleaseStep({
+        compare: compareVersions,
+        upgrade: 'postgres.minor',
+        major: 'postgres.major',
+        downgrade: 'postgres.downgrade',
+      }),
     }),
     fieldClassifier({ path: 'instances', read: readInteger, compare: whenDifferent('scale') }),
   ],
@@ -96,7 +123,8 @@ export function poolerState(object: KubeObject): PoolerState | undefined | { unr
   const status = object['status'] as { conditions?: Condition[]; observedGeneration?: number } | undefined;
   const ready = status?.conditions?.find((condition) => condition.type === 'Ready');
   if (ready === undefined) return undefined;
-  if (typeof status?.observedGeneration === 'number' && status.observedGeneration < (object.metadata?.generation ?? 0)) return 'Reconfiguring';
+  if (typeof status?.observedGeneration === 'number' && status.observedGeneration < (object.metadata?.generation ?? 0))
+    return 'Reconfiguring';
   if (ready.status === 'True') return 'Ready';
   if (ready.status === 'False') return 'Reconfiguring';
   return { unrecognised: `condition Ready is ${String(ready.status)}` };
@@ -144,12 +172,16 @@ export const declarativePoolerMachine: Fsa<PoolerState, PoolerChange> = {
 };
 
 export function dbClusterContract(): Contract {
-  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbclusters.dbops.example.com' }), { crdOwner: 'external' });
+  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbclusters.dbops.example.com' }), {
+    crdOwner: 'external',
+  });
   return defineContract({ ...parts, transitions: clusterMachine });
 }
 
 export function dbPoolerContract(): Contract {
-  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), { crdOwner: 'external' });
+  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), {
+    crdOwner: 'external',
+  });
   return defineContract({ ...parts, transitions: poolerMachine });
 }
 
@@ -159,8 +191,14 @@ export function dbPoolerContract(): Contract {
  * never reaches crdgate.
  */
 export function declarativeDbPoolerContract(): Contract {
-  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), { crdOwner: 'external' });
-  return defineContract({ ...parts, transitions: declarativePoolerMachine, reads: { labels: [], annotations: [], status: false } });
+  const parts = fromCrd(readCrdFile(operatorCrdFile, { name: 'dbpoolers.dbops.example.com' }), {
+    crdOwner: 'external',
+  });
+  return defineContract({
+    ...parts,
+    transitions: declarativePoolerMachine,
+    reads: { labels: [], annotations: [], status: false },
+  });
 }
 
 /** Where the operator's own conversion webhook listens, and the CA its certificate is signed by. */
@@ -174,8 +212,14 @@ export interface OwnerConversion {
  * `spec.instances`), still stored in v1, converted by the operator's own webhook. `extraSpec` adds fields to the spec
  * of both versions, as a release that adds a setting does.
  */
-export function dbClusterTwoVersionCrd(conversion?: OwnerConversion, extraSpec: Record<string, unknown> = {}): Record<string, any> {
-  const crd = structuredClone(readCrdFile(operatorCrdFile, { name: 'dbclusters.dbops.example.com' })) as Record<string, any>;
+export function dbClusterTwoVersionCrd(
+  conversion?: OwnerConversion,
+  extraSpec: Record<string, unknown> = {},
+): Record<string, any> {
+  const crd = structuredClone(readCrdFile(operatorCrdFile, { name: 'dbclusters.dbops.example.com' })) as Record<
+    string,
+    any
+  >;
   crd['metadata'].annotations['helm.sh/chart'] = 'dbops-0.4.0';
   const v1 = crd['spec'].versions[0];
   Object.assign(v1.schema.openAPIV3Schema.properties.spec.properties, structuredClone(extraSpec));
@@ -191,7 +235,10 @@ export function dbClusterTwoVersionCrd(conversion?: OwnerConversion, extraSpec: 
   crd['spec'].conversion = conversion
     ? {
         strategy: 'Webhook',
-        webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: conversion.url, caBundle: Buffer.from(conversion.caBundlePem).toString('base64') } },
+        webhook: {
+          conversionReviewVersions: ['v1'],
+          clientConfig: { url: conversion.url, caBundle: Buffer.from(conversion.caBundlePem).toString('base64') },
+        },
       }
     : { strategy: 'None' };
   return crd;
@@ -199,5 +246,8 @@ export function dbClusterTwoVersionCrd(conversion?: OwnerConversion, extraSpec: 
 
 /** The DbCluster contract on that release: both versions, the hub v1, the same machine. */
 export function dbClusterTwoVersionContract(): Contract {
-  return defineContract({ ...fromCrd(dbClusterTwoVersionCrd(), { crdOwner: 'external' }), transitions: clusterMachine });
+  return defineContract({
+    ...fromCrd(dbClusterTwoVersionCrd(), { crdOwner: 'external' }),
+    transitions: clusterMachine,
+  });
 }

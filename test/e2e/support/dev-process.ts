@@ -32,8 +32,10 @@ export function startDev(cwd: string, assetsDir: string, contract: string): DevP
       for (;;) {
         const match = pattern.exec(text);
         if (match) return match;
-        if (child.exitCode !== null) throw new Error(`crdgate dev exited (${child.exitCode}) before printing ${pattern}; it printed:\n${text}`);
-        if (Date.now() > deadline) throw new Error(`crdgate dev did not print ${pattern} within ${timeoutMs} ms; it printed:\n${text}`);
+        if (child.exitCode !== null)
+          throw new Error(`crdgate dev exited (${child.exitCode}) before printing ${pattern}; it printed:\n${text}`);
+        if (Date.now() > deadline)
+          throw new Error(`crdgate dev did not print ${pattern} within ${timeoutMs} ms; it printed:\n${text}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },

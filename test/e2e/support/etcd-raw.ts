@@ -30,7 +30,9 @@ export async function readEtcdRaw(etcdUrl: string, key: string): Promise<unknown
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
-    throw new Error(`the value stored under ${key} is not JSON (built-in kinds are stored as protobuf; use readEtcdBytes)`);
+    throw new Error(
+      `the value stored under ${key} is not JSON (built-in kinds are stored as protobuf; use readEtcdBytes)`,
+    );
   }
 }
 

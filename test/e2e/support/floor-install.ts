@@ -31,19 +31,47 @@ export interface InstallArgs {
  * Starts crdgate, renders its manifests under `installName`, makes the test's namespace, and waits until the CRD of
  * the file before is gone (its instances are deleted first; applying to it would fail).
  */
-export async function renderGeoDatabaseInstall(cp: ProvidedControlPlane, installName: string, namespace: string, args: InstallArgs = {}): Promise<RenderedInstall> {
+export async function renderGeoDatabaseInstall(
+  cp: ProvidedControlPlane,
+  installName: string,
+  namespace: string,
+  args: InstallArgs = {},
+): Promise<RenderedInstall> {
   const workDir = await mkdtemp(join(tmpdir(), `crdgate-e2e-${installName}-`));
   const tree = join(workDir, 'deploy');
   const created = await kubectl(cp, ['create', 'namespace', namespace]);
   if (created.exitCode !== 0) throw new Error(`kubectl create namespace ${namespace}: ${created.stderr}`);
   const gate = await createCrdgateProcess(args.serve);
   await gate.start();
-  const rendered = await runCli(workDir, 'manifests', '--url', `https://127.0.0.1:${gate.port}`, '--ca-bundle', join(gate.certDir, 'ca.crt'), '--name', installName, '--out', tree, ...(args.manifests ?? []));
+  const rendered = await runCli(
+    workDir,
+    'manifests',
+    '--url',
+    `https://127.0.0.1:${gate.port}`,
+    '--ca-bundle',
+    join(gate.certDir, 'ca.crt'),
+    '--name',
+    installName,
+    '--out',
+    tree,
+    ...(args.manifests ?? []),
+  );
   if (rendered.code !== 0) throw new Error(`crdgate manifests exited ${rendered.code}: ${rendered.stderr}`);
-  await eventually(`the previous ${crdName} to be gone`, async () => {
-    const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
-    return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-  }, { timeoutMs: 60_000 });
+  await eventually(
+    `the previous ${crdName} to be gone`,
+    async () => {
+      const existing = await kubectl(cp, [
+        'get',
+        'crd',
+        crdName,
+        '--ignore-not-found',
+        '-o',
+        'jsonpath={.metadata.deletionTimestamp}',
+      ]);
+      return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
   return { gate, workDir, tree, stderr: rendered.stderr };
 }
 
@@ -53,12 +81,30 @@ export async function renderGeoDatabaseInstall(cp: ProvidedControlPlane, install
  * files. Resolves with the CRD's deletion: left behind, a CRD naming a crdgate that is gone for conversion would
  * break the next file's reads.
  */
-export async function removeGeoDatabaseInstall(cp: ProvidedControlPlane, installName: string, namespace: string, install: Partial<RenderedInstall>): Promise<KubectlResult> {
+export async function removeGeoDatabaseInstall(
+  cp: ProvidedControlPlane,
+  installName: string,
+  namespace: string,
+  install: Partial<RenderedInstall>,
+): Promise<KubectlResult> {
   const policyName = `${installName}.${crdName}`;
-  await kubectl(cp, ['delete', '--ignore-not-found', `validatingwebhookconfiguration/${installName}`, `mutatingwebhookconfiguration/${installName}`,
-    `validatingadmissionpolicybinding/${policyName}`, `validatingadmissionpolicy/${policyName}`,
-    `mutatingadmissionpolicybinding/${policyName}`, `mutatingadmissionpolicy/${policyName}`]);
-  const crdDeleted = await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
+  await kubectl(cp, [
+    'delete',
+    '--ignore-not-found',
+    `validatingwebhookconfiguration/${installName}`,
+    `mutatingwebhookconfiguration/${installName}`,
+    `validatingadmissionpolicybinding/${policyName}`,
+    `validatingadmissionpolicy/${policyName}`,
+    `mutatingadmissionpolicybinding/${policyName}`,
+    `mutatingadmissionpolicy/${policyName}`,
+  ]);
+  const crdDeleted = await kubectl(cp, [
+    'delete',
+    '--ignore-not-found',
+    '--wait=true',
+    '--timeout=60s',
+    `crd/${crdName}`,
+  ]);
   if (install.gate) await removeCrdgateProcess(install.gate);
   // No controller-manager runs, so the namespace stays Terminating; its name is unique to this run.
   await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);

@@ -8,7 +8,12 @@ import type { KubectlResult } from './kubectl.ts';
  * configuration in `home` (a test's own folder: nothing of the machine's helm is read or written). A failing
  * command resolves too: tests assert its output.
  */
-export function helm(helmPath: string, home: string, controlPlane: ProvidedControlPlane | undefined, args: string[]): Promise<KubectlResult> {
+export function helm(
+  helmPath: string,
+  home: string,
+  controlPlane: ProvidedControlPlane | undefined,
+  args: string[],
+): Promise<KubectlResult> {
   const env = {
     PATH: process.env['PATH'] ?? '',
     HOME: home,

@@ -10,10 +10,15 @@ export interface KubectlResult {
 /** Runs the control plane's kubectl as the admin user. A failing command resolves too: tests assert its output. */
 export function kubectl(controlPlane: ProvidedControlPlane, args: string[]): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
-    execFile(controlPlane.kubectlPath, ['--kubeconfig', controlPlane.kubeconfigPath, ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(error);
-      resolve({ exitCode: error ? Number(error.code) : 0, stdout, stderr });
-    });
+    execFile(
+      controlPlane.kubectlPath,
+      ['--kubeconfig', controlPlane.kubeconfigPath, ...args],
+      { timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(error);
+        resolve({ exitCode: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -27,10 +32,20 @@ export function warningLines(result: KubectlResult): string[] {
  * yet, and kubectl wait then fails at once. The last try's result.
  */
 export async function waitEstablished(controlPlane: ProvidedControlPlane, crdName: string): Promise<KubectlResult> {
-  let established = await kubectl(controlPlane, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crdName}`]);
+  let established = await kubectl(controlPlane, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    `crd/${crdName}`,
+  ]);
   for (let tries = 1; established.exitCode !== 0 && tries < 5; tries += 1) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    established = await kubectl(controlPlane, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crdName}`]);
+    established = await kubectl(controlPlane, [
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      `crd/${crdName}`,
+    ]);
   }
   return established;
 }

@@ -72,7 +72,8 @@ export function startContainer(run: PodRun): RunningContainer {
   const container = run.pod.containers[0]!;
   const { config, workDir } = run.image;
   const containerEnv = resolveEnv(container, run.metadata);
-  const expand = (value: string) => value.replace(/\$\((\w+)\)/g, (whole, name: string) => containerEnv[name] ?? run.serviceEnv?.[name] ?? whole);
+  const expand = (value: string) =>
+    value.replace(/\$\((\w+)\)/g, (whole, name: string) => containerEnv[name] ?? run.serviceEnv?.[name] ?? whole);
   const mapPath = (value: string): string => {
     for (const [mountPath, folder] of Object.entries(run.mounts)) {
       if (value === mountPath || value.startsWith(`${mountPath}/`)) return join(folder, value.slice(mountPath.length));
@@ -93,19 +94,40 @@ export function startContainer(run: PodRun): RunningContainer {
   const executable = command === 'node' ? join(run.nodeBinDir, 'node') : command;
   const uid = run.pod.securityContext?.runAsUser ?? config.user.uid;
   const gid = run.pod.securityContext?.runAsGroup ?? config.user.gid;
-  if (run.pod.securityContext?.runAsNonRoot && uid === 0) throw new Error('runAsNonRoot with user 0: the kubelet would refuse to start the container');
+  if (run.pod.securityContext?.runAsNonRoot && uid === 0)
+    throw new Error('runAsNonRoot with user 0: the kubelet would refuse to start the container');
   const switchUser = process.getuid?.() === 0;
   if (switchUser) fillSecretVolumes(run);
   const cwd = workDir;
   if (!isAbsolute(config.workingDir)) throw new Error(`WORKDIR ${config.workingDir} is not absolute`);
 
   const child = run.serviceAccountDir
-    ? spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', inMountNamespace, 'sh', run.serviceAccountDir, String(uid), String(gid), executable, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn(
+        'unshare',
+        [
+          '--mount',
+          '--propagation',
+          'private',
+          '--',
+          'sh',
+          '-c',
+          inMountNamespace,
+          'sh',
+          run.serviceAccountDir,
+          String(uid),
+          String(gid),
+          executable,
+          ...args,
+        ],
+        { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      )
     : spawn(executable, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...(switchUser ? { uid, gid } : {}) });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const grace = (run.pod.terminationGracePeriodSeconds ?? 30) * 1000;
   return {
     pid: child.pid!,
@@ -121,7 +143,10 @@ export function startContainer(run: PodRun): RunningContainer {
     probe: (which) => {
       const httpGet = container[which]?.httpGet;
       if (!httpGet) throw new Error(`container ${container.name} has no ${which} httpGet`);
-      const port = typeof httpGet.port === 'number' ? httpGet.port : container.ports?.find((p) => p.name === httpGet.port)?.containerPort;
+      const port =
+        typeof httpGet.port === 'number'
+          ? httpGet.port
+          : container.ports?.find((p) => p.name === httpGet.port)?.containerPort;
       if (port === undefined) throw new Error(`container ${container.name}: no port named ${httpGet.port}`);
       if (httpGet.scheme !== 'HTTPS') throw new Error(`${which}: only HTTPS probes are sent here`);
       return httpsGet(port, httpGet.path);
@@ -133,7 +158,10 @@ export function startContainer(run: PodRun): RunningContainer {
  * Kubernetes' rules: a container `command` replaces the image's ENTRYPOINT and drops its CMD; `args` alone replace
  * the CMD.
  */
-export function commandLine(container: Pick<ContainerSpec, 'command' | 'args'>, config: Pick<ImageConfig, 'entrypoint' | 'cmd'>): string[] {
+export function commandLine(
+  container: Pick<ContainerSpec, 'command' | 'args'>,
+  config: Pick<ImageConfig, 'entrypoint' | 'cmd'>,
+): string[] {
   if (container.command) return [...container.command, ...(container.args ?? [])];
   return [...config.entrypoint, ...(container.args ?? config.cmd)];
 }
@@ -164,7 +192,10 @@ function resolveEnv(container: ContainerSpec, metadata: PodRun['metadata']): Rec
     if (variable.value !== undefined) env[variable.name] = variable.value;
     else if (field === 'metadata.name') env[variable.name] = metadata.name;
     else if (field === 'metadata.namespace') env[variable.name] = metadata.namespace;
-    else throw new Error(`env ${variable.name}: ${JSON.stringify(variable.valueFrom)} is not resolved by this test's kubelet`);
+    else
+      throw new Error(
+        `env ${variable.name}: ${JSON.stringify(variable.valueFrom)} is not resolved by this test's kubelet`,
+      );
   }
   return env;
 }
@@ -183,21 +214,46 @@ exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`;
 export async function canUseMountNamespace(): Promise<string | undefined> {
   if (process.getuid?.() !== 0) return 'the tests do not run as root';
   return new Promise((resolve) => {
-    const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount -t tmpfs tmpfs /run && setpriv --reuid=1000 --regid=1000 --clear-groups -- true'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        '--',
+        'sh',
+        '-c',
+        'mount -t tmpfs tmpfs /run && setpriv --reuid=1000 --regid=1000 --clear-groups -- true',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', (error) => resolve(`unshare cannot run: ${error.message}`));
-    child.once('exit', (code) => resolve(code === 0 ? undefined : `unshare --mount failed (exit ${code}): ${stderr.trim()}`));
+    child.once('exit', (code) =>
+      resolve(code === 0 ? undefined : `unshare --mount failed (exit ${code}): ${stderr.trim()}`),
+    );
   });
 }
 
 function httpsGet(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: posix.normalize(path), method: 'GET', rejectUnauthorized: false, agent: false, timeout: 1_000 }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: posix.normalize(path),
+        method: 'GET',
+        rejectUnauthorized: false,
+        agent: false,
+        timeout: 1_000,
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('probe timed out after 1 s')));
     req.on('error', reject);
     req.end();

@@ -31,16 +31,26 @@ export interface SpawnMigrateOptions {
  * with the heap the rendered Job gives it.
  */
 export function spawnMigrate(args: string[], options: SpawnMigrateOptions = {}): MigrateProcess {
-  const env = { ...process.env, ...options.env, NODE_OPTIONS: [process.env['NODE_OPTIONS'], migrationNodeOptions].filter(Boolean).join(' ') };
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.cliPath ?? cliPath, 'migrate', '--resource', resource, ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const env = {
+    ...process.env,
+    ...options.env,
+    NODE_OPTIONS: [process.env['NODE_OPTIONS'], migrationNodeOptions].filter(Boolean).join(' '),
+  };
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), options.cliPath ?? cliPath, 'migrate', '--resource', resource, ...args],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     stdout: () => stdout,

@@ -1,7 +1,14 @@
 import { inject } from 'vitest';
 import type { ProvidedControlPlane } from '../provided-context.ts';
 import { useCrdgateInFront, type CrdgateScene } from './crdgate-in-front.ts';
-import { applyCrdVersions, createGeoDatabases, createNamespaces, storedApiVersion, storedGeoDatabases, type VersionFlags } from './storage-migration.ts';
+import {
+  applyCrdVersions,
+  createGeoDatabases,
+  createNamespaces,
+  storedApiVersion,
+  storedGeoDatabases,
+  type VersionFlags,
+} from './storage-migration.ts';
 
 const provided = inject('controlPlane');
 /** The control plane every e2e file shares, or undefined where none could be had: the migration files then skip. */
@@ -15,7 +22,12 @@ export interface MigrationScene {
   /** Applies the CRD with this storage version (and versions unserved or removed); resolves once the API server acts on it. */
   setVersions: (storage: string, flags?: Omit<VersionFlags, 'storage'>) => Promise<void>;
   /** Objects stored in v1beta1 while v1 is the storage version (what a migration is for), in new namespaces. */
-  objectsToMigrate: (prefix: string, namespaceCount: number, perNamespace: number, options?: { inFlight?: number }) => Promise<string[]>;
+  objectsToMigrate: (
+    prefix: string,
+    namespaceCount: number,
+    perNamespace: number,
+    options?: { inFlight?: number },
+  ) => Promise<string[]>;
   /** The apiVersion each GeoDatabase of the namespaces is stored in, as etcd holds it. */
   storedIn: (namespaces: string[]) => Promise<string[]>;
 }

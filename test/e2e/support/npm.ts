@@ -20,7 +20,13 @@ export function scratchEnv(): NodeJS.ProcessEnv {
  * Runs a command to its end; a failing command resolves too, so that tests can show its output. `extraEnv` adds to
  * (or overrides) the scratch environment.
  */
-export function runCommand(file: string, args: string[], cwd: string, timeoutMs = 300_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<CommandResult> {
+export function runCommand(
+  file: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 300_000,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const env = { ...scratchEnv(), ...extraEnv };
     execFile(file, args, { cwd, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {

@@ -18,12 +18,20 @@ export interface ObjectHistory {
  * resourceVersion, so that no write in between is missed: what polling cannot show, such as two replicas each
  * filling a Secret once. `collectionPath` is the collection's API path, e.g. /api/v1/namespaces/NS/secrets.
  */
-export async function recordObjectHistory(kubeconfigPath: string, collectionPath: string, name: string): Promise<ObjectHistory> {
+export async function recordObjectHistory(
+  kubeconfigPath: string,
+  collectionPath: string,
+  name: string,
+): Promise<ObjectHistory> {
   const events: ObjectEvent[] = [];
   const fieldSelector = `metadata.name=${name}`;
   const rest = restClient(kubeconfigPath);
-  const listed = (await rest.send('GET', `${collectionPath}?fieldSelector=${encodeURIComponent(fieldSelector)}`).then(expectStatus(200)).finally(() => rest.close()))
-    .body as { items: any[]; metadata: { resourceVersion: string } };
+  const listed = (
+    await rest
+      .send('GET', `${collectionPath}?fieldSelector=${encodeURIComponent(fieldSelector)}`)
+      .then(expectStatus(200))
+      .finally(() => rest.close())
+  ).body as { items: any[]; metadata: { resourceVersion: string } };
   for (const item of listed.items) events.push({ type: 'LISTED', object: item });
   let resourceVersion = listed.metadata.resourceVersion;
   let stopped = false;

@@ -88,7 +88,16 @@ export const exactQuantityGroups: readonly (readonly string[])[] = [
  * Valid quantities outside that subset: more digits or decimals, exponents, a sign, suffixes past T. crdgate reads
  * each exactly; the policy calls them unreadable.
  */
-export const unreadableQuantities: readonly string[] = ['1048576Ki', '1.0001Gi', '2e9', '+2Gi', '1Pi', '1234567Mi', '0.0001Ti', '3E3'];
+export const unreadableQuantities: readonly string[] = [
+  '1048576Ki',
+  '1.0001Gi',
+  '2e9',
+  '+2Gi',
+  '1Pi',
+  '1234567Mi',
+  '0.0001Ti',
+  '3E3',
+];
 
 /** Override values: reasons, blanks of every kind JavaScript's trim() removes, and characters that look blank but are not. */
 export const overrideValues: readonly string[] = [
@@ -127,11 +136,18 @@ interface Readings {
   keys: Map<string, readonly string[]>;
 }
 
-function collectReadings(forms: readonly (ClassifierForm<string> | undefined)[], prefix: string, readings: Readings): Readings {
+function collectReadings(
+  forms: readonly (ClassifierForm<string> | undefined)[],
+  prefix: string,
+  readings: Readings,
+): Readings {
   for (const form of forms) {
     if (form === undefined) continue;
     if (form.classify === 'field') {
-      readings.fields.set(prefix + form.path, { reading: form.reading, ...(form.absentMeans === undefined ? {} : { absentMeans: form.absentMeans }) });
+      readings.fields.set(prefix + form.path, {
+        reading: form.reading,
+        ...(form.absentMeans === undefined ? {} : { absentMeans: form.absentMeans }),
+      });
     } else {
       readings.keys.set(prefix + form.path, form.keys);
       collectReadings(
@@ -174,8 +190,18 @@ function pick<T>(values: readonly T[], what: string): fc.Arbitrary<T> {
   return fc.constantFrom(...values);
 }
 
-function buildModel(schema: JSONSchemaProps, path: string, readings: Readings, options: PairOptions, keyOf?: string): Model {
-  if (schema['x-kubernetes-preserve-unknown-fields'] || schema['x-kubernetes-int-or-string'] || schema.additionalProperties !== undefined) {
+function buildModel(
+  schema: JSONSchemaProps,
+  path: string,
+  readings: Readings,
+  options: PairOptions,
+  keyOf?: string,
+): Model {
+  if (
+    schema['x-kubernetes-preserve-unknown-fields'] ||
+    schema['x-kubernetes-int-or-string'] ||
+    schema.additionalProperties !== undefined
+  ) {
     throw new Error(`${path || 'spec'}: the pair generator does not generate free-form values`);
   }
   switch (schema.type) {
@@ -183,7 +209,13 @@ function buildModel(schema: JSONSchemaProps, path: string, readings: Readings, o
       const required = new Set(schema.required ?? []);
       const properties = Object.entries(schema.properties ?? {}).map(([name, child]) => ({
         name,
-        model: buildModel(child, path === '' ? name : `${path}.${name}`, readings, options, name === keyOf ? name : undefined),
+        model: buildModel(
+          child,
+          path === '' ? name : `${path}.${name}`,
+          readings,
+          options,
+          name === keyOf ? name : undefined,
+        ),
         // A field with a schema default is always set: the API server would otherwise fill it in, and the stored
         // object would not be the one generated.
         alwaysPresent: required.has(name) || child.default !== undefined,
@@ -198,10 +230,12 @@ function buildModel(schema: JSONSchemaProps, path: string, readings: Readings, o
         if (mapKeys?.length !== 1) throw new Error(`${path}: the pair generator handles map lists with one key`);
         const item = buildModel(schema.items ?? {}, `${path}[]`, readings, options, mapKeys[0]);
         if (item.kind !== 'object') throw new Error(`${path}: a map list's items must be objects`);
-        if (key !== undefined && (key.length !== 1 || key[0] !== mapKeys[0])) throw new Error(`${path}: the classifier's keys ${key.join(', ')} are not the list's map key ${mapKeys[0]}`);
+        if (key !== undefined && (key.length !== 1 || key[0] !== mapKeys[0]))
+          throw new Error(`${path}: the classifier's keys ${key.join(', ')} are not the list's map key ${mapKeys[0]}`);
         return { kind: 'keyed-list', key: mapKeys[0]!, item, maxItems };
       }
-      if (schema['x-kubernetes-list-type'] === 'set') throw new Error(`${path}: the pair generator does not generate set lists`);
+      if (schema['x-kubernetes-list-type'] === 'set')
+        throw new Error(`${path}: the pair generator does not generate set lists`);
       return { kind: 'list', item: buildModel(schema.items ?? {}, `${path}[]`, readings, options), maxItems };
     }
     default:
@@ -209,10 +243,17 @@ function buildModel(schema: JSONSchemaProps, path: string, readings: Readings, o
   }
 }
 
-function leafModel(schema: JSONSchemaProps, path: string, read: ReadField | undefined, options: PairOptions, isKey: boolean): Leaf {
+function leafModel(
+  schema: JSONSchemaProps,
+  path: string,
+  read: ReadField | undefined,
+  options: PairOptions,
+  isKey: boolean,
+): Leaf {
   const valid = validFor(schema);
   // An absentMeans the schema would refuse cannot be written explicitly; it is left to absence.
-  const absentMeans = read?.absentMeans === undefined || !valid(read.absentMeans) ? {} : { absentMeans: read.absentMeans };
+  const absentMeans =
+    read?.absentMeans === undefined || !valid(read.absentMeans) ? {} : { absentMeans: read.absentMeans };
   if (isKey) {
     const keys = pick(keyPool.filter(valid), `the list key ${path}`);
     return { kind: 'leaf', values: keys, near: () => keys };
@@ -261,7 +302,10 @@ function integerLeaf(schema: JSONSchemaProps): Leaf {
 function quantityLeaf(options: PairOptions): Leaf {
   const spellings = exactQuantityGroups.flat();
   const exact = fc.constantFrom(...spellings);
-  const values = options.quantities === 'exact' ? exact : fc.oneof({ weight: 2, arbitrary: exact }, { weight: 1, arbitrary: fc.constantFrom(...unreadableQuantities) });
+  const values =
+    options.quantities === 'exact'
+      ? exact
+      : fc.oneof({ weight: 2, arbitrary: exact }, { weight: 1, arbitrary: fc.constantFrom(...unreadableQuantities) });
   return {
     kind: 'leaf',
     values,
@@ -278,8 +322,15 @@ function quantityLeaf(options: PairOptions): Leaf {
 }
 
 /** Release numbers with as many parts as the schema's pattern accepts, around its absentMeans if it has one. */
-function releaseLeaf(schema: JSONSchemaProps, path: string, valid: (value: unknown) => boolean, absentMeans: unknown): Leaf {
-  const partCounts = [1, 2, 3, 4, 5].filter((count) => valid(Array.from({ length: count }, (_, index) => index + 1).join('.')));
+function releaseLeaf(
+  schema: JSONSchemaProps,
+  path: string,
+  valid: (value: unknown) => boolean,
+  absentMeans: unknown,
+): Leaf {
+  const partCounts = [1, 2, 3, 4, 5].filter((count) =>
+    valid(Array.from({ length: count }, (_, index) => index + 1).join('.')),
+  );
   if (partCounts.length === 0) throw new Error(`${path}: no release with 1 to 5 parts fits its schema`);
   // Small parts, so that equal majors are common, and 9/10/11, so that numeric order differs from text order.
   const part = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom(9, 10, 11, 16));
@@ -293,7 +344,9 @@ function releaseLeaf(schema: JSONSchemaProps, path: string, valid: (value: unkno
     // One part up or down (9 -> 10 crosses a digit), the parts after it kept or reset to 0.
     return fc
       .tuple(fc.nat(parts.length - 1), fc.constantFrom(-1, 1, 1, 2), fc.boolean())
-      .map(([index, step, reset]) => parts.map((old, at) => (at === index ? Math.max(0, old + step) : at > index && reset ? 0 : old)).join('.'))
+      .map(([index, step, reset]) =>
+        parts.map((old, at) => (at === index ? Math.max(0, old + step) : at > index && reset ? 0 : old)).join('.'),
+      )
       .filter(valid);
   };
   const values = typeof absentMeans === 'string' && valid(absentMeans) ? fc.oneof(random, near(absentMeans)) : random;
@@ -304,13 +357,22 @@ function releaseLeaf(schema: JSONSchemaProps, path: string, valid: (value: unkno
 function generate(model: Model): fc.Arbitrary<unknown> {
   switch (model.kind) {
     case 'leaf':
-      return model.absentMeans === undefined ? model.values : fc.oneof({ weight: 3, arbitrary: model.values }, { weight: 1, arbitrary: fc.constant(model.absentMeans) });
+      return model.absentMeans === undefined
+        ? model.values
+        : fc.oneof({ weight: 3, arbitrary: model.values }, { weight: 1, arbitrary: fc.constant(model.absentMeans) });
     case 'object':
       return fc
-        .tuple(...model.properties.map(({ model: child, alwaysPresent }) => (alwaysPresent ? generate(child) : fc.option(generate(child), { nil: undefined, freq: 3 }))))
+        .tuple(
+          ...model.properties.map(({ model: child, alwaysPresent }) =>
+            alwaysPresent ? generate(child) : fc.option(generate(child), { nil: undefined, freq: 3 }),
+          ),
+        )
         .map((values) => objectOf(model, values));
     case 'keyed-list':
-      return fc.uniqueArray(generate(model.item), { maxLength: Math.min(model.maxItems, 4), selector: (item) => (item as Record<string, unknown>)[model.key] });
+      return fc.uniqueArray(generate(model.item), {
+        maxLength: Math.min(model.maxItems, 4),
+        selector: (item) => (item as Record<string, unknown>)[model.key],
+      });
     case 'list':
       return fc.array(generate(model.item), { maxLength: Math.min(model.maxItems, 3) });
   }
@@ -332,7 +394,10 @@ function objectOf(model: ObjectModel, values: readonly unknown[]): Record<string
 function edit(model: Model, old: unknown, rate: number): fc.Arbitrary<unknown> {
   switch (model.kind) {
     case 'leaf': {
-      if (old === undefined) return model.absentMeans === undefined ? model.values : fc.oneof(model.values, fc.constant(model.absentMeans), model.near(model.absentMeans));
+      if (old === undefined)
+        return model.absentMeans === undefined
+          ? model.values
+          : fc.oneof(model.values, fc.constant(model.absentMeans), model.near(model.absentMeans));
       // Mostly a step from the old value: that is where upgrades, growths and equal spellings are.
       return fc.oneof({ weight: 3, arbitrary: model.near(old) }, { weight: 1, arbitrary: model.values });
     }
@@ -342,9 +407,18 @@ function edit(model: Model, old: unknown, rate: number): fc.Arbitrary<unknown> {
         .tuple(
           ...model.properties.map(({ name, model: child, alwaysPresent }) => {
             const value = before[name];
-            const change = value !== undefined && !alwaysPresent ? fc.oneof({ weight: 4, arbitrary: edit(child, value, rate) }, { weight: 1, arbitrary: fc.constant(undefined) }) : edit(child, value, rate);
+            const change =
+              value !== undefined && !alwaysPresent
+                ? fc.oneof(
+                    { weight: 4, arbitrary: edit(child, value, rate) },
+                    { weight: 1, arbitrary: fc.constant(undefined) },
+                  )
+                : edit(child, value, rate);
             const percent = Math.round(rate * 100);
-            return fc.oneof({ weight: percent, arbitrary: change }, { weight: 100 - percent, arbitrary: fc.constant(value) });
+            return fc.oneof(
+              { weight: percent, arbitrary: change },
+              { weight: 100 - percent, arbitrary: fc.constant(value) },
+            );
           }),
         )
         .map((values) => objectOf(model, values));
@@ -356,22 +430,38 @@ function edit(model: Model, old: unknown, rate: number): fc.Arbitrary<unknown> {
   }
 }
 
-function editKeyedList(model: Extract<Model, { kind: 'keyed-list' }>, old: unknown, rate: number): fc.Arbitrary<unknown> {
+function editKeyedList(
+  model: Extract<Model, { kind: 'keyed-list' }>,
+  old: unknown,
+  rate: number,
+): fc.Arbitrary<unknown> {
   if (!Array.isArray(old)) return fc.oneof(generate(model), fc.constant([]));
   const keyed = (item: unknown) => (item as Record<string, unknown>)[model.key];
   const itemEdits = old.map((item) =>
     fc.oneof(
       { weight: 3, arbitrary: fc.constant(item) },
       // The item with the same key and a few of its fields changed, or all of them.
-      { weight: 3, arbitrary: edit(withoutKey(model), item, Math.max(rate, 0.5)).map((edited) => ({ ...(edited as object), [model.key]: keyed(item) })) },
-      { weight: 1, arbitrary: generate(model.item).map((fresh) => ({ ...(fresh as object), [model.key]: keyed(item) })) },
+      {
+        weight: 3,
+        arbitrary: edit(withoutKey(model), item, Math.max(rate, 0.5)).map((edited) => ({
+          ...(edited as object),
+          [model.key]: keyed(item),
+        })),
+      },
+      {
+        weight: 1,
+        arbitrary: generate(model.item).map((fresh) => ({ ...(fresh as object), [model.key]: keyed(item) })),
+      },
       { weight: 1, arbitrary: fc.constant(undefined) },
     ),
   );
   const added = fc.uniqueArray(generate(model.item), { maxLength: 2, selector: keyed });
   const rebuilt = fc.tuple(fc.tuple(...itemEdits), added, fc.boolean()).map(([kept, fresh, reversed]) => {
     const present = new Set(old.map(keyed));
-    const items = [...kept.filter((item) => item !== undefined), ...fresh.filter((item) => !present.has(keyed(item)))].slice(0, model.maxItems);
+    const items = [
+      ...kept.filter((item) => item !== undefined),
+      ...fresh.filter((item) => !present.has(keyed(item))),
+    ].slice(0, model.maxItems);
     return reversed ? items.reverse() : items;
   });
   // Removing an optional list is the enclosing object's edit.
@@ -399,7 +489,10 @@ export function storablePhases(contract: Contract): string[] {
   if (schema === undefined) throw new Error(`the hub schema has no ${machine.phasePath}`);
   // With a table of the operator's phase strings, those are the recognised phases (a state's own name is not one).
   const recognised = machine.phases === undefined ? machine.states : Object.keys(machine.phases);
-  const candidates = schema.enum !== undefined ? schema.enum.map(String) : [...recognised, '', ...unrecognisedPhases, ...(machine.phases === undefined ? [] : machine.states)];
+  const candidates =
+    schema.enum !== undefined
+      ? schema.enum.map(String)
+      : [...recognised, '', ...unrecognisedPhases, ...(machine.phases === undefined ? [] : machine.states)];
   return candidates.filter(validFor(schema));
 }
 
@@ -423,7 +516,16 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
   const machine = machineOf(contract);
   const specSchema = hubSchema(contract).properties?.spec;
   if (specSchema === undefined) throw new Error(`${contract.identity.kind}'s hub schema has no spec`);
-  const model = buildModel(specSchema, '', collectReadings(machine.classifiers.map((classifier) => classifier.form), '', { fields: new Map(), keys: new Map() }), options);
+  const model = buildModel(
+    specSchema,
+    '',
+    collectReadings(
+      machine.classifiers.map((classifier) => classifier.form),
+      '',
+      { fields: new Map(), keys: new Map() },
+    ),
+    options,
+  );
   if (model.kind !== 'object') throw new Error('the spec must be an object');
   const phases = storablePhases(contract);
   const statuses = conditionStatuses(machine, hubSchema(contract));
@@ -431,7 +533,8 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
 
   const override = machine.overrideAnnotation;
   // Most real objects sit in the steady state, where most changes are allowed and exclusive ones can meet.
-  const steady = machine.steadyState !== undefined && phases.includes(machine.steadyState) ? machine.steadyState : undefined;
+  const steady =
+    machine.steadyState !== undefined && phases.includes(machine.steadyState) ? machine.steadyState : undefined;
   const phase = fc.oneof(
     { weight: 1, arbitrary: fc.constant<string | undefined>(undefined) },
     ...(phases.length === 0 ? [] : [{ weight: phases.length, arbitrary: fc.constantFrom(...phases) }]),
@@ -444,7 +547,10 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
     { weight: 1, arbitrary: fc.constantFrom(...overrideValues).map((value) => ({ [override]: value })) },
   );
   // A third of the starts protected, a third with a value that is almost the protecting one, a third without.
-  const nearMisses = protection === undefined ? [] : [protection.equals.toUpperCase(), ` ${protection.equals}`, `${protection.equals} `, 'no', ''];
+  const nearMisses =
+    protection === undefined
+      ? []
+      : [protection.equals.toUpperCase(), ` ${protection.equals}`, `${protection.equals} `, 'no', ''];
   const protectionAnnotation =
     protection === undefined
       ? fc.constant({})
@@ -453,13 +559,22 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
           fc.constant({ [protection.annotation]: protection.equals }),
           fc.constantFrom(...nearMisses).map((value) => ({ [protection.annotation]: value })),
         );
-  const oldAnnotations = fc.tuple(overrideAnnotation, protectionAnnotation).map(([a, b]): Record<string, string> => ({ ...a, ...b }));
-  const fields = { spec: generate(model) as fc.Arbitrary<Record<string, unknown>>, annotations: oldAnnotations, phase, deleting };
+  const oldAnnotations = fc
+    .tuple(overrideAnnotation, protectionAnnotation)
+    .map(([a, b]): Record<string, string> => ({ ...a, ...b }));
+  const fields = {
+    spec: generate(model) as fc.Arbitrary<Record<string, unknown>>,
+    annotations: oldAnnotations,
+    phase,
+    deleting,
+  };
   // Only a machine that reads conditions draws a status, so the other machines' pairs stay as their seeds make them.
   const start: fc.Arbitrary<StoredStart> =
     statuses === undefined
       ? fc.record(fields)
-      : fc.record({ ...fields, status: statuses }).map(({ status, ...rest }) => (status === undefined ? rest : { ...rest, status }));
+      : fc
+          .record({ ...fields, status: statuses })
+          .map(({ status, ...rest }) => (status === undefined ? rest : { ...rest, status }));
 
   const updates = fc
     .tuple(start, fc.constantFrom(0.1, 0.25, 0.5, 0.8))
@@ -477,10 +592,18 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
     )
     .map(([old, spec, reason]): UpdatePair => {
       const { [override]: _previous, ...others } = old.annotations;
-      return { operation: 'UPDATE', old, spec, annotations: reason === undefined ? others : { ...others, [override]: reason } };
+      return {
+        operation: 'UPDATE',
+        old,
+        spec,
+        annotations: reason === undefined ? others : { ...others, [override]: reason },
+      };
     });
   const deletes = start.map((old): DeletePair => ({ operation: 'DELETE', old }));
-  const unrecognised = phases.some((written) => written !== '' && !machine.states.includes(written) && !Object.hasOwn(machine.phases ?? {}, written)) || statuses !== undefined;
+  const unrecognised =
+    phases.some(
+      (written) => written !== '' && !machine.states.includes(written) && !Object.hasOwn(machine.phases ?? {}, written),
+    ) || statuses !== undefined;
   return { updates, deletes, phases, unrecognised };
 }
 
@@ -491,7 +614,10 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
  * of a type no rule tests, or only that one, or none; and an observedGeneration behind, at or past the generation (1:
  * the start is created once), or none. Only the fields the hub schema declares for a condition are written.
  */
-function conditionStatuses(machine: Fsa<string, string>, schema: JSONSchemaProps): fc.Arbitrary<Record<string, unknown> | undefined> | undefined {
+function conditionStatuses(
+  machine: Fsa<string, string>,
+  schema: JSONSchemaProps,
+): fc.Arbitrary<Record<string, unknown> | undefined> | undefined {
   if (machine.conditionStates === undefined) return undefined;
   const tests = machine.conditionStates.flatMap((rule) => rule.when);
   const declared = new Set(Object.keys(schemaAtPath(schema, 'status.conditions')?.items?.properties ?? {}));
@@ -500,21 +626,44 @@ function conditionStatuses(machine: Fsa<string, string>, schema: JSONSchemaProps
     ...(declared.has('status') ? { status } : {}),
     ...(reason !== undefined && declared.has('reason') ? { reason } : {}),
   });
-  const tested = [...new Set(tests.flatMap((test) => ('condition' in test ? [test.condition] : [])))].flatMap((type) => {
-    const ofType = tests.filter((test): test is Extract<typeof test, { condition: string }> => 'condition' in test && test.condition === type);
-    const statuses = [...new Set([...ofType.flatMap((test) => ('status' in test && test.status !== undefined ? [test.status] : [])), 'Unknown'])];
-    const reasons = [undefined, ...new Set(ofType.flatMap((test) => ('reason' in test && test.reason !== undefined ? [test.reason] : [])))];
-    return statuses.flatMap((status) => reasons.map((reason) => condition(type, status, reason)));
-  });
+  const tested = [...new Set(tests.flatMap((test) => ('condition' in test ? [test.condition] : [])))].flatMap(
+    (type) => {
+      const ofType = tests.filter(
+        (test): test is Extract<typeof test, { condition: string }> => 'condition' in test && test.condition === type,
+      );
+      const statuses = [
+        ...new Set([
+          ...ofType.flatMap((test) => ('status' in test && test.status !== undefined ? [test.status] : [])),
+          'Unknown',
+        ]),
+      ];
+      const reasons = [
+        undefined,
+        ...new Set(ofType.flatMap((test) => ('reason' in test && test.reason !== undefined ? [test.reason] : []))),
+      ];
+      return statuses.flatMap((status) => reasons.map((reason) => condition(type, status, reason)));
+    },
+  );
   const untested = condition('CrdgateTestUntested', 'True');
-  const someTested = fc.uniqueArray(fc.constantFrom(...tested), { minLength: 1, maxLength: 2, selector: (item) => item.type });
+  const someTested = fc.uniqueArray(fc.constantFrom(...tested), {
+    minLength: 1,
+    maxLength: 2,
+    selector: (item) => item.type,
+  });
   const conditions = fc.oneof(
-    { weight: 8, arbitrary: fc.tuple(someTested, fc.boolean()).map(([list, more]) => (more ? [...list, untested] : list)) },
+    {
+      weight: 8,
+      arbitrary: fc.tuple(someTested, fc.boolean()).map(([list, more]) => (more ? [...list, untested] : list)),
+    },
     { weight: 1, arbitrary: fc.constant([untested]) },
     { weight: 1, arbitrary: fc.constant([]) },
   );
-  const observed = tests.some((test) => 'observedGeneration' in test) ? fc.constantFrom(undefined, 0, 1, 1, 2) : fc.constant(undefined);
-  const status = fc.record({ conditions, observedGeneration: observed }).map((fields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
+  const observed = tests.some((test) => 'observedGeneration' in test)
+    ? fc.constantFrom(undefined, 0, 1, 1, 2)
+    : fc.constant(undefined);
+  const status = fc
+    .record({ conditions, observedGeneration: observed })
+    .map((fields) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)));
   return fc.option(status, { nil: undefined, freq: 10 });
 }
 
@@ -563,7 +712,12 @@ export interface Tally {
   /** Per ruling outcome (allowed, overridden, not-allowed, unsupported, exclusive-conflict), the pairs with one. */
   outcomes: Record<string, number>;
   /** Pairs with several changes; with an unsupported change next to another; with two exclusive ones; with changes to several list items. */
-  combinations: { severalChanges: number; unsupportedBesideAnother: number; severalExclusive: number; severalListItems: number };
+  combinations: {
+    severalChanges: number;
+    unsupportedBesideAnother: number;
+    severalExclusive: number;
+    severalListItems: number;
+  };
   /** Pairs whose new annotations give an override reason, a blank one, none, or keep the stored object's (stale). */
   override: { reason: number; blank: number; absent: number; stale: number };
   /** Per ruling on the changes no change kind names (allowed, not-allowed, overridden, refused), the pairs with one. */
@@ -588,7 +742,12 @@ export function emptyTally(): Tally {
  * Counts a decision into the tally; `specs`, the old and the new spec, tell where a change no change kind names was
  * allowed, which a decision does not look for.
  */
-export function tallyDecision(tally: Tally, machine: Fsa<string, string>, decision: TransitionDecision<string, string>, specs?: readonly [unknown, unknown]): void {
+export function tallyDecision(
+  tally: Tally,
+  machine: Fsa<string, string>,
+  decision: TransitionDecision<string, string>,
+  specs?: readonly [unknown, unknown],
+): void {
   const bump = (counts: Record<string, number>, key: string) => {
     counts[key] = (counts[key] ?? 0) + 1;
   };
@@ -608,11 +767,15 @@ export function tallyDecision(tally: Tally, machine: Fsa<string, string>, decisi
   if (listItems.size > 1) tally.combinations.severalListItems += 1;
   const { ruling, changes: unclassified, more } = decision.unclassified;
   if (unclassified.length + more > 0) bump(tally.unclassified, ruling.outcome);
-  else if (ruling.outcome === 'allowed' && specs !== undefined && unclassifiedIn(machine, specs)) bump(tally.unclassified, 'allowed');
+  else if (ruling.outcome === 'allowed' && specs !== undefined && unclassifiedIn(machine, specs))
+    bump(tally.unclassified, 'allowed');
   tally.override[decision.override.given ? 'reason' : decision.override.why] += 1;
 }
 
 function unclassifiedIn(machine: Fsa<string, string>, [oldSpec, newSpec]: readonly [unknown, unknown]): boolean {
-  const classified = machine.classifiers.map((classifier) => ({ classifier, changes: classifier.classify(oldSpec, newSpec, { field: 'spec' }) }));
+  const classified = machine.classifiers.map((classifier) => ({
+    classifier,
+    changes: classifier.classify(oldSpec, newSpec, { field: 'spec' }),
+  }));
   return findUnclassifiedChanges(classified, oldSpec, newSpec, 1).changes.length > 0;
 }

@@ -28,14 +28,30 @@ export function restClient(kubeconfigPath: string, { maxSockets = Infinity, time
   const cluster = kubeConfig.getCurrentCluster()!;
   const user = kubeConfig.getCurrentUser()!;
   const decode = (data: string | undefined) => Buffer.from(data ?? '', 'base64');
-  const agent = new Agent({ keepAlive: true, maxSockets, ca: decode(cluster.caData), cert: decode(user.certData), key: decode(user.keyData) });
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets,
+    ca: decode(cluster.caData),
+    cert: decode(user.certData),
+    key: decode(user.keyData),
+  });
   return {
     send(method, path, body, contentType = 'application/json') {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       return new Promise((resolve, reject) => {
         const req = request(
           new URL(path, cluster.server),
-          { method, agent, timeout: timeoutMs, headers: { accept: 'application/json', ...(payload === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }) } },
+          {
+            method,
+            agent,
+            timeout: timeoutMs,
+            headers: {
+              accept: 'application/json',
+              ...(payload === undefined
+                ? {}
+                : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
+            },
+          },
           (res) => {
             let text = '';
             res.setEncoding('utf8');
@@ -47,7 +63,12 @@ export function restClient(kubeconfigPath: string, { maxSockets = Infinity, time
               } catch {
                 parsed = undefined;
               }
-              resolve({ status: res.statusCode ?? 0, body: parsed, text, warnings: warningTexts(res.headers['warning']) });
+              resolve({
+                status: res.statusCode ?? 0,
+                body: parsed,
+                text,
+                warnings: warningTexts(res.headers['warning']),
+              });
             });
             res.on('error', reject);
           },
@@ -77,7 +98,8 @@ function warningTexts(header: string | string[] | undefined): string[] {
 
 export function expectStatus(...codes: number[]): (response: RestResponse) => RestResponse {
   return (response) => {
-    if (!codes.includes(response.status)) throw new Error(`HTTP ${response.status} (expected ${codes.join(' or ')}): ${response.text.slice(0, 500)}`);
+    if (!codes.includes(response.status))
+      throw new Error(`HTTP ${response.status} (expected ${codes.join(' or ')}): ${response.text.slice(0, 500)}`);
     return response;
   };
 }
@@ -100,7 +122,9 @@ export async function applyStrict(api: Rest, manifests: readonly Manifest[], fie
   const warnings: string[] = [];
   for (const manifest of manifests) {
     const path = `${resourcePath(manifest.apiVersion, manifest.kind)}/${manifest.metadata.name}?fieldManager=${fieldManager}&force=true&fieldValidation=Strict`;
-    const response = await api.send('PATCH', path, manifest, 'application/apply-patch+yaml').then(expectStatus(200, 201));
+    const response = await api
+      .send('PATCH', path, manifest, 'application/apply-patch+yaml')
+      .then(expectStatus(200, 201));
     warnings.push(...response.warnings);
   }
   return warnings;
@@ -122,16 +146,27 @@ export async function installCrd(api: Rest, crd: Manifest, fieldManager: string)
   const name = crd.metadata.name;
   const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
   // Another e2e file may have just deleted its CRD of this kind; one still in place would have its own webhooks.
-  await eventually(`the previous ${name} to be gone`, async () => {
-    const existing = await api.send('GET', path);
-    if (existing.status === 404) return true;
-    if ((existing.body as KubeObject).metadata?.deletionTimestamp === undefined) throw new Error(`${name} is installed already, by something else`);
-    return undefined;
-  }, { timeoutMs: 60_000 });
+  await eventually(
+    `the previous ${name} to be gone`,
+    async () => {
+      const existing = await api.send('GET', path);
+      if (existing.status === 404) return true;
+      if ((existing.body as KubeObject).metadata?.deletionTimestamp === undefined)
+        throw new Error(`${name} is installed already, by something else`);
+      return undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
   const warnings = await applyStrict(api, [crd], fieldManager);
   await eventually(`${name} to be established`, async () => {
-    const established = (await api.send('GET', path).then(expectStatus(200))).body as { status?: { conditions?: { type: string; status: string }[] } };
-    return established.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') ? true : undefined;
+    const established = (await api.send('GET', path).then(expectStatus(200))).body as {
+      status?: { conditions?: { type: string; status: string }[] };
+    };
+    return established.status?.conditions?.some(
+      (condition) => condition.type === 'Established' && condition.status === 'True',
+    )
+      ? true
+      : undefined;
   });
   return warnings;
 }
@@ -139,17 +174,29 @@ export async function installCrd(api: Rest, crd: Manifest, fieldManager: string)
 export async function removeCrd(api: Rest, crd: Manifest): Promise<void> {
   const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
   await api.send('DELETE', path).then(expectStatus(200, 404));
-  await eventually(`${crd.metadata.name} and its objects to be deleted`, async () => ((await api.send('GET', path)).status === 404 ? true : undefined), { timeoutMs: 120_000 });
+  await eventually(
+    `${crd.metadata.name} and its objects to be deleted`,
+    async () => ((await api.send('GET', path)).status === 404 ? true : undefined),
+    { timeoutMs: 120_000 },
+  );
 }
 
 /** A webhook in front of these kinds would make the API server's answer not the policy's alone. */
 export async function expectNoWebhookFor(api: Rest, contracts: readonly Contract[]): Promise<void> {
   const groups = new Set(contracts.map((contract) => contract.identity.group));
   for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
-    const list = (await api.send('GET', `/apis/admissionregistration.k8s.io/v1/${kind}`).then(expectStatus(200))).body as {
+    const list = (await api.send('GET', `/apis/admissionregistration.k8s.io/v1/${kind}`).then(expectStatus(200)))
+      .body as {
       items: { metadata: { name: string }; webhooks?: { rules?: { apiGroups?: string[] }[] }[] }[];
     };
-    const inFront = list.items.filter((item) => item.webhooks?.some((webhook) => webhook.rules?.some((rule) => rule.apiGroups?.some((group) => group === '*' || groups.has(group)))));
-    expect(inFront.map((item) => item.metadata.name), `${kind} in front of ${[...groups].join(', ')}`).toEqual([]);
+    const inFront = list.items.filter((item) =>
+      item.webhooks?.some((webhook) =>
+        webhook.rules?.some((rule) => rule.apiGroups?.some((group) => group === '*' || groups.has(group))),
+      ),
+    );
+    expect(
+      inFront.map((item) => item.metadata.name),
+      `${kind} in front of ${[...groups].join(', ')}`,
+    ).toEqual([]);
   }
 }

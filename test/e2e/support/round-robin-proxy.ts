@@ -33,7 +33,10 @@ export interface RoundRobinProxyOptions {
   probeIntervalMs?: number;
 }
 
-export async function startRoundRobinProxy({ isReady, probeIntervalMs = 250 }: RoundRobinProxyOptions): Promise<RoundRobinProxy> {
+export async function startRoundRobinProxy({
+  isReady,
+  probeIntervalMs = 250,
+}: RoundRobinProxyOptions): Promise<RoundRobinProxy> {
   let backends: number[] = [];
   const ready = new Set<number>();
   const given = new Map<number, number>();

@@ -9,13 +9,20 @@ import { kubectl } from './kubectl.ts';
  * API (the test control plane signs service-account tokens; no controller-manager runs to mint Secrets for them),
  * with the admin kubeconfig's server and CA. Everything done with it is authorized by that ServiceAccount's RBAC.
  */
-export async function writeServiceAccountKubeconfig(controlPlane: ProvidedControlPlane, namespace: string, serviceAccount: string, file: string): Promise<void> {
+export async function writeServiceAccountKubeconfig(
+  controlPlane: ProvidedControlPlane,
+  namespace: string,
+  serviceAccount: string,
+  file: string,
+): Promise<void> {
   const token = await kubectl(controlPlane, ['create', 'token', serviceAccount, '-n', namespace, '--duration', '1h']);
-  if (token.exitCode !== 0) throw new Error(`kubectl create token ${serviceAccount} -n ${namespace} failed: ${token.stderr}`);
+  if (token.exitCode !== 0)
+    throw new Error(`kubectl create token ${serviceAccount} -n ${namespace} failed: ${token.stderr}`);
   const admin = new KubeConfig();
   admin.loadFromFile(controlPlane.kubeconfigPath);
   const cluster = admin.getCurrentCluster();
-  if (!cluster?.caData) throw new Error(`${controlPlane.kubeconfigPath} names no cluster with certificate-authority-data`);
+  if (!cluster?.caData)
+    throw new Error(`${controlPlane.kubeconfigPath} names no cluster with certificate-authority-data`);
   const user = `system:serviceaccount:${namespace}:${serviceAccount}`;
   await writeFile(
     file,

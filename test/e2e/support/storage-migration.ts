@@ -25,8 +25,16 @@ export interface VersionFlags {
  * Applies crdgate's rendered CRD with another storage version (or some versions no longer served), and waits until
  * the API server acts on it: a new object is stored in the new storage version.
  */
-export async function applyCrdVersions(kubeConfig: KubeConfig, etcdUrl: string, crd: Manifest, flags: VersionFlags, probeNamespace: string): Promise<void> {
-  const changed = structuredClone(crd) as Manifest & { spec: { versions: Array<{ name: string; served: boolean; storage: boolean }> } };
+export async function applyCrdVersions(
+  kubeConfig: KubeConfig,
+  etcdUrl: string,
+  crd: Manifest,
+  flags: VersionFlags,
+  probeNamespace: string,
+): Promise<void> {
+  const changed = structuredClone(crd) as Manifest & {
+    spec: { versions: Array<{ name: string; served: boolean; storage: boolean }> };
+  };
   changed.spec.versions = changed.spec.versions.filter((version) => !(flags.removed ?? []).includes(version.name));
   for (const version of changed.spec.versions) {
     version.storage = version.name === flags.storage;
@@ -36,13 +44,19 @@ export async function applyCrdVersions(kubeConfig: KubeConfig, etcdUrl: string, 
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
   const name = `storage-probe-${randomUUID().slice(0, 8)}`;
   await eventually(`new objects to be stored in ${flags.storage}`, async () => {
-    await customObjects.createNamespacedCustomObject({ ...geoDatabases, namespace: probeNamespace, body: geoDatabase(probeNamespace, name, 0) });
+    await customObjects.createNamespacedCustomObject({
+      ...geoDatabases,
+      namespace: probeNamespace,
+      body: geoDatabase(probeNamespace, name, 0),
+    });
     const [stored] = await readEtcdPrefix(etcdUrl, `${prefix}${probeNamespace}/${name}`);
     await customObjects.deleteNamespacedCustomObject({ ...geoDatabases, namespace: probeNamespace, name });
     return stored && storedApiVersion(stored) === `geo.example.com/${flags.storage}` ? true : undefined;
   });
   // The CRD change makes the API server rebuild its watch cache; lists answer 429 until it is ready again.
-  await eventually('lists to be served again', () => customObjects.listClusterCustomObject({ ...geoDatabases }).then(() => true));
+  await eventually('lists to be served again', () =>
+    customObjects.listClusterCustomObject({ ...geoDatabases }).then(() => true),
+  );
 }
 
 export function storedApiVersion(entry: EtcdEntry): string {
@@ -64,7 +78,12 @@ export function geoDatabase(namespace: string, name: string, i: number): KubeObj
   return {
     apiVersion: 'geo.example.com/v1',
     kind: 'GeoDatabase',
-    metadata: { name, namespace, labels: { 'e2e.crdgate/index': String(i) }, annotations: { 'e2e.crdgate/note': `object ${i}` } },
+    metadata: {
+      name,
+      namespace,
+      labels: { 'e2e.crdgate/index': String(i) },
+      annotations: { 'e2e.crdgate/note': `object ${i}` },
+    },
     spec: {
       postgres: { version: '16.4', postgis: '3.4.2' },
       ...(full ? { readReplicas: i % 16 } : {}),
@@ -85,12 +104,23 @@ export function geoDatabaseV1alpha1(namespace: string, name: string, i: number):
     apiVersion: 'geo.example.com/v1alpha1',
     kind: 'GeoDatabase',
     metadata: { name, namespace, labels: { 'e2e.crdgate/index': String(i) } },
-    spec: { postgresVersion: '15.7', postgisVersion: '3.4.2', replicas: i % 4, storageGB: 10 + (i % 7), cacheMB: i % 2 === 0 ? 512 : 0 },
+    spec: {
+      postgresVersion: '15.7',
+      postgisVersion: '3.4.2',
+      replicas: i % 4,
+      storageGB: 10 + (i % 7),
+      cacheMB: i % 2 === 0 ? 512 : 0,
+    },
   };
 }
 
 /** Creates objects `count` at a time in flight; every fourth one through v1alpha1. */
-export async function createGeoDatabases(kubeConfig: KubeConfig, namespaces: string[], perNamespace: number, { inFlight = 8 } = {}): Promise<string[]> {
+export async function createGeoDatabases(
+  kubeConfig: KubeConfig,
+  namespaces: string[],
+  perNamespace: number,
+  { inFlight = 8 } = {},
+): Promise<string[]> {
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
   const work = namespaces.flatMap((namespace) => Array.from({ length: perNamespace }, (_, i) => ({ namespace, i })));
   const keys: string[] = [];
@@ -128,10 +158,19 @@ export async function readContents(kubeConfig: KubeConfig, namespaces: string[])
   const customObjects = kubeConfig.makeApiClient(CustomObjectsApi);
   const contents = new Map<string, ObjectContent>();
   for (const namespace of namespaces) {
-    const list = (await customObjects.listNamespacedCustomObject({ ...geoDatabases, namespace })) as { items: KubeObject[] };
+    const list = (await customObjects.listNamespacedCustomObject({ ...geoDatabases, namespace })) as {
+      items: KubeObject[];
+    };
     for (const item of list.items) {
-      const { [stashAnnotation]: _stash, ...annotations } = (item.metadata?.annotations ?? {}) as Record<string, string>;
-      contents.set(`${namespace}/${item.metadata!.name}`, { spec: item['spec'], labels: (item.metadata?.labels ?? {}) as Record<string, string>, annotations });
+      const { [stashAnnotation]: _stash, ...annotations } = (item.metadata?.annotations ?? {}) as Record<
+        string,
+        string
+      >;
+      contents.set(`${namespace}/${item.metadata!.name}`, {
+        spec: item['spec'],
+        labels: (item.metadata?.labels ?? {}) as Record<string, string>,
+        annotations,
+      });
     }
   }
   return contents;
@@ -148,7 +187,10 @@ export interface MigrateRun {
 /**
  * `crdgate migrate` in this process, as the CLI runs it. `stop` plays SIGTERM; `onStderr` sees progress as it comes.
  */
-export async function runMigrate(args: string[], { stop, onStderr }: { stop?: Promise<unknown>; onStderr?: (text: string) => void } = {}): Promise<MigrateRun> {
+export async function runMigrate(
+  args: string[],
+  { stop, onStderr }: { stop?: Promise<unknown>; onStderr?: (text: string) => void } = {},
+): Promise<MigrateRun> {
   let stdout = '';
   let stderr = '';
   const code = await main(['migrate', '--resource', resource, ...args], {

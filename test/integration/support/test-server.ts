@@ -42,7 +42,9 @@ export interface HttpAnswer {
 }
 
 /** The real server, in-process, on a free 127.0.0.1 port, with freshly generated certificates and real TLS. */
-export async function startTestServer(overrides: Partial<ServeOptions> & { logLevel?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<ServeOptions> & { logLevel?: string } = {},
+): Promise<TestServer> {
   const { logLevel = 'debug', ...serveOverrides } = overrides;
   const certDir = await mkdtemp(join(tmpdir(), 'crdgate-it-'));
   await writeCertDir(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], days: 1 });
@@ -65,10 +67,25 @@ export async function startTestServer(overrides: Partial<ServeOptions> & { logLe
     ...serveOverrides,
   });
 
-  function send(method: string, path: string, payload: string | Buffer | undefined, headers: Record<string, string>, options: PostOptions = {}): Promise<HttpAnswer> {
+  function send(
+    method: string,
+    path: string,
+    payload: string | Buffer | undefined,
+    headers: Record<string, string>,
+    options: PostOptions = {},
+  ): Promise<HttpAnswer> {
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
-        { host: '127.0.0.1', port: running.port, method, path, headers, ca, agent: options.agent ?? false, ...options.tls },
+        {
+          host: '127.0.0.1',
+          port: running.port,
+          method,
+          path,
+          headers,
+          ca,
+          agent: options.agent ?? false,
+          ...options.tls,
+        },
         (res) => readAnswer(res, resolve),
       );
       req.on('error', reject);
@@ -87,14 +104,28 @@ export async function startTestServer(overrides: Partial<ServeOptions> & { logLe
       const length: Record<string, string> = options.chunked
         ? { 'transfer-encoding': 'chunked' }
         : { 'content-length': String(Buffer.byteLength(payload)) };
-      return send('POST', path, payload, { 'content-type': options.contentType ?? 'application/json', ...length }, options);
+      return send(
+        'POST',
+        path,
+        payload,
+        { 'content-type': options.contentType ?? 'application/json', ...length },
+        options,
+      );
     },
     get: (path) => send('GET', path, undefined, {}),
     holdOpen: (path, bytes) => {
       let answered: (answer: HttpAnswer) => void = () => {};
       const answer = new Promise<HttpAnswer>((resolve) => (answered = resolve));
       const req = httpsRequest(
-        { host: '127.0.0.1', port: running.port, method: 'POST', path, ca, agent: false, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        {
+          host: '127.0.0.1',
+          port: running.port,
+          method: 'POST',
+          path,
+          ca,
+          agent: false,
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
         (res) => readAnswer(res, answered),
       );
       // Written, and given a moment to arrive, before anything else is sent.

@@ -19,7 +19,11 @@ export default function widgetContract(): Contract<WidgetSpec> {
         schema: {
           type: 'object',
           properties: {
-            spec: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 1 }, color: { type: 'string' } } },
+            spec: {
+              type: 'object',
+              required: ['size'],
+              properties: { size: { type: 'integer', minimum: 1 }, color: { type: 'string' } },
+            },
           },
         },
       },
@@ -31,7 +35,10 @@ export default function widgetContract(): Contract<WidgetSpec> {
         if (widget.spec?.color === 'explode') throw new Error('the widget rule exploded');
         return [];
       },
-      (widget) => (widget.spec?.color === 'gold' && widget.spec.size > 3 ? [fieldError('spec.size', 'FieldValueInvalid', 'a gold widget is at most 3 wide')] : []),
+      (widget) =>
+        widget.spec?.color === 'gold' && widget.spec.size > 3
+          ? [fieldError('spec.size', 'FieldValueInvalid', 'a gold widget is at most 3 wide')]
+          : [],
     ],
   });
 }

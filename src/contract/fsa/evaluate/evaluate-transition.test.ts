@@ -9,12 +9,17 @@ import { cannotRead } from '../value-readers.ts';
 
 const override = { 'toy.example.com/override-transitions': 'vendor asked for it' };
 
-function evaluate(oldSpec: Record<string, unknown>, newSpec: Record<string, unknown>, phase?: string, annotations?: Record<string, string>) {
+function evaluate(
+  oldSpec: Record<string, unknown>,
+  newSpec: Record<string, unknown>,
+  phase?: string,
+  annotations?: Record<string, string>,
+) {
   return evaluateTransition(toyMachine, widget(oldSpec, phase), widget(newSpec, phase, annotations));
 }
 
 describe('evaluateTransition: state', () => {
-  it('reads the state from the old object\'s phase', () => {
+  it("reads the state from the old object's phase", () => {
     expect(evaluate({}, {}, 'Busy').state).toEqual({ recognised: true, state: 'Busy' });
   });
 
@@ -23,7 +28,10 @@ describe('evaluateTransition: state', () => {
   });
 
   it('takes a started deletion for the deleting state, whatever the phase says', () => {
-    const old = { ...widget({ size: 1 }, 'Active'), metadata: { name: 'w', deletionTimestamp: '2025-01-01T00:00:00Z' } };
+    const old = {
+      ...widget({ size: 1 }, 'Active'),
+      metadata: { name: 'w', deletionTimestamp: '2025-01-01T00:00:00Z' },
+    };
     const decision = evaluateTransition(toyMachine, old, widget({ size: 1, label: 'x' }, 'Active'));
     expect(decision.state).toEqual({ recognised: true, state: 'Gone' });
     expect(decision.changes[0]?.ruling).toEqual({ outcome: 'not-allowed', allowedIn: ['Active', 'Busy'] });
@@ -42,14 +50,20 @@ describe('evaluateTransition: rulings', () => {
     const decision = evaluate({ size: 1 }, { size: 2 }, 'Active');
     expect(decision.allowed).toBe(true);
     expect(decision.changes).toEqual([
-      { change: { kind: 'size.up', field: 'spec.size', from: '1', to: '2' }, ruling: { outcome: 'allowed', nextState: 'Busy' } },
+      {
+        change: { kind: 'size.up', field: 'spec.size', from: '1', to: '2' },
+        ruling: { outcome: 'allowed', nextState: 'Busy' },
+      },
     ]);
     expect(decision.denials).toEqual([]);
     expect(decision.warnings).toEqual([]);
   });
 
   it('keeps the state for a change allowed without a next state', () => {
-    expect(evaluate({ label: 'a' }, { label: 'b' }, 'Busy').changes[0]?.ruling).toEqual({ outcome: 'allowed', nextState: 'Busy' });
+    expect(evaluate({ label: 'a' }, { label: 'b' }, 'Busy').changes[0]?.ruling).toEqual({
+      outcome: 'allowed',
+      nextState: 'Busy',
+    });
   });
 
   it('refuses a change the state does not allow, saying where it is allowed', () => {
@@ -57,14 +71,20 @@ describe('evaluateTransition: rulings', () => {
     expect(decision.allowed).toBe(false);
     expect(decision.changes[0]?.ruling).toEqual({ outcome: 'not-allowed', allowedIn: ['Active'] });
     expect(decision.denials).toEqual([
-      { field: 'spec.size', type: 'FieldValueForbidden', message: 'growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)' },
+      {
+        field: 'spec.size',
+        type: 'FieldValueForbidden',
+        message: 'growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)',
+      },
     ]);
   });
 
   it('refuses an unsupported change with its reason', () => {
     const decision = evaluate({ size: 3 }, { size: 2 }, 'Active');
     expect(decision.changes[0]?.ruling).toEqual({ outcome: 'unsupported', reason: 'widgets cannot shrink' });
-    expect(decision.denials.map(formatFieldError)).toEqual(['spec.size: shrinking from 3 to 2 is unsupported: widgets cannot shrink']);
+    expect(decision.denials.map(formatFieldError)).toEqual([
+      'spec.size: shrinking from 3 to 2 is unsupported: widgets cannot shrink',
+    ]);
   });
 
   it('judges each change of an update on its own', () => {
@@ -107,7 +127,11 @@ describe('evaluateTransition: rulings', () => {
 
   it('allows an update without spec changes in every state', () => {
     for (const state of toyMachine.states) {
-      expect(evaluate({ size: 2, label: 'a' }, { size: 2, label: 'a' }, state)).toMatchObject({ allowed: true, changes: [], warnings: [] });
+      expect(evaluate({ size: 2, label: 'a' }, { size: 2, label: 'a' }, state)).toMatchObject({
+        allowed: true,
+        changes: [],
+        warnings: [],
+      });
     }
   });
 });
@@ -118,7 +142,9 @@ describe('evaluateTransition: override', () => {
     expect(decision.allowed).toBe(true);
     expect(decision.changes[0]?.ruling).toEqual({ outcome: 'overridden', allowedIn: ['Active'] });
     expect(decision.warnings).toHaveLength(1);
-    expect(decision.warnings[0]).toMatch(/^toy\.example\.com\/override-transitions: overriding size\.up while the widget is Broken; reason: "vendor asked for it"$/);
+    expect(decision.warnings[0]).toMatch(
+      /^toy\.example\.com\/override-transitions: overriding size\.up while the widget is Broken; reason: "vendor asked for it"$/,
+    );
     expect(Object.keys(decision.auditAnnotations)).toEqual(['override-transitions']);
     expect(decision.auditAnnotations['override-transitions']).toContain('size.up at spec.size (growing from 1 to 2)');
     expect(decision.auditAnnotations['override-transitions']).toContain('"vendor asked for it"');
@@ -148,7 +174,11 @@ describe('evaluateTransition: override', () => {
   });
 
   it('counts only on the write that sets it: one the stored object carried already authorises nothing, and the refusal says why', () => {
-    const decision = evaluateTransition(toyMachine, widget({ size: 1 }, 'Busy', override), widget({ size: 2 }, 'Busy', override));
+    const decision = evaluateTransition(
+      toyMachine,
+      widget({ size: 1 }, 'Busy', override),
+      widget({ size: 2 }, 'Busy', override),
+    );
     expect(decision.override).toEqual({ given: false, why: 'stale' });
     expect(decision.allowed).toBe(false);
     expect(decision.denials.map(formatFieldError)).toEqual([
@@ -161,7 +191,11 @@ describe('evaluateTransition: override', () => {
 
   it('counts again when the write gives it a new reason', () => {
     const renewed = { 'toy.example.com/override-transitions': 'vendor asked again' };
-    const decision = evaluateTransition(toyMachine, widget({ size: 1 }, 'Busy', override), widget({ size: 2 }, 'Busy', renewed));
+    const decision = evaluateTransition(
+      toyMachine,
+      widget({ size: 1 }, 'Busy', override),
+      widget({ size: 2 }, 'Busy', renewed),
+    );
     expect(decision.allowed).toBe(true);
     expect(decision.auditAnnotations['override-transitions']).toContain('"vendor asked again"');
   });
@@ -170,11 +204,17 @@ describe('evaluateTransition: override', () => {
     const decision = evaluateTransition(toyMachine, widget({ size: 1 }, 'Busy', override), widget({ size: 2 }, 'Busy'));
     expect(decision.override).toEqual({ given: false, why: 'absent' });
     expect(decision.allowed).toBe(false);
-    expect(decision.denials.map(formatFieldError)).toEqual(['spec.size: growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)']);
+    expect(decision.denials.map(formatFieldError)).toEqual([
+      'spec.size: growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)',
+    ]);
   });
 
   it('says nothing of a stale override when nothing needed one', () => {
-    const decision = evaluateTransition(toyMachine, widget({ label: 'a' }, 'Busy', override), widget({ label: 'b' }, 'Busy', override));
+    const decision = evaluateTransition(
+      toyMachine,
+      widget({ label: 'a' }, 'Busy', override),
+      widget({ label: 'b' }, 'Busy', override),
+    );
     expect(decision).toMatchObject({ allowed: true, warnings: [] });
     expect(decision.auditAnnotations).toEqual({});
   });
@@ -206,7 +246,10 @@ describe('evaluateTransition: untrusted input', () => {
   it('never throws, whatever the objects hold', () => {
     const junkObject = fc.oneof(
       fc.record({ spec: fc.jsonValue(), status: fc.jsonValue(), metadata: fc.jsonValue() }, { requiredKeys: [] }),
-      fc.record({ spec: fc.dictionary(fc.constantFrom('size', 'label', 'color'), fc.jsonValue()), status: fc.record({ phase: fc.jsonValue() }) }),
+      fc.record({
+        spec: fc.dictionary(fc.constantFrom('size', 'label', 'color'), fc.jsonValue()),
+        status: fc.record({ phase: fc.jsonValue() }),
+      }),
     );
     fc.assert(
       fc.property(junkObject, junkObject, (oldObject, newObject) => {
@@ -234,10 +277,15 @@ describe('transitionRule', () => {
     expect(rule(grow, { assumedState: 'Busy' }).forbidden.map(formatFieldError)).toEqual([
       'spec.size: growing from 1 to 2 is not allowed while the widget is Busy (allowed in: Active)',
     ]);
-    expect(rule({ oldObject: widget({ size: 1 }, 'Active'), object: widget({ size: 2 }, 'Active') }, { assumedState: 'Busy' }).forbidden).toEqual([]);
+    expect(
+      rule(
+        { oldObject: widget({ size: 1 }, 'Active'), object: widget({ size: 2 }, 'Active') },
+        { assumedState: 'Busy' },
+      ).forbidden,
+    ).toEqual([]);
   });
 
-  it('passes on the override\'s warning and audit annotation', () => {
+  it("passes on the override's warning and audit annotation", () => {
     const object = widget({ size: 2 }, 'Busy', { 'toy.example.com/override-transitions': 'ticket 42' });
     const findings = rule({ oldObject: widget({ size: 1 }, 'Busy'), object }, {});
     expect(findings.forbidden).toEqual([]);
@@ -247,10 +295,21 @@ describe('transitionRule', () => {
 });
 
 describe('evaluateTransition: a change that cannot be judged', () => {
-  const readTagged = (raw: unknown) => (typeof raw !== 'string' ? undefined : raw.startsWith('v') ? raw : cannotRead(`${raw} is not a tagged value`));
-  const machine = { ...toyMachine, classifiers: [...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')), fieldClassifier({ path: 'label', read: readTagged, compare: whenDifferent('label') })] };
-  const run = (oldSpec: Record<string, unknown>, newSpec: Record<string, unknown>, phase?: string, annotations?: Record<string, string>) =>
-    evaluateTransition(machine, widget(oldSpec, phase), widget(newSpec, phase, annotations));
+  const readTagged = (raw: unknown) =>
+    typeof raw !== 'string' ? undefined : raw.startsWith('v') ? raw : cannotRead(`${raw} is not a tagged value`);
+  const machine = {
+    ...toyMachine,
+    classifiers: [
+      ...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')),
+      fieldClassifier({ path: 'label', read: readTagged, compare: whenDifferent('label') }),
+    ],
+  };
+  const run = (
+    oldSpec: Record<string, unknown>,
+    newSpec: Record<string, unknown>,
+    phase?: string,
+    annotations?: Record<string, string>,
+  ) => evaluateTransition(machine, widget(oldSpec, phase), widget(newSpec, phase, annotations));
 
   it('refuses it as undecidable with the field and the values, even where its kind would be allowed', () => {
     const decision = run({ label: 'v1' }, { label: 'sha256:abc' }, 'Active');
@@ -263,7 +322,9 @@ describe('evaluateTransition: a change that cannot be judged', () => {
   it('lets it through with the override, saying what was overridden, and where any change goes', () => {
     const overridden = run({ label: 'v1' }, { label: 'sha256:abc' }, 'Active', override);
     expect(overridden.allowed).toBe(true);
-    expect(overridden.warnings[0]).toContain('overriding an undecidable change of spec.label while the widget is Active');
+    expect(overridden.warnings[0]).toContain(
+      'overriding an undecidable change of spec.label while the widget is Active',
+    );
     expect(run({ label: 'v1' }, { label: 'sha256:abc' }).allowed).toBe(true);
   });
 });

@@ -40,8 +40,20 @@ export function evaluateTransition<S extends string, C extends string>(
   const override = readOverride(machine, newObject, oldObject);
   const staleOverride = !override.given && override.why === 'stale';
   const classified = classifyEach(machine, oldObject.spec, newObject.spec);
-  const changes = judgeChanges(machine, state, classified.flatMap((each) => each.changes), override.given);
-  const unclassified = judgeUnclassifiedChanges(machine, state, override.given, classified, oldObject.spec, newObject.spec);
+  const changes = judgeChanges(
+    machine,
+    state,
+    classified.flatMap((each) => each.changes),
+    override.given,
+  );
+  const unclassified = judgeUnclassifiedChanges(
+    machine,
+    state,
+    override.given,
+    classified,
+    oldObject.spec,
+    newObject.spec,
+  );
   const denials = [
     ...changes.flatMap((judged) => denialFor(machine, state, judged, staleOverride) ?? []),
     ...unclassifiedDenials(machine, state, unclassified, staleOverride),
@@ -75,8 +87,15 @@ export function classifyChanges<S extends string, C extends string>(
 }
 
 /** Each classifier's changes between two specs, in the machine's order. */
-function classifyEach<S extends string, C extends string>(machine: Fsa<S, C>, oldSpec: unknown, newSpec: unknown): ClassifiedBy<C>[] {
-  return machine.classifiers.map((classifier) => ({ classifier, changes: classifier.classify(oldSpec, newSpec, { field: 'spec' }) }));
+function classifyEach<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+  oldSpec: unknown,
+  newSpec: unknown,
+): ClassifiedBy<C>[] {
+  return machine.classifiers.map((classifier) => ({
+    classifier,
+    changes: classifier.classify(oldSpec, newSpec, { field: 'spec' }),
+  }));
 }
 
 /**
@@ -94,7 +113,10 @@ export type CompiledUpdateRule = (input: UpdateInput, context: UpdateContext) =>
 /** The machine as one of a contract's update rules. */
 export function transitionRule<S extends string, C extends string>(machine: Fsa<S, C>): CompiledUpdateRule {
   return ({ oldObject, object }, { assumedState }) => {
-    const assumed = assumedState !== undefined && (machine.states as readonly string[]).includes(assumedState) ? (assumedState as S) : undefined;
+    const assumed =
+      assumedState !== undefined && (machine.states as readonly string[]).includes(assumedState)
+        ? (assumedState as S)
+        : undefined;
     const { denials, warnings, auditAnnotations } = evaluateTransition(machine, oldObject, object, assumed);
     return { forbidden: denials, warnings, auditAnnotations };
   };

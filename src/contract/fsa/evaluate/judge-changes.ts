@@ -41,14 +41,18 @@ export function judgeChanges<S extends string, C extends string>(
   const judged = changes.map((change) => ({ change, ruling: judgeAlone(machine, state, change, overriding) }));
   if (state.recognised && machine.rules[state.state]?.anyChange) return judged;
   const exclusive = judged.filter(
-    ({ change, ruling }) => passes(ruling) && change.undecidable === undefined && machine.changeKinds[change.kind]?.exclusive === true,
+    ({ change, ruling }) =>
+      passes(ruling) && change.undecidable === undefined && machine.changeKinds[change.kind]?.exclusive === true,
   );
   if (exclusive.length < 2) return judged;
   return judged.map((entry) =>
     exclusive.includes(entry)
       ? {
           change: entry.change,
-          ruling: { outcome: 'exclusive-conflict', conflictsWith: exclusive.filter((other) => other !== entry).map((other) => other.change) },
+          ruling: {
+            outcome: 'exclusive-conflict',
+            conflictsWith: exclusive.filter((other) => other !== entry).map((other) => other.change),
+          },
         }
       : entry,
   );
@@ -68,7 +72,10 @@ function judgeAlone<S extends string, C extends string>(
     return { outcome: 'allowed', nextState: nextStateAfter(machine, state.state, change.kind) ?? state.state };
   }
   // Which change it is cannot be told, so neither can whether the state allows it: only a person can say.
-  if (change.undecidable !== undefined) return overriding ? { outcome: 'overridden', allowedIn: [] } : { outcome: 'undecidable', reason: change.undecidable };
+  if (change.undecidable !== undefined)
+    return overriding
+      ? { outcome: 'overridden', allowedIn: [] }
+      : { outcome: 'undecidable', reason: change.undecidable };
   const reason = machine.changeKinds[change.kind]?.unsupported;
   if (reason !== undefined) return { outcome: 'unsupported', reason };
   const nextState = state.recognised ? nextStateAfter(machine, state.state, change.kind) : undefined;
@@ -106,7 +113,8 @@ export function statesAllowing<S extends string, C extends string>(machine: Fsa<
  * override. As a change the state does not allow, `refused-unless-overridden` is lifted by the override; `refused`
  * never is. A state that allows any change allows them, and an unrecognised phase reads as unclassifiedChangesFor says.
  */
-export type UnclassifiedRuling = { outcome: 'allowed' } | { outcome: 'overridden' } | { outcome: 'not-allowed' } | { outcome: 'refused' };
+export type UnclassifiedRuling =
+  { outcome: 'allowed' } | { outcome: 'overridden' } | { outcome: 'not-allowed' } | { outcome: 'refused' };
 
 /** The changes of an update that no classifier names, with the ruling they share. */
 export interface JudgedUnclassifiedChanges extends UnclassifiedChangesFound {

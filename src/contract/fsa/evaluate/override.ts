@@ -22,7 +22,11 @@ export function readOverride<S extends string, C extends string>(
 }
 
 /** The one-time override under annotation `key`, read as readOverride reads a machine's (the CRD gate's too). */
-export function readOneTimeOverride(key: string, newObject: KubeObject, oldObject: KubeObject | undefined): OverrideRequest {
+export function readOneTimeOverride(
+  key: string,
+  newObject: KubeObject,
+  oldObject: KubeObject | undefined,
+): OverrideRequest {
   const value = annotation(newObject, key);
   if (value === undefined) return { given: false, why: 'absent' };
   const reason = value.trim();
@@ -70,20 +74,34 @@ export function reportOverride<S extends string, C extends string>(
   const unclassifiedCount = unclassified.changes.length + unclassified.more;
   if (!override.given) {
     const wouldHaveHelped =
-      judged.some(({ ruling }) => ruling.outcome === 'not-allowed' || ruling.outcome === 'undecidable') || (unclassified.ruling.outcome === 'not-allowed' && unclassifiedCount > 0);
-    return { warnings: override.why === 'blank' && wouldHaveHelped ? [`${key} is set but empty: an override needs a reason`] : [], auditAnnotations: {} };
+      judged.some(({ ruling }) => ruling.outcome === 'not-allowed' || ruling.outcome === 'undecidable') ||
+      (unclassified.ruling.outcome === 'not-allowed' && unclassifiedCount > 0);
+    return {
+      warnings:
+        override.why === 'blank' && wouldHaveHelped ? [`${key} is set but empty: an override needs a reason`] : [],
+      auditAnnotations: {},
+    };
   }
   if (!allowed) return { warnings: [], auditAnnotations: {} };
   const overridden = judged.filter(({ ruling }) => ruling.outcome === 'overridden').map(({ change }) => change);
   const unclassifiedOverridden = unclassified.ruling.outcome === 'overridden' ? unclassifiedCount : 0;
   if (overridden.length === 0 && unclassifiedOverridden === 0) {
-    const warnings = judged.length > 0 ? [`${key} is given but this update needs no override: it authorises only the write that sets it, and this one needed none`] : [];
+    const warnings =
+      judged.length > 0
+        ? [
+            `${key} is given but this update needs no override: it authorises only the write that sets it, and this one needed none`,
+          ]
+        : [];
     return { warnings, auditAnnotations: {} };
   }
   const where = `while the ${machine.subject} is ${stateLabel(state)}`;
   const kinds = listWithRest(
     [
-      ...new Set(overridden.map((change) => (change.undecidable === undefined ? change.kind : `an undecidable change of ${change.field}`))),
+      ...new Set(
+        overridden.map((change) =>
+          change.undecidable === undefined ? change.kind : `an undecidable change of ${change.field}`,
+        ),
+      ),
       ...(unclassifiedOverridden > 0 ? ['changes no change kind names'] : []),
     ],
     kindsNamedInWarning,
@@ -91,8 +109,14 @@ export function reportOverride<S extends string, C extends string>(
   const audited = listWithRest(
     [
       ...overridden.map((change) => `${change.kind} at ${change.field} (${describeChange(machine, change)})`),
-      ...(unclassifiedOverridden > 0 ? unclassified.changes.map((change) => `a change no change kind names at ${change.field} (${changingValues(change)})`) : []),
-      ...(unclassifiedOverridden > 0 && unclassified.more > 0 ? [`${unclassified.more} more changes no change kind names`] : []),
+      ...(unclassifiedOverridden > 0
+        ? unclassified.changes.map(
+            (change) => `a change no change kind names at ${change.field} (${changingValues(change)})`,
+          )
+        : []),
+      ...(unclassifiedOverridden > 0 && unclassified.more > 0
+        ? [`${unclassified.more} more changes no change kind names`]
+        : []),
     ],
     changesNamedInAudit,
   );
@@ -100,7 +124,8 @@ export function reportOverride<S extends string, C extends string>(
   return {
     warnings: [shortened(warning, maxWarningLength)],
     auditAnnotations: {
-      [overrideAuditKey(key)]: `overridden ${where}: ${audited}; reason: ${describeValue(override.reason, reasonLengthInAudit)}`,
+      [overrideAuditKey(key)]:
+        `overridden ${where}: ${audited}; reason: ${describeValue(override.reason, reasonLengthInAudit)}`,
     },
   };
 }

@@ -5,9 +5,13 @@ import type { StateReading } from '../phase.ts';
 
 /** One change in words, from its kind's description: `minor upgrade 16.4 -> 16.6`. */
 export function describeChange<S extends string, C extends string>(machine: Fsa<S, C>, change: Change<C>): string {
-  if (change.undecidable !== undefined) return `${changingValues(change)}, which cannot be judged (${change.undecidable})`;
+  if (change.undecidable !== undefined)
+    return `${changingValues(change)}, which cannot be judged (${change.undecidable})`;
   const template = machine.changeKinds[change.kind]?.description ?? change.kind;
-  return template.replace(/\{(from|to|item)\}/g, (_, name: (typeof changePlaceholders)[number]) => change[name] ?? '(none)');
+  return template.replace(
+    /\{(from|to|item)\}/g,
+    (_, name: (typeof changePlaceholders)[number]) => change[name] ?? '(none)',
+  );
 }
 
 /** A change by its values alone, for one no kind describes: `changing 4MB to 8MB`, `changing (none) to 3`. */
@@ -46,7 +50,11 @@ export function denialFor<S extends string, C extends string>(
     case 'overridden':
       return undefined;
     case 'unsupported':
-      return fieldError(change.field, 'FieldValueForbidden', `${describeChange(machine, change)} is unsupported: ${ruling.reason}`);
+      return fieldError(
+        change.field,
+        'FieldValueForbidden',
+        `${describeChange(machine, change)} is unsupported: ${ruling.reason}`,
+      );
     case 'not-allowed': {
       const where = ruling.allowedIn.length > 0 ? ruling.allowedIn.join(', ') : 'none';
       const message = `${describeChange(machine, change)} is not allowed while the ${machine.subject} is ${stateLabel(state)} (allowed in: ${where})${staleNote}`;
@@ -83,13 +91,24 @@ export function unclassifiedDenials<S extends string, C extends string>(
     ruling.outcome === 'refused'
       ? ['refused', 'such changes are refused there, override or not']
       : ['not allowed', `such changes need ${machine.overrideAnnotation} with a reason`];
-  const staleNote = ruling.outcome === 'not-allowed' && staleOverride ? staleOverrideNote(machine.overrideAnnotation) : '';
+  const staleNote =
+    ruling.outcome === 'not-allowed' && staleOverride ? staleOverrideNote(machine.overrideAnnotation) : '';
   const denials = changes.map((change) =>
-    fieldError(change.field, 'FieldValueForbidden', `${changingValues(change)} is ${verdict} ${where}: no change kind names this field (${rule})${staleNote}`),
+    fieldError(
+      change.field,
+      'FieldValueForbidden',
+      `${changingValues(change)} is ${verdict} ${where}: no change kind names this field (${rule})${staleNote}`,
+    ),
   );
   if (more > 0) {
     const fields = more === 1 ? 'field' : 'fields';
-    denials.push(fieldError('spec', 'FieldValueForbidden', `${more} more ${fields} that no change kind names changed, which is ${verdict} ${where} (${rule})${staleNote}`));
+    denials.push(
+      fieldError(
+        'spec',
+        'FieldValueForbidden',
+        `${more} more ${fields} that no change kind names changed, which is ${verdict} ${where} (${rule})${staleNote}`,
+      ),
+    );
   }
   return denials;
 }

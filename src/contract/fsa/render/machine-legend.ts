@@ -1,5 +1,9 @@
 import type { Fsa, UnclassifiedChanges } from '../machine.ts';
-import { judgesUnclassifiedChanges, unclassifiedChangesIn, unclassifiedChangesInUnrecognisedPhase } from '../unclassified-setting.ts';
+import {
+  judgesUnclassifiedChanges,
+  unclassifiedChangesIn,
+  unclassifiedChangesInUnrecognisedPhase,
+} from '../unclassified-setting.ts';
 
 // The words every rendering of a machine shares, so a diagram and a table never describe the same machine differently.
 
@@ -25,7 +29,11 @@ export function stateRemarks<S extends string, C extends string>(machine: Fsa<S,
 }
 
 const unclassifiedHeading = 'changes no change kind names';
-const unclassifiedWords: Record<UnclassifiedChanges, string> = { allowed: 'allowed', refused: 'refused', 'refused-unless-overridden': 'refused unless overridden' };
+const unclassifiedWords: Record<UnclassifiedChanges, string> = {
+  allowed: 'allowed',
+  refused: 'refused',
+  'refused-unless-overridden': 'refused unless overridden',
+};
 
 /**
  * What every state does with a change no classifier names, in one line, even when all allow it: that such a change
@@ -42,7 +50,9 @@ export function unclassifiedLegend<S extends string, C extends string>(machine: 
   return [`${unclassifiedHeading}: ${groups.join('; ')}`];
 }
 
-export function unsupportedChanges<S extends string, C extends string>(machine: Fsa<S, C>): { kind: C; reason: string }[] {
+export function unsupportedChanges<S extends string, C extends string>(
+  machine: Fsa<S, C>,
+): { kind: C; reason: string }[] {
   return (Object.entries(machine.changeKinds) as [C, Fsa<S, C>['changeKinds'][C]][]).flatMap(([kind, definition]) =>
     definition.unsupported === undefined ? [] : [{ kind, reason: definition.unsupported }],
   );
@@ -61,7 +71,9 @@ export function unsupportedHeading<S extends string, C extends string>(machine: 
 /** The unsupported changes with their reasons under their heading, one line each; empty when there are none. */
 export function unsupportedLegend<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const unsupported = unsupportedChanges(machine);
-  return unsupported.length === 0 ? [] : [`${unsupportedHeading(machine)}:`, ...unsupported.map(({ kind, reason }) => `${kind}: ${reason}`)];
+  return unsupported.length === 0
+    ? []
+    : [`${unsupportedHeading(machine)}:`, ...unsupported.map(({ kind, reason }) => `${kind}: ${reason}`)];
 }
 
 /** The exclusive changes in one line; empty when there are none. */

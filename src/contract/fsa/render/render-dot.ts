@@ -1,4 +1,10 @@
-import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
+import {
+  diagramRemarks,
+  exclusiveLegend,
+  operatorMoveLabel,
+  unclassifiedLegend,
+  unsupportedLegend,
+} from './machine-legend.ts';
 import { machineEdges } from '../machine-graph.ts';
 import type { Fsa } from '../machine.ts';
 

@@ -44,7 +44,9 @@ describe('renderMachine', () => {
     expect(dot).toContain('    __start -> "Draft";');
     expect(dot).toContain('    "Active" -> "Busy" [label="size.up\\ncolor"];');
     expect(dot).toContain('    "Busy" -> "Active" [label="(operator)", style=dashed];');
-    expect(dot).toContain('"Gone" [label="Gone\\nterminal\\nentered from any state once deletion starts", peripheries=2];');
+    expect(dot).toContain(
+      '"Gone" [label="Gone\\nterminal\\nentered from any state once deletion starts", peripheries=2];',
+    );
     expect(dot).toContain('size.down: widgets cannot shrink\\l');
     expect(dot).toMatch(/\}\n$/);
   });
@@ -72,19 +74,35 @@ describe('renderMachine', () => {
   });
 
   it.each(machineFormats)('renders %s the same way every time', (format) => {
-    const copy: Fsa<ToyState, ToyChange> = { ...toyMachine, rules: { ...toyMachine.rules }, states: [...toyMachine.states] };
+    const copy: Fsa<ToyState, ToyChange> = {
+      ...toyMachine,
+      rules: { ...toyMachine.rules },
+      states: [...toyMachine.states],
+    };
     expect(renderMachine(copy, format)).toBe(renderMachine(toyMachine, format));
   });
 
   it('escapes what DOT and Markdown would misread', () => {
-    const awkward = { ...toyMachine, changeKinds: { ...toyMachine.changeKinds, 'size.down': { description: 'x', unsupported: 'a "quoted" | piped \\ reason' } } };
+    const awkward = {
+      ...toyMachine,
+      changeKinds: {
+        ...toyMachine.changeKinds,
+        'size.down': { description: 'x', unsupported: 'a "quoted" | piped \\ reason' },
+      },
+    };
     expect(renderMachine(awkward, 'dot')).toContain('a \\"quoted\\" | piped \\\\ reason');
-    const piped = { ...toyMachine, rules: { ...toyMachine.rules, Busy: { allow: [{ changes: ['label', 'a|b'] as ToyChange[] }] } } };
+    const piped = {
+      ...toyMachine,
+      rules: { ...toyMachine.rules, Busy: { allow: [{ changes: ['label', 'a|b'] as ToyChange[] }] } },
+    };
     expect(renderMachine(piped, 'table')).toContain('| Busy | label, a\\|b (stay) | none |');
   });
 
   it('lists unsupported changes as comments when no state allows any change', () => {
-    const strict = { ...toyMachine, rules: { ...toyMachine.rules, Draft: { operatorMoves: ['Active', 'Broken'] as ToyState[] } } };
+    const strict = {
+      ...toyMachine,
+      rules: { ...toyMachine.rules, Draft: { operatorMoves: ['Active', 'Broken'] as ToyState[] } },
+    };
     const mermaid = renderMachine(strict, 'mermaid');
     expect(mermaid).toContain('    %% unsupported (never allowed):');
     expect(mermaid).toContain('    %% size.down: widgets cannot shrink');
@@ -95,14 +113,21 @@ describe('renderMachine: changes no change kind names', () => {
   const strict: Fsa<ToyState, ToyChange> = {
     ...toyMachine,
     unclassifiedChanges: 'refused-unless-overridden',
-    rules: { ...toyMachine.rules, Active: { ...toyMachine.rules.Active, unclassifiedChanges: 'allowed' }, Busy: { ...toyMachine.rules.Busy, unclassifiedChanges: 'refused' } },
+    rules: {
+      ...toyMachine.rules,
+      Active: { ...toyMachine.rules.Active, unclassifiedChanges: 'allowed' },
+      Busy: { ...toyMachine.rules.Busy, unclassifiedChanges: 'refused' },
+    },
   };
-  const summary = 'changes no change kind names: refused in Busy; refused unless overridden in Broken, Gone, an unrecognised phase; allowed in Draft, Active';
+  const summary =
+    'changes no change kind names: refused in Busy; refused unless overridden in Broken, Gone, an unrecognised phase; allowed in Draft, Active';
 
   it('notes each state that refuses them, and sums up every state and an unrecognised phase, in each format', () => {
     const mermaid = renderMachine(strict, 'mermaid');
     expect(mermaid).toContain('    note right of Busy\n        changes no change kind names: refused\n    end note');
-    expect(mermaid).toContain('    note right of Broken\n        human intervention\n        changes no change kind names: refused unless overridden\n    end note');
+    expect(mermaid).toContain(
+      '    note right of Broken\n        human intervention\n        changes no change kind names: refused unless overridden\n    end note',
+    );
     expect(mermaid).toContain(`    %% ${summary}\n`);
     const dot = renderMachine(strict, 'dot');
     expect(dot).toContain('"Busy" [label="Busy\\nchanges no change kind names: refused"];');
@@ -118,12 +143,21 @@ describe('renderMachine: where the states come from', () => {
   it("lists the operator's phase strings under the table", async () => {
     const { toyMachine } = await import('../toy-machine.fixture.ts');
     const table = renderMachine({ ...toyMachine, phases: { 'Cluster in healthy state': 'Active' } }, 'table');
-    expect(table).toContain('The state is read from status.phase, in the operator\'s words:\n- "Cluster in healthy state" -> Active');
+    expect(table).toContain(
+      'The state is read from status.phase, in the operator\'s words:\n- "Cluster in healthy state" -> Active',
+    );
   });
 
   it('lists the conditionStates rules under the table, in their order', async () => {
     const { toyConditionStates, toyMachine } = await import('../toy-machine.fixture.ts');
-    const table = renderMachine({ ...toyMachine, phasePath: undefined, conditionStates: [...toyConditionStates.slice(0, 4), { when: [], state: 'Busy' }] }, 'table');
+    const table = renderMachine(
+      {
+        ...toyMachine,
+        phasePath: undefined,
+        conditionStates: [...toyConditionStates.slice(0, 4), { when: [], state: 'Busy' }],
+      },
+      'table',
+    );
     expect(table).toContain(
       [
         'The state is read from the status by the first conditionStates rule that holds (none: an unrecognised state):',

@@ -1,4 +1,10 @@
-import { diagramRemarks, exclusiveLegend, operatorMoveLabel, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
+import {
+  diagramRemarks,
+  exclusiveLegend,
+  operatorMoveLabel,
+  unclassifiedLegend,
+  unsupportedLegend,
+} from './machine-legend.ts';
 import { machineEdges } from '../machine-graph.ts';
 import type { Fsa } from '../machine.ts';
 
@@ -12,8 +18,9 @@ export function renderMermaid<S extends string, C extends string>(machine: Fsa<S
     'stateDiagram-v2',
     `    %% ${machine.name}: allowed spec changes per state; ${operatorMoveLabel} marks the operator's own moves`,
     `    [*] --> ${machine.initialState}`,
-    ...machineEdges(machine).map((edge) =>
-      `    ${edge.from} --> ${edge.to}: ${edge.cause === 'change' ? edge.kinds.join(', ') : operatorMoveLabel}`,
+    ...machineEdges(machine).map(
+      (edge) =>
+        `    ${edge.from} --> ${edge.to}: ${edge.cause === 'change' ? edge.kinds.join(', ') : operatorMoveLabel}`,
     ),
     ...machine.terminalStates.map((state) => `    ${state} --> [*]`),
     ...machine.states.flatMap((state) => note(state, notesFor(machine, state))),

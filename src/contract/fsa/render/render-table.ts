@@ -1,4 +1,10 @@
-import { anyChangeRemark, exclusiveLegend, stateRemarks, unclassifiedLegend, unsupportedLegend } from './machine-legend.ts';
+import {
+  anyChangeRemark,
+  exclusiveLegend,
+  stateRemarks,
+  unclassifiedLegend,
+  unsupportedLegend,
+} from './machine-legend.ts';
 import type { StatusTest, Fsa } from '../machine.ts';
 
 /** A Markdown table of states and their allowed changes, followed by the unsupported and exclusive changes. */
@@ -22,7 +28,9 @@ export function renderTable<S extends string, C extends string>(machine: Fsa<S, 
 function allowedChanges<S extends string, C extends string>(machine: Fsa<S, C>, state: S): string {
   const rule = machine.rules[state];
   const groups = (rule?.allow ?? []).map((group) =>
-    group.next === undefined || group.next === state ? `${group.changes.join(', ')} (stay)` : `${group.changes.join(', ')} -> ${group.next}`,
+    group.next === undefined || group.next === state
+      ? `${group.changes.join(', ')} (stay)`
+      : `${group.changes.join(', ')} -> ${group.next}`,
   );
   const allowed = [...(rule?.anyChange ? [anyChangeRemark] : []), ...groups].join('; ') || 'none';
   const remarks = stateRemarks(machine, state);
@@ -35,18 +43,28 @@ function stateSource<S extends string, C extends string>(machine: Fsa<S, C>): st
   if (machine.conditionStates !== undefined) {
     return [
       'The state is read from the status by the first conditionStates rule that holds (none: an unrecognised state):',
-      ...machine.conditionStates.map((rule) => `- ${rule.when.length === 0 ? 'always' : rule.when.map(describeStatusTest).join(' and ')} -> ${rule.state ?? `nothing recorded yet (${machine.initialState})`}`),
+      ...machine.conditionStates.map(
+        (rule) =>
+          `- ${rule.when.length === 0 ? 'always' : rule.when.map(describeStatusTest).join(' and ')} -> ${rule.state ?? `nothing recorded yet (${machine.initialState})`}`,
+      ),
     ];
   }
   if (machine.phases === undefined) return [];
   const entries = Object.entries(machine.phases) as [string, S][];
-  return [`The state is read from ${machine.phasePath}, in the operator's words:`, ...entries.map(([phase, state]) => `- ${JSON.stringify(phase)} -> ${state}`)];
+  return [
+    `The state is read from ${machine.phasePath}, in the operator's words:`,
+    ...entries.map(([phase, state]) => `- ${JSON.stringify(phase)} -> ${state}`),
+  ];
 }
 
 function describeStatusTest(test: StatusTest): string {
-  if ('observedGeneration' in test) return `observedGeneration ${test.observedGeneration === 'behind' ? 'behind' : 'at or past'} the generation`;
+  if ('observedGeneration' in test)
+    return `observedGeneration ${test.observedGeneration === 'behind' ? 'behind' : 'at or past'} the generation`;
   if (test.absent) return `no ${test.condition} condition`;
-  const fields = [test.status === undefined ? undefined : `status ${JSON.stringify(test.status)}`, test.reason === undefined ? undefined : `reason ${JSON.stringify(test.reason)}`].filter((part) => part !== undefined);
+  const fields = [
+    test.status === undefined ? undefined : `status ${JSON.stringify(test.status)}`,
+    test.reason === undefined ? undefined : `reason ${JSON.stringify(test.reason)}`,
+  ].filter((part) => part !== undefined);
   return `condition ${test.condition}${fields.length > 0 ? ` with ${fields.join(', ')}` : ''}`;
 }
 

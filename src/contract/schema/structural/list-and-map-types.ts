@@ -1,4 +1,10 @@
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../../values/field-error.ts';
+import {
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  type FieldError,
+} from '../../values/field-error.ts';
 import { describeInFull } from './describe-in-full.ts';
 import { properties, subschema, typeOf, type Schema } from './schema-reading.ts';
 

@@ -4,9 +4,28 @@ import { isSchemaField, isZero, type Schema } from './schema-reading.ts';
 
 /** The fields the root may have while the status subresource is on (so that status's schema is whole on its own). */
 const allowedAtRootWithStatus = [
-  'description', 'type', 'format', 'title', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'required', 'items',
-  'properties', 'externalDocs', 'example', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations',
+  'description',
+  'type',
+  'format',
+  'title',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'multipleOf',
+  'required',
+  'items',
+  'properties',
+  'externalDocs',
+  'example',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-validations',
 ];
 /** Their names in the API server's message, which are its Go field names. */
 const allowedAtRootWithStatusGoNames =

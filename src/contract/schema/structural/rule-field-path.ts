@@ -55,7 +55,15 @@ function fieldPathTokens(path: string): string[] {
 }
 
 const escapes: Readonly<Record<string, string>> = {
-  a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', "'": "'", '\\': '\\',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  "'": "'",
+  '\\': '\\',
 };
 
 function unescapeSingleQuoted(text: string): string | undefined {

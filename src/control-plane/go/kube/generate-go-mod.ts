@@ -14,7 +14,12 @@ const moduleDir = fileURLToPath(new URL('.', import.meta.url));
 const goEnv = { ...process.env, GOWORK: 'off', CGO_ENABLED: '0' };
 
 function go(args: string[]): string {
-  return execFileSync('go', args, { cwd: moduleDir, env: goEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return execFileSync('go', args, {
+    cwd: moduleDir,
+    env: goEnv,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 }
 
 function stagingModules(upstreamGoMod: string): string[] {
@@ -28,8 +33,12 @@ function main(kubeVersion: string | undefined): void {
   if (!parsed) throw new Error(`usage: generate-go-mod.ts v1.MINOR.PATCH (got ${kubeVersion ?? 'nothing'})`);
   const stagingVersion = `v0.${parsed[1]}.${parsed[2]}`;
 
-  const download = JSON.parse(go(['mod', 'download', '-json', `k8s.io/kubernetes@${kubeVersion}`])) as { GoMod?: string; Error?: string };
-  if (download.Error || !download.GoMod) throw new Error(`cannot download k8s.io/kubernetes@${kubeVersion}: ${download.Error ?? 'no GoMod'}`);
+  const download = JSON.parse(go(['mod', 'download', '-json', `k8s.io/kubernetes@${kubeVersion}`])) as {
+    GoMod?: string;
+    Error?: string;
+  };
+  if (download.Error || !download.GoMod)
+    throw new Error(`cannot download k8s.io/kubernetes@${kubeVersion}: ${download.Error ?? 'no GoMod'}`);
   const upstream = readFileSync(download.GoMod, 'utf8');
   const goDirective = /^go\s+(\S+)$/m.exec(upstream)?.[1];
   if (!goDirective) throw new Error('no go directive in the upstream go.mod');
@@ -50,9 +59,16 @@ function main(kubeVersion: string | undefined): void {
     ].join('\n'),
   );
   rmSync(`${moduleDir}/go.sum`, { force: true });
-  go(['get', '-tool', `k8s.io/kubernetes/cmd/kube-apiserver@${kubeVersion}`, `k8s.io/kubernetes/cmd/kubectl@${kubeVersion}`]);
+  go([
+    'get',
+    '-tool',
+    `k8s.io/kubernetes/cmd/kube-apiserver@${kubeVersion}`,
+    `k8s.io/kubernetes/cmd/kubectl@${kubeVersion}`,
+  ]);
   go(['mod', 'tidy']);
-  process.stderr.write(`go.mod pins k8s.io/kubernetes ${kubeVersion} with ${replaces.length} staging replaces at ${stagingVersion}\n`);
+  process.stderr.write(
+    `go.mod pins k8s.io/kubernetes ${kubeVersion} with ${replaces.length} staging replaces at ${stagingVersion}\n`,
+  );
 }
 
 main(process.argv[2]);

@@ -1,4 +1,9 @@
-import type { ReadOutcome, Refusal, StoredObjectOutcome, WriteOutcome } from '../../../../src/crd-revision/objects/outcome.ts';
+import type {
+  ReadOutcome,
+  Refusal,
+  StoredObjectOutcome,
+  WriteOutcome,
+} from '../../../../src/crd-revision/objects/outcome.ts';
 import { storedDifferences } from '../differential/compare.ts';
 
 /** One observation of one object where the API server and the prediction answered differently. */
@@ -19,13 +24,20 @@ export function observationsOf(outcome: StoredObjectOutcome): number {
  * other; both refused with another HTTP code or other causes (each cause's field and type, as a set); both
  * answering an object, but another one (metadata compared too, without what the API server alone sets).
  */
-export function outcomeDifferences(apiServer: StoredObjectOutcome, prediction: StoredObjectOutcome): OutcomeDifference[] {
+export function outcomeDifferences(
+  apiServer: StoredObjectOutcome,
+  prediction: StoredObjectOutcome,
+): OutcomeDifference[] {
   const differences: OutcomeDifference[] = [];
   for (const version of [...new Set([...Object.keys(apiServer.reads), ...Object.keys(prediction.reads)])].sort()) {
     const difference = answerDifference(apiServer.reads[version], prediction.reads[version]);
     if (difference) differences.push({ observation: `GET ${version}`, ...difference });
   }
-  const writes = [['PUT unchanged', 'unchangedWrite'], ['PUT with a label', 'labelWrite'], ['delete and create', 'recreate']] as const;
+  const writes = [
+    ['PUT unchanged', 'unchangedWrite'],
+    ['PUT with a label', 'labelWrite'],
+    ['delete and create', 'recreate'],
+  ] as const;
   for (const [observation, key] of writes) {
     const difference = answerDifference(apiServer[key], prediction[key]);
     if (difference) differences.push({ observation, ...difference });
@@ -35,21 +47,40 @@ export function outcomeDifferences(apiServer: StoredObjectOutcome, prediction: S
 
 type Answer = ReadOutcome | WriteOutcome | undefined;
 
-function answerDifference(apiServer: Answer, prediction: Answer): { apiServer: string; prediction: string } | undefined {
+function answerDifference(
+  apiServer: Answer,
+  prediction: Answer,
+): { apiServer: string; prediction: string } | undefined {
   const a = normalized(apiServer);
   const b = normalized(prediction);
   if (a.refused || b.refused || a.object === undefined || b.object === undefined) {
-    return JSON.stringify(a) === JSON.stringify(b) ? undefined : { apiServer: JSON.stringify(a), prediction: JSON.stringify(b) };
+    return JSON.stringify(a) === JSON.stringify(b)
+      ? undefined
+      : { apiServer: JSON.stringify(a), prediction: JSON.stringify(b) };
   }
   // storedDifferences leaves out a top-level metadata; wrapped, the objects' own metadata is compared too.
   const paths = storedDifferences({ object: a.object }, { object: b.object });
   if (paths.length === 0) return undefined;
-  const show = (side: 'apiServer' | 'crdgate') => paths.map((difference) => `${difference.path.replace(/^object\.?/, '') || '(object)'}: ${JSON.stringify(difference[side])}`).join('; ');
+  const show = (side: 'apiServer' | 'crdgate') =>
+    paths
+      .map(
+        (difference) =>
+          `${difference.path.replace(/^object\.?/, '') || '(object)'}: ${JSON.stringify(difference[side])}`,
+      )
+      .join('; ');
   return { apiServer: show('apiServer'), prediction: show('crdgate') };
 }
 
 function normalized(answer: Answer): { refused?: Refusal; object?: unknown; missing?: true } {
   if (answer === undefined) return { missing: true };
-  if ('refused' in answer && answer.refused) return { refused: { code: answer.refused.code, causes: [...new Map(answer.refused.causes.map(({ field, type }) => [`${field} ${type}`, { field, type }])).values()].sort((x, y) => `${x.field} ${x.type}`.localeCompare(`${y.field} ${y.type}`)) } };
+  if ('refused' in answer && answer.refused)
+    return {
+      refused: {
+        code: answer.refused.code,
+        causes: [
+          ...new Map(answer.refused.causes.map(({ field, type }) => [`${field} ${type}`, { field, type }])).values(),
+        ].sort((x, y) => `${x.field} ${x.type}`.localeCompare(`${y.field} ${y.type}`)),
+      },
+    };
   return { object: 'object' in answer ? answer.object : (answer as { stored: unknown }).stored };
 }

@@ -11,11 +11,19 @@ import type { Crd, CrdWithObjects } from './crd.ts';
  * and owner references are left out, so that a delete deletes at once. A CRD whose conversion is a webhook is
  * observed with conversion None (no webhook runs here), which the report says.
  */
-export async function corpusInputs(dir: string, namespace: string): Promise<{ inputs: CrdWithObjects[]; notes: string[] }> {
+export async function corpusInputs(
+  dir: string,
+  namespace: string,
+): Promise<{ inputs: CrdWithObjects[]; notes: string[] }> {
   const inputs: CrdWithObjects[] = [];
   const notes: string[] = [];
-  for (const folder of (await readdir(dir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()) {
-    const crd = (await readDocuments(join(dir, folder, 'crd.yaml'))).find((document) => document?.['kind'] === 'CustomResourceDefinition') as Crd | undefined;
+  for (const folder of (await readdir(dir, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()) {
+    const crd = (await readDocuments(join(dir, folder, 'crd.yaml'))).find(
+      (document) => document?.['kind'] === 'CustomResourceDefinition',
+    ) as Crd | undefined;
     if (!crd) {
       notes.push(`${folder}: no CustomResourceDefinition in crd.yaml`);
       continue;
@@ -24,15 +32,31 @@ export async function corpusInputs(dir: string, namespace: string): Promise<{ in
       crd.spec.conversion = { strategy: 'None' };
       notes.push(`${folder}: conversion webhook replaced by None`);
     }
-    const served = new Set(crd.spec.versions.filter((version) => version.served).map((version) => `${crd.spec.group}/${version.name}`));
+    const served = new Set(
+      crd.spec.versions.filter((version) => version.served).map((version) => `${crd.spec.group}/${version.name}`),
+    );
     const samples = await readdir(join(dir, folder, 'samples')).catch(() => [] as string[]);
     const objects: KubeObject[] = [];
     for (const file of samples.filter((name) => /\.ya?ml$/.test(name)).sort()) {
       for (const document of await readDocuments(join(dir, folder, 'samples', file))) {
         if (document?.['kind'] !== crd.spec.names.kind || !served.has(String(document['apiVersion']))) continue;
         const { status: _status, metadata, ...rest } = document as KubeObject;
-        const { finalizers: _finalizers, ownerReferences: _owners, namespace: _namespace, name: _name, generateName: _generateName, ...kept } = (metadata ?? {}) as Record<string, unknown>;
-        objects.push({ ...rest, metadata: { ...kept, name: `sample-${objects.length}`, ...(crd.spec.scope === 'Cluster' ? {} : { namespace }) } } as KubeObject);
+        const {
+          finalizers: _finalizers,
+          ownerReferences: _owners,
+          namespace: _namespace,
+          name: _name,
+          generateName: _generateName,
+          ...kept
+        } = (metadata ?? {}) as Record<string, unknown>;
+        objects.push({
+          ...rest,
+          metadata: {
+            ...kept,
+            name: `sample-${objects.length}`,
+            ...(crd.spec.scope === 'Cluster' ? {} : { namespace }),
+          },
+        } as KubeObject);
       }
     }
     inputs.push({ source: folder, crd, objects });
@@ -41,5 +65,7 @@ export async function corpusInputs(dir: string, namespace: string): Promise<{ in
 }
 
 async function readDocuments(path: string): Promise<Array<Record<string, unknown> | null>> {
-  return parseAllDocuments(await readFile(path, 'utf8')).map((document) => document.toJS() as Record<string, unknown> | null);
+  return parseAllDocuments(await readFile(path, 'utf8')).map(
+    (document) => document.toJS() as Record<string, unknown> | null,
+  );
 }

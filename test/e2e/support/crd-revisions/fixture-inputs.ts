@@ -38,14 +38,24 @@ export async function fixtureInputs(namespace: string, seed: number): Promise<Cr
       }
     }
   }
-  crds.push({ source: 'GeoDatabase', crd: hubOnlyCrd(geoDatabaseContract()) as unknown as Crd, example: validGeoDatabase(namespace, 'example') });
+  crds.push({
+    source: 'GeoDatabase',
+    crd: hubOnlyCrd(geoDatabaseContract()) as unknown as Crd,
+    example: validGeoDatabase(namespace, 'example'),
+  });
   return crds.map(({ source, crd, example }) => {
     const objects = sampleObjects(crd, sampledObjects, seededRandom(seedOf(seed, source)), namespace, example);
     const check = storableCheck(crd);
     // Repairing takes seconds an object for a CRD of many rules: the first few are repaired; of the rest, those
     // crdgate says the CRD refuses are left out, rather than sent to be refused.
     if (!check) return { source, crd, objects };
-    return { source, crd, objects: objects.flatMap((object, index) => (index < repairedObjects ? [storable(crd, object, check)] : check(object).allowed ? [object] : [])) };
+    return {
+      source,
+      crd,
+      objects: objects.flatMap((object, index) =>
+        index < repairedObjects ? [storable(crd, object, check)] : check(object).allowed ? [object] : [],
+      ),
+    };
   });
 }
 
@@ -57,7 +67,11 @@ export async function fixtureInputs(namespace: string, seed: number): Promise<Cr
  */
 function storable(crd: Crd, object: KubeObject, check: (object: KubeObject) => CheckResult): KubeObject {
   const schema = storageVersionOf(crd).schema!.openAPIV3Schema;
-  return (storableVariant(schema, object as Record<string, unknown>, (candidate) => check({ ...candidate, metadata: object.metadata } as KubeObject)) as KubeObject | undefined) ?? object;
+  return (
+    (storableVariant(schema, object as Record<string, unknown>, (candidate) =>
+      check({ ...candidate, metadata: object.metadata } as KubeObject),
+    ) as KubeObject | undefined) ?? object
+  );
 }
 
 function storableCheck(crd: Crd): ((object: KubeObject) => CheckResult) | undefined {

@@ -16,12 +16,16 @@ describe('generateRevisions', () => {
   it('makes the same revisions from the same seed, and others from another', () => {
     const once = generateRevisions(widgets(1), { seed: 7 });
     expect(generateRevisions(widgets(1), { seed: 7 })).toEqual(once);
-    expect(generateRevisions(widgets(1), { seed: 8 }).revisions.map((revision) => revision.change)).not.toEqual(once.revisions.map((revision) => revision.change));
+    expect(generateRevisions(widgets(1), { seed: 8 }).revisions.map((revision) => revision.change)).not.toEqual(
+      once.revisions.map((revision) => revision.change),
+    );
   });
 
   it('names each revision by its kind, changes the CRD, and says why a kind found no place', () => {
     const { revisions, withoutSite } = generateRevisions(widgets(1));
-    expect([...revisions.map((revision) => revision.kind), ...withoutSite.map((miss) => miss.kind)].sort()).toEqual([...allRevisionKinds].sort());
+    expect([...revisions.map((revision) => revision.kind), ...withoutSite.map((miss) => miss.kind)].sort()).toEqual(
+      [...allRevisionKinds].sort(),
+    );
     for (const revision of revisions) {
       expect(revision.id).toBe(`Widget ${revision.kind}`);
       expect(revision.new, revision.id).not.toEqual(revision.old);
@@ -34,8 +38,10 @@ describe('generateRevisions', () => {
   it('removes the field it names, from every version that has it', () => {
     const revision = generateRevisions(widgets(1), { kinds: ['fieldRemoved'] }).revisions[0]!;
     const path = revision.change.replace(/ removed$/, '').split('.');
-    for (const version of revision.old.spec.versions) expect(nodeAt(version.schema!.openAPIV3Schema, path), version.name).toBeDefined();
-    for (const version of revision.new.spec.versions) expect(nodeAt(version.schema!.openAPIV3Schema, path), version.name).toBeUndefined();
+    for (const version of revision.old.spec.versions)
+      expect(nodeAt(version.schema!.openAPIV3Schema, path), version.name).toBeDefined();
+    for (const version of revision.new.spec.versions)
+      expect(nodeAt(version.schema!.openAPIV3Schema, path), version.name).toBeUndefined();
   });
 
   it('adds the objects a kind needs: a null where nullable is taken away, a duplicate where a list becomes a set', () => {

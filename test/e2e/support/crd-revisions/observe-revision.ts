@@ -1,6 +1,11 @@
 import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
 import { isFieldErrorType, type FieldErrorType } from '../../../../src/contract/values/field-error.ts';
-import type { ReadOutcome, Refusal, StoredObjectOutcome, WriteOutcome } from '../../../../src/crd-revision/objects/outcome.ts';
+import type {
+  ReadOutcome,
+  Refusal,
+  StoredObjectOutcome,
+  WriteOutcome,
+} from '../../../../src/crd-revision/objects/outcome.ts';
 import { asRecreated, withoutServerSetMetadata } from '../../../../src/crd-revision/objects/server-set-metadata.ts';
 import { eventually } from '../../../../src/local-loop/eventually.ts';
 import type { Rest, RestResponse } from '../raw-api.ts';
@@ -44,7 +49,12 @@ export const probeField = 'crdgateRevisionProbe';
  * answer stripped as a re-sync from Git sends it. Outcomes name the CRD's own group, as the revision does. The CRD
  * is deleted at the end (its objects with it).
  */
-export async function observeRevision(rest: Rest, revision: CrdRevision, namespace: string, options: ObserveOptions): Promise<RevisionObservation> {
+export async function observeRevision(
+  rest: Rest,
+  revision: CrdRevision,
+  namespace: string,
+  options: ObserveOptions,
+): Promise<RevisionObservation> {
   const group = `${options.groupPrefix}.${revision.old.spec.group}`;
   const parallel = options.parallel ?? 6;
   const old = withProbe(renamed(revision.old, group), 'old');
@@ -55,7 +65,11 @@ export async function observeRevision(rest: Rest, revision: CrdRevision, namespa
   try {
     // Served once its collection answers in every version the objects come in (that is what Established means).
     for (const version of new Set(revision.objects.map(versionOf))) {
-      await eventually(`${old.metadata.name} to serve ${version}`, async () => ((await rest.send('GET', paths.collection(version))).status === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 50 });
+      await eventually(
+        `${old.metadata.name} to serve ${version}`,
+        async () => ((await rest.send('GET', paths.collection(version))).status === 200 ? true : undefined),
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
     }
     const notStored: RevisionObservation['notStored'] = [];
     const oldStorage = storageVersionOf(old).name;
@@ -72,15 +86,30 @@ export async function observeRevision(rest: Rest, revision: CrdRevision, namespa
     });
     const stored = created.filter((object): object is KubeObject => object !== undefined);
     // The API server's own controllers write the CRD's status in the meantime: a conflict is tried again.
-    const update = await eventually(`${old.metadata.name} to take the new revision`, async () => {
-      const current = (await send(rest, 'GET', crdPath, undefined, [200])).body as Crd & { metadata: { resourceVersion: string } };
-      const response = await rest.send('PUT', crdPath, { ...revised, metadata: { ...revised.metadata, resourceVersion: current.metadata.resourceVersion } });
-      return response.status === 409 ? undefined : response;
-    }, { timeoutMs: 30_000, intervalMs: 50 });
+    const update = await eventually(
+      `${old.metadata.name} to take the new revision`,
+      async () => {
+        const current = (await send(rest, 'GET', crdPath, undefined, [200])).body as Crd & {
+          metadata: { resourceVersion: string };
+        };
+        const response = await rest.send('PUT', crdPath, {
+          ...revised,
+          metadata: { ...revised.metadata, resourceVersion: current.metadata.resourceVersion },
+        });
+        return response.status === 409 ? undefined : response;
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
     const revisionRefused = update.status === 200 ? undefined : refusalOf(update);
     const serving = revisionRefused ? old : revised;
     if (!revisionRefused) await newRevisionServed(rest, serving, paths, namespace);
-    const readVersions = [...new Set([...old.spec.versions, ...revised.spec.versions].filter((version) => version.served).map((version) => version.name))];
+    const readVersions = [
+      ...new Set(
+        [...old.spec.versions, ...revised.spec.versions]
+          .filter((version) => version.served)
+          .map((version) => version.name),
+      ),
+    ];
     const newStorage = storageVersionOf(serving).name;
     const outcomes = await inParallel(stored, parallel, async (object): Promise<StoredObjectOutcome> => {
       const name = String(object.metadata?.name);
@@ -89,20 +118,44 @@ export async function observeRevision(rest: Rest, revision: CrdRevision, namespa
       for (const version of readVersions) {
         const response = await rest.send('GET', paths.object(version, name));
         answers.set(version, response);
-        reads[version] = response.status === 200 ? { object: inOwnGroup(withoutServerSetMetadata(response.body as KubeObject), revision.old.spec.group) } : { refused: refusalOf(response) };
+        reads[version] =
+          response.status === 200
+            ? { object: inOwnGroup(withoutServerSetMetadata(response.body as KubeObject), revision.old.spec.group) }
+            : { refused: refusalOf(response) };
       }
       const inStorage = answers.get(newStorage) ?? (await rest.send('GET', paths.object(newStorage, name)));
-      const write = async (method: 'PUT' | 'POST', path: string, body: KubeObject, success: number): Promise<WriteOutcome> => {
+      const write = async (
+        method: 'PUT' | 'POST',
+        path: string,
+        body: KubeObject,
+        success: number,
+      ): Promise<WriteOutcome> => {
         const response = await rest.send(method, path, body);
-        return response.status === success ? { allowed: true, stored: inOwnGroup(withoutServerSetMetadata(response.body as KubeObject), revision.old.spec.group) } : { allowed: false, refused: refusalOf(response) };
+        return response.status === success
+          ? {
+              allowed: true,
+              stored: inOwnGroup(withoutServerSetMetadata(response.body as KubeObject), revision.old.spec.group),
+            }
+          : { allowed: false, refused: refusalOf(response) };
       };
       if (inStorage.status !== 200) {
         const refused = refusalOf(inStorage);
-        return { object: refOf(object), reads, unchangedWrite: { allowed: false, refused }, labelWrite: { allowed: false, refused }, recreate: { allowed: false, refused } };
+        return {
+          object: refOf(object),
+          reads,
+          unchangedWrite: { allowed: false, refused },
+          labelWrite: { allowed: false, refused },
+          recreate: { allowed: false, refused },
+        };
       }
       const answered = inStorage.body as KubeObject;
       const unchangedWrite = await write('PUT', `${paths.object(newStorage, name)}?dryRun=All`, answered, 200);
-      const labelWrite = await write('PUT', `${paths.object(newStorage, name)}?dryRun=All`, withLabel(answered, options.label), 200);
+      const labelWrite = await write(
+        'PUT',
+        `${paths.object(newStorage, name)}?dryRun=All`,
+        withLabel(answered, options.label),
+        200,
+      );
       await send(rest, 'DELETE', paths.object(newStorage, name), undefined, [200]);
       const recreate = await write('POST', paths.collection(newStorage), asRecreated(answered), 201);
       return { object: refOf(object), reads, unchangedWrite, labelWrite, recreate };
@@ -130,12 +183,21 @@ function objectPaths(crd: Crd, namespace: string): ObjectPaths {
  */
 async function newRevisionServed(rest: Rest, revised: Crd, paths: ObjectPaths, namespace: string): Promise<void> {
   const version = storageVersionOf(revised).name;
-  const probe = { apiVersion: `${revised.spec.group}/${version}`, kind: revised.spec.names.kind, metadata: { name: 'revision-probe', ...(revised.spec.scope === 'Cluster' ? {} : { namespace }) }, [probeField]: 'new' };
-  await eventually(`${revised.metadata.name}'s new revision to be served`, async () => {
-    const response = await rest.send('POST', `${paths.collection(version)}?dryRun=All`, probe);
-    if (response.status === 404) return undefined;
-    return refusalOf(response).causes.some((cause) => cause.field === probeField) ? undefined : true;
-  }, { timeoutMs: 60_000, intervalMs: 50 });
+  const probe = {
+    apiVersion: `${revised.spec.group}/${version}`,
+    kind: revised.spec.names.kind,
+    metadata: { name: 'revision-probe', ...(revised.spec.scope === 'Cluster' ? {} : { namespace }) },
+    [probeField]: 'new',
+  };
+  await eventually(
+    `${revised.metadata.name}'s new revision to be served`,
+    async () => {
+      const response = await rest.send('POST', `${paths.collection(version)}?dryRun=All`, probe);
+      if (response.status === 404) return undefined;
+      return refusalOf(response).causes.some((cause) => cause.field === probeField) ? undefined : true;
+    },
+    { timeoutMs: 60_000, intervalMs: 50 },
+  );
 }
 
 function renamed(crd: Crd, group: string): Crd {
@@ -162,9 +224,18 @@ function inOwnGroup(object: KubeObject, group: string): KubeObject {
   return { ...object, apiVersion: `${group}/${versionOf(object)}` };
 }
 
-async function send(rest: Rest, method: string, path: string, body: unknown, expected: number[]): Promise<RestResponse> {
+async function send(
+  rest: Rest,
+  method: string,
+  path: string,
+  body: unknown,
+  expected: number[],
+): Promise<RestResponse> {
   const response = await rest.send(method, path, body);
-  if (!expected.includes(response.status)) throw new Error(`${method} ${path}: HTTP ${response.status} (expected ${expected.join(' or ')}): ${response.text.slice(0, 500)}`);
+  if (!expected.includes(response.status))
+    throw new Error(
+      `${method} ${path}: HTTP ${response.status} (expected ${expected.join(' or ')}): ${response.text.slice(0, 500)}`,
+    );
   return response;
 }
 
@@ -174,14 +245,27 @@ async function send(rest: Rest, method: string, path: string, body: unknown, exp
  */
 export function refusalOf(response: RestResponse): Refusal {
   const status = response.body as { details?: { causes?: Array<{ field?: string; reason?: string }> } } | undefined;
-  const causes = (status?.details?.causes ?? []).map((cause) => ({ field: cause.field === '<nil>' ? '' : (cause.field ?? ''), type: (isFieldErrorType(cause.reason ?? '') ? cause.reason : `unknown reason ${cause.reason ?? ''}`) as FieldErrorType }));
+  const causes = (status?.details?.causes ?? []).map((cause) => ({
+    field: cause.field === '<nil>' ? '' : (cause.field ?? ''),
+    type: (isFieldErrorType(cause.reason ?? '')
+      ? cause.reason
+      : `unknown reason ${cause.reason ?? ''}`) as FieldErrorType,
+  }));
   return { code: response.status, causes };
 }
 
 function withLabel(object: KubeObject, label: { key: string; value: string }): KubeObject {
-  return { ...object, metadata: { ...object.metadata, labels: { ...(object.metadata?.labels ?? {}), [label.key]: label.value } } } as KubeObject;
+  return {
+    ...object,
+    metadata: { ...object.metadata, labels: { ...(object.metadata?.labels ?? {}), [label.key]: label.value } },
+  } as KubeObject;
 }
 
 function refOf(object: KubeObject): StoredObjectOutcome['object'] {
-  return { apiVersion: String(object.apiVersion), kind: String(object.kind), ...(object.metadata?.namespace ? { namespace: String(object.metadata.namespace) } : {}), name: String(object.metadata?.name) };
+  return {
+    apiVersion: String(object.apiVersion),
+    kind: String(object.kind),
+    ...(object.metadata?.namespace ? { namespace: String(object.metadata.namespace) } : {}),
+    name: String(object.metadata?.name),
+  };
 }

@@ -1,5 +1,9 @@
 import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
-import { ConversionUnknownError, predictStoredObject, StoredObjectUnreadableError } from '../../../../src/crd-revision/objects/predict-stored-object.ts';
+import {
+  ConversionUnknownError,
+  predictStoredObject,
+  StoredObjectUnreadableError,
+} from '../../../../src/crd-revision/objects/predict-stored-object.ts';
 import { prepareCrdRevision, releaseCrdRevision } from '../../../../src/crd-revision/objects/revision-under-test.ts';
 import { observationsOf, outcomeDifferences } from './compare-outcomes.ts';
 import type { RevisionObservation } from './observe-revision.ts';
@@ -37,23 +41,51 @@ export interface DifferentialTally {
  * by the API server exactly when the prediction says it is.
  */
 export function predictAndCompare(observations: readonly RevisionObservation[]): DifferentialTally {
-  const tally: DifferentialTally = { revisions: 0, objects: 0, observations: 0, agreedObjects: 0, agreedObservations: 0, unseen: [], notStored: 0, predictionFailures: [], byKind: new Map(), differences: [] };
+  const tally: DifferentialTally = {
+    revisions: 0,
+    objects: 0,
+    observations: 0,
+    agreedObjects: 0,
+    agreedObservations: 0,
+    unseen: [],
+    notStored: 0,
+    predictionFailures: [],
+    byKind: new Map(),
+    differences: [],
+  };
   for (const { revision, stored, notStored, revisionRefused, outcomes } of observations) {
     tally.revisions += 1;
     tally.notStored += notStored.length;
-    const kind = tally.byKind.get(revision.kind) ?? { revisions: 0, objects: 0, observations: 0, agreedObservations: 0 };
+    const kind = tally.byKind.get(revision.kind) ?? {
+      revisions: 0,
+      objects: 0,
+      observations: 0,
+      agreedObservations: 0,
+    };
     tally.byKind.set(revision.kind, kind);
     kind.revisions += 1;
     let prepared;
     try {
       prepared = prepareCrdRevision(revision.old, revision.new);
     } catch (error) {
-      tally.predictionFailures.push({ revision: revision.id, change: revision.change, error: error instanceof Error ? error.message : String(error) });
+      tally.predictionFailures.push({
+        revision: revision.id,
+        change: revision.change,
+        error: error instanceof Error ? error.message : String(error),
+      });
       continue;
     }
     const predictedRefusal = prepared.updateRefusal ? JSON.stringify(prepared.updateRefusal) : 'applied';
     const observedRefusal = revisionRefused ? JSON.stringify(revisionRefused) : 'applied';
-    if (predictedRefusal !== observedRefusal) tally.differences.push({ revision: revision.id, change: revision.change, object: '(the CRD)', observation: 'CRD update', apiServer: observedRefusal, prediction: predictedRefusal });
+    if (predictedRefusal !== observedRefusal)
+      tally.differences.push({
+        revision: revision.id,
+        change: revision.change,
+        object: '(the CRD)',
+        observation: 'CRD update',
+        apiServer: observedRefusal,
+        prediction: predictedRefusal,
+      });
     stored.forEach((object, index) => {
       const observed = outcomes[index]!;
       const name = objectName(object);
@@ -75,7 +107,14 @@ export function predictAndCompare(observations: readonly RevisionObservation[]):
       tally.agreedObservations += agreed;
       kind.agreedObservations += agreed;
       if (differences.length === 0) tally.agreedObjects += 1;
-      tally.differences.push(...differences.map((difference) => ({ revision: revision.id, change: revision.change, object: name, ...difference })));
+      tally.differences.push(
+        ...differences.map((difference) => ({
+          revision: revision.id,
+          change: revision.change,
+          object: name,
+          ...difference,
+        })),
+      );
     });
     // Hundreds of revisions are compiled in one engine, whose memory only grows: each is dropped when compared.
     releaseCrdRevision(prepared);
@@ -94,7 +133,10 @@ export function describeTally(what: string, tally: DifferentialTally): string {
   const lines = [
     `${what}: ${n(tally.revisions)} revisions; ${n(tally.agreedObjects)} of ${n(tally.objects)} objects, ${n(tally.agreedObservations)} of ${n(tally.observations)} observations as predicted` +
       `; ${n(tally.unseen.length)} objects the prediction says it cannot see (counted apart); ${n(tally.notStored)} objects the old revision refused to store`,
-    ...[...tally.byKind].map(([kind, entry]) => `  ${kind}: ${entry.revisions} revisions, ${entry.objects} objects, ${entry.agreedObservations} of ${entry.observations} observations`),
+    ...[...tally.byKind].map(
+      ([kind, entry]) =>
+        `  ${kind}: ${entry.revisions} revisions, ${entry.objects} objects, ${entry.agreedObservations} of ${entry.observations} observations`,
+    ),
   ];
   return lines.join('\n');
 }

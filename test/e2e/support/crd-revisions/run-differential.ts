@@ -24,17 +24,33 @@ export interface RunOptions {
 }
 
 /** Generates every revision of every input and observes each on the API server, several at a time. */
-export async function runDifferential(rest: Rest, inputs: readonly CrdWithObjects[], options: RunOptions): Promise<DifferentialRun> {
-  const generated = inputs.map((input) => generateRevisions(input, { ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.kinds ? { kinds: options.kinds } : {}) }));
+export async function runDifferential(
+  rest: Rest,
+  inputs: readonly CrdWithObjects[],
+  options: RunOptions,
+): Promise<DifferentialRun> {
+  const generated = inputs.map((input) =>
+    generateRevisions(input, {
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.kinds ? { kinds: options.kinds } : {}),
+    }),
+  );
   const revisions = generated.flatMap((result) => result.revisions);
   const failed: DifferentialRun['failed'] = [];
   const observed = await inParallel(revisions, options.parallelRevisions ?? 6, async (revision, index) => {
     try {
-      return await observeRevision(rest, revision, options.namespace, { groupPrefix: `r${index}-${options.runId}`, label: options.label });
+      return await observeRevision(rest, revision, options.namespace, {
+        groupPrefix: `r${index}-${options.runId}`,
+        label: options.label,
+      });
     } catch (error) {
       failed.push({ revision, error: error instanceof Error ? error.message : String(error) });
       return undefined;
     }
   });
-  return { observations: observed.filter((observation): observation is RevisionObservation => observation !== undefined), withoutSite: generated.flatMap((result) => result.withoutSite), failed };
+  return {
+    observations: observed.filter((observation): observation is RevisionObservation => observation !== undefined),
+    withoutSite: generated.flatMap((result) => result.withoutSite),
+    failed,
+  };
 }

@@ -14,13 +14,25 @@ const letters = 'abcdefghijklmnopqrstuvwxyz';
  * they are stored, and the observer leaves them out and counts them. Where no value can be made for a field (a
  * pattern no candidate meets), the `example` object's value there is taken.
  */
-export function sampleObjects(crd: Crd, count: number, random: SeededRandom, namespace: string | undefined, example?: KubeObject): KubeObject[] {
+export function sampleObjects(
+  crd: Crd,
+  count: number,
+  random: SeededRandom,
+  namespace: string | undefined,
+  example?: KubeObject,
+): KubeObject[] {
   const version = storageVersionOf(crd);
   const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  const bodies: Array<Json | undefined> = [minimalValue(schema) ?? (example as Json | undefined), fullValue(schema, 4) ?? (example as Json | undefined)];
-  for (let index = 0; index < count; index += 1) bodies.push(sampleValue(schema, random, 0, example as Json | undefined));
+  const bodies: Array<Json | undefined> = [
+    minimalValue(schema) ?? (example as Json | undefined),
+    fullValue(schema, 4) ?? (example as Json | undefined),
+  ];
+  for (let index = 0; index < count; index += 1)
+    bodies.push(sampleValue(schema, random, 0, example as Json | undefined));
   return bodies
-    .filter((body): body is { [key: string]: Json } => body !== null && typeof body === 'object' && !Array.isArray(body))
+    .filter(
+      (body): body is { [key: string]: Json } => body !== null && typeof body === 'object' && !Array.isArray(body),
+    )
     .map((body, index) => {
       const { metadata: _metadata, status: _status, ...rest } = body;
       return {
@@ -32,19 +44,37 @@ export function sampleObjects(crd: Crd, count: number, random: SeededRandom, nam
     });
 }
 
-function sampleValue(schema: JSONSchemaProps, random: SeededRandom, depth: number, example: Json | undefined): Json | undefined {
+function sampleValue(
+  schema: JSONSchemaProps,
+  random: SeededRandom,
+  depth: number,
+  example: Json | undefined,
+): Json | undefined {
   return made(schema, random, depth, example) ?? example;
 }
 
-function made(schema: JSONSchemaProps, random: SeededRandom, depth: number, example: Json | undefined): Json | undefined {
+function made(
+  schema: JSONSchemaProps,
+  random: SeededRandom,
+  depth: number,
+  example: Json | undefined,
+): Json | undefined {
   if (schema.enum && schema.enum.length > 0) return random.pick(schema.enum) as Json;
-  if (schema['x-kubernetes-int-or-string'] || schema['x-kubernetes-embedded-resource'] || schema.pattern || schema.format) return example ?? minimalValue(schema, depth);
+  if (
+    schema['x-kubernetes-int-or-string'] ||
+    schema['x-kubernetes-embedded-resource'] ||
+    schema.pattern ||
+    schema.format
+  )
+    return example ?? minimalValue(schema, depth);
   if (schema.default !== undefined && random.next() < 0.5) return schema.default as Json;
   switch (schema.type) {
     case 'string': {
       const min = schema.minLength ?? 0;
       const max = Math.min(schema.maxLength ?? 12, Math.max(min, 12));
-      return Array.from({ length: random.between(Math.max(min, 1), Math.max(min, max, 1)) }, () => random.pick([...letters])).join('');
+      return Array.from({ length: random.between(Math.max(min, 1), Math.max(min, max, 1)) }, () =>
+        random.pick([...letters]),
+      ).join('');
     }
     case 'integer': {
       const min = schema.minimum === undefined ? 0 : schema.minimum + (schema.exclusiveMinimum ? 1 : 0);
@@ -64,7 +94,10 @@ function made(schema: JSONSchemaProps, random: SeededRandom, depth: number, exam
       const keys = new Set<string>();
       const keyOf = (item: Json): string => {
         if (schema['x-kubernetes-list-type'] === 'set') return JSON.stringify(item);
-        if (schema['x-kubernetes-list-type'] === 'map') return JSON.stringify((schema['x-kubernetes-list-map-keys'] ?? []).map((key) => (item as Record<string, Json>)?.[key]));
+        if (schema['x-kubernetes-list-type'] === 'map')
+          return JSON.stringify(
+            (schema['x-kubernetes-list-map-keys'] ?? []).map((key) => (item as Record<string, Json>)?.[key]),
+          );
         return String(items.length);
       };
       for (let tries = 0; items.length < random.between(min, Math.max(min, max)) && tries < 10; tries += 1) {
@@ -80,7 +113,12 @@ function made(schema: JSONSchemaProps, random: SeededRandom, depth: number, exam
   }
 }
 
-function sampleObject(schema: JSONSchemaProps, random: SeededRandom, depth: number, example: { [key: string]: Json } | undefined): Json | undefined {
+function sampleObject(
+  schema: JSONSchemaProps,
+  random: SeededRandom,
+  depth: number,
+  example: { [key: string]: Json } | undefined,
+): Json | undefined {
   if (depth >= maxDepth) return minimalValue(schema, depth);
   const value: Record<string, Json> = {};
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
@@ -100,7 +138,9 @@ function sampleObject(schema: JSONSchemaProps, random: SeededRandom, depth: numb
       if (child !== undefined) value[`key${index}`] = child;
     }
   }
-  if (schema.maxProperties !== undefined && Object.keys(value).length > schema.maxProperties) return minimalValue(schema, depth);
-  if (schema.minProperties !== undefined && Object.keys(value).length < schema.minProperties) return fullValue(schema, 2, depth);
+  if (schema.maxProperties !== undefined && Object.keys(value).length > schema.maxProperties)
+    return minimalValue(schema, depth);
+  if (schema.minProperties !== undefined && Object.keys(value).length < schema.minProperties)
+    return fullValue(schema, 2, depth);
   return value;
 }

@@ -29,9 +29,23 @@ const maxDepth = 10;
  */
 export function schemaSites(schema: JSONSchemaProps, objects: readonly unknown[]): SchemaSite[] {
   const sites = new Map<string, SchemaSite>();
-  const visit = (node: JSONSchemaProps, steps: SiteStep[], parent: JSONSchemaProps | undefined, underList: boolean): void => {
+  const visit = (
+    node: JSONSchemaProps,
+    steps: SiteStep[],
+    parent: JSONSchemaProps | undefined,
+    underList: boolean,
+  ): void => {
     if (steps.length > maxDepth) return;
-    if (steps.length > 0) sites.set(steps.join('.'), { steps, schema: node, ...(parent ? { parent } : {}), held: [], holders: new Set(), parentHolders: new Set(), underList });
+    if (steps.length > 0)
+      sites.set(steps.join('.'), {
+        steps,
+        schema: node,
+        ...(parent ? { parent } : {}),
+        held: [],
+        holders: new Set(),
+        parentHolders: new Set(),
+        underList,
+      });
     if (node['x-kubernetes-embedded-resource'] || node['x-kubernetes-int-or-string']) return;
     for (const [name, child] of Object.entries(node.properties ?? {})) {
       if (steps.length === 0 && ['metadata', 'apiVersion', 'kind', 'status'].includes(name)) continue;
@@ -53,7 +67,9 @@ export function schemaSites(schema: JSONSchemaProps, objects: readonly unknown[]
           walk(child, childSteps);
         }
         // Sites whose parent is here but which the object lacks.
-        for (const site of sites.values()) if (site.steps.length === steps.length + 1 && site.steps.slice(0, -1).join('.') === steps.join('.')) site.parentHolders.add(index);
+        for (const site of sites.values())
+          if (site.steps.length === steps.length + 1 && site.steps.slice(0, -1).join('.') === steps.join('.'))
+            site.parentHolders.add(index);
       } else if (Array.isArray(value)) {
         const itemSteps = [...steps, eachItem];
         const site = sites.get(itemSteps.join('.'));
@@ -87,7 +103,8 @@ export function pathOf(steps: readonly SiteStep[]): string {
 export function ruleTexts(schema: JSONSchemaProps): string[] {
   const texts: string[] = [];
   const visit = (node: JSONSchemaProps): void => {
-    for (const rule of node['x-kubernetes-validations'] ?? []) texts.push(rule.rule, rule.messageExpression ?? '', rule.fieldPath ?? '');
+    for (const rule of node['x-kubernetes-validations'] ?? [])
+      texts.push(rule.rule, rule.messageExpression ?? '', rule.fieldPath ?? '');
     for (const child of Object.values(node.properties ?? {})) visit(child);
     if (node.items) visit(node.items);
     if (typeof node.additionalProperties === 'object') visit(node.additionalProperties);

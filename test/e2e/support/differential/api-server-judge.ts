@@ -19,16 +19,34 @@ export interface ResourceOf {
  * dry-run POST; an UPDATE stores the old object for real (its status as well), then sends a dry-run PUT of the new
  * one over it, and deletes the old again. Field validation Strict makes unknown and duplicate fields errors, as kubectl's default.
  */
-export async function apiServerJudgement(rest: Rest, resource: ResourceOf, testCase: DifferentialCase, name: string): Promise<Judgement> {
+export async function apiServerJudgement(
+  rest: Rest,
+  resource: ResourceOf,
+  testCase: DifferentialCase,
+  name: string,
+): Promise<Judgement> {
   const collection = `/apis/${resource.group}/${resource.version}/namespaces/${resource.namespace}/${resource.plural}`;
-  const named = (object: Record<string, unknown>) => ({ ...object, metadata: { ...(object.metadata as object | undefined), name, namespace: resource.namespace } });
+  const named = (object: Record<string, unknown>) => ({
+    ...object,
+    metadata: { ...(object.metadata as object | undefined), name, namespace: resource.namespace },
+  });
   if (testCase.oldObject === undefined) {
-    return judgementOf(await rest.send('POST', `${collection}?dryRun=All&fieldValidation=Strict`, named(testCase.object)));
+    return judgementOf(
+      await rest.send('POST', `${collection}?dryRun=All&fieldValidation=Strict`, named(testCase.object)),
+    );
   }
   const created = await rest.send('POST', `${collection}?fieldValidation=Strict`, named(testCase.oldObject));
-  if (created.status !== 201) throw new Error(`${testCase.name}: the old object was refused (HTTP ${created.status}): ${created.text.slice(0, 400)}`);
+  if (created.status !== 201)
+    throw new Error(
+      `${testCase.name}: the old object was refused (HTTP ${created.status}): ${created.text.slice(0, 400)}`,
+    );
   try {
-    const resourceVersion = await withStatusOf(rest, `${collection}/${name}`, created.body as StoredObject, testCase.oldObject['status']);
+    const resourceVersion = await withStatusOf(
+      rest,
+      `${collection}/${name}`,
+      created.body as StoredObject,
+      testCase.oldObject['status'],
+    );
     const updated = named(testCase.object);
     (updated.metadata as Record<string, unknown>)['resourceVersion'] = resourceVersion;
     return judgementOf(await rest.send('PUT', `${collection}/${name}?dryRun=All&fieldValidation=Strict`, updated));
@@ -48,7 +66,10 @@ type StoredObject = Record<string, unknown> & { metadata: { resourceVersion: str
 async function withStatusOf(rest: Rest, path: string, created: StoredObject, status: unknown): Promise<string> {
   if (status === undefined || jsonEqual(created['status'], status)) return created.metadata.resourceVersion;
   const written = await rest.send('PUT', `${path}/status?fieldValidation=Strict`, { ...created, status });
-  if (written.status !== 200) throw new Error(`${path}: the old object's status was refused (HTTP ${written.status}): ${written.text.slice(0, 400)}`);
+  if (written.status !== 200)
+    throw new Error(
+      `${path}: the old object's status was refused (HTTP ${written.status}): ${written.text.slice(0, 400)}`,
+    );
   return (written.body as StoredObject).metadata.resourceVersion;
 }
 
@@ -57,13 +78,22 @@ async function withStatusOf(rest: Rest, path: string, created: StoredObject, sta
  * reads it (the API server defaults on read, too) and deleted: `stored` is what the API server holds. A refusal is
  * judged as any other.
  */
-export async function storedJudgement(rest: Rest, resource: ResourceOf, object: Record<string, unknown>, name: string): Promise<Judgement> {
+export async function storedJudgement(
+  rest: Rest,
+  resource: ResourceOf,
+  object: Record<string, unknown>,
+  name: string,
+): Promise<Judgement> {
   const collection = `/apis/${resource.group}/${resource.version}/namespaces/${resource.namespace}/${resource.plural}`;
-  const created = await rest.send('POST', `${collection}?fieldValidation=Strict`, { ...object, metadata: { name, namespace: resource.namespace } });
+  const created = await rest.send('POST', `${collection}?fieldValidation=Strict`, {
+    ...object,
+    metadata: { name, namespace: resource.namespace },
+  });
   if (created.status !== 201) return judgementOf(created);
   try {
     const read = await rest.send('GET', `${collection}/${name}`);
-    if (read.status !== 200) throw new Error(`${name} was stored but cannot be read back (HTTP ${read.status}): ${read.text.slice(0, 400)}`);
+    if (read.status !== 200)
+      throw new Error(`${name} was stored but cannot be read back (HTTP ${read.status}): ${read.text.slice(0, 400)}`);
     return { allowed: true, stored: read.body, warnings: created.warnings };
   } finally {
     await rest.send('DELETE', `${collection}/${name}`);
@@ -71,18 +101,26 @@ export async function storedJudgement(rest: Rest, resource: ResourceOf, object: 
 }
 
 function judgementOf(response: { status: number; body: unknown; text: string; warnings: string[] }): Judgement {
-  if (response.status === 200 || response.status === 201) return { allowed: true, stored: response.body, warnings: response.warnings };
-  const status = response.body as { code?: number; message?: string; details?: { causes?: Array<{ field?: string; message?: string }> } } | undefined;
-  if (status?.code !== 422 && status?.code !== 400) throw new Error(`the API server answered HTTP ${response.status}: ${response.text.slice(0, 400)}`);
+  if (response.status === 200 || response.status === 201)
+    return { allowed: true, stored: response.body, warnings: response.warnings };
+  const status = response.body as
+    { code?: number; message?: string; details?: { causes?: Array<{ field?: string; message?: string }> } } | undefined;
+  if (status?.code !== 422 && status?.code !== 400)
+    throw new Error(`the API server answered HTTP ${response.status}: ${response.text.slice(0, 400)}`);
   const causes = status.details?.causes ?? [];
   // Strict field validation refuses before the schema does, with the fields in the message alone (HTTP 400).
-  const strict = [...(status.message ?? '').matchAll(/(?:unknown|duplicate) field "([^"]+)"/g)].map((match) => match[1]!);
+  const strict = [...(status.message ?? '').matchAll(/(?:unknown|duplicate) field "([^"]+)"/g)].map(
+    (match) => match[1]!,
+  );
   const fields = [...causes.map((cause) => cause.field ?? ''), ...strict];
-  const messages = causes.length > 0 ? causes.map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`) : [status.message ?? ''];
+  const messages =
+    causes.length > 0 ? causes.map((cause) => `${cause.field ?? ''}: ${cause.message ?? ''}`) : [status.message ?? ''];
   return {
     allowed: false,
     fields: [...new Set(fields)].sort(),
     messages,
-    ...(causes.length > 0 ? { causes: causes.map((cause) => ({ field: cause.field ?? '', message: cause.message ?? '' })) } : {}),
+    ...(causes.length > 0
+      ? { causes: causes.map((cause) => ({ field: cause.field ?? '', message: cause.message ?? '' })) }
+      : {}),
   };
 }

@@ -38,7 +38,10 @@ export function agrees(apiServer: Judgement, crdgate: CheckResult): boolean {
   // A 400 of strict decoding carries no causes, only its message: the fields above are all there is to compare.
   if (apiServer.causes === undefined) return true;
   const messages = crdgate.causes.map((cause) => `${cause.field}: ${cause.message}`).sort();
-  return JSON.stringify(messages) === JSON.stringify(apiServer.causes.map((cause) => `${withoutNil(cause.field)}: ${cause.message}`).sort());
+  return (
+    JSON.stringify(messages) ===
+    JSON.stringify(apiServer.causes.map((cause) => `${withoutNil(cause.field)}: ${cause.message}`).sort())
+  );
 }
 
 function withoutNil(field: string): string {
@@ -50,7 +53,10 @@ function withoutNil(field: string): string {
  * crdgate says it would store differ, path by path, in all but metadata: the API server's own (uid,
  * resourceVersion, managedFields, times) is no part of what the schema decides. Empty when they are alike.
  */
-export function storedDifferences(apiServer: unknown, crdgate: unknown): Array<{ path: string; apiServer: unknown; crdgate: unknown }> {
+export function storedDifferences(
+  apiServer: unknown,
+  crdgate: unknown,
+): Array<{ path: string; apiServer: unknown; crdgate: unknown }> {
   const differences: Array<{ path: string; apiServer: unknown; crdgate: unknown }> = [];
   const walk = (a: unknown, b: unknown, path: string): void => {
     if (jsonEqual(a, b)) return;
@@ -60,8 +66,15 @@ export function storedDifferences(apiServer: unknown, crdgate: unknown): Array<{
       differences.push({ path: path || '(root)', apiServer: a, crdgate: b });
       return;
     }
-    const keys = bothLists ? (a as unknown[]).map((_, index) => index) : [...new Set([...Object.keys(a as object), ...Object.keys(b as object)])];
-    for (const key of keys) walk((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+    const keys = bothLists
+      ? (a as unknown[]).map((_, index) => index)
+      : [...new Set([...Object.keys(a as object), ...Object.keys(b as object)])];
+    for (const key of keys)
+      walk(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key,
+      );
   };
   walk(withoutMetadata(apiServer), withoutMetadata(crdgate), '');
   return differences;
@@ -82,19 +95,25 @@ export function describeJudgement(judgement: Judgement): string {
 }
 
 export function describeCheck(result: CheckResult): string {
-  return result.allowed ? 'allowed' : `denied: ${result.causes.map((cause) => `${cause.field}: ${cause.message}`).join('; ') || result.message}`;
+  return result.allowed
+    ? 'allowed'
+    : `denied: ${result.causes.map((cause) => `${cause.field}: ${cause.message}`).join('; ') || result.message}`;
 }
 
 /** How the two answers differ, each side in its own words; undefined when they agree. */
 export function disagreementOf(name: string, apiServer: Judgement, crdgate: CheckResult): Disagreement | undefined {
   if (agrees(apiServer, crdgate)) return undefined;
-  if (!apiServer.allowed || !crdgate.allowed) return { case: name, apiServer: describeJudgement(apiServer), crdgate: describeCheck(crdgate) };
+  if (!apiServer.allowed || !crdgate.allowed)
+    return { case: name, apiServer: describeJudgement(apiServer), crdgate: describeCheck(crdgate) };
   const differences = storedDifferences(apiServer.stored, crdgate.object);
-  const side = (which: 'apiServer' | 'crdgate') => `allowed, storing ${differences.map((difference) => `${difference.path} = ${JSON.stringify(difference[which])}`).join('; ')}`;
+  const side = (which: 'apiServer' | 'crdgate') =>
+    `allowed, storing ${differences.map((difference) => `${difference.path} = ${JSON.stringify(difference[which])}`).join('; ')}`;
   return { case: name, apiServer: side('apiServer'), crdgate: side('crdgate') };
 }
 
-export function tally(results: ReadonlyArray<{ testCase: DifferentialCase; apiServer: Judgement; crdgate: CheckResult }>): Tally {
+export function tally(
+  results: ReadonlyArray<{ testCase: DifferentialCase; apiServer: Judgement; crdgate: CheckResult }>,
+): Tally {
   const byMutation = new Map<string, { cases: number; disagreements: number }>();
   const disagreements: Disagreement[] = [];
   for (const { testCase, apiServer, crdgate } of results) {
@@ -107,6 +126,14 @@ export function tally(results: ReadonlyArray<{ testCase: DifferentialCase; apiSe
     }
     byMutation.set(testCase.mutation, entry);
   }
-  const both = (allowed: boolean) => results.filter((result) => result.apiServer.allowed === allowed && result.crdgate.allowed === allowed).length;
-  return { cases: results.length, agreed: results.length - disagreements.length, storedCompared: both(true), refused: both(false), byMutation, disagreements };
+  const both = (allowed: boolean) =>
+    results.filter((result) => result.apiServer.allowed === allowed && result.crdgate.allowed === allowed).length;
+  return {
+    cases: results.length,
+    agreed: results.length - disagreements.length,
+    storedCompared: both(true),
+    refused: both(false),
+    byMutation,
+    disagreements,
+  };
 }

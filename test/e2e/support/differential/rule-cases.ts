@@ -8,16 +8,56 @@ type Steps = string[];
 // schemes, IPs of both families, CIDRs of several widths, versions, durations, quantities, percentages, timestamps
 // on both sides of a date, times of day, dotted keys; small, equal, ordered and unordered numbers.
 const strings = [
-  '', 'a', 'A', 'abc', 'a-b', 'a1', 'abc-0', 'abc-7', ' a', 'a,b,c,d', 'a,b', 'https://a.example.com', 'http://a.example.com', '10.0.0.1',
-  '2001:db8::1', '10.0.0.0/8', '10.0.0.0/24', '1.2.3', '0.1.0', 'v1', '1h', '2000h', '1Gi', '512Mi', '2Gi', '10%', '3', 'app.a', 'admin',
-  'read', 'write', 'gold', 'silver', '2019-06-01T00:00:00Z', '2024-06-01T00:00:00Z', 'x'.repeat(30), '02:00', '23:30', '00:00',
+  '',
+  'a',
+  'A',
+  'abc',
+  'a-b',
+  'a1',
+  'abc-0',
+  'abc-7',
+  ' a',
+  'a,b,c,d',
+  'a,b',
+  'https://a.example.com',
+  'http://a.example.com',
+  '10.0.0.1',
+  '2001:db8::1',
+  '10.0.0.0/8',
+  '10.0.0.0/24',
+  '1.2.3',
+  '0.1.0',
+  'v1',
+  '1h',
+  '2000h',
+  '1Gi',
+  '512Mi',
+  '2Gi',
+  '10%',
+  '3',
+  'app.a',
+  'admin',
+  'read',
+  'write',
+  'gold',
+  'silver',
+  '2019-06-01T00:00:00Z',
+  '2024-06-01T00:00:00Z',
+  'x'.repeat(30),
+  '02:00',
+  '23:30',
+  '00:00',
 ];
 // Spread first: a property gets four of them, and `min <= max` rules need a large one.
 const integers = [0, 20000, 1, 100, 2, 3, 5, -1];
 const numberLists: Json[] = [[1, 2], [2, 1], [60, 50], [10, 20, 30], [5]];
 const stringLists: Json[] = [['read'], ['admin'], ['admin', 'read'], ['write', 'read'], ['x']];
 const mapKeys = ['app.a', 'b', 'app.long', 'not a key!'];
-const formats: Record<string, RegExp> = { 'date-time': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, date: /^\d{4}-\d\d-\d\d$/, duration: /^\d+[hms]$/ };
+const formats: Record<string, RegExp> = {
+  'date-time': /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+  date: /^\d{4}-\d\d-\d\d$/,
+  duration: /^\d+[hms]$/,
+};
 const maxVariants = 24;
 const maxObjectVariants = 48;
 const maxOldsPerSite = 6;
@@ -36,10 +76,15 @@ export function ruleSites(schema: JSONSchemaProps, steps: Steps = []): RuleSite[
   const rules = [
     ...(schema['x-kubernetes-validations'] ?? []),
     ...(schema.items?.['x-kubernetes-validations'] ?? []),
-    ...(typeof schema.additionalProperties === 'object' ? (schema.additionalProperties['x-kubernetes-validations'] ?? []) : []),
+    ...(typeof schema.additionalProperties === 'object'
+      ? (schema.additionalProperties['x-kubernetes-validations'] ?? [])
+      : []),
   ];
-  const here: RuleSite[] = rules.length > 0 ? [{ steps, schema, transition: rules.some((rule) => /\boldSelf\b/.test(rule.rule)) }] : [];
-  const below = Object.entries(schema.properties ?? {}).flatMap(([name, child]) => (name === 'metadata' && steps.length === 0 ? [] : ruleSites(child, [...steps, name])));
+  const here: RuleSite[] =
+    rules.length > 0 ? [{ steps, schema, transition: rules.some((rule) => /\boldSelf\b/.test(rule.rule)) }] : [];
+  const below = Object.entries(schema.properties ?? {}).flatMap(([name, child]) =>
+    name === 'metadata' && steps.length === 0 ? [] : ruleSites(child, [...steps, name]),
+  );
   return [...here, ...below];
 }
 
@@ -47,7 +92,9 @@ export function ruleSites(schema: JSONSchemaProps, steps: Steps = []): RuleSite[
 export function variantsOf(schema: JSONSchemaProps, current: Json | undefined): Json[] {
   const candidates = candidatesOf(schema, current).filter((value) => fitsSchema(schema, value));
   const unique = [...new Map(candidates.map((value) => [JSON.stringify(value), value])).values()];
-  return unique.filter((value) => JSON.stringify(value) !== JSON.stringify(current)).slice(0, schema.type === 'object' ? maxObjectVariants : maxVariants);
+  return unique
+    .filter((value) => JSON.stringify(value) !== JSON.stringify(current))
+    .slice(0, schema.type === 'object' ? maxObjectVariants : maxVariants);
 }
 
 function candidatesOf(schema: JSONSchemaProps, current: Json | undefined): Json[] {
@@ -57,7 +104,11 @@ function candidatesOf(schema: JSONSchemaProps, current: Json | undefined): Json[
     case 'string': {
       // A value of another format is refused by the schema before any rule runs: those that fit first.
       const format = schema.format ? formats[schema.format] : undefined;
-      return format ? [...strings.filter((value) => format.test(value)), '2020-01-01T00:00:00Z', '2019-12-31T23:59:59Z'].filter((value) => format.test(value)) : strings;
+      return format
+        ? [...strings.filter((value) => format.test(value)), '2020-01-01T00:00:00Z', '2019-12-31T23:59:59Z'].filter(
+            (value) => format.test(value),
+          )
+        : strings;
     }
     case 'integer':
       return integers;
@@ -68,7 +119,9 @@ function candidatesOf(schema: JSONSchemaProps, current: Json | undefined): Json[
     case 'array':
       return listCandidates(schema);
     case 'object':
-      return typeof schema.additionalProperties === 'object' ? mapCandidates(schema.additionalProperties) : objectCandidates(schema, current);
+      return typeof schema.additionalProperties === 'object'
+        ? mapCandidates(schema.additionalProperties)
+        : objectCandidates(schema, current);
     default:
       return [];
   }
@@ -96,7 +149,11 @@ function listCandidates(schema: JSONSchemaProps): Json[] {
 
 function mapCandidates(values: JSONSchemaProps): Json[] {
   const value = values.type === 'string' ? 'v' : (fullValue(values, 2) ?? null);
-  return [{}, ...mapKeys.map((key) => ({ [key]: value })), { 'app.a': values.type === 'string' ? 'x'.repeat(30) : value }];
+  return [
+    {},
+    ...mapKeys.map((key) => ({ [key]: value })),
+    { 'app.a': values.type === 'string' ? 'x'.repeat(30) : value },
+  ];
 }
 
 /** The object with each optional property left out or added, and each scalar property set to each pool value. */
@@ -107,16 +164,24 @@ function objectCandidates(schema: JSONSchemaProps, current: Json | undefined): J
   const presence: Json[] = [];
   const values: Json[][] = [];
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    if (name in base && !schema.required?.includes(name)) presence.push(Object.fromEntries(Object.entries(base).filter(([key]) => key !== name)));
+    if (name in base && !schema.required?.includes(name))
+      presence.push(Object.fromEntries(Object.entries(base).filter(([key]) => key !== name)));
     if (!(name in base)) {
       const added = fullValue(property, 2);
       if (added !== undefined) presence.push({ ...base, [name]: added });
     }
     if (['string', 'integer', 'boolean'].includes(String(property.type)) || property['x-kubernetes-int-or-string']) {
-      values.push(candidatesOf(property, base[name]).filter((candidate) => fitsSchema(property, candidate)).slice(0, 4).map((value) => ({ ...base, [name]: value })));
+      values.push(
+        candidatesOf(property, base[name])
+          .filter((candidate) => fitsSchema(property, candidate))
+          .slice(0, 4)
+          .map((value) => ({ ...base, [name]: value })),
+      );
     }
   }
-  const interleaved = Array.from({ length: Math.max(0, ...values.map((list) => list.length)) }, (_, index) => values.flatMap((list) => (index < list.length ? [list[index]!] : [])));
+  const interleaved = Array.from({ length: Math.max(0, ...values.map((list) => list.length)) }, (_, index) =>
+    values.flatMap((list) => (index < list.length ? [list[index]!] : [])),
+  );
   // And every property at once: "a and b are mutually exclusive" turns only when both are there.
   const everything = fullValue(schema, 2);
   return [...(everything === undefined ? [] : [everything]), ...presence, ...interleaved.flat()];
@@ -134,16 +199,25 @@ function fitsSchema(schema: JSONSchemaProps, value: Json): boolean {
   }
   if (typeof value === 'number') {
     if (schema.type !== 'integer' && schema.type !== 'number' && !schema['x-kubernetes-int-or-string']) return false;
-    return (schema.minimum === undefined || value >= schema.minimum) && (schema.maximum === undefined || value <= schema.maximum);
+    return (
+      (schema.minimum === undefined || value >= schema.minimum) &&
+      (schema.maximum === undefined || value <= schema.maximum)
+    );
   }
-  if (Array.isArray(value)) return schema.type === 'array' && (schema.maxItems === undefined || value.length <= schema.maxItems) && value.length >= (schema.minItems ?? 0);
+  if (Array.isArray(value))
+    return (
+      schema.type === 'array' &&
+      (schema.maxItems === undefined || value.length <= schema.maxItems) &&
+      value.length >= (schema.minItems ?? 0)
+    );
   if (typeof value === 'boolean') return schema.type === 'boolean';
   return schema.type === 'object';
 }
 
 function withLeaves(value: Json, change: (leaf: Json) => Json): Json {
   if (Array.isArray(value)) return value.map((item) => withLeaves(item, change));
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withLeaves(child, change)]));
+  if (isRecord(value))
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withLeaves(child, change)]));
   return change(value);
 }
 
@@ -153,7 +227,12 @@ function renamed(value: Json, index: number): Json {
 }
 
 /** The object with the value at `steps`, parents made (each as its schema's minimal value) where absent. */
-function withValueAndParentsAt(object: Record<string, unknown>, schema: JSONSchemaProps, steps: Steps, value: Json): Record<string, unknown> {
+function withValueAndParentsAt(
+  object: Record<string, unknown>,
+  schema: JSONSchemaProps,
+  steps: Steps,
+  value: Json,
+): Record<string, unknown> {
   const copy = structuredClone(object) as { [key: string]: Json };
   let node = copy;
   let nodeSchema = schema;
@@ -183,12 +262,18 @@ export function ruleCreateCases(schema: JSONSchemaProps, base: Record<string, un
  * UPDATEs where transition rules judge: at each place with a rule on oldSelf, from an object the API server stored
  * (a create it allowed) to the other values of that place.
  */
-export function ruleUpdateCases(schema: JSONSchemaProps, base: Record<string, unknown>, allowedCreates: readonly DifferentialCase[]): DifferentialCase[] {
+export function ruleUpdateCases(
+  schema: JSONSchemaProps,
+  base: Record<string, unknown>,
+  allowedCreates: readonly DifferentialCase[],
+): DifferentialCase[] {
   const cases: DifferentialCase[] = [];
   for (const site of ruleSites(schema).filter((candidate) => candidate.transition && candidate.steps.length > 0)) {
     const prefix = `rule site ${site.steps.join('.')} = `;
     const stored = allowedCreates.filter((testCase) => testCase.name.startsWith(prefix));
-    for (const { old, value } of site.schema.type === 'object' ? objectUpdates(site, stored, base) : valueUpdates(site, stored)) {
+    for (const { old, value } of site.schema.type === 'object'
+      ? objectUpdates(site, stored, base)
+      : valueUpdates(site, stored)) {
       cases.push({
         name: `${old.name} -> ${JSON.stringify(value)} (update)`,
         mutation: 'value for a rule (update)',
@@ -201,26 +286,43 @@ export function ruleUpdateCases(schema: JSONSchemaProps, base: Record<string, un
 }
 
 /** A value's rule: from values spread over those stored, a few others each. */
-function valueUpdates(site: RuleSite, stored: readonly DifferentialCase[]): Array<{ old: DifferentialCase; value: Json }> {
-  const olds = stored.filter((_, index) => index % Math.max(1, Math.floor(stored.length / maxOldsPerSite)) === 0).slice(0, maxOldsPerSite);
-  return olds.flatMap((old) => variantsOf(site.schema, getAt(old.object as Json, site.steps)).slice(0, maxUpdatesPerOld).map((value) => ({ old, value })));
+function valueUpdates(
+  site: RuleSite,
+  stored: readonly DifferentialCase[],
+): Array<{ old: DifferentialCase; value: Json }> {
+  const olds = stored
+    .filter((_, index) => index % Math.max(1, Math.floor(stored.length / maxOldsPerSite)) === 0)
+    .slice(0, maxOldsPerSite);
+  return olds.flatMap((old) =>
+    variantsOf(site.schema, getAt(old.object as Json, site.steps))
+      .slice(0, maxUpdatesPerOld)
+      .map((value) => ({ old, value })),
+  );
 }
 
 /**
  * An object's rule compares its properties with the old ones ("immutable once set"): from each stored object that
  * set a property the base does not have (or set it otherwise), that property changed to other values, and removed.
  */
-function objectUpdates(site: RuleSite, stored: readonly DifferentialCase[], base: Record<string, unknown>): Array<{ old: DifferentialCase; value: Json }> {
+function objectUpdates(
+  site: RuleSite,
+  stored: readonly DifferentialCase[],
+  base: Record<string, unknown>,
+): Array<{ old: DifferentialCase; value: Json }> {
   const baseValue = getAt(base as Json, site.steps);
   const updates: Array<{ old: DifferentialCase; value: Json }> = [];
   for (const old of stored) {
     const oldValue = getAt(old.object as Json, site.steps);
     if (!isRecord(oldValue)) continue;
-    const changed = Object.keys(oldValue).filter((key) => JSON.stringify(oldValue[key]) !== JSON.stringify(isRecord(baseValue) ? baseValue[key] : undefined));
+    const changed = Object.keys(oldValue).filter(
+      (key) => JSON.stringify(oldValue[key]) !== JSON.stringify(isRecord(baseValue) ? baseValue[key] : undefined),
+    );
     for (const key of changed) {
       const property = site.schema.properties?.[key];
       if (!property) continue;
-      const others = variantsOf(property, oldValue[key]).slice(0, 3).map((value): Json => ({ ...oldValue, [key]: value }));
+      const others = variantsOf(property, oldValue[key])
+        .slice(0, 3)
+        .map((value): Json => ({ ...oldValue, [key]: value }));
       const removed = Object.fromEntries(Object.entries(oldValue).filter(([name]) => name !== key));
       for (const value of [...others, removed]) updates.push({ old, value });
     }

@@ -11,9 +11,15 @@ export interface SchemaRule {
 export function rulesOf(schema: JSONSchemaProps, at = ''): SchemaRule[] {
   const own = (schema['x-kubernetes-validations'] ?? []).map((rule) => ({ at: at || '(root)', rule }));
   const children: Array<[string, JSONSchemaProps | undefined]> = [
-    ...Object.entries(schema.properties ?? {}).map(([name, child]): [string, JSONSchemaProps] => [`${at}.${name}`, child]),
+    ...Object.entries(schema.properties ?? {}).map(([name, child]): [string, JSONSchemaProps] => [
+      `${at}.${name}`,
+      child,
+    ]),
     [`${at}[items]`, schema.items],
-    [`${at}[additionalProperties]`, typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined],
+    [
+      `${at}[additionalProperties]`,
+      typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined,
+    ],
   ];
   return [...own, ...children.flatMap(([path, child]) => (child ? rulesOf(child, path) : []))];
 }
@@ -26,7 +32,8 @@ export function ruleCoverage(rules: readonly SchemaRule[], judgements: readonly 
   const coverage = new Map<SchemaRule, number>();
   for (const rule of rules) {
     const text = rule.rule.message ?? /^'([^']+)'/.exec(rule.rule.messageExpression ?? '')?.[1];
-    const refusedFor = (judgement: Judgement) => !judgement.allowed && text !== undefined && judgement.messages.some((message) => message.includes(text));
+    const refusedFor = (judgement: Judgement) =>
+      !judgement.allowed && text !== undefined && judgement.messages.some((message) => message.includes(text));
     coverage.set(rule, judgements.filter(refusedFor).length);
   }
   return coverage;

@@ -75,7 +75,8 @@ export function fullValue(schema: JSONSchemaProps, fullDepth: number, depth = 0)
       if (child !== undefined) object[name] = child;
       else if (schema.required?.includes(name)) return undefined;
     }
-    if (schema.maxProperties !== undefined && Object.keys(object).length > schema.maxProperties) return minimalValue(schema, depth);
+    if (schema.maxProperties !== undefined && Object.keys(object).length > schema.maxProperties)
+      return minimalValue(schema, depth);
     return object;
   }
   if (schema.type === 'object' && typeof schema.additionalProperties === 'object') {
@@ -117,13 +118,34 @@ const formatValues: Record<string, string> = {
   int64: '1',
 };
 
-const stringCandidates = ['a', 'abc', 'a1', 'TCP', 'Retain', '10%', '1', '1Gi', 'example.com', 'a-b', 'A', 'abc123', '5m', 'v1', '02:00'];
+const stringCandidates = [
+  'a',
+  'abc',
+  'a1',
+  'TCP',
+  'Retain',
+  '10%',
+  '1',
+  '1Gi',
+  'example.com',
+  'a-b',
+  'A',
+  'abc123',
+  '5m',
+  'v1',
+  '02:00',
+];
 
 function stringValue(schema: JSONSchemaProps): string | undefined {
   const format = schema.format ? formatValues[schema.format] : undefined;
   const candidates = [...(format ? [format] : []), ...stringCandidates];
   const min = schema.minLength ?? 0;
-  return candidates.map((candidate) => candidate.padEnd(min, 'a')).find((candidate) => matchesPattern(schema, candidate) && (schema.maxLength === undefined || candidate.length <= schema.maxLength));
+  return candidates
+    .map((candidate) => candidate.padEnd(min, 'a'))
+    .find(
+      (candidate) =>
+        matchesPattern(schema, candidate) && (schema.maxLength === undefined || candidate.length <= schema.maxLength),
+    );
 }
 
 function matchesPattern(schema: JSONSchemaProps, value: string): boolean {
@@ -143,21 +165,33 @@ interface SchemaSite {
 }
 
 /** Every place in `object` that `schema` describes, parents before children (depth-bounded). */
-function sites(schema: JSONSchemaProps, object: Json, steps: Array<string | number> = [], parent?: JSONSchemaProps): SchemaSite[] {
+function sites(
+  schema: JSONSchemaProps,
+  object: Json,
+  steps: Array<string | number> = [],
+  parent?: JSONSchemaProps,
+): SchemaSite[] {
   const found: SchemaSite[] = [{ steps, schema, ...(parent ? { parent } : {}) }];
   if (steps.length > maxDepth || object === null || typeof object !== 'object') return found;
   if (Array.isArray(object)) {
-    if (schema.items) object.forEach((item, index) => found.push(...sites(schema.items!, item, [...steps, index], schema)));
+    if (schema.items)
+      object.forEach((item, index) => found.push(...sites(schema.items!, item, [...steps, index], schema)));
     return found;
   }
   for (const [name, value] of Object.entries(object)) {
-    const child = schema.properties?.[name] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+    const child =
+      schema.properties?.[name] ??
+      (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
     if (child) found.push(...sites(child, value, [...steps, name], schema));
   }
   return found;
 }
 
-const pathOf = (steps: Array<string | number>) => steps.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('').replace(/^\./, '');
+const pathOf = (steps: Array<string | number>) =>
+  steps
+    .map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`))
+    .join('')
+    .replace(/^\./, '');
 
 function setAt(object: Json, steps: Array<string | number>, value: Json | undefined): Json {
   const copy = structuredClone(object);
@@ -187,13 +221,22 @@ const mutations: Record<string, Mutate> = {
     if (schema.enum) return schema.enum.find((option) => option !== value) as Json | undefined;
     if (schema.type === 'string' && typeof value === 'string') {
       const format = schema.format ? formatValues[schema.format] : undefined;
-      return [...(format ? [] : stringCandidates), 'zz', 'b2'].map((candidate) => candidate.padEnd(schema.minLength ?? 0, 'b')).find(
-        (candidate) => candidate !== value && matchesPattern(schema, candidate) && (schema.maxLength === undefined || candidate.length <= schema.maxLength),
-      );
+      return [...(format ? [] : stringCandidates), 'zz', 'b2']
+        .map((candidate) => candidate.padEnd(schema.minLength ?? 0, 'b'))
+        .find(
+          (candidate) =>
+            candidate !== value &&
+            matchesPattern(schema, candidate) &&
+            (schema.maxLength === undefined || candidate.length <= schema.maxLength),
+        );
     }
     if (schema.type === 'integer' && typeof value === 'number') {
       const next = value + 1;
-      return schema.maximum === undefined || next <= schema.maximum ? next : value - 1 >= (schema.minimum ?? -Infinity) ? value - 1 : undefined;
+      return schema.maximum === undefined || next <= schema.maximum
+        ? next
+        : value - 1 >= (schema.minimum ?? -Infinity)
+          ? value - 1
+          : undefined;
     }
     if (schema.type === 'boolean' && typeof value === 'boolean') return !value;
     return undefined;
@@ -201,42 +244,77 @@ const mutations: Record<string, Mutate> = {
   'wrong type': ({ schema }) => {
     if (schema['x-kubernetes-int-or-string']) return true;
     switch (schema.type) {
-      case 'string': return 12;
-      case 'integer': case 'number': return 'twelve';
-      case 'boolean': return 'yes';
-      case 'object': return 'an object';
-      case 'array': return 'a list';
-      default: return undefined;
+      case 'string':
+        return 12;
+      case 'integer':
+      case 'number':
+        return 'twelve';
+      case 'boolean':
+        return 'yes';
+      case 'object':
+        return 'an object';
+      case 'array':
+        return 'a list';
+      default:
+        return undefined;
     }
   },
-  'null': ({ steps }) => (steps.length > 1 ? null : undefined),
+  null: ({ steps }) => (steps.length > 1 ? null : undefined),
   'unknown field': ({ schema }, value) =>
-    schema.type === 'object' && schema.properties && !schema['x-kubernetes-preserve-unknown-fields'] && isRecord(value) ? { ...value, zzUnknownField: 'x' } : undefined,
-  'below minimum': ({ schema }) => (schema.minimum !== undefined ? schema.minimum - (schema.type === 'integer' ? 1 : 0.5) : undefined),
-  'above maximum': ({ schema }) => (schema.maximum !== undefined ? schema.maximum + (schema.type === 'integer' ? 1 : 0.5) : undefined),
-  'not a multiple': ({ schema }) => (schema.multipleOf !== undefined ? schema.multipleOf * 1.5 + (schema.minimum ?? 0) : undefined),
+    schema.type === 'object' && schema.properties && !schema['x-kubernetes-preserve-unknown-fields'] && isRecord(value)
+      ? { ...value, zzUnknownField: 'x' }
+      : undefined,
+  'below minimum': ({ schema }) =>
+    schema.minimum !== undefined ? schema.minimum - (schema.type === 'integer' ? 1 : 0.5) : undefined,
+  'above maximum': ({ schema }) =>
+    schema.maximum !== undefined ? schema.maximum + (schema.type === 'integer' ? 1 : 0.5) : undefined,
+  'not a multiple': ({ schema }) =>
+    schema.multipleOf !== undefined ? schema.multipleOf * 1.5 + (schema.minimum ?? 0) : undefined,
   'whole number for a fractional multipleOf': ({ schema }) =>
-    schema.multipleOf !== undefined && !Number.isInteger(schema.multipleOf) ? Math.ceil((schema.minimum ?? 0) + 1) : undefined,
-  'too long': ({ schema }, value) => (schema.maxLength !== undefined && typeof value === 'string' ? value.padEnd(schema.maxLength + 1, 'a') : undefined),
+    schema.multipleOf !== undefined && !Number.isInteger(schema.multipleOf)
+      ? Math.ceil((schema.minimum ?? 0) + 1)
+      : undefined,
+  'too long': ({ schema }, value) =>
+    schema.maxLength !== undefined && typeof value === 'string' ? value.padEnd(schema.maxLength + 1, 'a') : undefined,
   'too short': ({ schema }) => (schema.minLength !== undefined && schema.minLength > 0 ? '' : undefined),
-  'not in enum': ({ schema }) => (schema.enum ? (typeof schema.enum[0] === 'number' ? 987654 : 'NotInTheEnum') : undefined),
+  'not in enum': ({ schema }) =>
+    schema.enum ? (typeof schema.enum[0] === 'number' ? 987654 : 'NotInTheEnum') : undefined,
   'pattern broken': ({ schema }) => (schema.pattern ? '!! not matching !!' : undefined),
-  'format broken': ({ schema }) => (schema.format && schema.type === 'string' && schema.format !== 'byte' ? 'not-of-its-format' : undefined),
+  'format broken': ({ schema }) =>
+    schema.format && schema.type === 'string' && schema.format !== 'byte' ? 'not-of-its-format' : undefined,
   'byte as array': ({ schema }) => (schema.format === 'byte' ? [1, 2] : undefined),
   'int-or-string fraction': ({ schema }) => (schema['x-kubernetes-int-or-string'] ? 1.5 : undefined),
   'required removed': ({ parent, steps }) => (parent?.required?.includes(String(steps.at(-1))) ? remove : undefined),
   'too many items': ({ schema }, value) =>
-    schema.maxItems !== undefined && Array.isArray(value) && value.length > 0 ? Array.from({ length: schema.maxItems + 1 }, (_, i) => distinctCopy(value[0]!, i)) : undefined,
-  'too few items': ({ schema }, value) => (schema.minItems !== undefined && schema.minItems > 0 && Array.isArray(value) ? [] : undefined),
-  'duplicate in set': ({ schema }, value) => (schema['x-kubernetes-list-type'] === 'set' && Array.isArray(value) && value.length > 0 ? [...value, value[0]!] : undefined),
-  'duplicate map key': ({ schema }, value) => (schema['x-kubernetes-list-type'] === 'map' && Array.isArray(value) && value.length > 0 ? [...value, structuredClone(value[0]!)] : undefined),
+    schema.maxItems !== undefined && Array.isArray(value) && value.length > 0
+      ? Array.from({ length: schema.maxItems + 1 }, (_, i) => distinctCopy(value[0]!, i))
+      : undefined,
+  'too few items': ({ schema }, value) =>
+    schema.minItems !== undefined && schema.minItems > 0 && Array.isArray(value) ? [] : undefined,
+  'duplicate in set': ({ schema }, value) =>
+    schema['x-kubernetes-list-type'] === 'set' && Array.isArray(value) && value.length > 0
+      ? [...value, value[0]!]
+      : undefined,
+  'duplicate map key': ({ schema }, value) =>
+    schema['x-kubernetes-list-type'] === 'map' && Array.isArray(value) && value.length > 0
+      ? [...value, structuredClone(value[0]!)]
+      : undefined,
   'too many properties': ({ schema }, value) =>
-    schema.maxProperties !== undefined && isRecord(value) ? Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`key${i}`, Object.values(value)[0] ?? 'v'])) : undefined,
+    schema.maxProperties !== undefined && isRecord(value)
+      ? Object.fromEntries(
+          Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`key${i}`, Object.values(value)[0] ?? 'v']),
+        )
+      : undefined,
   'embedded metadata unknown field': ({ schema }, value) =>
-    schema['x-kubernetes-embedded-resource'] && isRecord(value) ? { ...value, metadata: { name: 'x', zzUnknown: 1 } } : undefined,
+    schema['x-kubernetes-embedded-resource'] && isRecord(value)
+      ? { ...value, metadata: { name: 'x', zzUnknown: 1 } }
+      : undefined,
   'embedded metadata bad label': ({ schema }, value) =>
-    schema['x-kubernetes-embedded-resource'] && isRecord(value) ? { ...value, metadata: { name: 'x', labels: { 'bad label!': 'v' } } } : undefined,
-  'embedded without kind': ({ schema }, value) => (schema['x-kubernetes-embedded-resource'] && isRecord(value) ? { metadata: { name: 'x' } } : undefined),
+    schema['x-kubernetes-embedded-resource'] && isRecord(value)
+      ? { ...value, metadata: { name: 'x', labels: { 'bad label!': 'v' } } }
+      : undefined,
+  'embedded without kind': ({ schema }, value) =>
+    schema['x-kubernetes-embedded-resource'] && isRecord(value) ? { metadata: { name: 'x' } } : undefined,
 };
 
 export function isRecord(value: Json | undefined): value is { [key: string]: Json } {
@@ -246,7 +324,13 @@ export function isRecord(value: Json | undefined): value is { [key: string]: Jso
 function distinctCopy(item: Json, index: number): Json {
   if (typeof item === 'string') return `${item}${index}`;
   if (typeof item === 'number') return item + index;
-  if (isRecord(item)) return Object.fromEntries(Object.entries(item).map(([key, value]) => [key, typeof value === 'string' ? `${value}${index}` : typeof value === 'number' ? value + index : value]));
+  if (isRecord(item))
+    return Object.fromEntries(
+      Object.entries(item).map(([key, value]) => [
+        key,
+        typeof value === 'string' ? `${value}${index}` : typeof value === 'number' ? value + index : value,
+      ]),
+    );
   return item;
 }
 
@@ -255,24 +339,38 @@ function distinctCopy(item: Json, index: number): Json {
  * the same mutations as UPDATEs of a base the API server stores (nothing to ratchet: the old object is valid), where
  * transition rules judge the change.
  */
-export function differentialCases(schema: JSONSchemaProps, bases: ReadonlyArray<{ name: string; object: Record<string, unknown>; storable: boolean }>): DifferentialCase[] {
+export function differentialCases(
+  schema: JSONSchemaProps,
+  bases: ReadonlyArray<{ name: string; object: Record<string, unknown>; storable: boolean }>,
+): DifferentialCase[] {
   const cases: DifferentialCase[] = [];
   const perMutation = new Map<string, number>();
   for (const base of bases) {
     cases.push({ name: `${base.name} as it is`, mutation: 'none', object: base.object });
     for (const site of sites(schema, base.object as Json)) {
-      if (site.steps.length === 0 || site.steps[0] === 'metadata' || site.steps[0] === 'apiVersion' || site.steps[0] === 'kind') continue;
+      if (
+        site.steps.length === 0 ||
+        site.steps[0] === 'metadata' ||
+        site.steps[0] === 'apiVersion' ||
+        site.steps[0] === 'kind'
+      )
+        continue;
       const value = getAt(base.object as Json, site.steps);
       for (const [mutation, mutate] of Object.entries(mutations)) {
         const replacement = mutate(site, value);
         if (replacement === undefined) continue;
         if ((perMutation.get(mutation) ?? 0) >= maxCasesPerMutation) continue;
         perMutation.set(mutation, (perMutation.get(mutation) ?? 0) + 1);
-        const object = setAt(base.object as Json, site.steps, replacement === remove ? undefined : (replacement as Json)) as Record<string, unknown>;
+        const object = setAt(
+          base.object as Json,
+          site.steps,
+          replacement === remove ? undefined : (replacement as Json),
+        ) as Record<string, unknown>;
         const name = `${base.name}: ${mutation} at ${pathOf(site.steps)}`;
         cases.push({ name, mutation, object });
         // An update needs its old object stored: a base the API server refuses makes CREATEs only.
-        if (base.storable) cases.push({ name: `${name} (update)`, mutation: `${mutation} (update)`, object, oldObject: base.object });
+        if (base.storable)
+          cases.push({ name: `${name} (update)`, mutation: `${mutation} (update)`, object, oldObject: base.object });
       }
     }
   }

@@ -15,7 +15,11 @@ const maxSteps = 60;
  * other, a window whose end must follow its start, a URL), and a base the API server refuses makes no updates.
  * Undefined when no variant brings the refusals down.
  */
-export function storableVariant(schema: JSONSchemaProps, object: Record<string, unknown>, check: (object: Record<string, unknown>) => CheckResult): Record<string, unknown> | undefined {
+export function storableVariant(
+  schema: JSONSchemaProps,
+  object: Record<string, unknown>,
+  check: (object: Record<string, unknown>) => CheckResult,
+): Record<string, unknown> | undefined {
   let current = object;
   let result = check(current);
   for (let step = 0; step < maxSteps && !result.allowed; step++) {
@@ -30,14 +34,22 @@ export function storableVariant(schema: JSONSchemaProps, object: Record<string, 
 function placesAbove(result: CheckResult): Steps[] {
   const places = new Map<string, Steps>();
   for (const { field } of result.causes) {
-    const steps: Steps = [...field.matchAll(/([^.[\]]+)|\[([^\]]*)\]/g)].map(([, name, key]) => (name ?? (/^\d+$/.test(key!) ? Number(key) : key!)));
-    for (let length = steps.length; length > 0; length--) places.set(JSON.stringify(steps.slice(0, length)), steps.slice(0, length));
+    const steps: Steps = [...field.matchAll(/([^.[\]]+)|\[([^\]]*)\]/g)].map(
+      ([, name, key]) => name ?? (/^\d+$/.test(key!) ? Number(key) : key!),
+    );
+    for (let length = steps.length; length > 0; length--)
+      places.set(JSON.stringify(steps.slice(0, length)), steps.slice(0, length));
   }
   return [...places.values()].sort((a, b) => b.length - a.length);
 }
 
 /** At the first place where some variant leaves fewer refusals than now, the variant that leaves the fewest. */
-function firstBetter(schema: JSONSchemaProps, places: readonly Steps[], object: Record<string, unknown>, check: (object: Record<string, unknown>) => CheckResult) {
+function firstBetter(
+  schema: JSONSchemaProps,
+  places: readonly Steps[],
+  object: Record<string, unknown>,
+  check: (object: Record<string, unknown>) => CheckResult,
+) {
   const refusals = refusalsOf(check(object));
   for (const steps of places) {
     const place = schemaOfPlace(schema, steps);
@@ -59,7 +71,11 @@ function schemaOfPlace(schema: JSONSchemaProps, steps: Steps): JSONSchemaProps |
   let node: JSONSchemaProps | undefined = schema;
   for (const step of steps) {
     if (node === undefined) return undefined;
-    node = typeof step === 'number' ? node.items : (node.properties?.[step] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined));
+    node =
+      typeof step === 'number'
+        ? node.items
+        : (node.properties?.[step] ??
+          (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined));
   }
   return node;
 }
