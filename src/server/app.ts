@@ -40,6 +40,13 @@ export interface AppOptions {
 export const webhookEndpoints = ['validate', 'mutate', 'convert', 'crd-gate'] as const;
 export type WebhookEndpoint = (typeof webhookEndpoints)[number];
 
+/**
+ * Where a client certificate is asked for when a client CA is given and no list is: kube-apiserver presents its
+ * client certificate (from its admission configuration) to admission webhooks only, the CRD gate among them; its
+ * conversion webhook client has no such configuration.
+ */
+export const defaultClientCaEndpoints: readonly WebhookEndpoint[] = ['validate', 'mutate', 'crd-gate'];
+
 /** The express shell: routing, body limits and the request log. Every decision is made by the pure handlers it calls. */
 export function createApp(options: AppOptions): Express {
   const { registry, metrics, logger, limits } = options;

@@ -5,7 +5,7 @@ import type { CrdGate } from './crd-gate-route.ts';
 import type { StoredObjectReader } from '../kube/stored-object-reading.ts';
 import type { ContractRegistry } from '../contract/registry.ts';
 import type { Logger } from '../log.ts';
-import { createApp, type WebhookEndpoint } from './app.ts';
+import { createApp, defaultClientCaEndpoints, type WebhookEndpoint } from './app.ts';
 import { expressBornMessages } from './express-born-messages.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics.ts';
 import type { ServingCertificate } from '../certs/serving-certificate.ts';
@@ -56,10 +56,6 @@ export interface RunningServer {
   /** Fail readiness, wait the drain delay, stop accepting, finish in-flight requests. */
   shutdown(): Promise<void>;
 }
-
-// kube-apiserver presents its client certificate (from its admission configuration) to admission webhooks only;
-// its conversion webhook client has no such configuration.
-const defaultClientCaEndpoints: readonly WebhookEndpoint[] = ['validate', 'mutate', 'crd-gate'];
 
 // The API server keeps idle webhook connections for 90 s; closing ours earlier races its reuse of them.
 const keepAliveTimeoutMs = 120_000;

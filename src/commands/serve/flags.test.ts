@@ -31,7 +31,8 @@ describe('readServeFlags', () => {
   it('without flags: the port and folder of a development server, client certificates asked on admission only', () => {
     const flags = read([]);
     expect(flags).toMatchObject({ port: 8443, host: '0.0.0.0', certDir: '/work/project/certs' });
-    expect(flags.clientCaEndpoints).toEqual(['validate', 'mutate']);
+    // The CRD gate is an admission webhook: kube-apiserver presents its client certificate there too.
+    expect(flags.clientCaEndpoints).toEqual(['validate', 'mutate', 'crd-gate']);
     expect(flags).toMatchObject({ contracts: [], kube: {}, certFlagsGiven: [] });
     for (const absent of ['clientCaFile', 'manageCerts', 'ownerSchema', 'crdGate']) {
       expect(flags).not.toHaveProperty(absent);

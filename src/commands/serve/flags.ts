@@ -5,7 +5,7 @@ import { dnsNameRules, isDns1123Label } from '../../contract/values/dns-names.ts
 import type { ContractRegistry } from '../../contract/registry.ts';
 import { hubHasScale } from '../../contract/scale-subresource.ts';
 import { defaultInstallName, installNameProblem, serviceDnsNames } from '../../render/in-cluster-names.ts';
-import { webhookEndpoints, type WebhookEndpoint } from '../../server/app.ts';
+import { defaultClientCaEndpoints, webhookEndpoints, type WebhookEndpoint } from '../../server/app.ts';
 import { externalContracts, ownerSchemaModes, type OwnerSchemaMode } from '../../server/owner-crds.ts';
 import {
   durationOption,
@@ -220,7 +220,7 @@ function commaList(values: ParsedValues, name: string): string[] {
 
 function endpointList(values: ParsedValues, name: string): WebhookEndpoint[] {
   const text = stringOption(values, name);
-  if (text === undefined) return ['validate', 'mutate'];
+  if (text === undefined) return [...defaultClientCaEndpoints];
   const names = text.split(',').map((part) => part.trim().replace(/^\//, ''));
   const unknown = names.filter((part) => !(webhookEndpoints as readonly string[]).includes(part));
   if (unknown.length > 0 || names.length === 0) {
