@@ -88,6 +88,7 @@ describe('readServeFlags', () => {
   it.each([
     [['--port', '70000'], '--port'],
     [['--client-ca-endpoints', 'validate,healthz'], '--client-ca-endpoints'],
+    [['--log-level', 'bogus'], '--log-level'],
     [['--admission-body-limit', '0'], '--admission-body-limit'],
     [['--drain-delay', '1.5'], '--drain-delay'],
     [['--manage-certs'], '--namespace'],

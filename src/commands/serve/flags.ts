@@ -106,7 +106,7 @@ export function readServeFlags(values: ParsedValues, cwd: string, env: Record<st
     clientCaEndpoints,
     limits,
     drainDelayMs: drainDelaySeconds * 1000,
-    logLevel: stringOption(values, 'log-level') ?? serveDefaults.logLevel,
+    logLevel: logLevelOption(values),
     contracts: stringList(values, 'contract'),
     kube: { ...(kubeconfig !== undefined ? { kubeconfig } : {}), ...(context !== undefined ? { context } : {}) },
     ...(manageCerts ? { manageCerts } : {}),
@@ -227,4 +227,15 @@ function endpointList(values: ParsedValues, name: string): WebhookEndpoint[] {
     throw new UsageError(`--${name} takes a list of ${webhookEndpoints.join(', ')}, got "${text}"`);
   }
   return names as WebhookEndpoint[];
+}
+
+// pino's levels: pino throws on any other, with a stack, from inside the logger it is making.
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function logLevelOption(values: ParsedValues): string {
+  const level = stringOption(values, 'log-level') ?? serveDefaults.logLevel;
+  if (!(logLevels as readonly string[]).includes(level)) {
+    throw new UsageError(`--log-level takes one of ${logLevels.join(', ')}, got "${level}"`);
+  }
+  return level;
 }
