@@ -6,10 +6,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { runCli } from '../../src/cli-runner.fixture.ts';
-import { eventually } from '../../src/local-loop/eventually.ts';
 import { installNames } from '../../src/render/in-cluster-names.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
-import { kubectl, warningLines, type KubectlResult } from './support/kubectl.ts';
+import { kubectl, warningLines, type KubectlResult, crdNotBeingDeleted } from './support/kubectl.ts';
 
 const provided = inject('controlPlane');
 const controlPlane = 'unavailable' in provided ? undefined : provided;
@@ -87,21 +86,7 @@ describe.skipIf(!controlPlane)(
       expect(rendered.code, rendered.stderr).toBe(0);
 
       // The previous file's CRD may still be going (its instances are deleted first); applying to it would fail.
-      await eventually(
-        `the previous ${crdName} to be gone`,
-        async () => {
-          const existing = await kubectl(cp, [
-            'get',
-            'crd',
-            crdName,
-            '--ignore-not-found',
-            '-o',
-            'jsonpath={.metadata.deletionTimestamp}',
-          ]);
-          return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-        },
-        { timeoutMs: 60_000 },
-      );
+      await crdNotBeingDeleted(cp, crdName);
       const applied = await apply();
       // The namespace warns on pods that break the restricted Pod Security Standard: the patched Deployment must not.
       expect(warningLines(applied)).toEqual([]);

@@ -11,7 +11,7 @@ import { installNames } from '../../src/render/in-cluster-names.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { startCrdgateReplica, sumOverReplicas, type CrdgateReplica } from './support/crdgate-replica.ts';
 import { invalidGeoDatabase, validGeoDatabase } from './support/geodatabases.ts';
-import { kubectl, type KubectlResult } from './support/kubectl.ts';
+import { crdNotBeingDeleted, kubectl, type KubectlResult } from './support/kubectl.ts';
 import { recordObjectHistory, type ObjectHistory } from './support/object-history.ts';
 import { expectStatus, restClient, type Rest, type RestResponse } from './support/raw-api.ts';
 import { startRoundRobinProxy, type RoundRobinProxy } from './support/round-robin-proxy.ts';
@@ -351,21 +351,7 @@ describe.skipIf(!controlPlane)(
       serviceAccountName = accounts[0].metadata.name;
 
       // The previous file's CRD may still be going (its instances are deleted first); applying to it would fail.
-      await eventually(
-        `the previous ${crdName} to be gone`,
-        async () => {
-          const existing = await asAdmin([
-            'get',
-            'crd',
-            crdName,
-            '--ignore-not-found',
-            '-o',
-            'jsonpath={.metadata.deletionTimestamp}',
-          ]);
-          return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-        },
-        { timeoutMs: 60_000 },
-      );
+      await crdNotBeingDeleted(cp, crdName);
       succeeded(await asAdmin(['apply', '--server-side', '-k', overlay]));
       succeeded(await asAdmin(['wait', '--for=condition=Established', '--timeout=60s', `crd/${crdName}`]));
 

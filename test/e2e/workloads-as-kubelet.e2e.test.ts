@@ -17,7 +17,7 @@ import type { ProvidedControlPlane } from './provided-context.ts';
 import { buildImage, type BuiltImage } from './support/container-image.ts';
 import { helm, yamlObjects } from './support/helm.ts';
 import { invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from './support/geodatabases.ts';
-import { kubectl } from './support/kubectl.ts';
+import { kubectl, crdNotBeingDeleted } from './support/kubectl.ts';
 import { proxyService, type ServiceProxy } from './support/service-proxy.ts';
 import {
   canUseMountNamespace,
@@ -290,21 +290,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     beforeAll(async () => {
       overlay = join(tree, 'overlays', 'self-managed-certs');
       // The previous file's CRD may still be going (its instances are deleted first); applying to it would fail.
-      await eventually(
-        `the previous ${crdName} to be gone`,
-        async () => {
-          const existing = await kubectl(cp, [
-            'get',
-            'crd',
-            crdName,
-            '--ignore-not-found',
-            '-o',
-            'jsonpath={.metadata.deletionTimestamp}',
-          ]);
-          return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-        },
-        { timeoutMs: 60_000 },
-      );
+      await crdNotBeingDeleted(cp, crdName);
       const applied = await kubectl(cp, ['apply', '--server-side', '-k', overlay]);
       expect(applied.exitCode, applied.stderr).toBe(0);
     });

@@ -2,10 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli-runner.fixture.ts';
-import { eventually } from '../../../src/local-loop/eventually.ts';
 import type { ProvidedControlPlane } from '../provided-context.ts';
 import { createCrdgateProcess, removeCrdgateProcess, type CrdgateProcess } from './crdgate-restartable-process.ts';
-import { kubectl, type KubectlResult } from './kubectl.ts';
+import { kubectl, type KubectlResult, crdNotBeingDeleted } from './kubectl.ts';
 
 // The GeoDatabase install the policy-floor files share: crdgate serving as a process of its own on 127.0.0.1, the
 // manifests a user renders for it (`crdgate manifests --url ... --ca-bundle ... --out DIR`), and what removes them.
@@ -57,21 +56,7 @@ export async function renderGeoDatabaseInstall(
     ...(args.manifests ?? []),
   );
   if (rendered.code !== 0) throw new Error(`crdgate manifests exited ${rendered.code}: ${rendered.stderr}`);
-  await eventually(
-    `the previous ${crdName} to be gone`,
-    async () => {
-      const existing = await kubectl(cp, [
-        'get',
-        'crd',
-        crdName,
-        '--ignore-not-found',
-        '-o',
-        'jsonpath={.metadata.deletionTimestamp}',
-      ]);
-      return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-    },
-    { timeoutMs: 60_000 },
-  );
+  await crdNotBeingDeleted(cp, crdName);
   return { gate, workDir, tree, stderr: rendered.stderr };
 }
 

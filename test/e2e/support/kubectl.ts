@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { eventually } from '../../../src/local-loop/eventually.ts';
 import type { ProvidedControlPlane } from '../provided-context.ts';
 
 export interface KubectlResult {
@@ -25,6 +26,28 @@ export function kubectl(controlPlane: ProvidedControlPlane, args: string[]): Pro
 /** The `Warning: ...` lines the API server sent back, as kubectl prints them. */
 export function warningLines(result: KubectlResult): string[] {
   return result.stderr.split('\n').filter((line) => line.startsWith('Warning: '));
+}
+
+/**
+ * Waits until the CRD named `crdName` is not being deleted (absent, or there and not deleting): a CRD whose instances
+ * another file's cleanup is still deleting cannot be applied again.
+ */
+export async function crdNotBeingDeleted(controlPlane: ProvidedControlPlane, crdName: string): Promise<void> {
+  await eventually(
+    `the previous ${crdName} to be gone`,
+    async () => {
+      const existing = await kubectl(controlPlane, [
+        'get',
+        'crd',
+        crdName,
+        '--ignore-not-found',
+        '-o',
+        'jsonpath={.metadata.deletionTimestamp}',
+      ]);
+      return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
 }
 
 /**
