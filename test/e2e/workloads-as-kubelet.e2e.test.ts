@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
@@ -18,6 +17,7 @@ import { buildImage, type BuiltImage } from './support/container-image.ts';
 import { helm, yamlObjects } from './support/helm.ts';
 import { invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, crdNotBeingDeleted } from './support/kubectl.ts';
+import { writeServiceAccountFiles } from './support/service-account-kubeconfig.ts';
 import { proxyService, type ServiceProxy } from './support/service-proxy.ts';
 import {
   canUseMountNamespace,
@@ -91,18 +91,10 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     return answered ? port : undefined;
   };
 
-  /** What the kubelet mounts at the service-account path for a pod of `account`: a token, the cluster's CA, the namespace. */
+  /** What the kubelet mounts at the service-account path for a pod of `account`, in a folder of its own. */
   const serviceAccountFiles = async (account: string, inNamespace: string) => {
     const dir = await mkdtemp(join(workDir, `service-account-${account}-`));
-    // The container's user reads it, as it reads the kubelet's projected volume.
-    await chmod(dir, 0o755);
-    const token = await kubectl(cp, ['create', 'token', account, '-n', inNamespace, '--duration', '1h']);
-    expect(token.exitCode, token.stderr).toBe(0);
-    const admin = new KubeConfig();
-    admin.loadFromFile(cp.kubeconfigPath);
-    await writeFile(join(dir, 'token'), token.stdout.trim());
-    await writeFile(join(dir, 'ca.crt'), Buffer.from(admin.getCurrentCluster()!.caData!, 'base64'));
-    await writeFile(join(dir, 'namespace'), inNamespace);
+    await writeServiceAccountFiles(cp, inNamespace, account, dir);
     return dir;
   };
   const apiServerServiceEnv = () => {

@@ -24,9 +24,8 @@ export async function apiServerClient(
   cwd: string,
   { mustLoadNow }: { mustLoadNow: boolean },
 ): Promise<ApiServerClient> {
-  const makeApi = async () => createKubeApi(await kubeConfigFromFlags(kube, cwd), { timeoutMs: requestTimeoutMs });
   if (mustLoadNow || kube.kubeconfig !== undefined || kube.context !== undefined) {
-    const api = await makeApi();
+    const api = createKubeApi(await kubeConfigFromFlags(kube, cwd), { timeoutMs: requestTimeoutMs });
     return async () => api;
   }
   let made: Promise<KubeWatchApi> | undefined;

@@ -17,7 +17,8 @@ export interface ServiceProxy {
  * Needs root (an address on an interface, a port below 1024).
  */
 export async function proxyService(clusterIp: string, servicePort: number, podPort: number): Promise<ServiceProxy> {
-  await execFileAsync('ip', ['addr', 'add', `${clusterIp}/32`, 'dev', 'lo']);
+  const onLoopback = (change: 'add' | 'del') => execFileAsync('ip', ['addr', change, `${clusterIp}/32`, 'dev', 'lo']);
+  await onLoopback('add');
   const open = new Set<Socket>();
   const server = createServer((client) => {
     const pod = createConnection({ host: '127.0.0.1', port: podPort });
@@ -35,14 +36,14 @@ export async function proxyService(clusterIp: string, servicePort: number, podPo
       server.listen(servicePort, clusterIp, () => resolve());
     });
   } catch (error) {
-    await execFileAsync('ip', ['addr', 'del', `${clusterIp}/32`, 'dev', 'lo']);
+    await onLoopback('del');
     throw error;
   }
   return {
     close: async () => {
       for (const socket of open) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await execFileAsync('ip', ['addr', 'del', `${clusterIp}/32`, 'dev', 'lo']);
+      await onLoopback('del');
     },
   };
 }
