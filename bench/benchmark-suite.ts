@@ -54,7 +54,7 @@ export async function runBenchmarkSuite(
   });
   const startupSource = await measureStartup({ ...startupOptions, cliPath: sourceCliPath, env: {} });
 
-  const peerBinary = await resolvePeerBinary({ log: progress });
+  const peerBinary = await resolvePeerBinary({ build: true, log: progress });
   if ('unavailable' in peerBinary)
     progress(`WARNING: no controller-runtime peer in this run: ${peerBinary.unavailable}`);
   const pinner = await createCpuPinner();

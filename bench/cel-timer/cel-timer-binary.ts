@@ -1,14 +1,14 @@
-import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBinary, goSourceHash, runCommand, type BuildRecipe } from '../../src/control-plane/build-binaries.ts';
-import { cacheHome, findGo, isExecutable } from '../../src/control-plane/kube-assets.ts';
+import { goSourceHash, type BuildRecipe } from '../../src/control-plane/build-binaries.ts';
+import { crdgateCacheDir, ensureBuilt, type CachedBinary } from '../../src/control-plane/cached-build.ts';
+import { findGo, goVersion } from '../../src/control-plane/go-toolchain.ts';
 
 // The cel-timer (main.go beside this file) as a binary, built with the machine's Go by build-binaries.ts as celcost
 // is, and cached by its sources and the Go version: an edited main.go or go.mod is built afresh, anything else reuses
 // the cached one (shared by all checkouts on the machine).
 
-export type CelTimerBinary = { path: string } | { unavailable: string };
+export type CelTimerBinary = CachedBinary;
 
 /**
  * kube-apiserver's CEL validator over a CRD's rules, natively, with a clock: what `npm run bench -- --check` sets the
@@ -26,27 +26,20 @@ const celTimerRecipe: BuildRecipe = {
   versionArgs: ['--version'],
 };
 
-/** unavailable only when there is no Go: with Go, a build that fails throws, so a broken timer fails the bench. */
+/** unavailable when there is no Go, or when the build fails (the bench then says why). */
 export async function resolveCelTimer(
   log: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<CelTimerBinary> {
   const go = await findGo(env);
-  if (!go)
-    return {
-      unavailable: `Go is not installed (no \`go\` on PATH), so ${CEL_TIMER} cannot be built; install Go >= 1.26`,
-    };
-  const goVersion = (await runCommand(go, ['env', 'GOVERSION'], { cwd: CEL_TIMER_MODULE_DIR, env })).trim();
-  const dir = join(cacheHome(env), 'crdgate', 'bench-cel-timer');
-  const fileName = `${CEL_TIMER}-${await goSourceHash(CEL_TIMER_MODULE_DIR, goVersion)}`;
-  const path = join(dir, fileName);
-  if (await isExecutable(path)) return { path };
-  await mkdir(dir, { recursive: true });
-  await buildBinary(celTimerRecipe, { go, outDir: dir, log, env, fileName });
-  // Builds from earlier sources are never used again; each is tens of megabytes.
-  const stale = (await readdir(dir)).filter(
-    (name) => new RegExp(`^${CEL_TIMER}-[0-9a-f]{12}$`).test(name) && name !== fileName,
+  const salt = go ? await goVersion(go, env) : '';
+  return ensureBuilt(
+    celTimerRecipe,
+    {
+      dir: join(crdgateCacheDir(env), 'bench-cel-timer'),
+      fileName: `${CEL_TIMER}-${await goSourceHash(CEL_TIMER_MODULE_DIR, salt)}`,
+      stale: new RegExp(`^${CEL_TIMER}-[0-9a-f]{12}$`),
+    },
+    { build: true, log, env, buildStep: 'npm run bench -- --check builds it' },
   );
-  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
-  return { path };
 }

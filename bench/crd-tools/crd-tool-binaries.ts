@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { goSourceHash, runCommand } from '../../src/control-plane/build-binaries.ts';
-import { cacheHome, findGo, isExecutable } from '../../src/control-plane/kube-assets.ts';
+import { crdgateCacheDir, ensureBuilt } from '../../src/control-plane/cached-build.ts';
+import { findGo, goVersion } from '../../src/control-plane/go-toolchain.ts';
+import { isExecutable } from '../../src/control-plane/kube-assets.ts';
 
 // The other CRD revision checkers the comparison runs, as binaries cached outside the repository under
 // ~/.cache/crdgate/crd-tools/, named by what they were built from (as the control plane's binaries are).
@@ -56,7 +58,7 @@ export const PINNED_TOOLS: readonly PinnedTool[] = [
 export const OLM_PREFLIGHT_MODULE_DIR = fileURLToPath(new URL('./olm-preflight/', import.meta.url));
 
 function toolsDir(env: NodeJS.ProcessEnv): string {
-  return join(cacheHome(env), 'crdgate', 'crd-tools');
+  return join(crdgateCacheDir(env), 'crd-tools');
 }
 
 export async function resolveCrdTools(
@@ -140,19 +142,22 @@ async function resolveOlmPreflight(
   log: (line: string) => void,
   env: NodeJS.ProcessEnv,
 ): Promise<CrdToolBinary> {
-  const goVersion = (await runCommand(go, ['env', 'GOVERSION'], { cwd: OLM_PREFLIGHT_MODULE_DIR, env })).trim();
-  const path = join(dir, `olm-preflight-${await goSourceHash(OLM_PREFLIGHT_MODULE_DIR, goVersion)}`);
   const builtFrom =
     "OLM v0.46.0's validateV1CRDCompatibility and SafeStorageVersionUpgrade, redone with k8s.io/apiextensions-apiserver (bench/crd-tools/olm-preflight)";
-  if (await isExecutable(path)) return { tool: 'olm-preflight', path, builtFrom };
-  log('building olm-preflight (bench/crd-tools/olm-preflight)');
-  const temporary = join(dir, `.olm-preflight.building-${process.pid}`);
-  await runCommand('nice', [go, 'build', '-trimpath', '-o', temporary, '.'], {
-    cwd: OLM_PREFLIGHT_MODULE_DIR,
-    env: { ...env, GOWORK: 'off', CGO_ENABLED: '0' },
-  });
-  await rename(temporary, path);
-  return { tool: 'olm-preflight', path, builtFrom };
+  const built = await ensureBuilt(
+    {
+      name: 'olm-preflight',
+      moduleDir: OLM_PREFLIGHT_MODULE_DIR,
+      goPackage: '.',
+      tags: [],
+      ldflags: [],
+      versionArgs: [],
+      prove: async () => 'built (olm-preflight answers only to a pair of CRDs)',
+    },
+    { dir, fileName: `olm-preflight-${await goSourceHash(OLM_PREFLIGHT_MODULE_DIR, await goVersion(go, env))}` },
+    { build: true, log, env, buildStep: 'npm run bench -- --crd-tools builds it' },
+  );
+  return 'path' in built ? { tool: 'olm-preflight', path: built.path, builtFrom } : { tool: 'olm-preflight', ...built };
 }
 
 function lastLine(text: string): string {

@@ -13,13 +13,14 @@
 //   node src/api-server-engine/build-engine.ts --place DIR  npm run build: copy the placed engine into DIR (dist/);
 //                                                           without Go or a built engine, say so and go on
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { buildBinary, goSourceHash, type BuildRecipe } from '../control-plane/build-binaries.ts';
+import { goSourceHash, type BuildRecipe } from '../control-plane/build-binaries.ts';
+import { crdgateCacheDir, ensureBuilt } from '../control-plane/cached-build.ts';
 import { readControlPlaneVersions } from '../control-plane/go-modules.ts';
-import { cacheHome, findGo } from '../control-plane/kube-assets.ts';
+import { findGo } from '../control-plane/go-toolchain.ts';
 import { wasm } from './wasm-api.ts';
 
 const execFileAsync = promisify(execFile);
@@ -85,35 +86,23 @@ export async function buildEngine(opts: {
   env?: NodeJS.ProcessEnv;
 }): Promise<EngineBuild> {
   const env = opts.env ?? process.env;
-  const go = await findGo(env);
-  if (!go)
+  const stamp = await currentEngineStamp(env);
+  if (!stamp)
     return {
       unavailable:
         'Go is not installed (no `go` on PATH), so the API server engine cannot be built; install Go >= 1.26',
     };
-  const stamp = (await currentEngineStamp(env))!;
-  const dir = join(cacheHome(env), 'crdgate', API_SERVER_ENGINE, `k8s-${stamp.kubernetes}`);
-  const fileName = `engine-${stamp.sourceHash}.wasm`;
-  const path = join(dir, fileName);
-  try {
-    await readFile(join(dir, `${fileName}.ok`));
-    return { path, stamp };
-  } catch {
-    // not built yet
-  }
-  await mkdir(dir, { recursive: true });
-  try {
-    await buildBinary(engineRecipe, { go, outDir: dir, log: opts.log, env, fileName });
-  } catch (error) {
-    return { unavailable: `building the API server engine with ${go} failed: ${(error as Error).message}` };
-  }
-  await writeFile(join(dir, `${fileName}.ok`), '');
-  // Builds from earlier sources are never used again; each is tens of megabytes.
-  const stale = (await readdir(dir)).filter(
-    (name) => /^engine-[0-9a-f]{12}\.wasm(\.ok)?$/.test(name) && !name.startsWith(fileName),
+  const built = await ensureBuilt(
+    engineRecipe,
+    {
+      dir: join(crdgateCacheDir(env), API_SERVER_ENGINE, `k8s-${stamp.kubernetes}`),
+      fileName: `engine-${stamp.sourceHash}.wasm`,
+      // `.ok` marked a proven build before builds were renamed into place only once proven.
+      stale: /^engine-[0-9a-f]{12}\.wasm(\.ok)?$/,
+    },
+    { build: true, log: opts.log, env, buildStep: 'npm run build:engine' },
   );
-  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
-  return { path, stamp };
+  return 'path' in built ? { path: built.path, stamp } : built;
 }
 
 async function place(from: string, stamp: EngineStamp, dir: string): Promise<void> {
@@ -137,6 +126,16 @@ export async function placeBuiltEngine(into: string): Promise<boolean> {
   return true;
 }
 
+/** What `npm run build:engine` does: the engine built (or found in the cache) and placed beside its host in src/. */
+export async function buildAndPlaceEngine(opts: {
+  log: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+}): Promise<EngineBuild> {
+  const built = await buildEngine(opts);
+  if ('path' in built) await place(built.path, built.stamp, PLACED_ENGINE_DIR);
+  return built;
+}
+
 async function main(args: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`build:engine: ${line}\n`);
   const placeAt = args.indexOf('--place');
@@ -144,14 +143,13 @@ async function main(args: string[]): Promise<number> {
   if (placeAt >= 0 && !into) throw new Error('--place needs a folder');
   if (args.includes('--if-go')) {
     // npm ci: a machine without Go (or whose build fails) still installs; only check() and crdgate check need it.
-    const built = await buildEngine({ log });
+    const built = await buildAndPlaceEngine({ log });
     if ('unavailable' in built) {
       log(
         `${built.unavailable}; going on without it: all but crdgate check and crdgate/testing's check() works (npm run build:engine builds it later)`,
       );
       return 0;
     }
-    await place(built.path, built.stamp, PLACED_ENGINE_DIR);
     if (into) await placeBuiltEngine(into);
     log(
       `the API server engine (kube-apiserver ${built.stamp.kubernetes}, ${built.stamp.sourceHash}) is in ${into ?? PLACED_ENGINE_DIR}`,
@@ -166,12 +164,11 @@ async function main(args: string[]): Promise<number> {
       );
     return 0;
   }
-  const built = await buildEngine({ log });
+  const built = await buildAndPlaceEngine({ log });
   if ('unavailable' in built) {
     log(built.unavailable);
     return 1;
   }
-  await place(built.path, built.stamp, PLACED_ENGINE_DIR);
   log(
     `the API server engine (kube-apiserver ${built.stamp.kubernetes}, ${built.stamp.sourceHash}) is in ${PLACED_ENGINE_DIR}`,
   );

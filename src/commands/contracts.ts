@@ -7,7 +7,7 @@ import { CrdUnservableError, EngineUnavailableError } from '../api-server-engine
 import { type Contract } from '../contract/contract-definition.ts';
 import { checkContract, ContractDefinitionError } from '../contract/define-contract.ts';
 import { formatFieldError } from '../contract/values/field-error.ts';
-import { cacheHome } from '../control-plane/kube-assets.ts';
+import { crdgateCacheDir } from '../control-plane/cached-build.ts';
 import { ContractCompileError, createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { CommandError } from '../errors.ts';
@@ -68,7 +68,7 @@ export function contractWarningLines(registry: ContractRegistry): string {
  * one `warning:` line per contract with rules says so, and the command goes on.
  */
 export function checkContractRules(registry: ContractRegistry, env: NodeJS.ProcessEnv = process.env): string {
-  const acceptedCrds = join(cacheHome(env), 'crdgate', 'api-server-engine', 'accepted-crds');
+  const acceptedCrds = join(crdgateCacheDir(env), 'api-server-engine', 'accepted-crds');
   const unchecked: string[] = [];
   for (const compiled of registry.contracts) {
     const name = `${compiled.contract.identity.plural}.${compiled.contract.identity.group}`;

@@ -27,6 +27,8 @@ export interface BuildRecipe {
   goPackage: string;
   tags: string[];
   ldflags: string[];
+  /** More flags for `go build`. */
+  flags?: string[];
   /** Arguments that make the binary print its version: proof that it runs. */
   versionArgs: string[];
   /** For what cannot be run (a WebAssembly module): another proof, which answers a line for the log. */
@@ -91,6 +93,7 @@ export async function buildBinary(recipe: BuildRecipe, opts: BuildOptions): Prom
     'build',
     ...(recipe.buildMode ? [`-buildmode=${recipe.buildMode}`] : []),
     '-trimpath',
+    ...(recipe.flags ?? []),
     ...(recipe.tags.length > 0 ? ['-tags', recipe.tags.join(',')] : []),
     '-ldflags',
     recipe.ldflags.join(' '),

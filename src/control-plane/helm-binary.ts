@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildBinary, type BuildRecipe } from './build-binaries.ts';
+import type { BuildRecipe } from './build-binaries.ts';
+import { crdgateCacheDir, ensureBuilt } from './cached-build.ts';
 import { HELM_MODULE_DIR, readHelmVersion } from './go-modules.ts';
-import { cacheHome, findGo, isExecutable, type ResolveKubeAssetsOptions } from './kube-assets.ts';
+import type { ResolveKubeAssetsOptions } from './kube-assets.ts';
 
 export type HelmBinary = { path: string; version: string } | { unavailable: string };
 
@@ -29,22 +29,16 @@ function helmRecipe(version: string): BuildRecipe {
  */
 export async function resolveHelm(opts: ResolveKubeAssetsOptions): Promise<HelmBinary> {
   const env = opts.env ?? process.env;
-  const log = opts.log ?? ((line: string) => process.stderr.write(`helm: ${line}\n`));
   const version = readHelmVersion();
-  const dir = join(cacheHome(env), 'crdgate', 'helm', `helm-${version}`);
-  const path = join(dir, HELM);
-  if (await isExecutable(path)) return { path, version };
-  if (!opts.build) return { unavailable: `helm ${version} not built yet in ${dir}` };
-  const go = await findGo(env);
-  if (!go)
-    return {
-      unavailable: `Go is not installed (no \`go\` on PATH), so helm ${version} cannot be built; install Go >= 1.26`,
-    };
-  await mkdir(dir, { recursive: true });
-  try {
-    await buildBinary(helmRecipe(version), { go, outDir: dir, log, env });
-  } catch (error) {
-    return { unavailable: `building helm ${version} with ${go} failed: ${(error as Error).message}` };
-  }
-  return { path, version };
+  const found = await ensureBuilt(
+    helmRecipe(version),
+    { dir: join(crdgateCacheDir(env), 'helm', `helm-${version}`) },
+    {
+      build: opts.build,
+      log: opts.log ?? ((line: string) => process.stderr.write(`helm: ${line}\n`)),
+      env,
+      buildStep: opts.buildStep ?? 'run: npx crdgate kube-bin --helm',
+    },
+  );
+  return 'path' in found ? { path: found.path, version } : found;
 }

@@ -91,14 +91,14 @@ describe('resolveCelCostEstimator', () => {
     const { kubernetes, etcd } = readControlPlaneVersions();
     const cached = join(base, 'cache', 'crdgate', 'kube-bin', `k8s-${kubernetes}_etcd-${etcd}`);
     const env = noGoEnv({ XDG_CACHE_HOME: join(base, 'cache') });
-    const missing = await resolveCelCostEstimator({ build: false, env });
+    const missing = await resolveCelCostEstimator({ build: false, env, buildStep: 'the setup builds it' });
     const [, fileName = ''] =
-      /(celcost-[0-9a-f]{12}) not built yet in (.*)$/.exec('unavailable' in missing ? missing.unavailable : '') ?? [];
-    expect(missing).toEqual({ unavailable: `${fileName} not built yet in ${cached}` });
+      /(celcost-[0-9a-f]{12}) not built yet in /.exec('unavailable' in missing ? missing.unavailable : '') ?? [];
+    expect(missing).toEqual({ unavailable: `${fileName} not built yet in ${cached} (the setup builds it)` });
 
     // A build from other sources is not taken for this one.
     await fakeAssets(cached, ['celcost-000000000000']);
-    expect(await resolveCelCostEstimator({ build: false, env })).toEqual(missing);
+    expect(await resolveCelCostEstimator({ build: false, env, buildStep: 'the setup builds it' })).toEqual(missing);
     await fakeAssets(cached, [fileName]);
     expect(await resolveCelCostEstimator({ build: true, env })).toEqual({ path: join(cached, fileName) });
   });

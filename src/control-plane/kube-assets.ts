@@ -1,17 +1,16 @@
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import {
   CEL_COST_ESTIMATOR,
   CEL_COST_MODULE_DIR,
   CONTROL_PLANE_BINARIES,
-  buildBinary,
   controlPlaneRecipe,
   goSourceHash,
 } from './build-binaries.ts';
+import { crdgateCacheDir, ensureBuilt, type CachedBinary } from './cached-build.ts';
 import { readControlPlaneVersions, type ControlPlaneVersions } from './go-modules.ts';
 
 const execFileAsync = promisify(execFile);
@@ -24,6 +23,8 @@ export interface ResolveKubeAssetsOptions {
   /** Progress lines; stderr by default (stdout of kube-bin is reserved for the folder). */
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** What builds it, for the message when `build` is false and it is missing. */
+  buildStep?: string;
 }
 
 /**
@@ -47,27 +48,28 @@ export async function resolveKubeAssets(opts: ResolveKubeAssetsOptions): Promise
   const missing = await missingBinaries(dir);
   // The binaries are stamped with the version at build time, so the folder name is the truth.
   if (missing.length === 0) return { dir, kubeApiserverVersion: versions.kubernetes };
-  if (!opts.build) return { unavailable: `${missing.join(', ')} not built yet in ${dir} (run: npx crdgate kube-bin)` };
-
-  const go = await findGo(env);
-  if (!go) {
-    return {
-      unavailable:
-        'Go is not installed (no `go` on PATH), so kube-apiserver and etcd cannot be built; ' +
-        'install Go >= 1.26 or set KUBEBUILDER_ASSETS to a folder holding kube-apiserver, etcd and kubectl',
-    };
-  }
-  await mkdir(dir, { recursive: true });
-  try {
-    for (const binary of missing)
-      await buildBinary(controlPlaneRecipe(binary, versions), { go, outDir: dir, log, env });
-  } catch (error) {
-    return { unavailable: `building the control plane with ${go} failed: ${(error as Error).message}` };
+  if (!opts.build)
+    return { unavailable: `${missing.join(', ')} not built yet in ${dir} (${opts.buildStep ?? KUBE_BIN_STEP})` };
+  for (const binary of missing) {
+    const built = await ensureBuilt(
+      controlPlaneRecipe(binary, versions),
+      { dir },
+      {
+        build: true,
+        log,
+        env,
+        buildStep: KUBE_BIN_STEP,
+        withoutGo: 'or set KUBEBUILDER_ASSETS to a folder holding kube-apiserver, etcd and kubectl',
+      },
+    );
+    if ('unavailable' in built) return built;
   }
   return { dir, kubeApiserverVersion: versions.kubernetes };
 }
 
-export type CelCostEstimator = { path: string } | { unavailable: string };
+const KUBE_BIN_STEP = 'run: npx crdgate kube-bin';
+
+export type CelCostEstimator = CachedBinary;
 
 /**
  * Finds the celcost binary (src/control-plane/go/celcost), building it with Go if needed and allowed. It lives in
@@ -77,38 +79,25 @@ export type CelCostEstimator = { path: string } | { unavailable: string };
  */
 export async function resolveCelCostEstimator(opts: ResolveKubeAssetsOptions): Promise<CelCostEstimator> {
   const env = opts.env ?? process.env;
-  const log = opts.log ?? ((line: string) => process.stderr.write(`kube-bin: ${line}\n`));
   const versions = readControlPlaneVersions();
-  const dir = kubeBinCacheDir(env, versions);
-  const fileName = `${CEL_COST_ESTIMATOR}-${await goSourceHash(CEL_COST_MODULE_DIR)}`;
-  const path = join(dir, fileName);
-  if (await isExecutable(path)) return { path };
-  if (!opts.build) return { unavailable: `${fileName} not built yet in ${dir}` };
-  const go = await findGo(env);
-  if (!go)
-    return {
-      unavailable: `Go is not installed (no \`go\` on PATH), so ${CEL_COST_ESTIMATOR} cannot be built; install Go >= 1.26`,
-    };
-  await mkdir(dir, { recursive: true });
-  try {
-    await buildBinary(controlPlaneRecipe(CEL_COST_ESTIMATOR, versions), { go, outDir: dir, log, env, fileName });
-  } catch (error) {
-    return { unavailable: `building ${CEL_COST_ESTIMATOR} with ${go} failed: ${(error as Error).message}` };
-  }
-  // Builds from earlier sources are never used again; each is tens of megabytes.
-  const stale = (await readdir(dir)).filter(
-    (name) => new RegExp(`^${CEL_COST_ESTIMATOR}-[0-9a-f]{12}$`).test(name) && name !== fileName,
+  return ensureBuilt(
+    controlPlaneRecipe(CEL_COST_ESTIMATOR, versions),
+    {
+      dir: kubeBinCacheDir(env, versions),
+      fileName: `${CEL_COST_ESTIMATOR}-${await goSourceHash(CEL_COST_MODULE_DIR)}`,
+      stale: new RegExp(`^${CEL_COST_ESTIMATOR}-[0-9a-f]{12}$`),
+    },
+    {
+      build: opts.build,
+      log: opts.log ?? ((line: string) => process.stderr.write(`kube-bin: ${line}\n`)),
+      env,
+      buildStep: opts.buildStep ?? 'the test run builds it in its setup',
+    },
   );
-  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
-  return { path };
 }
 
 function kubeBinCacheDir(env: NodeJS.ProcessEnv, versions: ControlPlaneVersions): string {
-  return join(cacheHome(env), 'crdgate', 'kube-bin', `k8s-${versions.kubernetes}_etcd-${versions.etcd}`);
-}
-
-export function cacheHome(env: NodeJS.ProcessEnv): string {
-  return env['XDG_CACHE_HOME'] || join(env['HOME'] || homedir(), '.cache');
+  return join(crdgateCacheDir(env), 'kube-bin', `k8s-${versions.kubernetes}_etcd-${versions.etcd}`);
 }
 
 async function missingBinaries(dir: string): Promise<(typeof CONTROL_PLANE_BINARIES)[number][]> {
@@ -133,18 +122,4 @@ async function askKubeApiserverVersion(dir: string): Promise<string> {
   if (!version)
     throw new Error(`cannot read the version from "${join(dir, 'kube-apiserver')} --version": ${stdout.trim()}`);
   return version;
-}
-
-// `go` from PATH, else from GOROOT (set by some CI setups that do not touch PATH).
-export async function findGo(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const candidates = ['go', ...(env['GOROOT'] ? [join(env['GOROOT'], 'bin', 'go')] : [])];
-  for (const candidate of candidates) {
-    try {
-      await execFileAsync(candidate, ['version'], { env });
-      return candidate;
-    } catch {
-      // try the next one
-    }
-  }
-  return undefined;
 }

@@ -3,7 +3,7 @@ import { chmod, chown, cp, lstat, mkdir, mkdtemp, readFile, readdir, rm } from '
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, matchesGlob, posix, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { findGo } from '../../../src/control-plane/kube-assets.ts';
+import { findGo } from '../../../src/control-plane/go-toolchain.ts';
 import { scratchEnv } from './npm.ts';
 
 const execFileAsync = promisify(execFile);
