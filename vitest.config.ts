@@ -9,7 +9,9 @@ export default defineConfig({
         // many more when the unit files run two at a time on two cores beside a build. A hang still fails.
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/repo/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/repo/**/*.test.ts', 'test/tools/**/*.test.ts'],
+          // The engine and the controller-runtime peer, built before any test file runs (test/tools/).
+          globalSetup: ['test/tools/tools-setup.ts'],
           testTimeout: 30_000,
         },
       },
@@ -22,8 +24,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          // The control plane, and crdgate packed once for the tests that install it as a user would.
-          globalSetup: ['test/e2e/global-setup.ts', 'test/e2e/pack-setup.ts'],
+          // Every tool built first (test/tools/); then the control plane, and crdgate packed once for the tests that
+          // install it as a user would.
+          globalSetup: ['test/tools/tools-setup.ts', 'test/e2e/global-setup.ts', 'test/e2e/pack-setup.ts'],
           // One control plane serves every e2e file; running them one at a time keeps 2 cores from thrashing.
           fileParallelism: false,
           testTimeout: 120_000,

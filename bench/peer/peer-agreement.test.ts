@@ -11,7 +11,8 @@ import { startPeerProcess } from './peer-process.ts';
 // with 422 naming exactly these fields. The expected fields come from the GeoDatabase v1 rules, not from
 // either server, so a rule that drifts in both at once still fails here.
 
-const peerBinary = await resolvePeerBinary();
+// Built by the unit project's setup (test/tools/): a missing peer fails here under CI, naming that step.
+const peerBinary = await resolvePeerBinary({ build: false });
 const noPeer = missingPrerequisite(
   'the peer agreement tests (the controller-runtime peer cannot be built)',
   'unavailable' in peerBinary ? peerBinary.unavailable : undefined,

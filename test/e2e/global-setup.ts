@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { startControlPlane } from '../../src/control-plane/control-plane.ts';
 import { resolveKubeAssets } from '../../src/control-plane/kube-assets.ts';
 import { missingPrerequisite } from '../missing-prerequisite.ts';
+import { TOOLS_BUILD_STEP } from '../tools/suite-tools.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 
 // One control plane for the whole e2e project: starting kube-apiserver takes seconds, so files
@@ -13,7 +14,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const say = (line: string): void => {
     process.stderr.write(`[e2e] ${line}\n`);
   };
-  const assets = await resolveKubeAssets({ build: true, log: (line) => say(`kube-bin: ${line}`) });
+  // Built by test/tools/tools-setup.ts, which runs first.
+  const assets = await resolveKubeAssets({ build: false, buildStep: TOOLS_BUILD_STEP });
   if ('unavailable' in assets) {
     missingPrerequisite('the e2e tests (no kube-apiserver, etcd and kubectl)', assets.unavailable);
     project.provide('controlPlane', { unavailable: assets.unavailable });

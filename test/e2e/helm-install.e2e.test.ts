@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createCertificateAuthority } from '../../src/certs/pki.ts';
 import { runCli } from '../../src/cli-runner.fixture.ts';
-import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
+import { builtHelm } from '../tools/suite-tools.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { helm, yamlObjects, type KubeObject } from './support/helm.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
@@ -62,12 +62,7 @@ describe.skipIf(!controlPlane)('helm install, upgrade and uninstall of the rende
   }
 
   beforeAll(async () => {
-    const resolved = await resolveHelm({
-      build: true,
-      log: (line) => process.stderr.write(`[helm-install] ${line}\n`),
-    });
-    if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
-    helmPath = resolved.path;
+    helmPath = await builtHelm();
     workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-helm-install-'));
     chartV1 = join(workDir, 'chart-v1');
     chartV2 = join(workDir, 'chart-v2');

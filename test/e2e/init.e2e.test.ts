@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
-import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
+import { builtHelm } from '../tools/suite-tools.ts';
 import { requireE2eVariable } from '../../src/scaffold/e2e-test-source.ts';
 import { guideExamples } from '../repo/guide-examples.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
@@ -190,12 +190,11 @@ describe
     // `npm run chart`: the same install as a Helm chart, which the real helm lints and renders with the same container.
     const charted = await runCommand('npm', ['run', '--silent', 'chart'], project);
     expect(charted.exitCode, charted.stderr).toBe(0);
-    const helmBinary = await resolveHelm({ build: true, log: (line) => process.stderr.write(`[init] ${line}\n`) });
-    if ('unavailable' in helmBinary) throw new Error(`helm is unavailable: ${helmBinary.unavailable}`);
+    const helmPath = await builtHelm();
     const helmHome = join(workDir, 'helm-home');
-    const linted = await helm(helmBinary.path, helmHome, undefined, ['lint', '--strict', join(project, 'chart')]);
+    const linted = await helm(helmPath, helmHome, undefined, ['lint', '--strict', join(project, 'chart')]);
     expect(linted.exitCode, linted.stdout + linted.stderr).toBe(0);
-    const templated = await helm(helmBinary.path, helmHome, undefined, [
+    const templated = await helm(helmPath, helmHome, undefined, [
       'template',
       'crdgate',
       join(project, 'chart'),

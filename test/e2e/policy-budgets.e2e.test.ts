@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { estimatePolicyCosts, type CelCostPolicyReport, type CelCostReport } from '../../src/control-plane/cel-cost.ts';
-import { resolveCelCostEstimator } from '../../src/control-plane/kube-assets.ts';
+import { builtCelCostEstimator } from '../tools/suite-tools.ts';
 import type { Contract } from '../../src/contract/contract-definition.ts';
 import { formatFieldError } from '../../src/contract/values/field-error.ts';
 import { nodePoolContract } from '../../src/contract/fsa/node-pool.fixture.ts';
@@ -128,14 +128,8 @@ describe.skipIf(!controlPlane)("the rendered ValidatingAdmissionPolicy within th
   };
 
   beforeAll(async () => {
-    // Cold, building celcost compiles the API server's CEL and apiextensions packages: minutes, once per source hash.
-    const resolved = await resolveCelCostEstimator({
-      build: true,
-      log: (line) => process.stderr.write(`[policy-budgets] ${line}\n`),
-    });
-    if ('unavailable' in resolved) throw new Error(`celcost is unavailable: ${resolved.unavailable}`);
-    estimator = resolved.path;
-  }, 1_200_000);
+    estimator = await builtCelCostEstimator();
+  });
 
   describe("statically: celcost, with the API server's CEL libraries, against the hub schema", () => {
     // The node pool besides (lists keyed by an integer and by two fields; its quantities are the webhook's alone), and

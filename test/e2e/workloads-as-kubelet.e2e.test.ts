@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
-import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
+import { builtHelm } from '../tools/suite-tools.ts';
 import { installNames, migrationJobName } from '../../src/render/in-cluster-names.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { missingPrerequisite } from '../missing-prerequisite.ts';
@@ -209,14 +209,10 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
   );
 
   it('starts the Deployment of the Helm chart, as helm template renders it with its certificate from a Secret: ready, alive, and out on SIGTERM', async () => {
-    const resolved = await resolveHelm({
-      build: true,
-      log: (line) => process.stderr.write(`[workloads-as-kubelet] ${line}\n`),
-    });
-    if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
+    const helmPath = await builtHelm();
     const chart = join(workDir, 'chart');
     await imageCli(['manifests', '--format', 'helm', '--name', installName, '--out', chart]);
-    const rendered = await helm(resolved.path, join(workDir, 'helm-home'), undefined, [
+    const rendered = await helm(helmPath, join(workDir, 'helm-home'), undefined, [
       'template',
       installName,
       chart,
@@ -366,12 +362,8 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     };
 
     beforeAll(async () => {
-      const resolved = await resolveHelm({
-        build: true,
-        log: (line) => process.stderr.write(`[workloads-as-kubelet] ${line}\n`),
-      });
-      if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
-      helmRun = (args) => helm(resolved.path, join(workDir, 'helm-home'), cp, args);
+      const helmPath = await builtHelm();
+      helmRun = (args) => helm(helmPath, join(workDir, 'helm-home'), cp, args);
       await eventually(
         `the previous ${crdName} to be gone`,
         async () => {
