@@ -17,19 +17,23 @@ afterAll(async () => {
   await rm(cache, { recursive: true, force: true });
 });
 
-describe('kube-apiserver, etcd and kubectl neither found nor buildable', () => {
-  it.each(['kube-bin', 'dev'])('crdgate %s ends in KUBE_BINARIES_UNAVAILABLE, in one line', async (command) => {
-    const env = { PATH: dirname(process.execPath), HOME: cache, XDG_CACHE_HOME: cache };
-    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-      execFile(process.execPath, [cli, command], { env }, (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') reject(error);
-        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+describe('kube-apiserver, etcd and kubectl (or helm) neither found nor buildable', () => {
+  it.each(['kube-bin', 'dev', 'kube-bin --helm'])(
+    'crdgate %s ends in KUBE_BINARIES_UNAVAILABLE, in one line',
+    async (commandLine) => {
+      const [command = '', ...flags] = commandLine.split(' ');
+      const env = { PATH: dirname(process.execPath), HOME: cache, XDG_CACHE_HOME: cache };
+      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+        execFile(process.execPath, [cli, command, ...flags], { env }, (error, stdout, stderr) => {
+          if (error && typeof error.code !== 'number') reject(error);
+          else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+        });
       });
-    });
-    expect(run).toEqual({
-      code: commandErrors.KUBE_BINARIES_UNAVAILABLE.exitStatus,
-      stdout: '',
-      stderr: expect.stringMatching(new RegExp(`^crdgate ${command}: [^\\n]+\\n$`)),
-    });
-  });
+      expect(run).toEqual({
+        code: commandErrors.KUBE_BINARIES_UNAVAILABLE.exitStatus,
+        stdout: '',
+        stderr: expect.stringMatching(new RegExp(`^crdgate ${command}: [^\\n]+\\n$`)),
+      });
+    },
+  );
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runCli } from '../../src/cli-runner.fixture.ts';
 import { createCertificateAuthority } from '../../src/certs/pki.ts';
-import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
+import { builtHelm } from '../tools/suite-tools.ts';
 import type { ProvidedControlPlane } from './provided-context.ts';
 import { comparable, helm, yamlObjects, type KubeObject } from './support/helm.ts';
 import { kubectl } from './support/kubectl.ts';
@@ -67,13 +67,13 @@ describe.skipIf(!controlPlane)('the Helm chart, rendered by helm, against the ku
   }
 
   beforeAll(async () => {
-    // Cold, building helm compiles it and its Kubernetes client libraries: minutes, once per pinned version.
-    const resolved = await resolveHelm({ build: true, log: (line) => process.stderr.write(`[helm-chart] ${line}\n`) });
-    if ('unavailable' in resolved) throw new Error(`helm is unavailable: ${resolved.unavailable}`);
-    helmPath = resolved.path;
+    // helm as a user gets it (docs/deploying.md): `crdgate kube-bin --helm` prints the one the test run's setup built.
+    const printed = await runCli(repoRoot, 'kube-bin', '--helm');
+    expect({ code: printed.code, stdout: printed.stdout }).toEqual({ code: 0, stdout: `${await builtHelm()}\n` });
+    helmPath = printed.stdout.trim();
     workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-helm-chart-'));
     caPem = createCertificateAuthority({ commonName: 'helm-chart-test-ca', days: 1 }).certPem;
-  }, 1_200_000);
+  });
 
   afterAll(async () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
