@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { e2eLanes } from './test/e2e/lanes.ts';
 
 export default defineConfig({
   test: {
+    // As many test files at once as there are e2e lanes (test/e2e/lanes.ts): unit and integration files fill a
+    // worker whenever no e2e file needs it, and two e2e files that run at once each have a control plane of their own.
+    maxWorkers: e2eLanes(),
     projects: [
       {
         extends: true,
@@ -10,9 +14,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'test/repo/**/*.test.ts', 'test/tools/**/*.test.ts'],
+          testTimeout: 30_000,
           // The engine and the controller-runtime peer, built before any test file runs (test/tools/).
           globalSetup: ['test/tools/tools-setup.ts'],
-          testTimeout: 30_000,
         },
       },
       {
@@ -24,11 +28,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          // Every tool built first (test/tools/); then the control plane, and crdgate packed once for the tests that
-          // install it as a user would.
+          // Every tool built first (test/tools/); then a control plane per lane, and crdgate packed once for the
+          // tests that install it as a user would.
           globalSetup: ['test/tools/tools-setup.ts', 'test/e2e/global-setup.ts', 'test/e2e/pack-setup.ts'],
-          // One control plane serves every e2e file; running them one at a time keeps 2 cores from thrashing.
-          fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

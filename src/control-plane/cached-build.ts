@@ -2,7 +2,7 @@ import { access, constants, mkdir, readdir, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { buildBinary, type BuildRecipe } from './build-binaries.ts';
-import { withBuildLock } from './build-lock.ts';
+import { withFileLock } from './file-lock.ts';
 import { findGo } from './go-toolchain.ts';
 
 /** crdgate's cache: `$XDG_CACHE_HOME/crdgate`, else `~/.cache/crdgate`. */
@@ -56,7 +56,7 @@ export async function ensureBuilt(
   }
   await mkdir(slot.dir, { recursive: true });
   try {
-    await withBuildLock(join(slot.dir, `.${fileName}.lock`), recipe.name, opts.log, async () => {
+    await withFileLock(join(slot.dir, `.${fileName}.lock`), recipe.name, opts.log, async () => {
       // Another process may have built it while this one waited for the lock.
       if (await exists(path)) return;
       await buildBinary(recipe, { go, outDir: slot.dir, log: opts.log, env: opts.env, fileName });

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCertDir } from '../../src/certs/cert-dir.ts';
 import { main } from '../../src/cli.ts';
 import { defineContract } from '../../src/contract/define-contract.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import { manifestsToYaml } from '../../src/render/manifest-yaml.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 describe.skipIf(!controlPlane)('the manifests `crdgate manifests` renders, checked by the real API server', () => {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEtcdRaw } from './support/etcd-raw.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { isNotFound, refusal } from './support/api-error.ts';
 import { webhookCallsAbout } from './support/crdgate-log.ts';
 import {
@@ -25,7 +25,7 @@ import {
 } from './support/geodatabases.ts';
 import { kubectl } from './support/kubectl.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const deniedByValidation = 'admission webhook "validate.geodatabases.geo.example.com" denied the request';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/render/manifest.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { refusal } from './support/api-error.ts';
 import {
   createCrdgateProcess,
@@ -19,7 +19,7 @@ import {
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // Short, so that a frozen crdgate costs the test seconds; the rendered manifests use 10.

@@ -2,17 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { committedCrdsDir } from '../fixtures/controller-gen/generate.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { apiServerJudgement, type Judgement } from './support/differential/api-server-judge.ts';
 import { storedDifferences } from './support/differential/compare.ts';
 import { crdgate } from './support/crdgate-cli.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const group = 'shapes.fixtures.crdgate.example.com';

@@ -3,18 +3,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import { createKubeApi, type KubeApi } from '../../src/kube/kube-api.ts';
 import { forEachLiveObject, type LiveResource } from '../../src/kube/list-live-objects.ts';
 import { LiveReadError } from '../../src/kube/live-read-error.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { crdgate } from './support/crdgate-cli.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { writeServiceAccountKubeconfig } from './support/service-account-kubeconfig.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const group = 'fromcluster.e2e.crdgate.example.com';

@@ -1,10 +1,10 @@
 import { ApiException, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { describe, expect, inject, it } from 'vitest';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { describe, expect, it } from 'vitest';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { useCrdgateInFront } from './support/crdgate-in-front.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 const stash = 'geo.example.com/conversion-data';
 

@@ -6,15 +6,15 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type Contract, type ContractDefinition } from '../../src/contract/contract-definition.ts';
 import { ContractDefinitionError, defineContract } from '../../src/contract/define-contract.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import { manifestsToYaml } from '../../src/render/manifest-yaml.ts';
 import type { KubeObject } from '../../src/contract/values/kube-object.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 /** A name and whether crdgate's rules (the API server's, or stricter) hold for it on its own. */

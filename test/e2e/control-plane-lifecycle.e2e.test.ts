@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startControlPlane } from '../../src/control-plane/control-plane.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const available = !('unavailable' in provided);
 
 // The processes started for a control plane, found by its (unique) folder in their arguments.

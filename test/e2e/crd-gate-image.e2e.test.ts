@@ -3,17 +3,17 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { crdUpdateReview, pipeCrd } from '../../src/crd-gate/crd-gate.fixture.ts';
 import { parseQuantity, quantityToNumber } from '../../src/contract/values/quantity.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { buildImage, type BuiltImage } from './support/container-image.ts';
 import { postJson, startCrdgateProcess } from './support/crdgate-process.ts';
 import { runCommand } from './support/npm.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { crdRevisionOverrideAnnotation } from '../../src/crd-gate/decide-crd-revision.ts';
 import { liveObjectJudge, warmLiveObjectJudge } from '../../src/crd-gate/live-object-judge.ts';
@@ -15,11 +15,11 @@ import { crdGateWebhookName, renderCrdGateWebhook } from '../../src/render/crd-g
 import { startTestServer, type TestServer } from '../integration/support/test-server.ts';
 import { crdUpdateReview } from '../../src/crd-gate/crd-gate.fixture.ts';
 import { postJson, startCrdgateProcess } from './support/crdgate-process.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { auditedWrites } from './support/audit-log.ts';
 import { kubectl, warningLines, waitEstablished } from './support/kubectl.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const group = 'gate.e2e.crdgate.example.com';

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import { compareCrdRevisions } from '../../src/crd-revision/compare/compare-crd-revisions.ts';
 import { widgetCrd } from '../../src/crd-revision/crd-revision.fixture.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { applyStrict, expectStatus, installCrd, removeCrd, restClient, type Rest } from './support/raw-api.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // What the revision rules say a subresource change and a difference between served versions do to stored objects

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ContractDefinition, type Subresources } from '../../src/contract/contract-definition.ts';
 import { ContractDefinitionError, defineContract } from '../../src/contract/define-contract.ts';
 import { createContractRegistry } from '../../src/contract/registry.ts';
@@ -8,12 +8,12 @@ import { checkStructural } from '../../src/contract/schema/structural-check.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
 import { contractTester } from '../../src/testing.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { expectFloors } from './support/case-floors.ts';
 import { storedDifferences } from './support/differential/compare.ts';
 import { expectStatus, installCrd, removeCrd, restClient, type Rest } from './support/raw-api.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // The schemas real CRDs ship (controller-gen's IntOrString and Quantity fields above all), sent as CRDs to a real

@@ -2,13 +2,14 @@ import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { laneControlPlane } from './provided-context.ts';
 import { startDev, type DevProcess } from './support/dev-process.ts';
 import { runCommand, type CommandResult } from './support/npm.ts';
 
 // `crdgate dev` as a user runs it: one command in one terminal, kubectl in another, the contract edited in between.
 
-const controlPlane = inject('controlPlane');
+const controlPlane = laneControlPlane();
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const crdgateEntry = pathToFileURL(join(repo, 'src/index.ts')).href;
 

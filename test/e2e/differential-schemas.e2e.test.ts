@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { defineContract } from '../../src/contract/define-contract.ts';
 import { fromCrd } from '../../src/contract/from-crd.ts';
 import type { JSONSchemaProps } from '../../src/contract/schema/json-schema-props.ts';
 import { contractTester } from '../../src/testing.ts';
 import { committedCrdsDir } from '../fixtures/controller-gen/generate.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { expectFloors } from './support/case-floors.ts';
 import { apiServerJudgement, storedJudgement, type Judgement } from './support/differential/api-server-judge.ts';
 import { describeJudgement, disagreementOf, tally, type Tally } from './support/differential/compare.ts';
@@ -24,7 +24,7 @@ import { storableVariant } from './support/differential/storable-base.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 type Crd = {

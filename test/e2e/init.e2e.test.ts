@@ -9,14 +9,14 @@ import { eventually } from '../../src/local-loop/eventually.ts';
 import { builtHelm } from '../tools/suite-tools.ts';
 import { requireE2eVariable } from '../../src/scaffold/e2e-test-source.ts';
 import { guideExamples } from '../repo/guide-examples.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { buildImage } from './support/container-image.ts';
 import { startCrdgateProcess } from './support/crdgate-process.ts';
 import { helm, yamlObjects } from './support/helm.ts';
 import { startContainer } from './support/kubelet.ts';
 import { npm, runCommand } from './support/npm.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // A CRD of crdgate's own in controller-gen's shape, for `init --from-crd`: the kind, group and versions are its own.
@@ -242,7 +242,7 @@ describe
         expect(certs.exitCode, certs.stderr).toBe(0);
         const metadata = { name: `${kind.toLowerCase()}-contract-7d9f8-abcde`, namespace: 'crdgate-system' };
 
-        const server = startContainer({
+        const server = await startContainer({
           image,
           pod: pod('Deployment'),
           metadata,
@@ -268,7 +268,7 @@ describe
           expect(await server.stop(), server.output()).toEqual({ code: 0, signal: null });
         }
 
-        const job = startContainer({
+        const job = await startContainer({
           image,
           pod: pod('Job'),
           metadata,

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../src/control-plane/control-plane.ts';
 import type { MigrationReport } from '../../src/migrate/migration-report.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../../src/migrate/stop.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import {
   applyCrd,
   applyWebhookConfigurations,
@@ -23,7 +23,7 @@ import {
   storedVersions,
 } from './support/storage-migration.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 const cliPath = new URL('../../src/cli.ts', import.meta.url).pathname;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCertificateAuthority, issueCertificate, type PemPair } from '../../src/certs/pki.ts';
 import { startControlPlane, type ControlPlane } from '../../src/control-plane/control-plane.ts';
 import { findFreePort } from '../../src/control-plane/free-port.ts';
@@ -12,7 +12,7 @@ import { serveDefaults } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { loadFixture } from '../integration/support/test-server.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { refusal } from './support/api-error.ts';
 import {
   applyCrd,
@@ -23,7 +23,7 @@ import {
 } from './support/crdgate-webhooks.ts';
 import { geoDatabases, invalidGeoDatabase, validGeoDatabase } from './support/geodatabases.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const base64 = (pem: string) => Buffer.from(pem).toString('base64');

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractDefaulter } from '../../src/contract/defaults/contract-defaulter.ts';
 import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { compileContractDefaults } from '../../src/policy/compile-defaults.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { refusal } from './support/api-error.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
 import type { CrdgateProcess } from './support/crdgate-restartable-process.ts';
@@ -23,7 +23,7 @@ import { kubectl, waitEstablished } from './support/kubectl.ts';
 // GeoDatabase default compiles (`crdgate fsa --coverage` says so), so every one is compared; and the objects stored
 // are what the contract's defaulter makes of them, so the equality is not that of three writes that defaulted nothing.
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const crdName = 'geodatabases.geo.example.com';

@@ -3,10 +3,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiException, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli-runner.fixture.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import {
   createCrdgateProcess,
   removeCrdgateProcess,
@@ -23,7 +23,7 @@ import { kubectl } from './support/kubectl.ts';
 // Two teams install crdgate for their own kinds in one cluster, in one namespace, each with `manifests --name`:
 // neither install may overwrite the other's cluster-scoped objects, and each kind must be decided by its own server.
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const widgetContract = fileURLToPath(new URL('../integration/support/widget-contract.ts', import.meta.url));

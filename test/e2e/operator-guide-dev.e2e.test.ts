@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { laneControlPlane } from './provided-context.ts';
 import { guideExamples, guideYamlFiles, importingSource } from '../repo/guide-examples.ts';
 import { startDev, type DevProcess } from './support/dev-process.ts';
 
@@ -11,7 +12,7 @@ import { startDev, type DevProcess } from './support/dev-process.ts';
 // and every other line succeeding. The output `crdgate dev` prints is the one the guide and docs/local-loop.md show,
 // up to times, ports and paths.
 
-const controlPlane = inject('controlPlane');
+const controlPlane = laneControlPlane();
 const pages = {
   guide: new URL('../../docs/guarding-an-operator.md', import.meta.url),
   localLoop: new URL('../../docs/local-loop.md', import.meta.url),

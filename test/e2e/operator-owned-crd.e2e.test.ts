@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { laneControlPlane } from './provided-context.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
@@ -11,7 +12,7 @@ import { dbClusterContract, dbPoolerContract, operatorCrdFile } from './support/
 // their owner has them, crdgate's webhooks alone in front, the state read from the operator's phase sentences and
 // from its conditions, and the group's other kind untouched.
 
-const controlPlane = inject('controlPlane');
+const controlPlane = laneControlPlane();
 
 describe.skipIf('unavailable' in controlPlane)('a contract guarding an operator-owned CRD', () => {
   let env: TestEnvironment;

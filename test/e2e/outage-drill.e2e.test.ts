@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { ApiException, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Contract } from '../../src/contract/contract-definition.ts';
 import { isPlainObject, type KubeObject } from '../../src/contract/values/kube-object.ts';
@@ -13,7 +13,7 @@ import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { admissionCallsFromMetrics } from '../../src/local-loop/put-in-front.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { mutatingWebhookName, validatingWebhookName } from '../../src/render/webhook-names.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import type { CrdgateProcess } from './support/crdgate-restartable-process.ts';
 import { declarativeDbPoolerContract, operatorCrdFile } from './support/db-operator-contracts.ts';
 import { removeGeoDatabaseInstall, renderGeoDatabaseInstall, type RenderedInstall } from './support/floor-install.ts';
@@ -32,7 +32,7 @@ import { writeServiceAccountKubeconfig } from './support/service-account-kubecon
 // kind and every status UPDATE sent to it, and a mutating webhook for every contract), reproduced here from the
 // rendered ones. Outcomes are asserted; durations are only reported (printed at the end), never asserted.
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const timeoutSeconds = 2;

@@ -5,13 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { createCertificateAuthority, issueCertificate } from '../../src/certs/pki.ts';
 import { runCli } from '../../src/cli-runner.fixture.ts';
 import { findFreePort } from '../../src/control-plane/free-port.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { startCrdgateReplica, type CrdgateReplica } from './support/crdgate-replica.ts';
 import { dbClusterTwoVersionCrd, operatorCrdFile, type OwnerConversion } from './support/db-operator-contracts.ts';
 import { metricSum } from './support/api-server-metrics.ts';
@@ -26,7 +26,7 @@ import { writeServiceAccountKubeconfig } from './support/service-account-kubecon
 // field: reported as drift (log line and /metrics), denied as unknown with the contract's schema and admitted with
 // --owner-schema live. The phase tables themselves are operator-owned-crd.e2e.test.ts's subject.
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const crdName = 'dbclusters.dbops.example.com';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Contract } from '../../src/contract/contract-definition.ts';
 import { formatFieldError } from '../../src/contract/values/field-error.ts';
 import { evaluateTransition, type TransitionDecision } from '../../src/contract/fsa/evaluate/evaluate-transition.ts';
@@ -13,7 +13,7 @@ import { messageBrokerContract } from '../../src/policy/message-broker.fixture.t
 import { admissionPolicyName, renderAdmissionPolicies } from '../../src/render/admission-policy.ts';
 import { declarativeDbPoolerContract } from './support/db-operator-contracts.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { expectFloors } from './support/case-floors.ts';
 import {
   applyStrict,
@@ -48,7 +48,7 @@ import {
 // contracts: the example and MessageBroker read a phase; DbPooler, an operator's kind, its state from conditionStates
 // (its conditions and observed generation, written through the status subresource).
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimatePolicyCosts, type CelCostPolicyReport, type CelCostReport } from '../../src/control-plane/cel-cost.ts';
 import { builtCelCostEstimator } from '../tools/suite-tools.ts';
 import type { Contract } from '../../src/contract/contract-definition.ts';
@@ -16,7 +16,7 @@ import { admissionPolicyName, renderAdmissionPolicies } from '../../src/render/a
 import { renderMutatingAdmissionPolicies } from '../../src/render/mutating-admission-policy.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { declarativeDbPoolerContract } from './support/db-operator-contracts.ts';
 import {
   applyStrict,
@@ -45,7 +45,7 @@ import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
 // type-check, and the API server refuses an update with 422 and counts it out of budget where a policy over
 // RuntimeCELCostBudget meets its largest object.
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const perCallLimit = 1_000_000;

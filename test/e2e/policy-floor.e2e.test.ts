@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { refusal, type ApiErrorStatus } from './support/api-error.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
 import type { CrdgateProcess } from './support/crdgate-restartable-process.ts';
@@ -13,7 +13,7 @@ import { removeGeoDatabaseInstall, renderGeoDatabaseInstall, type RenderedInstal
 import { geoDatabases, invalidGeoDatabase, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const crdName = 'geodatabases.geo.example.com';

@@ -1,5 +1,7 @@
+import { inject } from 'vitest';
+
 // What test/e2e/global-setup.ts hands to e2e tests through vitest's provide/inject.
-// Only serializable data crosses that boundary, so the control plane's stop() stays in the setup.
+// Only serializable data crosses that boundary, so the control planes' stop() stays in the setup.
 
 export interface ProvidedControlPlane {
   apiServerUrl: string;
@@ -21,6 +23,19 @@ export interface UnavailableControlPlane {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    controlPlane: ProvidedControlPlane | UnavailableControlPlane;
+    /** One control plane per lane (test/e2e/lanes.ts). */
+    controlPlanes: ProvidedControlPlane[] | UnavailableControlPlane;
   }
+}
+
+/**
+ * The control plane of the lane this test file runs in: vitest runs as many files at once as there are lanes, each in
+ * a worker numbered from 1 (VITEST_POOL_ID), and the worker's number picks the lane. Two files that run at once thus
+ * never share an API server, while the files of one lane run one after another, as all of them did on one.
+ */
+export function laneControlPlane(): ProvidedControlPlane | UnavailableControlPlane {
+  const provided = inject('controlPlanes');
+  if ('unavailable' in provided) return provided;
+  const worker = Number(process.env['VITEST_POOL_ID'] ?? '1');
+  return provided[(worker - 1) % provided.length]!;
 }

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scalableGeoDatabaseContract } from '../../src/admission/scalable-geodatabase.fixture.ts';
 import type { Contract } from '../../src/contract/contract-definition.ts';
 import { describeFormat } from '../../src/contract/schema/kubernetes-formats.ts';
@@ -16,7 +16,7 @@ import type { Manifest } from '../../src/render/manifest.ts';
 import { scaffoldProject } from '../../src/scaffold/scaffold-project.ts';
 import { scaffoldNames } from '../../src/scaffold/scaffold-names.ts';
 import { importingSource } from '../repo/guide-examples.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import {
   dbClusterContract,
   dbClusterTwoVersionContract,
@@ -24,7 +24,7 @@ import {
 } from './support/db-operator-contracts.ts';
 import { expectStatus, installCrd, removeCrd, restClient, type Rest } from './support/raw-api.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // Every CRD crdgate renders, applied to a real kube-apiserver v1.36: the built-in example, the contracts of the

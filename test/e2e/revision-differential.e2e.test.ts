@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labelWriteLabel } from '../../src/crd-revision/objects/predict-stored-object.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { expectFloors } from './support/case-floors.ts';
 import type { CrdWithObjects } from './support/crd-revisions/crd.ts';
 import { corpusInputs } from './support/crd-revisions/corpus-inputs.ts';
@@ -15,7 +15,7 @@ import { runDifferential, type DifferentialRun } from './support/crd-revisions/r
 import { kubectl } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 const corpusDir = process.env['CRDGATE_CRD_CORPUS'];
 

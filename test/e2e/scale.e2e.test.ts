@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scalableGeoDatabaseContract } from '../../src/admission/scalable-geodatabase.fixture.ts';
 import { createKubeApi } from '../../src/kube/kube-api.ts';
 import { loadKubeConfig } from '../../src/kube/kube-config.ts';
@@ -13,7 +13,7 @@ import { serverSideApply } from '../../src/local-loop/server-side-apply.ts';
 import { installNames } from '../../src/render/in-cluster-names.ts';
 import { renderScaleReadsFile } from '../../src/render/scale-reads.ts';
 import { scaleWebhookName, validatingWebhookName } from '../../src/render/webhook-names.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import {
   applyCrd,
   applyWebhookConfigurations,
@@ -25,7 +25,7 @@ import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines, type KubectlResult } from './support/kubectl.ts';
 import { writeServiceAccountKubeconfig } from './support/service-account-kubeconfig.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 const override = 'geo.example.com/override-transitions';
 

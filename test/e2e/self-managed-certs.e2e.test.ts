@@ -3,12 +3,12 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { runCli } from '../../src/cli-runner.fixture.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { installNames } from '../../src/render/in-cluster-names.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { startCrdgateReplica, sumOverReplicas, type CrdgateReplica } from './support/crdgate-replica.ts';
 import { invalidGeoDatabase, validGeoDatabase } from './support/geodatabases.ts';
 import { crdNotBeingDeleted, kubectl, type KubectlResult } from './support/kubectl.ts';
@@ -17,7 +17,7 @@ import { expectStatus, restClient, type Rest, type RestResponse } from './suppor
 import { startRoundRobinProxy, type RoundRobinProxy } from './support/round-robin-proxy.ts';
 import { writeServiceAccountKubeconfig } from './support/service-account-kubeconfig.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 const crdName = 'geodatabases.geo.example.com';

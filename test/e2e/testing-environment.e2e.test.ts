@@ -1,12 +1,13 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { laneControlPlane } from './provided-context.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { contractTester, KubeApiError, startTestEnvironment, type TestEnvironment } from '../../src/testing.ts';
 import { validGeoDatabase } from './support/geodatabases.ts';
 
 // `crdgate/testing` as a user's vitest suite uses it: a control plane of its own, the contract in front of it.
 
-const controlPlane = inject('controlPlane');
+const controlPlane = laneControlPlane();
 
 function portOf(url: string): number {
   return Number(new URL(url).port);

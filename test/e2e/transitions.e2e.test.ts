@@ -1,5 +1,5 @@
-import { describe, expect, inject, it } from 'vitest';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { describe, expect, it } from 'vitest';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { useCrdgateInFront } from './support/crdgate-in-front.ts';
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, warningLines } from './support/kubectl.ts';
@@ -7,7 +7,7 @@ import { auditedWrites } from './support/audit-log.ts';
 import { validatingWebhookName } from '../../src/render/webhook-names.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 describe.skipIf(!controlPlane)('the FSA behind the real API server', () => {

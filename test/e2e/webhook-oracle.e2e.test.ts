@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Contract } from '../../src/contract/contract-definition.ts';
 import { evaluateTransition } from '../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import { valueAtPath } from '../../src/contract/values/field-path.ts';
@@ -22,7 +22,7 @@ import {
 } from '../../src/render/webhook-configurations.ts';
 import { contractTester, type CheckResult } from '../../src/testing.ts';
 import { startTestServer, type TestServer } from '../integration/support/test-server.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { dbClusterContract, dbPoolerContract } from './support/db-operator-contracts.ts';
 import { messageBrokerContract } from '../../src/policy/message-broker.fixture.ts';
 import {
@@ -56,7 +56,7 @@ import {
 // records: the outcome, the message, the causes' fields, the warnings and, when allowed, the stored object must
 // be the API server's in every case.
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // Fixed, so that a failure is reproducible; CRDGATE_ORACLE_SEED explores other cases.

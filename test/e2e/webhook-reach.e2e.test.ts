@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionCallsFromMetrics } from '../../src/local-loop/put-in-front.ts';
 import { mutatingWebhookName, statusWebhookName, validatingWebhookName } from '../../src/render/webhook-names.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { metricSum, scrapeApiServer } from './support/api-server-metrics.ts';
 import {
   applyCrd,
@@ -16,7 +16,7 @@ import {
 import { geoDatabases, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl as runKubectl, type KubectlResult } from './support/kubectl.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 interface Reviews {

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { builtHelm } from '../tools/suite-tools.ts';
 import { installNames, migrationJobName } from '../../src/render/in-cluster-names.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { missingPrerequisite } from '../missing-prerequisite.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { buildImage, type BuiltImage } from './support/container-image.ts';
 import { helm, yamlObjects } from './support/helm.ts';
 import { invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from './support/geodatabases.ts';
@@ -26,7 +26,7 @@ import {
   type RunningContainer,
 } from './support/kubelet.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 const execFileAsync = promisify(execFile);
 
@@ -81,16 +81,6 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       },
       { timeoutMs: 60_000 },
     );
-  const portInUse = async () => {
-    const deployment = built.get('base')!.find((object) => object.kind === 'Deployment');
-    const port = deployment.spec.template.spec.containers[0].ports[0].containerPort as number;
-    const answered = await fetch(`https://127.0.0.1:${port}/`).then(
-      () => true,
-      (error: Error) => !/ECONNREFUSED/.test(String(error.cause ?? error)),
-    );
-    return answered ? port : undefined;
-  };
-
   /** What the kubelet mounts at the service-account path for a pod of `account`, in a folder of its own. */
   const serviceAccountFiles = async (account: string, inNamespace: string) => {
     const dir = await mkdtemp(join(workDir, `service-account-${account}-`));
@@ -226,8 +216,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
   });
 
   async function startReadyAndStop(pod: PodTemplateSpec): Promise<void> {
-    expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
-    const container = startContainer({
+    const container = await startContainer({
       image,
       pod,
       metadata: { name: `${installName}-7d9f8-abcde`, namespace },
@@ -252,7 +241,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
 
   it("starts the migration Job's container, which refuses the missing kubeconfig with its usage error", async () => {
     const pod = podOf(built.get('migration')!, 'Job');
-    const container = startContainer({
+    const container = await startContainer({
       image,
       pod,
       metadata: { name: `${installName}-migrate-x7k2p`, namespace },
@@ -303,10 +292,9 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     });
 
     it('reads the token, CA and namespace at the standard paths and the API server from KUBERNETES_SERVICE_HOST, fills its Secret and every caBundle, and is ready', async () => {
-      expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
       const pod = podOf(built.get('overlays/self-managed-certs')!, 'Deployment');
       expect(pod.automountServiceAccountToken).toBe(true);
-      const container = startContainer({
+      const container = await startContainer({
         image,
         pod,
         metadata: { name: `${installName}-5c8d7-fghij`, namespace },
@@ -404,11 +392,10 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     });
 
     it('starts the Deployment as the kubelet would, behind its Service: it fills every caBundle, and crdgate validates, defaults and converts', async () => {
-      expect(await portInUse(), 'a server already listens on the container port').toBeUndefined();
       const manifest = await helmRun(['get', 'manifest', release, '-n', helmNamespace]);
       expect(manifest.exitCode, manifest.stderr).toBe(0);
       const pod = podOf(yamlObjects(manifest.stdout), 'Deployment');
-      container = startContainer({
+      container = await startContainer({
         image,
         pod,
         metadata: { name: `${release}-6f7c9-klmno`, namespace: helmNamespace },
@@ -508,7 +495,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
         { timeoutMs: 60_000 },
       );
       expect(job.metadata.annotations['helm.sh/hook']).toContain('post-upgrade');
-      const migration = startContainer({
+      const migration = await startContainer({
         image,
         pod: job.spec.template.spec,
         metadata: { name: `${jobName}-q8w4z`, namespace: helmNamespace },

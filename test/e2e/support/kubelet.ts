@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, readdirSync } from 'node:fs';
 import { request } from 'node:https';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
+import { acquireFileLock } from '../../../src/control-plane/file-lock.ts';
 import type { ImageConfig } from './container-image.ts';
 
 /** The parts of a rendered pod template that a kubelet reads to start its first container. */
@@ -68,8 +71,9 @@ const imagePath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
  * folder of this machine in the arguments. What the kubelet would add is passed in: service variables and the
  * service account's files.
  */
-export function startContainer(run: PodRun): RunningContainer {
+export async function startContainer(run: PodRun): Promise<RunningContainer> {
   const container = run.pod.containers[0]!;
+  const releasePorts = await takeHostPorts((container.ports ?? []).map((port) => port.containerPort));
   const { config, workDir } = run.image;
   const containerEnv = resolveEnv(container, run.metadata);
   const expand = (value: string) =>
@@ -126,7 +130,7 @@ export function startContainer(run: PodRun): RunningContainer {
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('exit', (code, signal) => void releasePorts().then(() => resolve({ code, signal }))),
   );
   const grace = (run.pod.terminationGracePeriodSeconds ?? 30) * 1000;
   return {
@@ -152,6 +156,40 @@ export function startContainer(run: PodRun): RunningContainer {
       return httpsGet(port, httpGet.path);
     },
   };
+}
+
+/**
+ * A pod has its own network; these containers share this machine's, so two of them (from test files of two lanes)
+ * must not listen on one port at once. Each port is taken as a lock file for as long as its container runs, and must
+ * then be free: a server left listening there would answer the probes in the container's place.
+ */
+async function takeHostPorts(ports: number[]): Promise<() => Promise<void>> {
+  const releases: Array<() => Promise<void>> = [];
+  const releaseAll = async () => {
+    for (const release of releases.splice(0)) await release();
+  };
+  try {
+    for (const port of [...new Set(ports)].sort((a, b) => a - b)) {
+      const log = (line: string) => process.stderr.write(`[kubelet] ${line}\n`);
+      releases.push(await acquireFileLock(join(tmpdir(), `crdgate-e2e-host-port-${port}.lock`), `port ${port}`, log));
+      if (await listens(port)) throw new Error(`a server already listens on port ${port}, the container's port`);
+    }
+  } catch (error) {
+    await releaseAll();
+    throw error;
+  }
+  return releaseAll;
+}
+
+function listens(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 /**

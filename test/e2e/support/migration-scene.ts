@@ -1,5 +1,4 @@
-import { inject } from 'vitest';
-import type { ProvidedControlPlane } from '../provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from '../provided-context.ts';
 import { useCrdgateInFront, type CrdgateScene } from './crdgate-in-front.ts';
 import {
   applyCrdVersions,
@@ -10,7 +9,7 @@ import {
   type VersionFlags,
 } from './storage-migration.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 /** The control plane every e2e file shares, or undefined where none could be had: the migration files then skip. */
 export const sharedControlPlane: ProvidedControlPlane | undefined = 'unavailable' in provided ? undefined : provided;
 

@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withBuildLock } from './build-lock.ts';
+import { withFileLock } from './file-lock.ts';
 
 const execFileAsync = promisify(execFile);
-const lockModule = fileURLToPath(new URL('./build-lock.ts', import.meta.url));
+const lockModule = fileURLToPath(new URL('./file-lock.ts', import.meta.url));
 
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'crdgate-build-lock-'));
+  dir = await mkdtemp(join(tmpdir(), 'crdgate-file-lock-'));
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
@@ -20,8 +20,8 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 function contender(name: string, holdMs: number): Promise<{ stderr: string }> {
   const script = `
     import { appendFileSync } from 'node:fs';
-    import { withBuildLock } from ${JSON.stringify(lockModule)};
-    await withBuildLock(${JSON.stringify(join(dir, '.tool.lock'))}, 'tool', (line) => process.stderr.write(line + '\\n'), async () => {
+    import { withFileLock } from ${JSON.stringify(lockModule)};
+    await withFileLock(${JSON.stringify(join(dir, '.tool.lock'))}, 'tool', (line) => process.stderr.write(line + '\\n'), async () => {
       appendFileSync(${JSON.stringify(join(dir, 'record'))}, 'in ${name} ' + Date.now() + '\\n');
       await new Promise((resolve) => setTimeout(resolve, ${holdMs}));
       appendFileSync(${JSON.stringify(join(dir, 'record'))}, 'out ${name} ' + Date.now() + '\\n');
@@ -29,7 +29,7 @@ function contender(name: string, holdMs: number): Promise<{ stderr: string }> {
   return execFileAsync(process.execPath, ['--input-type=module', '-e', script]);
 }
 
-describe('withBuildLock', () => {
+describe('withFileLock', () => {
   it('lets one process at a time in, across processes; the others wait, saying for whom', async () => {
     const runs = await Promise.all(['a', 'b', 'c'].map((name) => contender(name, 700)));
     const events = (await readFile(join(dir, 'record'), 'utf8'))
@@ -42,7 +42,7 @@ describe('withBuildLock', () => {
     for (let i = 0; i < 6; i += 2) expect(events[i]![1]).toBe(events[i + 1]![1]);
     const waited = runs.map((run) => run.stderr).filter((stderr) => stderr.includes('waiting for process'));
     expect(waited.length).toBeGreaterThanOrEqual(2);
-    expect(waited.join('')).toMatch(/tool: waiting for process \d+ on \S+, building it for \d+ s/);
+    expect(waited.join('')).toMatch(/tool: waiting for process \d+ on \S+, which has held it for \d+ s/);
     // The lock is gone once the last holder is out.
     await expect(readFile(join(dir, '.tool.lock'))).rejects.toMatchObject({ code: 'ENOENT' });
   }, 30_000);
@@ -53,7 +53,7 @@ describe('withBuildLock', () => {
     await new Promise((resolve) => gone.on('exit', resolve));
     await writeFile(join(dir, '.tool.lock'), JSON.stringify({ pid, host: hostname(), since: Date.now() }));
     const lines: string[] = [];
-    const result = await withBuildLock(
+    const result = await withFileLock(
       join(dir, '.tool.lock'),
       'tool',
       (line) => lines.push(line),
@@ -66,7 +66,7 @@ describe('withBuildLock', () => {
   it('releases the lock when the work fails, and passes the failure on', async () => {
     const lockPath = join(dir, '.tool.lock');
     await expect(
-      withBuildLock(
+      withFileLock(
         lockPath,
         'tool',
         () => {},
@@ -83,7 +83,7 @@ describe('withBuildLock', () => {
     // This very process holds it, as far as the file says: a second taker must wait until it is released.
     await writeFile(lockPath, JSON.stringify({ pid: process.pid, host: hostname(), since: Date.now() }));
     let entered = false;
-    const second = withBuildLock(
+    const second = withFileLock(
       lockPath,
       'tool',
       () => {},

@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 
-// Two processes that need the same tool at once (two vitest projects' setups, `crdgate dev` beside a test run, two
-// checkouts on one machine) must not both build it: on 2 cores each build then takes twice as long, long enough to
-// run past a test's timeout. A lock file beside the output says who is building; the others wait for it and then
-// find the tool built.
+// A lock across the processes of one machine, as a file: two processes that need the same tool at once (two vitest
+// projects' setups, `crdgate dev` beside a test run, two checkouts on one machine) must not both build it, since on 2
+// cores each build then takes twice as long, long enough to run past a test's timeout; two test files that run side
+// by side must not both bind a host port. The file says who holds the lock; the others wait for it.
 
 /** How often a waiting process looks at the lock again, and how often it says that it is still waiting. */
 const POLL_MS = 500;
@@ -17,32 +17,39 @@ interface LockHolder {
 }
 
 /**
- * Runs `work` while holding the lock file `lockPath`, waiting first for any other process that holds it. A lock
- * left by a process of this host that no longer runs (killed in the middle of a build) is taken over. The lock is
- * released when `work` settles, whatever its outcome.
+ * Runs `work` while holding the lock file `lockPath` (see acquireFileLock). The lock is released when `work`
+ * settles, whatever its outcome.
  */
-export async function withBuildLock<T>(
+export async function withFileLock<T>(
   lockPath: string,
   what: string,
   log: (line: string) => void,
   work: () => Promise<T>,
 ): Promise<T> {
-  await acquire(lockPath, what, log);
+  const release = await acquireFileLock(lockPath, what, log);
   try {
     return await work();
   } finally {
-    await rm(lockPath, { force: true });
+    await release();
   }
 }
 
-async function acquire(lockPath: string, what: string, log: (line: string) => void): Promise<void> {
+/**
+ * Takes the lock file `lockPath`, waiting first for any other process that holds it, and resolves with what releases
+ * it. A lock left by a process of this host that no longer runs (killed in the middle of a build) is taken over.
+ */
+export async function acquireFileLock(
+  lockPath: string,
+  what: string,
+  log: (line: string) => void,
+): Promise<() => Promise<void>> {
   let waitingSince: number | undefined;
   let lastNotice = 0;
   for (;;) {
     if (await tryCreate(lockPath)) {
       if (waitingSince !== undefined)
-        log(`${what}: the other build ended after ${seconds(Date.now() - waitingSince)} of waiting`);
-      return;
+        log(`${what}: the other holder let go after ${seconds(Date.now() - waitingSince)} of waiting`);
+      return () => rm(lockPath, { force: true });
     }
     const text = await readFile(lockPath, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // released between the two calls
@@ -58,7 +65,7 @@ async function acquire(lockPath: string, what: string, log: (line: string) => vo
     const now = Date.now();
     waitingSince ??= now;
     if (now - lastNotice >= WAITING_NOTICE_MS) {
-      log(`${what}: waiting for ${describeHolder(other)}, building it for ${seconds(now - other.since)}`);
+      log(`${what}: waiting for ${describeHolder(other)}, which has held it for ${seconds(now - other.since)}`);
       lastNotice = now;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
