@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
 import { e2eLanes } from './test/e2e/lanes.ts';
+import LongestFirstSequencer from './test/longest-first-sequencer.ts';
 
 export default defineConfig({
   test: {
     // As many test files at once as there are e2e lanes (test/e2e/lanes.ts): unit and integration files fill a
     // worker whenever no e2e file needs it, and two e2e files that run at once each have a control plane of their own.
     maxWorkers: e2eLanes(),
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,
@@ -28,9 +30,14 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          // Every tool built first (test/tools/); then a control plane per lane, and crdgate packed once for the
-          // tests that install it as a user would.
-          globalSetup: ['test/tools/tools-setup.ts', 'test/e2e/global-setup.ts', 'test/e2e/pack-setup.ts'],
+          // Every tool built first (test/tools/); then a control plane per lane, crdgate packed once for the tests that
+          // install it as a user would, and a folder for what the files build once and share (crdgate's image).
+          globalSetup: [
+            'test/tools/tools-setup.ts',
+            'test/e2e/global-setup.ts',
+            'test/e2e/pack-setup.ts',
+            'test/e2e/run-scratch-setup.ts',
+          ],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { crdUpdateReview, pipeCrd } from '../../src/crd-gate/crd-gate.fixture.ts';
 import { parseQuantity, quantityToNumber } from '../../src/contract/values/quantity.ts';
 import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
-import { buildImage, type BuiltImage } from './support/container-image.ts';
+import { crdgateImage, type SharedImage } from './support/crdgate-image.ts';
 import { postJson, startCrdgateProcess } from './support/crdgate-process.ts';
 import { runCommand } from './support/npm.ts';
 import { kubectl, waitEstablished } from './support/kubectl.ts';
@@ -16,8 +15,6 @@ import { kubectl, waitEstablished } from './support/kubectl.ts';
 const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
-const repo = fileURLToPath(new URL('../..', import.meta.url));
-const nodeBinDir = dirname(process.execPath);
 const storedObjects = 300;
 /** Pipes with a note of a few kilobytes, which the breaking revision removes. */
 const fields = { size: { type: 'integer' }, note: { type: 'string' } };
@@ -37,13 +34,13 @@ describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
   const suffix = randomUUID().slice(0, 8);
   const namespace = `crdgate-e2e-gate-image-${suffix}`;
   let work: string;
-  let image: BuiltImage;
+  let image: SharedImage;
   let deployment: any;
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'crdgate-e2e-gate-image-'));
     await chmod(work, 0o755);
-    image = await buildImage(join(repo, 'Dockerfile'), repo, nodeBinDir);
+    image = await crdgateImage();
     const tree = join(work, 'deploy');
     const rendered = await runCommand(
       process.execPath,
@@ -87,7 +84,6 @@ describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
   }, 900_000);
 
   afterAll(async () => {
-    await image?.remove();
     await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
     await kubectl(cp, ['delete', 'crd', crdName, '--wait=false', '--ignore-not-found']);
     if (work) await rm(work, { recursive: true, force: true });

@@ -25,57 +25,87 @@ const localLoopGuide = new URL('../../docs/local-loop.md', import.meta.url);
 // An imagined operator's CRDs, as its chart installs them, for `init --from-crd --crd-owner external`.
 const operatorCrds = fileURLToPath(new URL('../fixtures/crds/dbops.example.com-operator.yaml', import.meta.url));
 
+interface Shape {
+  shape: string;
+  kind: string;
+  plural: string;
+  flags: string[];
+  crdGroup?: string;
+  operators?: true;
+}
+
+const shapes: Shape[] = [
+  { shape: 'two versions', kind: 'Queue', plural: 'queues', flags: ['--versions', 'v1beta1,v1'] },
+  { shape: 'one cluster-scoped version', kind: 'Bucket', plural: 'buckets', flags: ['--scope', 'Cluster'] },
+  {
+    shape: 'a CRD it is given (--from-crd)',
+    kind: 'CachePool',
+    plural: 'cachepools',
+    flags: ['--from-crd', cachePoolCrd],
+    crdGroup: 'cache.example.com',
+  },
+  {
+    shape: "an operator's CRD (--from-crd --crd-owner external)",
+    kind: 'DbCluster',
+    plural: 'dbclusters',
+    flags: ['--from-crd', operatorCrds, '--crd-name', 'dbclusters.dbops.example.com', '--crd-owner', 'external'],
+    crdGroup: 'dbops.example.com',
+    operators: true,
+  },
+];
+const groupOf = new Map(shapes.map((s) => [s, s.crdGroup ?? `scaffold-${randomUUID().slice(0, 8)}.example.com`]));
+
+let workDir: string;
+const projectOf = (shape: Shape): string => join(workDir, shape.kind.toLowerCase());
+
+// crdgate as a user has it today: installed from the tarball `npm pack` made, in a folder of its own, and `crdgate
+// init` run from that install for every shape at once. The install then goes, before any project is tested, so
+// nothing of a project can lean on it.
+beforeAll(async () => {
+  if (!controlPlane) return;
+  workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-init-'));
+  const installed = join(workDir, 'installed');
+  await mkdir(installed);
+  await writeFile(join(installed, 'package.json'), '{ "private": true }\n');
+  const install = await npm(['install', inject('packedCrdgate').tarball], installed);
+  expect(install.exitCode, install.stderr).toBe(0);
+  await Promise.all(
+    shapes.map(async (shape) => {
+      const names = shape.crdGroup === undefined ? ['--group', groupOf.get(shape)!, '--kind', shape.kind] : [];
+      const init = await runCommand(
+        process.execPath,
+        [
+          join(installed, 'node_modules', 'crdgate', 'dist', 'bin.js'),
+          'init',
+          projectOf(shape),
+          ...names,
+          ...shape.flags,
+        ],
+        workDir,
+      );
+      expect(init.exitCode, init.stdout + init.stderr).toBe(0);
+    }),
+  );
+  await rm(installed, { recursive: true, force: true });
+}, 300_000);
+
+afterAll(async () => {
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
 // A user's first hour, for three shapes of kind: crdgate installed from its packed tarball (as it is got until it is
 // published), `crdgate init` run from that install, then the new project's own install and tests (its end-to-end
 // test through a real kube-apiserver among them), its image's install step and its manifests.
-describe
-  .skipIf(!controlPlane)
-  .each<{ shape: string; kind: string; plural: string; flags: string[]; crdGroup?: string; operators?: true }>([
-    { shape: 'two versions', kind: 'Queue', plural: 'queues', flags: ['--versions', 'v1beta1,v1'] },
-    { shape: 'one cluster-scoped version', kind: 'Bucket', plural: 'buckets', flags: ['--scope', 'Cluster'] },
-    {
-      shape: 'a CRD it is given (--from-crd)',
-      kind: 'CachePool',
-      plural: 'cachepools',
-      flags: ['--from-crd', cachePoolCrd],
-      crdGroup: 'cache.example.com',
-    },
-    {
-      shape: "an operator's CRD (--from-crd --crd-owner external)",
-      kind: 'DbCluster',
-      plural: 'dbclusters',
-      flags: ['--from-crd', operatorCrds, '--crd-name', 'dbclusters.dbops.example.com', '--crd-owner', 'external'],
-      crdGroup: 'dbops.example.com',
-      operators: true,
-    },
-  ])('crdgate init for $shape, end to end', ({ kind, plural, flags, crdGroup, operators }) => {
-  const group = crdGroup ?? `scaffold-${randomUUID().slice(0, 8)}.example.com`;
-  let workDir: string;
+describe.skipIf(!controlPlane).each<Shape>(shapes)('crdgate init for $shape, end to end', (shape) => {
+  const { kind, plural, crdGroup, operators } = shape;
+  const group = groupOf.get(shape)!;
   let project: string;
   const bin = () => join(project, 'node_modules', 'crdgate', 'dist', 'bin.js');
+  /** A folder of this shape's own beside its project. */
+  const scratch = (name: string) => join(workDir, `${kind.toLowerCase()}-${name}`);
 
-  beforeAll(async () => {
-    workDir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-init-'));
-    // crdgate as a user has it today: installed from the tarball `npm pack` made, in a folder of its own.
-    const installed = join(workDir, 'installed');
-    await mkdir(installed);
-    await writeFile(join(installed, 'package.json'), '{ "private": true }\n');
-    const install = await npm(['install', inject('packedCrdgate').tarball], installed);
-    expect(install.exitCode, install.stderr).toBe(0);
-    project = join(workDir, kind.toLowerCase());
-    const names = crdGroup === undefined ? ['--group', group, '--kind', kind] : [];
-    const init = await runCommand(
-      process.execPath,
-      [join(installed, 'node_modules', 'crdgate', 'dist', 'bin.js'), 'init', project, ...names, ...flags],
-      workDir,
-    );
-    expect(init.exitCode, init.stdout + init.stderr).toBe(0);
-    // The install it was run from goes, so nothing of the project can lean on it.
-    await rm(installed, { recursive: true, force: true });
-  }, 300_000);
-
-  afterAll(async () => {
-    if (workDir) await rm(workDir, { recursive: true, force: true });
+  beforeAll(() => {
+    project = projectOf(shape);
   });
 
   it("depends on crdgate packed into its vendor/ folder, which the image's install step takes from there", async () => {
@@ -89,7 +119,7 @@ describe
     // build sees nothing else of this machine, so a file the Dockerfile forgets to copy fails here.
     const dockerfile = (await readFile(join(project, 'Dockerfile'), 'utf8')).split('\n');
     const install = dockerfile.findIndex((line) => /^RUN npm ci\b/.test(line));
-    const buildDir = join(workDir, 'image-build');
+    const buildDir = scratch('image-build');
     await mkdir(buildDir);
     for (const line of dockerfile.slice(0, install).filter((text) => text.startsWith('COPY '))) {
       const [, ...sources] = line.split(/\s+/).slice(0, -1);
@@ -191,7 +221,7 @@ describe
     const charted = await runCommand('npm', ['run', '--silent', 'chart'], project);
     expect(charted.exitCode, charted.stderr).toBe(0);
     const helmPath = await builtHelm();
-    const helmHome = join(workDir, 'helm-home');
+    const helmHome = scratch('helm-home');
     const linted = await helm(helmPath, helmHome, undefined, ['lint', '--strict', join(project, 'chart')]);
     expect(linted.exitCode, linted.stdout + linted.stderr).toBe(0);
     const templated = await helm(helmPath, helmHome, undefined, [
@@ -225,7 +255,7 @@ describe
         expect(rendered.exitCode, rendered.stderr).toBe(0);
         const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS());
         const pod = (of: string) => objects.find((o) => o.kind === of).spec.template.spec;
-        const certDir = join(workDir, 'serving-cert');
+        const certDir = scratch('serving-cert');
         await chmod(workDir, 0o755);
         const certs = await runCommand(
           process.execPath,

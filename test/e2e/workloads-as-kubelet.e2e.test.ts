@@ -13,7 +13,7 @@ import { installNames, migrationJobName } from '../../src/render/in-cluster-name
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { missingPrerequisite } from '../missing-prerequisite.ts';
 import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
-import { buildImage, type BuiltImage } from './support/container-image.ts';
+import { crdgateImage, type SharedImage } from './support/crdgate-image.ts';
 import { helm, yamlObjects } from './support/helm.ts';
 import { invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from './support/geodatabases.ts';
 import { kubectl, crdNotBeingDeleted } from './support/kubectl.ts';
@@ -54,7 +54,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
   const id = randomUUID().slice(0, 8);
   const installName = `kubelet-${id}`;
   const namespace = `crdgate-e2e-kubelet-${id}`;
-  let image: BuiltImage;
+  let image: SharedImage;
   let workDir: string;
   let tree: string;
   let certDir: string;
@@ -101,7 +101,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     // The container's user reaches the mounted folders through it, as through the kubelet's pod folder.
     await chmod(workDir, 0o755);
     // As `docker build .` builds it, stage by stage, from the repository as the build context.
-    image = await buildImage(join(repo, 'Dockerfile'), repo, nodeBinDir);
+    image = await crdgateImage();
     tree = join(workDir, 'deploy');
     await imageCli(['manifests', '--name', installName, '--namespace', namespace, '--out', tree]);
     for (const dir of await kustomizations(tree)) {
@@ -129,7 +129,6 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
   }, 600_000);
 
   afterAll(async () => {
-    await image?.remove();
     if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 

@@ -25,6 +25,8 @@ export interface BuiltImage {
   config: ImageConfig;
   /** The WORKDIR's contents, owned by root and not writable by anyone else, as the image's layers leave them. */
   workDir: string;
+  /** The folder of all its stages, which remove() removes. */
+  root: string;
   remove: () => Promise<void>;
 }
 
@@ -64,7 +66,7 @@ export async function buildImage(dockerfilePath: string, context: string, nodeBi
   }
   const workDir = join(scratch, `stage-${stages.length - 1}`);
   await denyWrites(workDir);
-  return { config: config!, workDir, remove: () => rm(scratch, { recursive: true, force: true }) };
+  return { config: config!, workDir, root: scratch, remove: () => rm(scratch, { recursive: true, force: true }) };
 }
 
 export function parseDockerfile(text: string): Stage[] {
