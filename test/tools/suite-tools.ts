@@ -17,6 +17,13 @@ export const TOOLS_BUILD_STEP =
 
 export interface SuiteTool {
   name: string;
+  /**
+   * Tools of one chain are built one after another, in the order of SUITE_TOOLS; chains are built at the same time.
+   * Go's build cache is shared across processes but not its work in flight: a tool built from the same packages as
+   * another (celcost from kube-apiserver's) follows it and finds them compiled, while unrelated builds run side by
+   * side and fill each other's single-threaded phases (module downloads, links).
+   */
+  chain: string;
   /** The projects whose tests use it: each project's setup builds its own tools. */
   projects: readonly SuiteProject[];
   /** Test files that run it, which `npm run test:fresh` runs after building it from empty caches. */
@@ -28,6 +35,7 @@ export interface SuiteTool {
 export const SUITE_TOOLS: readonly SuiteTool[] = [
   {
     name: 'the API server engine',
+    chain: 'engine',
     projects: ['unit', 'e2e'],
     provenBy: ['src/api-server-engine/engine.test.ts', 'test/e2e/check-crd.e2e.test.ts'],
     ensure: async (log, env) => {
@@ -37,12 +45,14 @@ export const SUITE_TOOLS: readonly SuiteTool[] = [
   },
   {
     name: 'the controller-runtime peer',
+    chain: 'peer',
     projects: ['unit'],
     provenBy: ['bench/peer/peer-agreement.test.ts'],
     ensure: (log, env) => resolvePeerBinary({ build: true, log, env }),
   },
   {
     name: 'kube-apiserver, etcd and kubectl',
+    chain: 'kubernetes',
     projects: ['e2e'],
     provenBy: ['test/e2e/control-plane.e2e.test.ts'],
     ensure: async (log, env) => {
@@ -52,12 +62,14 @@ export const SUITE_TOOLS: readonly SuiteTool[] = [
   },
   {
     name: 'helm',
+    chain: 'helm',
     projects: ['e2e'],
     provenBy: ['test/e2e/helm-chart.e2e.test.ts'],
     ensure: (log, env) => resolveHelm({ build: true, log, env }),
   },
   {
     name: 'celcost',
+    chain: 'kubernetes',
     projects: ['e2e'],
     provenBy: ['test/e2e/policy-budgets.e2e.test.ts'],
     ensure: (log, env) => resolveCelCostEstimator({ build: true, log, env }),
@@ -71,27 +83,36 @@ export interface ToolOutcome {
 }
 
 /**
- * Builds the tools of these projects one after another (each Go build already keeps both cores busy), printing each
- * build's progress and a line per tool with its time.
+ * Builds the tools of these projects, each chain at the same time as the others, printing each build's progress and
+ * a line per tool with its time.
  */
 export async function buildSuiteTools(
   projects: readonly SuiteProject[],
   log: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ToolOutcome[]> {
-  const outcomes: ToolOutcome[] = [];
-  for (const tool of SUITE_TOOLS.filter((candidate) => candidate.projects.some((p) => projects.includes(p)))) {
-    const started = Date.now();
-    const found = await tool.ensure((line) => log(`${tool.name}: ${line}`), env);
-    const seconds = Math.round((Date.now() - started) / 1000);
-    log(
-      'path' in found
-        ? `${tool.name}: ready in ${seconds} s (${found.path})`
-        : `${tool.name}: UNAVAILABLE after ${seconds} s: ${found.unavailable}`,
-    );
-    outcomes.push({ tool, found, seconds });
-  }
-  return outcomes;
+  const wanted = SUITE_TOOLS.filter((tool) => tool.projects.some((project) => projects.includes(project)));
+  const chains = Map.groupBy(wanted, (tool) => tool.chain);
+  const outcomes = await Promise.all(
+    [...chains.values()].map(async (chain) => {
+      const built: ToolOutcome[] = [];
+      for (const tool of chain) built.push(await ensureTool(tool, log, env));
+      return built;
+    }),
+  );
+  return outcomes.flat();
+}
+
+async function ensureTool(tool: SuiteTool, log: (line: string) => void, env: NodeJS.ProcessEnv): Promise<ToolOutcome> {
+  const started = Date.now();
+  const found = await tool.ensure((line) => log(`${tool.name}: ${line}`), env);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  log(
+    'path' in found
+      ? `${tool.name}: ready in ${seconds} s (${found.path})`
+      : `${tool.name}: UNAVAILABLE after ${seconds} s: ${found.unavailable}`,
+  );
+  return { tool, found, seconds };
 }
 
 /** The path of a tool the setup built, for a test; throws naming the build step when it is not there. */
