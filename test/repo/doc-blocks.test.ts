@@ -112,6 +112,8 @@ const accounts: Record<string, [string, Account][]> = {
   'docs/development.md': [
     ['src/', { shows: "the repository's layout" }],
     ['npm run --silent layers', { run: ['test/repo/layering.test.ts'] }],
+    ['npm run test:tools', { run: ['test/tools/suite-tools.test.ts'] }],
+    ['npm run test:fresh', { notRun: true }],
   ],
   'docs/geodatabase.md': [['apiVersion: geo.example.com/v1', { run: ['test/repo/doc-blocks.test.ts'] }]],
   'docs/guarding-an-operator.md': [

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { access, readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,32 @@ async function testFiles(dir: string): Promise<string[]> {
 // What finds or builds a tool; given `build: true` in a test, it would build inside that test's timeout.
 const resolvers =
   /\b(resolveKubeAssets|resolveHelm|resolveCelCostEstimator|resolvePeerBinary|resolveCelTimer|buildEngine|buildAndPlaceEngine|ensureBuilt)\(\{?[^)]*build: true/s;
+
+/** `npm run test:tools`, as docs/development.md gives it, with flags after `--`. */
+function testTools(args: string[]): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('npm', ['run', 'test:tools', '--', ...args], { cwd: repo }, (error, _stdout, stderr) =>
+      resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, stderr }),
+    );
+  });
+}
+
+describe('npm run test:tools', () => {
+  it("finds the tools of a project that the run's setup built, saying where each is", async () => {
+    const run = await testTools(['--project', 'unit']);
+    expect(run.code, run.stderr).toBe(0);
+    const ready = SUITE_TOOLS.filter((tool) => tool.projects.includes('unit')).map((tool) => tool.name);
+    for (const name of ready) expect(run.stderr).toMatch(new RegExp(`^\\[tools\\] ${name}: ready in \\d+ s \\(/`, 'm'));
+  }, 60_000);
+
+  it('refuses a project that does not exist, naming the ones that do', async () => {
+    const run = await testTools(['--project', 'system']);
+    expect(run).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('test:tools: no project system (the projects: unit, integration, e2e)'),
+    });
+  });
+});
 
 describe("the suite's tools", () => {
   it('are each proven by test files that exist', async () => {
