@@ -3,6 +3,8 @@ import type { CachedBinary } from '../../src/control-plane/cached-build.ts';
 import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
 import { resolveCelCostEstimator, resolveKubeAssets } from '../../src/control-plane/kube-assets.ts';
 import { resolvePeerBinary } from '../../bench/peer/peer-binary.ts';
+import { findGo } from '../../src/control-plane/go-toolchain.ts';
+import { buildControllerGen } from '../fixtures/controller-gen/generate.ts';
 
 // Everything the test suite builds from Go modules, built before any test file runs, once (the build cache and its
 // lock see to that across processes), so that no test spends its own timeout on a build: a test that finds its tool
@@ -73,6 +75,25 @@ export const SUITE_TOOLS: readonly SuiteTool[] = [
     projects: ['e2e'],
     provenBy: ['test/e2e/policy-budgets.e2e.test.ts'],
     ensure: (log, env) => resolveCelCostEstimator({ build: true, log, env }),
+  },
+  {
+    name: 'controller-gen',
+    chain: 'controller-gen',
+    projects: ['e2e'],
+    provenBy: ['test/e2e/controller-gen-fixtures.e2e.test.ts'],
+    ensure: async (log, env) => {
+      const go = await findGo(env);
+      if (!go) return { unavailable: 'Go is not installed (no `go` on PATH), so controller-gen cannot be built' };
+      const started = Date.now();
+      try {
+        // Go's own build cache keeps it (go tool), named by what it is built from.
+        const path = await buildControllerGen(go, env);
+        log(`built or found in Go's build cache in ${Math.round((Date.now() - started) / 1000)} s`);
+        return { path };
+      } catch (error) {
+        return { unavailable: `building controller-gen with ${go} failed: ${(error as Error).message}` };
+      }
+    },
   },
 ];
 
