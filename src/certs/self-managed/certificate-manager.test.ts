@@ -203,7 +203,9 @@ function start(cluster: FakeCluster, identity = 'replica-a') {
   return { manager, logs, served, counter, messages: () => logs.map((line) => line.msg) };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+// A bound for a busy machine (two test files at once on 2 cores), well inside the test's own 30 s: what is waited for
+// takes milliseconds alone.
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
