@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { ContractDefinition } from '../contract-definition.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 
 // A catalogue of OpenAPI `pattern`s as kube-apiserver reads them: Go's regexp (RE2 syntax), compiled by the CRD's
@@ -228,4 +230,107 @@ export function patternValueSpecs(
     );
     return { spec: Object.fromEntries(pairs.map((pair) => [pair.field, pair.value])), pairs };
   });
+}
+
+/** The contract of the catalogue's schema, kind Patterned, in `group`. */
+export function patternsDefinition(group: string, cases: readonly GoPatternCase[]): ContractDefinition {
+  return {
+    identity: { group, kind: 'Patterned', plural: 'patterneds', singular: 'patterned', scope: 'Namespaced' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: patternsSchema(cases) }],
+    hub: 'v1',
+    conversions: {},
+  };
+}
+
+/** The same as a CRD written by hand (defineContract refuses the patterns the API server refuses). */
+export function patternsCrd(group: string, cases: readonly GoPatternCase[]): Record<string, unknown> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `patterneds.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { kind: 'Patterned', plural: 'patterneds', singular: 'patterned', listKind: 'PatternedList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: patternsSchema(cases) } }],
+    },
+  };
+}
+
+/** A problem with the CRD, `field: message`, from the schema's root as crdgate's structural check names it. */
+export function fromSchemaRoot(field: string, message: string): string {
+  return `${field.replace(/^spec\.(validation|versions\[0\]\.schema)\./, '')}: ${message}`;
+}
+
+/** The index of the case whose field a problem with the schema names. */
+export function caseIndexOf(problem: string): number {
+  return Number(/properties\[p(\d+)\]/.exec(problem)?.[1] ?? NaN);
+}
+
+/**
+ * Where crdgate's answers (`field -> message`, undefined when allowed) differ from the API server's on a batch. A
+ * message naming a value longer than crdgate quotes (64 characters, describe-value.ts: what clients send is
+ * shortened) is compared from the field on: the API server quotes the value whole. With `listedOnly`, only the
+ * fields crdgate lists (a webhook answer lists its first causes).
+ */
+export function patternDisagreements(
+  batch: readonly PatternValue[],
+  apiServer: ReadonlyMap<string, string>,
+  crdgate: ReadonlyMap<string, string>,
+  options: { side: string; listedOnly?: boolean },
+): string[] {
+  const found: string[] = [];
+  for (const { testCase, field, value } of batch) {
+    const path = `spec.${field}`;
+    const shown = (message: string | undefined) =>
+      message === undefined
+        ? 'allowed'
+        : value.length > 60
+          ? message.slice(message.indexOf(`: ${path} in body should match`))
+          : message;
+    if (options.listedOnly && !crdgate.has(path)) continue;
+    if (shown(crdgate.get(path)) !== shown(apiServer.get(path)))
+      found.push(
+        `${options.side}: ${JSON.stringify(testCase.pattern).slice(0, 100)} on ${JSON.stringify(value).slice(0, 40)}: API server ${shown(apiServer.get(path))}; crdgate ${shown(crdgate.get(path))}`,
+      );
+  }
+  return found;
+}
+
+/** Whether ECMAScript's reading (what crdgate used before) answers otherwise than Go's on a pair, or not at all. */
+export function ecmaScriptDiffers(pattern: string, value: string, goMatches: boolean): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(value) !== goMatches;
+  } catch {
+    return true;
+  }
+}
+
+/** A CREATE of `object` as the API server sends it to the validating webhook. */
+export function patternedReview(group: string, object: Record<string, unknown>): unknown {
+  const kind = { group, version: 'v1', kind: 'Patterned' };
+  const resource = { group, version: 'v1', resource: 'patterneds' };
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: randomUUID(),
+      kind,
+      requestKind: kind,
+      resource,
+      requestResource: resource,
+      name: 'patterned',
+      namespace: 'default',
+      operation: 'CREATE',
+      userInfo: { username: 'tester' },
+      object,
+      oldObject: null,
+      dryRun: true,
+    },
+  };
+}
+
+/** Field errors or causes as `field -> message`. */
+export function messagesByField(errors: ReadonlyArray<{ field: string; message: string }>): Map<string, string> {
+  return new Map(errors.map((error) => [error.field, error.message]));
 }
