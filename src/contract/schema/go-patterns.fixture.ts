@@ -108,6 +108,7 @@ export const goPatternCases: readonly GoPatternCase[] = [
   { form: 'classes', pattern: r`^[^]a]+$`, values: ['b', ']'] },
   { form: 'classes', pattern: r`^[\d-]+$`, values: ['1-2', 'a'] },
   { form: 'classes', pattern: r`^[\w-z]+$`, values: ['-', 'a_z', '.'] },
+  { form: 'classes', pattern: r`^[[:x]+$`, values: ['[:x', ']', 'a'] },
   { form: 'classes', pattern: r`(?i)^[a-c]+$`, values: ['ABC', 'd'] },
   { form: 'classes', pattern: r`^[\x{0}-\x{10FFFF}]$`, values: ['😀', 'a'] },
   // Alternation, empty branches, groups.
@@ -185,6 +186,7 @@ export const goPatternCases: readonly GoPatternCase[] = [
   { form: 'refused', pattern: r`(?<a>x)(?<a>y))`, values: [] },
   { form: 'refused', pattern: r`[[:alpha:]`, values: [] },
   { form: 'refused', pattern: r`[[:foo:]]`, values: [] },
+  { form: 'refused', pattern: r`a[[:x-`, values: [] },
   { form: 'refused', pattern: 'a\\', values: [] },
   { form: 'refused', pattern: `${'('.repeat(1001)}a${')'.repeat(1001)}`, values: [] },
 ];

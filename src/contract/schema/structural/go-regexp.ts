@@ -19,7 +19,7 @@ export interface GoRegexp {
 
 /** Compiles as Go's regexp.Compile does; throws a GoRegexpSyntaxError with Go's message where Go refuses it. */
 export function compileGoRegexp(pattern: string): GoRegexp {
-  const { source, invalidClass } = goSyntaxForRe2js(pattern);
+  const { source, invalidClass, escapedBrackets } = goSyntaxForRe2js(pattern);
   if (invalidClass !== undefined)
     throw new GoRegexpSyntaxError(goErrorMessage('invalid character class range', invalidClass));
   let compiled: RE2JS;
@@ -27,7 +27,7 @@ export function compileGoRegexp(pattern: string): GoRegexp {
     compiled = RE2JS.compile(source);
   } catch (error) {
     if (!(error instanceof RE2JSSyntaxException)) throw error;
-    throw new GoRegexpSyntaxError(goErrorMessage(error.error, goExpression(error, pattern, source)));
+    throw new GoRegexpSyntaxError(goErrorMessage(error.error, goExpression(error, pattern, source, escapedBrackets)));
   }
   return {
     pattern,
@@ -54,16 +54,32 @@ function goErrorMessage(code: string, expression: string): string {
 /**
  * The text Go's error quotes. re2js leaves it out where Go quotes the whole pattern (too large, nested too deeply,
  * a parenthesis missing or unexpected) or nothing (a trailing backslash); the whole pattern is the one written,
- * not the rewritten one.
+ * not the rewritten one, and a part of it as written.
  */
-function goExpression(error: RE2JSSyntaxException, pattern: string, source: string): string {
+function goExpression(
+  error: RE2JSSyntaxException,
+  pattern: string,
+  source: string,
+  escapedBrackets: ReadonlySet<number>,
+): string {
   const { input } = error;
-  if (input !== null) return input === source ? pattern : input;
+  if (input !== null) return input === source ? pattern : asWritten(input, source, escapedBrackets);
   return error.error === 'trailing backslash at end of expression' ? '' : pattern;
+}
+
+/** A part of the rewritten pattern as it was written: without the backslashes put before brackets. */
+function asWritten(part: string, source: string, escapedBrackets: ReadonlySet<number>): string {
+  const at = escapedBrackets.size === 0 ? -1 : source.indexOf(part);
+  if (at < 0) return part;
+  let written = '';
+  for (let index = at; index < at + part.length; index++) if (!escapedBrackets.has(index)) written += source[index];
+  return written;
 }
 
 interface Rewritten {
   source: string;
+  /** Where the rewritten pattern has a backslash the pattern does not (before a `[` inside a class). */
+  escapedBrackets: ReadonlySet<number>;
   /** The first `\p{...}` Go finds no table for, as written. */
   invalidClass?: string;
 }
@@ -72,13 +88,18 @@ interface Rewritten {
  * The pattern with the two things re2js reads otherwise than Go put in its terms: a group's name, which Go allows
  * twice and re2js does not (names change nothing a match decides, so a named group becomes a plain one), and the
  * name of a Unicode class, which Go puts in a canonical form first (go-unicode-classes.ts). Quoted text (`\Q...\E`),
- * escapes and the insides of classes are walked as Go's parser walks them, so that nothing else is touched.
+ * escapes and the insides of classes are walked as Go's parser walks them, so that nothing else is touched. The walk
+ * stops where Go's parser stops with an error, so it reads each character of the pattern a bounded number of times.
  */
 function goSyntaxForRe2js(pattern: string): Rewritten {
   let source = '';
   let invalidClass: string | undefined;
   let i = 0;
   let inClass = false;
+  let stopped = false;
+  const escapedBrackets = new Set<number>();
+  // The last `:]`: past it, no `[:` starts a POSIX class, and none is looked for (each would scan to the end).
+  const lastPosixEnd = pattern.lastIndexOf(':]');
   // `(?P<name>` or `(?<name>` with a name Go takes (letters, digits, `_`); another is left for re2js to refuse.
   const namedGroup = /\(\?P?<[A-Za-z0-9_]+>/y;
   const unicodeClass = (): boolean => {
@@ -88,7 +109,11 @@ function goSyntaxForRe2js(pattern: string): Rewritten {
     let name: string;
     if (pattern[i + 2] === '{') {
       const end = pattern.indexOf('}', i);
-      if (end < 0) return false; // re2js refuses it as Go does
+      if (end < 0) {
+        // Go stops here (an invalid class); re2js refuses the rest as it does.
+        stopped = true;
+        return true;
+      }
       seq = pattern.slice(i, end + 1);
       name = pattern.slice(i + 3, end);
     } else {
@@ -99,12 +124,17 @@ function goSyntaxForRe2js(pattern: string): Rewritten {
     }
     const negated = name.startsWith('^');
     const table = goUnicodeTableName(negated ? name.slice(1) : name);
-    if (table === undefined) invalidClass ??= seq;
-    source += table === undefined ? seq : `\\${sign}{${negated ? '^' : ''}${table}}`;
+    if (table === undefined) {
+      // Go stops at the first class it finds no table for.
+      invalidClass = seq;
+      stopped = true;
+      return true;
+    }
+    source += `\\${sign}{${negated ? '^' : ''}${table}}`;
     i += seq.length;
     return true;
   };
-  while (i < pattern.length) {
+  while (i < pattern.length && !stopped) {
     const c = pattern[i]!;
     if (c === '\\') {
       if (unicodeClass()) continue;
@@ -121,12 +151,18 @@ function goSyntaxForRe2js(pattern: string): Rewritten {
     }
     if (inClass) {
       if (c === '[' && pattern[i + 1] === ':') {
-        const end = pattern.indexOf(':]', i + 2);
+        const end = lastPosixEnd >= i + 2 ? pattern.indexOf(':]', i + 2) : -1;
         if (end >= 0) {
           source += pattern.slice(i, end + 2);
           i = end + 2;
           continue;
         }
+        // No `:]` follows, so Go reads this `[` as itself; re2js would look for one to the end at each `[:`, in time
+        // quadratic in the pattern (minutes for a long one): it is given the same character, escaped.
+        escapedBrackets.add(source.length);
+        source += '\\[';
+        i++;
+        continue;
       }
       if (c === ']') inClass = false;
       source += c;
@@ -152,5 +188,6 @@ function goSyntaxForRe2js(pattern: string): Rewritten {
     source += c;
     i++;
   }
-  return invalidClass === undefined ? { source } : { source, invalidClass };
+  source += pattern.slice(i);
+  return invalidClass === undefined ? { source, escapedBrackets } : { source, escapedBrackets, invalidClass };
 }
