@@ -56,7 +56,7 @@ describe('POST /validate for a client of an older version', () => {
           reason: 'Invalid',
           message:
             'GeoDatabase.geo.example.com "db" is invalid: spec.replicas: Invalid value: 20: must be less than or equal to 15, ' +
-            'spec.caches[1].version (v1 field; no v1beta1 equivalent): Invalid value: "7": must match the regular expression \'^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$\'',
+            'spec.caches[1].version (v1 field; no v1beta1 equivalent): Invalid value: "7": spec.caches[1].version (v1 field; no v1beta1 equivalent) in body should match \'^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$\'',
           details: {
             group: 'geo.example.com',
             kind: 'GeoDatabase',
@@ -70,7 +70,7 @@ describe('POST /validate for a client of an older version', () => {
               {
                 reason: 'FieldValueInvalid',
                 message:
-                  'Invalid value: "7": must match the regular expression \'^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$\'',
+                  'Invalid value: "7": spec.caches[1].version (v1 field; no v1beta1 equivalent) in body should match \'^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$\'',
                 field: 'spec.caches[1].version (v1 field; no v1beta1 equivalent)',
               },
             ],

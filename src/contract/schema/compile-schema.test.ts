@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { RE2JS } from 're2js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FieldError, FieldErrorType } from '../values/field-error.ts';
@@ -658,10 +659,39 @@ describe('compilation', () => {
     expect(where(validate({ spec: { size: 50 } }))).toEqual([['spec.size', 'FieldValueInvalid']]);
   });
 
-  it('refuses a schema ajv cannot compile, with a typed error', () => {
-    expect(() => compile(resourceWithSpec({ name: { type: 'string', pattern: '(?i)abc' } }))).toThrow(
-      SchemaCompileError,
+  it("refuses a schema ajv cannot compile, with a typed error: a pattern Go's regexp refuses", () => {
+    expect(() => compile(resourceWithSpec({ name: { type: 'string', pattern: '(?=abc)' } }))).toThrow(
+      new SchemaCompileError(
+        'cannot compile the schema: error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+      ),
     );
+  });
+
+  it('compiles each pattern once per compiler, whatever the schemas and validators that use it', () => {
+    const compiler = createSchemaCompiler();
+    const re2Compile = vi.spyOn(RE2JS, 'compile');
+    const schema = resourceWithSpec({
+      a: { type: 'string', pattern: '^[a-z]+$' },
+      b: { type: 'string', pattern: '^[a-z]+$' },
+      list: { type: 'array', items: { type: 'string', pattern: '^(?i)x+$' } },
+    });
+    const validate = compiler.compile(schema);
+    // Two patterns, for the validator that stops at the first error and the one that collects them all.
+    expect(re2Compile).toHaveBeenCalledTimes(2);
+    compiler.compile(resourceWithSpec({ c: { type: 'string', pattern: '^(?i)x+$' } }));
+    expect(re2Compile).toHaveBeenCalledTimes(2);
+    expect(where(validate({ spec: { a: 'ok', b: 'OK', list: ['X', 'y'] } }))).toEqual([
+      ['spec.b', 'FieldValueInvalid'],
+      ['spec.list[1]', 'FieldValueInvalid'],
+    ]);
+    expect(re2Compile).toHaveBeenCalledTimes(2);
+  });
+
+  it('matches in time linear in the value: a pattern that backtracks exponentially in ECMAScript is decided', () => {
+    // ECMAScript's RegExp would try 2^40 ways to split the a's before refusing; Go's regexp reads the value once.
+    const validate = compile(resourceWithSpec({ name: { type: 'string', pattern: '^(a+)+$' } }));
+    expect(where(validate({ spec: { name: `${'a'.repeat(40)}!` } }))).toEqual([['spec.name', 'FieldValueInvalid']]);
+    expect(validate({ spec: { name: 'a'.repeat(1_000_000) } })).toEqual([]);
   });
 
   it('keeps validators of one compiler independent', () => {

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { formatFieldError, type FieldError, type FieldErrorType } from '../values/field-error.ts';
-import { describeText, describeValue } from '../values/describe-value.ts';
+import { describeFieldValue, describeText, describeValue } from '../values/describe-value.ts';
 import { compareDocumentPositions, createDocumentPositions } from './document-order.ts';
 import { parseFieldPath, pointerSegments, renderFieldPath, type PathSegment } from '../values/field-path.ts';
 import { describeFormat } from './kubernetes-formats.ts';
@@ -28,6 +28,7 @@ export function fieldErrorsFromAjv(errors: readonly ErrorObject[], data: unknown
   const ordered = foldJunctors(
     errors.filter((error) => error.keyword !== 'if'),
     data,
+    parseFieldPath(rootPath),
   )
     .map((located) => ({ located, position: positionOf(located.segments) }))
     .sort((a, b) => compareDocumentPositions(a.position, b.position));
@@ -58,7 +59,7 @@ const junctors = new Set(['anyOf', 'oneOf', 'not']);
 // them had to be fixed. They become one error at the junctor that lists what each branch wanted.
 // ajv reports a junctor right after its branches' errors (a passing junctor's are discarded, a failing one's are
 // folded here), so they are the trailing entries: looking only there keeps thousands of errors linear.
-function foldJunctors(errors: readonly ErrorObject[], data: unknown): LocatedError[] {
+function foldJunctors(errors: readonly ErrorObject[], data: unknown, root: readonly PathSegment[]): LocatedError[] {
   const entries: Entry[] = [];
   for (const error of errors) {
     if (junctors.has(error.keyword)) {
@@ -69,17 +70,17 @@ function foldJunctors(errors: readonly ErrorObject[], data: unknown): LocatedErr
       const branches = entries.splice(firstBranchEntry);
       entries.push({ schemaPath: error.schemaPath, located: locateJunctorError(error, branches, data) });
     } else {
-      entries.push({ schemaPath: error.schemaPath, located: locateError(error, data) });
+      entries.push({ schemaPath: error.schemaPath, located: locateError(error, data, root) });
     }
   }
   return entries.map((entry) => entry.located);
 }
 
-function locateError(error: ErrorObject, data: unknown): LocatedError {
+function locateError(error: ErrorObject, data: unknown, root: readonly PathSegment[]): LocatedError {
   const segments = pointerSegments(data, error.instancePath);
   const at = (type: FieldErrorType, message: string): LocatedError => ({ segments, type, message });
-  const invalid = (requirement: string) =>
-    at('FieldValueInvalid', `Invalid value: ${describeValue(error.data)}: ${requirement}`);
+  const shown = describeFieldValue(error.data);
+  const invalid = (requirement: string) => at('FieldValueInvalid', `Invalid value: ${shown}: ${requirement}`);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -97,19 +98,22 @@ function locateError(error: ErrorObject, data: unknown): LocatedError {
       };
     }
     case listUniquenessKeyword:
-      return at('FieldValueDuplicate', `Duplicate value: ${describeValue(params.duplicate)}`);
+      return at('FieldValueDuplicate', `Duplicate value: ${describeFieldValue(params.duplicate)}`);
     case 'type':
       return at(
         'FieldValueTypeInvalid',
-        `Invalid value: ${describeValue(error.data)}: must be of type ${declaredTypes(error, params).join(' or ')}, got ${jsonTypeOf(error.data)}`,
+        `Invalid value: ${shown}: must be of type ${declaredTypes(error, params).join(' or ')}, got ${jsonTypeOf(error.data)}`,
       );
     case 'enum':
       return at(
         'FieldValueNotSupported',
-        `Unsupported value: ${describeValue(error.data)}: supported values: ${listValues(params.allowedValues)}`,
+        `Unsupported value: ${shown}: supported values: ${listValues(params.allowedValues)}`,
       );
     case 'pattern':
-      return invalid(`must match the regular expression '${describeText(String(params.pattern), 128)}'`);
+      // kube-openapi's words (FailedPattern), naming the field as its validator does: `spec.hosts[0]`, `spec.labels.a`.
+      return invalid(
+        `${openApiName([...root, ...segments])} in body should match '${describeText(String(params.pattern), maxShownPatternLength)}'`,
+      );
     case 'format':
       return invalid(`must be ${describeFormat(String(params.format))}`);
     case 'minimum':
@@ -144,9 +148,22 @@ function locateError(error: ErrorObject, data: unknown): LocatedError {
   }
 }
 
+/** A pattern is the schema author's, not a client's: shown whole, as the API server shows it, up to a bound. */
+const maxShownPatternLength = 4096;
+
+/** A field as kube-openapi's validator names it in its messages: properties and keys after a dot, items indexed. */
+function openApiName(segments: readonly PathSegment[]): string {
+  let name = '';
+  for (const segment of segments) {
+    if (typeof segment === 'number') name += `[${segment}]`;
+    else name = name === '' ? segment : `${name}.${segment}`;
+  }
+  return name;
+}
+
 function locateJunctorError(error: ErrorObject, branches: readonly Entry[], data: unknown): LocatedError {
   const segments = pointerSegments(data, error.instancePath);
-  const value = describeValue(error.data);
+  const value = describeFieldValue(error.data);
   const passing = (error.params as { passingSchemas?: unknown }).passingSchemas;
   let requirement: string;
   if (error.keyword === 'not') requirement = 'must not match the schema in not';

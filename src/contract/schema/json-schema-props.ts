@@ -33,7 +33,10 @@ export interface JSONSchemaProps {
   enum?: JSONValue[];
   /** Known formats are checked; unknown ones are ignored, as Kubernetes does. */
   format?: string;
-  /** Kubernetes evaluates patterns with Go's RE2, crdgate with ECMAScript: keep to their common subset. */
+  /**
+   * Go's regexp syntax (RE2), as kube-apiserver compiles it, and crdgate too; it matches anywhere in the value unless
+   * anchored (`^...$`).
+   */
   pattern?: string;
   minLength?: number;
   maxLength?: number;

@@ -99,10 +99,11 @@ function strings(schema: JSONSchemaProps, asKey: boolean): fc.Arbitrary<string> 
   const format = schema.format === undefined ? undefined : formatValues[schema.format];
   let pattern: fc.Arbitrary<string> | undefined;
   if (schema.pattern !== undefined) {
+    // fast-check generates from ECMAScript's reading of the pattern; Go's (crdgate's validation) filters below.
     try {
       pattern = fc.stringMatching(new RegExp(schema.pattern));
     } catch {
-      pattern = undefined; // a pattern JavaScript cannot read: the candidates below, filtered by validation
+      pattern = undefined; // Go's syntax alone: the candidates below, filtered by validation
     }
   }
   const fits = (text: string) =>

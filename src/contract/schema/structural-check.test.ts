@@ -178,7 +178,11 @@ describe('checkStructural', () => {
       },
       /\.items\.properties\[id\]\.default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property$/,
     ],
-    ['a pattern ECMAScript cannot compile', { type: 'string', pattern: '(?i)abc' }, /\.pattern: /],
+    [
+      "a pattern Go's regexp cannot compile (a lookahead)",
+      { type: 'string', pattern: '^(?=a)' },
+      /\.pattern: Invalid value: "\^\(\?=a\)": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: `\(\?=`$/,
+    ],
     ['a type inside anyOf', { type: 'string', anyOf: [{ type: 'string' }] }, /\.anyOf\[0\]\.type: /],
     ['nullable inside allOf', { type: 'string', allOf: [{ nullable: true }] }, /\.allOf\[0\]\.nullable: /],
     [

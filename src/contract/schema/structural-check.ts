@@ -17,10 +17,9 @@ import { structuralInvariants } from './structural/structural-invariants.ts';
 //   restricted to name and generateName, embedded resources, and every property a root junctor names declared;
 // - the OpenAPI subset: no $ref, patternProperties and the like, no uniqueItems, properties and additionalProperties
 //   not together, the x-kubernetes-list-type, -list-map-keys and -map-type rules, static x-kubernetes-validations
-//   rules, defaults forbidden in metadata, the root's fields when the status subresource is on.
+//   rules, defaults forbidden in metadata, the root's fields when the status subresource is on;
+// - every pattern compiles as Go's regexp compiles it (RE2 syntax: structural/go-regexp.ts).
 // Left to the API server: compiling and costing CEL rules, and checking that defaults validate and survive pruning.
-// One rule of crdgate's own: a pattern must compile as an ECMAScript regular expression too (the API server checks
-// RE2 syntax), since crdgate's validators evaluate it.
 // Each part has its file in structural/; every problem is a FieldError worded as the API server's own.
 
 export interface StructuralCheckOptions {

@@ -1,6 +1,8 @@
 // Values quoted in field errors travel to users through HTTP warnings and API status messages, which must stay
 // short and must not carry control characters; and the value may be a megabyte-long string from a hostile client.
 
+import { quoteAsGo } from './go-quote.ts';
+
 export const maxDescribedLength = 64;
 
 /** JSON, shortened to about `maxLength` characters with a trailing "...", with every control character escaped. */
@@ -8,6 +10,14 @@ export function describeValue(value: unknown, maxLength = maxDescribedLength): s
   const writer = new BoundedWriter(maxLength);
   writeJson(value, writer);
   return writer.result();
+}
+
+/** As describeValue, but a string quoted as Go's %q quotes it: how the API server's field errors show one. */
+export function describeFieldValue(value: unknown, maxLength = maxDescribedLength): string {
+  if (typeof value !== 'string') return describeValue(value, maxLength);
+  // Only the part that can be shown is quoted, so a huge string costs no more than a short one.
+  const quoted = quoteAsGo(value.slice(0, maxLength + 1));
+  return quoted.length > maxLength ? `${quoted.slice(0, maxLength)}...` : quoted;
 }
 
 /** Text shown as it is, outside quotes (a key in a path, a pattern): only shortened and stripped of control characters. */

@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../values/kube-object.ts';
 import { fieldForbidden, type FieldError } from '../../values/field-error.ts';
-import { checkPattern } from './ecmascript-pattern.ts';
+import { checkPattern } from './go-pattern.ts';
 import { isSchemaField, isZero, properties, subschema, subschemas, typeOf, type Schema } from './schema-reading.ts';
 
 /** The junctors of a structural node; the int-or-string exceptions skip the anyOf they name. */

@@ -1,6 +1,6 @@
 import type { JSONSchemaProps } from '../../../../src/contract/schema/json-schema-props.ts';
 import type { DifferentialCase, Json } from './schema-cases.ts';
-import { fullValue, getAt, isRecord, minimalValue } from './schema-cases.ts';
+import { fullValue, getAt, isRecord, matchesPattern, minimalValue } from './schema-cases.ts';
 
 type Steps = string[];
 
@@ -194,7 +194,7 @@ function fitsSchema(schema: JSONSchemaProps, value: Json): boolean {
     if (schema.type !== 'string' && !schema['x-kubernetes-int-or-string']) return false;
     if (schema.maxLength !== undefined && value.length > schema.maxLength) return false;
     if (schema.minLength !== undefined && value.length < schema.minLength) return false;
-    if (schema.pattern && !new RegExp(schema.pattern, 'u').test(value)) return false;
+    if (!matchesPattern(schema, value)) return false;
     return true;
   }
   if (typeof value === 'number') {

@@ -1,4 +1,5 @@
 import type { JSONSchemaProps } from '../../../../src/contract/schema/json-schema-props.ts';
+import { compileGoRegexp } from '../../../../src/contract/schema/structural/go-regexp.ts';
 
 /** One object to put to both judges, and what it was made to test. */
 export interface DifferentialCase {
@@ -148,10 +149,11 @@ function stringValue(schema: JSONSchemaProps): string | undefined {
     );
 }
 
-function matchesPattern(schema: JSONSchemaProps, value: string): boolean {
+/** Whether a value meets the schema's pattern as the API server reads it (Go's regexp); a pattern it refuses, never. */
+export function matchesPattern(schema: JSONSchemaProps, value: string): boolean {
   if (!schema.pattern) return true;
   try {
-    return new RegExp(schema.pattern, 'u').test(value);
+    return compileGoRegexp(schema.pattern).test(value);
   } catch {
     return false;
   }
