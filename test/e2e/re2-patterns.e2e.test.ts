@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContractDefinitionError, defineContract } from '../../src/contract/define-contract.ts';
 import { createContractRegistry } from '../../src/contract/registry.ts';
 import {
@@ -18,11 +18,11 @@ import {
 import { checkStructural } from '../../src/contract/schema/structural-check.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import { contractTester } from '../../src/testing.ts';
-import type { ProvidedControlPlane } from './provided-context.ts';
+import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { expectFloors } from './support/case-floors.ts';
 import { expectStatus, installCrd, removeCrd, restClient, type Rest } from './support/raw-api.ts';
 
-const provided = inject('controlPlane');
+const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
 // The catalogue of patterns (src/contract/schema/go-patterns.fixture.ts: inline flags, POSIX and Unicode classes,
