@@ -80,8 +80,12 @@ function contractProblems(value: unknown, made: boolean): string[] {
   const storageVersions = versions.filter((v) => v.storage);
   if (storageVersions.length !== 1)
     problems.push(`exactly one version must be the storage version, found ${storageVersions.length}`);
-  if (storageVersions[0] && !storageVersions[0].served)
-    problems.push(`storage version ${storageVersions[0].name} must be served`);
+  // The API server takes an unserved storage version; the storage migration crdgate renders for a CRD it owns reads
+  // and writes objects in it.
+  if (storageVersions[0] && !storageVersions[0].served && ownsCrd(definition))
+    problems.push(
+      `storage version ${storageVersions[0].name} must be served: crdgate's storage migration reads and writes objects in it`,
+    );
   if (!names.includes(hub)) problems.push(`hub "${hub}" is not one of the versions (${names.join(', ')})`);
   problems.push(...crdOwnerProblems(definition));
   // A CRD someone else owns is converted by its owner's webhook: crdgate's webhooks see the hub only.
@@ -194,5 +198,14 @@ function crdOwnerProblems(definition: ContractDefinition): string[] {
       `ownerCrd must be the CustomResourceDefinition ${expected}, got ${kind} ${describeOption(name ?? null)}`,
     );
   }
+  // The API server names every object and request with the CRD's kind: a contract of another kind never sees them.
+  const spec = ownerCrd['spec'];
+  const names = typeof spec === 'object' && spec !== null ? (spec as { names?: unknown }).names : undefined;
+  const crdKind = typeof names === 'object' && names !== null ? (names as { kind?: unknown }).kind : undefined;
+  if (typeof crdKind === 'string' && crdKind !== identity.kind)
+    problems.push(
+      `identity.kind is ${JSON.stringify(identity.kind)}, but ownerCrd's spec.names.kind is ${JSON.stringify(crdKind)}: ` +
+        "the API server sends the CRD's kind in every object and request, so make the contract's kind equal the CRD's spec.names.kind",
+    );
   return problems;
 }
