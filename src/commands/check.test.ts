@@ -418,14 +418,18 @@ describe('crdgate check --old: the transition a pull request would make', () => 
 });
 
 describe('crdgate check, more', () => {
-  it('denies an unknown kind of a known group with --strict-kinds, and skips it without', async () => {
+  it('denies an unknown kind of a group whose CRDs crdgate owns, with or without --strict-kinds: never skipped', async () => {
     await writeFile(join(scratch.dir(), 'typo.yaml'), stringify({ ...geoDatabase('typo', '1Gi'), kind: 'GeoDatabse' }));
-    const lenient = await scratch.run('check', '-f', 'typo.yaml');
-    expect(lenient.code).toBe(0);
-    expect(lenient.stdout).toContain('skipped 1 of kinds no contract declares (GeoDatabse.geo.example.com 1)');
-    const strict = await scratch.run('check', '-f', 'typo.yaml', '--strict-kinds', '-o', 'json');
-    expect(strict.code).toBe(1);
-    expect(byName(jsonReport(strict.stdout).objects, 'typo')).toMatchObject({ allowed: false, code: 'KIND_UNKNOWN' });
+    for (const flags of [[], ['--strict-kinds']]) {
+      const result = await scratch.run('check', '-f', 'typo.yaml', ...flags, '-o', 'json');
+      expect(result.code).toBe(1);
+      expect(byName(jsonReport(result.stdout).objects, 'typo')).toMatchObject({
+        allowed: false,
+        code: 'KIND_UNKNOWN',
+        message: expect.stringContaining('kind GeoDatabse in group geo.example.com'),
+      });
+      expect(jsonReport(result.stdout).summary.skipped).toBe(0);
+    }
   });
 
   it('fails on the second of two manifests of the same object, and judges it all the same', async () => {
