@@ -35,8 +35,11 @@ export function crdNameProblems(
   const problems: FieldError[] = [];
   const invalid = (field: string, value: string, detail: string) =>
     problems.push(fieldInvalid(field, JSON.stringify(value), detail));
-  const { group, kind, plural, singular } = names;
-  const listKind = names.listKind ?? `${kind}List`;
+  const { group, kind, plural } = names;
+  // As the API server defaults them (apiextensions.k8s.io/v1): an empty singular is the kind lowercased, an empty
+  // list kind the kind + List.
+  const singular = names.singular === '' ? kind.toLowerCase() : names.singular;
+  const listKind = names.listKind === undefined || names.listKind === '' ? `${kind}List` : names.listKind;
 
   const crdName = `${plural}.${group}`;
   const crdNameErrors = dns1123SubdomainErrors(crdName);
@@ -61,9 +64,10 @@ export function crdNameProblems(
   ] as const) {
     if (value === '') problems.push(fieldRequired(`spec.names.${field}`));
   }
-  const label = (field: string, value: string) => {
+  // An empty plural or singular is only Required (above); an empty short name or category is no label.
+  const label = (field: string, value: string, required: boolean) => {
     const errors = dns1035LabelErrors(value);
-    if (value !== '' && errors.length > 0) invalid(field, value, errors.join(','));
+    if ((value !== '' || !required) && errors.length > 0) invalid(field, value, errors.join(','));
   };
   // The kinds may have capitals: the API server holds them to the rule lowercased.
   const mixedCase = (field: string, value: string) => {
@@ -71,14 +75,14 @@ export function crdNameProblems(
     if (value !== '' && errors.length > 0)
       invalid(field, value, `may have mixed case, but should otherwise match: ${errors.join(',')}`);
   };
-  label('spec.names.plural', plural);
-  label('spec.names.singular', singular);
+  label('spec.names.plural', plural, true);
+  label('spec.names.singular', singular, true);
   mixedCase('spec.names.kind', kind);
   mixedCase('spec.names.listKind', listKind);
-  (names.shortNames ?? []).forEach((name, index) => label(`spec.names.shortNames[${index}]`, name));
+  (names.shortNames ?? []).forEach((name, index) => label(`spec.names.shortNames[${index}]`, name, false));
   if (kind !== '' && kind === listKind)
     invalid('spec.names.listKind', listKind, 'kind and listKind may not be the same');
-  (names.categories ?? []).forEach((name, index) => label(`spec.names.categories[${index}]`, name));
+  (names.categories ?? []).forEach((name, index) => label(`spec.names.categories[${index}]`, name, false));
 
   const approval =
     groupErrors.length === 0 && isKubernetesGroup(group)

@@ -21,6 +21,7 @@ const brokenLabel = fc.oneof(
   label.map((name) => `1${name}`),
   label.map((name) => name.toUpperCase()),
   label.map((name) => name.padEnd(64, 'x')),
+  fc.constant(''),
 );
 const resourceName = fc.oneof({ weight: 6, arbitrary: label }, { weight: 1, arbitrary: brokenLabel });
 const upperCamel = fc.stringMatching(/^[A-Z][a-zA-Z0-9]{0,8}$/);

@@ -92,8 +92,9 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
   const spec = crd.spec;
   if (!isPlainObject(spec)) return fail(`${where} has no spec`);
   const names = isPlainObject(spec.names) ? spec.names : fail(`${where} has no spec.names`);
+  // An empty name is the API server's to refuse (Required value), with the other names' problems, in its words.
   const text = (value: unknown, field: string): string =>
-    typeof value === 'string' && value !== '' ? value : fail(`${where} has no ${field}`);
+    typeof value === 'string' ? value : fail(`${where} has no ${field}`);
   const list = (value: unknown, field: string): string[] | undefined => {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string'))
@@ -158,7 +159,7 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
 
 function versionFrom(version: unknown, where: string, fail: (problem: string) => never): VersionDefinition {
   if (!isPlainObject(version)) return fail(`${where} is not an object`);
-  const name = typeof version.name === 'string' && version.name !== '' ? version.name : fail(`${where} has no name`);
+  const name = typeof version.name === 'string' ? version.name : fail(`${where} has no name`);
   const at = `${where} (${name})`;
   const schema = isPlainObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
   if (!isPlainObject(schema))
