@@ -100,9 +100,11 @@ function valueValidationNode(schema: JSONSchemaProps): SchemaObject {
  */
 function addJunctors(schema: JSONSchemaProps, node: SchemaObject, nullPassesType: boolean): void {
   const junctors: SchemaObject = {};
-  if (schema.allOf) junctors.allOf = schema.allOf.map(valueValidationNode);
-  if (schema.anyOf) junctors.anyOf = schema.anyOf.map(valueValidationNode);
-  if (schema.oneOf) junctors.oneOf = schema.oneOf.map(valueValidationNode);
+  // An empty allOf, anyOf or oneOf constrains nothing for the API server (it asks one that lists schemas), and JSON
+  // Schema refuses it.
+  if (schema.allOf?.length) junctors.allOf = schema.allOf.map(valueValidationNode);
+  if (schema.anyOf?.length) junctors.anyOf = schema.anyOf.map(valueValidationNode);
+  if (schema.oneOf?.length) junctors.oneOf = schema.oneOf.map(valueValidationNode);
   if (schema.not) junctors.not = valueValidationNode(schema.not);
   if (Object.keys(junctors).length === 0) return;
   if (nullPassesType) {
