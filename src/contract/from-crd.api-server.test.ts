@@ -167,6 +167,16 @@ describe("fromCrd's names, against kube-apiserver's CRD validation", () => {
   });
 });
 
+const column = { name: 'Size', type: 'integer', jsonPath: '.spec.size' };
+const scale = { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size' };
+const partsSchema = {
+  type: 'object',
+  properties: {
+    spec: { type: 'object', properties: { size: { type: 'integer' } } },
+    status: { type: 'object', properties: { size: { type: 'integer' } } },
+  },
+};
+
 // A field's schema with one keyword set to a value kube-apiserver reads in its own way.
 const keywordValues: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ['maxLength -1', { type: 'string', maxLength: -1 }],
@@ -291,6 +301,22 @@ describe("fromCrd's schemas, against kube-apiserver's CRD validation", () => {
     );
     expect(accepted).toBeGreaterThan(50);
     expect(refused).toBeGreaterThan(50);
+  });
+
+  // A version's other parts, with fields the API server's types do not have (which it reads as nothing) and nulls.
+  it.each([
+    ['a printer column with a field of its own', { additionalPrinterColumns: [{ ...column, note: 'x' }] }],
+    ['a printer column with priority null', { additionalPrinterColumns: [{ ...column, priority: null }] }],
+    ['a status subresource with a field', { subresources: { status: { enabled: true } } }],
+    ['a status subresource of null', { subresources: { status: null } }],
+    ['a scale subresource with a field of its own', { subresources: { scale: { ...scale, note: 'x' } } }],
+    ['a selectable field with a field of its own', { selectableFields: [{ jsonPath: '.spec.size', note: 'x' }] }],
+  ])('takes %s, as the API server does', (_label, parts) => {
+    const crd = crdOf({ kind: 'postgresql', plural: 'postgresqls' }, 'acid.example.com', ['v1'], partsSchema);
+    Object.assign(crd.spec.versions[0]!, parts);
+    expect(apiServerRefusal(crd)).toEqual([]);
+    expect(crdgateRefusal(crd, 'crdgate')).toBeUndefined();
+    expect(crdgateRefusal(crd, 'external')).toBeUndefined();
   });
 
   // Bounds no value of their type meets: the API server refuses every such value, and so do crdgate's validators.

@@ -12,7 +12,12 @@ import {
 import { ContractDefinitionError } from './define-contract.ts';
 import { isPlainObject } from './values/kube-object.ts';
 import { compareVersionAge } from './values/version-age.ts';
-import { schemaAsRead, withoutNullFields } from './read-as-api-server.ts';
+import {
+  printerColumnsAsRead,
+  schemaAsRead,
+  selectableFieldsAsRead,
+  subresourcesAsRead,
+} from './read-as-api-server.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 /**
@@ -174,14 +179,12 @@ function versionFrom(version: unknown, where: string, fail: (problem: string) =>
   if (version.deprecated === true) result.deprecated = true;
   if (typeof version.deprecationWarning === 'string') result.deprecationWarning = version.deprecationWarning;
   if (Array.isArray(version.additionalPrinterColumns) && version.additionalPrinterColumns.length > 0) {
-    result.printerColumns = withoutNullFields(version.additionalPrinterColumns) as PrinterColumn[];
+    result.printerColumns = printerColumnsAsRead(version.additionalPrinterColumns) as PrinterColumn[];
   }
-  const subresources = withoutNullFields(version.subresources);
-  if (isPlainObject(subresources) && Object.keys(subresources).length > 0) {
-    result.subresources = subresources as Subresources;
-  }
+  const subresources = subresourcesAsRead(version.subresources);
+  if (Object.keys(subresources).length > 0) result.subresources = subresources as Subresources;
   if (Array.isArray(version.selectableFields) && version.selectableFields.length > 0) {
-    result.selectableFields = withoutNullFields(version.selectableFields) as SelectableField[];
+    result.selectableFields = selectableFieldsAsRead(version.selectableFields) as SelectableField[];
   }
   return result;
 }

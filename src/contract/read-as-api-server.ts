@@ -36,10 +36,43 @@ function nestedSchema(child: unknown): unknown {
 }
 
 /**
- * A part of a CRD's version that holds no data of its own (printer columns, subresources, selectable fields) as
- * the API server reads it: a copy, every field set to null left out.
+ * The fields of a CRD version's printer columns, subresources and selectable fields, as Go's types have them: the
+ * API server reads any other field as nothing (and stores the CRD without it).
  */
-export function withoutNullFields(value: unknown): unknown {
+const versionPartFields = {
+  printerColumn: ['name', 'type', 'format', 'description', 'priority', 'jsonPath'],
+  scale: ['specReplicasPath', 'statusReplicasPath', 'labelSelectorPath'],
+  selectableField: ['jsonPath'],
+} as const;
+
+/** A version's additionalPrinterColumns as the API server reads them: known fields only, nulls left out. */
+export function printerColumnsAsRead(columns: readonly unknown[]): unknown[] {
+  return columns.map((column) => knownFields(column, versionPartFields.printerColumn));
+}
+
+/** A version's selectableFields as the API server reads them. */
+export function selectableFieldsAsRead(fields: readonly unknown[]): unknown[] {
+  return fields.map((field) => knownFields(field, versionPartFields.selectableField));
+}
+
+/** A version's subresources as the API server reads them: status is on or off (it has no fields), scale its paths. */
+export function subresourcesAsRead(subresources: unknown): Record<string, unknown> {
+  if (!isPlainObject(subresources)) return {};
+  const read: Record<string, unknown> = {};
+  if (isPlainObject(subresources['status'])) read['status'] = {};
+  if (isPlainObject(subresources['scale'])) read['scale'] = knownFields(subresources['scale'], versionPartFields.scale);
+  return read;
+}
+
+function knownFields(value: unknown, fields: readonly string[]): unknown {
+  if (!isPlainObject(value)) return value ?? {};
+  return Object.fromEntries(
+    fields.filter((field) => value[field] !== undefined && value[field] !== null).map((field) => [field, value[field]]),
+  );
+}
+
+/** A value as the API server reads it where nothing of it is data: a copy, every field set to null left out. */
+function withoutNullFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutNullFields);
   if (!isPlainObject(value)) return structuredClone(value);
   return Object.fromEntries(
