@@ -432,6 +432,53 @@ describe('crdgate check, more', () => {
     }
   });
 
+  it('decides another kind of that group by its CRD in the tree, never skipped: exit 0, then 1 for an invalid one', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'geobackups.geo.example.com' },
+      spec: {
+        group: 'geo.example.com',
+        scope: 'Namespaced',
+        names: { kind: 'GeoBackup', plural: 'geobackups' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', properties: { database: { type: 'string' } } } },
+              },
+            },
+          },
+        ],
+      },
+    };
+    const backup = (name: string, database: unknown) => ({
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoBackup',
+      metadata: { name, namespace: 'maps' },
+      spec: { database },
+    });
+    await writeFile(
+      join(scratch.dir(), 'backups.yaml'),
+      [crd, backup('nightly', 'roads')].map((o) => stringify(o)).join('---\n'),
+    );
+    const allowed = await scratch.run('check', '-f', 'backups.yaml', '-o', 'json');
+    expect(allowed.code).toBe(0);
+    expect(jsonReport(allowed.stdout).objects).toMatchObject([{ kind: 'GeoBackup', code: 'ALLOWED' }]);
+    expect(jsonReport(allowed.stdout).summary.skipped).toBe(0);
+    await writeFile(
+      join(scratch.dir(), 'backups.yaml'),
+      [crd, backup('broken', 7)].map((o) => stringify(o)).join('---\n'),
+    );
+    const denied = await scratch.run('check', '-f', 'backups.yaml', '-o', 'json');
+    expect(denied.code).toBe(1);
+    expect(jsonReport(denied.stdout).objects).toMatchObject([{ kind: 'GeoBackup', code: 'OBJECT_INVALID' }]);
+  });
+
   it('fails on the second of two manifests of the same object, and judges it all the same', async () => {
     await writeFile(
       join(scratch.dir(), 'twice.yaml'),
