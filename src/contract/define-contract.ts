@@ -5,6 +5,7 @@ import { contractReadsProblems } from './contract-reads.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
 import { defaultsProblems } from './default-problems.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
+import { servedKindOf } from './owner-crd-drift.ts';
 import { describeOption } from './values/option-shape.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import { classifierReachProblems } from './fsa/classifier-reach.ts';
@@ -199,10 +200,8 @@ function crdOwnerProblems(definition: ContractDefinition): string[] {
     );
   }
   // The API server names every object and request with the CRD's kind: a contract of another kind never sees them.
-  const spec = ownerCrd['spec'];
-  const names = typeof spec === 'object' && spec !== null ? (spec as { names?: unknown }).names : undefined;
-  const crdKind = typeof names === 'object' && names !== null ? (names as { kind?: unknown }).kind : undefined;
-  if (typeof crdKind === 'string' && crdKind !== identity.kind)
+  const crdKind = servedKindOf(ownerCrd);
+  if (crdKind !== undefined && crdKind !== identity.kind)
     problems.push(
       `identity.kind is ${JSON.stringify(identity.kind)}, but ownerCrd's spec.names.kind is ${JSON.stringify(crdKind)}: ` +
         "the API server sends the CRD's kind in every object and request, so make the contract's kind equal the CRD's spec.names.kind",
