@@ -142,6 +142,7 @@ describe('crdgate init', () => {
     ],
     [['init', 'x', '--group', 'a.example.com', '--kind', `A${'a'.repeat(60)}`], 'spec.names.listKind: Invalid value'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'lower'], '--kind "lower" must be UpperCamelCase'],
+    [['init', 'x', '--group', 'apps.k8s.io', '--kind', 'A'], '--group "apps.k8s.io" is Kubernetes\' own'],
     [
       ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--plural', 'Bad_Plural'],
       '--plural: Invalid value: "Bad_Plural"',

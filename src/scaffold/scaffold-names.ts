@@ -35,7 +35,9 @@ export function scaffoldNameProblems(group: string, kind: string, plural: string
             '(to guard an existing CRD whose kind is not, give it with --from-crd)',
         ];
   const apiServer = crdNameProblems(scaffoldNames(group, kind, plural), []).map((problem) => {
-    // Each problem starts with the CRD's field it names; a field with a flag of its own is named by the flag.
+    // Each problem starts with the CRD's field it names (Kubernetes' own group, with the group); a field with a flag
+    // of its own is named by the flag.
+    if (problem.startsWith('group "')) return `--group ${problem.slice('group '.length)}`;
     const field = problem.slice(0, problem.indexOf(':'));
     return flagOf[field]
       ? `${flagOf[field]}${problem.slice(field.length)}`
