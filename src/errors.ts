@@ -66,6 +66,8 @@ export const treeCheckCodes = {
   OBJECT_DUPLICATE: 'the same object (group, kind, namespace, name) appears more than once in the tree',
   OLD_OBJECT_UNCONVERTIBLE:
     "the previous revision's object cannot be converted to the hub version, so the change cannot be judged",
+  KIND_MISMATCH:
+    "the object's resource is a contract's, but its kind (or the contract's resource) is not named as the CRD names it: crdgate's webhook would deny every write of it, or never be called",
 } as const;
 
 export type TreeCheckCode = keyof typeof treeCheckCodes;

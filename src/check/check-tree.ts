@@ -1,4 +1,3 @@
-import { ownsCrd } from '../contract/contract-definition.ts';
 import { checkCrdObject, checkObject, type CheckInput, type CheckOperation, type CheckResult } from './check-object.ts';
 import type { FieldValidation } from '../api-server-engine/engine.ts';
 import { errored } from '../admission/verdict.ts';
@@ -8,6 +7,7 @@ import { splitApiVersion, type KubeObject } from '../contract/values/kube-object
 import type { ContractRegistry } from '../contract/registry.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
 import { isCrdObject, type CrdKinds, type CrdUse } from './crd-kinds.ts';
+import { kindProblem, type KindProblem } from './kind-mismatch.ts';
 import { compareTreeCrds, type CrdRevisionCheck } from './crd-revisions.ts';
 import type { StoredObjectsReport } from './stored-objects.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
@@ -21,8 +21,6 @@ import type {
 import { previousRevision, type StartState } from './previous-revision.ts';
 
 export interface TreeCheckOptions {
-  /** An object of a kind no contract declares, in a group a contract does, is decided (and denied), not skipped. */
-  strictKinds?: boolean;
   /** The phase an old object without one is assumed to be in (`--state`); else the machine's steadyState. */
   state?: string;
   /** Decide every object of the tree as being deleted (`--delete`); there is no previous revision then. */
@@ -116,8 +114,16 @@ export function checkTree(
     ...(options.fieldValidation ? { fieldValidation: options.fieldValidation } : {}),
     namespace,
   };
+  // An object whose kind is wrong for the contracts (kind-mismatch.ts) is judged too, as denied: never skipped.
+  const kindProblems = new Map<KubeObject, KindProblem | undefined>();
+  const problemOf = (object: KubeObject) => {
+    if (!kindProblems.has(object)) kindProblems.set(object, kindProblem(registry, crds, object));
+    return kindProblems.get(object);
+  };
   const decides = (object: KubeObject) =>
-    decidedKind(registry, object, options.strictKinds === true) || crdFor(crds, object) !== undefined;
+    registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind)) !== undefined ||
+    crdFor(crds, object) !== undefined ||
+    problemOf(object) !== undefined;
   const identityKey = (object: KubeObject) =>
     objectIdentity(object, clusterScoped(registry, crds, object) ? '' : namespace);
   const previous = new PreviousRevisions(oldTree, decides, identityKey);
@@ -146,16 +152,29 @@ export function checkTree(
     const earlier = key === undefined ? [] : (seen.get(key) ?? []);
     if (key !== undefined) seen.set(key, [...earlier, location]);
     const old = key === undefined ? undefined : previous.revisionOf(key, earlier.length);
-    const check = options.deleteAll
-      ? decide(registry, crds, object, location, { operation: 'DELETE', object })
-      : old === undefined
-        ? decide(registry, crds, object, location, { operation: 'CREATE', object, ...asked })
-        : update(registry, crds, object, location, old, options.state, asked);
+    const problem = problemOf(object);
+    const operation = options.deleteAll ? 'DELETE' : old === undefined ? 'CREATE' : 'UPDATE';
+    const check = problem
+      ? {
+          ...refused(object, location, operation, problem.code, problem.message),
+          ...(old && operation === 'UPDATE' ? { oldLocation: old.location } : {}),
+        }
+      : operation === 'DELETE'
+        ? decide(registry, crds, object, location, { operation: 'DELETE', object })
+        : old === undefined
+          ? decide(registry, crds, object, location, { operation: 'CREATE', object, ...asked })
+          : update(registry, crds, object, location, old, options.state, asked);
     report.objects.push(earlier[0] === undefined ? check : { ...check, duplicateOf: earlier[0] });
     report.stored.push(check.object);
   }
-  for (const { location, object } of previous.gone(seen))
-    report.objects.push(decide(registry, crds, object, location, { operation: 'DELETE', object }));
+  for (const { location, object } of previous.gone(seen)) {
+    const problem = problemOf(object);
+    report.objects.push(
+      problem
+        ? refused(object, location, 'DELETE', problem.code, problem.message)
+        : decide(registry, crds, object, location, { operation: 'DELETE', object }),
+    );
+  }
   return report;
 }
 
@@ -213,7 +232,6 @@ function update(
       crd && old.object.apiVersion !== object.apiVersion
         ? { ...old.object, apiVersion: object.apiVersion }
         : old.object;
-    // A kind no contract declares, nor any CRD (decided only with strictKinds), is denied as such, whatever the old object was.
     return {
       ...decide(registry, crds, object, location, { operation: 'UPDATE', object, oldObject, ...asked }),
       oldLocation: old.location,
@@ -303,18 +321,6 @@ function describe(object: KubeObject, location: ManifestLocation, operation: Che
     ...(typeof meta?.namespace === 'string' && meta.namespace !== '' ? { namespace: meta.namespace } : {}),
     name,
   };
-}
-
-/**
- * A kind a contract declares is decided. So is, with `strictKinds`, any kind of a group a contract claims whole: a
- * misspelt kind (or one a newer contract adds) is then denied as the server denies it, not passed over. A contract
- * whose CRD someone else owns (crdOwner: 'external') claims its own kind only: an operator's group has other kinds
- * (CloudNativePG's Backup and Pooler beside the guarded Cluster) that no contract of crdgate's is about.
- */
-function decidedKind(registry: ContractRegistry, object: KubeObject, strictKinds: boolean): boolean {
-  const { group } = splitApiVersion(String(object.apiVersion));
-  if (registry.lookup(group, String(object.kind))) return true;
-  return strictKinds && registry.contracts.some((c) => c.contract.identity.group === group && ownsCrd(c.contract));
 }
 
 /** The CRD deciding an object: one read for its kind that no contract declares (a contract wins where both do). */

@@ -37,6 +37,16 @@ export interface CrdUse {
   differences?: string[];
   /** With `decidedBy: contract`: the contract's CRD is someone else's (crdOwner: 'external'). */
   ownedBy?: 'external';
+  /**
+   * With `decidedBy: contract`: the kind the contract of this CRD's resource declares, when it is not the CRD's
+   * (every object of the CRD's kind is then denied, KIND_MISMATCH: the webhook would have no contract for it).
+   */
+  contractKind?: string;
+  /**
+   * With `decidedBy: contract`: the resource the contract of this CRD's kind declares, when it is not the CRD's
+   * (every object of the kind is then denied, KIND_MISMATCH: the webhook, registered for it, would never be called).
+   */
+  contractResource?: string;
 }
 
 /** A CRD kube-apiserver would not take, or one that clashes with another: `crdgate check` stops (exit 2) on it. */
@@ -74,6 +84,17 @@ export class CrdKinds {
   known(group: string, kind: string): { use: CrdUse; spec: unknown } | undefined {
     return this.byKind.get(`${group}\u0000${kind}`);
   }
+
+  /** The CRD read that serves this kind (whether or not it decides its objects), and its resource's plural. */
+  servedAs(group: string, kind: string): { use: CrdUse; plural: string } | undefined {
+    const found = this.byKind.get(`${group}\u0000${kind}`);
+    return found && { use: found.use, plural: pluralOf(found.spec) };
+  }
+}
+
+function pluralOf(spec: unknown): string {
+  const names = isPlainObject(spec) && isPlainObject(spec['names']) ? spec['names'] : {};
+  return typeof names['plural'] === 'string' ? names['plural'] : '';
 }
 
 /** Whether a manifest is a CustomResourceDefinition (of any apiextensions version). */
@@ -129,7 +150,13 @@ export function collectCrds(
         `a different CustomResourceDefinition of ${crd.kind}.${crd.group} is at ${describeLocation(earlier.use.location)} already: which one would the API server hold?`,
       );
     }
+    // A contract of the CRD's kind decides its objects, and so does one of its resource under another kind: the
+    // names differ, and each object of the CRD is denied as the webhook would deny it (kind-mismatch.ts).
+    const plural = pluralOf(object.spec);
     const contract = registry.lookup(crd.group, crd.kind);
+    const ofResource = registry.contracts.find(
+      ({ contract: { identity } }) => identity.group === crd.group && identity.plural === plural,
+    );
     const use: CrdUse = {
       location,
       origin,
@@ -137,8 +164,11 @@ export function collectCrds(
       group: crd.group,
       kind: crd.kind,
       versions: [...crd.versions],
-      decidedBy: contract ? 'contract' : 'crd',
+      decidedBy: contract || ofResource ? 'contract' : 'crd',
     };
+    if (!contract && ofResource) use.contractKind = ofResource.contract.identity.kind;
+    if (contract && contract.contract.identity.plural !== plural)
+      use.contractResource = `${contract.contract.identity.plural}.${contract.contract.identity.group}`;
     if (contract) {
       const differs = differingVersions(
         object,

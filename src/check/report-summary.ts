@@ -8,6 +8,7 @@ import {
 } from './manifest-documents.ts';
 import type { TreeCheckReport, TreeName } from './check-tree.ts';
 import type { CrdRevisionCheck } from './crd-revisions.ts';
+import type { CrdUse } from './crd-kinds.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
 import { storedObjectsCounts } from './stored-objects-counts.ts';
 
@@ -133,19 +134,42 @@ export function describeDuplicate(first: ManifestLocation): string {
   return `the same object is at ${describeLocation(first)} already; the API server would apply both, the later one winning (OBJECT_DUPLICATE)`;
 }
 
-/** A warning about a CRD read: one a contract overrides whose schema is not the contract's (a stale copy, say). */
+/**
+ * A warning about a CRD read: one a contract overrides whose schema is not the contract's (a stale copy, say), or
+ * whose names are not the contract's (its objects are denied, KIND_MISMATCH).
+ */
 export function crdNotes(report: TreeCheckReport): string[] {
-  return report.crds.flatMap((use) =>
-    use.differsFromContract
-      ? [
-          `${use.origin === 'crd-flag' ? '--crd ' : ''}${describeLocation(use.location)}: CustomResourceDefinition ${use.name}: the contract of ${use.kind} decides its objects, ` +
-            (use.ownedBy === 'external'
-              ? `and this CRD, its owner's, differs from the contract's copy of it in ${use.differsFromContract.join(', ')}${use.differences ? ` (${use.differences.join('; ')})` : ''}: ` +
-                "crdgate serve reports the same drift against the live CRD; update the contract's copy from this release, or serve with --owner-schema live"
-              : `and this CRD's schema differs from the contract's in ${use.differsFromContract.join(', ')} (crdgate manifests renders the contract's)`),
-        ]
-      : [],
-  );
+  return report.crds.flatMap((use) => [...namesNotes(use), ...schemaNotes(use)]);
+}
+
+function namesNotes(use: CrdUse): string[] {
+  const where = `${use.origin === 'crd-flag' ? '--crd ' : ''}${describeLocation(use.location)}: CustomResourceDefinition ${use.name}`;
+  return [
+    ...(use.contractKind === undefined
+      ? []
+      : [
+          `${where}: serves kind ${use.kind}, and the contract for ${use.name} declares kind ${use.contractKind}: ` +
+            `each object of kind ${use.kind} is denied (KIND_MISMATCH); make the contract's kind equal the CRD's spec.names.kind`,
+        ]),
+    ...(use.contractResource === undefined
+      ? []
+      : [
+          `${where}: serves kind ${use.kind}, whose contract declares resource ${use.contractResource}: each object of ` +
+            `kind ${use.kind} is denied (KIND_MISMATCH); make the contract's plural equal the CRD's spec.names.plural`,
+        ]),
+  ];
+}
+
+function schemaNotes(use: CrdUse): string[] {
+  return use.differsFromContract
+    ? [
+        `${use.origin === 'crd-flag' ? '--crd ' : ''}${describeLocation(use.location)}: CustomResourceDefinition ${use.name}: the contract of ${use.kind} decides its objects, ` +
+          (use.ownedBy === 'external'
+            ? `and this CRD, its owner's, differs from the contract's copy of it in ${use.differsFromContract.join(', ')}${use.differences ? ` (${use.differences.join('; ')})` : ''}: ` +
+              "crdgate serve reports the same drift against the live CRD; update the contract's copy from this release, or serve with --owner-schema live"
+            : `and this CRD's schema differs from the contract's in ${use.differsFromContract.join(', ')} (crdgate manifests renders the contract's)`),
+      ]
+    : [];
 }
 
 export function describeDefault(field: DefaultedField): string {

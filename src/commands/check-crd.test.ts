@@ -485,3 +485,70 @@ describe(
     });
   },
 );
+
+// An operator's CRD whose kind is lowercase (test/fixtures/crds/postgresqls.acid.example.com.yaml), guarded as
+// init --from-crd --crd-owner external makes the contract: its objects are decided, never skipped, and a contract
+// whose kind is not the CRD's fails the check naming both kinds.
+describe('crdgate check with a lowercase kind (postgresql) of a CRD someone else owns', { timeout: 30_000 }, () => {
+  const crdFile = fileURLToPath(new URL('../../test/fixtures/crds/postgresqls.acid.example.com.yaml', import.meta.url));
+  const postgresql = (name: string, size: string, version = '16', kind = 'postgresql') => ({
+    apiVersion: 'acid.example.com/v1',
+    kind,
+    metadata: { name, namespace: 'default' },
+    spec: { teamId: 'acid', numberOfInstances: 2, postgresql: { version }, volume: { size } },
+  });
+  /** The contract init writes, its kind written `kind` in the copy of the CRD it reads (the user's rename). */
+  const writeContract = async (kind: string) => {
+    const crd = parse(await readFile(crdFile, 'utf8')) as { spec: { names: Record<string, string> } };
+    crd.spec.names['kind'] = kind;
+    crd.spec.names['listKind'] = `${kind}List`;
+    await write(`pg-${kind}/crds/postgresql.yaml`, [crd]);
+    const crdgate = JSON.stringify(new URL('../index.ts', import.meta.url).href);
+    await writeFile(
+      join(scratch.dir(), `pg-${kind}/contract.ts`),
+      `import { defineContract, fromCrd, readCrdFile } from ${crdgate};\n` +
+        `export default () => defineContract({ ...fromCrd(readCrdFile(new URL('./crds/postgresql.yaml', import.meta.url)), { crdOwner: 'external' }) });\n`,
+    );
+    return `pg-${kind}/contract.ts`;
+  };
+
+  it('decides every postgresql object by the contract and exits 1 for the invalid one: nothing skipped', async () => {
+    const contract = await writeContract('postgresql');
+    await write('pg/objects.yaml', [postgresql('big', '10Gi'), postgresql('odd', '10 GB'), configMap]);
+    const result = await scratch.run('check', '--contract', contract, '-f', 'pg/objects.yaml', '-o', 'json');
+    expect(result.code).toBe(1);
+    const report = jsonReport(result.stdout);
+    expect(report.objects.map((o) => [o.name, o.kind, o.code])).toEqual([
+      ['big', 'postgresql', 'ALLOWED'],
+      ['odd', 'postgresql', 'OBJECT_INVALID'],
+    ]);
+    expect(report.summary.skippedKinds).toEqual({ ConfigMap: 1 });
+  });
+
+  it('exits 1 naming both kinds when the contract writes the kind otherwise, with or without the CRD in the tree', async () => {
+    const contract = await writeContract('Postgresql');
+    await write('pg-renamed/objects.yaml', [postgresql('big', '10Gi'), postgresql('shrunk', '1Gi', '15')]);
+    await write('pg-renamed-crd/crd.yaml', [parse(await readFile(crdFile, 'utf8'))]);
+    for (const crdFlags of [[], ['--crd', 'pg-renamed-crd']]) {
+      const result = await scratch.run('check', '--contract', contract, '-f', 'pg-renamed/objects.yaml', ...crdFlags);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toContain('checked 2 objects: 0 allowed, 2 denied (CREATE 2)');
+      expect(result.stdout).not.toContain('skipped');
+      expect(result.stdout).toMatch(/postgresql default\/big \(acid\.example\.com\/v1\) CREATE: denied KIND_MISMATCH/);
+      expect(result.stdout).toMatch(/kind postgresql.*declares kind Postgresql/);
+    }
+  });
+
+  it("skips the operator's other kind of the group, when no CRD read serves it (exit 0)", async () => {
+    const contract = await writeContract('postgresql');
+    await write('pg-other/objects.yaml', [
+      postgresql('big', '10Gi'),
+      { apiVersion: 'acid.example.com/v1', kind: 'OperatorConfiguration', metadata: { name: 'c', namespace: 'x' } },
+    ]);
+    const result = await scratch.run('check', '--contract', contract, '-f', 'pg-other/objects.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'skipped 1 of kinds no contract declares (OperatorConfiguration.acid.example.com 1)',
+    );
+  });
+});

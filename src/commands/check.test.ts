@@ -418,14 +418,65 @@ describe('crdgate check --old: the transition a pull request would make', () => 
 });
 
 describe('crdgate check, more', () => {
-  it('denies an unknown kind of a known group with --strict-kinds, and skips it without', async () => {
+  it('denies an unknown kind of a group whose CRDs crdgate owns, with or without --strict-kinds: never skipped', async () => {
     await writeFile(join(scratch.dir(), 'typo.yaml'), stringify({ ...geoDatabase('typo', '1Gi'), kind: 'GeoDatabse' }));
-    const lenient = await scratch.run('check', '-f', 'typo.yaml');
-    expect(lenient.code).toBe(0);
-    expect(lenient.stdout).toContain('skipped 1 of kinds no contract declares (GeoDatabse.geo.example.com 1)');
-    const strict = await scratch.run('check', '-f', 'typo.yaml', '--strict-kinds', '-o', 'json');
-    expect(strict.code).toBe(1);
-    expect(byName(jsonReport(strict.stdout).objects, 'typo')).toMatchObject({ allowed: false, code: 'KIND_UNKNOWN' });
+    for (const flags of [[], ['--strict-kinds']]) {
+      const result = await scratch.run('check', '-f', 'typo.yaml', ...flags, '-o', 'json');
+      expect(result.code).toBe(1);
+      expect(byName(jsonReport(result.stdout).objects, 'typo')).toMatchObject({
+        allowed: false,
+        code: 'KIND_UNKNOWN',
+        message: expect.stringContaining('kind GeoDatabse in group geo.example.com'),
+      });
+      expect(jsonReport(result.stdout).summary.skipped).toBe(0);
+    }
+  });
+
+  it('decides another kind of that group by its CRD in the tree, never skipped: exit 0, then 1 for an invalid one', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'geobackups.geo.example.com' },
+      spec: {
+        group: 'geo.example.com',
+        scope: 'Namespaced',
+        names: { kind: 'GeoBackup', plural: 'geobackups' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: { spec: { type: 'object', properties: { database: { type: 'string' } } } },
+              },
+            },
+          },
+        ],
+      },
+    };
+    const backup = (name: string, database: unknown) => ({
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoBackup',
+      metadata: { name, namespace: 'maps' },
+      spec: { database },
+    });
+    await writeFile(
+      join(scratch.dir(), 'backups.yaml'),
+      [crd, backup('nightly', 'roads')].map((o) => stringify(o)).join('---\n'),
+    );
+    const allowed = await scratch.run('check', '-f', 'backups.yaml', '-o', 'json');
+    expect(allowed.code).toBe(0);
+    expect(jsonReport(allowed.stdout).objects).toMatchObject([{ kind: 'GeoBackup', code: 'ALLOWED' }]);
+    expect(jsonReport(allowed.stdout).summary.skipped).toBe(0);
+    await writeFile(
+      join(scratch.dir(), 'backups.yaml'),
+      [crd, backup('broken', 7)].map((o) => stringify(o)).join('---\n'),
+    );
+    const denied = await scratch.run('check', '-f', 'backups.yaml', '-o', 'json');
+    expect(denied.code).toBe(1);
+    expect(jsonReport(denied.stdout).objects).toMatchObject([{ kind: 'GeoBackup', code: 'OBJECT_INVALID' }]);
   });
 
   it('fails on the second of two manifests of the same object, and judges it all the same', async () => {

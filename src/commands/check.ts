@@ -56,7 +56,10 @@ export const checkCommand: Command = {
   webhook (defaults) in between, then the validating webhook. Objects of a kind no contract declares whose
   CustomResourceDefinition is in the tree or given with --crd are decided by kube-apiserver's pipeline on that CRD
   alone (schema, pruning, defaults, CEL rules, ratcheting, transition rules against --old); where a contract and a
-  CRD declare the same kind, the contract decides. Other kinds are skipped and counted in the summary.
+  CRD declare the same kind, the contract decides. An object of a resource a contract serves whose kind is not
+  the contract's (a CRD that says postgresql where the contract says Postgresql), or an unknown kind of a group
+  whose CRDs crdgate owns, is denied (KIND_MISMATCH, KIND_UNKNOWN), never skipped. Other kinds (built-in ones, an
+  operator's other kinds beside the one a contract guards) are skipped and counted in the summary.
   -f PATH          a file, a folder (walked recursively for .yaml, .yml and .json; hidden entries left out) or -
                    for standard input; repeatable. Multi-document YAML and Lists (kind: List) are read whole.
   --crd PATH       a file or folder (walked recursively) of CustomResourceDefinitions whose custom resources are to
@@ -98,9 +101,8 @@ export const checkCommand: Command = {
                    Ready). A state the old manifest's status records is read as the webhook reads it, and decides
   -n, --namespace NS  the namespace of a namespaced object whose manifest names none, as kubectl apply -n puts it
                    there (default: default): a manifest naming it and one leaving it out are the same object
-  --strict-kinds   an unknown kind in a group a contract claims is denied (KIND_UNKNOWN), not skipped. A contract
-                   claims its group when crdgate owns its CRD; one with crdOwner: 'external' (an operator's
-                   CRD) claims its own kind only, so the operator's other kinds of the group are still skipped
+  --strict-kinds   accepted for scripts that pass it: what it did is the default now (an unknown kind in a group
+                   whose CRDs crdgate owns is denied, KIND_UNKNOWN)
   --field-validation MODE  what an unknown or duplicate field makes of an object, as kubectl's --validate sends it:
                    Strict (the default, kubectl's) denies it, Warn prunes the field with a warning, Ignore prunes it
                    in silence
@@ -156,7 +158,6 @@ export const checkCommand: Command = {
     const report = reportFormat(stringOption(values, 'output'));
     const defaulted = defaultedFormat(stringOption(values, 'defaulted'));
     const options: TreeCheckOptions = {
-      strictKinds: values['strict-kinds'] === true,
       fieldValidation: fieldValidationMode(stringOption(values, 'field-validation')),
       ...namespaceOption(stringOption(values, 'namespace')),
       ...deleteOption(values.delete === true, oldFiles),

@@ -136,10 +136,17 @@ describe('crdgate init', () => {
   it.each([
     [['init', '--group', 'a.example.com', '--kind', 'A'], 'DIR is required'],
     [['init', 'x', '--kind', 'A'], '--group is required'],
-    [['init', 'x', '--group', 'nodots', '--kind', 'A'], '--group "nodots" must be a DNS-1123 subdomain'],
-    [['init', 'x', '--group', 'a.example.com', '--kind', `A${'a'.repeat(60)}`], 'the list kind'],
+    [
+      ['init', 'x', '--group', 'nodots', '--kind', 'A'],
+      '--group: Invalid value: "nodots": should be a domain with at least one dot',
+    ],
+    [['init', 'x', '--group', 'a.example.com', '--kind', `A${'a'.repeat(60)}`], 'spec.names.listKind: Invalid value'],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'lower'], '--kind "lower" must be UpperCamelCase'],
-    [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--plural', 'Bad_Plural'], '--plural "Bad_Plural"'],
+    [['init', 'x', '--group', 'apps.k8s.io', '--kind', 'A'], '--group "apps.k8s.io" is Kubernetes\' own'],
+    [
+      ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--plural', 'Bad_Plural'],
+      '--plural: Invalid value: "Bad_Plural"',
+    ],
     [['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1,V2'], '"V2" is not a version name'],
     [
       ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1beta1,v1', '--hub', 'v2'],
@@ -317,6 +324,53 @@ describe('crdgate init', () => {
       expect(readme).toContain('kubectl apply --server-side -k manifests/overlays/cert-manager');
     });
 
+    it("takes an operator's CRD whose kind is lowercase as written, and derives readable identifiers and file names from it", async () => {
+      const postgresql = new URL('../../test/fixtures/crds/postgresqls.acid.example.com.yaml', import.meta.url)
+        .pathname;
+      const result = await run(
+        'init',
+        'pg',
+        '--from-crd',
+        postgresql,
+        '--crd-owner',
+        'external',
+        '--crdgate',
+        crdgateSpec,
+        '--skip-install',
+      );
+      expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toContain('wrote a postgresql.acid.example.com project');
+      expect(await projectFiles('pg')).toEqual(fromCrdProjectFiles('postgresqls.acid.example.com.yaml', 'postgresql'));
+      const contract = await read('pg', 'src', 'contract.ts');
+      expect(contract).toContain('export type PostgresqlSpec = Record<string, unknown>;');
+      expect(contract).toContain('export default function postgresqlContract(): Contract<PostgresqlSpec> {');
+      const test = await read('pg', 'src', 'contract.test.ts');
+      expect(test).toContain("import postgresqlContract, { crd } from './contract.ts';");
+      expect(test).toContain("assert.equal(contract.identity.kind, 'postgresql');");
+      expect(parse(await read('pg', 'examples', 'postgresql.yaml'))).toMatchObject({ kind: 'postgresql' });
+      expect(JSON.parse(await read('pg', 'package.json'))).toMatchObject({ name: 'postgresql-contract' });
+    });
+
+    it('derives identifiers from a kind with dashes and digits, each part a capital', async () => {
+      const crd = parse(await readFile(fixture, 'utf8'));
+      crd.metadata.name = 'my-s3-pools.cache.example.com';
+      crd.spec.names = { kind: 'my-s3-pool', plural: 'my-s3-pools' };
+      await writeFile(join(tempDir(), 'dashed.yaml'), stringify(crd));
+      const result = await run(
+        'init',
+        'dashed',
+        '--from-crd',
+        'dashed.yaml',
+        '--crdgate',
+        crdgateSpec,
+        '--skip-install',
+      );
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      const contract = await read('dashed', 'src', 'contract.ts');
+      expect(contract).toContain('export default function myS3PoolContract(): Contract<MyS3PoolSpec> {');
+      expect(await projectFiles('dashed')).toContain('examples/my-s3-pool.yaml');
+    });
+
     it('with --crd-owner external, demands no conversion of a CRD with several versions: the operator converts', async () => {
       await writeTwoVersionCrd('operator-two-versions.yaml');
       const result = await run(
@@ -363,6 +417,20 @@ describe('crdgate init', () => {
           return crd;
         },
         'the CRD does not make a contract that loads: contract cachepools.cache.example.com is invalid: version v1: openAPIV3Schema.properties[spec].properties[memory].anyOf[0].type: Forbidden: must be empty to be structural',
+      ],
+      [
+        // Left to the API server by crdgate's own checks: its engine refuses it, in its words.
+        'a CRD whose default fails its own schema',
+        (crd) => {
+          crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.replicas.default = 'three';
+          return crd;
+        },
+        'kube-apiserver would refuse this CRD: spec.validation.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: "string"',
+      ],
+      [
+        'a CRD whose kind the API server refuses',
+        (crd) => ({ ...crd, spec: { ...crd.spec, names: { ...crd.spec.names, kind: 'Cache_Pool' } } }),
+        'the CRD does not make a contract that loads: contract cachepools.cache.example.com is invalid: spec.names.kind: Invalid value: "Cache_Pool": may have mixed case, but should otherwise match: a DNS-1035 label',
       ],
     ])('refuses %s, saying what is wrong', async (_case, change, named) => {
       await writeFile(join(tempDir(), 'input.yaml'), stringify(change(parse(await readFile(fixture, 'utf8')))));

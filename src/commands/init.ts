@@ -11,6 +11,8 @@ import { scaffoldShape } from '../scaffold/scaffold-shape.ts';
 import { runningCrdgateRoot, vendorCrdgate } from '../scaffold/vendor-crdgate.ts';
 import { requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
 import { CommandError } from '../errors.ts';
+import { CrdUnservableError, EngineUnavailableError, forgetCompiledCrd, loadCrd } from '../api-server-engine/engine.ts';
+import { formatFieldError, type FieldError } from '../contract/values/field-error.ts';
 
 export const initCommand: Command = {
   name: 'init',
@@ -80,6 +82,8 @@ export const initCommand: Command = {
         throw error;
       }
       const { scaffold, crdText } = source;
+      const unchecked = apiServerRefusalOf(source.crd, crdFile);
+      if (unchecked !== undefined) io.stderr(unchecked);
       project = {
         kind: scaffold.names.kind,
         group: scaffold.names.group,
@@ -120,6 +124,31 @@ export const initCommand: Command = {
 };
 
 const crdOwners: readonly CrdOwner[] = ['crdgate', 'external'];
+
+/**
+ * A CRD kube-apiserver would refuse makes no project: the API server engine (its own CRD validation) says so in its
+ * words, for what crdgate leaves to it (defaults that fail their schema, CEL rules that do not compile or cost too
+ * much). Where the engine is not installed, a `warning:` line says the CRD was not checked, and init goes on.
+ */
+function apiServerRefusalOf(crd: unknown, file: string): string | undefined {
+  let refusal: readonly FieldError[];
+  try {
+    refusal = loadCrd(crd).refusal;
+  } catch (error) {
+    if (error instanceof EngineUnavailableError)
+      return `warning: --from-crd ${file}: not checked against kube-apiserver's CRD validation: ${error.message}\n`;
+    if (error instanceof CrdUnservableError)
+      throw new UsageError(`--from-crd ${file}: kube-apiserver cannot serve this CRD: ${error.message}`);
+    throw error;
+  } finally {
+    forgetCompiledCrd(crd);
+  }
+  if (refusal.length > 0)
+    throw new UsageError(
+      `--from-crd ${file}: kube-apiserver would refuse this CRD: ${refusal.map(formatFieldError).join('; ')}`,
+    );
+  return undefined;
+}
 
 async function ensureEmptyFolder(dir: string, given: string): Promise<void> {
   let entries: string[];

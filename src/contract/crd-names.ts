@@ -1,12 +1,6 @@
 import { annotationsSize, maxAnnotationsBytes } from './annotations-size.ts';
-import {
-  dnsNameRules,
-  dns1123SubdomainMaxLength,
-  isDns1035Label,
-  isDns1123Subdomain,
-  isQualifiedName,
-  qualifiedNameRule,
-} from './values/dns-names.ts';
+import { dns1035LabelErrors, dns1123SubdomainErrors, isQualifiedName, qualifiedNameRule } from './values/dns-names.ts';
+import { fieldInvalid, fieldRequired, formatFieldError, type FieldError } from './values/field-error.ts';
 
 /** The CRD annotation that lets a CRD into Kubernetes' own groups (k8s.io, kubernetes.io): the API review's approval. */
 export const apiApprovalAnnotation = 'api-approved.kubernetes.io';
@@ -22,66 +16,86 @@ export interface CrdNames {
   categories?: readonly string[] | undefined;
 }
 
-const upperCamelCase = /^[A-Z][A-Za-z0-9]*$/;
-
 /**
- * The problems kube-apiserver would find with these names in a CRD (k8s.io/apiextensions-apiserver's validation),
- * each naming its field, so that a contract that loads renders a CRD the API server accepts: version names and
- * resource names are DNS-1035 labels, kinds are too when lowercased (crdgate asks UpperCamelCase of the kind), the
- * group is a DNS-1123 subdomain with a dot, outside Kubernetes' own groups unless the CRD's annotations carry the
- * API review's approval (as the Gateway API's do), and the CRD's name `plural.group` fits an object name.
+ * The problems kube-apiserver would find with these names in a CRD, in its words and in its order
+ * (k8s.io/apiextensions-apiserver's ValidateCustomResourceDefinition: the object's name, the group, the version names,
+ * then ValidateCustomResourceDefinitionNames), each naming the CRD's field: a contract loads exactly when the API
+ * server would take its CRD's names. Resource, version, short names and categories are DNS-1035 labels; the kind and
+ * the list kind (by default the kind + `List`) are too once lowercased, so `postgresql`, `S3Bucket` and `my-kind`
+ * are kinds it serves, and the two differ; the group is a DNS-1123 subdomain with a dot, outside Kubernetes' own
+ * groups unless the CRD's annotations carry the API review's approval (as the Gateway API's do); the CRD's name
+ * `plural.group` is a DNS-1123 subdomain. crdgate asks nothing more of a CRD it is given (fromCrd); what it writes
+ * from scratch (`crdgate init --kind`) it also names UpperCamelCase (src/scaffold/scaffold-names.ts).
  */
 export function crdNameProblems(
   names: CrdNames,
   versionNames: readonly string[],
   crdAnnotations?: Readonly<Record<string, string>>,
 ): string[] {
-  const problems: string[] = [];
-  const { group, kind, plural, singular } = names;
-  if (!isDns1123Subdomain(group) || !group.includes('.')) {
-    problems.push(`group "${group}" must be ${dnsNameRules.dns1123Subdomain}, with at least one dot`);
-  } else if (isKubernetesGroup(group)) {
-    const approval = apiApprovalProblem(crdAnnotations?.[apiApprovalAnnotation]);
-    if (approval !== undefined) {
-      problems.push(
-        `group "${group}" is Kubernetes' own (k8s.io, kubernetes.io): the API server wants an API review's approval for it, ` +
-          `in the CRD annotation ${apiApprovalAnnotation} (crdAnnotations): ${approval}`,
-      );
-    }
-  }
-  if (!upperCamelCase.test(kind) || kind.length > 63)
-    problems.push(`kind "${kind}" must be UpperCamelCase, at most 63 characters`);
-  for (const [field, name] of [
+  const problems: FieldError[] = [];
+  const invalid = (field: string, value: string, detail: string) =>
+    problems.push(fieldInvalid(field, JSON.stringify(value), detail));
+  const { group, kind, plural } = names;
+  // As the API server defaults them (apiextensions.k8s.io/v1): an empty singular is the kind lowercased, an empty
+  // list kind the kind + List.
+  const singular = names.singular === '' ? kind.toLowerCase() : names.singular;
+  const listKind = names.listKind === undefined || names.listKind === '' ? `${kind}List` : names.listKind;
+
+  const crdName = `${plural}.${group}`;
+  const crdNameErrors = dns1123SubdomainErrors(crdName);
+  if (crdNameErrors.length > 0) invalid('metadata.name', crdName, crdNameErrors.join(','));
+  const groupErrors = dns1123SubdomainErrors(group);
+  if (group === '') problems.push(fieldRequired('spec.group'));
+  else if (groupErrors.length > 0) invalid('spec.group', group, groupErrors.join(','));
+  else if (!group.includes('.')) invalid('spec.group', group, 'should be a domain with at least one dot');
+  versionNames.forEach((name, index) => {
+    const errors = dns1035LabelErrors(name);
+    if (errors.length > 0) invalid(`spec.versions[${index}].name`, name, errors.join(','));
+  });
+  // The API server keeps the first version's name as spec.version too (apiextensions' internal CRD), and says so.
+  const firstVersionErrors = versionNames[0] === undefined ? [] : dns1035LabelErrors(versionNames[0]);
+  if (firstVersionErrors.length > 0) invalid('spec.version', versionNames[0]!, firstVersionErrors.join(','));
+
+  for (const [field, value] of [
     ['plural', plural],
     ['singular', singular],
+    ['kind', kind],
+    ['listKind', listKind],
   ] as const) {
-    if (!isDns1035Label(name)) problems.push(`${field} "${name}" must be ${dnsNameRules.dns1035Label}`);
+    if (value === '') problems.push(fieldRequired(`spec.names.${field}`));
   }
-  const crdName = `${plural}.${group}`;
-  if (crdName.length > dns1123SubdomainMaxLength) {
-    problems.push(
-      `plural and group make the CRD's name "${crdName}" longer than ${dns1123SubdomainMaxLength} characters`,
-    );
-  }
-  const listKind = names.listKind ?? `${kind}List`;
-  if (!/^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$/.test(listKind) || listKind.length > 63) {
-    const which = names.listKind === undefined ? `the list kind "${listKind}" (kind + List)` : `listKind "${listKind}"`;
-    problems.push(`${which} must be letters, digits and '-', starting with a letter, at most 63 characters`);
-  } else if (listKind === kind) {
-    problems.push(`listKind "${listKind}" must differ from the kind`);
-  }
-  for (const [field, list] of [
-    ['shortNames', names.shortNames],
-    ['categories', names.categories],
-  ] as const) {
-    for (const name of list ?? []) {
-      if (!isDns1035Label(name)) problems.push(`${field} entry "${name}" must be ${dnsNameRules.dns1035Label}`);
-    }
-  }
-  for (const name of versionNames) {
-    if (!isDns1035Label(name)) problems.push(`version name "${name}" must be ${dnsNameRules.dns1035Label}`);
-  }
-  return problems;
+  // An empty plural or singular is only Required (above); an empty short name or category is no label.
+  const label = (field: string, value: string, required: boolean) => {
+    const errors = dns1035LabelErrors(value);
+    if ((value !== '' || !required) && errors.length > 0) invalid(field, value, errors.join(','));
+  };
+  // The kinds may have capitals: the API server holds them to the rule lowercased.
+  const mixedCase = (field: string, value: string) => {
+    const errors = dns1035LabelErrors(value.toLowerCase());
+    if (value !== '' && errors.length > 0)
+      invalid(field, value, `may have mixed case, but should otherwise match: ${errors.join(',')}`);
+  };
+  label('spec.names.plural', plural, true);
+  label('spec.names.singular', singular, true);
+  mixedCase('spec.names.kind', kind);
+  mixedCase('spec.names.listKind', listKind);
+  (names.shortNames ?? []).forEach((name, index) => label(`spec.names.shortNames[${index}]`, name, false));
+  if (kind !== '' && kind === listKind)
+    invalid('spec.names.listKind', listKind, 'kind and listKind may not be the same');
+  (names.categories ?? []).forEach((name, index) => label(`spec.names.categories[${index}]`, name, false));
+
+  const approval =
+    groupErrors.length === 0 && isKubernetesGroup(group)
+      ? apiApprovalProblem(crdAnnotations?.[apiApprovalAnnotation])
+      : undefined;
+  const approvalProblem =
+    approval === undefined
+      ? []
+      : [
+          `group "${group}" is Kubernetes' own (k8s.io, kubernetes.io): the API server wants an API review's approval for it, ` +
+            `in the CRD annotation ${apiApprovalAnnotation} (crdAnnotations): ${approval}`,
+        ];
+  return [...problems.map(formatFieldError), ...approvalProblem];
 }
 
 /**

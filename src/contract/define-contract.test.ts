@@ -39,15 +39,31 @@ describe('defineContract', () => {
 
   // Issue 23, defect 3: each of these loaded, and rendered a CRD kube-apiserver refuses.
   it.each([
-    ['a plural ending in -', { identity: { ...bucket.identity, plural: 'buckets-' } }, 'plural "buckets-"'],
-    ['a singular of 64 characters', { identity: { ...bucket.identity, singular: 'b'.repeat(64) } }, 'singular "'],
-    ['a group of 254 characters', { identity: { ...bucket.identity, group: `${'g'.repeat(250)}.com` } }, 'group "'],
+    [
+      'a plural ending in -',
+      { identity: { ...bucket.identity, plural: 'buckets-' } },
+      'spec.names.plural: Invalid value: "buckets-"',
+    ],
+    [
+      'a singular of 64 characters',
+      { identity: { ...bucket.identity, singular: 'b'.repeat(64) } },
+      'spec.names.singular: Invalid value: "',
+    ],
+    [
+      'a group of 254 characters',
+      { identity: { ...bucket.identity, group: `${'g'.repeat(250)}.com` } },
+      'spec.group: Invalid value: "',
+    ],
     [
       'a version name that is no DNS-1035 label',
       { versions: [{ ...bucket.versions[0]!, name: 'V1' }], hub: 'V1' },
-      'version name "V1"',
+      'spec.versions[0].name: Invalid value: "V1"',
     ],
-    ['a short name with a dot', { identity: { ...bucket.identity, shortNames: ['b.k'] } }, 'shortNames entry "b.k"'],
+    [
+      'a short name with a dot',
+      { identity: { ...bucket.identity, shortNames: ['b.k'] } },
+      'spec.names.shortNames[0]: Invalid value: "b.k"',
+    ],
   ])('refuses %s, naming it', (_label, change, named) => {
     expect(problemOf({ ...bucket, ...change })).toContain(named);
   });
@@ -285,7 +301,7 @@ describe('defineContract: the shape of every option', () => {
       properties: { spec: { type: 'object', maxLength: '10', enum: [{ at: () => 1 }] } },
     };
     expect(problemOfUntyped({ ...bucket, versions: [{ ...bucket.versions[0]!, schema }] }).split('; ')).toEqual([
-      'contract buckets.storage.example.com is invalid: version v1: openAPIV3Schema.properties.spec.maxLength must be an integer of 0 or more, got "10"',
+      'contract buckets.storage.example.com is invalid: version v1: openAPIV3Schema.properties.spec.maxLength must be an integer, got "10"',
       'version v1: openAPIV3Schema.properties.spec.enum[0].at must be a JSON value, got a function',
     ]);
   });

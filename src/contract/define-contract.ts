@@ -5,6 +5,7 @@ import { contractReadsProblems } from './contract-reads.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
 import { defaultsProblems } from './default-problems.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
+import { servedKindOf } from './owner-crd-drift.ts';
 import { describeOption } from './values/option-shape.ts';
 import { checkMachine } from './fsa/check-machine.ts';
 import { classifierReachProblems } from './fsa/classifier-reach.ts';
@@ -80,8 +81,12 @@ function contractProblems(value: unknown, made: boolean): string[] {
   const storageVersions = versions.filter((v) => v.storage);
   if (storageVersions.length !== 1)
     problems.push(`exactly one version must be the storage version, found ${storageVersions.length}`);
-  if (storageVersions[0] && !storageVersions[0].served)
-    problems.push(`storage version ${storageVersions[0].name} must be served`);
+  // The API server takes an unserved storage version; the storage migration crdgate renders for a CRD it owns reads
+  // and writes objects in it.
+  if (storageVersions[0] && !storageVersions[0].served && ownsCrd(definition))
+    problems.push(
+      `storage version ${storageVersions[0].name} must be served: crdgate's storage migration reads and writes objects in it`,
+    );
   if (!names.includes(hub)) problems.push(`hub "${hub}" is not one of the versions (${names.join(', ')})`);
   problems.push(...crdOwnerProblems(definition));
   // A CRD someone else owns is converted by its owner's webhook: crdgate's webhooks see the hub only.
@@ -194,5 +199,12 @@ function crdOwnerProblems(definition: ContractDefinition): string[] {
       `ownerCrd must be the CustomResourceDefinition ${expected}, got ${kind} ${describeOption(name ?? null)}`,
     );
   }
+  // The API server names every object and request with the CRD's kind: a contract of another kind never sees them.
+  const crdKind = servedKindOf(ownerCrd);
+  if (crdKind !== undefined && crdKind !== identity.kind)
+    problems.push(
+      `identity.kind is ${JSON.stringify(identity.kind)}, but ownerCrd's spec.names.kind is ${JSON.stringify(crdKind)}: ` +
+        "the API server sends the CRD's kind in every object and request, so make the contract's kind equal the CRD's spec.names.kind",
+    );
   return problems;
 }

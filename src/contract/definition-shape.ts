@@ -26,7 +26,7 @@ const names = (what: string) => listOf(text(), `a list of ${what}`);
 
 const identity = withFields('an object: { group, kind, plural, singular, scope }', {
   group: text('an API group such as example.com'),
-  kind: text('an UpperCamelCase kind'),
+  kind: text('a kind such as Bucket'),
   plural: text('a lowercase resource name'),
   singular: text('a lowercase resource name'),
   listKind: maybe(text()),

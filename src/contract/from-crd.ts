@@ -11,6 +11,13 @@ import {
 } from './contract-definition.ts';
 import { ContractDefinitionError } from './define-contract.ts';
 import { isPlainObject } from './values/kube-object.ts';
+import { compareVersionAge } from './values/version-age.ts';
+import {
+  printerColumnsAsRead,
+  schemaAsRead,
+  selectableFieldsAsRead,
+  subresourcesAsRead,
+} from './read-as-api-server.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 
 /**
@@ -22,7 +29,10 @@ import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 export interface CrdContractParts {
   identity: ContractIdentity;
   versions: VersionDefinition[];
-  /** The CRD's storage version; override it to write the rules against another version. */
+  /**
+   * The CRD's storage version (for a CRD someone else owns whose storage version is not served, the served version
+   * the API server prefers); override it to write the rules against another version.
+   */
   hub: string;
   conversions: Record<string, never>;
   crdAnnotations?: Record<string, string>;
@@ -87,8 +97,9 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
   const spec = crd.spec;
   if (!isPlainObject(spec)) return fail(`${where} has no spec`);
   const names = isPlainObject(spec.names) ? spec.names : fail(`${where} has no spec.names`);
+  // An empty name is the API server's to refuse (Required value), with the other names' problems, in its words.
   const text = (value: unknown, field: string): string =>
-    typeof value === 'string' && value !== '' ? value : fail(`${where} has no ${field}`);
+    typeof value === 'string' ? value : fail(`${where} has no ${field}`);
   const list = (value: unknown, field: string): string[] | undefined => {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value) || !value.every((entry) => typeof entry === 'string'))
@@ -133,7 +144,12 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
       `${where} has ${storage.length} storage versions (${storage.map((v) => v.name).join(', ')}): exactly one must have storage: true`,
     );
 
-  const parts: CrdContractParts = { identity, versions, hub: storage[0]!.name, conversions: {} };
+  const parts: CrdContractParts = {
+    identity,
+    versions,
+    hub: hubOf(versions, storage[0]!, options.crdOwner === 'external'),
+    conversions: {},
+  };
   const annotations =
     isPlainObject(crd.metadata) && isPlainObject(crd.metadata.annotations) ? crd.metadata.annotations : {};
   const kept = Object.entries(annotations).filter(([key]) => !droppedAnnotations.some((dropped) => dropped.test(key)));
@@ -148,7 +164,7 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
 
 function versionFrom(version: unknown, where: string, fail: (problem: string) => never): VersionDefinition {
   if (!isPlainObject(version)) return fail(`${where} is not an object`);
-  const name = typeof version.name === 'string' && version.name !== '' ? version.name : fail(`${where} has no name`);
+  const name = typeof version.name === 'string' ? version.name : fail(`${where} has no name`);
   const at = `${where} (${name})`;
   const schema = isPlainObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
   if (!isPlainObject(schema))
@@ -158,20 +174,30 @@ function versionFrom(version: unknown, where: string, fail: (problem: string) =>
     served: version.served === true,
     storage: version.storage === true,
     // A copy: the contract must not share (and let its caller change) the object it was made from.
-    schema: structuredClone(schema) as JSONSchemaProps,
+    schema: schemaAsRead(schema) as JSONSchemaProps,
   };
   if (version.deprecated === true) result.deprecated = true;
   if (typeof version.deprecationWarning === 'string') result.deprecationWarning = version.deprecationWarning;
   if (Array.isArray(version.additionalPrinterColumns) && version.additionalPrinterColumns.length > 0) {
-    result.printerColumns = structuredClone(version.additionalPrinterColumns) as PrinterColumn[];
+    result.printerColumns = printerColumnsAsRead(version.additionalPrinterColumns) as PrinterColumn[];
   }
-  if (isPlainObject(version.subresources) && Object.keys(version.subresources).length > 0) {
-    result.subresources = structuredClone(version.subresources) as Subresources;
-  }
+  const subresources = subresourcesAsRead(version.subresources);
+  if (Object.keys(subresources).length > 0) result.subresources = subresources as Subresources;
   if (Array.isArray(version.selectableFields) && version.selectableFields.length > 0) {
-    result.selectableFields = structuredClone(version.selectableFields) as SelectableField[];
+    result.selectableFields = selectableFieldsAsRead(version.selectableFields) as SelectableField[];
   }
   return result;
+}
+
+/**
+ * The version crdgate's rules are written against, and its webhooks called in: the storage version. For a CRD
+ * someone else owns whose storage version is not served (the API server takes that, and converts every request to
+ * it all the same), the served version the API server prefers (discovery's newest: v2 above v1, v1 above v1beta2).
+ */
+function hubOf(versions: readonly VersionDefinition[], storage: VersionDefinition, external: boolean): string {
+  if (storage.served || !external) return storage.name;
+  const served = versions.filter((version) => version.served).map((version) => version.name);
+  return served.sort(compareVersionAge).at(-1) ?? storage.name;
 }
 
 // The YAML parser is loaded when a CRD file is read, not with 'crdgate': `crdgate serve` keeps it out of its heap

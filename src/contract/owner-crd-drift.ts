@@ -20,6 +20,13 @@ export interface LiveVersion {
   statusSubresource: boolean;
 }
 
+/** The kind a CRD object serves (its spec.names.kind), which the API server names every object and request with. */
+export function servedKindOf(crd: unknown): string | undefined {
+  const spec = isPlainObject(crd) && isPlainObject(crd.spec) ? crd.spec : {};
+  const kind = isPlainObject(spec.names) ? spec.names.kind : undefined;
+  return typeof kind === 'string' ? kind : undefined;
+}
+
 /** The versions of a CRD object (as read from the API server), in its order. */
 export function liveVersions(crd: unknown): LiveVersion[] {
   const spec = isPlainObject(crd) && isPlainObject(crd.spec) ? crd.spec : {};

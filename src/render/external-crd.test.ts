@@ -116,6 +116,21 @@ describe('defineContract with crdOwner', () => {
     );
   });
 
+  it("refuses an ownerCrd whose kind is not the contract's: the API server sends the CRD's kind", () => {
+    const ownerCrd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'geodatabases.geo.example.com' },
+      spec: { names: { kind: 'geodatabase', plural: 'geodatabases' } },
+    };
+    expect(() => defineContract({ ...geo, crdOwner: 'external', ownerCrd })).toThrow(
+      'identity.kind is "GeoDatabase", but ownerCrd\'s spec.names.kind is "geodatabase": the API server sends the CRD\'s kind ' +
+        "in every object and request, so make the contract's kind equal the CRD's spec.names.kind",
+    );
+    const same = { ...ownerCrd, spec: { names: { kind: 'GeoDatabase', plural: 'geodatabases' } } };
+    expect(defineContract({ ...geo, crdOwner: 'external', ownerCrd: same }).identity.kind).toBe('GeoDatabase');
+  });
+
   it('needs a served hub, the version its webhooks are called in', () => {
     const versions = geo.versions.map((version) =>
       version.name === 'v1'

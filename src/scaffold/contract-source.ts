@@ -45,16 +45,16 @@ ${spokeImports.join('')}
 // them with the fields of your ${n.kind} in the interface, the schema and the rules below
 // (node_modules/crdgate/docs/contracts.md describes each part).
 
-export type ${n.kind}Mode = ${modeType};
+export type ${n.typeName}Mode = ${modeType};
 
 /** The spec of a ${n.kind} in the hub version, ${shape.hub}, as the schema below describes it. */
-export interface ${n.kind}Spec {
+export interface ${n.typeName}Spec {
   /** TODO (placeholder): how many copies of the ${n.singular} the operator runs. Default 1. */
   replicas?: number;
   /** TODO (placeholder): how much storage the ${n.singular} gets, a Kubernetes quantity such as 10Gi. */
   ${sizeField}: string;
   /** TODO (placeholder): how the copies work together. Default ${modes[0]}. */
-  mode?: ${n.kind}Mode;
+  mode?: ${n.typeName}Mode;
 }
 
 export const group = '${n.group}';
@@ -98,7 +98,7 @@ const printerColumns: PrinterColumn[] = [
  * TODO (placeholder): a rule across fields, which a schema cannot say. It runs even when the schema found errors
  * (all of them are reported at once), so it reads the spec defensively.
  */
-export const standaloneRunsOneReplica: Invariant<${n.kind}Spec> = (object) => {
+export const standaloneRunsOneReplica: Invariant<${n.typeName}Spec> = (object) => {
   const spec = object.spec;
   if (spec?.mode === 'Standalone' && typeof spec.replicas === 'number' && spec.replicas !== 1) {
     return [fieldError('spec.replicas', 'FieldValueInvalid', '${invariantMessage(n)}')];
@@ -107,21 +107,21 @@ export const standaloneRunsOneReplica: Invariant<${n.kind}Spec> = (object) => {
 };
 
 /** Fills absent fields only, and returns a copy: the object it is given is never changed. */
-export const default${n.kind}: Defaulter<${n.kind}Spec> = (object) => {
+export const default${n.typeName}: Defaulter<${n.typeName}Spec> = (object) => {
   const spec = object.spec;
   if (spec === undefined || (spec.replicas !== undefined && spec.mode !== undefined)) return object;
   return { ...object, spec: { ...spec, replicas: spec.replicas ?? 1, mode: spec.mode ?? '${modes[0]}' } };
 };
 
-type ${n.kind}State = 'Pending' | 'Ready' | 'Updating' | 'Failed' | 'Deleting';
-type ${n.kind}Change = 'scale' | 'mode.change';
+type ${n.typeName}State = 'Pending' | 'Ready' | 'Updating' | 'Failed' | 'Deleting';
+type ${n.typeName}Change = 'scale' | 'mode.change';
 
 /**
  * TODO (placeholder): the phases your operator writes to status.phase, and which spec changes it can carry out in
  * each. Here a Ready ${n.singular} may be scaled (the operator then reports Updating), and its mode never changes
  * once it exists. \`npm run fsa\` draws the machine.
  */
-export const ${n.camel}Machine: Fsa<${n.kind}State, ${n.kind}Change> = {
+export const ${n.camel}Machine: Fsa<${n.typeName}State, ${n.typeName}Change> = {
   name: '${n.kind}',
   subject: '${n.singular}',
   states: ['Pending', 'Ready', 'Updating', 'Failed', 'Deleting'],
@@ -150,15 +150,15 @@ export const ${n.camel}Machine: Fsa<${n.kind}State, ${n.kind}Change> = {
 };
 
 /** crdgate loads this module with \`--contract\`; a function, so that importing the module does no work. */
-export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
-  return defineContract<${n.kind}Spec>({
+export default function ${n.camel}Contract(): Contract<${n.typeName}Spec> {
+  return defineContract<${n.typeName}Spec>({
     identity: { group, kind: '${n.kind}', plural: '${n.plural}', singular: '${n.singular}', scope: '${shape.scope}' },
     hub,
     versions: [
 ${versionEntries.join('')}    ],
     conversions: {${spokes.length > 0 ? `\n${conversionEntries.join('')}    ` : ''}},${spokes.length > 0 ? '\n    conversionAnnotation,' : ''}
     invariants: [standaloneRunsOneReplica],
-    defaults: default${n.kind},
+    defaults: default${n.typeName},
     transitions: ${n.camel}Machine,
     // What the invariants, defaults and rules read besides the spec: declare each label or annotation they read, and
     // status: true if they read it. A write that changes nothing of it never reaches crdgate, so never waits on it
@@ -171,5 +171,5 @@ ${versionEntries.join('')}    ],
 
 /** The name the hub spec's type has in a spoke's module: `QueueSpecV1beta1`. */
 export function spokeSpecType(n: ScaffoldNames, version: string): string {
-  return `${n.kind}Spec${versionIdentifier(version)}`;
+  return `${n.typeName}Spec${versionIdentifier(version)}`;
 }

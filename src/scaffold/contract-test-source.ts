@@ -11,13 +11,13 @@ export function contractTestSource(n: ScaffoldNames, shape: ScaffoldShape): stri
   return `import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { contractTester, renderMachine } from 'crdgate/testing';
-import ${n.camel}Contract, { group, hub, type ${n.kind}Spec } from './contract.ts';
+import ${n.camel}Contract, { group, hub, type ${n.typeName}Spec } from './contract.ts';
 
 const contract = ${n.camel}Contract();
 const tester = contractTester(contract);
 
 /** A ${n.kind} in the hub version, in a phase when one is given. */
-function ${helper}(spec: Partial<${n.kind}Spec>, phase?: string) {
+function ${helper}(spec: Partial<${n.typeName}Spec>, phase?: string) {
   return {
     apiVersion: \`\${group}/\${hub}\`,
     kind: '${n.kind}',

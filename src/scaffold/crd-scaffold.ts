@@ -7,11 +7,14 @@ import { createContractRegistry } from '../contract/registry.ts';
 import { specMappingConversion } from '../conversion/spec-mapping-conversion.ts';
 import { exampleSpec } from './crd-example.ts';
 import type { CrdScaffold } from './from-crd-sources.ts';
+import { kindIdentifiers } from './scaffold-names.ts';
 
 /** What `init --from-crd FILE` scaffolds from: the file's text, copied into the project, and what it says. */
 export interface CrdSource {
   scaffold: CrdScaffold;
   crdText: string;
+  /** The CustomResourceDefinition read, as its file has it. */
+  crd: unknown;
 }
 
 /**
@@ -91,7 +94,7 @@ export async function readCrdSource(
       kind: identity.kind,
       plural: identity.plural,
       singular: identity.singular,
-      camel: identity.kind[0]!.toLowerCase() + identity.kind.slice(1),
+      ...kindIdentifiers(identity.kind),
       project: `${identity.singular}-contract`,
     },
     shape: { scope: identity.scope, versions: parts.versions.map((version) => version.name), hub: parts.hub },
@@ -105,5 +108,5 @@ export async function readCrdSource(
       specSchema.additionalProperties === undefined,
     printerColumns: (hub.printerColumns ?? []).map((column) => column.name),
   };
-  return { scaffold, crdText };
+  return { scaffold, crdText, crd };
 }

@@ -57,7 +57,7 @@ test('the API server reads a ${n.singular} through ${spoke}, converted by the we
   const env = environment(t);
   if (!env) return;
   await env.client.create(${n.camel}Named(env, 'converted'));
-  const old = await env.client.read<${n.kind}Object>({ apiVersion: \`\${group}/${spoke}\`, kind: '${n.kind}', metadata: ${metadata("'converted'")} });
+  const old = await env.client.read<${n.typeName}Object>({ apiVersion: \`\${group}/${spoke}\`, kind: '${n.kind}', metadata: ${metadata("'converted'")} });
   assert.equal(old.apiVersion, \`\${group}/${spoke}\`);
   assert.deepEqual(old.spec, { ${spokeSizeField}: '1Gi', replicas: 1, mode: '${modes[0]}' });
 });
@@ -70,14 +70,14 @@ import ${n.camel}Contract, { group, hub } from './contract.ts';
 
 ${environmentPreamble(n)}
 /** A ${n.kind} as the API server stores it (in the hub version) and the environment's client reads it. */
-interface ${n.kind}Object extends KubeObject {
+interface ${n.typeName}Object extends KubeObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string };
   spec: Record<string, unknown>;
 }
 
-function ${n.camel}Named(env: TestEnvironment, name: string): ${n.kind}Object {
+function ${n.camel}Named(env: TestEnvironment, name: string): ${n.typeName}Object {
   return { apiVersion: \`\${group}/\${hub}\`, kind: '${n.kind}', metadata: ${metadata('name')}, spec: { ${sizeField}: '1Gi' } };
 }
 
@@ -95,7 +95,7 @@ test('once the operator reports Ready, changing the mode is refused with the mac
   // The operator's part: status.phase, written through the status subresource.
   const reported = await env.kubectl(['patch', \`${n.plural}.\${group}\`, 'ready'${namespaceArgs}, '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Ready"}}']);
   assert.equal(reported.exitCode, 0, reported.stderr);
-  const current = await env.client.read<${n.kind}Object>(created);
+  const current = await env.client.read<${n.typeName}Object>(created);
   const refusal = await env.client.replace({ ...current, spec: { ...current.spec, mode: 'Standalone' } }).then(
     () => assert.fail('the mode change was allowed'),
     (error: unknown) => error,

@@ -69,14 +69,14 @@ export const crd = readCrdFile(new URL('../${s.crdFile}', import.meta.url)${name
  * The spec of a ${n.kind} in the hub version, ${shape.hub}. TODO: give it the fields your rules read (a rule sees
  * objects that failed the schema too, so it checks each value before using it).
  */
-export type ${n.kind}Spec = Record<string, unknown>;
+export type ${n.typeName}Spec = Record<string, unknown>;
 
 /** TODO: rules across fields, which a schema cannot say; each returns the field errors it finds. */
-export const invariants: Invariant<${n.kind}Spec>[] = [];
+export const invariants: Invariant<${n.typeName}Spec>[] = [];
 
 /** crdgate loads this module with \`--contract\`; a function, so that importing the module does no work. */
-export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
-  return defineContract<${n.kind}Spec>({
+export default function ${n.camel}Contract(): Contract<${n.typeName}Spec> {
+  return defineContract<${n.typeName}Spec>({
     ...fromCrd(crd),${conversions}
     invariants,
     // What the invariants, defaults and rules read besides the spec: declare each label or annotation they read, and
@@ -111,14 +111,14 @@ export const crd = readCrdFile(new URL('../${s.crdFile}', import.meta.url)${name
  * The spec of a ${n.kind} in the hub version, ${shape.hub}. TODO: give it the fields your rules read (a rule sees
  * objects that failed the schema too, so it checks each value before using it).
  */
-export type ${n.kind}Spec = Record<string, unknown>;
+export type ${n.typeName}Spec = Record<string, unknown>;
 
 /** TODO: rules across fields, which the operator's schema cannot say; each returns the field errors it finds. */
-export const invariants: Invariant<${n.kind}Spec>[] = [];
+export const invariants: Invariant<${n.typeName}Spec>[] = [];
 
 /** crdgate loads this module with \`--contract\`; a function, so that importing the module does no work. */
-export default function ${n.camel}Contract(): Contract<${n.kind}Spec> {
-  return defineContract<${n.kind}Spec>({
+export default function ${n.camel}Contract(): Contract<${n.typeName}Spec> {
+  return defineContract<${n.typeName}Spec>({
     ...fromCrd(crd, { crdOwner: 'external' }),
     invariants,
     // What the invariants, defaults and rules read besides the spec: declare each label or annotation they read, and

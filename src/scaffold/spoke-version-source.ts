@@ -10,14 +10,14 @@ export function spokeVersionSource(n: ScaffoldNames, shape: ScaffoldShape, versi
   const spec = spokeSpecType(n, version);
   const variable = versionVariable(version);
   return `import type { JSONSchemaProps, SpecMapping } from 'crdgate';
-import type { ${n.kind}Spec } from '../contract.ts';
+import type { ${n.typeName}Spec } from '../contract.ts';
 
 // ${version}: a version other than the hub (${shape.hub}). crdgate converts every object between the two through
 // the mapping below, in both directions, losslessly. TODO (placeholder): here the versions differ in one name only,
 // ${shape.hub}'s \`${sizeField}\` being \`${spokeSizeField}\` in ${version}; make it say how your versions differ.
 
 /** The spec of a ${n.kind} in ${version}, as the schema below describes it. */
-export type ${spec} = Omit<${n.kind}Spec, '${sizeField}'> & { ${spokeSizeField}: string };
+export type ${spec} = Omit<${n.typeName}Spec, '${sizeField}'> & { ${spokeSizeField}: string };
 
 // A version is a published API: its schema is written out, not shared with the hub's, so that a change to the hub
 // cannot change the schema the API server checks ${version} objects against. crdgate's own checks (the hub's schema,
@@ -44,9 +44,9 @@ export const ${variable}Schema: JSONSchemaProps = {
  * field: it is left out then, never invented. What ${version} cannot show would go in \`lost\` (kept in an annotation
  * and put back on the way up); nothing is lost yet.
  */
-export const ${variable}Mapping: SpecMapping<${n.kind}Spec, ${spec}> = {
+export const ${variable}Mapping: SpecMapping<${n.typeName}Spec, ${spec}> = {
   down: ({ ${sizeField}, ...rest }) => ({ spec: { ...rest, ...(${sizeField} === undefined ? {} : { ${spokeSizeField}: ${sizeField} }) } as ${spec}, lost: {} }),
-  up: ({ ${spokeSizeField}, ...rest }) => ({ ...rest, ...(${spokeSizeField} === undefined ? {} : { ${sizeField}: ${spokeSizeField} }) }) as ${n.kind}Spec,
+  up: ({ ${spokeSizeField}, ...rest }) => ({ ...rest, ...(${spokeSizeField} === undefined ? {} : { ${sizeField}: ${spokeSizeField} }) }) as ${n.typeName}Spec,
 };
 `;
 }

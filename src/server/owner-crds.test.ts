@@ -107,6 +107,23 @@ describe("the owner's live CRD", () => {
     expect(await metric('crdgate_owner_crd_drift')).toEqual({ 'queues.mq.example.com,v1': 0 });
   });
 
+  it("logs an error naming both kinds when the live CRD's kind is not the contract's, and nothing when it is", () => {
+    const { contract, tracker, lines } = scene('contract');
+    tracker.observe(contract, ownerCrd(1));
+    expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+    const renamed = ownerCrd(2);
+    renamed.spec.names = { ...renamed.spec.names, kind: 'queue', listKind: 'queueList' };
+    tracker.observe(contract, renamed);
+    expect(lines.filter((line) => line.level >= 50)).toEqual([
+      expect.objectContaining({
+        crd: 'queues.mq.example.com',
+        liveKind: 'queue',
+        contractKind: 'Queue',
+        msg: expect.stringContaining("make the contract's kind equal the CRD's spec.names.kind"),
+      }),
+    ]);
+  });
+
   it('names a version only the live CRD has, and drops the series while the CRD does not exist', async () => {
     const { contract, tracker, metric, logged } = scene('contract');
     tracker.observe(contract, ownerCrd(2, {}, ['v1', 'v2']));

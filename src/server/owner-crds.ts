@@ -1,5 +1,11 @@
 import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
-import { describeVersionDrift, drifted, liveVersions, ownerCrdDrift } from '../contract/owner-crd-drift.ts';
+import {
+  describeVersionDrift,
+  drifted,
+  liveVersions,
+  ownerCrdDrift,
+  servedKindOf,
+} from '../contract/owner-crd-drift.ts';
 import { withValidators, type ContractRegistry } from '../contract/registry.ts';
 import { createSchemaCompiler, type ObjectValidator } from '../contract/schema/compile-schema.ts';
 import { checkStructural } from '../contract/schema/structural-check.ts';
@@ -98,6 +104,7 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
   }
 
   function report(contract: Contract, name: string, crd: Record<string, unknown>): void {
+    reportKind(contract, name, crd);
     const drifts = ownerCrdDrift(contract, crd);
     const before = reported.get(name);
     const now = new Map<string, string>();
@@ -130,6 +137,20 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
         "the owner's CRD is in step with the contract's copy",
       );
     reported.set(name, now);
+  }
+
+  /**
+   * The API server names every object and request of the resource with the live CRD's kind: a contract that says
+   * it otherwise (the CRD's postgresql written Postgresql) has the webhook deny every write, so it is an error.
+   */
+  function reportKind(contract: Contract, name: string, crd: Record<string, unknown>): void {
+    const liveKind = servedKindOf(crd);
+    if (liveKind === undefined || liveKind === contract.identity.kind) return;
+    logger.error(
+      { crd: name, liveKind, contractKind: contract.identity.kind },
+      "the owner's CRD serves another kind than the contract declares: the API server sends the CRD's kind, so the " +
+        "webhook denies every write of it; make the contract's kind equal the CRD's spec.names.kind",
+    );
   }
 
   /** The validators the live CRD's schemas compile to, or the reasons they do not: then the current ones stay. */

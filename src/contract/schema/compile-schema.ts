@@ -6,6 +6,7 @@ import { fieldErrorsFromAjv } from './field-errors-from-ajv.ts';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 import { addKubernetesFormats } from './kubernetes-formats.ts';
 import { listUniquenessKeywordDefinition } from './list-uniqueness.ts';
+import { unsatisfiableBoundKeywordDefinition } from './unsatisfiable-bound.ts';
 import { splitSchema } from './split-schema.ts';
 import { toAjvSchema } from './to-ajv-schema.ts';
 import { compileGoRegexp, type GoRegexp } from './structural/go-regexp.ts';
@@ -150,5 +151,6 @@ function createAjv(allErrors: boolean, regExp: RegExpEngine): Ajv {
   });
   addKubernetesFormats(ajv);
   ajv.addKeyword(listUniquenessKeywordDefinition);
+  ajv.addKeyword(unsatisfiableBoundKeywordDefinition);
   return ajv;
 }

@@ -5,12 +5,15 @@ import { compareDocumentPositions, createDocumentPositions } from './document-or
 import { parseFieldPath, pointerSegments, renderFieldPath, type PathSegment } from '../values/field-path.ts';
 import { describeFormat } from './kubernetes-formats.ts';
 import { listUniquenessKeyword } from './list-uniqueness.ts';
+import { unsatisfiableBoundError, unsatisfiableBoundKeyword, type UnsatisfiableBound } from './unsatisfiable-bound.ts';
 
 /** A field error whose path is still segments, so errors can be put in document order before paths are rendered. */
 interface LocatedError {
   segments: PathSegment[];
   type: FieldErrorType;
   message: string;
+  /** For a message that names its own field, as some of kube-openapi's do: the message for the rendered path. */
+  messageAt?: (field: string) => string;
 }
 
 interface Entry {
@@ -35,9 +38,10 @@ export function fieldErrorsFromAjv(errors: readonly ErrorObject[], data: unknown
   const seen = new Set<string>();
   const result: FieldError[] = [];
   for (const {
-    located: { segments, type, message },
+    located: { segments, type, message: fixedMessage, messageAt },
   } of ordered) {
     const field = renderFieldPath(rootPath, segments);
+    const message = messageAt ? messageAt(field) : fixedMessage;
     const key = `${field}\u0000${type}\u0000${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -99,6 +103,11 @@ function locateError(error: ErrorObject, data: unknown, root: readonly PathSegme
     }
     case listUniquenessKeyword:
       return at('FieldValueDuplicate', `Duplicate value: ${describeFieldValue(params.duplicate)}`);
+    case unsatisfiableBoundKeyword: {
+      const bound = error.schema as UnsatisfiableBound;
+      const { type, message } = unsatisfiableBoundError(bound, error.data, '');
+      return { ...at(type, message), messageAt: (field) => unsatisfiableBoundError(bound, error.data, field).message };
+    }
     case 'type':
       return at(
         'FieldValueTypeInvalid',

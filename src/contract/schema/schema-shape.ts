@@ -18,11 +18,12 @@ import {
 // whose value has another type (a maxLength of "10", a required that is not a list of strings) refuses the whole CRD
 // before any rule looks at it. crdgate holds a version's schema to the same types first, so that the structural
 // check and the compilation of validators only ever read a schema of the right types. Where crdgate is stricter:
-// the API server reads null as a keyword left out, which crdgate refuses rather than render into the CRD, and it
-// takes a negative length or count and a multipleOf that is not positive, which bound nothing or everything and which
-// crdgate's validators (JSON Schema's rules) cannot compile.
+// the API server reads null as a keyword left out, which crdgate refuses rather than render into the CRD (fromCrd
+// takes a CRD's schema as the API server reads it, nulls left out). A negative length or count and a multipleOf that
+// is not positive it takes, as the API server does: they bound nothing or refuse every value of their type
+// (unsatisfiable-bound.ts).
 
-const count = integer('an integer of 0 or more', 0);
+const count = integer('an integer');
 
 const schema: OptionShape = recursive(() => schemaProps);
 const schemas = listOf(schema, 'a list of schemas');
@@ -62,7 +63,7 @@ const schemaProps: OptionShape = withFields(
     maxItems: maybe(count),
     minItems: maybe(count),
     uniqueItems: maybe(flag),
-    multipleOf: maybe(number('a number greater than 0', 0)),
+    multipleOf: maybe(number()),
     enum: maybe(listOf(json, 'a list of values')),
     maxProperties: maybe(count),
     minProperties: maybe(count),

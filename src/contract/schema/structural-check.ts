@@ -5,7 +5,7 @@ import { valueValidationCompleteness } from './structural/completeness.ts';
 import { describeInFull } from './structural/describe-in-full.ts';
 import { openApiSchema } from './structural/openapi-subset.ts';
 import { checkRootFields } from './structural/root-fields.ts';
-import { hasUnsupportedFields } from './structural/schema-reading.ts';
+import { findsNode, hasSchemaUri, hasUnsupportedFields } from './structural/schema-reading.ts';
 import { structuralInvariants } from './structural/structural-invariants.ts';
 
 // What kube-apiserver checks of a version's openAPIV3Schema when a CRD is created (k8s.io/apiextensions-apiserver:
@@ -44,6 +44,9 @@ export function checkStructural(schema: JSONSchemaProps, options: StructuralChec
     valueValidationCompleteness(node, root, problems);
   }
   openApiSchema(node, root, { isRoot: true, insideResourceMeta: false, defaultsForbidden: undefined }, problems);
+  if (problems.length === 0 && findsNode(node, hasSchemaUri)) {
+    problems.push(fieldInvalid(root, describeInFull(''), "OpenAPIV3Schema 'schema' is not supported"));
+  }
   // The API server reports each problem once, however many rules found it.
   return [...new Set(problems.map(formatFieldError))];
 }

@@ -2,6 +2,7 @@ import type { SchemaObject } from 'ajv';
 import type { JSONSchemaProps } from './json-schema-props.ts';
 import { isCrdgateOwnFormat, isKnownFormat } from './kubernetes-formats.ts';
 import { listUniquenessKeyword, type ListUniqueness } from './list-uniqueness.ts';
+import { isSatisfiableBound, unsatisfiableBound, unsatisfiableBoundKeyword } from './unsatisfiable-bound.ts';
 
 /**
  * Translates a Kubernetes structural schema into a draft-07 JSON Schema whose answers are the API server's:
@@ -99,9 +100,11 @@ function valueValidationNode(schema: JSONSchemaProps): SchemaObject {
  */
 function addJunctors(schema: JSONSchemaProps, node: SchemaObject, nullPassesType: boolean): void {
   const junctors: SchemaObject = {};
-  if (schema.allOf) junctors.allOf = schema.allOf.map(valueValidationNode);
-  if (schema.anyOf) junctors.anyOf = schema.anyOf.map(valueValidationNode);
-  if (schema.oneOf) junctors.oneOf = schema.oneOf.map(valueValidationNode);
+  // An empty allOf, anyOf or oneOf constrains nothing for the API server (it asks one that lists schemas), and JSON
+  // Schema refuses it.
+  if (schema.allOf?.length) junctors.allOf = schema.allOf.map(valueValidationNode);
+  if (schema.anyOf?.length) junctors.anyOf = schema.anyOf.map(valueValidationNode);
+  if (schema.oneOf?.length) junctors.oneOf = schema.oneOf.map(valueValidationNode);
   if (schema.not) junctors.not = valueValidationNode(schema.not);
   if (Object.keys(junctors).length === 0) return;
   if (nullPassesType) {
@@ -118,15 +121,23 @@ function valueValidations(schema: JSONSchemaProps): SchemaObject {
   if (schema.enum && schema.enum.length > 0) node.enum = [...schema.enum];
   if (schema.format !== undefined && isKnownFormat(schema.format)) node.format = schema.format;
   if (schema.pattern !== undefined) node.pattern = schema.pattern;
-  if (schema.minLength !== undefined) node.minLength = schema.minLength;
-  if (schema.maxLength !== undefined) node.maxLength = schema.maxLength;
   if (schema.minimum !== undefined) node[schema.exclusiveMinimum ? 'exclusiveMinimum' : 'minimum'] = schema.minimum;
   if (schema.maximum !== undefined) node[schema.exclusiveMaximum ? 'exclusiveMaximum' : 'maximum'] = schema.maximum;
-  if (schema.multipleOf !== undefined) node.multipleOf = schema.multipleOf;
-  if (schema.minItems !== undefined) node.minItems = schema.minItems;
-  if (schema.maxItems !== undefined) node.maxItems = schema.maxItems;
-  if (schema.minProperties !== undefined) node.minProperties = schema.minProperties;
-  if (schema.maxProperties !== undefined) node.maxProperties = schema.maxProperties;
+  const bounds = [
+    'minLength',
+    'maxLength',
+    'multipleOf',
+    'minItems',
+    'maxItems',
+    'minProperties',
+    'maxProperties',
+  ] as const;
+  for (const keyword of bounds) {
+    const value = schema[keyword];
+    if (value !== undefined && isSatisfiableBound(keyword, value)) node[keyword] = value;
+  }
+  const unsatisfiable = unsatisfiableBound(schema);
+  if (unsatisfiable) node[unsatisfiableBoundKeyword] = unsatisfiable;
   return node;
 }
 

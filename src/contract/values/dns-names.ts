@@ -56,3 +56,43 @@ export const qualifiedNameRule =
 export function isLabelValue(text: string): boolean {
   return text.length <= qualifiedNameMaxLength && labelValuePattern.test(text);
 }
+
+// apimachinery's own messages (IsDNS1035Label, IsDNS1123Subdomain), for what must read as kube-apiserver's answer:
+// the length first (Go counts bytes), then the pattern with its examples, joined as the API server joins them.
+
+/** What apimachinery's IsDNS1035Label says of `text`: empty when it is one. */
+export function dns1035LabelErrors(text: string): string[] {
+  const errors: string[] = [];
+  if (utf8Length(text) > dns1035LabelMaxLength) errors.push(maxLengthError(dns1035LabelMaxLength));
+  if (!dns1035LabelPattern.test(text)) {
+    errors.push(
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, " +
+        "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    );
+  }
+  return errors;
+}
+
+/** What apimachinery's IsDNS1123Subdomain says of `text`: empty when it is one. */
+export function dns1123SubdomainErrors(text: string): string[] {
+  const errors: string[] = [];
+  if (utf8Length(text) > dns1123SubdomainMaxLength) errors.push(maxLengthError(dns1123SubdomainMaxLength));
+  if (!dns1123SubdomainPattern.test(text)) {
+    errors.push(
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start " +
+        "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is " +
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    );
+  }
+  return errors;
+}
+
+function maxLengthError(length: number): string {
+  return `must be no more than ${length} characters`;
+}
+
+const utf8 = new TextEncoder();
+
+function utf8Length(text: string): number {
+  return utf8.encode(text).length;
+}

@@ -3,7 +3,7 @@ import type { CrdView } from '../crd-view.ts';
 import type { Change } from '../finding.ts';
 import type { CrdRevisionRule } from '../rules.ts';
 import { compareSchemas } from '../schema/compare-schemas.ts';
-import { compareVersionAge } from './version-age.ts';
+import { compareVersionAge } from '../../contract/values/version-age.ts';
 
 /** One difference between two served versions of one revision, as the schema rule that finds it names it. */
 interface Difference {

@@ -16,11 +16,26 @@ export const unsupportedFields: ReadonlyArray<readonly [string, string]> = [
 
 /** Fields the API server would refuse to read a structural schema from. */
 export function hasUnsupportedFields(s: Schema): boolean {
+  return findsNode(s, (node) => {
+    const unsupported = unsupportedFields.some(([key]) => node[key] !== undefined && !isZero(key, node[key]));
+    return unsupported || hasSchemaUri(node) || (Array.isArray(node.items) && node.items.length > 0);
+  });
+}
+
+/**
+ * `$schema`: the API server's OpenAPI checks let it by, but it cannot read a structural schema with one (its
+ * NewStructural, 'schema' is not supported), which it reports when nothing else is wrong.
+ */
+export function hasSchemaUri(node: Schema): boolean {
+  return typeof node.$schema === 'string' && node.$schema !== '';
+}
+
+/** Whether some node of the schema, it included, satisfies `test`. */
+export function findsNode(s: Schema, test: (node: Schema) => boolean): boolean {
   let found = false;
   const visit = (node: Schema): void => {
     if (found) return;
-    const unsupported = unsupportedFields.some(([key]) => node[key] !== undefined && !isZero(key, node[key]));
-    if (unsupported || (Array.isArray(node.items) && node.items.length > 0)) {
+    if (test(node)) {
       found = true;
       return;
     }
