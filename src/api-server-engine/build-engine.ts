@@ -13,7 +13,7 @@
 //   node src/api-server-engine/build-engine.ts --place DIR  npm run build: copy the placed engine into DIR (dist/);
 //                                                           without Go or a built engine, say so and go on
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -105,10 +105,22 @@ export async function buildEngine(opts: {
   return 'path' in built ? { path: built.path, stamp } : built;
 }
 
+/**
+ * Puts the engine and its stamp into `dir`, each file whole under its name at every moment (written aside, then
+ * renamed): a process that loads the engine while another places it (a test run beside `npm run test:tools`) reads
+ * the old file or the new one, never half of one. An engine already placed with this stamp is left as it is.
+ */
 async function place(from: string, stamp: EngineStamp, dir: string): Promise<void> {
+  const stampText = `${JSON.stringify(stamp, null, 2)}\n`;
+  const placedStamp = await readFile(join(dir, 'engine.json'), 'utf8').catch(() => undefined);
+  const placedEngine = await stat(join(dir, 'engine.wasm')).catch(() => undefined);
+  if (placedStamp === stampText && placedEngine?.size === (await stat(from)).size) return;
   await mkdir(dir, { recursive: true });
-  await copyFile(from, join(dir, 'engine.wasm'));
-  await writeFile(join(dir, 'engine.json'), `${JSON.stringify(stamp, null, 2)}\n`);
+  const aside = (name: string) => join(dir, `.${name}.${process.pid}`);
+  await copyFile(from, aside('engine.wasm'));
+  await rename(aside('engine.wasm'), join(dir, 'engine.wasm'));
+  await writeFile(aside('engine.json'), stampText);
+  await rename(aside('engine.json'), join(dir, 'engine.json'));
 }
 
 /**

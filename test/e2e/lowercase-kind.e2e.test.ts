@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { laneControlPlane } from './provided-context.ts';
 import { stringify } from 'yaml';
 import type { Contract } from '../../src/contract/contract-definition.ts';
 import { startTestEnvironment, type TestEnvironment } from '../../src/testing.ts';
@@ -16,7 +17,7 @@ import { runCommand } from './support/npm.ts';
 // shrink with a clear message. The project's `crdgate` is this checkout's source, through a two-line package in its
 // node_modules, so that nothing is packed or installed.
 
-const controlPlane = inject('controlPlane');
+const controlPlane = laneControlPlane();
 const crdFixture = fileURLToPath(new URL('../fixtures/crds/postgresqls.acid.example.com.yaml', import.meta.url));
 const source = (file: string) => fileURLToPath(new URL(`../../src/${file}`, import.meta.url));
 
