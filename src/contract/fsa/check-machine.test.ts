@@ -3,7 +3,7 @@ import { checkMachine } from './check-machine.ts';
 import { whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
 import type { Fsa } from './machine.ts';
-import { toyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
+import { toyMachine, toyOverrideOnlyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
 
 type Machine = Fsa<ToyState, ToyChange>;
 
@@ -123,6 +123,29 @@ describe('checkMachine', () => {
       'size.down is unsupported without a reason',
     ],
     [
+      'an override-only change without a reason',
+      {
+        ...toyOverrideOnlyMachine,
+        changeKinds: { ...toyOverrideOnlyMachine.changeKinds, color: { description: 'x', overrideOnly: '' } },
+      },
+      'change kind color is override-only without a reason',
+    ],
+    [
+      'a change both unsupported and override-only',
+      {
+        changeKinds: {
+          ...toyMachine.changeKinds,
+          'size.down': { description: 'x', unsupported: 'no', overrideOnly: 'a person decides' },
+        },
+      },
+      'change kind size.down is both unsupported and override-only',
+    ],
+    [
+      'a state allowing an override-only change',
+      { changeKinds: toyOverrideOnlyMachine.changeKinds },
+      "state Active allows color, which is override-only: it needs a person's reason in every state",
+    ],
+    [
       'an unknown placeholder',
       { changeKinds: { ...toyMachine.changeKinds, label: { description: 'relabelling {old}' } } },
       'uses {old}',
@@ -166,6 +189,10 @@ describe('checkMachine', () => {
     expect(checkMachine(broken({ initialState: 'Nowhere' as ToyState }))).toHaveLength(1);
     expect(checkMachine(broken({ rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }) }))).toHaveLength(1);
     expect(checkMachine(broken({ classifiers: toyMachine.classifiers.slice(0, 2) }))).toHaveLength(1);
+  });
+
+  it('accepts a change kind that is override-only, which no state allows by design', () => {
+    expect(checkMachine(toyOverrideOnlyMachine)).toEqual([]);
   });
 
   it('accepts a state without a way out when a person must take over', () => {

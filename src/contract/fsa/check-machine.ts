@@ -160,12 +160,21 @@ function changeKindProblems<S extends string, C extends string>(machine: Fsa<S, 
     if (definition.unsupported !== undefined && definition.unsupported.trim() === '') {
       problems.push(`change kind ${kind} is unsupported without a reason`);
     }
+    if (definition.overrideOnly !== undefined && definition.overrideOnly.trim() === '') {
+      problems.push(`change kind ${kind} is override-only without a reason`);
+    }
+    if (definition.unsupported !== undefined && definition.overrideOnly !== undefined) {
+      problems.push(
+        `change kind ${kind} is both unsupported and override-only: an unsupported change no override lets through, so give one`,
+      );
+    }
     const allowedSomewhere = machine.states.some((state) =>
       machine.rules[state]?.allow?.some((group) => group.changes.includes(kind)),
     );
-    if (definition.unsupported === undefined && !allowedSomewhere) {
+    // An override-only kind is allowed nowhere by design: a person's reason lets it through in any state.
+    if (definition.unsupported === undefined && definition.overrideOnly === undefined && !allowedSomewhere) {
       problems.push(
-        `change kind ${kind} is supported, but no state allows it: allow it somewhere or mark it unsupported`,
+        `change kind ${kind} is supported, but no state allows it: allow it somewhere, mark it override-only (every change of it needs a person's reason) or mark it unsupported`,
       );
     }
   }
@@ -192,6 +201,10 @@ function ruleProblems<S extends string, C extends string>(machine: Fsa<S, C>): s
         if (definition === undefined) problems.push(`state ${state} allows ${kind}, which is not a change kind`);
         else if (definition.unsupported !== undefined)
           problems.push(`state ${state} allows ${kind}, which is unsupported`);
+        else if (definition.overrideOnly !== undefined)
+          problems.push(
+            `state ${state} allows ${kind}, which is override-only: it needs a person's reason in every state, so no state allows it`,
+          );
         if (seen.has(kind)) problems.push(`state ${state} lists ${kind} more than once`);
         seen.add(kind);
       }

@@ -109,9 +109,10 @@ const conditionStateRule = withFields(
   'none',
 );
 
-const changeKindDefinition = withFields('a change kind: { description, unsupported?, exclusive? }', {
+const changeKindDefinition = withFields('a change kind: { description, unsupported?, overrideOnly?, exclusive? }', {
   description: text('a string, how a message names one change'),
   unsupported: maybe(text('a string, the reason')),
+  overrideOnly: maybe(text('a string, why a person must give a reason')),
   exclusive: maybe(flag),
 });
 

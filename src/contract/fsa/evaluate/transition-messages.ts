@@ -33,6 +33,14 @@ export function staleOverrideNote(overrideAnnotation: string): string {
 }
 
 /**
+ * What the refusal of a change of an override-only kind says after the change's description: that it needs a
+ * person's reason, why, and the annotation that gives one. The policy floor's CEL says the same words.
+ */
+export function overrideOnlyWords(overrideAnnotation: string, reason: string): string {
+  return ` needs a person's reason in every state: ${reason}; give one in the annotation ${overrideAnnotation}, in the write that makes the change`;
+}
+
+/**
  * The refusal of a change that does not pass, naming the field, the change with its values, the state and where
  * it would be allowed, e.g. `minor upgrade 16.4 -> 16.6 is not allowed while the database is Upgrading
  * (allowed in: Ready)` at `spec.postgres.version`. A refusal the override could have lifted says so when the object
@@ -54,6 +62,12 @@ export function denialFor<S extends string, C extends string>(
         change.field,
         'FieldValueForbidden',
         `${describeChange(machine, change)} is unsupported: ${ruling.reason}`,
+      );
+    case 'override-only':
+      return fieldError(
+        change.field,
+        'FieldValueForbidden',
+        `${describeChange(machine, change)}${overrideOnlyWords(machine.overrideAnnotation, ruling.reason)}${staleNote}`,
       );
     case 'not-allowed': {
       const where = ruling.allowedIn.length > 0 ? ruling.allowedIn.join(', ') : 'none';
