@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { checkMachine } from './check-machine.ts';
 import { whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
+import { keyedListClassifier } from './keyed-list-classifier.ts';
+import { cannotRead, readRelease, readString } from './value-readers.ts';
+import { parseVersion } from '../values/release-version.ts';
 import type { Fsa } from './machine.ts';
 import { toyMachine, toyOverrideOnlyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
 
@@ -322,5 +325,72 @@ describe('checkMachine: conditionStates', () => {
     expect(checkMachine(withRules({ Ready: 'Active' }))).toEqual([
       'conditionStates must be a list of conditionStates rules, got an object',
     ]);
+  });
+});
+
+describe('checkMachine: absentMeans goes through the reader', () => {
+  const withClassifier = (classifier: Machine['classifiers'][number]): Machine => ({
+    ...toyMachine,
+    classifiers: [...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')), classifier],
+  });
+
+  it('refuses one its reader leaves to the schema, naming the field and the value', () => {
+    expect(
+      checkMachine(
+        withClassifier(
+          fieldClassifier({ path: 'label', absentMeans: 5, read: readString, compare: whenDifferent('label') }),
+        ),
+      ),
+    ).toEqual([
+      "the classifier of spec.label: its absentMeans 5 is not a value its reader reads (a value of another type than the field's), so setting or removing the field would compare as no change: give the default as the field holds it, or cannotRead(reason) where absence cannot be judged",
+    ]);
+  });
+
+  it('refuses one its reader cannot tell the meaning of, or fails on, below a keyed list too', () => {
+    const latest = fieldClassifier({
+      path: 'label',
+      absentMeans: 'latest',
+      read: readRelease,
+      compare: whenDifferent('label'),
+    });
+    expect(checkMachine(withClassifier(latest))).toEqual([
+      'the classifier of spec.label: its reader cannot tell what its absentMeans "latest" means ("latest" is not a release number such as 16.4): give the default as the field holds it, or cannotRead(reason) where absence cannot be judged',
+    ]);
+    const failing = fieldClassifier({
+      path: 'tier',
+      absentMeans: 'gold',
+      read: (raw): string => {
+        throw new Error(`no tier ${String(raw)}`);
+      },
+      compare: whenDifferent('label'),
+    });
+    const list = keyedListClassifier({
+      path: 'parts',
+      key: 'name',
+      added: 'label',
+      removed: 'label',
+      itemClassifiers: [failing],
+    });
+    expect(checkMachine(withClassifier(list))).toEqual([
+      'the classifier of spec.parts[*].tier: its reader cannot tell what its absentMeans "gold" means (the reader failed: no tier gold): give the default as the field holds it, or cannotRead(reason) where absence cannot be judged',
+    ]);
+  });
+
+  it('takes one its reader reads, and cannotRead(reason), which says absence cannot be judged', () => {
+    for (const absentMeans of ['standard', cannotRead('the operator picks it')])
+      expect(
+        checkMachine(
+          withClassifier(
+            fieldClassifier({ path: 'label', absentMeans, read: readString, compare: whenDifferent('label') }),
+          ),
+        ),
+      ).toEqual([]);
+    expect(
+      checkMachine(
+        withClassifier(
+          fieldClassifier({ path: 'label', absentMeans: '16.4', read: parseVersion, compare: whenDifferent('label') }),
+        ),
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { isDns1123Subdomain } from '../values/dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
+import type { ClassifierTarget } from './classifier-form.ts';
 import type { ConditionStateRule, StatusTest, Fsa } from './machine.ts';
 import { machineShapeProblems } from './machine-shape.ts';
 import { changePlaceholders } from './machine.ts';
@@ -25,6 +26,7 @@ export function checkMachine<S extends string, C extends string>(machine: Fsa<S,
     ...changeKindProblems(machine),
     ...ruleProblems(machine),
     ...classifierProblems(machine),
+    ...absentMeansProblems(machine),
     ...unclassifiedChangesProblems(machine),
     ...reachabilityProblems(machine),
     ...exitProblems(machine),
@@ -227,6 +229,17 @@ function classifierProblems<S extends string, C extends string>(machine: Fsa<S, 
     if (!reported.has(kind)) problems.push(`change kind ${kind} is never reported by any classifier`);
   }
   return problems;
+}
+
+/** Each classifier's absentMeans goes through its reader, as the field's values do (fieldClassifier found why not). */
+function absentMeansProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
+  const problems = (target: ClassifierTarget | undefined, at: string): string[] => {
+    if (target === undefined) return [];
+    const field = `${at}.${target.path}`;
+    if (target.classify === 'keyed-list') return target.items.flatMap((item) => problems(item, `${field}[*]`));
+    return target.absentMeansUnread === undefined ? [] : [`the classifier of ${field}: ${target.absentMeansUnread}`];
+  };
+  return machine.classifiers.flatMap((classifier) => problems(classifier.target, 'spec'));
 }
 
 /** The setting for changes no classifier names, nowhere that it could never apply (its values are the shape's). */

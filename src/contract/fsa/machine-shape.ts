@@ -60,7 +60,11 @@ const classifierForm: OptionShape = cases('classify', 'a classifier form', {
 });
 
 const classifierTarget: OptionShape = cases('classify', 'a classifier target', {
-  field: { path: fieldPath, reading: oneOf(Object.keys(targetReadings)) },
+  field: {
+    path: fieldPath,
+    reading: oneOf(Object.keys(targetReadings)),
+    absentMeansUnread: maybe(text('a string, why the reader cannot read absentMeans')),
+  },
   'keyed-list': {
     path: fieldPath,
     keys: listOf(text('the name of a key field'), 'a list of key field names'),
