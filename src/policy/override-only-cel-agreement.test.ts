@@ -37,6 +37,8 @@ const annotationSets: Record<string, string>[] = [{}, { [key]: 'INC-7' }, { [key
 const specPairs: [Record<string, unknown>, Record<string, unknown>][] = [
   [{ color: 'red' }, { color: 'blue' }],
   [{}, { color: 'blue' }],
+  // The empty string shows as "", in the webhook's words and the policy's alike: no message shows a blank.
+  [{ color: '' }, { color: 'blue' }],
   [
     { color: 'red', label: 'a' },
     { color: 'red', label: 'b' },
@@ -99,7 +101,7 @@ function expectAgreement(machine: Fsa<ToyState, ToyChange>, phases: readonly (st
 describe('the policy floor decides an override-only change kind as the webhook does', () => {
   it('with the state read from the phase: every state, an unrecognised phase and none recorded', () => {
     const counts = expectAgreement(toyOverrideOnlyMachine, [...toyOverrideOnlyMachine.states, 'Rebooting', undefined]);
-    expect(counts.cases).toBe(7 * 4 * 9);
+    expect(counts.cases).toBe(7 * 5 * 9);
     // Floors, so that a generator cut short fails: most states refuse a repaint without a fresh reason.
     expect(counts.refused).toBeGreaterThan(50);
   });

@@ -384,3 +384,17 @@ describe('evaluateTransition: an override-only change kind', () => {
     ]);
   });
 });
+
+describe('evaluateTransition: absent and empty values in messages', () => {
+  it('shows an absent value as (none) and the empty string as "", never a blank or undefined', () => {
+    const relabel = evaluate({ label: '' }, {}, 'Broken');
+    expect(relabel.denials.map((denial) => denial.message)).toEqual([
+      'relabelling from "" to (none) is not allowed while the widget is Broken (allowed in: Active, Busy)',
+    ]);
+    const strict = { ...toyMachine, unclassifiedChanges: 'refused' as const };
+    const unclassified = evaluateTransition(strict, widget({}, 'Active'), widget({ notes: '' }, 'Active'));
+    expect(unclassified.denials.map((denial) => denial.message)).toEqual([
+      'changing (none) to "" is refused while the widget is Active: no change kind names this field (such changes are refused there, override or not)',
+    ]);
+  });
+});

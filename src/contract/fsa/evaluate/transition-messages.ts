@@ -1,3 +1,4 @@
+import { absentValue } from '../../values/describe-value.ts';
 import { fieldError, type FieldError } from '../../values/field-error.ts';
 import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
 import type { Change, changePlaceholders, Fsa } from '../machine.ts';
@@ -10,13 +11,13 @@ export function describeChange<S extends string, C extends string>(machine: Fsa<
   const template = machine.changeKinds[change.kind]?.description ?? change.kind;
   return template.replace(
     /\{(from|to|item)\}/g,
-    (_, name: (typeof changePlaceholders)[number]) => change[name] ?? '(none)',
+    (_, name: (typeof changePlaceholders)[number]) => change[name] ?? absentValue,
   );
 }
 
 /** A change by its values alone, for one no kind describes: `changing 4MB to 8MB`, `changing (none) to 3`. */
 export function changingValues({ from, to }: { from?: string; to?: string }): string {
-  return `changing ${from ?? '(none)'} to ${to ?? '(none)'}`;
+  return `changing ${from ?? absentValue} to ${to ?? absentValue}`;
 }
 
 /** How a message completes "while the database is ...". */
