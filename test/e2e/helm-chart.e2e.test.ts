@@ -341,7 +341,12 @@ describe.skipIf(!controlPlane)('the Helm chart, rendered by helm, against the ku
   });
 
   it("an operator's CRD guarded without defaults: no mutating configuration, no CRD values, in every certificate mode", async () => {
-    const { chart, tree } = await renderBoth('guard', ['--contract', 'test/e2e/support/contracts/db-cluster.ts']);
+    const { chart, tree } = await renderBoth('guard', [
+      '--image',
+      'registry.example/db-guard:1.0.0',
+      '--contract',
+      'test/e2e/support/contracts/db-cluster.ts',
+    ]);
     const linted = await helmIn(['lint', '--strict', chart]);
     expect(linted.exitCode, `${linted.stdout}\n${linted.stderr}`).toBe(0);
     for (const [values, dirs] of [
