@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { writeCertDir } from '../certs/cert-dir.ts';
@@ -107,6 +108,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
     let reloading: Promise<void> = Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
     const restarts = new RestartBackoff();
+    const stopping = new AbortController();
     // The generation serving now, watched: a serving process that dies (a crash, the OOM killer, a stray kill)
     // would leave every write of the kinds refused by a webhook nobody answers, so it is started again.
     const serve = (generation: ServeGeneration): void => {
@@ -122,8 +124,9 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       });
     };
     const restart = async (dead: ServeGeneration, delayMs: number): Promise<void> => {
-      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
-      if (stopped || current !== dead) return; // an edit has put another one in front meanwhile
+      // A stop during the wait ends it: stop() waits for this.
+      if (delayMs > 0) await sleep(delayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+      if (stopped || current !== dead) return; // stopped, or an edit has put another one in front meanwhile
       try {
         const next = await putInFront(await startGeneration());
         serve(next);
@@ -164,6 +167,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       current: () => current as ServeGeneration,
       stop: async () => {
         stopped = true;
+        stopping.abort();
         clearTimeout(timer);
         await reloading;
         await stopEverything();
