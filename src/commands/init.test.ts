@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -351,6 +352,32 @@ describe('crdgate init', () => {
       properties: { token: { type: 'string' } },
       'x-kubernetes-validations': [{ rule: "self.token == 'only-the-operator-knows'", message: 'the token is wrong' }],
     };
+    /**
+     * The scaffolded project's src/contract.test.ts run with node --test, crdgate imported from this checkout's
+     * source in place of the package the project would install: its exit code and what it printed.
+     */
+    const runContractTests = async (project: string) => {
+      const modules: Record<string, string> = {
+        crdgate: new URL('../index.ts', import.meta.url).href,
+        'crdgate/testing': new URL('../testing.ts', import.meta.url).href,
+      };
+      for (const file of ['contract.ts', 'contract.test.ts']) {
+        const path = join(tempDir(), project, 'src', file);
+        const source = await readFile(path, 'utf8');
+        await writeFile(
+          path,
+          source.replace(/from '(crdgate(?:\/testing)?)'/g, (_, name: string) => `from '${modules[name]}'`),
+        );
+      }
+      return new Promise<{ code: number; output: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          ['--test', '--test-reporter=tap', 'src/contract.test.ts'],
+          { cwd: join(tempDir(), project) },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+        ),
+      );
+    };
     const initFrom = (dir: string, file: string, ...flags: string[]) =>
       run('init', dir, '--from-crd', file, '--crdgate', crdgateSpec, '--skip-install', ...flags);
 
@@ -377,6 +404,10 @@ describe('crdgate init', () => {
       const tests = await read('patterned', 'src', 'contract.test.ts');
       expect(tests).toContain(`const example = ${JSON.stringify(example)};`);
       expect(tests).not.toContain('TODO: crdgate init could not make');
+      const ran = await runContractTests('patterned');
+      expect(ran.code, ran.output).toBe(0);
+      expect(ran.output).toMatch(/^ok \d+ - the example is allowed$/m);
+      expect(ran.output).toMatch(/^# fail 0$/m);
     });
 
     it('says when it cannot make an example, and writes the example tests to say what to do', async () => {
@@ -397,6 +428,14 @@ describe('crdgate init', () => {
           "'crdgate init could not make an example the CRD takes: write one in examples/cachepool.yaml (npm run check -- -f examples/cachepool.yaml decides it) and put it in place of the example in this file: '",
         );
       }
+      // Run, the example test fails with those words and the refusal; the others pass.
+      const ran = await runContractTests('ruled');
+      expect(ran.code).not.toBe(0);
+      expect(ran.output).toContain(
+        'crdgate init could not make an example the CRD takes: write one in examples/cachepool.yaml',
+      );
+      expect(ran.output).toContain('the token is wrong');
+      expect(ran.output).toMatch(/^# fail 1$/m);
     });
 
     it('takes an example of your own with --example, refusing one the API server refuses', async () => {
