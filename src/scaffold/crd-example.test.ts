@@ -136,6 +136,21 @@ describe('searchExample, judged by the API server engine', () => {
     expect(found.tries).toBeGreaterThan(1);
   });
 
+  it.each([
+    ['self.from < self.to', (spec: any) => spec.from < spec.to],
+    ['self.from > self.to', (spec: any) => spec.from > spec.to],
+  ])('finds a pair of values for a rule across two fields without a message: %s', (rule, holds) => {
+    const version = { type: 'integer', minimum: 11, maximum: 18 } as const;
+    const found = search({
+      type: 'object',
+      required: ['from', 'to'],
+      properties: { from: version, to: version },
+      'x-kubernetes-validations': [{ rule }],
+    });
+    expect(found.taken).toBe(true);
+    expect(holds(found.object.spec)).toBe(true);
+  });
+
   it('says what the API server refused when nothing it tries is taken', () => {
     const found = search({
       type: 'object',

@@ -107,48 +107,63 @@ class ExampleBuilder {
       const holder = this.nodes.get(parent);
       if (holder !== undefined && (holder.properties?.[name] !== undefined || additionalSchema(holder))) {
         const names = this.added.get(parent) ?? new Set<string>();
-        if (names.has(name)) return this.nextCandidate(path);
+        if (names.has(name)) return this.nextCandidate(path, error.message);
         this.added.set(parent, names.add(name));
         return true;
       }
       // A list that must not be empty.
       if (this.nodes.get(path)?.type === 'array') return this.addOnce(path, '[*]');
     }
-    return this.nextCandidate(path);
+    return this.nextCandidate(path, error.message);
   }
 
-  /** The next candidate of the leaf at `path` or the deepest leaf above it; else an optional field of the object there. */
-  private nextCandidate(path: string): boolean {
+  /** The next candidate of the leaf at `path` or the deepest leaf above it; else a change of the object there. */
+  private nextCandidate(path: string, message: string): boolean {
     for (let at = path; at !== ''; at = parentPath(at)) {
-      const count = this.candidateCounts.get(at);
-      if (count !== undefined) {
-        const choice = this.choices.get(at) ?? 0;
-        if (choice + 1 >= count) return false;
-        this.choices.set(at, choice + 1);
-        return true;
-      }
+      if (this.candidateCounts.has(at)) return this.advance(at);
       const node = this.nodes.get(at);
-      if (node !== undefined) return this.addOptional(at, node);
+      if (node !== undefined) return this.changeObject(at, node, message);
     }
     return false;
   }
 
   /**
-   * An object refused as a whole (a rule across its fields): one more of its optional fields, in schema order; once
-   * all are there, the next candidate of the first of its fields that has one.
+   * An object refused as a whole (a rule across its fields). Where the refusal is one of its CEL rules (by its
+   * message, or its text in `failed rule: ...`), the fields the rule names (`self.x`): the first absent one added,
+   * else the next combination of their candidates. Otherwise one more of its optional fields, in schema order;
+   * once all are there, the next candidate of the first of its fields that has one.
    */
-  private addOptional(path: string, node: JSONSchemaProps): boolean {
+  private changeObject(path: string, node: JSONSchemaProps, message: string): boolean {
     const present = [...(node.required ?? []), ...(this.added.get(path) ?? [])];
+    const named = ruleFields(node, message).filter((name) => node.properties?.[name] !== undefined);
+    const absent = named.find((name) => !present.includes(name));
+    if (absent !== undefined) return this.addOnce(path, absent);
+    if (named.length > 0) return this.odometer(named.map((name) => `${path}.${name}`));
     const next = Object.keys(node.properties ?? {}).find((name) => !present.includes(name));
     if (next !== undefined) return this.addOnce(path, next);
-    return present.some((name) => {
-      const field = `${path}.${name}`;
-      const count = this.candidateCounts.get(field);
-      const choice = this.choices.get(field) ?? 0;
-      if (count === undefined || choice + 1 >= count) return false;
-      this.choices.set(field, choice + 1);
-      return true;
-    });
+    return present.some((name) => this.advance(`${path}.${name}`));
+  }
+
+  /**
+   * The next combination of the leaves' candidates, as an odometer turns (the last leaf fastest, each carried into
+   * the one before it): a rule across fields (`self.from < self.to`, or `>`) holds for some pair, not for one field
+   * turned alone. False once every combination was had.
+   */
+  private odometer(paths: readonly string[]): boolean {
+    for (const path of [...paths].reverse()) {
+      if (this.advance(path)) return true;
+      if (this.candidateCounts.has(path)) this.choices.set(path, 0);
+    }
+    return false;
+  }
+
+  /** The next candidate of the leaf at `path`; false when it has none left (or is no leaf). */
+  private advance(path: string): boolean {
+    const count = this.candidateCounts.get(path);
+    const choice = this.choices.get(path) ?? 0;
+    if (count === undefined || choice + 1 >= count) return false;
+    this.choices.set(path, choice + 1);
+    return true;
   }
 
   private addOnce(path: string, name: string): boolean {
@@ -157,6 +172,18 @@ class ExampleBuilder {
     this.added.set(path, names.add(name));
     return true;
   }
+}
+
+/**
+ * The fields (`self.name`, in order) of the object's CEL rules that `message` reports: a rule whose own message it
+ * carries, or whose text it quotes (`failed rule: self.from < self.to`).
+ */
+function ruleFields(node: JSONSchemaProps, message: string): string[] {
+  const rules = (node['x-kubernetes-validations'] ?? []).filter(
+    (rule) => (rule.message !== undefined && message.includes(rule.message)) || message.includes(rule.rule),
+  );
+  const names = rules.flatMap((rule) => [...rule.rule.matchAll(/\bself\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!));
+  return [...new Set(names)];
 }
 
 /** `spec.ports[0].port` → `spec.ports[*].port`, `spec.labels[team]` → `spec.labels.*`: where the schema says. */
@@ -230,10 +257,25 @@ function numberCandidates(schema: JSONSchemaProps, integer: boolean): number[] {
     (multiple === undefined || multiple === 0 || Number.isInteger(value / multiple));
   const near = (value: number) => (multiple ? Math.ceil(value / multiple) * multiple : value);
   const within = (value: number) => Math.max(low, Math.min(high, value));
+  // Both ends and a few between, so that a rule across fields (one below another) finds a pair.
+  const middle =
+    Number.isFinite(low) && Number.isFinite(high) ? (integer ? Math.floor((low + high) / 2) : (low + high) / 2) : 10;
   return unique(
-    [within(1), near(within(1)), low, near(low), high, 0, 2, 10, 100, multiple ?? 1].filter(
-      (value) => Number.isFinite(value) && fits(value),
-    ),
+    [
+      within(1),
+      near(within(1)),
+      low,
+      near(low),
+      low + step,
+      middle,
+      high - step,
+      high,
+      0,
+      2,
+      10,
+      100,
+      multiple ?? 1,
+    ].filter((value) => Number.isFinite(value) && fits(value)),
   ) as number[];
 }
 
