@@ -81,7 +81,7 @@ describe('searchExample, judged by the API server engine', () => {
   it('makes one for patterns, formats, bounds, nested required objects, maps, sets and int-or-string', () => {
     const found = search({
       type: 'object',
-      required: ['name', 'schedule', 'size', 'port', 'backup', 'labels', 'zones', 'retention', 'endpoint'],
+      required: ['name', 'schedule', 'size', 'port', 'backup', 'labels', 'zones', 'retention', 'endpoint', 'template'],
       properties: {
         name: { type: 'string', pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$', maxLength: 20, minLength: 3 },
         schedule: { type: 'string', pattern: '^(\\*|[0-5]?\\d)( (\\*|[01]?\\d|2[0-3])){4}$' },
@@ -111,11 +111,21 @@ describe('searchExample, judged by the API server engine', () => {
         },
         retention: { type: 'string', pattern: '^[1-9][0-9]*(d|w|m)$' },
         endpoint: { type: 'string', format: 'uri' },
+        template: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
       },
     });
     expect(found.refusal).toEqual([]);
     expect(found.taken).toBe(true);
-    expect(found.object.spec).toMatchObject({ port: 1030, zones: [expect.any(String), expect.any(String)] });
+    expect(found.object.spec).toMatchObject({
+      port: 1030,
+      zones: [expect.any(String), expect.any(String)],
+      template: { apiVersion: 'v1', kind: 'ConfigMap' },
+    });
+    expect(found.tries).toBeLessThan(5);
   });
 
   it('adds what a rule asks for beyond the required fields, and tries the next value a rule refuses', () => {

@@ -83,7 +83,10 @@ class ExampleBuilder {
       // Items that must differ (a set, a map's keys) take successive candidates.
       return Array.from({ length: count }, (_, index) => this.build(items, `${path}[*]`, depth + 1, index));
     }
-    const object: Record<string, JSONValue> = {};
+    // An embedded resource is an object of its own, which the API server holds to an apiVersion and a kind.
+    const object: Record<string, JSONValue> = schema['x-kubernetes-embedded-resource']
+      ? { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'example' } }
+      : {};
     if (depth >= maxDepth) return object;
     const names = [...(schema.required ?? []), ...(this.added.get(path) ?? [])];
     for (const name of names) {
