@@ -345,12 +345,12 @@ describe('crdgate init', () => {
       crd.spec.versions[0].schema.openAPIV3Schema.properties.spec = spec;
       await writeFile(join(tempDir(), file), stringify(crd));
     };
-    /** A spec whose one field a CEL rule holds to a value nobody could guess from the schema. */
+    /** A spec whose one field a CEL rule holds to what init cannot guess from the schema or the rule. */
     const tokenSpec = {
       type: 'object',
       required: ['token'],
       properties: { token: { type: 'string' } },
-      'x-kubernetes-validations': [{ rule: "self.token == 'only-the-operator-knows'", message: 'the token is wrong' }],
+      'x-kubernetes-validations': [{ rule: "self.token.endsWith('-from-the-vault')", message: 'the token is wrong' }],
     };
     /**
      * The scaffolded project's src/contract.test.ts run with node --test, crdgate imported from this checkout's
@@ -445,7 +445,7 @@ describe('crdgate init', () => {
         kind: 'CachePool',
         metadata: { name: 'mine', namespace: 'shop' },
       };
-      await writeFile(join(tempDir(), 'mine.yaml'), stringify({ ...mine, spec: { token: 'only-the-operator-knows' } }));
+      await writeFile(join(tempDir(), 'mine.yaml'), stringify({ ...mine, spec: { token: 'k1-from-the-vault' } }));
       const result = await initFrom('mine', 'ruled2.yaml', '--example', 'mine.yaml');
       expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
       expect(result.stdout).toContain('examples/cachepool.yaml: your example, taken by the API server engine');
@@ -454,7 +454,7 @@ describe('crdgate init', () => {
         apiVersion: 'cache.example.com/v1',
         kind: 'CachePool',
         metadata: { name: 'mine' },
-        spec: { token: 'only-the-operator-knows' },
+        spec: { token: 'k1-from-the-vault' },
       });
       await writeFile(join(tempDir(), 'wrong.yaml'), stringify({ ...mine, spec: { token: 'guess' } }));
       const refused = await initFrom('wrong', 'ruled2.yaml', '--example', 'wrong.yaml');

@@ -161,12 +161,52 @@ describe('searchExample, judged by the API server engine', () => {
     expect(holds(found.object.spec)).toBe(true);
   });
 
+  it("takes a value a rule compares a field with, and builds on an object's default with the fields it lacks", () => {
+    const found = search({
+      type: 'object',
+      required: ['catalog', 'slots'],
+      properties: {
+        catalog: {
+          type: 'object',
+          required: ['kind', 'apiGroup', 'name'],
+          properties: { kind: { type: 'string' }, apiGroup: { type: 'string' }, name: { type: 'string' } },
+          'x-kubernetes-validations': [
+            { rule: "self.kind == 'ImageCatalog' || self.kind == 'ClusterImageCatalog'", message: 'not a catalog' },
+            { rule: "self.apiGroup in ['postgresql.cnpg.io']", message: 'apiGroup must be postgresql.cnpg.io' },
+          ],
+        },
+        slots: {
+          type: 'object',
+          default: { enabled: true, ha: { on: true } },
+          required: ['enabled', 'prefix', 'ha'],
+          properties: {
+            enabled: { type: 'boolean' },
+            prefix: { type: 'string', pattern: '^[0-9a-z_]+$' },
+            ha: {
+              type: 'object',
+              // Its own default, which the enclosing default's value overrides.
+              default: { on: false },
+              required: ['on', 'sync'],
+              properties: { on: { type: 'boolean' }, sync: { type: 'boolean' } },
+            },
+          },
+        },
+      },
+    });
+    expect(found.refusal).toEqual([]);
+    expect(found.object.spec).toEqual({
+      catalog: { kind: 'ImageCatalog', apiGroup: 'postgresql.cnpg.io', name: 'example' },
+      // The default's nested object, built on: the field it lacks added.
+      slots: { enabled: true, ha: { on: true, sync: false }, prefix: expect.stringMatching(/^[0-9a-z_]+$/) },
+    });
+  });
+
   it('says what the API server refused when nothing it tries is taken', () => {
     const found = search({
       type: 'object',
       required: ['token'],
       properties: { token: { type: 'string' } },
-      'x-kubernetes-validations': [{ rule: "self.token == 'a-secret-nobody-guesses'", message: 'the token is wrong' }],
+      'x-kubernetes-validations': [{ rule: "self.token.endsWith('-from-the-vault')", message: 'the token is wrong' }],
     });
     expect(found.taken).toBe(false);
     expect(found.refusal.map((cause) => cause.message).join()).toContain('the token is wrong');

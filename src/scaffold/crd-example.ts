@@ -1,5 +1,5 @@
 import type { FieldError } from '../contract/values/field-error.ts';
-import type { KubeObject } from '../contract/values/kube-object.ts';
+import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
 import type { JSONSchemaProps, JSONValue } from '../contract/schema/json-schema-props.ts';
 import { patternExamples } from './pattern-examples.ts';
 
@@ -66,10 +66,14 @@ class ExampleBuilder {
   private readonly nodes = new Map<string, JSONSchemaProps>();
   /** Optional properties the judge asked for (a rule, a oneOf), by the path of the object that holds them. */
   private readonly added = new Map<string, Set<string>>();
+  /** Values a rule the judge reported compares a leaf with (`self.kind == 'ImageCatalog'`), tried first. */
+  private readonly ruleValues = new Map<string, JSONValue[]>();
 
   build(schema: JSONSchemaProps, path: string, depth: number, offset = 0): JSONValue {
     this.nodes.set(path, schema);
-    const candidates = leafCandidates(schema);
+    const fromRules = this.ruleValues.get(path) ?? [];
+    const own = leafCandidates(schema);
+    const candidates = own === undefined ? undefined : unique([...fromRules, ...own]);
     if (candidates !== undefined) {
       this.candidateCounts.set(path, candidates.length);
       const choice = (this.choices.get(path) ?? 0) + offset;
@@ -83,16 +87,23 @@ class ExampleBuilder {
       // Items that must differ (a set, a map's keys) take successive candidates.
       return Array.from({ length: count }, (_, index) => this.build(items, `${path}[*]`, depth + 1, index));
     }
-    // An embedded resource is an object of its own, which the API server holds to an apiVersion and a kind.
-    const object: Record<string, JSONValue> = schema['x-kubernetes-embedded-resource']
-      ? { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'example' } }
-      : {};
+    // Its default first, with the fields it lacks added; an embedded resource is an object of its own, which the API
+    // server holds to an apiVersion and a kind.
+    const object: Record<string, JSONValue> = isPlainObject(schema.default)
+      ? (structuredClone(schema.default) as Record<string, JSONValue>)
+      : schema['x-kubernetes-embedded-resource']
+        ? { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'example' } }
+        : {};
     if (depth >= maxDepth) return object;
     const names = [...(schema.required ?? []), ...(this.added.get(path) ?? [])];
     for (const name of names) {
       const property = schema.properties?.[name] ?? additionalSchema(schema);
-      if (property !== undefined && !Object.hasOwn(object, name))
-        object[name] = this.build(property, `${path}.${name}`, depth + 1, offset);
+      if (property === undefined) continue;
+      const given = object[name];
+      // An object the default gives is built on, so that what its own schema requires is there too.
+      if (Object.hasOwn(object, name) && !isPlainObject(given)) continue;
+      const schemaHere = isPlainObject(given) ? { ...property, default: given as JSONValue } : property;
+      object[name] = this.build(schemaHere, `${path}.${name}`, depth + 1, offset);
     }
     // A map (additionalProperties) with a least size gets that many keys.
     const extra = additionalSchema(schema);
@@ -138,7 +149,21 @@ class ExampleBuilder {
    */
   private changeObject(path: string, node: JSONSchemaProps, message: string): boolean {
     const present = [...(node.required ?? []), ...(this.added.get(path) ?? [])];
-    const named = ruleFields(node, message).filter((name) => node.properties?.[name] !== undefined);
+    const rules = reportedRules(node, message);
+    const named = ruleFields(rules).filter((name) => node.properties?.[name] !== undefined);
+    // A value the rule compares a field with is the likeliest one it takes: tried first, once.
+    const learnt = named.filter((name) => {
+      const values = ruleLiterals(rules, name);
+      const field = `${path}.${name}`;
+      if (values.every((value) => this.ruleValues.get(field)?.some((known) => known === value))) return false;
+      this.ruleValues.set(field, unique([...values, ...(this.ruleValues.get(field) ?? [])]));
+      this.choices.set(field, 0);
+      return true;
+    });
+    if (learnt.length > 0) {
+      for (const name of learnt) if (!present.includes(name)) this.addOnce(path, name);
+      return true;
+    }
     const absent = named.find((name) => !present.includes(name));
     if (absent !== undefined) return this.addOnce(path, absent);
     if (named.length > 0) return this.odometer(named.map((name) => `${path}.${name}`));
@@ -178,15 +203,39 @@ class ExampleBuilder {
 }
 
 /**
- * The fields (`self.name`, in order) of the object's CEL rules that `message` reports: a rule whose own message it
- * carries, or whose text it quotes (`failed rule: self.from < self.to`).
+ * The object's CEL rules that `message` reports: a rule whose own message it carries, or whose text it quotes
+ * (`failed rule: self.from < self.to`).
  */
-function ruleFields(node: JSONSchemaProps, message: string): string[] {
-  const rules = (node['x-kubernetes-validations'] ?? []).filter(
-    (rule) => (rule.message !== undefined && message.includes(rule.message)) || message.includes(rule.rule),
+function reportedRules(node: JSONSchemaProps, message: string): string[] {
+  return (node['x-kubernetes-validations'] ?? [])
+    .filter((rule) => (rule.message !== undefined && message.includes(rule.message)) || message.includes(rule.rule))
+    .map((rule) => rule.rule);
+}
+
+/** The fields the rules name (`self.name`), in order. */
+function ruleFields(rules: readonly string[]): string[] {
+  return [
+    ...new Set(rules.flatMap((rule) => [...rule.matchAll(/\bself\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!))),
+  ];
+}
+
+/** The string literals the rules compare field `name` with for equality: `self.kind == 'ImageCatalog'`, `in [...]`. */
+function ruleLiterals(rules: readonly string[], name: string): string[] {
+  const literal = `'([^'\\\\]*)'|"([^"\\\\]*)"`;
+  const field = `self\\.${name}\\b`;
+  const patterns = [
+    new RegExp(`${field}\\s*==\\s*(?:${literal})`, 'g'),
+    new RegExp(`(?:${literal})\\s*==\\s*${field}`, 'g'),
+  ];
+  const values = rules.flatMap((rule) =>
+    patterns.flatMap((pattern) => [...rule.matchAll(pattern)].map((m) => m[1] ?? m[2] ?? '')),
   );
-  const names = rules.flatMap((rule) => [...rule.rule.matchAll(/\bself\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!));
-  return [...new Set(names)];
+  const lists = rules.flatMap((rule) =>
+    [...rule.matchAll(new RegExp(`${field}\\s+in\\s*\\[([^\\]]*)\\]`, 'g'))].flatMap((m) =>
+      [...m[1]!.matchAll(new RegExp(literal, 'g'))].map((item) => item[1] ?? item[2] ?? ''),
+    ),
+  );
+  return [...new Set([...values, ...lists])];
 }
 
 /** `spec.ports[0].port` → `spec.ports[*].port`, `spec.labels[team]` → `spec.labels.*`: where the schema says. */
@@ -241,7 +290,12 @@ function leafCandidates(schema: JSONSchemaProps): JSONValue[] | undefined {
   else if (schema.type === 'boolean') typed = [false, true];
   else if (schema.type === 'string') typed = stringCandidates(schema);
   else if (schema.type === undefined && schema.properties === undefined && schema.items === undefined) typed = [{}]; // x-kubernetes-preserve-unknown-fields without a type: anything, the least of it
-  if (typed === undefined) return given.length > 0 ? unique([...given]) : undefined;
+  // An object is built from its fields, on its default where it has one (build): a field the default lacks may be
+  // required, or asked for by a rule.
+  if (typed === undefined)
+    return schema.type === 'object' || schema.properties !== undefined || given.length === 0
+      ? undefined
+      : unique(given);
   const candidates = unique([...given, ...typed]);
   return candidates.length > 0 ? candidates : undefined;
 }
