@@ -174,6 +174,24 @@ export const commandErrors = {
 
 export type CommandErrorCode = keyof typeof commandErrors;
 
+/**
+ * What a command warns of on stderr without failing, by a stable code: the line is `warning: ... (CODE)`, so that a
+ * script or a test can find it whatever its words.
+ */
+export const commandWarnings = {
+  READS_UNDECLARED: {
+    summary:
+      'a contract leaves reads.labels or reads.annotations out: every such edit of its kind reaches crdgate, and waits on it in an outage',
+  },
+} as const;
+
+export type CommandWarningCode = keyof typeof commandWarnings;
+
+/** One warning line of a command's stderr, its code at the end. */
+export function commandWarningLine(code: CommandWarningCode, text: string): string {
+  return `warning: ${text} (${code})\n`;
+}
+
 export class CommandError extends Error {
   override name = 'CommandError';
   readonly code: CommandErrorCode;

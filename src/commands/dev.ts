@@ -22,6 +22,7 @@ export const devCommand: Command = {
     configurations by URL, then prints the kubeconfig and kubectl to use;
   - watches each contract's folder: an edit reloads what crdgate serves and what the API server was given (a
     schema edit reaches the CRD too); a contract that stops loading keeps the last good one serving;
+  - notices when the serving process dies, says so, and starts it again;
   - Ctrl-C or SIGTERM stops everything it started.
   --contract MODULE  a contract module, as for crdgate serve (a file, or a package resolved from here)
   --name NAME        the webhook configurations' name (default ${defaultName})

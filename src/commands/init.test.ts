@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -160,6 +161,10 @@ describe('crdgate init', () => {
     [
       ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--crd-owner', 'external'],
       '--crd-owner: only with --from-crd',
+    ],
+    [
+      ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--example', 'a.yaml'],
+      '--example: only with --from-crd',
     ],
   ])('exits 2 with one line for %j', async (argv, named) => {
     const result = await run(...argv);
@@ -386,6 +391,133 @@ describe('crdgate init', () => {
       );
       expect(result, result.stderr).toMatchObject({ code: 0 });
       expect(await read('guard2', 'src', 'contract.ts')).not.toMatch(/specMappingConversion|conversions:/);
+    });
+
+    /** A CRD of one version whose spec schema is `spec`: a kind of the user's, in a file of the temp folder. */
+    const writeCrd = async (file: string, spec: Record<string, unknown>) => {
+      const crd = parse(await readFile(fixture, 'utf8'));
+      crd.spec.versions[0].schema.openAPIV3Schema.properties.spec = spec;
+      await writeFile(join(tempDir(), file), stringify(crd));
+    };
+    /** A spec whose one field a CEL rule holds to what init cannot guess from the schema or the rule. */
+    const tokenSpec = {
+      type: 'object',
+      required: ['token'],
+      properties: { token: { type: 'string' } },
+      'x-kubernetes-validations': [{ rule: "self.token.endsWith('-from-the-vault')", message: 'the token is wrong' }],
+    };
+    /**
+     * The scaffolded project's src/contract.test.ts run with node --test, crdgate imported from this checkout's
+     * source in place of the package the project would install: its exit code and what it printed.
+     */
+    const runContractTests = async (project: string) => {
+      const modules: Record<string, string> = {
+        crdgate: new URL('../index.ts', import.meta.url).href,
+        'crdgate/testing': new URL('../testing.ts', import.meta.url).href,
+      };
+      for (const file of ['contract.ts', 'contract.test.ts']) {
+        const path = join(tempDir(), project, 'src', file);
+        const source = await readFile(path, 'utf8');
+        await writeFile(
+          path,
+          source.replace(/from '(crdgate(?:\/testing)?)'/g, (_, name: string) => `from '${modules[name]}'`),
+        );
+      }
+      return new Promise<{ code: number; output: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          ['--test', '--test-reporter=tap', 'src/contract.test.ts'],
+          { cwd: join(tempDir(), project) },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
+        ),
+      );
+    };
+    const initFrom = (dir: string, file: string, ...flags: string[]) =>
+      run('init', dir, '--from-crd', file, '--crdgate', crdgateSpec, '--skip-install', ...flags);
+
+    it('makes an example the API server takes from patterns, formats, bounds and nested required objects, and says so', async () => {
+      await writeCrd('patterned.yaml', {
+        type: 'object',
+        required: ['memory', 'name', 'window', 'tls'],
+        properties: {
+          memory: { type: 'string', pattern: '^[1-9][0-9]*(Mi|Gi)$' },
+          name: { type: 'string', pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$', minLength: 4, maxLength: 12 },
+          window: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]-([01][0-9]|2[0-3]):[0-5][0-9]$' },
+          replicas: { type: 'integer', minimum: 3 },
+          tls: { type: 'object', required: ['issuer'], properties: { issuer: { type: 'string', format: 'hostname' } } },
+        },
+      });
+      const result = await initFrom('patterned', 'patterned.yaml');
+      expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(
+        /examples\/cachepool\.yaml: an example made from the schema, taken by the API server engine \(kube-apiserver v1\.36\) and crdgate \(\d+ tr(y|ies)\)/,
+      );
+      const example = parse(await read('patterned', 'examples', 'cachepool.yaml'));
+      expect(Object.keys(example.spec).sort()).toEqual(['memory', 'name', 'tls', 'window']);
+      expect(example.spec.memory).toMatch(/^[1-9][0-9]*(Mi|Gi)$/);
+      const tests = await read('patterned', 'src', 'contract.test.ts');
+      expect(tests).toContain(`const example = ${JSON.stringify(example)};`);
+      expect(tests).not.toContain('TODO: crdgate init could not make');
+      const ran = await runContractTests('patterned');
+      expect(ran.code, ran.output).toBe(0);
+      expect(ran.output).toMatch(/^ok \d+ - the example is allowed$/m);
+      expect(ran.output).toMatch(/^# fail 0$/m);
+    });
+
+    it('says when it cannot make an example, and writes the example tests to say what to do', async () => {
+      await writeCrd('ruled.yaml', tokenSpec);
+      const result = await initFrom('ruled', 'ruled.yaml');
+      expect(result, result.stderr).toMatchObject({ code: 0 });
+      expect(result.stderr).toMatch(/^warning: could not make an example object the CRD's schema takes \(\d+ tries/m);
+      expect(result.stderr).toMatch(/^warning: {3}spec: .*the token is wrong$/m);
+      expect(result.stderr).toContain('or run init again with --example FILE');
+      expect(await read('ruled', 'examples', 'cachepool.yaml')).toMatch(
+        /^# TODO: crdgate init could not make an object the CRD's schema takes[^]*# {3}spec: .*the token is wrong$[^]*^kind: CachePool$/m,
+      );
+      // The tests are written all the same, and their failure says what to do.
+      for (const file of ['contract.test.ts', 'contract.e2e.test.ts']) {
+        const tests = await read('ruled', 'src', file);
+        expect(tests, file).toContain("// TODO: crdgate init could not make an object the CRD's schema takes");
+        expect(tests, file).toContain(
+          "'crdgate init could not make an example the CRD takes: write one in examples/cachepool.yaml (npm run check -- -f examples/cachepool.yaml decides it) and put it in place of the example in this file: '",
+        );
+      }
+      // Run, the example test fails with those words and the refusal; the others pass.
+      const ran = await runContractTests('ruled');
+      expect(ran.code).not.toBe(0);
+      expect(ran.output).toContain(
+        'crdgate init could not make an example the CRD takes: write one in examples/cachepool.yaml',
+      );
+      expect(ran.output).toContain('the token is wrong');
+      expect(ran.output).toMatch(/^# fail 1$/m);
+    });
+
+    it('takes an example of your own with --example, refusing one the API server refuses', async () => {
+      await writeCrd('ruled2.yaml', tokenSpec);
+      const mine = {
+        apiVersion: 'cache.example.com/v1',
+        kind: 'CachePool',
+        metadata: { name: 'mine', namespace: 'shop' },
+      };
+      await writeFile(join(tempDir(), 'mine.yaml'), stringify({ ...mine, spec: { token: 'k1-from-the-vault' } }));
+      const result = await initFrom('mine', 'ruled2.yaml', '--example', 'mine.yaml');
+      expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toContain('examples/cachepool.yaml: your example, taken by the API server engine');
+      // Its namespace is left out: the tests put it in one of their own.
+      expect(parse(await read('mine', 'examples', 'cachepool.yaml'))).toEqual({
+        apiVersion: 'cache.example.com/v1',
+        kind: 'CachePool',
+        metadata: { name: 'mine' },
+        spec: { token: 'k1-from-the-vault' },
+      });
+      await writeFile(join(tempDir(), 'wrong.yaml'), stringify({ ...mine, spec: { token: 'guess' } }));
+      const refused = await initFrom('wrong', 'ruled2.yaml', '--example', 'wrong.yaml');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/--example wrong\.yaml is refused: spec: .*the token is wrong/);
+      await writeFile(join(tempDir(), 'other.yaml'), stringify({ ...mine, kind: 'Other' }));
+      const other = await initFrom('other', 'ruled2.yaml', '--example', 'other.yaml');
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain('--example other.yaml must be a CachePool of cache.example.com/v1');
     });
 
     it.each([

@@ -2,7 +2,18 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { type CrdOwner } from '../contract/contract-definition.ts';
 import { ContractDefinitionError } from '../contract/define-contract.ts';
-import { readCrdSource } from '../scaffold/crd-scaffold.ts';
+import {
+  CrdUnservableError,
+  EngineUnavailableError,
+  forgetCompiledCrd,
+  judge,
+  loadCrd,
+  type EngineCrd,
+} from '../api-server-engine/engine.ts';
+import type { ExampleJudge } from '../scaffold/crd-example.ts';
+import { readCrdSource, type ExampleReport } from '../scaffold/crd-scaffold.ts';
+import type { CrdScaffold } from '../scaffold/from-crd-sources.ts';
+import { readObjectFile } from './object-file.ts';
 import { NpmError, runNpm } from '../scaffold/npm.ts';
 import type { PinnedVersions } from '../scaffold/project-files.ts';
 import { scaffoldNameProblems, scaffoldNames } from '../scaffold/scaffold-names.ts';
@@ -11,7 +22,6 @@ import { scaffoldShape } from '../scaffold/scaffold-shape.ts';
 import { runningCrdgateRoot, vendorCrdgate } from '../scaffold/vendor-crdgate.ts';
 import { requiredString, stringOption, UsageError, type Command, type CommandIo } from './command.ts';
 import { CommandError } from '../errors.ts';
-import { CrdUnservableError, EngineUnavailableError, forgetCompiledCrd, loadCrd } from '../api-server-engine/engine.ts';
 import { formatFieldError, type FieldError } from '../contract/values/field-error.ts';
 
 export const initCommand: Command = {
@@ -19,7 +29,8 @@ export const initCommand: Command = {
   summary: 'scaffold a project of your own: a contract for your kind, its tests, a Dockerfile',
   usage: `crdgate init DIR --group GROUP --kind KIND [--plural PLURAL] [--scope Namespaced|Cluster]
              [--versions v1beta1,v1] [--hub VERSION] [--crdgate SPEC] [--skip-install]
-       crdgate init DIR --from-crd FILE [--crd-name NAME] [--crd-owner crdgate|external] [--crdgate SPEC] [--skip-install]
+       crdgate init DIR --from-crd FILE [--crd-name NAME] [--crd-owner crdgate|external] [--example FILE]
+                        [--crdgate SPEC] [--skip-install]
 
   Writes a new project to DIR (which must not exist, or be empty): a contract for KIND.GROUP (src/contract.ts)
   with placeholder spec fields marked TODO, a schema per version, a default, an invariant, a small transition
@@ -36,7 +47,13 @@ export const initCommand: Command = {
   contract guards the kind without taking the CRD over (fromCrd(crd, { crdOwner: 'external' })), so crdgate
   renders no CRD, conversion or migration for it, and the copy in DIR/crds/ is what crdgate dev and the
   end-to-end test apply in the operator's place; the README says how to install beside the operator.
+  The example object (examples/SINGULAR.yaml, and the tests' copy) is made from the schema (required fields, enums,
+  patterns, formats, bounds, defaults) and judged by kube-apiserver's own pipeline, the API server engine, and by
+  crdgate; where no object init tries is taken (a CEL rule asks what it cannot guess), init says so, writes the
+  closest one with what was refused, and the example tests fail saying what to do. --example FILE gives your own.
   --from-crd FILE   a YAML or JSON file with the CustomResourceDefinition (apiextensions.k8s.io/v1)
+  --example FILE    an object of the kind in the hub version (YAML or JSON), for the example and its tests in place
+                    of one made from the schema; one the API server or crdgate refuses is an error
   --crd-name NAME   the CRD to take (plural.group) when FILE holds several
   --crd-owner OWNER crdgate (default: crdgate renders the CRD) or external (an operator's CRD)
   --plural PLURAL   the resource name (default: the kind in lowercase, plus "s")
@@ -60,9 +77,12 @@ export const initCommand: Command = {
     'from-crd': { type: 'string' },
     'crd-name': { type: 'string' },
     'crd-owner': { type: 'string' },
+    example: { type: 'string' },
   },
   async run(values, io) {
     const dir = resolve(io.cwd, String(values.DIR));
+    // What init says once the project is written: how the example was made, or that it could not be.
+    const pendingNotes: string[] = [];
     const crdFile = stringOption(values, 'from-crd');
     let project: { kind: string; group: string; files: (versions: PinnedVersions) => ScaffoldFile[] };
     if (crdFile !== undefined) {
@@ -74,23 +94,32 @@ export const initCommand: Command = {
       const crdOwner = stringOption(values, 'crd-owner') ?? 'crdgate';
       if (!(crdOwners as readonly string[]).includes(crdOwner))
         throw new UsageError(`--crd-owner must be ${crdOwners.join(' or ')}, got "${crdOwner}"`);
+      const exampleFile = stringOption(values, 'example');
+      const given =
+        exampleFile === undefined
+          ? undefined
+          : { file: exampleFile, object: (await readObjectFile(exampleFile, io.cwd)).object };
       let source;
       try {
-        source = await readCrdSource(crdFile, io.cwd, stringOption(values, 'crd-name'), crdOwner as CrdOwner);
+        source = await readCrdSource(crdFile, io.cwd, stringOption(values, 'crd-name'), crdOwner as CrdOwner, {
+          apiServer: apiServerJudge,
+          ...(given === undefined ? {} : { given }),
+        });
       } catch (error) {
         if (error instanceof ContractDefinitionError) throw new UsageError(error.message);
         throw error;
       }
-      const { scaffold, crdText } = source;
+      const { scaffold, crdText, exampleReport } = source;
       const unchecked = apiServerRefusalOf(source.crd, crdFile);
       if (unchecked !== undefined) io.stderr(unchecked);
+      pendingNotes.push(...exampleNotes(scaffold, exampleReport, given !== undefined));
       project = {
         kind: scaffold.names.kind,
         group: scaffold.names.group,
         files: (versions) => scaffoldProjectFromCrd(scaffold, crdText, versions),
       };
     } else {
-      const crdFlags = ['crd-name', 'crd-owner'].filter((flag) => values[flag] !== undefined);
+      const crdFlags = ['crd-name', 'crd-owner', 'example'].filter((flag) => values[flag] !== undefined);
       if (crdFlags.length > 0)
         throw new UsageError(`${crdFlags.map((flag) => `--${flag}`).join(', ')}: only with --from-crd`);
       const group = requiredString(values, 'group');
@@ -116,6 +145,10 @@ export const initCommand: Command = {
       await writeFile(join(dir, file.path), file.content);
     }
     io.stdout(`wrote a ${project.kind}.${project.group} project to ${dir}\n`);
+    for (const note of pendingNotes) {
+      if (note.startsWith('warning:')) io.stderr(`${note}\n`);
+      else io.stdout(`${note}\n`);
+    }
     if (values['skip-install'] === true) return 0;
     await makeLockfile(dir, io);
     io.stdout(`next: cd ${dir} && npm ci && npm test\n`);
@@ -148,6 +181,44 @@ function apiServerRefusalOf(crd: unknown, file: string): string | undefined {
       `--from-crd ${file}: kube-apiserver would refuse this CRD: ${refusal.map(formatFieldError).join('; ')}`,
     );
   return undefined;
+}
+
+/** kube-apiserver's judgement of a create of the object, through the engine; none where the engine is not built. */
+function apiServerJudge(crd: unknown): ExampleJudge | { unavailable: string } {
+  let compiled: EngineCrd;
+  try {
+    compiled = loadCrd(crd);
+  } catch (error) {
+    if (error instanceof EngineUnavailableError || error instanceof CrdUnservableError)
+      return { unavailable: error.message };
+    throw error;
+  }
+  return (object) => {
+    const judgement = judge(compiled, { operation: 'CREATE', object, fieldValidation: 'Strict' });
+    if (judgement.allowed) return [];
+    return judgement.causes.length > 0
+      ? judgement.causes
+      : [{ field: '', type: 'FieldValueInvalid', message: judgement.message ?? 'refused' }];
+  };
+}
+
+/** What init says of the example: where it is, who judged it, and, where none was taken, what to do. */
+function exampleNotes(scaffold: CrdScaffold, report: ExampleReport, given: boolean): string[] {
+  const file = `examples/${scaffold.names.singular}.yaml`;
+  const judgedBy = report.judgedBy.apiServer
+    ? 'the API server engine (kube-apiserver v1.36) and crdgate'
+    : `crdgate's schema check alone (the API server engine is not here: ${report.judgedBy.unavailable})`;
+  if (scaffold.exampleRefusal === undefined)
+    return [
+      given
+        ? `${file}: your example, taken by ${judgedBy}`
+        : `${file}: an example made from the schema, taken by ${judgedBy} (${report.tries} ${report.tries === 1 ? 'try' : 'tries'})`,
+    ];
+  return [
+    `warning: could not make an example object the CRD's schema takes (${report.tries} tries, judged by ${judgedBy}); the closest one was refused:`,
+    ...scaffold.exampleRefusal.map((line) => `warning:   ${line}`),
+    `warning: ${file} holds it with a TODO, and the example tests fail until it is fixed there and in the tests' copy (or run init again with --example FILE)`,
+  ];
 }
 
 async function ensureEmptyFolder(dir: string, given: string): Promise<void> {

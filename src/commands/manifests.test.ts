@@ -162,16 +162,14 @@ export default () => defineContract({
       image: 'registry.example/widgets:1',
       args: expect.arrayContaining(['--contract', './widget-contract.ts']),
     });
-    // A single version converts nothing: the CA goes to the webhook configurations only.
+    // A single version converts nothing: the CA goes to the webhook configuration only (without defaults, there is
+    // no mutating one to patch).
     expect(
       (await read('overlays/cert-manager/inject-ca.yaml')).map((o) => [
         o.kind,
         o.metadata.annotations['cert-manager.io/inject-ca-from'],
       ]),
-    ).toEqual([
-      ['ValidatingWebhookConfiguration', 'toys/crdgate-serving-cert'],
-      ['MutatingWebhookConfiguration', 'toys/crdgate-serving-cert'],
-    ]);
+    ).toEqual([['ValidatingWebhookConfiguration', 'toys/crdgate-serving-cert']]);
     expect((await read('overlays/monitoring/service-monitor.yaml'))[0].spec.namespaceSelector).toEqual({
       matchNames: ['toys'],
     });
@@ -192,7 +190,6 @@ export default () => defineContract({
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
       'CustomResourceDefinition/widgets.toys.example.com',
       'ValidatingWebhookConfiguration/toys',
-      'MutatingWebhookConfiguration/toys',
       'Namespace/crdgate-system',
       'ServiceAccount/toys-migrate',
       'ClusterRole/toys-migrate',
@@ -430,6 +427,45 @@ describe('crdgate manifests: what reaches crdgate, and the settings a platform t
       'validating webhook status.validate.geodatabases.geo.example.com (failurePolicy Ignore, timeoutSeconds 1: crdgate can only warn about these, never refuse one)',
     );
     expect(stdout).toContain('UPDATE of geodatabases/status: only when one of these changes: status.phase');
+    // GeoDatabase declares its reads: nothing to warn of.
+    expect(stdout).not.toContain('declares no reads');
+  });
+
+  it('warns, by a stable code on stderr and in --explain, of a contract that declares no reads', async () => {
+    // A contract that declares no reads; the built-in example declares all three.
+    const defineContract = JSON.stringify(new URL('../contract/define-contract.ts', import.meta.url).href);
+    await writeFile(
+      join(dir, 'gadget-contract.ts'),
+      `import { defineContract } from ${defineContract};
+export default () => defineContract({
+  identity: { group: 'toys.example.com', kind: 'Gadget', plural: 'gadgets', singular: 'gadget', scope: 'Namespaced' },
+  hub: 'v1',
+  versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object' } } } }],
+  conversions: {},
+});
+`,
+    );
+    const rendered = await run('manifests', '--contract', 'gadget-contract.ts', '--url', 'https://127.0.0.1:9443');
+    expect(rendered.code, rendered.stderr).toBe(0);
+    const lines = rendered.stderr.split('\n').filter((line) => line.endsWith('(READS_UNDECLARED)'));
+    expect(lines).toEqual([
+      'warning: contract gadgets.toys.example.com: the contract declares no reads of labels and annotations, so every label and annotation edit of its objects reaches crdgate and waits on it, and is refused while crdgate is down (failurePolicy Fail): declare reads: { labels: [...], annotations: [...] } with the keys its invariants, defaults and update rules read ([] for none) (READS_UNDECLARED)',
+    ]);
+    const explained = await run(
+      'manifests',
+      '--contract',
+      'gadget-contract.ts',
+      '--url',
+      'https://127.0.0.1:9443',
+      '--explain',
+    );
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stderr).toContain('(READS_UNDECLARED)');
+    expect(explained.stdout).toContain(
+      '  warning: the contract declares no reads of labels and annotations, so every label and annotation edit of its objects reaches crdgate',
+    );
+    const builtIn = await run('manifests', '--url', 'https://127.0.0.1:9443');
+    expect(builtIn.stderr).not.toContain('READS_UNDECLARED');
   });
 });
 
@@ -464,7 +500,6 @@ describe("crdgate manifests for an operator's CRD", () => {
       'ClusterRole/crdgate-owner-crds',
       'ClusterRoleBinding/crdgate-owner-crds',
       'ValidatingWebhookConfiguration/crdgate',
-      'MutatingWebhookConfiguration/crdgate',
     ]);
     // A guard with no rules of its own: creates and updates of what it reads (everything) reach crdgate, and no
     // defaults, no deletion rules, no status check: no mutating webhook, no DELETE, no status webhook.
@@ -478,7 +513,7 @@ describe("crdgate manifests for an operator's CRD", () => {
           w.rules.map((r: any) => `${r.operations.join('+')} ${r.resources.join()}`),
         ]),
       ),
-    ).toEqual([[['validate.pools.ops.example.com', ['CREATE+UPDATE pools']]], []]);
+    ).toEqual([[['validate.pools.ops.example.com', ['CREATE+UPDATE pools']]]]);
     const role = parseAllDocuments(plain.stdout)
       .map((d) => d.toJS())
       .find((o) => o.kind === 'ClusterRole');

@@ -12,13 +12,14 @@ import { renderHelmChart } from '../render/helm/helm-chart.ts';
 import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { explainReach } from '../render/explain-reach.ts';
+import { undeclaredReads } from '../render/undeclared-reads.ts';
 import { crdResourceOf } from '../render/crd-reads.ts';
 import { crdGateDefaults } from '../config.ts';
 import { webhookReachProblems } from '../render/webhook-reach.ts';
 import { summarizePolicyCoverage } from '../policy/policy-coverage.ts';
 import { parseWebhookBaseUrl, WebhookUrlError } from '../render/webhook-base-url.ts';
 import { positiveInteger, stringList, stringOption, UsageError, type Command, type ParsedValues } from './command.ts';
-import { CommandError } from '../errors.ts';
+import { CommandError, commandWarningLine } from '../errors.ts';
 import { checkContractRules, contractWarningLines, loadRegistry, locateContractModule } from './contracts.ts';
 import { webhookOptions, webhookOptionsUsage, webhookSettings } from './webhook-options.ts';
 
@@ -134,6 +135,9 @@ ${webhookOptionsUsage}`,
         `the webhooks' match conditions would not hold: ${reachProblems.join('; ')}`,
       );
     if (values['explain'] === true) {
+      // The explanation says it too, in its section of the contract.
+      const readsWarnings = undeclaredReadsWarnings(contracts);
+      if (readsWarnings !== '') io.stderr(readsWarnings);
       io.stdout(explainReach(contracts, options.webhooks));
       return 0;
     }
@@ -146,7 +150,7 @@ ${webhookOptionsUsage}`,
     if (statusProblem !== undefined) throw new UsageError(`--migration-via status: ${statusProblem}`);
     const out = stringOption(values, 'out');
     // On stderr, so that the YAML on stdout stays applicable as it is.
-    const warnings = contractWarningLines(registry) + ruleWarnings;
+    const warnings = contractWarningLines(registry) + undeclaredReadsWarnings(contracts) + ruleWarnings;
     if (warnings !== '') io.stderr(warnings);
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
     if (format === 'helm') return writeHelmChart(contracts, options, resolve(io.cwd, out!), io);
@@ -163,6 +167,17 @@ ${webhookOptionsUsage}`,
     return 0;
   },
 };
+
+/** One READS_UNDECLARED line per contract that leaves its label or annotation reads out; empty when none does. */
+function undeclaredReadsWarnings(contracts: readonly Contract[]): string {
+  return contracts
+    .flatMap((contract) => {
+      const reads = undeclaredReads(contract);
+      const name = `${contract.identity.plural}.${contract.identity.group}`;
+      return reads === undefined ? [] : [commandWarningLine('READS_UNDECLARED', `contract ${name}: ${reads}`)];
+    })
+    .join('');
+}
 
 /** kustomize (the default) or a Helm chart, which is a folder, and installs crdgate in the cluster with its own CA values. */
 function manifestFormat(values: ParsedValues): 'kustomize' | 'helm' {

@@ -232,6 +232,21 @@ describe('defineContract', () => {
   });
 });
 
+describe('defineContract: a classifier whose reader cannot read its absentMeans', () => {
+  it('is refused when the contract loads, naming the field, rather than reading every change there as none', () => {
+    const machine = {
+      ...toyMachine,
+      classifiers: [
+        ...toyMachine.classifiers.slice(0, 2),
+        fieldClassifier({ path: 'color', absentMeans: 0, read: readString, compare: whenDifferent('color') }),
+      ],
+    };
+    expect(() => defineContract({ ...bucket, transitions: machine })).toThrow(
+      /transitions: the classifier of spec\.color: its absentMeans 0 is not a value its reader reads/,
+    );
+  });
+});
+
 // Issue 40: an option of the wrong type, or missing, crashed defineContract with a TypeError; each is now one
 // sentence naming its path, all of them at once.
 describe('defineContract: what the contract reads', () => {

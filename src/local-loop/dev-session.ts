@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { writeCertDir } from '../certs/cert-dir.ts';
 import { controlPlaneKubeconfigPath, startControlPlane, type ControlPlane } from '../control-plane/control-plane.ts';
+import { describeExit } from '../control-plane/managed-process.ts';
 import { watchFolders, type FolderWatcher } from './folder-watcher.ts';
+import { RestartBackoff } from './restart-backoff.ts';
 import { admissionCallsFromMetrics, putCrdgateInFront } from './put-in-front.ts';
 import { startServeGeneration, type GenerationOptions, type ServeGeneration } from './serve-generation.ts';
 
@@ -38,6 +41,7 @@ const previousGenerationGraceMs = 2_000;
  * A control plane with the contracts in front of it, reloaded on every edit: a new generation is started and put
  * in front (CRDs and webhook configurations re-applied, so a schema edit reaches the API server too) before the
  * previous one stops. A generation that fails to load, render or apply is reported and the last good one serves on.
+ * A serving process that dies is reported and started again (a new generation, put in front the same way).
  */
 export async function startDevSession(options: DevSessionOptions): Promise<DevSession> {
   const { say } = options;
@@ -101,17 +105,48 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       }
       return next;
     };
-    current = await putInFront(first.value);
-
     let reloading: Promise<void> = Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
+    const restarts = new RestartBackoff();
+    const stopping = new AbortController();
+    // The generation serving now, watched: a serving process that dies (a crash, the OOM killer, a stray kill)
+    // would leave every write of the kinds refused by a webhook nobody answers, so it is started again.
+    const serve = (generation: ServeGeneration): void => {
+      current = generation;
+      void generation.process.exited.then((exit) => {
+        if (stopped || current !== generation) return; // retired on purpose, or already replaced
+        const delayMs = restarts.delayAfterDeath(generation.startedAt);
+        say(
+          `generation ${generation.number}'s crdgate serve ${describeExit(exit)} (its log: ${generation.process.logFile}): ` +
+            `starting it again${delayMs > 0 ? ` in ${(delayMs / 1000).toFixed(0)} s` : ''}`,
+        );
+        reloading = reloading.then(() => restart(generation, delayMs));
+      });
+    };
+    const restart = async (dead: ServeGeneration, delayMs: number): Promise<void> => {
+      // A stop during the wait ends it: stop() waits for this.
+      if (delayMs > 0) await sleep(delayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+      if (stopped || current !== dead) return; // stopped, or an edit has put another one in front meanwhile
+      try {
+        const next = await putInFront(await startGeneration());
+        serve(next);
+        say(`restarted: generation ${next.number} serves at ${next.url}; the API server's webhooks follow it`);
+      } catch (error) {
+        say(
+          `crdgate serve could not be started again, so nothing answers the webhooks until the next edit of the contract:\n${indent((error as Error).message)}`,
+        );
+      }
+      await retire(dead);
+    };
+    serve(await putInFront(first.value));
+
     const reload = async (): Promise<void> => {
       if (stopped) return;
       say('a contract file changed: reloading');
       try {
         const next = await putInFront(await startGeneration());
         const previous = current;
-        current = next;
+        serve(next);
         say(`reloaded: generation ${next.number} serves at ${next.url}; the API server's CRDs and webhooks follow it`);
         if (previous) setTimeout(() => void retire(previous), previousGenerationGraceMs).unref();
       } catch (error) {
@@ -132,6 +167,7 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
       current: () => current as ServeGeneration,
       stop: async () => {
         stopped = true;
+        stopping.abort();
         clearTimeout(timer);
         await reloading;
         await stopEverything();

@@ -48,12 +48,32 @@ export async function putCrdgateInFront(
   }
   const ordered = [...front.webhookConfigurations].sort((a, b) => kindOrder(a) - kindOrder(b)).map(withReadyProbe);
   await serverSideApply(kubeConfig, ordered);
+  await deleteStaleMutatingConfiguration(kubeConfig, front.webhookConfigurations);
   await awaitValidatingWebhooksInUse(kubeConfig, calls);
   await awaitMutatingWebhooksInUse(
     kubeConfig,
     front.crds.filter((crd) => hasMutatingWebhook(crd, front.webhookConfigurations)),
     calls,
   );
+}
+
+/**
+ * Contracts without defaults have no mutating configuration: one an earlier generation applied (an edit took the
+ * last default out) would go on sending writes to a crdgate that has stopped, so it is deleted.
+ */
+async function deleteStaleMutatingConfiguration(kubeConfig: KubeConfig, configurations: readonly Manifest[]) {
+  if (configurations.some((configuration) => configuration.kind === 'MutatingWebhookConfiguration')) return;
+  const validating = configurations.find((configuration) => configuration.kind === 'ValidatingWebhookConfiguration');
+  if (validating === undefined) return;
+  const client = KubernetesObjectApi.makeApiClient(kubeConfig);
+  const stale = {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: validating.metadata.name },
+  };
+  await client.delete(stale).catch((error: unknown) => {
+    if ((error as { code?: number }).code !== 404) throw error;
+  });
 }
 
 function kindOrder(manifest: Manifest): number {

@@ -39,6 +39,8 @@ export interface GenerationOptions {
 export interface ServeGeneration {
   number: number;
   url: string;
+  /** When its process was started (ms since the epoch): one that dies soon after is started again less eagerly. */
+  startedAt: number;
   process: ManagedProcess;
   front: FrontManifests;
   stop(): Promise<void>;
@@ -84,6 +86,7 @@ export async function startServeGeneration(
     await rendering.catch(() => undefined);
     throw error;
   }
+  const startedAt = Date.now();
   const child = startManagedProcess({
     name: `crdgate serve (generation ${number})`,
     command: process.execPath,
@@ -119,7 +122,7 @@ export async function startServeGeneration(
     throw rendered.status === 'rejected' ? rendered.reason : (served as PromiseRejectedResult).reason;
   }
   const front = frontManifests(rendered.value);
-  return { number, url, process: child, front, stop };
+  return { number, url, startedAt, process: child, front, stop };
 }
 
 function frontManifests(yaml: string): FrontManifests {

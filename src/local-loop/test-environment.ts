@@ -16,7 +16,7 @@ import { createLogger } from '../log.ts';
 import { renderCustomResourceDefinition, renderOwnerCrd } from '../render/custom-resource-definition.ts';
 import type { WebhookEndpoint } from '../render/webhook-endpoint.ts';
 import {
-  renderMutatingWebhookConfiguration,
+  renderMutatingWebhookConfigurations,
   renderValidatingWebhookConfiguration,
 } from '../render/webhook-configurations.ts';
 import { webhookReachProblems } from '../render/webhook-reach.ts';
@@ -135,7 +135,7 @@ export async function startTestEnvironment(options: TestEnvironmentOptions): Pro
         ),
         webhookConfigurations: [
           renderValidatingWebhookConfiguration(contracts, endpoint),
-          renderMutatingWebhookConfiguration(contracts, endpoint),
+          ...renderMutatingWebhookConfigurations(contracts, endpoint),
         ],
       },
       admissionCallsFromMetrics(crdgateUrl, caPem),

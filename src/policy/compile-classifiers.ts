@@ -1,6 +1,7 @@
 import type { ClassifierForm, ComparisonForm, ValueReading } from '../contract/fsa/classifier-form.ts';
 import { changePlaceholders } from '../contract/fsa/machine.ts';
 import { parseFieldPath } from '../contract/values/field-path.ts';
+import { absentValue } from '../contract/values/describe-value.ts';
 import { schemaAtPath } from '../contract/fsa/classifier-reach.ts';
 import { isCannotRead } from '../contract/fsa/value-readers.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
@@ -211,7 +212,7 @@ function compileField(form: FieldForm, kinds: readonly string[], site: CompareSi
   const shown = (value: Side) =>
     value.present === undefined
       ? reading.display(value.value)
-      : cond(value.present, reading.display(value.value), str('(none)'));
+      : cond(value.present, reading.display(value.value), str(absentValue));
   const source = (kind: string, occurs: Cel): ChangeSource => ({
     kind,
     count: cond(occurs, int(1), int(0)),
@@ -312,7 +313,11 @@ function readingCel(reading: ValueReading, schema: JSONSchemaProps): ReadingCel 
         order: sign,
       };
     case 'string':
-      return { readable: (value) => hasType(value, 'string'), display: (value) => value };
+      // As displayValue: the empty string quoted, so that no message shows a blank where a value is.
+      return {
+        readable: (value) => hasType(value, 'string'),
+        display: (value) => cond(eq(value, str('')), str('""'), value),
+      };
     case 'quantity':
       return {
         readable: (value) => and(hasType(value, 'string'), method(value, 'matches', str(exactQuantityPattern))),
@@ -435,7 +440,7 @@ function keyedList(
   // How a message names an item: its key's value, or `key=value` pairs, as keyedListClassifier names it.
   const shownKey = (item: Cel, position: number) =>
     keyTypes[position] === 'string'
-      ? member(item, form.keys[position]!)
+      ? cond(eq(member(item, form.keys[position]!), str('')), str('""'), member(item, form.keys[position]!))
       : call('string', [member(item, form.keys[position]!)]);
   const itemName = (item: Cel) =>
     form.keys.length === 1
@@ -540,7 +545,7 @@ function fill(description: string, values: Partial<Record<Placeholder, Cel>>): C
   return concat(
     ...parts.map((part) => {
       const name = changePlaceholders.find((candidate) => part === `{${candidate}}`);
-      return name === undefined ? str(part) : (values[name] ?? str('(none)'));
+      return name === undefined ? str(part) : (values[name] ?? str(absentValue));
     }),
   );
 }

@@ -1,5 +1,5 @@
 import { statesAllowing } from '../contract/fsa/evaluate/judge-changes.ts';
-import { staleOverrideNote } from '../contract/fsa/evaluate/transition-messages.ts';
+import { overrideOnlyWords, staleOverrideNote } from '../contract/fsa/evaluate/transition-messages.ts';
 import type { Fsa, UnclassifiedChanges } from '../contract/fsa/machine.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
 import {
@@ -173,25 +173,33 @@ interface RefusedEverywhere {
   unclassified?: UnclassifiedChanges;
 }
 
-/** A state that allows any change allows everything; without one, unsupported changes are refused everywhere. */
+/**
+ * A state that allows any change allows everything; without one, unsupported changes are refused everywhere, and so
+ * are override-only ones without the override (which reads no state).
+ */
 function refusedInEveryState(machine: Fsa<string, string>, anyChangeStates: readonly string[]): RefusedEverywhere {
   const settings = new Set([
     ...machine.states.map((name) => unclassifiedChangesIn(machine, name)),
     unclassifiedChangesInUnrecognisedPhase(machine),
   ]);
   return {
-    kind: (kind) => anyChangeStates.length === 0 && machine.changeKinds[kind]?.unsupported !== undefined,
+    kind: (kind) => anyChangeStates.length === 0 && allowedNowhere(machine, kind),
     exclusive: anyChangeStates.length === 0,
     ...(settings.size === 1 ? { unclassified: [...settings][0]! } : {}),
   };
 }
 
+/** An unsupported or override-only kind: no state's rule allows it. */
+function allowedNowhere(machine: Fsa<string, string>, kind: string): boolean {
+  const definition = machine.changeKinds[kind];
+  return definition?.unsupported !== undefined || definition?.overrideOnly !== undefined;
+}
+
 /** Why a kind the state decides is the webhook's where the policy does not read the state (the coverage says why not). */
 function stateDependent(machine: Fsa<string, string>, kind: string): string {
-  const where =
-    machine.changeKinds[kind]?.unsupported !== undefined
-      ? `where any change is (${machine.states.filter((name) => machine.rules[name]?.anyChange).join(', ')})`
-      : `in ${statesAllowing(machine, kind).join(', ')}`;
+  const where = allowedNowhere(machine, kind)
+    ? `where any change is (${machine.states.filter((name) => machine.rules[name]?.anyChange).join(', ')})`
+    : `in ${statesAllowing(machine, kind).join(', ')}`;
   return `it is allowed ${where}, and the policy does not read the state: it refuses it only once a deletion has started (${machine.deletingState})`;
 }
 
@@ -253,7 +261,10 @@ function allowedWhere(states: readonly string[]): Cel | undefined {
   return states.length === 0 ? undefined : isIn(state, celList(states));
 }
 
-/** A kind's changes refused: always when unsupported, else unless the state allows them or the override is given. */
+/**
+ * A kind's changes refused: always when unsupported, unless the override is given when override-only, else unless
+ * the state allows them or the override is given.
+ */
 function kindValidation(
   { machine, count, firstMessage, stateLabel, reading, everywhere }: Judging,
   kind: string,
@@ -269,6 +280,21 @@ function kindValidation(
       `${kind} is unsupported: ${unsupported}`,
     );
   }
+  const staleNote = cond(and(overrideGiven, overrideKept), str(staleOverrideNote(machine.overrideAnnotation)), str(''));
+  const { overrideOnly } = machine.changeKinds[kind]!;
+  if (overrideOnly !== undefined) {
+    // No state allows it: the override alone lets it through, so the state matters only where any change is.
+    const passes = or(not(judged), none, overriding);
+    return policyValidation(
+      everywhere.kind(kind) ? passes : byReading(reading, passes, celTrue),
+      concat(
+        firstMessage(kind, description),
+        str(overrideOnlyWords(machine.overrideAnnotation, overrideOnly)),
+        staleNote,
+      ),
+      `${kind} needs a person's reason in every state: ${overrideOnly}`,
+    );
+  }
   const states = statesAllowing(machine, kind);
   const allowedIn = states.length > 0 ? states.join(', ') : 'none';
   return policyValidation(
@@ -282,7 +308,7 @@ function kindValidation(
       str(` is not allowed while the ${machine.subject} is `),
       stateLabel,
       str(` (allowed in: ${allowedIn})`),
-      cond(and(overrideGiven, overrideKept), str(staleOverrideNote(machine.overrideAnnotation)), str('')),
+      staleNote,
     ),
     `${kind} is not allowed in this state of the ${machine.subject} (allowed in: ${allowedIn})`,
   );

@@ -8,19 +8,45 @@ import type { ContractPolicy } from './compile-policy.ts';
 // binding cannot carry); each is bound inside instead, in the policy's order, by `[value].map(name, rest)[0]`, so
 // that it is evaluated once, as the API server evaluates it at most once, and later ones read earlier ones.
 
-/** Every validation of the policy, its variables bound, as one CEL bool: whether the update passes them all. */
-export function policyPassesExpression(policy: ContractPolicy): string {
-  const bound = (text: string) => text.replace(/\bvariables\.([A-Za-z_][A-Za-z0-9_]*)/g, 'variables_$1');
-  const validations = `[${policy.validations.map((validation) => bound(validation.expression)).join(', ')}].all(passes, passes)`;
+const bound = (text: string) => text.replace(/\bvariables\.([A-Za-z_][A-Za-z0-9_]*)/g, 'variables_$1');
+
+/** `body`, which reads the policy's variables, with each of them bound in the policy's order. */
+function withVariables(policy: ContractPolicy, body: string): string {
   return policy.variables.reduceRight(
     (rest, { name, expression }) => `[${bound(expression)}].map(variables_${name}, ${rest})[0]`,
-    validations,
+    bound(body),
+  );
+}
+
+/** Every validation of the policy, its variables bound, as one CEL bool: whether the update passes them all. */
+export function policyPassesExpression(policy: ContractPolicy): string {
+  return withVariables(
+    policy,
+    `[${policy.validations.map((validation) => validation.expression).join(', ')}].all(passes, passes)`,
   );
 }
 
 /** Whether the policy lets each UPDATE from `old` to `new` through; the nulls the API server drops are dropped. */
 export function policyAllows(policy: ContractPolicy, updates: readonly { old: unknown; new: unknown }[]): boolean[] {
-  const expr = `cases.map(c, [c[0]].map(oldObject, [c[1]].map(object, [{"operation": "UPDATE"}].map(request, ${policyPassesExpression(policy)})[0])[0])[0])`;
+  return (evaluateUpdates(policyPassesExpression(policy), updates) as { boolValue?: boolean }[]).map(
+    (value) => value.boolValue === true,
+  );
+}
+
+/** What the policy answers each UPDATE with: the messages of the validations it fails, in order; none when it passes. */
+export function policyMessages(policy: ContractPolicy, updates: readonly { old: unknown; new: unknown }[]): string[][] {
+  const messages = withVariables(
+    policy,
+    `[${policy.validations.map((validation) => validation.messageExpression).join(', ')}].filter(m, m != "")`,
+  );
+  return (evaluateUpdates(messages, updates) as { listValue: { values?: { stringValue: string }[] } }[]).map((value) =>
+    (value.listValue.values ?? []).map((message) => message.stringValue),
+  );
+}
+
+/** `expression` evaluated for each UPDATE, as cel.expr.Values. */
+function evaluateUpdates(expression: string, updates: readonly { old: unknown; new: unknown }[]): unknown[] {
+  const expr = `cases.map(c, [c[0]].map(oldObject, [c[1]].map(object, [{"operation": "UPDATE"}].map(request, ${expression})[0])[0])[0])`;
   const answer = evaluateCel({
     expr,
     typeEnv: [dyn('cases')],
@@ -28,7 +54,5 @@ export function policyAllows(policy: ContractPolicy, updates: readonly { old: un
   });
   if (answer.compileError !== undefined || answer.evalError !== undefined)
     throw new Error(answer.compileError ?? answer.evalError);
-  return (answer.value as { listValue: { values: { boolValue?: boolean }[] } }).listValue.values.map(
-    (value) => value.boolValue === true,
-  );
+  return (answer.value as { listValue: { values: unknown[] } }).listValue.values;
 }

@@ -3,7 +3,7 @@ import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.f
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { renderAdmissionPolicies, renderPolicyFloorOverlay } from './admission-policy.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
+import { renderMutatingWebhookConfigurations, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
 import { scaleWebhookName } from './webhook-names.ts';
 
 describe('renderAdmissionPolicies', () => {
@@ -39,7 +39,7 @@ describe('renderPolicyFloorOverlay', () => {
     expect(policyFile).toMatchObject({ path: 'overlays/policy-floor/admission-policies.yaml', manifests: policies });
     const base = [
       renderValidatingWebhookConfiguration(contracts, endpoint, 'team-a'),
-      renderMutatingWebhookConfiguration(contracts, endpoint, 'team-a'),
+      ...renderMutatingWebhookConfigurations(contracts, endpoint, 'team-a'),
     ];
     expect(patches!.manifests.map((patch) => [patch.kind, patch.metadata.name, patch['webhooks']])).toEqual(
       base.map((configuration) => [

@@ -3,6 +3,7 @@ import { convertsByWebhook, resourceName } from './custom-resource-definition.ts
 import { installNames, serviceDnsNames, type Install } from './in-cluster-names.ts';
 import { renderKustomization } from './kustomization.ts';
 import type { Manifest, ManifestFile } from './manifest.ts';
+import { hasMutatingWebhooks } from './webhook-configurations.ts';
 
 const overlayComment = `crdgate with its serving certificate from cert-manager (which must be installed first):
 a self-signed Issuer makes a CA, the CA's Issuer signs the certificate for the Service's DNS names into the Secret
@@ -83,7 +84,7 @@ function certificates(install: Install): Manifest[] {
   ];
 }
 
-/** Strategic-merge patches: the annotation on both webhook configurations and on each CRD that converts by webhook. */
+/** Strategic-merge patches: the annotation on the webhook configurations and on each CRD that converts by webhook. */
 function injectCaPatches(contracts: readonly Contract[], install: Install): Manifest[] {
   const annotations = { 'cert-manager.io/inject-ca-from': `${install.namespace}/${servingCertificateName(install)}` };
   const { webhookConfiguration } = installNames(install.name);
@@ -93,11 +94,16 @@ function injectCaPatches(contracts: readonly Contract[], install: Install): Mani
       kind: 'ValidatingWebhookConfiguration',
       metadata: { name: webhookConfiguration, annotations },
     },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingWebhookConfiguration',
-      metadata: { name: webhookConfiguration, annotations },
-    },
+    // kustomize refuses a patch of an object the base does not have.
+    ...(hasMutatingWebhooks(contracts)
+      ? [
+          {
+            apiVersion: 'admissionregistration.k8s.io/v1',
+            kind: 'MutatingWebhookConfiguration',
+            metadata: { name: webhookConfiguration, annotations },
+          },
+        ]
+      : []),
     ...contracts.filter(convertsByWebhook).map((contract) => ({
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',

@@ -1,4 +1,5 @@
 import type { Contract } from '../contract/contract-definition.ts';
+import { undeclaredReads } from './undeclared-reads.ts';
 import { contractWebhooks, type WebhookDecides } from './webhook-reach.ts';
 import { failureHandling, type LabelSelector, type WebhookSettings } from './webhook-settings.ts';
 
@@ -24,6 +25,8 @@ export function explainReach(contracts: readonly Contract[], settings: WebhookSe
     }
     if (!webhooks.some((webhook) => webhook.configuration === 'mutating'))
       lines.push('  no mutating webhook: the contract has no defaults');
+    const reads = undeclaredReads(contract);
+    if (reads !== undefined) lines.push(`  warning: ${reads}`);
     return lines.join('\n');
   });
   const scope = [

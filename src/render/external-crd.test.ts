@@ -6,6 +6,7 @@ import { renderCustomResourceDefinition } from './custom-resource-definition.ts'
 import type { Manifest, ManifestFile } from './manifest.ts';
 import { renderManifestFiles, renderManifestTree, webhookEndpointFor } from './manifest-files.ts';
 import { manifestDefaults } from './manifest-options.ts';
+import { renderHelmChart } from './helm/helm-chart.ts';
 
 // A contract whose CRD an operator's chart installs: GeoDatabase's three versions, with no conversion of crdgate's.
 function operatorOwned(): Contract {
@@ -83,6 +84,44 @@ describe('a contract that does not own its CRD', () => {
     });
     const crds = manifestsOf(files).filter((m) => m.kind === 'CustomResourceDefinition');
     expect(crds).toEqual([contract.ownerCrd]);
+  });
+});
+
+describe('a contract that does not own its CRD and has no defaults', () => {
+  // An operator's CRD guarded by rules alone: the webhooks validate, none mutates.
+  const guard = (): Contract => {
+    const { defaults: _defaults, ...rest } = operatorOwned();
+    return defineContract(rest);
+  };
+  const options = { ...manifestDefaults, image: 'registry.example/crdgate:1.0.0' };
+
+  it('renders no mutating webhook configuration, in the base and in no overlay', () => {
+    const tree = renderManifestTree([guard()], options);
+    const kinds = tree.flatMap((file) => ('manifests' in file ? file.manifests.map((m) => m.kind) : []));
+    expect(kinds).toContain('ValidatingWebhookConfiguration');
+    // An empty one (webhooks: []) was rendered, and cert-manager's overlay patched it.
+    expect(kinds).not.toContain('MutatingWebhookConfiguration');
+    // A contract with defaults still has one.
+    const withDefaults = renderManifestFiles([operatorOwned()], options).flatMap((file) => file.manifests);
+    expect(withDefaults.map((m) => m.kind)).toContain('MutatingWebhookConfiguration');
+  });
+
+  it('makes a chart whose NOTES.txt and values say nothing of CRDs or a mutating configuration', () => {
+    const chart = renderHelmChart([guard()], options, { version: '1.0.0' });
+    const text = (path: string) => (chart.find((file) => file.path === path) as { text: string }).text;
+    const notes = text('templates/NOTES.txt');
+    expect(notes).not.toMatch(/\bCRDs?\b|\.Values\.crds/);
+    expect(notes).not.toMatch(/mutating/i);
+    expect(notes).toContain('kubectl get validatingwebhookconfiguration crdgate');
+    expect(notes).toContain('crdgate writes its CA into the webhooks;');
+    expect(text('values.yaml')).not.toMatch(/^crds:/m);
+    expect(text('templates/webhook-configurations.yaml')).not.toContain('MutatingWebhookConfiguration');
+    expect(chart.map((file) => file.path)).not.toContain('templates/crds.yaml');
+    // The built-in example owns its CRD and has defaults: its notes keep both.
+    const owned = renderHelmChart([geoDatabaseContract()], options, { version: '1.0.0' });
+    const ownedNotes = (owned.find((file) => file.path === 'templates/NOTES.txt') as { text: string }).text;
+    expect(ownedNotes).toContain('{{- if .Values.crds.keep }}');
+    expect(ownedNotes).toContain('validatingwebhookconfiguration,mutatingwebhookconfiguration');
   });
 });
 

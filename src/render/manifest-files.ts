@@ -17,7 +17,7 @@ import { renderSelfManagedCertsOverlay } from './self-managed-certs.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
 import { renderStorageMigration } from './storage-migration.ts';
 import type { WebhookEndpoint } from './webhook-endpoint.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
+import { renderMutatingWebhookConfigurations, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
 
 const baseDir = 'base';
 const migrationDir = 'migration';
@@ -82,7 +82,7 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
           options.crdGate ?? [],
           endpoint,
         ),
-        renderMutatingWebhookConfiguration(contracts, endpoint, options.name, options.webhooks),
+        ...renderMutatingWebhookConfigurations(contracts, endpoint, options.name, options.webhooks),
       ],
     },
     // Called by URL, nothing of base/ lives in the namespace (it would be installed empty): only the migration's

@@ -6,13 +6,19 @@ import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';
 import type { Manifest } from './manifest.ts';
 import type { WebhookEndpoint } from './webhook-endpoint.ts';
-import { renderMutatingWebhookConfiguration, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
+import { renderMutatingWebhookConfigurations, renderValidatingWebhookConfiguration } from './webhook-configurations.ts';
 
 const byUrl: WebhookEndpoint = {
   target: { url: 'https://10.1.2.3:9443' },
   caBundlePem: '-----BEGIN CERTIFICATE-----\n',
 };
 const webhooks = (configuration: Manifest): any[] => configuration['webhooks'] as any[];
+/** The one mutating configuration rendered. */
+const mutatingConfiguration = (...args: Parameters<typeof renderMutatingWebhookConfigurations>): Manifest => {
+  const configurations = renderMutatingWebhookConfigurations(...args);
+  expect(configurations).toHaveLength(1);
+  return configurations[0]!;
+};
 const byName = (configuration: Manifest) =>
   Object.fromEntries(webhooks(configuration).map((webhook) => [webhook.name, webhook]));
 const conditionNames = (webhook: any): string[] =>
@@ -129,7 +135,7 @@ describe('renderValidatingWebhookConfiguration', () => {
     };
     const all = [
       ...webhooks(renderValidatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', settings)),
-      ...webhooks(renderMutatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', settings)),
+      ...webhooks(mutatingConfiguration([scalableGeoDatabaseContract()], byUrl, 'crdgate', settings)),
     ];
     expect(all.map((webhook) => webhook.name)).toEqual([
       'validate.geodatabases.geo.example.com',
@@ -187,9 +193,7 @@ describe('renderValidatingWebhookConfiguration with a scale subresource', () => 
     expect(rest.map((webhook) => webhook.name)).toEqual(['validate.widgets.widgets.example.org']);
     // Defaults never apply to a Scale.
     expect(
-      webhooks(renderMutatingWebhookConfiguration([scalableGeoDatabaseContract()], byUrl)).map(
-        (webhook) => webhook.rules,
-      ),
+      webhooks(mutatingConfiguration([scalableGeoDatabaseContract()], byUrl)).map((webhook) => webhook.rules),
     ).toEqual([
       [
         {
@@ -206,7 +210,7 @@ describe('renderValidatingWebhookConfiguration with a scale subresource', () => 
 
 describe('renderMutatingWebhookConfiguration', () => {
   it('defaults on creation, and on updates that change what the defaults see, of the resource only', () => {
-    const [geo] = webhooks(renderMutatingWebhookConfiguration([geoDatabaseContract()], byUrl));
+    const [geo] = webhooks(mutatingConfiguration([geoDatabaseContract()], byUrl));
     expect(geo).toMatchObject({
       name: 'mutate.geodatabases.geo.example.com',
       clientConfig: { url: 'https://10.1.2.3:9443/mutate' },
@@ -231,10 +235,11 @@ describe('renderMutatingWebhookConfiguration', () => {
 
   it('renders no mutating webhook for a contract without defaults', () => {
     expect(
-      webhooks(renderMutatingWebhookConfiguration([clusterWidgetContract(), geoDatabaseContract()], byUrl)).map(
+      webhooks(mutatingConfiguration([clusterWidgetContract(), geoDatabaseContract()], byUrl)).map(
         (webhook) => webhook.name,
       ),
     ).toEqual(['mutate.geodatabases.geo.example.com']);
-    expect(webhooks(renderMutatingWebhookConfiguration([clusterWidgetContract()], byUrl))).toEqual([]);
+    // No configuration at all where no contract has defaults: an empty one would be one more object to install.
+    expect(renderMutatingWebhookConfigurations([clusterWidgetContract()], byUrl)).toEqual([]);
   });
 });

@@ -35,30 +35,42 @@ export function renderValidatingWebhookConfiguration(
 
 /**
  * The mutating webhook of every contract with defaults, filled on writes of the resource itself (never its status)
- * whose result the defaults can change. A contract without defaults has none; with no such contract, the
- * configuration holds no webhook.
+ * whose result the defaults can change, in one configuration. A contract without defaults has none; with no such
+ * contract there is no configuration at all (an empty one would only be one more object to install, patch with a
+ * CA and explain), so this is a list: one configuration or none.
  */
-export function renderMutatingWebhookConfiguration(
+export function renderMutatingWebhookConfigurations(
   contracts: readonly Contract[],
   endpoint: WebhookEndpoint,
   installName = defaultInstallName,
   settings: WebhookSettings = {},
-): Manifest {
-  return {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'MutatingWebhookConfiguration',
-    metadata: { name: installNames(installName).webhookConfiguration },
-    webhooks: contracts.flatMap((contract) =>
-      contractWebhooks(contract)
-        .filter((webhook) => webhook.configuration === 'mutating')
-        .map((webhook) => ({
-          ...renderWebhook(contract, webhook, endpoint, settings),
-          // Another mutating webhook may add what needs defaults (a cache, say); crdgate's patch is idempotent, so
-          // being called again costs nothing.
-          reinvocationPolicy: 'IfNeeded',
-        })),
-    ),
-  };
+): Manifest[] {
+  const webhooks = contracts.flatMap((contract) =>
+    contractWebhooks(contract)
+      .filter((webhook) => webhook.configuration === 'mutating')
+      .map((webhook) => ({
+        ...renderWebhook(contract, webhook, endpoint, settings),
+        // Another mutating webhook may add what needs defaults (a cache, say); crdgate's patch is idempotent, so
+        // being called again costs nothing.
+        reinvocationPolicy: 'IfNeeded',
+      })),
+  );
+  if (webhooks.length === 0) return [];
+  return [
+    {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: installNames(installName).webhookConfiguration },
+      webhooks,
+    },
+  ];
+}
+
+/** Whether some contract has a mutating webhook: whether renderMutatingWebhookConfigurations renders a configuration. */
+export function hasMutatingWebhooks(contracts: readonly Contract[]): boolean {
+  return contracts.some((contract) =>
+    contractWebhooks(contract).some((webhook) => webhook.configuration === 'mutating'),
+  );
 }
 
 function renderWebhook(

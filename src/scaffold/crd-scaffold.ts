@@ -5,7 +5,10 @@ import { ContractDefinitionError, defineContract } from '../contract/define-cont
 import { fromCrd, readCrdFile } from '../contract/from-crd.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { specMappingConversion } from '../conversion/spec-mapping-conversion.ts';
-import { exampleSpec } from './crd-example.ts';
+import { searchExample, type ExampleJudge } from './crd-example.ts';
+import { describeValue } from '../contract/values/describe-value.ts';
+import { formatFieldError, type FieldError } from '../contract/values/field-error.ts';
+import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
 import type { CrdScaffold } from './from-crd-sources.ts';
 import { kindIdentifiers } from './scaffold-names.ts';
 
@@ -17,17 +20,38 @@ export interface CrdSource {
   crd: unknown;
 }
 
+/** How the example object is judged: by kube-apiserver's pipeline where it can be, and by crdgate's schema check. */
+export interface ExampleJudging {
+  /**
+   * The API server's judge of objects of `crd` (the CRD as the file has it), or why there is none here (the engine
+   * is not built): the example is then judged by crdgate's schema check alone.
+   */
+  apiServer(crd: unknown): ExampleJudge | { unavailable: string };
+  /** An example of one's own (`--example FILE`), taken in place of one made from the schema. */
+  given?: { file: string; object: unknown };
+}
+
+/** How init made the example, for what it says. */
+export interface ExampleReport {
+  /** Who judged it: the API server engine, or crdgate's schema check alone (and why). */
+  judgedBy: { apiServer: true } | { apiServer: false; unavailable: string };
+  /** How many objects the search tried (none for a given example). */
+  tries: number;
+}
+
 /**
  * Reads the CRD of `file` (the one named `crdName` in a file of several) and checks that the contract the project
  * will make from it loads: a contract that owns the CRD, or with `crdOwner: 'external'` one that guards an operator's
- * CRD without taking it over. Throws a ContractDefinitionError naming the file and the problem otherwise.
+ * CRD without taking it over. Throws a ContractDefinitionError naming the file and the problem otherwise. Makes the
+ * example object (or takes the given one), judged as `judging` says; a given one the judge refuses is an error.
  */
 export async function readCrdSource(
   file: string,
   cwd: string,
   crdName: string | undefined,
   crdOwner: CrdOwner = 'crdgate',
-): Promise<CrdSource> {
+  judging?: ExampleJudging,
+): Promise<CrdSource & { exampleReport: ExampleReport }> {
   const path = resolve(cwd, file);
   const fail = (problem: string): never => {
     throw new ContractDefinitionError(`--from-crd ${file}: ${problem}`);
@@ -79,14 +103,26 @@ export async function readCrdSource(
 
   const { identity } = parts;
   const hub = parts.versions.find((version) => version.name === parts.hub)!;
-  const spec = exampleSpec(hub.schema);
-  const example = {
-    apiVersion: `${identity.group}/${hub.name}`,
-    kind: identity.kind,
-    metadata: { name: 'example' },
-    ...(spec === undefined ? {} : { spec }),
-  };
   const validate = createContractRegistry([contract]).contracts[0]!.validators.get(hub.name)!;
+  const apiServer = judging?.apiServer(crd) ?? { unavailable: 'no judge was given' };
+  // The API server first (it refuses what never reaches a webhook), then crdgate's own check of the schema.
+  const judge: ExampleJudge = (object) => {
+    const refused = 'unavailable' in apiServer ? [] : apiServer(object);
+    return refused.length > 0 ? refused : validate(object);
+  };
+  const base = { apiVersion: `${identity.group}/${hub.name}`, kind: identity.kind, metadata: { name: 'example' } };
+  let example: KubeObject;
+  let refusal: readonly FieldError[];
+  let tries = 0;
+  if (judging?.given !== undefined) {
+    example = givenExample(judging.given, base, fail);
+    refusal = judge(example);
+    if (refusal.length > 0)
+      fail(`--example ${judging.given.file} is refused: ${refusal.map(formatFieldError).join('; ')}`);
+  } else {
+    const search = searchExample(base, hub.schema, judge);
+    ({ object: example, refusal, tries } = search);
+  }
   const specSchema = hub.schema.properties?.['spec'];
   const scaffold: CrdScaffold = {
     names: {
@@ -101,12 +137,33 @@ export async function readCrdSource(
     crdFile: `crds/${basename(path)}`,
     crdOwner,
     ...(crdName === undefined ? {} : { crdName }),
-    ...(validate(example).length === 0 ? { example } : {}),
+    example,
+    ...(refusal.length > 0 ? { exampleRefusal: refusal.map(formatFieldError) } : {}),
     specPruned:
       specSchema?.type === 'object' &&
       specSchema['x-kubernetes-preserve-unknown-fields'] !== true &&
       specSchema.additionalProperties === undefined,
     printerColumns: (hub.printerColumns ?? []).map((column) => column.name),
   };
-  return { scaffold, crdText, crd };
+  const judgedBy: ExampleReport['judgedBy'] =
+    'unavailable' in apiServer ? { apiServer: false, unavailable: apiServer.unavailable } : { apiServer: true };
+  return { scaffold, crdText, crd, exampleReport: { judgedBy, tries } };
+}
+
+/** The object of --example FILE, which must be of the CRD's kind in the hub version (the rules' version). */
+function givenExample(
+  given: { file: string; object: unknown },
+  base: { apiVersion: string; kind: string },
+  fail: (problem: string) => never,
+): KubeObject {
+  const object = given.object;
+  if (!isPlainObject(object)) return fail(`--example ${given.file} must hold one object`);
+  if (object['apiVersion'] !== base.apiVersion || object['kind'] !== base.kind)
+    fail(
+      `--example ${given.file} must be a ${base.kind} of ${base.apiVersion} (the hub, the version the rules are written against), not ${describeValue(object['kind'])} of ${describeValue(object['apiVersion'])}`,
+    );
+  const metadata = isPlainObject(object['metadata']) ? object['metadata'] : {};
+  // The tests put it in a namespace of their own.
+  const { namespace: _namespace, ...rest } = metadata;
+  return { ...object, metadata: { ...rest, name: typeof rest['name'] === 'string' ? rest['name'] : 'example' } };
 }

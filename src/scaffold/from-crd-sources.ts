@@ -20,8 +20,13 @@ export interface CrdScaffold {
   crdOwner: CrdOwner;
   /** The CRD's name, given to readCrdFile when the file holds other CRDs too. */
   crdName?: string;
-  /** An object of the kind in the hub version that crdgate's validator takes, when one could be made. */
-  example?: Record<string, unknown>;
+  /**
+   * An object of the kind in the hub version (`examples/SINGULAR.yaml`, and the tests' copy): one the API server and
+   * crdgate take, made from the schema or given with --example; else the closest init made, with exampleRefusal.
+   */
+  example: Record<string, unknown>;
+  /** What the API server (or crdgate) refuses in `example`, one line per cause; absent when it takes it. */
+  exampleRefusal?: readonly string[];
   /** The hub's spec is pruned: a field its schema does not declare is an error. */
   specPruned: boolean;
   /** The names of the hub version's printer columns, of every priority (kubectl get -o wide shows them all). */
@@ -132,19 +137,39 @@ export default function ${n.camel}Contract(): Contract<${n.typeName}Spec> {
 `;
 }
 
+/**
+ * The tests' copy of the example: the object, and what a test that uses it says when it is refused. Where init could
+ * not make one the API server takes, the copy is the closest it made, under a TODO, and the message says what to do.
+ */
+function exampleDeclaration(s: CrdScaffold): { declaration: string; refusedMessage: string } {
+  const file = `examples/${s.names.singular}.yaml`;
+  const example = JSON.stringify(s.example);
+  if (s.exampleRefusal === undefined)
+    return {
+      declaration: `/** ${file}: the fields the schema requires, each with a value it allows. */
+const example = ${example};`,
+      refusedMessage: `'the example (${file}) is refused: '`,
+    };
+  const refused = s.exampleRefusal.map((line) => `//   ${line}`).join('\n');
+  return {
+    declaration: `// TODO: crdgate init could not make an object the CRD's schema takes; this is the closest it made, which the API
+// server refuses:
+${refused}
+// Write one in ${file} (\`npm run check -- -f ${file}\` decides it), then put it here in place of this one.
+const example = ${example};`,
+    refusedMessage: `'crdgate init could not make an example the CRD takes: write one in ${file} (npm run check -- -f ${file} decides it) and put it in place of the example in this file: '`,
+  };
+}
+
 export function contractTestSourceFromCrd(s: CrdScaffold): string {
   const { names: n, shape } = s;
-  const example = s.example === undefined ? undefined : JSON.stringify(s.example);
-  const exampleTests =
-    example === undefined
-      ? ''
-      : `
-/** examples/${n.singular}.yaml: the fields the schema requires, each with the simplest value it allows. */
-const example = ${example};
+  const { declaration, refusedMessage } = exampleDeclaration(s);
+  const exampleTests = `
+${declaration}
 
 test('the example is allowed', () => {
   const result = tester.check(example);
-  assert.equal(result.allowed, true, result.message);
+  assert.equal(result.allowed, true, ${refusedMessage} + result.message);
 });
 ${
   s.specPruned
@@ -185,16 +210,16 @@ export function e2eTestSourceFromCrd(s: CrdScaffold): string {
   const { names: n, shape } = s;
   const resource = `${n.plural}.${n.group}`;
   const namespaced = shape.scope === 'Namespaced';
-  const example = s.example === undefined ? undefined : JSON.stringify(s.example);
-  const exampleTest =
-    example === undefined
-      ? ''
-      : `
+  const { declaration, refusedMessage } = exampleDeclaration(s);
+  const exampleTest = `
+${declaration}
+
 test('the example is created through the API server and crdgate\\'s webhooks, and kubectl shows the CRD\\'s columns', async (t) => {
   const env = environment(t);
   if (!env) return;
-  const example = ${example};
-  const created = await env.client.create({ ...example, metadata: { ...example.metadata${namespaced ? ', namespace: env.namespace' : ''} } });
+  const created = await env.client
+    .create({ ...example, metadata: { ...example.metadata${namespaced ? ', namespace: env.namespace' : ''} } })
+    .catch((error: Error) => assert.fail(${refusedMessage} + error.message));
   assert.equal(created.metadata?.name, example.metadata.name);
   // -o wide: a column of priority 1 or more (CloudNativePG's SYNCTOPOLOGY, say) shows only there.
   const listed = await env.kubectl(['get', '${resource}', '-o', 'wide'${namespaced ? ", '-n', env.namespace" : ''}]);
@@ -222,10 +247,13 @@ ${exampleTest}`;
 }
 
 export function exampleObjectFromCrd(s: CrdScaffold): string {
-  if (s.example !== undefined) return stringify(s.example);
-  return `# TODO: crdgate could not make an object its schema takes (a pattern or a rule asks more than the simplest values);
-# fill in the spec.
-${stringify({ apiVersion: `${s.names.group}/${s.shape.hub}`, kind: s.names.kind, metadata: { name: 'example' }, spec: {} })}`;
+  if (s.exampleRefusal === undefined) return stringify(s.example);
+  return `# TODO: crdgate init could not make an object the CRD's schema takes (a pattern or a rule asks more than it could
+# guess); this is the closest it made, which the API server refuses:
+${s.exampleRefusal.map((line) => `#   ${line}`).join('\n')}
+# Fix it (\`npm run check -- -f examples/${s.names.singular}.yaml\` decides it), then put it in the tests in place of
+# their copy (src/contract.test.ts, src/contract.e2e.test.ts).
+${stringify(s.example)}`;
 }
 
 export function readmeFromCrd(s: CrdScaffold, versions: PinnedVersions): string {
@@ -280,9 +308,9 @@ one file yourself, \`npx node --test src/contract.test.ts\` (a plain \`node\` ol
 server) and \`src/contract.e2e.test.ts\` (the contract served by crdgate in front of a real kube-apiserver and etcd on
 127.0.0.1${applied}; they come from \`$KUBEBUILDER_ASSETS\` or are built with Go the first time; skipped, saying why,
 where neither is possible, and a failure with \`${requireE2eVariable}=1\`). \`examples/${n.singular}.yaml\` is an object ${
-    s.example === undefined
-      ? 'to fill in'
-      : "with the fields the schema requires; if the CRD's CEL rules ask for more, edit it and the tests' copy"
+    s.exampleRefusal !== undefined
+      ? "to fix: crdgate init could not make one the CRD's schema takes, and the example tests fail until it is fixed there and in the tests' copy"
+      : "with the fields the schema requires, which the API server takes; if you edit it, edit the tests' copy too"
   }: \`npm run check -- -f examples/${n.singular}.yaml\` decides it.
 `;
 }

@@ -137,9 +137,29 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
     expect(tooDeep.stderr).toContain('a queue is at most 20 deep');
   });
 
+  it('notices that its serving process died, says so, and starts it again: kubectl writes are decided again', async () => {
+    const [, port] = /reloaded: generation 2 serves at https:\/\/127\.0\.0\.1:(\d+)/.exec(dev.output()) ?? [];
+    const [, dataDir] = /logs and data in (\S+)/.exec(dev.output()) ?? [];
+    const serving = (await processesUsing(dataDir!)).filter((line) => / serve .*--port \d+ /.test(line));
+    const [pid] = serving.filter((line) => line.includes(` --port ${port} `)).map((line) => Number(line.split(':')[0]));
+    expect(pid, serving.join('\n')).toBeGreaterThan(0);
+    process.kill(pid!, 'SIGKILL');
+    const [died] = await dev.waitFor(
+      /generation 2's crdgate serve was killed by SIGKILL \(its log: \S+\): starting it again.*/,
+    );
+    expect(died).toContain(join(dataDir!, 'crdgate-2.log'));
+    await dev.waitFor(/restarted: generation 3 serves at https:\/\/127\.0\.0\.1:\d+/, 120_000);
+    // The restarted server decides, with the contract as last edited (at most 20 deep, the owner field known).
+    const tooDeep = await kubectl(['create'], queue('after-restart', { depth: 25, owner: 'team-b' }));
+    expect(tooDeep.stderr).toContain('a queue is at most 20 deep');
+    const fine = await kubectl(['create'], queue('after-restart', { depth: 5, owner: 'team-b' }));
+    expect(fine.stderr).toBe('');
+    expect(fine.exitCode).toBe(0);
+  });
+
   it('keeps the last good contract serving when an edit does not load, and says why', async () => {
     await writeFile(join(project, 'queue.ts'), 'export default 42;\n');
-    const [failure] = await dev.waitFor(/the edit did not load, so generation 2 keeps serving:\n.*\n?.*/);
+    const [failure] = await dev.waitFor(/the edit did not load, so generation 3 keeps serving:\n.*\n?.*/);
     expect(failure).toContain('--contract ./queue.ts: the default export must be a contract');
     // The user ran crdgate dev: the child command's name is not theirs to decode.
     expect(failure).not.toMatch(/crdgate (manifests|serve):/);

@@ -340,6 +340,35 @@ describe.skipIf(!controlPlane)('the Helm chart, rendered by helm, against the ku
     expect(chartYaml.stdout).toMatch(/^appVersion: 1\.2\.3$/m);
   });
 
+  it("an operator's CRD guarded without defaults: no mutating configuration, no CRD values, in every certificate mode", async () => {
+    const { chart, tree } = await renderBoth('guard', [
+      '--image',
+      'registry.example/db-guard:1.0.0',
+      '--contract',
+      'test/e2e/support/contracts/db-cluster.ts',
+    ]);
+    const linted = await helmIn(['lint', '--strict', chart]);
+    expect(linted.exitCode, `${linted.stdout}\n${linted.stderr}`).toBe(0);
+    for (const [values, dirs] of [
+      [{}, [join(tree, 'overlays/self-managed-certs')]],
+      // kustomize refuses a patch of an object the base lacks: cert-manager's overlay patched the empty mutating one.
+      [{ certificates: { mode: 'cert-manager' } }, [join(tree, 'overlays/cert-manager')]],
+      [
+        { certificates: { mode: 'cert-manager' }, policyFloor: { enabled: true } },
+        [join(tree, 'overlays/policy-floor')],
+      ],
+      [{ certificates: { mode: 'secret' } }, [tree]],
+    ] as const) {
+      const helmObjects = comparable(await template(chart, values));
+      expect(helmObjects).toEqual(comparable(await kustomize(...dirs)));
+      const kinds = [...helmObjects.values()].map((object) => object.kind);
+      expect(kinds).toContain('ValidatingWebhookConfiguration');
+      expect(kinds).not.toContain('MutatingWebhookConfiguration');
+      expect(kinds).not.toContain('CustomResourceDefinition');
+    }
+    expect(await readFile(join(chart, 'values.yaml'), 'utf8')).not.toMatch(/^crds:/m);
+  });
+
   describe('values.schema.json', () => {
     let chart: string;
     beforeAll(async () => {

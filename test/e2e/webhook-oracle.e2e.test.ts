@@ -17,7 +17,7 @@ import { eventually } from '../../src/local-loop/eventually.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
 import type { Manifest } from '../../src/render/manifest.ts';
 import {
-  renderMutatingWebhookConfiguration,
+  renderMutatingWebhookConfigurations,
   renderValidatingWebhookConfiguration,
 } from '../../src/render/webhook-configurations.ts';
 import { contractTester, type CheckResult } from '../../src/testing.ts';
@@ -161,7 +161,7 @@ describe.skipIf(!controlPlane)(
       const setupExcluded = { matchExpressions: [{ key: setupLabel, operator: 'DoesNotExist' }] };
       webhookConfigurations = [
         renderValidatingWebhookConfiguration(contracts, endpoint),
-        renderMutatingWebhookConfiguration(contracts, endpoint),
+        ...renderMutatingWebhookConfigurations(contracts, endpoint),
       ].map((configuration) => ({
         ...configuration,
         metadata: { ...configuration.metadata, name: configurationName },

@@ -94,6 +94,7 @@ const accounts: Record<string, [string, Account][]> = {
     ['// pool-conditions.ts', contractGuideTests],
     ['// replication-comparison.ts', contractGuideTests],
     ['// bucket-unclassified.ts', contractGuideTests],
+    ['// bucket-override-only.ts', contractGuideTests],
     ['// volumes-machine.ts', contractGuideTests],
     ['// bucket-versions.ts', contractGuideTests],
     ['// bucket-reads.ts', contractGuideTests],

@@ -23,10 +23,11 @@ export function changeRecord<C extends string>(
 
 /**
  * A spec value as a change shows it: strings bare (`16.4`, `20Gi`), anything else as JSON; short and free of
- * control characters either way, because it ends up in denial messages, warnings and audit annotations.
+ * control characters either way, because it ends up in denial messages, warnings and audit annotations. The empty
+ * string is quoted (`""`), so that no message shows a blank where a value is; an absent one reads `(none)`.
  */
 export function displayValue(value: unknown): string {
-  return typeof value === 'string' ? describeText(value) : describeValue(value);
+  return typeof value === 'string' && value !== '' ? describeText(value) : describeValue(value);
 }
 
 /**

@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { checkMachine } from './check-machine.ts';
 import { whenDifferent } from './comparisons.ts';
 import { fieldClassifier } from './field-classifier.ts';
+import { keyedListClassifier } from './keyed-list-classifier.ts';
+import { cannotRead, readRelease, readString } from './value-readers.ts';
+import { parseVersion } from '../values/release-version.ts';
 import type { Fsa } from './machine.ts';
-import { toyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
+import { toyMachine, toyOverrideOnlyMachine, type ToyChange, type ToyState } from './toy-machine.fixture.ts';
 
 type Machine = Fsa<ToyState, ToyChange>;
 
@@ -123,6 +126,29 @@ describe('checkMachine', () => {
       'size.down is unsupported without a reason',
     ],
     [
+      'an override-only change without a reason',
+      {
+        ...toyOverrideOnlyMachine,
+        changeKinds: { ...toyOverrideOnlyMachine.changeKinds, color: { description: 'x', overrideOnly: '' } },
+      },
+      'change kind color is override-only without a reason',
+    ],
+    [
+      'a change both unsupported and override-only',
+      {
+        changeKinds: {
+          ...toyMachine.changeKinds,
+          'size.down': { description: 'x', unsupported: 'no', overrideOnly: 'a person decides' },
+        },
+      },
+      'change kind size.down is both unsupported and override-only',
+    ],
+    [
+      'a state allowing an override-only change',
+      { changeKinds: toyOverrideOnlyMachine.changeKinds },
+      "state Active allows color, which is override-only: it needs a person's reason in every state",
+    ],
+    [
       'an unknown placeholder',
       { changeKinds: { ...toyMachine.changeKinds, label: { description: 'relabelling {old}' } } },
       'uses {old}',
@@ -166,6 +192,10 @@ describe('checkMachine', () => {
     expect(checkMachine(broken({ initialState: 'Nowhere' as ToyState }))).toHaveLength(1);
     expect(checkMachine(broken({ rules: rules({ Busy: { allow: [{ changes: ['label'] }] } }) }))).toHaveLength(1);
     expect(checkMachine(broken({ classifiers: toyMachine.classifiers.slice(0, 2) }))).toHaveLength(1);
+  });
+
+  it('accepts a change kind that is override-only, which no state allows by design', () => {
+    expect(checkMachine(toyOverrideOnlyMachine)).toEqual([]);
   });
 
   it('accepts a state without a way out when a person must take over', () => {
@@ -295,5 +325,72 @@ describe('checkMachine: conditionStates', () => {
     expect(checkMachine(withRules({ Ready: 'Active' }))).toEqual([
       'conditionStates must be a list of conditionStates rules, got an object',
     ]);
+  });
+});
+
+describe('checkMachine: absentMeans goes through the reader', () => {
+  const withClassifier = (classifier: Machine['classifiers'][number]): Machine => ({
+    ...toyMachine,
+    classifiers: [...toyMachine.classifiers.filter((c) => !c.kinds.includes('label')), classifier],
+  });
+
+  it('refuses one its reader leaves to the schema, naming the field and the value', () => {
+    expect(
+      checkMachine(
+        withClassifier(
+          fieldClassifier({ path: 'label', absentMeans: 5, read: readString, compare: whenDifferent('label') }),
+        ),
+      ),
+    ).toEqual([
+      "the classifier of spec.label: its absentMeans 5 is not a value its reader reads (a value of another type than the field's), so setting or removing the field would compare as no change: give the default as the field holds it, or cannotRead(reason) where absence cannot be judged",
+    ]);
+  });
+
+  it('refuses one its reader cannot tell the meaning of, or fails on, below a keyed list too', () => {
+    const latest = fieldClassifier({
+      path: 'label',
+      absentMeans: 'latest',
+      read: readRelease,
+      compare: whenDifferent('label'),
+    });
+    expect(checkMachine(withClassifier(latest))).toEqual([
+      'the classifier of spec.label: its reader cannot tell what its absentMeans "latest" means ("latest" is not a release number such as 16.4): give the default as the field holds it, or cannotRead(reason) where absence cannot be judged',
+    ]);
+    const failing = fieldClassifier({
+      path: 'tier',
+      absentMeans: 'gold',
+      read: (raw): string => {
+        throw new Error(`no tier ${String(raw)}`);
+      },
+      compare: whenDifferent('label'),
+    });
+    const list = keyedListClassifier({
+      path: 'parts',
+      key: 'name',
+      added: 'label',
+      removed: 'label',
+      itemClassifiers: [failing],
+    });
+    expect(checkMachine(withClassifier(list))).toEqual([
+      'the classifier of spec.parts[*].tier: its reader cannot tell what its absentMeans "gold" means (the reader failed: no tier gold): give the default as the field holds it, or cannotRead(reason) where absence cannot be judged',
+    ]);
+  });
+
+  it('takes one its reader reads, and cannotRead(reason), which says absence cannot be judged', () => {
+    for (const absentMeans of ['standard', cannotRead('the operator picks it')])
+      expect(
+        checkMachine(
+          withClassifier(
+            fieldClassifier({ path: 'label', absentMeans, read: readString, compare: whenDifferent('label') }),
+          ),
+        ),
+      ).toEqual([]);
+    expect(
+      checkMachine(
+        withClassifier(
+          fieldClassifier({ path: 'label', absentMeans: '16.4', read: parseVersion, compare: whenDifferent('label') }),
+        ),
+      ),
+    ).toEqual([]);
   });
 });

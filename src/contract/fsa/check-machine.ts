@@ -1,5 +1,6 @@
 import { isDns1123Subdomain } from '../values/dns-names.ts';
 import { exitsOf, machineEdges } from './machine-graph.ts';
+import type { ClassifierTarget } from './classifier-form.ts';
 import type { ConditionStateRule, StatusTest, Fsa } from './machine.ts';
 import { machineShapeProblems } from './machine-shape.ts';
 import { changePlaceholders } from './machine.ts';
@@ -25,6 +26,7 @@ export function checkMachine<S extends string, C extends string>(machine: Fsa<S,
     ...changeKindProblems(machine),
     ...ruleProblems(machine),
     ...classifierProblems(machine),
+    ...absentMeansProblems(machine),
     ...unclassifiedChangesProblems(machine),
     ...reachabilityProblems(machine),
     ...exitProblems(machine),
@@ -160,12 +162,21 @@ function changeKindProblems<S extends string, C extends string>(machine: Fsa<S, 
     if (definition.unsupported !== undefined && definition.unsupported.trim() === '') {
       problems.push(`change kind ${kind} is unsupported without a reason`);
     }
+    if (definition.overrideOnly !== undefined && definition.overrideOnly.trim() === '') {
+      problems.push(`change kind ${kind} is override-only without a reason`);
+    }
+    if (definition.unsupported !== undefined && definition.overrideOnly !== undefined) {
+      problems.push(
+        `change kind ${kind} is both unsupported and override-only: an unsupported change no override lets through, so give one`,
+      );
+    }
     const allowedSomewhere = machine.states.some((state) =>
       machine.rules[state]?.allow?.some((group) => group.changes.includes(kind)),
     );
-    if (definition.unsupported === undefined && !allowedSomewhere) {
+    // An override-only kind is allowed nowhere by design: a person's reason lets it through in any state.
+    if (definition.unsupported === undefined && definition.overrideOnly === undefined && !allowedSomewhere) {
       problems.push(
-        `change kind ${kind} is supported, but no state allows it: allow it somewhere or mark it unsupported`,
+        `change kind ${kind} is supported, but no state allows it: allow it somewhere, mark it override-only (every change of it needs a person's reason) or mark it unsupported`,
       );
     }
   }
@@ -192,6 +203,10 @@ function ruleProblems<S extends string, C extends string>(machine: Fsa<S, C>): s
         if (definition === undefined) problems.push(`state ${state} allows ${kind}, which is not a change kind`);
         else if (definition.unsupported !== undefined)
           problems.push(`state ${state} allows ${kind}, which is unsupported`);
+        else if (definition.overrideOnly !== undefined)
+          problems.push(
+            `state ${state} allows ${kind}, which is override-only: it needs a person's reason in every state, so no state allows it`,
+          );
         if (seen.has(kind)) problems.push(`state ${state} lists ${kind} more than once`);
         seen.add(kind);
       }
@@ -214,6 +229,17 @@ function classifierProblems<S extends string, C extends string>(machine: Fsa<S, 
     if (!reported.has(kind)) problems.push(`change kind ${kind} is never reported by any classifier`);
   }
   return problems;
+}
+
+/** Each classifier's absentMeans goes through its reader, as the field's values do (fieldClassifier found why not). */
+function absentMeansProblems<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
+  const problems = (target: ClassifierTarget | undefined, at: string): string[] => {
+    if (target === undefined) return [];
+    const field = `${at}.${target.path}`;
+    if (target.classify === 'keyed-list') return target.items.flatMap((item) => problems(item, `${field}[*]`));
+    return target.absentMeansUnread === undefined ? [] : [`the classifier of ${field}: ${target.absentMeansUnread}`];
+  };
+  return machine.classifiers.flatMap((classifier) => problems(classifier.target, 'spec'));
 }
 
 /** The setting for changes no classifier names, nowhere that it could never apply (its values are the shape's). */

@@ -38,7 +38,16 @@ export type ClassifierForm<C extends string> =
  * library's readers reads the field (`custom` for one's own).
  */
 export type ClassifierTarget =
-  | { classify: 'field'; path: string; reading: ValueReading | 'custom' }
+  | {
+      classify: 'field';
+      path: string;
+      reading: ValueReading | 'custom';
+      /**
+       * Why the classifier's reader cannot read its absentMeans, found when the classifier was made: a change to or
+       * from an absent field would then compare as no change, so the self-check refuses the machine.
+       */
+      absentMeansUnread?: string;
+    }
   | { classify: 'keyed-list'; path: string; keys: readonly string[]; items: readonly (ClassifierTarget | undefined)[] };
 
 /** Numbers in their natural order: the comparator `byDirection` needs for integers, as data. */

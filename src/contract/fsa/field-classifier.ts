@@ -6,6 +6,7 @@ import { readingOf } from './classifier-form.ts';
 import type { Classifier } from './machine.ts';
 import { cannotRead, isCannotRead, readRelease, type CannotRead } from './value-readers.ts';
 import { fieldValue } from './change-record.ts';
+import { describeValue } from '../values/describe-value.ts';
 
 export interface FieldComparison<C extends string, V> {
   /** Path below the compared value: `storage.size`. */
@@ -13,6 +14,8 @@ export interface FieldComparison<C extends string, V> {
   /**
    * What an absent field means (the schema's default), so that writing the default explicitly is no change;
    * `cannotRead(reason)` when an absent field means something the contract cannot know (the operator's default).
+   * It goes through `read` like any value of the field: one the reader cannot read is refused when the contract is
+   * defined (the self-check), since setting or removing the field would otherwise compare as no change.
    */
   absentMeans?: unknown;
   /**
@@ -36,9 +39,15 @@ export function fieldClassifier<C extends string, V>(comparison: FieldComparison
   // parseVersion is a parser: undefined for any text that is no release. As a reader it must fail closed on a
   // string, which the field's schema accepts, so it reads as readRelease does.
   const read = reading === 'release' ? (readRelease as (raw: unknown) => V | undefined | CannotRead) : comparison.read;
+  const absentMeansUnread = unreadAbsentMeans(read, absentMeans);
   return {
     kinds: compare.kinds,
-    target: { classify: 'field', path, reading: reading ?? 'custom' },
+    target: {
+      classify: 'field',
+      path,
+      reading: reading ?? 'custom',
+      ...(absentMeansUnread === undefined ? {} : { absentMeansUnread }),
+    },
     ...(reading !== undefined && compare.form !== undefined
       ? {
           form: {
@@ -87,6 +96,27 @@ function readSide<V>(read: (raw: unknown) => V | undefined | CannotRead, raw: un
     // Classifiers must not throw; a reader of one's own that does cannot tell what the value means.
     return cannotRead(`the reader failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * Why `read` cannot read `absentMeans`, in words; undefined when it reads it, and for cannotRead(...), which says on
+ * purpose that absence cannot be judged. A value the reader leaves to the schema (another type than the field's) or
+ * cannot tell the meaning of would make every change to or from an absent field read wrong: no change, or undecidable
+ * for a reason about a value nobody wrote.
+ */
+function unreadAbsentMeans<V>(
+  read: (raw: unknown) => V | undefined | CannotRead,
+  absentMeans: unknown,
+): string | undefined {
+  if (absentMeans === undefined || isCannotRead(absentMeans)) return undefined;
+  const fix = 'give the default as the field holds it, or cannotRead(reason) where absence cannot be judged';
+  const shown = describeValue(absentMeans);
+  const value = readSide(read, absentMeans);
+  if (value === undefined)
+    return `its absentMeans ${shown} is not a value its reader reads (a value of another type than the field's), so setting or removing the field would compare as no change: ${fix}`;
+  if (isCannotRead(value))
+    return `its reader cannot tell what its absentMeans ${shown} means (${value.reason}): ${fix}`;
+  return undefined;
 }
 
 /** A raw value as a change shows it: an absent field that means cannotRead(...) shows as absent. */

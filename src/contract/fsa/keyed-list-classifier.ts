@@ -3,6 +3,7 @@ import { isPlainObject } from '../values/kube-object.ts';
 import { jsonEqual } from '../values/json-equal.ts';
 import { changeRecord } from './change-record.ts';
 import { displayValue } from './change-record.ts';
+import { absentValue } from '../values/describe-value.ts';
 import { fieldValue } from './change-record.ts';
 import type { Change, Classifier, Location } from './machine.ts';
 
@@ -131,6 +132,6 @@ function itemsByKey(list: unknown, keys: readonly string[]): KeyedItems | undefi
 
 /** `tiles` for one key; `port=80, protocol=TCP` for several. A missing key reads `(none)`, as messages show absence. */
 function itemName(keys: readonly string[], values: readonly unknown[]): string {
-  const shown = values.map((value) => (value === undefined || value === null ? '(none)' : displayValue(value)));
+  const shown = values.map((value) => (value === null ? absentValue : displayValue(value)));
   return keys.length === 1 ? shown[0]! : keys.map((key, index) => `${key}=${shown[index]}`).join(', ');
 }

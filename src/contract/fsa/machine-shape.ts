@@ -60,7 +60,11 @@ const classifierForm: OptionShape = cases('classify', 'a classifier form', {
 });
 
 const classifierTarget: OptionShape = cases('classify', 'a classifier target', {
-  field: { path: fieldPath, reading: oneOf(Object.keys(targetReadings)) },
+  field: {
+    path: fieldPath,
+    reading: oneOf(Object.keys(targetReadings)),
+    absentMeansUnread: maybe(text('a string, why the reader cannot read absentMeans')),
+  },
   'keyed-list': {
     path: fieldPath,
     keys: listOf(text('the name of a key field'), 'a list of key field names'),
@@ -109,9 +113,10 @@ const conditionStateRule = withFields(
   'none',
 );
 
-const changeKindDefinition = withFields('a change kind: { description, unsupported?, exclusive? }', {
+const changeKindDefinition = withFields('a change kind: { description, unsupported?, overrideOnly?, exclusive? }', {
   description: text('a string, how a message names one change'),
   unsupported: maybe(text('a string, the reason')),
+  overrideOnly: maybe(text('a string, why a person must give a reason')),
   exclusive: maybe(flag),
 });
 

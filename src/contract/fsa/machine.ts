@@ -112,6 +112,13 @@ export interface ChangeKind {
   description: string;
   /** Why the change is never possible once something exists; only a state that allows any change lets it through. */
   unsupported?: string;
+  /**
+   * Why every change of this kind needs a person's reason: no state allows it, and the override annotation with a
+   * reason lets it through in any state (a state that allows any change lets it through without one, as it does an
+   * unsupported change: nothing exists yet). For a change the operator can carry out but that costs something no rule
+   * can weigh (a restore from a backup, a switch of the primary): the person's reason is the point.
+   */
+  overrideOnly?: string;
   /** A disruptive change that may not share an update with another exclusive change. */
   exclusive?: boolean;
 }

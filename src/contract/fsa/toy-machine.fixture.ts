@@ -50,6 +50,22 @@ export const toyMachine: Fsa<ToyState, ToyChange> = {
 };
 
 /**
+ * The toy machine with repainting override-only: no state allows it, and a person's reason lets it through in any
+ * state (Draft, which allows any change, lets it through without one).
+ */
+export const toyOverrideOnlyMachine: Fsa<ToyState, ToyChange> = {
+  ...toyMachine,
+  changeKinds: {
+    ...toyMachine.changeKinds,
+    color: { description: 'repainting from {from} to {to}', exclusive: true, overrideOnly: 'the paint shop closes' },
+  },
+  rules: {
+    ...toyMachine.rules,
+    Active: { allow: [{ changes: ['size.up'], next: 'Busy' }, { changes: ['label'] }], operatorMoves: ['Broken'] },
+  },
+};
+
+/**
  * The toy machine's states read from a Ready condition and the observed generation, as an operator that records no
  * phase writes them: nothing recorded before the first Ready condition, Busy while the operator has not seen the
  * latest spec, Broken when it is stuck.

@@ -17,6 +17,11 @@ describe('describeValue', () => {
     expect(describeValue(value)).toBe(expected);
   });
 
+  it('reads an absent value as (none), never undefined or a blank', () => {
+    expect(describeValue(undefined)).toBe('(none)');
+    expect(describeValue(undefined, 3)).toBe('(none)');
+  });
+
   it('shortens long values with an ellipsis', () => {
     const described = describeValue('x'.repeat(10_000));
     expect(described).toBe(`"${'x'.repeat(maxDescribedLength - 1)}...`);

@@ -5,8 +5,15 @@ import { quoteAsGo } from './go-quote.ts';
 
 export const maxDescribedLength = 64;
 
-/** JSON, shortened to about `maxLength` characters with a trailing "...", with every control character escaped. */
+/** How every message shows a value that is not there: an absent field, a keyword left out, a side of a change. */
+export const absentValue = '(none)';
+
+/**
+ * JSON, shortened to about `maxLength` characters with a trailing "...", with every control character escaped; an
+ * absent value (undefined) reads as `(none)`, never as a blank or `undefined`.
+ */
 export function describeValue(value: unknown, maxLength = maxDescribedLength): string {
+  if (value === undefined) return absentValue;
   const writer = new BoundedWriter(maxLength);
   writeJson(value, writer);
   return writer.result();

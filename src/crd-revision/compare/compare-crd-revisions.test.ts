@@ -586,6 +586,17 @@ describe('compareCrdRevisions', () => {
     const { message, ...finding } = findings[before.length]!;
     expect(finding).toEqual({ rule, severity: crdRevisionRules[rule].severity, ...expected });
     expect(message).not.toBe('');
+    // An absent value reads (none): never undefined, a blank, or a made-up word in quotes.
+    for (const { message: each } of findings) expect(each).not.toMatch(/\bundefined\b|"absent"| {2}|: $| → $/);
+  });
+
+  it('shows a keyword that was absent as (none)', () => {
+    const [old, now] = [freshCrd(), freshCrd()];
+    v1Spec(now).properties.size.multipleOf = 2;
+    v1Spec(now).properties.size.description = 'How big.';
+    const messages = compareCrdRevisions(asParsed(old), asParsed(now), servedVersionsOff).map((f) => f.message);
+    expect(messages).toContain('spec.size: multipleOf (none) → 2');
+    expect(messages).toContain('spec.size: description added ((none) → "How big.")');
   });
 
   it('has a row for every rule', () => {

@@ -26,7 +26,7 @@ export function compareIdentity(old: CrdView, now: CrdView): Change[] {
     const [a, b] = [effectiveName(old, key), effectiveName(now, key)];
     if (!jsonEqual(a, b))
       changes.push(
-        changeAt({}, rule, `spec.names.${key} ${describeValue(a ?? 'absent')} → ${describeValue(b ?? 'absent')}`, {
+        changeAt({}, rule, `spec.names.${key} ${describeValue(a)} → ${describeValue(b)}`, {
           old: a,
           new: b,
         }),

@@ -70,7 +70,7 @@ function compareScale(a: CrdVersionView, b: CrdVersionView): Change[] {
         changeAt(
           where,
           'scaleReplicasPathChanged',
-          `scale ${key} ${describeValue(before[key] ?? 'absent')} → ${describeValue(after[key] ?? 'absent')}: /scale reads and writes another field than the one objects hold their replicas in`,
+          `scale ${key} ${describeValue(before[key])} → ${describeValue(after[key])}: /scale reads and writes another field than the one objects hold their replicas in`,
           { old: before[key], new: after[key] },
         ),
       );
@@ -90,7 +90,7 @@ function compareScale(a: CrdVersionView, b: CrdVersionView): Change[] {
       : changeAt(
           where,
           'scaleLabelSelectorPathChanged',
-          `scale labelSelectorPath ${describeValue(selectorA)} → ${describeValue(selectorB ?? 'absent')}: autoscalers select other pods, or none`,
+          `scale labelSelectorPath ${describeValue(selectorA)} → ${describeValue(selectorB)}: autoscalers select other pods, or none`,
           values,
         ),
   );

@@ -1,4 +1,4 @@
-import { describeText } from '../../contract/values/describe-value.ts';
+import { absentValue, describeText } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 
@@ -15,7 +15,7 @@ export function compareDescription(old: Schema, now: Schema, where: Where): Chan
   const [a, b] = [text(old), text(now)];
   if (a === b) return [];
   const verb = a === undefined ? 'added' : b === undefined ? 'removed' : 'changed';
-  const shown = (value: string | undefined) => (value === undefined ? 'none' : `"${describeText(value, 80)}"`);
+  const shown = (value: string | undefined) => (value === undefined ? absentValue : `"${describeText(value, 80)}"`);
   return [
     changeAt(where, 'description', `${fieldName(where)}: description ${verb} (${shown(a)} → ${shown(b)})`, {
       old: a,

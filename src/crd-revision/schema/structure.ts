@@ -21,7 +21,7 @@ export function compareListAndMapTypes(old: Schema, now: Schema, where: Where): 
       changeAt(
         where,
         'listType',
-        `${fieldName(where)}: x-kubernetes-list-type ${describeValue(listA ?? 'absent')} → ${describeValue(listB ?? 'absent')}`,
+        `${fieldName(where)}: x-kubernetes-list-type ${describeValue(listA)} → ${describeValue(listB)}`,
         { old: listA, new: listB },
       ),
     );
@@ -46,7 +46,7 @@ export function compareListAndMapTypes(old: Schema, now: Schema, where: Where): 
       changeAt(
         where,
         'mapType',
-        `${fieldName(where)}: x-kubernetes-map-type ${describeValue(mapA ?? 'absent')} → ${describeValue(mapB ?? 'absent')}`,
+        `${fieldName(where)}: x-kubernetes-map-type ${describeValue(mapA)} → ${describeValue(mapB)}`,
         { old: mapA, new: mapB },
       ),
     );

@@ -16,12 +16,7 @@ export function compareType(old: Schema, now: Schema, where: Where): Change[] {
   const [a, b] = [effectiveType(old), effectiveType(now)];
   if (jsonEqual(a, b)) return [];
   return [
-    changeAt(
-      where,
-      'type',
-      `${fieldName(where)}: type ${describeValue(a ?? 'absent')} → ${describeValue(b ?? 'absent')}`,
-      { old: a, new: b },
-    ),
+    changeAt(where, 'type', `${fieldName(where)}: type ${describeValue(a)} → ${describeValue(b)}`, { old: a, new: b }),
   ];
 }
 

@@ -33,6 +33,8 @@ export interface ChartValueDefaults {
   policyFloor: boolean;
   /** A migration Job can be run: some contract's CRD is crdgate's. */
   migration: boolean;
+  /** The chart renders CRDs: some contract's CRD is crdgate's (none where every CRD is an operator's). */
+  crds: boolean;
   /** The webhook settings the chart was rendered with (the flags of crdgate manifests). */
   webhooks: WebhookSettings;
 }
@@ -197,23 +199,27 @@ secret: you create the kubernetes.io/tls Secret NAME-serving-cert for NAME.NAMES
           },
         },
       },
-      crds: {
-        comment:
-          'The CRDs of the contracts crdgate owns. They are templates, not crds/, so that helm upgrade changes them when a contract changes.',
-        keys: {
-          enabled: {
-            comment: 'Render them (false: they are installed some other way).',
-            default: true,
-            schema: { type: 'boolean' },
-          },
-          keep: {
-            comment:
-              'helm uninstall leaves them, and so every object of their kinds (helm.sh/resource-policy: keep). Delete a CRD by hand to delete its data.',
-            default: true,
-            schema: { type: 'boolean' },
-          },
-        },
-      },
+      ...(defaults.crds
+        ? {
+            crds: {
+              comment:
+                'The CRDs of the contracts crdgate owns. They are templates, not crds/, so that helm upgrade changes them when a contract changes.',
+              keys: {
+                enabled: {
+                  comment: 'Render them (false: they are installed some other way).',
+                  default: true,
+                  schema: { type: 'boolean' },
+                },
+                keep: {
+                  comment:
+                    'helm uninstall leaves them, and so every object of their kinds (helm.sh/resource-policy: keep). Delete a CRD by hand to delete its data.',
+                  default: true,
+                  schema: { type: 'boolean' },
+                },
+              },
+            },
+          }
+        : {}),
       networkPolicy: {
         comment: 'The NetworkPolicy of the server.',
         keys: { enabled: { comment: 'Render it.', default: true, schema: { type: 'boolean' } } },

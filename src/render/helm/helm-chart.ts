@@ -3,6 +3,7 @@ import { generatedMarker } from '../manifest-yaml.ts';
 import type { GeneratedFile, ManifestFile } from '../manifest.ts';
 import { renderManifestTree } from '../manifest-files.ts';
 import type { ManifestOptions } from '../manifest-options.ts';
+import { hasMutatingWebhooks } from '../webhook-configurations.ts';
 import { chartNotes } from './chart-notes.ts';
 import { chartTemplates, dashboardFolder, releaseNamespaceMark } from './chart-templates.ts';
 import { chartValues, valuesSchema, valuesYaml, type ChartValueDefaults } from './chart-values.ts';
@@ -49,6 +50,7 @@ export function renderHelmChart(
       text: chartNotes(
         options.name,
         contracts.map((contract) => `${contract.identity.kind}.${contract.identity.group}`),
+        { ownedCrds: values.keys['crds'] !== undefined, mutatingWebhooks: hasMutatingWebhooks(contracts) },
       ),
     },
     ...chartTemplates(manifestFiles).map((template) => ({
@@ -112,6 +114,7 @@ function valueDefaults(
     // What the kustomize tree offers, the chart offers: the overlay when some contract has policies, the migration
     // when some CRD is crdgate's.
     policyFloor: files.some((file) => file.path.startsWith('overlays/policy-floor/')),
+    crds: files.some((file) => file.path.startsWith('base/20-crd-')),
     migration: files.some((file) => file.path.startsWith('migration/')),
     webhooks: options.webhooks ?? {},
   };

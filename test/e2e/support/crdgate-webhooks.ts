@@ -12,7 +12,7 @@ import { renderCustomResourceDefinition } from '../../../src/render/custom-resou
 import type { Manifest } from '../../../src/render/manifest.ts';
 import type { WebhookEndpoint } from '../../../src/render/webhook-endpoint.ts';
 import {
-  renderMutatingWebhookConfiguration,
+  renderMutatingWebhookConfigurations,
   renderValidatingWebhookConfiguration,
 } from '../../../src/render/webhook-configurations.ts';
 import { validatingWebhookName } from '../../../src/render/webhook-names.ts';
@@ -65,7 +65,7 @@ export function crdgateRegistration(
     crd: renderCustomResourceDefinition(contract, endpoint),
     webhookConfigurations: [
       renderValidatingWebhookConfiguration([contract], endpoint),
-      renderMutatingWebhookConfiguration([contract], endpoint),
+      ...renderMutatingWebhookConfigurations([contract], endpoint),
     ].map((configuration) => ({ ...configuration, metadata: { ...configuration.metadata, name } })),
   };
 }

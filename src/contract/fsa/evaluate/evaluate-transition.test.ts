@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatFieldError } from '../../values/field-error.ts';
 import { evaluateTransition, transitionRule } from './evaluate-transition.ts';
-import { toyMachine, widget } from '../toy-machine.fixture.ts';
+import { toyMachine, toyOverrideOnlyMachine, widget } from '../toy-machine.fixture.ts';
 import { whenDifferent } from '../comparisons.ts';
 import { fieldClassifier } from '../field-classifier.ts';
 import { cannotRead } from '../value-readers.ts';
@@ -326,5 +326,75 @@ describe('evaluateTransition: a change that cannot be judged', () => {
       'overriding an undecidable change of spec.label while the widget is Active',
     );
     expect(run({ label: 'v1' }, { label: 'sha256:abc' }).allowed).toBe(true);
+  });
+});
+
+describe('evaluateTransition: an override-only change kind', () => {
+  const repaint = (
+    phase: string | undefined,
+    annotations?: Record<string, string>,
+    oldAnnotations?: Record<string, string>,
+  ) =>
+    evaluateTransition(
+      toyOverrideOnlyMachine,
+      widget({ color: 'red' }, phase, oldAnnotations),
+      widget({ color: 'blue' }, phase, annotations),
+    );
+
+  it.each(['Active', 'Busy', 'Broken', 'Rebooting'])(
+    'refuses it in %s without a reason, naming the reason it needs one and the annotation that gives it',
+    (phase) => {
+      const decision = repaint(phase);
+      expect(decision.allowed).toBe(false);
+      expect(decision.changes.map((judged) => judged.ruling)).toEqual([
+        { outcome: 'override-only', reason: 'the paint shop closes' },
+      ]);
+      expect(decision.denials).toEqual([
+        {
+          field: 'spec.color',
+          type: 'FieldValueForbidden',
+          message:
+            "repainting from red to blue needs a person's reason in every state: the paint shop closes; give one in the annotation toy.example.com/override-transitions, in the write that makes the change",
+        },
+      ]);
+    },
+  );
+
+  it('lets it through with a reason in every state, with the warning and audit annotation of an override', () => {
+    for (const phase of ['Active', 'Busy', 'Broken']) {
+      const decision = repaint(phase, override);
+      expect(decision.allowed, phase).toBe(true);
+      expect(decision.changes[0]?.ruling).toEqual({ outcome: 'overridden', allowedIn: [] });
+      expect(decision.warnings[0]).toContain(`overriding color while the widget is ${phase}`);
+      expect(decision.auditAnnotations['override-transitions']).toContain('color at spec.color');
+    }
+  });
+
+  it('lets it through without one where any change is, as an unsupported change', () => {
+    expect(repaint(undefined).allowed).toBe(true);
+  });
+
+  it('refuses it under a stale override, saying so, and warns of a blank one', () => {
+    const stale = repaint('Active', override, override);
+    expect(stale.allowed).toBe(false);
+    expect(stale.denials[0]?.message).toMatch(/needs a person's reason.*authorised only the write that set it/);
+    const blank = repaint('Active', { 'toy.example.com/override-transitions': ' ' });
+    expect(blank.warnings).toEqual([
+      'toy.example.com/override-transitions is set but empty: an override needs a reason',
+    ]);
+  });
+});
+
+describe('evaluateTransition: absent and empty values in messages', () => {
+  it('shows an absent value as (none) and the empty string as "", never a blank or undefined', () => {
+    const relabel = evaluate({ label: '' }, {}, 'Broken');
+    expect(relabel.denials.map((denial) => denial.message)).toEqual([
+      'relabelling from "" to (none) is not allowed while the widget is Broken (allowed in: Active, Busy)',
+    ]);
+    const strict = { ...toyMachine, unclassifiedChanges: 'refused' as const };
+    const unclassified = evaluateTransition(strict, widget({}, 'Active'), widget({ notes: '' }, 'Active'));
+    expect(unclassified.denials.map((denial) => denial.message)).toEqual([
+      'changing (none) to "" is refused while the widget is Active: no change kind names this field (such changes are refused there, override or not)',
+    ]);
   });
 });

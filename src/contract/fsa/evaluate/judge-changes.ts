@@ -12,6 +12,8 @@ export type ChangeRuling<S extends string, C extends string> =
   | { outcome: 'overridden'; allowedIn: readonly S[] }
   | { outcome: 'not-allowed'; allowedIn: readonly S[] }
   | { outcome: 'unsupported'; reason: string }
+  /** A kind no state allows, that only a person's reason (the override) lets through: why it needs one. */
+  | { outcome: 'override-only'; reason: string }
   /** The classifier could not tell which change it is (a reading that fails closed). */
   | { outcome: 'undecidable'; reason: string }
   /** Would pass on its own, but shares the update with other exclusive changes. */
@@ -26,8 +28,8 @@ export interface JudgedChange<S extends string, C extends string> {
  * Judges every change of one update. Each change is judged on its own (a major upgrade next to a scale-out denies
  * the upgrade, not the scale-out), then exclusive changes that would pass are checked against each other.
  *
- * The override lifts only "not allowed in this state": it is a person vouching that the operator can cope right
- * now. It never lifts an unsupported change (no state of the operator can carry it out) nor an exclusive conflict
+ * The override lifts only "not allowed in this state" (and a kind that is override-only, which no state allows): it
+ * is a person vouching that the operator can cope right now. It never lifts an unsupported change (no state of the operator can carry it out) nor an exclusive conflict
  * (splitting the update in two costs nothing and keeps each disruption on its own).
  *
  * A state that allows any change has nothing provisioned to disrupt, so exclusivity does not apply there either.
@@ -78,6 +80,9 @@ function judgeAlone<S extends string, C extends string>(
       : { outcome: 'undecidable', reason: change.undecidable };
   const reason = machine.changeKinds[change.kind]?.unsupported;
   if (reason !== undefined) return { outcome: 'unsupported', reason };
+  const overrideOnly = machine.changeKinds[change.kind]?.overrideOnly;
+  if (overrideOnly !== undefined)
+    return overriding ? { outcome: 'overridden', allowedIn: [] } : { outcome: 'override-only', reason: overrideOnly };
   const nextState = state.recognised ? nextStateAfter(machine, state.state, change.kind) : undefined;
   if (nextState !== undefined) return { outcome: 'allowed', nextState };
   const allowedIn = statesAllowing(machine, change.kind);

@@ -74,7 +74,7 @@ export function reportOverride<S extends string, C extends string>(
   const unclassifiedCount = unclassified.changes.length + unclassified.more;
   if (!override.given) {
     const wouldHaveHelped =
-      judged.some(({ ruling }) => ruling.outcome === 'not-allowed' || ruling.outcome === 'undecidable') ||
+      judged.some(({ ruling }) => overridable.has(ruling.outcome)) ||
       (unclassified.ruling.outcome === 'not-allowed' && unclassifiedCount > 0);
     return {
       warnings:
@@ -129,6 +129,9 @@ export function reportOverride<S extends string, C extends string>(
     },
   };
 }
+
+/** The rulings an override would have lifted. */
+const overridable: ReadonlySet<string> = new Set(['not-allowed', 'override-only', 'undecidable']);
 
 function listWithRest(names: readonly string[], limit: number): string {
   const shown = names.slice(0, limit).join(', ');

@@ -1,3 +1,4 @@
+import { absentValue } from '../../values/describe-value.ts';
 import { fieldError, type FieldError } from '../../values/field-error.ts';
 import type { JudgedChange, JudgedUnclassifiedChanges } from './judge-changes.ts';
 import type { Change, changePlaceholders, Fsa } from '../machine.ts';
@@ -10,13 +11,13 @@ export function describeChange<S extends string, C extends string>(machine: Fsa<
   const template = machine.changeKinds[change.kind]?.description ?? change.kind;
   return template.replace(
     /\{(from|to|item)\}/g,
-    (_, name: (typeof changePlaceholders)[number]) => change[name] ?? '(none)',
+    (_, name: (typeof changePlaceholders)[number]) => change[name] ?? absentValue,
   );
 }
 
 /** A change by its values alone, for one no kind describes: `changing 4MB to 8MB`, `changing (none) to 3`. */
 export function changingValues({ from, to }: { from?: string; to?: string }): string {
-  return `changing ${from ?? '(none)'} to ${to ?? '(none)'}`;
+  return `changing ${from ?? absentValue} to ${to ?? absentValue}`;
 }
 
 /** How a message completes "while the database is ...". */
@@ -30,6 +31,14 @@ export function stateLabel<S extends string>(state: StateReading<S>): string {
  */
 export function staleOverrideNote(overrideAnnotation: string): string {
   return `; the ${overrideAnnotation} annotation on the object authorised only the write that set it: to override this change, give the annotation a new reason in the write that makes it`;
+}
+
+/**
+ * What the refusal of a change of an override-only kind says after the change's description: that it needs a
+ * person's reason, why, and the annotation that gives one. The policy floor's CEL says the same words.
+ */
+export function overrideOnlyWords(overrideAnnotation: string, reason: string): string {
+  return ` needs a person's reason in every state: ${reason}; give one in the annotation ${overrideAnnotation}, in the write that makes the change`;
 }
 
 /**
@@ -54,6 +63,12 @@ export function denialFor<S extends string, C extends string>(
         change.field,
         'FieldValueForbidden',
         `${describeChange(machine, change)} is unsupported: ${ruling.reason}`,
+      );
+    case 'override-only':
+      return fieldError(
+        change.field,
+        'FieldValueForbidden',
+        `${describeChange(machine, change)}${overrideOnlyWords(machine.overrideAnnotation, ruling.reason)}${staleNote}`,
       );
     case 'not-allowed': {
       const where = ruling.allowedIn.length > 0 ? ruling.allowedIn.join(', ') : 'none';

@@ -76,6 +76,20 @@ export function unsupportedLegend<S extends string, C extends string>(machine: F
     : [`${unsupportedHeading(machine)}:`, ...unsupported.map(({ kind, reason }) => `${kind}: ${reason}`)];
 }
 
+/**
+ * The override-only changes with why each needs a person's reason, under a heading naming the annotation; empty when
+ * there are none. They are on no edge: no state allows them.
+ */
+export function overrideOnlyLegend<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
+  const kinds = (Object.entries(machine.changeKinds) as [C, Fsa<S, C>['changeKinds'][C]][]).flatMap(
+    ([kind, definition]) => (definition.overrideOnly === undefined ? [] : [`${kind}: ${definition.overrideOnly}`]),
+  );
+  if (kinds.length === 0) return [];
+  const anywhere = machine.states.filter((state) => machine.rules[state]?.anyChange);
+  const where = anywhere.length > 0 ? `in every state but ${anywhere.join(', ')}` : 'in every state';
+  return [`only with a reason in ${machine.overrideAnnotation} (${where}):`, ...kinds];
+}
+
 /** The exclusive changes in one line; empty when there are none. */
 export function exclusiveLegend<S extends string, C extends string>(machine: Fsa<S, C>): string[] {
   const exclusive = exclusiveChanges(machine);

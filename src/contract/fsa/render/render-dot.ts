@@ -2,6 +2,7 @@ import {
   diagramRemarks,
   exclusiveLegend,
   operatorMoveLabel,
+  overrideOnlyLegend,
   unclassifiedLegend,
   unsupportedLegend,
 } from './machine-legend.ts';
@@ -23,7 +24,12 @@ export function renderDot<S extends string, C extends string>(machine: Fsa<S, C>
         : `    ${quote(edge.from)} -> ${quote(edge.to)} [label=${quote(operatorMoveLabel)}, style=dashed];`,
     ),
   ];
-  const legend = [...unsupportedLegend(machine), ...exclusiveLegend(machine), ...unclassifiedLegend(machine)];
+  const legend = [
+    ...unsupportedLegend(machine),
+    ...overrideOnlyLegend(machine),
+    ...exclusiveLegend(machine),
+    ...unclassifiedLegend(machine),
+  ];
   lines.push(`    __legend [shape=note, label=${leftAlignedLabel(legend)}];`);
   lines.push('}');
   return `${lines.join('\n')}\n`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Fsa } from '../machine.ts';
 import { machineFormats, renderMachine } from './render-machine.ts';
-import { toyMachine, type ToyChange, type ToyState } from '../toy-machine.fixture.ts';
+import { toyMachine, toyOverrideOnlyMachine, type ToyChange, type ToyState } from '../toy-machine.fixture.ts';
 
 describe('renderMachine', () => {
   it('draws a Mermaid state diagram with grouped change edges, labelled operator moves and notes', () => {
@@ -106,6 +106,19 @@ describe('renderMachine', () => {
     const mermaid = renderMachine(strict, 'mermaid');
     expect(mermaid).toContain('    %% unsupported (never allowed):');
     expect(mermaid).toContain('    %% size.down: widgets cannot shrink');
+  });
+});
+
+describe('renderMachine: override-only changes', () => {
+  it('lists them with their reasons under the annotation that lets them through, in each format', () => {
+    const heading = 'only with a reason in toy.example.com/override-transitions (in every state but Draft):';
+    const mermaid = renderMachine(toyOverrideOnlyMachine, 'mermaid');
+    expect(mermaid).toContain(`    %% ${heading}\n    %% color: the paint shop closes\n`);
+    // On no edge: no state allows it.
+    expect(mermaid).not.toMatch(/-->.*color/);
+    expect(renderMachine(toyOverrideOnlyMachine, 'table')).toContain(`${heading}\n- color: the paint shop closes\n`);
+    expect(renderMachine(toyOverrideOnlyMachine, 'dot')).toContain(`${heading}\\lcolor: the paint shop closes\\l`);
+    expect(renderMachine(toyMachine, 'table')).not.toContain('only with a reason');
   });
 });
 

@@ -2,6 +2,7 @@ import {
   diagramRemarks,
   exclusiveLegend,
   operatorMoveLabel,
+  overrideOnlyLegend,
   unclassifiedLegend,
   unsupportedLegend,
 } from './machine-legend.ts';
@@ -25,7 +26,11 @@ export function renderMermaid<S extends string, C extends string>(machine: Fsa<S
     ...machine.terminalStates.map((state) => `    ${state} --> [*]`),
     ...machine.states.flatMap((state) => note(state, notesFor(machine, state))),
   ];
-  lines.push(...[...exclusiveLegend(machine), ...unclassifiedLegend(machine)].map((line) => `    %% ${line}`));
+  lines.push(
+    ...[...overrideOnlyLegend(machine), ...exclusiveLegend(machine), ...unclassifiedLegend(machine)].map(
+      (line) => `    %% ${line}`,
+    ),
+  );
   if (!machine.states.some((state) => machine.rules[state]?.anyChange)) {
     lines.push(...unsupportedLegend(machine).map((line) => `    %% ${line}`));
   }

@@ -1,22 +1,25 @@
 import {
   anyChangeRemark,
   exclusiveLegend,
+  overrideOnlyLegend,
   stateRemarks,
   unclassifiedLegend,
   unsupportedLegend,
 } from './machine-legend.ts';
 import type { StatusTest, Fsa } from '../machine.ts';
 
-/** A Markdown table of states and their allowed changes, followed by the unsupported and exclusive changes. */
+/** A Markdown table of states and their allowed changes, followed by the unsupported, override-only and exclusive changes. */
 export function renderTable<S extends string, C extends string>(machine: Fsa<S, C>): string {
   const rows = machine.states.map((state) => {
     const operatorMoves = machine.rules[state]?.operatorMoves ?? [];
     return `| ${state} | ${cell(allowedChanges(machine, state))} | ${cell(operatorMoves.join(', ') || 'none')} |`;
   });
   const [unsupportedHeading, ...unsupported] = unsupportedLegend(machine);
+  const [overrideOnlyHeading, ...overrideOnly] = overrideOnlyLegend(machine);
   const sections = [
     ['| state | allowed changes (-> expected next state) | operator moves |', '|---|---|---|', ...rows],
     unsupportedHeading === undefined ? [] : [unsupportedHeading, ...unsupported.map((line) => `- ${line}`)],
+    overrideOnlyHeading === undefined ? [] : [overrideOnlyHeading, ...overrideOnly.map((line) => `- ${line}`)],
     exclusiveLegend(machine),
     unclassifiedLegend(machine),
     stateSource(machine),
