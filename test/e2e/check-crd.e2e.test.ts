@@ -9,7 +9,7 @@ import { laneControlPlane, type ProvidedControlPlane } from './provided-context.
 import { apiServerJudgement, type Judgement } from './support/differential/api-server-judge.ts';
 import { storedDifferences } from './support/differential/compare.ts';
 import { crdgate } from './support/crdgate-cli.ts';
-import { kubectl, waitEstablished } from './support/kubectl.ts';
+import { applyCrdFile, kubectl } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
 const provided = laneControlPlane();
@@ -57,10 +57,7 @@ describe.skipIf(!controlPlane)(
       for (const file of (await readdir(committedCrdsDir)).sort()) {
         const name = (parse(await readFile(join(committedCrdsDir, file), 'utf8')) as { metadata: { name: string } })
           .metadata.name;
-        const applied = await kubectl(cp, ['apply', '--server-side', '-f', join(committedCrdsDir, file)]);
-        expect(applied.exitCode, applied.stderr).toBe(0);
-        const established = await waitEstablished(cp, name);
-        expect(established.exitCode, established.stderr).toBe(0);
+        await applyCrdFile(cp, join(committedCrdsDir, file), name);
       }
       expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
       rest = restClient(cp.kubeconfigPath, { maxSockets: 4 });

@@ -21,7 +21,7 @@ import {
   type DifferentialCase,
 } from './support/differential/schema-cases.ts';
 import { storableVariant } from './support/differential/storable-base.ts';
-import { kubectl, waitEstablished } from './support/kubectl.ts';
+import { applyCrdFile, kubectl } from './support/kubectl.ts';
 import { restClient, type Rest } from './support/raw-api.ts';
 
 const provided = laneControlPlane();
@@ -166,10 +166,7 @@ describe
 
     beforeAll(async () => {
       crd = parse(await readFile(join(committedCrdsDir, file), 'utf8')) as Crd;
-      const applied = await kubectl(cp, ['apply', '--server-side', '-f', join(committedCrdsDir, file)]);
-      expect(applied.exitCode, applied.stderr).toBe(0);
-      const established = await waitEstablished(cp, crd.metadata.name);
-      expect(established.exitCode, established.stderr).toBe(0);
+      await applyCrdFile(cp, join(committedCrdsDir, file), crd.metadata.name);
       expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
       rest = restClient(cp.kubeconfigPath, { maxSockets: 4 });
     });

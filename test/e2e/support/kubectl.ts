@@ -54,6 +54,18 @@ export async function crdNotBeingDeleted(controlPlane: ProvidedControlPlane, crd
  * `kubectl wait` for a CRD to be Established, tried a few times: a CRD applied a moment ago may not be readable
  * yet, and kubectl wait then fails at once. The last try's result.
  */
+/**
+ * A CRD file applied as written (server-side) once the CRD of that name is not being deleted (a file of this lane that
+ * ran before may have left it terminating), then waited for until established. Expects each step to succeed.
+ */
+export async function applyCrdFile(controlPlane: ProvidedControlPlane, file: string, crdName: string): Promise<void> {
+  await crdNotBeingDeleted(controlPlane, crdName);
+  const applied = await kubectl(controlPlane, ['apply', '--server-side', '-f', file]);
+  if (applied.exitCode !== 0) throw new Error(`kubectl apply -f ${file} failed: ${applied.stderr}`);
+  const established = await waitEstablished(controlPlane, crdName);
+  if (established.exitCode !== 0) throw new Error(`${crdName} was not established: ${established.stderr}`);
+}
+
 export async function waitEstablished(controlPlane: ProvidedControlPlane, crdName: string): Promise<KubectlResult> {
   let established = await kubectl(controlPlane, [
     'wait',
