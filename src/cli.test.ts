@@ -461,9 +461,15 @@ export default () => defineContract({
     const big = await run('check', '-f', 'big.yaml', '--contract', 'widget-contract.ts');
     expect(big.code).toBe(1);
     expect(big.stdout).toContain('spec.size');
-    // Without the module, crdgate knows no Widget: it is skipped, and the summary says so.
-    expect((await run('check', '-f', 'small.yaml')).stdout).toMatch(
+    // Without the module, crdgate knows no Widget: it is skipped, the summary says so, and a note says how to have
+    // it decided (a run that forgot --contract passes, so it must not pass in silence).
+    const forgotten = await run('check', '-f', 'small.yaml');
+    expect(forgotten.code).toBe(0);
+    expect(forgotten.stdout).toMatch(
       /^checked 0 objects: .*skipped 1 of kinds no contract declares \(Widget\.toys\.example\.com 1\)/m,
+    );
+    expect(forgotten.stderr).toBe(
+      'note: custom resources were not decided (Widget.toys.example.com 1): give their CRD with --crd, or the contract that guards them with --contract\n',
     );
 
     await writeFile(

@@ -111,6 +111,27 @@ export function summaryLine(summary: TreeCheckSummary): string {
   return parts.join('; ');
 }
 
+/**
+ * The skipped kinds that are custom resources (`Kind.group`, the group dotted and not one of Kubernetes' own, which
+ * end in `.k8s.io`): objects crdgate could have decided had it been given their CRD or a contract, as a run that
+ * forgot `--contract` would leave them. Built-in kinds (`Deployment.apps`, `ConfigMap`) are never among them.
+ */
+export function skippedCustomKinds(summary: Pick<TreeCheckSummary, 'skippedKinds'>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(summary.skippedKinds).filter(([kindGroup]) => {
+      const group = kindGroup.slice(kindGroup.indexOf('.') + 1);
+      return kindGroup.includes('.') && group.includes('.') && !group.endsWith('.k8s.io');
+    }),
+  );
+}
+
+/** The note a run that skipped custom resources ends with: how to have them decided. */
+export function skippedCustomKindsNote(summary: Pick<TreeCheckSummary, 'skippedKinds'>): string | undefined {
+  const custom = skippedCustomKinds(summary);
+  if (Object.keys(custom).length === 0) return undefined;
+  return `note: custom resources were not decided (${countsByName(custom)}): give their CRD with --crd, or the contract that guards them with --contract`;
+}
+
 function countsByName(counts: Record<string, number | undefined>): string {
   return Object.entries(counts)
     .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -7,7 +7,7 @@ import { renderJunitReport } from '../check/junit-report.ts';
 import type { ManifestContents, ManifestObject } from '../check/manifest-documents.ts';
 import { StartStateUnknownError } from '../check/previous-revision.ts';
 import { ManifestReadError, readManifestTree, type TreeSource } from '../check/read-manifest-tree.ts';
-import { describeInvalid, summarize, treePassed } from '../check/report-summary.ts';
+import { describeInvalid, skippedCustomKindsNote, summarize, treePassed } from '../check/report-summary.ts';
 import { renderTextReport } from '../check/text-report.ts';
 import { CrdUnservableError, EngineUnavailableError } from '../api-server-engine/engine.ts';
 import { judgeStoredObjects } from './check-stored-objects.ts';
@@ -222,9 +222,12 @@ export const checkCommand: Command = {
         throw new CommandError('INPUT_INVALID', error.message);
       throw error;
     }
-    const allowed = treePassed(summarize(result));
+    const summary = summarize(result);
+    const allowed = treePassed(summary);
     // With --defaulted, standard output carries the objects alone, so that they can be piped on.
     (defaulted === undefined ? io.stdout : io.stderr)(reportFormats[report](result));
+    const skippedNote = skippedCustomKindsNote(summary);
+    if (skippedNote !== undefined) io.stderr(`${skippedNote}\n`);
     if (defaulted !== undefined && allowed) io.stdout(formatStored(result.stored, defaulted));
     return allowed ? 0 : 1;
   },
