@@ -39,6 +39,10 @@ describe('crdgate init', () => {
       '--skip-install',
     );
     expect(result, result.stderr).toMatchObject({ code: 0 });
+    // Without a lockfile, the README's `npm ci` would fail: the last line says what to run instead.
+    expect(result.stdout.trim().split('\n').at(-1)).toBe(
+      `next: cd ${join(tempDir(), 'bucket')} && npm install && npm test (npm install makes package-lock.json, which npm ci needs)`,
+    );
     expect(await projectFiles('bucket')).toEqual(
       [
         '.dockerignore',

@@ -63,7 +63,7 @@ export const initCommand: Command = {
   --crdgate SPEC    the project's dependency on crdgate: a version range, a git URL or a tarball. By default,
                     this crdgate is packed into DIR/vendor/ and named by a relative path, so that the project
                     installs without a registry that has crdgate (a git checkout is built first)
-  --skip-install    no package-lock.json`,
+  --skip-install    no package-lock.json: run npm install in DIR before the README's npm ci`,
   positionals: ['DIR'],
   options: {
     group: { type: 'string' },
@@ -149,7 +149,13 @@ export const initCommand: Command = {
       if (note.startsWith('warning:')) io.stderr(`${note}\n`);
       else io.stdout(`${note}\n`);
     }
-    if (values['skip-install'] === true) return 0;
+    if (values['skip-install'] === true) {
+      // The README's `npm ci` and the Dockerfile's need the lockfile this run did not make.
+      io.stdout(
+        `next: cd ${dir} && npm install && npm test (npm install makes package-lock.json, which npm ci needs)\n`,
+      );
+      return 0;
+    }
     await makeLockfile(dir, io);
     io.stdout(`next: cd ${dir} && npm ci && npm test\n`);
     return 0;
