@@ -121,7 +121,10 @@ export const layers = [
     'local-loop',
     ['log.ts', 'config.ts', 'contract/values', 'contract', 'kube', 'render', 'certs', 'control-plane', 'server'],
   ],
-  ['scaffold', ['contract/values', 'contract/schema', 'contract', 'conversion', 'render']],
+  [
+    'scaffold',
+    ['contract/values', 'contract/schema/structural', 'contract/schema', 'contract', 'conversion', 'render'],
+  ],
   ['index.ts', ['contract/values', 'contract/schema', 'contract/defaults', 'contract/fsa', 'contract', 'conversion']],
   ['contracts/geodatabase', ['index.ts']],
   [

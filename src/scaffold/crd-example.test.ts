@@ -128,6 +128,25 @@ describe('searchExample, judged by the API server engine', () => {
     expect(found.tries).toBeLessThan(5);
   });
 
+  it("writes a value a person would write where the pattern takes one: a volume's size is 1Gi, not the pattern's 0e0", () => {
+    const quantity =
+      '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+    const found = search({
+      type: 'object',
+      required: ['volume', 'window'],
+      properties: {
+        volume: { type: 'object', required: ['size'], properties: { size: { type: 'string', pattern: quantity } } },
+        // A pattern none of those values fits keeps the reader's own guess.
+        window: { type: 'string', pattern: '^(Mon|Tue):[0-2][0-9]$' },
+      },
+    });
+    expect(found.taken).toBe(true);
+    expect(found.object.spec).toEqual({
+      volume: { size: '1Gi' },
+      window: expect.stringMatching(/^(Mon|Tue):[0-2][0-9]$/),
+    });
+  });
+
   it('adds what a rule asks for beyond the required fields, and tries the next value a rule refuses', () => {
     const found = search({
       type: 'object',

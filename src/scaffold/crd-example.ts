@@ -1,6 +1,7 @@
 import type { FieldError } from '../contract/values/field-error.ts';
 import { isPlainObject, type KubeObject } from '../contract/values/kube-object.ts';
 import type { JSONSchemaProps, JSONValue } from '../contract/schema/json-schema-props.ts';
+import { compileGoRegexp } from '../contract/schema/structural/go-regexp.ts';
 import { patternExamples } from './pattern-examples.ts';
 
 // An example object for a kind crdgate knows only by its CRD: the fields the schema requires, each with a value its
@@ -344,11 +345,27 @@ function stringCandidates(schema: JSONSchemaProps): string[] {
   const byPattern = schema.pattern === undefined ? [] : patternExamples(schema.pattern);
   return unique([
     ...byFormat,
+    ...typicalValuesTaken(schema.pattern),
     ...byPattern,
     ...byPattern.map(sized),
     ...['example', 'example-1', 'a', 'example.com'].map(sized),
     'x'.repeat(Math.max(min, 1)),
   ]) as string[];
+}
+
+// What a person writes in a field of these shapes (a size, a count, a duration, a name), tried before the reader's
+// guesses where the pattern takes them: a volume of "1Gi" reads better in an example than the pattern's first "0e0".
+const typicalValues = ['1Gi', '10Gi', '100m', '1', '10', '30s', '5m', '1h', 'example', 'example.com'];
+
+function typicalValuesTaken(pattern: string | undefined): string[] {
+  if (pattern === undefined) return [];
+  let regexp;
+  try {
+    regexp = compileGoRegexp(pattern);
+  } catch {
+    return [];
+  }
+  return typicalValues.filter((value) => regexp.test(value)).slice(0, 2);
 }
 
 function unique(values: readonly JSONValue[]): JSONValue[] {
