@@ -396,14 +396,21 @@ describe.skipIf(!controlPlane)(
     });
 
     it('denies the new field as unknown with the contract’s schema', async () => {
+      const ordersDenials = async () =>
+        (await gate!.logLines()).filter(
+          (line) =>
+            line['path'] === '/validate' && line['object'] === `${namespace}/orders` && line['decision'] === 'denied',
+        );
+      const deniedBefore = (await ordersDenials()).length;
       const withBackup = await patch('dbcluster', 'orders', { backup: { schedule: '0 3 * * *' } });
       expect(withBackup.exitCode).not.toBe(0);
       expect(withBackup.stderr.trim()).toBe('The DbCluster "orders" is invalid: spec.backup: unknown field "backup"');
-      // crdgate's words, not the API server's: the API server's schema has the field now.
-      const denials = (await gate!.logLines()).filter(
-        (line) =>
-          line['path'] === '/validate' && line['object'] === `${namespace}/orders` && line['decision'] === 'denied',
-      );
+      // crdgate's words, not the API server's: the API server's schema has the field now. The log line may reach
+      // the file after kubectl has its answer, so wait for this denial's line rather than read an earlier one.
+      const denials = await eventually('the denial to be logged', async () => {
+        const lines = await ordersDenials();
+        return lines.length > deniedBefore ? lines : undefined;
+      });
       expect(denials.at(-1)).toMatchObject({ code: 'OBJECT_INVALID', operation: 'UPDATE' });
       expect(
         await asAdmin([
