@@ -42,28 +42,38 @@ export function viewObject(compiled: CompiledContract, object: KubeObject, fallb
 
 /**
  * An object's errors by where they come from, because each kind is found in a different form of the object:
- * schema errors in the version it is written in (their paths are that version's), invariant errors in its hub form.
+ * schema errors in the version it is written in (their paths are that version's), the hub's schema and the
+ * invariants on its hub form (their paths are the hub's).
  */
 export interface ObjectErrors {
   schema: FieldError[];
+  /**
+   * The hub's schema on the hub form of an object written in another version: what crdgate's webhook, registered
+   * for the hub, finds on the object the API server converts for it. Empty for an object written in the hub.
+   */
+  hubSchema: FieldError[];
   invariants: FieldError[];
 }
 
 /**
- * Every schema and invariant error of an object, all collected: the schema of the version it is written in, then
- * the invariants on its hub form. Invariants run even when the schema failed (users want the whole list at once).
- * What cannot be evaluated is an error, never a pass: an object without a hub form, an invariant that throws.
+ * Every schema and invariant error of an object, all collected: the schema of the version it is written in, the
+ * hub's schema on its hub form when that is another, then the invariants on the hub form. So an object is decided
+ * alike in every version: converted to the hub, the hub's schema and every rule. Invariants run even when the schema
+ * failed (users want the whole list at once). What cannot be evaluated is an error, never a pass: an object without
+ * a hub form, an invariant that throws.
  */
 export function objectErrors(compiled: CompiledContract, view: ObjectView): ObjectErrors {
   const schema = compiled.validators.get(view.version)!(view.object);
   if (view.hub === undefined) {
     return {
       schema,
+      hubSchema: [],
       invariants: [
         fieldError('', 'FieldValueInvalid', `the rules cannot be checked: ${view.hubProblem ?? 'no hub form'}`),
       ],
     };
   }
+  const hubSchema = view.hub === view.object ? [] : compiled.validators.get(compiled.contract.hub)!(view.hub);
   const invariants: FieldError[] = [];
   const shown = readView(readKeysOf(compiled.contract), view.hub);
   for (const invariant of compiled.contract.invariants ?? []) {
@@ -72,7 +82,7 @@ export function objectErrors(compiled: CompiledContract, view: ObjectView): Obje
     } catch (error) {
       // On a schema-valid object a throwing invariant is a contract bug: the handler answers it as crdgate's own
       // failure (500). On an invalid one it tripped over the input; either way it cannot pass.
-      if (schema.length === 0) throw error;
+      if (schema.length === 0 && hubSchema.length === 0) throw error;
       invariants.push(
         fieldError(
           '',
@@ -82,7 +92,7 @@ export function objectErrors(compiled: CompiledContract, view: ObjectView): Obje
       );
     }
   }
-  return { schema, invariants: withoutRepeats(invariants, schema) };
+  return { schema, hubSchema, invariants: withoutRepeats(invariants, view.hub === view.object ? schema : hubSchema) };
 }
 
 /** The schema and an invariant may both catch the same fault (a duplicate cache name): report it once. */

@@ -147,8 +147,12 @@ function objectErrorFindings(
   oldView: ObjectView | undefined,
   paths: ClientFieldPaths | undefined,
 ): Findings[] {
-  const { schema, invariants } =
+  const { schema, hubSchema, invariants } =
     oldView === undefined ? unratcheted(found) : ratchetBoth(compiled, found, view, oldView);
+  // The hub's schema says again what the version's own said of the same field (a bound both have): said once.
+  const said = new Set([...schema.errors, ...schema.tolerated].map((error) => `${error.type}\u0000${error.field}`));
+  const unsaid = (errors: FieldError[]) =>
+    errors.filter((error) => !said.has(`${error.type}\u0000${paths?.field(error.field) ?? error.field}`));
   return [
     // Schema errors are found in the version the object came in: only the hub's need saying again.
     {
@@ -156,13 +160,24 @@ function objectErrorFindings(
       invalid: schema.errors,
       tolerated: schema.tolerated,
     },
+    { words: paths, invalid: unsaid(hubSchema.errors), tolerated: unsaid(hubSchema.tolerated) },
     // Without a hub form, the one invariant error is the conversion's own, already in the object's words.
     { words: view.hub ? paths : undefined, invalid: invariants.errors, tolerated: invariants.tolerated },
   ];
 }
 
-function unratcheted(found: ObjectErrors): { schema: RatchetResult; invariants: RatchetResult } {
-  return { schema: { errors: found.schema, tolerated: [] }, invariants: { errors: found.invariants, tolerated: [] } };
+interface RatchetedErrors {
+  schema: RatchetResult;
+  hubSchema: RatchetResult;
+  invariants: RatchetResult;
+}
+
+function unratcheted(found: ObjectErrors): RatchetedErrors {
+  return {
+    schema: { errors: found.schema, tolerated: [] },
+    hubSchema: { errors: found.hubSchema, tolerated: [] },
+    invariants: { errors: found.invariants, tolerated: [] },
+  };
 }
 
 /** What the contract's update rules say about the change, and on the status subresource, the phase move. */
@@ -300,15 +315,15 @@ function inClientWords(paths: ClientFieldPaths | undefined, errors: FieldError[]
 
 /**
  * Ratchets each kind of error in the form of the objects it was found in: schema errors between the two objects as
- * sent, only when both are in the same version (a path means nothing in another version); invariant errors
- * between the two hub forms, only when both exist. Without a comparable pair, nothing is tolerated.
+ * sent, only when both are in the same version (a path means nothing in another version); the hub's schema and
+ * invariant errors between the two hub forms, only when both exist. Without a comparable pair, nothing is tolerated.
  */
 function ratchetBoth(
   compiled: CompiledContract,
   found: ObjectErrors,
   view: ObjectView,
   oldView: ObjectView,
-): { schema: RatchetResult; invariants: RatchetResult } {
+): RatchetedErrors {
   let oldErrors: ObjectErrors | undefined;
   // The old object's errors only decide what to tolerate: if they cannot be computed, tolerate nothing.
   const before = (): ObjectErrors => (oldErrors ??= safeObjectErrors(compiled, oldView));
@@ -316,17 +331,21 @@ function ratchetBoth(
     oldView.version === view.version
       ? ratchet(found.schema, oldView.object, view.object, () => before().schema)
       : { errors: found.schema, tolerated: [] };
-  const invariants =
-    oldView.hub && view.hub
-      ? ratchet(found.invariants, oldView.hub, view.hub, () => before().invariants)
-      : { errors: found.invariants, tolerated: [] };
-  return { schema, invariants };
+  const inHub = (errors: FieldError[], oldErrors: () => FieldError[]): RatchetResult =>
+    oldView.hub && view.hub ? ratchet(errors, oldView.hub, view.hub, oldErrors) : { errors, tolerated: [] };
+  // The old object's hub schema errors, whichever version it came in (the hub's own schema errors, when the hub).
+  const hubSchemaBefore = () => (oldView.hub === oldView.object ? before().schema : before().hubSchema);
+  return {
+    schema,
+    hubSchema: inHub(found.hubSchema, hubSchemaBefore),
+    invariants: inHub(found.invariants, () => before().invariants),
+  };
 }
 
 function safeObjectErrors(compiled: CompiledContract, view: ObjectView): ObjectErrors {
   try {
     return objectErrors(compiled, view);
   } catch {
-    return { schema: [], invariants: [] };
+    return { schema: [], hubSchema: [], invariants: [] };
   }
 }

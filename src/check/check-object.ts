@@ -9,10 +9,13 @@ import {
   type FieldValidation,
   type Judgement,
 } from '../api-server-engine/engine.ts';
-import { convertObject } from '../conversion/convert-object.ts';
-import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
-import { splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
+import { convertObject, toHub } from '../conversion/convert-object.ts';
+import { inGoKeyOrder, inKeyOrderOf } from '../api-server-engine/key-order.ts';
+import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
+import { jsonEqual } from '../contract/values/json-equal.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
+import { apiVersionOf } from '../contract/contract-definition.ts';
+import { deprecationWarning } from '../contract/deprecation-warning.ts';
 import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/values/field-path.ts';
 import { applyJsonPatch, type JsonPatchOperation } from '../admission/json-patch.ts';
 import { decideMutation } from '../admission/mutate.ts';
@@ -83,18 +86,26 @@ export interface CheckResult {
 export function checkObject(registry: ContractRegistry, input: CheckInput): CheckResult {
   const { operation, object } = input;
   const oldObject = input.oldObject ?? null;
+  const { group, version } = splitApiVersion(String(object.apiVersion));
+  const compiled = registry.lookup(group, String(object.kind));
+  const served = compiled !== undefined && compiled.servedApiVersions.has(String(object.apiVersion));
+  // The API server warns of a deprecated version before it does anything else with the request.
+  const deprecated = served ? deprecationWarning(compiled.contract, version) : undefined;
+  const warned = (result: CheckResult): CheckResult =>
+    deprecated === undefined ? result : { ...result, warnings: recorded([deprecated], result.warnings) };
   if (operation === 'DELETE')
-    return summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []);
-  const compiled = registry.lookup(splitApiVersion(String(object.apiVersion)).group, String(object.kind));
-  if (compiled && compiled.servedApiVersions.has(String(object.apiVersion))) {
+    return warned(summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []));
+  if (served) {
     const crd = engineCrdFor(compiled);
     const storedOld = oldObject === null ? null : asStoredIn(crd, compiled, oldObject, String(object.apiVersion));
-    return checkThroughEngine(registry, compiled, crd, {
-      ...input,
-      operation,
-      oldObject: storedOld,
-      fieldValidation: input.fieldValidation ?? 'Strict',
-    });
+    return warned(
+      checkThroughEngine(registry, compiled, crd, {
+        ...input,
+        operation,
+        oldObject: storedOld,
+        fieldValidation: input.fieldValidation ?? 'Strict',
+      }),
+    );
   }
   // A kind or version no contract serves: the webhooks' own answer (KIND_UNKNOWN, VERSION_UNKNOWN).
   const mutation = decideMutation(registry, admissionRequest(operation, object, oldObject));
@@ -116,7 +127,7 @@ function asStoredIn(crd: EngineCrd, compiled: CompiledContract, oldObject: KubeO
   const ownVersion = String(oldObject.apiVersion);
   const stored = compiled.servedApiVersions.has(ownVersion) ? readBack(crd, oldObject) : oldObject;
   if (ownVersion === apiVersion || !compiled.servedApiVersions.has(ownVersion)) return stored;
-  return readBack(crd, convertObject(compiled.contract, stored, apiVersion));
+  return readBack(crd, convertObject(compiled.contract, inGoKeyOrder(stored), apiVersion));
 }
 
 function readBack(crd: EngineCrd, object: KubeObject): KubeObject {
@@ -218,10 +229,16 @@ function checkThroughEngine(
   const fieldWarnings = [...refusal, ...decoded.warnings];
   // The engine gives keys back sorted; the user's order is kept (it is the order of the report and of --defaulted).
   const received = inKeyOrderOf(decoded.object!, object);
-  const mutation = decideMutation(registry, admissionRequest(operation, received, oldObject));
+  const call = webhookCall(compiled, String(object.apiVersion));
+  const mutation = decideMutation(registry, call.request(operation, received, oldObject));
   if (!mutation.allowed) return summarize(mutation, received, [], fieldWarnings);
   const patch = mutation.patch ?? [];
-  const patched = patch.length > 0 ? applyJsonPatch(received, patch) : received;
+  let patched: KubeObject;
+  try {
+    patched = patch.length > 0 ? call.patched(received, patch) : received;
+  } catch (error) {
+    return summarize(deny('INTERNAL_ERROR', (error as Error).message), received, [], fieldWarnings);
+  }
   // What a webhook's patch adds that the schema does not know is pruned silently, as the API server does.
   const judged = judge(crd, {
     operation,
@@ -231,14 +248,14 @@ function checkThroughEngine(
     ...namespaceOf(input),
   });
   // The schema's defaults set on reading the object, then the mutating webhook's.
-  const defaults = [...addedFields(object, received), ...defaultedFields(patch, patched, received)];
+  const defaults = [...addedFields(object, received), ...call.defaulted(patch, received)];
   const warnings = [...fieldWarnings, ...mutation.warnings, ...judged.warnings];
   if (!judged.allowed) {
     // The webhook sees the object as the API server prepared it (status dropped on a create, say), not as sent.
     const prepared = judged.object ? inKeyOrderOf(judged.object, patched) : patched;
     const webhook =
       judged.code === 422
-        ? decideValidation(registry, admissionRequest(operation, prepared, oldObject), contextOf(input))
+        ? decideValidation(registry, call.request(operation, prepared, oldObject), contextOf(input))
         : undefined;
     const next = webhookFindingsBeyond(judged.causes, webhook?.causes ?? []);
     return {
@@ -252,9 +269,128 @@ function checkThroughEngine(
     };
   }
   const stored = inKeyOrderOf(judged.object!, patched);
-  const validation = decideValidation(registry, admissionRequest(operation, stored, oldObject), contextOf(input));
+  const validation = decideValidation(
+    registry,
+    call.request(operation, oldObject === null ? stored : preparedForUpdate(stored, oldObject), oldObject),
+    contextOf(input),
+  );
   // And the schema's defaults within what the webhook's patch added, set when the API server reads the patched object.
-  return summarize(validation, stored, [...defaults, ...addedFields(patched, stored)], warnings);
+  return summarize(
+    validation,
+    asStoredAndReadIn(crd, compiled, stored),
+    [...defaults, ...addedFields(patched, stored)],
+    warnings,
+  );
+}
+
+/**
+ * The object as the API server answers a write of it (and a read after): stored in the storage version, through
+ * crdgate's conversion when that is another, and read back in the version it was written in.
+ */
+function asStoredAndReadIn(crd: EngineCrd, compiled: CompiledContract, object: KubeObject): KubeObject {
+  const { contract } = compiled;
+  const storage = contract.versions.find((version) => version.storage)?.name;
+  const apiVersion = String(object.apiVersion);
+  if (storage === undefined || splitApiVersion(apiVersion).version === storage) return object;
+  try {
+    const stored = readBack(crd, convertObject(contract, inGoKeyOrder(object), apiVersionOf(contract, storage)));
+    return inKeyOrderOf(readBack(crd, convertObject(contract, inGoKeyOrder(stored), apiVersion)), object);
+  } catch {
+    return object;
+  }
+}
+
+/**
+ * The new object of an update as the API server gives it to the validating webhook: rest.BeforeUpdate has carried
+ * over from the stored object what a client cannot change (its uid when none is sent, its creation and deletion
+ * timestamps and grace period, its generation, one more when anything but metadata and status changed). The engine
+ * answers with the metadata as sent, which is what the client reads back.
+ */
+function preparedForUpdate(object: KubeObject, oldObject: KubeObject): KubeObject {
+  const old = oldObject.metadata ?? {};
+  const metadata: Record<string, unknown> = { ...object.metadata };
+  if (!metadata['uid'] && old.uid !== undefined) metadata['uid'] = old.uid;
+  for (const field of ['creationTimestamp', 'deletionTimestamp'] as const)
+    if (old[field] !== undefined && old[field] !== null) metadata[field] = old[field];
+  if (old.deletionGracePeriodSeconds !== undefined && metadata['deletionGracePeriodSeconds'] === undefined)
+    metadata['deletionGracePeriodSeconds'] = old.deletionGracePeriodSeconds;
+  if (typeof old.generation === 'number') {
+    const content = (candidate: KubeObject) =>
+      Object.fromEntries(Object.entries(candidate).filter(([key]) => key !== 'metadata' && key !== 'status'));
+    metadata['generation'] = old.generation + (jsonEqual(content(object), content(oldObject)) ? 0 : 1);
+  }
+  return { ...object, metadata };
+}
+
+/**
+ * How the API server calls crdgate's webhooks for a request in `apiVersion`. They are registered for the hub with
+ * matchPolicy Equivalent: an object of another version reaches them converted to the hub (by crdgate's own
+ * conversion, as the conversion webhook converts it), `requestKind` naming the version the client wrote, and a
+ * defaulting patch applies to that hub form, which is converted back to the client's version.
+ */
+interface WebhookCall {
+  request(operation: CheckOperation, object: KubeObject | null, oldObject: KubeObject | null): AdmissionRequest;
+  /** The object of the request with the mutating webhook's patch applied, in the request's version. */
+  patched(object: KubeObject, patch: readonly JsonPatchOperation[]): KubeObject;
+  /** What the patch set, in the words of the request's version. */
+  defaulted(patch: readonly JsonPatchOperation[], object: KubeObject): DefaultedField[];
+}
+
+function webhookCall(compiled: CompiledContract, apiVersion: string): WebhookCall {
+  const { contract } = compiled;
+  const { version } = splitApiVersion(apiVersion);
+  if (version === contract.hub) {
+    return {
+      request: admissionRequest,
+      patched: (object, patch) => applyJsonPatch(object, patch),
+      defaulted: (patch, object) => defaultedFields(patch, applyJsonPatch(object, patch), object),
+    };
+  }
+  const { group, kind } = contract.identity;
+  const requestKind = { group, version, kind };
+  const toHub = (object: KubeObject | null) => (object === null ? null : hubFormForTheWebhook(compiled, object));
+  const patched = (object: KubeObject, patch: readonly JsonPatchOperation[]) =>
+    inKeyOrderOf(convertObject(contract, inGoKeyOrder(applyJsonPatch(toHub(object)!, patch)), apiVersion), object);
+  return {
+    request: (operation, object, oldObject) => ({
+      ...admissionRequest(operation, toHub(object), toHub(oldObject)),
+      requestKind,
+    }),
+    patched,
+    // The patch's paths are the hub's: what it set is read off the object the client gets back.
+    defaulted: (patch, object) => (patch.length === 0 ? [] : changedFields(object, patched(object, patch))),
+  };
+}
+
+/** Where `after` differs from `before`: each field added or changed with its value, each removed without. */
+function changedFields(
+  before: unknown,
+  after: unknown,
+  segments: PathSegment[] = [],
+  found: DefaultedField[] = [],
+): DefaultedField[] {
+  if (isPlainObject(before) && isPlainObject(after)) {
+    for (const [key, value] of Object.entries(after)) changedFields(before[key], value, [...segments, key], found);
+    for (const key of Object.keys(before))
+      if (!Object.hasOwn(after, key)) found.push({ field: renderFieldPath('', [...segments, key]) });
+  } else if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
+    after.forEach((item, index) => changedFields(before[index], item, [...segments, index], found));
+  } else if (!jsonEqual(before, after)) {
+    found.push({ field: renderFieldPath('', segments), value: after });
+  }
+  return found;
+}
+
+/**
+ * The object as crdgate's webhooks receive it from the API server: in the hub, through crdgate's conversion. One
+ * that cannot be converted stays as it is; the webhooks then decide on it what they decide on such an object.
+ */
+function hubFormForTheWebhook(compiled: CompiledContract, object: KubeObject): KubeObject {
+  try {
+    return inKeyOrderOf(toHub(compiled.contract, inGoKeyOrder(object)), object);
+  } catch {
+    return object;
+  }
 }
 
 /**
@@ -310,11 +446,17 @@ function summarize(
     code: verdict.code,
     ...(verdict.allowed ? {} : { message: verdict.message ?? verdict.code }),
     causes: verdict.causes ?? [],
-    warnings: sanitizeWarnings([...earlierWarnings, ...verdict.warnings]),
+    // The webhook's warnings as its response carries them (bounded), after the API server's own.
+    warnings: recorded(earlierWarnings, sanitizeWarnings(verdict.warnings)),
     auditAnnotations: verdict.auditAnnotations,
     defaults,
     object,
   };
+}
+
+/** Warnings as the API server's recorder keeps them for the response: in order, each text once. */
+function recorded(...lists: readonly string[][]): string[] {
+  return [...new Set(lists.flat())];
 }
 
 /** A removal's path only exists in the object before the patch, so each operation is read in the object it names. */

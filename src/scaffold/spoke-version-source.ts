@@ -21,7 +21,8 @@ export type ${spec} = Omit<${n.typeName}Spec, '${sizeField}'> & { ${spokeSizeFie
 
 // A version is a published API: its schema is written out, not shared with the hub's, so that a change to the hub
 // cannot change the schema the API server checks ${version} objects against. crdgate's own checks (the hub's schema,
-// invariants, the machine) run on every object converted to ${shape.hub}, so tightening the hub tightens ${version} too.
+// invariants, the machine) run on every object converted to ${shape.hub}, in the cluster as in \`npm run check\` and
+// contractTester, so tightening the hub tightens ${version} too (a denial names ${version}'s fields).
 export const ${variable}Schema: JSONSchemaProps = {
   type: 'object',
   required: ['spec'],

@@ -12,6 +12,9 @@ import { valueAtPath } from '../../src/contract/values/field-path.ts';
 import { jsonEqual } from '../../src/contract/values/json-equal.ts';
 import type { KubeObject } from '../../src/contract/values/kube-object.ts';
 import { createContractRegistry } from '../../src/contract/registry.ts';
+import { apiVersionOf } from '../../src/contract/contract-definition.ts';
+import { convertObject } from '../../src/conversion/convert-object.ts';
+import { cacheClusterContract } from '../../src/admission/cache-cluster.fixture.ts';
 import { geoDatabaseContract } from '../../src/contracts/geodatabase/index.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { renderCustomResourceDefinition } from '../../src/render/custom-resource-definition.ts';
@@ -54,7 +57,9 @@ import {
 // API server's answer is what the webhooks decide on the stored object. Offline, the old object is given as the
 // API server returned it, or as its manifest was written (no schema defaults, as in Git) with the status it
 // records: the outcome, the message, the causes' fields, the warnings and, when allowed, the stored object must
-// be the API server's in every case.
+// be the API server's in every case. A kind with several versions gets its starts created, and its updates sent,
+// in every version it serves (each pair of them), so that the API server converts both sides for the webhooks;
+// every update's new object is also sent as a create, which is decided alike.
 
 const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
@@ -67,7 +72,7 @@ const concurrency = 8;
 const fieldManager = 'crdgate-e2e-webhook-oracle';
 const bin = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 const contractModules = [
-  ...['geodatabase.ts', 'db-cluster.ts', 'db-pooler.ts'].map((file) =>
+  ...['geodatabase.ts', 'db-cluster.ts', 'db-pooler.ts', 'cache-cluster.ts'].map((file) =>
     fileURLToPath(new URL(`./support/contracts/${file}`, import.meta.url)),
   ),
   fileURLToPath(new URL('../../src/policy/message-broker.fixture.ts', import.meta.url)),
@@ -97,6 +102,7 @@ const classifiedDefaults: Record<string, readonly { path: string; value: unknown
   DbPooler: [{ path: 'mode', value: 'session' }],
   GeoDatabase: [],
   MessageBroker: [],
+  CacheCluster: [],
 };
 
 interface Answer {
@@ -117,12 +123,18 @@ interface Case {
   conditions?: ConditionsStart;
   /** The old object as given offline: as the API server returns it, or as written with the status it records. */
   oldAs: 'stored' | 'written';
+  /** The version the start is created (and read) in, and the one the update and the create are sent in. */
+  oldVersion: string;
+  newVersion: string;
   stored?: KubeObject;
   sent?: KubeObject;
   oldGiven?: KubeObject;
   apiServer?: Answer;
   tester?: Answer;
   cli?: Answer;
+  /** The update's new object sent as a create of an object of its own (`created`), and the answers to that. */
+  created?: KubeObject;
+  createdAnswers?: { apiServer?: Answer; tester?: Answer; cli?: Answer };
   /** A setup step that failed or an answer that is neither an allow nor a denial: no comparison can be made. */
   problems: string[];
   /** Why kube-apiserver refused to store the start (its schema or CEL rules): such a case is not compared. */
@@ -136,7 +148,13 @@ describe.skipIf(!controlPlane)(
     const runId = randomUUID().slice(0, 8);
     const namespace = `webhook-oracle-${runId}`;
     // MessageBroker's machine refuses changes no change kind names in some states, and unless overridden in others.
-    const contracts = [geoDatabaseContract(), dbClusterContract(), dbPoolerContract(), messageBrokerContract()];
+    const contracts = [
+      geoDatabaseContract(),
+      dbClusterContract(),
+      dbPoolerContract(),
+      messageBrokerContract(),
+      cacheClusterContract(),
+    ];
     const tester = contractTester(contracts);
     const cases: Case[] = [];
     let server: TestServer | undefined;
@@ -222,7 +240,7 @@ describe.skipIf(!controlPlane)(
     });
 
     it(
-      `gives the API server's answer through the webhook, offline, in generated updates over every state (seed ${seed})`,
+      `gives the API server's answer through the webhook, offline, in generated updates over every state and creates, in every served version (seed ${seed})`,
       { timeout: 600_000 },
       async () => {
         for (const contract of contracts) {
@@ -239,12 +257,16 @@ describe.skipIf(!controlPlane)(
               classifiedDefaults[contract.identity.kind]![index % classifiedDefaults[contract.identity.kind]!.length];
             const pair =
               index % 8 === 3 && defaulted !== undefined ? writingOutDefault(generated, defaulted) : generated;
+            // Every pair of served versions, in turn: the start created in one, the update sent in the other.
+            const served = servedVersions(contract);
             cases.push({
               contract,
               name: `wo-${runId}-${contract.identity.singular}-${index}`,
               pair: conditions === undefined ? pair : { ...pair, old: { ...pair.old, phase: undefined } },
               ...(conditions ? { conditions } : {}),
               oldAs: index % 2 === 0 ? 'stored' : 'written',
+              newVersion: served[index % served.length]!,
+              oldVersion: served[Math.floor(index / served.length) % served.length]!,
               problems: [],
             });
           });
@@ -252,21 +274,28 @@ describe.skipIf(!controlPlane)(
         await inPool(cases, concurrency, (entry) => throughApiServer(rest(), namespace, entry));
         const compared = cases.filter((entry) => entry.refusedAtCreate === undefined);
         for (const entry of compared)
-          if (entry.problems.length === 0)
+          if (entry.problems.length === 0) {
             entry.tester = testerAnswer(tester.check(entry.sent!, { oldObject: entry.oldGiven! }));
+            entry.createdAnswers!.tester = testerAnswer(tester.check(entry.created!));
+          }
         // (contractTester, like the webhook, judges an old object that records no state in the initial state.)
+        const judged = compared.filter((entry) => entry.problems.length === 0);
         const cliAnswers = await throughCli(
           dir!,
-          compared.filter((entry) => entry.problems.length === 0),
+          'UPDATE',
+          judged.map((entry) => ({ name: entry.name, object: entry.sent!, old: entry.oldGiven! })),
         );
+        const cliCreateAnswers = await throughCli(
+          dir!,
+          'CREATE',
+          judged.map((entry) => ({ name: entry.created!.metadata!.name!, object: entry.created! })),
+        );
+        const notReported = { allowed: false, fields: [], warnings: [], message: '(not in the report)' };
         for (const entry of compared)
-          if (entry.problems.length === 0)
-            entry.cli = cliAnswers.get(entry.name) ?? {
-              allowed: false,
-              fields: [],
-              warnings: [],
-              message: '(not in the report)',
-            };
+          if (entry.problems.length === 0) {
+            entry.cli = cliAnswers.get(entry.name) ?? notReported;
+            entry.createdAnswers!.cli = cliCreateAnswers.get(entry.created!.metadata!.name!) ?? notReported;
+          }
 
         const broken = compared.filter((entry) => entry.problems.length > 0);
         expect(broken.length, report('cases the API server could not be compared on', broken)).toBe(0);
@@ -279,6 +308,16 @@ describe.skipIf(!controlPlane)(
         expect(differ('cli').length, report('crdgate check --old differs from the webhook', differ('cli'), 'cli')).toBe(
           0,
         );
+        const createsDiffer = (side: 'tester' | 'cli') =>
+          compared.filter((entry) => !sameAnswer(entry.createdAnswers!.apiServer!, entry.createdAnswers![side]!));
+        expect(
+          createsDiffer('tester').length,
+          report('contractTester.check differs from the webhook on a create', createsDiffer('tester'), 'tester', true),
+        ).toBe(0);
+        expect(
+          createsDiffer('cli').length,
+          report('crdgate check differs from the webhook on a create', createsDiffer('cli'), 'cli', true),
+        ).toBe(0);
 
         // What the cases covered, per contract: floors, so that a generator cut to nothing cannot pass.
         const summary: Record<string, unknown> = {};
@@ -296,7 +335,15 @@ describe.skipIf(!controlPlane)(
             );
           const allowed = own.filter((entry) => entry.apiServer!.allowed).length;
           const defaultsWrittenOut = own.filter((entry) => writesOutADefault(entry)).length;
+          const byVersions: Record<string, number> = {};
+          for (const entry of own) {
+            const key = `${entry.oldVersion}->${entry.newVersion}`;
+            byVersions[key] = (byVersions[key] ?? 0) + 1;
+          }
+          const creates = own.filter((entry) => entry.createdAnswers!.apiServer!.allowed).length;
           summary[kind] = {
+            versions: byVersions,
+            creates: { allowed: creates, denied: own.length - creates },
             cases: own.length,
             refusedAtCreate,
             allowed,
@@ -312,6 +359,14 @@ describe.skipIf(!controlPlane)(
           };
           // Most starts are stored; those the CRD's own rules refuse are no case.
           expect(own.length, `${kind}: cases`).toBeGreaterThanOrEqual(minimumCasesPerContract);
+          // Every pair of served versions, the start in one and the update in the other, and creates both ways.
+          const served = servedVersions(contract);
+          for (const oldVersion of served)
+            for (const newVersion of served)
+              expect(
+                byVersions[`${oldVersion}->${newVersion}`] ?? 0,
+                `${kind}: ${oldVersion} -> ${newVersion}`,
+              ).toBeGreaterThanOrEqual(Math.min(10, minimumCasesPerContract / served.length ** 2));
           expect(allowed, `${kind}: allowed`).toBeGreaterThanOrEqual(updatesPerContract / 10);
           expect(own.length - allowed, `${kind}: denied`).toBeGreaterThanOrEqual(updatesPerContract / 10);
           // A phase the machine does not know can be stored unless the schema's enum forbids it (GeoDatabase's does).
@@ -338,6 +393,20 @@ describe.skipIf(!controlPlane)(
             }
           }
         }
+        // Creates in a version other than the hub and in the hub, allowed (the stored object compared) and denied:
+        // floors over every contract, as the GeoDatabase's generated specs seldom make a valid new object.
+        const createsBy = (spoke: boolean, allowed: boolean) =>
+          compared.filter(
+            (entry) =>
+              (entry.newVersion !== entry.contract.hub) === spoke &&
+              entry.createdAnswers!.apiServer!.allowed === allowed,
+          ).length;
+        for (const spoke of [true, false])
+          for (const allowed of [true, false])
+            expect(
+              createsBy(spoke, allowed),
+              `creates ${allowed ? 'allowed' : 'denied'} in ${spoke ? 'a version other than the hub' : 'the hub'}`,
+            ).toBeGreaterThanOrEqual(20);
         console.log(
           `webhook oracle (seed ${seed}): ${compared.length} cases, every one equal in outcome, message, fields, warnings and stored object: ${JSON.stringify(summary)}`,
         );
@@ -346,9 +415,20 @@ describe.skipIf(!controlPlane)(
   },
 );
 
-function collection(contract: Contract, namespace: string): string {
+function collection(contract: Contract, namespace: string, version = contract.hub): string {
   const { group, plural, scope } = contract.identity;
-  return `/apis/${group}/${contract.hub}${scope === 'Namespaced' ? `/namespaces/${namespace}` : ''}/${plural}`;
+  return `/apis/${group}/${version}${scope === 'Namespaced' ? `/namespaces/${namespace}` : ''}/${plural}`;
+}
+
+/** The versions the contract serves, the hub last. */
+function servedVersions(contract: Contract): string[] {
+  const served = contract.versions.filter((version) => version.served).map((version) => version.name);
+  return [...served.filter((version) => version !== contract.hub), contract.hub];
+}
+
+/** A hub object in `version`, as crdgate's conversion writes it (a stash annotation where the version needs one). */
+function inVersion(contract: Contract, object: KubeObject, version: string): KubeObject {
+  return convertObject(contract, object, apiVersionOf(contract, version));
 }
 
 function probeObject(namespace: string): KubeObject {
@@ -376,12 +456,16 @@ async function throughApiServer(api: Rest, namespace: string, entry: Case): Prom
       ...(pair.old.deleting ? { finalizers: [pairFinalizer] } : {}),
     };
     const apiVersion = `${contract.identity.group}/${contract.hub}`;
-    const created = await api.send('POST', `${collection(contract, namespace)}?fieldValidation=Strict`, {
-      apiVersion,
-      kind: contract.identity.kind,
-      metadata,
-      spec: pair.old.spec,
-    });
+    const start = inVersion(
+      contract,
+      { apiVersion, kind: contract.identity.kind, metadata, spec: pair.old.spec },
+      entry.oldVersion,
+    );
+    const created = await api.send(
+      'POST',
+      `${collection(contract, namespace, entry.oldVersion)}?fieldValidation=Strict`,
+      start,
+    );
     // A start the CRD itself refuses (its schema or CEL rules) cannot be stored: no update can start from it.
     if (created.status === 422) {
       entry.refusedAtCreate = String((created.body as { message?: string }).message);
@@ -395,26 +479,41 @@ async function throughApiServer(api: Rest, namespace: string, entry: Case): Prom
         : nested(phaseMachineOf(contract).phasePath.split('.').slice(1), pair.old.phase);
     if (status !== undefined) await api.send('PATCH', `${path}/status`, { status }, mergePatch).then(expectStatus(200));
     if (pair.old.deleting) await api.send('DELETE', path).then(expectStatus(200));
-    const stored = (await api.send('GET', path).then(expectStatus(200))).body as KubeObject;
-    entry.stored = stored;
-    entry.oldGiven = entry.oldAs === 'stored' ? stored : { ...stored, spec: pair.old.spec };
-    const sent: KubeObject = {
-      apiVersion,
-      kind: contract.identity.kind,
-      metadata: {
-        name,
-        ...namespaced,
-        resourceVersion: stored.metadata!.resourceVersion,
-        ...(Object.keys(pair.annotations).length > 0 ? { annotations: pair.annotations } : {}),
-        ...(pair.old.deleting ? { finalizers: [pairFinalizer] } : {}),
+    // In the hub, for the record; in the start's own version, as its client reads it back.
+    entry.stored = (await api.send('GET', path).then(expectStatus(200))).body as KubeObject;
+    const oldPath = `${collection(contract, namespace, entry.oldVersion)}/${name}`;
+    const stored = (await api.send('GET', oldPath).then(expectStatus(200))).body as KubeObject;
+    entry.oldGiven = entry.oldAs === 'stored' ? stored : { ...stored, spec: start.spec };
+    const sent = inVersion(
+      contract,
+      {
+        apiVersion,
+        kind: contract.identity.kind,
+        metadata: {
+          name,
+          ...namespaced,
+          resourceVersion: stored.metadata!.resourceVersion,
+          ...(Object.keys(pair.annotations).length > 0 ? { annotations: pair.annotations } : {}),
+          ...(pair.old.deleting ? { finalizers: [pairFinalizer] } : {}),
+        },
+        spec: pair.spec,
       },
-      spec: pair.spec,
-    };
+      entry.newVersion,
+    );
     entry.sent = sent;
+    const newCollection = collection(contract, namespace, entry.newVersion);
     entry.apiServer = apiServerAnswer(
-      await api.send('PUT', `${path}?dryRun=All&fieldValidation=Strict`, sent),
+      await api.send('PUT', `${newCollection}/${name}?dryRun=All&fieldValidation=Strict`, sent),
       entry.problems,
     );
+    const { resourceVersion: _, finalizers: __, ...createdMetadata } = sent.metadata!;
+    entry.created = { ...sent, metadata: { ...createdMetadata, name: `${name}-new` } };
+    entry.createdAnswers = {
+      apiServer: apiServerAnswer(
+        await api.send('POST', `${newCollection}?dryRun=All&fieldValidation=Strict`, entry.created),
+        entry.problems,
+      ),
+    };
   } catch (error) {
     entry.problems.push(error instanceof Error ? error.message : String(error));
   }
@@ -425,7 +524,8 @@ const webhookPrefix = /^admission webhook "[^"]+" denied the request: /;
 function apiServerAnswer(response: RestResponse, problems: string[]): Answer {
   const body = response.body as KubeObject & { message?: string; details?: { causes?: { field?: string }[] } };
   const warnings = response.warnings;
-  if (response.status === 200) return { allowed: true, fields: [], warnings, stored: storedParts(body) };
+  if (response.status === 200 || response.status === 201)
+    return { allowed: true, fields: [], warnings, stored: storedParts(body) };
   if (![400, 403, 422].includes(response.status)) problems.push(`HTTP ${response.status}: ${response.text}`);
   return {
     allowed: false,
@@ -457,26 +557,42 @@ function sameAnswer(apiServer: Answer, offline: Answer): boolean {
   return jsonEqual(apiServer.stored, offline.stored);
 }
 
+/** What `crdgate check` is given of one case: its name, the object written, and for an update the old one. */
+interface CliInput {
+  name: string;
+  object: KubeObject;
+  old?: KubeObject;
+}
+
 /**
- * Every case's old and new manifest into two trees, one file each, and one `crdgate check -f new --old old -o json`
- * with the three contracts' modules: the command a pipeline runs. The objects it allows are checked once more with
- * `--defaulted json`, which prints them as they would be stored.
+ * Every case's new manifest (and old, for updates) into trees, one file each, and one `crdgate check -f new
+ * [--old old] -o json` with the contracts' modules: the command a pipeline runs. The objects it allows are checked
+ * once more with `--defaulted json`, which prints them as they would be stored.
  */
-async function throughCli(dir: string, entries: readonly Case[]): Promise<Map<string, Answer>> {
-  const [oldDir, newDir, allowedDir, allowedOldDir] = ['old', 'new', 'allowed', 'allowed-old'].map((name) =>
-    join(dir, name),
-  ) as [string, string, string, string];
-  for (const folder of [oldDir, newDir, allowedDir, allowedOldDir]) await mkdir(folder, { recursive: true });
-  for (const entry of entries) {
-    await writeFile(join(oldDir, `${entry.name}.json`), JSON.stringify(entry.oldGiven));
-    await writeFile(join(newDir, `${entry.name}.json`), JSON.stringify(entry.sent));
+async function throughCli(
+  dir: string,
+  operation: 'CREATE' | 'UPDATE',
+  inputs: readonly CliInput[],
+): Promise<Map<string, Answer>> {
+  const folder = (name: string) => join(dir, `${operation.toLowerCase()}-${name}`);
+  const [oldDir, newDir, allowedDir, allowedOldDir] = ['old', 'new', 'allowed', 'allowed-old'].map(folder) as [
+    string,
+    string,
+    string,
+    string,
+  ];
+  for (const each of [oldDir, newDir, allowedDir, allowedOldDir]) await mkdir(each, { recursive: true });
+  const oldArgs = (old: string) => (operation === 'UPDATE' ? ['--old', old] : []);
+  for (const input of inputs) {
+    if (input.old) await writeFile(join(oldDir, `${input.name}.json`), JSON.stringify(input.old));
+    await writeFile(join(newDir, `${input.name}.json`), JSON.stringify(input.object));
   }
-  const report = JSON.parse((await runCheck(['-f', newDir, '--old', oldDir, '-o', 'json'])).stdout) as {
+  const report = JSON.parse((await runCheck(['-f', newDir, ...oldArgs(oldDir), '-o', 'json'])).stdout) as {
     objects: Array<Omit<CheckResult, 'object'> & { name: string; operation: string }>;
   };
   const answers = new Map<string, Answer>();
   for (const object of report.objects) {
-    if (object.operation !== 'UPDATE')
+    if (object.operation !== operation)
       answers.set(object.name, { allowed: false, message: `judged as ${object.operation}`, fields: [], warnings: [] });
     else if (!object.allowed)
       answers.set(object.name, {
@@ -487,12 +603,13 @@ async function throughCli(dir: string, entries: readonly Case[]): Promise<Map<st
       });
     else {
       answers.set(object.name, { allowed: true, fields: [], warnings: object.warnings });
-      const entry = entries.find((candidate) => candidate.name === object.name)!;
-      await writeFile(join(allowedDir, `${object.name}.json`), JSON.stringify(entry.sent));
-      await writeFile(join(allowedOldDir, `${object.name}.json`), JSON.stringify(entry.oldGiven));
+      const input = inputs.find((candidate) => candidate.name === object.name)!;
+      await writeFile(join(allowedDir, `${object.name}.json`), JSON.stringify(input.object));
+      if (input.old) await writeFile(join(allowedOldDir, `${object.name}.json`), JSON.stringify(input.old));
     }
   }
-  const defaulted = await runCheck(['-f', allowedDir, '--old', allowedOldDir, '--defaulted', 'json']);
+  if (![...answers.values()].some((answer) => answer.allowed)) return answers;
+  const defaulted = await runCheck(['-f', allowedDir, ...oldArgs(allowedOldDir), '--defaulted', 'json']);
   if (defaulted.code !== 0)
     throw new Error(`crdgate check --defaulted refused what it allowed before: ${defaulted.stderr}`);
   const printed = JSON.parse(defaulted.stdout) as KubeObject & { items?: KubeObject[] };
@@ -503,7 +620,7 @@ async function throughCli(dir: string, entries: readonly Case[]): Promise<Map<st
   return answers;
 }
 
-/** `crdgate check` as a pipeline runs it, with the three contracts' modules; exit 1 is a denial in the tree. */
+/** `crdgate check` as a pipeline runs it, with the contracts' modules; exit 1 is a denial in the tree. */
 async function runCheck(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   // A stored object that records no state yet is in its machine's initial state (Pending, for all four): what a
   // manifest recording none is judged in offline only when --state says so.
@@ -571,12 +688,14 @@ async function inPool<T>(items: readonly T[], size: number, work: (item: T) => P
   );
 }
 
-function report(title: string, entries: readonly Case[], side?: 'tester' | 'cli'): string {
+function report(title: string, entries: readonly Case[], side?: 'tester' | 'cli', creates = false): string {
   const shown = entries.slice(0, 8).map((entry) =>
     JSON.stringify(
       {
         name: entry.name,
         oldAs: entry.oldAs,
+        versions: `${entry.oldVersion} -> ${entry.newVersion}`,
+        sent: creates ? entry.created : entry.sent,
         conditions: entry.conditions?.label,
         pair: entry.pair,
         stored: entry.stored && {
@@ -587,8 +706,8 @@ function report(title: string, entries: readonly Case[], side?: 'tester' | 'cli'
           spec: entry.stored.spec,
           status: entry.stored['status'],
         },
-        apiServer: entry.apiServer,
-        ...(side ? { [side]: entry[side] } : {}),
+        apiServer: creates ? entry.createdAnswers?.apiServer : entry.apiServer,
+        ...(side ? { [side]: creates ? entry.createdAnswers?.[side] : entry[side] } : {}),
         problems: entry.problems,
       },
       null,
