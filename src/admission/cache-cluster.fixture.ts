@@ -23,8 +23,7 @@ import { quantityToBigInt } from '../contract/values/quantity.ts';
 // the hub has (replicas at most 9) is decided by crdgate's webhook alone.
 
 export const cacheClusterGroup = 'cache.example.com';
-export const cacheClusterAnnotation = `${cacheClusterGroup}/conversion-data`;
-export const cacheClusterOverride = `${cacheClusterGroup}/override-transitions`;
+const cacheClusterOverride = `${cacheClusterGroup}/override-transitions`;
 
 export interface CacheClusterSpec {
   memory: string;
@@ -167,12 +166,21 @@ export const cacheClusterMachine: Fsa<CacheClusterState, CacheClusterChange> = {
   ],
 };
 
+export interface CacheClusterOptions {
+  /** The version objects are stored in: v1 unless given. */
+  storage?: 'v1alpha1' | 'v1';
+  /** Another group, for a second CacheCluster beside the first: its annotations are in that group. */
+  group?: string;
+  hiddenFieldChanges?: 'refuse' | 'warn';
+}
+
 /** The CacheCluster of issue 56: v1alpha1 and v1 served, v1 the hub, stored in `storage`. */
-export function cacheClusterContract(options: { storage?: 'v1alpha1' | 'v1' } = {}): Contract {
+export function cacheClusterContract(options: CacheClusterOptions = {}): Contract {
   const storage = options.storage ?? 'v1';
+  const group = options.group ?? cacheClusterGroup;
   return defineContract<CacheClusterSpec>({
     identity: {
-      group: cacheClusterGroup,
+      group,
       kind: 'CacheCluster',
       plural: 'cacheclusters',
       singular: 'cachecluster',
@@ -201,9 +209,10 @@ export function cacheClusterContract(options: { storage?: 'v1alpha1' | 'v1' } = 
         hubToSpokePaths: { 'spec.memory': 'spec.memoryMB', 'spec.replicas': 'spec.nodes', 'spec.tls': null },
       }),
     },
-    conversionAnnotation: cacheClusterAnnotation,
+    conversionAnnotation: `${group}/conversion-data`,
+    ...(options.hiddenFieldChanges ? { hiddenFieldChanges: options.hiddenFieldChanges } : {}),
     defaults: [staticDefault('spec.tls', { enabled: false })],
-    transitions: cacheClusterMachine,
+    transitions: { ...cacheClusterMachine, overrideAnnotation: `${group}/override-transitions` },
     reads: { labels: [], annotations: [], status: false },
   }) as Contract;
 }

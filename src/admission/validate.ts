@@ -1,5 +1,7 @@
 import type { ClientFieldPaths } from '../contract/client-field-paths.ts';
-import { fieldError, type FieldError } from '../contract/values/field-error.ts';
+import { fieldError, formatFieldError, type FieldError } from '../contract/values/field-error.ts';
+import { describeValue } from '../contract/values/describe-value.ts';
+import { hiddenFieldChanges, type HiddenFieldChange } from './hidden-field-changes.ts';
 import { valueAtPath } from '../contract/values/field-path.ts';
 import type { UpdateContext } from '../contract/fsa/evaluate/evaluate-transition.ts';
 import { checkPhaseMove, checkStateMove, readState, readsPhase } from '../contract/fsa/phase.ts';
@@ -127,6 +129,9 @@ function decideWrite(
   const sources = [
     ...objectErrorFindings(compiled, found, view, oldView, paths),
     ...(oldView === undefined ? [] : changeFindings(compiled, request, view, oldView, paths, context)),
+    ...(oldView === undefined || request.subResource
+      ? []
+      : hiddenChangeFindings(compiled, clientVersion(compiled, request, view), view, oldView, paths)),
   ];
   return writeVerdict(
     compiled,
@@ -219,6 +224,67 @@ function changeFindings(
   ];
 }
 
+/**
+ * A write in an older version that would change what the stored object holds and that version cannot show: refused,
+ * naming the versions that show it and how to write it; or, where the contract chose so, warned about.
+ */
+function hiddenChangeFindings(
+  compiled: CompiledContract,
+  version: string,
+  view: ObjectView,
+  oldView: ObjectView,
+  paths: ClientFieldPaths | undefined,
+): Findings[] {
+  const { contract } = compiled;
+  if (!oldView.hub || !view.hub) return [];
+  const changes = hiddenFieldChanges(contract, version, oldView.hub, view.hub);
+  if (changes.length === 0) return [];
+  const name = view.object.metadata?.name ?? oldView.object.metadata?.name ?? 'NAME';
+  const namespace = view.object.metadata?.namespace ?? oldView.object.metadata?.namespace;
+  const warn = contract.hiddenFieldChanges === 'warn';
+  const errors = changes.map((change) =>
+    fieldError(
+      change.field,
+      'FieldValueForbidden',
+      warn
+        ? hiddenChangeWarning(version, change)
+        : hiddenChangeRefusal(contract, version, change, `${name}${namespace ? ` -n ${namespace}` : ''}`),
+    ),
+  );
+  return warn ? [{ words: paths, warnings: errors.map(formatFieldError) }] : [{ words: paths, forbidden: errors }];
+}
+
+/** Why the write is refused, and the two ways to write it: in a version that shows the field, or with the stash. */
+function hiddenChangeRefusal(
+  contract: CompiledContract['contract'],
+  version: string,
+  change: HiddenFieldChange,
+  object: string,
+): string {
+  const { plural, group } = contract.identity;
+  const newest = change.shownIn.at(-1)!;
+  const keep =
+    contract.conversionAnnotation === undefined
+      ? ''
+      : `, or send the annotation ${contract.conversionAnnotation} back as ${version} reads it`;
+  return (
+    `the stored object holds ${shown(change.from)} here, which ${version} cannot show, and this write would ` +
+    `change it to ${shown(change.to)} unseen: write it in ${change.shownIn.join(' or ')} ` +
+    `(kubectl edit ${plural}.${newest}.${group} ${object})${keep}`
+  );
+}
+
+/** The same, short enough for a warning (the API server shows 256 characters of one). */
+function hiddenChangeWarning(version: string, change: HiddenFieldChange): string {
+  return (
+    `a write in ${version}, which cannot show it, changed ${shown(change.from, 24)} to ${shown(change.to, 24)}; ` +
+    `write it in ${change.shownIn.join(' or ')}`
+  );
+}
+
+const shown = (value: unknown, maxLength?: number) =>
+  value === undefined ? '(none)' : describeValue(value, maxLength);
+
 function collect(collected: Collected, findings: Findings): Collected {
   const { words } = findings;
   const text = (sentence: string) => words?.text(sentence) ?? sentence;
@@ -293,12 +359,17 @@ function clientFieldPaths(
   request: AdmissionRequest,
   view: ObjectView,
 ): ClientFieldPaths | undefined {
+  const version = clientVersion(compiled, request, view);
+  return version === compiled.contract.hub ? undefined : compiled.clientFieldPaths.get(version);
+}
+
+/** The version the client wrote: `requestKind`'s when it names the contract's kind, else the object's own. */
+function clientVersion(compiled: CompiledContract, request: AdmissionRequest, view: ObjectView): string {
   const { contract } = compiled;
   const requested = request.requestKind;
   const sameKind =
     requested !== undefined && requested.group === contract.identity.group && requested.kind === contract.identity.kind;
-  const version = sameKind ? requested.version : view.version;
-  return version === contract.hub ? undefined : compiled.clientFieldPaths.get(version);
+  return sameKind ? requested.version : view.version;
 }
 
 function inClientWords(paths: ClientFieldPaths | undefined, errors: FieldError[]): FieldError[] {

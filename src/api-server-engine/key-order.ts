@@ -25,24 +25,3 @@ export function inKeyOrderOf<T>(value: T, template: unknown): T {
   }
   return ordered as T;
 }
-
-/**
- * `value` with the keys of each object sorted as Go's encoder writes a map's: by their UTF-8 bytes. The API server
- * sends objects so (to a webhook, a conversion): what a conversion writes from their order (the JSON of a stash) is
- * then written as for the API server.
- */
-export function inGoKeyOrder<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((item) => inGoKeyOrder(item)) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const source = value as Record<string, unknown>;
-  const ordered: Record<string, unknown> = {};
-  for (const key of Object.keys(source).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))) {
-    Object.defineProperty(ordered, key, {
-      value: inGoKeyOrder(source[key]),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return ordered as T;
-}

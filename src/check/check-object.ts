@@ -10,7 +10,8 @@ import {
   type Judgement,
 } from '../api-server-engine/engine.ts';
 import { convertObject, toHub } from '../conversion/convert-object.ts';
-import { inGoKeyOrder, inKeyOrderOf } from '../api-server-engine/key-order.ts';
+import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
+import { inGoKeyOrder } from '../contract/values/go-key-order.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import { jsonEqual } from '../contract/values/json-equal.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';

@@ -44,7 +44,9 @@ describe('crdgate fsa', () => {
     for (const kind of Object.keys(geoDatabaseContract().transitions!.changeKinds))
       expect(stdout).toContain(`| ${kind} | policy and webhook | |`);
     expect(stdout).toContain('| geo.example.com/deletion-protection=true | policy and webhook | |');
-    expect(stdout).toMatch(/Enforced by the webhook only: invariants, update rules/);
+    expect(stdout).toMatch(/Enforced by the webhook only: .*invariants, update rules/);
+    // A write in v1alpha1 (no storage class) that would change the stored one unseen: refused by the policy too.
+    expect(stdout).toContain('| spec.storage.storageClassName written in v1alpha1 | policy and webhook | |');
     expect(stdout).toContain(
       'GeoDatabase: what the MutatingAdmissionPolicy sets even while crdgate is down\n\n| default | set by | why not by the policy |\n|---|---|---|\n| spec.readReplicas: 0 | policy and webhook | |\n',
     );

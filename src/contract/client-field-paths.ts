@@ -11,6 +11,8 @@ export interface ClientFieldPaths {
   field(hubPath: string): string;
   /** A sentence with every hub field path in it (`... (spec.readReplicas)`) spelled as the spoke spells it. */
   text(sentence: string): string;
+  /** Whether the spoke has the hub field at all: false where `field` names it as the hub's. */
+  shows(hubPath: string): boolean;
 }
 
 export interface ClientFieldPathsInput {
@@ -71,12 +73,13 @@ export function compileClientFieldPaths(input: ClientFieldPathsInput): ClientFie
   const noEquivalent = (path: string) => `${path} (${hubVersion} field; no ${spokeVersion} equivalent)`;
   const notInSpoke = (path: string) => `${path} (${hubVersion} field; not in ${spokeVersion})`;
 
-  const field = (hubPath: string): string => {
+  /** The spoke's path for a hub path, or why it has none: no equivalent declared, or not in its schema. */
+  const spokePath = (hubPath: string): string | 'no equivalent' | 'not in spoke' => {
     const steps = fieldPathSteps(hubPath);
     for (const rule of rules) {
       const indexes = matchPrefix(rule.from, steps);
       if (indexes === undefined) continue;
-      if (rule.to === null) return noEquivalent(hubPath);
+      if (rule.to === null) return 'no equivalent';
       return joinPath(fillIndexes(rule.to, indexes), hubPath.slice(steps[rule.from.length - 1]!.end));
     }
     // Undeclared: the same path in both versions, unless the spoke's schema has no such field while the hub's has.
@@ -90,7 +93,22 @@ export function compileClientFieldPaths(input: ClientFieldPathsInput): ClientFie
     ) {
       return hubPath;
     }
-    return notInSpoke(hubPath);
+    return 'not in spoke';
+  };
+  const field = (hubPath: string): string => {
+    const path = spokePath(hubPath);
+    return path === 'no equivalent' ? noEquivalent(hubPath) : path === 'not in spoke' ? notInSpoke(hubPath) : path;
+  };
+  // A field shows when it has a place in the spoke, or some field below it has (a declared path under it).
+  const shows = (hubPath: string): boolean => {
+    if (!['no equivalent', 'not in spoke'].includes(spokePath(hubPath))) return true;
+    const steps = fieldPathSteps(hubPath).map((step) => step.value);
+    return rules.some(
+      (rule) =>
+        rule.to !== null &&
+        rule.from.length > steps.length &&
+        steps.every((step, at) => rule.from[at] === step || (rule.from[at] === anyIndex && typeof step === 'number')),
+    );
   };
 
   const roots = new Set([...Object.keys(hubSchema.properties ?? {}), ...rules.map((rule) => String(rule.from[0]))]);
@@ -102,7 +120,7 @@ export function compileClientFieldPaths(input: ClientFieldPathsInput): ClientFie
       ? sentence
       : sentence.replace(pathsInText, (path) => (fieldPathSteps(path).length > 1 ? field(path) : path));
 
-  return { field, text };
+  return { field, text, shows };
 }
 
 // Kubernetes owns these: the same in every version of every kind.

@@ -176,6 +176,14 @@ export interface ContractDefinition<Spec = UntypedSpec> {
   conversions: Record<string, SpokeConversion<Spec>>;
   /** The annotation that keeps, on older versions, what they cannot hold. */
   conversionAnnotation?: string;
+  /**
+   * An update written in a version that cannot show a field the stored object holds (a field only a newer version
+   * has, a value its fields cannot hold), sent without the conversion annotation as that version reads it (a
+   * `kubectl replace` of an old manifest) or with a stale one, would change that field unseen. `'refuse'` (the
+   * default) denies such a write, naming the field, the versions that show it and how to write it; `'warn'` lets it
+   * through with that as a warning.
+   */
+  hiddenFieldChanges?: 'refuse' | 'warn';
   defaults?: Defaults<Spec>;
   invariants?: Invariant<Spec>[];
   deletionRules?: DeletionRule<Spec>[];

@@ -110,6 +110,7 @@ const definitionFields: ShapeFields = {
   hub: text('the name of one of the versions'),
   conversions: recordOf(conversion, 'an object of version names to conversions ({} when the hub is the only version)'),
   conversionAnnotation: maybe(text('an annotation key such as example.com/conversion-data')),
+  hiddenFieldChanges: maybe(oneOf(['refuse', 'warn'])),
   defaults: maybe(defaultsShape),
   invariants: maybe(listOf(aFunction('a function of the hub object'), 'a list of functions of the hub object')),
   deletionRules: maybe(listOf(deletionRule, 'a list of deletion rules')),

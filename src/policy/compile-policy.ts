@@ -2,6 +2,7 @@ import { ownsCrd, type Contract, type DeletionProtection } from '../contract/con
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
 import { compileContractDefaults, type DefaultCoverage } from './compile-defaults.ts';
+import { compileHiddenFields, hiddenValuesByWebhook } from './compile-hidden-fields.ts';
 import { compileMachine, type KindCoverage, type UnclassifiedCoverage } from './compile-machine.ts';
 import type { StateCoverage } from './compile-state-reading.ts';
 import { policyValidation, type PolicyValidation, type PolicyVariable } from './policy-parts.ts';
@@ -26,6 +27,11 @@ export interface PolicyCoverage {
   deletionRules: RuleCoverage[];
   /** Per defaulter, in the contract's order: set by the MutatingAdmissionPolicy too, or by the webhook alone. */
   defaults: DefaultCoverage[];
+  /**
+   * Per field an older version cannot show, and that version: a write in it that would change the field, refused
+   * by the policy too, or by the webhook alone.
+   */
+  hiddenFields: RuleCoverage[];
   /** Rules the policy never holds: invariants and update rules are code, and the schema beyond the CRD's is crdgate's. */
   webhookOnly: string[];
   /** Subresources through which the spec changes, which the policy does not judge: /scale when the hub has one. */
@@ -55,12 +61,14 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
     name: rule.form ? `${rule.form.annotation}=${rule.form.equals}` : rule.name || `deletion rule ${index + 1}`,
   }));
   const protections = deletion.flatMap(({ rule }) => (rule.form ? [rule.form] : []));
+  const hidden = compileHiddenFields(contract);
   const validations = [
     ...(machine?.validations ?? []),
+    ...hidden.validations,
     ...protections.map((protection) => deletionValidation(contract, protection)),
   ];
   const operations: ContractPolicy['operations'] = [];
-  if (machine?.validations.length) operations.push('UPDATE');
+  if (machine?.validations.length || hidden.validations.length) operations.push('UPDATE');
   if (protections.length > 0) operations.push('DELETE');
   return {
     operations,
@@ -76,7 +84,11 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
           : { rule: name, enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
       ),
       defaults: compileContractDefaults(contract).coverage,
+      hiddenFields: hidden.coverage,
       webhookOnly: [
+        ...(Object.keys(contract.conversions).length > 0 && contract.hiddenFieldChanges !== 'warn'
+          ? [`in a write in an older version, ${hiddenValuesByWebhook}`]
+          : []),
         ...(contract.invariants?.length ? ['invariants'] : []),
         ...(contract.updateRules?.length ? ['update rules'] : []),
         ownsCrd(contract) ? ownCrdSchemaChecks : 'the schema checks crdgate adds to the CRD (formats, ratcheting)',

@@ -137,7 +137,7 @@ function objectProblem(schema: JSONSchemaProps): string | undefined {
 }
 
 /** Why CEL equality of the whole value is not the webhook's comparison, or has no cost the API server can bound. */
-function wholeProblem(schema: JSONSchemaProps): string | undefined {
+export function wholeProblem(schema: JSONSchemaProps): string | undefined {
   if (schema.nullable) return nullableProblem;
   if (schema['x-kubernetes-preserve-unknown-fields'])
     return 'it keeps fields the schema does not declare (x-kubernetes-preserve-unknown-fields), which may hold null';

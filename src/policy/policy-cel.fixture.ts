@@ -26,15 +26,25 @@ export function policyPassesExpression(policy: ContractPolicy): string {
   );
 }
 
+/**
+ * An UPDATE as the policy is given it: the old and new objects, and the version the request names (the hub when
+ * left out).
+ */
+export interface PolicyUpdate {
+  old: unknown;
+  new: unknown;
+  requestVersion?: string;
+}
+
 /** Whether the policy lets each UPDATE from `old` to `new` through; the nulls the API server drops are dropped. */
-export function policyAllows(policy: ContractPolicy, updates: readonly { old: unknown; new: unknown }[]): boolean[] {
+export function policyAllows(policy: ContractPolicy, updates: readonly PolicyUpdate[]): boolean[] {
   return (evaluateUpdates(policyPassesExpression(policy), updates) as { boolValue?: boolean }[]).map(
     (value) => value.boolValue === true,
   );
 }
 
 /** What the policy answers each UPDATE with: the messages of the validations it fails, in order; none when it passes. */
-export function policyMessages(policy: ContractPolicy, updates: readonly { old: unknown; new: unknown }[]): string[][] {
+export function policyMessages(policy: ContractPolicy, updates: readonly PolicyUpdate[]): string[][] {
   const messages = withVariables(
     policy,
     `[${policy.validations.map((validation) => validation.messageExpression).join(', ')}].filter(m, m != "")`,
@@ -45,12 +55,16 @@ export function policyMessages(policy: ContractPolicy, updates: readonly { old: 
 }
 
 /** `expression` evaluated for each UPDATE, as cel.expr.Values. */
-function evaluateUpdates(expression: string, updates: readonly { old: unknown; new: unknown }[]): unknown[] {
-  const expr = `cases.map(c, [c[0]].map(oldObject, [c[1]].map(object, [{"operation": "UPDATE"}].map(request, ${expression})[0])[0])[0])`;
+function evaluateUpdates(expression: string, updates: readonly PolicyUpdate[]): unknown[] {
+  const expr = `cases.map(c, [c[0]].map(oldObject, [c[1]].map(object, [{"operation": dyn("UPDATE"), "requestKind": dyn({"version": c[2]})}].map(request, ${expression})[0])[0])[0])`;
   const answer = evaluateCel({
     expr,
     typeEnv: [dyn('cases')],
-    bindings: { cases: celValue(updates.map((update) => [withoutNulls(update.old), withoutNulls(update.new)])) },
+    bindings: {
+      cases: celValue(
+        updates.map((update) => [withoutNulls(update.old), withoutNulls(update.new), update.requestVersion ?? '']),
+      ),
+    },
   });
   if (answer.compileError !== undefined || answer.evalError !== undefined)
     throw new Error(answer.compileError ?? answer.evalError);

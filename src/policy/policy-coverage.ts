@@ -2,14 +2,14 @@ import type { Contract } from '../contract/contract-definition.ts';
 import type { DefaultCoverage } from './compile-defaults.ts';
 import type { UnclassifiedCoverage } from './compile-machine.ts';
 import type { StateCoverage } from './compile-state-reading.ts';
-import type { ContractPolicy } from './compile-policy.ts';
+import type { ContractPolicy, RuleCoverage } from './compile-policy.ts';
 
 // How crdgate tells a user what the API server enforces on its own: in full by `crdgate fsa --coverage`, and as a
 // summary by `crdgate manifests`, so that a change kind the policy does not hold is never a surprise in an outage.
 
 /** The full report: every change kind, deletion rule and default, and who enforces or sets it. */
 export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy): string {
-  const { changeKinds, deletionRules, webhookOnly, subresources, defaults } = policy.coverage;
+  const { changeKinds, deletionRules, webhookOnly, subresources, defaults, hiddenFields } = policy.coverage;
   const kindRows = changeKinds.map((entry) =>
     entry.enforcedBy === 'policy'
       ? `| ${entry.kind} | policy and webhook | |`
@@ -29,6 +29,19 @@ export function renderPolicyCoverage(contract: Contract, policy: ContractPolicy)
     ...unclassifiedSection(policy.coverage.unclassified, kindRows.length > 0),
     ...(ruleRows.length > 0
       ? [['| deletion rule | enforced by | why not by the policy |', '|---|---|---|', ...ruleRows].join('\n')]
+      : []),
+    ...(hiddenFields.length > 0
+      ? [
+          [
+            '| a change, unseen, of a field an older version cannot show: | enforced by | why not by the policy |',
+            '|---|---|---|',
+            ...hiddenFields.map((entry) =>
+              entry.enforcedBy === 'policy'
+                ? `| ${cell(entry.rule)} | policy and webhook | |`
+                : `| ${cell(entry.rule)} | webhook only | ${cell(entry.reason)} |`,
+            ),
+          ].join('\n'),
+        ]
       : []),
     ...(subresources.length > 0
       ? [
@@ -52,8 +65,13 @@ export function summarizePolicyCoverage(contract: Contract, policy: ContractPoli
   const rules = deletionRules.filter((entry) => entry.enforcedBy === 'policy').length;
   const set = defaults.filter((entry) => entry.enforcedBy === 'policy').length;
   const state = policy.coverage.state;
+  const { hiddenFields } = policy.coverage;
+  const hidden = hiddenFields.filter((entry) => entry.enforcedBy === 'policy').length;
   const lines = [
     `policy floor for ${contract.identity.kind}: the API server enforces ${kinds} of ${changeKinds.length} change kinds and ${rules} of ${deletionRules.length} deletion rules` +
+      (hiddenFields.length > 0
+        ? `, refuses unseen changes of ${hidden} of ${hiddenFields.length} fields an older version cannot show`
+        : '') +
       (defaults.length > 0 ? `, and sets ${set} of ${defaults.length} defaults` : ''),
     ...(state?.readBy === 'none'
       ? [`  webhook only: the state: ${state.reason}; the policy refuses only what every state refuses`]
@@ -68,6 +86,7 @@ export function summarizePolicyCoverage(contract: Contract, policy: ContractPoli
       entry.enforcedBy === 'webhook' ? [`  webhook only: deletion rule ${entry.rule}: ${entry.reason}`] : [],
     ),
     ...subresources.map((entry) => `  webhook only: spec changes through /${entry.subresource}: ${entry.reason}`),
+    ...hiddenFieldLines(policy.coverage.hiddenFields),
     ...defaults.flatMap((entry) =>
       entry.enforcedBy === 'webhook' ? [`  webhook only: default ${entry.default}: ${entry.reason}`] : [],
     ),
@@ -76,6 +95,14 @@ export function summarizePolicyCoverage(contract: Contract, policy: ContractPoli
 }
 
 const unclassifiedHeading = 'changes no change kind names';
+
+/** The fields only the webhook guards against an older version's write, one line per reason. */
+function hiddenFieldLines(entries: readonly RuleCoverage[]): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const entry of entries)
+    if (entry.enforcedBy === 'webhook') byReason.set(entry.reason, [...(byReason.get(entry.reason) ?? []), entry.rule]);
+  return [...byReason].map(([reason, rules]) => `  webhook only: an unseen change of ${rules.join(', ')}: ${reason}`);
+}
 
 /** How the policy tells the state an update starts from, which decides what it can enforce. */
 function stateSentence(state: StateCoverage): string {

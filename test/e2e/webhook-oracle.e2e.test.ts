@@ -10,7 +10,7 @@ import type { Contract } from '../../src/contract/contract-definition.ts';
 import { evaluateTransition } from '../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import { valueAtPath } from '../../src/contract/values/field-path.ts';
 import { jsonEqual } from '../../src/contract/values/json-equal.ts';
-import type { KubeObject } from '../../src/contract/values/kube-object.ts';
+import type { KubeObject, ObjectMeta } from '../../src/contract/values/kube-object.ts';
 import { createContractRegistry } from '../../src/contract/registry.ts';
 import { apiVersionOf } from '../../src/contract/contract-definition.ts';
 import { convertObject } from '../../src/conversion/convert-object.ts';
@@ -105,6 +105,16 @@ const classifiedDefaults: Record<string, readonly { path: string; value: unknown
   CacheCluster: [],
 };
 
+/**
+ * What the conversion annotation of an update in a version other than the hub holds: what that version cannot show
+ * of the new spec (`converted`: a client that wrote it so, by hand or from a newer version's object), the stored
+ * object's as the version reads it (`read`: `kubectl edit`, a read-modify-write), or nothing (`none`: `kubectl
+ * replace` of a manifest without it). Where the last two leave out what the stored object holds, the webhook
+ * refuses the write, or warns, and offline alike.
+ */
+const stashes = ['converted', 'read', 'none'] as const;
+type Stash = (typeof stashes)[number];
+
 interface Answer {
   allowed: boolean;
   /** The denial in crdgate's own words (the API server's prefix naming the webhook taken off). */
@@ -126,6 +136,8 @@ interface Case {
   /** The version the start is created (and read) in, and the one the update and the create are sent in. */
   oldVersion: string;
   newVersion: string;
+  /** Of an update in a version other than the hub: the conversion annotation it carries (see `stashes`). */
+  stash: Stash;
   stored?: KubeObject;
   sent?: KubeObject;
   oldGiven?: KubeObject;
@@ -267,6 +279,7 @@ describe.skipIf(!controlPlane)(
               oldAs: index % 2 === 0 ? 'stored' : 'written',
               newVersion: served[index % served.length]!,
               oldVersion: served[Math.floor(index / served.length) % served.length]!,
+              stash: stashes[Math.floor(index / served.length ** 2) % stashes.length]!,
               problems: [],
             });
           });
@@ -341,9 +354,16 @@ describe.skipIf(!controlPlane)(
             byVersions[key] = (byVersions[key] ?? 0) + 1;
           }
           const creates = own.filter((entry) => entry.createdAnswers!.apiServer!.allowed).length;
+          const olderVersionUpdates = own.filter((entry) => entry.newVersion !== contract.hub);
+          const byStash: Record<string, number> = {};
+          for (const entry of olderVersionUpdates) byStash[entry.stash] = (byStash[entry.stash] ?? 0) + 1;
+          const hiddenRefused = olderVersionUpdates.filter((entry) =>
+            entry.apiServer!.message?.includes(hiddenChangeWords),
+          ).length;
           summary[kind] = {
             versions: byVersions,
             creates: { allowed: creates, denied: own.length - creates },
+            olderVersionUpdates: { byStash, hiddenRefused },
             cases: own.length,
             refusedAtCreate,
             allowed,
@@ -359,6 +379,16 @@ describe.skipIf(!controlPlane)(
           };
           // Most starts are stored; those the CRD's own rules refuse are no case.
           expect(own.length, `${kind}: cases`).toBeGreaterThanOrEqual(minimumCasesPerContract);
+          // Updates in older versions with every kind of conversion annotation, some refused for what they reset
+          // unseen (where the kind has a field an older version cannot show).
+          if (olderVersionUpdates.length > 0 && contract.conversionAnnotation !== undefined) {
+            for (const stash of stashes)
+              expect(
+                byStash[stash] ?? 0,
+                `${kind}: updates in an older version, annotation ${stash}`,
+              ).toBeGreaterThanOrEqual(10);
+            expect(hiddenRefused, `${kind}: updates refused for a field they cannot show`).toBeGreaterThanOrEqual(5);
+          }
           // Every pair of served versions, the start in one and the update in the other, and creates both ways.
           const served = servedVersions(contract);
           for (const oldVersion of served)
@@ -426,6 +456,14 @@ function servedVersions(contract: Contract): string[] {
   return [...served.filter((version) => version !== contract.hub), contract.hub];
 }
 
+/** The metadata with the annotation set to `value`, or without it (and without annotations when none is left). */
+function withAnnotation(metadata: ObjectMeta, key: string, value: string | undefined): ObjectMeta {
+  const { [key]: _, ...others } = metadata.annotations ?? {};
+  const annotations = value === undefined ? others : { ...others, [key]: value };
+  const { annotations: __, ...rest } = metadata;
+  return Object.keys(annotations).length === 0 ? rest : { ...rest, annotations };
+}
+
 /** A hub object in `version`, as crdgate's conversion writes it (a stash annotation where the version needs one). */
 function inVersion(contract: Contract, object: KubeObject, version: string): KubeObject {
   return convertObject(contract, object, apiVersionOf(contract, version));
@@ -436,6 +474,8 @@ function probeObject(namespace: string): KubeObject {
 }
 
 const mergePatch = 'application/merge-patch+json';
+/** In the denial of a write that would change a field its version cannot show. */
+const hiddenChangeWords = 'cannot show, and this write would change it to';
 const setupLabel = 'oracle.crdgate.example.com/setting-up';
 
 /**
@@ -500,8 +540,16 @@ async function throughApiServer(api: Rest, namespace: string, entry: Case): Prom
       },
       entry.newVersion,
     );
-    entry.sent = sent;
     const newCollection = collection(contract, namespace, entry.newVersion);
+    const annotation = contract.conversionAnnotation;
+    if (entry.newVersion !== contract.hub && annotation !== undefined && entry.stash !== 'converted') {
+      const read =
+        entry.stash === 'read'
+          ? ((await api.send('GET', `${newCollection}/${name}`).then(expectStatus(200))).body as KubeObject)
+          : undefined;
+      sent.metadata = withAnnotation(sent.metadata!, annotation, read?.metadata?.annotations?.[annotation]);
+    }
+    entry.sent = sent;
     entry.apiServer = apiServerAnswer(
       await api.send('PUT', `${newCollection}/${name}?dryRun=All&fieldValidation=Strict`, sent),
       entry.problems,

@@ -103,6 +103,10 @@ const accounts: Record<string, [string, Account][]> = {
       { shows: 'a fragment: the shape of hubToSpokePaths in a conversion written by hand' },
     ],
     ['// A fragment of a mapping', { shows: 'a fragment of a mapping, its first line says so' }],
+    [
+      'spec.tls (v1 field; no v1alpha1 equivalent): the stored object holds',
+      { shows: "a denial of an old client's write (test/e2e/older-version-writes.e2e.test.ts asserts it)" },
+    ],
     ['// quantities.ts', contractGuideTests],
   ],
   'docs/conversion.md': [['npm run --silent crdgate -- convert -f', { run: ['test/repo/readme-commands.test.ts'] }]],
