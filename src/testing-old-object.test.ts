@@ -7,6 +7,7 @@ import type { StateReader, Fsa } from './contract/fsa/machine.ts';
 import { readString } from './contract/fsa/value-readers.ts';
 import { formatFieldError } from './contract/values/field-error.ts';
 import { contractTester } from './testing.ts';
+import { cacheClusterContract } from './admission/cache-cluster.fixture.ts';
 
 // A kind whose machine classifies a field the schema defaults, and reads its state from conditions, as many
 // operators keep it: what contractTester.check({ oldObject }) must judge as the webhook judges the stored object.
@@ -149,5 +150,42 @@ describe('contractTester.check with an old object: judged as the webhook judges 
       oldObject: { ...queue({}, failed), spec: { tierr: 'premium' } },
     });
     expect(result).toMatchObject({ allowed: true, causes: [] });
+  });
+});
+
+describe("contractTester.check's old object, with the contract's own defaults as at its admission", () => {
+  // CacheCluster defaults spec.tls to {enabled: false} (crdgate's mutating webhook), and refuses any change no change
+  // kind names while Upgrading, where adding nodes is allowed. Manifests that never mention tls: the stored object
+  // got the default when it was created, so the new manifest's default is no change.
+  const tester = contractTester(cacheClusterContract());
+  const manifest = (spec: Record<string, unknown>, version = 'v1') => ({
+    apiVersion: `cache.example.com/${version}`,
+    kind: 'CacheCluster',
+    metadata: { name: 'sessions', namespace: 'shop' },
+    spec,
+    status: { phase: 'Upgrading' },
+  });
+
+  it('judges no phantom change of a defaulted field the old manifest leaves out', () => {
+    const result = tester.check(manifest({ memory: '512Mi', replicas: 4 }), {
+      oldObject: manifest({ memory: '512Mi', replicas: 3 }),
+    });
+    expect(result.allowed, result.message).toBe(true);
+  });
+
+  it('as for an old manifest in another version, whose default the conversion keeps in the stash', () => {
+    const result = tester.check(manifest({ memory: '512Mi', replicas: 4 }), {
+      oldObject: manifest({ memoryMB: 512, nodes: 3 }, 'v1alpha1'),
+    });
+    expect(result.allowed, result.message).toBe(true);
+  });
+
+  it('still judges a value the old manifest does set, as it is', () => {
+    const result = tester.check(manifest({ memory: '512Mi', replicas: 4 }), {
+      oldObject: manifest({ memory: '512Mi', replicas: 3, tls: { enabled: true } }),
+    });
+    // The new manifest leaves tls out, so the default turns TLS off: a change, refused mid-upgrade.
+    expect(result.code).toBe('CHANGE_FORBIDDEN');
+    expect(result.causes.map((cause) => cause.field)).toEqual(['spec.tls.enabled']);
   });
 });

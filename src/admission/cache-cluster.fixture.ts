@@ -146,7 +146,8 @@ export const cacheClusterMachine: Fsa<CacheClusterState, CacheClusterChange> = {
       operatorMoves: ['Upgrading'],
       unclassifiedChanges: 'allowed',
     },
-    Upgrading: { operatorMoves: ['Running'], unclassifiedChanges: 'refused' },
+    // Nodes can be added mid-upgrade; anything else waits.
+    Upgrading: { allow: [{ changes: ['scale'] }], operatorMoves: ['Running'], unclassifiedChanges: 'refused' },
     Deleting: {},
   },
   overrideAnnotation: cacheClusterOverride,

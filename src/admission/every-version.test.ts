@@ -79,8 +79,9 @@ describe('an object of an older version, decided as its hub form', () => {
   });
 
   it('is refused alike on an update that raises the field past the bound', () => {
-    const old = v1alpha1({ memoryMB: 512, nodes: 3 });
-    const object = v1alpha1({ memoryMB: 512, nodes: 12 });
+    // The stored object as its create left it (TLS defaulted off, in the annotation), edited as read.
+    const old = { ...tester.check(v1alpha1({ memoryMB: 512, nodes: 3 })).object, status: { phase: 'Running' } };
+    const object = { ...old, spec: { memoryMB: 512, nodes: 12 } };
     const webhook = asSentToTheWebhook('UPDATE', object, old);
     expect(webhook.allowed).toBe(false);
     expect(webhook.causes?.map((cause) => cause.field)).toEqual(['spec.nodes']);

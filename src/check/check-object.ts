@@ -98,7 +98,8 @@ export function checkObject(registry: ContractRegistry, input: CheckInput): Chec
     return warned(summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []));
   if (served) {
     const crd = engineCrdFor(compiled);
-    const storedOld = oldObject === null ? null : asStoredIn(crd, compiled, oldObject, String(object.apiVersion));
+    const storedOld =
+      oldObject === null ? null : asStoredIn(registry, crd, compiled, oldObject, String(object.apiVersion));
     return warned(
       checkThroughEngine(registry, compiled, crd, {
         ...input,
@@ -118,17 +119,40 @@ export function checkObject(registry: ContractRegistry, input: CheckInput): Chec
 }
 
 /**
- * The old object of an update as kube-apiserver gives it to the webhooks and to its own validation: read back from
- * storage (pruned, the schema's defaults applied) in its own version, converted to the version of the request, and
- * read so again there, as the API server defaults what a conversion returns. A field the schema defaults is then
- * no change, as it is none to the API server. An old object the engine cannot read stays as given: judging it
- * then names the problem.
+ * The old object of an update as kube-apiserver gives it to the webhooks and to its own validation: as its
+ * admission stored it (the schema's defaults, and the contract's defaults set by crdgate's mutating webhook), read
+ * back from storage in its own version, converted to the version of the request, and read so again there, as the
+ * API server defaults what a conversion returns. A field either defaults is then no change, as it is none to the
+ * API server. An old object the engine cannot read stays as given: judging it then names the problem.
  */
-function asStoredIn(crd: EngineCrd, compiled: CompiledContract, oldObject: KubeObject, apiVersion: string): KubeObject {
+function asStoredIn(
+  registry: ContractRegistry,
+  crd: EngineCrd,
+  compiled: CompiledContract,
+  oldObject: KubeObject,
+  apiVersion: string,
+): KubeObject {
   const ownVersion = String(oldObject.apiVersion);
-  const stored = compiled.servedApiVersions.has(ownVersion) ? readBack(crd, oldObject) : oldObject;
-  if (ownVersion === apiVersion || !compiled.servedApiVersions.has(ownVersion)) return stored;
+  if (!compiled.servedApiVersions.has(ownVersion)) return oldObject;
+  const stored = asAdmitted(registry, crd, compiled, readBack(crd, oldObject));
+  if (ownVersion === apiVersion) return stored;
   return readBack(crd, convertObject(compiled.contract, inGoKeyOrder(stored), apiVersion));
+}
+
+/**
+ * An old object as its own admission stored it: with the defaults crdgate's mutating webhook set when it was
+ * created, and the schema's within them. A manifest of the previous revision leaves them out, as the new one may;
+ * the stored object has them, so a default is no change. An object that has them already is as it was.
+ */
+function asAdmitted(registry: ContractRegistry, crd: EngineCrd, compiled: CompiledContract, object: KubeObject) {
+  const call = webhookCall(compiled, String(object.apiVersion));
+  const mutation = decideMutation(registry, call.request('CREATE', object, null));
+  if (!mutation.allowed || mutation.patch === undefined || mutation.patch.length === 0) return object;
+  try {
+    return readBack(crd, call.patched(object, mutation.patch));
+  } catch {
+    return object;
+  }
 }
 
 function readBack(crd: EngineCrd, object: KubeObject): KubeObject {

@@ -5,6 +5,7 @@ import { defineContract } from '../contract/define-contract.ts';
 import { fromCrd, readCrdFile } from '../contract/from-crd.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
+import { cacheClusterContract } from '../admission/cache-cluster.fixture.ts';
 import { clusterWidgetContract } from '../render/cluster-widget-contract.fixture.ts';
 import { checkTree } from './check-tree.ts';
 import { collectCrds } from './crd-kinds.ts';
@@ -166,5 +167,40 @@ describe('checkTree: the kinds of a group a contract serves', () => {
       ['gone', 'DELETE', 'KIND_MISMATCH'],
     ]);
     expect(report.objects[0]!.oldLocation).toMatchObject({ file: 'tree.yaml', document: 1 });
+  });
+});
+
+describe('checkTree with a previous revision: the old object as its admission stored it', () => {
+  // CacheCluster's mutating webhook defaults spec.tls to {enabled: false}; mid-upgrade it allows adding nodes and
+  // refuses any other change. Two revisions of a manifest that never mention tls: the stored object got the default
+  // at its create, so no tls change is reported.
+  const registry = createContractRegistry([cacheClusterContract()]);
+  const cache = (spec: Record<string, unknown>) => ({
+    apiVersion: 'cache.example.com/v1',
+    kind: 'CacheCluster',
+    metadata: { name: 'sessions', namespace: 'shop' },
+    spec,
+    status: { phase: 'Upgrading' },
+  });
+
+  it('reports no change of a field the contract defaults when neither revision mentions it', () => {
+    const report = checkTree(
+      registry,
+      tree(cache({ memory: '512Mi', replicas: 4 })),
+      tree(cache({ memory: '512Mi', replicas: 3 })),
+    );
+    expect(report.objects.map((object) => [object.operation, object.code, object.causes])).toEqual([
+      ['UPDATE', 'ALLOWED', []],
+    ]);
+  });
+
+  it('still reports a real change of it', () => {
+    const report = checkTree(
+      registry,
+      tree(cache({ memory: '512Mi', replicas: 4, tls: { enabled: false } })),
+      tree(cache({ memory: '512Mi', replicas: 3, tls: { enabled: true } })),
+    );
+    expect(report.objects.map((object) => [object.operation, object.code])).toEqual([['UPDATE', 'CHANGE_FORBIDDEN']]);
+    expect(report.objects[0]!.causes.map((cause) => cause.field)).toEqual(['spec.tls.enabled']);
   });
 });
