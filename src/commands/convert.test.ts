@@ -65,6 +65,15 @@ describe('crdgate convert', () => {
     });
   });
 
+  it('names --contract when none was given and the kind is not the built-in example', async () => {
+    const cache = { apiVersion: 'cache.example.com/v1alpha1', kind: 'CacheCluster', metadata: { name: 'c' } };
+    await writeFile(join(dir, 'cache.yaml'), stringify(cache));
+    const result = await run('convert', '-f', 'cache.yaml', '--to', 'cache.example.com/v1');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('CacheCluster');
+    expect(result.stderr).toContain('--contract MODULE');
+  });
+
   it('exits 1 when the object itself cannot be converted', async () => {
     await writeFile(
       join(dir, 'bad.yaml'),

@@ -26,11 +26,19 @@ export const convertCommand: Command = {
     const file = requiredString(values, 'file');
     const to = requiredString(values, 'to');
     const { object, format } = await readObjectFile(file, io.cwd);
-    const registry = await loadRegistry(stringList(values, 'contract'), io.cwd);
+    const modules = stringList(values, 'contract');
+    const registry = await loadRegistry(modules, io.cwd);
     const ruleWarnings = checkContractRules(registry);
     if (ruleWarnings !== '') io.stderr(ruleWarnings);
     const compiled = lookupByApiVersion(registry, String(object.apiVersion), String(object.kind));
-    if (!compiled) throw new UsageError(`${file}: crdgate has no contract for ${object.kind} in ${object.apiVersion}`);
+    if (!compiled) {
+      // Without --contract only the built-in example is loaded: the user's own kind is unknown until they name it.
+      const hint =
+        modules.length === 0
+          ? ': no --contract was given, so only the built-in GeoDatabase example is loaded; name the module of its contract with --contract MODULE'
+          : '';
+      throw new UsageError(`${file}: crdgate has no contract for ${object.kind} in ${object.apiVersion}${hint}`);
+    }
     if (!compiled.servedApiVersions.has(to)) {
       throw new UsageError(
         `--to ${to} is not a served version of ${object.kind} (served: ${[...compiled.servedApiVersions].join(', ')})`,
