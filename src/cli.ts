@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UsageError, type Command, type CommandIo } from './commands/command.ts';
+import { whenParentExits } from './commands/parent-exit.ts';
 import { CommandError, commandAnswers, commandErrors } from './errors.ts';
 
 /**
@@ -103,6 +104,7 @@ function processIo(): CommandIo {
       (stop ??= new Promise<string>((resolve) => {
         for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve(signal));
       })),
+    waitForParentExit: () => whenParentExits(() => process.ppid),
   };
 }
 

@@ -13,6 +13,11 @@ export interface CommandIo {
    * commands call it: until then, the signals keep their default meaning.
    */
   waitForStop: () => Promise<string>;
+  /**
+   * Resolves when the process that started this one has exited (a wrapper such as `npm run` that was stopped),
+   * for a command that must not outlive it. Absent: never (tests, and callers that start commands in-process).
+   */
+  waitForParentExit?: () => Promise<void>;
 }
 
 export type ParsedValues = Record<string, string | boolean | Array<string | boolean> | undefined>;

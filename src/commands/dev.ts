@@ -23,7 +23,8 @@ export const devCommand: Command = {
   - watches each contract's folder: an edit reloads what crdgate serves and what the API server was given (a
     schema edit reaches the CRD too); a contract that stops loading keeps the last good one serving;
   - notices when the serving process dies, says so, and starts it again;
-  - Ctrl-C or SIGTERM stops everything it started.
+  - Ctrl-C or SIGTERM stops everything it started, as does the exit of the process that started it (a stopped
+    npm run dev or npx crdgate dev).
   --contract MODULE  a contract module, as for crdgate serve (a file, or a package resolved from here)
   --name NAME        the webhook configurations' name (default ${defaultName})
   The webhooks' settings, as crdgate manifests renders them:
@@ -46,7 +47,12 @@ ${webhookOptionsUsage}`,
       return url.includes('/node_modules/') ? [] : [dirname(fileURLToPath(url))];
     });
     const say = (line: string): void => io.stdout(`crdgate dev: ${line}\n`);
-    const stopSignal = io.waitForStop();
+    // Stopped by a signal, or by its wrapper's exit: `npm run dev` and `npx` start it through a shell that dies of
+    // the signal npm forwards to it, and the signal never reaches crdgate.
+    const stopSignal = Promise.race([
+      io.waitForStop(),
+      ...(io.waitForParentExit ? [io.waitForParentExit().then(() => 'its parent process exited')] : []),
+    ]);
 
     const assets = await resolveKubeAssets({ build: true, log: (line) => io.stderr(`crdgate dev: ${line}\n`) });
     if ('unavailable' in assets)

@@ -1,11 +1,12 @@
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, readlink, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { laneControlPlane } from './provided-context.ts';
 import { startDev, type DevProcess } from './support/dev-process.ts';
-import { runCommand, type CommandResult } from './support/npm.ts';
+import { runCommand, scratchEnv, type CommandResult } from './support/npm.ts';
 
 // `crdgate dev` as a user runs it: one command in one terminal, kubectl in another, the contract edited in between.
 
@@ -53,6 +54,15 @@ async function processesUsing(dir: string): Promise<string[]> {
   for (const pid of (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry))) {
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     if (cmdline.includes(dir)) found.push(`${pid}: ${cmdline.replaceAll('\0', ' ')}`);
+  }
+  return found;
+}
+
+/** Processes whose working folder is this one. */
+async function processesIn(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry))) {
+    if ((await readlink(`/proc/${pid}/cwd`).catch(() => '')) === dir) found.push(pid);
   }
   return found;
 }
@@ -175,5 +185,53 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev', () => {
     expect(await dev.exited).toBe(0);
     expect(dev.output()).toMatch(/SIGTERM: stopping[^]*stopped\n$/);
     expect(await processesUsing(dataDir!)).toEqual([]);
+  });
+});
+
+describe.skipIf('unavailable' in controlPlane)('crdgate dev through npm run', () => {
+  let project: string;
+  let wrapper: ChildProcess | undefined;
+  let dataDir: string | undefined;
+
+  afterAll(async () => {
+    if (wrapper && wrapper.exitCode === null) wrapper.kill('SIGKILL');
+    // What a failed run left behind: crdgate dev (run in the project), and what it started.
+    const left = [...(project ? await processesIn(project) : []), ...(dataDir ? await processesUsing(dataDir) : [])];
+    for (const pid of left.map((line) => Number.parseInt(line))) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    if (project) await rm(project, { recursive: true, force: true });
+  });
+
+  // npm forwards the signal to the `sh -c` it runs the script in, which dies of it and never passes it on.
+  it('stops with its wrapper: SIGTERM to `npm run dev` leaves no crdgate, kube-apiserver or etcd running', async () => {
+    if ('unavailable' in controlPlane) return;
+    project = await mkdtemp(join(tmpdir(), 'crdgate-dev-npm-e2e-'));
+    const dev = `"${process.execPath}" "${join(repo, 'src/bin.ts')}" dev`;
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'dev-wrapper', private: true, scripts: { dev } }),
+    );
+    const child = spawn('npm', ['run', 'dev'], {
+      cwd: project,
+      env: { ...scratchEnv(), KUBEBUILDER_ASSETS: controlPlane.assetsDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    wrapper = child;
+    let output = '';
+    for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await expect.poll(() => output, { timeout: 120_000, interval: 200 }).toContain('Ctrl-C stops everything.');
+    dataDir = /logs and data in (\S+)/.exec(output)![1]!;
+    expect(await processesUsing(dataDir)).not.toEqual([]);
+
+    child.kill('SIGTERM');
+    await exited;
+    await expect.poll(() => processesUsing(dataDir!), { timeout: 30_000, interval: 250 }).toEqual([]);
+    expect(output).toMatch(/its parent process exited: stopping[^]*stopped\n$/);
   });
 });
