@@ -65,6 +65,8 @@ describe('crdgate init', () => {
       '@types/node': own.devDependencies['@types/node'],
     });
     expect(project.scripts.dev).toBe('crdgate dev --contract ./src/contract.ts');
+    // One version: nothing to convert to.
+    expect(project.scripts.convert).toBeUndefined();
     // The Helm chart of the same install, rendered where .gitignore and .dockerignore keep it out.
     expect(project.scripts.chart).toBe(`${project.scripts.manifests} --format helm --out chart`);
     expect((await read('bucket', '.gitignore')).split('\n')).toContain('chart/');
@@ -103,9 +105,9 @@ describe('crdgate init', () => {
       expect.arrayContaining(['src/versions/v1alpha1.ts', 'src/versions/v1.ts', 'src/conversion.test.ts']),
     );
     expect(files).not.toContain('src/versions/v1beta1.ts');
-    expect(JSON.parse(await read('queue', 'package.json')).devDependencies['fast-check']).toBe(
-      own.devDependencies['fast-check'],
-    );
+    const project = JSON.parse(await read('queue', 'package.json'));
+    expect(project.devDependencies['fast-check']).toBe(own.devDependencies['fast-check']);
+    expect(project.scripts.convert).toBe('crdgate convert --contract ./src/contract.ts');
     const contract = await read('queue', 'src', 'contract.ts');
     expect(contract).toContain("export const hub = 'v1beta1';");
     expect(contract).toContain("scope: 'Cluster'");

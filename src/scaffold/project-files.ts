@@ -44,6 +44,8 @@ export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: Pi
       fsa: `crdgate fsa ${contract}`,
       start: `crdgate serve ${contract}`,
       dev: `crdgate dev ${contract}`,
+      // Several versions: an object shown in another of them (npm run convert -- -f FILE --to GROUP/VERSION).
+      ...(spokeVersions(shape).length > 0 ? { convert: `crdgate convert ${contract}` } : {}),
       manifests: `crdgate manifests ${contract} --image ${imageName(n)}`,
       // The same install as a Helm chart in chart/, for a team that installs with Helm, Argo CD or Flux.
       chart: `crdgate manifests ${contract} --image ${imageName(n)} --format helm --out chart`,

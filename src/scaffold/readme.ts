@@ -56,7 +56,12 @@ one file yourself, \`npx node --test src/contract.test.ts\` (a plain \`node\` ol
   a failure.
 
 Also: \`npm run check -- -f examples/${n.singular}.yaml --defaulted yaml\` (the decision on one object, and the object
-with its defaults) and \`npm run fsa\` (the FSA as a Mermaid diagram).
+with its defaults)${
+    spokes.length === 0
+      ? ' and'
+      : `, \`npm run convert -- -f examples/${n.singular}.yaml --to ${n.group}/${spokes[0]}\` (the object as the API server
+serves it in another version) and`
+  } \`npm run fsa\` (the FSA as a Mermaid diagram).
 
 ## 3. Try it against a real API server
 

@@ -97,7 +97,7 @@ afterAll(async () => {
 // published), `crdgate init` run from that install, then the new project's own install and tests (its end-to-end
 // test through a real kube-apiserver among them), its image's install step and its manifests.
 describe.skipIf(!controlPlane).each<Shape>(shapes)('crdgate init for $shape, end to end', (shape) => {
-  const { kind, plural, crdGroup, operators } = shape;
+  const { kind, plural, crdGroup, operators, flags } = shape;
   const group = groupOf.get(shape)!;
   let project: string;
   const bin = () => join(project, 'node_modules', 'crdgate', 'dist', 'bin.js');
@@ -192,6 +192,19 @@ describe.skipIf(!controlPlane).each<Shape>(shapes)('crdgate init for $shape, end
       stderr: expect.stringMatching(/: allowed$/m),
     });
     expect(parse(checked.stdout)).toMatchObject({ kind, metadata: { name: 'example' } });
+    // `npm run convert -- -f examples/KIND.yaml --to GROUP/VERSION` (the project's README), where it has versions to
+    // convert to: the example shown in the other one.
+    const other = /--versions (\S+)/.exec(flags.join(' '))?.[1]?.split(',')[0];
+    if (other !== undefined) {
+      const apiVersion = `${group}/${other}`;
+      const converted = await runCommand(
+        'npm',
+        ['run', '--silent', 'convert', '--', '-f', example, '--to', apiVersion],
+        project,
+      );
+      expect({ code: converted.exitCode, stderr: converted.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(parse(converted.stdout)).toMatchObject({ apiVersion, kind, metadata: { name: 'example' } });
+    }
   }, 660_000);
 
   it(`renders ${operators ? 'a Deployment that runs' : 'a Deployment and a migration Job that run'} the contract on the project's image, and the Deployment's command serves it`, async () => {
