@@ -20,7 +20,9 @@ const KNOWN_SECONDS: Readonly<Record<string, number>> = {
   'test/e2e/package.e2e.test.ts': 65,
   'test/e2e/migrate.e2e.test.ts': 65,
   'test/e2e/crd-gate-image.e2e.test.ts': 60,
-  'test/e2e/webhook-oracle.e2e.test.ts': 50,
+  'test/e2e/webhook-oracle.e2e.test.ts': 90,
+  'test/e2e/dev.e2e.test.ts': 45,
+  'test/e2e/older-version-writes.e2e.test.ts': 30,
 };
 
 /** What a file with no figure is taken to last: an e2e file talks to an API server, the others mostly do not. */
