@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
+import { CommandError } from '../errors.ts';
+import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
+import { checkContractRules, registryOfExports } from './contracts.ts';
 
 // Through crdgate's own process: vitest's module loader transforms what it imports, so the errors a module load
 // gives in it are not Node's.
@@ -142,5 +145,37 @@ export default ${exported};
     const { code, stderr } = await run(moduleSource(''), 'fsa');
     expect(stderr).toBe('');
     expect(code).toBe(0);
+  });
+});
+
+describe('a contract whose CRD kube-apiserver would refuse', () => {
+  it('is CONTRACT_INVALID in one line, though a CEL compile error quotes the expression with a caret under the fault', () => {
+    const contract = geoDatabaseContract();
+    // A messageExpression that is prose, not CEL.
+    const prose = (schema: unknown) =>
+      JSON.parse(
+        JSON.stringify(schema).replace(
+          /"messageExpression":"[^"]*"/,
+          '"messageExpression":"PostgreSQL MAJOR.MINOR; majors 13 to 17 are supported."',
+        ),
+      );
+    const registry = registryOfExports([
+      {
+        module: './contract.ts',
+        exported: { ...contract, versions: contract.versions.map((v) => ({ ...v, schema: prose(v.schema) })) },
+      },
+    ]);
+    let refusal: unknown;
+    try {
+      checkContractRules(registry);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(CommandError);
+    expect((refusal as CommandError).code).toBe('CONTRACT_INVALID');
+    expect((refusal as Error).message).toMatch(
+      /messageExpression compilation failed: ERROR: <input>:1:\d+: Syntax error/,
+    );
+    expect((refusal as Error).message).not.toContain('\n');
   });
 });

@@ -89,10 +89,22 @@ export function checkContractRules(registry: ContractRegistry, env: NodeJS.Proce
     if (refusal.length > 0)
       throw new CommandError(
         'CONTRACT_INVALID',
-        `contract ${name}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).join('; ')}`,
+        `contract ${name}: kube-apiserver would refuse its CRD: ${refusal.map(formatFieldError).map(oneLine).join('; ')}`,
       );
   }
   return unchecked.join('');
+}
+
+/**
+ * A CEL compile error comes as several lines (the expression, a caret under the fault): a usage error is one line on
+ * standard error, so its lines are joined.
+ */
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' ');
 }
 
 /** Where a `--contract` module is, and how a crdgate started in the same working directory names it. */
