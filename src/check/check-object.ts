@@ -10,6 +10,8 @@ import {
   type Judgement,
 } from '../api-server-engine/engine.ts';
 import { convertObject } from '../conversion/convert-object.ts';
+import { ConversionError } from '../conversion/conversion-error.ts';
+import { apiVersionOf, type Contract } from '../contract/contract-definition.ts';
 import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
 import { splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
@@ -47,7 +49,10 @@ export interface DefaultedField {
   value?: unknown;
 }
 
-/** What the API server would conclude: allowed or not, and why; the defaulted object it would store. */
+/**
+ * What the API server would conclude: allowed or not, and why; the defaulted object it would store, as it answers
+ * the write (read back from storage, which defaults again what the write dropped: a status the create cleared).
+ */
 export interface CheckResult {
   allowed: boolean;
   code: DecisionCode;
@@ -119,6 +124,38 @@ function asStoredIn(crd: EngineCrd, compiled: CompiledContract, oldObject: KubeO
   return readBack(crd, convertObject(compiled.contract, stored, apiVersion));
 }
 
+/**
+ * The object as the API server answers a write, and reads it back in the version written: stored in the storage
+ * version (converted there, then pruned and defaulted by that version's schema as it is read from storage), and
+ * converted back. A CRD someone else owns converts with its owner's strategy: None only relabels (apiextensions'
+ * nopConverter, as kube-apiserver v1.36 answers a Crossplane XRD written in v2, stored in v1, with v1's default);
+ * an owner's webhook cannot run here, so that object is read back in its own version.
+ */
+function answeredObject(crd: EngineCrd, compiled: CompiledContract, object: KubeObject): KubeObject {
+  const { contract } = compiled;
+  const written = String(object.apiVersion);
+  const storage = contract.versions.find((version) => version.storage);
+  const storageApiVersion = storage?.served ? apiVersionOf(contract, storage.name) : undefined;
+  const convert = storageConversion(contract);
+  if (storageApiVersion === undefined || storageApiVersion === written || convert === undefined)
+    return readBack(crd, object);
+  try {
+    return inKeyOrderOf(convert(readBack(crd, convert(object, storageApiVersion)), written), object);
+  } catch (error) {
+    if (error instanceof ConversionError) return readBack(crd, object);
+    throw error;
+  }
+}
+
+/** How the API server converts the contract's objects between versions, when crdgate can do it as well. */
+function storageConversion(contract: Contract): ((object: KubeObject, apiVersion: string) => KubeObject) | undefined {
+  if (contract.crdOwner !== 'external') return (object, apiVersion) => convertObject(contract, object, apiVersion);
+  const conversion = (contract.ownerCrd?.['spec'] as { conversion?: { strategy?: unknown } } | undefined)?.conversion;
+  if (contract.ownerCrd === undefined || (conversion?.strategy !== undefined && conversion.strategy !== 'None'))
+    return undefined;
+  return (object, apiVersion) => ({ ...object, apiVersion });
+}
+
 function readBack(crd: EngineCrd, object: KubeObject): KubeObject {
   const read = readAsStored(crd, object);
   return read.allowed && read.object ? inKeyOrderOf(read.object, object) : object;
@@ -156,7 +193,7 @@ export function checkCrdObject(crd: EngineCrd, input: CheckInput): CheckResult {
     ...namespaceOf(input),
   });
   if (!judged.allowed) return summarize(engineDenial(judged), object, [], judged.warnings);
-  const stored = inKeyOrderOf(judged.object!, object);
+  const stored = readBack(crd, inKeyOrderOf(judged.object!, object));
   return summarize(allow(), stored, addedFields(object, stored), judged.warnings);
 }
 
@@ -254,7 +291,8 @@ function checkThroughEngine(
   const stored = inKeyOrderOf(judged.object!, patched);
   const validation = decideValidation(registry, admissionRequest(operation, stored, oldObject), contextOf(input));
   // And the schema's defaults within what the webhook's patch added, set when the API server reads the patched object.
-  return summarize(validation, stored, [...defaults, ...addedFields(patched, stored)], warnings);
+  const answered = answeredObject(crd, compiled, stored);
+  return summarize(validation, answered, [...defaults, ...addedFields(patched, answered)], warnings);
 }
 
 /**
