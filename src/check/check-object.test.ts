@@ -67,9 +67,12 @@ describe('the object a check answers with', () => {
 });
 
 // A kind of two versions whose CRD converts with None, as Crossplane's CompositeResourceDefinition (v1 stored, with a
-// default of its own; v2 served beside it): kube-apiserver v1.36 answers a dry-run create written in v2 with the
-// default v1's schema sets when the object is read back from storage, and without a field only v2 declares, which
-// that read prunes (test/e2e/crd-corpus.e2e.test.ts: Crossplane's XRDs in v2, Cluster API's ClusterClass in v1beta1).
+// default of its own on a field v2 declares too; v2 served beside it): kube-apiserver v1.36 answers a dry-run create
+// written in v2 with the default v1's schema sets when the object is read back from storage, and without a field
+// only v2 declares, which that read prunes; converted back to v2, the answer loses what v2 does not declare, a v1
+// default included, as Kyverno's ClusterPolicy written in v2beta1 loses v1's allowExistingViolations
+// (test/e2e/crd-corpus.e2e.test.ts: Crossplane's XRDs in v2, Cluster API's ClusterClass in v1beta1, Kyverno's
+// ClusterPolicy in v2beta1, OpenTelemetryCollector in v1alpha1).
 const twoVersions = {
   ...crd,
   metadata: { name: 'definitions.source.example.com' },
@@ -88,7 +91,11 @@ const twoVersions = {
             properties: {
               spec: {
                 type: 'object',
-                properties: { size: { type: 'integer' }, policy: { type: 'string', default: 'Background' } },
+                properties: {
+                  size: { type: 'integer' },
+                  policy: { type: 'string', default: 'Background' },
+                  mode: { type: 'string', default: 'Strict' },
+                },
               },
             },
           },
@@ -102,7 +109,10 @@ const twoVersions = {
           openAPIV3Schema: {
             type: 'object',
             properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' }, scope: { type: 'string' } } },
+              spec: {
+                type: 'object',
+                properties: { size: { type: 'integer' }, policy: { type: 'string' }, scope: { type: 'string' } },
+              },
             },
           },
         },
@@ -112,7 +122,7 @@ const twoVersions = {
 };
 
 describe('the object a check answers with, written in a version other than the storage version', () => {
-  it('is stored in the storage version and read back there: its defaults set, what it does not declare pruned', () => {
+  it('is stored in the storage version and read back there (its defaults set, what it does not declare pruned), then pruned by its own', () => {
     const registry = createContractRegistry([defineContract(fromCrd(twoVersions, { crdOwner: 'external' }))]);
     const written: KubeObject = {
       apiVersion: 'source.example.com/v2',

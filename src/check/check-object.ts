@@ -127,7 +127,7 @@ function asStoredIn(crd: EngineCrd, compiled: CompiledContract, oldObject: KubeO
 /**
  * The object as the API server answers a write, and reads it back in the version written: stored in the storage
  * version (converted there, then pruned and defaulted by that version's schema as it is read from storage), and
- * converted back. A CRD someone else owns converts with its owner's strategy: None only relabels (apiextensions'
+ * converted back, pruned by the written version's schema. A CRD someone else owns converts with its owner's strategy: None only relabels (apiextensions'
  * nopConverter, as kube-apiserver v1.36 answers a Crossplane XRD written in v2, stored in v1, with v1's default);
  * an owner's webhook cannot run here, so that object is read back in its own version.
  */
@@ -140,7 +140,9 @@ function answeredObject(crd: EngineCrd, compiled: CompiledContract, object: Kube
   if (storageApiVersion === undefined || storageApiVersion === written || convert === undefined)
     return readBack(crd, object);
   try {
-    return inKeyOrderOf(convert(readBack(crd, convert(object, storageApiVersion)), written), object);
+    // Back in the version written, the answer is pruned by that version's schema (apiextensions' schema-coercing
+    // converter): what only the storage version declares, its defaults included, is not in it.
+    return inKeyOrderOf(readBack(crd, convert(readBack(crd, convert(object, storageApiVersion)), written)), object);
   } catch (error) {
     if (error instanceof ConversionError) return readBack(crd, object);
     throw error;
