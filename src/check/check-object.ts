@@ -13,7 +13,7 @@ import { convertObject } from '../conversion/convert-object.ts';
 import { ConversionError } from '../conversion/conversion-error.ts';
 import { apiVersionOf, type Contract } from '../contract/contract-definition.ts';
 import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
-import { splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
+import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
 import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/values/field-path.ts';
 import { applyJsonPatch, type JsonPatchOperation } from '../admission/json-patch.ts';
@@ -141,12 +141,29 @@ function answeredObject(crd: EngineCrd, compiled: CompiledContract, object: Kube
     return readBack(crd, object);
   try {
     // Back in the version written, the answer is pruned by that version's schema (apiextensions' schema-coercing
-    // converter): what only the storage version declares, its defaults included, is not in it.
-    return inKeyOrderOf(readBack(crd, convert(readBack(crd, convert(object, storageApiVersion)), written)), object);
+    // converter), never defaulted again: what only the storage version declares, its defaults included, is not in
+    // it, nor a default of the written version on a field the storage version pruned.
+    const back = convert(readBack(crd, convert(object, storageApiVersion)), written);
+    return inKeyOrderOf(onlyWhatWasThere(readBack(crd, back), back) as KubeObject, object);
   } catch (error) {
     if (error instanceof ConversionError) return readBack(crd, object);
     throw error;
   }
+}
+
+/**
+ * `read` (an object as its schema read it: pruned, then defaulted) without what the defaults added: the fields
+ * `before` did not have. What remains is `before` as the schema prunes it.
+ */
+function onlyWhatWasThere(read: unknown, before: unknown): unknown {
+  if (Array.isArray(read) && Array.isArray(before))
+    return read.map((item, index) => onlyWhatWasThere(item, before[index]));
+  if (!isPlainObject(read) || !isPlainObject(before)) return read;
+  return Object.fromEntries(
+    Object.entries(read)
+      .filter(([key]) => Object.hasOwn(before, key))
+      .map(([key, value]) => [key, onlyWhatWasThere(value, before[key])]),
+  );
 }
 
 /** How the API server converts the contract's objects between versions, when crdgate can do it as well. */
