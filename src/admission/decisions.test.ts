@@ -141,3 +141,37 @@ describe('handleAdmissionReview', () => {
     expect(outcome.failure).toBeInstanceOf(Error);
   });
 });
+
+describe("the hub form of an operator's kind, converted by the API server", () => {
+  // GeoDatabase's versions as an operator's CRD installed with conversion None: the API server validates a v1alpha1
+  // write against v1alpha1's schema, then sends the webhook the same object relabelled v1 (matchPolicy Equivalent).
+  const { conversionAnnotation: _stash, ...geo } = geoDatabaseContract();
+  const external = createContractRegistry([
+    defineContract({ ...geo, conversions: {}, crdOwner: 'external', invariants: [], transitions: undefined }),
+  ]);
+  const relabelled: KubeObject = {
+    apiVersion: 'geo.example.com/v1',
+    kind: 'GeoDatabase',
+    metadata: { name: 'db', namespace: 'maps' },
+    spec: { postgresVersion: '16.4', postgisVersion: '3.4.2', storageGB: 2 },
+  };
+  const converted = (object: KubeObject, requestVersion: string): AdmissionRequest => ({
+    ...request('CREATE', object),
+    requestKind: { group: 'geo.example.com', version: requestVersion, kind: 'GeoDatabase' },
+  });
+
+  it("is not held to the hub's schema when the client wrote another version: the API server validated that", () => {
+    expect(decideValidation(external, converted(relabelled, 'v1alpha1'))).toMatchObject({ allowed: true });
+  });
+
+  it("is held to it when the client wrote the hub, and when crdgate's own conversion made it", () => {
+    expect(decideValidation(external, converted(relabelled, 'v1'))).toMatchObject({
+      allowed: false,
+      code: 'OBJECT_INVALID',
+    });
+    expect(decideValidation(registry, converted(relabelled, 'v1alpha1'))).toMatchObject({
+      allowed: false,
+      code: 'OBJECT_INVALID',
+    });
+  });
+});

@@ -191,3 +191,39 @@ describe('bounded answers', () => {
     });
   });
 });
+
+describe("an operator's kind in a version only its owner converts", () => {
+  // GeoDatabase's versions as an operator's CRD: crdgate has no conversion of v1alpha1, so that version has no hub
+  // form here (the API server would send the webhook the hub; `crdgate check` decides the version as written).
+  const { conversionAnnotation: _stash, conversions: _conversions, ...geo } = geoDatabaseContract();
+  const external = (invariants: typeof geo.invariants) =>
+    createContractRegistry([
+      defineContract({
+        ...geo,
+        conversions: {},
+        crdOwner: 'external',
+        invariants,
+        transitions: undefined,
+        updateRules: [],
+        deletionRules: [],
+      }),
+    ]);
+
+  it('is decided by its own schema when the contract has no invariants: nothing else reads the hub form', () => {
+    const registry = external([]);
+    expect(decideValidation(registry, request('CREATE', v1alpha1({})))).toMatchObject({ allowed: true });
+    const invalid = decideValidation(registry, request('CREATE', v1alpha1({ storageGB: 'two' })));
+    expect(invalid).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
+    expect(invalid.causes?.map((cause) => cause.field)).toEqual(['spec.storageGB']);
+  });
+
+  it('is denied when an invariant would have to run on the hub form it lacks', () => {
+    const verdict = decideValidation(external(geo.invariants), request('CREATE', v1alpha1({})));
+    expect(verdict).toMatchObject({ allowed: false, code: 'OBJECT_INVALID' });
+    expect(verdict.causes?.map((cause) => cause.message)).toEqual([
+      expect.stringMatching(
+        /^the rules cannot be checked: cannot convert .* the contract has no conversion of v1alpha1$/,
+      ),
+    ]);
+  });
+});

@@ -58,12 +58,18 @@ export interface ObjectErrors {
 /**
  * Every schema and invariant error of an object, all collected: the schema of the version it is written in, the
  * hub's schema on its hub form when that is another, then the invariants on the hub form. So an object is decided
- * alike in every version: converted to the hub, the hub's schema and every rule. Invariants run even when the schema
- * failed (users want the whole list at once). What cannot be evaluated is an error, never a pass: an object without
- * a hub form, an invariant that throws.
+ * alike in every version: converted to the hub, the hub's schema and every rule. Not so for a CRD someone else owns:
+ * its hub form is what the owner's conversion makes, which the API server never validates (with conversion None, the
+ * client's object relabelled), so the version written decides the schema there. Invariants run even when the schema
+ * failed (users want the whole list at once). What cannot be evaluated is an error, never a pass: invariants on an
+ * object without a hub form, an invariant that throws.
  */
 export function objectErrors(compiled: CompiledContract, view: ObjectView): ObjectErrors {
   const schema = compiled.validators.get(view.version)!(view.object);
+  const rules = compiled.contract.invariants ?? [];
+  // Without invariants nothing reads the hub form: the schema of the object's own version decides alone (an operator's
+  // kind in a version only its owner converts, checked offline).
+  if (view.hub === undefined && rules.length === 0) return { schema, hubSchema: [], invariants: [] };
   if (view.hub === undefined) {
     return {
       schema,
@@ -73,10 +79,13 @@ export function objectErrors(compiled: CompiledContract, view: ObjectView): Obje
       ],
     };
   }
-  const hubSchema = view.hub === view.object ? [] : compiled.validators.get(compiled.contract.hub)!(view.hub);
+  const hubSchema =
+    view.hub === view.object || compiled.contract.crdOwner === 'external'
+      ? []
+      : compiled.validators.get(compiled.contract.hub)!(view.hub);
   const invariants: FieldError[] = [];
   const shown = readView(readKeysOf(compiled.contract), view.hub);
-  for (const invariant of compiled.contract.invariants ?? []) {
+  for (const invariant of rules) {
     try {
       invariants.push(...invariant(shown));
     } catch (error) {

@@ -122,7 +122,9 @@ function decideWrite(
     )
   )
     return allow();
-  const found = objectErrors(compiled, view);
+  const found = convertedByItsOwner(compiled, request, view)
+    ? { ...objectErrors(compiled, view), schema: [] }
+    : objectErrors(compiled, view);
   // Every error and warning is found on the hub form (the schema's too, when the object came as the hub) and said
   // in the client's words.
   const paths = clientFieldPaths(compiled, request, view);
@@ -138,6 +140,24 @@ function decideWrite(
     request,
     view,
     sources.reduce(collect, { invalid: [], forbidden: [], warnings: [], auditAnnotations: {} }),
+  );
+}
+
+/**
+ * An object of a CRD someone else owns that the API server converted to the hub for the webhook (matchPolicy
+ * Equivalent): it validated the object in the version the client wrote, and the hub form is what the owner's
+ * conversion made of it, which the API server never validates. Schema errors there are not the client's (with
+ * conversion None, the API server sends the client's object relabelled as the hub), so crdgate's rules alone judge it.
+ */
+function convertedByItsOwner(compiled: CompiledContract, request: AdmissionRequest, view: ObjectView): boolean {
+  const { identity, crdOwner } = compiled.contract;
+  const requested = request.requestKind;
+  return (
+    crdOwner === 'external' &&
+    requested !== undefined &&
+    requested.group === identity.group &&
+    requested.kind === identity.kind &&
+    requested.version !== view.version
   );
 }
 

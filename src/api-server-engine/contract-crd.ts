@@ -7,7 +7,8 @@ import type { WebhookEndpoint } from '../render/webhook-endpoint.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
 import type { FieldError } from '../contract/values/field-error.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
-import { ENGINE_WASM_PATH, judge, loadCrd, type EngineCrd } from './engine.ts';
+import { ENGINE_WASM_PATH, forgetCompiledCrd, judge, loadCrd, type EngineCrd } from './engine.ts';
+import type { Contract } from '../contract/contract-definition.ts';
 import { inKeyOrderOf } from './key-order.ts';
 
 // Where the rendered CRD sends conversion requests: any well-formed endpoint does, since the engine never calls it
@@ -26,6 +27,14 @@ export function engineCrdFor(compiled: CompiledContract): EngineCrd {
     crds.set(compiled, crd);
   }
   return crd;
+}
+
+/**
+ * Drops the engine's compiled form of the contract's CRD (see forgetCrd): for whoever decides over contracts without
+ * end, since the engine's memory only grows. A later decision compiles it again.
+ */
+export function forgetContractCrd(contract: Contract): void {
+  forgetCompiledCrd(renderCustomResourceDefinition(contract, placeholderEndpoint));
 }
 
 /**

@@ -10,12 +10,13 @@ import {
   type Judgement,
 } from '../api-server-engine/engine.ts';
 import { convertObject, toHub } from '../conversion/convert-object.ts';
+import { ConversionError } from '../conversion/conversion-error.ts';
 import { inKeyOrderOf } from '../api-server-engine/key-order.ts';
 import { inGoKeyOrder } from '../contract/values/go-key-order.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../contract/values/kube-object.ts';
 import { jsonEqual } from '../contract/values/json-equal.ts';
 import type { CompiledContract, ContractRegistry } from '../contract/registry.ts';
-import { apiVersionOf } from '../contract/contract-definition.ts';
+import { apiVersionOf, type Contract } from '../contract/contract-definition.ts';
 import { deprecationWarning } from '../contract/deprecation-warning.ts';
 import { pointerSegments, renderFieldPath, type PathSegment } from '../contract/values/field-path.ts';
 import { applyJsonPatch, type JsonPatchOperation } from '../admission/json-patch.ts';
@@ -51,7 +52,10 @@ export interface DefaultedField {
   value?: unknown;
 }
 
-/** What the API server would conclude: allowed or not, and why; the defaulted object it would store. */
+/**
+ * What the API server would conclude: allowed or not, and why; the defaulted object it would store, as it answers
+ * the write (read back from storage, which defaults again what the write dropped: a status the create cleared).
+ */
 export interface CheckResult {
   allowed: boolean;
   code: DecisionCode;
@@ -155,6 +159,57 @@ function asAdmitted(registry: ContractRegistry, crd: EngineCrd, compiled: Compil
   }
 }
 
+/**
+ * The object as the API server answers a write, and reads it back in the version written: stored in the storage
+ * version (converted there, then pruned and defaulted by that version's schema as it is read from storage), and
+ * converted back, pruned by the written version's schema. A CRD someone else owns converts with its owner's strategy: None only relabels (apiextensions'
+ * nopConverter, as kube-apiserver v1.36 answers a Crossplane XRD written in v2, stored in v1, with v1's default);
+ * an owner's webhook cannot run here, so that object is read back in its own version.
+ */
+function answeredObject(crd: EngineCrd, compiled: CompiledContract, object: KubeObject): KubeObject {
+  const { contract } = compiled;
+  const written = String(object.apiVersion);
+  const storage = contract.versions.find((version) => version.storage);
+  const storageApiVersion = storage?.served ? apiVersionOf(contract, storage.name) : undefined;
+  const convert = storageConversion(contract);
+  if (storageApiVersion === undefined || storageApiVersion === written || convert === undefined)
+    return readBack(crd, object);
+  try {
+    // Back in the version written, the answer is pruned by that version's schema (apiextensions' schema-coercing
+    // converter), never defaulted again: what only the storage version declares, its defaults included, is not in
+    // it, nor a default of the written version on a field the storage version pruned.
+    const back = convert(inGoKeyOrder(readBack(crd, convert(inGoKeyOrder(object), storageApiVersion))), written);
+    return inKeyOrderOf(onlyWhatWasThere(readBack(crd, back), back) as KubeObject, object);
+  } catch (error) {
+    if (error instanceof ConversionError) return readBack(crd, object);
+    throw error;
+  }
+}
+
+/**
+ * `read` (an object as its schema read it: pruned, then defaulted) without what the defaults added: the fields
+ * `before` did not have. What remains is `before` as the schema prunes it.
+ */
+function onlyWhatWasThere(read: unknown, before: unknown): unknown {
+  if (Array.isArray(read) && Array.isArray(before))
+    return read.map((item, index) => onlyWhatWasThere(item, before[index]));
+  if (!isPlainObject(read) || !isPlainObject(before)) return read;
+  return Object.fromEntries(
+    Object.entries(read)
+      .filter(([key]) => Object.hasOwn(before, key))
+      .map(([key, value]) => [key, onlyWhatWasThere(value, before[key])]),
+  );
+}
+
+/** How the API server converts the contract's objects between versions, when crdgate can do it as well. */
+function storageConversion(contract: Contract): ((object: KubeObject, apiVersion: string) => KubeObject) | undefined {
+  if (contract.crdOwner !== 'external') return (object, apiVersion) => convertObject(contract, object, apiVersion);
+  const conversion = (contract.ownerCrd?.['spec'] as { conversion?: { strategy?: unknown } } | undefined)?.conversion;
+  if (contract.ownerCrd === undefined || (conversion?.strategy !== undefined && conversion.strategy !== 'None'))
+    return undefined;
+  return (object, apiVersion) => ({ ...object, apiVersion });
+}
+
 function readBack(crd: EngineCrd, object: KubeObject): KubeObject {
   const read = readAsStored(crd, object);
   return read.allowed && read.object ? inKeyOrderOf(read.object, object) : object;
@@ -192,7 +247,7 @@ export function checkCrdObject(crd: EngineCrd, input: CheckInput): CheckResult {
     ...namespaceOf(input),
   });
   if (!judged.allowed) return summarize(engineDenial(judged), object, [], judged.warnings);
-  const stored = inKeyOrderOf(judged.object!, object);
+  const stored = readBack(crd, inKeyOrderOf(judged.object!, object));
   return summarize(allow(), stored, addedFields(object, stored), judged.warnings);
 }
 
@@ -300,29 +355,8 @@ function checkThroughEngine(
     contextOf(input),
   );
   // And the schema's defaults within what the webhook's patch added, set when the API server reads the patched object.
-  return summarize(
-    validation,
-    asStoredAndReadIn(crd, compiled, stored),
-    [...defaults, ...addedFields(patched, stored)],
-    warnings,
-  );
-}
-
-/**
- * The object as the API server answers a write of it (and a read after): stored in the storage version, through
- * crdgate's conversion when that is another, and read back in the version it was written in.
- */
-function asStoredAndReadIn(crd: EngineCrd, compiled: CompiledContract, object: KubeObject): KubeObject {
-  const { contract } = compiled;
-  const storage = contract.versions.find((version) => version.storage)?.name;
-  const apiVersion = String(object.apiVersion);
-  if (storage === undefined || splitApiVersion(apiVersion).version === storage) return object;
-  try {
-    const stored = readBack(crd, convertObject(contract, inGoKeyOrder(object), apiVersionOf(contract, storage)));
-    return inKeyOrderOf(readBack(crd, convertObject(contract, inGoKeyOrder(stored), apiVersion)), object);
-  } catch {
-    return object;
-  }
+  const answered = answeredObject(crd, compiled, stored);
+  return summarize(validation, answered, [...defaults, ...addedFields(patched, answered)], warnings);
 }
 
 /**

@@ -526,6 +526,26 @@ describe('crdgate init', () => {
       expect(other.stderr).toContain('--example other.yaml must be a CachePool of cache.example.com/v1');
     });
 
+    it('with --crd-owner external, takes a CRD that serves no version (the API server does), saying nothing reaches it; owned, refuses it', async () => {
+      // NATS' StreamTemplate, retired by its operator: one version, stored, not served. kube-apiserver v1.36 takes it
+      // (test/e2e/crd-corpus.e2e.test.ts).
+      const crd = parse(await readFile(fixture, 'utf8'));
+      crd.spec.versions[0].served = false;
+      await writeFile(join(tempDir(), 'retired.yaml'), stringify(crd));
+      const flags = ['--from-crd', 'retired.yaml', '--crdgate', crdgateSpec, '--skip-install'];
+      const external = await run('init', 'retired', ...flags, '--crd-owner', 'external');
+      expect(external, external.stderr).toMatchObject({ code: 0 });
+      expect(external.stderr).toBe(
+        'warning: --from-crd retired.yaml: the CRD serves no version: kube-apiserver takes it, but no object of the kind ' +
+          'can be read or written, so nothing reaches the contract until a version is served\n',
+      );
+      const owned = await run('init', 'retired-owned', ...flags);
+      expect(owned.code).toBe(2);
+      expect(owned.stderr).toContain(
+        "storage version v1 must be served: crdgate's storage migration reads and writes objects in it",
+      );
+    });
+
     it.each([
       [['--group', 'a.example.com'], '--group: with --from-crd, the CRD says that'],
       [[], 'cannot read the file: ENOENT', 'missing.yaml'],

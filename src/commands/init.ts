@@ -167,7 +167,8 @@ const crdOwners: readonly CrdOwner[] = ['crdgate', 'external'];
 /**
  * A CRD kube-apiserver would refuse makes no project: the API server engine (its own CRD validation) says so in its
  * words, for what crdgate leaves to it (defaults that fail their schema, CEL rules that do not compile or cost too
- * much). Where the engine is not installed, a `warning:` line says the CRD was not checked, and init goes on.
+ * much). Where the engine is not installed, a `warning:` line says the CRD was not checked, and init goes on; so does
+ * one for a CRD that serves no version, which the API server takes.
  */
 function apiServerRefusalOf(crd: unknown, file: string): string | undefined {
   let refusal: readonly FieldError[];
@@ -176,6 +177,8 @@ function apiServerRefusalOf(crd: unknown, file: string): string | undefined {
   } catch (error) {
     if (error instanceof EngineUnavailableError)
       return `warning: --from-crd ${file}: not checked against kube-apiserver's CRD validation: ${error.message}\n`;
+    if (error instanceof CrdUnservableError && error.refusal.length === 0 && !servesAVersion(crd))
+      return `warning: --from-crd ${file}: the CRD serves no version: kube-apiserver takes it, but no object of the kind can be read or written, so nothing reaches the contract until a version is served\n`;
     if (error instanceof CrdUnservableError)
       throw new UsageError(`--from-crd ${file}: kube-apiserver cannot serve this CRD: ${error.message}`);
     throw error;
@@ -225,6 +228,11 @@ function exampleNotes(scaffold: CrdScaffold, report: ExampleReport, given: boole
     ...scaffold.exampleRefusal.map((line) => `warning:   ${line}`),
     `warning: ${file} holds it with a TODO, and the example tests fail until it is fixed there and in the tests' copy (or run init again with --example FILE)`,
   ];
+}
+
+function servesAVersion(crd: unknown): boolean {
+  const versions = (crd as { spec?: { versions?: unknown } } | undefined)?.spec?.versions;
+  return Array.isArray(versions) && versions.some((version) => (version as { served?: unknown })?.served === true);
 }
 
 async function ensureEmptyFolder(dir: string, given: string): Promise<void> {

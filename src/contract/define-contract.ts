@@ -178,7 +178,11 @@ function crdOwnerProblems(definition: ContractDefinition): string[] {
   const problems: string[] = [];
   if (crdOwner === 'external') {
     // The API server converts a request to the version the webhooks register for only when that version is served.
-    if (versions.some((version) => version.name === hub && !version.served))
+    // A CRD that serves no version at all (a kind its owner retired, which the API server takes) sends them nothing.
+    if (
+      versions.some((version) => version.served) &&
+      versions.some((version) => version.name === hub && !version.served)
+    )
       problems.push(`the hub ${hub} must be served: the webhooks of a CRD crdgate does not own are called in it`);
   }
   if (ownerCrd === undefined) return problems;

@@ -178,4 +178,11 @@ describe('defineContract with crdOwner', () => {
     );
     expect(() => defineContract({ ...geo, versions, crdOwner: 'external' })).toThrow(/the hub v1 must be served/);
   });
+
+  it('takes a CRD that serves no version, as the API server does: nothing reaches the webhooks', () => {
+    const versions = geo.versions.map((version) => ({ ...version, served: false }));
+    expect(defineContract({ ...geo, versions, conversions: {}, crdOwner: 'external' }).hub).toBe('v1');
+    // Owned, its storage migration could never read the storage version.
+    expect(() => defineContract({ ...geo, versions })).toThrow(/storage version v1 must be served/);
+  });
 });

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { type Contract, type CrdOwner } from '../contract/contract-definition.ts';
 import { ContractDefinitionError, defineContract } from '../contract/define-contract.ts';
-import { fromCrd, readCrdFile } from '../contract/from-crd.ts';
-import { createContractRegistry } from '../contract/registry.ts';
+import { fromCrd, readCrdFile, type CrdContractParts } from '../contract/from-crd.ts';
+import { createSchemaCompiler } from '../contract/schema/compile-schema.ts';
 import { specMappingConversion } from '../conversion/spec-mapping-conversion.ts';
 import { searchExample, type ExampleJudge } from './crd-example.ts';
 import { describeValue } from '../contract/values/describe-value.ts';
@@ -78,24 +78,9 @@ export async function readCrdSource(
   } catch (error) {
     withoutPrefix(error, /^fromCrd: /);
   }
-  // The contract as the project makes it: a pass-through conversion for each version other than the hub, unless
-  // the owner converts.
-  const spokes =
-    crdOwner === 'external'
-      ? []
-      : parts.versions.filter((version) => version.name !== parts.hub).map((version) => version.name);
   let contract!: Contract;
   try {
-    contract = defineContract({
-      ...parts,
-      conversions: Object.fromEntries(
-        spokes.map((version) => [
-          version,
-          specMappingConversion({ mapping: { down: (spec) => ({ spec, lost: {} }), up: (spec) => spec } }),
-        ]),
-      ),
-      ...(spokes.length > 0 ? { conversionAnnotation: `${parts.identity.group}/conversion-data` } : {}),
-    });
+    contract = contractAsScaffolded(parts, crdOwner);
   } catch (error) {
     if (!(error instanceof ContractDefinitionError)) throw error;
     fail(`the CRD does not make a contract that loads: ${error.message}`);
@@ -103,7 +88,10 @@ export async function readCrdSource(
 
   const { identity } = parts;
   const hub = parts.versions.find((version) => version.name === parts.hub)!;
-  const validate = createContractRegistry([contract]).contracts[0]!.validators.get(hub.name)!;
+  // The hub's schema alone: the whole registry would compile every version.
+  const validate = createSchemaCompiler().compile(
+    contract.versions.find((version) => version.name === hub.name)!.schema,
+  );
   const apiServer = judging?.apiServer(crd) ?? { unavailable: 'no judge was given' };
   // The API server first (it refuses what never reaches a webhook), then crdgate's own check of the schema.
   const judge: ExampleJudge = (object) => {
@@ -166,4 +154,26 @@ function givenExample(
   // The tests put it in a namespace of their own.
   const { namespace: _namespace, ...rest } = metadata;
   return { ...object, metadata: { ...rest, name: typeof rest['name'] === 'string' ? rest['name'] : 'example' } };
+}
+
+/**
+ * The contract a project made with `init --from-crd` starts as: the CRD's parts, and for a CRD crdgate owns a
+ * pass-through conversion for each version other than the hub (the scaffold's TODO), with the annotation its stash
+ * needs. Throws a ContractDefinitionError when it does not load.
+ */
+export function contractAsScaffolded(parts: CrdContractParts, crdOwner: CrdOwner): Contract {
+  const spokes =
+    crdOwner === 'external'
+      ? []
+      : parts.versions.filter((version) => version.name !== parts.hub).map((version) => version.name);
+  return defineContract({
+    ...parts,
+    conversions: Object.fromEntries(
+      spokes.map((version) => [
+        version,
+        specMappingConversion({ mapping: { down: (spec) => ({ spec, lost: {} }), up: (spec) => spec } }),
+      ]),
+    ),
+    ...(spokes.length > 0 ? { conversionAnnotation: `${parts.identity.group}/conversion-data` } : {}),
+  });
 }

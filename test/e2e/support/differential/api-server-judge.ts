@@ -100,7 +100,7 @@ export async function storedJudgement(
   }
 }
 
-function judgementOf(response: { status: number; body: unknown; text: string; warnings: string[] }): Judgement {
+export function judgementOf(response: { status: number; body: unknown; text: string; warnings: string[] }): Judgement {
   if (response.status === 200 || response.status === 201)
     return { allowed: true, stored: response.body, warnings: response.warnings };
   const status = response.body as
