@@ -1,7 +1,8 @@
 import { describeValue } from '../../contract/values/describe-value.ts';
 import { splitApiVersion, type KubeObject } from '../../contract/values/kube-object.ts';
 import type { StoredObjectOutcome, WriteOutcome } from './outcome.ts';
-import { asStoredUnderOld } from './predict-stored-object.ts';
+import { invalidFields, type InvalidField } from './invalid-fields.ts';
+import { asStoredUnderOld, oneFieldChangeOf, oneFieldWriteUnderOld } from './predict-stored-object.ts';
 import { readDifferences } from './read-differences.ts';
 import { readInVersion, type ObjectConverter } from './read-stored-object.ts';
 import type { CrdRevisionUnderTest } from './revision-under-test.ts';
@@ -53,9 +54,13 @@ export function storedObjectFindings(
   }
   findings.push(...readFindings(revision, object, outcome, options.convert));
   findings.push(
+    ...invalidFields(revision, object, outcome, options.convert).map((field) => invalidFieldFinding(field, outcome)),
+  );
+  findings.push(
     ...writeFindings('unchangedWriteRefused', 'a write that changes nothing', outcome.unchangedWrite, outcome),
   );
   findings.push(...writeFindings('labelWriteRefused', 'a write that adds a label', outcome.labelWrite, outcome));
+  findings.push(...oneFieldWriteFindings(revision, object, outcome, options.convert));
   findings.push(
     ...writeFindings('recreateRefused', 'a create of it as it reads (a re-sync or restore)', outcome.recreate, outcome),
   );
@@ -113,8 +118,82 @@ function readFindings(
   });
 }
 
+/** A value the new revision refuses as it stands: what the object holds, what refuses it, which writes meet it. */
+function invalidFieldFinding(field: InvalidField, outcome: StoredObjectOutcome): StoredObjectFinding {
+  const holds =
+    field.value === undefined ? `${field.field} is missing` : `${field.field} holds ${describeValue(field.value)}`;
+  const unit = field.unit === '' ? 'the object' : field.unit;
+  const why =
+    field.unit === field.field
+      ? ''
+      : field.type === 'FieldValueRequired' && isParent(field.unit, field.field)
+        ? ' (its parent, where a missing field is judged)'
+        : ' (the list it is in: ratcheting follows list items by a list-map key only)';
+  const writes = field.underStatus
+    ? field.statusSubresource
+      ? `the operator's status writes (.../status) that change ${unit}${why} are refused`
+      : `writes that change ${unit}${why}, the operator's status writes among them, are refused`
+    : `writes that change ${unit}${why} are refused`;
+  return storedObjectFinding(
+    field.underStatus ? 'statusValueInvalid' : 'valueInvalid',
+    `${holds}, which the new revision refuses in ${field.versions.join(', ')} (${field.keyword}: ${field.message}): ${writes}; writes that leave ${unit} as it is are accepted (ratcheting)`,
+    {
+      object: outcome.object,
+      version: field.versions[0],
+      path: field.field,
+      ...(field.value === undefined ? {} : { old: field.value }),
+      keyword: field.keyword,
+      unit: field.unit,
+    },
+  );
+}
+
+function isParent(parent: string, field: string): boolean {
+  return (
+    field.startsWith(parent === '' ? '' : `${parent}.`) &&
+    !field.slice(parent === '' ? 0 : parent.length + 1).includes('.')
+  );
+}
+
+/**
+ * The status write and the spec write refused under the new revision where the old revision accepted the same
+ * change: the operator's and the users' everyday writes, which the revision stops.
+ */
+function oneFieldWriteFindings(
+  revision: CrdRevisionUnderTest,
+  object: KubeObject,
+  outcome: StoredObjectOutcome,
+  convert: ObjectConverter | undefined,
+): StoredObjectFinding[] {
+  const storage = revision.new.storage;
+  const read = storage === undefined ? undefined : outcome.reads[storage];
+  if (storage === undefined || read === undefined || !('object' in read)) return [];
+  const findings: StoredObjectFinding[] = [];
+  for (const [under, write, rule] of [
+    ['status', outcome.statusWrite, 'statusWriteRefused'],
+    ['spec', outcome.specWrite, 'specWriteRefused'],
+  ] as const) {
+    if (write === undefined || write.allowed) continue;
+    const change = oneFieldChangeOf(revision, revision.new, storage, read.object, under);
+    if (change === undefined) continue;
+    const before = oneFieldWriteUnderOld(revision, object, change, under, convert);
+    if (before !== undefined && !before.allowed) continue;
+    const what =
+      under === 'status'
+        ? `the operator's status write that changes ${change.path}`
+        : `a spec write that changes ${change.path}, which the revision leaves alone,`;
+    findings.push(
+      ...writeFindings(rule, what, write, outcome).map((finding) => ({
+        ...finding,
+        message: `${finding.message} (the old revision accepts it)`,
+      })),
+    );
+  }
+  return findings;
+}
+
 function writeFindings(
-  rule: 'unchangedWriteRefused' | 'labelWriteRefused' | 'recreateRefused',
+  rule: 'unchangedWriteRefused' | 'labelWriteRefused' | 'recreateRefused' | 'statusWriteRefused' | 'specWriteRefused',
   what: string,
   write: WriteOutcome,
   outcome: StoredObjectOutcome,

@@ -8,15 +8,15 @@ import { storedDifferences } from '../differential/compare.ts';
 
 /** One observation of one object where the API server and the prediction answered differently. */
 export interface OutcomeDifference {
-  /** `GET v1`, `PUT unchanged`, `PUT with a label`, `delete and create`. */
+  /** `GET v1`, `PUT unchanged`, `PUT with a label`, `PUT one status value`, `PUT one spec value`, `delete and create`. */
   observation: string;
   apiServer: string;
   prediction: string;
 }
 
-/** The observations an outcome holds: a GET per version, and the three writes. */
+/** The observations an outcome holds: a GET per version, and the writes (a status and a spec write where made). */
 export function observationsOf(outcome: StoredObjectOutcome): number {
-  return Object.keys(outcome.reads).length + 3;
+  return Object.keys(outcome.reads).length + 3 + (outcome.statusWrite ? 1 : 0) + (outcome.specWrite ? 1 : 0);
 }
 
 /**
@@ -36,6 +36,8 @@ export function outcomeDifferences(
   const writes = [
     ['PUT unchanged', 'unchangedWrite'],
     ['PUT with a label', 'labelWrite'],
+    ['PUT one status value', 'statusWrite'],
+    ['PUT one spec value', 'specWrite'],
     ['delete and create', 'recreate'],
   ] as const;
   for (const [observation, key] of writes) {
