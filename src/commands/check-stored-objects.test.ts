@@ -121,6 +121,53 @@ describe('crdgate check --stored', () => {
     });
   });
 
+  it('weighs the revision’s rules against the objects: a rule no object is affected by is a warning that says so', async () => {
+    const result = await scratch.run('check', '-f', newTree, '--old', oldTree, '--old', manifests, '-o', 'json');
+    const [revision] = JSON.parse(result.stdout).crdRevisions;
+    expect(revision.evidence).toEqual({ objects: 1, complete: true, policy: 'objects' });
+    // ann's quota and spam filter are hit; no object of the old tree holds a tier the enum lost, a duplicate the
+    // set refuses, or an owner the lowercase rule refuses; a version no longer served breaks its clients anyway.
+    expect(revision.findings.map((finding: any) => [finding.rule, finding.severity, finding.noObjectAffected])).toEqual(
+      [
+        ['versionUnserved', 'error', undefined],
+        ['validationRuleAdded', 'warning', 1],
+        ['maximum', 'error', undefined],
+        ['enum', 'warning', 1],
+        ['existingFieldRemoval', 'error', undefined],
+        ['listType', 'warning', 1],
+      ],
+    );
+    const text = await scratch.run('check', '-f', newTree, '--old', oldTree, '--old', manifests);
+    expect(text.stdout).toContain(
+      '  warning enum (v1): spec.tier: enum values removed: ["legacy"]; no known object is affected (1 object judged, all there are), so a warning',
+    );
+    expect(text.stdout).toContain('(weighed against 1 stored object: 3 that no object is affected by are warnings)');
+  });
+
+  it('lets the rules alone decide with evidence: rules, and says how to give objects when there are none', async () => {
+    const rules = await write('evidence/rules.yaml', 'evidence: rules\n');
+    const result = await scratch.run(
+      'check',
+      '-f',
+      newTree,
+      '--old',
+      oldTree,
+      '--old',
+      manifests,
+      '--crd-rules',
+      rules,
+      '-o',
+      'json',
+    );
+    const [revision] = JSON.parse(result.stdout).crdRevisions;
+    expect(revision.evidence.policy).toBe('rules');
+    expect(revision.findings.every((finding: any) => finding.severity === 'error')).toBe(true);
+    const bare = await scratch.run('check', '-f', newTree, '--old', oldTree);
+    expect(bare.stdout).toContain(
+      '  note: the rules alone decide (no stored object of it judged): give its objects with --stored (`kubectl get mailboxes.mail.example.com -A -o yaml`), --from-cluster or the --old tree',
+    );
+  });
+
   it('passes objects that fare the same under the CRD, and counts kinds it has no CRD for', async () => {
     const objects = await write(
       'same/stored.yaml',

@@ -227,6 +227,53 @@ export const crdRevisionRules = {
   },
 } as const satisfies Record<string, { severity: Severity; finds: string; crdify?: string }>;
 
+/**
+ * The rules whose findings the objects decide: what they break is stored objects (a value refused, dropped or read
+ * differently through a version), so that where the objects are known and none of them is affected, a finding of
+ * error severity is a warning that says so (evidence.ts). The other rules' findings stand whatever the objects
+ * hold: the API server refuses the CRD update itself (scope, kind, plural, a stored version removed), or clients
+ * break regardless of the objects (a version removed or unserved, the other names, subresources, selectable fields).
+ */
+export const decidedByObjects: ReadonlySet<CrdRevisionRule> = new Set<CrdRevisionRule>([
+  'conversionWebhookRemoved',
+  'servedVersionDifference',
+  'servedVersionDifferenceConverted',
+  'existingFieldRemoval',
+  'type',
+  'enum',
+  'enumValueAdded',
+  'defaultAdded',
+  'defaultChanged',
+  'defaultRemoved',
+  'maximum',
+  'maxLength',
+  'maxItems',
+  'maxProperties',
+  'minimum',
+  'minLength',
+  'minItems',
+  'minProperties',
+  'multipleOf',
+  'required',
+  'pattern',
+  'patternRemoved',
+  'format',
+  'nullable',
+  'nullableAdded',
+  'valueValidationChanged',
+  'validationRuleAdded',
+  'validationRuleChanged',
+  'validationRuleRemoved',
+  'validationRuleMessageChanged',
+  'listType',
+  'listMapKeys',
+  'mapType',
+  'preserveUnknownFieldsRemoved',
+  'preserveUnknownFieldsAdded',
+  'embeddedResource',
+  'description',
+]);
+
 export type Severity = 'error' | 'warning';
 export type CrdRevisionRule = keyof typeof crdRevisionRules;
 

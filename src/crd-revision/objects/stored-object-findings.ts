@@ -3,7 +3,7 @@ import { splitApiVersion, type KubeObject } from '../../contract/values/kube-obj
 import type { StoredObjectOutcome, WriteOutcome } from './outcome.ts';
 import { invalidFields, type InvalidField } from './invalid-fields.ts';
 import { asStoredUnderOld, oneFieldChangeOf, oneFieldWriteUnderOld } from './predict-stored-object.ts';
-import { readDifferences } from './read-differences.ts';
+import { readDifferences, type ReadDifference } from './read-differences.ts';
 import { readInVersion, type ObjectConverter } from './read-stored-object.ts';
 import type { CrdRevisionUnderTest } from './revision-under-test.ts';
 import { storedObjectFinding, type StoredObjectFinding } from './stored-object-finding.ts';
@@ -67,6 +67,10 @@ export function storedObjectFindings(
   return findings;
 }
 
+/**
+ * What reads show differently: in every version the object is read in under both revisions (its own version and the
+ * new storage version first), the values gone, new or changed, each once with the versions it reads so in.
+ */
 function readFindings(
   revision: CrdRevisionUnderTest,
   object: KubeObject,
@@ -74,45 +78,64 @@ function readFindings(
   convert: ObjectConverter | undefined,
 ): StoredObjectFinding[] {
   const own = splitApiVersion(outcome.object.apiVersion).version;
-  const version = [own, revision.new.storage].find(
-    (candidate) =>
-      candidate !== undefined && outcome.reads[candidate] !== undefined && 'object' in outcome.reads[candidate]!,
+  const versions = [...new Set([own, revision.new.storage, ...revision.new.served])].filter(
+    (candidate): candidate is string =>
+      candidate !== undefined &&
+      revision.old.versions.includes(candidate) &&
+      outcome.reads[candidate] !== undefined &&
+      'object' in outcome.reads[candidate]!,
   );
-  if (version === undefined) return [];
-  const now = outcome.reads[version] as { object: KubeObject };
-  const before = readInVersion(revision.old, asStoredUnderOld(revision.old, object, convert), version, convert);
-  if ('refused' in before) return [];
+  const stored = asStoredUnderOld(revision.old, object, convert);
+  const found = new Map<string, { difference: ReadDifference; versions: string[] }>();
+  for (const version of versions) {
+    const before = readInVersion(revision.old, stored, version, convert);
+    if ('refused' in before) continue;
+    const now = outcome.reads[version] as { object: KubeObject };
+    for (const difference of readDifferences(before.object, now.object)) {
+      const key = JSON.stringify([
+        difference.path,
+        'old' in difference,
+        difference.old,
+        'new' in difference,
+        difference.new,
+      ]);
+      const known = found.get(key);
+      if (known) known.versions.push(version);
+      else found.set(key, { difference, versions: [version] });
+    }
+  }
   const written = outcome.labelWrite.allowed
     ? outcome.labelWrite.stored
     : outcome.unchangedWrite.allowed
       ? outcome.unchangedWrite.stored
       : undefined;
-  return readDifferences(before.object, now.object).map((difference) => {
+  return [...found.values()].map(({ difference, versions: readIn }) => {
     const details = {
       object: outcome.object,
-      version,
+      version: readIn[0],
       path: difference.path,
       old: difference.old,
       new: difference.new,
     };
+    const where = readIn.length > 1 ? ` (read in ${readIn.join(', ')})` : '';
     if (!('new' in difference)) {
       const erased =
         written === undefined ? 'its next write that succeeds erases it' : 'its next write erases it from etcd';
       return storedObjectFinding(
         'fieldDroppedOnRead',
-        `${difference.path}: ${describeValue(difference.old)} is dropped on read; ${erased}`,
+        `${difference.path}: ${describeValue(difference.old)} is dropped on read${where}; ${erased}`,
         details,
       );
     }
     if (!('old' in difference))
       return storedObjectFinding(
         'defaultAddedOnRead',
-        `${difference.path}: ${describeValue(difference.new)} appears on read`,
+        `${difference.path}: ${describeValue(difference.new)} appears on read${where}`,
         details,
       );
     return storedObjectFinding(
       'valueChangedOnRead',
-      `${difference.path}: reads ${describeValue(difference.new)}, was ${describeValue(difference.old)}`,
+      `${difference.path}: reads ${describeValue(difference.new)}, was ${describeValue(difference.old)}${where}`,
       details,
     );
   });
