@@ -121,6 +121,16 @@ describe('decideCrdRevision', () => {
     expect(verdict.warnings).toEqual([expect.stringContaining('existingFieldRemoval ×1 (v1 spec.colour)')]);
   });
 
+  it('leaves a reworded description alone unless the settings ask for it', () => {
+    const described = (text: string) =>
+      pipeCrd({ fields: { size: { type: 'integer', description: text }, colour: { type: 'string' } } });
+    const [before, after] = [described('How long.'), described('How long, in metres.')];
+    expect(decideCrdRevision(name, before, after)).toMatchObject({ allowed: true, warnings: [] });
+    expect(decideCrdRevision(name, before, after, { rules: { description: 'warning' } }).warnings).toEqual([
+      expect.stringContaining('description ×1 (v1 spec.size)'),
+    ]);
+  });
+
   it('stays within a few KiB however many findings there are', () => {
     const many = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`field${i}`, { type: 'string' }]));
     const verdict = decideCrdRevision(name, pipeCrd({ fields: many }), old);

@@ -15,6 +15,12 @@ import type { LiveObjectFinding, LiveObjectsReading } from './live-objects-readi
  */
 export const crdRevisionOverrideAnnotation = 'crdgate.dev/override-crd-revision';
 
+/**
+ * The gate's own defaults, under the settings given: a description reworded changes nothing the API server does,
+ * and a release is not to be refused for its wording (`crdgate check` keeps it as a warning for review).
+ */
+export const gateRuleDefaults: RuleSettings = { description: 'off' };
+
 /** What the gate weighs besides the review: the rule settings, and what the live objects said (none: not read). */
 export interface CrdGateInputs {
   rules?: RuleSettings;
@@ -60,7 +66,7 @@ export function decideCrdRevision(
   newCrd: KubeObject,
   inputs: CrdGateInputs = {},
 ): Verdict {
-  const findings = compareCrdRevisions(oldCrd, newCrd, inputs.rules ?? {});
+  const findings = compareCrdRevisions(oldCrd, newCrd, { ...gateRuleDefaults, ...inputs.rules });
   const ruleErrors = findings.filter((finding) => finding.severity === 'error');
   const live = inputs.live;
   const liveErrors = live?.read === 'judged' ? live.findings.filter((finding) => finding.severity === 'error') : [];

@@ -20,7 +20,11 @@ export const crdRevisionRules = {
     finds:
       'a version objects may be stored in (status.storedVersions, or the old storage version) is gone: the API server refuses the update until they are migrated',
   },
-  versionRemoval: { severity: 'error', finds: 'a version no object is stored in is gone: its clients get 404' },
+  versionRemoval: {
+    severity: 'error',
+    finds:
+      'a version no object is known to be stored in is gone: its clients get 404; where status.storedVersions is not known, the API server may also refuse the update (an earlier revision may have stored in it)',
+  },
   versionUnserved: { severity: 'error', finds: 'a version is no longer served: its clients get 404' },
   versionServed: { severity: 'warning', finds: 'a version that was not served is served again' },
   versionAdded: { severity: 'warning', finds: 'a new version' },
@@ -31,7 +35,8 @@ export const crdRevisionRules = {
   },
   conversionWebhookRemoved: {
     severity: 'error',
-    finds: 'the conversion strategy went from Webhook to None: objects are relabelled between versions, not converted',
+    finds:
+      'the conversion strategy went from Webhook to None while two versions or more are still served or stored: objects are relabelled between versions, not converted',
   },
   conversionWebhookAdded: {
     severity: 'warning',
@@ -223,7 +228,7 @@ export const crdRevisionRules = {
     severity: 'warning',
     crdify: 'description',
     finds:
-      "a field's description was written, rewritten or taken away: nothing stored changes, but a new meaning for a field is a break no schema shows",
+      "a field's description was written, reworded or taken away (whitespace alone is no change): nothing stored changes, but a new meaning for a field is a break no schema shows",
   },
 } as const satisfies Record<string, { severity: Severity; finds: string; crdify?: string }>;
 

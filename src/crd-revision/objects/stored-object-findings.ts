@@ -1,4 +1,4 @@
-import { describeValue } from '../../contract/values/describe-value.ts';
+import { describeValue, describeValuePair } from '../../contract/values/describe-value.ts';
 import { splitApiVersion, type KubeObject } from '../../contract/values/kube-object.ts';
 import type { StoredObjectOutcome, WriteOutcome } from './outcome.ts';
 import { invalidFields, type InvalidField } from './invalid-fields.ts';
@@ -133,11 +133,8 @@ function readFindings(
         `${difference.path}: ${describeValue(difference.new)} appears on read${where}`,
         details,
       );
-    return storedObjectFinding(
-      'valueChangedOnRead',
-      `${difference.path}: reads ${describeValue(difference.new)}, was ${describeValue(difference.old)}${where}`,
-      details,
-    );
+    const [was, reads] = describeValuePair(difference.old, difference.new);
+    return storedObjectFinding('valueChangedOnRead', `${difference.path}: reads ${reads}, was ${was}${where}`, details);
   });
 }
 
