@@ -23,7 +23,12 @@ export const crdRevisionRules = {
   versionRemoval: {
     severity: 'error',
     finds:
-      'a version no object is known to be stored in is gone: its clients get 404; where status.storedVersions is not known, the API server may also refuse the update (an earlier revision may have stored in it)',
+      'a served version no object is known to be stored in is gone: its clients get 404; where status.storedVersions is not known, the API server may also refuse the update (an earlier revision may have stored in it)',
+  },
+  unservedVersionRemoval: {
+    severity: 'warning',
+    finds:
+      'a version that was not served is gone: no client reads it; where status.storedVersions is not known, an earlier revision may have stored objects in it, and the API server then refuses the update',
   },
   versionUnserved: { severity: 'error', finds: 'a version is no longer served: its clients get 404' },
   versionServed: { severity: 'warning', finds: 'a version that was not served is served again' },

@@ -66,6 +66,15 @@ const rows: Row[] = [
     expected: { version: 'v1beta1' },
   },
   {
+    rule: 'unservedVersionRemoval',
+    change: 'a version nothing is stored in and none served removed',
+    revise: (c, old) => {
+      old.spec.versions[0].served = false;
+      c.spec.versions.splice(0, 1);
+    },
+    expected: { version: 'v1beta1' },
+  },
+  {
     rule: 'versionUnserved',
     change: 'a version unserved',
     revise: (c) => (c.spec.versions[0].served = false),

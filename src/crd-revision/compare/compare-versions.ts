@@ -26,7 +26,7 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
               'storedVersionRemoval',
               `version ${a.name} removed while objects may be stored in it: run crdgate migrate and trim status.storedVersions first`,
             )
-          : changeAt(where, 'versionRemoval', versionRemoved(old, a)),
+          : changeAt(where, a.served ? 'versionRemoval' : 'unservedVersionRemoval', versionRemoved(old, a)),
       );
       continue;
     }
@@ -67,7 +67,8 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
 /**
  * A version removed that the old revision does not store in: its clients (if it was served) get 404; and where
  * status.storedVersions is not known (a CRD in a file), an earlier revision may have stored objects in it, which
- * the API server holds to until they are migrated: it may refuse the update, and how to find out.
+ * the API server holds to until they are migrated: it may refuse the update, and how to find out. Of a version
+ * that was not served, that risk is all there is (unservedVersionRemoval, a warning).
  */
 function versionRemoved(old: CrdView, version: CrdVersionView): string {
   const clients = version.served ? ': its clients get 404' : '';

@@ -55,7 +55,7 @@ export function weighRuleFindings(
  * The field a finding is about: its path, or for a CEL rule with a fieldPath, the field the rule names (a rule at
  * the root that judges `.spec.owner` affects objects there, and its faults are reported there).
  */
-function placeOf(finding: CrdRevisionFinding): string {
+export function placeOf(finding: CrdRevisionFinding): string {
   const path = finding.path ?? '';
   const rule = finding.new;
   if (!finding.rule.startsWith('validationRule') || !isPlainObject(rule) || typeof rule.fieldPath !== 'string')

@@ -11,7 +11,8 @@ export interface CrdRevision {
   /** `SOURCE KIND`: unique within a run, and the same on every run with the same seed. */
   id: string;
   source: string;
-  kind: RevisionKind;
+  /** The kind generated; `release` for a pair of a project's releases (release-pairs.ts). */
+  kind: RevisionKind | 'release';
   /** What changed, where, from what to what: for a failure message. */
   change: string;
   old: Crd;

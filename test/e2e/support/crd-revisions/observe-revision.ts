@@ -8,7 +8,12 @@ import type {
 } from '../../../../src/crd-revision/objects/outcome.ts';
 import { asRecreated, withoutServerSetMetadata } from '../../../../src/crd-revision/objects/server-set-metadata.ts';
 import { eventually } from '../../../../src/local-loop/eventually.ts';
-import { revisionChangedPaths, withOneFieldChanged } from '../../../../src/crd-revision/objects/one-field-changed.ts';
+import {
+  revisionChangedPaths,
+  withOneFieldChanged,
+  withValueAt,
+  type OneFieldChange,
+} from '../../../../src/crd-revision/objects/one-field-changed.ts';
 import type { Rest, RestResponse } from '../raw-api.ts';
 import { applicableCrd, storageVersionOf, type Crd } from './crd.ts';
 import type { CrdRevision } from './generate-revisions.ts';
@@ -33,6 +38,18 @@ export interface ObserveOptions {
   label: { key: string; value: string };
   /** Requests at a time for the objects of this case. */
   parallel?: number;
+  /**
+   * The status and spec writes' changes, by object name, where another observation chose them (its revision's
+   * fields, its schema): here the same field is set to the same value, or, where the object lacks that field, the
+   * write is not made. By default each object's are chosen as crdgate's prediction chooses them.
+   */
+  oneFieldChanges?: ReadonlyMap<string, OneFieldChanges>;
+}
+
+/** The changes the status write and the spec write make to one object (absent: no such write). */
+export interface OneFieldChanges {
+  status?: Pick<OneFieldChange, 'segments' | 'new'>;
+  spec?: Pick<OneFieldChange, 'segments' | 'new'>;
 }
 
 /**
@@ -178,24 +195,25 @@ export async function observeRevision(
       );
       // The operator's status write and a user's spec write, each changing the value crdgate's prediction changes.
       const oneFieldWrites: Pick<StoredObjectOutcome, 'statusWrite' | 'specWrite'> = {};
-      const statusChange = withOneFieldChanged(answered, newSchema, 'status', changedPaths);
+      const given = options.oneFieldChanges?.get(name);
+      const changeOf = (under: 'status' | 'spec') => {
+        if (!options.oneFieldChanges) return withOneFieldChanged(answered, newSchema, under, changedPaths)?.object;
+        const change = given?.[under];
+        return change && withValueAt(answered, change.segments, change.new);
+      };
+      const statusChange = changeOf('status');
       if (statusChange) {
         const viaStatus = statusSubresource?.status !== undefined ? '/status' : '';
         oneFieldWrites.statusWrite = await write(
           'PUT',
           `${paths.object(newStorage, name)}${viaStatus}?dryRun=All`,
-          statusChange.object,
+          statusChange,
           200,
         );
       }
-      const specChange = withOneFieldChanged(answered, newSchema, 'spec', changedPaths);
+      const specChange = changeOf('spec');
       if (specChange)
-        oneFieldWrites.specWrite = await write(
-          'PUT',
-          `${paths.object(newStorage, name)}?dryRun=All`,
-          specChange.object,
-          200,
-        );
+        oneFieldWrites.specWrite = await write('PUT', `${paths.object(newStorage, name)}?dryRun=All`, specChange, 200);
       await send(rest, 'DELETE', paths.object(newStorage, name), undefined, [200]);
       const recreate = await write('POST', paths.collection(newStorage), asRecreated(answered), 201);
       return { object: refOf(object), reads, unchangedWrite, labelWrite, ...oneFieldWrites, recreate };
@@ -270,10 +288,21 @@ async function newRevisionServed(rest: Rest, revised: Crd, paths: ObjectPaths, n
   );
 }
 
+/** The CRD in a group of its own; a schema that holds apiVersion to the group's (an enum of it) follows. */
 function renamed(crd: Crd, group: string): Crd {
   const copy = applicableCrd(crd);
+  const before = copy.spec.group;
   copy.spec.group = group;
   copy.metadata.name = `${crd.spec.names.plural}.${group}`;
+  for (const version of copy.spec.versions) {
+    const apiVersion = version.schema?.openAPIV3Schema.properties?.['apiVersion'];
+    if (apiVersion?.enum)
+      apiVersion.enum = apiVersion.enum.map((value) =>
+        typeof value === 'string' && value.startsWith(`${before}/`)
+          ? `${group}/${value.slice(before.length + 1)}`
+          : value,
+      );
+  }
   return copy;
 }
 

@@ -31,7 +31,10 @@ export interface DifferentialTally {
   notStored: number;
   /** Revisions the prediction could not be made for at all (the engine failed on a CRD): the test fails on any. */
   predictionFailures: Array<{ revision: string; change: string; error: string }>;
-  byKind: Map<RevisionKind, { revisions: number; objects: number; observations: number; agreedObservations: number }>;
+  byKind: Map<
+    RevisionKind | 'release',
+    { revisions: number; objects: number; observations: number; agreedObservations: number }
+  >;
   /** The status and spec writes the API server was observed with, and how many of each it refused. */
   oneFieldWrites: { status: number; statusRefused: number; spec: number; specRefused: number };
   differences: Difference[];
