@@ -34,6 +34,7 @@ export async function crdGateFrom(
   };
   return {
     ...(rules ? { rules } : {}),
+    ...(config ? { evidence: config.evidence } : {}),
     readLive: (oldCrd: KubeObject, newCrd: KubeObject) => readLiveObjects(reads, oldCrd, newCrd),
   };
 }
