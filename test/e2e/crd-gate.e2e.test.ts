@@ -200,8 +200,10 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
     expect(await liveFields()).toEqual(['shape', 'size']);
   });
 
-  it('is served by `crdgate serve --crd-gate` as its own process, reading the live objects with the kubeconfig it is given', async () => {
+  it('is served by `crdgate serve --crd-gate` as its own process, reading the live objects with the kubeconfig it is given and the rules file', async () => {
     const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+    // The rules alone decide: a field removal no live object holds is then an error, as check decides it.
+    await writeFile(join(work, 'crd-rules.yaml'), 'evidence: rules\n');
     const gate = await startCrdgateProcess(
       cli,
       [
@@ -215,6 +217,8 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
         '127.0.0.1',
         '--cert-dir',
         join(work, 'serve-certs'),
+        '--crd-rules',
+        join(work, 'crd-rules.yaml'),
       ],
       work,
     );
@@ -237,6 +241,16 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
       expect(answer.json.response.allowed, gate.output()).toBe(false);
       // Every Pipe holds a size, which this revision drops.
       expect(answer.json.response.status.message).toContain('of 5 live objects: fieldDroppedOnRead (5 objects');
+      // No Pipe holds a shape: weighed against them its removal would be a warning, but this gate has the rules decide.
+      const shapeless = { ...breaking, spec: pipeCrd({ size: { type: 'integer' } }).spec };
+      const byRules = await postJson(
+        gate.port,
+        '/crd-gate',
+        crdUpdateReview(live, shapeless),
+        await readFile(join(work, 'serve-certs', 'ca.crt')),
+      );
+      expect(byRules.json.response.allowed, gate.output()).toBe(false);
+      expect(byRules.json.response.status.message).toContain('existingFieldRemoval ×1 (v1 spec.shape)');
     } finally {
       expect(await gate.stop()).toBe(0);
     }
