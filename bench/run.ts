@@ -8,6 +8,7 @@ import { runBenchmarkSuite, type BenchPlan } from './benchmark-suite.ts';
 import { measureCostLadder, type LadderPlan } from './cost-ladder.ts';
 import { renderCheckReport, runCheckBenchmark } from './check-benchmark.ts';
 import { renderCrdToolsReport, runCrdToolsComparison } from './crd-tools/crd-tools-comparison.ts';
+import { renderReleaseSeriesReport, runReleaseSeriesComparison } from './crd-tools/release-series-comparison.ts';
 import { renderRevisionObjectsReport, runRevisionObjectsBenchmark } from './crd-tools/revision-objects-benchmark.ts';
 import { renderDevStartupReport, runDevStartupBenchmark } from './dev-startup.ts';
 import { renderLargeSchemaReport, runLargeSchemaBenchmark, type LargeSchemaPlan } from './large-schema-benchmark.ts';
@@ -31,6 +32,9 @@ import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 // --crd-tools [--corpus DIR]: instead of the goals, CRD revisions judged by crdify, crd-schema-checker, OLM v0's
 //   preflight and `crdgate check`, scored against what a real kube-apiserver then did (corpus: --corpus or
 //   $CRDGATE_CRD_CORPUS, a folder of CRD folders each with crd.yaml and samples/).
+// --crd-tools --release-series [--release-objects N]: instead, the real release series of test/fixtures/crd-corpus,
+//   every consecutive pair with its examples (all, or the first N) judged by the same checkers and by kube-apiserver;
+//   CRDGATE_RELEASE_SERIES=PATTERN runs the pairs whose id matches.
 // --revision-objects [--revision-objects-count N]: instead of the goals, `crdgate check --stored` on N stored objects
 //   (10,000) against a CRD revision, as one process: seconds and peak RSS, against only parsing their YAML.
 // --dev: instead of the goals, `crdgate dev` from the command to ready against the control plane started alone.
@@ -134,6 +138,8 @@ async function main(): Promise<void> {
       'large-schema': { type: 'boolean' },
       'crd-tools': { type: 'boolean' },
       corpus: { type: 'string' },
+      'release-series': { type: 'boolean' },
+      'release-objects': { type: 'string' },
       'revision-objects': { type: 'boolean' },
       'revision-objects-count': { type: 'string' },
     },
@@ -180,6 +186,20 @@ async function main(): Promise<void> {
         progress,
       ),
       renderRevisionObjectsReport,
+    );
+  }
+  if (values['crd-tools'] && values['release-series']) {
+    const maxText = values['release-objects'];
+    const maxObjects = maxText === undefined ? undefined : Number(maxText);
+    if (maxObjects !== undefined && (!Number.isSafeInteger(maxObjects) || maxObjects < 1))
+      throw new Error(`--release-objects must be a whole number >= 1, got ${maxText}`);
+    const only = process.env['CRDGATE_RELEASE_SERIES'];
+    return report(
+      runReleaseSeriesComparison(
+        { ...(maxObjects === undefined ? {} : { maxObjects }), ...(only ? { only } : {}) },
+        progress,
+      ),
+      renderReleaseSeriesReport,
     );
   }
   if (values['crd-tools']) {

@@ -7,7 +7,7 @@ import type { ObjectEffects } from './object-effects.ts';
 // pipeline or an upgrade: an error, a non-zero exit, a blocked install plan) and what it names. Warnings are kept
 // apart: none of these tools stops on one.
 
-export type CheckerName = CrdToolName | 'crdgate' | 'crdgate-prediction';
+export type CheckerName = CrdToolName | 'crdgate' | 'crdgate-stored' | 'crdgate-prediction';
 
 export interface RevisionFiles {
   /** A folder holding the old CRD and the stored objects as the API server served them under it. */
@@ -31,12 +31,29 @@ export type CheckerAnswer =
 const CRDGATE_BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 export const PREDICT_REVISION = fileURLToPath(new URL('./predict-revision.ts', import.meta.url));
 
-export type Checker = CrdToolBinary | 'crdgate' | 'crdgate-prediction';
+export type Checker = CrdToolBinary | 'crdgate' | 'crdgate-stored' | 'crdgate-prediction';
 
 export async function runChecker(binary: Checker, files: RevisionFiles): Promise<CheckerAnswer> {
   if (binary === 'crdgate')
     return readCrdgate(
       await run(process.execPath, [CRDGATE_BIN, 'check', '-f', files.newDir, '--old', files.oldDir, '-o', 'json']),
+    );
+  // The objects as the cluster stores them, given as such: the rules are weighed against them.
+  if (binary === 'crdgate-stored')
+    return readCrdgate(
+      await run(process.execPath, [
+        CRDGATE_BIN,
+        'check',
+        '-f',
+        files.newDir,
+        '--old',
+        files.oldDir,
+        '--stored',
+        files.objects,
+        '-o',
+        'json',
+      ]),
+      'crdgate-stored',
     );
   if (binary === 'crdgate-prediction')
     return readPrediction(
@@ -59,6 +76,28 @@ export async function runChecker(binary: Checker, files: RevisionFiles): Promise
         await run(binary.path, ['--old', files.oldCrd, '--new', files.newCrd, '--objects', files.objects]),
       );
   }
+}
+
+/** What a report keeps of a checker's answer: whether it raised an error, its first three, or why it could not run. */
+export interface CheckerVerdict {
+  checker: CheckerName;
+  flagged: boolean;
+  errors: string[];
+  warnings: number;
+  failed?: string;
+  predicted?: PredictedEffects;
+}
+
+export function checkerVerdict(answer: CheckerAnswer): CheckerVerdict {
+  if ('failed' in answer)
+    return { checker: answer.checker, flagged: false, errors: [], warnings: 0, failed: answer.failed };
+  return {
+    checker: answer.checker,
+    flagged: answer.errors.length > 0,
+    errors: answer.errors.slice(0, 3),
+    warnings: answer.warnings.length,
+    ...(answer.predicted ? { predicted: answer.predicted } : {}),
+  };
 }
 
 /** What a checker says of the revision and not of the old CRD alone: its answer for old against old taken away. */
@@ -159,6 +198,11 @@ function readOlmPreflight(answer: ProcessAnswer): CheckerAnswer {
 }
 
 interface CrdgateReport {
+  storedObjects?: {
+    crds: Array<{
+      findings: Array<{ rule: string; severity: string; count: number; examples: Array<{ message: string }> }>;
+    }>;
+  };
   objects: Array<{
     kind: string;
     namespace?: string;
@@ -172,9 +216,12 @@ interface CrdgateReport {
   }>;
 }
 
-/** crdgate check -o json: exit 0 all allowed, 1 a denial or a CRD revision error, 2 and over it could not check. */
-function readCrdgate(answer: ProcessAnswer): CheckerAnswer {
-  if (answer.code !== 0 && answer.code !== 1) return failure('crdgate', answer);
+/**
+ * crdgate check -o json: exit 0 all allowed, 1 a denial, a CRD revision error or a stored object's error, 2 and over
+ * it could not check.
+ */
+function readCrdgate(answer: ProcessAnswer, checker: 'crdgate' | 'crdgate-stored' = 'crdgate'): CheckerAnswer {
+  if (answer.code !== 0 && answer.code !== 1) return failure(checker, answer);
   const report = JSON.parse(answer.stdout) as CrdgateReport;
   const findings = report.crdRevisions.flatMap((revision) => revision.findings);
   const denied = report.objects
@@ -183,13 +230,18 @@ function readCrdgate(answer: ProcessAnswer): CheckerAnswer {
       (object) =>
         `${object.namespace ?? ''}/${object.name}: ${object.code} ${object.causes.map((cause) => `${cause.field} ${cause.type}`).join(', ')}`,
     );
+  const stored = (report.storedObjects?.crds ?? [])
+    .flatMap((crd) => crd.findings)
+    .filter((entry) => entry.severity === 'error')
+    .map((entry) => `${entry.rule} (${entry.count}): ${entry.examples[0]?.message ?? ''}`);
   return {
-    checker: 'crdgate',
+    checker,
     errors: [
       ...findings
         .filter((finding) => finding.severity === 'error')
         .map((finding) => `${finding.rule}: ${finding.message}`),
       ...denied,
+      ...stored,
     ],
     warnings: findings
       .filter((finding) => finding.severity === 'warning')

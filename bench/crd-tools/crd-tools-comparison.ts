@@ -8,11 +8,13 @@ import { createApiServerClient, type ApiServerClient } from '../support/api-serv
 import { hasEffect, observeRevision, OBSERVATION_NAMESPACE, type ObservedEffects } from './api-server-observation.ts';
 import { resolveCrdTools, type CrdToolBinary } from './crd-tool-binaries.ts';
 import {
+  checkerVerdict,
   runChecker,
   withoutBaseline,
   type Checker,
   type CheckerAnswer,
   type CheckerName,
+  type CheckerVerdict,
   type PredictedEffects,
   type RevisionFiles,
 } from './crd-tool-runs.ts';
@@ -32,14 +34,7 @@ export interface CaseResult {
   kind: RevisionKind;
   target: string;
   effects: ObservedEffects;
-  answers: Array<{
-    checker: CheckerName;
-    flagged: boolean;
-    errors: string[];
-    warnings: number;
-    failed?: string;
-    predicted?: PredictedEffects;
-  }>;
+  answers: CheckerVerdict[];
 }
 
 export interface CrdToolsResult {
@@ -136,17 +131,7 @@ export async function runCrdToolsComparison(
         // The checkers are separate processes that read the same files: run at once, they take the time of the slowest.
         for (const raw of await Promise.all(checkers.map((binary) => runChecker(binary, files)))) {
           const answer = withoutBaseline(raw, baselines.get(raw.checker)!);
-          answers.push(
-            'failed' in answer
-              ? { checker: answer.checker, flagged: false, errors: [], warnings: 0, failed: answer.failed }
-              : {
-                  checker: answer.checker,
-                  flagged: answer.errors.length > 0,
-                  errors: answer.errors.slice(0, 3),
-                  warnings: answer.warnings.length,
-                  ...(answer.predicted ? { predicted: answer.predicted } : {}),
-                },
-          );
+          answers.push(checkerVerdict(answer));
         }
         cases.push({ source: source.name, kind, target: revision.target, effects, answers });
       }

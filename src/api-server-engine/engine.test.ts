@@ -7,6 +7,7 @@ import {
   evaluateCel,
   forgetCrd,
   judge,
+  judgeAsItStands,
   loadCrd,
   matchWebhookConditions,
   MAX_ENGINE_INPUT_BYTES,
@@ -141,6 +142,67 @@ describe('the API server engine', () => {
       oldObject: object('WithStatus', { spec: { size: 1 }, status: { ready: true } }),
     });
     expect(updated.object?.status).toEqual({ ready: true });
+  });
+
+  it('takes a status write as its status strategy does: the status alone changes, and only it is validated', () => {
+    const crd = crdOf(
+      'StatusWritten',
+      {
+        spec: { type: 'object', properties: { size: { type: 'integer', maximum: 3 } } },
+        status: {
+          type: 'object',
+          properties: { phase: { type: 'string', enum: ['Ready'] }, seen: { type: 'integer' } },
+        },
+      },
+      { subresources: { status: {} } },
+    );
+    const stored = object('StatusWritten', { spec: { size: 9 }, status: { phase: 'Ready', seen: 1 } });
+    const written = judge(crd, {
+      operation: 'UPDATE',
+      subresource: 'status',
+      object: object('StatusWritten', { spec: { size: 1 }, status: { phase: 'Ready', seen: 2 } }),
+      oldObject: stored,
+    });
+    // The spec sent is not taken (the stored one stays, faulty as it is: the status schema alone is validated).
+    expect(written).toMatchObject({ allowed: true, object: { spec: { size: 9 }, status: { seen: 2 } } });
+    const refused = judge(crd, {
+      operation: 'UPDATE',
+      subresource: 'status',
+      object: object('StatusWritten', { spec: { size: 9 }, status: { phase: 'Done', seen: 1 } }),
+      oldObject: stored,
+    });
+    expect(refused).toMatchObject({ allowed: false, code: 422 });
+    expect(refused.causes.map(({ field, type }) => [field, type])).toEqual([
+      ['status.phase', 'FieldValueNotSupported'],
+    ]);
+    const noSubresource = crdOf('NoStatusPath', { status: { type: 'object' } });
+    expect(
+      judge(noSubresource, {
+        operation: 'UPDATE',
+        subresource: 'status',
+        object: object('NoStatusPath', { status: {} }),
+        oldObject: object('NoStatusPath', {}),
+      }),
+    ).toMatchObject({ allowed: false, code: 404 });
+  });
+
+  it('judges an object as it stands: its status too, nothing ratcheted, nothing dropped', () => {
+    const crd = crdOf(
+      'AsItStands',
+      {
+        spec: { type: 'object', properties: { size: { type: 'integer', maximum: 3 } } },
+        status: { type: 'object', properties: { phase: { type: 'string', enum: ['Ready'] } } },
+      },
+      { subresources: { status: {} } },
+    );
+    const judged = judgeAsItStands(
+      crd,
+      object('AsItStands', { spec: { size: 9 }, status: { phase: 'Done' }, extra: true }),
+    );
+    expect(judged.causes.map(({ field, type }) => [field, type])).toEqual([
+      ['spec.size', 'FieldValueInvalid'],
+      ['status.phase', 'FieldValueNotSupported'],
+    ]);
   });
 
   it("validates an embedded resource's metadata as ObjectMeta", () => {

@@ -77,6 +77,14 @@ export interface JudgeInput {
   decodeOnly?: boolean;
   /** Only read it as a stored object is read back (see readAsStored). */
   asStored?: boolean;
+  /**
+   * `status`: an UPDATE through the status subresource (PUT .../status), as the API server's status strategy takes
+   * it: everything but the status kept from `oldObject`, the status judged against the status schema (ratcheted)
+   * and the CEL rules of the whole object. A version without the status subresource answers 404.
+   */
+  subresource?: 'status';
+  /** Judge the object as it stands (see judgeAsItStands). */
+  asItStands?: boolean;
   /** The request's namespace; by default the object's, else `default` for a namespaced kind. */
   namespace?: string;
 }
@@ -296,6 +304,8 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
     ...(input.fieldValidation ? { fieldValidation: input.fieldValidation } : {}),
     ...(input.decodeOnly ? { decodeOnly: true } : {}),
     ...(input.asStored ? { asStored: true } : {}),
+    ...(input.subresource ? { subresource: input.subresource } : {}),
+    ...(input.asItStands ? { asItStands: true } : {}),
     ...(input.namespace ? { namespace: input.namespace } : {}),
   };
   if (crd.instance !== instanceCount || running === undefined || crd.handle < 0) {
@@ -338,6 +348,16 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
  */
 export function readAsStored(crd: EngineCrd, object: unknown): Judgement {
   return judge(crd, { operation: 'CREATE', object, asStored: true });
+}
+
+/**
+ * Every field of a stored `object` that its version's schema and rules refuse as it stands: read as stored (pruned,
+ * defaulted), then judged whole, status included, as a create judges an object, but without a create's preparation
+ * (which would drop the status) and without ratcheting (there is no old object; transition rules do not run). What
+ * a write that changes those fields meets; a write that leaves them as they are is spared by ratcheting.
+ */
+export function judgeAsItStands(crd: EngineCrd, object: unknown): Judgement {
+  return judge(crd, { operation: 'CREATE', object, asItStands: true });
 }
 
 function toFieldError(problem: RawProblem): FieldError {

@@ -2,6 +2,7 @@ import { isPlainObject } from '../contract/values/kube-object.ts';
 import { compareCrdRevisions } from '../crd-revision/compare/compare-crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
 import type { RuleSettings } from '../crd-revision/rule-config.ts';
+import type { EvidencePolicy } from '../crd-revision/rule-config.ts';
 import { isCrdObject } from './crd-kinds.ts';
 import type { ManifestContents, ManifestLocation, ManifestObject } from './manifest-documents.ts';
 
@@ -17,6 +18,11 @@ export interface CrdRevisionCheck {
    * files are then the modules that declare them. Absent for a CRD both manifest trees hold.
    */
   from?: 'contract';
+  /**
+   * How the findings were weighed (weigh-crd-revisions.ts): against how many of its stored objects, all of them
+   * known or not, and under which policy; absent when no object of it was judged (the rules alone decide).
+   */
+  evidence?: { objects: number; complete: boolean; policy: EvidencePolicy };
 }
 
 /**

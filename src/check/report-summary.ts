@@ -10,6 +10,7 @@ import type { TreeCheckReport, TreeName } from './check-tree.ts';
 import type { CrdRevisionCheck } from './crd-revisions.ts';
 import type { CrdUse } from './crd-kinds.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
+import { decidedByObjects } from '../crd-revision/rules.ts';
 import { storedObjectsCounts } from './stored-objects-counts.ts';
 
 export interface TreeCheckSummary {
@@ -208,7 +209,12 @@ export function describeCrdRevision(revision: CrdRevisionCheck): string {
     revision.findings.length === 0
       ? 'no change a rule reports'
       : `${plural(errors, 'error')}, ${plural(revision.findings.length - errors, 'warning')}`;
-  return `${describeRevisionSource(revision, 'location')}: CustomResourceDefinition ${revision.name} against its previous revision (${describeRevisionSource(revision, 'oldLocation')}): ${counts}`;
+  const weighed = revision.findings.filter((finding) => finding.noObjectAffected !== undefined).length;
+  const evidence =
+    revision.evidence === undefined
+      ? ''
+      : ` (weighed against ${plural(revision.evidence.objects, 'stored object')}${weighed > 0 ? `: ${weighed} that no object is affected by are warnings` : ''})`;
+  return `${describeRevisionSource(revision, 'location')}: CustomResourceDefinition ${revision.name} against its previous revision (${describeRevisionSource(revision, 'oldLocation')}): ${counts}${evidence}`;
 }
 
 /** Where a revision of a CRD is: a manifest's place in a tree, or the contract module that renders it. */
@@ -218,5 +224,31 @@ export function describeRevisionSource(revision: CrdRevisionCheck, which: 'locat
 
 /** `error existingFieldRemoval (v1): spec.size: removed ...`: one finding, on a line of its own. */
 export function describeCrdFinding(finding: CrdRevisionFinding): string {
-  return `${finding.severity} ${finding.rule}${finding.version === undefined ? '' : ` (${finding.version})`}: ${finding.message}`;
+  const weighed =
+    finding.noObjectAffected === undefined
+      ? ''
+      : `; no known object is affected (${plural(finding.noObjectAffected, 'object')} judged, all there are), so a warning`;
+  return `${finding.severity} ${finding.rule}${finding.version === undefined ? '' : ` (${finding.version})`}: ${finding.message}${weighed}`;
+}
+
+/**
+ * What decided a revision's severities, when it is worth saying: how to give the objects, where the rules alone
+ * decided findings of error severity that the objects would decide; that they were not all known, where they were
+ * judged but some were left out.
+ */
+export function describeEvidence(revision: CrdRevisionCheck): string | undefined {
+  const weighable = revision.findings.some(
+    (finding) => finding.severity === 'error' && decidedByObjects.has(finding.rule),
+  );
+  if (!weighable) return undefined;
+  const evidence = revision.evidence;
+  if (evidence === undefined)
+    return (
+      `the rules alone decide (no stored object of it judged): give its objects with --stored (\`kubectl get ${revision.name} -A -o yaml\`), ` +
+      '--from-cluster or the --old tree, and a finding no object is affected by becomes a warning'
+    );
+  if (evidence.policy === 'rules') return 'the rules alone decide (evidence: rules in --crd-rules)';
+  if (!evidence.complete)
+    return `${plural(evidence.objects, 'stored object')} judged, not all there are: the rules alone decide`;
+  return undefined;
 }

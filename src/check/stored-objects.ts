@@ -17,6 +17,8 @@ import {
 import { storedObjectFinding, type StoredObjectFinding } from '../crd-revision/objects/stored-object-finding.ts';
 import { storedObjectFindings } from '../crd-revision/objects/stored-object-findings.ts';
 import { createStoredObjectTally, type TallyEntry } from '../crd-revision/objects/stored-object-tally.ts';
+import { createEvidenceCollector, type EvidenceCollector } from '../crd-revision/objects/object-evidence.ts';
+import type { ObjectEvidence } from '../crd-revision/objects/evidence.ts';
 import type { ManifestLocation } from './manifest-documents.ts';
 
 /** A CRD whose stored objects are judged: its new revision, and the old one (the same, when there is none). */
@@ -40,6 +42,11 @@ export interface StoredObjectsCrdReport {
   oldLocation?: ManifestLocation;
   objects: number;
   findings: TallyEntry[];
+  /**
+   * What the objects showed, for weighing the revision's rule findings; absent where the objects were judged against
+   * the CRD itself (no previous revision).
+   */
+  evidence?: ObjectEvidence;
 }
 
 export type StoredObjectsSource = 'old-tree' | 'cluster' | 'stored';
@@ -60,6 +67,8 @@ export interface StoredObjectsReport {
 export interface StoredObjectsJudge {
   /** Judges one object as the cluster stores it (or as the old tree held it), and keeps only the tally. */
   judge(object: KubeObject): void;
+  /** Says whether every object of the CRD was judged (a listing that ended within its bounds), even none. */
+  listed(crd: StoredObjectsCrd, complete: boolean): void;
   report(): StoredObjectsReport;
   /** Drops the revisions compiled so far from the engine; the judge may still be used (they compile again). */
   release(): void;
@@ -91,6 +100,15 @@ export function createStoredObjectsJudge(
     byKind.set(`${String(spec.group)}\0${String(kind)}`, crd);
   }
   const prepared = new Map<StoredObjectsCrd, CrdRevisionUnderTest>();
+  const evidence = new Map<string, EvidenceCollector>();
+  const evidenceOf = (crd: StoredObjectsCrd) => {
+    let collector = evidence.get(crd.name);
+    if (collector === undefined) {
+      collector = createEvidenceCollector();
+      evidence.set(crd.name, collector);
+    }
+    return collector;
+  };
   const tally = createStoredObjectTally(options.examples === undefined ? {} : { examples: options.examples });
   const unmatched: Record<string, number> = {};
   const revisionOf = (crd: StoredObjectsCrd) => {
@@ -118,13 +136,17 @@ export function createStoredObjectsJudge(
         return;
       }
       const revision = revisionOf(crd);
-      tally.addObject(
-        crd.name,
-        asSet(
-          judgeOne(revision, crd.contract, withNamespace(revision, object, options.namespace ?? 'default')),
-          options.settings,
-        ),
+      const findings = judgeOne(
+        revision,
+        crd.contract,
+        withNamespace(revision, object, options.namespace ?? 'default'),
       );
+      evidenceOf(crd).addObject(findings);
+      tally.addObject(crd.name, asSet(findings, options.settings));
+    },
+    listed(crd, complete) {
+      revisionOf(crd);
+      evidenceOf(crd).listed(complete);
     },
     release() {
       for (const revision of prepared.values()) releaseCrdRevision(revision);
@@ -142,6 +164,9 @@ export function createStoredObjectsJudge(
             ...(crd?.oldLocation ? { oldLocation: crd.oldLocation } : {}),
             objects: count,
             findings: entries.filter((entry) => entry.crd === name),
+            ...(crd !== undefined && crdSpecChanged(crd.old, crd.new) && evidence.has(name)
+              ? { evidence: evidence.get(name)!.evidence() }
+              : {}),
           };
         }),
         unmatched,

@@ -6,6 +6,7 @@ import {
   describeCrdRevision,
   describeDefault,
   describeDuplicate,
+  describeEvidence,
   describeInvalid,
   summarize,
   summaryLine,
@@ -24,10 +25,14 @@ export function renderTextReport(report: TreeCheckReport): string {
   const invalid = report.invalid.map((entry) => `${describeInvalid(entry)} (${entry.code})`);
   const notes = crdNotes(report).map((note) => `warning: ${note}`);
   // A CRD revision comes before the objects: what changed in the CRD explains what happens to them.
-  const revisions = report.crdRevisions.flatMap((revision) => [
-    describeCrdRevision(revision),
-    ...revision.findings.map((finding) => `  ${describeCrdFinding(finding)}`),
-  ]);
+  const revisions = report.crdRevisions.flatMap((revision) => {
+    const evidence = describeEvidence(revision);
+    return [
+      describeCrdRevision(revision),
+      ...(evidence === undefined ? [] : [`  note: ${evidence}`]),
+      ...revision.findings.map((finding) => `  ${describeCrdFinding(finding)}`),
+    ];
+  });
   const stored = report.storedObjects ? storedObjectsLines(report.storedObjects) : [];
   return [
     ...invalid,

@@ -48,6 +48,7 @@ describe('crdgate check --contract --old-contract', () => {
     expect(result.code).toBe(1);
     expect(result.stdout.split('\n')).toEqual([
       `contract ${now}: CustomResourceDefinition widgets.toys.example.com against its previous revision (contract ${old}): 1 error, 1 warning`,
+      '  note: the rules alone decide (no stored object of it judged): give its objects with --stored (`kubectl get widgets.toys.example.com -A -o yaml`), --from-cluster or the --old tree, and a finding no object is affected by becomes a warning',
       '  warning defaultAdded (v1): spec.mode: default "safe" added',
       '  error existingFieldRemoval (v1): spec.endpoint: removed (the API server prunes it on read and erases it on the next write)',
       'checked 0 objects: 0 allowed, 0 denied; compared 1 CustomResourceDefinition with the previous revision: 1 error, 1 warning',

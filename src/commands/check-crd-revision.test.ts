@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { descendants, parseXml } from '../check/xml-elements.fixture.ts';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
 import { widgetCrd } from '../crd-revision/crd-revision.fixture.ts';
-import { crdRevisionRules } from '../crd-revision/rules.ts';
+import { crdRevisionRules, decidedByObjects, type CrdRevisionRule } from '../crd-revision/rules.ts';
 
 // crdgate check --old compares every CRD both trees hold with its previous revision (src/crd-revision has a test
 // per rule; here, what the command makes of the findings: reports, exit codes, the rule config).
@@ -51,6 +51,7 @@ describe('crdgate check --old on CRD revisions', () => {
     expect(result.code).toBe(1);
     expect(result.stdout.split('\n')).toEqual([
       `${now}:9 (document 2): CustomResourceDefinition widgets.toys.example.com against its previous revision (${old}:9 (document 2)): 1 error, 1 warning`,
+      '  note: the rules alone decide (no stored object of it judged): give its objects with --stored (`kubectl get widgets.toys.example.com -A -o yaml`), --from-cluster or the --old tree, and a finding no object is affected by becomes a warning',
       '  warning defaultAdded (v1): spec.mode: default "safe" added',
       '  error existingFieldRemoval (v1): spec.endpoint: removed (the API server prunes it on read and erases it on the next write)',
       'checked 0 objects: 0 allowed, 0 denied; 1 CustomResourceDefinition read; compared 1 CustomResourceDefinition with the previous revision: 1 error, 1 warning; skipped 1 of kinds no contract or CRD declares (ConfigMap 1)',
@@ -197,6 +198,21 @@ describe('docs/check.md, "Checking a CRD revision"', () => {
     const { now, old } = await breakingRevision('docs');
     const result = await scratch.run('check', '-f', now, '--old', old, '--crd-rules', rules, '-o', 'json');
     expect(result.stderr).toBe('');
+  });
+
+  it('shows an evidence config that the command takes, and names the rules the objects never decide', async () => {
+    const text = await section();
+    const shown = /^```yaml\n(# The rules alone decide[\s\S]*?)^```$/m.exec(text)![1]!;
+    const rules = await write('docs-evidence/rules.yaml', shown);
+    const { now, old } = await breakingRevision('docs-evidence');
+    const result = await scratch.run('check', '-f', now, '--old', old, '--crd-rules', rules, '-o', 'json');
+    expect(result.stderr).toBe('');
+    const standing = /the rules whose findings stand whatever the objects hold[^:]*: ([^.]*)\./s.exec(text)![1]!;
+    expect([...standing.matchAll(/`(\w+)`/g)].map(([, rule]) => rule)).toEqual(
+      Object.entries(crdRevisionRules)
+        .filter(([rule, { severity }]) => severity === 'error' && !decidedByObjects.has(rule as CrdRevisionRule))
+        .map(([rule]) => rule),
+    );
   });
 
   it('lists every rule once, with its default severity', async () => {

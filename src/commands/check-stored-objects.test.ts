@@ -36,7 +36,7 @@ describe('crdgate check --stored', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
-    expect(report.summary).toMatchObject({ storedObjects: 4, storedObjectErrors: 7, storedObjectWarnings: 6 });
+    expect(report.summary).toMatchObject({ storedObjects: 4, storedObjectErrors: 11, storedObjectWarnings: 6 });
     expect(report.storedObjects.crds).toHaveLength(1);
     const [crd] = report.storedObjects.crds;
     expect(crd).toMatchObject({
@@ -47,9 +47,13 @@ describe('crdgate check --stored', () => {
     });
     expect(counts(crd)).toEqual({
       fieldDroppedOnRead: 1,
+      // ann's quota over the new maximum, bob's tier out of the enum, dan's duplicate in a list now a set.
+      valueInvalid: 3,
       recreateRefused: 3,
       unchangedWriteRefused: 1,
       labelWriteRefused: 1,
+      // bob's owner breaks the new lowercase rule: the old revision took a spec write, the new one refuses it.
+      specWriteRefused: 1,
       readVersionUnserved: 1,
       defaultAddedOnRead: 4,
       storedVersionAssumed: 1,
@@ -60,7 +64,7 @@ describe('crdgate check --stored', () => {
       crd.findings.map(
         (entry: { severity: string; unseen?: boolean }) => `${entry.severity}${entry.unseen ? ' unseen' : ''}`,
       ),
-    ).toEqual([...Array(5).fill('error'), 'warning', 'warning unseen', 'warning unseen']);
+    ).toEqual([...Array(7).fill('error'), 'warning', 'warning unseen', 'warning unseen']);
     const recreate = crd.findings.find((entry: { rule: string }) => entry.rule === 'recreateRefused');
     expect(recreate.examples.map((example: any) => [example.object.name, example.path])).toEqual([
       ['ann', 'spec.quota'],
@@ -75,14 +79,14 @@ describe('crdgate check --stored', () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.split('\n');
     expect(lines).toContain(
-      `stored objects of CustomResourceDefinition mailboxes.mail.example.com (${join(newTree, 'mailboxes.yaml')}:1 (document 1)) from --stored, through its new revision: 4 objects, 7 errors, 6 warnings`,
+      `stored objects of CustomResourceDefinition mailboxes.mail.example.com (${join(newTree, 'mailboxes.yaml')}:1 (document 1)) from --stored, through its new revision: 4 objects, 11 errors, 6 warnings`,
     );
     expect(lines).toContain('  error unchangedWriteRefused: 1');
     expect(lines).toContain(
       '    Mailbox mail/bob (mail.example.com/v1): a write that changes nothing is refused with 422: spec.owner (FieldValueInvalid)',
     );
     expect(lines.at(-2)).toMatch(
-      /; judged 4 stored objects through the new revision of its CRD: 7 errors, 6 warnings$/,
+      /; judged 4 stored objects through the new revision of its CRD: 11 errors, 6 warnings$/,
     );
   });
 
@@ -109,11 +113,59 @@ describe('crdgate check --stored', () => {
     });
     expect(counts(crd)).toEqual({
       fieldDroppedOnRead: 1,
+      valueInvalid: 1,
       recreateRefused: 1,
       defaultAddedOnRead: 1,
       storedVersionAssumed: 1,
       prunedFieldsMayReturn: 1,
     });
+  });
+
+  it('weighs the revision’s rules against the objects: a rule no object is affected by is a warning that says so', async () => {
+    const result = await scratch.run('check', '-f', newTree, '--old', oldTree, '--old', manifests, '-o', 'json');
+    const [revision] = JSON.parse(result.stdout).crdRevisions;
+    expect(revision.evidence).toEqual({ objects: 1, complete: true, policy: 'objects' });
+    // ann's quota and spam filter are hit; no object of the old tree holds a tier the enum lost, a duplicate the
+    // set refuses, or an owner the lowercase rule refuses; a version no longer served breaks its clients anyway.
+    expect(revision.findings.map((finding: any) => [finding.rule, finding.severity, finding.noObjectAffected])).toEqual(
+      [
+        ['versionUnserved', 'error', undefined],
+        ['validationRuleAdded', 'warning', 1],
+        ['maximum', 'error', undefined],
+        ['enum', 'warning', 1],
+        ['existingFieldRemoval', 'error', undefined],
+        ['listType', 'warning', 1],
+      ],
+    );
+    const text = await scratch.run('check', '-f', newTree, '--old', oldTree, '--old', manifests);
+    expect(text.stdout).toContain(
+      '  warning enum (v1): spec.tier: enum values removed: ["legacy"]; no known object is affected (1 object judged, all there are), so a warning',
+    );
+    expect(text.stdout).toContain('(weighed against 1 stored object: 3 that no object is affected by are warnings)');
+  });
+
+  it('lets the rules alone decide with evidence: rules, and says how to give objects when there are none', async () => {
+    const rules = await write('evidence/rules.yaml', 'evidence: rules\n');
+    const result = await scratch.run(
+      'check',
+      '-f',
+      newTree,
+      '--old',
+      oldTree,
+      '--old',
+      manifests,
+      '--crd-rules',
+      rules,
+      '-o',
+      'json',
+    );
+    const [revision] = JSON.parse(result.stdout).crdRevisions;
+    expect(revision.evidence.policy).toBe('rules');
+    expect(revision.findings.every((finding: any) => finding.severity === 'error')).toBe(true);
+    const bare = await scratch.run('check', '-f', newTree, '--old', oldTree);
+    expect(bare.stdout).toContain(
+      '  note: the rules alone decide (no stored object of it judged): give its objects with --stored (`kubectl get mailboxes.mail.example.com -A -o yaml`), --from-cluster or the --old tree',
+    );
   });
 
   it('passes objects that fare the same under the CRD, and counts kinds it has no CRD for', async () => {
@@ -165,8 +217,10 @@ describe('crdgate check --stored', () => {
     expect(crd.findings.map((entry: any) => [entry.rule, entry.severity, entry.count])).toEqual([
       ['fieldDroppedOnRead', 'error', 1],
       ['defaultAddedOnRead', 'error', 4],
+      ['valueInvalid', 'error', 3],
       ['unchangedWriteRefused', 'error', 1],
       ['labelWriteRefused', 'error', 1],
+      ['specWriteRefused', 'error', 1],
       ['readVersionUnserved', 'error', 1],
       ['prunedFieldsMayReturn', 'warning', 1],
     ]);

@@ -30,9 +30,9 @@ export interface StoredObjectsInput {
   settings?: RuleSettings;
   /**
    * With --from-cluster: hands every live object of a CRD whose spec changed to `judge` (a page at a time, so memory
-   * stays flat), within its bounds.
+   * stays flat), within its bounds; whether it listed them all.
    */
-  visitLiveObjects?: (crd: StoredObjectsCrd, judge: (object: KubeObject) => void) => Promise<void>;
+  visitLiveObjects?: (crd: StoredObjectsCrd, judge: (object: KubeObject) => void) => Promise<{ complete: boolean }>;
 }
 
 // The rendered CRD's conversion endpoint: never called, the engine converts nothing itself.
@@ -86,7 +86,10 @@ export async function judgeStoredObjects(
   const fromOldTree = createStoredObjectsJudge(changed, options);
   for (const { object } of oldObjects) fromOldTree.judge(object);
   const fromCluster = createStoredObjectsJudge(changed, options);
-  for (const crd of live ? changed : []) await live!(crd, (object) => fromCluster.judge(object));
+  for (const crd of live ? changed : []) {
+    const { complete } = await live!(crd, (object) => fromCluster.judge(object));
+    fromCluster.listed(crd, complete);
+  }
   const fromStored = createStoredObjectsJudge(all, options);
   try {
     await visitManifestFiles(input.storedPaths, input.source, (contents) => {

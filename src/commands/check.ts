@@ -31,6 +31,8 @@ import { checkContractRules, loadRegistry } from './contracts.ts';
 import { compareContractCrds } from '../check/contract-revisions.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
 import { readCrdRules } from './crd-rules-file.ts';
+import { weighCrdRevisions } from '../check/weigh-crd-revisions.ts';
+import type { EvidencePolicy } from '../crd-revision/rule-config.ts';
 
 type CrdManifest = ManifestObject & { origin: CrdOrigin };
 
@@ -94,8 +96,10 @@ export const checkCommand: Command = {
                    serving"); findings are counted per CRD with the first examples, a finding of error severity
                    fails. Files are read one at a time; a document not valid YAML or JSON in them is an error (exit 2)
   --crd-rules FILE  sets CRD revision rules and stored-object rules to error, warning or off (YAML or JSON:
-                   rules: {RULE: SETTING}); a file that cannot be read, or names an unknown rule or setting, is an
-                   error (exit 2)
+                   rules: {RULE: SETTING}), and what decides where the stored objects are known (evidence: objects,
+                   the default: a rule finding no known object is affected by is a warning, unless the API server
+                   refuses the revision or clients break regardless; evidence: rules: the rules alone); a file
+                   that cannot be read, or names an unknown rule, key or setting, is an error (exit 2)
   --state STATE    the FSA's state for an old object that records none (no phase, or nothing the
                    contract's readState reads in its status); by default the contract's steady state (GeoDatabase:
                    Ready). A state the old manifest's status records is read as the webhook reads it, and decides
@@ -172,7 +176,12 @@ export const checkCommand: Command = {
     const ruleWarnings = checkContractRules(registry);
     if (ruleWarnings !== '') io.stderr(ruleWarnings);
     const crdRulesFile = stringOption(values, 'crd-rules');
-    if (crdRulesFile !== undefined) options.crdRules = await readCrdRules(crdRulesFile, io.cwd);
+    let evidence: EvidencePolicy = 'objects';
+    if (crdRulesFile !== undefined) {
+      const config = await readCrdRules(crdRulesFile, io.cwd);
+      options.crdRules = config.rules;
+      evidence = config.evidence;
+    }
     const state = stringOption(values, 'state');
     if (state !== undefined) options.state = knownState(registry, state);
 
@@ -215,6 +224,7 @@ export const checkCommand: Command = {
         ...(cluster ? { visitLiveObjects: cluster.visitLiveObjects } : {}),
       });
       if (stored !== undefined) result.storedObjects = stored;
+      result = { ...result, crdRevisions: weighCrdRevisions(result.crdRevisions, stored, evidence) };
     } catch (error) {
       if (error instanceof StartStateUnknownError) throw new UsageError(error.message);
       if (error instanceof EngineUnavailableError) throw new CommandError('ENGINE_UNAVAILABLE', error.message);
@@ -258,8 +268,8 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
 interface ClusterReader {
   /** The previous revisions the cluster holds of the tree's CRDs (cluster-revisions.ts). */
   revisions(tree: ManifestContents): Promise<ManifestContents>;
-  /** Every live object of a changed CRD handed to `judge`; a bound passed is said on stderr. */
-  visitLiveObjects(crd: StoredObjectsCrd, judge: (object: KubeObject) => void): Promise<void>;
+  /** Every live object of a changed CRD handed to `judge`; a bound passed is said on stderr, and in the answer. */
+  visitLiveObjects(crd: StoredObjectsCrd, judge: (object: KubeObject) => void): Promise<{ complete: boolean }>;
 }
 
 /** The cluster's side of --from-cluster, over the kubeconfig of the flags; its failures are command errors that name the read. */
@@ -289,7 +299,7 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
     revisions: (tree) => failing(() => readClusterRevisions(api, tree)),
     async visitLiveObjects(crd, judge) {
       const resource = liveResourceOf(crd.old);
-      if (resource === undefined) return;
+      if (resource === undefined) return { complete: false };
       const bounds = { pageSize: Math.min(clusterDefaults.pageSize, maxObjects), maxObjects, timeoutMs, limiter };
       const end = await failing(() => forEachLiveObject(api, resource, (page) => page.forEach(judge), bounds));
       if (!end.complete) {
@@ -299,6 +309,7 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
           `warning: ${liveResourceName(resource)}: stopped listing at ${bound} after ${end.listed} objects: the rest were not judged\n`,
         );
       }
+      return { complete: end.complete };
     },
   };
 }

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CommandError } from '../errors.ts';
-import { parseRuleConfig, RuleConfigError, type RuleSettings } from '../crd-revision/rule-config.ts';
+import { parseRuleConfig, RuleConfigError, type RuleConfig } from '../crd-revision/rule-config.ts';
 
-/** The CRD revision rules' settings: a file that cannot be read or does not hold a valid config stops the run. */
-export async function readCrdRules(path: string, cwd: string): Promise<RuleSettings> {
+/** The CRD revision rules' settings and evidence policy: a file that cannot be read or does not hold a valid config stops the run. */
+export async function readCrdRules(path: string, cwd: string): Promise<RuleConfig> {
   let text: string;
   try {
     text = await readFile(resolve(cwd, path), 'utf8');

@@ -3,6 +3,7 @@ import { parseAdmissionReview } from '../admission/review.ts';
 import { crdRevisionPair, crdRevisionOverrideAnnotation, decideCrdRevision } from './decide-crd-revision.ts';
 import { crdUpdateReview, pipeCrd } from './crd-gate.fixture.ts';
 import type { LiveObjectsReading } from './live-objects-reading.ts';
+import { liveObjectJudge } from './live-object-judge.ts';
 
 const name = 'pipes.gate.example.com';
 const old = pipeCrd();
@@ -115,10 +116,50 @@ describe('decideCrdRevision', () => {
     expect(refused.warnings).toEqual([expect.stringContaining('not judged')]);
   });
 
+  it('weighs its rule findings against the live objects as check does: an error no live object is affected by warns', () => {
+    const pipe = (i: number, spec: Record<string, unknown>) => ({
+      apiVersion: 'gate.example.com/v1',
+      kind: 'Pipe',
+      metadata: { name: `pipe-${i}`, namespace: 'west' },
+      spec,
+    });
+    const readLive = (objects: ReturnType<typeof pipe>[]): LiveObjectsReading => {
+      const judge = liveObjectJudge(old, withoutColour);
+      if ('none' in judge) throw new Error(judge.none);
+      judge.judge(objects);
+      const evidence = judge.evidence();
+      judge.release();
+      return { read: 'judged', objects: objects.length, findings: [], ...(evidence ? { evidence } : {}) };
+    };
+    const uncoloured = readLive([pipe(0, { size: 1 }), pipe(1, { size: 2 })]);
+    const allowed = decideCrdRevision(name, old, withoutColour, { live: uncoloured });
+    expect(allowed.allowed).toBe(true);
+    expect(allowed.warnings).toEqual([
+      expect.stringContaining(
+        '1 finding of error severity that none of the 2 live objects is affected by: existingFieldRemoval ×1 (v1 spec.colour)',
+      ),
+    ]);
+    expect(decideCrdRevision(name, old, withoutColour, { live: uncoloured, evidence: 'rules' }).code).toBe(
+      'CRD_REVISION_UNSAFE',
+    );
+    const coloured = readLive([pipe(0, { size: 1, colour: 'red' })]);
+    expect(decideCrdRevision(name, old, withoutColour, { live: coloured }).code).toBe('CRD_REVISION_UNSAFE');
+  });
+
   it('follows the rule settings: a rule set to warning lets the revision through with a warning', () => {
     const verdict = decideCrdRevision(name, old, withoutColour, { rules: { existingFieldRemoval: 'warning' } });
     expect(verdict.allowed).toBe(true);
     expect(verdict.warnings).toEqual([expect.stringContaining('existingFieldRemoval ×1 (v1 spec.colour)')]);
+  });
+
+  it('leaves a reworded description alone unless the settings ask for it', () => {
+    const described = (text: string) =>
+      pipeCrd({ fields: { size: { type: 'integer', description: text }, colour: { type: 'string' } } });
+    const [before, after] = [described('How long.'), described('How long, in metres.')];
+    expect(decideCrdRevision(name, before, after)).toMatchObject({ allowed: true, warnings: [] });
+    expect(decideCrdRevision(name, before, after, { rules: { description: 'warning' } }).warnings).toEqual([
+      expect.stringContaining('description ×1 (v1 spec.size)'),
+    ]);
   });
 
   it('stays within a few KiB however many findings there are', () => {

@@ -3,7 +3,8 @@ import { describeValue } from '../contract/values/describe-value.ts';
 import { overrideAuditKey, readOneTimeOverride } from '../contract/fsa/evaluate/override.ts';
 import { compareCrdRevisions } from '../crd-revision/compare/compare-crd-revisions.ts';
 import type { CrdRevisionFinding } from '../crd-revision/finding.ts';
-import type { RuleSettings } from '../crd-revision/rule-config.ts';
+import type { EvidencePolicy, RuleSettings } from '../crd-revision/rule-config.ts';
+import { weighRuleFindings } from '../crd-revision/objects/evidence.ts';
 import type { AdmissionRequest } from '../admission/review.ts';
 import { allow, deny, type Verdict } from '../admission/verdict.ts';
 import type { LiveObjectFinding, LiveObjectsReading } from './live-objects-reading.ts';
@@ -15,9 +16,17 @@ import type { LiveObjectFinding, LiveObjectsReading } from './live-objects-readi
  */
 export const crdRevisionOverrideAnnotation = 'crdgate.dev/override-crd-revision';
 
+/**
+ * The gate's own defaults, under the settings given: a description reworded changes nothing the API server does,
+ * and a release is not to be refused for its wording (`crdgate check` keeps it as a warning for review).
+ */
+export const gateRuleDefaults: RuleSettings = { description: 'off' };
+
 /** What the gate weighs besides the review: the rule settings, and what the live objects said (none: not read). */
 export interface CrdGateInputs {
   rules?: RuleSettings;
+  /** Whether the live objects decide the rule findings where they were all judged (the default), as `check` does. */
+  evidence?: EvidencePolicy;
   live?: LiveObjectsReading;
 }
 
@@ -50,9 +59,10 @@ export function crdRevisionPair(
 }
 
 /**
- * The gate's decision on an update of a CRD: its revision rules (item 1 of crdgate check) and what the live objects
- * said. Any finding of error severity refuses it, naming the findings and their counts, unless the write carries the
- * one-time override; warnings ride along. Pure.
+ * The gate's decision on an update of a CRD, as `crdgate check` decides with the live objects as its stored
+ * objects: its revision rules, weighed against the live objects where every one was judged (a rule finding none of
+ * them is affected by is a warning), and what the live objects said. Any finding of error severity refuses it,
+ * naming the findings and their counts, unless the write carries the one-time override; warnings ride along. Pure.
  */
 export function decideCrdRevision(
   name: string,
@@ -60,9 +70,14 @@ export function decideCrdRevision(
   newCrd: KubeObject,
   inputs: CrdGateInputs = {},
 ): Verdict {
-  const findings = compareCrdRevisions(oldCrd, newCrd, inputs.rules ?? {});
-  const ruleErrors = findings.filter((finding) => finding.severity === 'error');
   const live = inputs.live;
+  // Weighed as `crdgate check` weighs them: a rule finding no live object is affected by is a warning.
+  const findings = weighRuleFindings(
+    compareCrdRevisions(oldCrd, newCrd, { ...gateRuleDefaults, ...inputs.rules }),
+    live?.read === 'judged' ? live.evidence : undefined,
+    inputs.evidence ?? 'objects',
+  );
+  const ruleErrors = findings.filter((finding) => finding.severity === 'error');
   const liveErrors = live?.read === 'judged' ? live.findings.filter((finding) => finding.severity === 'error') : [];
   const notes = [...ruleWarnings(findings), ...liveNotes(live)];
   const override = readOneTimeOverride(crdRevisionOverrideAnnotation, newCrd, oldCrd);
@@ -135,10 +150,20 @@ function place(finding: CrdRevisionFinding): string {
 }
 
 function ruleWarnings(findings: CrdRevisionFinding[]): string[] {
-  const warnings = findings.filter((finding) => finding.severity === 'warning');
-  return warnings.length === 0
-    ? []
-    : [`${count(warnings.length, 'warning')} on this revision: ${describeRuleFindings(warnings)}`];
+  const unaffected = findings.filter((finding) => finding.noObjectAffected !== undefined);
+  const warnings = findings.filter(
+    (finding) => finding.severity === 'warning' && finding.noObjectAffected === undefined,
+  );
+  return [
+    ...(unaffected.length === 0
+      ? []
+      : [
+          `${count(unaffected.length, 'finding')} of error severity that none of the ${count(unaffected[0]!.noObjectAffected!, 'live object')} is affected by: ${describeRuleFindings(unaffected)}`,
+        ]),
+    ...(warnings.length === 0
+      ? []
+      : [`${count(warnings.length, 'warning')} on this revision: ${describeRuleFindings(warnings)}`]),
+  ];
 }
 
 function liveNotes(live: LiveObjectsReading | undefined): string[] {

@@ -35,4 +35,20 @@ describe('liveObjectJudge', () => {
       expect.objectContaining({ id: 'fieldDroppedOnRead', severity: 'warning', count: 3 }),
     );
   });
+
+  it('tells what the objects showed once all were listed: the fields an effect is about, for weighing the rules', () => {
+    const judge = liveObjectJudge(pipeCrd(), withoutColour);
+    if ('none' in judge) throw new Error(judge.none);
+    judge.judge(pipes);
+    expect(judge.evidence()).toMatchObject({
+      objects: 4,
+      complete: true,
+      unplaced: false,
+      affected: [expect.objectContaining({ path: 'spec.colour' })],
+    });
+    const uncoloured = liveObjectJudge(pipeCrd(), withoutColour);
+    if ('none' in uncoloured) throw new Error(uncoloured.none);
+    uncoloured.judge(pipes.slice(3));
+    expect(uncoloured.evidence()).toMatchObject({ objects: 1, complete: true, affected: [] });
+  });
 });

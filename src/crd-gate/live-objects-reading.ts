@@ -1,10 +1,15 @@
+import type { ObjectEvidence } from '../crd-revision/objects/evidence.ts';
+
 /**
  * What the gate learned from the live objects of the CRD being changed, for the decision. Plain data: the shell
  * reads and judges (bounded in count and time), the decision only weighs what came back.
  */
 export type LiveObjectsReading =
-  /** Every live object was read and judged against the new revision: each finding with how many objects it holds for. */
-  | { read: 'judged'; objects: number; findings: LiveObjectFinding[] }
+  /**
+   * Every live object was read and judged against the new revision: each finding with how many objects it holds
+   * for, and what they showed for weighing the revision's rule findings (the CRD gate decides as `check` does).
+   */
+  | { read: 'judged'; objects: number; findings: LiveObjectFinding[]; evidence?: ObjectEvidence }
   /**
    * The objects were not (all) judged: a bound was passed, the list failed, or the server has no API client. The
    * revision is then decided on its own rules alone, and a warning says why.

@@ -3,12 +3,15 @@ import type { KubeObject } from '../contract/values/kube-object.ts';
 import type { KubeApi } from '../kube/kube-api.ts';
 import { forEachLiveObject, liveResourceOf, type LiveListBounds } from '../kube/list-live-objects.ts';
 import { LiveReadError } from '../kube/live-read-error.ts';
+import type { ObjectEvidence } from '../crd-revision/objects/evidence.ts';
 import type { LiveObjectFinding, LiveObjectsReading } from './live-objects-reading.ts';
 
 /** Judges live objects against a new revision a page at a time, and tallies what it found (memory flat in the objects). */
 export interface LiveObjectJudge {
   judge(objects: KubeObject[]): void;
   findings(): LiveObjectFinding[];
+  /** What the objects judged showed, once every one was listed (even none): for weighing the revision's rules. */
+  evidence(): ObjectEvidence | undefined;
   /** Drops what it compiled from the engine: the gate judges one revision per request, for as long as it serves. */
   release(): void;
 }
@@ -69,7 +72,13 @@ async function judgeLiveObjects(
           : `not all read within ${timeoutMs / 1000} s (${end.listed} were)`;
       return { read: 'not-judged', why: `${bound}, the gate's bound` };
     }
-    return { read: 'judged', objects: end.listed, findings: judge.findings() };
+    const evidence = judge.evidence();
+    return {
+      read: 'judged',
+      objects: end.listed,
+      findings: judge.findings(),
+      ...(evidence === undefined ? {} : { evidence }),
+    };
   } catch (error) {
     if (error instanceof StopRequested) throw error;
     if (error instanceof LiveReadError) return { read: 'not-judged', why: error.message };

@@ -14,6 +14,8 @@ export interface CrdVersionView {
 
 /** A CRD (apiextensions.k8s.io/v1, parsed YAML or JSON) as the comparison reads it. */
 export interface CrdView {
+  /** metadata.name (`plural.group`), '' when it has none. */
+  name: string;
   scope: unknown;
   names: Record<string, unknown>;
   versions: CrdVersionView[];
@@ -32,7 +34,9 @@ export function viewCrd(crd: unknown): CrdView {
   const status = isPlainObject(crd) && isPlainObject(crd.status) ? crd.status : {};
   const versions = Array.isArray(spec.versions) ? spec.versions.filter(isPlainObject) : [];
   const seen = new Set<string>();
+  const metadata = isPlainObject(crd) && isPlainObject(crd.metadata) ? crd.metadata : {};
   return {
+    name: typeof metadata.name === 'string' ? metadata.name : '',
     scope: spec.scope ?? 'Namespaced',
     names: isPlainObject(spec.names) ? spec.names : {},
     // A version named twice is refused by the API server; the first one counts here.

@@ -26,6 +26,11 @@ export interface CrdRevisionFinding {
    */
   comparedWith?: string;
   difference?: CrdRevisionRule;
+  /**
+   * Set when the objects decided the severity (evidence.ts): the finding's rule makes it an error, but none of
+   * this many objects, all the objects known, is affected by it, so it is a warning.
+   */
+  noObjectAffected?: number;
   message: string;
 }
 

@@ -9,22 +9,27 @@ describe('parseRuleConfig', () => {
         'rules.yaml',
       ),
     ).toEqual({
-      enumValueAdded: 'error',
-      existingFieldRemoval: 'warning',
-      printerColumnAdded: 'off',
+      rules: { enumValueAdded: 'error', existingFieldRemoval: 'warning', printerColumnAdded: 'off' },
+      evidence: 'objects',
     });
-    expect(parseRuleConfig('{"rules": {"scope": "warning"}}', 'rules.json')).toEqual({ scope: 'warning' });
+    expect(parseRuleConfig('{"rules": {"scope": "warning"}}', 'rules.json').rules).toEqual({ scope: 'warning' });
     // The rules about stored objects are set in the same file.
-    expect(parseRuleConfig('rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n', 'rules.yaml')).toEqual({
-      defaultAddedOnRead: 'error',
-      recreateRefused: 'off',
+    expect(
+      parseRuleConfig('rules:\n  defaultAddedOnRead: error\n  recreateRefused: off\n', 'rules.yaml').rules,
+    ).toEqual({ defaultAddedOnRead: 'error', recreateRefused: 'off' });
+  });
+
+  it('reads whether the objects decide where they are known: objects by default, or rules', () => {
+    expect(parseRuleConfig('evidence: rules\n', 'rules.yaml')).toEqual({ rules: {}, evidence: 'rules' });
+    expect(parseRuleConfig('evidence: objects\nrules: {enum: warning}\n', 'rules.yaml')).toEqual({
+      rules: { enum: 'warning' },
+      evidence: 'objects',
     });
   });
 
   it('takes an empty file, or one without rules, as the defaults', () => {
-    expect(parseRuleConfig('', 'rules.yaml')).toEqual({});
-    expect(parseRuleConfig('# nothing yet\n', 'rules.yaml')).toEqual({});
-    expect(parseRuleConfig('rules: {}\n', 'rules.yaml')).toEqual({});
+    for (const text of ['', '# nothing yet\n', 'rules: {}\n'])
+      expect(parseRuleConfig(text, 'rules.yaml')).toEqual({ rules: {}, evidence: 'objects' });
   });
 
   it.each([
@@ -32,6 +37,7 @@ describe('parseRuleConfig', () => {
     ['an unknown setting', 'rules:\n  enum: Warn\n', /rules\.enum: must be error, warning or off, got "Warn"/],
     ['a setting that is no string', 'rules:\n  enum: true\n', /rules\.enum: must be error, warning or off, got true/],
     ['an unknown key', 'validations: []\n', /unknown key "validations"/],
+    ['an unknown evidence', 'evidence: live\n', /evidence: must be objects or rules, got "live"/],
     ['rules as a list', 'rules:\n  - enum\n', /rules must be a mapping/],
     ['a document that is no mapping', '- rules\n', /must be a mapping with a "rules" key, got a list/],
     ['text that is not YAML', 'rules: [\n', /not valid YAML or JSON/],

@@ -8,6 +8,20 @@ export type RuleSetting = Severity | 'off';
 /** Settings of the revision's own rules and of the rules about its stored objects (one file sets both). */
 export type RuleSettings = Partial<Record<CrdRevisionRule | StoredObjectRule, RuleSetting>>;
 
+/**
+ * Whether the objects decide a revision's findings where they are known (`objects`, the default), or the rules
+ * alone, as without objects (`rules`): the `evidence` key of a `--crd-rules` file (objects/evidence.ts).
+ */
+export type EvidencePolicy = 'objects' | 'rules';
+
+export const evidencePolicies: readonly EvidencePolicy[] = ['objects', 'rules'];
+
+/** What a `--crd-rules` file says: the rules' settings, and whether the objects decide where they are known. */
+export interface RuleConfig {
+  rules: RuleSettings;
+  evidence: EvidencePolicy;
+}
+
 /** A config file that is not what it must be: the message names the key or value at fault. */
 export class RuleConfigError extends Error {
   override name = 'RuleConfigError';
@@ -18,26 +32,33 @@ const settings: readonly RuleSetting[] = ['error', 'warning', 'off'];
 /**
  * Reads a rule config (YAML, or JSON, which is YAML):
  *
+ *     evidence: objects      # or rules: see evidence.ts
  *     rules:
  *       enumValueAdded: error
  *       printerColumnAdded: off
  *
- * A rule left out keeps its default severity. An unknown key, an unknown rule or a setting other than error,
- * warning or off is refused, so that a typo does not silently leave a rule at its default.
+ * A rule left out keeps its default severity; without `evidence`, the objects decide where they are known. An
+ * unknown key, an unknown rule, a setting other than error, warning or off, or an evidence other than objects or
+ * rules is refused, so that a typo does not silently leave anything at its default.
  */
-export function parseRuleConfig(text: string, source: string): RuleSettings {
+export function parseRuleConfig(text: string, source: string): RuleConfig {
   let document: unknown;
   try {
     document = parse(text);
   } catch (error) {
     throw new RuleConfigError(`${source}: not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
   }
-  if (document === null || document === undefined) return {};
+  if (document === null || document === undefined) return { rules: {}, evidence: 'objects' };
   if (!isPlainObject(document))
     throw new RuleConfigError(`${source}: must be a mapping with a "rules" key, got ${kindOf(document)}`);
-  const unknownKey = Object.keys(document).find((key) => key !== 'rules');
+  const unknownKey = Object.keys(document).find((key) => key !== 'rules' && key !== 'evidence');
   if (unknownKey !== undefined)
-    throw new RuleConfigError(`${source}: unknown key "${unknownKey}" (the only key is "rules")`);
+    throw new RuleConfigError(`${source}: unknown key "${unknownKey}" (the keys are "rules" and "evidence")`);
+  const evidence = document.evidence ?? 'objects';
+  if (typeof evidence !== 'string' || !(evidencePolicies as readonly string[]).includes(evidence))
+    throw new RuleConfigError(
+      `${source}: evidence: must be objects or rules, got ${JSON.stringify(evidence) ?? kindOf(evidence)}`,
+    );
   const rules = document.rules ?? {};
   if (!isPlainObject(rules))
     throw new RuleConfigError(
@@ -56,7 +77,7 @@ export function parseRuleConfig(text: string, source: string): RuleSettings {
     }
     result[rule as CrdRevisionRule | StoredObjectRule] = setting as RuleSetting;
   }
-  return result;
+  return { rules: result, evidence: evidence as EvidencePolicy };
 }
 
 function kindOf(value: unknown): string {

@@ -20,7 +20,16 @@ export const crdRevisionRules = {
     finds:
       'a version objects may be stored in (status.storedVersions, or the old storage version) is gone: the API server refuses the update until they are migrated',
   },
-  versionRemoval: { severity: 'error', finds: 'a version no object is stored in is gone: its clients get 404' },
+  versionRemoval: {
+    severity: 'error',
+    finds:
+      'a served version no object is known to be stored in is gone: its clients get 404; where status.storedVersions is not known, the API server may also refuse the update (an earlier revision may have stored in it)',
+  },
+  unservedVersionRemoval: {
+    severity: 'warning',
+    finds:
+      'a version that was not served is gone: no client reads it; where status.storedVersions is not known, an earlier revision may have stored objects in it, and the API server then refuses the update',
+  },
   versionUnserved: { severity: 'error', finds: 'a version is no longer served: its clients get 404' },
   versionServed: { severity: 'warning', finds: 'a version that was not served is served again' },
   versionAdded: { severity: 'warning', finds: 'a new version' },
@@ -31,7 +40,8 @@ export const crdRevisionRules = {
   },
   conversionWebhookRemoved: {
     severity: 'error',
-    finds: 'the conversion strategy went from Webhook to None: objects are relabelled between versions, not converted',
+    finds:
+      'the conversion strategy went from Webhook to None while two versions or more are still served or stored: objects are relabelled between versions, not converted',
   },
   conversionWebhookAdded: {
     severity: 'warning',
@@ -223,9 +233,56 @@ export const crdRevisionRules = {
     severity: 'warning',
     crdify: 'description',
     finds:
-      "a field's description was written, rewritten or taken away: nothing stored changes, but a new meaning for a field is a break no schema shows",
+      "a field's description was written, reworded or taken away (whitespace alone is no change): nothing stored changes, but a new meaning for a field is a break no schema shows",
   },
 } as const satisfies Record<string, { severity: Severity; finds: string; crdify?: string }>;
+
+/**
+ * The rules whose findings the objects decide: what they break is stored objects (a value refused, dropped or read
+ * differently through a version), so that where the objects are known and none of them is affected, a finding of
+ * error severity is a warning that says so (evidence.ts). The other rules' findings stand whatever the objects
+ * hold: the API server refuses the CRD update itself (scope, kind, plural, a stored version removed), or clients
+ * break regardless of the objects (a version removed or unserved, the other names, subresources, selectable fields).
+ */
+export const decidedByObjects: ReadonlySet<CrdRevisionRule> = new Set<CrdRevisionRule>([
+  'conversionWebhookRemoved',
+  'servedVersionDifference',
+  'servedVersionDifferenceConverted',
+  'existingFieldRemoval',
+  'type',
+  'enum',
+  'enumValueAdded',
+  'defaultAdded',
+  'defaultChanged',
+  'defaultRemoved',
+  'maximum',
+  'maxLength',
+  'maxItems',
+  'maxProperties',
+  'minimum',
+  'minLength',
+  'minItems',
+  'minProperties',
+  'multipleOf',
+  'required',
+  'pattern',
+  'patternRemoved',
+  'format',
+  'nullable',
+  'nullableAdded',
+  'valueValidationChanged',
+  'validationRuleAdded',
+  'validationRuleChanged',
+  'validationRuleRemoved',
+  'validationRuleMessageChanged',
+  'listType',
+  'listMapKeys',
+  'mapType',
+  'preserveUnknownFieldsRemoved',
+  'preserveUnknownFieldsAdded',
+  'embeddedResource',
+  'description',
+]);
 
 export type Severity = 'error' | 'warning';
 export type CrdRevisionRule = keyof typeof crdRevisionRules;

@@ -28,6 +28,25 @@ export const storedObjectRules = {
       'a write that changes nothing (a controller resync, crdgate migrate) is refused: what ratcheting does not spare',
   },
   labelWriteRefused: { severity: 'error', finds: 'a write that changes only a label is refused' },
+  valueInvalid: {
+    severity: 'error',
+    finds:
+      'a value the object holds (outside its status) no longer satisfies the schema or rules of a version it is read in: writes that change it are refused; writes that leave it as it is are accepted (ratcheting)',
+  },
+  statusValueInvalid: {
+    severity: 'error',
+    finds:
+      "a status value the object holds no longer satisfies the schema or rules: the operator's own status writes that change it are refused (ratcheting spares it only while it stays as it is)",
+  },
+  statusWriteRefused: {
+    severity: 'error',
+    finds: "the operator's status write (one status field changed) is refused, where the old revision accepted it",
+  },
+  specWriteRefused: {
+    severity: 'error',
+    finds:
+      'a write that changes one spec field the revision leaves alone is refused, where the old revision accepted it',
+  },
   recreateRefused: {
     severity: 'error',
     finds: 'the object created again as it reads (a GitOps re-sync from nothing, a backup restore) is refused',

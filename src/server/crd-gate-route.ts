@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { answerReview, type AdmissionOutcome } from '../admission/handler.ts';
 import { parseAdmissionReview } from '../admission/review.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
-import type { RuleSettings } from '../crd-revision/rule-config.ts';
+import type { EvidencePolicy, RuleSettings } from '../crd-revision/rule-config.ts';
 import { ProtocolError } from '../errors.ts';
 import { sendJson } from './json-response.ts';
 import type { ServerMetrics } from './metrics.ts';
@@ -12,6 +12,7 @@ import type { LiveObjectsReading } from '../crd-gate/live-objects-reading.ts';
 /** What `crdgate serve --crd-gate` gives the gate: the rule settings, and the read of live objects (bounded). */
 export interface CrdGate {
   rules?: RuleSettings;
+  evidence?: EvidencePolicy;
   readLive: (oldCrd: KubeObject, newCrd: KubeObject) => Promise<LiveObjectsReading>;
 }
 
@@ -34,6 +35,7 @@ export function crdGateRoute(gate: CrdGate, metrics: ServerMetrics): RequestHand
       if ('allowed' in judged) return judged;
       return decideCrdRevision(judged.name, judged.oldCrd, judged.newCrd, {
         ...(gate.rules ? { rules: gate.rules } : {}),
+        ...(gate.evidence ? { evidence: gate.evidence } : {}),
         ...(live ? { live } : {}),
       });
     });

@@ -205,6 +205,16 @@ describe.skipIf(!controlPlane)('live objects and check --from-cluster through ku
       { name: crdName, source: 'cluster', objects: 30 },
     ]);
     expect(stored.crds[0]!.findings).toContainEqual(expect.objectContaining({ rule: 'fieldDroppedOnRead', count: 30 }));
+    // Every live object was listed: they decide the revision's findings; the field every one holds stays an error.
+    const [revision] = (
+      JSON.parse(run.stdout) as {
+        crdRevisions: Array<{ evidence?: unknown; findings: Array<{ rule: string; severity: string }> }>;
+      }
+    ).crdRevisions;
+    expect(revision!.evidence).toEqual({ objects: 30, complete: true, policy: 'objects' });
+    expect(revision!.findings).toContainEqual(
+      expect.objectContaining({ rule: 'existingFieldRemoval', severity: 'error' }),
+    );
 
     const bounded = await crdgate(
       work,
@@ -223,10 +233,13 @@ describe.skipIf(!controlPlane)('live objects and check --from-cluster through ku
     expect(bounded.stderr).toContain(
       `warning: ${crdName}: stopped listing at --max-objects 10 after 10 objects: the rest were not judged`,
     );
-    expect(
-      (JSON.parse(bounded.stdout) as { storedObjects: { crds: Array<{ objects: number }> } }).storedObjects.crds[0]!
-        .objects,
-    ).toBe(10);
+    const cut = JSON.parse(bounded.stdout) as {
+      storedObjects: { crds: Array<{ objects: number }> };
+      crdRevisions: Array<{ evidence?: unknown }>;
+    };
+    expect(cut.storedObjects.crds[0]!.objects).toBe(10);
+    // Not all of them: the rules alone decide.
+    expect(cut.crdRevisions[0]!.evidence).toEqual({ objects: 10, complete: false, policy: 'objects' });
   });
 
   it('passes a tree that holds the live revision as it is, and a CRD the cluster lacks has no previous revision', async () => {

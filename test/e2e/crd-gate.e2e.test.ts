@@ -153,6 +153,18 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
     expect(await liveFields()).toEqual(['colour', 'shape', 'size']);
   });
 
+  it('lets through, with a warning, a field removal that no live object is affected by, as check weighs it', async () => {
+    // No Pipe holds a shape: removing it breaks none of them (dry run: the CRD keeps it for what follows).
+    const applied = await applyRevision(pipeCrd(original), '--dry-run=server');
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(warningLines(applied)).toContainEqual(
+      expect.stringContaining(
+        'of error severity that none of the 5 live objects is affected by: existingFieldRemoval ×1 (v1 spec.shape)',
+      ),
+    );
+    expect(await liveFields()).toEqual(['colour', 'shape', 'size']);
+  });
+
   it('lets a breaking revision through once with the override, audited, and refuses the next one that carries the same value', async () => {
     const reason = 'colour moves to a label, ticket 42';
     const overridden = await applyRevision(
@@ -176,19 +188,22 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
       'existingFieldRemoval ×1 (v1 spec.colour)',
     );
 
-    // The annotation stays on the CRD: it authorised the write that set it, and nothing since.
+    // The annotation stays on the CRD: it authorised the write that set it, and nothing since. Every Pipe holds a
+    // size, so its removal is an error whatever the live objects are weighed for.
     const again = await applyRevision(
-      pipeCrd({ size: { type: 'integer' } }, { [crdRevisionOverrideAnnotation]: reason }),
+      pipeCrd({ shape: { type: 'string' } }, { [crdRevisionOverrideAnnotation]: reason }),
     );
     expect(again.exitCode).not.toBe(0);
     expect(again.stderr).toContain(`admission webhook "${crdGateWebhookName}" denied the request`);
-    expect(again.stderr).toContain('existingFieldRemoval ×1 (v1 spec.shape)');
+    expect(again.stderr).toContain('existingFieldRemoval ×1 (v1 spec.size)');
     expect(again.stderr).toContain('carries the value an earlier write set');
     expect(await liveFields()).toEqual(['shape', 'size']);
   });
 
-  it('is served by `crdgate serve --crd-gate` as its own process, reading the live objects with the kubeconfig it is given', async () => {
+  it('is served by `crdgate serve --crd-gate` as its own process, reading the live objects with the kubeconfig it is given and the rules file', async () => {
     const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+    // The rules alone decide: a field removal no live object holds is then an error, as check decides it.
+    await writeFile(join(work, 'crd-rules.yaml'), 'evidence: rules\n');
     const gate = await startCrdgateProcess(
       cli,
       [
@@ -202,6 +217,8 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
         '127.0.0.1',
         '--cert-dir',
         join(work, 'serve-certs'),
+        '--crd-rules',
+        join(work, 'crd-rules.yaml'),
       ],
       work,
     );
@@ -224,6 +241,16 @@ describe.skipIf(!controlPlane)('the CRD gate through kube-apiserver', () => {
       expect(answer.json.response.allowed, gate.output()).toBe(false);
       // Every Pipe holds a size, which this revision drops.
       expect(answer.json.response.status.message).toContain('of 5 live objects: fieldDroppedOnRead (5 objects');
+      // No Pipe holds a shape: weighed against them its removal would be a warning, but this gate has the rules decide.
+      const shapeless = { ...breaking, spec: pipeCrd({ size: { type: 'integer' } }).spec };
+      const byRules = await postJson(
+        gate.port,
+        '/crd-gate',
+        crdUpdateReview(live, shapeless),
+        await readFile(join(work, 'serve-certs', 'ca.crt')),
+      );
+      expect(byRules.json.response.allowed, gate.output()).toBe(false);
+      expect(byRules.json.response.status.message).toContain('existingFieldRemoval ×1 (v1 spec.shape)');
     } finally {
       expect(await gate.stop()).toBe(0);
     }

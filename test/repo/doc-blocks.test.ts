@@ -53,6 +53,7 @@ const accounts: Record<string, [string, Account][]> = {
       { output: 'test/repo/readme-commands.test.ts' },
     ],
     ['# What this team accepts', { run: ['src/commands/check-crd-revision.test.ts'] }],
+    ['# The rules alone decide', { run: ['src/commands/check-crd-revision.test.ts'] }],
     [
       'npm run --silent crdgate -- check --contract test/fixtures/check/contract-revision/new',
       { run: ['test/repo/readme-commands.test.ts'] },

@@ -34,6 +34,8 @@ type servedVersion struct {
 	structural *structuralschema.Structural
 	// What create and update prepare and validate (rules.go).
 	strategy storeStrategy
+	// What an update through the status subresource prepares and validates (status.go); nil without one.
+	statusStrategy storeStrategy
 }
 
 // storeStrategy is the part of the custom-resource registry strategy that rest.BeforeCreate and rest.BeforeUpdate use.
@@ -126,6 +128,20 @@ func compileVersion(crd *apiextensionsv1.CustomResourceDefinition, version strin
 			return nil, err
 		}
 	}
-	served.strategy = newObjectRules(served, openAPIValidator, subresources != nil && subresources.Status != nil, scale)
+	statusIsSub := subresources != nil && subresources.Status != nil
+	rules := newObjectRules(served, openAPIValidator, statusIsSub, scale)
+	served.strategy = rules
+	if statusIsSub {
+		// As the API server builds it: a validator of the status schema alone, when the schema has one.
+		var statusValidator schemavalidation.SchemaValidator
+		if props != nil && props.Properties != nil {
+			if statusSchema, ok := props.Properties["status"]; ok {
+				if statusValidator, _, err = schemavalidation.NewSchemaValidator(&statusSchema); err != nil {
+					return nil, err
+				}
+			}
+		}
+		served.statusStrategy = &statusRules{objectRules: rules, statusValidator: statusValidator}
+	}
 	return served, nil
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/warning"
@@ -30,7 +31,14 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 	if request.AsStored {
 		return c.readStored(request.Object)
 	}
+	if request.AsItStands {
+		return c.validateAsItStands(request)
+	}
 	update := strings.EqualFold(request.Operation, "UPDATE")
+	status := strings.EqualFold(request.Subresource, "status")
+	if request.Subresource != "" && (!status || !update) {
+		return judgeAnswer{Error: fmt.Sprintf("subresource %q: only an UPDATE of status is judged", request.Subresource)}
+	}
 	mode := requestReader
 	if strings.EqualFold(request.FieldValidation, "Ignore") {
 		mode = patchedReader
@@ -66,6 +74,12 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 	ctx := warning.WithWarningRecorder(context.Background(), warnings)
 	ctx = genericapirequest.WithNamespace(ctx, requestNamespace(request, read))
 	strategy := read.version.strategy
+	if status {
+		if read.version.statusStrategy == nil {
+			return refused(apierrors.NewNotFound(schema.GroupResource{Group: c.group, Resource: strings.ToLower(c.kind) + "/status"}, read.object.GetName()))
+		}
+		strategy = read.version.statusStrategy
+	}
 	if update {
 		old, err := c.read(request.OldObject, storageReader)
 		if err != nil {
@@ -87,6 +101,31 @@ func (c *engineCRD) judge(request *judgeRequest) judgeAnswer {
 	}
 	answer.Allowed, answer.Object, answer.Warnings = true, asSent(object, sentMetadata), append(fieldWarnings, warnings.texts...)
 	return answer
+}
+
+// validateAsItStands is what the object holds, judged as it stands: read as a stored object is read back (pruned,
+// defaulted), then validated whole (metadata, the OpenAPI schema with its status, the scale paths, embedded
+// resources, list invariants, the CEL rules as for a create) by the strategy's own Validate, without PrepareForCreate
+// (which would drop the status) and without an old object (nothing is ratcheted, transition rules do not run).
+func (c *engineCRD) validateAsItStands(request *judgeRequest) judgeAnswer {
+	read, err := c.read(request.Object, storageReader)
+	if err != nil {
+		return refused(err)
+	}
+	object := read.object
+	namespace := requestNamespace(request, read)
+	// A stored object of a namespaced kind has its namespace; a manifest may leave it to the request, as a create's
+	// rest.BeforeCreate would fill it in.
+	if read.version.namespaced && object.GetNamespace() == "" {
+		object.SetNamespace(namespace)
+	}
+	ctx := genericapirequest.WithNamespace(context.Background(), namespace)
+	if errs := read.version.strategy.Validate(ctx, object); len(errs) > 0 {
+		answer := refused(apierrors.NewInvalid(object.GroupVersionKind().GroupKind(), object.GetName(), errs))
+		answer.Object = object.Object
+		return answer
+	}
+	return judgeAnswer{Allowed: true, Object: object.Object}
 }
 
 // readStored is the object as the API server holds it once stored: what a GET answers, and what an update's

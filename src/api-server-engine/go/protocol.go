@@ -53,6 +53,13 @@ type judgeRequest struct {
 	// Only read the object as the API server reads a stored object back from etcd (leniently, malformed metadata
 	// dropped, pruned and defaulted): the old object an update's webhooks and rules are given.
 	AsStored bool `json:"asStored,omitempty"`
+	// "status": an UPDATE through the status subresource (PUT .../status), as its strategy takes one: everything but
+	// the status kept from the stored object, the status validated against the status schema alone (ratcheted),
+	// the CEL rules of the whole object. A version without the status subresource has no such path: 404.
+	Subresource string `json:"subresource,omitempty"`
+	// Validate the object as it stands: read as stored, then the whole of it (its status too) judged against the
+	// version's schema and rules as a create judges them, without a create's preparation and without ratcheting.
+	AsItStands bool `json:"asItStands,omitempty"`
 }
 
 type fieldProblem struct {

@@ -169,13 +169,18 @@ func (r *objectRules) typeMetaProblems(u *unstructured.Unstructured) field.Error
 }
 
 // scaleProblems: the replica counts the scale subresource reads must be integers an int32 holds (a missing one
-// reads as 0), and the selector it reads a string.
+// reads as 0), and the selector it reads a string. A write of the object checks both counts; a status write only
+// the status one.
 func (r *objectRules) scaleProblems(u *unstructured.Unstructured) field.ErrorList {
 	if r.scale == nil {
 		return nil
 	}
+	return r.scaleCountProblems(u, r.scale.SpecReplicasPath, r.scale.StatusReplicasPath)
+}
+
+func (r *objectRules) scaleCountProblems(u *unstructured.Unstructured, replicasPaths ...string) field.ErrorList {
 	var errs field.ErrorList
-	for _, replicasPath := range []string{r.scale.SpecReplicasPath, r.scale.StatusReplicasPath} {
+	for _, replicasPath := range replicasPaths {
 		count, _, err := unstructured.NestedInt64(u.Object, jsonPathSteps(replicasPath)...)
 		switch {
 		case err != nil:

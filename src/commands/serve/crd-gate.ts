@@ -16,8 +16,9 @@ export async function crdGateFrom(
   logger: Logger,
 ): Promise<CrdGate> {
   const { maxObjects, readTimeoutMs: timeoutMs, rulesFile } = flags;
-  const rules =
+  const config =
     rulesFile === undefined ? undefined : await (await import('../crd-rules-file.ts')).readCrdRules(rulesFile, cwd);
+  const rules = config?.rules;
   const { readLiveObjects } = await import('../../crd-gate/read-live-objects.ts');
   const { liveObjectJudge, warmLiveObjectJudge } = await import('../../crd-gate/live-object-judge.ts');
   const cannotJudge = warmLiveObjectJudge();
@@ -33,6 +34,7 @@ export async function crdGateFrom(
   };
   return {
     ...(rules ? { rules } : {}),
+    ...(config ? { evidence: config.evidence } : {}),
     readLive: (oldCrd: KubeObject, newCrd: KubeObject) => readLiveObjects(reads, oldCrd, newCrd),
   };
 }

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeText, describeValue, maxDescribedLength } from './describe-value.ts';
+import {
+  describeChange,
+  describeItems,
+  describeText,
+  describeTextPair,
+  describeValue,
+  describeValuePair,
+  maxDescribedLength,
+} from './describe-value.ts';
 
 const controlCharacter = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
@@ -59,5 +67,42 @@ describe('describeText', () => {
         expect(described).not.toMatch(controlCharacter);
       }),
     );
+  });
+});
+
+describe('describeValuePair', () => {
+  it('shows both whole when both fit, and where they differ when they do not', () => {
+    expect(describeValuePair('Waiting', 'Pending')).toEqual(['"Waiting"', '"Pending"']);
+    const before = 'Waiting for the controller to reconcile this resource; it has not reported a status yet';
+    const after = 'Waiting for the controller to reconcile this resource; it has not reported any status yet';
+    expect(describeValuePair(before, after)).toEqual([
+      '...s not reported a status yet"',
+      '...s not reported any status yet"',
+    ]);
+    expect(describeChange(1, 2)).toBe('1 → 2');
+    expect(describeChange(undefined, 'atomic')).toBe('(none) → "atomic"');
+  });
+
+  it('never shows two different values alike, however long and however alike', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), fc.string(), (head, tail, edit) => {
+        const [a, b] = [`${head}${tail}`, `${head}${edit}${tail}`];
+        fc.pre(a !== b);
+        const [x, y] = describeValuePair(a, b);
+        expect(x).not.toBe(y);
+        expect(x).not.toMatch(controlCharacter);
+        expect(describeTextPair(a, b)[0]).not.toBe(describeTextPair(a, b)[1]);
+      }),
+    );
+  });
+});
+
+describe('describeItems', () => {
+  it('shows whole items, and how many more there are', () => {
+    expect(describeItems(['Pending', 'Ready'])).toBe('["Pending", "Ready"]');
+    expect(
+      describeItems(['Pending', 'Ready', 'Failed', 'Unknown', 'Succeeded', 'Running', 'Terminating', 'Other']),
+    ).toBe('["Pending", "Ready", "Failed", "Unknown", "Succeeded"] and 3 more');
+    expect(describeItems(['x'.repeat(100)])).toBe(`[${describeValue('x'.repeat(100))}]`);
   });
 });

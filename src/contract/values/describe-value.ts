@@ -104,3 +104,67 @@ function escapeControlCharacters(text: string): string {
 function escapeCharacter(character: string): string {
   return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
+
+/**
+ * Two values shown side by side, as JSON, never cut so that they read alike: each whole when both fit in
+ * `maxLength`, else each cut to the same window around where they first differ (`..."Waiting for the node"...` →
+ * `..."Waiting for a node"...`), so that the difference is what shows. An absent side reads as `(none)`.
+ */
+export function describeValuePair(old: unknown, now: unknown, maxLength = maxDescribedLength): [string, string] {
+  const json = (value: unknown) => (value === undefined ? absentValue : (JSON.stringify(value) ?? String(value)));
+  const [a, b] = differingWindows(json(old), json(now), maxLength);
+  return [escapeControlCharacters(a), escapeControlCharacters(b)];
+}
+
+/** `old → new`: describeValuePair's two sides joined. */
+export function describeChange(old: unknown, now: unknown, maxLength = maxDescribedLength): string {
+  return describeValuePair(old, now, maxLength).join(' → ');
+}
+
+/** As describeValuePair, for texts shown as they are (rules, descriptions), outside quotes. */
+export function describeTextPair(old: string, now: string, maxLength = maxDescribedLength): [string, string] {
+  const [a, b] = differingWindows(old, now, maxLength);
+  return [a.replace(allControlCharacters, escapeCharacter), b.replace(allControlCharacters, escapeCharacter)];
+}
+
+/**
+ * A list's items shown whole, as JSON, as many as fit in about `maxLength` (at least one), then how many are left
+ * out: `["Pending", "Ready"] and 3 more`. An item is never cut in two unless it alone is too long.
+ */
+export function describeItems(items: readonly unknown[], maxLength = maxDescribedLength): string {
+  const shown: string[] = [];
+  let length = 2;
+  for (const item of items) {
+    const text = describeValue(item, maxLength);
+    if (shown.length > 0 && length + text.length + 2 > maxLength) break;
+    shown.push(text);
+    length += text.length + 2;
+  }
+  const left = items.length - shown.length;
+  return `[${shown.join(', ')}]${left > 0 ? ` and ${left} more` : ''}`;
+}
+
+/** Context kept on each side of where two texts differ, when they must be cut. */
+const differenceContext = 16;
+
+function differingWindows(a: string, b: string, maxLength: number): [string, string] {
+  if (a.length <= maxLength && b.length <= maxLength) return [a, b];
+  let prefix = 0;
+  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix += 1;
+  let suffix = 0;
+  while (
+    suffix < a.length - prefix &&
+    suffix < b.length - prefix &&
+    a[a.length - 1 - suffix] === b[b.length - 1 - suffix]
+  )
+    suffix += 1;
+  const start = Math.max(0, prefix - differenceContext);
+  const window = (text: string): string => {
+    const end = Math.min(text.length, text.length - suffix + differenceContext);
+    const shown = text.slice(start, Math.min(end, start + maxLength));
+    return `${start > 0 ? '...' : ''}${shown}${start + shown.length < text.length ? '...' : ''}`;
+  };
+  const [x, y] = [window(a), window(b)];
+  // Windows cut at the same place differ where the texts first do; should both still read alike, say how long each is.
+  return x === y ? [`${x} (${a.length} characters)`, `${y} (${b.length} characters)`] : [x, y];
+}

@@ -66,6 +66,15 @@ const rows: Row[] = [
     expected: { version: 'v1beta1' },
   },
   {
+    rule: 'unservedVersionRemoval',
+    change: 'a version nothing is stored in and none served removed',
+    revise: (c, old) => {
+      old.spec.versions[0].served = false;
+      c.spec.versions.splice(0, 1);
+    },
+    expected: { version: 'v1beta1' },
+  },
+  {
     rule: 'versionUnserved',
     change: 'a version unserved',
     revise: (c) => (c.spec.versions[0].served = false),
@@ -679,5 +688,66 @@ describe('compareCrdRevisions', () => {
       expect(() => compareCrdRevisions(freshCrd(), junk)).not.toThrow();
     }
     expect(compareCrdRevisions({}, {})).toEqual([]);
+  });
+});
+
+describe('what a revision is precise about', () => {
+  it('reports a conversion webhook taken away only where two versions are still served or stored', () => {
+    const single = (crd: any) => {
+      crd.spec.versions.splice(0, 1);
+      return crd;
+    };
+    const withoutWebhook = (crd: any) => ({ ...crd, spec: { ...crd.spec, conversion: { strategy: 'None' } } });
+    // One version, served and stored: no object is ever relabelled, whatever the strategy.
+    expect(compareCrdRevisions(single(freshCrd()), withoutWebhook(single(freshCrd())))).toEqual([]);
+    const rules = (old: any, now: any) => compareCrdRevisions(old, now, servedVersionsOff).map(({ rule }) => rule);
+    expect(rules(freshCrd(), withoutWebhook(freshCrd()))).toEqual(['conversionWebhookRemoved']);
+    // v1beta1 no longer served, but objects may still be stored in it (status.storedVersions).
+    const stored = { ...freshCrd(), status: { storedVersions: ['v1beta1', 'v1'] } };
+    const unserved = withoutWebhook(freshCrd());
+    unserved.spec.versions[0].served = false;
+    expect(rules(stored, unserved)).toContain('conversionWebhookRemoved');
+    expect(rules({ ...freshCrd(), status: { storedVersions: ['v1'] } }, unserved)).not.toContain(
+      'conversionWebhookRemoved',
+    );
+  });
+
+  it('reads a description as its words: a line re-wrapped or re-indented is no change', () => {
+    const [old, now] = [freshCrd(), freshCrd()];
+    v1Spec(old).properties.size.description = 'How big the widget is,\n  in parts per thousand.';
+    v1Spec(now).properties.size.description = 'How big the widget\nis, in parts per thousand. ';
+    expect(compareCrdRevisions(old, now)).toEqual([]);
+    v1Spec(now).properties.size.description = 'How big the widget is, in parts per million.';
+    expect(compareCrdRevisions(old, now).map(({ rule }) => rule)).toEqual(['description']);
+  });
+
+  it('never cuts two values so that they read alike, and says how many items are left out', () => {
+    const [old, now] = [freshCrd(), freshCrd()];
+    const condition = 'Waiting for the controller to reconcile this resource; it has not reported';
+    v1Spec(old).properties.mode.default = `${condition} a status yet`;
+    v1Spec(now).properties.mode.default = `${condition} any status yet`;
+    v1Spec(old).properties.mode.enum = [...'abcdefghijklmnop'].map((letter) => `${letter}-mode`);
+    v1Spec(now).properties.mode.enum = ['a-mode'];
+    const findings = compareCrdRevisions(old, now, { ...servedVersionsOff, enumValueAdded: 'off' });
+    const message = (rule: string) => findings.find((finding) => finding.rule === rule)!.message;
+    expect(message('defaultChanged')).toBe(
+      'spec.mode: default ...s not reported a status yet" → ...s not reported any status yet"',
+    );
+    expect(message('enum')).toMatch(/^spec\.mode: enum values removed: \["b-mode", "c-mode", .*"\] and \d+ more$/);
+    const shown = /: \[(.*)\] and (\d+) more$/.exec(message('enum'))!;
+    expect(shown[1]!.split(', ').length + Number(shown[2])).toBe(15);
+  });
+
+  it('says the API server may refuse a removed version where status.storedVersions is not known, and how to find out', () => {
+    const now = freshCrd();
+    now.spec.versions.splice(0, 1);
+    const unknown = compareCrdRevisions(freshCrd(), now).find((finding) => finding.rule === 'versionRemoval')!;
+    expect(unknown.message).toBe(
+      "version v1beta1 removed: its clients get 404; status.storedVersions is not known here: if an earlier revision stored objects in v1beta1, the API server refuses this update until they are migrated; find out with --from-cluster, or `kubectl get crd widgets.toys.example.com -o jsonpath='{.status.storedVersions}'`",
+    );
+    const known = compareCrdRevisions({ ...freshCrd(), status: { storedVersions: ['v1'] } }, now).find(
+      (finding) => finding.rule === 'versionRemoval',
+    )!;
+    expect(known.message).toBe('version v1beta1 removed: its clients get 404');
   });
 });

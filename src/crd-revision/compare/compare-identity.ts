@@ -1,6 +1,6 @@
 import { jsonEqual } from '../../contract/values/json-equal.ts';
 import { isPlainObject } from '../../contract/values/kube-object.ts';
-import { describeValue } from '../../contract/values/describe-value.ts';
+import { describeChange } from '../../contract/values/describe-value.ts';
 import { changeAt } from '../change.ts';
 import type { CrdView } from '../crd-view.ts';
 import type { Change } from '../finding.ts';
@@ -11,7 +11,7 @@ export function compareIdentity(old: CrdView, now: CrdView): Change[] {
   const changes: Change[] = [];
   if (!jsonEqual(old.scope, now.scope))
     changes.push(
-      changeAt({}, 'scope', `scope ${describeValue(old.scope)} → ${describeValue(now.scope)}`, {
+      changeAt({}, 'scope', `scope ${describeChange(old.scope, now.scope)}`, {
         old: old.scope,
         new: now.scope,
       }),
@@ -26,7 +26,7 @@ export function compareIdentity(old: CrdView, now: CrdView): Change[] {
     const [a, b] = [effectiveName(old, key), effectiveName(now, key)];
     if (!jsonEqual(a, b))
       changes.push(
-        changeAt({}, rule, `spec.names.${key} ${describeValue(a)} → ${describeValue(b)}`, {
+        changeAt({}, rule, `spec.names.${key} ${describeChange(a, b)}`, {
           old: a,
           new: b,
         }),
@@ -75,20 +75,22 @@ function compareConversion(old: CrdView, now: CrdView): Change[] {
   const strategy = (view: CrdView) => view.conversion.strategy ?? 'None';
   const [a, b] = [strategy(old), strategy(now)];
   if (a === 'Webhook' && b !== 'Webhook')
-    return [
-      changeAt(
-        {},
-        'conversionWebhookRemoved',
-        `conversion strategy ${describeValue(a)} → ${describeValue(b)}: objects are relabelled between versions, not converted`,
-        { old: a, new: b },
-      ),
-    ];
+    return versionsInPlay(old, now) < 2
+      ? []
+      : [
+          changeAt(
+            {},
+            'conversionWebhookRemoved',
+            `conversion strategy ${describeChange(a, b)}: objects are relabelled between versions, not converted`,
+            { old: a, new: b },
+          ),
+        ];
   if (a !== 'Webhook' && b === 'Webhook')
     return [
       changeAt(
         {},
         'conversionWebhookAdded',
-        `conversion strategy ${describeValue(a)} → ${describeValue(b)}: reads in another version than the stored one need the webhook`,
+        `conversion strategy ${describeChange(a, b)}: reads in another version than the stored one need the webhook`,
         { old: a, new: b },
       ),
     ];
@@ -103,6 +105,16 @@ function compareConversion(old: CrdView, now: CrdView): Change[] {
     ];
   }
   return [];
+}
+
+/**
+ * How many of the new revision's versions an object can be in or be read in: those it serves, and those objects may
+ * be stored in (status.storedVersions, the old storage version). With one, nothing is ever converted, and the
+ * conversion strategy decides nothing.
+ */
+function versionsInPlay(old: CrdView, now: CrdView): number {
+  const stored = new Set([...old.storedVersions, ...old.versions.filter((v) => v.storage).map((v) => v.name)]);
+  return now.versions.filter((version) => version.served || stored.has(version.name)).length;
 }
 
 /** The caBundle rotates with the webhook's certificates (cert-manager or crdgate injects it): no revision's business. */

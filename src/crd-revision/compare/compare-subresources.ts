@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../contract/values/kube-object.ts';
-import { describeValue } from '../../contract/values/describe-value.ts';
+import { describeChange, describeValue } from '../../contract/values/describe-value.ts';
 import { changeAt } from '../change.ts';
 import type { CrdVersionView } from '../crd-view.ts';
 import type { Change } from '../finding.ts';
@@ -70,7 +70,7 @@ function compareScale(a: CrdVersionView, b: CrdVersionView): Change[] {
         changeAt(
           where,
           'scaleReplicasPathChanged',
-          `scale ${key} ${describeValue(before[key])} → ${describeValue(after[key])}: /scale reads and writes another field than the one objects hold their replicas in`,
+          `scale ${key} ${describeChange(before[key], after[key])}: /scale reads and writes another field than the one objects hold their replicas in`,
           { old: before[key], new: after[key] },
         ),
       );
@@ -90,7 +90,7 @@ function compareScale(a: CrdVersionView, b: CrdVersionView): Change[] {
       : changeAt(
           where,
           'scaleLabelSelectorPathChanged',
-          `scale labelSelectorPath ${describeValue(selectorA)} → ${describeValue(selectorB)}: autoscalers select other pods, or none`,
+          `scale labelSelectorPath ${describeChange(selectorA, selectorB)}: autoscalers select other pods, or none`,
           values,
         ),
   );

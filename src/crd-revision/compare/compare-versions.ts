@@ -26,7 +26,7 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
               'storedVersionRemoval',
               `version ${a.name} removed while objects may be stored in it: run crdgate migrate and trim status.storedVersions first`,
             )
-          : changeAt(where, 'versionRemoval', `version ${a.name} removed`),
+          : changeAt(where, a.served ? 'versionRemoval' : 'unservedVersionRemoval', versionRemoved(old, a)),
       );
       continue;
     }
@@ -62,6 +62,23 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
     );
   }
   return changes;
+}
+
+/**
+ * A version removed that the old revision does not store in: its clients (if it was served) get 404; and where
+ * status.storedVersions is not known (a CRD in a file), an earlier revision may have stored objects in it, which
+ * the API server holds to until they are migrated: it may refuse the update, and how to find out. Of a version
+ * that was not served, that risk is all there is (unservedVersionRemoval, a warning).
+ */
+function versionRemoved(old: CrdView, version: CrdVersionView): string {
+  const clients = version.served ? ': its clients get 404' : '';
+  if (old.storedVersions.length > 0) return `version ${version.name} removed${clients}`;
+  const crd = old.name === '' ? 'CRD' : `crd ${old.name}`;
+  return (
+    `version ${version.name} removed${clients}; status.storedVersions is not known here: if an earlier revision ` +
+    `stored objects in ${version.name}, the API server refuses this update until they are migrated; find out with ` +
+    `--from-cluster, or \`kubectl get ${crd} -o jsonpath='{.status.storedVersions}'\``
+  );
 }
 
 /** Printer columns are matched by name, as kubectl shows them (of two of one name, which the API server refuses, the first). */

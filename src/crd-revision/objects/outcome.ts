@@ -4,8 +4,8 @@ import type { KubeObject } from '../../contract/values/kube-object.ts';
 /**
  * What the API server does with one stored object once a CRD revision is applied. One shape for both sides of
  * the proof: `crdgate check` predicts it offline, and the differential test observes it on a real kube-apiserver
- * (GET in every served version, PUT back unchanged, PUT with a label added, delete and create again), so that the
- * two compare object for object.
+ * (GET in every served version, PUT back unchanged, PUT with a label added, the operator's status write, a spec
+ * write, delete and create again), so that the two compare object for object.
  */
 export interface StoredObjectOutcome {
   object: StoredObjectRef;
@@ -15,6 +15,14 @@ export interface StoredObjectOutcome {
   unchangedWrite: WriteOutcome;
   /** The same PUT with one label added: a write that changes the object but not a field the schema judges. */
   labelWrite: WriteOutcome;
+  /**
+   * The operator's own status write: the GET's answer with one status field changed (withOneFieldChanged), PUT to
+   * the status subresource (to the object where the version has none). Absent when the object has no status value
+   * such a write could change.
+   */
+  statusWrite?: WriteOutcome;
+  /** A user's spec write: the same, with one spec field unrelated to the revision changed, PUT to the object. */
+  specWrite?: WriteOutcome;
   /** Deleted, then created again from what the GET answered (a GitOps re-sync from nothing, a restore). */
   recreate: WriteOutcome;
 }

@@ -2,6 +2,7 @@ import { judge, readAsStored } from '../../api-server-engine/engine.ts';
 import { inKeyOrderOf } from '../../api-server-engine/key-order.ts';
 import { isPlainObject, splitApiVersion, type KubeObject } from '../../contract/values/kube-object.ts';
 import type { ReadOutcome, StoredObjectOutcome, StoredObjectRef, WriteOutcome } from './outcome.ts';
+import { withOneFieldChanged, withValueAt, type OneFieldChange } from './one-field-changed.ts';
 import { readStoredObject, ConversionUnknownError, type ObjectConverter, type RawRead } from './read-stored-object.ts';
 import { refusalOf } from './refusal-of.ts';
 import type { CrdRevisionUnderTest, RevisionSide } from './revision-under-test.ts';
@@ -35,6 +36,9 @@ export { ConversionUnknownError };
  *   answers 404);
  * - `unchangedWrite`: a PUT in the new storage version of what the GET there answered, an UPDATE whose old object
  *   is that same read, so that ratcheting spares what did not change; `labelWrite` the same with one label added;
+ *   `statusWrite` with one status field changed, through the status subresource where the version has one, and
+ *   `specWrite` with one spec field the revision leaves alone changed (withOneFieldChanged; absent where the object
+ *   holds no such field);
  * - `recreate`: a CREATE in the new storage version of that read stripped as a restore or a GitOps re-sync sends
  *   it (asRecreated: name, namespace, labels and annotations kept; status and server-set metadata left out);
  * - a written object's `stored` is what the API server answers: read back from storage (pruned and defaulted).
@@ -70,8 +74,79 @@ export function predictStoredObject(
       object: withLabel(read, label),
       oldObject: read,
     })),
+    ...oneFieldWrites(revision, side, storage, inStorage),
     recreate: write(side, inStorage, (read) => ({ operation: 'CREATE', object: asRecreated(read) })),
   };
+}
+
+/** The status write and the spec write, where the object holds a field each can change. */
+function oneFieldWrites(
+  revision: CrdRevisionUnderTest,
+  side: RevisionSide,
+  storage: string,
+  inStorage: RawRead,
+): Pick<StoredObjectOutcome, 'statusWrite' | 'specWrite'> {
+  if ('refused' in inStorage) return {};
+  const writes: Pick<StoredObjectOutcome, 'statusWrite' | 'specWrite'> = {};
+  for (const [key, under] of [
+    ['statusWrite', 'status'],
+    ['specWrite', 'spec'],
+  ] as const) {
+    const changed = oneFieldChangeOf(revision, side, storage, inStorage.object, under);
+    if (changed !== undefined) writes[key] = oneFieldWrite(side, storage, inStorage, changed.object, under);
+  }
+  return writes;
+}
+
+/** The change the status write (`status`) or the spec write (`spec`) makes to the object read in `storage`. */
+export function oneFieldChangeOf(
+  revision: CrdRevisionUnderTest,
+  side: RevisionSide,
+  storage: string,
+  read: KubeObject,
+  under: 'status' | 'spec',
+): OneFieldChange | undefined {
+  const version = side.crd.versions.find((candidate) => candidate.name === storage);
+  return withOneFieldChanged(read, version?.schema, under, revision.changedPaths);
+}
+
+/**
+ * `changed` written over the object read in `storage`: a status write goes through the status subresource where
+ * the version has one.
+ */
+function oneFieldWrite(
+  side: RevisionSide,
+  storage: string,
+  inStorage: RawRead,
+  changed: KubeObject,
+  under: 'status' | 'spec',
+): WriteOutcome {
+  const viaStatus = side.crd.versions.find((candidate) => candidate.name === storage)?.subresources.status;
+  return write(side, inStorage, (read) => ({
+    operation: 'UPDATE',
+    object: changed,
+    oldObject: read,
+    ...(under === 'status' && viaStatus !== undefined ? { subresource: 'status' as const } : {}),
+  }));
+}
+
+/**
+ * The same change (the same field set to the same value) written under the old revision, in its storage version:
+ * whether the write was the revision's to refuse. Undefined when the old revision's read has no such field.
+ */
+export function oneFieldWriteUnderOld(
+  revision: CrdRevisionUnderTest,
+  object: KubeObject,
+  change: OneFieldChange,
+  under: 'status' | 'spec',
+  convert?: ObjectConverter,
+): WriteOutcome | undefined {
+  const storage = revision.old.storage;
+  if (storage === undefined) return undefined;
+  const read = readStoredObject(revision.old, asStoredUnderOld(revision.old, object, convert), storage, convert);
+  if ('refused' in read) return undefined;
+  const changed = withValueAt(read.object, change.segments, change.new);
+  return changed === undefined ? undefined : oneFieldWrite(revision.old, storage, read, changed, under);
 }
 
 /**
@@ -120,7 +195,12 @@ function readUnderOld(old: RevisionSide, given: KubeObject, convert: ObjectConve
   return convert(read.object, storage);
 }
 
-type WriteRequest = { operation: 'CREATE' | 'UPDATE'; object: KubeObject; oldObject?: KubeObject };
+type WriteRequest = {
+  operation: 'CREATE' | 'UPDATE';
+  object: KubeObject;
+  oldObject?: KubeObject;
+  subresource?: 'status';
+};
 
 function write(side: RevisionSide, inStorage: RawRead, request: (read: KubeObject) => WriteRequest): WriteOutcome {
   if ('refused' in inStorage) return { allowed: false, refused: inStorage.refused };

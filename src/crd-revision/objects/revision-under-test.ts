@@ -8,6 +8,7 @@ import {
 import type { FieldError } from '../../contract/values/field-error.ts';
 import { isPlainObject } from '../../contract/values/kube-object.ts';
 import { viewCrd, type CrdView } from '../crd-view.ts';
+import { revisionChangedPaths } from './one-field-changed.ts';
 import type { Refusal } from './outcome.ts';
 
 /**
@@ -51,6 +52,8 @@ export interface CrdRevisionUnderTest {
    * old storage version always is) is missing from it. The old revision then goes on serving.
    */
   updateRefusal?: Refusal;
+  /** The fields whose rules the revision changes (revisionChangedPaths): what a spec or status write leaves alone. */
+  changedPaths: string[];
 }
 
 export interface RevisionOptions {
@@ -89,6 +92,7 @@ export function prepareCrdRevision(
     new: now,
     storedVersions,
     storedVersionsKnown,
+    changedPaths: revisionChangedPaths(oldCrd, newCrd),
     ...(causes.length > 0 ? { updateRefusal: { code: 422, causes } } : {}),
   };
 }

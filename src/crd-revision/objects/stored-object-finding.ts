@@ -17,6 +17,10 @@ export interface StoredObjectFinding {
   path?: string;
   old?: unknown;
   new?: unknown;
+  /** For a value the revision refuses: the keyword or rule that refuses it (enum, required, x-kubernetes-validations...). */
+  keyword?: string;
+  /** For a value the revision refuses: what a write must change to be refused (ratcheting spares the rest). */
+  unit?: string;
   message: string;
 }
 

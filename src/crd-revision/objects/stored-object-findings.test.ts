@@ -24,15 +24,24 @@ describe('storedObjectFindings', () => {
     expect(pinned(findingsOf('ann'))).toEqual([
       { rule: 'fieldDroppedOnRead', path: 'spec.spamFilter', version: 'v1', old: true, new: undefined },
       { rule: 'defaultAddedOnRead', path: 'spec.retentionDays', version: 'v1', old: undefined, new: 30 },
+      // The new maximum of 50 refuses the 80 it holds: spared by every write that leaves it, not by a create.
+      { rule: 'valueInvalid', path: 'spec.quota', version: 'v1', old: 80, new: undefined },
       { rule: 'recreateRefused', path: 'spec.quota', version: undefined, old: undefined, new: undefined },
     ]);
+    const quota = findingsOf('ann').find((finding) => finding.rule === 'valueInvalid')!;
+    expect(quota).toMatchObject({ keyword: 'maximum', unit: 'spec.quota', severity: 'error' });
+    expect(quota.message).toContain('writes that change spec.quota are refused');
   });
 
   it('names every write refused, and the version its clients read it in going away', () => {
     expect(findingsOf('bob').map((finding) => finding.rule)).toEqual([
       'defaultAddedOnRead',
+      // tier "legacy" is out of the new enum; owner "Bob" breaks the new lowercase rule, which an enum fault keeps
+      // the API server from checking on a create, but which every update meets (nothing ratchets it).
+      'valueInvalid',
       'unchangedWriteRefused',
       'labelWriteRefused',
+      'specWriteRefused',
       'recreateRefused',
     ]);
     const carol = findingsOf('carol');

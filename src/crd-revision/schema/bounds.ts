@@ -1,4 +1,4 @@
-import { describeValue } from '../../contract/values/describe-value.ts';
+import { describeChange } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 import type { CrdRevisionRule } from '../rules.ts';
@@ -38,7 +38,7 @@ export function compareBounds(old: Schema, now: Schema, where: Where): Change[] 
   // A new multipleOf may refuse stored values, unless it divides the old one (every multiple of 10 is one of 5).
   if (b !== undefined && a !== b && !(a !== undefined && b !== 0 && Number.isInteger(a / b))) {
     changes.push(
-      changeAt(where, 'multipleOf', `${fieldName(where)}: multipleOf ${describeValue(a)} → ${b}`, {
+      changeAt(where, 'multipleOf', `${fieldName(where)}: multipleOf ${describeChange(a, b)}`, {
         old: a,
         new: b,
       }),

@@ -1,6 +1,6 @@
 import { jsonEqual } from '../../contract/values/json-equal.ts';
 import { isPlainObject } from '../../contract/values/kube-object.ts';
-import { describeText } from '../../contract/values/describe-value.ts';
+import { describeText, describeTextPair } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 
@@ -66,7 +66,10 @@ function ruleChange(
   const what = {
     validationRuleAdded: () => `${kindOfRule} ${shown(now!)} added${transition ? ' (it judges updates only)' : ''}`,
     validationRuleRemoved: () => `${kindOfRule} ${shown(old!)} removed`,
-    validationRuleChanged: () => `${kindOfRule} ${shown(old!)} → ${shown(now!)}`,
+    validationRuleChanged: () => {
+      const [a, b] = describeTextPair(old!.rule, now!.rule, 120);
+      return `${kindOfRule} "${a}" → "${b}"`;
+    },
     validationRuleMessageChanged: () => `${kindOfRule} ${shown(now!)}: message, reason or fieldPath changed`,
   }[kind]();
   return { ...changeAt(where, kind, `${fieldName(where)}: ${what}`, { old, new: now }), transition };

@@ -35,3 +35,21 @@ export function schemasAtPath(root: unknown, path: string): Record<string, unkno
   }
   return nodes;
 }
+
+/**
+ * An object's field path as a schema path: every index and map key (`spec.ports[0]`, `spec.labels[app]`) as `[*]`,
+ * so that what happens to one object's field can be matched with the rule about that field.
+ */
+export function asSchemaPath(fieldPath: string): string {
+  return fieldPath.replace(/\[[^\]]*\]/g, anyElement);
+}
+
+/** Whether the field at `path` is the one at `ancestor` or below it ('' is the root, above everything). */
+export function isAtOrUnder(path: string, ancestor: string): boolean {
+  return ancestor === '' || path === ancestor || path.startsWith(`${ancestor}.`) || path.startsWith(`${ancestor}[`);
+}
+
+/** Whether one of two schema paths is at or below the other: a finding about one is about the other. */
+export function pathsMeet(a: string, b: string): boolean {
+  return isAtOrUnder(a, b) || isAtOrUnder(b, a);
+}

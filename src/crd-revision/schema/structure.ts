@@ -1,5 +1,5 @@
 import { jsonEqual } from '../../contract/values/json-equal.ts';
-import { describeValue } from '../../contract/values/describe-value.ts';
+import { describeChange } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 
@@ -18,12 +18,10 @@ export function compareListAndMapTypes(old: Schema, now: Schema, where: Where): 
   const [listA, listB] = [listType(old), listType(now)];
   if (!jsonEqual(listA, listB))
     changes.push(
-      changeAt(
-        where,
-        'listType',
-        `${fieldName(where)}: x-kubernetes-list-type ${describeValue(listA)} → ${describeValue(listB)}`,
-        { old: listA, new: listB },
-      ),
+      changeAt(where, 'listType', `${fieldName(where)}: x-kubernetes-list-type ${describeChange(listA, listB)}`, {
+        old: listA,
+        new: listB,
+      }),
     );
   const [keysA, keysB] = [old['x-kubernetes-list-map-keys'], now['x-kubernetes-list-map-keys']];
   // Only a map list has keys; a list-type change already says what changed for one that became or stopped being one.
@@ -32,7 +30,7 @@ export function compareListAndMapTypes(old: Schema, now: Schema, where: Where): 
       changeAt(
         where,
         'listMapKeys',
-        `${fieldName(where)}: x-kubernetes-list-map-keys ${describeValue(keysA ?? [])} → ${describeValue(keysB ?? [])}`,
+        `${fieldName(where)}: x-kubernetes-list-map-keys ${describeChange(keysA ?? [], keysB ?? [])}`,
         { old: keysA, new: keysB },
       ),
     );
@@ -43,12 +41,10 @@ export function compareListAndMapTypes(old: Schema, now: Schema, where: Where): 
   const [mapA, mapB] = [mapType(old), mapType(now)];
   if (!jsonEqual(mapA, mapB))
     changes.push(
-      changeAt(
-        where,
-        'mapType',
-        `${fieldName(where)}: x-kubernetes-map-type ${describeValue(mapA)} → ${describeValue(mapB)}`,
-        { old: mapA, new: mapB },
-      ),
+      changeAt(where, 'mapType', `${fieldName(where)}: x-kubernetes-map-type ${describeChange(mapA, mapB)}`, {
+        old: mapA,
+        new: mapB,
+      }),
     );
   return changes;
 }

@@ -1,5 +1,5 @@
 import { jsonEqual } from '../../contract/values/json-equal.ts';
-import { describeValue } from '../../contract/values/describe-value.ts';
+import { describeChange, describeItems, describeValue } from '../../contract/values/describe-value.ts';
 import { changeAt, fieldName, type Where } from '../change.ts';
 import type { Change } from '../finding.ts';
 
@@ -16,7 +16,10 @@ export function compareType(old: Schema, now: Schema, where: Where): Change[] {
   const [a, b] = [effectiveType(old), effectiveType(now)];
   if (jsonEqual(a, b)) return [];
   return [
-    changeAt(where, 'type', `${fieldName(where)}: type ${describeValue(a)} → ${describeValue(b)}`, { old: a, new: b }),
+    changeAt(where, 'type', `${fieldName(where)}: type ${describeChange(a, b)}`, {
+      old: a,
+      new: b,
+    }),
   ];
 }
 
@@ -26,17 +29,17 @@ export function compareEnum(old: Schema, now: Schema, where: Where): Change[] {
   const b = Array.isArray(now.enum) ? now.enum : undefined;
   if (b === undefined) return [];
   if (a === undefined)
-    return [changeAt(where, 'enum', `${fieldName(where)}: an enum was added (${describeValue(b)})`, { new: b })];
+    return [changeAt(where, 'enum', `${fieldName(where)}: an enum was added (${describeItems(b)})`, { new: b })];
   const removed = a.filter((value) => !b.some((other) => jsonEqual(value, other)));
   const added = b.filter((value) => !a.some((other) => jsonEqual(value, other)));
   const changes: Change[] = [];
   if (removed.length > 0)
     changes.push(
-      changeAt(where, 'enum', `${fieldName(where)}: enum values removed: ${describeValue(removed)}`, { old: removed }),
+      changeAt(where, 'enum', `${fieldName(where)}: enum values removed: ${describeItems(removed)}`, { old: removed }),
     );
   if (added.length > 0)
     changes.push(
-      changeAt(where, 'enumValueAdded', `${fieldName(where)}: enum values added: ${describeValue(added)}`, {
+      changeAt(where, 'enumValueAdded', `${fieldName(where)}: enum values added: ${describeItems(added)}`, {
         new: added,
       }),
     );
@@ -60,7 +63,7 @@ export function compareDefault(old: Schema, now: Schema, where: Where): Change[]
     changeAt(
       where,
       'defaultChanged',
-      `${fieldName(where)}: default ${describeValue(old.default)} → ${describeValue(now.default)}`,
+      `${fieldName(where)}: default ${describeChange(old.default, now.default)}`,
       values,
     ),
   ];
@@ -82,8 +85,7 @@ export function comparePattern(old: Schema, now: Schema, where: Where): Change[]
   const values = { old: a, new: b };
   if (b === undefined)
     return [changeAt(where, 'patternRemoved', `${fieldName(where)}: pattern ${describeValue(a)} removed`, values)];
-  const verb =
-    a === undefined ? `pattern ${describeValue(b)} added` : `pattern ${describeValue(a)} → ${describeValue(b)}`;
+  const verb = a === undefined ? `pattern ${describeValue(b)} added` : `pattern ${describeChange(a, b)}`;
   return [changeAt(where, 'pattern', `${fieldName(where)}: ${verb}`, values)];
 }
 
@@ -93,7 +95,6 @@ export function compareFormat(old: Schema, now: Schema, where: Where): Change[] 
     typeof schema.format === 'string' && schema.format !== '' ? schema.format : undefined;
   const [a, b] = [text(old), text(now)];
   if (a === b || b === undefined) return [];
-  const verb =
-    a === undefined ? `format ${describeValue(b)} added` : `format ${describeValue(a)} → ${describeValue(b)}`;
+  const verb = a === undefined ? `format ${describeValue(b)} added` : `format ${describeChange(a, b)}`;
   return [changeAt(where, 'format', `${fieldName(where)}: ${verb}`, { old: a, new: b })];
 }

@@ -8,15 +8,24 @@ import { storedDifferences } from '../differential/compare.ts';
 
 /** One observation of one object where the API server and the prediction answered differently. */
 export interface OutcomeDifference {
-  /** `GET v1`, `PUT unchanged`, `PUT with a label`, `delete and create`. */
+  /** `GET v1`, `PUT unchanged`, `PUT with a label`, `PUT one status value`, `PUT one spec value`, `delete and create`. */
   observation: string;
   apiServer: string;
   prediction: string;
 }
 
-/** The observations an outcome holds: a GET per version, and the three writes. */
+/** Each write an outcome records, by the name of its observation. */
+export const writeObservations = [
+  ['PUT unchanged', 'unchangedWrite'],
+  ['PUT with a label', 'labelWrite'],
+  ['PUT one status value', 'statusWrite'],
+  ['PUT one spec value', 'specWrite'],
+  ['delete and create', 'recreate'],
+] as const;
+
+/** The observations an outcome holds: a GET per version, and the writes (a status and a spec write where made). */
 export function observationsOf(outcome: StoredObjectOutcome): number {
-  return Object.keys(outcome.reads).length + 3;
+  return Object.keys(outcome.reads).length + 3 + (outcome.statusWrite ? 1 : 0) + (outcome.specWrite ? 1 : 0);
 }
 
 /**
@@ -33,12 +42,7 @@ export function outcomeDifferences(
     const difference = answerDifference(apiServer.reads[version], prediction.reads[version]);
     if (difference) differences.push({ observation: `GET ${version}`, ...difference });
   }
-  const writes = [
-    ['PUT unchanged', 'unchangedWrite'],
-    ['PUT with a label', 'labelWrite'],
-    ['delete and create', 'recreate'],
-  ] as const;
-  for (const [observation, key] of writes) {
+  for (const [observation, key] of writeObservations) {
     const difference = answerDifference(apiServer[key], prediction[key]);
     if (difference) differences.push({ observation, ...difference });
   }

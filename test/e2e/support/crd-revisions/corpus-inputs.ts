@@ -7,8 +7,7 @@ import type { Crd, CrdWithObjects } from './crd.ts';
 /**
  * Real CRDs from a folder given at run time (CRDGATE_CRD_CORPUS): a folder per CRD, each with `crd.yaml` and
  * `samples/*.yaml` (multi-document; documents of other kinds, or of versions the CRD does not serve, are skipped).
- * Samples are renamed `sample-N` (upstream examples share names) and put in the run's namespace; their finalizers
- * and owner references are left out, so that a delete deletes at once. A CRD whose conversion is a webhook is
+ * Samples are made ready to store by asSample, and their status left out. A CRD whose conversion is a webhook is
  * observed with conversion None (no webhook runs here), which the report says.
  */
 export async function corpusInputs(
@@ -40,28 +39,33 @@ export async function corpusInputs(
     for (const file of samples.filter((name) => /\.ya?ml$/.test(name)).sort()) {
       for (const document of await readDocuments(join(dir, folder, 'samples', file))) {
         if (document?.['kind'] !== crd.spec.names.kind || !served.has(String(document['apiVersion']))) continue;
-        const { status: _status, metadata, ...rest } = document as KubeObject;
-        const {
-          finalizers: _finalizers,
-          ownerReferences: _owners,
-          namespace: _namespace,
-          name: _name,
-          generateName: _generateName,
-          ...kept
-        } = (metadata ?? {}) as Record<string, unknown>;
-        objects.push({
-          ...rest,
-          metadata: {
-            ...kept,
-            name: `sample-${objects.length}`,
-            ...(crd.spec.scope === 'Cluster' ? {} : { namespace }),
-          },
-        } as KubeObject);
+        const { status: _status, ...withoutStatus } = document as KubeObject;
+        objects.push(asSample(withoutStatus, objects.length, crd, namespace));
       }
     }
     inputs.push({ source: folder, crd, objects });
   }
   return { inputs, notes };
+}
+
+/**
+ * An upstream example as the test stores it: named `sample-N` (examples share names), in the test's namespace for a
+ * namespaced kind, without finalizers or owner references (a delete then deletes at once) or a generateName.
+ */
+export function asSample(document: KubeObject, index: number, crd: Crd, namespace: string): KubeObject {
+  const { metadata, ...rest } = document;
+  const {
+    finalizers: _finalizers,
+    ownerReferences: _owners,
+    namespace: _namespace,
+    name: _name,
+    generateName: _generateName,
+    ...kept
+  } = (metadata ?? {}) as Record<string, unknown>;
+  return {
+    ...rest,
+    metadata: { ...kept, name: `sample-${index}`, ...(crd.spec.scope === 'Cluster' ? {} : { namespace }) },
+  } as KubeObject;
 }
 
 async function readDocuments(path: string): Promise<Array<Record<string, unknown> | null>> {

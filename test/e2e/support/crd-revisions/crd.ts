@@ -38,8 +38,18 @@ export function storageVersionOf(crd: Crd): CrdVersion {
   return version;
 }
 
-/** The CRD as it can be applied: no status, no server-set metadata. */
+/**
+ * The CRD as it can be applied: no status, no server-set metadata; its annotations kept (a CRD of a group under
+ * k8s.io must carry api-approved.kubernetes.io).
+ */
 export function applicableCrd(crd: Crd): Crd {
   const { status: _status, ...rest } = crd as Crd & { status?: unknown };
-  return { ...structuredClone(rest), metadata: { name: crd.metadata.name } };
+  const annotations = crd.metadata['annotations'];
+  return {
+    ...structuredClone(rest),
+    metadata: {
+      name: crd.metadata.name,
+      ...(annotations === undefined ? {} : { annotations: structuredClone(annotations) }),
+    },
+  };
 }

@@ -50,4 +50,23 @@ describe('generateRevisions', () => {
     expect(nullable.objects.length).toBeGreaterThan(input.objects.length);
     expect(JSON.stringify(nullable.objects.slice(input.objects.length))).toContain('null');
   });
+
+  it('gives every object a status to revise, with a status subresource, for the status kinds', () => {
+    const input = widgets(1);
+    const [narrowed] = generateRevisions(input, { kinds: ['statusEnumNarrowed'] }).revisions;
+    expect(narrowed!.objects).toHaveLength(input.objects.length);
+    for (const object of narrowed!.objects)
+      expect(object.status).toMatchObject({ revisionConditions: [{ type: 'Pending' }] });
+    for (const version of narrowed!.old.spec.versions) {
+      expect(version['subresources']).toMatchObject({ status: {} });
+      expect(nodeAt(version.schema!.openAPIV3Schema, ['status', 'revisionConditions', '[]', 'type'])?.enum).toEqual([
+        'Pending',
+        'Ready',
+      ]);
+    }
+    const [required] = generateRevisions(input, { kinds: ['statusRequiredAdded'] }).revisions;
+    expect(required!.new.spec.versions[0]!.schema!.openAPIV3Schema.properties!['status']!.required).toContain(
+      'revisionReason',
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../../../src/contract/values/kube-object.ts';
 import type { JSONSchemaProps, JSONValue } from '../../../../src/contract/schema/json-schema-props.ts';
-import type { Json } from '../differential/schema-cases.ts';
+import { minimalValue, type Json } from '../differential/schema-cases.ts';
 import { storageVersionOf, type Crd, type CrdWithObjects } from './crd.ts';
 import { allRevisionKinds, revisionKinds, type RevisionKind } from './revision-kinds.ts';
 import { eachItem, nodeAt, pathOf, ruleTexts, schemaSites, type SchemaSite } from './schema-sites.ts';
@@ -11,7 +11,8 @@ export interface CrdRevision {
   /** `SOURCE KIND`: unique within a run, and the same on every run with the same seed. */
   id: string;
   source: string;
-  kind: RevisionKind;
+  /** The kind generated; `release` for a pair of a project's releases (release-pairs.ts). */
+  kind: RevisionKind | 'release';
   /** What changed, where, from what to what: for a failure message. */
   change: string;
   old: Crd;
@@ -558,6 +559,9 @@ const makers: Record<RevisionKind, Maker> = {
       new: revised,
     };
   },
+  statusEnumNarrowed: (context) => statusRevision(context, 'enum', 'atomic'),
+  statusEnumNarrowedInListMap: (context) => statusRevision(context, 'enum', 'map'),
+  statusRequiredAdded: (context) => statusRevision(context, 'required', 'atomic'),
   optionalFieldAdded: (context) => {
     const spec = context.sites.find(
       (site) => site.steps.join('.') === 'spec' && site.schema.type === 'object' && site.schema.properties,
@@ -600,6 +604,73 @@ const makers: Record<RevisionKind, Maker> = {
     };
   },
 };
+
+/**
+ * What an operator writes into the status, added to every version's schema (with a status subresource) for a
+ * revision of the status: conditions whose type is an enum, in an atomic list or a list map keyed by type, and a
+ * reason. Every object gets a status there (its old status schema's minimal value, and a Pending condition), which
+ * the observer writes through the status subresource. The revision takes Pending out of the enum, or makes the
+ * reason required: the stored statuses no longer satisfy it, and only writes that change them meet it.
+ */
+function statusRevision(context: Context, change: 'enum' | 'required', listType: 'atomic' | 'map'): Made | string {
+  const schema = storageVersionOf(context.crd).schema?.openAPIV3Schema;
+  if (!schema) return 'no schema';
+  if (schema['x-kubernetes-preserve-unknown-fields'] && !schema.properties) return 'a schema that declares nothing';
+  const conditions = (types: string[]): JSONSchemaProps => ({
+    type: 'array',
+    ...(listType === 'map' ? { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] } : {}),
+    items: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { type: 'string', enum: types }, message: { type: 'string' } },
+    },
+  });
+  const withStatus = (types: string[], required: string[]): Crd => {
+    const copy = structuredClone(context.crd);
+    for (const version of copy.spec.versions) {
+      const root = version.schema?.openAPIV3Schema;
+      if (!root) continue;
+      const status: JSONSchemaProps = root.properties?.['status'] ?? { type: 'object' };
+      root.properties = {
+        ...(root.properties ?? {}),
+        status: {
+          ...status,
+          type: 'object',
+          ...(required.length > 0 ? { required: [...(status.required ?? []), ...required] } : {}),
+          properties: {
+            ...(status.properties ?? {}),
+            revisionConditions: conditions(types),
+            revisionReason: { type: 'string' },
+          },
+        },
+      };
+      version['subresources'] = { ...((version['subresources'] as object | undefined) ?? {}), status: {} };
+    }
+    return copy;
+  };
+  const old = withStatus(['Pending', 'Ready'], []);
+  const oldStatus = storageVersionOf(old).schema!.openAPIV3Schema.properties!['status']!;
+  const base = minimalValue({ ...oldStatus, properties: { ...oldStatus.properties } }) ?? {};
+  if (base === null || typeof base !== 'object' || Array.isArray(base))
+    return 'a status whose minimal value is no object';
+  const objects = context.objects.map((object) => ({
+    ...structuredClone(object),
+    status: { ...base, revisionConditions: [{ type: 'Pending', message: 'waiting for a node' }] },
+  })) as KubeObject[];
+  return change === 'enum'
+    ? {
+        change: `status.revisionConditions[].type: "Pending" taken out of the enum (${listType} list)`,
+        old,
+        new: withStatus(['Ready', 'Failed'], []),
+        objects,
+      }
+    : {
+        change: 'status.revisionReason made required (objects hold a status without it)',
+        old,
+        new: withStatus(['Pending', 'Ready'], ['revisionReason']),
+        objects,
+      };
+}
 
 function celRule(context: Context, transition: boolean): Made | string {
   const scalars = context.sites.filter(

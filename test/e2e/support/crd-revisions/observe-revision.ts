@@ -8,6 +8,12 @@ import type {
 } from '../../../../src/crd-revision/objects/outcome.ts';
 import { asRecreated, withoutServerSetMetadata } from '../../../../src/crd-revision/objects/server-set-metadata.ts';
 import { eventually } from '../../../../src/local-loop/eventually.ts';
+import {
+  revisionChangedPaths,
+  withOneFieldChanged,
+  withValueAt,
+  type OneFieldChange,
+} from '../../../../src/crd-revision/objects/one-field-changed.ts';
 import type { Rest, RestResponse } from '../raw-api.ts';
 import { applicableCrd, storageVersionOf, type Crd } from './crd.ts';
 import type { CrdRevision } from './generate-revisions.ts';
@@ -32,6 +38,18 @@ export interface ObserveOptions {
   label: { key: string; value: string };
   /** Requests at a time for the objects of this case. */
   parallel?: number;
+  /**
+   * The status and spec writes' changes, by object name, where another observation chose them (its revision's
+   * fields, its schema): here the same field is set to the same value, or, where the object lacks that field, the
+   * write is not made. By default each object's are chosen as crdgate's prediction chooses them.
+   */
+  oneFieldChanges?: ReadonlyMap<string, OneFieldChanges>;
+}
+
+/** The changes the status write and the spec write make to one object (absent: no such write). */
+export interface OneFieldChanges {
+  status?: Pick<OneFieldChange, 'segments' | 'new'>;
+  spec?: Pick<OneFieldChange, 'segments' | 'new'>;
 }
 
 /**
@@ -44,9 +62,11 @@ export const probeField = 'crdgateRevisionProbe';
 /**
  * Installs `revision.old` under a group of the case's own, stores its objects, applies `revision.new`, waits until
  * the API server serves it, then observes each stored object as StoredObjectOutcome has it: a GET in every version
- * either revision serves; a PUT in the new storage version of what the GET there answered, unchanged and with a
- * label added (dry runs, so each starts from the object as stored); then a real delete and a create of that
- * answer stripped as a re-sync from Git sends it. Outcomes name the CRD's own group, as the revision does. The CRD
+ * either revision serves; a PUT in the new storage version of what the GET there answered, unchanged, with a
+ * label added, with one status value changed (to .../status where the version has a status subresource) and with
+ * one spec value changed (dry runs, so each starts from the object as stored); then a real delete and a create of
+ * that answer stripped as a re-sync from Git sends it. An object given with a status has it written through the
+ * status subresource after its create, as an operator writes it. Outcomes name the CRD's own group, as the revision does. The CRD
  * is deleted at the end (its objects with it).
  */
 export async function observeRevision(
@@ -81,6 +101,20 @@ export async function observeRevision(
         notStored.push({ name, refused: refusalOf(response) });
         return undefined;
       }
+      // A create drops the status where the version has a status subresource: the operator writes it there.
+      const statusRefused = await writeStatus(
+        rest,
+        old,
+        paths,
+        versionOf(object),
+        inGroup,
+        response.body as KubeObject,
+      );
+      if (statusRefused) {
+        notStored.push({ name, refused: statusRefused });
+        await send(rest, 'DELETE', paths.object(versionOf(object), name), undefined, [200]);
+        return undefined;
+      }
       const read = await send(rest, 'GET', paths.object(oldStorage, name), undefined, [200]);
       return inOwnGroup(withoutServerSetMetadata(read.body as KubeObject), revision.old.spec.group);
     });
@@ -111,6 +145,9 @@ export async function observeRevision(
       ),
     ];
     const newStorage = storageVersionOf(serving).name;
+    const newSchema = storageVersionOf(serving).schema?.openAPIV3Schema;
+    const statusSubresource = storageVersionOf(serving)['subresources'] as { status?: unknown } | undefined;
+    const changedPaths = revisionChangedPaths(revision.old, revision.new);
     const outcomes = await inParallel(stored, parallel, async (object): Promise<StoredObjectOutcome> => {
       const name = String(object.metadata?.name);
       const reads: Record<string, ReadOutcome> = {};
@@ -156,14 +193,65 @@ export async function observeRevision(
         withLabel(answered, options.label),
         200,
       );
+      // The operator's status write and a user's spec write, each changing the value crdgate's prediction changes.
+      const oneFieldWrites: Pick<StoredObjectOutcome, 'statusWrite' | 'specWrite'> = {};
+      const given = options.oneFieldChanges?.get(name);
+      const changeOf = (under: 'status' | 'spec') => {
+        if (!options.oneFieldChanges) return withOneFieldChanged(answered, newSchema, under, changedPaths)?.object;
+        const change = given?.[under];
+        return change && withValueAt(answered, change.segments, change.new);
+      };
+      const statusChange = changeOf('status');
+      if (statusChange) {
+        const viaStatus = statusSubresource?.status !== undefined ? '/status' : '';
+        oneFieldWrites.statusWrite = await write(
+          'PUT',
+          `${paths.object(newStorage, name)}${viaStatus}?dryRun=All`,
+          statusChange,
+          200,
+        );
+      }
+      const specChange = changeOf('spec');
+      if (specChange)
+        oneFieldWrites.specWrite = await write('PUT', `${paths.object(newStorage, name)}?dryRun=All`, specChange, 200);
       await send(rest, 'DELETE', paths.object(newStorage, name), undefined, [200]);
       const recreate = await write('POST', paths.collection(newStorage), asRecreated(answered), 201);
-      return { object: refOf(object), reads, unchangedWrite, labelWrite, recreate };
+      return { object: refOf(object), reads, unchangedWrite, labelWrite, ...oneFieldWrites, recreate };
     });
     return { revision, stored, notStored, ...(revisionRefused ? { revisionRefused } : {}), outcomes };
   } finally {
     await send(rest, 'DELETE', crdPath, undefined, [200, 404]);
   }
+}
+
+/**
+ * The object's status, written as its operator writes it (PUT .../status) where the version it was created in has a
+ * status subresource (the create dropped it); the refusal when the API server refuses it.
+ */
+async function writeStatus(
+  rest: Rest,
+  crd: Crd,
+  paths: ObjectPaths,
+  version: string,
+  object: KubeObject,
+  created: KubeObject,
+): Promise<Refusal | undefined> {
+  const subresources = crd.spec.versions.find((candidate) => candidate.name === version)?.['subresources'] as
+    { status?: unknown } | undefined;
+  if (object.status === undefined || subresources?.status === undefined) return undefined;
+  // Right after the CRD is served, its status subresource may answer 503 a moment longer: tried again.
+  const response = await eventually(
+    `the status of ${String(created.metadata?.name)} to be written`,
+    async () => {
+      const answer = await rest.send('PUT', `${paths.object(version, String(created.metadata?.name))}/status`, {
+        ...created,
+        status: object.status,
+      });
+      return answer.status === 503 ? undefined : answer;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  return response.status === 200 ? undefined : refusalOf(response);
 }
 
 interface ObjectPaths {
@@ -200,10 +288,21 @@ async function newRevisionServed(rest: Rest, revised: Crd, paths: ObjectPaths, n
   );
 }
 
+/** The CRD in a group of its own; a schema that holds apiVersion to the group's (an enum of it) follows. */
 function renamed(crd: Crd, group: string): Crd {
   const copy = applicableCrd(crd);
+  const before = copy.spec.group;
   copy.spec.group = group;
   copy.metadata.name = `${crd.spec.names.plural}.${group}`;
+  for (const version of copy.spec.versions) {
+    const apiVersion = version.schema?.openAPIV3Schema.properties?.['apiVersion'];
+    if (apiVersion?.enum)
+      apiVersion.enum = apiVersion.enum.map((value) =>
+        typeof value === 'string' && value.startsWith(`${before}/`)
+          ? `${group}/${value.slice(before.length + 1)}`
+          : value,
+      );
+  }
   return copy;
 }
 

@@ -31,7 +31,12 @@ export interface DifferentialTally {
   notStored: number;
   /** Revisions the prediction could not be made for at all (the engine failed on a CRD): the test fails on any. */
   predictionFailures: Array<{ revision: string; change: string; error: string }>;
-  byKind: Map<RevisionKind, { revisions: number; objects: number; observations: number; agreedObservations: number }>;
+  byKind: Map<
+    RevisionKind | 'release',
+    { revisions: number; objects: number; observations: number; agreedObservations: number }
+  >;
+  /** The status and spec writes the API server was observed with, and how many of each it refused. */
+  oneFieldWrites: { status: number; statusRefused: number; spec: number; specRefused: number };
   differences: Difference[];
 }
 
@@ -51,6 +56,7 @@ export function predictAndCompare(observations: readonly RevisionObservation[]):
     notStored: 0,
     predictionFailures: [],
     byKind: new Map(),
+    oneFieldWrites: { status: 0, statusRefused: 0, spec: 0, specRefused: 0 },
     differences: [],
   };
   for (const { revision, stored, notStored, revisionRefused, outcomes } of observations) {
@@ -98,6 +104,15 @@ export function predictAndCompare(observations: readonly RevisionObservation[]):
         return;
       }
       const count = observationsOf(observed);
+      const writes = tally.oneFieldWrites;
+      if (observed.statusWrite) {
+        writes.status += 1;
+        if (!observed.statusWrite.allowed) writes.statusRefused += 1;
+      }
+      if (observed.specWrite) {
+        writes.spec += 1;
+        if (!observed.specWrite.allowed) writes.specRefused += 1;
+      }
       const differences = outcomeDifferences(observed, predicted);
       tally.objects += 1;
       tally.observations += count;
@@ -133,6 +148,7 @@ export function describeTally(what: string, tally: DifferentialTally): string {
   const lines = [
     `${what}: ${n(tally.revisions)} revisions; ${n(tally.agreedObjects)} of ${n(tally.objects)} objects, ${n(tally.agreedObservations)} of ${n(tally.observations)} observations as predicted` +
       `; ${n(tally.unseen.length)} objects the prediction says it cannot see (counted apart); ${n(tally.notStored)} objects the old revision refused to store`,
+    `  status writes ${n(tally.oneFieldWrites.status)} (${n(tally.oneFieldWrites.statusRefused)} refused), spec writes ${n(tally.oneFieldWrites.spec)} (${n(tally.oneFieldWrites.specRefused)} refused)`,
     ...[...tally.byKind].map(
       ([kind, entry]) =>
         `  ${kind}: ${entry.revisions} revisions, ${entry.objects} objects, ${entry.agreedObservations} of ${entry.observations} observations`,

@@ -24,6 +24,9 @@ export const revisionKinds = {
   versionUnserved: { rule: 'versionUnserved', safe: false },
   versionRemoved: { rule: 'versionRemoval', safe: false },
   storageVersionMoved: { rule: 'storageVersionChanged', safe: false },
+  statusEnumNarrowed: { rule: 'enum', safe: false },
+  statusEnumNarrowedInListMap: { rule: 'enum', safe: false },
+  statusRequiredAdded: { rule: 'required', safe: false },
   optionalFieldAdded: { rule: undefined, safe: true },
   boundLoosened: { rule: undefined, safe: true },
 } as const satisfies Record<string, { rule: CrdRevisionRule | undefined; safe: boolean }>;
