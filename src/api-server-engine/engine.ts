@@ -357,7 +357,10 @@ export function readAsStored(crd: EngineCrd, object: unknown): Judgement {
  * a write that changes those fields meets; a write that leaves them as they are is spared by ratcheting.
  */
 export function judgeAsItStands(crd: EngineCrd, object: unknown): Judgement {
-  return judge(crd, { operation: 'CREATE', object, asItStands: true });
+  const judged = judge(crd, { operation: 'CREATE', object, asItStands: true });
+  // The schema's walk of an object's properties follows Go's map order, which changes from run to run: a stored
+  // object's findings are listed by field, so that a report and its tests read the same every time.
+  return { ...judged, causes: [...judged.causes].sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0)) };
 }
 
 function toFieldError(problem: RawProblem): FieldError {
