@@ -70,7 +70,7 @@ describe('what a command loads', () => {
     const modules = commandModules(files);
     expect(modules).toContain('serve/serve');
     expect(new Set(modules.filter((name) => !name.startsWith('serve/')))).toEqual(
-      new Set(['command', 'contracts', 'system-error']),
+      new Set(['command', 'contracts', 'parent-exit', 'system-error']),
     );
   });
 
