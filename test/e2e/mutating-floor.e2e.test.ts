@@ -143,7 +143,7 @@ describe.skipIf(!controlPlane)(
       install = await renderGeoDatabaseInstall(cp, installName, namespace);
       ({ tree, gate } = install);
       expect(install.stderr).toContain(
-        'policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, and sets 5 of 5 defaults\n',
+        'policy floor for GeoDatabase: the API server enforces 16 of 16 change kinds and 1 of 1 deletion rules, refuses unseen changes of 1 of 6 fields an older version cannot show, and sets 5 of 5 defaults\n',
       );
     });
 
