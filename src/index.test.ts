@@ -21,6 +21,7 @@ describe("crdgate's public modules", () => {
         'defineContract',
         'derivedDefault',
         'fieldClassifier',
+        'fieldDeletionRule',
         'fieldError',
         'formatBinaryQuantity',
         'formatFieldError',

@@ -3,7 +3,6 @@
 // quantities and release versions. Everything else in src/ is internal and may change without notice.
 
 export {
-  metadataDeletionRule,
   apiVersionOf,
   type Contract,
   type ContractDefinition,
@@ -19,13 +18,19 @@ export {
   type Invariant,
   type Defaulter,
   type Defaults,
-  type DeletionRule,
-  type DeletionProtection,
   type UpdateRule,
   type UpdateInput,
   type UpdateFindings,
 } from './contract/contract-definition.ts';
 export { defineContract, ContractDefinitionError } from './contract/define-contract.ts';
+export {
+  metadataDeletionRule,
+  fieldDeletionRule,
+  type DeletionRule,
+  type DeletionProtection,
+  type AnnotationProtection,
+  type FieldProtection,
+} from './contract/deletion-rules.ts';
 export type { ContractReads } from './contract/contract-reads.ts';
 export type {
   JSONSchemaProps,

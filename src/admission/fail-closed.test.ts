@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { metadataDeletionRule } from '../contract/contract-definition.ts';
+import { metadataDeletionRule } from '../contract/deletion-rules.ts';
 import { defineContract } from '../contract/define-contract.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
 import { createContractRegistry } from '../contract/registry.ts';

@@ -1,6 +1,7 @@
 import type { ContractReads } from './contract-reads.ts';
 import type { Fsa } from './fsa/machine.ts';
-import { annotation, objectRef, type ContractObject, type KubeObject } from './values/kube-object.ts';
+import type { DeletionRule } from './deletion-rules.ts';
+import type { ContractObject, KubeObject } from './values/kube-object.ts';
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
 import type {
   Defaulter,
@@ -103,69 +104,6 @@ export type HubToSpokePaths = Readonly<Record<string, string | null>>;
 
 // `Spec` is the hub's spec as the contract's author types it. It describes objects that passed the schema; the
 // rules below also see objects that did not, so a value they compute with is checked before use (see docs/).
-
-/**
- * A reason to refuse a DELETE, decided on the object as it is stored (converted to the hub). A rule marked
- * `readsMetadataOnly` (see metadataDeletionRule) is decided even when the stored object cannot be converted, on its
- * apiVersion, kind and metadata alone, so such an object can still be deleted; any other rule then denies.
- */
-export interface DeletionRule<Spec = UntypedSpec> {
-  (object: ContractObject<Spec>): string | undefined;
-  readonly readsMetadataOnly?: boolean;
-  /** The rule as data, when it is a protection annotation: the policy compiler turns it into CEL. */
-  readonly form?: DeletionProtection;
-}
-
-/** An object is protected from deletion while it carries `annotation` with exactly `equals` as its value. */
-export interface DeletionProtection {
-  annotation: string;
-  equals: string;
-}
-
-/**
- * A deletion rule that reads only metadata (annotations, labels, names): decidable without conversion. Given a
- * `DeletionProtection` rather than a function, it is data too, and the ValidatingAdmissionPolicy crdgate renders
- * enforces it even while crdgate is down; a function is enforced by the webhook alone.
- */
-export function metadataDeletionRule(
-  rule: DeletionProtection | ((object: Pick<KubeObject, 'apiVersion' | 'kind' | 'metadata'>) => string | undefined),
-): DeletionRule {
-  if (typeof rule === 'function') {
-    // Keeps the rule's name, by which `crdgate fsa --coverage` lists it.
-    return Object.defineProperty(
-      Object.assign((object: KubeObject) => rule(object), { readsMetadataOnly: true }),
-      'name',
-      { value: rule.name },
-    );
-  }
-  const protection = { annotation: rule.annotation, equals: rule.equals };
-  return Object.assign(
-    (object: KubeObject) =>
-      annotation(object, protection.annotation) === protection.equals
-        ? deletionProtectedMessage(object, protection)
-        : undefined,
-    {
-      readsMetadataOnly: true,
-      form: protection,
-    },
-  );
-}
-
-/**
- * What a protected object's DELETE is told: what protects it and the command that lifts the protection. The
- * policy's CEL builds the same text.
- */
-export function deletionProtectedMessage(
-  object: Pick<KubeObject, 'kind' | 'metadata'>,
-  protection: DeletionProtection,
-): string {
-  const name = object.metadata?.name ?? '';
-  const namespace = object.metadata?.namespace ? ` -n ${object.metadata.namespace}` : '';
-  return (
-    `${object.kind ?? 'the object'} ${objectRef(object)} is deletion-protected; to delete it, first remove the protection: ` +
-    `kubectl annotate ${(object.kind ?? '').toLowerCase()} ${name}${namespace} ${protection.annotation}-`
-  );
-}
 
 export interface ContractDefinition<Spec = UntypedSpec> {
   identity: ContractIdentity;

@@ -330,7 +330,7 @@ describe('defineContract: the shape of every option', () => {
     );
     const rule = Object.assign(() => undefined, { form: { annotation: 'example.com/protect' } });
     expect(problemOfUntyped({ ...bucket, deletionRules: [rule] })).toContain(
-      'deletionRules[0].form.equals must be a string, got undefined',
+      'deletionRules[0].form.equals must be a string, a boolean or an integer, got undefined',
     );
   });
 

@@ -4,6 +4,7 @@ import { ownsCrd, type Contract, type ContractDefinition } from './contract-defi
 import { contractReadsProblems } from './contract-reads.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
 import { defaultsProblems } from './default-problems.ts';
+import { fieldProtectionProblems, type AnnotationProtection, type FieldProtection } from './deletion-rules.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
 import { servedKindOf } from './owner-crd-drift.ts';
 import { describeOption } from './values/option-shape.ts';
@@ -131,6 +132,7 @@ function contractProblems(value: unknown, made: boolean): string[] {
   }
   problems.push(...scaleSubresourceProblems(definition));
   problems.push(...defaultsProblems(definition));
+  problems.push(...deletionRuleProblems(definition));
   if (definition.reads !== undefined) problems.push(...contractReadsProblems(definition.reads));
   return problems;
 }
@@ -211,4 +213,21 @@ function crdOwnerProblems(definition: ContractDefinition): string[] {
         "the API server sends the CRD's kind in every object and request, so make the contract's kind equal the CRD's spec.names.kind",
     );
   return problems;
+}
+
+/** Each deletion rule's data: one form or the other, and a field protection's path against the hub's schema. */
+function deletionRuleProblems(definition: ContractDefinition): string[] {
+  const hubSchema = definition.versions.find((version) => version.name === definition.hub)?.schema;
+  return (definition.deletionRules ?? []).flatMap((rule, index) => {
+    const form = rule.form as Partial<AnnotationProtection & FieldProtection> | undefined;
+    const at = `deletionRules[${index}].form`;
+    if (form === undefined) return [];
+    if ((form.annotation === undefined) === (form.field === undefined))
+      return [`${at} must have either annotation or field, got ${form.field === undefined ? 'neither' : 'both'}`];
+    if (form.annotation !== undefined)
+      return typeof form.equals === 'string'
+        ? []
+        : [`${at}.equals must be a string for an annotation, got ${describeOption(form.equals)}`];
+    return fieldProtectionProblems(form as FieldProtection, hubSchema).map((problem) => `${at}: ${problem}`);
+  });
 }

@@ -98,8 +98,17 @@ const conversion = withFields('a conversion: { toHub, fromHub }', {
 
 const deletionRule = aFunction('a function of the stored object', {
   readsMetadataOnly: maybe(flag),
+  // Which of the two forms, and its value's type, is deletionRuleProblems' (define-contract.ts) to say.
   form: maybe(
-    withFields('an object: { annotation, equals }', { annotation: text('an annotation key'), equals: text() }),
+    withFields(
+      'an object: { annotation, equals } or { field, equals }',
+      {
+        annotation: maybe(text('an annotation key')),
+        field: maybe(text('a field path such as spec.deletionProtection')),
+        equals: either('a string, a boolean or an integer', text(), flag, integer()),
+      },
+      'none',
+    ),
   ),
 });
 

@@ -1,6 +1,26 @@
-import { ownsCrd, type Contract, type DeletionProtection } from '../contract/contract-definition.ts';
+import { apiVersionOf, ownsCrd, type Contract } from '../contract/contract-definition.ts';
+import {
+  isFieldProtection,
+  protectedMessageParts,
+  protectionName,
+  type DeletionProtection,
+} from '../contract/deletion-rules.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
-import { concat, ident, member, method, ne, optionalIndex, optionalMember, or, str } from './cel.ts';
+import {
+  concat,
+  ident,
+  isPlainFieldName,
+  literal,
+  member,
+  method,
+  ne,
+  optionalField,
+  optionalIndex,
+  optionalMember,
+  or,
+  str,
+  type Cel,
+} from './cel.ts';
 import { compileContractDefaults, type DefaultCoverage } from './compile-defaults.ts';
 import { compileHiddenFields, hiddenValuesByWebhook } from './compile-hidden-fields.ts';
 import { compileMachine, type KindCoverage, type UnclassifiedCoverage } from './compile-machine.ts';
@@ -58,9 +78,12 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
   const machine = contract.transitions === undefined ? undefined : compileMachine(contract.transitions, hubSchema);
   const deletion = (contract.deletionRules ?? []).map((rule, index) => ({
     rule,
-    name: rule.form ? `${rule.form.annotation}=${rule.form.equals}` : rule.name || `deletion rule ${index + 1}`,
+    name: rule.form ? protectionName(rule.form) : rule.name || `deletion rule ${index + 1}`,
+    notCompiled: rule.form ? protectionNotCompiled(rule.form) : 'the rule is a function of its own',
   }));
-  const protections = deletion.flatMap(({ rule }) => (rule.form ? [rule.form] : []));
+  const protections = deletion.flatMap(({ rule, notCompiled }) =>
+    rule.form && notCompiled === undefined ? [rule.form] : [],
+  );
   const hidden = compileHiddenFields(contract);
   const validations = [
     ...(machine?.validations ?? []),
@@ -78,10 +101,10 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
       ...(machine === undefined ? {} : { state: machine.state }),
       changeKinds: machine?.kinds ?? [],
       unclassified: machine?.unclassified ?? { judged: false, compiled: false, webhookOnly: [] },
-      deletionRules: deletion.map(({ rule, name }) =>
-        rule.form
+      deletionRules: deletion.map(({ name, notCompiled }) =>
+        notCompiled === undefined
           ? { rule: name, enforcedBy: 'policy' }
-          : { rule: name, enforcedBy: 'webhook', reason: 'the rule is a function of its own' },
+          : { rule: name, enforcedBy: 'webhook', reason: notCompiled },
       ),
       defaults: compileContractDefaults(contract).coverage,
       hiddenFields: hidden.coverage,
@@ -107,29 +130,53 @@ export function compileContractPolicy(contract: Contract): ContractPolicy {
 const ownCrdSchemaChecks =
   'the quantities only crdgate refuses (without digits, of more than 128 characters, or an exponent past 1000)';
 
-/** As metadataDeletionRule's protection: refused while the stored object carries the annotation with that value. */
+/** Why a protection does not compile, or undefined: a field's path through a name CEL reserves is not escaped. */
+export function protectionNotCompiled(protection: DeletionProtection): string | undefined {
+  if (!isFieldProtection(protection)) return undefined;
+  const reserved = protection.field.split('.').find((segment) => !isPlainFieldName(segment));
+  return reserved === undefined ? undefined : `its path goes through ${reserved}, a name CEL reserves`;
+}
+
+/**
+ * The protected value as the policy reads it, an absent one read as another value of its type (`orValue`), so the
+ * comparison type-checks against the schema's type and an absent field never reads as protecting; and the
+ * protecting value.
+ */
+function protectionSides(protection: DeletionProtection, oldObject: Cel): [Cel, Cel] {
+  const { equals } = protection;
+  const other =
+    typeof equals === 'boolean'
+      ? !equals
+      : typeof equals === 'number'
+        ? equals === 0
+          ? 1
+          : 0
+        : equals === ''
+          ? '-'
+          : '';
+  const value = isFieldProtection(protection)
+    ? optionalField(oldObject, protection.field.split('.'))
+    : optionalIndex(optionalMember(member(oldObject, 'metadata'), 'annotations'), str(protection.annotation));
+  return [method(value, 'orValue', literal(other)!), literal(equals)!];
+}
+
+/** As the deletion rule's form: refused while the stored object is protected, with the webhook's message. */
 function deletionValidation(contract: Contract, protection: DeletionProtection): PolicyValidation {
   const namespaced = contract.identity.scope === 'Namespaced';
-  const metadata = member(ident('oldObject'), 'metadata');
+  const oldObject = ident('oldObject');
+  const metadata = member(oldObject, 'metadata');
   const [name, namespace] = [member(metadata, 'name'), member(metadata, 'namespace')];
   const ref = namespaced ? [namespace, str('/'), name] : [name];
   const namespaceFlag = namespaced ? [str(' -n '), namespace] : [];
-  const annotation = method(
-    optionalIndex(optionalMember(metadata, 'annotations'), str(protection.annotation)),
-    'orValue',
-    str(''),
-  );
+  const { kind } = contract.identity;
+  const parts = protectedMessageParts(kind, apiVersionOf(contract, contract.hub), protection);
   return policyValidation(
-    or(ne(member(ident('request'), 'operation'), str('DELETE')), ne(annotation, str(protection.equals))),
-    concat(
-      str(`${contract.identity.kind} `),
-      ...ref,
-      str(' is deletion-protected; to delete it, first remove the protection: kubectl annotate '),
-      str(`${contract.identity.kind.toLowerCase()} `),
-      name,
-      ...namespaceFlag,
-      str(` ${protection.annotation}-`),
-    ),
-    `${contract.identity.kind} is deletion-protected; remove the annotation ${protection.annotation} first`,
+    or(ne(member(ident('request'), 'operation'), str('DELETE')), ne(...protectionSides(protection, oldObject))),
+    concat(str(`${kind} `), ...ref, str(` ${parts.before}`), name, ...namespaceFlag, str(parts.after)),
+    `${kind} is deletion-protected; ${
+      isFieldProtection(protection)
+        ? `change ${protection.field} first`
+        : `remove the annotation ${protection.annotation} first`
+    }`,
   );
 }

@@ -54,9 +54,26 @@ export function policyMessages(policy: ContractPolicy, updates: readonly PolicyU
   );
 }
 
-/** `expression` evaluated for each UPDATE, as cel.expr.Values. */
-function evaluateUpdates(expression: string, updates: readonly PolicyUpdate[]): unknown[] {
-  const expr = `cases.map(c, [c[0]].map(oldObject, [c[1]].map(object, [{"operation": dyn("UPDATE"), "requestKind": dyn({"version": c[2]})}].map(request, ${expression})[0])[0])[0])`;
+/**
+ * What the policy answers a DELETE of each stored object with (the API server gives a DELETE no `object`): the
+ * messages of the validations it fails, in order; none when it passes.
+ */
+export function policyMessagesOnDelete(policy: ContractPolicy, stored: readonly unknown[]): string[][] {
+  const messages = withVariables(
+    policy,
+    `[${policy.validations.map((validation) => validation.messageExpression).join(', ')}].filter(m, m != "")`,
+  );
+  const answers = evaluateUpdates(
+    messages,
+    stored.map((old) => ({ old, new: null })),
+    'DELETE',
+  ) as { listValue: { values?: { stringValue: string }[] } }[];
+  return answers.map((value) => (value.listValue.values ?? []).map((message) => message.stringValue));
+}
+
+/** `expression` evaluated for each UPDATE (or DELETE), as cel.expr.Values. */
+function evaluateUpdates(expression: string, updates: readonly PolicyUpdate[], operation = 'UPDATE'): unknown[] {
+  const expr = `cases.map(c, [c[0]].map(oldObject, [c[1]].map(object, [{"operation": dyn("${operation}"), "requestKind": dyn({"version": c[2]})}].map(request, ${expression})[0])[0])[0])`;
   const answer = evaluateCel({
     expr,
     typeEnv: [dyn('cases')],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scalableGeoDatabaseContract } from '../admission/scalable-geodatabase.fixture.ts';
-import { metadataDeletionRule, type Contract, type ContractDefinition } from '../contract/contract-definition.ts';
+import type { Contract, ContractDefinition } from '../contract/contract-definition.ts';
+import { metadataDeletionRule } from '../contract/deletion-rules.ts';
 import { defineContract } from '../contract/define-contract.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { clusterWidgetContract } from './cluster-widget-contract.fixture.ts';

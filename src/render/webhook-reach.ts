@@ -2,7 +2,23 @@ import { hubHasStatus, hubSchema, judgedPartsOf, ownerHubSchema, type JudgedPart
 import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { hubHasScale } from '../contract/scale-subresource.ts';
 import type { JSONSchemaProps } from '../contract/schema/json-schema-props.ts';
-import { call, eq, int, method, ne, optionalIndex, optionalMember, or, str, ident, type Cel } from '../policy/cel.ts';
+import { isFieldProtection, type DeletionProtection } from '../contract/deletion-rules.ts';
+import {
+  call,
+  eq,
+  ident,
+  int,
+  literal,
+  method,
+  ne,
+  optionalField,
+  optionalIndex,
+  optionalMember,
+  or,
+  str,
+  type Cel,
+} from '../policy/cel.ts';
+import { protectionNotCompiled } from '../policy/compile-policy.ts';
 import { matchConditionProblems } from './match-condition-limits.ts';
 import { onlyFor, partsChanged, topLevelFieldCount, type MatchCondition } from './match-conditions.ts';
 import { webhookPaths, type WebhookPath } from './webhook-endpoint.ts';
@@ -60,7 +76,11 @@ function mainWebhook(contract: Contract, parts: JudgedParts): WebhookReach {
   const { plural } = contract.identity;
   const rules = contract.deletionRules ?? [];
   const changed = partsChanged(parts.update, schemaForTopLevel(contract));
-  const protections = rules.every((rule) => rule.form !== undefined) ? rules.map((rule) => rule.form!) : undefined;
+  // Only when every rule is data the API server can read: a rule of code, or a form the policy does not compile, must
+  // see every DELETE.
+  const protections = rules.every((rule) => rule.form !== undefined && protectionNotCompiled(rule.form) === undefined)
+    ? rules.map((rule) => rule.form!)
+    : undefined;
   const matchConditions: MatchCondition[] = [
     ...(changed !== undefined
       ? [{ name: 'update-changes-what-crdgate-judges', expression: onlyFor('UPDATE', changed).text }]
@@ -82,7 +102,7 @@ function mainWebhook(contract: Contract, parts: JudgedParts): WebhookReach {
     rules.length === 0
       ? `DELETE of ${plural}: never: the contract has no deletion rules`
       : protections !== undefined
-        ? `DELETE of ${plural}: only of an object that carries ${protections.map((form) => `${form.annotation}: "${form.equals}"`).join(' or ')}: the deletion rules refuse nothing else`
+        ? `DELETE of ${plural}: only of an object ${protections.map(protectionText).join(' or ')}: the deletion rules refuse nothing else`
         : `DELETE of ${plural}: every one: a deletion rule is code, which only crdgate can run`,
     ...(hubHasStatus(contract) && parts.status === undefined
       ? [`UPDATE of ${plural}/status: never: nothing crdgate judges reads the status beyond what the API server checks`]
@@ -97,15 +117,6 @@ function mainWebhook(contract: Contract, parts: JudgedParts): WebhookReach {
     decides: 'refusals',
     explanation,
   };
-}
-
-/** The object is protected: it carries the annotation with exactly that value. */
-function protected_(form: { annotation: string; equals: string }): Cel {
-  const value = optionalIndex(
-    optionalMember(optionalMember(ident('oldObject'), 'metadata'), 'annotations'),
-    str(form.annotation),
-  );
-  return eq(value, call('optional.of', [str(form.equals)]));
 }
 
 function scaleWebhook(contract: Contract): WebhookReach {
@@ -178,4 +189,22 @@ export function webhookReachProblems(contracts: readonly Contract[]): string[] {
       matchConditionProblems(webhook.name, webhook.matchConditions, iterations),
     );
   });
+}
+
+/** The object is protected: it carries the annotation, or its hub field holds, exactly that value. */
+function protected_(form: DeletionProtection): Cel {
+  const value = isFieldProtection(form)
+    ? optionalField(ident('oldObject'), form.field.split('.'))
+    : optionalIndex(
+        optionalMember(optionalMember(ident('oldObject'), 'metadata'), 'annotations'),
+        str(form.annotation),
+      );
+  return eq(value, call('optional.of', [literal(form.equals)!]));
+}
+
+/** A protection as the explanation names it: "that carries key: \"value\"", "whose spec.path is true". */
+function protectionText(form: DeletionProtection): string {
+  return isFieldProtection(form)
+    ? `whose ${form.field} is ${JSON.stringify(form.equals)}`
+    : `that carries ${form.annotation}: ${JSON.stringify(form.equals)}`;
 }

@@ -27,6 +27,7 @@ import {
   type RestResponse,
 } from './support/raw-api.ts';
 import {
+  annotationProtections,
   emptyTally,
   machineOf,
   policyPairGenerator,
@@ -387,7 +388,7 @@ async function setUp(
   problems: string[],
 ): Promise<KubeObject> {
   const { contract } = scene;
-  const protection = (contract.deletionRules ?? []).flatMap((rule) => (rule.form ? [rule.form.annotation] : []));
+  const protection = annotationProtections(contract).map((form) => form.annotation);
   // A protected object could not be DELETEd to start its deletion: its protection is set once the deletion has begun.
   const late = start.deleting
     ? Object.fromEntries(Object.entries(start.annotations).filter(([key]) => protection.includes(key)))

@@ -18,6 +18,7 @@ import { renderCustomResourceDefinition } from '../../src/render/custom-resource
 import type { Manifest } from '../../src/render/manifest.ts';
 import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { declarativeDbPoolerContract } from './support/db-operator-contracts.ts';
+import { annotationProtections } from './support/policy-pairs.ts';
 import {
   applyStrict,
   expectNoWebhookFor,
@@ -451,7 +452,7 @@ describe.skipIf(!controlPlane)("the rendered ValidatingAdmissionPolicy within th
           for (const [what, spec] of Object.entries({ largest, old, allowed, forbidden }))
             expect(validate(spec).map(formatFieldError), `the ${what} spec is valid`).toEqual([]);
           const machine = contract.transitions!;
-          const protection = contract.deletionRules!.flatMap((rule) => (rule.form ? [rule.form] : []))[0]!;
+          const protection = annotationProtections(contract)[0]!;
           // Annotations at their limit in total: a blank override (no override, but its whole length is read by the
           // policy's regular expression) beside the deletion protection, or beside nothing.
           const overrideLength =

@@ -8,6 +8,7 @@ import { geoDatabaseContract } from '../../../src/contracts/geodatabase/index.ts
 import { messageBrokerContract } from '../../../src/policy/message-broker.fixture.ts';
 import { declarativeDbPoolerContract } from './db-operator-contracts.ts';
 import {
+  annotationProtections,
   emptyTally,
   exactQuantityGroups,
   hubSchema,
@@ -71,7 +72,7 @@ describe.each(contracts.map((contract) => [contract.identity.kind, contract] as 
       const reasons = new Set(pairs.map((pair) => pair.annotations[machineOf(contract).overrideAnnotation]));
       for (const value of overrideValues) expect(reasons).toContain(value);
       const deletes = fc.sample(generator.deletes, { numRuns: 300, seed: 3 });
-      const protection = contract.deletionRules!.flatMap((rule) => (rule.form ? [rule.form] : []))[0]!;
+      const protection = annotationProtections(contract)[0]!;
       const protectedStarts = deletes.filter(
         (pair) => pair.old.annotations[protection.annotation] === protection.equals,
       ).length;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { Contract } from '../../../src/contract/contract-definition.ts';
+import { isFieldProtection, type AnnotationProtection } from '../../../src/contract/deletion-rules.ts';
 import type { ClassifierForm, ValueReading } from '../../../src/contract/fsa/classifier-form.ts';
 import type { TransitionDecision } from '../../../src/contract/fsa/evaluate/evaluate-transition.ts';
 import type { Fsa } from '../../../src/contract/fsa/machine.ts';
@@ -496,6 +497,13 @@ export function storablePhases(contract: Contract): string[] {
   return candidates.filter(validFor(schema));
 }
 
+/** The contract's deletion protections held by an annotation, which the pairs set (a field protection is the spec's). */
+export function annotationProtections(contract: Contract): AnnotationProtection[] {
+  return (contract.deletionRules ?? []).flatMap((rule) =>
+    rule.form !== undefined && !isFieldProtection(rule.form) ? [rule.form] : [],
+  );
+}
+
 export function hubSchema(contract: Contract): JSONSchemaProps {
   return contract.versions.find((version) => version.name === contract.hub)!.schema;
 }
@@ -529,7 +537,7 @@ export function policyPairGenerator(contract: Contract, options: PairOptions): P
   if (model.kind !== 'object') throw new Error('the spec must be an object');
   const phases = storablePhases(contract);
   const statuses = conditionStatuses(machine, hubSchema(contract));
-  const protection = (contract.deletionRules ?? []).flatMap((rule) => (rule.form ? [rule.form] : []))[0];
+  const protection = annotationProtections(contract)[0];
 
   const override = machine.overrideAnnotation;
   // Most real objects sit in the steady state, where most changes are allowed and exclusive ones can meet.
