@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../contract/values/kube-object.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
+import { cacheClusterContract } from './cache-cluster.fixture.ts';
 import type { AdmissionRequest } from './review.ts';
 import { decideValidation } from './validate.ts';
 
@@ -87,6 +88,50 @@ describe('denials in the version the client wrote', () => {
     expect(verdict.code).toBe('CHANGE_FORBIDDEN');
     expect(verdict.causes?.map((cause) => cause.field)).toEqual(['spec.storageGB', 'spec.postgresVersion']);
     expect(verdict.causes?.[1]?.message).toMatch(/cannot be combined with storage\.grow \(spec\.storageGB\)/);
+  });
+
+  it("shows a refused change's values as the client's version holds them, not the hub's", () => {
+    const shrink = decideValidation(
+      registry,
+      request('v1alpha1', 'UPDATE', hubObject({ storage: { size: '40Gi' } }), hubObject({})),
+    );
+    expect(shrink.causes).toEqual([
+      expect.objectContaining({
+        field: 'spec.storageGB',
+        message: expect.stringMatching(/^shrinking storage from 50 to 40 is unsupported/),
+      }),
+    ]);
+    // The hub's client is told the hub's values; the ruling is the same.
+    const inHub = decideValidation(
+      registry,
+      request('v1', 'UPDATE', hubObject({ storage: { size: '40Gi' } }), hubObject({})),
+    );
+    expect(inHub.causes?.[0]?.message).toMatch(/^shrinking storage from 50Gi to 40Gi is unsupported/);
+
+    // The case: a v1alpha1 client that wrote memoryMB 256 over 512 reads its own numbers.
+    const cache = cacheClusterContract();
+    const cacheObject = (memory: string): KubeObject => ({
+      apiVersion: 'cache.example.com/v1',
+      kind: 'CacheCluster',
+      metadata: { name: 'c', namespace: 'ns' },
+      spec: { memory, replicas: 3, tls: { enabled: false } },
+      status: { phase: 'Running' },
+    });
+    const cacheKind = (version: string) => ({ group: cache.identity.group, version, kind: cache.identity.kind });
+    const verdict = decideValidation(createContractRegistry([cache]), {
+      uid: 'uid-2',
+      kind: cacheKind('v1'),
+      requestKind: cacheKind('v1alpha1'),
+      operation: 'UPDATE',
+      object: cacheObject('256Mi'),
+      oldObject: cacheObject('512Mi'),
+    });
+    expect(verdict.causes).toEqual([
+      expect.objectContaining({
+        field: 'spec.memoryMB',
+        message: expect.stringMatching(/^shrinking memory from 512 to 256 is unsupported/),
+      }),
+    ]);
   });
 
   it("refuses a scale while upgrading at the v1beta1 client's spec.replicas", () => {

@@ -1,4 +1,5 @@
 import type { ClientFieldPaths } from '../contract/client-field-paths.ts';
+import { clientValueDisplay } from './client-values.ts';
 import { fieldError, formatFieldError, type FieldError } from '../contract/values/field-error.ts';
 import { describeValue } from '../contract/values/describe-value.ts';
 import { hiddenFieldChanges, type HiddenFieldChange } from './hidden-field-changes.ts';
@@ -220,9 +221,12 @@ function changeFindings(
   if (compiled.updateRules.length === 0) return [];
   if (view.hub && oldView.hub) {
     const input = { oldObject: oldView.hub, object: view.hub };
+    const version = clientVersion(compiled, request, view);
+    const showChange = clientValueDisplay(compiled.contract, version, paths, oldView.hub, view.hub);
+    const judging = showChange === undefined ? context : { ...context, showChange };
     return compiled.updateRules.map((rule) => {
       // A rule is a contract's code: one that returns no lists throws here, and the request fails closed.
-      const { forbidden, warnings, auditAnnotations } = rule(input, context);
+      const { forbidden, warnings, auditAnnotations } = rule(input, judging);
       return { words: paths, forbidden: [...forbidden], warnings: [...warnings], auditAnnotations };
     });
   }

@@ -27,14 +27,22 @@ export interface TransitionDecision<S extends string, C extends string> {
 }
 
 /**
+ * A change's values as its messages show them: the webhook gives one that shows them as a client of an older version
+ * wrote them (see src/admission/client-values.ts). It never changes the ruling, which is on the hub's values.
+ */
+export type ChangeDisplay = <C extends string>(change: Change<C>) => Change<C>;
+
+/**
  * The machine's decision on an update from `oldObject` to `newObject`: a pure function of the two (and, offline, of
- * the state assumed for an old object that records none: see readState).
+ * the state assumed for an old object that records none: see readState). `show` words the changes' values in its
+ * denials; the decision's `changes`, warnings and audit annotations keep the hub's.
  */
 export function evaluateTransition<S extends string, C extends string>(
   machine: Fsa<S, C>,
   oldObject: KubeObject,
   newObject: KubeObject,
   assumedState?: S,
+  show?: ChangeDisplay,
 ): TransitionDecision<S, C> {
   const state = readState(machine, oldObject, assumedState);
   const override = readOverride(machine, newObject, oldObject);
@@ -54,8 +62,9 @@ export function evaluateTransition<S extends string, C extends string>(
     oldObject.spec,
     newObject.spec,
   );
+  const shown = show === undefined ? changes : changes.map((judged) => ({ ...judged, change: show(judged.change) }));
   const denials = [
-    ...changes.flatMap((judged) => denialFor(machine, state, judged, staleOverride) ?? []),
+    ...shown.flatMap((judged) => denialFor(machine, state, judged, staleOverride) ?? []),
     ...unclassifiedDenials(machine, state, unclassified, staleOverride),
   ];
   const allowed = denials.length === 0;
@@ -105,6 +114,8 @@ function classifyEach<S extends string, C extends string>(
 export interface UpdateContext {
   /** The state of an old object that records none (see readState). */
   assumedState?: string;
+  /** How the machine's messages show a change's values: the client's version's, for a write in an older version. */
+  showChange?: ChangeDisplay;
 }
 
 /** An update rule as the registry compiles it: the machine reads the context, a contract's own rules do not. */
@@ -112,12 +123,12 @@ export type CompiledUpdateRule = (input: UpdateInput, context: UpdateContext) =>
 
 /** The machine as one of a contract's update rules. */
 export function transitionRule<S extends string, C extends string>(machine: Fsa<S, C>): CompiledUpdateRule {
-  return ({ oldObject, object }, { assumedState }) => {
+  return ({ oldObject, object }, { assumedState, showChange }) => {
     const assumed =
       assumedState !== undefined && (machine.states as readonly string[]).includes(assumedState)
         ? (assumedState as S)
         : undefined;
-    const { denials, warnings, auditAnnotations } = evaluateTransition(machine, oldObject, object, assumed);
+    const { denials, warnings, auditAnnotations } = evaluateTransition(machine, oldObject, object, assumed, showChange);
     return { forbidden: denials, warnings, auditAnnotations };
   };
 }
