@@ -4,6 +4,7 @@ import { defineContract } from '../contract/define-contract.ts';
 import { fromCrd } from '../contract/from-crd.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
+import { dbClusterTwoVersionContract } from '../../test/e2e/support/db-operator-contracts.ts';
 import { checkCrdObject, checkObject } from './check-object.ts';
 
 // A kind whose schema defaults its status, as Flux's sources do (`status: {default: {observedGeneration: -1}}`), with
@@ -168,5 +169,37 @@ describe('the object a check answers with, written in a version other than the s
       ...written,
       spec: { size: 1, scope: 'Namespaced', tier: 'gold' },
     });
+  });
+});
+
+describe('the old object of an update written in another version of a CRD its owner converts', () => {
+  const registry = createContractRegistry([dbClusterTwoVersionContract()]);
+  const meta = { name: 'orders', namespace: 'team-a' };
+  const healthy = { phase: 'Cluster in healthy state' };
+
+  it('is relabelled, as the API server relabels it under strategy None, and judged there', () => {
+    // The v1beta1 manifest's image reaches the v1 old object: the change is a major upgrade, refused.
+    const result = checkObject(registry, {
+      operation: 'UPDATE',
+      oldObject: {
+        apiVersion: 'dbops.example.com/v1beta1',
+        kind: 'DbCluster',
+        metadata: meta,
+        spec: { replicas: 3, imageName: 'registry.example/pg:16.4' },
+        status: healthy,
+      },
+      object: {
+        apiVersion: 'dbops.example.com/v1',
+        kind: 'DbCluster',
+        metadata: meta,
+        spec: { instances: 3, imageName: 'registry.example/pg:17.0' },
+      },
+    });
+    expect(result.allowed).toBe(false);
+    expect(result.causes.map((cause) => cause.message)).toEqual([
+      expect.stringContaining(
+        'a major upgrade from registry.example/pg:16.4 to registry.example/pg:17.0 is unsupported',
+      ),
+    ]);
   });
 });

@@ -140,7 +140,11 @@ function asStoredIn(
   if (!compiled.servedApiVersions.has(ownVersion)) return oldObject;
   const stored = asAdmitted(registry, crd, compiled, readBack(crd, oldObject));
   if (ownVersion === apiVersion) return stored;
-  return readBack(crd, convertObject(compiled.contract, inGoKeyOrder(stored), apiVersion));
+  // As answeredObject converts: a CRD whose owner converts with None only relabels; one whose owner's webhook
+  // converts cannot be converted here, and convertObject says so (CONVERTED_BY_OWNER).
+  const convert =
+    storageConversion(compiled.contract) ?? ((object, to) => convertObject(compiled.contract, object, to));
+  return readBack(crd, convert(inGoKeyOrder(stored), apiVersion));
 }
 
 /**
