@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { labelWriteLabel } from '../../src/crd-revision/objects/predict-stored-object.ts';
 import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { expectFloors } from './support/case-floors.ts';
@@ -8,8 +7,7 @@ import { observeReleasePair } from './support/crd-revisions/observe-release-pair
 import { describeTally, predictAndCompare } from './support/crd-revisions/predict-and-compare.ts';
 import { releasePairs } from './support/crd-revisions/release-pairs.ts';
 import { crdgateAnswer, scorePair, type PairScore } from './support/crd-revisions/score-release-pair.ts';
-import { kubectl } from './support/kubectl.ts';
-import { restClient, type Rest } from './support/raw-api.ts';
+import { useRevisionScene } from './support/crd-revisions/revision-scene.ts';
 
 const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
@@ -42,19 +40,7 @@ const floors: Record<string, number> = {
  */
 describe.skipIf(!controlPlane)('real release series: crdgate errs where the API server breaks, and only there', () => {
   const cp = controlPlane as ProvidedControlPlane;
-  const runId = randomUUID().slice(0, 6);
-  const namespace = `crdgate-e2e-releases-${runId}`;
-  let rest: Rest;
-
-  beforeAll(async () => {
-    expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
-    rest = restClient(cp.kubeconfigPath, { maxSockets: 32 });
-  });
-
-  afterAll(async () => {
-    rest?.close();
-    await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
-  });
+  const { runId, namespace, rest } = useRevisionScene(cp, 'crdgate-e2e-releases');
 
   it('over every consecutive pair of releases', async () => {
     const started = Date.now();
@@ -67,7 +53,7 @@ describe.skipIf(!controlPlane)('real release series: crdgate errs where the API 
       try {
         return {
           pair,
-          ...(await observeReleasePair(rest, pair, namespace, {
+          ...(await observeReleasePair(rest(), pair, namespace, {
             groupPrefix: `s${index}-${runId}`,
             label: labelWriteLabel,
           })),

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { labelWriteLabel } from '../../src/crd-revision/objects/predict-stored-object.ts';
 import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
 import { expectFloors } from './support/case-floors.ts';
@@ -12,8 +11,7 @@ import {
   type DifferentialTally,
 } from './support/crd-revisions/predict-and-compare.ts';
 import { runDifferential, type DifferentialRun } from './support/crd-revisions/run-differential.ts';
-import { kubectl } from './support/kubectl.ts';
-import { restClient, type Rest } from './support/raw-api.ts';
+import { useRevisionScene } from './support/crd-revisions/revision-scene.ts';
 
 const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
@@ -69,19 +67,7 @@ describe.skipIf(!controlPlane)(
   'CRD revisions: what kube-apiserver does with each stored object is what crdgate predicts',
   () => {
     const cp = controlPlane as ProvidedControlPlane;
-    const runId = randomUUID().slice(0, 6);
-    const namespace = `crdgate-e2e-revisions-${runId}`;
-    let rest: Rest;
-
-    beforeAll(async () => {
-      expect((await kubectl(cp, ['create', 'namespace', namespace])).exitCode).toBe(0);
-      rest = restClient(cp.kubeconfigPath, { maxSockets: 32 });
-    });
-
-    afterAll(async () => {
-      rest?.close();
-      await kubectl(cp, ['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
-    });
+    const { runId, namespace, rest } = useRevisionScene(cp, 'crdgate-e2e-revisions');
 
     const differential = async (
       what: string,
@@ -89,7 +75,7 @@ describe.skipIf(!controlPlane)(
       notes: readonly string[] = [],
     ): Promise<{ run: DifferentialRun; tally: DifferentialTally }> => {
       const started = Date.now();
-      const run = await runDifferential(rest, inputs, { namespace, runId, label: labelWriteLabel });
+      const run = await runDifferential(rest(), inputs, { namespace, runId, label: labelWriteLabel });
       const tally = predictAndCompare(run.observations);
       process.stderr.write(
         `[e2e] ${describeTally(what, tally)}\n` +
