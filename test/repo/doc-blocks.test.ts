@@ -105,6 +105,10 @@ const accounts: Record<string, [string, Account][]> = {
     ],
     ['// A fragment of a mapping', { shows: 'a fragment of a mapping, its first line says so' }],
     [
+      "deletionRules: [fieldDeletionRule({ field: 'spec.deletionProtection', equals: true })],",
+      { shows: 'a fragment: the option (test/e2e/field-deletion-protection.e2e.test.ts uses it on DbCluster)' },
+    ],
+    [
       'spec.tls (v1 field; no v1alpha1 equivalent): the stored object holds',
       { shows: "a denial of an old client's write (test/e2e/older-version-writes.e2e.test.ts asserts it)" },
     ],
