@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildReport, type ReportedRun } from './build-report.ts';
 import { readStorageFacts } from './custom-resource-definition.ts';
 import { Tally } from './object-tally.ts';
+import { NOT_A_DRY_RUN, StorageRulesTally } from './storage-rules.ts';
 
 const facts = readStorageFacts({
   metadata: { name: 'geodatabases.geo.example.com', generation: 4 },
@@ -24,6 +25,7 @@ const run: ReportedRun = {
   durationSeconds: 2,
 };
 const unchanged = ['v1beta1', 'v1'];
+const notJudged = new StorageRulesTally(NOT_A_DRY_RUN).report();
 
 describe('buildReport', () => {
   it('adds up the tally, and says storedVersions before and after and why', () => {
@@ -31,7 +33,7 @@ describe('buildReport', () => {
     for (const counted of ['rewritten', 'rewritten', 'current', 'gone'] as const) tally.add({ counted });
     tally.add({ counted: 'failed', failure: { namespace: 'maps', name: 'db', code: 422, message: 'refused' } });
     tally.add({ halt: { outcome: 'interrupted' } });
-    const report = buildReport(run, tally, { outcome: 'failed', storedVersionsAfter: unchanged });
+    const report = buildReport(run, tally, { outcome: 'failed', storedVersionsAfter: unchanged }, notJudged);
     expect(report).toMatchObject({
       outcome: 'failed',
       generation: 4,
@@ -47,7 +49,7 @@ describe('buildReport', () => {
 
   it('carries the stop cause and problem of a run that could not finish', () => {
     const finish = { outcome: 'aborted' as const, cause: 'forbidden' as const, problem: 'forbidden: ...' };
-    const report = buildReport(run, new Tally(), { ...finish, storedVersionsAfter: unchanged });
+    const report = buildReport(run, new Tally(), { ...finish, storedVersionsAfter: unchanged }, notJudged);
     expect(report).toMatchObject({ outcome: 'aborted', cause: 'forbidden', problem: 'forbidden: ...' });
   });
 
@@ -56,17 +58,60 @@ describe('buildReport', () => {
     tally.listed = 7;
     const shards = { complete: false, succeeded: [0], failed: [], missing: [1], stale: [] };
     const shard = { index: 0, count: 2, record: { namespace: 'ops', name: 'mig' } };
-    const report = buildReport({ ...run, shard }, tally, {
-      outcome: 'shard-done',
-      storedVersionsAfter: unchanged,
-      recorded: { recorded: 'succeeded', shards },
-    });
+    const report = buildReport(
+      { ...run, shard },
+      tally,
+      {
+        outcome: 'shard-done',
+        storedVersionsAfter: unchanged,
+        recorded: { recorded: 'succeeded', shards },
+      },
+      notJudged,
+    );
     expect(report.shard).toEqual({ index: 0, count: 2, record: 'ops/mig', listed: 7, recorded: 'succeeded', shards });
   });
 
   it('counts no rate for a run that took no time', () => {
     const finish = { outcome: 'nothing-to-do' as const, storedVersionsAfter: ['v1'] };
-    const report = buildReport({ ...run, durationSeconds: 0 }, new Tally(), finish);
+    const report = buildReport({ ...run, durationSeconds: 0 }, new Tally(), finish, notJudged);
     expect(report.objectsPerSecond).toBe(0);
+  });
+
+  it('carries what the judgement against the storage rules came to, in the same shape whether or not it ran', () => {
+    const rules = new StorageRulesTally();
+    rules.add({ namespace: 'maps', name: 'db' }, { causes: [] });
+    rules.add(
+      { namespace: 'maps', name: 'big' },
+      {
+        causes: [
+          { field: 'spec.size', message: 'Invalid value: 50: spec.size in body should be less than or equal to 10' },
+        ],
+      },
+    );
+    const finish = { outcome: 'dry-run' as const, storedVersionsAfter: unchanged };
+    const judged = buildReport({ ...run, dryRun: true }, new Tally(), finish, rules.report());
+    expect(JSON.parse(JSON.stringify(judged)).storageRules).toEqual({
+      checked: true,
+      judged: 2,
+      breaking: 1,
+      objects: [
+        {
+          namespace: 'maps',
+          name: 'big',
+          causes: [
+            { field: 'spec.size', message: 'Invalid value: 50: spec.size in body should be less than or equal to 10' },
+          ],
+          moreCauses: 0,
+        },
+      ],
+    });
+    const real = buildReport(run, new Tally(), { outcome: 'migrated', storedVersionsAfter: ['v1'] }, notJudged);
+    expect(JSON.parse(JSON.stringify(real)).storageRules).toEqual({
+      checked: false,
+      notChecked: 'only a dry run (--dry-run) judges the objects against the rules',
+      judged: 0,
+      breaking: 0,
+      objects: [],
+    });
   });
 });
