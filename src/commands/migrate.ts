@@ -11,6 +11,7 @@ import { parseShard, ShardFormatError, type Shard } from '../migrate/shard.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command } from './command.ts';
 import { kubeConfigFromFlags } from './kube-options.ts';
+import { engineStorageRules } from './migrate-storage-rules.ts';
 import { CommandError, commandAnswers } from '../errors.ts';
 import { isDns1123Subdomain } from '../contract/values/dns-names.ts';
 
@@ -35,7 +36,10 @@ export const migrateCommand: Command = {
   longer serves are dropped in the same write. When every object made it and the CRD did not change meanwhile,
   status.storedVersions is set to the storage version alone, so older versions can be removed.
   Without --kubeconfig: $KUBECONFIG, ~/.kube/config, or the in-cluster service account (as a Job).
-  --dry-run         every write is sent with dryRun=All: conversion and admission run, nothing is stored
+  --dry-run         every write is sent with dryRun=All: conversion and admission run, nothing is stored; and
+                    each object, as listed, is judged against the storage version's schema and rules as they
+                    stand: the summary lists those that break them (they migrate, since a write that leaves a
+                    field passes ratcheting, but any write that changes such a field is refused until fixed)
   --concurrency N   objects written at once          --qps N      client-side request rate limit
   --retries N       retries of a failed request (429, 5xx, resets, timeouts), with backoff and jitter; a
                     Retry-After from the API server (its priority and fairness shedding load) is waited out
@@ -102,6 +106,7 @@ export const migrateCommand: Command = {
         ...(shard ? { shard } : {}),
         ...(record ? { record } : {}),
         via,
+        storageRules: engineStorageRules(),
         onProgress: progress.update,
         onRetry: (what, error, delayMs) => {
           progress.finish();

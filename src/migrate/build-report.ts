@@ -4,6 +4,7 @@ import {
   type MigrationOutcome,
   type MigrationReport,
   type ShardReport,
+  type StorageRulesReport,
   type WriteVia,
 } from './migration-report.ts';
 import type { Tally } from './object-tally.ts';
@@ -39,8 +40,16 @@ export interface ReportedRun {
   durationSeconds: number;
 }
 
-/** The report of a run from what it was, what its objects came to and how it ended. */
-export function buildReport(run: ReportedRun, tally: Tally, finish: Finish): MigrationReport {
+/**
+ * The report of a run from what it was, what its objects came to, what the judgement of them against the storage
+ * version's rules came to, and how it ended.
+ */
+export function buildReport(
+  run: ReportedRun,
+  tally: Tally,
+  finish: Finish,
+  storageRules: StorageRulesReport,
+): MigrationReport {
   const { facts, durationSeconds } = run;
   const { outcome, cause, problem, storedVersionsAfter, recorded } = finish;
   const shard: ShardReport | undefined = run.shard
@@ -67,6 +76,7 @@ export function buildReport(run: ReportedRun, tally: Tally, finish: Finish): Mig
     managedFields: tally.managedFields,
     failures: tally.failures,
     ...(problem ? { problem } : {}),
+    storageRules,
     durationSeconds,
     objectsPerSecond: durationSeconds > 0 ? tally.counts.seen / durationSeconds : 0,
   };

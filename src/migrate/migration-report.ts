@@ -31,6 +31,11 @@ export interface MigrationReport {
   failures: ObjectFailure[];
   /** Why the run stopped early or left storedVersions alone, when it did. */
   problem?: string;
+  /**
+   * The dry run's judgement of each object, as listed in the storage version, against that version's schema and
+   * rules as they stand (a real run judges nothing: `checked` false, and `notChecked` says so).
+   */
+  storageRules: StorageRulesReport;
   durationSeconds: number;
   objectsPerSecond: number;
 }
@@ -97,6 +102,43 @@ export interface ObjectFailure {
 }
 
 /**
+ * The objects that break the storage version's schema or rules as they stand. Such an object migrates: a write that
+ * leaves a field as it is passes the API server's validation ratcheting. But any write that changes that field is
+ * refused until the field is fixed. Information, never a failure of the run.
+ */
+export type StorageRulesReport = StorageRulesCounts &
+  (
+    | { checked: true }
+    /** Not every object the run looked at was judged: why (no engine, not a dry run, the engine failed). */
+    | { checked: false; notChecked: string }
+  );
+
+export interface StorageRulesCounts {
+  /** Objects judged. */
+  judged: number;
+  /** Objects judged that break the rules, every one counted. */
+  breaking: number;
+  /** The first MAX_BROKEN_LISTED of them, in list order. */
+  objects: BrokenObject[];
+}
+
+export interface BrokenObject {
+  namespace?: string;
+  name: string;
+  /** The first MAX_CAUSES_LISTED fields refused, in field order, as the API server words them. */
+  causes: RuleCause[];
+  /** Causes past those listed. */
+  moreCauses: number;
+}
+
+/** One field the rules refuse: the API server's field path and message (`Invalid value: 20: spec.size in body ...`). */
+export interface RuleCause {
+  /** `spec.size`; the empty string for the object as a whole. */
+  field: string;
+  message: string;
+}
+
+/**
  * What the run answers, as a code of the catalog (cli.ts turns it into the exit status): DONE (with --shard: this
  * shard's part), NO when objects failed or the run could not finish (storedVersions untouched), and
  * MIGRATION_INTERRUPTED when a signal stopped it, as when the stop comes before the CRD is read.
@@ -127,6 +169,7 @@ export function renderSummary(report: MigrationReport): string {
     `  objects           ${report.objects.seen} seen: ${describeWrites(report)}, ${report.objects.gone} gone, ${report.objects.failed} failed${report.via === 'status' ? ' (written through the status subresource)' : ''}`,
     `  managedFields     ${report.managedFields.entriesDropped} entries in versions no longer served dropped from ${report.managedFields.objectsMended} objects${report.dryRun ? ' (dry run: not written)' : ''}`,
     `  storedVersions    ${describeStoredVersions(report)}`,
+    ...storageRulesLine(report),
     `  duration          ${report.durationSeconds.toFixed(1)} s, ${report.objectsPerSecond.toFixed(1)} objects/s`,
   ];
   if (report.problem) lines.push(`  problem           ${report.problem}`);
@@ -141,7 +184,47 @@ export function renderSummary(report: MigrationReport): string {
       );
     if (unlisted > 0) lines.push(`    ... and ${unlisted} more`);
   }
+  lines.push(...brokenObjectLines(report));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What the judgement of the objects against the storage version's rules came to, on one line (a dry run's, or a
+ * run's that judged them). What an object that breaks them means is said there once: it migrates, but an edit of
+ * the field is refused.
+ */
+function storageRulesLine(report: MigrationReport): string[] {
+  const rules = report.storageRules;
+  const version = report.storageVersion;
+  if (!report.dryRun && !rules.checked) return [];
+  if (!rules.checked) return [`  storage rules     not checked: ${rules.notChecked}`];
+  if (rules.breaking === 0)
+    return [
+      `  storage rules     the ${rules.judged} objects judged all meet ${version}'s schema and rules as they stand`,
+    ];
+  return [
+    `  storage rules     ${rules.breaking} of the ${rules.judged} objects judged break ${version}'s schema or rules as they stand: ` +
+      "each migrates (a write that leaves a field as it is passes the API server's ratcheting), but any write that " +
+      'changes such a field is refused until it is fixed (listed below)',
+  ];
+}
+
+/** The objects that break the storage version's rules, each cause (field: the API server's message) on a line. */
+function brokenObjectLines(report: MigrationReport): string[] {
+  const rules = report.storageRules;
+  if (rules.breaking === 0) return [];
+  const unlisted = rules.breaking - rules.objects.length;
+  const lines = [
+    `  objects breaking ${report.storageVersion}'s rules (${rules.breaking}${unlisted > 0 ? `, the first ${rules.objects.length} listed` : ''}):`,
+  ];
+  for (const object of rules.objects) {
+    lines.push(`    ${namespacedName(object)}:`);
+    for (const cause of object.causes)
+      lines.push(`      ${cause.field === '' ? '' : `${cause.field}: `}${cause.message}`);
+    if (object.moreCauses > 0) lines.push(`      ... and ${object.moreCauses} more`);
+  }
+  if (unlisted > 0) lines.push(`    ... and ${unlisted} more`);
+  return lines;
 }
 
 function headline(report: MigrationReport): string {

@@ -29,12 +29,18 @@ export interface StartRequest {
   via?: WriteVia;
 }
 
+/** The CRD as the run starts: what the run reads off it, and the CRD itself (what its objects are judged by). */
+export interface StartingCrd {
+  facts: StorageFacts;
+  crd: unknown;
+}
+
 /** The CRD as the run starts, read through `send`; a failure is a MigrationConfigError or an interruption. */
-export async function readCrdForStart(api: KubeApi, resource: string, send: Send): Promise<StorageFacts> {
+export async function readCrdForStart(api: KubeApi, resource: string, send: Send): Promise<StartingCrd> {
   const read = await send('read-crd', (signal) => api.request('GET', crdPath(resource), { signal }), 'read the CRD');
   if (!read.ok) throw startError(read, resource, api.server);
   try {
-    return readStorageFacts(read.value.body);
+    return { facts: readStorageFacts(read.value.body), crd: read.value.body };
   } catch (error) {
     throw error instanceof CrdShapeError ? new MigrationConfigError(error.message) : error;
   }

@@ -8,6 +8,7 @@ import { runMigration, type MigrationOptions } from './run-migration.ts';
 import type { ProgressSnapshot } from './progress-display.ts';
 import { StopRequested } from '../abort/stop-signal.ts';
 import { shardOf } from './shard.ts';
+import { NOT_A_DRY_RUN, type StorageRulesJudge } from './storage-rules.ts';
 
 /**
  * A fake API server for the run's error and retry policy only (the real one is in the e2e suite): objects with
@@ -714,5 +715,110 @@ describe('runMigration: refused objects', () => {
     const summary = renderSummary(report);
     expect(summary).toContain('  failed objects (1003, the first 1000 listed):');
     expect(summary).toMatch(/ {4}\.\.\. and 3 more\n$/);
+  });
+});
+
+describe('runMigration --dry-run: each object judged against the storage version rules', () => {
+  /** A stand-in for the engine: an object breaks the rules when its spec.i is a multiple of 3. */
+  const everyThird =
+    (judged: string[], given: unknown[]): StorageRulesJudge =>
+    (crd) => {
+      given.push(crd);
+      return {
+        judge: (object) => {
+          const { metadata, spec } = object as { metadata: { name: string }; spec: { i: number } };
+          judged.push(metadata.name);
+          return spec.i % 3 === 0 ? [{ field: 'spec.i', message: `Invalid value: ${spec.i}: a multiple of 3` }] : [];
+        },
+      };
+    };
+
+  it('judges every object as listed, by the CRD the run read, and lists those that break the rules in list order', async () => {
+    const fake = fakeApi(10);
+    const judged: string[] = [];
+    const given: unknown[] = [];
+    const crdAsRead = structuredClone(fake.crd);
+    const report = await runMigration(
+      fake.api,
+      options({ dryRun: true, storageRules: everyThird(judged, given), concurrency: 3, chunkSize: 4 }),
+    );
+    expect(given).toEqual([crdAsRead]);
+    expect(judged).toEqual([...fake.objects.keys()]);
+    expect(report.outcome).toBe('dry-run');
+    expect(report.storageRules).toEqual({
+      checked: true,
+      judged: 10,
+      breaking: 4,
+      objects: [0, 3, 6, 9].map((i) => ({
+        namespace: 'maps',
+        name: `db-00${i}`,
+        causes: [{ field: 'spec.i', message: `Invalid value: ${i}: a multiple of 3` }],
+        moreCauses: 0,
+      })),
+    });
+  });
+
+  it('judges nothing in a real run', async () => {
+    const judged: string[] = [];
+    const given: unknown[] = [];
+    const report = await runMigration(fakeApi(3).api, options({ storageRules: everyThird(judged, given) }));
+    expect(report.outcome).toBe('migrated');
+    expect(given).toEqual([]);
+    expect(report.storageRules).toEqual({
+      checked: false,
+      notChecked: NOT_A_DRY_RUN,
+      judged: 0,
+      breaking: 0,
+      objects: [],
+    });
+  });
+
+  it('judges only its own objects with --shard', async () => {
+    const fake = fakeApi(12);
+    const judged: string[] = [];
+    const shard = { index: 1, count: 3 };
+    await runMigration(
+      fake.api,
+      options({ dryRun: true, shard, record: { namespace: 'ops', name: 'mig' }, storageRules: everyThird(judged, []) }),
+    );
+    const own = [...fake.objects.keys()].filter((name) => shardOf({ namespace: 'maps', name }, 3) === 1);
+    expect(own.length).toBeGreaterThan(0);
+    expect(judged).toEqual(own);
+  });
+
+  it('migrates as ever when the rules cannot be checked, and says why', async () => {
+    const fake = fakeApi(3);
+    const storageRules: StorageRulesJudge = () => ({ notChecked: "crdgate's API server engine is not there" });
+    const report = await runMigration(fake.api, options({ dryRun: true, storageRules }));
+    expect(report).toMatchObject({ outcome: 'dry-run', objects: { rewritten: 3, failed: 0 } });
+    expect(report.storageRules).toEqual({
+      checked: false,
+      notChecked: "crdgate's API server engine is not there",
+      judged: 0,
+      breaking: 0,
+      objects: [],
+    });
+  });
+
+  it('ends the judging, not the run, when the judge fails on an object', async () => {
+    const fake = fakeApi(5);
+    let calls = 0;
+    const storageRules: StorageRulesJudge = () => ({
+      judge: () => {
+        if (++calls === 3) throw new Error('the API server engine failed on the object and was stopped');
+        return [];
+      },
+    });
+    const report = await runMigration(fake.api, options({ dryRun: true, storageRules, concurrency: 1 }));
+    expect(report).toMatchObject({ outcome: 'dry-run', objects: { rewritten: 5 } });
+    expect(calls).toBe(3);
+    expect(report.storageRules).toEqual({
+      checked: false,
+      notChecked:
+        'the judging stopped at maps/db-002, after 2 objects: the API server engine failed on the object and was stopped',
+      judged: 2,
+      breaking: 0,
+      objects: [],
+    });
   });
 });

@@ -28,6 +28,14 @@ import {
 import { tallyShards, recordShardResult, type RecordRef, type Send, type ShardTally } from './shard-record.ts';
 import { inShard, wholeCollection, type Shard } from './shard.ts';
 import { IN_FLIGHT_GRACE_MS } from './stop.ts';
+import {
+  NOT_A_DRY_RUN,
+  StorageRulesTally,
+  type JudgeObject,
+  type ObjectRules,
+  type RulesVerdict,
+  type StorageRulesJudge,
+} from './storage-rules.ts';
 import { trimStoredVersions } from './trim-stored-versions.ts';
 
 export interface MigrationOptions {
@@ -53,6 +61,11 @@ export interface MigrationOptions {
    * and admission registered for the resource's own updates (a webhook, a policy) never sees the write.
    */
   via?: WriteVia;
+  /**
+   * With --dry-run: judges each object, as listed, against the storage version's schema and rules as they stand
+   * (storage-rules.ts), for the CRD the run read. Without it, the report says the rules were not checked.
+   */
+  storageRules?: StorageRulesJudge;
   /**
    * Aborted when the run is asked to stop (SIGTERM): nothing new starts, backoff and rate-limiter waits end at once,
    * and a request in flight gets `inFlightGraceMs` to finish before it is abandoned.
@@ -113,18 +126,30 @@ export async function runMigration(api: KubeApi, options: MigrationOptions): Pro
   const requests = abandonAfterStop(options.stop, options.inFlightGraceMs ?? IN_FLIGHT_GRACE_MS);
   try {
     const send = sender(options, requests.signal);
-    const facts = await readCrdForStart(api, options.resource, send);
+    const { facts, crd } = await readCrdForStart(api, options.resource, send);
     const problem = startProblem(options, facts);
     if (problem !== undefined) throw new MigrationConfigError(problem);
-    return await new Migration(api, options, send, facts, { now, startedAt }).run();
+    const rules = storageRulesJudge(options, crd);
+    return await new Migration(api, options, send, facts, rules, { now, startedAt }).run();
   } finally {
     requests.dispose();
   }
 }
 
 /**
- * One run, once the CRD is read. Its methods return what they decided (a page, an object's count, a halt, the
- * outcome); the tally adds up what the object writes returned, and is the only thing the workers share.
+ * Who judges the objects against the storage version's rules, for a dry run given a judge whose engine is there;
+ * otherwise why nobody does.
+ */
+function storageRulesJudge(options: MigrationOptions, crd: unknown): ObjectRules {
+  if (!options.dryRun) return { notChecked: NOT_A_DRY_RUN };
+  if (options.storageRules === undefined) return { notChecked: 'no judge of the rules was given to the run' };
+  return options.storageRules(crd);
+}
+
+/**
+ * One run, once the CRD is read. Its methods return what they decided (a page, an object's count, a halt, a
+ * verdict on the rules, the outcome); the tallies add up what the object writes and the verdicts returned, and are
+ * the only things the workers share.
  */
 class Migration {
   private readonly api: KubeApi;
@@ -140,12 +165,15 @@ class Migration {
   private readonly rewriteAll: boolean;
   private readonly tally = new Tally();
   private readonly listProgress = createListProgress();
+  private readonly judgeObject: JudgeObject | undefined;
+  private readonly rules: StorageRulesTally;
 
   constructor(
     api: KubeApi,
     options: MigrationOptions,
     send: Send,
     facts: StorageFacts,
+    rules: ObjectRules,
     clock: { now: () => number; startedAt: number },
   ) {
     this.api = api;
@@ -158,6 +186,8 @@ class Migration {
     this.via = options.via ?? 'object';
     this.storageApiVersion = `${facts.group}/${facts.storageVersion}`;
     this.rewriteAll = !storedVersionsTrimmed(facts);
+    this.judgeObject = 'judge' in rules ? rules.judge : undefined;
+    this.rules = new StorageRulesTally('notChecked' in rules ? rules.notChecked : undefined);
   }
 
   async run(): Promise<MigrationReport> {
@@ -242,6 +272,9 @@ class Migration {
     for (let item = queue.take(this.options.stop); item; item = queue.take(this.options.stop)) {
       this.tally.listed++;
       if (inShard(item.metadata, this.shard)) {
+        // Judged as it is taken, before any await: the objects that break the rules are kept in list order.
+        const verdict = this.judgeRules(item);
+        if (verdict) this.rules.add(item.metadata, verdict);
         let result: ObjectResult;
         try {
           result = await this.migrateObject(item);
@@ -264,6 +297,20 @@ class Migration {
       elapsedMs: this.now() - this.startedAt,
       ...own,
     });
+  }
+
+  /**
+   * One object as listed, in the storage version, against that version's schema and rules as they stand. The
+   * judgement is information: an engine that fails on it ends the judging, never the migration. Nothing once the
+   * judging has ended, or when there is no judge.
+   */
+  private judgeRules(item: ListedObject): RulesVerdict | undefined {
+    if (this.judgeObject === undefined || !this.rules.judging) return undefined;
+    try {
+      return { causes: this.judgeObject(item) };
+    } catch (error) {
+      return { notJudged: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   /** One object: write it back as listed (managedFields mended), and count what the API server said. */
@@ -394,7 +441,7 @@ class Migration {
       ...(sharded ? { shard } : {}),
       durationSeconds: (this.now() - this.startedAt) / 1000,
     };
-    return buildReport(run, this.tally, finish);
+    return buildReport(run, this.tally, finish, this.rules.report());
   }
 
   private mend(object: ListedObject): MendedManagedFields | undefined {

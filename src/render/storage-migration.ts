@@ -35,6 +35,17 @@ export const maxMigrationShards = 64;
  */
 export const migrationNodeOptions = '--max-semi-space-size=8 --max-old-space-size=64';
 
+/** The migration Job's container resources, for the capped heap above. */
+export const migrationResources = { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } };
+
+/**
+ * A dry run (the chart's migration.dryRun) also loads the API server engine, to judge each object against the
+ * storage version's rules, and the engine's WebAssembly memory and compiled code live outside the heap cap: such a
+ * run peaked at 366-379 MiB resident under migrationNodeOptions, past the 256Mi limit. Each figure is the real run's
+ * with 280 MiB on top, as the Deployment allows the engine with --crd-gate (server-workload.ts).
+ */
+export const migrationDryRunResources = { requests: { cpu: '100m', memory: '408Mi' }, limits: { memory: '536Mi' } };
+
 /**
  * Why the contracts' Jobs cannot run with `--via status`, or undefined: the CLI refuses a CRD without a status
  * subresource in its storage version, so a Job rendered that way would only fail in the cluster.
@@ -358,7 +369,7 @@ function job(contract: Contract, install: Install, image: string, rendering: Mig
                     ]
                   : []),
               ],
-              resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+              resources: migrationResources,
               securityContext: restrictedContainerSecurityContext(),
             },
           ],

@@ -164,7 +164,12 @@ const accounts: Record<string, [string, Account][]> = {
     ['crdgate dev: ready in', { output: operatorGuideDevTest }],
     ['// src/environment.check.ts', { run: ['test/e2e/init.e2e.test.ts'] }],
   ],
-  'docs/migration.md': [],
+  'docs/migration.md': [
+    [
+      'dry run: every object would be written in v1',
+      { shows: "a dry run's summary (test/e2e/migrate-storage-rules.e2e.test.ts asserts its parts)" },
+    ],
+  ],
   'docs/operations.md': [
     ['manifests/', { shows: 'the layout of the rendered tree' }],
     ['crdgate certs --out pki --dns crdgate.crdgate-system.svc          # ca.crt', cluster],

@@ -1,4 +1,5 @@
 import type { Manifest, ManifestFile } from '../manifest.ts';
+import { migrationDryRunResources, migrationResources } from '../storage-migration.ts';
 import { choice, fromValues, lines, mapWithValues, scalar, templateText } from './template-slots.ts';
 
 // The chart's templates, made from the files `crdgate manifests --out` writes for the same contracts and flags: the
@@ -325,6 +326,8 @@ function migrationObject(object: Manifest): Manifest {
       '  - --dry-run',
       '{{- end }}',
     ]);
+    // A dry run loads the API server engine as well (storage-migration.ts): more memory than the real run's.
+    container['resources'] = choice('.Values.migration.dryRun', migrationDryRunResources, migrationResources);
   }
   return object;
 }

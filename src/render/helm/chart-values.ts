@@ -258,7 +258,8 @@ secret: you create the kubernetes.io/tls Secret NAME-serving-cert for NAME.NAMES
                   schema: { type: 'boolean' },
                 },
                 dryRun: {
-                  comment: 'Every write sent with dryRun=All: conversion and admission run, nothing is stored.',
+                  comment:
+                    "Every write sent with dryRun=All: conversion and admission run, nothing is stored; each object is also judged against the storage version's rules (the Jobs then ask for more memory, for the API server engine).",
                   default: false,
                   schema: { type: 'boolean' },
                 },

@@ -80,6 +80,23 @@ describe('the templates', () => {
     expect(text(chart, 'templates/server.yaml')).toContain('namespace: {{ .Release.Namespace }}');
   });
 
+  it('gives a migration Job run with --dry-run the memory of the API server engine it loads to judge the objects', () => {
+    const job = text(chart, 'templates/migration.yaml');
+    const dryRun =
+      /\{\{- if \.Values\.migration\.dryRun \}\}\n {10}resources:\n([\s\S]*?) {10}\{\{- else \}\}\n {10}resources:\n([\s\S]*?) {10}\{\{- end \}\}/.exec(
+        job,
+      );
+    expect(dryRun, job).not.toBeNull();
+    expect(parse(dryRun![1]!.replace(/^ {12}/gm, ''))).toEqual({
+      limits: { memory: '536Mi' },
+      requests: { cpu: '100m', memory: '408Mi' },
+    });
+    expect(parse(dryRun![2]!.replace(/^ {12}/gm, ''))).toEqual({
+      limits: { memory: '256Mi' },
+      requests: { cpu: '100m', memory: '128Mi' },
+    });
+  });
+
   it('never generates a certificate nor looks anything up in the cluster', () => {
     const actions = chart.flatMap((file) => text(chart, file.path).match(/\{\{[^}]*\}\}/g) ?? []);
     expect(actions.length).toBeGreaterThan(20);
