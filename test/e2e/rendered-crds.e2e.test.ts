@@ -58,7 +58,7 @@ async function scaffolded(
   const names = scaffoldNames('scaffold.example.com', kind);
   const files = scaffoldProject(
     names,
-    { scope, versions, hub: versions.at(-1)! },
+    { scope, versions, hub: versions.at(-1)!, storage: versions.at(-1)! },
     { crdgate: '0.1.0', node: '24', typescript: '5', typesNode: '24', fastCheck: '4' },
   );
   const project = join(dir, kind);
