@@ -160,7 +160,16 @@ const accounts: Record<string, [string, Account][]> = {
     ['crdgate dev: ready in', { output: operatorGuideDevTest }],
     ['// src/environment.check.ts', { run: ['test/e2e/init.e2e.test.ts'] }],
   ],
-  'docs/migration.md': [],
+  'docs/migration.md': [
+    [
+      'crdgate check --contract ./src/contract.ts --old-contract ../base/src/contract.ts --from-cluster',
+      { run: ['test/e2e/retire-version.e2e.test.ts'] },
+    ],
+    ['error storedVersionRemoval (v1beta1)', { shows: 'what the check prints before the migration' }],
+    ['warning unservedVersionRemoval (v1beta1)', { shows: 'what the check prints after it' }],
+    ['crdgate manifests --contract ./src/contract.ts --image registry.example/geo-crdgate:1.5.0', cluster],
+    ['kubectl patch crd geodatabases.geo.example.com --type=json', { run: ['test/e2e/retire-version.e2e.test.ts'] }],
+  ],
   'docs/operations.md': [
     ['manifests/', { shows: 'the layout of the rendered tree' }],
     ['crdgate certs --out pki --dns crdgate.crdgate-system.svc          # ca.crt', cluster],
