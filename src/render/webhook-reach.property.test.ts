@@ -107,7 +107,9 @@ function metadataKeys(contract: Contract): { labels: string[]; annotations: stri
     annotations: [
       ...declared(reads.annotations),
       ...(contract.transitions ? [contract.transitions.overrideAnnotation] : []),
-      ...(contract.deletionRules ?? []).flatMap((rule) => (rule.form && 'annotation' in rule.form ? [rule.form.annotation] : [])),
+      ...(contract.deletionRules ?? []).flatMap((rule) =>
+        rule.form && 'annotation' in rule.form ? [rule.form.annotation] : [],
+      ),
       'note',
       'kubectl.kubernetes.io/last-applied-configuration',
     ],
