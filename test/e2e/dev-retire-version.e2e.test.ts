@@ -1,11 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { CacheClusterOptions } from '../../src/admission/cache-cluster.fixture.ts';
 import { laneControlPlane } from './provided-context.ts';
+import { cacheClusterModule } from './support/cache-cluster-module.ts';
 import { crdgate } from './support/crdgate-cli.ts';
 import { startDev, type DevProcess } from './support/dev-process.ts';
 import { runCommand, type CommandResult } from './support/npm.ts';
@@ -16,15 +16,8 @@ import { runCommand, type CommandResult } from './support/npm.ts';
 // server; once it has run, the same contract saved again reaches the CRD, v1 alone and no conversion webhook.
 
 const controlPlane = laneControlPlane();
-const fixture = pathToFileURL(
-  fileURLToPath(new URL('../../src/admission/cache-cluster.fixture.ts', import.meta.url)),
-).href;
 const group = 'devretire.cache.example.com';
 const resource = `cacheclusters.${group}`;
-
-const contractSource = (options: CacheClusterOptions) =>
-  `import { cacheClusterContract } from '${fixture}';\n\n` +
-  `export default () => cacheClusterContract(${JSON.stringify({ group, ...options })});\n`;
 
 describe.skipIf('unavailable' in controlPlane)('crdgate dev retiring a version objects were stored in', () => {
   let project = '';
@@ -32,7 +25,8 @@ describe.skipIf('unavailable' in controlPlane)('crdgate dev retiring a version o
   let scratch = '';
   let dev: DevProcess;
   let kubectl: (args: string[], object?: object) => Promise<CommandResult>;
-  const edit = (options: CacheClusterOptions) => writeFile(join(project, 'contract.ts'), contractSource(options));
+  const edit = (options: CacheClusterOptions) =>
+    writeFile(join(project, 'contract.ts'), cacheClusterModule({ group, ...options }));
 
   beforeAll(async () => {
     if ('unavailable' in controlPlane) return;

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { cacheClusterContract, type CacheClusterOptions } from '../../src/admission/cache-cluster.fixture.ts';
@@ -10,6 +9,7 @@ import { createContractRegistry } from '../../src/contract/registry.ts';
 import { eventually } from '../../src/local-loop/eventually.ts';
 import { startTestServer, type TestServer } from '../integration/support/test-server.ts';
 import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
+import { cacheClusterModule } from './support/cache-cluster-module.ts';
 import { crdgate } from './support/crdgate-cli.ts';
 import { readEtcdPrefix } from './support/etcd-raw.ts';
 import { kubectl, waitEstablished, type KubectlResult } from './support/kubectl.ts';
@@ -23,9 +23,6 @@ import { kubectl, waitEstablished, type KubectlResult } from './support/kubectl.
 
 const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
-const fixture = pathToFileURL(
-  fileURLToPath(new URL('../../src/admission/cache-cluster.fixture.ts', import.meta.url)),
-).href;
 
 /** The contract's revisions, in the runbook's order: stored in v1alpha1, stored in v1, v1alpha1 unserved, gone. */
 const revisions = {
@@ -49,11 +46,7 @@ describe.skipIf(!controlPlane)('retiring v1alpha1 of a CacheCluster stored in it
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'crdgate-e2e-retire-'));
     for (const [revision, options] of Object.entries(revisions)) {
-      await writeFile(
-        module(revision as Revision),
-        `import { cacheClusterContract } from '${fixture}';\n\n` +
-          `export default () => cacheClusterContract(${JSON.stringify({ group, ...options })});\n`,
-      );
+      await writeFile(module(revision as Revision), cacheClusterModule({ group, ...options }));
     }
     // crdgate's conversion webhook: v1alpha1 and v1 convert the same way in every revision that has both.
     server = await startTestServer({ registry: createContractRegistry([cacheClusterContract({ group })]) });
