@@ -170,6 +170,11 @@ export const cacheClusterMachine: Fsa<CacheClusterState, CacheClusterChange> = {
 export interface CacheClusterOptions {
   /** The version objects are stored in: v1 unless given. */
   storage?: 'v1alpha1' | 'v1';
+  /**
+   * Where v1alpha1 is in its retirement (docs/migration.md's runbook): served (unless given), no longer served
+   * (step 6), or gone from the contract with its conversion (step 7), which leaves v1 alone and no conversion.
+   */
+  v1alpha1?: 'served' | 'unserved' | 'retired';
   /** Another group, for a second CacheCluster beside the first: its annotations are in that group. */
   group?: string;
   hiddenFieldChanges?: 'refuse' | 'warn';
@@ -179,6 +184,16 @@ export interface CacheClusterOptions {
 export function cacheClusterContract(options: CacheClusterOptions = {}): Contract {
   const storage = options.storage ?? 'v1';
   const group = options.group ?? cacheClusterGroup;
+  const v1alpha1 = options.v1alpha1 ?? 'served';
+  if (v1alpha1 === 'retired' && storage === 'v1alpha1')
+    throw new Error('cacheClusterContract: v1alpha1 cannot be retired while objects are stored in it');
+  const v1alpha1Version = {
+    name: 'v1alpha1',
+    served: v1alpha1 === 'served',
+    storage: storage === 'v1alpha1',
+    schema: cacheClusterSchemaV1alpha1,
+    subresources: { status: {} },
+  };
   return defineContract<CacheClusterSpec>({
     identity: {
       group,
@@ -189,13 +204,7 @@ export function cacheClusterContract(options: CacheClusterOptions = {}): Contrac
     },
     hub: 'v1',
     versions: [
-      {
-        name: 'v1alpha1',
-        served: true,
-        storage: storage === 'v1alpha1',
-        schema: cacheClusterSchemaV1alpha1,
-        subresources: { status: {} },
-      },
+      ...(v1alpha1 === 'retired' ? [] : [v1alpha1Version]),
       {
         name: 'v1',
         served: true,
@@ -204,12 +213,15 @@ export function cacheClusterContract(options: CacheClusterOptions = {}): Contrac
         subresources: { status: {} },
       },
     ],
-    conversions: {
-      v1alpha1: specMappingConversion({
-        mapping: v1alpha1Mapping,
-        hubToSpokePaths: { 'spec.memory': 'spec.memoryMB', 'spec.replicas': 'spec.nodes', 'spec.tls': null },
-      }),
-    },
+    conversions:
+      v1alpha1 === 'retired'
+        ? {}
+        : {
+            v1alpha1: specMappingConversion({
+              mapping: v1alpha1Mapping,
+              hubToSpokePaths: { 'spec.memory': 'spec.memoryMB', 'spec.replicas': 'spec.nodes', 'spec.tls': null },
+            }),
+          },
     conversionAnnotation: `${group}/conversion-data`,
     ...(options.hiddenFieldChanges ? { hiddenFieldChanges: options.hiddenFieldChanges } : {}),
     defaults: [staticDefault('spec.tls', { enabled: false })],

@@ -34,3 +34,25 @@ export async function readClusterRevisions(
   }
   return live;
 }
+
+/**
+ * status.storedVersions of each named CRD as the cluster holds it, for the CRDs two revisions of a contract render
+ * (`check --old-contract --from-cluster`); a CRD the cluster lacks has none, and is left out.
+ */
+export async function readStoredVersions(
+  api: KubeApi,
+  names: readonly string[],
+  signal?: AbortSignal,
+): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  for (const name of names) {
+    const crd = await readLiveCrd(api, name, signal);
+    const status = isPlainObject(crd) && isPlainObject(crd.status) ? crd.status : undefined;
+    if (status !== undefined && Array.isArray(status.storedVersions))
+      found.set(
+        name,
+        status.storedVersions.filter((version): version is string => typeof version === 'string'),
+      );
+  }
+  return found;
+}

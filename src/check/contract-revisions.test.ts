@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { cacheClusterContract, type CacheClusterOptions } from '../admission/cache-cluster.fixture.ts';
 import { defineContract } from '../contract/define-contract.ts';
 import { fromCrd } from '../contract/from-crd.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import { widgetCrd } from '../crd-revision/crd-revision.fixture.ts';
-import { compareContractCrds } from './contract-revisions.ts';
+import { compareContractCrds, comparedContractCrds } from './contract-revisions.ts';
 
 /** The widget's v1 alone, as its owner (an operator) installs it. */
 const ownerCrd = (): any => {
@@ -50,5 +51,58 @@ describe('compareContractCrds', () => {
       shortNames: ['gd'],
     });
     expect(compareContractCrds(modules(external(other)), modules(external(ownerCrd())), {})).toEqual([]);
+  });
+});
+
+describe('a retirement: the contract that drops v1alpha1 against the one that no longer serves it', () => {
+  const cache = (options: CacheClusterOptions) => ({
+    registry: createContractRegistry([cacheClusterContract(options)]),
+    modules: [`cache-${options.v1alpha1 ?? 'served'}.ts`],
+  });
+  const retired = cache({ v1alpha1: 'retired' });
+  const unserved = cache({ v1alpha1: 'unserved' });
+  const findings = (old: ReturnType<typeof cache>, storedVersions?: string[]) =>
+    compareContractCrds(
+      retired,
+      old,
+      {},
+      new Map(storedVersions ? [['cacheclusters.cache.example.com', storedVersions]] : []),
+    )[0]!.findings.map(({ rule, severity, version, message }) => ({ rule, severity, version, message }));
+
+  it('compares the one CRD both render', () => {
+    expect(comparedContractCrds(retired, unserved)).toEqual(['cacheclusters.cache.example.com']);
+  });
+
+  it('warns, without the cluster, that an earlier revision may have stored objects in v1alpha1', () => {
+    expect(findings(unserved)).toEqual([
+      expect.objectContaining({ rule: 'unservedVersionRemoval', severity: 'warning', version: 'v1alpha1' }),
+    ]);
+    expect(findings(unserved)[0]!.message).toContain('status.storedVersions is not known here');
+  });
+
+  it("fails while the cluster's storedVersions lists v1alpha1, naming the migration to run", () => {
+    expect(findings(unserved, ['v1alpha1', 'v1'])).toEqual([
+      {
+        rule: 'storedVersionRemoval',
+        severity: 'error',
+        version: 'v1alpha1',
+        message:
+          'version v1alpha1 removed while objects may be stored in it (status.storedVersions lists v1alpha1, v1): ' +
+          'the API server refuses this update; run `crdgate migrate --resource cacheclusters.cache.example.com` ' +
+          '(it rewrites every object in v1 and trims status.storedVersions to it), then apply this revision',
+      },
+    ]);
+  });
+
+  it('passes once storedVersions is trimmed to v1: no conversion is left to remove with one version', () => {
+    expect(findings(unserved, ['v1'])).toEqual([
+      { rule: 'unservedVersionRemoval', severity: 'warning', version: 'v1alpha1', message: 'version v1alpha1 removed' },
+    ]);
+  });
+
+  it('fails a retirement of a version still served: its clients get 404, storedVersions or not', () => {
+    expect(findings(cache({}), ['v1'])).toEqual([
+      expect.objectContaining({ rule: 'versionRemoval', severity: 'error', version: 'v1alpha1' }),
+    ]);
   });
 });

@@ -28,7 +28,7 @@ import {
 import { CommandError } from '../errors.ts';
 import { isDns1123Label } from '../contract/values/dns-names.ts';
 import { checkContractRules, loadRegistry } from './contracts.ts';
-import { compareContractCrds } from '../check/contract-revisions.ts';
+import { compareContractCrds, comparedContractCrds } from '../check/contract-revisions.ts';
 import { readStdin, type FileFormat } from './object-file.ts';
 import { readCrdRules } from './crd-rules-file.ts';
 import { weighCrdRevisions } from '../check/weigh-crd-revisions.ts';
@@ -87,7 +87,9 @@ export const checkCommand: Command = {
                    a second (default ${clusterDefaults.qps}), stopping past --max-objects per CRD (default ${clusterDefaults.maxObjects}) or
                    --list-timeout (default ${clusterDefaults.listTimeoutMs / 60_000}m) with a warning on stderr naming the CRD and
                    the objects left unjudged. A read refused or failed exits 2 (CLUSTER_UNREADABLE), naming what
-                   was read and the permission it takes.
+                   was read and the permission it takes. With --old-contract, the CRD of each contract compared
+                   is read too, for its status.storedVersions: the versions the old revision stored objects in,
+                   which a revision may take out only once crdgate migrate has moved them and trimmed the list.
   --stored PATH    objects as the cluster stores them (\`kubectl get KIND -A -o yaml\` or -o json, a backup): a
                    file, a folder (walked as -f walks one) or - for standard input; repeatable. Each is put through
                    the new revision of its CRD (the tree's or --crd's, against the old tree's revision when --old
@@ -207,11 +209,12 @@ export const checkCommand: Command = {
       options.crds = collectCrds(registry, crdManifests);
       result = checkTree(registry, tree, oldTree, options);
       if (oldRegistry) {
-        const contractRevisions = compareContractCrds(
-          { registry, modules: contracts },
-          { registry: oldRegistry, modules: oldContracts },
-          options.crdRules ?? {},
-        );
+        const now = { registry, modules: contracts };
+        const old = { registry: oldRegistry, modules: oldContracts };
+        const storedVersions = cluster
+          ? await cluster.storedVersions(comparedContractCrds(now, old))
+          : new Map<string, string[]>();
+        const contractRevisions = compareContractCrds(now, old, options.crdRules ?? {}, storedVersions);
         result = { ...result, crdRevisions: [...contractRevisions, ...result.crdRevisions] };
       }
       const stored = await judgeStoredObjects(registry, {
@@ -268,6 +271,8 @@ async function readTree(paths: string[], source: TreeSource): Promise<ManifestCo
 interface ClusterReader {
   /** The previous revisions the cluster holds of the tree's CRDs (cluster-revisions.ts). */
   revisions(tree: ManifestContents): Promise<ManifestContents>;
+  /** status.storedVersions of the named CRDs the cluster holds, for a contract's revision (--old-contract). */
+  storedVersions(names: readonly string[]): Promise<Map<string, string[]>>;
   /** Every live object of a changed CRD handed to `judge`; a bound passed is said on stderr, and in the answer. */
   visitLiveObjects(crd: StoredObjectsCrd, judge: (object: KubeObject) => void): Promise<{ complete: boolean }>;
 }
@@ -281,7 +286,7 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
   const { createKubeApi } = await import('../kube/kube-api.ts');
   const { KubeconfigError } = await import('../kube/kubeconfig-error.ts');
   const { LiveReadError } = await import('../kube/live-read-error.ts');
-  const { readClusterRevisions } = await import('../check/cluster-revisions.ts');
+  const { readClusterRevisions, readStoredVersions } = await import('../check/cluster-revisions.ts');
   const { forEachLiveObject, liveResourceOf, liveResourceName } = await import('../kube/list-live-objects.ts');
   const { createRateLimiter } = await import('../migrate/rate-limiter.ts');
   const api = createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs: clusterDefaults.requestTimeoutMs });
@@ -297,6 +302,7 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
   };
   return {
     revisions: (tree) => failing(() => readClusterRevisions(api, tree)),
+    storedVersions: (names) => failing(() => readStoredVersions(api, names)),
     async visitLiveObjects(crd, judge) {
       const resource = liveResourceOf(crd.old);
       if (resource === undefined) return { complete: false };

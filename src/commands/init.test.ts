@@ -115,6 +115,32 @@ describe('crdgate init', () => {
     expect(await read('queue', 'examples', 'queue.yaml')).toMatch(/^apiVersion: q\.example\.com\/v1beta1$/m);
   });
 
+  it('keeps a kind already stored in an older version stored there with --storage, and says how to move it', async () => {
+    const result = await run(
+      'init',
+      'cache',
+      '--group',
+      'cache.example.com',
+      '--kind',
+      'CacheCluster',
+      '--versions',
+      'v1alpha1,v1',
+      '--storage',
+      'v1alpha1',
+      '--crdgate',
+      crdgateSpec,
+      '--skip-install',
+    );
+    expect(result, result.stderr).toMatchObject({ code: 0 });
+    const contract = await read('cache', 'src', 'contract.ts');
+    expect(contract).toContain("export const hub = 'v1';");
+    expect(contract).toMatch(/\{ name: 'v1alpha1', served: true, storage: true,/);
+    expect(contract).toMatch(/\{ name: 'v1', served: true, storage: false,/);
+    const readme = await read('cache', 'README.md');
+    expect(readme).toContain('with `v1` as the hub (the version the\nrules are written against), stored in `v1alpha1`');
+    expect(readme).toContain('set `storage: true` on `v1` (and false on `v1alpha1`)');
+  });
+
   it('ends in NPM_FAILED, with what npm said, when it cannot make the lockfile', async () => {
     const result = await run(
       'init',
@@ -158,6 +184,10 @@ describe('crdgate init', () => {
     [
       ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1beta1,v1', '--hub', 'v2'],
       '--hub "v2" is not one of the versions',
+    ],
+    [
+      ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--versions', 'v1beta1,v1', '--storage', 'v1alpha1'],
+      '--storage "v1alpha1" is not one of the versions',
     ],
     [
       ['init', 'x', '--group', 'a.example.com', '--kind', 'A', '--scope', 'Global'],
@@ -548,6 +578,7 @@ describe('crdgate init', () => {
 
     it.each([
       [['--group', 'a.example.com'], '--group: with --from-crd, the CRD says that'],
+      [['--storage', 'v1'], '--storage: with --from-crd, the CRD says that'],
       [[], 'cannot read the file: ENOENT', 'missing.yaml'],
       [['--crd-owner', 'operator'], '--crd-owner must be crdgate or external, got "operator"'],
     ])('exits 2 with one line for %j', async (flags, named, file = fixture) => {

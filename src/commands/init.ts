@@ -28,7 +28,7 @@ export const initCommand: Command = {
   name: 'init',
   summary: 'scaffold a project of your own: a contract for your kind, its tests, a Dockerfile',
   usage: `crdgate init DIR --group GROUP --kind KIND [--plural PLURAL] [--scope Namespaced|Cluster]
-             [--versions v1beta1,v1] [--hub VERSION] [--crdgate SPEC] [--skip-install]
+             [--versions v1beta1,v1] [--hub VERSION] [--storage VERSION] [--crdgate SPEC] [--skip-install]
        crdgate init DIR --from-crd FILE [--crd-name NAME] [--crd-owner crdgate|external] [--example FILE]
                         [--crdgate SPEC] [--skip-install]
 
@@ -59,7 +59,10 @@ export const initCommand: Command = {
   --plural PLURAL   the resource name (default: the kind in lowercase, plus "s")
   --scope SCOPE     Namespaced (default) or Cluster
   --versions LIST   the versions, comma-separated, like v1beta1,v1 (default v1)
-  --hub VERSION     the version the rules are written against and objects are stored in (default: the last one)
+  --hub VERSION     the version the rules are written against (default: the last one)
+  --storage VERSION the version objects are stored in (default: the hub). For a kind already in production in an
+                    older version: keep it the storage version, so that the first install only adds versions, and
+                    move it later with the storage-version runbook (docs/migration.md)
   --crdgate SPEC    the project's dependency on crdgate: a version range, a git URL or a tarball. By default,
                     this crdgate is packed into DIR/vendor/ and named by a relative path, so that the project
                     installs without a registry that has crdgate (a git checkout is built first)
@@ -72,6 +75,7 @@ export const initCommand: Command = {
     scope: { type: 'string' },
     versions: { type: 'string' },
     hub: { type: 'string' },
+    storage: { type: 'string' },
     crdgate: { type: 'string' },
     'skip-install': { type: 'boolean' },
     'from-crd': { type: 'string' },
@@ -86,7 +90,7 @@ export const initCommand: Command = {
     const crdFile = stringOption(values, 'from-crd');
     let project: { kind: string; group: string; files: (versions: PinnedVersions) => ScaffoldFile[] };
     if (crdFile !== undefined) {
-      const fromFlags = ['group', 'kind', 'plural', 'scope', 'versions', 'hub'].filter(
+      const fromFlags = ['group', 'kind', 'plural', 'scope', 'versions', 'hub', 'storage'].filter(
         (flag) => values[flag] !== undefined,
       );
       if (fromFlags.length > 0)
@@ -129,6 +133,7 @@ export const initCommand: Command = {
         scope: stringOption(values, 'scope'),
         versions: stringOption(values, 'versions'),
         hub: stringOption(values, 'hub'),
+        storage: stringOption(values, 'storage'),
       });
       const problems = [
         ...scaffoldNameProblems(names.group, names.kind, names.plural),

@@ -11,6 +11,7 @@ import { watchFolders, type FolderWatcher } from './folder-watcher.ts';
 import { RestartBackoff } from './restart-backoff.ts';
 import { admissionCallsFromMetrics, putCrdgateInFront } from './put-in-front.ts';
 import { startServeGeneration, type GenerationOptions, type ServeGeneration } from './serve-generation.ts';
+import { storedVersionsHint } from './stored-versions-hint.ts';
 
 export interface DevSessionOptions {
   /** The `--contract` arguments as given; none serves the built-in example. */
@@ -150,8 +151,10 @@ export async function startDevSession(options: DevSessionOptions): Promise<DevSe
         say(`reloaded: generation ${next.number} serves at ${next.url}; the API server's CRDs and webhooks follow it`);
         if (previous) setTimeout(() => void retire(previous), previousGenerationGraceMs).unref();
       } catch (error) {
+        const hint = storedVersionsHint(error, controlPlane!.kubeconfigPath);
         say(
-          `the edit did not load, so generation ${current?.number} keeps serving:\n${indent((error as Error).message)}`,
+          `the edit did not load, so generation ${current?.number} keeps serving:\n${indent((error as Error).message)}` +
+            (hint === undefined ? '' : `\n${indent(hint)}`),
         );
       }
     };

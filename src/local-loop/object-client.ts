@@ -1,12 +1,7 @@
-import {
-  ApiException,
-  KubeConfig,
-  KubernetesObjectApi,
-  PatchStrategy,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import type { KubeObject } from '../contract/values/kube-object.ts';
-import { KubeApiError, type KubeStatus } from '../kube/kube-api-error.ts';
+import { KubeApiError } from '../kube/kube-api-error.ts';
+import { refusalsAsKubeApiErrors } from './refusals-as-kube-api-errors.ts';
 
 // crdgate/testing's client speaks in crdgate's own object type and error: @kubernetes/client-node's declarations
 // would otherwise become part of crdgate's public types (and need @types/ws in every project that checks them).
@@ -61,26 +56,4 @@ export function createObjectClient(kubeconfigPath: string): ObjectClient {
       await refusalsAsKubeApiErrors(() => api.delete(reference as never));
     },
   };
-}
-
-async function refusalsAsKubeApiErrors<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof ApiException) {
-      const body = typeof error.body === 'string' ? error.body : JSON.stringify(error.body);
-      throw new KubeApiError(error.code, parseStatus(body), error.headers, 'the request', body);
-    }
-    throw error;
-  }
-}
-
-function parseStatus(body: string): KubeStatus {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as KubeStatus) : {};
-  } catch {
-    // Not a Status (a proxy's error page, say): its text is the message, as crdgate's own client reads it.
-    return body === '' ? {} : { message: body.slice(0, 500) };
-  }
 }

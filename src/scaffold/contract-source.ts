@@ -29,7 +29,7 @@ export function contractSource(n: ScaffoldNames, shape: ScaffoldShape): string {
   const modeType = modes.map((mode) => `'${mode}'`).join(' | ');
   const versionEntries = shape.versions.map((version) => {
     const isHub = version === shape.hub;
-    return `      { name: '${version}', served: true, storage: ${isHub}, schema: ${isHub ? 'schema' : `${versionVariable(version)}Schema`}, subresources: { status: {} }, printerColumns },\n`;
+    return `      { name: '${version}', served: true, storage: ${version === shape.storage}, schema: ${isHub ? 'schema' : `${versionVariable(version)}Schema`}, subresources: { status: {} }, printerColumns },\n`;
   });
   const conversionEntries = spokes.map(
     (version) => `      ${versionKey(version)}: specMappingConversion({

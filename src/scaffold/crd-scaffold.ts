@@ -121,7 +121,12 @@ export async function readCrdSource(
       ...kindIdentifiers(identity.kind),
       project: `${identity.singular}-contract`,
     },
-    shape: { scope: identity.scope, versions: parts.versions.map((version) => version.name), hub: parts.hub },
+    shape: {
+      scope: identity.scope,
+      versions: parts.versions.map((version) => version.name),
+      hub: parts.hub,
+      storage: parts.versions.find((version) => version.storage)?.name ?? parts.hub,
+    },
     crdFile: `crds/${basename(path)}`,
     crdOwner,
     ...(crdName === undefined ? {} : { crdName }),

@@ -12,7 +12,7 @@ export function readme(n: ScaffoldNames, shape: ScaffoldShape, versions: PinnedV
     spokes.length === 0
       ? `one version, \`${shape.hub}\``
       : `the versions ${shape.versions.map((v) => `\`${v}\``).join(', ')}, with \`${shape.hub}\` as the hub (the version the
-rules are written against, and the one stored)`;
+rules are written against${shape.storage === shape.hub ? ', and the one stored)' : `), stored in \`${shape.storage}\` (see Storage below)`}`;
   return `# ${n.kind} webhooks
 
 Admission (validation, defaults, allowed changes per phase) and conversion webhooks for \`${n.kind}\`
@@ -106,7 +106,17 @@ kubectl apply --server-side -k manifests
 
 \`manifests/migration/\` holds the storage-version migration Job: apply it when a new version becomes the
 storage version.
-
+${
+  shape.storage === shape.hub
+    ? ''
+    : `
+**Storage**: objects are stored in \`${shape.storage}\`, as the kind was before this project (init --storage): the
+first install adds the other versions without moving a stored object. To store in the hub, \`${shape.hub}\`, follow
+the runbook in \`node_modules/crdgate/docs/migration.md\` ("Runbook: changing the storage version") from its step 2:
+set \`storage: true\` on \`${shape.hub}\` (and false on \`${shape.storage}\`) in \`${contractPath}\`, apply, then run the
+migration Job.
+`
+}
 With Helm instead (crdgate then makes, rotates and injects its own certificates; no \`pki/\` needed):
 
 \`\`\`sh

@@ -10,14 +10,24 @@ import {
 
 describe('scaffoldShape', () => {
   it('is one namespaced version, v1, when no flag says otherwise', () => {
-    expect(scaffoldShape({})).toEqual({ scope: 'Namespaced', versions: ['v1'], hub: 'v1' });
+    expect(scaffoldShape({})).toEqual({ scope: 'Namespaced', versions: ['v1'], hub: 'v1', storage: 'v1' });
   });
 
   it('makes the last version the hub, unless --hub names another', () => {
     expect(scaffoldShape({ versions: 'v1alpha1,v1beta1,v1' })).toMatchObject({ hub: 'v1' });
     const shape = scaffoldShape({ versions: 'v1beta1, v1', hub: 'v1beta1', scope: 'Cluster' });
-    expect(shape).toEqual({ scope: 'Cluster', versions: ['v1beta1', 'v1'], hub: 'v1beta1' });
+    expect(shape).toEqual({ scope: 'Cluster', versions: ['v1beta1', 'v1'], hub: 'v1beta1', storage: 'v1beta1' });
     expect(spokeVersions(shape as never)).toEqual(['v1']);
+  });
+
+  it('stores in the hub, unless --storage names the older version a kind is already stored in', () => {
+    expect(scaffoldShape({ versions: 'v1alpha1,v1' })).toMatchObject({ hub: 'v1', storage: 'v1' });
+    expect(scaffoldShape({ versions: 'v1alpha1,v1', storage: 'v1alpha1' })).toEqual({
+      scope: 'Namespaced',
+      versions: ['v1alpha1', 'v1'],
+      hub: 'v1',
+      storage: 'v1alpha1',
+    });
   });
 
   it.each([
@@ -27,6 +37,7 @@ describe('scaffoldShape', () => {
     [{ versions: '1v' }, '"1v" is not a version name'],
     [{ versions: 'v1,v1' }, '--versions names v1 more than once'],
     [{ versions: 'v1beta1,v1', hub: 'v2' }, '--hub "v2" is not one of the versions (v1beta1, v1)'],
+    [{ versions: 'v1beta1,v1', storage: 'v1alpha1' }, '--storage "v1alpha1" is not one of the versions (v1beta1, v1)'],
   ])('refuses %j', (flags, problem) => {
     const shape = scaffoldShape(flags);
     expect('problems' in shape && shape.problems.join('; ')).toContain(problem);

@@ -5,20 +5,27 @@ export interface ScaffoldShape {
   scope: 'Namespaced' | 'Cluster';
   /** Every version, in the order given (the CRD lists them so). */
   versions: string[];
-  /** The version validation, defaults and rules are written against; it is the storage version too. */
+  /** The version validation, defaults and rules are written against. */
   hub: string;
+  /**
+   * The version objects are stored in: the hub, unless the kind is already stored in an older one (in production
+   * before crdgate), which stays the storage version until docs/migration.md's runbook moves it.
+   */
+  storage: string;
 }
 
 export const scopes = ['Namespaced', 'Cluster'] as const;
 
 /**
  * The shape from the command's flags: versions comma-separated (default v1), the hub the last of them unless
- * named, the scope Namespaced unless named. Returns the problems instead when there are any, as sentences.
+ * named, the storage version the hub unless named, the scope Namespaced unless named. Returns the problems instead
+ * when there are any, as sentences.
  */
 export function scaffoldShape(flags: {
   scope?: string;
   versions?: string;
   hub?: string;
+  storage?: string;
 }): ScaffoldShape | { problems: string[] } {
   const problems: string[] = [];
   const scope = flags.scope ?? 'Namespaced';
@@ -36,8 +43,11 @@ export function scaffoldShape(flags: {
   if (repeated.length > 0) problems.push(`--versions names ${[...new Set(repeated)].join(', ')} more than once`);
   const hub = flags.hub ?? versions.at(-1)!;
   if (!versions.includes(hub)) problems.push(`--hub "${hub}" is not one of the versions (${versions.join(', ')})`);
+  const storage = flags.storage ?? hub;
+  if (!versions.includes(storage))
+    problems.push(`--storage "${storage}" is not one of the versions (${versions.join(', ')})`);
   if (problems.length > 0) return { problems };
-  return { scope: scope as ScaffoldShape['scope'], versions, hub };
+  return { scope: scope as ScaffoldShape['scope'], versions, hub, storage };
 }
 
 /**

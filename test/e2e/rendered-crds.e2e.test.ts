@@ -54,11 +54,12 @@ async function scaffolded(
   kind: string,
   versions: string[],
   scope: 'Namespaced' | 'Cluster',
+  storage = versions.at(-1)!,
 ): Promise<Contract> {
   const names = scaffoldNames('scaffold.example.com', kind);
   const files = scaffoldProject(
     names,
-    { scope, versions, hub: versions.at(-1)! },
+    { scope, versions, hub: versions.at(-1)!, storage },
     { crdgate: '0.1.0', node: '24', typescript: '5', typesNode: '24', fastCheck: '4' },
   );
   const project = join(dir, kind);
@@ -111,6 +112,8 @@ describe.skipIf(!controlPlane)('the CRDs crdgate renders, applied to kube-apiser
         scaffolded(dir, 'Bucket', ['v1'], 'Namespaced'),
         scaffolded(dir, 'Queue', ['v1alpha1', 'v1beta1', 'v1'], 'Namespaced'),
         scaffolded(dir, 'Tenant', ['v1'], 'Cluster'),
+        // init --storage v1alpha1: a kind already stored in its older version, the hub v1.
+        scaffolded(dir, 'Cache', ['v1alpha1', 'v1'], 'Namespaced', 'v1alpha1'),
       ])
     ).map((contract): [string, Manifest] => [
       `${contract.identity.kind} (crdgate init's)`,
@@ -120,7 +123,14 @@ describe.skipIf(!controlPlane)('the CRDs crdgate renders, applied to kube-apiser
 
   it('draws no warning from the API server, for any of them', { timeout: 240_000 }, async () => {
     const crds = await rendered();
-    expect(crds.length).toBe(11);
+    expect(crds.length).toBe(12);
+    const [, cache] = crds.find(([name]) => name.startsWith('Cache '))!;
+    expect(
+      (cache['spec'] as { versions: { name: string; storage: boolean }[] }).versions.map((v) => [v.name, v.storage]),
+    ).toEqual([
+      ['v1alpha1', true],
+      ['v1', false],
+    ]);
     const warnings: Record<string, string[]> = {};
     for (const [index, [name, crd]] of crds.entries()) {
       // Each in a group of its own: two contracts here render geodatabases.

@@ -169,6 +169,14 @@ const accounts: Record<string, [string, Account][]> = {
       'dry run: every object would be written in v1',
       { shows: "a dry run's summary (test/e2e/migrate-storage-rules.e2e.test.ts asserts its parts)" },
     ],
+    [
+      'crdgate check --contract ./src/contract.ts --old-contract ../base/src/contract.ts --from-cluster',
+      { run: ['test/e2e/retire-version.e2e.test.ts'] },
+    ],
+    ['error storedVersionRemoval (v1beta1)', { shows: 'what the check prints before the migration' }],
+    ['warning unservedVersionRemoval (v1beta1)', { shows: 'what the check prints after it' }],
+    ['crdgate manifests --contract ./src/contract.ts --image registry.example/geo-crdgate:1.5.0', cluster],
+    ['kubectl patch crd geodatabases.geo.example.com --type=json', { run: ['test/e2e/retire-version.e2e.test.ts'] }],
   ],
   'docs/operations.md': [
     ['manifests/', { shows: 'the layout of the rendered tree' }],

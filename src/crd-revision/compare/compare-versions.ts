@@ -1,6 +1,7 @@
 import { jsonEqual } from '../../contract/values/json-equal.ts';
 import { describeValue } from '../../contract/values/describe-value.ts';
 import { changeAt } from '../change.ts';
+import { migratePlan } from '../migrate-plan.ts';
 import { compareSchemas } from '../schema/compare-schemas.ts';
 import { compareSubresources } from './compare-subresources.ts';
 import type { CrdVersionView, CrdView } from '../crd-view.ts';
@@ -21,11 +22,7 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
     if (b === undefined) {
       changes.push(
         stored.has(a.name)
-          ? changeAt(
-              where,
-              'storedVersionRemoval',
-              `version ${a.name} removed while objects may be stored in it: run crdgate migrate and trim status.storedVersions first`,
-            )
+          ? changeAt(where, 'storedVersionRemoval', storedVersionRemoved(old, now, a.name))
           : changeAt(where, a.served ? 'versionRemoval' : 'unservedVersionRemoval', versionRemoved(old, a)),
       );
       continue;
@@ -62,6 +59,25 @@ export function compareVersions(old: CrdView, now: CrdView): Change[] {
     );
   }
   return changes;
+}
+
+/**
+ * A version removed that objects may be stored in, and why they may (status.storedVersions, or the old storage
+ * version): the API server refuses the update until `crdgate migrate` has rewritten them and trimmed storedVersions.
+ */
+function storedVersionRemoved(old: CrdView, now: CrdView, version: string): string {
+  const why = old.storedVersions.includes(version)
+    ? `status.storedVersions lists ${old.storedVersions.join(', ')}`
+    : `${version} is the storage version`;
+  const target = now.versions.find((v) => v.storage)?.name;
+  const stillStored = old.versions.find((v) => v.storage)?.name;
+  const plan = migratePlan({
+    resource: old.name === '' ? 'PLURAL.GROUP' : old.name,
+    removed: version,
+    target,
+    targetStoresAlready: target !== undefined && stillStored === target,
+  });
+  return `version ${version} removed while objects may be stored in it (${why}): the API server refuses this update; ${plan}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { isPlainObject } from '../../contract/values/kube-object.ts';
 import { compareCrdRevisions } from '../compare/compare-crd-revisions.ts';
 import { describeValue } from '../../contract/values/describe-value.ts';
 import { elementPath, propertyPath } from '../schema/schema-path.ts';
-import { migratePlan } from './migrate-plan.ts';
+import { migratePlan } from '../migrate-plan.ts';
 import type { CrdRevisionUnderTest } from './revision-under-test.ts';
 import { storedObjectFinding, type StoredObjectFinding } from './stored-object-finding.ts';
 
@@ -21,7 +21,7 @@ export function storedObjectRevisionFindings(
     findings.push(
       storedObjectFinding(
         'storedVersionsRefuseUpdate',
-        `${source} ${version}, which the revision removes: the API server refuses the CRD update; ${migratePlan(revision, version)}`,
+        `${source} ${version}, which the revision removes: the API server refuses the CRD update; ${migratePlan({ resource: revision.name, removed: version, target: revision.new.storage })}`,
         {
           version,
         },

@@ -7,7 +7,7 @@ import { readDifferences, type ReadDifference } from './read-differences.ts';
 import { readInVersion, type ObjectConverter } from './read-stored-object.ts';
 import type { CrdRevisionUnderTest } from './revision-under-test.ts';
 import { storedObjectFinding, type StoredObjectFinding } from './stored-object-finding.ts';
-import { migratePlan } from './migrate-plan.ts';
+import { migratePlan } from '../migrate-plan.ts';
 
 /**
  * What the outcome of one object means for the team applying the revision: values its reads lose, gain or change
@@ -29,7 +29,7 @@ export function storedObjectFindings(
       ? [
           storedObjectFinding(
             'storedInRemovedVersion',
-            `stored in ${oldStorage}, which the revision removes: ${migratePlan(revision, oldStorage)}`,
+            `stored in ${oldStorage}, which the revision removes: ${migratePlan({ resource: revision.name, removed: oldStorage, target: revision.new.storage })}`,
             { object: ref, version: oldStorage },
           ),
         ]
