@@ -161,7 +161,10 @@ function engine(): EngineExports {
   const wasi: WasiClass = new WASI({
     version: 'preview1',
     args: ['crdgate-api-server-engine'],
-    env: {},
+    // Linear memory stops at 4 GiB and never shrinks, and Go's collector, paced by GOGC alone, lets the heap grow to
+    // twice what is live before it collects: a run over many large CRDs (a release series) ran out at 4 GiB with far
+    // less live. A soft limit below the cap has it collect harder before it would grow past it.
+    env: { GOMEMLIMIT: '3GiB' },
     returnOnExit: true,
   });
   const instance = new wasm.Instance(new wasm.Module(bytes), wasi.getImportObject());
