@@ -1,4 +1,4 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import { e2eLanes } from './test/e2e/lanes.ts';
 import LongestFirstSequencer from './test/longest-first-sequencer.ts';
 
@@ -30,12 +30,6 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          // Real release series judged against kube-apiserver: most of ten minutes of one lane, so a run of its own
-          // (docs/development.md), as deep fuzzing is.
-          exclude: [
-            ...configDefaults.exclude,
-            ...(process.env['CRDGATE_RELEASE_SERIES_E2E'] === '1' ? [] : ['test/e2e/release-series.e2e.test.ts']),
-          ],
           // Every tool built first (test/tools/); then a control plane per lane, crdgate packed once for the tests that
           // install it as a user would, and a folder for what the files build once and share (crdgate's image).
           globalSetup: [

@@ -15,7 +15,6 @@ const KNOWN_SECONDS: Readonly<Record<string, number>> = {
   'test/e2e/init.e2e.test.ts': 300,
   'test/e2e/workloads-as-kubelet.e2e.test.ts': 250,
   'test/e2e/revision-differential.e2e.test.ts': 230,
-  'test/e2e/release-series.e2e.test.ts': 170,
   'test/e2e/migrate-shards.e2e.test.ts': 85,
   'test/e2e/controller-gen-fixtures.e2e.test.ts': 75,
   'test/e2e/policy-budgets.e2e.test.ts': 70,
