@@ -3,6 +3,8 @@ import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { apiVersionOf, type Contract } from '../contract/contract-definition.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
 import { convertObject, toHub } from '../conversion/convert-object.ts';
+import { defineContract } from '../contract/define-contract.ts';
+import { pruneUnknownFields } from '../contract/schema/prune-unknown-fields.ts';
 import { cacheClusterContract } from './cache-cluster.fixture.ts';
 import { hiddenFieldChanges } from './hidden-field-changes.ts';
 
@@ -102,6 +104,51 @@ describe('hiddenFieldChanges', () => {
     );
     expect(changes).toEqual([
       { field: 'spec.storage.storageClassName', from: 'archive', to: undefined, shownIn: ['v1beta1', 'v1'] },
+    ]);
+  });
+
+  it("finds a field the version's conversion passes through but its schema does not declare: the API server prunes it", () => {
+    // A boolean added to the hub alone, which v1alpha1's mapping passes through with the rest of the spec.
+    const { storageVersion: _storage, ...base } = cacheClusterContract();
+    const protectable = defineContract({
+      ...base,
+      versions: base.versions.map((version) =>
+        version.name !== 'v1'
+          ? version
+          : {
+              ...version,
+              schema: {
+                ...version.schema,
+                properties: {
+                  ...version.schema.properties,
+                  spec: {
+                    ...version.schema.properties!['spec']!,
+                    properties: {
+                      ...version.schema.properties!['spec']!.properties,
+                      deletionProtection: { type: 'boolean' },
+                    },
+                  },
+                },
+              },
+            },
+      ),
+    });
+    const stored = hub(protectable, {
+      memory: '512Mi',
+      replicas: 3,
+      tls: { enabled: false },
+      deletionProtection: true,
+    });
+    // A v1alpha1 client reads it as the API server answers: converted, then pruned by v1alpha1's schema.
+    const v1alpha1 = protectable.versions.find((version) => version.name === 'v1alpha1')!.schema;
+    const read = pruneUnknownFields(
+      convertObject(protectable, stored, apiVersionOf(protectable, 'v1alpha1')),
+      v1alpha1,
+    );
+    expect(read.spec).not.toHaveProperty('deletionProtection');
+    const sent = toHub(protectable, { ...read, spec: { ...(read.spec as Record<string, unknown>), nodes: 4 } });
+    expect(hiddenFieldChanges(protectable, 'v1alpha1', stored, sent)).toEqual([
+      { field: 'spec.deletionProtection', from: true, to: undefined, shownIn: ['v1'] },
     ]);
   });
 });

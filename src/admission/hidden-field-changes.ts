@@ -1,5 +1,6 @@
 import { apiVersionOf, type Contract } from '../contract/contract-definition.ts';
 import { schemaAt } from '../contract/defaults/default-schema.ts';
+import { pruneUnknownFields } from '../contract/schema/prune-unknown-fields.ts';
 import { renderFieldPath, valueAtSegments, type PathSegment } from '../contract/values/field-path.ts';
 import { goKeyOrder, inGoKeyOrder } from '../contract/values/go-key-order.ts';
 import { jsonEqual } from '../contract/values/json-equal.ts';
@@ -49,17 +50,21 @@ export function hiddenFieldChanges(
         : toHub(
             contract,
             withAnnotation(
-              convertObject(contract, newHub, apiVersionOf(contract, version)),
+              readIn(contract, version, newHub),
               annotation,
-              annotationOf(convertObject(contract, oldHub, apiVersionOf(contract, version)), annotation),
+              annotationOf(readIn(contract, version, oldHub), annotation),
             ),
           );
+    // The stored object read in the version and written back as read, stash and all: where even that loses a field
+    // (a field the version's schema prunes and no stash keeps), every write in the version changes it.
+    const roundTrip = annotation === undefined ? undefined : toHub(contract, readIn(contract, version, oldHub));
     const hubSchema = contract.versions.find((candidate) => candidate.name === contract.hub)!.schema;
     const changes: HiddenFieldChange[] = [];
     for (const path of hidden) {
       const [from, to] = [valueAtSegments(oldHub, path), valueAtSegments(newHub, path)];
       if (sameValue(hubSchema, path, from, to)) continue;
-      if (kept !== undefined && sameValue(hubSchema, path, valueAtSegments(kept, path), to)) continue;
+      const keepable = roundTrip !== undefined && sameValue(hubSchema, path, valueAtSegments(roundTrip, path), from);
+      if (keepable && kept !== undefined && sameValue(hubSchema, path, valueAtSegments(kept, path), to)) continue;
       const shownIn = contract.versions
         .filter((candidate) => candidate.served && candidate.name !== contract.hub && candidate.name !== version)
         .map((candidate) => candidate.name)
@@ -81,7 +86,7 @@ export function hiddenFieldChanges(
 
 /** Where the object's hub form differs from what `version` shows of it without the stash, read back in the hub. */
 function fieldsNotShown(contract: Contract, version: string, hub: KubeObject): PathSegment[][] {
-  const shown = convertObject(contract, hub, apiVersionOf(contract, version));
+  const shown = readIn(contract, version, hub);
   const annotation = contract.conversionAnnotation;
   const plain = toHub(contract, annotation === undefined ? shown : withAnnotation(shown, annotation, undefined));
   const content = (object: KubeObject) =>
@@ -89,6 +94,17 @@ function fieldsNotShown(contract: Contract, version: string, hub: KubeObject): P
       Object.entries(object).filter(([key]) => !['apiVersion', 'kind', 'metadata', 'status'].includes(key)),
     );
   return differences(content(hub), content(plain), []);
+}
+
+/**
+ * The object as a client of `version` reads it: converted, then pruned by that version's schema, as the API server
+ * prunes what a conversion returns. A field a conversion passes through (`...rest`) that the version's schema does
+ * not declare is not shown either.
+ */
+function readIn(contract: Contract, version: string, hub: KubeObject): KubeObject {
+  const converted = convertObject(contract, hub, apiVersionOf(contract, version));
+  const schema = contract.versions.find((candidate) => candidate.name === version)?.schema;
+  return schema === undefined ? converted : pruneUnknownFields(converted, schema);
 }
 
 /**

@@ -5,6 +5,8 @@ import { fromCrd } from '../contract/from-crd.ts';
 import { createContractRegistry } from '../contract/registry.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
 import { dbClusterTwoVersionContract } from '../../test/e2e/support/db-operator-contracts.ts';
+import { cacheClusterContract } from '../admission/cache-cluster.fixture.ts';
+import { fieldDeletionRule } from '../contract/deletion-rules.ts';
 import { checkCrdObject, checkObject } from './check-object.ts';
 
 // A kind whose schema defaults its status, as Flux's sources do (`status: {default: {observedGeneration: -1}}`), with
@@ -201,5 +203,44 @@ describe('the old object of an update written in another version of a CRD its ow
         'a major upgrade from registry.example/pg:16.4 to registry.example/pg:17.0 is unsupported',
       ),
     ]);
+  });
+});
+
+describe('a DELETE, decided on the object as stored', () => {
+  /** CacheCluster with a deletion protection its hub (v1) alone declares, stored in `storage`. */
+  function protectedCache(storage: 'v1' | 'v1alpha1') {
+    const { storageVersion: _storage, ...base } = cacheClusterContract({ storage });
+    return defineContract({
+      ...base,
+      versions: base.versions.map((version) => {
+        if (version.name !== 'v1') return version;
+        const spec = version.schema.properties!['spec']!;
+        const properties = { ...spec.properties, deletionProtection: { type: 'boolean' as const } };
+        return {
+          ...version,
+          schema: { ...version.schema, properties: { ...version.schema.properties, spec: { ...spec, properties } } },
+        };
+      }),
+      deletionRules: [fieldDeletionRule({ field: 'spec.deletionProtection', equals: true })],
+    });
+  }
+  const manifest: KubeObject = {
+    apiVersion: 'cache.example.com/v1',
+    kind: 'CacheCluster',
+    metadata: { name: 'c', namespace: 'ns' },
+    spec: { memory: '512Mi', replicas: 3, deletionProtection: true },
+  };
+
+  it('refuses it where the storage version keeps the protection', () => {
+    const registry = createContractRegistry([protectedCache('v1')]);
+    const result = checkObject(registry, { operation: 'DELETE', object: manifest });
+    expect(result).toMatchObject({ allowed: false, code: 'DELETION_PROTECTED' });
+  });
+
+  it('allows it where the storage version prunes the protection, as the API server would: it was never stored', () => {
+    const registry = createContractRegistry([protectedCache('v1alpha1')]);
+    const result = checkObject(registry, { operation: 'DELETE', object: manifest });
+    expect(result.allowed).toBe(true);
+    expect(result.object?.spec).not.toHaveProperty('deletionProtection');
   });
 });

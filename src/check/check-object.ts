@@ -98,8 +98,12 @@ export function checkObject(registry: ContractRegistry, input: CheckInput): Chec
   const deprecated = served ? deprecationWarning(compiled.contract, version) : undefined;
   const warned = (result: CheckResult): CheckResult =>
     deprecated === undefined ? result : { ...result, warnings: recorded([deprecated], result.warnings) };
-  if (operation === 'DELETE')
-    return warned(summarize(decideValidation(registry, admissionRequest(operation, null, object)), object, [], []));
+  if (operation === 'DELETE') {
+    // The object deleted is the stored one: the manifest as the API server stored it (its defaults set, what the
+    // storage version does not declare pruned) and reads it back, which is what the deletion rules see.
+    const stored = served ? storedForm(registry, compiled, object) : object;
+    return warned(summarize(decideValidation(registry, admissionRequest(operation, null, stored)), stored, [], []));
+  }
   if (served) {
     const crd = engineCrdFor(compiled);
     const storedOld =
@@ -145,6 +149,12 @@ function asStoredIn(
   const convert =
     storageConversion(compiled.contract) ?? ((object, to) => convertObject(compiled.contract, object, to));
   return readBack(crd, convert(inGoKeyOrder(stored), apiVersion));
+}
+
+/** The object as the API server holds it once stored and reads it back in the version written. */
+function storedForm(registry: ContractRegistry, compiled: CompiledContract, object: KubeObject): KubeObject {
+  const crd = engineCrdFor(compiled);
+  return answeredObject(crd, compiled, asAdmitted(registry, crd, compiled, readBack(crd, object)));
 }
 
 /**
