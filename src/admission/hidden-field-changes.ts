@@ -40,7 +40,8 @@ export function hiddenFieldChanges(
 ): HiddenFieldChange[] {
   if (version === contract.hub || contract.conversions[version] === undefined) return [];
   try {
-    const hidden = fieldsNotShown(contract, version, oldHub);
+    const oldRead = readIn(contract, version, oldHub);
+    const hidden = fieldsNotShown(contract, oldHub, oldRead);
     if (hidden.length === 0) return [];
     const annotation = contract.conversionAnnotation;
     // What the write would be had the client sent what it cannot see as it is stored now.
@@ -49,15 +50,11 @@ export function hiddenFieldChanges(
         ? undefined
         : toHub(
             contract,
-            withAnnotation(
-              readIn(contract, version, newHub),
-              annotation,
-              annotationOf(readIn(contract, version, oldHub), annotation),
-            ),
+            withAnnotation(readIn(contract, version, newHub), annotation, annotationOf(oldRead, annotation)),
           );
     // The stored object read in the version and written back as read, stash and all: where even that loses a field
     // (a field the version's schema prunes and no stash keeps), every write in the version changes it.
-    const roundTrip = annotation === undefined ? undefined : toHub(contract, readIn(contract, version, oldHub));
+    const roundTrip = annotation === undefined ? undefined : toHub(contract, oldRead);
     const hubSchema = contract.versions.find((candidate) => candidate.name === contract.hub)!.schema;
     const changes: HiddenFieldChange[] = [];
     for (const path of hidden) {
@@ -69,7 +66,10 @@ export function hiddenFieldChanges(
         .filter((candidate) => candidate.served && candidate.name !== contract.hub && candidate.name !== version)
         .map((candidate) => candidate.name)
         .filter(
-          (other) => !fieldsNotShown(contract, other, oldHub).some((lost) => covers(lost, path) || covers(path, lost)),
+          (other) =>
+            !fieldsNotShown(contract, oldHub, readIn(contract, other, oldHub)).some(
+              (lost) => covers(lost, path) || covers(path, lost),
+            ),
         );
       changes.push({
         field: renderFieldPath('', path),
@@ -84,9 +84,8 @@ export function hiddenFieldChanges(
   }
 }
 
-/** Where the object's hub form differs from what `version` shows of it without the stash, read back in the hub. */
-function fieldsNotShown(contract: Contract, version: string, hub: KubeObject): PathSegment[][] {
-  const shown = readIn(contract, version, hub);
+/** Where the object's hub form differs from what a version shows of it (`shown`) without the stash, read back in the hub. */
+function fieldsNotShown(contract: Contract, hub: KubeObject, shown: KubeObject): PathSegment[][] {
   const annotation = contract.conversionAnnotation;
   const plain = toHub(contract, annotation === undefined ? shown : withAnnotation(shown, annotation, undefined));
   const content = (object: KubeObject) =>

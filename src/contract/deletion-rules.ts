@@ -1,4 +1,5 @@
 import type { JSONSchemaProps } from './schema/json-schema-props.ts';
+import { valueAtSegments } from './values/field-path.ts';
 import { annotation, objectRef, type ContractObject, type KubeObject } from './values/kube-object.ts';
 import type { UntypedSpec } from './values/object-rules.ts';
 
@@ -79,19 +80,9 @@ export function fieldDeletionRule(protection: FieldProtection): DeletionRule {
   const segments = form.field.split('.');
   return Object.assign(
     (object: KubeObject) =>
-      valueAt(object, segments) === form.equals ? deletionProtectedMessage(object, form) : undefined,
+      valueAtSegments(object, segments) === form.equals ? deletionProtectedMessage(object, form) : undefined,
     { form },
   );
-}
-
-function valueAt(object: unknown, segments: readonly string[]): unknown {
-  let node = object;
-  for (const segment of segments) {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
-    if (!Object.hasOwn(node, segment)) return undefined;
-    node = (node as Record<string, unknown>)[segment];
-  }
-  return node;
 }
 
 /**
