@@ -8,6 +8,8 @@ export default defineConfig({
     // worker whenever no e2e file needs it, and two e2e files that run at once each have a control plane of their own.
     maxWorkers: e2eLanes(),
     sequence: { sequencer: LongestFirstSequencer },
+    // Property tests draw from a fixed seed unless asked for new cases (test/fuzz-seed.ts, `npm run fuzz`).
+    setupFiles: ['test/fuzz-seed.ts'],
     projects: [
       {
         extends: true,

@@ -149,4 +149,23 @@ describe("defineContract: the library's defaults", () => {
       "defaults[1].form.default must be 'value' or 'derived', got \"computed\"",
     ]);
   });
+
+  // Found by define-contract.property.test.ts: a keyword of the wrong type in the hub's schema made the value check
+  // throw a TypeError instead of the schema being reported.
+  it("reports a broken hub schema as the schema's problem, and checks the default's path without it", () => {
+    const broken = thing([staticDefault('spec.replicas', 2), staticDefault('metadata.labels[bad key]', 'x')]);
+    const hubSchema = broken.versions[0]!.schema as { properties: { spec: JSONSchemaProps } };
+    hubSchema.properties.spec = { ...spec, properties: { ...spec.properties, replicas: { type: {} as 'integer' } } };
+    let message = '';
+    try {
+      defineContract(broken);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ContractDefinitionError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain('version v1: ');
+    expect(message).toContain('spec.properties.replicas.type');
+    expect(message).toContain('defaults[1] (metadata.labels[bad key]): "bad key" is not a label or annotation key');
+    expect(message).not.toContain('defaults[0]');
+  });
 });

@@ -10,12 +10,14 @@ import type { FormedDefaulter } from './defaults/library-defaults.ts';
 // What defineContract checks of the library's defaults: each path names a field of the hub's schema (a typo is
 // caught when the contract loads, not on a request that quietly gets no default), and each value fits it.
 
-/** Problems of the contract's defaults, each naming the default; the options' shapes are checked already. */
-export function defaultsProblems(definition: ContractDefinition): string[] {
+/**
+ * Problems of the contract's defaults, each naming the default; the options' shapes are checked already. Without
+ * the hub's schema (none, or one the API server would refuse) only what needs no schema is checked.
+ */
+export function defaultsProblems(definition: ContractDefinition, hubSchema: JSONSchemaProps | undefined): string[] {
   const { defaults } = definition;
   if (Array.isArray(defaults) && defaults.length === 0)
     return ['defaults must list at least one defaulter (leave defaults out for none)'];
-  const hubSchema = definition.versions.find((version) => version.name === definition.hub)?.schema;
   const listed = Array.isArray(defaults);
   return defaultersOf(definition).flatMap((defaulter, index) => {
     const { form } = defaulter as Partial<FormedDefaulter>;

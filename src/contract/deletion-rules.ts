@@ -133,7 +133,7 @@ export function protectedMessageParts(
 /**
  * A field protection's path against the hub's schema: a dotted path of field names under `spec` (letters, digits and
  * underscores, as CEL names them), to a field of the equals value's type, so that the policy's CEL reads it as the
- * webhook does and a typo is caught at load.
+ * webhook does and a typo is caught at load. Without the hub's schema (a broken one) only the path's form is checked.
  */
 export function fieldProtectionProblems(protection: FieldProtection, hubSchema: JSONSchemaProps | undefined): string[] {
   const { field, equals } = protection;
@@ -148,6 +148,7 @@ export function fieldProtectionProblems(protection: FieldProtection, hubSchema: 
     ];
   if (typeof equals === 'number' && !Number.isSafeInteger(equals))
     return [`${field}: equals must be a boolean, a string or an integer, got ${equals}`];
+  if (hubSchema === undefined) return [];
   const schema = segments.reduce<JSONSchemaProps | undefined>(
     (node, segment) => node?.properties?.[segment],
     hubSchema,
