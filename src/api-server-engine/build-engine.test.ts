@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -48,6 +48,8 @@ describe('prepare: the engine built where Go is present', () => {
     expect(code, stderr).toBe(0);
     expect(existsSync(join(dir, 'dist', 'engine.wasm'))).toBe(true);
     expect(existsSync(join(dir, 'dist', 'engine.json'))).toBe(true);
+    // The native build beside it, placed executable (proven at its build by answering one framed request).
+    expect(statSync(join(dir, 'dist', 'engine-native')).mode & 0o111).toBe(0o111);
   }, 600_000);
 });
 

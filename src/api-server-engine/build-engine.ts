@@ -1,5 +1,6 @@
-// Builds the API server engine (./go) to WebAssembly with the machine's Go, or reuses the build cached under
-// ~/.cache/crdgate/api-server-engine/ by a hash of its sources and the Go version, and places it where the host
+// Builds the API server engine (./go) with the machine's Go, twice: to WebAssembly (the fallback every copy of
+// crdgate carries) and natively for this machine (what runs where it is built). Each build is cached under
+// ~/.cache/crdgate/api-server-engine/ by a hash of the sources and the Go version, and placed where the host
 // (./engine.ts) loads it from.
 //
 //   node src/api-server-engine/build-engine.ts             npm run build:engine: build or reuse, then place it in
@@ -12,7 +13,7 @@
 //                                                           `crdgate check` and check() need the engine
 //   node src/api-server-engine/build-engine.ts --place DIR  npm run build: copy the placed engine into DIR (dist/);
 //                                                           without Go or a built engine, say so and go on
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,9 @@ import { goSourceHash, type BuildRecipe } from '../control-plane/build-binaries.
 import { crdgateCacheDir, ensureBuilt } from '../control-plane/cached-build.ts';
 import { readControlPlaneVersions } from '../control-plane/go-modules.ts';
 import { findGo } from '../control-plane/go-toolchain.ts';
-import { wasm } from './wasm-api.ts';
+import { AnswerReader, requestFrame } from './backend/frames.ts';
+import { Operation } from './backend/engine-backend.ts';
+import { wasm } from './backend/wasm-api.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -45,6 +48,37 @@ const engineRecipe: BuildRecipe = {
   buildMode: 'c-shared',
 };
 
+/** The same engine as a program for this machine: it answers requests framed on its standard input (serve_native.go). */
+const nativeEngineRecipe: BuildRecipe = {
+  name: `${API_SERVER_ENGINE} (native)`,
+  moduleDir: API_SERVER_ENGINE_MODULE_DIR,
+  goPackage: 'crdgate.local/api-server-engine',
+  tags: [],
+  ldflags: ['-s', '-w'],
+  versionArgs: [],
+  prove: proveNativeEngine,
+  // No C: the binary runs on any Linux of its architecture (crdgate's image is Debian's slim Node).
+  goEnv: { CGO_ENABLED: '0' },
+};
+
+/** The native engine is proven by asking it one question, framed as its host frames it, and reading the answer. */
+async function proveNativeEngine(path: string): Promise<string> {
+  const child = spawn(path, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const answered = new Promise<string>((resolve, reject) => {
+    const reader = new AnswerReader();
+    child.stdout.on('data', (chunk: Buffer) => {
+      const [answer] = reader.push(chunk);
+      if (answer !== undefined) resolve(Buffer.from(answer.payload).toString('utf8'));
+    });
+    child.on('error', reject);
+    child.on('close', (code) => reject(new Error(`${path} ended (code ${code}) before it answered`)));
+  });
+  child.stdin.end(requestFrame(1, Operation.evaluate, 0, Buffer.from('{"expr":"6 * 7"}')));
+  const answer = await answered;
+  if (!answer.includes('"42"')) throw new Error(`${path} answered 6 * 7 with ${answer}`);
+  return `a program of ${Math.round((await stat(path)).size / 1e6)} MB that answers 6 * 7 with 42`;
+}
+
 /** The engine cannot be run by itself: it is proven by compiling it and finding the functions its host calls. */
 async function proveEngineModule(path: string): Promise<string> {
   const module = await wasm.compile(await readFile(path));
@@ -65,7 +99,12 @@ export interface EngineStamp {
   kubernetes: string;
 }
 
-export type EngineBuild = { path: string; stamp: EngineStamp } | { unavailable: string };
+export type EngineBuild = { path: string; nativePath: string; stamp: EngineStamp } | { unavailable: string };
+
+/** Go's name of this machine's architecture, which names the native build. */
+function goArch(): string {
+  return process.arch === 'x64' ? 'amd64' : process.arch === 'ia32' ? '386' : process.arch;
+}
 
 /** The stamp of the engine the current sources and Go would build; undefined without Go. */
 export async function currentEngineStamp(env: NodeJS.ProcessEnv = process.env): Promise<EngineStamp | undefined> {
@@ -80,7 +119,7 @@ export async function currentEngineStamp(env: NodeJS.ProcessEnv = process.env): 
   };
 }
 
-/** Builds the engine into the cache, or finds it there. A cold build takes minutes; a cached one, nothing. */
+/** Builds both engines into the cache, or finds them there. A cold build takes minutes; a cached one, nothing. */
 export async function buildEngine(opts: {
   log: (line: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -92,17 +131,27 @@ export async function buildEngine(opts: {
       unavailable:
         'Go is not installed (no `go` on PATH), so the API server engine cannot be built; install Go >= 1.26',
     };
+  const dir = join(crdgateCacheDir(env), API_SERVER_ENGINE, `k8s-${stamp.kubernetes}`);
+  const options = { build: true, log: opts.log, env, buildStep: 'npm run build:engine' };
   const built = await ensureBuilt(
     engineRecipe,
-    {
-      dir: join(crdgateCacheDir(env), API_SERVER_ENGINE, `k8s-${stamp.kubernetes}`),
-      fileName: `engine-${stamp.sourceHash}.wasm`,
-      // `.ok` marked a proven build before builds were renamed into place only once proven.
-      stale: /^engine-[0-9a-f]{12}\.wasm(\.ok)?$/,
-    },
-    { build: true, log: opts.log, env, buildStep: 'npm run build:engine' },
+    // `.ok` marked a proven build before builds were renamed into place only once proven.
+    { dir, fileName: `engine-${stamp.sourceHash}.wasm`, stale: /^engine-[0-9a-f]{12}\.wasm(\.ok)?$/ },
+    options,
   );
-  return 'path' in built ? { path: built.path, stamp } : built;
+  if (!('path' in built)) return built;
+  const platform = `${process.platform}-${goArch()}`;
+  const native = await ensureBuilt(
+    nativeEngineRecipe,
+    {
+      dir,
+      fileName: `engine-native-${stamp.sourceHash}-${platform}`,
+      stale: new RegExp(`^engine-native-[0-9a-f]{12}-${platform}$`),
+    },
+    options,
+  );
+  if (!('path' in native)) return native;
+  return { path: built.path, nativePath: native.path, stamp };
 }
 
 /**
@@ -110,15 +159,26 @@ export async function buildEngine(opts: {
  * renamed): a process that loads the engine while another places it (a test run beside `npm run test:tools`) reads
  * the old file or the new one, never half of one. An engine already placed with this stamp is left as it is.
  */
-async function place(from: string, stamp: EngineStamp, dir: string): Promise<void> {
+async function place(from: { wasm: string; native?: string }, stamp: EngineStamp, dir: string): Promise<void> {
   const stampText = `${JSON.stringify(stamp, null, 2)}\n`;
   const placedStamp = await readFile(join(dir, 'engine.json'), 'utf8').catch(() => undefined);
-  const placedEngine = await stat(join(dir, 'engine.wasm')).catch(() => undefined);
-  if (placedStamp === stampText && placedEngine?.size === (await stat(from)).size) return;
+  const sameSize = async (source: string, name: string) =>
+    (await stat(join(dir, name)).catch(() => undefined))?.size === (await stat(source)).size;
+  if (
+    placedStamp === stampText &&
+    (await sameSize(from.wasm, 'engine.wasm')) &&
+    (from.native === undefined || (await sameSize(from.native, 'engine-native')))
+  )
+    return;
   await mkdir(dir, { recursive: true });
   const aside = (name: string) => join(dir, `.${name}.${process.pid}`);
-  await copyFile(from, aside('engine.wasm'));
-  await rename(aside('engine.wasm'), join(dir, 'engine.wasm'));
+  const put = async (source: string, name: string) => {
+    await copyFile(source, aside(name));
+    await rename(aside(name), join(dir, name));
+  };
+  await put(from.wasm, 'engine.wasm');
+  if (from.native !== undefined) await put(from.native, 'engine-native');
+  // Last, so that a stamp that matches says both files are in place.
   await writeFile(aside('engine.json'), stampText);
   await rename(aside('engine.json'), join(dir, 'engine.json'));
 }
@@ -134,7 +194,12 @@ export async function placeBuiltEngine(into: string): Promise<boolean> {
   } catch {
     return false;
   }
-  await place(join(PLACED_ENGINE_DIR, 'engine.wasm'), stamp, into);
+  const native = join(PLACED_ENGINE_DIR, 'engine-native');
+  const nativeBuilt = await stat(native).then(
+    () => true,
+    () => false,
+  );
+  await place({ wasm: join(PLACED_ENGINE_DIR, 'engine.wasm'), ...(nativeBuilt ? { native } : {}) }, stamp, into);
   return true;
 }
 
@@ -144,7 +209,7 @@ export async function buildAndPlaceEngine(opts: {
   env?: NodeJS.ProcessEnv;
 }): Promise<EngineBuild> {
   const built = await buildEngine(opts);
-  if ('path' in built) await place(built.path, built.stamp, PLACED_ENGINE_DIR);
+  if ('path' in built) await place({ wasm: built.path, native: built.nativePath }, built.stamp, PLACED_ENGINE_DIR);
   return built;
 }
 

@@ -6,18 +6,30 @@
 //
 // The admission and conversion webhook never loads it: the API server has done all of this before it calls a
 // webhook. The CRD gate (`serve --crd-gate`) does, to judge the live objects against a revision. Everything here is
-// synchronous, so that contractTester(...).check() stays synchronous: the module is compiled and started on first
-// use (0.3 to 2 s, which Node cannot cache), once per process, and each CRD is compiled once.
-import { readFileSync } from 'node:fs';
+// synchronous, so that contractTester(...).check() stays synchronous. The engine runs as a native process where Go
+// built one beside this file, else as WebAssembly inside Node (backend/choose-backend.ts); it is started on first
+// use, once per process, and each CRD is compiled once.
 import { basename, dirname } from 'node:path';
-import type { WASI as WasiClass } from 'node:wasi';
-import { fileURLToPath } from 'node:url';
 import { isFieldErrorType, type FieldError, type FieldErrorType } from '../contract/values/field-error.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
-import { wasm, type WasmMemory } from './wasm-api.ts';
+import {
+  chooseBackend,
+  ENGINE_NATIVE_PATH,
+  ENGINE_WASM_PATH,
+  engineSettingsOf,
+  type EngineLog,
+} from './backend/choose-backend.ts';
+import {
+  engineName,
+  EngineFailedError,
+  Operation,
+  type EngineBackend,
+  type EngineKind,
+} from './backend/engine-backend.ts';
+import { EngineUnrunnableError } from './backend/native-backend.ts';
+import { WasmBackend } from './backend/wasm-backend.ts';
 
-/** Where the host finds the engine: beside this file, in src/ as `npm run build:engine` puts it, in dist/ as packed. */
-export const ENGINE_WASM_PATH = fileURLToPath(new URL('./engine.wasm', import.meta.url));
+export { ENGINE_NATIVE_PATH, ENGINE_WASM_PATH, EngineFailedError, type EngineKind, type EngineLog };
 
 /** The largest object (or CRD) handed to the engine, in bytes of JSON: kube-apiserver's own limit on a request body. */
 export const MAX_ENGINE_INPUT_BYTES = 3 * 1024 * 1024;
@@ -52,9 +64,10 @@ export interface EngineCrd {
   readonly refusal: readonly FieldError[];
   /** @internal the CRD as given, to compile it again in a new instance */
   readonly json: string;
-  /** @internal the engine's handle, valid in instance `instance` */
+  /** @internal the engine's handle, valid in the engine `engine` and its start `start` only */
   handle: number;
-  instance: number;
+  engine: EngineBackend;
+  start: number;
 }
 
 /**
@@ -105,28 +118,20 @@ export interface Judgement {
   object?: KubeObject;
 }
 
-interface EngineExports {
-  memory: WasmMemory;
-  alloc(length: number): number;
-  free(address: number): void;
-  load(address: number, length: number): bigint;
-  judge(handle: number, address: number, length: number): bigint;
-  forget(handle: number): void;
-  evaluate(address: number, length: number): bigint;
-  match(address: number, length: number): bigint;
-}
-
 interface RawProblem {
   type: string;
   field: string;
   detail: string;
 }
 
-let running: EngineExports | undefined;
-/** Counts instances: one that failed (a trap, the Go runtime exiting) is dropped, and the next call starts another. */
-let instanceCount = 0;
+/** The engine chosen on first use; undefined before it, and after a failure of its settings. */
+let active: { backend: EngineBackend; chosenFor: string } | undefined;
 /** CRDs compiled so far, by their JSON: the same CRD is compiled once per process. */
 const compiled = new Map<string, EngineCrd>();
+let engineLog: EngineLog = {
+  info: () => {},
+  warn: (line) => process.stderr.write(`crdgate: ${line}\n`),
+};
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -149,89 +154,76 @@ export function engineMissingMessage(path: string): string {
   );
 }
 
-function engine(): EngineExports {
-  if (running) return running;
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(ENGINE_WASM_PATH);
-  } catch {
-    throw new EngineUnavailableError(engineMissingMessage(ENGINE_WASM_PATH));
-  }
-  const { WASI } = quietly(() => process.getBuiltinModule('node:wasi'));
-  const wasi: WasiClass = new WASI({
-    version: 'preview1',
-    args: ['crdgate-api-server-engine'],
-    // Linear memory stops at 4 GiB and never shrinks, and Go's collector, paced by GOGC alone, lets the heap grow to
-    // twice what is live before it collects: a run over many large CRDs (a release series) ran out at 4 GiB with far
-    // less live. A soft limit below the cap has it collect harder before it would grow past it.
-    env: { GOMEMLIMIT: '3GiB' },
-    returnOnExit: true,
-  });
-  const instance = new wasm.Instance(new wasm.Module(bytes), wasi.getImportObject());
-  // Starts the Go runtime and runs every package's init (the CEL environments among them).
-  wasi.initialize(instance as unknown as object);
-  running = instance.exports as unknown as EngineExports;
-  instanceCount += 1;
-  return running;
+/**
+ * Where the engine's log goes: which engine runs (info, once), what it writes to its standard error and what goes
+ * wrong around it (warn). By default, warnings to standard error; the server gives its logger.
+ */
+export function setEngineLog(log: EngineLog): void {
+  engineLog = log;
 }
 
-/** node:wasi warns once that it is experimental; crdgate's output is not the place for that. */
-function quietly<T>(load: () => T): T {
-  const emitWarning = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if (String(typeof warning === 'string' ? warning : warning.message).startsWith('WASI is an experimental feature'))
-      return;
-    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
+function missingMessage(kind: EngineKind | 'any'): string {
+  if (kind === 'any') return engineMissingMessage(ENGINE_WASM_PATH);
+  const path = kind === 'native' ? ENGINE_NATIVE_PATH : ENGINE_WASM_PATH;
+  return `CRDGATE_ENGINE=${kind}, and ${engineName(kind)} is not there (${path} is missing): unset CRDGATE_ENGINE to run the engine that is built, or build it (npm run build:engine, needs Go >= 1.26)`;
+}
+
+function engine(): EngineBackend {
+  if (active) return active.backend;
+  const settings = engineSettingsOf(process.env);
+  if (typeof settings === 'string') throw new EngineUnavailableError(settings);
+  const choice = chooseBackend(settings, engineLog);
+  if ('unavailable' in choice) throw new EngineUnavailableError(missingMessage(choice.unavailable));
+  active = { backend: choice.backend, chosenFor: settings.asked === undefined ? 'auto' : 'asked' };
+  engineLog.info(`the API server engine runs as ${engineName(choice.backend.kind)}: ${choice.why}`);
+  return choice.backend;
+}
+
+/**
+ * Runs `use` on the engine. A native engine chosen because it is built but that cannot be run here (copied from
+ * another machine, say) gives way to the WebAssembly build, once, with a warning; one asked for by CRDGATE_ENGINE
+ * does not. Any failure of the engine drops what was compiled in it.
+ */
+function withEngine<T>(use: (backend: EngineBackend) => T): T {
+  const backend = engine();
   try {
-    return load();
-  } finally {
-    process.emitWarning = emitWarning;
+    return use(backend);
+  } catch (error) {
+    if (!(error instanceof EngineFailedError)) throw error;
+    compiled.clear();
+    if (error instanceof EngineUnrunnableError && active?.chosenFor === 'auto') {
+      const wasm = new WasmBackend(ENGINE_WASM_PATH);
+      active = { backend: wasm, chosenFor: 'fallback' };
+      engineLog.warn(`${error.message}: running ${engineName('wasm')} instead`);
+      return use(wasm);
+    }
+    throw error;
   }
 }
 
-/** One call: the JSON in, through memory the engine allocates, and its JSON answer out. */
-function call<T>(
-  what: string,
-  input: string,
-  invoke: (exports: EngineExports, address: number, length: number) => bigint,
-): T {
+/** One request: the JSON in, the engine's JSON answer out. */
+function call<T>(backend: EngineBackend, what: string, operation: Operation, handle: number, input: string): T {
   const bytes = encoder.encode(input);
   if (bytes.length > MAX_ENGINE_INPUT_BYTES) {
     throw new RangeError(
       `${what} is ${bytes.length} bytes of JSON; the API server takes at most ${MAX_ENGINE_INPUT_BYTES}`,
     );
   }
-  const exports = engine();
-  // An i32 to JavaScript: past 2 GiB of memory the address would read as negative.
-  const address = exports.alloc(bytes.length) >>> 0;
-  new Uint8Array(exports.memory.buffer, address, bytes.length).set(bytes);
-  let packed: bigint;
-  try {
-    packed = BigInt.asUintN(64, invoke(exports, address, bytes.length));
-    exports.free(address);
-  } catch (error) {
-    // The Go side recovers its panics; what reaches here (out of memory, a trap) leaves the instance unusable.
-    running = undefined;
-    compiled.clear();
-    throw new Error(
-      `the API server engine failed on ${what} and was stopped: ${(error as Error)?.message ?? String(error)}`,
-    );
-  }
-  const answerAddress = Number(packed >> 32n);
-  const answerLength = Number(packed & 0xffffffffn);
-  // The memory may have grown during the call: read it through a fresh view.
-  const answer = decoder.decode(new Uint8Array(exports.memory.buffer, answerAddress, answerLength));
-  exports.free(answerAddress);
-  return JSON.parse(answer) as T;
+  return JSON.parse(decoder.decode(backend.call(operation, handle, bytes, what))) as T;
+}
+
+/** @internal The engine running now (undefined before the first call), for tests of the engine itself. */
+export function runningEngine(): EngineBackend | undefined {
+  return active?.backend;
 }
 
 /**
- * @internal The engine's linear memory in bytes (0 before its first call). WebAssembly memory only grows, and a
- * 32-bit engine stops at 4 GiB, so a run over any number of objects must leave it where its first calls took it.
+ * @internal The engine's memory in bytes (0 before its first call): WebAssembly's linear memory, which only grows
+ * and stops at 4 GiB, or the native process's resident set. A run over any number of objects must leave it where
+ * its first calls took it.
  */
 export function engineMemoryBytes(): number {
-  return running?.memory.buffer.byteLength ?? 0;
+  return active?.backend.memoryBytes() ?? 0;
 }
 
 /**
@@ -243,12 +235,13 @@ export function loadCrd(crd: unknown): EngineCrd {
   const json = JSON.stringify(crd);
   const known = compiled.get(json);
   if (known) return known;
-  const loaded = compileCrd(json);
+  const loaded = withEngine((backend) => compileCrd(backend, json));
   compiled.set(json, loaded);
   return loaded;
 }
 
-function compileCrd(json: string): EngineCrd {
+function compileCrd(backend: EngineBackend, json: string): EngineCrd {
+  const start = backend.start();
   const answer = call<{
     handle?: number;
     group?: string;
@@ -256,14 +249,15 @@ function compileCrd(json: string): EngineCrd {
     versions?: string[];
     refusal: RawProblem[];
     error?: string;
-  }>('the CRD', json, (exports, address, length) => exports.load(address, length));
+  }>(backend, 'the CRD', Operation.load, 0, json);
   const refusal = answer.refusal.map(toFieldError);
   if (answer.error !== undefined || answer.handle === undefined)
     throw new CrdUnservableError(answer.error ?? 'the engine gave no handle', refusal);
   return {
     json,
     handle: answer.handle,
-    instance: instanceCount,
+    engine: backend,
+    start,
     group: answer.group ?? '',
     kind: answer.kind ?? '',
     versions: answer.versions ?? [],
@@ -287,7 +281,15 @@ interface RawJudgement {
  * revisions) forgets each when done. Safe whoever else holds it: a later judge of a forgotten CRD compiles it again.
  */
 export function forgetCrd(crd: EngineCrd): void {
-  if (running !== undefined && crd.instance === instanceCount && crd.handle >= 0) running.forget(crd.handle);
+  if (crd.handle >= 0 && crd.engine.current() === crd.start) {
+    // Nothing to lose if the engine fails now: what it held is gone with it.
+    try {
+      crd.engine.call(Operation.forget, crd.handle, new Uint8Array(), 'forgetting a CRD');
+    } catch (error) {
+      if (!(error instanceof EngineFailedError)) throw error;
+      compiled.clear();
+    }
+  }
   crd.handle = -1;
   if (compiled.get(crd.json) === crd) compiled.delete(crd.json);
 }
@@ -311,17 +313,18 @@ export function judge(crd: EngineCrd, input: JudgeInput): Judgement {
     ...(input.asItStands ? { asItStands: true } : {}),
     ...(input.namespace ? { namespace: input.namespace } : {}),
   };
-  if (crd.instance !== instanceCount || running === undefined || crd.handle < 0) {
-    // Compiled in an instance that has since failed, or forgotten: compile it again in the one the call will run in.
-    // Its own handle, not the cache's: a handle shared by two holders would outlive the first one's forgetCrd.
-    engine();
-    const again = compileCrd(crd.json);
-    crd.handle = again.handle;
-    crd.instance = again.instance;
-  }
-  const answer = call<RawJudgement>('the object', JSON.stringify(request), (exports, address, length) =>
-    exports.judge(crd.handle, address, length),
-  );
+  const answer = withEngine((backend) => {
+    if (crd.engine !== backend || crd.engine.current() !== crd.start || crd.handle < 0) {
+      // Compiled in an engine that has since failed or given way, or forgotten: compile it again in the one the
+      // call runs in. Its own handle, not the cache's: a handle shared by two holders would outlive the first one's
+      // forgetCrd.
+      const again = compileCrd(backend, crd.json);
+      crd.handle = again.handle;
+      crd.engine = backend;
+      crd.start = again.start;
+    }
+    return call<RawJudgement>(backend, 'the object', Operation.judge, crd.handle, JSON.stringify(request));
+  });
   if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
   const unknownFields = answer.unknownFields ?? [];
   const causes = answer.status?.causes?.map(toFieldError) ?? [
@@ -414,10 +417,14 @@ export interface CelEvaluation {
  * caller declares in place of `self` and `oldSelf`. Throws EngineUnavailableError when the engine is not built.
  */
 export function evaluateCel(input: CelExpression): CelEvaluation {
-  const answer = call<CelEvaluation & { error?: string }>(
-    'the CEL expression',
-    JSON.stringify(input),
-    (exports, address, length) => exports.evaluate(address, length),
+  const answer = withEngine((backend) =>
+    call<CelEvaluation & { error?: string }>(
+      backend,
+      'the CEL expression',
+      Operation.evaluate,
+      0,
+      JSON.stringify(input),
+    ),
   );
   if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
   return answer;
@@ -463,10 +470,14 @@ export interface MatchConditionsAnswer {
  * within their shared runtime cost budget. Throws EngineUnavailableError when the engine is not built.
  */
 export function matchWebhookConditions(request: MatchConditionsRequest): MatchConditionsAnswer {
-  const answer = call<MatchConditionsAnswer & { error?: string }>(
-    'the match conditions',
-    JSON.stringify(request),
-    (exports, address, length) => exports.match(address, length),
+  const answer = withEngine((backend) =>
+    call<MatchConditionsAnswer & { error?: string }>(
+      backend,
+      'the match conditions',
+      Operation.match,
+      0,
+      JSON.stringify(request),
+    ),
   );
   if (answer.error !== undefined) throw new Error(`the API server engine failed: ${answer.error}`);
   return answer;

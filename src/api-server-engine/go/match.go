@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -103,6 +104,8 @@ var (
 	matchConditionCompiler plugincel.ConditionCompiler
 	// A webhook's conditions are compiled once per configuration, as the API server's webhook accessor does.
 	compiledConditions = map[string]*compiledMatch{}
+	// Held while compiling: the native process answers requests at once (serve_native.go).
+	compileMatchMu sync.Mutex
 )
 
 var matchDeclarations = plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
@@ -114,6 +117,8 @@ type compiledMatch struct {
 
 func compileMatch(conditions []matchCondition) *compiledMatch {
 	key, _ := json.Marshal(conditions)
+	compileMatchMu.Lock()
+	defer compileMatchMu.Unlock()
 	if compiled, ok := compiledConditions[string(key)]; ok {
 		return compiled
 	}

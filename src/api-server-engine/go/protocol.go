@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -92,8 +93,12 @@ type statusAnswer struct {
 }
 
 // The loaded CRDs, by the handle load gave out. A handle lives as long as the instance: crdgate loads each CRD once.
-var loaded = map[int32]*engineCRD{}
-var lastHandle int32
+// The native process answers requests at once (serve_native.go): the map is shared, a loaded CRD is read-only.
+var (
+	loadedMu   sync.RWMutex
+	loaded     = map[int32]*engineCRD{}
+	lastHandle int32
+)
 
 func answerLoad(input []byte) (out []byte) {
 	defer func() {
@@ -107,9 +112,12 @@ func answerLoad(input []byte) (out []byte) {
 		answer.Error = err.Error()
 		return mustJSON(answer)
 	}
+	loadedMu.Lock()
 	lastHandle++
-	loaded[lastHandle] = crd
-	answer.Handle, answer.Group, answer.Kind, answer.Versions = lastHandle, crd.group, crd.kind, crd.versionNames()
+	handle := lastHandle
+	loaded[handle] = crd
+	loadedMu.Unlock()
+	answer.Handle, answer.Group, answer.Kind, answer.Versions = handle, crd.group, crd.kind, crd.versionNames()
 	return mustJSON(answer)
 }
 
@@ -119,7 +127,9 @@ func answerJudge(handle int32, input []byte) (out []byte) {
 			out = mustJSON(judgeAnswer{Error: panicText(p)})
 		}
 	}()
+	loadedMu.RLock()
 	crd := loaded[handle]
+	loadedMu.RUnlock()
 	if crd == nil {
 		return mustJSON(judgeAnswer{Error: fmt.Sprintf("no CRD is loaded under handle %d", handle)})
 	}
@@ -131,7 +141,9 @@ func answerJudge(handle int32, input []byte) (out []byte) {
 }
 
 func answerForget(handle int32) {
+	loadedMu.Lock()
 	delete(loaded, handle)
+	loadedMu.Unlock()
 }
 
 func panicText(p interface{}) string {
