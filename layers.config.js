@@ -51,7 +51,12 @@ export const layers = [
   ['certs', ['contract/values']],
   ['certs/self-managed', ['log.ts', 'kube', 'certs']],
   ['control-plane', ['certs']],
-  ['api-server-engine', ['contract/values', 'contract/schema', 'contract', 'render', 'control-plane']],
+  // How the engine runs (a native process, or WebAssembly in Node), below what it is asked.
+  ['api-server-engine/backend', []],
+  [
+    'api-server-engine',
+    ['contract/values', 'contract/schema', 'contract', 'render', 'control-plane', 'api-server-engine/backend'],
+  ],
   ['crd-revision', ['contract/values']],
   ['crd-revision/schema', ['contract/values', 'crd-revision']],
   ['crd-revision/compare', ['contract/values', 'crd-revision', 'crd-revision/schema']],
@@ -179,6 +184,7 @@ export const layers = [
       'certs/self-managed',
       'crd-gate',
       'server',
+      'api-server-engine',
       'commands',
     ],
   ],
