@@ -25,6 +25,23 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The engine runs natively wherever Go built it, so the unit project asks the native one; these files ask
+        // the WebAssembly one too, which a tarball install runs (engine-agreement.test.ts compares the two).
+        test: {
+          name: 'wasm',
+          include: [
+            'src/api-server-engine/engine.test.ts',
+            'src/api-server-engine/engine-choice.test.ts',
+            'src/api-server-engine/contract-crd.test.ts',
+            'src/check/check-object.test.ts',
+          ],
+          env: { CRDGATE_ENGINE: 'wasm' },
+          testTimeout: 30_000,
+          globalSetup: ['test/tools/tools-setup.ts'],
+        },
+      },
+      {
+        extends: true,
         test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 30_000 },
       },
       {

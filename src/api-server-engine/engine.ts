@@ -175,7 +175,8 @@ function engine(): EngineBackend {
   const choice = chooseBackend(settings, engineLog);
   if ('unavailable' in choice) throw new EngineUnavailableError(missingMessage(choice.unavailable));
   active = { backend: choice.backend, chosenFor: settings.asked === undefined ? 'auto' : 'asked' };
-  engineLog.info(`the API server engine runs as ${engineName(choice.backend.kind)}: ${choice.why}`);
+  const how = choice.backend.kind === 'native' ? 'natively' : 'as WebAssembly';
+  engineLog.info(`the API server engine runs ${how}: ${choice.why}`);
   return choice.backend;
 }
 
@@ -194,7 +195,9 @@ function withEngine<T>(use: (backend: EngineBackend) => T): T {
     if (error instanceof EngineUnrunnableError && active?.chosenFor === 'auto') {
       const wasm = new WasmBackend(ENGINE_WASM_PATH);
       active = { backend: wasm, chosenFor: 'fallback' };
-      engineLog.warn(`${error.message}: running ${engineName('wasm')} instead`);
+      engineLog.warn(
+        `${engineName('native')} cannot run here, so ${engineName('wasm')} runs instead: ${error.message}`,
+      );
       return use(wasm);
     }
     throw error;

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { buildSuiteTools, type SuiteProject } from './suite-tools.ts';
 
-const PROJECTS: readonly SuiteProject[] = ['unit', 'integration', 'e2e'];
+const PROJECTS: readonly SuiteProject[] = ['unit', 'wasm', 'integration', 'e2e'];
 
 async function main(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { project: { type: 'string', multiple: true } } });

@@ -41,7 +41,7 @@ describe('npm run test:tools', () => {
     const run = await testTools(['--project', 'system']);
     expect(run).toEqual({
       code: 2,
-      stderr: expect.stringContaining('test:tools: no project system (the projects: unit, integration, e2e)'),
+      stderr: expect.stringContaining('test:tools: no project system (the projects: unit, wasm, integration, e2e)'),
     });
   });
 });

@@ -11,7 +11,7 @@ import { buildControllerGen } from '../fixtures/controller-gen/generate.ts';
 // missing fails, naming TOOLS_BUILD_STEP.
 
 /** The vitest projects of vitest.config.ts. */
-export type SuiteProject = 'unit' | 'integration' | 'e2e';
+export type SuiteProject = 'unit' | 'wasm' | 'integration' | 'e2e';
 
 /** What a test says when its tool is not there. */
 export const TOOLS_BUILD_STEP =
@@ -38,8 +38,12 @@ export const SUITE_TOOLS: readonly SuiteTool[] = [
   {
     name: 'the API server engine',
     chain: 'engine',
-    projects: ['unit', 'e2e'],
-    provenBy: ['src/api-server-engine/engine.test.ts', 'test/e2e/check-crd.e2e.test.ts'],
+    projects: ['unit', 'wasm', 'e2e'],
+    provenBy: [
+      'src/api-server-engine/engine.test.ts',
+      'src/api-server-engine/engine-agreement.test.ts',
+      'test/e2e/check-crd.e2e.test.ts',
+    ],
     ensure: async (log, env) => {
       const built = await buildAndPlaceEngine({ log, env });
       return 'path' in built ? { path: built.path } : built;

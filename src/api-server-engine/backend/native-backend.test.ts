@@ -143,13 +143,15 @@ describe('an engine process that cannot serve', () => {
     expect(() => sixTimesSeven(backend(60_000, missing))).toThrow(/no-such-engine\) could not be run: spawn .*ENOENT/);
   });
 
-  it('dies with words on standard error: they are logged, and the error quotes the last of them', () => {
+  it('dies before its first answer with words on standard error: it could not be run, and they are logged and quoted', () => {
     const dying = join(scratch, 'dying-engine');
     writeFileSync(dying, '#!/bin/sh\necho "fatal error: runtime: out of memory" >&2\nexit 2\n');
     chmodSync(dying, 0o755);
-    expect(() => sixTimesSeven(backend(60_000, dying))).toThrow(
-      /dying-engine\) exited with code 2 while answering the CEL expression; its last words: fatal error: runtime: out of memory;/,
+    const engine = backend(60_000, dying);
+    expect(() => sixTimesSeven(engine)).toThrow(EngineUnrunnableError);
+    expect(() => sixTimesSeven(engine)).toThrow(
+      /dying-engine\) could not be run: it exited with code 2 before its first answer while answering the CEL expression; its last words: fatal error: runtime: out of memory;/,
     );
-    expect(logged).toEqual(['the native API server engine: fatal error: runtime: out of memory']);
+    expect(logged).toEqual(Array(2).fill('the native API server engine: fatal error: runtime: out of memory'));
   });
 });

@@ -78,6 +78,8 @@ export class NativeBackend implements EngineBackend {
       const left = deadline - Date.now();
       if (left <= 0) {
         this.kill(start);
+        // The thread may be what hangs: a new one holds the next process.
+        this.closeWorker();
         throw new EngineFailedError(
           `${engineName(this.kind)} did not answer ${what} within ${this.options.answerTimeoutMs / 1000} s and was stopped (killed); the next request starts it again`,
         );
@@ -114,16 +116,51 @@ export class NativeBackend implements EngineBackend {
     this.worker = new Worker(WORKER_URL, {
       workerData: { binary: this.options.binary, env, signal: this.wake.buffer, port: port2 },
       transferList: [port2],
+      // Not crdgate's own flags (--input-type=module would have the thread read its file as something else).
+      execArgv: [],
     });
     // Neither the thread nor its process keeps crdgate alive: when crdgate exits, the process's standard input
     // closes, and it ends.
     this.worker.unref();
     this.port = port1;
+    // A thread that fails to start says nothing this thread could hear while it waits: it must say it is ready.
+    const deadline = Date.now() + this.options.answerTimeoutMs;
+    for (;;) {
+      Atomics.store(this.wake, 0, 0);
+      const received = receiveMessageOnPort(port1) as { message: WorkerMessage } | undefined;
+      if (received?.message.kind === 'ready') return;
+      if (received !== undefined) continue;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.closeWorker();
+        throw new EngineUnrunnableError(
+          `${engineName(this.kind)} could not be run: the thread that holds its process did not start within ${this.options.answerTimeoutMs / 1000} s`,
+        );
+      }
+      Atomics.wait(this.wake, 0, 0, left);
+    }
+  }
+
+  private closeWorker(): void {
+    void this.worker?.terminate();
+    this.port?.close();
+    this.worker = undefined;
+    this.port = undefined;
+    this.running = false;
   }
 
   private kill(start: number): void {
+    // From here, not only through the thread, which may be what hangs, or be closed before it reads the message.
+    const pid = this.pids.get(start);
+    if (pid !== undefined) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     const kill: WorkerKill = { kind: 'kill', start };
-    this.port!.postMessage(kill);
+    this.port?.postMessage(kill);
     if (start === this.starts) this.running = false;
   }
 

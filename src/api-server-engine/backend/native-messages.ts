@@ -17,6 +17,8 @@ export interface WorkerKill {
 }
 
 export type WorkerMessage =
+  /** The thread is up: its first message. */
+  | { kind: 'ready' }
   | { kind: 'answer'; id: number; payload: Uint8Array }
   | { kind: 'started'; start: number; pid: number }
   | { kind: 'log'; start: number; line: string }

@@ -31,6 +31,7 @@ class EngineProcess {
   private readonly unanswered = new Set<number>();
   private readonly stderrTail: string[] = [];
   private ended = false;
+  private answered = false;
 
   readonly start: number;
 
@@ -41,6 +42,7 @@ class EngineProcess {
     this.child.stdout.on('data', (chunk: Buffer) => {
       for (const answer of reader.push(chunk)) {
         this.unanswered.delete(answer.id);
+        this.answered = true;
         post({ kind: 'answer', id: answer.id, payload: answer.payload }, [answer.payload.buffer as ArrayBuffer]);
       }
     });
@@ -73,10 +75,14 @@ class EngineProcess {
     this.child.kill('SIGKILL');
   }
 
-  private end(how: string, unrunnable: boolean): void {
+  private end(ended: string, unrunnable: boolean): void {
     if (this.ended) return;
     this.ended = true;
     const { start, unanswered, stderrTail } = this;
+    // A binary for another machine is run by the shell (execvp does that on ENOEXEC), which fails on it: a process
+    // that ends before its first answer could not be run here, whatever its exit says.
+    const how = unrunnable || this.answered ? ended : `could not be run: it ${ended} before its first answer`;
+    unrunnable ||= !this.answered;
     post({ kind: 'ended', start, how, unrunnable, unanswered: [...unanswered], stderr: [...stderrTail] });
   }
 }
@@ -106,3 +112,5 @@ port.on('message', (message: WorkerRequest | WorkerKill) => {
     stderr: [],
   });
 });
+
+post({ kind: 'ready' });
