@@ -227,6 +227,8 @@ async function main(): Promise<void> {
           rounds: values.quick ? 1 : 3,
           fromSource: values['from-source'] === true,
           celObjects: values.quick ? 200 : 500,
+          httpRoutes: Math.min(objects, 1000),
+          engineStarts: values.quick ? 3 : 7,
         },
         progress,
       ),

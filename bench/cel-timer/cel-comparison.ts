@@ -3,13 +3,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { EngineKind } from '../../src/api-server-engine/engine.ts';
 import type { EngineRounds } from './engine-timer.ts';
 import { resolveCelTimer } from './cel-timer-binary.ts';
 
 // crdgate's API server engine against cel-go itself on the same CRD rules and objects: the engine (kube-apiserver's
-// pipeline compiled to WebAssembly) judging them in process (engine-timer.ts), and kube-apiserver's CEL validator
-// natively (main.go, the cel-timer). Both are Go from the same pinned modules; what differs is native code against
-// WebAssembly in V8, and the engine's way in (JSON across the boundary, which the difference below takes out).
+// pipeline, as a native process and as WebAssembly) judging them through crdgate's engine API (engine-timer.ts), and
+// kube-apiserver's CEL validator natively (main.go, the cel-timer). All are Go from the same pinned modules; what
+// differs is the engine's way in (JSON across the boundary, and for the native engine a pipe to another process,
+// which the difference below takes out) and, for WebAssembly, V8 running the Go code.
 
 export interface CelComparisonPlan {
   crdPath: string;
@@ -19,6 +21,8 @@ export interface CelComparisonPlan {
   rounds: number;
   /** engine-timer compiled (the bench's compiled copy of bench/), or undefined to run it from source. */
   engineTimerScript?: string;
+  /** The engines to time (CRDGATE_ENGINE), each against the same cel-go rounds. */
+  engines: readonly EngineKind[];
 }
 
 export interface CelComparisonPass {
@@ -45,8 +49,7 @@ export interface CelComparison {
   rules: number;
   modules: Record<string, string>;
   goVersion: string;
-  create: CelComparisonPass;
-  update: CelComparisonPass;
+  engines: Array<{ engine: EngineKind; create: CelComparisonPass; update: CelComparisonPass }>;
 }
 
 interface CelTimerReport {
@@ -64,7 +67,7 @@ interface CelTimerPass {
   roundsCpuNs: number[];
 }
 
-type EngineReport = { withRules: EngineRounds; withoutRules: EngineRounds };
+type EngineReport = { engine?: EngineKind; withRules: EngineRounds; withoutRules: EngineRounds };
 
 const engineTimerSource = fileURLToPath(new URL('./engine-timer.ts', import.meta.url));
 
@@ -88,7 +91,6 @@ export async function compareWithCelGo(
     progress(`cel-go: kube-apiserver's CEL validator natively on ${plan.objects.length} objects`);
     // GOMAXPROCS=1: the engine's Go runs on one thread (WebAssembly), so the native side gets the same runtime.
     const celGo = JSON.parse(await run(timer.path, args, { ...process.env, GOMAXPROCS: '1' })) as CelTimerReport;
-    progress(`the engine: judge on the same ${plan.objects.length} objects, with the rules and without`);
     const script = plan.engineTimerScript ?? engineTimerSource;
     const common = [
       '--expose-gc',
@@ -100,18 +102,23 @@ export async function compareWithCelGo(
       '--rounds',
       String(plan.rounds),
     ];
-    const engineCreate = JSON.parse(await run(process.execPath, common, process.env)) as EngineReport;
-    const engineUpdate = JSON.parse(
-      await run(process.execPath, [...common, '--old', oldPath], process.env),
-    ) as EngineReport;
-    if (!celGo.update) throw new Error('the cel-timer left out the updates');
-    return {
-      rules: celGo.rules,
-      modules: celGo.modules,
-      goVersion: celGo.goVersion,
-      create: comparePass(celGo.create, engineCreate),
-      update: comparePass(celGo.update, engineUpdate),
-    };
+    const celGoUpdate = celGo.update;
+    if (!celGoUpdate) throw new Error('the cel-timer left out the updates');
+    const engines: CelComparison['engines'] = [];
+    for (const engine of plan.engines) {
+      progress(`the engine (${engine}): judge on the same ${plan.objects.length} objects, with the rules and without`);
+      const env = { ...process.env, CRDGATE_ENGINE: engine };
+      const timedPass = async (args: string[]) => {
+        const report = JSON.parse(await run(process.execPath, args, env)) as EngineReport;
+        // A timer that ran another engine than asked would put its figures under the wrong name.
+        if (report.engine !== engine) throw new Error(`asked for the ${engine} engine, the timer ran ${report.engine}`);
+        return report;
+      };
+      const create = await timedPass(common);
+      const update = await timedPass([...common, '--old', oldPath]);
+      engines.push({ engine, create: comparePass(celGo.create, create), update: comparePass(celGoUpdate, update) });
+    }
+    return { rules: celGo.rules, modules: celGo.modules, goVersion: celGo.goVersion, engines };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // The engine's side of the CEL comparison (cel-comparison.ts), run in a process of its own as the cel-timer is:
-// crdgate's API server engine (kube-apiserver's pipeline in WebAssembly, through src/api-server-engine/engine.ts)
-// judging the same objects, timed in process after start-up.
+// crdgate's API server engine (kube-apiserver's pipeline, natively in a child process or in WebAssembly, as
+// CRDGATE_ENGINE chooses, through src/api-server-engine/engine.ts) judging the same objects, timed in process after
+// start-up. CPU time is this process's and, for the native engine, its process's too (read from /proc).
 //
 // judge() cannot run the rules alone: each call is the whole pipeline (the request to JSON, decoding, pruning,
 // defaulting, ObjectMeta and OpenAPI validation, the CEL rules, the answer back). So the same objects are judged
@@ -11,13 +12,21 @@
 // Usage: node engine-timer.ts --crd CRD.yaml --objects NEW.jsonl [--old OLD.jsonl] [--rounds N]
 // With --old it times updates, else creates: one pass a process, so that each starts from a fresh engine (the
 // engine's WebAssembly memory only grows, and tens of thousands of judges in one process once took it past the
-// 2 GiB the host can address). Prints { withRules, withoutRules }: the rounds' wall and CPU nanoseconds. Every
+// 2 GiB the host can address). Prints { engine, withRules, withoutRules }: the engine that ran, and the rounds' wall and
+// CPU nanoseconds. Every
 // object is judged once untimed against both CRDs first (the warm-up, and the proof that every one is allowed);
 // then the rounds alternate between the two CRDs, so that a slow stretch of the machine falls on both.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { judge, loadCrd, type EngineCrd, type JudgeInput } from '../../src/api-server-engine/engine.ts';
+import {
+  judge,
+  loadCrd,
+  runningEngine,
+  type EngineCrd,
+  type EngineKind,
+  type JudgeInput,
+} from '../../src/api-server-engine/engine.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,10 +53,11 @@ export interface EngineRounds {
   roundsCpuNs: number[];
 }
 
-const report = olds
+const times = olds
   ? timePass((i) => ({ operation: 'UPDATE', object: objects[i], oldObject: olds[i] }))
   : timePass((i) => ({ operation: 'CREATE', object: objects[i] }));
-process.stdout.write(`${JSON.stringify(report)}\n`);
+const engine: EngineKind | undefined = runningEngine()?.kind;
+process.stdout.write(`${JSON.stringify({ engine, ...times })}\n`);
 
 function timePass(input: (i: number) => JudgeInput): { withRules: EngineRounds; withoutRules: EngineRounds } {
   for (const engineCrd of [withRules, withoutRules]) {
@@ -70,10 +80,26 @@ function timeRound(engineCrd: EngineCrd, input: (i: number) => JudgeInput, into:
   (globalThis as { gc?: () => void }).gc?.();
   const started = process.hrtime.bigint();
   const cpuStarted = process.cpuUsage();
+  const childrenStarted = childrenCpuNs();
   for (let i = 0; i < objects.length; i += 1) judge(engineCrd, input(i));
   const cpu = process.cpuUsage(cpuStarted);
   into.roundsNs.push(Number(process.hrtime.bigint() - started));
-  into.roundsCpuNs.push((cpu.user + cpu.system) * 1000);
+  into.roundsCpuNs.push((cpu.user + cpu.system) * 1000 + childrenCpuNs() - childrenStarted);
+}
+
+/**
+ * CPU time so far of this process's children (the native engine's process; none for WebAssembly), in nanoseconds:
+ * the first field of /proc/PID/task/TID/schedstat, summed over its threads (Go's threads live as long as it does).
+ */
+function childrenCpuNs(): number {
+  let ns = 0;
+  for (const task of readdirSync('/proc/self/task')) {
+    const children = readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean);
+    for (const child of children)
+      for (const thread of readdirSync(`/proc/${child}/task`))
+        ns += Number(readFileSync(`/proc/${child}/task/${thread}/schedstat`, 'utf8').split(' ')[0]);
+  }
+  return ns;
 }
 
 function readLines(path: string): unknown[] {

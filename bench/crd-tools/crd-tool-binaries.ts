@@ -17,11 +17,11 @@ import { isExecutable } from '../../src/control-plane/kube-assets.ts';
 // functions are unexported, so bench/crd-tools/olm-preflight does what they do (see its main.go).
 
 export type CrdToolName = 'crdify' | 'crd-schema-checker' | 'olm-preflight';
-export type CrdToolBinary =
-  { tool: CrdToolName; path: string; builtFrom: string } | { tool: CrdToolName; unavailable: string };
+export type CrdToolBinary = PinnedToolBinary<CrdToolName>;
 
-interface PinnedTool {
-  tool: CrdToolName;
+/** A Go tool pinned to a release commit: the revision checkers here, kubectl-validate for the check bench. */
+export interface PinnedTool<Tool extends string = CrdToolName> {
+  tool: Tool;
   module: string;
   version: string;
   commit: string;
@@ -79,13 +79,17 @@ export async function resolveCrdTools(
   return resolved;
 }
 
-async function resolvePinnedTool(
-  pin: PinnedTool,
+export type PinnedToolBinary<Tool extends string> =
+  { tool: Tool; path: string; builtFrom: string } | { tool: Tool; unavailable: string };
+
+/** The tool built into dir (once: the binary is named by its commit), from the Go module proxy or a clone. */
+export async function resolvePinnedTool<Tool extends string>(
+  pin: PinnedTool<Tool>,
   go: string,
   dir: string,
   log: (line: string) => void,
   env: NodeJS.ProcessEnv,
-): Promise<CrdToolBinary> {
+): Promise<PinnedToolBinary<Tool>> {
   const path = join(dir, `${pin.tool}-${pin.commit.slice(0, 12)}`);
   const builtFrom = `${pin.module} ${pin.version} (${pin.commit.slice(0, 12)})`;
   if (await isExecutable(path)) return { tool: pin.tool, path, builtFrom };

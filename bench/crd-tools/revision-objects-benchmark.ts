@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { parseOnlyScript, shapeObject } from '../check-benchmark.ts';
 import { generateRevision } from './revision-kinds.ts';
+import { readPeakRss } from '../support/read-peak-rss.ts';
 
 // `npm run bench -- --revision-objects [--revision-objects-count N]`: `crdgate check --stored` on N stored objects
 // (10,000 by default) against a CRD revision, the whole process timed from start to exit with its peak RSS, against
@@ -155,7 +156,8 @@ function timed(args: string[], objects: number, work: string): Promise<{ seconds
         const done = summary.storedObjects ?? summary.documents ?? 0;
         if (done < objects)
           return reject(new Error(`${args.slice(0, 2).join(' ')} handled ${done} of ${objects} objects`));
-        readFile(peakFile, 'utf8').then((bytes) => resolve({ seconds, peakRssBytes: Number(bytes) }), reject);
+        // The process and the native engine's process below it, where it runs one.
+        readPeakRss(peakFile).then((peak) => resolve({ seconds, peakRssBytes: peak.totalBytes }), reject);
       },
     );
   });
