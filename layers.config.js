@@ -177,6 +177,7 @@ export const layers = [
       'render',
       'certs',
       'certs/self-managed',
+      'api-server-engine',
       'crd-gate',
       'server',
       'commands',
