@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
+import { crdGateDefaults } from '../../src/config.ts';
 import { crdUpdateReview, pipeCrd } from '../../src/crd-gate/crd-gate.fixture.ts';
 import { parseQuantity, quantityToNumber } from '../../src/contract/values/quantity.ts';
 import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
@@ -15,7 +16,8 @@ import { kubectl, waitEstablished } from './support/kubectl.ts';
 const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
 
-// CRDGATE_GATE_IMAGE_OBJECTS measures the gate on more (up to its --crd-gate-max-objects, 5,000 by default).
+// CRDGATE_GATE_IMAGE_OBJECTS measures the gate on more; past the gate's bound on the objects it reads (5,000 by
+// default, as the Deployment runs it), the gate is given that many with --crd-gate-max-objects.
 const storedObjects = Number(process.env['CRDGATE_GATE_IMAGE_OBJECTS'] || 300);
 /** Pipes with a note of a few kilobytes, which the breaking revision removes. */
 const fields = { size: { type: 'integer' }, note: { type: 'string' } };
@@ -130,6 +132,7 @@ describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
         '127.0.0.1',
         '--cert-dir',
         join(work, 'serve-certs'),
+        ...(storedObjects > crdGateDefaults.maxObjects ? ['--crd-gate-max-objects', String(storedObjects)] : []),
       ],
       image.workDir,
       { ...image.config.env, ...podEnv },
