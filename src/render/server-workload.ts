@@ -23,8 +23,8 @@ const serverResources = { requests: { cpu: '100m', memory: '180Mi' }, limits: { 
 // Measured by test/e2e/crd-gate-image.e2e.test.ts (the image's `serve --crd-gate` with this Deployment's env,
 // crdgate's process and the engine's together) on 2026-11-29: 191-194 MiB resident once ready (the engine 27 MiB of
 // it), then after judging 300 stored objects 212 MiB at the peak and resident, and after 1,500 (about what its 6 s
-// read bound judged on the 2-core test machine; 5,000 did not fit in it) 233 MiB at the peak, 232 resident (the engine
-// 31 MiB), against 97-104 MiB idle without the gate: up to 140 MiB more. Request and limit are the server's own plus
+// read bound judged on the 2-core test machine; 5,000 did not fit in it) 233-234 MiB at the peak and resident (the
+// engine 31 MiB), the same after a second review of it, against 97-104 MiB idle without the gate: up to 140 MiB more. Request and limit are the server's own plus
 // that, the limit's share with a fifth on top, as the server's own limit has. The WebAssembly engine, which crdgate
 // falls back to where the native one cannot start (or runs under CRDGATE_ENGINE=wasm), took the same test to 406-420
 // MiB at the peak and 331-375 resident: within the limit, past the request.

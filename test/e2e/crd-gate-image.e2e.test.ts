@@ -155,24 +155,31 @@ describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
         typeof crdUpdateReview
       >[0];
       const breaking = { ...live, spec: pipeCrd({ fields: { size: fields.size } }).spec };
-      const answer = await postJson(
-        gate.port,
-        '/crd-gate',
-        crdUpdateReview(live, breaking),
-        await readFile(join(work, 'serve-certs', 'ca.crt')),
-      );
+      const review = async () =>
+        postJson(
+          gate.port,
+          '/crd-gate',
+          crdUpdateReview(live, breaking),
+          await readFile(join(work, 'serve-certs', 'ca.crt')),
+        );
+      const answer = await review();
       expect(answer.status).toBe(200);
       expect(answer.json.response.allowed, gate.output()).toBe(false);
       expect(answer.json.response.status.message).toContain(
         `of ${storedObjects} live objects: fieldDroppedOnRead (${storedObjects} objects`,
       );
       expect(answer.json.response.warnings ?? []).toEqual([]);
+      const once = await memoryOfTree(gate.pid);
+      // The same revision again, as an API server retrying the call sends it: the same answer, from the same engine.
+      const again = await review();
+      expect(again.json.response.status.message).toBe(answer.json.response.status.message);
       const after = await memoryOfTree(gate.pid);
       expect(after.children.map((child) => child.pid)).toEqual(idle.children.map((child) => child.pid));
       ({ residentBytes, peakBytes } = after);
       engineMemory = after.children[0]!;
       process.stderr.write(
-        `[crd-gate-image] serve --crd-gate before judging: ${mebibytes(idle.residentBytes)} MiB resident (the engine ${mebibytes(idle.children[0]!.residentBytes)} MiB)\n`,
+        `[crd-gate-image] serve --crd-gate resident before judging: ${mebibytes(idle.residentBytes)} MiB (the engine ${mebibytes(idle.children[0]!.residentBytes)} MiB), ` +
+          `after the first review ${mebibytes(once.residentBytes)} MiB, after the second ${mebibytes(after.residentBytes)} MiB\n`,
       );
     } finally {
       expect(await gate.stop()).toBe(0);
