@@ -8,13 +8,16 @@ ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 # The Go that builds the API server engine (src/api-server-engine/go needs Go >= 1.26).
 ARG GO_IMAGE=golang:1.26.8-bookworm
 
-# The API server engine: kube-apiserver's custom-resource pipeline as WebAssembly, which `serve --crd-gate` loads to
-# judge the live objects against a CRD revision (and `crdgate check` runs). Built with the flags that
-# `npm run build:engine` uses (src/control-plane/build-binaries.ts): a wasip1 reactor, stripped.
+# The API server engine: kube-apiserver's custom-resource pipeline, which `serve --crd-gate` runs to judge the live
+# objects against a CRD revision (and `crdgate check` and `crdgate migrate` run), built twice with the flags that
+# `npm run build:engine` uses (src/api-server-engine/build-engine.ts): natively, a program for the image's platform
+# (this stage runs on it) that crdgate runs as a child process, without C so that it needs no glibc of Debian's slim
+# Node; and as a stripped wasip1 reactor, the fallback crdgate runs inside Node where the native one cannot start.
 FROM ${GO_IMAGE} AS api-server-engine
 WORKDIR /app
 COPY src/api-server-engine/go ./go
 RUN cd go && GOWORK=off CGO_ENABLED=0 GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags "-s -w" -o ../engine.wasm crdgate.local/api-server-engine
+RUN cd go && GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o ../engine-native crdgate.local/api-server-engine
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -43,9 +46,12 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# Where the engine's host (dist/api-server-engine/engine.js) loads it from, as `npm pack` ships it. Only
-# `serve --crd-gate` and `check` load it; the admission and conversion webhook never does.
+# Where the engine's host (dist/api-server-engine/engine.js) loads them from: engine.wasm as `npm pack` ships it,
+# and engine-native beside it (executable, as go build left it), which the host runs wherever it is there (unless
+# CRDGATE_ENGINE=wasm). Only `serve --crd-gate`, `check` and `migrate` load the engine; the admission and conversion
+# webhook never does.
 COPY --from=api-server-engine /app/engine.wasm ./dist/api-server-engine/engine.wasm
+COPY --from=api-server-engine /app/engine-native ./dist/api-server-engine/engine-native
 # The image's `node` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.
 USER 1000:1000
 EXPOSE 8443

@@ -22,7 +22,10 @@ interface Pass {
   name: 'yaml parse' | 'check --stored' | 'check --stored (a tenth)';
   objects: number;
   seconds: number;
+  /** crdgate's and its engine process's peaks together (bench/support/report-peak-rss.ts). */
   peakRssBytes: number;
+  /** Of which the native engine's process (0 when the engine ran as WebAssembly, inside crdgate's). */
+  enginePeakRssBytes: number;
 }
 
 export interface RevisionObjectsResult {
@@ -33,6 +36,8 @@ export interface RevisionObjectsResult {
   ratio: number;
   objectsPerSecond: number;
   peakRssMiB: number;
+  /** Which engine ran: CRDGATE_ENGINE as the bench was given it, or the one built. */
+  engine: string;
   /** Peak RSS at all the objects over that at a tenth of them. */
   peakRssGrowth: number;
 }
@@ -108,6 +113,9 @@ export async function runRevisionObjectsBenchmark(
       ratio: best('check --stored').seconds / best('yaml parse').seconds,
       objectsPerSecond: plan.objects / best('check --stored').seconds,
       peakRssMiB: peak('check --stored') / 2 ** 20,
+      engine: passes.some((pass) => pass.name !== 'yaml parse' && pass.enginePeakRssBytes > 0)
+        ? 'the native engine (a process of its own, counted in the peaks)'
+        : 'the WebAssembly engine (inside crdgate)',
       peakRssGrowth: peak('check --stored') / peak('check --stored (a tenth)'),
     };
   } finally {
@@ -130,7 +138,11 @@ async function writeObjects(dir: string, objects: readonly Record<string, unknow
  * The whole process, start-up included, and its peak RSS; it must say it handled every object (a pass that did less
  * would look faster). Exit 1 is check's answer to the error findings the revision is there to make.
  */
-function timed(args: string[], objects: number, work: string): Promise<{ seconds: number; peakRssBytes: number }> {
+function timed(
+  args: string[],
+  objects: number,
+  work: string,
+): Promise<{ seconds: number; peakRssBytes: number; enginePeakRssBytes: number }> {
   const peakFile = join(work, 'peak-rss');
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
@@ -156,8 +168,11 @@ function timed(args: string[], objects: number, work: string): Promise<{ seconds
         const done = summary.storedObjects ?? summary.documents ?? 0;
         if (done < objects)
           return reject(new Error(`${args.slice(0, 2).join(' ')} handled ${done} of ${objects} objects`));
-        // The process and the native engine's process below it, where it runs one.
-        readPeakRss(peakFile).then((peak) => resolve({ seconds, peakRssBytes: peak.totalBytes }), reject);
+        // The process and the native engine's process below it, where it runs one (the only process it starts).
+        readPeakRss(peakFile).then(
+          (peak) => resolve({ seconds, peakRssBytes: peak.totalBytes, enginePeakRssBytes: peak.childrenBytes }),
+          reject,
+        );
       },
     );
   });
@@ -166,10 +181,13 @@ function timed(args: string[], objects: number, work: string): Promise<{ seconds
 export function renderRevisionObjectsReport(result: RevisionObjectsResult): string {
   const rows = result.passes.map(
     (pass) =>
-      `  ${pass.name.padEnd(22)} ${String(pass.objects).padStart(6)} objects  ${pass.seconds.toFixed(2).padStart(7)} s  peak RSS ${(pass.peakRssBytes / 2 ** 20).toFixed(1)} MiB`,
+      `  ${pass.name.padEnd(22)} ${String(pass.objects).padStart(6)} objects  ${pass.seconds.toFixed(2).padStart(7)} s  peak RSS ${(pass.peakRssBytes / 2 ** 20).toFixed(1)} MiB` +
+      (pass.enginePeakRssBytes > 0
+        ? ` (the engine's process ${(pass.enginePeakRssBytes / 2 ** 20).toFixed(1)} MiB)`
+        : ''),
   );
   return [
-    `Stored objects judged against a CRD revision (${result.revision}): crdgate check --stored, the whole process`,
+    `Stored objects judged against a CRD revision (${result.revision}): crdgate check --stored, the whole process, on ${result.engine}`,
     ...rows,
     `best: ${(result.objects / result.objectsPerSecond).toFixed(2)} s for ${result.objects} objects (${Math.round(result.objectsPerSecond)} objects/s), ${result.ratio.toFixed(1)}x the time of only parsing their YAML; peak RSS ${result.peakRssMiB.toFixed(1)} MiB, ${result.peakRssGrowth.toFixed(2)}x that at a tenth of the objects`,
     '',

@@ -88,12 +88,16 @@ describe('renderServerWorkload', () => {
       'Deployment',
     ).spec.template.spec.containers[0];
     expect(gated.args).toContain('--crd-gate');
+    // What the gate and its native engine took above the server alone in crdgate's image (up to 140 MiB, measured
+    // by test/e2e/crd-gate-image.e2e.test.ts), the limit's share with a fifth on top.
     expect(
       mebibytes(gated.resources.requests.memory) - mebibytes(container.resources.requests.memory),
-    ).toBeGreaterThanOrEqual(280);
+    ).toBeGreaterThanOrEqual(140);
     expect(
       mebibytes(gated.resources.limits.memory) - mebibytes(container.resources.limits.memory),
-    ).toBeGreaterThanOrEqual(280);
+    ).toBeGreaterThanOrEqual(168);
+    // The WebAssembly engine, which crdgate falls back to where the native one cannot start, peaked at 420 MiB.
+    expect(mebibytes(gated.resources.limits.memory)).toBeGreaterThan(420);
     expect(container.args).not.toContain('--crd-gate');
   });
 

@@ -18,12 +18,17 @@ export const serverNodeOptions = `${imageNodeOptions} --max-old-space-size=192`;
 // The memory request is the peak RSS under sustained admission load and after 1 MB conversion reviews, with these
 // heap flags, plus a fifth (npm run bench); the container's comment says what the limit is.
 const serverResources = { requests: { cpu: '100m', memory: '180Mi' }, limits: { memory: '592Mi' } };
-// With --crd-gate the server also holds the API server engine, whose WebAssembly memory lives outside the heap cap
-// and never shrinks. Measured by test/e2e/crd-gate-image.e2e.test.ts (the image's `serve --crd-gate` judging 300
-// stored objects): 406-420 MiB at the peak, while it compiles the engine at start, then 331-375 MiB resident, against
-// 97 MiB idle without it: up to 280 MiB more for as long as it runs. Request and limit are the server's own plus that,
-// the limit with a fifth on top, as the server's own has.
-const crdGateServerResources = { requests: { cpu: '100m', memory: '460Mi' }, limits: { memory: '920Mi' } };
+// With --crd-gate the server also runs the API server engine: crdgate's image runs it natively, a process of its own
+// in the same container (its memory counts against the same limit), started from a worker thread of the server's.
+// Measured by test/e2e/crd-gate-image.e2e.test.ts (the image's `serve --crd-gate` with this Deployment's env,
+// crdgate's process and the engine's together) on 2026-11-29: 191-194 MiB resident once ready (the engine 27 MiB of
+// it), then after judging 300 stored objects 212 MiB at the peak and resident, and after 1,500 (about what its 6 s
+// read bound judged on the 2-core test machine; 5,000 did not fit in it) 233-234 MiB at the peak and resident (the
+// engine 31 MiB), the same after a second review of it, against 97-104 MiB idle without the gate: up to 140 MiB more. Request and limit are the server's own plus
+// that, the limit's share with a fifth on top, as the server's own limit has. The WebAssembly engine, which crdgate
+// falls back to where the native one cannot start (or runs under CRDGATE_ENGINE=wasm), took the same test to 406-420
+// MiB at the peak and 331-375 resident: within the limit, past the request.
+const crdGateServerResources = { requests: { cpu: '100m', memory: '320Mi' }, limits: { memory: '760Mi' } };
 // The server finishes in-flight requests for up to its 30 s request timeout (src/server/serve.ts) after the drain
 // delay; the kubelet must not kill it sooner, or the API server sees a webhook call fail mid-flight.
 const inFlightSeconds = 30;

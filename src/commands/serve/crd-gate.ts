@@ -21,6 +21,10 @@ export async function crdGateFrom(
   const rules = config?.rules;
   const { readLiveObjects } = await import('../../crd-gate/read-live-objects.ts');
   const { liveObjectJudge, warmLiveObjectJudge } = await import('../../crd-gate/live-object-judge.ts');
+  // Before the engine's first use: which engine runs (native or WebAssembly, and why) goes into the server's log
+  // once, and what goes wrong around it with the server's other warnings.
+  const { setEngineLog } = await import('../../api-server-engine/engine.ts');
+  setEngineLog({ info: (line) => logger.info(line), warn: (line) => logger.warn(line) });
   const cannotJudge = warmLiveObjectJudge();
   if (cannotJudge !== undefined)
     logger.warn(

@@ -1,7 +1,6 @@
 import { secretAnnotations } from '../../certs/self-managed/secret-material.ts';
 import { crdGateDefaults, serveDefaults } from '../../config.ts';
 import { crdRevisionOverrideAnnotation } from '../../crd-gate/decide-crd-revision.ts';
-import { setEngineLog } from '../../api-server-engine/engine.ts';
 import { createLogger } from '../../log.ts';
 import { defaultInstallName } from '../../render/in-cluster-names.ts';
 import { keepValidatorsFromMaglev } from '../../server/validator-jit.ts';
@@ -89,8 +88,6 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
     // Every flag is checked before anything is written or bound: a typo must not leave certificates behind.
     const flags = readServeFlags(values, io.cwd, process.env);
     const logger = createLogger({ level: flags.logLevel });
-    // The CRD gate asks the API server engine; which engine runs, and what it says on its standard error, is logged.
-    setEngineLog({ info: (line) => logger.info(line), warn: (line) => logger.warn(line) });
     keepValidatorsFromMaglev();
     const registry = await loadRegistry(flags.contracts, io.cwd);
     const helpers = servedHelpers(flags, registry);
