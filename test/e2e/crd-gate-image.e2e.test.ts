@@ -142,7 +142,7 @@ describe.skipIf(!controlPlane)("the CRD gate in crdgate's image", () => {
     let engineMemory: { residentBytes: number; peakBytes: number };
     try {
       // The gate warms the engine before it serves: its process is running, and the log says which engine it is.
-      expect(logLines(gate.output()).filter((line) => line.msg?.startsWith('the API server engine runs as'))).toEqual([
+      expect(logLines(gate.output()).filter((line) => line.msg?.startsWith('the API server engine runs '))).toEqual([
         expect.objectContaining({
           level: 30,
           msg: expect.stringMatching(/^the API server engine runs natively: it is built \(/),
