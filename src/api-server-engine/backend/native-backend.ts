@@ -1,17 +1,27 @@
-// The engine as a native process (go/serve_native.go), one per crdgate process, held by a worker thread
-// (native-worker.ts). The caller's thread posts a request and sleeps on a shared word until the worker wakes it
-// with the answer, so the engine's API stays synchronous (contractTester(...).check() is) at native speed. A
-// process that ends or hangs fails the request it was answering with an error naming the engine, never a hang or
-// an answer it did not give; the next call starts another.
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+// The engine as a native process (go/serve_native.go), one per crdgate process, spoken to through two named pipes
+// opened in blocking mode: a request is written and its answer read by plain system calls on the caller's thread,
+// so the engine's API stays synchronous (contractTester(...).check() is) and a request costs two syscalls, not a
+// hop through another thread. A watchdog thread, which only sleeps on a shared word, kills a process that does not
+// answer in time; the read then ends, and the request fails with an error naming the engine. A process that ends
+// or hangs fails the request it was answering, never hangs it or answers in its place; the next call starts another.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { constants as osConstants, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { engineName, EngineFailedError, type EngineBackend, type Operation } from './engine-backend.ts';
-import type { WorkerKill, WorkerMessage, WorkerRequest } from './native-messages.ts';
-
-/** Beside this file: the worker as the sources have it (.ts, run by Node) or as compiled into dist/ (.js). */
-const WORKER_URL = new URL(`./native-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+import { requestFrame } from './frames.ts';
 
 export interface NativeBackendOptions {
   /** The engine's executable. */
@@ -29,72 +39,105 @@ export class EngineUnrunnableError extends EngineFailedError {
   override name = 'EngineUnrunnableError';
 }
 
+/** The last lines of the process's standard error an end is reported with (Go's fatal errors). */
+const STDERR_TAIL = 20;
+const ANSWER_HEADER = 8;
+
+// The watchdog: words[0] is the call in progress (0 for none, -1 to stop), words[1] the process's pid, words[2] the
+// call it killed. It sleeps until a call begins, then until it ends or the time is up.
+const WATCHDOG = `
+const { workerData } = require('node:worker_threads');
+const words = new Int32Array(workerData.shared);
+for (;;) {
+  Atomics.wait(words, 0, 0);
+  const call = Atomics.load(words, 0);
+  if (call === -1) break;
+  if (Atomics.wait(words, 0, call, workerData.timeoutMs) === 'timed-out' && Atomics.load(words, 0) === call) {
+    Atomics.store(words, 2, call);
+    try { process.kill(Atomics.load(words, 1), 'SIGKILL'); } catch {}
+    Atomics.wait(words, 0, call);
+  }
+}`;
+
+/** One started process and the ends of its pipes this process holds. */
+interface Running {
+  start: number;
+  child: ChildProcess;
+  pid: number;
+  requests: number;
+  answers: number;
+  stderr: number;
+  /** How much of the standard error file has been logged. */
+  logged: number;
+  answered: boolean;
+}
+
 export class NativeBackend implements EngineBackend {
   readonly kind = 'native';
-  private worker: Worker | undefined;
-  private port: MessagePort | undefined;
-  private readonly wake = new Int32Array(new SharedArrayBuffer(4));
-  private starts = 0;
-  private running = false;
-  private nextId = 1;
-  private pids = new Map<number, number>();
-
   private readonly options: NativeBackendOptions;
+  private readonly words = new Int32Array(new SharedArrayBuffer(12));
+  private watchdog: Worker | undefined;
+  private running: Running | undefined;
+  private starts = 0;
+  private calls = 0;
 
   constructor(options: NativeBackendOptions) {
     this.options = options;
   }
 
   start(): number {
-    this.drain();
-    if (this.running) return this.starts;
-    if (this.worker === undefined) this.openWorker();
+    if (this.running) return this.running.start;
     this.starts += 1;
-    this.running = true;
+    this.running = this.spawnProcess(this.starts);
     return this.starts;
   }
 
   current(): number | undefined {
-    this.drain();
-    return this.running ? this.starts : undefined;
+    return this.running?.start;
   }
 
   call(operation: Operation, handle: number, payload: Uint8Array, what: string): Uint8Array {
-    const start = this.start();
-    const id = this.nextId++;
-    const request: WorkerRequest = { kind: 'request', start, id, operation, handle, payload };
-    this.port!.postMessage(request);
-    const deadline = Date.now() + this.options.answerTimeoutMs;
-    for (;;) {
-      Atomics.store(this.wake, 0, 0);
-      const received = receiveMessageOnPort(this.port!) as { message: WorkerMessage } | undefined;
-      if (received !== undefined) {
-        const { message } = received;
-        if (message.kind === 'answer' && message.id === id) return message.payload;
-        if (message.kind === 'ended' && message.unanswered.includes(id)) throw this.failed(message, what);
-        this.note(message);
-        continue;
+    this.start();
+    const running = this.running!;
+    this.calls = this.calls >= 0x7ffffff0 ? 1 : this.calls + 1;
+    const call = this.calls;
+    this.startWatchdog();
+    Atomics.store(this.words, 1, running.pid);
+    Atomics.store(this.words, 0, call);
+    Atomics.notify(this.words, 0);
+    let answer: Uint8Array | undefined;
+    try {
+      if (writeAll(running.requests, requestFrame(call, operation, handle, payload))) {
+        const header = readExactly(running.answers, ANSWER_HEADER);
+        if (header !== undefined) {
+          const framed = Buffer.from(header.buffer, header.byteOffset, header.byteLength);
+          answer = readExactly(running.answers, framed.readUInt32LE(0) - 4);
+          // One request at a time: an answer to another is a broken stream, which no later answer can be trusted on.
+          if (answer !== undefined && framed.readUInt32LE(4) !== call) {
+            this.stop();
+            throw new EngineFailedError(
+              `${engineName(this.kind)} answered request ${framed.readUInt32LE(4)} when asked ${call}, and was stopped`,
+            );
+          }
+        }
       }
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        this.kill(start);
-        // The thread may be what hangs: a new one holds the next process.
-        this.closeWorker();
-        throw new EngineFailedError(
-          `${engineName(this.kind)} did not answer ${what} within ${this.options.answerTimeoutMs / 1000} s and was stopped (killed); the next request starts it again`,
-        );
-      }
-      Atomics.wait(this.wake, 0, 0, left);
+    } finally {
+      Atomics.store(this.words, 0, 0);
+      Atomics.notify(this.words, 0);
     }
+    this.logNewLines(running);
+    if (answer !== undefined) {
+      running.answered = true;
+      return answer;
+    }
+    throw this.ended(running, call, what);
   }
 
   memoryBytes(): number {
-    const pid = this.pids.get(this.starts);
-    if (!this.running || pid === undefined) return 0;
+    if (this.running === undefined) return 0;
     try {
       // statm's second field: pages resident.
-      const resident = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
-      return resident * 4096;
+      return Number(readFileSync(`/proc/${this.running.pid}/statm`, 'utf8').split(' ')[1]) * 4096;
     } catch {
       return 0;
     }
@@ -102,91 +145,231 @@ export class NativeBackend implements EngineBackend {
 
   /** @internal the process of the start running now, for tests that stop or kill it. */
   pid(): number | undefined {
-    this.drain();
-    return this.running ? this.pids.get(this.starts) : undefined;
+    return this.running?.pid;
   }
 
   stop(): void {
-    if (this.running) this.kill(this.starts);
+    if (this.running === undefined) return;
+    const { pid } = this.running;
+    this.close(this.running);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   }
 
-  private openWorker(): void {
-    const { port1, port2 } = new MessageChannel();
-    const env = { GOMEMLIMIT: this.options.memoryLimit };
-    this.worker = new Worker(WORKER_URL, {
-      workerData: { binary: this.options.binary, env, signal: this.wake.buffer, port: port2 },
-      transferList: [port2],
-      // Not crdgate's own flags (--input-type=module would have the thread read its file as something else).
+  private spawnProcess(start: number): Running {
+    const { binary, memoryLimit } = this.options;
+    try {
+      accessSync(binary, constants.X_OK);
+    } catch (error) {
+      throw new EngineUnrunnableError(
+        `${engineName(this.kind)} (${binary}) could not be run: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
+    }
+    const dir = pipeDirectory();
+    if (dir === undefined)
+      throw new EngineUnrunnableError(
+        `${engineName(this.kind)} could not be run: no writable folder for its pipes (${PIPE_PARENTS().join(', ')})`,
+      );
+    const requestsPath = join(dir, 'requests');
+    const answersPath = join(dir, 'answers');
+    const made = spawnSync('mkfifo', ['-m', '600', requestsPath, answersPath], { encoding: 'utf8' });
+    if (made.status !== 0) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new EngineUnrunnableError(
+        `${engineName(this.kind)} could not be run: mkfifo failed: ${made.error?.message ?? made.stderr.trim()}`,
+      );
+    }
+    // Each pipe opened for reading and writing first, so that neither blocking open waits for the other side; then
+    // that end is closed, so that the process is the only writer of the answers (its end is the read's end of file)
+    // and the only reader of the requests (a write after its end fails at once).
+    const holdRequests = openSync(requestsPath, constants.O_RDWR);
+    const holdAnswers = openSync(answersPath, constants.O_RDWR);
+    const requests = openSync(requestsPath, constants.O_WRONLY);
+    const answers = openSync(answersPath, constants.O_RDONLY);
+    const childRequests = openSync(requestsPath, constants.O_RDONLY);
+    const childAnswers = openSync(answersPath, constants.O_WRONLY);
+    const stderrPath = join(dir, 'stderr');
+    const childStderr = openSync(stderrPath, 'w');
+    const stderr = openSync(stderrPath, 'r');
+    let child: ChildProcess;
+    try {
+      child = spawn(binary, [], {
+        env: { GOMEMLIMIT: memoryLimit },
+        stdio: [childRequests, childAnswers, childStderr],
+      });
+      // 'error' comes after this call returns, on the event loop: it is read from the pid below instead.
+      child.on('error', () => {});
+      child.unref();
+    } finally {
+      for (const fd of [childRequests, childAnswers, childStderr, holdRequests, holdAnswers]) closeSync(fd);
+      // Nothing is left on disk: the open ends keep the pipes and the standard error file.
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const running: Running = {
+      start,
+      child,
+      pid: child.pid ?? 0,
+      requests,
+      answers,
+      stderr,
+      logged: 0,
+      answered: false,
+    };
+    if (child.pid === undefined) {
+      this.close(running);
+      throw new EngineUnrunnableError(`${engineName(this.kind)} (${binary}) could not be run: it did not start`);
+    }
+    return running;
+  }
+
+  private startWatchdog(): void {
+    if (this.watchdog !== undefined) return;
+    this.watchdog = new Worker(WATCHDOG, {
+      eval: true,
+      workerData: { shared: this.words.buffer, timeoutMs: this.options.answerTimeoutMs },
+      // Not crdgate's own flags (--input-type=module would have the thread read its code as a module).
       execArgv: [],
     });
-    // Neither the thread nor its process keeps crdgate alive: when crdgate exits, the process's standard input
-    // closes, and it ends.
-    this.worker.unref();
-    this.port = port1;
-    // A thread that fails to start says nothing this thread could hear while it waits: it must say it is ready.
-    const deadline = Date.now() + this.options.answerTimeoutMs;
-    for (;;) {
-      Atomics.store(this.wake, 0, 0);
-      const received = receiveMessageOnPort(port1) as { message: WorkerMessage } | undefined;
-      if (received?.message.kind === 'ready') return;
-      if (received !== undefined) continue;
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        this.closeWorker();
-        throw new EngineUnrunnableError(
-          `${engineName(this.kind)} could not be run: the thread that holds its process did not start within ${this.options.answerTimeoutMs / 1000} s`,
-        );
-      }
-      Atomics.wait(this.wake, 0, 0, left);
-    }
+    // It keeps nothing alive: crdgate exits when its work is done, the process's pipes close, and it ends.
+    this.watchdog.unref();
   }
 
-  private closeWorker(): void {
-    void this.worker?.terminate();
-    this.port?.close();
-    this.worker = undefined;
-    this.port = undefined;
-    this.running = false;
+  /** The error for a call the process did not answer, the process closed. */
+  private ended(running: Running, call: number, what: string): EngineFailedError {
+    const timedOut = Atomics.load(this.words, 2) === call;
+    const how = timedOut ? undefined : endOf(running);
+    const lastWords = this.stderrTail(running);
+    this.close(running);
+    if (timedOut)
+      return new EngineFailedError(
+        `${engineName(this.kind)} did not answer ${what} within ${this.options.answerTimeoutMs / 1000} s and was stopped (killed); the next request starts it again`,
+      );
+    const said = lastWords.length > 0 ? `; its last words: ${lastWords.join(' | ')}` : '';
+    const unrunnable = !running.answered;
+    // A binary for another machine is run by the shell (execvp does that on ENOEXEC), which fails on it: a process
+    // that ends before its first answer could not be run here, whatever its exit says.
+    const ended = unrunnable ? `could not be run: it ${how} before its first answer` : how;
+    const message = `${engineName(this.kind)} (${this.options.binary}) ${ended} while answering ${what}${said}; the next request starts it again`;
+    return unrunnable ? new EngineUnrunnableError(message) : new EngineFailedError(message);
   }
 
-  private kill(start: number): void {
-    // From here, not only through the thread, which may be what hangs, or be closed before it reads the message.
-    const pid = this.pids.get(start);
-    if (pid !== undefined) {
+  private close(running: Running): void {
+    for (const fd of [running.requests, running.answers, running.stderr]) {
       try {
-        process.kill(pid, 'SIGKILL');
+        closeSync(fd);
       } catch {
-        // already gone
+        // closed already
       }
     }
-    const kill: WorkerKill = { kind: 'kill', start };
-    this.port?.postMessage(kill);
-    if (start === this.starts) this.running = false;
+    if (this.running === running) this.running = undefined;
   }
 
-  /** What came in while nobody waited: the end of a process between calls, its log lines. */
-  private drain(): void {
-    if (this.port === undefined) return;
-    for (;;) {
-      const received = receiveMessageOnPort(this.port) as { message: WorkerMessage } | undefined;
-      if (received === undefined) return;
-      this.note(received.message);
+  /** What the process wrote to its standard error since the last look, a line at a time, to the log. */
+  private logNewLines(running: Running): void {
+    const size = fstatSync(running.stderr).size;
+    if (size <= running.logged) return;
+    const fresh = Buffer.alloc(size - running.logged);
+    readSync(running.stderr, fresh, 0, fresh.length, running.logged);
+    running.logged = size;
+    for (const line of fresh.toString('utf8').split('\n')) if (line !== '') this.options.log(line);
+  }
+
+  private stderrTail(running: Running): string[] {
+    this.logNewLines(running);
+    const size = fstatSync(running.stderr).size;
+    const from = Math.max(0, size - 16_384);
+    const text = Buffer.alloc(size - from);
+    readSync(running.stderr, text, 0, text.length, from);
+    return text.toString('utf8').split('\n').filter(Boolean).slice(-STDERR_TAIL);
+  }
+}
+
+/**
+ * Where the pipes are made (and unlinked as soon as both sides hold them): /dev/shm first, a memory filesystem that
+ * a container keeps writable when its root filesystem is read-only (as crdgate's Deployment has it), then the
+ * temporary folder.
+ */
+const PIPE_PARENTS = () => ['/dev/shm', tmpdir()];
+
+function pipeDirectory(): string | undefined {
+  for (const parent of PIPE_PARENTS()) {
+    try {
+      return mkdtempSync(join(parent, 'crdgate-engine-'));
+    } catch {
+      // not there, or not writable: the next
     }
   }
+  return undefined;
+}
 
-  private note(message: WorkerMessage): void {
-    if (message.kind === 'started') this.pids.set(message.start, message.pid);
-    else if (message.kind === 'log') this.options.log(message.line);
-    else if (message.kind === 'ended') {
-      this.pids.delete(message.start);
-      if (message.start === this.starts) this.running = false;
+/** Writes the whole frame; false when the process is gone (its end of the pipe closed). */
+function writeAll(fd: number, frame: Buffer): boolean {
+  let written = 0;
+  while (written < frame.length) {
+    try {
+      written += writeSync(fd, frame, written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN' || (error as NodeJS.ErrnoException).code === 'EINTR')
+        continue;
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') return false;
+      throw error;
     }
   }
+  return true;
+}
 
-  private failed(ended: Extract<WorkerMessage, { kind: 'ended' }>, what: string): EngineFailedError {
-    this.note(ended);
-    const stderr = ended.stderr.length > 0 ? `; its last words: ${ended.stderr.join(' | ')}` : '';
-    const message = `${engineName(this.kind)} (${this.options.binary}) ${ended.how} while answering ${what}${stderr}; the next request starts it again`;
-    return ended.unrunnable ? new EngineUnrunnableError(message) : new EngineFailedError(message);
+/** `length` bytes, or undefined at the end of the stream (the process is gone). */
+function readExactly(fd: number, length: number): Uint8Array | undefined {
+  const bytes = new Uint8Array(length);
+  let read = 0;
+  while (read < length) {
+    let n: number;
+    try {
+      n = readSync(fd, bytes, read, length - read, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN' || (error as NodeJS.ErrnoException).code === 'EINTR')
+        continue;
+      throw error;
+    }
+    if (n === 0) return undefined;
+    read += n;
   }
+  return bytes;
+}
+
+/**
+ * How the process ended, read before Node has waited for it: while this thread was blocked in a read, nobody reaped
+ * it, and /proc still holds its exit status (Linux); once Node has, the child says.
+ */
+function endOf(running: Running): string {
+  const { child, pid } = running;
+  if (child.signalCode) return `was killed by ${child.signalCode}`;
+  if (child.exitCode !== null) return `exited with code ${child.exitCode}`;
+  for (let tries = 0; tries < 200; tries++) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ');
+      // After "pid (comm) ", fields count from 3 (state); exit_code is field 52, a wait status.
+      if (fields[0] === 'Z') {
+        const status = Number(fields[52 - 3]);
+        const signal = status & 0x7f;
+        if (signal !== 0) return `was killed by ${signalName(signal)}`;
+        return `exited with code ${(status >> 8) & 0xff}`;
+      }
+    } catch {
+      break;
+    }
+    // The process closed its pipes but has not finished exiting yet.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+  }
+  return 'ended';
+}
+
+function signalName(signal: number): string {
+  const name = Object.entries(osConstants.signals).find(([, number]) => number === signal)?.[0];
+  return name ?? `signal ${signal}`;
 }
