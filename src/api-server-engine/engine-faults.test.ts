@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { stopProcess } from '../../test/stop-process.ts';
 import { missingPrerequisite } from '../../test/missing-prerequisite.ts';
 import type { NativeBackend } from './backend/native-backend.ts';
 import { ENGINE_NATIVE_PATH, EngineFailedError, judge, loadCrd, runningEngine } from './engine.ts';
@@ -90,7 +91,7 @@ describe.skipIf(
   it('fails the request it was answering when killed in the middle of it, naming the engine, then answers again', () => {
     judge(crd!, gadget(1));
     const pid = native().pid()!;
-    process.kill(pid, 'SIGSTOP');
+    stopProcess(pid);
     spawn('sh', ['-c', `sleep 0.3; kill -KILL ${pid}`], { stdio: 'ignore' }).unref();
     expect(() => judge(crd!, gadget(5))).toThrow(
       /^the native API server engine \(.*\) was killed by SIGKILL while answering the object; the next request starts it again$/,
@@ -101,7 +102,8 @@ describe.skipIf(
   it('fails the request a hung process does not answer within CRDGATE_ENGINE_TIMEOUT, then answers again', () => {
     judge(crd!, gadget(1));
     const pid = native().pid()!;
-    process.kill(pid, 'SIGSTOP');
+    stopProcess(pid);
+    expect(native().pid(), 'the process asked is the one stopped').toBe(pid);
     expect(() => judge(crd!, gadget(5))).toThrow(
       /^the native API server engine did not answer the object within 2 s and was stopped \(killed\)/,
     );

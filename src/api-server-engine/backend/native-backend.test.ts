@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { processState, stopProcess } from '../../../test/stop-process.ts';
 import { missingPrerequisite } from '../../../test/missing-prerequisite.ts';
 import { ENGINE_NATIVE_PATH, nativeBackend, type EngineLog } from './choose-backend.ts';
 import { EngineFailedError, Operation } from './engine-backend.ts';
@@ -36,11 +37,8 @@ const sixTimesSeven = (engine: NativeBackend) =>
 
 /** Whether a process is there (a zombie or gone counts as not). */
 function alive(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
-  } catch {
-    return false;
-  }
+  const state = processState(pid);
+  return state !== undefined && state !== 'Z';
 }
 
 /** Sends `signal` to `pid` after `ms`, from a process of its own: this thread is blocked in the call meanwhile. */
@@ -71,7 +69,7 @@ describe.skipIf(missingPrerequisite('the native API server engine', built))('the
     const first = engine.start();
     const pid = engine.pid()!;
     // Stopped, the request waits for an answer; killed while it waits.
-    process.kill(pid, 'SIGSTOP');
+    stopProcess(pid);
     signalLater(pid, 'KILL', 300);
     expect(() => sixTimesSeven(engine)).toThrow(EngineFailedError);
     expect(sixTimesSeven(engine).value).toEqual({ int64Value: '42' });
@@ -84,7 +82,7 @@ describe.skipIf(missingPrerequisite('the native API server engine', built))('the
     const engine = backend();
     sixTimesSeven(engine);
     const pid = engine.pid()!;
-    process.kill(pid, 'SIGSTOP');
+    stopProcess(pid);
     signalLater(pid, 'KILL', 200);
     expect(() => sixTimesSeven(engine)).toThrow(
       /^the native API server engine \(.*engine-native\) was killed by SIGKILL while answering the CEL expression; the next request starts it again$/,
@@ -96,7 +94,7 @@ describe.skipIf(missingPrerequisite('the native API server engine', built))('the
     const engine = backend(500);
     sixTimesSeven(engine);
     const pid = engine.pid()!;
-    process.kill(pid, 'SIGSTOP');
+    stopProcess(pid);
     const asked = Date.now();
     expect(() => sixTimesSeven(engine)).toThrow(
       /^the native API server engine did not answer the CEL expression within 0.5 s and was stopped \(killed\)/,
