@@ -1,8 +1,7 @@
 // Run in a fresh process by the check bench (check-benchmark.ts), once per start measured: the time from crdgate's
 // first call into the API server engine to its answer, for a trivial request (a CEL expression of constants), with
-// the engine that CRDGATE_ENGINE chooses. That call starts the engine: for the native one, a worker thread and the
-// engine's process, and the first answer over its pipes; for the WebAssembly one, compiling and instantiating the
-// module. Importing crdgate's modules comes before and is not counted. Prints { engine, firstAnswerMs }.
+// the engine that CRDGATE_ENGINE chooses. That call starts the engine: for the native one, its pipes and process, and
+// the first answer over them; for the WebAssembly one, compiling and instantiating the module. Importing crdgate's modules comes before and is not counted. Prints { engine, firstAnswerMs }.
 import { evaluateCel, runningEngine } from '../src/api-server-engine/engine.ts';
 
 const started = process.hrtime.bigint();

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readPeakRss } from './read-peak-rss.ts';
 
-// The bench's peak RSS of a crdgate process must count the native engine's process below it (started from a worker
-// thread, alive until crdgate has exited), or a native run would look as small as Node alone. Here the child is a
-// Node process that fills 64 MiB and waits on its standard input, started from a worker thread as the engine's is.
+// The bench's peak RSS of a crdgate process must count the native engine's process below it (alive until crdgate
+// has exited), or a native run would look as small as Node alone. Here the child is a Node process that fills 64 MiB
+// and waits on its standard input, started from a worker thread: a thread's children are counted too.
 const hook = fileURLToPath(new URL('./report-peak-rss.ts', import.meta.url));
 const childFills = `const keep = Buffer.alloc(64 * 2 ** 20, 1); process.stdout.write('full'); process.stdin.resume();`;
 const parentStartsChildFromWorker = `

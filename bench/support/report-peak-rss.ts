@@ -46,7 +46,7 @@ function cpuSecondsOf(pid: string): number {
   }
 }
 
-/** Every process below pid, through each of its threads' children (a worker thread starts the engine's process). */
+/** Every process below pid, through each of its threads' children (any thread may have started one). */
 function descendants(pid: string): number[] {
   let tasks: string[];
   try {
