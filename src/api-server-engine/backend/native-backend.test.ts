@@ -7,6 +7,7 @@ import { processState, stopProcess } from '../../../test/stop-process.ts';
 import { missingPrerequisite } from '../../../test/missing-prerequisite.ts';
 import { ENGINE_NATIVE_PATH, nativeBackend, type EngineLog } from './choose-backend.ts';
 import { EngineFailedError, Operation } from './engine-backend.ts';
+import { AnswerReader, requestFrame } from './frames.ts';
 import { EngineUnrunnableError, type NativeBackend } from './native-backend.ts';
 
 // The native engine's process as NativeBackend holds it: its answers, and each way it can fail (killed in the middle
@@ -133,6 +134,28 @@ describe.skipIf(missingPrerequisite('the native API server engine', built))('the
     expect(judgeIt()).toMatchObject({ allowed: true });
     engine.stop();
     expect(judgeIt()).toMatchObject({ error: `no CRD is loaded under handle ${handle}` });
+  });
+});
+
+describe.skipIf(built !== undefined)('the native engine protocol', () => {
+  it('answers many requests in flight at once, each tagged with its id, whatever order they finish in', async () => {
+    const child = spawn(ENGINE_NATIVE_PATH, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const reader = new AnswerReader();
+    const answers = new Map<number, unknown>();
+    const all = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        for (const answer of reader.push(chunk)) answers.set(answer.id, decode(answer.payload));
+        if (answers.size === 40) resolve();
+      });
+    });
+    // Written in one go: every request but the last is queued behind another when the engine reads it.
+    const frames = Array.from({ length: 40 }, (_, i) =>
+      requestFrame(100 + i, Operation.evaluate, 0, encode({ expr: `[${i}].map(x, x * 3)[0]` })),
+    );
+    child.stdin.end(Buffer.concat(frames));
+    await all;
+    expect([...answers.keys()].sort((a, b) => a - b)).toEqual(frames.map((_, i) => 100 + i));
+    for (const [id, answer] of answers) expect(answer).toMatchObject({ value: { int64Value: String((id - 100) * 3) } });
   });
 });
 

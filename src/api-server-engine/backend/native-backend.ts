@@ -189,8 +189,10 @@ export class NativeBackend implements EngineBackend {
     const holdAnswers = openSync(answersPath, constants.O_RDWR);
     const requests = openSync(requestsPath, constants.O_WRONLY);
     const answers = openSync(answersPath, constants.O_RDONLY);
-    const childRequests = openSync(requestsPath, constants.O_RDONLY);
-    const childAnswers = openSync(answersPath, constants.O_WRONLY);
+    // The process's ends non-blocking, so that Go waits on them in its poller, not in a thread blocked in a read;
+    // this process's ends are opened apart, blocking.
+    const childRequests = openSync(requestsPath, constants.O_RDONLY | constants.O_NONBLOCK);
+    const childAnswers = openSync(answersPath, constants.O_WRONLY | constants.O_NONBLOCK);
     const stderrPath = join(dir, 'stderr');
     const childStderr = openSync(stderrPath, 'w');
     const stderr = openSync(stderrPath, 'r');
