@@ -97,7 +97,13 @@ describe.skipIf(missingPrerequisite('the choice of the API server engine', bothB
         expect((await askedIn(join(copy, 'src'), { CRDGATE_ENGINE: 'native' })).stdout).toMatch(
           /^info: .*\n(warn: .*\n)*EngineUnrunnableError: the native API server engine \(.*engine-native\) could not be run/,
         );
+        // With no WebAssembly build to give way to, the native engine's own error, not a missing file's.
+        rmSync(join(engineDir, 'engine.wasm'));
+        expect((await askedIn(join(copy, 'src'), {})).stdout).toMatch(
+          /^info: .*\n(warn: .*\n)*EngineUnrunnableError: the native API server engine \(.*engine-native\) could not be run/,
+        );
       } finally {
+        if (!existsSync(join(engineDir, 'engine.wasm'))) symlinkSync(ENGINE_WASM_PATH, join(engineDir, 'engine.wasm'));
         rmSync(foreign);
       }
     });

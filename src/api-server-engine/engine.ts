@@ -9,6 +9,7 @@
 // synchronous, so that contractTester(...).check() stays synchronous. The engine runs as a native process where Go
 // built one beside this file, else as WebAssembly inside Node (backend/choose-backend.ts); it is started on first
 // use, once per process, and each CRD is compiled once.
+import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { isFieldErrorType, type FieldError, type FieldErrorType } from '../contract/values/field-error.ts';
 import type { KubeObject } from '../contract/values/kube-object.ts';
@@ -125,7 +126,7 @@ interface RawProblem {
 }
 
 /** The engine chosen on first use; undefined before it, and after a failure of its settings. */
-let active: { backend: EngineBackend; chosenFor: string } | undefined;
+let active: { backend: EngineBackend; chosenFor: 'auto' | 'asked' | 'fallback' } | undefined;
 /** CRDs compiled so far, by their JSON: the same CRD is compiled once per process. */
 const compiled = new Map<string, EngineCrd>();
 let engineLog: EngineLog = {
@@ -192,7 +193,8 @@ function withEngine<T>(use: (backend: EngineBackend) => T): T {
   } catch (error) {
     if (!(error instanceof EngineFailedError)) throw error;
     compiled.clear();
-    if (error instanceof EngineUnrunnableError && active?.chosenFor === 'auto') {
+    // Only to a WebAssembly build that is there: without one, the native engine's own error says what is wrong.
+    if (error instanceof EngineUnrunnableError && active?.chosenFor === 'auto' && existsSync(ENGINE_WASM_PATH)) {
       const wasm = new WasmBackend(ENGINE_WASM_PATH);
       active = { backend: wasm, chosenFor: 'fallback' };
       engineLog.warn(
