@@ -21,6 +21,18 @@ export interface AnswerFrame {
   payload: Uint8Array;
 }
 
+/**
+ * Reads one answer from a stream read synchronously, `read(n)` giving exactly n bytes or undefined at the stream's
+ * end; undefined when the stream ends before the whole answer.
+ */
+export function readAnswerFrame(read: (length: number) => Uint8Array | undefined): AnswerFrame | undefined {
+  const header = read(ANSWER_HEADER);
+  if (header === undefined) return undefined;
+  const view = Buffer.from(header.buffer, header.byteOffset, header.byteLength);
+  const payload = read(view.readUInt32LE(0) - (ANSWER_HEADER - 4));
+  return payload === undefined ? undefined : { id: view.readUInt32LE(4), payload };
+}
+
 /** Cuts answers out of a byte stream as it arrives, in any chunks. */
 export class AnswerReader {
   private pending: Buffer[] = [];
@@ -35,7 +47,7 @@ export class AnswerReader {
     while (buffered.length >= ANSWER_HEADER) {
       const length = buffered.readUInt32LE(0);
       if (buffered.length < 4 + length) break;
-      // A copy of its own, so that the answer can be handed to another thread without the rest of the stream.
+      // A copy of its own, so that holding the answer does not hold the rest of the stream.
       answers.push({
         id: buffered.readUInt32LE(4),
         payload: new Uint8Array(buffered.subarray(ANSWER_HEADER, 4 + length)),

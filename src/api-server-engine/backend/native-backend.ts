@@ -21,7 +21,7 @@ import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { engineName, EngineFailedError, type EngineBackend, type Operation } from './engine-backend.ts';
-import { requestFrame } from './frames.ts';
+import { readAnswerFrame, requestFrame } from './frames.ts';
 
 export interface NativeBackendOptions {
   /** The engine's executable. */
@@ -41,7 +41,6 @@ export class EngineUnrunnableError extends EngineFailedError {
 
 /** The last lines of the process's standard error an end is reported with (Go's fatal errors). */
 const STDERR_TAIL = 20;
-const ANSWER_HEADER = 8;
 
 // The watchdog: words[0] is the call in progress (0 for none, -1 to stop), words[1] the process's pid, words[2] the
 // call it killed. It sleeps until a call begins, then until it ends or the time is up.
@@ -108,18 +107,15 @@ export class NativeBackend implements EngineBackend {
     let answer: Uint8Array | undefined;
     try {
       if (writeAll(running.requests, requestFrame(call, operation, handle, payload))) {
-        const header = readExactly(running.answers, ANSWER_HEADER);
-        if (header !== undefined) {
-          const framed = Buffer.from(header.buffer, header.byteOffset, header.byteLength);
-          answer = readExactly(running.answers, framed.readUInt32LE(0) - 4);
-          // One request at a time: an answer to another is a broken stream, which no later answer can be trusted on.
-          if (answer !== undefined && framed.readUInt32LE(4) !== call) {
-            this.stop();
-            throw new EngineFailedError(
-              `${engineName(this.kind)} answered request ${framed.readUInt32LE(4)} when asked ${call}, and was stopped`,
-            );
-          }
+        const framed = readAnswerFrame((length) => readExactly(running.answers, length));
+        // One request at a time: an answer to another is a broken stream, which no later answer can be trusted on.
+        if (framed !== undefined && framed.id !== call) {
+          this.stop();
+          throw new EngineFailedError(
+            `${engineName(this.kind)} answered request ${framed.id} when asked ${call}, and was stopped`,
+          );
         }
+        answer = framed?.payload;
       }
     } finally {
       Atomics.store(this.words, 0, 0);
