@@ -1,7 +1,7 @@
 // The engine as a native process (go/serve_native.go), one per crdgate process, spoken to through two named pipes
 // opened in blocking mode: a request is written and its answer read by plain system calls on the caller's thread,
 // so the engine's API stays synchronous (contractTester(...).check() is) and a request costs two syscalls, not a
-// hop through another thread. A watchdog thread, which only sleeps on a shared word, kills a process that does not
+// hop through another thread. A watchdog thread, which looks at a shared word a few times per timeout, kills a process that does not
 // answer in time; the read then ends, and the request fails with an error naming the engine. A process that ends
 // or hangs fails the request it was answering, never hangs it or answers in its place; the next call starts another.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -42,19 +42,28 @@ export class EngineUnrunnableError extends EngineFailedError {
 /** The last lines of the process's standard error an end is reported with (Go's fatal errors). */
 const STDERR_TAIL = 20;
 
-// The watchdog: words[0] is the call in progress (0 for none, -1 to stop), words[1] the process's pid, words[2] the
-// call it killed. It sleeps until a call begins, then until it ends or the time is up.
+// The watchdog: words[0] is the call in progress (0 for none), words[1] the process's pid, words[2] the call it
+// killed. The caller only stores these words, never wakes the thread: a notify per call woke it twice per request,
+// a tenth of a small request's cost. So it looks every tenth of the timeout (at most a second) and kills a process
+// whose call it has seen in progress for the whole timeout: a hung call ends between one and 1.1 timeouts.
 const WATCHDOG = `
 const { workerData } = require('node:worker_threads');
 const words = new Int32Array(workerData.shared);
+const tick = Math.min(1000, Math.max(10, workerData.timeoutMs / 10));
+const asleep = new Int32Array(new SharedArrayBuffer(4));
+let seen = 0;
+let since = 0;
 for (;;) {
-  Atomics.wait(words, 0, 0);
+  Atomics.wait(asleep, 0, 0, tick);
   const call = Atomics.load(words, 0);
-  if (call === -1) break;
-  if (Atomics.wait(words, 0, call, workerData.timeoutMs) === 'timed-out' && Atomics.load(words, 0) === call) {
+  const now = Date.now();
+  if (call !== seen) {
+    seen = call;
+    since = now;
+  } else if (call !== 0 && now - since >= workerData.timeoutMs) {
     Atomics.store(words, 2, call);
     try { process.kill(Atomics.load(words, 1), 'SIGKILL'); } catch {}
-    Atomics.wait(words, 0, call);
+    seen = 0;
   }
 }`;
 
@@ -103,7 +112,6 @@ export class NativeBackend implements EngineBackend {
     this.startWatchdog();
     Atomics.store(this.words, 1, running.pid);
     Atomics.store(this.words, 0, call);
-    Atomics.notify(this.words, 0);
     let answer: Uint8Array | undefined;
     try {
       if (writeAll(running.requests, requestFrame(call, operation, handle, payload))) {
@@ -119,7 +127,6 @@ export class NativeBackend implements EngineBackend {
       }
     } finally {
       Atomics.store(this.words, 0, 0);
-      Atomics.notify(this.words, 0);
     }
     this.logNewLines(running);
     if (answer !== undefined) {
@@ -184,7 +191,7 @@ export class NativeBackend implements EngineBackend {
     const holdRequests = openSync(requestsPath, constants.O_RDWR);
     const holdAnswers = openSync(answersPath, constants.O_RDWR);
     const requests = openSync(requestsPath, constants.O_WRONLY);
-    const answers = openSync(answersPath, constants.O_RDONLY);
+    const answers = openSync(answersPath, constants.O_RDONLY | constants.O_NONBLOCK);
     // The process's ends non-blocking, so that Go waits on them in its poller, not in a thread blocked in a read;
     // this process's ends are opened apart, blocking.
     const childRequests = openSync(requestsPath, constants.O_RDONLY | constants.O_NONBLOCK);
