@@ -1,3 +1,5 @@
+import { setOwn } from '../contract/values/kube-object.ts';
+
 // The engine answers with JSON objects whose keys Go's encoder sorted; what crdgate prints keeps the user's order.
 
 /** `value` with the keys of each object in the order `template` has them at the same place; new keys after them. */
@@ -11,17 +13,9 @@ export function inKeyOrderOf<T>(value: T, template: unknown): T {
       ? (template as Record<string, unknown>)
       : {};
   const ordered: Record<string, unknown> = {};
-  for (const key of [
-    ...Object.keys(model).filter((key) => Object.hasOwn(source, key)),
-    ...Object.keys(source).filter((key) => !Object.hasOwn(model, key)),
-  ]) {
-    // (defineProperty: a `__proto__` key of parsed JSON stays a plain key.)
-    Object.defineProperty(ordered, key, {
-      value: inKeyOrderOf(source[key], model[key]),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
+  for (const key of Object.keys(model))
+    if (Object.hasOwn(source, key)) setOwn(ordered, key, inKeyOrderOf(source[key], model[key]));
+  for (const key of Object.keys(source))
+    if (!Object.hasOwn(model, key)) setOwn(ordered, key, inKeyOrderOf(source[key], undefined));
   return ordered as T;
 }

@@ -31,6 +31,16 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Sets `key` as an own, enumerable data property: a key named `__proto__` (data in JSON) stays a plain key, never
+ * the object's prototype. Plain assignment for every other key, which V8 makes much faster than defineProperty.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 export function isKubeObject(value: unknown): value is KubeObject {
   return isPlainObject(value) && (value.metadata === undefined || isPlainObject(value.metadata));
 }
