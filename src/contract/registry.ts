@@ -6,12 +6,16 @@ import { transitionRule, type CompiledUpdateRule } from './fsa/evaluate/evaluate
 import { splitApiVersion } from './values/kube-object.ts';
 import { scaleSubresourceWarnings } from './scale-subresource.ts';
 import { createSchemaCompiler, type ObjectValidator } from './schema/compile-schema.ts';
+import { VersionValidators } from './version-validators.ts';
 
-/** A contract with everything derived from it at start-up: schemas are compiled once, never per request. */
+/**
+ * A contract with what is derived from it: its rules at start-up, its schemas' validators on first use (see
+ * VersionValidators); each once, never per request.
+ */
 export interface CompiledContract {
   contract: Contract;
-  /** Validators by version name. */
-  validators: ReadonlyMap<string, ObjectValidator>;
+  /** Validators by version name, each compiled on first use. */
+  validators: VersionValidators;
   /** `group/version` for each served version. */
   servedApiVersions: ReadonlySet<string>;
   /** The FSA's rule first, then the contract's own update rules. */
@@ -45,8 +49,9 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
     const key = groupKindKey(contract.identity.group, contract.identity.kind);
     if (byGroupKind.has(key))
       throw new ContractCompileError(`two contracts declare ${contract.identity.kind}.${contract.identity.group}`);
-    const validators = new Map<string, ObjectValidator>();
-    for (const version of contract.versions) validators.set(version.name, compiler.compile(version.schema));
+    const validators = new VersionValidators(
+      new Map(contract.versions.map((version) => [version.name, () => compiler.compile(version.schema)])),
+    );
     const servedApiVersions = new Set(
       contract.versions.filter((v) => v.served).map((v) => apiVersionOf(contract, v.name)),
     );
@@ -119,7 +124,7 @@ export function withValidators(
   const byGroupKind = new Map<string, CompiledContract>();
   const contracts = registry.contracts.map((entry) => {
     const ofEntry = groupKindKey(entry.contract.identity.group, entry.contract.identity.kind);
-    const next = ofEntry === key ? { ...entry, validators: new Map([...entry.validators, ...replaced]) } : entry;
+    const next = ofEntry === key ? { ...entry, validators: entry.validators.with(replaced) } : entry;
     byGroupKind.set(ofEntry, next);
     return next;
   });
