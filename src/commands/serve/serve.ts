@@ -3,6 +3,7 @@ import { crdGateDefaults, serveDefaults } from '../../config.ts';
 import { crdRevisionOverrideAnnotation } from '../../crd-gate/decide-crd-revision.ts';
 import { createLogger } from '../../log.ts';
 import { defaultInstallName } from '../../render/in-cluster-names.ts';
+import { releaseStartUpGarbage } from '../../server/start-up-memory.ts';
 import { keepValidatorsFromMaglev } from '../../server/validator-jit.ts';
 import type { Command } from '../command.ts';
 import { loadRegistry } from '../contracts.ts';
@@ -96,6 +97,7 @@ crdgate serve --manage-certs [--name ${defaultInstallName}] [--namespace NS] [--
       for (const warning of compiled.warnings)
         logger.warn({ contract: `${plural}.${group}`, warning }, 'the contract self-check warns');
     }
+    releaseStartUpGarbage();
     const serving = await startServing(flags, helpers, registry, { cwd: io.cwd, logger });
 
     const signal = await io.waitForStop();
