@@ -62,10 +62,15 @@ export interface ObjectErrors {
  * its hub form is what the owner's conversion makes, which the API server never validates (with conversion None, the
  * client's object relabelled), so the version written decides the schema there. Invariants run even when the schema
  * failed (users want the whole list at once). What cannot be evaluated is an error, never a pass: invariants on an
- * object without a hub form, an invariant that throws.
+ * object without a hub form, an invariant that throws. `versionSchema: 'skip'` leaves out the schema of the version
+ * written, where the API server judged it already (see decideWrite), and compiles no validator for it.
  */
-export function objectErrors(compiled: CompiledContract, view: ObjectView): ObjectErrors {
-  const schema = compiled.validators.get(view.version)!(view.object);
+export function objectErrors(
+  compiled: CompiledContract,
+  view: ObjectView,
+  { versionSchema = 'run' }: { versionSchema?: 'run' | 'skip' } = {},
+): ObjectErrors {
+  const schema = versionSchema === 'skip' ? [] : compiled.validators.get(view.version)!(view.object);
   const rules = compiled.contract.invariants ?? [];
   // Without invariants nothing reads the hub form: the schema of the object's own version decides alone (an operator's
   // kind in a version only its owner converts, checked offline).

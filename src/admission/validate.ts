@@ -123,14 +123,14 @@ function decideWrite(
     )
   )
     return allow();
-  const found = convertedByItsOwner(compiled, request, view)
-    ? { ...objectErrors(compiled, view), schema: [] }
-    : objectErrors(compiled, view);
+  const versionSchema =
+    convertedByItsOwner(compiled, request, view) || validatedByTheApiServer(compiled, request, view) ? 'skip' : 'run';
+  const found = objectErrors(compiled, view, { versionSchema });
   // Every error and warning is found on the hub form (the schema's too, when the object came as the hub) and said
   // in the client's words.
   const paths = clientFieldPaths(compiled, request, view);
   const sources = [
-    ...objectErrorFindings(compiled, found, view, oldView, paths),
+    ...objectErrorFindings(compiled, found, view, oldView, paths, versionSchema),
     ...(oldView === undefined ? [] : changeFindings(compiled, request, view, oldView, paths, context)),
     ...(oldView === undefined || request.subResource
       ? []
@@ -163,6 +163,23 @@ function convertedByItsOwner(compiled: CompiledContract, request: AdmissionReque
 }
 
 /**
+ * An object written in a version whose schema the API server holds as the contract does (known by following the
+ * live CRD: enforcedSchemas): the API server validated it with that schema before it called the webhook, which
+ * would only say it again, at the cost of a validator compiled for it (megabytes of code for a large CRD).
+ */
+function validatedByTheApiServer(compiled: CompiledContract, request: AdmissionRequest, view: ObjectView): boolean {
+  const { identity } = compiled.contract;
+  const requested = request.requestKind;
+  return (
+    compiled.enforcedSchemas.has(view.version) &&
+    requested !== undefined &&
+    requested.group === identity.group &&
+    requested.kind === identity.kind &&
+    requested.version === view.version
+  );
+}
+
+/**
  * The object's schema and invariant errors; on UPDATE ratcheted against the old object's, the tolerated ones
  * becoming warnings.
  */
@@ -172,9 +189,10 @@ function objectErrorFindings(
   view: ObjectView,
   oldView: ObjectView | undefined,
   paths: ClientFieldPaths | undefined,
+  versionSchema: 'run' | 'skip',
 ): Findings[] {
   const { schema, hubSchema, invariants } =
-    oldView === undefined ? unratcheted(found) : ratchetBoth(compiled, found, view, oldView);
+    oldView === undefined ? unratcheted(found) : ratchetBoth(compiled, found, view, oldView, versionSchema);
   // The hub's schema says again what the version's own said of the same field (a bound both have): said once.
   const said = new Set([...schema.errors, ...schema.tolerated].map((error) => `${error.type}\u0000${error.field}`));
   const unsaid = (errors: FieldError[]) =>
@@ -418,10 +436,11 @@ function ratchetBoth(
   found: ObjectErrors,
   view: ObjectView,
   oldView: ObjectView,
+  versionSchema: 'run' | 'skip',
 ): RatchetedErrors {
   let oldErrors: ObjectErrors | undefined;
   // The old object's errors only decide what to tolerate: if they cannot be computed, tolerate nothing.
-  const before = (): ObjectErrors => (oldErrors ??= safeObjectErrors(compiled, oldView));
+  const before = (): ObjectErrors => (oldErrors ??= safeObjectErrors(compiled, oldView, versionSchema));
   const schema =
     oldView.version === view.version
       ? ratchet(found.schema, oldView.object, view.object, () => before().schema)
@@ -437,9 +456,9 @@ function ratchetBoth(
   };
 }
 
-function safeObjectErrors(compiled: CompiledContract, view: ObjectView): ObjectErrors {
+function safeObjectErrors(compiled: CompiledContract, view: ObjectView, versionSchema: 'run' | 'skip'): ObjectErrors {
   try {
-    return objectErrors(compiled, view);
+    return objectErrors(compiled, view, { versionSchema });
   } catch {
     return { schema: [], hubSchema: [], invariants: [] };
   }

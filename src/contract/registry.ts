@@ -24,6 +24,12 @@ export interface CompiledContract {
   clientFieldPaths: ReadonlyMap<string, ClientFieldPaths>;
   /** What the self-check found worth a warning but not a refusal to load, as sentences (commands print them). */
   warnings: readonly string[];
+  /**
+   * The versions whose schema the API server is known to hold as the contract does, so that it has validated an
+   * object written in one before calling the validating webhook, which does not validate it again (nor compiles a
+   * validator for it). Known only by following the live CRD (serve, for a CRD someone else owns): empty otherwise.
+   */
+  enforcedSchemas: ReadonlySet<string>;
 }
 
 export interface ContractRegistry {
@@ -70,6 +76,7 @@ export function createContractRegistry(contracts: readonly Contract[]): Contract
       updateRules,
       clientFieldPaths: compileFieldPaths(contract),
       warnings: scaleSubresourceWarnings(contract),
+      enforcedSchemas: new Set<string>(),
     };
     byGroupKind.set(key, entry);
     return entry;
@@ -120,11 +127,30 @@ export function withValidators(
   kind: string,
   replaced: ReadonlyMap<string, ObjectValidator>,
 ): ContractRegistry {
+  return withContract(registry, group, kind, (entry) => ({ ...entry, validators: entry.validators.with(replaced) }));
+}
+
+/** The registry with the versions whose schema the API server holds as one contract does (see enforcedSchemas). */
+export function withEnforcedSchemas(
+  registry: ContractRegistry,
+  group: string,
+  kind: string,
+  versions: ReadonlySet<string>,
+): ContractRegistry {
+  return withContract(registry, group, kind, (entry) => ({ ...entry, enforcedSchemas: new Set(versions) }));
+}
+
+function withContract(
+  registry: ContractRegistry,
+  group: string,
+  kind: string,
+  change: (entry: CompiledContract) => CompiledContract,
+): ContractRegistry {
   const key = groupKindKey(group, kind);
   const byGroupKind = new Map<string, CompiledContract>();
   const contracts = registry.contracts.map((entry) => {
     const ofEntry = groupKindKey(entry.contract.identity.group, entry.contract.identity.kind);
-    const next = ofEntry === key ? { ...entry, validators: entry.validators.with(replaced) } : entry;
+    const next = ofEntry === key ? change(entry) : entry;
     byGroupKind.set(ofEntry, next);
     return next;
   });

@@ -107,6 +107,11 @@ export function createApp(options: AppOptions): Express {
       .send(reason === undefined ? 'ok' : `not ready: ${reason}`);
   });
   app.get('/metrics', async function metricsRoute(_req, res) {
+    for (const { contract, validators } of registry().contracts)
+      metrics.validatorsCompiled.set(
+        { crd: `${contract.identity.plural}.${contract.identity.group}` },
+        validators.compiledVersions().length,
+      );
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use(function notFound(req, _res, next) {

@@ -12,6 +12,8 @@ export interface ServerMetrics {
   certificateReloads: Counter<'result'>;
   selfManaged: SelfManagedCertificateMetrics;
   ownerCrds: OwnerCrdMetrics;
+  /** Per contract (`plural.group`), how many of its versions' schemas are compiled into validators so far. */
+  validatorsCompiled: Gauge<'crd'>;
 }
 
 /** What crdgate reports of the live CRDs of contracts it does not own (crdOwner: 'external'); no series without one. */
@@ -48,6 +50,12 @@ export function createServerMetrics(): ServerMetrics {
       labelNames: ['endpoint'],
       // The API server's webhook timeout is at most 30 s and crdgate's own budget is milliseconds.
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+      registers: [registry],
+    }),
+    validatorsCompiled: new Gauge({
+      name: 'crdgate_schema_validators_compiled',
+      help: 'Versions of the contract whose schema is compiled into a validator so far: each is compiled when a webhook first validates with it (a version the API server validates for it never is), and holds megabytes of code for a large CRD.',
+      labelNames: ['crd'],
       registers: [registry],
     }),
     decisions: new Counter({

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { defineContract } from '../contract/define-contract.ts';
 import { fromCrd } from '../contract/from-crd.ts';
 import { createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
+import type { Invariant } from '../contract/contract-definition.ts';
+import { fieldError } from '../contract/values/field-error.ts';
+import type { KubeObject } from '../contract/values/kube-object.ts';
+import { decideValidation } from '../admission/validate.ts';
 import { KubeApiError } from '../kube/kube-api.ts';
 import { createLogger } from '../log.ts';
 import { createServerMetrics } from './metrics.ts';
@@ -36,8 +40,8 @@ const ownerCrd = (generation: number, extra: Record<string, unknown> = {}, versi
   },
 });
 
-function scene(mode: OwnerSchemaMode) {
-  const contract = defineContract({ ...fromCrd(ownerCrd(1), { crdOwner: 'external' }) });
+function scene(mode: OwnerSchemaMode, invariants: Invariant[] = []) {
+  const contract = defineContract({ ...fromCrd(ownerCrd(1), { crdOwner: 'external' }), invariants });
   let registry: ContractRegistry = createContractRegistry([contract]);
   const lines: Record<string, any>[] = [];
   const logger = createLogger({
@@ -199,5 +203,63 @@ describe("the owner's live CRD", () => {
       retryInMs: 2000,
       schemaInUse: 'contract',
     });
+  });
+});
+
+describe('the schema the API server validates with before it calls the webhook', () => {
+  const queue = { group: 'mq.example.com', kind: 'Queue' };
+  /** A CREATE as the API server sends it to a webhook registered for v1: written in `written`, sent in v1. */
+  const create = (registry: ContractRegistry, spec: Record<string, unknown>, written: string | null = 'v1') => {
+    const object: KubeObject = {
+      apiVersion: 'mq.example.com/v1',
+      kind: 'Queue',
+      metadata: { name: 'q', namespace: 'ns' },
+      spec,
+    };
+    const verdict = decideValidation(registry, {
+      uid: 'u',
+      kind: { ...queue, version: 'v1' },
+      ...(written === null ? {} : { requestKind: { ...queue, version: written } }),
+      operation: 'CREATE',
+      object,
+      oldObject: null,
+    });
+    return verdict.allowed ? 'allowed' : verdict.message;
+  };
+  const atMostTen: Invariant = (object) =>
+    ((object.spec as { size?: number }).size ?? 0) > 10
+      ? [fieldError('spec.size', 'FieldValueInvalid', 'at most 10')]
+      : [];
+
+  it("in step: the webhook leaves the version's schema to the API server, compiles no validator for it, and keeps its own rules", () => {
+    const { contract, tracker, registry } = scene('contract', [atMostTen]);
+    tracker.observe(contract, ownerCrd(1));
+    expect([...registry().lookup(queue.group, queue.kind)!.enforcedSchemas]).toEqual(['v1']);
+    // size 0 breaks the schema's minimum: the API server refused it before calling, so the webhook is not asked.
+    expect(create(registry(), { size: 0 })).toBe('allowed');
+    expect(create(registry(), { size: 20 })).toContain('spec.size: at most 10');
+    expect(registry().lookup(queue.group, queue.kind)!.validators.compiledVersions()).toEqual([]);
+  });
+
+  it('validates with the copy where the API server is not known to hold it: before the CRD is read, without the version the client wrote, drifted, or gone', () => {
+    const { contract, tracker, registry } = scene('contract');
+    expect(create(registry(), { size: 0 })).toContain('spec.size');
+    tracker.observe(contract, ownerCrd(1));
+    expect(create(registry(), { size: 0 }, null)).toContain('spec.size');
+    tracker.observe(contract, ownerCrd(2, { backup: { type: 'string' } }));
+    expect(registry().lookup(queue.group, queue.kind)!.enforcedSchemas.size).toBe(0);
+    expect(create(registry(), { size: 1, backup: 'daily' })).toContain('spec.backup');
+    tracker.observe(contract, ownerCrd(3));
+    expect(create(registry(), { size: 0 })).toBe('allowed');
+    tracker.observe(contract, undefined);
+    expect(create(registry(), { size: 0 })).toContain('spec.size');
+    expect(registry().lookup(queue.group, queue.kind)!.validators.compiledVersions()).toEqual(['v1']);
+  });
+
+  it('keeps what it knew through a failed watch, which resumes where it stopped', () => {
+    const { contract, tracker, registry } = scene('contract');
+    tracker.observe(contract, ownerCrd(1));
+    tracker.following(contract, { following: false, error: new Error('connection reset'), retryInMs: 1000 });
+    expect(create(registry(), { size: 0 })).toBe('allowed');
   });
 });

@@ -6,7 +6,7 @@ import {
   ownerCrdDrift,
   servedKindOf,
 } from '../contract/owner-crd-drift.ts';
-import { withValidators, type ContractRegistry } from '../contract/registry.ts';
+import { withEnforcedSchemas, withValidators, type ContractRegistry } from '../contract/registry.ts';
 import { createSchemaCompiler, type ObjectValidator } from '../contract/schema/compile-schema.ts';
 import { checkStructural } from '../contract/schema/structural-check.ts';
 import { logFieldsOf, type KubeWatchApi } from '../kube/kube-api.ts';
@@ -88,6 +88,7 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
       }
       reported.delete(name);
       lastGeneration.delete(name);
+      enforce(contract, new Set());
       logger.warn(
         { crd: name, schemaInUse: schemaInUse(contract) },
         "the owner's CRD does not exist: nothing to compare the contract's copy with",
@@ -106,6 +107,7 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
   function report(contract: Contract, name: string, crd: Record<string, unknown>): void {
     reportKind(contract, name, crd);
     const drifts = ownerCrdDrift(contract, crd);
+    enforce(contract, new Set(drifts.filter((drift) => !drifted(drift)).map((drift) => drift.version)));
     const before = reported.get(name);
     const now = new Map<string, string>();
     for (const drift of drifts) {
@@ -151,6 +153,19 @@ export function createOwnerCrdTracker(options: OwnerCrdTrackerOptions): OwnerCrd
       "the owner's CRD serves another kind than the contract declares: the API server sends the CRD's kind, so the " +
         "webhook denies every write of it; make the contract's kind equal the CRD's spec.names.kind",
     );
+  }
+
+  /**
+   * The versions in step are validated by the API server with the contract's own schema before the webhook is
+   * called: the validating webhook leaves them to it (enforcedSchemas), and compiles no validator for them. A
+   * version that drifts, or a CRD that goes, hands the schema back to the webhook. A watch that fails keeps what it
+   * knew: it resumes from the last resourceVersion, so a change made meanwhile arrives then (or a 410 lists again).
+   */
+  function enforce(contract: Contract, versions: ReadonlySet<string>): void {
+    const { group, kind } = contract.identity;
+    const current = options.registry().lookup(group, kind)?.enforcedSchemas;
+    if (current !== undefined && current.size === versions.size && [...versions].every((v) => current.has(v))) return;
+    options.replaceRegistry(withEnforcedSchemas(options.registry(), group, kind, versions));
   }
 
   /** The validators the live CRD's schemas compile to, or the reasons they do not: then the current ones stay. */

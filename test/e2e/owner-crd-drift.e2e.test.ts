@@ -370,6 +370,9 @@ describe.skipIf(!controlPlane)(
       );
       for (const version of ['v1', 'v1beta1'])
         expect(await metric('crdgate_owner_crd_drift', { crd: crdName, version })).toBe(0);
+      // In step: the API server validated every write so far with the very schema the contract holds, and crdgate
+      // left it that (the machine judged them all, refusing the tests' changes above): no validator compiled.
+      expect(await metric('crdgate_schema_validators_compiled', { crd: crdName })).toBe(0);
       // By name only: the ServiceAccount crdgate runs as cannot list the cluster's CRDs.
       const listAll = await kubectl({ ...cp, kubeconfigPath: serviceAccountKubeconfig }, ['get', 'crd']);
       expect(listAll.stderr).toContain('cannot list resource "customresourcedefinitions"');
@@ -412,6 +415,8 @@ describe.skipIf(!controlPlane)(
         return lines.length > deniedBefore ? lines : undefined;
       });
       expect(denials.at(-1)).toMatchObject({ code: 'OBJECT_INVALID', operation: 'UPDATE' });
+      // Drifted: the copy's schema is crdgate's own rule again, compiled for the version the patch was written in.
+      expect(await metric('crdgate_schema_validators_compiled', { crd: crdName })).toBe(1);
       expect(
         await asAdmin([
           'patch',

@@ -169,3 +169,20 @@ describe('serving certificate metrics', () => {
     expect((await server.post('/validate', await loadFixture('create-geodatabase.json'))).status).toBe(200);
   });
 });
+
+describe('schema validators metric', () => {
+  const compiled = async () => {
+    const text = (await server!.get('/metrics')).text;
+    const line = text.split('\n').find((l) => l.startsWith('crdgate_schema_validators_compiled{'));
+    return line === undefined ? undefined : Number(line.split(' ').pop());
+  };
+
+  it('counts the versions compiled into validators: none before a review asks for one, then the one it used', async () => {
+    server = await startTestServer();
+    expect(await compiled()).toBe(0);
+    const review = await loadFixture('create-geodatabase.json');
+    expect((await server.post('/validate', review)).json().response.allowed).toBe(true);
+    // The review's object is written in the hub: its version's validator, and only it.
+    expect(await compiled()).toBe(1);
+  });
+});
