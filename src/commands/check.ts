@@ -282,14 +282,16 @@ async function clusterReader(values: ParsedValues, io: CommandIo): Promise<Clust
   const qps = positiveNumber(values, 'qps', clusterDefaults.qps);
   const maxObjects = positiveInteger(values, 'max-objects', clusterDefaults.maxObjects);
   const timeoutMs = durationOption(values, 'list-timeout', clusterDefaults.listTimeoutMs);
-  const { kubeConfigFromFlags } = await import('./kube-options.ts');
+  const { apiServerAccessFromFlags } = await import('./kube-options.ts');
   const { createKubeApi } = await import('../kube/kube-api.ts');
   const { KubeconfigError } = await import('../kube/kubeconfig-error.ts');
   const { LiveReadError } = await import('../kube/live-read-error.ts');
   const { readClusterRevisions, readStoredVersions } = await import('../check/cluster-revisions.ts');
   const { forEachLiveObject, liveResourceOf, liveResourceName } = await import('../kube/list-live-objects.ts');
   const { createRateLimiter } = await import('../migrate/rate-limiter.ts');
-  const api = createKubeApi(await kubeConfigFromFlags(values, io.cwd), { timeoutMs: clusterDefaults.requestTimeoutMs });
+  const api = createKubeApi(await apiServerAccessFromFlags(values, io.cwd), {
+    timeoutMs: clusterDefaults.requestTimeoutMs,
+  });
   const limiter = createRateLimiter({ qps, burst: Math.max(1, Math.ceil(qps)) });
   const failing = async <T>(read: () => Promise<T>): Promise<T> => {
     try {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeConfigFromFlags } from './kube-options.ts';
+import { apiServerAccessFromFlags } from './kube-options.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -21,19 +21,21 @@ current-context: c
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 // The loader in src/kube/ knows no flags; the command layer says which flag fixes what, under a catalog code.
-describe('kubeConfigFromFlags', () => {
+describe('apiServerAccessFromFlags', () => {
   it('loads the --kubeconfig file, switched to --context', async () => {
-    const kubeConfig = await kubeConfigFromFlags({ kubeconfig: 'one-context.yaml', context: 'c' }, dir);
-    expect(kubeConfig.getCurrentCluster()?.server).toBe('https://127.0.0.1:6443');
+    const kubeConfig = await apiServerAccessFromFlags({ kubeconfig: 'one-context.yaml', context: 'c' }, dir);
+    expect('getCurrentCluster' in kubeConfig && kubeConfig.getCurrentCluster()?.server).toBe('https://127.0.0.1:6443');
   });
 
   it('names the flag for each problem, with its code', async () => {
-    await expect(kubeConfigFromFlags({ kubeconfig: 'one-context.yaml', context: 'other' }, dir)).rejects.toMatchObject({
+    await expect(
+      apiServerAccessFromFlags({ kubeconfig: 'one-context.yaml', context: 'other' }, dir),
+    ).rejects.toMatchObject({
       code: 'KUBE_CONTEXT_UNKNOWN',
       exitStatus: 2,
       message: '--context other: no such context in the kubeconfig (contexts: c)',
     });
-    await expect(kubeConfigFromFlags({ kubeconfig: 'no-such-file.yaml' }, dir)).rejects.toMatchObject({
+    await expect(apiServerAccessFromFlags({ kubeconfig: 'no-such-file.yaml' }, dir)).rejects.toMatchObject({
       code: 'KUBECONFIG_INVALID',
       message: expect.stringMatching(/^cannot load the kubeconfig no-such-file\.yaml: /),
     });
@@ -44,7 +46,7 @@ describe('kubeConfigFromFlags', () => {
     process.env.KUBECONFIG = '';
     process.env.HOME = dir;
     try {
-      await expect(kubeConfigFromFlags({}, dir)).rejects.toMatchObject({
+      await expect(apiServerAccessFromFlags({}, dir)).rejects.toMatchObject({
         code: 'KUBECONFIG_MISSING',
         message: expect.stringMatching(/^no kubeconfig: pass --kubeconfig FILE/),
       });

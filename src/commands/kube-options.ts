@@ -1,16 +1,20 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CommandError } from '../errors.ts';
-import { loadKubeConfig } from '../kube/kube-config.ts';
+import type { ApiServerAccess } from '../kube/in-cluster-access.ts';
+import { loadApiServerAccess } from '../kube/kube-config.ts';
 import { KubeconfigError, type KubeconfigProblem } from '../kube/kubeconfig-error.ts';
 import { stringOption, type ParsedValues } from './command.ts';
 
 /**
- * The kubeconfig of --kubeconfig and --context. The loader knows nothing of flags; its problems come back here as
- * command errors that name the flag to fix them with.
+ * The API server of --kubeconfig and --context (or the pod's service account, see loadApiServerAccess). The loader
+ * knows nothing of flags; its problems come back here as command errors that name the flag to fix them with.
  */
-export async function kubeConfigFromFlags(values: ParsedValues, cwd: string): Promise<KubeConfig> {
+export async function apiServerAccessFromFlags(
+  values: ParsedValues,
+  cwd: string,
+): Promise<KubeConfig | ApiServerAccess> {
   try {
-    return await loadKubeConfig(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), cwd);
+    return await loadApiServerAccess(stringOption(values, 'kubeconfig'), stringOption(values, 'context'), cwd);
   } catch (error) {
     throw error instanceof KubeconfigError ? kubeconfigCommandError(error.detail, error.message) : error;
   }

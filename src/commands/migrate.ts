@@ -10,7 +10,7 @@ import { missingRecordProblem, parseRecordRef, RecordFormatError, type RecordRef
 import { parseShard, ShardFormatError, type Shard } from '../migrate/shard.ts';
 import { MIGRATE_STOP_BOUND_SECONDS } from '../migrate/stop.ts';
 import { positiveInteger, positiveNumber, requiredString, stringOption, UsageError, type Command } from './command.ts';
-import { kubeConfigFromFlags } from './kube-options.ts';
+import { apiServerAccessFromFlags } from './kube-options.ts';
 import { engineStorageRules } from './migrate-storage-rules.ts';
 import { CommandError, commandAnswers } from '../errors.ts';
 import { isDns1123Subdomain } from '../contract/values/dns-names.ts';
@@ -87,7 +87,7 @@ export const migrateCommand: Command = {
     const via = stringOption(values, 'via') ?? 'object';
     if (via !== 'object' && via !== 'status') throw new UsageError(`--via must be object or status, got "${via}"`);
 
-    const kubeConfig = await kubeConfigFromFlags(values, io.cwd);
+    const kubeConfig = await apiServerAccessFromFlags(values, io.cwd);
     const stop = new AbortController();
     void io.waitForStop().then(() => stop.abort());
     const progress = createProgressDisplay({ write: io.stderr, terminal: io.stderrIsTerminal === true });

@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { StopRequested, untilStopped } from '../abort/stop-signal.ts';
 import { KubeApiError, type KubeStatus } from './kube-api-error.ts';
 import { KubeconfigError } from './kubeconfig-error.ts';
+import type { ApiServerAccess } from './in-cluster-access.ts';
 
 // The one KubeApiError, in its own module so that crdgate/testing's declarations need none of client-node's.
 export { KubeApiError, type KubeStatus } from './kube-api-error.ts';
@@ -69,14 +70,20 @@ export interface KubeApiOptions {
   timeoutMs: number;
 }
 
-/**
- * A KubeApi over the kubeconfig's current context. Authentication is applied per request through client-node, so
- * in-cluster tokens that rotate during a long run, exec plugins and client certificates all keep working.
- */
-export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOptions): KubeWatchApi {
+/** A kubeconfig's current context, authenticating each request through client-node. */
+function accessThrough(kubeConfig: KubeConfig): ApiServerAccess {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new KubeconfigError({ problem: 'no-current-cluster' });
-  const server = cluster.server.replace(/\/+$/, '');
+  return { server: cluster.server, authenticate: (options) => kubeConfig.applyToHTTPSOptions(options) };
+}
+
+/**
+ * A KubeApi over the kubeconfig's current context, or the pod's service account (inClusterAccess). Authentication is applied per request through client-node, so
+ * in-cluster tokens that rotate during a long run, exec plugins and client certificates all keep working.
+ */
+export function createKubeApi(kubeConfig: KubeConfig | ApiServerAccess, { timeoutMs }: KubeApiOptions): KubeWatchApi {
+  const access = 'authenticate' in kubeConfig ? kubeConfig : accessThrough(kubeConfig);
+  const server = access.server.replace(/\/+$/, '');
   const secure = server.startsWith('https:');
 
   async function authenticated(method: KubeMethod, path: string, options: KubeRequestOptions, what: string) {
@@ -97,7 +104,7 @@ export function createKubeApi(kubeConfig: KubeConfig, { timeoutMs }: KubeApiOpti
     };
     try {
       // An exec credential plugin can take its time: it is a wait like any other.
-      await untilStopped(kubeConfig.applyToHTTPSOptions(requestOptions), signal, what);
+      await untilStopped(access.authenticate(requestOptions), signal, what);
     } catch (error) {
       if (error instanceof StopRequested) throw error;
       throw new KubeconfigError({ problem: 'no-credentials', server, detail: (error as Error).message });

@@ -4,6 +4,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { KubeconfigError } from './kubeconfig-error.ts';
+import { inClusterAccess, type ApiServerAccess } from './in-cluster-access.ts';
 
 const serviceAccountTokenPath = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
@@ -43,6 +44,23 @@ export async function loadKubeConfig(
   if (!kubeConfig.getCurrentCluster()) throw new KubeconfigError({ problem: 'no-current-cluster' });
   followTokenFile(kubeConfig, files);
   return kubeConfig;
+}
+
+/**
+ * How to reach the API server: in a pod with no kubeconfig named or found (the case of crdgate's Deployment and
+ * Jobs), the pod's service account, read without client-node; anywhere else, the kubeconfig as loadKubeConfig
+ * loads it. Either is what createKubeApi takes.
+ */
+export async function loadApiServerAccess(
+  file: string | undefined,
+  context: string | undefined,
+  cwd: string,
+): Promise<KubeConfig | ApiServerAccess> {
+  if (file === undefined && context === undefined && defaultKubeconfigFiles().length === 0) {
+    const inCluster = inClusterAccess();
+    if (inCluster) return inCluster;
+  }
+  return loadKubeConfig(file, context, cwd);
 }
 
 function defaultKubeconfigFiles(): string[] {

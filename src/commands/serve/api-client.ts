@@ -1,6 +1,6 @@
 import { createKubeApi, type KubeWatchApi } from '../../kube/kube-api.ts';
-import { loadKubeConfig } from '../../kube/kube-config.ts';
-import { kubeConfigFromFlags } from '../kube-options.ts';
+import { loadApiServerAccess } from '../../kube/kube-config.ts';
+import { apiServerAccessFromFlags } from '../kube-options.ts';
 import type { KubeFlags } from './flags.ts';
 
 /** How serve's helpers reach the API server: the one client, once it can be made. */
@@ -25,12 +25,12 @@ export async function apiServerClient(
   { mustLoadNow }: { mustLoadNow: boolean },
 ): Promise<ApiServerClient> {
   if (mustLoadNow || kube.kubeconfig !== undefined || kube.context !== undefined) {
-    const api = createKubeApi(await kubeConfigFromFlags(kube, cwd), { timeoutMs: requestTimeoutMs });
+    const api = createKubeApi(await apiServerAccessFromFlags(kube, cwd), { timeoutMs: requestTimeoutMs });
     return async () => api;
   }
   let made: Promise<KubeWatchApi> | undefined;
   return () => {
-    made ??= loadKubeConfig(undefined, undefined, cwd)
+    made ??= loadApiServerAccess(undefined, undefined, cwd)
       .then((config) => createKubeApi(config, { timeoutMs: requestTimeoutMs }))
       .catch((error: unknown) => {
         made = undefined;

@@ -34,7 +34,7 @@ export interface ServeFlags {
   logLevel: string;
   /** The --contract modules, as given. */
   contracts: string[];
-  /** --kubeconfig and --context, as kubeConfigFromFlags reads them. */
+  /** --kubeconfig and --context, as apiServerAccessFromFlags reads them. */
   kube: KubeFlags;
   /** --manage-certs: where the certificates live and how they rotate. */
   manageCerts?: ManageCertsFlags;
