@@ -17,14 +17,14 @@ export async function loadKubeConfig(
   context: string | undefined,
   cwd: string,
 ): Promise<KubeConfig> {
-  // client-node is loaded only here: it costs every other command (serve's start-up among them) ~0.4 s.
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kubeConfig = new KubeConfig();
   const files = file ? [resolve(cwd, file)] : defaultKubeconfigFiles();
   // client-node would fall back to http://localhost:8080 and retry it forever; kubectl says there is no config.
   if (files.length === 0 && !existsSync(serviceAccountTokenPath)) {
     throw new KubeconfigError({ problem: 'missing' });
   }
+  // client-node is loaded only here, and only for a kubeconfig there is: its import takes ~0.4 s and ~64 MiB.
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kubeConfig = new KubeConfig();
   try {
     if (file) kubeConfig.loadFromFile(files[0]!);
     else kubeConfig.loadFromDefault();
