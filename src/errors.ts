@@ -183,6 +183,10 @@ export const commandWarnings = {
     summary:
       'a contract leaves reads.labels or reads.annotations out: every such edit of its kind reaches crdgate, and waits on it in an outage',
   },
+  MEMORY_BELOW_ESTIMATE: {
+    summary:
+      "--memory-limit is below what the contracts' schemas are measured to hold: the pod may be killed, and every write of its kinds refused meanwhile",
+  },
 } as const;
 
 export type CommandWarningCode = keyof typeof commandWarnings;

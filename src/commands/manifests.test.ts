@@ -539,3 +539,75 @@ describe("crdgate manifests for an operator's CRD", () => {
     expect(owners).toEqual([crd]);
   });
 });
+
+describe("crdgate manifests: the server's memory, from what it guards", () => {
+  const crdgate = JSON.stringify(new URL('../index.ts', import.meta.url).href);
+  const shapes = fileURLToPath(
+    new URL('../../test/fixtures/controller-gen/crds/shapes.fixtures.crdgate.example.com_shapes.yaml', import.meta.url),
+  );
+  const deploymentOf = (stdout: string) => {
+    const deployment = parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .find((o) => o.kind === 'Deployment');
+    const container = deployment.spec.template.spec.containers[0];
+    const mi = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)![1]);
+    return {
+      requestMi: mi(container.resources.requests.memory),
+      limitMi: mi(container.resources.limits.memory),
+      heapMi: Number(/--max-old-space-size=(\d+)/.exec(container.env[0].value)![1]),
+    };
+  };
+
+  it("adds what a large CRD's schemas hold to the example's figures, says so on stderr, and yields to the flags", async () => {
+    await writeFile(
+      join(dir, 'shape-contract.ts'),
+      `import { defineContract, fromCrd, readCrdFile } from ${crdgate};\n` +
+        `export default () => defineContract({ ...fromCrd(readCrdFile(${JSON.stringify(shapes)}), { crdOwner: 'external' }) });\n`,
+    );
+    const example = deploymentOf((await run('manifests')).stdout);
+    const rendered = await run('manifests', '--contract', 'shape-contract.ts', '--image', 'registry.example/shapes:1');
+    expect(rendered.code).toBe(0);
+    const sized = deploymentOf(rendered.stdout);
+    // The same amount on the request and the limit, and the heap cap raised with them.
+    expect(sized.limitMi - example.limitMi).toBeGreaterThan(0);
+    expect(sized.requestMi - example.requestMi).toBe(sized.limitMi - example.limitMi);
+    expect(sized.heapMi).toBeGreaterThan(example.heapMi);
+    expect(rendered.stderr).toContain(
+      `the server's memory: request ${sized.requestMi}Mi, limit ${sized.limitMi}Mi, heap cap ${sized.heapMi} MiB, for 1 kind (`,
+    );
+    // The built-in example alone says nothing of it.
+    expect((await run('manifests')).stderr).not.toContain("the server's memory");
+
+    const given = await run('manifests', '--contract', 'shape-contract.ts', '--image', 'i:1', '--memory-limit', '2Gi');
+    const large = deploymentOf(given.stdout);
+    expect(large.limitMi).toBe(2048);
+    expect(large.heapMi).toBeGreaterThan(sized.heapMi);
+    expect(large.heapMi).toBeLessThan(2048);
+    expect(given.stderr).toContain('as given');
+    expect(given.stderr).not.toContain('MEMORY_BELOW_ESTIMATE');
+
+    const small = await run(
+      'manifests',
+      '--contract',
+      'shape-contract.ts',
+      '--image',
+      'i:1',
+      '--memory-limit',
+      '300Mi',
+    );
+    expect(deploymentOf(small.stdout)).toMatchObject({ limitMi: 300 });
+    expect(small.stderr).toMatch(
+      /^warning: --memory-limit 300Mi is below the \d+Mi measured .*\(MEMORY_BELOW_ESTIMATE\)$/m,
+    );
+
+    for (const bad of [
+      ['--memory-limit', 'lots'],
+      ['--memory-request', '10Mi'],
+      ['--memory-request', '1Gi', '--memory-limit', '512Mi'],
+    ]) {
+      const refused = await run('manifests', ...bad);
+      expect(refused.code, bad.join(' ')).toBe(2);
+      expect(refused.stderr, bad.join(' ')).toContain('--memory-');
+    }
+  });
+});

@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Contract } from '../contract/contract-definition.ts';
 import { dnsNameRules, isDns1123Label } from '../contract/values/dns-names.ts';
+import { parseQuantity, quantityToNumber } from '../contract/values/quantity.ts';
+import { serverMemoryFor } from '../render/server-memory.ts';
 import { installNameProblem } from '../render/in-cluster-names.ts';
 import { writeManifestDirectory } from '../render/manifest-directory.ts';
 import { renderManifestFiles, renderManifestTree } from '../render/manifest-files.ts';
@@ -95,6 +97,10 @@ export const manifestsCommand: Command = {
                      named CRDs that change their spec (failurePolicy Fail, timeoutSeconds ${crdGateDefaults.timeoutSeconds}), the ClusterRole
                      and binding NAME-crd-gate with which the server lists their objects, and serve --crd-gate in
                      the Deployment
+  --memory-request QTY, --memory-limit QTY
+                     the server container's memory (a Kubernetes quantity: 512Mi, 1Gi); by default the built-in
+                     example's figures plus what the contracts' schemas hold (docs/operations.md, Memory), said on
+                     stderr when the contracts add to them; the V8 heap cap follows the limit
   --out DIR          write the files there (generated files it no longer renders are removed); default: stdout
   --format helm      with --out: write a Helm chart instead of the kustomize tree, made from the same objects
                      (Chart.yaml, values.yaml, values.schema.json, templates/): helm install NAME DIR -n NS
@@ -117,6 +123,8 @@ ${webhookOptionsUsage}`,
     'owner-crds': { type: 'boolean' },
     'crd-reads': { type: 'string', multiple: true },
     'crd-gate': { type: 'string', multiple: true },
+    'memory-request': { type: 'string' },
+    'memory-limit': { type: 'string' },
     explain: { type: 'boolean' },
     format: { type: 'string' },
     ...webhookOptions,
@@ -153,6 +161,7 @@ ${webhookOptionsUsage}`,
     const warnings = contractWarningLines(registry) + undeclaredReadsWarnings(contracts) + ruleWarnings;
     if (warnings !== '') io.stderr(warnings);
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
+    if (options.url === undefined) io.stderr(serverMemoryLines(contracts, options));
     if (format === 'helm') return writeHelmChart(contracts, options, resolve(io.cwd, out!), io);
     const caBundleWarning = missingCaBundleWarning(options, contracts, out);
     if (caBundleWarning !== undefined) io.stderr(caBundleWarning);
@@ -247,6 +256,10 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
   const webhooks = webhookSettings(values);
   const crdReads = crdNames(values, 'crd-reads');
   const crdGate = crdNames(values, 'crd-gate');
+  const memoryRequest = memoryMi(values, 'memory-request');
+  const memoryLimit = memoryMi(values, 'memory-limit');
+  if (memoryRequest !== undefined && memoryLimit !== undefined && memoryRequest > memoryLimit)
+    throw new UsageError(`--memory-request ${memoryRequest}Mi is more than --memory-limit ${memoryLimit}Mi`);
   return {
     name,
     namespace,
@@ -259,7 +272,53 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     ...(Object.keys(webhooks).length > 0 ? { webhooks } : {}),
     ...(crdReads.length > 0 ? { crdReads } : {}),
     ...(crdGate.length > 0 ? { crdGate } : {}),
+    ...(memoryRequest !== undefined || memoryLimit !== undefined
+      ? {
+          serverMemory: {
+            ...(memoryRequest !== undefined ? { requestMi: memoryRequest } : {}),
+            ...(memoryLimit !== undefined ? { limitMi: memoryLimit } : {}),
+          },
+        }
+      : {}),
   };
+}
+
+/** A memory flag's quantity in whole MiB (rounded up), or undefined when not given. */
+function memoryMi(values: ParsedValues, flag: string): number | undefined {
+  const text = stringOption(values, flag);
+  if (text === undefined) return undefined;
+  const quantity = parseQuantity(text);
+  const bytes = quantity === undefined ? Number.NaN : quantityToNumber(quantity);
+  if (!(bytes >= 64 * 1024 * 1024))
+    throw new UsageError(`--${flag} must be a memory quantity of at least 64Mi (512Mi, 1Gi), got "${text}"`);
+  return Math.ceil(bytes / (1024 * 1024));
+}
+
+/**
+ * What the server's container is given, on stderr: when the contracts add to the built-in example's figures, or a
+ * flag set them; with a warning when a limit given is below what the contracts' schemas are measured to hold.
+ */
+function serverMemoryLines(contracts: readonly Contract[], options: ManifestOptions): string {
+  const crdGate = (options.crdGate ?? []).length > 0;
+  const plan = serverMemoryFor(contracts, { crdGate, ...options.serverMemory });
+  const given = options.serverMemory !== undefined;
+  if (plan.addedMi === 0 && !given) return '';
+  const kinds = `${contracts.length} kind${contracts.length === 1 ? '' : 's'}`;
+  const schemas = `${(plan.schemaBytes / 1024).toFixed(0)} KiB of schemas`;
+  const said =
+    `crdgate: the server's memory: request ${plan.requestMi}Mi, limit ${plan.limitMi}Mi, heap cap ${plan.heapMi} MiB, ` +
+    (given
+      ? `as given (for ${kinds}, ${schemas})`
+      : `for ${kinds} (${schemas}: ${plan.addedMi} MiB over the built-in example's); --memory-request and --memory-limit set it`);
+  const estimate = serverMemoryFor(contracts, { crdGate });
+  const warning =
+    plan.limitMi < estimate.limitMi
+      ? commandWarningLine(
+          'MEMORY_BELOW_ESTIMATE',
+          `--memory-limit ${plan.limitMi}Mi is below the ${estimate.limitMi}Mi measured for these contracts: a pod past its limit is killed, and with failurePolicy Fail every write of its kinds is refused meanwhile`,
+        )
+      : '';
+  return `${said}\n${warning}`;
 }
 
 /** CRD names given with a repeatable flag, each checked, each once. */

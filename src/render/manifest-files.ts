@@ -14,6 +14,7 @@ import { renderCrdReadsFile } from './crd-reads.ts';
 import { renderCrdGateReadsFile, renderCrdGateWebhook } from './crd-gate-webhook.ts';
 import { renderScaleReadsFile, scaleBearing } from './scale-reads.ts';
 import { renderSelfManagedCertsOverlay } from './self-managed-certs.ts';
+import { serverMemoryFor } from './server-memory.ts';
 import { renderNamespace, renderServerWorkload } from './server-workload.ts';
 import { renderStorageMigration } from './storage-migration.ts';
 import type { WebhookEndpoint } from './webhook-endpoint.ts';
@@ -57,7 +58,11 @@ export function renderManifestFiles(contracts: readonly Contract[], options: Man
           { path: `${baseDir}/00-namespace.yaml`, manifests: [namespace] },
           {
             path: `${baseDir}/10-crdgate-server.yaml`,
-            manifests: renderServerWorkload(options, options.image, options.contracts, { readsApiServer, crdGate }),
+            manifests: renderServerWorkload(options, options.image, options.contracts, {
+              readsApiServer,
+              crdGate,
+              memory: serverMemoryFor(contracts, { crdGate, ...options.serverMemory }),
+            }),
           },
         ]
       : []),

@@ -43,6 +43,8 @@ export interface ManifestOptions {
   crdGate?: readonly string[];
   /** The webhooks' failurePolicy, timeoutSeconds and selectors, where the team chose them; crdgate's defaults otherwise. */
   webhooks?: WebhookSettings;
+  /** The server's memory request and limit in MiB, where given (`--memory-request`, `--memory-limit`): they win. */
+  serverMemory?: { requestMi?: number; limitMi?: number };
 }
 
 export const manifestDefaults = {

@@ -1,6 +1,7 @@
 import { serveDefaults } from '../config.ts';
 import { certMountPath, componentLabels, installNames, servicePort, type Install } from './in-cluster-names.ts';
 import type { Manifest } from './manifest.ts';
+import { crdGateServerMemory, exampleServerMemory, type ServerMemory } from './server-memory.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security-context.ts';
 
 const labels = (install: Install): Record<string, string> => componentLabels(install.name, 'webhook');
@@ -14,21 +15,10 @@ const replicas = 2;
  * server's container adds a heap cap to. Both are NODE_OPTIONS, where Node accepts only some V8 flags.
  */
 export const imageNodeOptions = '--max-semi-space-size=16';
-export const serverNodeOptions = `${imageNodeOptions} --max-old-space-size=192`;
-// The memory request is the peak RSS under sustained admission load and after 1 MB conversion reviews, with these
-// heap flags, plus a fifth (npm run bench); the container's comment says what the limit is.
-const serverResources = { requests: { cpu: '100m', memory: '180Mi' }, limits: { memory: '592Mi' } };
-// With --crd-gate the server also runs the API server engine: crdgate's image runs it natively, a process of its own
-// in the same container (its memory counts against the same limit), started from a worker thread of the server's.
-// Measured by test/e2e/crd-gate-image.e2e.test.ts (the image's `serve --crd-gate` with this Deployment's env,
-// crdgate's process and the engine's together) on 2026-11-29: 191-194 MiB resident once ready (the engine 27 MiB of
-// it), then after judging 300 stored objects 212 MiB at the peak and resident, and after 1,500 (about what its 6 s
-// read bound judged on the 2-core test machine; 5,000 did not fit in it) 233-234 MiB at the peak and resident (the
-// engine 31 MiB), the same after a second review of it, against 97-104 MiB idle without the gate: up to 140 MiB more. Request and limit are the server's own plus
-// that, the limit's share with a fifth on top, as the server's own limit has. The WebAssembly engine, which crdgate
-// falls back to where the native one cannot start (or runs under CRDGATE_ENGINE=wasm), took the same test to 406-420
-// MiB at the peak and 331-375 resident: within the limit, past the request.
-const crdGateServerResources = { requests: { cpu: '100m', memory: '320Mi' }, limits: { memory: '760Mi' } };
+/** The container's NODE_OPTIONS: the image's young generation, and the heap cap of its memory (server-memory.ts). */
+export function serverNodeOptions(heapMi: number): string {
+  return `${imageNodeOptions} --max-old-space-size=${heapMi}`;
+}
 // The server finishes in-flight requests for up to its 30 s request timeout (src/server/serve.ts) after the drain
 // delay; the kubelet must not kill it sooner, or the API server sees a webhook call fail mid-flight.
 const inFlightSeconds = 30;
@@ -55,6 +45,8 @@ export interface ServerWorkloadOptions {
   readsApiServer?: boolean;
   /** The server serves the CRD gate (`serve --crd-gate`): `manifests --crd-gate` rendered its webhook. */
   crdGate?: boolean;
+  /** The container's memory (serverMemoryFor); by default the built-in example's, or the CRD gate's. */
+  memory?: ServerMemory;
 }
 
 /** The webhook server inside the cluster: the Service the webhook configurations call, and the pods behind it. */
@@ -102,6 +94,7 @@ function deployment(
   options: ServerWorkloadOptions,
 ): Manifest {
   const names = installNames(install.name);
+  const memory = options.memory ?? (options.crdGate ? crdGateServerMemory : exampleServerMemory);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -157,9 +150,12 @@ function deployment(
               // mark. Only flags that Node accepts in NODE_OPTIONS belong here (`--min-semi-space-size` is not
               // one: Node exits 9 at start), which test/e2e/workloads-as-kubelet.e2e.test.ts proves by starting
               // the container as the kubelet does.
-              env: [{ name: 'NODE_OPTIONS', value: serverNodeOptions }],
+              env: [{ name: 'NODE_OPTIONS', value: serverNodeOptions(memory.heapMi) }],
               // No CPU limit: throttling would show up as webhook latency on every write of every contract's kind.
-              resources: options.crdGate ? crdGateServerResources : serverResources,
+              resources: {
+                requests: { cpu: '100m', memory: `${memory.requestMi}Mi` },
+                limits: { memory: `${memory.limitMi}Mi` },
+              },
               securityContext: restrictedContainerSecurityContext(),
               volumeMounts: [{ name: certVolumeName, mountPath: certMountPath, readOnly: true }],
             },
