@@ -5,6 +5,7 @@ import { contractReadsProblems } from './contract-reads.ts';
 import { crdAnnotationProblems, crdNameProblems } from './crd-names.ts';
 import { defaultsProblems } from './default-problems.ts';
 import { fieldProtectionProblems, type AnnotationProtection, type FieldProtection } from './deletion-rules.ts';
+import { contractFingerprint } from './contract-fingerprint.ts';
 import { definitionShapeProblems } from './definition-shape.ts';
 import { servedKindOf } from './owner-crd-drift.ts';
 import { describeOption } from './values/option-shape.ts';
@@ -38,8 +39,18 @@ export function defineContract<Spec = unknown>(definition: ContractDefinition<Sp
   const problems = contractProblems(definition, false);
   if (problems.length > 0) throw invalidContract(definition, problems);
   const storage = definition.versions.find((v) => v.storage);
-  return { ...definition, storageVersion: storage!.name };
+  const contract = { ...definition, storageVersion: storage!.name };
+  const fingerprint = contractFingerprint(contract);
+  if (fingerprint !== undefined) checked.set(contract, fingerprint);
+  return contract;
 }
+
+/**
+ * The contracts defineContract made and found sound, each with its fingerprint then: checkContract takes one that
+ * is still the same for checked, without walking its schemas again (megabytes for an operator's CRD, about half a
+ * gate's start-up with many). One changed since, or made by another copy of crdgate, is checked.
+ */
+const checked = new WeakMap<object, string>();
 
 /**
  * A contract crdgate is handed rather than makes: a plain object given to contractTester, a module's default
@@ -47,6 +58,13 @@ export function defineContract<Spec = unknown>(definition: ContractDefinition<Sp
  * storageVersion to its versions; it is returned as it is, or a ContractDefinitionError says what is wrong.
  */
 export function checkContract(value: unknown): Contract {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    checked.has(value) &&
+    checked.get(value) === contractFingerprint(value)
+  )
+    return value as Contract;
   const problems = contractProblems(value, true);
   if (problems.length === 0) {
     const contract = value as Contract;
