@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CrdOwner } from '../../src/contract/contract-definition.ts';
+import { objectShapeProblem } from '../../src/protocol/object-shape-problem.ts';
 import { readCrdSource } from '../../src/scaffold/crd-scaffold.ts';
 import { contractSourceFromCrd } from '../../src/scaffold/from-crd-sources.ts';
 import type { CorpusCrd } from '../../test/fixtures/crd-corpus/corpus.ts';
@@ -25,7 +26,10 @@ export interface GuardedKind {
   /** The version the contract is written against, in which the API server sends the webhooks its objects. */
   hub: string;
   namespaced: boolean;
-  /** The objects its reviews carry: the project's samples in the hub version, else the scaffold's example. */
+  /**
+   * The objects its reviews carry: the project's samples in the hub version whose metadata the API server could
+   * decode, else the scaffold's example.
+   */
   objects: Record<string, unknown>[];
   objectsFrom: 'samples' | 'example';
   /** The --contract module of each owner the run asked for, relative to the folder. */
@@ -109,6 +113,9 @@ async function writeProjects(dir: string, crd: CorpusCrd, owners: CrdOwner[]): P
     const samples = crd.samples
       .flatMap((sample) => sample.documents)
       .filter((document) => document['apiVersion'] === `${names.group}/${shape.hub}`)
+      // What the API server could send: it decodes metadata into ObjectMeta first (a sample with a boolean annotation,
+      // as one project's has, never reaches a webhook, and crdgate answers such a review 400).
+      .filter((document) => objectShapeProblem(document, 'object') === undefined)
       .slice(0, samplesPerKind);
     guarded = {
       id: crd.id,

@@ -23,6 +23,8 @@ export interface ContractServerOptions {
 export interface ResourceSample {
   /** VmRSS of the server and any process below it (the native engine, where it runs). */
   rssBytes: number;
+  /** VmHWM of the same: the most each has held since it started (their sum bounds the tree's peak from above). */
+  peakRssBytes: number;
   /** User and system time of the same processes since they started. */
   cpuSeconds: number;
 }
@@ -33,6 +35,8 @@ export interface ContractServer {
   /** Spawn to the first 200 on /readyz. */
   readyMs: number;
   sample(): ResourceSample;
+  /** How the process ended (its signal or exit code), once it has, within `waitMs`; undefined while it runs. */
+  exitWithin(waitMs: number): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +57,13 @@ export async function startContractServer(options: ContractServerOptions): Promi
     },
   );
   child.stdout!.resume();
+  let exit: string | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exit = signal ?? `code ${code}`;
+      resolve();
+    }),
+  );
   const deadline = spawnedAt + options.readyTimeoutMs;
   try {
     const port = await withTimeout(servingPort(child), options.readyTimeoutMs, 'crdgate serve to log its port');
@@ -72,8 +83,13 @@ export async function startContractServer(options: ContractServerOptions): Promi
         const pids = tree();
         return {
           rssBytes: sum(pids.map((each) => statusBytes(each, 'VmRSS'))),
+          peakRssBytes: sum(pids.map((each) => statusBytes(each, 'VmHWM'))),
           cpuSeconds: sum(pids.map(cpuSecondsOf)),
         };
+      },
+      exitWithin: async (waitMs) => {
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, waitMs))]);
+        return exit;
       },
       stop: () => stopChild(child),
     };

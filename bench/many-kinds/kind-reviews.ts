@@ -11,6 +11,8 @@ export interface ReviewedKind {
 }
 
 export interface KindReview {
+  /** The CRD's name, `plural.group`. */
+  crd: string;
   path: '/validate' | '/mutate';
   operation: 'CREATE' | 'UPDATE';
   /** Compact JSON, as the API server sends it. */
@@ -27,14 +29,15 @@ const touchedAnnotation = 'bench.crdgate.dev/revision';
  * apiVersion and kind). An UPDATE's old object is the object; the new one has an annotation more.
  */
 export function kindReviews(kind: ReviewedKind, objects: readonly Record<string, unknown>[]): KindReview[] {
+  const crd = `${kind.plural}.${kind.group}`;
   return objects.flatMap((sample, index) => {
     const object = asServed(kind, sample, index);
     const metadata = object['metadata'] as Record<string, unknown>;
     const annotations = (metadata['annotations'] ?? {}) as Record<string, string>;
     const updated = { ...object, metadata: { ...metadata, annotations: { ...annotations, [touchedAnnotation]: '2' } } };
     return (['/validate', '/mutate'] as const).flatMap((path) => [
-      { path, operation: 'CREATE' as const, body: review(kind, 'CREATE', object, null) },
-      { path, operation: 'UPDATE' as const, body: review(kind, 'UPDATE', updated, object) },
+      { crd, path, operation: 'CREATE' as const, body: review(kind, 'CREATE', object, null) },
+      { crd, path, operation: 'UPDATE' as const, body: review(kind, 'UPDATE', updated, object) },
     ]);
   });
 }

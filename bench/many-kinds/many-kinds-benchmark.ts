@@ -9,7 +9,7 @@ import { deploymentNodeOptions } from '../deployment-resources.ts';
 import { textTable } from '../report/text-table.ts';
 import { makeFreshCertDir, type FreshCertDir } from '../support/fresh-cert-dir.ts';
 import { writeContractProjects, type ContractProjects, type GuardedKind } from './contract-projects.ts';
-import { startContractServer } from './contract-server.ts';
+import { startContractServer, type ResourceSample } from './contract-server.ts';
 import { selectCrds } from './crd-selection.ts';
 import { kindReviews, type KindReview } from './kind-reviews.ts';
 import {
@@ -22,7 +22,7 @@ import {
   type Series,
   type Target,
 } from './many-kinds-targets.ts';
-import { sendLoad, warmUp, type LoadPlan } from './review-load.ts';
+import { sendLoad, warmUp, type LoadPlan, type LoadResult } from './review-load.ts';
 
 // `npm run bench -- --many-kinds`: `crdgate serve` guarding N contracts made from real CRDs (the corpus of
 // test/fixtures/crd-corpus), each N a fresh process: its time to ready, its RSS then, and under a load of reviews
@@ -58,6 +58,11 @@ export interface ManyKindsResult {
   rounds: MeasuredRow[][];
   /** Reviews the servers allowed and denied over all rounds, per series and count. */
   answers: Array<{ series: Series; contracts: number; allowed: number; denied: number }>;
+  /**
+   * The reviews denied in the warm-up of the most kinds served (each review once), per CRD with any, and the first
+   * denial's message: objects of the projects' samples crdgate refuses.
+   */
+  denials: { kinds: number; crds: Array<{ crd: string; reviews: number; denied: number; firstDenial?: string }> };
   /** The sets of contracts crdgate could not serve or answer with, and why (each is left out of the rows). */
   failures: Array<{ series: Series; contracts: number; reason: string }>;
   targets: { external: Target[]; owned: Target[] };
@@ -152,6 +157,8 @@ interface MeasureContext {
 interface Measurement {
   row: MeasuredRow;
   answers: { allowed: number; denied: number };
+  /** The warm-up: every review of every kind once. */
+  warmUp: LoadResult;
 }
 
 /** A fresh server: ready, its RSS; every review once; then the timed load, its CPU and the RSS after it. */
@@ -168,9 +175,19 @@ async function measureOnce(configuration: Configuration, context: MeasureContext
   });
   try {
     const ready = server.sample();
-    await warmUp(server.port, certs.ca, configuration.reviewsByKind, plan.concurrency);
-    const before = server.sample();
-    const load = await sendLoad(server.port, certs.ca, configuration.reviewsByKind, plan);
+    let warmedUp: LoadResult;
+    let before: ResourceSample;
+    let load: LoadResult;
+    try {
+      warmedUp = await warmUp(server.port, certs.ca, configuration.reviewsByKind, plan.concurrency);
+      before = server.sample();
+      load = await sendLoad(server.port, certs.ca, configuration.reviewsByKind, plan);
+    } catch (error) {
+      // A server that dies under the load (its heap exhausted) drops its connections: say so, not only ECONNRESET.
+      const exit = await server.exitWithin(1_000);
+      if (exit === undefined) throw error;
+      throw new Error(`crdgate serve exited (${exit}) under the load: ${(error as Error).message}`, { cause: error });
+    }
     const after = server.sample();
     return {
       row: {
@@ -181,9 +198,11 @@ async function measureOnce(configuration: Configuration, context: MeasureContext
         readyMs: server.readyMs,
         readyRssBytes: ready.rssBytes,
         loadedRssBytes: after.rssBytes,
+        peakRssBytes: after.peakRssBytes,
         cpuMicrosPerReview: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / load.reviews,
       },
       answers: { allowed: load.allowed, denied: load.denied },
+      warmUp: warmedUp,
     };
   } finally {
     await server.stop();
@@ -256,6 +275,8 @@ export async function runManyKindsBenchmark(
       rounds.push(rows);
     }
     const served = measured.filter((configuration) => !failures.has(configuration));
+    const mostKinds = served.filter((configuration) => configuration.series === 'external').at(-1);
+    const warmUpOfMost = mostKinds ? measurements.get(mostKinds)![0]!.warmUp : undefined;
     const rows = deriveRows(served.map((configuration) => bestOf(measurements.get(configuration)!)));
     return {
       date: new Date().toISOString(),
@@ -277,6 +298,12 @@ export async function runManyKindsBenchmark(
         allowed: sum(measurements.get(configuration)!.map((each) => each.answers.allowed)),
         denied: sum(measurements.get(configuration)!.map((each) => each.answers.denied)),
       })),
+      denials: {
+        kinds: mostKinds?.contracts ?? 0,
+        crds: [...(warmUpOfMost?.byCrd ?? [])]
+          .filter(([, tally]) => tally.denied > 0)
+          .map(([crd, tally]) => ({ crd, ...tally })),
+      },
       failures: [...failures].map(([configuration, reason]) => ({
         series: configuration.series,
         contracts: configuration.contracts,
@@ -305,6 +332,7 @@ function bestOf(measurements: Measurement[]): MeasuredRow {
     readyMs: least((row) => row.readyMs),
     readyRssBytes: least((row) => row.readyRssBytes),
     loadedRssBytes: least((row) => row.loadedRssBytes),
+    peakRssBytes: least((row) => row.peakRssBytes),
     cpuMicrosPerReview: least((row) => row.cpuMicrosPerReview),
   };
 }
@@ -335,6 +363,7 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
       'RSS ready MiB',
       'vs example',
       'RSS after load MiB',
+      'peak RSS MiB',
       'MiB per added kind',
       'CPU µs/review',
       'denied',
@@ -348,6 +377,7 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
       mib(row.readyRssBytes),
       ratio(row.readyRssRatio),
       mib(row.loadedRssBytes),
+      mib(row.peakRssBytes),
       row.addedKindBytes === undefined ? '-' : mib(row.addedKindBytes),
       String(Math.round(row.cpuMicrosPerReview)),
       deniedShare(row),
@@ -374,6 +404,13 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
       (failure) => `${failure.contracts} (${seriesNames[failure.series]}): FAILED: ${failure.reason}`,
     ),
     `The kinds, in the order the counts take them (${kb(total)} KB of YAML in all): ${kinds}`,
+    ...(result.denials.kinds > 0
+      ? [
+          `Denied in the warm-up of ${result.denials.kinds} kinds (each review once): ${
+            result.denials.crds.map((each) => `${each.crd} ${each.denied} of ${each.reviews}`).join(', ') || 'none'
+          }`,
+        ]
+      : []),
     '',
     ...targets('external', "Issue 55's targets, guards of operators' CRDs against the built-in example:"),
     ...targets('owned', 'The same, contracts that own their CRDs:'),

@@ -17,6 +17,7 @@ const row = (
   readyMs,
   readyRssBytes: readyRssMiB * MiB,
   loadedRssBytes: loadedRssMiB * MiB,
+  peakRssBytes: loadedRssMiB * MiB,
   cpuMicrosPerReview: 100,
 });
 

@@ -17,6 +17,8 @@ export interface MeasuredRow {
   readyMs: number;
   readyRssBytes: number;
   loadedRssBytes: number;
+  /** The most the server held from its start to the end of the load (VmHWM): what a memory limit must allow. */
+  peakRssBytes: number;
   cpuMicrosPerReview: number;
 }
 

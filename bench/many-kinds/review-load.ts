@@ -16,6 +16,12 @@ export interface LoadResult {
   reviews: number;
   allowed: number;
   denied: number;
+  /** Per CRD: its reviews sent, those denied, and the first denial's message. */
+  byCrd: Map<string, { reviews: number; denied: number; firstDenial?: string }>;
+}
+
+interface AdmissionAnswer {
+  response?: { allowed?: unknown; status?: { message?: unknown } };
 }
 
 /** Every review of every kind once, untimed: the first call of each path compiles it (V8 compiles lazily). */
@@ -42,7 +48,7 @@ async function send(
   concurrency: number,
 ): Promise<LoadResult> {
   const agent = createKeepAliveAgent(ca, concurrency);
-  const result: LoadResult = { reviews: count, allowed: 0, denied: 0 };
+  const result: LoadResult = { reviews: count, allowed: 0, denied: 0, byCrd: new Map() };
   let next = 0;
   const worker = async () => {
     while (next < count) {
@@ -50,10 +56,17 @@ async function send(
       const answer = await post({ port, agent }, review.path, review.body);
       if (answer.status !== 200)
         throw new Error(`${review.operation} to ${review.path}: HTTP ${answer.status} ${answer.body.toString('utf8')}`);
-      const allowed = (JSON.parse(answer.body.toString('utf8')) as { response?: { allowed?: unknown } }).response
-        ?.allowed;
-      if (allowed === true) result.allowed++;
-      else result.denied++;
+      const { response } = JSON.parse(answer.body.toString('utf8')) as AdmissionAnswer;
+      const tally = result.byCrd.get(review.crd) ?? { reviews: 0, denied: 0 };
+      result.byCrd.set(review.crd, tally);
+      tally.reviews++;
+      if (response?.allowed === true) {
+        result.allowed++;
+        continue;
+      }
+      result.denied++;
+      tally.denied++;
+      tally.firstDenial ??= `${review.operation} to ${review.path}: ${String(response?.status?.message)}`;
     }
   };
   try {
