@@ -58,18 +58,21 @@ async function startOnce({ cliPath, env, certDir, ca }: StartupOptions): Promise
 }
 
 /** The port comes from the "crdgate is serving" log line: with --port 0 nothing else knows it. */
-function servingPort(child: ChildProcess): Promise<number> {
+export function servingPort(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const entry = parseLogLine(line);
       if (entry.msg === 'crdgate is serving' && typeof entry.port === 'number') resolve(entry.port);
     });
-    child.once('exit', (code) => reject(new Error(`crdgate serve exited with code ${code} before serving`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`crdgate serve exited (${signal ?? `code ${code}`}) before serving`)),
+    );
   });
 }
 
-async function pollUntilReady(port: number, ca: Buffer, deadline: number): Promise<void> {
+/** Polls /readyz every few milliseconds until it answers 200, or fails at the deadline (performance.now()). */
+export async function pollUntilReady(port: number, ca: Buffer, deadline: number): Promise<void> {
   while (performance.now() < deadline) {
     if ((await readyzStatus(port, ca)) === 200) return;
     await new Promise((resolve) => setTimeout(resolve, pollEveryMs));
@@ -96,7 +99,8 @@ function readyzStatus(port: number, ca: Buffer): Promise<number> {
   });
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL if the process has not exited within 5 s. */
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { cpuSecondsOf, descendants, statusBytes } from './process-tree.ts';
 
 // Loaded with `node --import` into a process whose memory the bench measures: as it exits, it writes to the file
 // CRDGATE_BENCH_PEAK_RSS_FILE names the peak resident set in bytes of itself and of each process below it still
@@ -16,50 +17,10 @@ if (file) {
     writeFileSync(
       file,
       JSON.stringify({
-        selfBytes: peakOf('self'),
-        childrenBytes: sum(children.map(peakOf)),
+        selfBytes: statusBytes('self', 'VmHWM'),
+        childrenBytes: sum(children.map((child) => statusBytes(child, 'VmHWM'))),
         childrenCpuSeconds: sum(children.map(cpuSecondsOf)),
       }),
     );
   });
-}
-
-function peakOf(pid: string): number {
-  try {
-    const kib = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kib === undefined ? 0 : Number(kib) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
-/** User and system time (utime, stime of /proc/PID/stat, in ticks of 1/100 s on Linux). */
-function cpuSecondsOf(pid: string): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .replace(/^.*\) /s, '')
-      .split(' ');
-    // After "pid (comm) ", the fields count from 3 (state): utime is field 14, stime 15.
-    return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** Every process below pid, through each of its threads' children (any thread may have started one). */
-function descendants(pid: string): number[] {
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  const children = tasks.flatMap((task) => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  });
-  return children.flatMap((child) => [child, ...descendants(String(child))]);
 }

@@ -1,0 +1,419 @@
+import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readCorpus, type CorpusCrd } from '../../test/fixtures/crd-corpus/corpus.ts';
+import { productionEnv } from '../bench-environment.ts';
+import { buildCompiledCopy, type CompiledBuild } from '../compiled-build.ts';
+import { deploymentNodeOptions } from '../deployment-resources.ts';
+import { textTable } from '../report/text-table.ts';
+import { makeFreshCertDir, type FreshCertDir } from '../support/fresh-cert-dir.ts';
+import { writeContractProjects, type ContractProjects, type GuardedKind } from './contract-projects.ts';
+import { startContractServer, type ResourceSample } from './contract-server.ts';
+import { selectCrds } from './crd-selection.ts';
+import { kindReviews, type KindReview } from './kind-reviews.ts';
+import {
+  deriveRows,
+  manyKindsTargets,
+  mib,
+  seconds,
+  type DerivedRow,
+  type MeasuredRow,
+  type Series,
+  type Target,
+} from './many-kinds-targets.ts';
+import { sendLoad, warmUp, type LoadPlan, type LoadResult } from './review-load.ts';
+
+// `npm run bench -- --many-kinds`: `crdgate serve` guarding N contracts made from real CRDs (the corpus of
+// test/fixtures/crd-corpus), each N a fresh process: its time to ready, its RSS then, and under a load of reviews
+// spread over the kinds its RSS after and its CPU per review; against the built-in example in the same run.
+
+export interface ManyKindsPlan {
+  /** How many contracts each measurement guards (the built-in example is measured besides, as the baseline). */
+  counts: number[];
+  /** The counts measured with contracts that own their CRDs too. */
+  ownedCounts: number[];
+  rounds: number;
+  load: LoadPlan;
+  /** crdgate from src/*.ts (as `npm start`) instead of a compiled build (as the image). */
+  fromSource: boolean;
+}
+
+export interface ManyKindsResult {
+  date: string;
+  crdgate: 'compiled' | 'source';
+  plan: ManyKindsPlan;
+  /** The CRDs in the order the counts take them. */
+  kinds: Array<{
+    id: string;
+    project: string;
+    yamlBytes: number;
+    hub: string;
+    objects: number;
+    objectsFrom: GuardedKind['objectsFrom'];
+  }>;
+  /** Each figure the best of the rounds (the least: interference only ever slows a run or grows it). */
+  rows: DerivedRow[];
+  /** Every round's figures, in the order measured. */
+  rounds: MeasuredRow[][];
+  /** Reviews the servers allowed and denied over all rounds, per series and count. */
+  answers: Array<{ series: Series; contracts: number; allowed: number; denied: number }>;
+  /**
+   * The reviews denied in the warm-up of the most kinds served (each review once), per CRD with any, and the first
+   * denial's message: objects of the projects' samples crdgate refuses.
+   */
+  denials: { kinds: number; crds: Array<{ crd: string; reviews: number; denied: number; firstDenial?: string }> };
+  /** The sets of contracts crdgate could not serve or answer with, and why (each is left out of the rows). */
+  failures: Array<{ series: Series; contracts: number; reason: string }>;
+  targets: { external: Target[]; owned: Target[] };
+  /** The machine's load average (1 minute) as the run started and as it ended. */
+  loadAverage: { start: number; end: number };
+}
+
+const readyTimeoutMs = 300_000;
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The built-in example's kind, with the object of the admission fixtures. */
+async function exampleReviews(): Promise<KindReview[]> {
+  const fixture = JSON.parse(
+    await readFile(join(repoRoot, 'test', 'fixtures', 'admission', 'create-geodatabase.json'), 'utf8'),
+  ) as { request: { object: Record<string, unknown> } };
+  const kind = {
+    group: 'geo.example.com',
+    kind: 'GeoDatabase',
+    plural: 'geodatabases',
+    version: 'v1',
+    namespaced: true,
+  };
+  return kindReviews(kind, [fixture.request.object]);
+}
+
+function guardedReviews(kind: GuardedKind): KindReview[] {
+  return kindReviews({ ...kind, version: kind.hub }, kind.objects);
+}
+
+/** The corpus' CRDs in the order the counts take them (crd-selection.ts). */
+function chosenCrds(count: number): CorpusCrd[] {
+  const { crds } = readCorpus();
+  const storageVersion = (crd: CorpusCrd): string | undefined =>
+    ((crd.crd['spec'] as { versions?: Array<{ name?: string; storage?: boolean }> } | undefined)?.versions ?? []).find(
+      (version) => version.storage,
+    )?.name;
+  const candidates = crds.map((crd) => ({
+    id: crd.id,
+    project: crd.project,
+    bytes: Buffer.byteLength(crd.text),
+    hubSamples: crd.samples
+      .flatMap((sample) => sample.documents)
+      .filter((document) => document['apiVersion'] === `${crd.group}/${storageVersion(crd)}`).length,
+  }));
+  const byId = new Map(crds.map((crd) => [crd.id, crd]));
+  return selectCrds(candidates, count).map((chosen) => byId.get(chosen.id)!);
+}
+
+interface Configuration {
+  series: Series;
+  contracts: number;
+  modules: string[];
+  reviewsByKind: KindReview[][];
+  yamlBytes: number;
+}
+
+function configurations(plan: ManyKindsPlan, projects: ContractProjects, example: KindReview[]): Configuration[] {
+  const guarded = (series: 'external' | 'owned', count: number): Configuration => {
+    const kinds = projects.kinds.slice(0, count);
+    return {
+      series,
+      contracts: count,
+      modules: kinds.map((kind) => kind.modules[series === 'external' ? 'external' : 'crdgate']!),
+      reviewsByKind: kinds.map(guardedReviews),
+      yamlBytes: kinds.reduce((total, kind) => total + kind.yamlBytes, 0),
+    };
+  };
+  return [
+    { series: 'example', contracts: 0, modules: [], reviewsByKind: [example], yamlBytes: 0 },
+    {
+      series: 'example-module',
+      contracts: 1,
+      modules: [projects.exampleModule],
+      reviewsByKind: [example],
+      yamlBytes: 0,
+    },
+    ...plan.counts.flatMap((count) => [
+      guarded('external', count),
+      ...(plan.ownedCounts.includes(count) ? [guarded('owned', count)] : []),
+    ]),
+  ];
+}
+
+interface MeasureContext {
+  binPath: string;
+  cwd: string;
+  certs: FreshCertDir;
+  env: Record<string, string>;
+  load: LoadPlan;
+}
+
+interface Measurement {
+  row: MeasuredRow;
+  answers: { allowed: number; denied: number };
+  /** The warm-up: every review of every kind once. */
+  warmUp: LoadResult;
+}
+
+/** A fresh server: ready, its RSS; every review once; then the timed load, its CPU and the RSS after it. */
+async function measureOnce(configuration: Configuration, context: MeasureContext): Promise<Measurement> {
+  const { certs, load: plan } = context;
+  const server = await startContractServer({
+    binPath: context.binPath,
+    modules: configuration.modules,
+    cwd: context.cwd,
+    certDir: certs.dir,
+    ca: certs.ca,
+    env: context.env,
+    readyTimeoutMs,
+  });
+  try {
+    const ready = server.sample();
+    let warmedUp: LoadResult;
+    let before: ResourceSample;
+    let load: LoadResult;
+    try {
+      warmedUp = await warmUp(server.port, certs.ca, configuration.reviewsByKind, plan.concurrency);
+      before = server.sample();
+      load = await sendLoad(server.port, certs.ca, configuration.reviewsByKind, plan);
+    } catch (error) {
+      // A server that dies under the load (its heap exhausted) drops its connections: say so, not only ECONNRESET.
+      const exit = await server.exitWithin(1_000);
+      if (exit === undefined) throw error;
+      throw new Error(`crdgate serve exited (${exit}) under the load: ${(error as Error).message}`, { cause: error });
+    }
+    const after = server.sample();
+    return {
+      row: {
+        series: configuration.series,
+        contracts: configuration.contracts,
+        kinds: configuration.reviewsByKind.length,
+        yamlBytes: configuration.yamlBytes,
+        readyMs: server.readyMs,
+        readyRssBytes: ready.rssBytes,
+        loadedRssBytes: after.rssBytes,
+        peakRssBytes: after.peakRssBytes,
+        cpuMicrosPerReview: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / load.reviews,
+      },
+      answers: { allowed: load.allowed, denied: load.denied },
+      warmUp: warmedUp,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function runManyKindsBenchmark(
+  plan: ManyKindsPlan,
+  progress: (line: string) => void,
+): Promise<ManyKindsResult> {
+  const loadAtStart = loadavg()[0]!;
+  const maxCount = Math.max(...plan.counts);
+  const crds = chosenCrds(maxCount);
+  let build: CompiledBuild | undefined;
+  if (!plan.fromSource) {
+    progress('compiling src/ into a temporary directory (tsc)');
+    build = await buildCompiledCopy();
+    if (build.diagnostics)
+      progress(`tsc reported problems (the emitted JavaScript is used all the same):\n${build.diagnostics}`);
+  }
+  const certs = await makeFreshCertDir();
+  let projects: ContractProjects | undefined;
+  try {
+    progress(`scaffolding ${crds.length} contracts (crdgate init --from-crd's src/contract.ts) from the corpus' CRDs`);
+    projects = await writeContractProjects(
+      crds,
+      Math.max(0, ...plan.ownedCounts),
+      build ? { srcDir: build.srcDir, extension: 'js' } : { srcDir: join(repoRoot, 'src'), extension: 'ts' },
+    );
+    const binPath = build ? join(build.srcDir, 'bin.js') : join(repoRoot, 'src', 'bin.ts');
+    const { KUBERNETES_SERVICE_HOST: _host, KUBERNETES_SERVICE_PORT: _port, ...inherited } = process.env;
+    const env = {
+      ...(inherited as Record<string, string>),
+      // No API server: a guard's follower of the owner's CRD finds no kubeconfig, says so and tries again now and
+      // then, and serving goes on (the mode the figures stand for: --owner-schema contract, the default).
+      KUBECONFIG: join(projects.dir, 'no-kubeconfig'),
+      NODE_OPTIONS: deploymentNodeOptions(),
+      ...(build ? productionEnv : {}),
+    };
+    const measured = configurations(plan, projects, await exampleReviews());
+    const context: MeasureContext = { binPath, cwd: projects.dir, certs, env, load: plan.load };
+    const rounds: MeasuredRow[][] = [];
+    const measurements = new Map<Configuration, Measurement[]>();
+    const failures = new Map<Configuration, string>();
+    for (let round = 1; round <= plan.rounds; round++) {
+      const rows: MeasuredRow[] = [];
+      for (const configuration of measured) {
+        if (failures.has(configuration)) continue;
+        const label = `round ${round}/${plan.rounds}: ${describe(configuration)}`;
+        let measurement: Measurement;
+        try {
+          measurement = await measureOnce(configuration, context);
+        } catch (error) {
+          // Without the example there is nothing to compare with; a set of contracts crdgate cannot serve (its heap
+          // exhausted at start-up, say) is a finding of the run, reported with the rest.
+          if (configuration.series === 'example' || configuration.series === 'example-module')
+            throw new Error(`${label}: ${(error as Error).message}`, { cause: error });
+          failures.set(configuration, (error as Error).message);
+          progress(`${label}: FAILED: ${(error as Error).message}`);
+          continue;
+        }
+        const { row, answers } = measurement;
+        measurements.set(configuration, [...(measurements.get(configuration) ?? []), measurement]);
+        rows.push(row);
+        progress(
+          `${label}: ready in ${seconds(row.readyMs)} s at ${mib(row.readyRssBytes)} MiB; ${plan.load.reviews} reviews ` +
+            `(${answers.allowed} allowed), ${Math.round(row.cpuMicrosPerReview)} µs of CPU each, then ${mib(row.loadedRssBytes)} MiB`,
+        );
+      }
+      rounds.push(rows);
+    }
+    const served = measured.filter((configuration) => !failures.has(configuration));
+    const mostKinds = served.filter((configuration) => configuration.series === 'external').at(-1);
+    const warmUpOfMost = mostKinds ? measurements.get(mostKinds)![0]!.warmUp : undefined;
+    const rows = deriveRows(served.map((configuration) => bestOf(measurements.get(configuration)!)));
+    return {
+      date: new Date().toISOString(),
+      crdgate: build ? 'compiled' : 'source',
+      plan,
+      kinds: projects.kinds.map((kind) => ({
+        id: kind.id,
+        project: kind.project,
+        yamlBytes: kind.yamlBytes,
+        hub: kind.hub,
+        objects: kind.objects.length,
+        objectsFrom: kind.objectsFrom,
+      })),
+      rows,
+      rounds,
+      answers: served.map((configuration) => ({
+        series: configuration.series,
+        contracts: configuration.contracts,
+        allowed: sum(measurements.get(configuration)!.map((each) => each.answers.allowed)),
+        denied: sum(measurements.get(configuration)!.map((each) => each.answers.denied)),
+      })),
+      denials: {
+        kinds: mostKinds?.contracts ?? 0,
+        crds: [...(warmUpOfMost?.byCrd ?? [])]
+          .filter(([, tally]) => tally.denied > 0)
+          .map(([crd, tally]) => ({ crd, ...tally })),
+      },
+      failures: [...failures].map(([configuration, reason]) => ({
+        series: configuration.series,
+        contracts: configuration.contracts,
+        reason,
+      })),
+      targets: { external: manyKindsTargets(rows, 'external'), owned: manyKindsTargets(rows, 'owned') },
+      loadAverage: { start: loadAtStart, end: loadavg()[0]! },
+    };
+  } finally {
+    await Promise.all([certs.remove(), projects?.remove(), build?.remove()]);
+  }
+}
+
+function describe(configuration: Configuration): string {
+  if (configuration.series === 'example') return 'the built-in example';
+  if (configuration.series === 'example-module') return 'the built-in example as a .ts --contract module';
+  return `${configuration.contracts} ${configuration.series === 'external' ? "guards of operators' CRDs" : 'owned CRDs'}`;
+}
+
+/** A configuration's figures, each the least of its rounds. */
+function bestOf(measurements: Measurement[]): MeasuredRow {
+  const rows = measurements.map((each) => each.row);
+  const least = (figure: (row: MeasuredRow) => number) => Math.min(...rows.map(figure));
+  return {
+    ...rows[0]!,
+    readyMs: least((row) => row.readyMs),
+    readyRssBytes: least((row) => row.readyRssBytes),
+    loadedRssBytes: least((row) => row.loadedRssBytes),
+    peakRssBytes: least((row) => row.peakRssBytes),
+    cpuMicrosPerReview: least((row) => row.cpuMicrosPerReview),
+  };
+}
+
+const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
+
+const seriesNames: Record<Series, string> = {
+  example: 'built-in example',
+  'example-module': 'example as .ts module',
+  external: "operator's CRD",
+  owned: 'owned CRD',
+};
+
+export function renderManyKindsReport(result: ManyKindsResult): string {
+  const kb = (bytes: number) => (bytes === 0 ? '-' : Math.round(bytes / 1024).toLocaleString('en-US'));
+  const ratio = (value: number) => `${value.toFixed(2)}x`;
+  const deniedShare = (row: DerivedRow): string => {
+    const answers = result.answers.find((each) => each.series === row.series && each.contracts === row.contracts);
+    return answers ? `${Math.round((100 * answers.denied) / (answers.allowed + answers.denied))}%` : '-';
+  };
+  const table = textTable(
+    [
+      'contracts',
+      'kinds',
+      'YAML KB',
+      'ready s',
+      'vs example',
+      'RSS ready MiB',
+      'vs example',
+      'RSS after load MiB',
+      'peak RSS MiB',
+      'MiB per added kind',
+      'CPU µs/review',
+      'denied',
+    ],
+    result.rows.map((row) => [
+      row.series === 'example' ? `0 (${seriesNames[row.series]})` : `${row.contracts} (${seriesNames[row.series]})`,
+      String(row.kinds),
+      kb(row.yamlBytes),
+      seconds(row.readyMs),
+      ratio(row.readyRatio),
+      mib(row.readyRssBytes),
+      ratio(row.readyRssRatio),
+      mib(row.loadedRssBytes),
+      mib(row.peakRssBytes),
+      row.addedKindBytes === undefined ? '-' : mib(row.addedKindBytes),
+      String(Math.round(row.cpuMicrosPerReview)),
+      deniedShare(row),
+    ]),
+  );
+  const kinds = result.kinds
+    .map(
+      (kind, index) =>
+        `${index + 1}. ${kind.id} (${kb(kind.yamlBytes)} KB, ${kind.objects} ${kind.objectsFrom === 'samples' ? 'samples' : 'example'})`,
+    )
+    .join(', ');
+  const total = result.kinds.reduce((sum, kind) => sum + kind.yamlBytes, 0);
+  const targets = (series: 'external' | 'owned', title: string) => [
+    title,
+    ...result.targets[series].map((target) => `  ${target.goal}: ${target.measured}: ${target.verdict}`),
+  ];
+  const { plan } = result;
+  return [
+    `crdgate serve guarding N contracts made from real CRDs (${result.crdgate}; best of ${plan.rounds} round${plan.rounds === 1 ? '' : 's'}; ` +
+      `${plan.load.reviews} reviews per server after a warm-up, ${plan.load.concurrency} at once; load average ` +
+      `${result.loadAverage.start.toFixed(1)} at the start, ${result.loadAverage.end.toFixed(1)} at the end)`,
+    table,
+    ...result.failures.map(
+      (failure) => `${failure.contracts} (${seriesNames[failure.series]}): FAILED: ${failure.reason}`,
+    ),
+    `The kinds, in the order the counts take them (${kb(total)} KB of YAML in all): ${kinds}`,
+    ...(result.denials.kinds > 0
+      ? [
+          `Denied in the warm-up of ${result.denials.kinds} kinds (each review once): ${
+            result.denials.crds.map((each) => `${each.crd} ${each.denied} of ${each.reviews}`).join(', ') || 'none'
+          }`,
+        ]
+      : []),
+    '',
+    ...targets('external', "Issue 55's targets, guards of operators' CRDs against the built-in example:"),
+    ...targets('owned', 'The same, contracts that own their CRDs:'),
+    '',
+  ].join('\n');
+}
