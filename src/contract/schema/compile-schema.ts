@@ -75,15 +75,18 @@ export function createSchemaCompiler(
         toAjvSchema(schema, { resourceRoot: options.rootPath === undefined }),
         maxPartNodes,
       );
-      let validateFirst;
-      let validateAll;
-      try {
-        validateFirst = firstError.compile(translated);
-        validateAll = everyError.compile(translated);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new SchemaCompileError(`cannot compile the schema: ${reason}`, { cause: error });
-      }
+      const compiled = (ajv: Ajv) => {
+        try {
+          return ajv.compile(translated);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new SchemaCompileError(`cannot compile the schema: ${reason}`, { cause: error });
+        }
+      };
+      const validateFirst = compiled(firstError);
+      // Only for an object found invalid: every valid object is decided by validateFirst alone, and the second
+      // validator doubles what a schema costs to compile and hold (megabytes of generated code for a large CRD).
+      let validateAll: ReturnType<Ajv['compile']> | undefined;
       // Errors are mapped only when there are any: the valid path is ajv's generated code and nothing else.
       return function validateObject(value) {
         if (validateFirst(value)) return [];
@@ -98,6 +101,7 @@ export function createSchemaCompiler(
             ),
           ];
         }
+        validateAll ??= compiled(everyError);
         validateAll(value);
         const errors = validateAll.errors ?? [];
         const mapped = fieldErrorsFromAjv(errors.slice(0, maxMappedAjvErrors), value, rootPath);
