@@ -1,3 +1,5 @@
+import type { Contract } from '../src/contract/contract-definition.ts';
+import { serverMemoryFor } from '../src/render/server-memory.ts';
 import { renderServerWorkload } from '../src/render/server-workload.ts';
 
 // What the rendered Deployment gives crdgate's container, read from the renderer itself, so the bench measures
@@ -8,9 +10,10 @@ interface Container {
   resources: { requests: { memory: string }; limits: { memory: string } };
 }
 
-function serverContainer(): Container {
+function serverContainer(contracts?: readonly Contract[]): Container {
   type Deployment = { spec: { template: { spec: { containers: Container[] } } } };
-  const deployment = renderServerWorkload({ name: 'crdgate', namespace: 'crdgate-system' }, 'crdgate').find(
+  const memory = contracts === undefined ? {} : { memory: serverMemoryFor(contracts) };
+  const deployment = renderServerWorkload({ name: 'crdgate', namespace: 'crdgate-system' }, 'crdgate', [], memory).find(
     (manifest) => manifest.kind === 'Deployment',
   ) as unknown as Deployment;
   const container = deployment.spec.template.spec.containers[0];
@@ -18,9 +21,12 @@ function serverContainer(): Container {
   return container;
 }
 
-/** NODE_OPTIONS as the rendered Deployment sets them (the heap caps the memory figures were sized with). */
-export function deploymentNodeOptions(): string {
-  return serverContainer().env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
+/**
+ * NODE_OPTIONS as the rendered Deployment sets them (the heap caps the memory figures were sized with): for the
+ * built-in example, or as `crdgate manifests` renders them for these contracts (their heap cap raised for them).
+ */
+export function deploymentNodeOptions(contracts?: readonly Contract[]): string {
+  return serverContainer(contracts).env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value ?? '';
 }
 
 /** The container's memory request, in MiB: what the scheduler reserves, and what RSS under load should stay within. */

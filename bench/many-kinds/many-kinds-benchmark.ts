@@ -3,6 +3,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCorpus, type CorpusCrd } from '../../test/fixtures/crd-corpus/corpus.ts';
+import { defineContract } from '../../src/contract/define-contract.ts';
+import { fromCrd } from '../../src/contract/from-crd.ts';
 import { productionEnv } from '../bench-environment.ts';
 import { buildCompiledCopy, type CompiledBuild } from '../compiled-build.ts';
 import { deploymentNodeOptions } from '../deployment-resources.ts';
@@ -115,27 +117,51 @@ interface Configuration {
   series: Series;
   contracts: number;
   modules: string[];
+  /** NODE_OPTIONS as `crdgate manifests` renders them for these contracts (the heap cap sized for them). */
+  nodeOptions: string;
   reviewsByKind: KindReview[][];
   yamlBytes: number;
 }
 
-function configurations(plan: ManyKindsPlan, projects: ContractProjects, example: KindReview[]): Configuration[] {
+function configurations(
+  plan: ManyKindsPlan,
+  projects: ContractProjects,
+  example: KindReview[],
+  crds: readonly CorpusCrd[],
+): Configuration[] {
+  // The schemas size the Deployment alike for a guard and an owned contract of the same CRD.
+  const sized = crds.flatMap((crd) => {
+    try {
+      return [defineContract(fromCrd(crd.crd, { crdOwner: 'external' }))];
+    } catch {
+      return []; // crdgate cannot serve it: that configuration fails on its own, and says why.
+    }
+  });
   const guarded = (series: 'external' | 'owned', count: number): Configuration => {
     const kinds = projects.kinds.slice(0, count);
     return {
       series,
       contracts: count,
       modules: kinds.map((kind) => kind.modules[series === 'external' ? 'external' : 'crdgate']!),
+      nodeOptions: deploymentNodeOptions(sized.slice(0, count)),
       reviewsByKind: kinds.map(guardedReviews),
       yamlBytes: kinds.reduce((total, kind) => total + kind.yamlBytes, 0),
     };
   };
   return [
-    { series: 'example', contracts: 0, modules: [], reviewsByKind: [example], yamlBytes: 0 },
+    {
+      series: 'example',
+      contracts: 0,
+      modules: [],
+      nodeOptions: deploymentNodeOptions(),
+      reviewsByKind: [example],
+      yamlBytes: 0,
+    },
     {
       series: 'example-module',
       contracts: 1,
       modules: [projects.exampleModule],
+      nodeOptions: deploymentNodeOptions(),
       reviewsByKind: [example],
       yamlBytes: 0,
     },
@@ -170,7 +196,7 @@ async function measureOnce(configuration: Configuration, context: MeasureContext
     cwd: context.cwd,
     certDir: certs.dir,
     ca: certs.ca,
-    env: context.env,
+    env: { ...context.env, NODE_OPTIONS: configuration.nodeOptions },
     readyTimeoutMs,
   });
   try {
@@ -237,12 +263,13 @@ export async function runManyKindsBenchmark(
     const env = {
       ...(inherited as Record<string, string>),
       // No API server: a guard's follower of the owner's CRD finds no kubeconfig, says so and tries again now and
-      // then, and serving goes on (the mode the figures stand for: --owner-schema contract, the default).
-      KUBECONFIG: join(projects.dir, 'no-kubeconfig'),
-      NODE_OPTIONS: deploymentNodeOptions(),
+      // then, and serving goes on (the mode the figures stand for: --owner-schema contract, the default). As in a
+      // pod, nothing loads client-node: there, crdgate reads its service account without it.
+      KUBECONFIG: '',
+      HOME: projects.dir,
       ...(build ? productionEnv : {}),
     };
-    const measured = configurations(plan, projects, await exampleReviews());
+    const measured = configurations(plan, projects, await exampleReviews(), crds);
     const context: MeasureContext = { binPath, cwd: projects.dir, certs, env, load: plan.load };
     const rounds: MeasuredRow[][] = [];
     const measurements = new Map<Configuration, Measurement[]>();

@@ -39,25 +39,31 @@ export const exampleServerMemory: ServerMemory = { requestMi: 180, limitMi: 592,
 export const crdGateServerMemory: ServerMemory = { requestMi: 320, limitMi: 760, heapMi: 192 };
 
 /**
- * Heap a kind holds per byte of its schemas' JSON: the contract's copy of them (6-8 bytes: the objects, and the
+ * Heap a kind holds per byte of its schemas' JSON: its contract's copy of them (6-8 bytes: the objects, and the
  * strings the YAML parser keeps), and the validators compiled from them (10-23 bytes: ajv's generated code and its
  * schema cache), which the webhooks compile on first use and keep. Measured on 2026-11-29 on nine CRDs of
  * test/fixtures/crd-corpus (Argo's CronWorkflow 1,156 KB of schema: 8.9 + 18.6 MiB; Prometheus 471 KB: 6.0 + 7.3;
  * Gateway API's HTTPRoute 236 KB: 3.3 + 1.9; Zalando's postgresql 105 KB: 2.8 + 2.1, each with the contract module's
- * own code), as the heap after a full collection. A version the API server validates for the webhook (see
- * docs/live-crd.md) never compiles its validator; the figure counts them all, as an operator's release that drifts
- * from the contract's copy compiles them at once.
+ * own code), as the heap after a full collection: what the heap cap must hold.
  */
 export const heapBytesPerSchemaByte = 28;
-/** Resident memory outside the heap grows with it (code space, the collector's own): a fifth on top, as the limit has. */
-const residentPerHeap = 1.2;
+/**
+ * Resident memory a kind adds per byte of its schemas' JSON once its validators are compiled: the heap above, the
+ * code V8 makes of them and keeps as source text too, and the collector's room. Measured with `npm run bench --
+ * --many-kinds` on 2026-11-29, RSS after reviews of every kind against the built-in example's: 70 bytes for 14 of
+ * the corpus' CRDs (2.2 MB of schemas), 62 for 30 (4.5 MB), 54 for 44 (6.9 MB). A version the API server validates
+ * for the webhook (docs/live-crd.md) never compiles its validator; the figure counts them all, as an operator's
+ * release that drifts from the contract's copy compiles them at once.
+ */
+export const residentBytesPerSchemaByte = 70;
 /** The example's own schemas, already in its figures. */
 const exampleSchemaBytes = 8 * 1024;
 const mebibyte = 1024 * 1024;
 
 /**
  * The memory the server's container gets for these contracts: the example's figures (or the CRD gate's), plus what
- * the contracts' schemas hold beyond the example's, on the heap cap, the request and the limit alike. A request or
+ * the contracts' schemas hold beyond the example's: their heap on the heap cap, their resident memory on the
+ * request and the limit alike. A request or
  * limit given (`manifests --memory-request`, `--memory-limit`) wins; the heap cap then keeps the example's room
  * below the limit.
  */
@@ -69,8 +75,9 @@ export function serverMemoryFor(
   const schemaBytes = contracts
     .flatMap((contract) => contract.versions)
     .reduce((sum, version) => sum + JSON.stringify(version.schema).length, 0);
-  const addedHeapMi = Math.ceil((Math.max(0, schemaBytes - exampleSchemaBytes) * heapBytesPerSchemaByte) / mebibyte);
-  const addedMi = Math.ceil(addedHeapMi * residentPerHeap);
+  const beyondExample = Math.max(0, schemaBytes - exampleSchemaBytes);
+  const addedHeapMi = Math.ceil((beyondExample * heapBytesPerSchemaByte) / mebibyte);
+  const addedMi = Math.ceil((beyondExample * residentBytesPerSchemaByte) / mebibyte);
   const given = {
     ...(options.requestMi !== undefined ? { requestMi: options.requestMi } : {}),
     ...(options.limitMi !== undefined ? { limitMi: options.limitMi } : {}),
