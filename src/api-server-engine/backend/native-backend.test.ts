@@ -97,10 +97,15 @@ describe.skipIf(missingPrerequisite('the native API server engine', built))('the
     const pid = engine.pid()!;
     stopProcess(pid);
     const asked = Date.now();
+    const cpuBefore = process.cpuUsage();
     expect(() => sixTimesSeven(engine)).toThrow(
       /^the native API server engine did not answer the CEL expression within 0.5 s and was stopped \(killed\)/,
     );
+    const cpu = process.cpuUsage(cpuBefore);
     expect(Date.now() - asked).toBeGreaterThanOrEqual(500);
+    // The caller sleeps in its read while the process works or hangs: a read that spun on EAGAIN (a non-blocking
+    // end) burnt the whole wait on a core.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(250);
     expect(sixTimesSeven(engine).value).toEqual({ int64Value: '42' });
     expect(engine.pid()).not.toBe(pid);
   });

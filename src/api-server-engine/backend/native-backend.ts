@@ -191,7 +191,7 @@ export class NativeBackend implements EngineBackend {
     const holdRequests = openSync(requestsPath, constants.O_RDWR);
     const holdAnswers = openSync(answersPath, constants.O_RDWR);
     const requests = openSync(requestsPath, constants.O_WRONLY);
-    const answers = openSync(answersPath, constants.O_RDONLY | constants.O_NONBLOCK);
+    const answers = openSync(answersPath, constants.O_RDONLY);
     // The process's ends non-blocking, so that Go waits on them in its poller, not in a thread blocked in a read;
     // this process's ends are opened apart, blocking.
     const childRequests = openSync(requestsPath, constants.O_RDONLY | constants.O_NONBLOCK);
