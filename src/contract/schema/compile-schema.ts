@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { fieldError, type FieldError } from '../values/field-error.ts';
 import { countValues } from '../values/value-shape.ts';
@@ -75,7 +75,7 @@ export function createSchemaCompiler(
         toAjvSchema(schema, { resourceRoot: options.rootPath === undefined }),
         maxPartNodes,
       );
-      const compiled = (ajv: Ajv) => {
+      const compiled = (ajv: Ajv): ValidateFunction => {
         try {
           return ajv.compile(translated);
         } catch (error) {
@@ -86,7 +86,7 @@ export function createSchemaCompiler(
       const validateFirst = compiled(firstError);
       // Only for an object found invalid: every valid object is decided by validateFirst alone, and the second
       // validator doubles what a schema costs to compile and hold (megabytes of generated code for a large CRD).
-      let validateAll: ReturnType<Ajv['compile']> | undefined;
+      let validateAll: ValidateFunction | undefined;
       // Errors are mapped only when there are any: the valid path is ajv's generated code and nothing else.
       return function validateObject(value) {
         if (validateFirst(value)) return [];
