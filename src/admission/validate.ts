@@ -151,15 +151,8 @@ function decideWrite(
  * conversion None, the API server sends the client's object relabelled as the hub), so crdgate's rules alone judge it.
  */
 function convertedByItsOwner(compiled: CompiledContract, request: AdmissionRequest, view: ObjectView): boolean {
-  const { identity, crdOwner } = compiled.contract;
-  const requested = request.requestKind;
-  return (
-    crdOwner === 'external' &&
-    requested !== undefined &&
-    requested.group === identity.group &&
-    requested.kind === identity.kind &&
-    requested.version !== view.version
-  );
+  const written = versionWritten(compiled, request);
+  return compiled.contract.crdOwner === 'external' && written !== undefined && written !== view.version;
 }
 
 /**
@@ -168,15 +161,16 @@ function convertedByItsOwner(compiled: CompiledContract, request: AdmissionReque
  * would only say it again, at the cost of a validator compiled for it (megabytes of code for a large CRD).
  */
 function validatedByTheApiServer(compiled: CompiledContract, request: AdmissionRequest, view: ObjectView): boolean {
+  return compiled.enforcedSchemas.has(view.version) && versionWritten(compiled, request) === view.version;
+}
+
+/** The version the client wrote in, when the review names it (requestKind, for this contract's kind). */
+function versionWritten(compiled: CompiledContract, request: AdmissionRequest): string | undefined {
   const { identity } = compiled.contract;
   const requested = request.requestKind;
-  return (
-    compiled.enforcedSchemas.has(view.version) &&
-    requested !== undefined &&
-    requested.group === identity.group &&
-    requested.kind === identity.kind &&
-    requested.version === view.version
-  );
+  return requested !== undefined && requested.group === identity.group && requested.kind === identity.kind
+    ? requested.version
+    : undefined;
 }
 
 /**

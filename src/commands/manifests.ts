@@ -310,7 +310,8 @@ function serverMemoryLines(contracts: readonly Contract[], options: ManifestOpti
     (given
       ? `as given (for ${kinds}, ${schemas})`
       : `for ${kinds} (${schemas}: ${plan.addedMi} MiB over the built-in example's); --memory-request and --memory-limit set it`);
-  const estimate = serverMemoryFor(contracts, { crdGate });
+  // Without flags the plan is the estimate; with them, the estimate is what the flags replaced.
+  const estimate = given ? serverMemoryFor(contracts, { crdGate }) : plan;
   const warning =
     plan.limitMi < estimate.limitMi
       ? commandWarningLine(

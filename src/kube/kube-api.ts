@@ -78,8 +78,9 @@ function accessThrough(kubeConfig: KubeConfig): ApiServerAccess {
 }
 
 /**
- * A KubeApi over the kubeconfig's current context, or the pod's service account (inClusterAccess). Authentication is applied per request through client-node, so
- * in-cluster tokens that rotate during a long run, exec plugins and client certificates all keep working.
+ * A KubeApi over the kubeconfig's current context, or the pod's service account (inClusterAccess). Authentication is
+ * applied per request (through client-node for a kubeconfig), so tokens that rotate during a long run, exec plugins
+ * and client certificates all keep working.
  */
 export function createKubeApi(kubeConfig: KubeConfig | ApiServerAccess, { timeoutMs }: KubeApiOptions): KubeWatchApi {
   const access = 'authenticate' in kubeConfig ? kubeConfig : accessThrough(kubeConfig);

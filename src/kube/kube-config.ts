@@ -4,9 +4,9 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { KubeconfigError } from './kubeconfig-error.ts';
-import { inClusterAccess, type ApiServerAccess } from './in-cluster-access.ts';
+import { inClusterAccess, serviceAccountPath, type ApiServerAccess } from './in-cluster-access.ts';
 
-const serviceAccountTokenPath = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+const serviceAccountTokenPath = join(serviceAccountPath, 'token');
 
 /**
  * The kubeconfig to talk to the API server with: `file`, else $KUBECONFIG, ~/.kube/config or the in-cluster

@@ -13,8 +13,6 @@ export interface ServerMemoryPlan extends ServerMemory {
   schemaBytes: number;
   /** What the contracts add to the built-in example's figures, in MiB (0 for the example, or contracts as small). */
   addedMi: number;
-  /** The flags' request and limit, where given: they win over the figure. */
-  given: { requestMi?: number; limitMi?: number };
 }
 
 /**
@@ -63,9 +61,8 @@ const mebibyte = 1024 * 1024;
 /**
  * The memory the server's container gets for these contracts: the example's figures (or the CRD gate's), plus what
  * the contracts' schemas hold beyond the example's: their heap on the heap cap, their resident memory on the
- * request and the limit alike. A request or
- * limit given (`manifests --memory-request`, `--memory-limit`) wins; the heap cap then keeps the example's room
- * below the limit.
+ * request and the limit alike. A request or limit given (`manifests --memory-request`, `--memory-limit`) wins; the
+ * heap cap then keeps the example's room below the limit.
  */
 export function serverMemoryFor(
   contracts: readonly Contract[],
@@ -78,14 +75,10 @@ export function serverMemoryFor(
   const beyondExample = Math.max(0, schemaBytes - exampleSchemaBytes);
   const addedHeapMi = Math.ceil((beyondExample * heapBytesPerSchemaByte) / mebibyte);
   const addedMi = Math.ceil((beyondExample * residentBytesPerSchemaByte) / mebibyte);
-  const given = {
-    ...(options.requestMi !== undefined ? { requestMi: options.requestMi } : {}),
-    ...(options.limitMi !== undefined ? { limitMi: options.limitMi } : {}),
-  };
   const limitMi = options.limitMi ?? Math.max(base.limitMi + addedMi, options.requestMi ?? 0);
   const requestMi = options.requestMi ?? Math.min(base.requestMi + addedMi, limitMi);
   const room = base.limitMi - base.heapMi;
   const heapMi =
     options.limitMi === undefined ? base.heapMi + addedHeapMi : Math.max(64, Math.min(limitMi - room, limitMi / 2));
-  return { requestMi, limitMi, heapMi: Math.floor(heapMi), schemaBytes, addedMi, given };
+  return { requestMi, limitMi, heapMi: Math.floor(heapMi), schemaBytes, addedMi };
 }
