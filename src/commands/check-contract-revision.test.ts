@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { cliInTempDir } from '../cli-runner.fixture.ts';
 import { widgetCrd } from '../crd-revision/crd-revision.fixture.ts';
 
@@ -136,5 +136,39 @@ describe('crdgate check --contract --old-contract', () => {
     const missing = await scratch.run('check', '--contract', now, '--old-contract', './missing/old/none.ts');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--old-contract ./missing/old/none.ts: no such file');
+  });
+});
+
+describe('two OLM bundles of two revisions of a contract', () => {
+  it('replaces the earlier CSV, and crdgate check --old on the bundles runs the revision rules on their CRDs', async () => {
+    const { now, old } = await breakingRevision('bundles');
+    const bundle = (module: string, version: string, out: string, ...more: string[]) =>
+      scratch.run(
+        'manifests',
+        ...['--format', 'olm', '--contract', module, '--image', 'registry.example/widgets:' + version],
+        ...['--package', 'widgets', '--version', version, '--out', out, ...more],
+      );
+    expect((await bundle(old, '1.0.0', 'bundles/1.0.0')).code).toBe(0);
+    expect((await bundle(now, '1.1.0', 'bundles/1.1.0', '--replaces', '1.0.0')).code).toBe(0);
+    const csvOf = async (version: string) =>
+      parse(
+        await readFile(
+          join(scratch.dir(), 'bundles', version, 'manifests', 'widgets.clusterserviceversion.yaml'),
+          'utf8',
+        ),
+      );
+    expect((await csvOf('1.0.0')).spec.replaces).toBeUndefined();
+    expect((await csvOf('1.1.0')).spec.replaces).toBe((await csvOf('1.0.0')).metadata.name);
+    const result = await scratch.run(
+      'check',
+      ...['-f', 'bundles/1.1.0/manifests', '--old', 'bundles/1.0.0/manifests', '-o', 'json'],
+    );
+    expect(result.code).toBe(1);
+    const [revision] = JSON.parse(result.stdout).crdRevisions;
+    expect(revision.name).toBe('widgets.toys.example.com');
+    expect(revision.findings.map((f: any) => [f.rule, f.severity, f.path]).sort()).toEqual([
+      ['defaultAdded', 'warning', 'spec.mode'],
+      ['existingFieldRemoval', 'error', 'spec.endpoint'],
+    ]);
   });
 });

@@ -351,6 +351,47 @@ describe('crdgate manifests --format helm', () => {
   });
 });
 
+describe('crdgate manifests --format olm', () => {
+  const objectsIn = async (path: string) =>
+    parseAllDocuments(await readFile(join(dir, path), 'utf8')).map((document) => document.toJS());
+
+  it('writes a registry+v1 bundle and says on stderr what it cannot carry (src/render/olm has the rest; test/e2e/workloads-as-kubelet.e2e.test.ts installs it)', async () => {
+    const { code, stdout, stderr } = await run(
+      'manifests',
+      ...['--format', 'olm', '--package', 'geo-guard', '--version', '1.0.0', '--out', 'bundle'],
+    );
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('docker build -f');
+    const [csv] = await objectsIn('bundle/manifests/geo-guard.clusterserviceversion.yaml');
+    expect(csv).toMatchObject({ kind: 'ClusterServiceVersion', metadata: { name: 'geo-guard.v1.0.0' } });
+    expect(csv.spec.replaces).toBeUndefined();
+    const [annotations] = await objectsIn('bundle/metadata/annotations.yaml');
+    expect(annotations.annotations).toMatchObject({
+      'operators.operatorframework.io.bundle.mediatype.v1': 'registry+v1',
+      'operators.operatorframework.io.bundle.package.v1': 'geo-guard',
+      'operators.operatorframework.io.bundle.channel.default.v1': 'stable',
+    });
+    expect(stderr).toMatch(/^crdgate: what the bundle cannot say, against the kustomize install/m);
+    expect(stderr).toMatch(/^ {2}- webhook validate\.geodatabases\.geo\.example\.com: no matchConditions/m);
+  });
+
+  it.each([
+    [['--format', 'olm', '--version', '1.0.0'], '--out'],
+    [['--format', 'olm', '--out', 'b'], '--version'],
+    [['--format', 'olm', '--out', 'b', '--version', '1.0'], 'semantic version'],
+    [['--format', 'olm', '--out', 'b', '--version', '1.0.0', '--replaces', '1.0.0'], "the bundle's own --version"],
+    [['--format', 'olm', '--out', 'b', '--version', '1.0.0', '--package', 'Geo_Guard'], '--package'],
+    [['--format', 'olm', '--out', 'b', '--version', '1.0.0', '--namespace', 'ops'], '--namespace'],
+    [['--format', 'olm', '--out', 'b', '--version', '1.0.0', '--url', 'https://10.0.0.5:8443'], '--url'],
+    [['--format', 'olm', '--out', 'b', '--version', '1.0.0', '--owner-crds'], '--owner-crds'],
+    [['--version', '1.0.0'], 'needs --format olm'],
+  ])('refuses %j as a usage error naming %s', async (flags, named) => {
+    const { code, stderr } = await run('manifests', ...flags);
+    expect(code).toBe(2);
+    expect(stderr).toContain(named);
+  });
+});
+
 describe('crdgate manifests: what reaches crdgate, and the settings a platform team chooses', () => {
   const webhooksOf = (stdout: string) =>
     parseAllDocuments(stdout)

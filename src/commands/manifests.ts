@@ -11,6 +11,7 @@ import { renderManifestFiles, renderManifestTree } from '../render/manifest-file
 import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
 import { renderHelmChart } from '../render/helm/helm-chart.ts';
+import { renderOlmBundle, type BundleIdentity } from '../render/olm/olm-bundle.ts';
 import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { explainReach } from '../render/explain-reach.ts';
@@ -29,7 +30,7 @@ export const manifestsCommand: Command = {
   name: 'manifests',
   summary: 'render the CRDs, webhook configurations and in-cluster deployment as YAML',
   usage: `crdgate manifests [--name NAME] [--namespace NS] [--image IMG] [--ca-bundle FILE] [--url https://HOST:PORT] [--out DIR] [--contract MODULE --image IMG]...
-                  [--format kustomize|helm]
+                  [--format kustomize|helm|olm [--package NAME] [--channel NAME] [--version SEMVER] [--replaces SEMVER]]
                   [--migration-shards N] [--migration-via status] [--owner-crds] [--failure-policy Fail|Ignore]
                   [--timeout-seconds N] [--namespace-selector SELECTOR] [--object-selector SELECTOR] [--explain]
                   [--crd-reads PLURAL.GROUP]... [--crd-gate PLURAL.GROUP]...
@@ -106,6 +107,15 @@ export const manifestsCommand: Command = {
                      (Chart.yaml, values.yaml, values.schema.json, templates/): helm install NAME DIR -n NS
                      --create-namespace installs it in NS. Certificates, the policy floor, monitoring and the
                      migration are values (docs/deploying.md); not with --url, --ca-bundle or --namespace
+  --format olm       with --out: write a registry+v1 bundle for the Operator Lifecycle Manager instead
+                     (docs/deploying.md, Through OLM): manifests/ (the ClusterServiceVersion with crdgate's
+                     Deployment, permissions and webhooks; the CRDs the contracts own; the PodDisruptionBudget
+                     and NetworkPolicy), metadata/annotations.yaml and bundle.Dockerfile. OLM makes and rotates
+                     the serving certificate and creates the Service and webhook configurations; stderr lists
+                     what the bundle cannot carry. Not with --url, --ca-bundle, --namespace or --owner-crds
+  --package NAME     the bundle's package (default: --name); --channel NAME its channel (default stable)
+  --version SEMVER   the bundle's version (required with --format olm): the CSV is PACKAGE.vVERSION
+  --replaces SEMVER  the version of the same package this bundle upgrades (the CSV's spec.replaces)
   --explain          print instead, per webhook, which requests reach crdgate and why (the rest of each kind's
                      requests skip it: updates that change nothing a contract reads, deletes its rules cannot
                      refuse, status writes it judges nothing of), with the settings below
@@ -127,11 +137,16 @@ ${webhookOptionsUsage}`,
     'memory-limit': { type: 'string' },
     explain: { type: 'boolean' },
     format: { type: 'string' },
+    package: { type: 'string' },
+    channel: { type: 'string' },
+    version: { type: 'string' },
+    replaces: { type: 'string' },
     ...webhookOptions,
   },
   async run(values, io) {
     const modules = stringList(values, 'contract');
     const format = manifestFormat(values);
+    const bundle = format === 'olm' ? bundleIdentity(values) : undefined;
     const options = await manifestOptions(values, io.cwd);
     const registry = await loadRegistry(modules, io.cwd);
     const contracts = registry.contracts.map((compiled) => compiled.contract);
@@ -163,6 +178,7 @@ ${webhookOptionsUsage}`,
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
     if (options.url === undefined) io.stderr(serverMemoryLines(contracts, options));
     if (format === 'helm') return writeHelmChart(contracts, options, resolve(io.cwd, out!), io);
+    if (bundle !== undefined) return writeOlmBundle(contracts, options, bundle, resolve(io.cwd, out!), io);
     const caBundleWarning = missingCaBundleWarning(options, contracts, out);
     if (caBundleWarning !== undefined) io.stderr(caBundleWarning);
     if (out === undefined) {
@@ -188,11 +204,31 @@ function undeclaredReadsWarnings(contracts: readonly Contract[]): string {
     .join('');
 }
 
-/** kustomize (the default) or a Helm chart, which is a folder, and installs crdgate in the cluster with its own CA values. */
-function manifestFormat(values: ParsedValues): 'kustomize' | 'helm' {
+/**
+ * kustomize (the default), a Helm chart or an OLM bundle: the two last are folders, and install crdgate in the
+ * cluster with certificates of their own (the chart's values, OLM's).
+ */
+function manifestFormat(values: ParsedValues): 'kustomize' | 'helm' | 'olm' {
   const format = stringOption(values, 'format') ?? 'kustomize';
-  if (format !== 'kustomize' && format !== 'helm')
-    throw new UsageError(`--format must be kustomize or helm, got "${format}"`);
+  if (format !== 'kustomize' && format !== 'helm' && format !== 'olm')
+    throw new UsageError(`--format must be kustomize, helm or olm, got "${format}"`);
+  const bundleFlags = ['package', 'channel', 'version', 'replaces'].filter(
+    (flag) => stringOption(values, flag) !== undefined,
+  );
+  if (format !== 'olm' && bundleFlags.length > 0)
+    throw new UsageError(`--${bundleFlags[0]} names an OLM bundle: it needs --format olm`);
+  if (format === 'olm') {
+    if (stringOption(values, 'out') === undefined)
+      throw new UsageError('--format olm needs --out DIR: a bundle is a folder');
+    for (const [flag, why] of [
+      ['url', 'OLM runs crdgate inside the cluster'],
+      ['ca-bundle', 'OLM makes the serving certificate and gives the webhooks its CA'],
+      ['namespace', "OLM installs into the OperatorGroup's namespace"],
+    ] as const)
+      if (stringOption(values, flag) !== undefined) throw new UsageError(`--format olm: not with --${flag}: ${why}`);
+    if (values['owner-crds'] === true)
+      throw new UsageError("--format olm: not with --owner-crds: a bundle's CRDs are the ones its operator owns");
+  }
   if (format === 'helm') {
     if (stringOption(values, 'out') === undefined)
       throw new UsageError('--format helm needs --out DIR: a chart is a folder');
@@ -216,15 +252,66 @@ async function writeHelmChart(
   dir: string,
   io: { stdout: (text: string) => void },
 ): Promise<number> {
-  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
+  const version = await crdgateVersion();
   const { written, removed } = await writeManifestDirectory(dir, renderHelmChart(contracts, options, { version }));
   io.stdout(
     `wrote the Helm chart ${options.name} (${written.length} files) to ${dir}: helm install ${options.name} ${dir} --namespace NS --create-namespace\n`,
   );
   if (removed.length > 0) io.stdout(`removed files no longer generated: ${removed.join(', ')}\n`);
   return 0;
+}
+
+const semver =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+
+function bundleIdentity(values: ParsedValues): BundleIdentity {
+  const packageName = stringOption(values, 'package') ?? stringOption(values, 'name') ?? manifestDefaults.name;
+  if (!isDns1123Label(packageName))
+    throw new UsageError(`--package "${packageName}" must be ${dnsNameRules.dns1123Label}`);
+  const channel = stringOption(values, 'channel') ?? 'stable';
+  if (!isDns1123Label(channel)) throw new UsageError(`--channel "${channel}" must be ${dnsNameRules.dns1123Label}`);
+  const version = stringOption(values, 'version');
+  if (version === undefined)
+    throw new UsageError(
+      '--format olm needs --version SEMVER: the version of the bundle (its CSV is PACKAGE.vVERSION)',
+    );
+  const replaces = stringOption(values, 'replaces');
+  for (const [flag, given] of [
+    ['version', version],
+    ['replaces', replaces],
+  ] as const)
+    if (given !== undefined && !semver.test(given))
+      throw new UsageError(`--${flag} "${given}" must be a semantic version (1.2.3, 1.2.3-rc.1)`);
+  if (replaces === version) throw new UsageError(`--replaces ${replaces} is the bundle's own --version`);
+  return { packageName, channel, version, ...(replaces !== undefined ? { replaces } : {}) };
+}
+
+async function writeOlmBundle(
+  contracts: readonly Contract[],
+  options: ManifestOptions,
+  identity: BundleIdentity,
+  dir: string,
+  io: { stdout: (text: string) => void; stderr: (text: string) => void },
+): Promise<number> {
+  const bundle = renderOlmBundle(contracts, options, identity, await crdgateVersion());
+  const { written, removed } = await writeManifestDirectory(dir, bundle.files);
+  io.stderr(
+    `crdgate: what the bundle cannot say, against the kustomize install (docs/deploying.md, Through OLM):\n${bundle.losses
+      .map((loss) => `  - ${loss}\n`)
+      .join('')}`,
+  );
+  io.stdout(
+    `wrote the OLM bundle ${identity.packageName}.v${identity.version} (${written.length} files) to ${dir}: docker build -f ${dir}/bundle.Dockerfile ${dir}\n`,
+  );
+  if (removed.length > 0) io.stdout(`removed files no longer generated: ${removed.join(', ')}\n`);
+  return 0;
+}
+
+async function crdgateVersion(): Promise<string> {
+  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return version;
 }
 
 async function manifestOptions(values: ParsedValues, cwd: string): Promise<ManifestOptions> {

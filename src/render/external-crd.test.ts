@@ -2,29 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { type Contract } from '../contract/contract-definition.ts';
 import { defineContract } from '../contract/define-contract.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
-import { renderCustomResourceDefinition } from './custom-resource-definition.ts';
 import type { Manifest, ManifestFile } from './manifest.ts';
-import { renderManifestFiles, renderManifestTree, webhookEndpointFor } from './manifest-files.ts';
+import { operatorOwnedContract } from './operator-owned-contract.fixture.ts';
+import { renderManifestFiles, renderManifestTree } from './manifest-files.ts';
 import { manifestDefaults } from './manifest-options.ts';
 import { renderHelmChart } from './helm/helm-chart.ts';
-
-// A contract whose CRD an operator's chart installs: GeoDatabase's three versions, with no conversion of crdgate's.
-function operatorOwned(): Contract {
-  const geo = geoDatabaseContract();
-  const ownerCrd = renderCustomResourceDefinition(geo, webhookEndpointFor(manifestDefaults)) as unknown as Record<
-    string,
-    unknown
-  >;
-  const { conversionAnnotation: _stash, ...rest } = geo;
-  return defineContract({ ...rest, conversions: {}, crdOwner: 'external', ownerCrd });
-}
 
 const paths = (files: readonly { path: string }[]) => files.map((file) => file.path);
 const manifestsOf = (files: readonly ManifestFile[]) => files.flatMap((file) => file.manifests);
 
 describe('a contract that does not own its CRD', () => {
   it('renders the webhooks, the workload and its RBAC, and no CRD, conversion or migration', () => {
-    const files = renderManifestFiles([operatorOwned()], manifestDefaults);
+    const files = renderManifestFiles([operatorOwnedContract()], manifestDefaults);
     expect(paths(files)).toEqual([
       'base/00-namespace.yaml',
       'base/10-crdgate-server.yaml',
@@ -36,7 +25,7 @@ describe('a contract that does not own its CRD', () => {
   });
 
   it('registers the webhooks for the hub with matchPolicy Equivalent, so the owner converts every other version', () => {
-    const [validating] = renderManifestFiles([operatorOwned()], manifestDefaults).find((file) =>
+    const [validating] = renderManifestFiles([operatorOwnedContract()], manifestDefaults).find((file) =>
       file.path.endsWith('webhook-configurations.yaml'),
     )!.manifests;
     const webhooks = (
@@ -49,7 +38,7 @@ describe('a contract that does not own its CRD', () => {
   });
 
   it('injects no caBundle into the CRD: not through cert-manager, not by crdgate itself', () => {
-    const tree = renderManifestTree([operatorOwned()], manifestDefaults) as ManifestFile[];
+    const tree = renderManifestTree([operatorOwnedContract()], manifestDefaults) as ManifestFile[];
     const injected = tree.find((file) => file.path === 'overlays/cert-manager/inject-ca.yaml')!.manifests;
     expect(injected.map((m) => m.kind)).toEqual(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
     const rbac = tree.find((file) => file.path === 'overlays/self-managed-certs/rbac.yaml')!.manifests;
@@ -59,7 +48,7 @@ describe('a contract that does not own its CRD', () => {
   it('keeps the migration of the CRDs crdgate owns beside it', () => {
     const files = renderManifestFiles(
       [
-        operatorOwned(),
+        operatorOwnedContract(),
         { ...geoDatabaseContract(), identity: { ...geoDatabaseContract().identity, group: 'other.example.com' } },
       ],
       manifestDefaults,
@@ -76,7 +65,7 @@ describe('a contract that does not own its CRD', () => {
   });
 
   it('renders the owner CRD as the owner has it only when asked, for a local cluster', () => {
-    const contract = operatorOwned();
+    const contract = operatorOwnedContract();
     const files = renderManifestFiles([contract], {
       ...manifestDefaults,
       url: 'https://127.0.0.1:8443',
@@ -90,7 +79,7 @@ describe('a contract that does not own its CRD', () => {
 describe('a contract that does not own its CRD and has no defaults', () => {
   // An operator's CRD guarded by rules alone: the webhooks validate, none mutates.
   const guard = (): Contract => {
-    const { defaults: _defaults, ...rest } = operatorOwned();
+    const { defaults: _defaults, ...rest } = operatorOwnedContract();
     return defineContract(rest);
   };
   const options = { ...manifestDefaults, image: 'registry.example/crdgate:1.0.0' };
@@ -102,7 +91,7 @@ describe('a contract that does not own its CRD and has no defaults', () => {
     // An empty one (webhooks: []) was rendered, and cert-manager's overlay patched it.
     expect(kinds).not.toContain('MutatingWebhookConfiguration');
     // A contract with defaults still has one.
-    const withDefaults = renderManifestFiles([operatorOwned()], options).flatMap((file) => file.manifests);
+    const withDefaults = renderManifestFiles([operatorOwnedContract()], options).flatMap((file) => file.manifests);
     expect(withDefaults.map((m) => m.kind)).toContain('MutatingWebhookConfiguration');
   });
 

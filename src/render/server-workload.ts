@@ -167,6 +167,36 @@ function deployment(
   };
 }
 
+/**
+ * The server's Deployment with its serving pair read from `dir`, mounted there by someone else (OLM mounts the pair
+ * it makes and rotates into every Deployment a CSV names for a webhook): without the Secret volume the Deployment
+ * mounts for the kustomize and Helm installs, whose Secret that install path would not create.
+ */
+export function withServingCertDir(deployment: Manifest, dir: string): Manifest {
+  const spec = structuredClone(deployment.spec) as {
+    template: { spec: { containers: ServerContainer[]; volumes?: Array<{ name: string }> } };
+  };
+  const pod = spec.template.spec;
+  const container = pod.containers.find((candidate) => candidate.name === serverContainerName);
+  const at = container?.args.indexOf('--cert-dir') ?? -1;
+  if (container === undefined || at < 0)
+    throw new Error(`${deployment.metadata.name}: no crdgate container with --cert-dir`);
+  container.args[at + 1] = dir;
+  const volumeMounts = (container.volumeMounts ?? []).filter((mount) => mount.name !== certVolumeName);
+  const volumes = (pod.volumes ?? []).filter((volume) => volume.name !== certVolumeName);
+  if (volumeMounts.length > 0) container.volumeMounts = volumeMounts;
+  else delete container.volumeMounts;
+  if (volumes.length > 0) pod.volumes = volumes;
+  else delete pod.volumes;
+  return { ...deployment, spec };
+}
+
+interface ServerContainer {
+  name: string;
+  args: string[];
+  volumeMounts?: Array<{ name: string }>;
+}
+
 /** The `--contract` arguments of every crdgate the manifests run. */
 export function contractArgs(contracts: readonly string[]): string[] {
   return contracts.flatMap((contract) => ['--contract', contract]);

@@ -19,6 +19,7 @@ import { invalidGeoDatabase, invalidGeoDatabaseFields, validGeoDatabase } from '
 import { kubectl, crdNotBeingDeleted } from './support/kubectl.ts';
 import { writeServiceAccountFiles } from './support/service-account-kubeconfig.ts';
 import { proxyService, type ServiceProxy } from './support/service-proxy.ts';
+import { olmInstall, olmServiceName, type ClusterServiceVersion } from './support/olm-install.ts';
 import {
   canUseMountNamespace,
   startContainer,
@@ -72,6 +73,14 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
     expect(found, kind).toHaveLength(1);
     return found[0].spec.template.spec;
   };
+  /** The readiness probe's 200, or the container's output when it exits first. */
+  const readyOrExited = (container: RunningContainer) =>
+    Promise.race([
+      waitReady(container),
+      container.exited.then((exit) => {
+        throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`);
+      }),
+    ]);
   const waitReady = (container: RunningContainer) =>
     eventually(
       'the readiness probe to answer 200',
@@ -94,6 +103,58 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       KUBERNETES_SERVICE_PORT: apiServer.port,
       KUBERNETES_SERVICE_PORT_HTTPS: apiServer.port,
     };
+  };
+
+  /** The example's CRD, which the installs below each create and delete in turn, deleted by the one before. */
+  const previousCrdGone = () =>
+    eventually(
+      `the previous ${crdName} to be gone`,
+      async () => {
+        const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'name']);
+        return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+  const getJson = async (args: string[]) => {
+    const got = await kubectl(cp, ['get', ...args, '-o', 'json']);
+    expect(got.exitCode, got.stderr).toBe(0);
+    return JSON.parse(got.stdout);
+  };
+  /**
+   * What an installed crdgate does with the API server's GeoDatabase requests in `inNamespace`: refuses an invalid one
+   * naming each field, adds a default the CRD cannot, and converts a read into a version the object is not stored in.
+   */
+  const servesGeoDatabases = async (inNamespace: string, through: string) => {
+    const objectFile = async (name: string, object: unknown) => {
+      const path = join(workDir, `${inNamespace}-${name}.yaml`);
+      await writeFile(path, stringify(object));
+      return path;
+    };
+    const invalid = await objectFile('invalid', invalidGeoDatabase(inNamespace, 'wrong'));
+    const denied = await eventually(
+      `crdgate's refusal through ${through}`,
+      async () => {
+        const attempt = await kubectl(cp, ['create', '-f', invalid]);
+        // Only crdgate sees these fields wrong (the CRD's schema accepts them): its field errors, as kubectl prints them.
+        if (
+          attempt.exitCode !== 0 &&
+          invalidGeoDatabaseFields.every((field) => attempt.stderr.includes(`* ${field}: `))
+        )
+          return attempt;
+        throw new Error(`exit ${attempt.exitCode}: ${attempt.stderr}`);
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(denied.stderr).toMatch(/GeoDatabase "wrong" is invalid/);
+    const valid = await objectFile('valid', validGeoDatabase(inNamespace, 'served'));
+    const created = await kubectl(cp, ['create', '-f', valid]);
+    expect(created.exitCode, created.stderr).toBe(0);
+    // A label the CRD's schema cannot default: only the mutating webhook adds it.
+    const stored = await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', inNamespace]);
+    expect(stored.metadata.labels).toMatchObject({ 'geo.example.com/postgres-major': '16' });
+    // Read in a version the object is not stored in: the conversion webhook answers through the same Service.
+    const converted = await getJson([`geodatabases.v1alpha1.geo.example.com`, 'served', '-n', inNamespace]);
+    expect(converted.apiVersion).toBe('geo.example.com/v1alpha1');
   };
 
   beforeAll(async () => {
@@ -223,12 +284,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       nodeBinDir,
     });
     try {
-      const ready = await Promise.race([
-        waitReady(container),
-        container.exited.then((exit) => {
-          throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`);
-        }),
-      ]);
+      const ready = await readyOrExited(container);
       expect(ready).toEqual({ status: 200, body: 'ok' });
       expect(await container.probe('livenessProbe')).toMatchObject({ status: 200 });
     } finally {
@@ -303,12 +359,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
         nodeBinDir,
       });
       try {
-        const ready = await Promise.race([
-          waitReady(container),
-          container.exited.then((exit) => {
-            throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${container.output()}`);
-          }),
-        ]);
+        const ready = await readyOrExited(container);
         expect(ready).toEqual({ status: 200, body: 'ok' });
       } finally {
         const stopped = await container.stop();
@@ -342,23 +393,11 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       await writeFile(path, stringify(object));
       return path;
     };
-    const getJson = async (args: string[]) => {
-      const got = await kubectl(cp, ['get', ...args, '-o', 'json']);
-      expect(got.exitCode, got.stderr).toBe(0);
-      return JSON.parse(got.stdout);
-    };
 
     beforeAll(async () => {
       const helmPath = await builtHelm();
       helmRun = (args) => helm(helmPath, join(workDir, 'helm-home'), cp, args);
-      await eventually(
-        `the previous ${crdName} to be gone`,
-        async () => {
-          const existing = await kubectl(cp, ['get', 'crd', crdName, '--ignore-not-found', '-o', 'name']);
-          return existing.exitCode === 0 && existing.stdout === '' ? true : undefined;
-        },
-        { timeoutMs: 60_000 },
-      );
+      await previousCrdGone();
     }, 1_200_000);
 
     afterAll(async () => {
@@ -411,12 +450,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
           : pod.containers[0]!.ports!.find((each) => each.name === port.targetPort)!.containerPort;
       proxy = await proxyService(service.spec.clusterIP, port.port, podPort);
       const running = container;
-      const ready = await Promise.race([
-        waitReady(running),
-        running.exited.then((exit) => {
-          throw new Error(`exited ${JSON.stringify(exit)} before ready:\n${running.output()}`);
-        }),
-      ]);
+      const ready = await readyOrExited(running);
       expect(ready).toEqual({ status: 200, body: 'ok' });
       const secret = await getJson(['secret', names.servingCertSecret, '-n', helmNamespace]);
       for (const kind of ['validatingwebhookconfiguration', 'mutatingwebhookconfiguration']) {
@@ -431,31 +465,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       );
 
       // The API server reads the caBundles from its informers: the first writes may still fail on the old ones.
-      const invalid = await objectFile('invalid', invalidGeoDatabase(helmNamespace, 'wrong'));
-      const denied = await eventually(
-        "crdgate's refusal through the Service",
-        async () => {
-          const attempt = await kubectl(cp, ['create', '-f', invalid]);
-          // Only crdgate sees these fields wrong (the CRD's schema accepts them): its field errors, as kubectl prints them.
-          if (
-            attempt.exitCode !== 0 &&
-            invalidGeoDatabaseFields.every((field) => attempt.stderr.includes(`* ${field}: `))
-          )
-            return attempt;
-          throw new Error(`exit ${attempt.exitCode}: ${attempt.stderr}`);
-        },
-        { timeoutMs: 60_000 },
-      );
-      expect(denied.stderr).toMatch(/GeoDatabase "wrong" is invalid/);
-      const valid = await objectFile('valid', validGeoDatabase(helmNamespace, 'served'));
-      const created = await kubectl(cp, ['create', '-f', valid]);
-      expect(created.exitCode, created.stderr).toBe(0);
-      // A label the CRD's schema cannot default: only the mutating webhook adds it.
-      const stored = await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', helmNamespace]);
-      expect(stored.metadata.labels).toMatchObject({ 'geo.example.com/postgres-major': '16' });
-      // Read in a version the object is not stored in: the conversion webhook answers through the same Service.
-      const converted = await getJson([`geodatabases.v1alpha1.geo.example.com`, 'served', '-n', helmNamespace]);
-      expect(converted.apiVersion).toBe('geo.example.com/v1alpha1');
+      await servesGeoDatabases(helmNamespace, 'the Service');
       expect(running.output()).not.toMatch(/"level":(50|60)/);
     });
 
@@ -552,6 +562,112 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       );
       const kept = await getJson([`geodatabases.v1.geo.example.com`, 'served', '-n', helmNamespace]);
       expect(kept.spec.postgres.version).toBe('16.4');
+    });
+  });
+
+  describe.skipIf(
+    missingPrerequisite('the built-in example installed from its OLM bundle and served by its pod', notRoot),
+  )("the built-in example's OLM bundle, installed as OLM installs it", () => {
+    const olmNamespace = `crdgate-e2e-olm-${id}`;
+    let bundleDir: string;
+    let csv: ClusterServiceVersion;
+    let container: RunningContainer | undefined;
+    let proxy: ServiceProxy | undefined;
+    const objectFile = async (name: string, objects: unknown[]) => {
+      const path = join(workDir, `olm-${name}.yaml`);
+      await writeFile(path, objects.map((object) => stringify(object)).join('---\n'));
+      return path;
+    };
+    const bundleObjects = async (suffix: string) =>
+      (
+        await Promise.all(
+          (await readdir(join(bundleDir, 'manifests')))
+            .filter((file) => file.endsWith(suffix))
+            .map(async (file) => yamlObjects(await readFile(join(bundleDir, 'manifests', file), 'utf8'))),
+        )
+      ).flat();
+
+    beforeAll(async () => {
+      bundleDir = join(workDir, 'olm-bundle');
+      await imageCli(['manifests', '--format', 'olm', '--version', '0.1.0', '--out', bundleDir]);
+      const csvs = await bundleObjects('.clusterserviceversion.yaml');
+      expect(csvs).toHaveLength(1);
+      csv = csvs[0] as unknown as ClusterServiceVersion;
+      await previousCrdGone();
+    }, 120_000);
+
+    afterAll(async () => {
+      await container?.stop();
+      await proxy?.close();
+      if (csv) {
+        for (const kind of [
+          'validatingwebhookconfiguration',
+          'mutatingwebhookconfiguration',
+          'clusterrole',
+          'clusterrolebinding',
+        ])
+          await kubectl(cp, ['delete', kind, '-l', `olm.owner=${csv.metadata.name}`, '--ignore-not-found']);
+      }
+      await kubectl(cp, ['delete', '--ignore-not-found', '--wait=true', '--timeout=60s', `crd/${crdName}`]);
+      await kubectl(cp, ['delete', 'namespace', olmNamespace, '--wait=false', '--ignore-not-found']);
+    });
+
+    it("serves through the Service OLM creates, with OLM's serving pair where OLM mounts it: crdgate validates, defaults and converts", async () => {
+      // The catalog operator's part: the bundle's CRDs, then its other objects in the install's namespace.
+      const created = await kubectl(cp, ['create', 'namespace', olmNamespace]);
+      expect(created.exitCode, created.stderr).toBe(0);
+      const crds = await bundleObjects('.customresourcedefinition.yaml');
+      expect(crds.map((crd) => crd.metadata.name)).toEqual([crdName]);
+      const appliedCrds = await kubectl(cp, ['apply', '--server-side', '-f', await objectFile('crds', crds)]);
+      expect(appliedCrds.exitCode, appliedCrds.stderr).toBe(0);
+      const established = await kubectl(cp, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${crdName}`]);
+      expect(established.exitCode, established.stderr).toBe(0);
+      const carried = [
+        ...(await bundleObjects('.poddisruptionbudget.yaml')),
+        ...(await bundleObjects('.networkpolicy.yaml')),
+      ];
+      expect(carried.map((object) => object.kind).sort()).toEqual(['NetworkPolicy', 'PodDisruptionBudget']);
+      const others = await kubectl(cp, ['create', '-n', olmNamespace, '-f', await objectFile('carried', carried)]);
+      expect(others.exitCode, others.stderr).toBe(0);
+
+      // The olm-operator's part: what it creates from the CSV.
+      const install = await olmInstall(csv, olmNamespace, join(workDir, 'olm-volumes'));
+      const made = await kubectl(cp, ['create', '-f', await objectFile('install', install.objects)]);
+      expect(made.exitCode, made.stderr).toBe(0);
+      for (const [crd, patch] of install.conversionPatches) {
+        const patched = await kubectl(cp, ['patch', 'crd', crd, '--type=merge', '-p', JSON.stringify(patch)]);
+        expect(patched.exitCode, patched.stderr).toBe(0);
+      }
+      expect([...install.conversionPatches.keys()]).toEqual([crdName]);
+
+      // The kubelet's part: the pod OLM's Deployment describes, with the Secret OLM mounts.
+      const pod = install.podTemplate.spec as PodTemplateSpec;
+      container = await startContainer({
+        image,
+        pod,
+        metadata: { name: 'crdgate-8c6d5-pqrst', namespace: olmNamespace },
+        mounts: install.volumeFolders,
+        nodeBinDir,
+      });
+      const service = await getJson([
+        'service',
+        olmServiceName(csv.spec.install.spec.deployments[0]!.name),
+        '-n',
+        olmNamespace,
+      ]);
+      const port = service.spec.ports[0];
+      proxy = await proxyService(service.spec.clusterIP, port.port, port.targetPort);
+      const running = container;
+      const ready = await readyOrExited(running);
+      expect(ready).toEqual({ status: 200, body: 'ok' });
+
+      await servesGeoDatabases(olmNamespace, "OLM's Service");
+      // What OLM's configurations lack against the kustomize install's, which `manifests` says: no matchConditions.
+      const configurations = await getJson(['validatingwebhookconfiguration', '-l', `olm.owner=${csv.metadata.name}`]);
+      expect(configurations.items.length).toBeGreaterThan(0);
+      for (const configuration of configurations.items)
+        expect(configuration.webhooks[0].matchConditions ?? [], configuration.metadata.name).toEqual([]);
+      expect(running.output()).not.toMatch(/"level":(50|60)/);
     });
   });
 });

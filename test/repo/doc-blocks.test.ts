@@ -118,6 +118,8 @@ const accounts: Record<string, [string, Account][]> = {
   'docs/deploying.md': [
     ['crdgate manifests --format helm --contract ./queue-contract.ts', cluster],
     ['apiVersion: argoproj.io/v1alpha1', cluster],
+    ['crdgate manifests --format olm --contract ./queue-contract.ts', cluster],
+    ['apiVersion: olm.operatorframework.io/v1', cluster],
   ],
   'docs/development.md': [
     ['src/', { shows: "the repository's layout" }],
