@@ -1,13 +1,13 @@
 /**
  * A reader for the block-style YAML that CRD generators write (controller-gen, kubebuilder, rendered Helm charts):
- * block mappings and sequences, single-line plain and quoted scalars, literal and folded block scalars, comments and
- * `---` between documents. It exists because the `yaml` package spends most of `crdgate serve`'s start-up parsing
- * large CRDs; this reader takes a few percent of that time.
+ * block mappings and sequences, plain and quoted scalars (over several lines too, folded as `yaml` folds them),
+ * literal and folded block scalars, comments and `---` between documents. It exists because the `yaml` package
+ * spent most of `crdgate serve`'s start-up parsing large CRDs; this reader takes a few percent of that time.
  *
  * Exactness is the contract: for every text it accepts, the documents are what
  * `yaml.parseAllDocuments(text).map((d) => d.toJS())` gives (same key order, types and strings), and it accepts no
  * text on which `yaml` reports an error. Anything it does not read exactly (anchors, tags, flow collections with
- * content, multi-line plain or quoted scalars, tabs in indentation, CR line ends, duplicate keys, octal or hex
+ * content, explicit indentation indicators, tabs in indentation, CR line ends, duplicate keys, octal or hex
  * numbers, integers beyond 2^53...) makes it give up, and the caller parses the text with `yaml` instead.
  */
 
