@@ -71,7 +71,11 @@ export const cases = (by: string, what: string, byName: Readonly<Record<string, 
 });
 export const either = (what: string, ...shapes: OptionShape[]): OptionShape => ({ type: 'either', shapes, what });
 export const maybe = (shape: OptionShape): OptionShape => ({ type: 'maybe', shape });
-export const recursive = (shape: () => OptionShape): OptionShape => ({ type: 'recursive', shape });
+/** Made once, when first walked into: `json`'s shape would otherwise be built anew at every value it checks. */
+export const recursive = (shape: () => OptionShape): OptionShape => {
+  let made: OptionShape | undefined;
+  return { type: 'recursive', shape: () => (made ??= shape()) };
+};
 
 /** One of these values, named as they are written in TypeScript: `'Namespaced' or 'Cluster'`. */
 export function oneOf(values: readonly (string | boolean | null)[]): Extract<OptionShape, { type: 'oneOf' }> {
@@ -158,9 +162,13 @@ class ShapeWalker {
   }
 
   private walkFields(container: Record<string, unknown>, fields: ShapeFields, path: PathSegment[]): void {
-    for (const [key, shape] of Object.entries(fields)) {
+    for (const key of Object.keys(fields)) {
+      const shape = fields[key]!;
       // Own properties only: an option named like one of Object.prototype's must not be read from it.
-      this.walk(Object.hasOwn(container, key) ? container[key] : undefined, shape, [...path, key]);
+      const given = Object.hasOwn(container, key);
+      // Most options of a large object (a schema node's forty keywords) are left out, and may be: nothing to walk.
+      if (!given && shape.type === 'maybe') continue;
+      this.walk(given ? container[key] : undefined, shape, [...path, key]);
     }
   }
 
