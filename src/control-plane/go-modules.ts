@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 export const KUBE_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/kube/', import.meta.url));
 export const ETCD_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/etcd/', import.meta.url));
 export const HELM_MODULE_DIR = fileURLToPath(new URL('../../src/control-plane/go/helm/', import.meta.url));
+export const OLM_VALIDATE_MODULE_DIR = fileURLToPath(
+  new URL('../../src/control-plane/go/olm-validate/', import.meta.url),
+);
 
 export interface ControlPlaneVersions {
   kubernetes: string; // v1.36.4
@@ -24,6 +27,11 @@ export function readControlPlaneVersions(): ControlPlaneVersions {
 /** The helm the chart's tests run (v4.3.1): built from its own wrapper module, apart from the control plane's. */
 export function readHelmVersion(): string {
   return requiredVersion(HELM_MODULE_DIR, 'helm.sh/helm/v4');
+}
+
+/** The operator-framework/api whose bundle validators the OLM bundle's tests run (v0.45.0). */
+export function readOperatorFrameworkApiVersion(): string {
+  return requiredVersion(OLM_VALIDATE_MODULE_DIR, 'github.com/operator-framework/api');
 }
 
 function requiredVersion(moduleDir: string, modulePath: string): string {

@@ -18,7 +18,7 @@ async function testFiles(dir: string): Promise<string[]> {
 
 // What finds or builds a tool; given `build: true` in a test, it would build inside that test's timeout.
 const resolvers =
-  /\b(resolveKubeAssets|resolveHelm|resolveCelCostEstimator|resolvePeerBinary|resolveCelTimer|buildEngine|buildAndPlaceEngine|ensureBuilt)\(\{?[^)]*build: true/s;
+  /\b(resolveKubeAssets|resolveHelm|resolveCelCostEstimator|resolveOlmValidator|resolvePeerBinary|resolveCelTimer|buildEngine|buildAndPlaceEngine|ensureBuilt)\(\{?[^)]*build: true/s;
 
 /** `npm run test:tools`, as docs/development.md gives it, with flags after `--`. */
 function testTools(args: string[]): Promise<{ code: number; stderr: string }> {

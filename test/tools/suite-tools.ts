@@ -2,6 +2,7 @@ import { buildAndPlaceEngine } from '../../src/api-server-engine/build-engine.ts
 import type { CachedBinary } from '../../src/control-plane/cached-build.ts';
 import { resolveHelm } from '../../src/control-plane/helm-binary.ts';
 import { resolveCelCostEstimator, resolveKubeAssets } from '../../src/control-plane/kube-assets.ts';
+import { resolveOlmValidator } from '../../src/control-plane/olm-validator.ts';
 import { resolvePeerBinary } from '../../bench/peer/peer-binary.ts';
 import { findGo } from '../../src/control-plane/go-toolchain.ts';
 import { buildControllerGen } from '../fixtures/controller-gen/generate.ts';
@@ -81,6 +82,13 @@ export const SUITE_TOOLS: readonly SuiteTool[] = [
     ensure: (log, env) => resolveCelCostEstimator({ build: true, log, env }),
   },
   {
+    name: 'olm-validate',
+    chain: 'olm-validate',
+    projects: ['e2e'],
+    provenBy: ['test/e2e/olm-bundle-validator.e2e.test.ts'],
+    ensure: (log, env) => resolveOlmValidator({ build: true, log, env }),
+  },
+  {
     name: 'controller-gen',
     chain: 'controller-gen',
     projects: ['e2e'],
@@ -152,3 +160,6 @@ export const builtHelm = (): Promise<string> =>
 
 export const builtCelCostEstimator = (): Promise<string> =>
   builtTool('celcost', () => resolveCelCostEstimator({ build: false, buildStep: TOOLS_BUILD_STEP }));
+
+export const builtOlmValidator = (): Promise<string> =>
+  builtTool('olm-validate', () => resolveOlmValidator({ build: false, buildStep: TOOLS_BUILD_STEP }));
