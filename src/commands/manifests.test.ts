@@ -375,6 +375,32 @@ describe('crdgate manifests --format olm', () => {
     expect(stderr).toMatch(/^ {2}- webhook validate\.geodatabases\.geo\.example\.com: no matchConditions/m);
   });
 
+  it('puts the examples given into alm-examples and the icon into the CSV, refusing an example of a kind it does not own', async () => {
+    const example = {
+      apiVersion: 'geo.example.com/v1',
+      kind: 'GeoDatabase',
+      metadata: { name: 'example' },
+      spec: { postgres: { version: '16.4', postgis: '3.4.2' }, storage: { size: '20Gi' } },
+    };
+    await writeFile(join(dir, 'example.json'), JSON.stringify(example));
+    await writeFile(join(dir, 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    const olm = ['--format', 'olm', '--version', '1.0.0', '--out', 'presented'];
+    const given = await run('manifests', ...olm, '--example', 'example.json', '--icon', 'icon.svg');
+    expect(given.code, given.stderr).toBe(0);
+    const [csv] = await objectsIn('presented/manifests/crdgate.clusterserviceversion.yaml');
+    expect(JSON.parse(csv.metadata.annotations['alm-examples'])).toEqual([example]);
+    expect(csv.spec.icon).toEqual([
+      {
+        mediatype: 'image/svg+xml',
+        base64data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64'),
+      },
+    ]);
+    await writeFile(join(dir, 'other.json'), JSON.stringify({ ...example, apiVersion: 'geo.example.com/v2' }));
+    const refused = await run('manifests', ...olm, '--example', 'other.json');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--example other.json: a GeoDatabase of geo.example.com/v2 is not of a kind');
+  });
+
   it.each([
     [['--format', 'olm', '--version', '1.0.0'], '--out'],
     [['--format', 'olm', '--out', 'b'], '--version'],
@@ -385,6 +411,8 @@ describe('crdgate manifests --format olm', () => {
     [['--format', 'olm', '--out', 'b', '--version', '1.0.0', '--url', 'https://10.0.0.5:8443'], '--url'],
     [['--format', 'olm', '--out', 'b', '--version', '1.0.0', '--owner-crds'], '--owner-crds'],
     [['--version', '1.0.0'], 'needs --format olm'],
+    [['--icon', 'icon.svg'], 'needs --format olm'],
+    [['--format', 'olm', '--out', 'b', '--version', '1.0.0', '--icon', 'icon.bmp'], '.svg, .png, .jpeg or .gif'],
   ])('refuses %j as a usage error naming %s', async (flags, named) => {
     const { code, stderr } = await run('manifests', ...flags);
     expect(code).toBe(2);

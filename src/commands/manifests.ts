@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import type { Contract } from '../contract/contract-definition.ts';
+import { extname, resolve } from 'node:path';
+import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
 import { dnsNameRules, isDns1123Label } from '../contract/values/dns-names.ts';
 import { parseQuantity, quantityToNumber } from '../contract/values/quantity.ts';
 import { serverMemoryFor } from '../render/server-memory.ts';
@@ -11,7 +11,8 @@ import { renderManifestFiles, renderManifestTree } from '../render/manifest-file
 import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
 import { renderHelmChart } from '../render/helm/helm-chart.ts';
-import { renderOlmBundle, type BundleIdentity } from '../render/olm/olm-bundle.ts';
+import { renderOlmBundle, type BundleIdentity, type CsvPresentation } from '../render/olm/olm-bundle.ts';
+import { readObjectFile } from './object-file.ts';
 import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { explainReach } from '../render/explain-reach.ts';
@@ -116,6 +117,9 @@ export const manifestsCommand: Command = {
   --package NAME     the bundle's package (default: --name); --channel NAME its channel (default stable)
   --version SEMVER   the bundle's version (required with --format olm): the CSV is PACKAGE.vVERSION
   --replaces SEMVER  the version of the same package this bundle upgrades (the CSV's spec.replaces)
+  --example FILE     an object of a kind the bundle's CRDs define, for the CSV's alm-examples, which consoles
+                     offer as a template (repeatable; crdgate init writes one in examples/)
+  --icon FILE        the operator's icon for catalogs (.svg, .png, .jpeg or .gif)
   --explain          print instead, per webhook, which requests reach crdgate and why (the rest of each kind's
                      requests skip it: updates that change nothing a contract reads, deletes its rules cannot
                      refuse, status writes it judges nothing of), with the settings below
@@ -141,6 +145,8 @@ ${webhookOptionsUsage}`,
     channel: { type: 'string' },
     version: { type: 'string' },
     replaces: { type: 'string' },
+    example: { type: 'string', multiple: true },
+    icon: { type: 'string' },
     ...webhookOptions,
   },
   async run(values, io) {
@@ -178,7 +184,10 @@ ${webhookOptionsUsage}`,
     for (const contract of contracts) io.stderr(summarizePolicyCoverage(contract, compileContractPolicy(contract)));
     if (options.url === undefined) io.stderr(serverMemoryLines(contracts, options));
     if (format === 'helm') return writeHelmChart(contracts, options, resolve(io.cwd, out!), io);
-    if (bundle !== undefined) return writeOlmBundle(contracts, options, bundle, resolve(io.cwd, out!), io);
+    if (bundle !== undefined) {
+      const presentation = await csvPresentation(values, io.cwd, contracts);
+      return writeOlmBundle(contracts, options, bundle, presentation, resolve(io.cwd, out!), io);
+    }
     const caBundleWarning = missingCaBundleWarning(options, contracts, out);
     if (caBundleWarning !== undefined) io.stderr(caBundleWarning);
     if (out === undefined) {
@@ -212,8 +221,8 @@ function manifestFormat(values: ParsedValues): 'kustomize' | 'helm' | 'olm' {
   const format = stringOption(values, 'format') ?? 'kustomize';
   if (format !== 'kustomize' && format !== 'helm' && format !== 'olm')
     throw new UsageError(`--format must be kustomize, helm or olm, got "${format}"`);
-  const bundleFlags = ['package', 'channel', 'version', 'replaces'].filter(
-    (flag) => stringOption(values, flag) !== undefined,
+  const bundleFlags = ['package', 'channel', 'version', 'replaces', 'icon', 'example'].filter(
+    (flag) => stringOption(values, flag) !== undefined || stringList(values, flag).length > 0,
   );
   if (format !== 'olm' && bundleFlags.length > 0)
     throw new UsageError(`--${bundleFlags[0]} names an OLM bundle: it needs --format olm`);
@@ -286,14 +295,73 @@ function bundleIdentity(values: ParsedValues): BundleIdentity {
   return { packageName, channel, version, ...(replaces !== undefined ? { replaces } : {}) };
 }
 
+const iconTypes: Record<string, string> = {
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpeg': 'image/jpeg',
+  '.jpg': 'image/jpeg',
+  '.gif': 'image/gif',
+};
+
+/**
+ * The examples and icon given for the CSV. An example must be of a kind the bundle's CRDs define, in a version they
+ * serve: OLM's validators refuse alm-examples of any other.
+ */
+async function csvPresentation(
+  values: ParsedValues,
+  cwd: string,
+  contracts: readonly Contract[],
+): Promise<CsvPresentation> {
+  const examples = [];
+  for (const file of stringList(values, 'example')) {
+    const { object } = await readObjectFile(file, cwd);
+    const owner = contracts.find(
+      (contract) =>
+        ownsCrd(contract) &&
+        contract.identity.kind === object.kind &&
+        contract.versions.some(
+          (version) => version.served && `${contract.identity.group}/${version.name}` === object.apiVersion,
+        ),
+    );
+    if (owner === undefined)
+      throw new UsageError(
+        `--example ${file}: a ${object.kind} of ${object.apiVersion} is not of a kind and served version the bundle's CRDs define (${
+          contracts
+            .filter(ownsCrd)
+            .map((contract) => `${contract.identity.kind}.${contract.identity.group}`)
+            .join(', ') || 'it defines none'
+        })`,
+      );
+    examples.push(object);
+  }
+  const iconFile = stringOption(values, 'icon');
+  let icon: CsvPresentation['icon'];
+  if (iconFile !== undefined) {
+    const mediatype = iconTypes[extname(iconFile).toLowerCase()];
+    if (mediatype === undefined) throw new UsageError(`--icon ${iconFile}: give an .svg, .png, .jpeg or .gif file`);
+    let data: Buffer;
+    try {
+      data = await readFile(resolve(cwd, iconFile));
+    } catch (error) {
+      throw new CommandError(
+        'INPUT_INVALID',
+        `--icon ${iconFile}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
+    }
+    icon = { base64data: data.toString('base64'), mediatype };
+  }
+  return { ...(examples.length > 0 ? { examples } : {}), ...(icon !== undefined ? { icon } : {}) };
+}
+
 async function writeOlmBundle(
   contracts: readonly Contract[],
   options: ManifestOptions,
   identity: BundleIdentity,
+  presentation: CsvPresentation,
   dir: string,
   io: { stdout: (text: string) => void; stderr: (text: string) => void },
 ): Promise<number> {
-  const bundle = renderOlmBundle(contracts, options, identity, await crdgateVersion());
+  const bundle = renderOlmBundle(contracts, options, identity, await crdgateVersion(), presentation);
   const { written, removed } = await writeManifestDirectory(dir, bundle.files);
   io.stderr(
     `crdgate: what the bundle cannot say, against the kustomize install (docs/deploying.md, Through OLM):\n${bundle.losses

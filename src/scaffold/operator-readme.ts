@@ -69,7 +69,8 @@ kubectl apply --server-side -k manifests/overlays/cert-manager     # where cert-
 \`\`\`
 
 Or with Helm, beside the operator's release: \`npm run chart\`, then \`helm install crdgate chart --namespace
-crdgate-system --create-namespace\` (its \`values.yaml\` lists every setting).
+crdgate-system --create-namespace\` (its \`values.yaml\` lists every setting). Or through OLM: \`npm run bundle\`
+writes a bundle without CRDs (crdgate's \`docs/deploying.md\`, "Installing through OLM").
 
 The tree holds crdgate's side only: no CRD, no \`migration/\`. crdgate's \`docs/guarding-an-operator.md\` (the install
 next to the operator's Helm release, and the policy floor) and \`docs/operations.md\` go through it.

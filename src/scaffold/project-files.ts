@@ -28,8 +28,15 @@ export interface FromCrdLayout {
   crdFolder: string;
 }
 
-export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: PinnedVersions): string {
+export function packageJson(
+  n: ScaffoldNames,
+  shape: ScaffoldShape,
+  versions: PinnedVersions,
+  { ownsCrd = true }: { ownsCrd?: boolean } = {},
+): string {
   const contract = `--contract ${contractPath}`;
+  // OLM takes examples only of the kinds a bundle's CRDs define: an operator's kind has none in its guard's bundle.
+  const example = ownsCrd ? ` --example examples/${n.singular}.yaml` : '';
   const project = {
     name: n.project,
     version: '0.1.0',
@@ -49,6 +56,8 @@ export function packageJson(n: ScaffoldNames, shape: ScaffoldShape, versions: Pi
       manifests: `crdgate manifests ${contract} --image ${imageName(n)}`,
       // The same install as a Helm chart in chart/, for a team that installs with Helm, Argo CD or Flux.
       chart: `crdgate manifests ${contract} --image ${imageName(n)} --format helm --out chart`,
+      // The same install as an OLM bundle in bundle/ (raise --version, and --replaces the one before, per release).
+      bundle: `crdgate manifests ${contract} --image ${imageName(n)} --format olm --version 0.1.0${example} --out bundle`,
     },
     dependencies: { crdgate: versions.crdgate },
     // `node` runs the scripts on the Node version crdgate needs, whatever Node the machine has. The conversion test
@@ -87,9 +96,9 @@ export const tsconfigJson = `${JSON.stringify(
   2,
 )}\n`;
 
-export const gitignore = ['node_modules/', 'certs/', 'pki/', 'manifests/', 'chart/', ''].join('\n');
+export const gitignore = ['node_modules/', 'certs/', 'pki/', 'manifests/', 'chart/', 'bundle/', ''].join('\n');
 
-export const dockerignore = ['node_modules', 'certs', 'pki', 'manifests', 'chart', '.git', ''].join('\n');
+export const dockerignore = ['node_modules', 'certs', 'pki', 'manifests', 'chart', 'bundle', '.git', ''].join('\n');
 
 export function dockerfile(n: ScaffoldNames, versions: PinnedVersions, fromCrd?: FromCrdLayout): string {
   return `# The image that serves this project's contract: crdgate and src/, on the Node version crdgate needs.

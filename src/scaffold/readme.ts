@@ -126,5 +126,9 @@ helm install crdgate chart --namespace crdgate-system --create-namespace
 
 \`chart/values.yaml\` lists every setting (certificates from cert-manager or a Secret of yours, replicas, the
 webhooks' failurePolicy, the migration Jobs as an upgrade hook); crdgate's \`docs/deploying.md\` has the rest.
+
+For the Operator Lifecycle Manager: \`npm run bundle\` writes a registry+v1 bundle in \`bundle/\` (OLM makes the
+certificates; what a bundle cannot carry is printed); crdgate's \`docs/deploying.md\` ("Installing through OLM") has
+the catalog and the upgrades.
 `;
 }

@@ -65,7 +65,10 @@ export function scaffoldProjectFromCrd(
   const { names, shape } = scaffold;
   const layout = { crdFolder: scaffold.crdFile.split('/')[0]! };
   return [
-    { path: 'package.json', content: packageJson(names, shape, versions) },
+    {
+      path: 'package.json',
+      content: packageJson(names, shape, versions, { ownsCrd: scaffold.crdOwner !== 'external' }),
+    },
     { path: 'tsconfig.json', content: tsconfigJson },
     { path: '.gitignore', content: gitignore },
     { path: '.dockerignore', content: dockerignore },

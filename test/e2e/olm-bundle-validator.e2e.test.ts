@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { validateOlmBundle, type OlmValidationReport } from '../../src/control-plane/olm-validator.ts';
 import { builtOlmValidator } from '../tools/suite-tools.ts';
+import { crdgate } from './support/crdgate-cli.ts';
+import { validGeoDatabase } from './support/geodatabases.ts';
 
 /**
  * olm-validate (src/control-plane/go/olm-validate) runs operator-framework/api's own bundle validators, the module
@@ -172,5 +174,56 @@ describe("olm-validate: operator-framework/api's bundle validators", () => {
       warnings: [],
     });
     await expect(validateOlmBundle(binary, join(workDir, 'nowhere'))).rejects.toThrow(/nowhere is not a directory/);
+  });
+});
+
+/**
+ * The bundles `crdgate manifests --format olm` writes, judged by the same validators. A scaffolded contract's bundle
+ * is judged where a user renders it, in test/e2e/init.e2e.test.ts.
+ */
+describe("the built-in example's bundle, as crdgate manifests --format olm writes it", () => {
+  let binary: string;
+  let workDir: string;
+
+  beforeAll(async () => {
+    binary = await builtOlmValidator();
+    workDir = await mkdtemp(join(tmpdir(), 'crdgate-olm-bundle-'));
+    // An example for a console to offer: no namespace, the one the user creates it in.
+    const example = validGeoDatabase('any', 'example');
+    delete example.metadata!.namespace;
+    await writeFile(join(workDir, 'example.yaml'), stringify(example));
+    await writeFile(join(workDir, 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"/>\n');
+  });
+  afterAll(() => rm(workDir, { recursive: true, force: true }));
+
+  const render = async (out: string, ...flags: string[]) => {
+    const rendered = await crdgate(
+      workDir,
+      'manifests',
+      '--format',
+      'olm',
+      '--version',
+      '0.1.0',
+      '--out',
+      out,
+      ...flags,
+    );
+    expect(rendered.code, rendered.stderr).toBe(0);
+    return join(workDir, out);
+  };
+
+  it('finds no error and no warning in it, with an example and an icon given', async () => {
+    const dir = await render('complete', '--example', 'example.yaml', '--icon', 'icon.svg');
+    expect(await validateOlmBundle(binary, dir)).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('warns of the example and the icon only, when none is given (docs/deploying.md says why they stay)', async () => {
+    const dir = await render('plain');
+    const report = await validateOlmBundle(binary, dir);
+    expect(report.errors).toEqual([]);
+    expect(report.warnings.map((warning) => warning.detail).sort()).toEqual([
+      expect.stringMatching(/csv\.Spec\.Icon not specified/),
+      expect.stringMatching(/example annotations not found/),
+    ]);
   });
 });

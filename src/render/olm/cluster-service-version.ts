@@ -17,6 +17,14 @@ export interface BundleIdentity {
   replaces?: string;
 }
 
+/** What catalogs and consoles show of a bundle, where the author gives it. */
+export interface CsvPresentation {
+  /** Example objects of the kinds the CSV owns (`alm-examples`): a console offers them as templates. */
+  examples?: readonly Record<string, unknown>[];
+  /** The operator's icon, base64 and its media type. */
+  icon?: { base64data: string; mediatype: string };
+}
+
 /**
  * The permissions a CSV grants the ServiceAccount its Deployment runs as: OLM creates the ServiceAccount, a Role
  * (or ClusterRole) of these rules and its binding.
@@ -49,6 +57,7 @@ export interface ClusterServiceVersionParts {
   webhooks: WebhookDescription[];
   /** The version crdgate itself is: the bundle says which crdgate built it. */
   crdgateVersion: string;
+  presentation: CsvPresentation;
 }
 
 /**
@@ -80,6 +89,9 @@ export function renderClusterServiceVersion(parts: ClusterServiceVersionParts): 
         containerImage: parts.image,
         description,
         'operators.operatorframework.io/builder': `crdgate-${parts.crdgateVersion}`,
+        ...(parts.presentation.examples !== undefined && parts.presentation.examples.length > 0
+          ? { 'alm-examples': JSON.stringify(parts.presentation.examples) }
+          : {}),
       },
     },
     spec: {
@@ -91,6 +103,7 @@ export function renderClusterServiceVersion(parts: ClusterServiceVersionParts): 
       maturity: identity.channel,
       provider: { name: identity.packageName },
       keywords: ['admission', 'webhook', 'validation', 'conversion'],
+      ...(parts.presentation.icon !== undefined ? { icon: [parts.presentation.icon] } : {}),
       // A webhook configuration is cluster-wide, and OLM installs conversion webhooks only for AllNamespaces.
       installModes: [
         { type: 'OwnNamespace', supported: false },
@@ -120,18 +133,22 @@ export function renderClusterServiceVersion(parts: ClusterServiceVersionParts): 
   };
 }
 
-/** Every served version of an owned CRD, as OLM lists what a CSV owns: one entry per version. */
+/**
+ * An owned CRD as the CSV lists what it provides: in the hub version, the one its rules are written in and a console
+ * should offer to create (listing older served versions too would ask an example of each of them).
+ */
 function ownedCrdDescriptions(contract: Contract): Record<string, unknown>[] {
   const { identity } = contract;
-  return contract.versions
-    .filter((version) => version.served)
-    .map((version) => ({
+  const hub = contract.versions.find((version) => version.name === contract.hub)!;
+  return [
+    {
       name: resourceName(identity),
-      version: version.name,
+      version: hub.name,
       kind: identity.kind,
       displayName: identity.kind,
-      description: schemaDescription(version.schema) ?? `${identity.kind} objects, guarded by crdgate`,
-    }));
+      description: schemaDescription(hub.schema) ?? `${identity.kind} objects, guarded by crdgate`,
+    },
+  ];
 }
 
 function schemaDescription(schema: unknown): string | undefined {

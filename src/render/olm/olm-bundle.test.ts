@@ -65,7 +65,7 @@ describe('renderOlmBundle', () => {
     expect(pod.containers[0].resources.limits.memory).toMatch(/Mi$/);
   });
 
-  it('carries the CRD each contract owns, every served version listed as owned, and nothing of a CRD someone else owns', () => {
+  it('carries the CRD each contract owns, listed as owned in its hub version, and nothing of a CRD someone else owns', () => {
     const owned = geoDatabaseContract();
     const guarded = operatorOwnedContract();
     const ownedBundle = renderOlmBundle([owned], manifestDefaults, identity, '0.1.0');
@@ -74,9 +74,9 @@ describe('renderOlmBundle', () => {
         .filter((manifest) => manifest.kind === 'CustomResourceDefinition')
         .map((crd) => crd.metadata.name),
     ).toEqual(['geodatabases.geo.example.com']);
-    expect(csvOf(ownedBundle.files).spec.customresourcedefinitions.owned.map((crd: any) => crd.version)).toEqual(
-      owned.versions.filter((version) => version.served).map((version) => version.name),
-    );
+    expect(csvOf(ownedBundle.files).spec.customresourcedefinitions.owned).toEqual([
+      expect.objectContaining({ name: 'geodatabases.geo.example.com', version: owned.hub, kind: owned.identity.kind }),
+    ]);
 
     const guardBundle = renderOlmBundle([guarded], manifestDefaults, identity, '0.1.0');
     const csv = csvOf(guardBundle.files);

@@ -10,12 +10,13 @@ import {
   conversionWebhookDescriptions,
   renderClusterServiceVersion,
   type BundleIdentity,
+  type CsvPresentation,
   type Permission,
   type WebhookDescription,
 } from './cluster-service-version.ts';
 import { olmContainerPort, olmServiceName, olmServingCertDir } from './olm-install.ts';
 
-export type { BundleIdentity } from './cluster-service-version.ts';
+export type { BundleIdentity, CsvPresentation } from './cluster-service-version.ts';
 
 /** A registry+v1 bundle, and what it cannot say that the kustomize install of the same contracts says. */
 export interface OlmBundle {
@@ -47,6 +48,7 @@ export function renderOlmBundle(
   options: ManifestOptions,
   identity: BundleIdentity,
   crdgateVersion: string,
+  presentation: CsvPresentation = {},
 ): OlmBundle {
   const names = installNames(options.name);
   const deploymentName = names.server;
@@ -74,6 +76,7 @@ export function renderOlmBundle(
     clusterPermissions,
     webhooks,
     crdgateVersion,
+    presentation,
   });
   const endpoint = {
     target: { service: { namespace: options.namespace, name: olmServiceName(deploymentName), port: olmContainerPort } },
