@@ -612,7 +612,7 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       await kubectl(cp, ['delete', 'namespace', olmNamespace, '--wait=false', '--ignore-not-found']);
     });
 
-    it("serves through the Service OLM creates, with OLM's serving pair where OLM mounts it: crdgate validates, defaults and converts", async () => {
+    it("serves through the Service OLM creates, with OLM's serving pair where OLM mounts it: crdgate validates, defaults and converts, and goes on serving through OLM's rotation of the pair", async () => {
       // The catalog operator's part: the bundle's CRDs, then its other objects in the install's namespace.
       const created = await kubectl(cp, ['create', 'namespace', olmNamespace]);
       expect(created.exitCode, created.stderr).toBe(0);
@@ -662,6 +662,59 @@ describe.skipIf(!controlPlane)("crdgate's rendered workloads, started as the kub
       expect(ready).toEqual({ status: 200, body: 'ok' });
 
       await servesGeoDatabases(olmNamespace, "OLM's Service");
+
+      // OLM's rotation: a new CA and pair in the Secret (the kubelet updates the volume in place), its CA in every
+      // caBundle. The pod goes on serving: crdgate reloads the pair, so writes pass once the API server trusts it.
+      const rotatedCa = Buffer.from((await install.rotate()).certPem).toString('base64');
+      for (const configuration of install.objects.filter((object) => object.kind.endsWith('WebhookConfiguration'))) {
+        const listed = await getJson([
+          configuration.kind.toLowerCase(),
+          '-l',
+          `olm.webhook-description-generate-name=${configuration.webhooks[0].name}`,
+        ]);
+        expect(listed.items).toHaveLength(1);
+        const patch = [{ op: 'replace', path: '/webhooks/0/clientConfig/caBundle', value: rotatedCa }];
+        const patched = await kubectl(cp, [
+          'patch',
+          configuration.kind.toLowerCase(),
+          listed.items[0].metadata.name,
+          '--type=json',
+          '-p',
+          JSON.stringify(patch),
+        ]);
+        expect(patched.exitCode, patched.stderr).toBe(0);
+      }
+      const conversionPatch = [
+        { op: 'replace', path: '/spec/conversion/webhook/clientConfig/caBundle', value: rotatedCa },
+      ];
+      const rotatedCrd = await kubectl(cp, [
+        'patch',
+        'crd',
+        crdName,
+        '--type=json',
+        '-p',
+        JSON.stringify(conversionPatch),
+      ]);
+      expect(rotatedCrd.exitCode, rotatedCrd.stderr).toBe(0);
+      const afterRotation = join(workDir, 'olm-after-rotation.yaml');
+      await writeFile(afterRotation, stringify(validGeoDatabase(olmNamespace, 'after-rotation')));
+      await eventually(
+        'a write through the rotated pair',
+        async () => {
+          const attempt = await kubectl(cp, ['create', '-f', afterRotation]);
+          if (attempt.exitCode === 0) return attempt;
+          throw new Error(`exit ${attempt.exitCode}: ${attempt.stderr}`);
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(running.output()).toMatch(/serving certificate reloaded/);
+      const convertedAfter = await getJson([
+        `geodatabases.v1alpha1.geo.example.com`,
+        'after-rotation',
+        '-n',
+        olmNamespace,
+      ]);
+      expect(convertedAfter.apiVersion).toBe('geo.example.com/v1alpha1');
       // What OLM's configurations lack against the kustomize install's, which `manifests` says: no matchConditions.
       const configurations = await getJson(['validatingwebhookconfiguration', '-l', `olm.owner=${csv.metadata.name}`]);
       expect(configurations.items.length).toBeGreaterThan(0);

@@ -61,9 +61,14 @@ export interface OlmInstall {
   conversionPatches: Map<string, unknown>;
   /** The Deployment's pod template with OLM's volumes and mounts added. */
   podTemplate: any;
-  /** The serving pair OLM made, as files in folders standing for each of its volumes (name -> folder). */
+  /** The serving pair OLM made, as files in folders standing for each of its volumes (mount path -> folder). */
   volumeFolders: Record<string, string>;
   ca: PemPair;
+  /**
+   * What OLM does when the pair nears its end: a new CA and pair, written into the volumes as the kubelet updates a
+   * Secret's; the CA is returned for the caBundles OLM rewrites.
+   */
+  rotate: () => Promise<PemPair>;
 }
 
 /**
@@ -115,19 +120,13 @@ export async function olmInstall(csv: ClusterServiceVersion, namespace: string, 
   }
 
   // certresources.go: one CA for the install, a serving pair per Deployment for its Service's two names.
-  const ca = createCertificateAuthority({ commonName: `olm-selfsigned-${csv.metadata.name}`, days: 730 });
   const deployments = strategy.deployments.filter((deployment) =>
     webhooks.some((webhook) => webhook.deploymentName === deployment.name),
   );
   if (deployments.length !== 1) throw new Error('this OLM stand-in serves the webhooks of exactly one Deployment');
   const deployment = deployments[0]!;
   const serviceName = olmServiceName(deployment.name);
-  const serving = issueCertificate(ca, {
-    commonName: `${serviceName}.${namespace}.svc`,
-    dnsNames: [`${serviceName}.${namespace}`, `${serviceName}.${namespace}.svc`],
-    usage: 'server',
-    days: 730,
-  });
+  const { ca, serving } = servingPairFor(csv, serviceName, namespace);
   const ports = new Map<string, { name: string; port: number; targetPort: number | string }>();
   for (const webhook of webhooks.filter((each) => each.deploymentName === deployment.name)) {
     const port = webhook.containerPort ?? 443;
@@ -175,12 +174,18 @@ export async function olmInstall(csv: ClusterServiceVersion, namespace: string, 
         )
       )
         container.volumeMounts = [...(container.volumeMounts ?? []), { name: volume, mountPath }];
-    const folder = join(dir, volume);
-    await mkdir(folder, { recursive: true });
-    for (const [path, key] of Object.entries(files))
-      await writeFile(join(folder, path), key === 'tls.crt' ? serving.certPem : serving.keyPem);
-    volumeFolders[mountPath] = folder;
+    volumeFolders[mountPath] = join(dir, volume);
   }
+  const writeVolumes = async (pair: PemPair) => {
+    for (const { mountPath, files } of mounted) {
+      const folder = volumeFolders[mountPath]!;
+      await mkdir(folder, { recursive: true });
+      // The key first: a server that reloads on the certificate's change finds the new key already there.
+      for (const [path, key] of Object.entries(files).sort(([, a], [, b]) => b.localeCompare(a)))
+        await writeFile(join(folder, path), key === 'tls.crt' ? pair.certPem : pair.keyPem);
+    }
+  };
+  await writeVolumes(serving);
   objects.push({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -243,7 +248,30 @@ export async function olmInstall(csv: ClusterServiceVersion, namespace: string, 
       ],
     });
   }
-  return { objects, conversionPatches, podTemplate, volumeFolders, ca };
+  return {
+    objects,
+    conversionPatches,
+    podTemplate,
+    volumeFolders,
+    ca,
+    rotate: async () => {
+      const rotated = servingPairFor(csv, serviceName, namespace);
+      await writeVolumes(rotated.serving);
+      return rotated.ca;
+    },
+  };
+}
+
+/** A new CA and serving pair for the Service, as OLM makes them at install and again when it rotates them. */
+function servingPairFor(csv: ClusterServiceVersion, serviceName: string, namespace: string) {
+  const ca = createCertificateAuthority({ commonName: `olm-selfsigned-${csv.metadata.name}`, days: 730 });
+  const serving = issueCertificate(ca, {
+    commonName: `${serviceName}.${namespace}.svc`,
+    dnsNames: [`${serviceName}.${namespace}`, `${serviceName}.${namespace}.svc`],
+    usage: 'server',
+    days: 730,
+  });
+  return { ca, serving };
 }
 
 function roleBinding(
