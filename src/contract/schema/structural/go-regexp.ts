@@ -36,15 +36,25 @@ export function compileGoRegexp(pattern: string): GoRegexp {
   };
 }
 
+// Operators' CRDs repeat a few patterns hundreds of times (a quantity's, in every resources block of a pod
+// template): each is compiled once to check it, not at every schema node that has it. The answer depends on the
+// pattern alone; the bound keeps a stream of distinct patterns from growing it without end.
+const checkedPatterns = new Map<string, string | undefined>();
+const maxCheckedPatterns = 4096;
+
 /** Go's message for a pattern, or undefined where Go compiles it. */
 export function goRegexpError(pattern: string): string | undefined {
+  if (checkedPatterns.has(pattern)) return checkedPatterns.get(pattern);
+  let message: string | undefined;
   try {
     compileGoRegexp(pattern);
-    return undefined;
   } catch (error) {
-    if (error instanceof GoRegexpSyntaxError) return error.message;
-    throw error;
+    if (!(error instanceof GoRegexpSyntaxError)) throw error;
+    message = error.message;
   }
+  if (checkedPatterns.size >= maxCheckedPatterns) checkedPatterns.clear();
+  checkedPatterns.set(pattern, message);
+  return message;
 }
 
 function goErrorMessage(code: string, expression: string): string {
