@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { eventually } from '../../src/local-loop/eventually.ts';
-import { builtHelm } from '../tools/suite-tools.ts';
+import { builtHelm, builtOlmValidator } from '../tools/suite-tools.ts';
+import { validateOlmBundle } from '../../src/control-plane/olm-validator.ts';
 import { requireE2eVariable } from '../../src/scaffold/e2e-test-source.ts';
 import { guideExamples } from '../repo/guide-examples.ts';
 import { laneControlPlane, type ProvidedControlPlane } from './provided-context.ts';
@@ -255,6 +256,19 @@ describe.skipIf(!controlPlane).each<Shape>(shapes)('crdgate init for $shape, end
     const server = await startCrdgateProcess(bin(), [...args, '--port', '0', '--host', '127.0.0.1'], project);
     expect(server.port).toBeGreaterThan(0);
     await server.stop();
+  });
+
+  it("renders, with `npm run bundle`, an OLM bundle that operator-framework/api's validators find no error in", async () => {
+    const bundled = await runCommand('npm', ['run', '--silent', 'bundle'], project);
+    expect(bundled.exitCode, bundled.stderr).toBe(0);
+    const report = await validateOlmBundle(await builtOlmValidator(), join(project, 'bundle'));
+    expect(report.errors).toEqual([]);
+    // What stays is the author's to give (docs/deploying.md, Installing through OLM): an icon, and for a guard of an
+    // operator's kind, examples (OLM takes them only of the kinds a bundle's CRDs define, and it defines none).
+    expect(report.warnings.map((warning) => warning.detail).sort()).toEqual([
+      expect.stringMatching(/csv\.Spec\.Icon not specified/),
+      ...(operators ? [expect.stringMatching(/example annotations not found/)] : []),
+    ]);
   });
 
   // An operator's guard renders no Job; its image is built by the same Dockerfile as the --from-crd project's.
