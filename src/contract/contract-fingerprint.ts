@@ -1,16 +1,18 @@
+import { createHash } from 'node:crypto';
+
 /** A number per function met, for as long as it lives: the identity a fingerprint names it by. */
 const functionIds = new WeakMap<object, number>();
 let nextFunctionId = 0;
 
 /**
- * What a contract is, as one string: its data as JSON, each function by its identity. Two equal fingerprints are the
- * same data and the same functions in the same places, so that what defineContract found of a contract holds of it
- * for as long as its fingerprint stays. Undefined for a value JSON cannot carry (a cycle, a bigint, a symbol): then
- * nothing is taken as known.
+ * What a contract is, as one string: the SHA-256 of its data as JSON, each function by its identity. Two equal
+ * fingerprints are the same data and the same functions in the same places, so that what defineContract found of a
+ * contract holds of it for as long as its fingerprint stays. Undefined for a value JSON cannot carry (a cycle, a
+ * bigint, a symbol): then nothing is taken as known.
  */
 export function contractFingerprint(value: unknown): string | undefined {
   try {
-    return JSON.stringify(value, (_key, part: unknown) => {
+    const text = JSON.stringify(value, (_key, part: unknown) => {
       if (typeof part === 'symbol') throw new TypeError('a symbol');
       if (typeof part !== 'function') return part;
       let id = functionIds.get(part);
@@ -20,6 +22,8 @@ export function contractFingerprint(value: unknown): string | undefined {
       }
       return `\u0000function ${id}`;
     });
+    // Kept for as long as the contract lives: the digest of its text, not the text, which is as large as its schemas.
+    return text === undefined ? undefined : createHash('sha256').update(text).digest('base64');
   } catch {
     return undefined;
   }
