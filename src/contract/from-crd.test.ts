@@ -251,4 +251,41 @@ describe("fromCrd(crd, { crdOwner: 'external' })", () => {
     expect(parts.ownerCrd).not.toBe(crd);
     expect(fromCrd(crd)).not.toHaveProperty('crdOwner');
   });
+
+  it("holds each schema the API server reads as written once, shared with the version's, and keeps a schema with nulls as written", () => {
+    const written = (openAPIV3Schema: unknown) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'pools.db.example.com' },
+      spec: {
+        group: 'db.example.com',
+        names: { kind: 'Pool', plural: 'pools' },
+        scope: 'Namespaced',
+        versions: [
+          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } },
+          {
+            name: 'v1beta1',
+            served: true,
+            storage: false,
+            schema: { openAPIV3Schema: structuredClone(openAPIV3Schema) },
+          },
+        ],
+      },
+    });
+    const plain = written({ type: 'object', properties: { spec: { type: 'object', description: 'the pool' } } });
+    const shared = fromCrd(structuredClone(plain), { crdOwner: 'external' });
+    expect(shared.ownerCrd).toEqual(plain);
+    const ownerVersions = (shared.ownerCrd as any).spec.versions;
+    expect(ownerVersions.map((version: any) => version.schema.openAPIV3Schema)).toEqual(
+      shared.versions.map((version) => version.schema),
+    );
+    ownerVersions.forEach((version: any, index: number) =>
+      expect(version.schema.openAPIV3Schema).toBe(shared.versions[index]!.schema),
+    );
+    // Read as the API server reads it, a schema with a null is not the one written: the owner's copy keeps the null.
+    const nulled = written({ type: 'object', description: null, properties: { spec: { type: 'object' } } });
+    const kept = fromCrd(structuredClone(nulled), { crdOwner: 'external' });
+    expect(kept.ownerCrd).toEqual(nulled);
+    expect(kept.versions[0]!.schema).not.toHaveProperty('description');
+  });
 });

@@ -158,9 +158,48 @@ export function fromCrd(crd: unknown, options: FromCrdOptions = {}): CrdContract
   if (options.crdOwner === 'external') {
     parts.crdOwner = 'external';
     // A copy: the contract must not share the caller's object. kubectl's record of the last apply is the owner's business.
-    parts.ownerCrd = structuredClone(crd);
+    parts.ownerCrd = ownerCrdCopy(crd, versions);
   }
   return parts;
+}
+
+/**
+ * The owner's CRD as the contract keeps it: a copy, except that a version's schema the API server reads as it is
+ * written (no null in it, which it would read as left out) is the contract's own copy of it, the same data. A guard of
+ * a large CRD would otherwise hold each schema twice (megabytes each), and nothing changes either: both are only read.
+ */
+function ownerCrdCopy(crd: Record<string, unknown>, versions: readonly VersionDefinition[]): Record<string, unknown> {
+  const spec = crd['spec'] as Record<string, unknown>;
+  const written = spec['versions'] as Array<Record<string, unknown>>;
+  const shared = written.map((version) => {
+    const schema = isPlainObject(version['schema']) ? version['schema'] : undefined;
+    const own = versions.find((each) => each.name === version['name']);
+    return schema !== undefined && own !== undefined && !containsNull(schema['openAPIV3Schema'])
+      ? own.schema
+      : undefined;
+  });
+  const copy = structuredClone({
+    ...crd,
+    spec: {
+      ...spec,
+      versions: written.map((version, index) =>
+        shared[index] === undefined
+          ? version
+          : { ...version, schema: { ...(version['schema'] as object), openAPIV3Schema: null } },
+      ),
+    },
+  });
+  const copied = (copy['spec'] as Record<string, unknown>)['versions'] as Array<{ schema: Record<string, unknown> }>;
+  shared.forEach((schema, index) => {
+    if (schema !== undefined) copied[index]!.schema['openAPIV3Schema'] = schema;
+  });
+  return copy;
+}
+
+function containsNull(value: unknown): boolean {
+  if (value === null) return true;
+  if (typeof value !== 'object') return false;
+  return Object.values(value).some(containsNull);
 }
 
 function versionFrom(version: unknown, where: string, fail: (problem: string) => never): VersionDefinition {
