@@ -84,11 +84,29 @@ export function blockYamlRefusal(text: string): string | undefined {
 
 function readOrRefuse(text: string): unknown[] | string {
   try {
-    return new BlockYamlReader(text).documents();
+    return new BlockYamlReader(text).documents().map(detached);
   } catch (error) {
     if (error instanceof OutsideSubset) return error.message;
     throw error;
   }
+}
+
+/**
+ * The value with every string of it its own: V8 makes a slice of a long string a view of it, so the documents'
+ * strings (a CRD's descriptions) would hold the whole text (megabytes for an operator's CRD) for as long as the
+ * contract lives. A string copied through a concatenation is flattened into one of its own.
+ */
+function detached(value: unknown): unknown {
+  if (typeof value === 'string') return value.length < 13 ? value : (' ' + value).slice(1);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) value[i] = detached(value[i]);
+    return value;
+  }
+  if (typeof value === 'object' && value !== null) {
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) object[key] = detached(object[key]);
+  }
+  return value;
 }
 
 const spacesAt = (line: string, from: number): number => {
