@@ -343,7 +343,7 @@ describe('crdgate manifests --format helm', () => {
     [['--format', 'helm', '--out', 'c', '--url', 'https://10.0.0.5:8443'], '--url'],
     [['--format', 'helm', '--out', 'c', '--ca-bundle', 'ca.crt'], 'certificates.caBundle'],
     [['--format', 'helm', '--out', 'c', '--namespace', 'ops'], '--namespace'],
-    [['--format', 'chart', '--out', 'c'], 'kustomize or helm'],
+    [['--format', 'chart', '--out', 'c'], 'kustomize, helm or olm'],
   ])('refuses %j as a usage error naming %s', async (flags, named) => {
     const { code, stderr } = await run('manifests', ...flags);
     expect(code).toBe(2);
