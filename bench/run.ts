@@ -43,8 +43,9 @@ import { resolveKubeAssets } from '../src/control-plane/kube-assets.ts';
 // --large-schema: instead of the goals, validation of a schema the size of the largest operator CRDs and of
 //   GeoDatabase's, compiled as one function against as crdgate serves it: throughput and peak RSS.
 // --many-kinds [--many-kinds-counts N,N...]: instead of the goals, `crdgate serve` guarding N contracts made from the
-//   real CRDs of test/fixtures/crd-corpus (by default 1, 2, 4, 8, 14, 22, 30, 44; owned at 1, 14, 30 too), each a fresh
-//   process: time to ready, RSS, and RSS and CPU per review under reviews of every kind, against the built-in example.
+//   real CRDs of test/fixtures/crd-corpus (by default 1, 2, 4, 8, 14, 22, 30, 44; owned at 1, 14, 30 too; and each
+//   count again beside a control plane that holds the CRDs), each a fresh process: time to ready, RSS, and RSS and
+//   CPU per review under reviews of every kind, against the built-in example.
 // --policy: instead of the goals, the policy floor's cost: a GeoDatabase UPDATE through kube-apiserver with the
 //   rendered ValidatingAdmissionPolicy bound against unbound. The goals run ends with it too.
 // Run it through `npm run bench`: that script gives the load generator single-threaded GC, which the latency phase
@@ -99,19 +100,29 @@ const quickLargeSchemaPlan: LargeSchemaPlan = {
 const manyKindsPlan: ManyKindsPlan = {
   counts: [1, 2, 4, 8, 14, 22, 30, 44],
   ownedCounts: [1, 14, 30],
+  liveCounts: [1, 2, 4, 8, 14, 22, 30, 44],
   rounds: 3,
   load: { reviews: 3_000, concurrency: 4 },
   fromSource: false,
 };
-const quickManyKindsPlan: ManyKindsPlan = { ...manyKindsPlan, counts: [1, 4, 14], ownedCounts: [14], rounds: 1 };
+const quickManyKindsPlan: ManyKindsPlan = {
+  ...manyKindsPlan,
+  counts: [1, 4, 14],
+  ownedCounts: [14],
+  liveCounts: [1, 4, 14],
+  rounds: 1,
+};
 
-/** --many-kinds-counts: whole numbers from 1; the owned series at those of 1, 14 and 30 given, else at the largest. */
-function manyKindsCounts(text: string): Pick<ManyKindsPlan, 'counts' | 'ownedCounts'> {
+/**
+ * --many-kinds-counts: whole numbers from 1; the guards beside an API server at each of them, the owned series at
+ * those of 1, 14 and 30 given, else at the largest.
+ */
+function manyKindsCounts(text: string): Pick<ManyKindsPlan, 'counts' | 'ownedCounts' | 'liveCounts'> {
   const counts = [...new Set(text.split(',').map((part) => Number(part.trim())))].sort((a, b) => a - b);
   if (counts.length === 0 || counts.some((count) => !Number.isSafeInteger(count) || count < 1))
     throw new Error(`--many-kinds-counts takes whole numbers from 1, comma-separated, got ${text}`);
   const owned = counts.filter((count) => manyKindsPlan.ownedCounts.includes(count));
-  return { counts, ownedCounts: owned.length > 0 ? owned : [counts.at(-1)!] };
+  return { counts, ownedCounts: owned.length > 0 ? owned : [counts.at(-1)!], liveCounts: counts };
 }
 
 const profilePlan: ProfilePlan = { warmupMs: 1_500, measureMs: 4_000, concurrency: 32, sockets: 8, top: 20 };

@@ -10,6 +10,7 @@ import { buildCompiledCopy, type CompiledBuild } from '../compiled-build.ts';
 import { deploymentNodeOptions } from '../deployment-resources.ts';
 import { textTable } from '../report/text-table.ts';
 import { makeFreshCertDir, type FreshCertDir } from '../support/fresh-cert-dir.ts';
+import { startApiServerHoldingCrds, type ApiServerHoldingCrds } from './api-server-holding-crds.ts';
 import { writeContractProjects, type ContractProjects, type GuardedKind } from './contract-projects.ts';
 import { startContractServer, type ResourceSample } from './contract-server.ts';
 import { selectCrds } from './crd-selection.ts';
@@ -25,6 +26,7 @@ import {
   type Target,
 } from './many-kinds-targets.ts';
 import { sendLoad, warmUp, type LoadPlan, type LoadResult } from './review-load.ts';
+import { scrapeMetrics, untilOwnerCrdsRead, validatorsCompiled } from './server-metrics.ts';
 
 // `npm run bench -- --many-kinds`: `crdgate serve` guarding N contracts made from real CRDs (the corpus of
 // test/fixtures/crd-corpus), each N a fresh process: its time to ready, its RSS then, and under a load of reviews
@@ -35,6 +37,8 @@ export interface ManyKindsPlan {
   counts: number[];
   /** The counts measured with contracts that own their CRDs too. */
   ownedCounts: number[];
+  /** The counts measured with the guards beside an API server that holds their CRDs (none: no control plane). */
+  liveCounts: number[];
   rounds: number;
   load: LoadPlan;
   /** crdgate from src/*.ts (as `npm start`) instead of a compiled build (as the image). */
@@ -67,12 +71,14 @@ export interface ManyKindsResult {
   denials: { kinds: number; crds: Array<{ crd: string; reviews: number; denied: number; firstDenial?: string }> };
   /** The sets of contracts crdgate could not serve or answer with, and why (each is left out of the rows). */
   failures: Array<{ series: Series; contracts: number; reason: string }>;
-  targets: { external: Target[]; owned: Target[] };
+  targets: { external: Target[]; 'external-live': Target[]; owned: Target[] };
   /** The machine's load average (1 minute) as the run started and as it ended. */
   loadAverage: { start: number; end: number };
 }
 
 const readyTimeoutMs = 300_000;
+/** From ready to every owner's CRD read by its follower (each a list of one CRD; the API server is idle). */
+const ownerCrdsReadTimeoutMs = 60_000;
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The built-in example's kind, with the object of the admission fixtures. */
@@ -137,12 +143,12 @@ function configurations(
       return []; // crdgate cannot serve it: that configuration fails on its own, and says why.
     }
   });
-  const guarded = (series: 'external' | 'owned', count: number): Configuration => {
+  const guarded = (series: 'external' | 'external-live' | 'owned', count: number): Configuration => {
     const kinds = projects.kinds.slice(0, count);
     return {
       series,
       contracts: count,
-      modules: kinds.map((kind) => kind.modules[series === 'external' ? 'external' : 'crdgate']!),
+      modules: kinds.map((kind) => kind.modules[series === 'owned' ? 'crdgate' : 'external']!),
       nodeOptions: deploymentNodeOptions(sized.slice(0, count)),
       reviewsByKind: kinds.map(guardedReviews),
       yamlBytes: kinds.reduce((total, kind) => total + kind.yamlBytes, 0),
@@ -167,6 +173,7 @@ function configurations(
     },
     ...plan.counts.flatMap((count) => [
       guarded('external', count),
+      ...(plan.liveCounts.includes(count) ? [guarded('external-live', count)] : []),
       ...(plan.ownedCounts.includes(count) ? [guarded('owned', count)] : []),
     ]),
   ];
@@ -178,6 +185,9 @@ interface MeasureContext {
   certs: FreshCertDir;
   env: Record<string, string>;
   load: LoadPlan;
+  /** The API server of the external-live series, or why there is none. */
+  apiServer: ApiServerHoldingCrds | { unavailable: string } | undefined;
+  kinds: readonly GuardedKind[];
 }
 
 interface Measurement {
@@ -190,17 +200,25 @@ interface Measurement {
 /** A fresh server: ready, its RSS; every review once; then the timed load, its CPU and the RSS after it. */
 async function measureOnce(configuration: Configuration, context: MeasureContext): Promise<Measurement> {
   const { certs, load: plan } = context;
+  const live = configuration.series === 'external-live' ? liveSetting(configuration, context) : undefined;
   const server = await startContractServer({
     binPath: context.binPath,
     modules: configuration.modules,
     cwd: context.cwd,
     certDir: certs.dir,
     ca: certs.ca,
-    env: { ...context.env, NODE_OPTIONS: configuration.nodeOptions },
+    env: {
+      ...context.env,
+      NODE_OPTIONS: configuration.nodeOptions,
+      ...(live ? { KUBECONFIG: live.kubeconfigPath } : {}),
+    },
     readyTimeoutMs,
   });
   try {
     const ready = server.sample();
+    // Not ready's business (a guard in contract mode serves before its follower has read anything): the load starts
+    // once every version in step has been handed to the API server, as it would be long before in a cluster.
+    const read = live ? await untilOwnerCrdsRead(server.port, certs.ca, live.crds, ownerCrdsReadTimeoutMs) : undefined;
     let warmedUp: LoadResult;
     let before: ResourceSample;
     let load: LoadResult;
@@ -215,6 +233,7 @@ async function measureOnce(configuration: Configuration, context: MeasureContext
       throw new Error(`crdgate serve exited (${exit}) under the load: ${(error as Error).message}`, { cause: error });
     }
     const after = server.sample();
+    const compiled = validatorsCompiled(await scrapeMetrics(server.port, certs.ca));
     return {
       row: {
         series: configuration.series,
@@ -226,6 +245,8 @@ async function measureOnce(configuration: Configuration, context: MeasureContext
         loadedRssBytes: after.rssBytes,
         peakRssBytes: after.peakRssBytes,
         cpuMicrosPerReview: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / load.reviews,
+        validatorsCompiled: compiled,
+        ...(read ? { driftedVersions: read.driftedVersions } : {}),
       },
       answers: { allowed: load.allowed, denied: load.denied },
       warmUp: warmedUp,
@@ -233,6 +254,23 @@ async function measureOnce(configuration: Configuration, context: MeasureContext
   } finally {
     await server.stop();
   }
+}
+
+/** The kubeconfig of the API server holding the configuration's CRDs, and their names; an error if it cannot. */
+function liveSetting(
+  configuration: Configuration,
+  context: MeasureContext,
+): { kubeconfigPath: string; crds: string[] } {
+  const { apiServer } = context;
+  if (apiServer === undefined || 'unavailable' in apiServer)
+    throw new Error(`no API server to hold the CRDs: ${apiServer?.unavailable ?? 'none was started'}`);
+  const crds = context.kinds.slice(0, configuration.contracts).map((kind) => kind.id);
+  const refused = crds.filter((crd) => apiServer.refused.has(crd));
+  if (refused.length > 0)
+    throw new Error(
+      `the API server does not hold ${refused.map((crd) => `${crd}: ${apiServer.refused.get(crd)}`).join('; ')}`,
+    );
+  return { kubeconfigPath: apiServer.kubeconfigPath, crds };
 }
 
 export async function runManyKindsBenchmark(
@@ -251,7 +289,14 @@ export async function runManyKindsBenchmark(
   }
   const certs = await makeFreshCertDir();
   let projects: ContractProjects | undefined;
+  let apiServer: ApiServerHoldingCrds | { unavailable: string } | undefined;
   try {
+    if (plan.liveCounts.length > 0) {
+      const held = crds.slice(0, Math.max(...plan.liveCounts));
+      progress(`starting a control plane and applying ${held.length} CRDs (the external-live series)`);
+      apiServer = await startApiServerHoldingCrds(held, progress);
+      if ('unavailable' in apiServer) progress(`WARNING: no external-live series: ${apiServer.unavailable}`);
+    }
     progress(`scaffolding ${crds.length} contracts (crdgate init --from-crd's src/contract.ts) from the corpus' CRDs`);
     projects = await writeContractProjects(
       crds,
@@ -264,13 +309,22 @@ export async function runManyKindsBenchmark(
       ...(inherited as Record<string, string>),
       // No API server: a guard's follower of the owner's CRD finds no kubeconfig, says so and tries again now and
       // then, and serving goes on (the mode the figures stand for: --owner-schema contract, the default). As in a
-      // pod, nothing loads client-node: there, crdgate reads its service account without it.
+      // pod, nothing loads client-node: there, crdgate reads its service account without it. The external-live
+      // series names the control plane's kubeconfig instead (measureOnce), and so loads client-node.
       KUBECONFIG: '',
       HOME: projects.dir,
       ...(build ? productionEnv : {}),
     };
     const measured = configurations(plan, projects, await exampleReviews(), crds);
-    const context: MeasureContext = { binPath, cwd: projects.dir, certs, env, load: plan.load };
+    const context: MeasureContext = {
+      binPath,
+      cwd: projects.dir,
+      certs,
+      env,
+      load: plan.load,
+      apiServer,
+      kinds: projects.kinds,
+    };
     const rounds: MeasuredRow[][] = [];
     const measurements = new Map<Configuration, Measurement[]>();
     const failures = new Map<Configuration, string>();
@@ -296,7 +350,9 @@ export async function runManyKindsBenchmark(
         rows.push(row);
         progress(
           `${label}: ready in ${seconds(row.readyMs)} s at ${mib(row.readyRssBytes)} MiB; ${plan.load.reviews} reviews ` +
-            `(${answers.allowed} allowed), ${Math.round(row.cpuMicrosPerReview)} µs of CPU each, then ${mib(row.loadedRssBytes)} MiB`,
+            `(${answers.allowed} allowed), ${Math.round(row.cpuMicrosPerReview)} µs of CPU each, then ${mib(row.loadedRssBytes)} MiB, ` +
+            `${row.validatorsCompiled} validators compiled` +
+            (row.driftedVersions === undefined ? '' : `, ${row.driftedVersions} versions drifted from the live CRDs`),
         );
       }
       rounds.push(rows);
@@ -336,18 +392,32 @@ export async function runManyKindsBenchmark(
         contracts: configuration.contracts,
         reason,
       })),
-      targets: { external: manyKindsTargets(rows, 'external'), owned: manyKindsTargets(rows, 'owned') },
+      targets: {
+        external: manyKindsTargets(rows, 'external'),
+        'external-live': manyKindsTargets(rows, 'external-live'),
+        owned: manyKindsTargets(rows, 'owned'),
+      },
       loadAverage: { start: loadAtStart, end: loadavg()[0]! },
     };
   } finally {
-    await Promise.all([certs.remove(), projects?.remove(), build?.remove()]);
+    await Promise.all([
+      certs.remove(),
+      projects?.remove(),
+      build?.remove(),
+      apiServer && 'stop' in apiServer ? apiServer.stop() : undefined,
+    ]);
   }
 }
 
 function describe(configuration: Configuration): string {
   if (configuration.series === 'example') return 'the built-in example';
   if (configuration.series === 'example-module') return 'the built-in example as a .ts --contract module';
-  return `${configuration.contracts} ${configuration.series === 'external' ? "guards of operators' CRDs" : 'owned CRDs'}`;
+  const what: Record<'external' | 'external-live' | 'owned', string> = {
+    external: "guards of operators' CRDs",
+    'external-live': "guards of operators' CRDs, the API server holding them",
+    owned: 'owned CRDs',
+  };
+  return `${configuration.contracts} ${what[configuration.series]}`;
 }
 
 /** A configuration's figures, each the least of its rounds. */
@@ -361,6 +431,8 @@ function bestOf(measurements: Measurement[]): MeasuredRow {
     loadedRssBytes: least((row) => row.loadedRssBytes),
     peakRssBytes: least((row) => row.peakRssBytes),
     cpuMicrosPerReview: least((row) => row.cpuMicrosPerReview),
+    // Not a cost that interference changes: the most any round compiled, so that a round that compiled more shows.
+    validatorsCompiled: Math.max(...rows.map((row) => row.validatorsCompiled)),
   };
 }
 
@@ -370,6 +442,7 @@ const seriesNames: Record<Series, string> = {
   example: 'built-in example',
   'example-module': 'example as .ts module',
   external: "operator's CRD",
+  'external-live': "operator's CRD, API server holds it",
   owned: 'owned CRD',
 };
 
@@ -394,6 +467,7 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
       'MiB per added kind',
       'CPU µs/review',
       'denied',
+      'validators compiled',
     ],
     result.rows.map((row) => [
       row.series === 'example' ? `0 (${seriesNames[row.series]})` : `${row.contracts} (${seriesNames[row.series]})`,
@@ -408,6 +482,7 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
       row.addedKindBytes === undefined ? '-' : mib(row.addedKindBytes),
       String(Math.round(row.cpuMicrosPerReview)),
       deniedShare(row),
+      String(row.validatorsCompiled),
     ]),
   );
   const kinds = result.kinds
@@ -417,7 +492,7 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
     )
     .join(', ');
   const total = result.kinds.reduce((sum, kind) => sum + kind.yamlBytes, 0);
-  const targets = (series: 'external' | 'owned', title: string) => [
+  const targets = (series: 'external' | 'external-live' | 'owned', title: string) => [
     title,
     ...result.targets[series].map((target) => `  ${target.goal}: ${target.measured}: ${target.verdict}`),
   ];
@@ -440,6 +515,7 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
       : []),
     '',
     ...targets('external', "Issue 55's targets, guards of operators' CRDs against the built-in example:"),
+    ...targets('external-live', 'The same, guards beside an API server that holds their CRDs:'),
     ...targets('owned', 'The same, contracts that own their CRDs:'),
     '',
   ].join('\n');

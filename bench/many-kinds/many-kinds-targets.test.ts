@@ -19,6 +19,7 @@ const row = (
   loadedRssBytes: loadedRssMiB * MiB,
   peakRssBytes: loadedRssMiB * MiB,
   cpuMicrosPerReview: 100,
+  validatorsCompiled: 0,
 });
 
 const example = row('example', 1, 400, 100, 110);
@@ -68,6 +69,39 @@ describe("the --many-kinds figures against issue 55's targets", () => {
     // 4.7 MiB a kind both ways is 4.93 MB: within 5 MB.
     const within = deriveRows([example, row('external', 1, 500, 120, 130), row('external', 11, 500, 167, 177)]);
     expect(manyKindsTargets(within, 'external')[2]!.verdict).toBe('met');
+  });
+
+  it('judges the guards beside an API server on their own rows, apart from the guards without one', () => {
+    // The same counts in both series: without an API server 9 MiB more a kind after the load (each kind's validators
+    // compiled); beside one 1 MiB (none compiled), from a start 40 MiB higher (client-node, for the kubeconfig).
+    const rows = deriveRows([
+      example,
+      row('external', 1, 500, 120, 130),
+      row('external-live', 1, 520, 160, 170),
+      row('external', 14, 600, 150, 247),
+      row('external-live', 14, 620, 190, 183),
+      row('external', 30, 900, 190, 391),
+      row('external-live', 30, 950, 230, 199),
+    ]);
+    expect(rows.map((each) => each.addedKindBytes && each.addedKindBytes / MiB)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      30 / 13,
+      30 / 13,
+      40 / 16,
+      40 / 16,
+    ]);
+    const [, , growth] = manyKindsTargets(rows, 'external-live');
+    // 29 MiB over 29 kinds after the load: 1.05 MB a kind; 70 MiB when ready: 2.53 MB.
+    expect(growth).toEqual({
+      goal: 'RSS growth < 5 MB per added kind, up to 30',
+      measured: '2.53 MB when ready, 1.05 MB after the load (1 to 30 kinds)',
+      verdict: 'met',
+    });
+    // 261 MiB over 29 kinds: 9.44 MB a kind.
+    expect(manyKindsTargets(rows, 'external')[2]!.verdict).toBe('NOT MET');
+    expect(manyKindsTargets(rows, 'external-live')[1]!.measured).toBe('1.90x (190.0 MiB)');
   });
 
   it('says what was not measured rather than judging it', () => {

@@ -3,9 +3,10 @@
 
 /**
  * example: no --contract, the built-in GeoDatabase; example-module: the same as a TypeScript --contract module;
- * external: guards of operators' CRDs (`fromCrd(crd, { crdOwner: 'external' })`); owned: contracts that own them.
+ * external: guards of operators' CRDs (`fromCrd(crd, { crdOwner: 'external' })`) with no API server;
+ * external-live: the same guards beside an API server that holds those CRDs; owned: contracts that own them.
  */
-export type Series = 'example' | 'example-module' | 'external' | 'owned';
+export type Series = 'example' | 'example-module' | 'external' | 'external-live' | 'owned';
 
 export interface MeasuredRow {
   series: Series;
@@ -20,6 +21,10 @@ export interface MeasuredRow {
   /** The most the server held from its start to the end of the load (VmHWM): what a memory limit must allow. */
   peakRssBytes: number;
   cpuMicrosPerReview: number;
+  /** Versions whose schema the server had compiled into a validator after the load (crdgate_schema_validators_compiled). */
+  validatorsCompiled: number;
+  /** external-live: versions whose live CRD differs from the contract's copy, as the follower read them. */
+  driftedVersions?: number;
 }
 
 export interface DerivedRow extends MeasuredRow {
