@@ -6,6 +6,35 @@ import { withTimeout } from '../support/with-timeout.ts';
 // One `crdgate serve --contract MODULE...` process, started as the image starts it (the crdgate command, the
 // contracts' modules named from the project's folder), timed from spawn to its first 200 on /readyz.
 
+// A fresh /run (/var/run is /run) in the server's own mount namespace, the folder bound read-only where a pod has its
+// service account's, then the server. $1: the folder; the rest: the command.
+const bindServiceAccount = `set -e
+sa="$1"; shift
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /run/secrets/kubernetes.io/serviceaccount
+mount --bind -o ro "$sa" /run/secrets/kubernetes.io/serviceaccount
+exec "$@"`;
+
+/** Why a server cannot be given a mount namespace here (not root, no unshare), or undefined when it can. */
+export function mountNamespaceProblem(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return Promise.resolve('the bench does not run as root');
+  return new Promise((resolve) => {
+    const child = spawn(
+      'unshare',
+      ['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount -t tmpfs tmpfs /run'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', (error) => resolve(`unshare cannot run: ${error.message}`));
+    child.once('exit', (code) =>
+      resolve(code === 0 ? undefined : `unshare --mount failed (exit ${code}): ${stderr.trim()}`),
+    );
+  });
+}
+
 export interface ContractServerOptions {
   /** crdgate's command: bin.js of a compiled build, or src/bin.ts. */
   binPath: string;
@@ -18,6 +47,11 @@ export interface ContractServerOptions {
   env: Record<string, string>;
   /** How long compiling the contracts may take before the run is called failed. */
   readyTimeoutMs: number;
+  /**
+   * A folder to bind where a pod has its service account's (in a mount namespace of the process's own: root and
+   * `unshare` needed), so that crdgate reaches the API server as a pod does, without a kubeconfig.
+   */
+  serviceAccountDir?: string;
 }
 
 export interface ResourceSample {
@@ -43,19 +77,34 @@ export interface ContractServer {
 export async function startContractServer(options: ContractServerOptions): Promise<ContractServer> {
   const spawnedAt = performance.now();
   const contracts = options.modules.flatMap((module) => ['--contract', module]);
-  const child = spawn(
+  const command = [
     process.execPath,
-    [
-      ...[options.binPath, 'serve', ...contracts, '--port', '0', '--host', '127.0.0.1'],
-      ...['--cert-dir', options.certDir, '--drain-delay', '0'],
-    ],
-    {
-      cwd: options.cwd,
-      // stdout is read for the port, then drained: its request log lines cost the server what they cost in a pod.
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: options.env,
-    },
-  );
+    ...[options.binPath, 'serve', ...contracts, '--port', '0', '--host', '127.0.0.1'],
+    ...['--cert-dir', options.certDir, '--drain-delay', '0'],
+  ];
+  // unshare execs the shell, which execs node: the child's pid is the server's.
+  const [file, ...args] =
+    options.serviceAccountDir === undefined
+      ? command
+      : [
+          'unshare',
+          '--mount',
+          '--propagation',
+          'private',
+          '--',
+          'sh',
+          '-c',
+          bindServiceAccount,
+          'sh',
+          options.serviceAccountDir,
+          ...command,
+        ];
+  const child = spawn(file!, args, {
+    cwd: options.cwd,
+    // stdout is read for the port, then drained: its request log lines cost the server what they cost in a pod.
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: options.env,
+  });
   child.stdout!.resume();
   let exit: string | undefined;
   const exited = new Promise<void>((resolve) =>

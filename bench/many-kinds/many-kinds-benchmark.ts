@@ -12,7 +12,7 @@ import { textTable } from '../report/text-table.ts';
 import { makeFreshCertDir, type FreshCertDir } from '../support/fresh-cert-dir.ts';
 import { startApiServerHoldingCrds, type ApiServerHoldingCrds } from './api-server-holding-crds.ts';
 import { writeContractProjects, type ContractProjects, type GuardedKind } from './contract-projects.ts';
-import { startContractServer, type ResourceSample } from './contract-server.ts';
+import { mountNamespaceProblem, startContractServer, type ResourceSample } from './contract-server.ts';
 import { selectCrds } from './crd-selection.ts';
 import { kindReviews, type KindReview } from './kind-reviews.ts';
 import {
@@ -47,6 +47,8 @@ export interface ManyKindsPlan {
 
 export interface ManyKindsResult {
   date: string;
+  /** How the external-live servers reached the API server: as pods do, or by a kubeconfig (client-node loaded). */
+  liveAccess: 'service account' | 'kubeconfig';
   crdgate: 'compiled' | 'source';
   plan: ManyKindsPlan;
   /** The CRDs in the order the counts take them. */
@@ -187,6 +189,8 @@ interface MeasureContext {
   load: LoadPlan;
   /** The API server of the external-live series, or why there is none. */
   apiServer: ApiServerHoldingCrds | { unavailable: string } | undefined;
+  /** The external-live servers reach it as pods do (a mount namespace for their service account's folder). */
+  podAccess: boolean;
   kinds: readonly GuardedKind[];
 }
 
@@ -207,12 +211,9 @@ async function measureOnce(configuration: Configuration, context: MeasureContext
     cwd: context.cwd,
     certDir: certs.dir,
     ca: certs.ca,
-    env: {
-      ...context.env,
-      NODE_OPTIONS: configuration.nodeOptions,
-      ...(live ? { KUBECONFIG: live.kubeconfigPath } : {}),
-    },
+    env: { ...context.env, NODE_OPTIONS: configuration.nodeOptions, ...live?.env },
     readyTimeoutMs,
+    ...(live?.serviceAccountDir !== undefined ? { serviceAccountDir: live.serviceAccountDir } : {}),
   });
   try {
     const ready = server.sample();
@@ -256,11 +257,15 @@ async function measureOnce(configuration: Configuration, context: MeasureContext
   }
 }
 
-/** The kubeconfig of the API server holding the configuration's CRDs, and their names; an error if it cannot. */
+/**
+ * How a server of the configuration reaches the API server holding its CRDs, and their names; an error if it
+ * cannot. As a pod does (its service account's folder and the kubelet's variables, no client-node) where the bench
+ * may give it a mount namespace; else by the admin's kubeconfig, which loads client-node (40-50 MiB more).
+ */
 function liveSetting(
   configuration: Configuration,
   context: MeasureContext,
-): { kubeconfigPath: string; crds: string[] } {
+): { env: Record<string, string>; serviceAccountDir?: string; crds: string[] } {
   const { apiServer } = context;
   if (apiServer === undefined || 'unavailable' in apiServer)
     throw new Error(`no API server to hold the CRDs: ${apiServer?.unavailable ?? 'none was started'}`);
@@ -270,7 +275,9 @@ function liveSetting(
     throw new Error(
       `the API server does not hold ${refused.map((crd) => `${crd}: ${apiServer.refused.get(crd)}`).join('; ')}`,
     );
-  return { kubeconfigPath: apiServer.kubeconfigPath, crds };
+  return context.podAccess
+    ? { env: apiServer.podAccess.env, serviceAccountDir: apiServer.podAccess.serviceAccountDir, crds }
+    : { env: { KUBECONFIG: apiServer.kubeconfigPath }, crds };
 }
 
 export async function runManyKindsBenchmark(
@@ -290,6 +297,7 @@ export async function runManyKindsBenchmark(
   const certs = await makeFreshCertDir();
   let projects: ContractProjects | undefined;
   let apiServer: ApiServerHoldingCrds | { unavailable: string } | undefined;
+  let liveAccess: ManyKindsResult['liveAccess'] = 'kubeconfig';
   try {
     if (plan.liveCounts.length > 0) {
       const held = crds.slice(0, Math.max(...plan.liveCounts));
@@ -316,7 +324,14 @@ export async function runManyKindsBenchmark(
       ...(build ? productionEnv : {}),
     };
     const measured = configurations(plan, projects, await exampleReviews(), crds);
+    const noPodAccess = apiServer && !('unavailable' in apiServer) ? await mountNamespaceProblem() : 'no API server';
+    if (apiServer && !('unavailable' in apiServer) && noPodAccess !== undefined)
+      progress(
+        `WARNING: the external-live servers use the admin's kubeconfig, and so load client-node, not as pods do: ${noPodAccess}`,
+      );
+    liveAccess = noPodAccess === undefined ? 'service account' : 'kubeconfig';
     const context: MeasureContext = {
+      podAccess: noPodAccess === undefined,
       binPath,
       cwd: projects.dir,
       certs,
@@ -363,6 +378,7 @@ export async function runManyKindsBenchmark(
     const rows = deriveRows(served.map((configuration) => bestOf(measurements.get(configuration)!)));
     return {
       date: new Date().toISOString(),
+      liveAccess,
       crdgate: build ? 'compiled' : 'source',
       plan,
       kinds: projects.kinds.map((kind) => ({
@@ -502,6 +518,15 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
       `${plan.load.reviews} reviews per server after a warm-up, ${plan.load.concurrency} at once; load average ` +
       `${result.loadAverage.start.toFixed(1)} at the start, ${result.loadAverage.end.toFixed(1)} at the end)`,
     table,
+    ...(result.rows.some((row) => row.series === 'external-live')
+      ? [
+          `The guards beside an API server reach it ${
+            result.liveAccess === 'service account'
+              ? "as pods do: their service account's folder where a pod has it, in a mount namespace of their own"
+              : "by the admin's kubeconfig, which loads client-node (40-50 MiB a pod does not load): compare their growth per kind, not their RSS"
+          }.`,
+        ]
+      : []),
     ...result.failures.map(
       (failure) => `${failure.contracts} (${seriesNames[failure.series]}): FAILED: ${failure.reason}`,
     ),
