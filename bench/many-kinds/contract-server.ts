@@ -2,38 +2,10 @@ import { spawn } from 'node:child_process';
 import { pollUntilReady, servingPort, stopChild } from '../startup-to-ready.ts';
 import { cpuSecondsOf, descendants, statusBytes } from '../support/process-tree.ts';
 import { withTimeout } from '../support/with-timeout.ts';
+import { withServiceAccountMounted } from '../../test/e2e/support/service-account-mount.ts';
 
 // One `crdgate serve --contract MODULE...` process, started as the image starts it (the crdgate command, the
 // contracts' modules named from the project's folder), timed from spawn to its first 200 on /readyz.
-
-// A fresh /run (/var/run is /run) in the server's own mount namespace, the folder bound read-only where a pod has its
-// service account's, then the server. $1: the folder; the rest: the command.
-const bindServiceAccount = `set -e
-sa="$1"; shift
-mount -t tmpfs -o mode=0755 tmpfs /run
-mkdir -p /run/secrets/kubernetes.io/serviceaccount
-mount --bind -o ro "$sa" /run/secrets/kubernetes.io/serviceaccount
-exec "$@"`;
-
-/** Why a server cannot be given a mount namespace here (not root, no unshare), or undefined when it can. */
-export function mountNamespaceProblem(): Promise<string | undefined> {
-  if (process.getuid?.() !== 0) return Promise.resolve('the bench does not run as root');
-  return new Promise((resolve) => {
-    const child = spawn(
-      'unshare',
-      ['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount -t tmpfs tmpfs /run'],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', (error) => resolve(`unshare cannot run: ${error.message}`));
-    child.once('exit', (code) =>
-      resolve(code === 0 ? undefined : `unshare --mount failed (exit ${code}): ${stderr.trim()}`),
-    );
-  });
-}
 
 export interface ContractServerOptions {
   /** crdgate's command: bin.js of a compiled build, or src/bin.ts. */
@@ -84,21 +56,7 @@ export async function startContractServer(options: ContractServerOptions): Promi
   ];
   // unshare execs the shell, which execs node: the child's pid is the server's.
   const [file, ...args] =
-    options.serviceAccountDir === undefined
-      ? command
-      : [
-          'unshare',
-          '--mount',
-          '--propagation',
-          'private',
-          '--',
-          'sh',
-          '-c',
-          bindServiceAccount,
-          'sh',
-          options.serviceAccountDir,
-          ...command,
-        ];
+    options.serviceAccountDir === undefined ? command : withServiceAccountMounted(options.serviceAccountDir, command);
   const child = spawn(file!, args, {
     cwd: options.cwd,
     // stdout is read for the port, then drained: its request log lines cost the server what they cost in a pod.

@@ -12,7 +12,8 @@ import { textTable } from '../report/text-table.ts';
 import { makeFreshCertDir, type FreshCertDir } from '../support/fresh-cert-dir.ts';
 import { startApiServerHoldingCrds, type ApiServerHoldingCrds } from './api-server-holding-crds.ts';
 import { writeContractProjects, type ContractProjects, type GuardedKind } from './contract-projects.ts';
-import { mountNamespaceProblem, startContractServer, type ResourceSample } from './contract-server.ts';
+import { startContractServer, type ResourceSample } from './contract-server.ts';
+import { mountNamespaceProblem } from '../../test/e2e/support/service-account-mount.ts';
 import { selectCrds } from './crd-selection.ts';
 import { kindReviews, type KindReview } from './kind-reviews.ts';
 import {

@@ -233,18 +233,16 @@ describe('readCrdFile', () => {
 });
 
 describe("fromCrd(crd, { crdOwner: 'external' })", () => {
+  /** An operator's CRD of these versions. */
+  const poolCrd = (versions: unknown[]) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'pools.db.example.com' },
+    spec: { group: 'db.example.com', names: { kind: 'Pool', plural: 'pools' }, scope: 'Namespaced', versions },
+  });
+
   it("marks the CRD as its owner's and keeps a copy of it for the local loop", () => {
-    const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'pools.db.example.com' },
-      spec: {
-        group: 'db.example.com',
-        names: { kind: 'Pool', plural: 'pools' },
-        scope: 'Namespaced',
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
-      },
-    };
+    const crd = poolCrd([{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }]);
     const parts = fromCrd(crd, { crdOwner: 'external' });
     expect(parts.crdOwner).toBe('external');
     expect(parts.ownerCrd).toEqual(crd);
@@ -253,25 +251,16 @@ describe("fromCrd(crd, { crdOwner: 'external' })", () => {
   });
 
   it("holds each schema the API server reads as written once, shared with the version's, and keeps a schema with nulls as written", () => {
-    const written = (openAPIV3Schema: unknown) => ({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'pools.db.example.com' },
-      spec: {
-        group: 'db.example.com',
-        names: { kind: 'Pool', plural: 'pools' },
-        scope: 'Namespaced',
-        versions: [
-          { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } },
-          {
-            name: 'v1beta1',
-            served: true,
-            storage: false,
-            schema: { openAPIV3Schema: structuredClone(openAPIV3Schema) },
-          },
-        ],
-      },
-    });
+    const written = (openAPIV3Schema: unknown) =>
+      poolCrd([
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } },
+        {
+          name: 'v1beta1',
+          served: true,
+          storage: false,
+          schema: { openAPIV3Schema: structuredClone(openAPIV3Schema) },
+        },
+      ]);
     const plain = written({ type: 'object', properties: { spec: { type: 'object', description: 'the pool' } } });
     const shared = fromCrd(structuredClone(plain), { crdOwner: 'external' });
     expect(shared.ownerCrd).toEqual(plain);

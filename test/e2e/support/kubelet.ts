@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
 import { acquireFileLock } from '../../../src/control-plane/file-lock.ts';
 import type { ImageConfig } from './container-image.ts';
+import { mountNamespaceProblem, withServiceAccountMounted } from './service-account-mount.ts';
+
+export { serviceAccountPath } from './service-account-mount.ts';
 
 /** The parts of a rendered pod template that a kubelet reads to start its first container. */
 export interface PodTemplateSpec {
@@ -59,7 +62,6 @@ export interface RunningContainer {
   probe: (which: 'readinessProbe' | 'livenessProbe') => Promise<{ status: number; body: string }>;
 }
 
-export const serviceAccountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 // The image's PATH (the node image's, where `node` is /usr/local/bin/node), with this machine's Node in its place.
 const imagePath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -105,26 +107,12 @@ export async function startContainer(run: PodRun): Promise<RunningContainer> {
   const cwd = workDir;
   if (!isAbsolute(config.workingDir)) throw new Error(`WORKDIR ${config.workingDir} is not absolute`);
 
+  // In a mount namespace of its own, the service account's folder where a pod has it.
+  const [mountingFile, ...mountingArgs] = run.serviceAccountDir
+    ? withServiceAccountMounted(run.serviceAccountDir, [executable, ...args], { uid, gid })
+    : [executable];
   const child = run.serviceAccountDir
-    ? spawn(
-        'unshare',
-        [
-          '--mount',
-          '--propagation',
-          'private',
-          '--',
-          'sh',
-          '-c',
-          inMountNamespace,
-          'sh',
-          run.serviceAccountDir,
-          String(uid),
-          String(gid),
-          executable,
-          ...args,
-        ],
-        { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
-      )
+    ? spawn(mountingFile, mountingArgs, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(executable, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...(switchUser ? { uid, gid } : {}) });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -238,41 +226,8 @@ function resolveEnv(container: ContainerSpec, metadata: PodRun['metadata']): Rec
   return env;
 }
 
-// Inside the container's own mount namespace: a fresh /run (the standard path is /var/run/..., and /var/run is
-// /run), the service account's folder bound where a pod has it, read-only, then the command as the container's
-// user. $1: the folder, $2/$3: uid and gid, the rest: the command.
-const inMountNamespace = `set -e
-sa="$1" uid="$2" gid="$3"; shift 3
-mount -t tmpfs -o mode=0755 tmpfs /run
-mkdir -p ${serviceAccountPath.replace('/var/run', '/run')}
-mount --bind -o ro "$sa" ${serviceAccountPath.replace('/var/run', '/run')}
-exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"`;
-
 /** Whether containers can get a mount namespace of their own here: root, with unshare and mount allowed. */
-export async function canUseMountNamespace(): Promise<string | undefined> {
-  if (process.getuid?.() !== 0) return 'the tests do not run as root';
-  return new Promise((resolve) => {
-    const child = spawn(
-      'unshare',
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        '--',
-        'sh',
-        '-c',
-        'mount -t tmpfs tmpfs /run && setpriv --reuid=1000 --regid=1000 --clear-groups -- true',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', (error) => resolve(`unshare cannot run: ${error.message}`));
-    child.once('exit', (code) =>
-      resolve(code === 0 ? undefined : `unshare --mount failed (exit ${code}): ${stderr.trim()}`),
-    );
-  });
-}
+export const canUseMountNamespace = mountNamespaceProblem;
 
 function httpsGet(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
