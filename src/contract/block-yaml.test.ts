@@ -203,14 +203,16 @@ describe('readBlockYaml on the CRD corpus', () => {
   });
 
   // A folder of CRDs as CRDGATE_CRD_CORPUS names one (docs/development.md): DIR/<name>/crd.yaml and samples/*.yaml.
+  // Only when it is named (never a skipped test, which CI counts as not run).
   const outside = process.env['CRDGATE_CRD_CORPUS'];
-  it.runIf(outside !== undefined)('reads the CRDs of CRDGATE_CRD_CORPUS it accepts as yaml does', () => {
-    const files = readdirSync(outside!, { recursive: true, encoding: 'utf8' })
-      .filter((file) => /\.ya?ml$/.test(file))
-      .map((file) => [file, readFileSync(join(outside!, file), 'utf8')] as const);
-    expect(files.length).toBeGreaterThan(0);
-    const crds = files.filter(([file]) => file.endsWith('crd.yaml'));
-    acceptance(crds, `CRDs of ${outside}`);
-    acceptance(files, `YAML files of ${outside}`);
-  });
+  if (outside !== undefined)
+    it('reads the CRDs of CRDGATE_CRD_CORPUS it accepts as yaml does', () => {
+      const files = readdirSync(outside, { recursive: true, encoding: 'utf8' })
+        .filter((file) => /\.ya?ml$/.test(file))
+        .map((file) => [file, readFileSync(join(outside, file), 'utf8')] as const);
+      expect(files.length).toBeGreaterThan(0);
+      const crds = files.filter(([file]) => file.endsWith('crd.yaml'));
+      acceptance(crds, `CRDs of ${outside}`);
+      acceptance(files, `YAML files of ${outside}`);
+    });
 });
