@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
-import { ownsCrd, type Contract } from '../contract/contract-definition.ts';
+import { resolve } from 'node:path';
+import type { Contract } from '../contract/contract-definition.ts';
 import { dnsNameRules, isDns1123Label } from '../contract/values/dns-names.ts';
 import { parseQuantity, quantityToNumber } from '../contract/values/quantity.ts';
 import { serverMemoryFor } from '../render/server-memory.ts';
@@ -11,8 +11,8 @@ import { renderManifestFiles, renderManifestTree } from '../render/manifest-file
 import { manifestDefaults, type ManifestOptions } from '../render/manifest-options.ts';
 import { manifestsToYaml } from '../render/manifest-yaml.ts';
 import { renderHelmChart } from '../render/helm/helm-chart.ts';
-import { renderOlmBundle, type BundleIdentity, type CsvPresentation } from '../render/olm/olm-bundle.ts';
-import { readObjectFile } from './object-file.ts';
+import { readInputFile } from './object-file.ts';
+import { bundleIdentity, csvPresentation, writeOlmBundle } from './olm-bundle-flags.ts';
 import { maxMigrationShards, viaStatusProblem } from '../render/storage-migration.ts';
 import { compileContractPolicy } from '../policy/compile-policy.ts';
 import { explainReach } from '../render/explain-reach.ts';
@@ -186,7 +186,15 @@ ${webhookOptionsUsage}`,
     if (format === 'helm') return writeHelmChart(contracts, options, resolve(io.cwd, out!), io);
     if (bundle !== undefined) {
       const presentation = await csvPresentation(values, io.cwd, contracts);
-      return writeOlmBundle(contracts, options, bundle, presentation, resolve(io.cwd, out!), io);
+      return writeOlmBundle(
+        contracts,
+        options,
+        bundle,
+        presentation,
+        resolve(io.cwd, out!),
+        io,
+        await crdgateVersion(),
+      );
     }
     const caBundleWarning = missingCaBundleWarning(options, contracts, out);
     if (caBundleWarning !== undefined) io.stderr(caBundleWarning);
@@ -270,112 +278,8 @@ async function writeHelmChart(
   return 0;
 }
 
-const semver =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
-
-function bundleIdentity(values: ParsedValues): BundleIdentity {
-  const packageName = stringOption(values, 'package') ?? stringOption(values, 'name') ?? manifestDefaults.name;
-  if (!isDns1123Label(packageName))
-    throw new UsageError(`--package "${packageName}" must be ${dnsNameRules.dns1123Label}`);
-  const channel = stringOption(values, 'channel') ?? 'stable';
-  if (!isDns1123Label(channel)) throw new UsageError(`--channel "${channel}" must be ${dnsNameRules.dns1123Label}`);
-  const version = stringOption(values, 'version');
-  if (version === undefined)
-    throw new UsageError(
-      '--format olm needs --version SEMVER: the version of the bundle (its CSV is PACKAGE.vVERSION)',
-    );
-  const replaces = stringOption(values, 'replaces');
-  for (const [flag, given] of [
-    ['version', version],
-    ['replaces', replaces],
-  ] as const)
-    if (given !== undefined && !semver.test(given))
-      throw new UsageError(`--${flag} "${given}" must be a semantic version (1.2.3, 1.2.3-rc.1)`);
-  if (replaces === version) throw new UsageError(`--replaces ${replaces} is the bundle's own --version`);
-  return { packageName, channel, version, ...(replaces !== undefined ? { replaces } : {}) };
-}
-
-const iconTypes: Record<string, string> = {
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpeg': 'image/jpeg',
-  '.jpg': 'image/jpeg',
-  '.gif': 'image/gif',
-};
-
-/**
- * The examples and icon given for the CSV. An example must be of a kind the bundle's CRDs define, in a version they
- * serve: OLM's validators refuse alm-examples of any other.
- */
-async function csvPresentation(
-  values: ParsedValues,
-  cwd: string,
-  contracts: readonly Contract[],
-): Promise<CsvPresentation> {
-  const examples = [];
-  for (const file of stringList(values, 'example')) {
-    const { object } = await readObjectFile(file, cwd);
-    const owner = contracts.find(
-      (contract) =>
-        ownsCrd(contract) &&
-        contract.identity.kind === object.kind &&
-        contract.versions.some(
-          (version) => version.served && `${contract.identity.group}/${version.name}` === object.apiVersion,
-        ),
-    );
-    if (owner === undefined)
-      throw new UsageError(
-        `--example ${file}: a ${object.kind} of ${object.apiVersion} is not of a kind and served version the bundle's CRDs define (${
-          contracts
-            .filter(ownsCrd)
-            .map((contract) => `${contract.identity.kind}.${contract.identity.group}`)
-            .join(', ') || 'it defines none'
-        })`,
-      );
-    examples.push(object);
-  }
-  const iconFile = stringOption(values, 'icon');
-  let icon: CsvPresentation['icon'];
-  if (iconFile !== undefined) {
-    const mediatype = iconTypes[extname(iconFile).toLowerCase()];
-    if (mediatype === undefined) throw new UsageError(`--icon ${iconFile}: give an .svg, .png, .jpeg or .gif file`);
-    let data: Buffer;
-    try {
-      data = await readFile(resolve(cwd, iconFile));
-    } catch (error) {
-      throw new CommandError(
-        'INPUT_INVALID',
-        `--icon ${iconFile}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
-    }
-    icon = { base64data: data.toString('base64'), mediatype };
-  }
-  return { ...(examples.length > 0 ? { examples } : {}), ...(icon !== undefined ? { icon } : {}) };
-}
-
-async function writeOlmBundle(
-  contracts: readonly Contract[],
-  options: ManifestOptions,
-  identity: BundleIdentity,
-  presentation: CsvPresentation,
-  dir: string,
-  io: { stdout: (text: string) => void; stderr: (text: string) => void },
-): Promise<number> {
-  const bundle = renderOlmBundle(contracts, options, identity, await crdgateVersion(), presentation);
-  const { written, removed } = await writeManifestDirectory(dir, bundle.files);
-  io.stderr(
-    `crdgate: what the bundle cannot say, against the kustomize install (docs/deploying.md, Through OLM):\n${bundle.losses
-      .map((loss) => `  - ${loss}\n`)
-      .join('')}`,
-  );
-  io.stdout(
-    `wrote the OLM bundle ${identity.packageName}.v${identity.version} (${written.length} files) to ${dir}: docker build -f ${dir}/bundle.Dockerfile ${dir}\n`,
-  );
-  if (removed.length > 0) io.stdout(`removed files no longer generated: ${removed.join(', ')}\n`);
-  return 0;
-}
-
-async function crdgateVersion(): Promise<string> {
+/** The version of crdgate rendering: a chart's and a bundle's builder say it. */
+export async function crdgateVersion(): Promise<string> {
   const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };
@@ -420,7 +324,7 @@ async function manifestOptions(values: ParsedValues, cwd: string): Promise<Manif
     namespace,
     image,
     ...(url !== undefined ? { url: webhookBaseUrl(url) } : {}),
-    ...(caBundle !== undefined ? { caBundlePem: await readCaBundle(resolve(cwd, caBundle), caBundle) } : {}),
+    ...(caBundle !== undefined ? { caBundlePem: await readCaBundle(caBundle, cwd) } : {}),
     ...(modules.length > 0 ? { contracts: modules.map((module) => locateContractModule(module, cwd).argument) } : {}),
     ...(shards > 1 || via !== undefined ? { migration: { shards, ...(via !== undefined ? { via } : {}) } } : {}),
     ...(values['owner-crds'] === true ? { ownerCrds: true } : {}),
@@ -515,16 +419,8 @@ function webhookBaseUrl(text: string): string {
   }
 }
 
-async function readCaBundle(path: string, given: string): Promise<string> {
-  let pem: string;
-  try {
-    pem = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new CommandError(
-      'INPUT_INVALID',
-      `--ca-bundle ${given}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+async function readCaBundle(given: string, cwd: string): Promise<string> {
+  const pem = (await readInputFile(given, cwd, `--ca-bundle ${given}`)).toString('utf8');
   // The API server would accept any bytes and only fail later, at the first TLS handshake: check them now.
   try {
     new X509Certificate(pem);

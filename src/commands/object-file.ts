@@ -6,17 +6,33 @@ import { CommandError } from '../errors.ts';
 
 export type FileFormat = 'json' | 'yaml';
 
+/**
+ * The bytes of a file a flag names (relative to `cwd`); one that cannot be read is INPUT_INVALID, `named` (the flag
+ * and the path as given) saying which.
+ */
+export async function readInputFile(path: string, cwd: string, named = path): Promise<Buffer> {
+  try {
+    return await readFile(resolve(cwd, path));
+  } catch (error) {
+    throw unreadable(named, error);
+  }
+}
+
+function unreadable(named: string, error: unknown): CommandError {
+  return new CommandError(
+    'INPUT_INVALID',
+    `${named}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+  );
+}
+
 /** Reads one Kubernetes object from a YAML or JSON file; `-` reads standard input. */
 export async function readObjectFile(path: string, cwd: string): Promise<{ object: KubeObject; format: FileFormat }> {
-  let text: string;
-  try {
-    text = path === '-' ? await readStdin() : await readFile(resolve(cwd, path), 'utf8');
-  } catch (error) {
-    throw new CommandError(
-      'INPUT_INVALID',
-      `${path}: cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+  const text =
+    path === '-'
+      ? await readStdin().catch((error: unknown) => {
+          throw unreadable(path, error);
+        })
+      : (await readInputFile(path, cwd)).toString('utf8');
   const format: FileFormat = /^\s*[{[]/.test(text) ? 'json' : 'yaml';
   let value: unknown;
   try {
