@@ -20,12 +20,8 @@ import { kubectl, crdNotBeingDeleted } from './support/kubectl.ts';
 import { writeServiceAccountFiles } from './support/service-account-kubeconfig.ts';
 import { proxyService, type ServiceProxy } from './support/service-proxy.ts';
 import { olmInstall, olmServiceName, type ClusterServiceVersion } from './support/olm-install.ts';
-import {
-  canUseMountNamespace,
-  startContainer,
-  type PodTemplateSpec,
-  type RunningContainer,
-} from './support/kubelet.ts';
+import { mountNamespaceProblem } from './support/service-account-mount.ts';
+import { startContainer, type PodTemplateSpec, type RunningContainer } from './support/kubelet.ts';
 
 const provided = laneControlPlane();
 const controlPlane = 'unavailable' in provided ? undefined : provided;
@@ -37,7 +33,7 @@ const certMountPath = '/etc/crdgate/certs';
 const crdName = 'geodatabases.geo.example.com';
 // The self-managed-certs replica finds its service account where a pod has it: in a mount namespace of its own,
 // which needs root (as does running the containers as the image's user).
-const noMountNamespace = await canUseMountNamespace();
+const noMountNamespace = await mountNamespaceProblem();
 const notRoot =
   process.getuid?.() === 0 ? undefined : 'the tests do not run as root, so the container cannot run as its user';
 

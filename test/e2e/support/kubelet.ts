@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, posix } from 'node:path';
 import { acquireFileLock } from '../../../src/control-plane/file-lock.ts';
 import type { ImageConfig } from './container-image.ts';
-import { mountNamespaceProblem, withServiceAccountMounted } from './service-account-mount.ts';
+import { withServiceAccountMounted } from './service-account-mount.ts';
 
 export { serviceAccountPath } from './service-account-mount.ts';
 
@@ -107,13 +107,17 @@ export async function startContainer(run: PodRun): Promise<RunningContainer> {
   const cwd = workDir;
   if (!isAbsolute(config.workingDir)) throw new Error(`WORKDIR ${config.workingDir} is not absolute`);
 
-  // In a mount namespace of its own, the service account's folder where a pod has it.
-  const [mountingFile, ...mountingArgs] = run.serviceAccountDir
+  // With a service account, in a mount namespace of its own that holds its folder where a pod has it; the script
+  // switches to the container's user there.
+  const [file, ...fileArgs] = run.serviceAccountDir
     ? withServiceAccountMounted(run.serviceAccountDir, [executable, ...args], { uid, gid })
-    : [executable];
-  const child = run.serviceAccountDir
-    ? spawn(mountingFile, mountingArgs, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(executable, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...(switchUser ? { uid, gid } : {}) });
+    : [executable, ...args];
+  const child = spawn(file, fileArgs, {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(switchUser && !run.serviceAccountDir ? { uid, gid } : {}),
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -225,9 +229,6 @@ function resolveEnv(container: ContainerSpec, metadata: PodRun['metadata']): Rec
   }
   return env;
 }
-
-/** Whether containers can get a mount namespace of their own here: root, with unshare and mount allowed. */
-export const canUseMountNamespace = mountNamespaceProblem;
 
 function httpsGet(port: number, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
