@@ -98,11 +98,13 @@ describe('renderOlmBundle', () => {
     const { losses } = renderOlmBundle(contracts, manifestDefaults, identity, '0.1.0');
     const conditioned = kustomizeWebhooks(contracts).filter((webhook) => webhook.matchConditions !== undefined);
     expect(conditioned.length).toBeGreaterThan(0);
-    for (const webhook of conditioned)
-      expect(
-        losses.some((loss) => loss.startsWith(`webhook ${webhook.name}: no matchConditions`)),
-        webhook.name,
-      ).toBe(true);
+    // An outage refuses what a Fail webhook is sent; an Ignore webhook (one that can only warn) lets it through.
+    expect(new Set(conditioned.map((webhook) => webhook.failurePolicy))).toEqual(new Set(['Fail', 'Ignore']));
+    for (const webhook of conditioned) {
+      const line = losses.find((loss) => loss.startsWith(`webhook ${webhook.name}: no matchConditions`));
+      expect(line, webhook.name).toContain(`its failurePolicy ${webhook.failurePolicy}`);
+      expect(line, webhook.name).toMatch(webhook.failurePolicy === 'Fail' ? /refuses them all/ : /lets them through/);
+    }
     expect(losses.some((loss) => loss.includes('Namespace crdgate-system'))).toBe(true);
     expect(losses.some((loss) => loss.startsWith('the storage-version migration Job'))).toBe(true);
   });

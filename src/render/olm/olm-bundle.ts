@@ -177,7 +177,10 @@ function admissionWebhookDescriptions(
       const name = webhook['name'] as string;
       if (webhook['matchConditions'] !== undefined)
         losses.push(
-          `webhook ${name}: no matchConditions (a CSV has no field for them): every request its rules match reaches crdgate, so while crdgate is down a failurePolicy Fail refuses them all, not only those crdgate could refuse`,
+          `webhook ${name}: no matchConditions (a CSV has no field for them): every request its rules match reaches crdgate` +
+            (webhook['failurePolicy'] === 'Fail'
+              ? ', so while crdgate is down its failurePolicy Fail refuses them all, not only those crdgate could refuse'
+              : ', which costs calls only: its failurePolicy Ignore lets them through while crdgate is down'),
         );
       if (webhook['namespaceSelector'] !== undefined)
         losses.push(
