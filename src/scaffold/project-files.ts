@@ -57,7 +57,7 @@ export function packageJson(
       // The same install as a Helm chart in chart/, for a team that installs with Helm, Argo CD or Flux.
       chart: `crdgate manifests ${contract} --image ${imageName(n)} --format helm --out chart`,
       // The same install as an OLM bundle in bundle/ (raise --version, and --replaces the one before, per release).
-      bundle: `crdgate manifests ${contract} --image ${imageName(n)} --format olm --version 0.1.0${example} --out bundle`,
+      bundle: `crdgate manifests ${contract} --image ${imageName(n)} --format olm --package ${n.project} --version 0.1.0${example} --out bundle`,
     },
     dependencies: { crdgate: versions.crdgate },
     // `node` runs the scripts on the Node version crdgate needs, whatever Node the machine has. The conversion test
