@@ -1,15 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
   either,
+  flag,
   integer,
   json,
   listOf,
   maybe,
+  number,
   oneOf,
   recordOf,
+  recursive,
   shapeProblems,
   text,
   withFields,
+  type OptionShape,
 } from './option-shape.ts';
 
 const place = { path: ['options'], whole: 'the options' };
@@ -34,6 +38,24 @@ describe('shapeProblems', () => {
     ]);
     expect(shapeProblems(null, shape, { path: [], whole: 'the options' })).toEqual([
       'the options must be an object: { name, sizes }, got null',
+    ]);
+  });
+
+  it("says a value's problems in the order of the shape's fields, whatever the order of its keys", () => {
+    const shape = withFields('an object: { a, b, c, d }', {
+      a: maybe(text()),
+      b: text(),
+      c: maybe(text()),
+      d: text(),
+    });
+    const value: Record<string, unknown> = { c: 3, a: 1 };
+    // An own field that is not enumerable is still the value's own: it is read, as Object.hasOwn reads it.
+    Object.defineProperty(value, 'd', { value: 4, enumerable: false });
+    expect(shapeProblems(value, shape, place)).toEqual([
+      'options.a must be a string, got 1',
+      'options.b must be a string, got undefined',
+      'options.c must be a string, got 3',
+      'options.d must be a string, got 4',
     ]);
   });
 
@@ -64,5 +86,40 @@ describe('shapeProblems', () => {
     const looping: Record<string, unknown> = {};
     looping['self'] = looping;
     expect(shapeProblems(looping, json, place)).toEqual(['options.self contains itself']);
+  });
+
+  it('says of any value under json what the same shape, built anew and so walked value by value, says', () => {
+    // json's own object is checked by a walk without paths first; a shape equal to it is not.
+    const walkedJson: OptionShape = recursive(() =>
+      either(
+        'a JSON value',
+        text(),
+        number(),
+        flag,
+        oneOf([null]),
+        listOf(walkedJson, 'a list'),
+        recordOf(walkedJson, 'an object'),
+      ),
+    );
+    const looping: Record<string, unknown> = { fine: [1, 'two', null, true, { deep: {} }] };
+    (looping['fine'] as unknown[]).push({ back: looping });
+    const holed: unknown[] = [1];
+    holed[2] = 'x';
+    const values: unknown[] = [
+      { spec: { versions: [{ name: 'v1', schema: { type: 'object', properties: { a: { maximum: 1.5 } } } }] } },
+      [[[]], {}, '', 0, -0, false],
+      { deep: [{ deeper: [1, 2, { deepest: Number.POSITIVE_INFINITY }] }], after: undefined },
+      { f: () => 1, n: Number.NaN, u: undefined, s: Symbol('s'), b: 1n },
+      looping,
+      holed,
+      new Map([['a', 1]]),
+      undefined,
+    ];
+    for (const value of values) {
+      const expected = shapeProblems(value, walkedJson, place);
+      expect(shapeProblems(value, json, place)).toEqual(expected);
+    }
+    expect(shapeProblems(values[3], json, place)).toHaveLength(5);
+    expect(shapeProblems(looping, json, place)).toEqual(['options.fine[5].back contains itself']);
   });
 });

@@ -103,90 +103,167 @@ export interface OptionPlace {
  * wrong type is looked at: the one sentence says what it must be.
  */
 export function shapeProblems(value: unknown, shape: OptionShape, place: OptionPlace): string[] {
-  const walker = new ShapeWalker(place.whole);
-  walker.walk(value, shape, [...place.path]);
+  const walker = new ShapeWalker(place);
+  walker.walk(value, shape);
   return walker.problems;
+}
+
+/**
+ * The fields of a `fields` shape in their order, and those that must be given: a schema node has forty keywords
+ * and uses three, so the walker looks at what a value holds rather than at every field it could hold.
+ */
+interface FieldOrder {
+  names: readonly string[];
+  position: ReadonlyMap<string, number>;
+  required: readonly string[];
+}
+
+const fieldOrders = new WeakMap<ShapeFields, FieldOrder>();
+const noFields: ShapeFields = {};
+
+function fieldOrderOf(fields: ShapeFields): FieldOrder {
+  let order = fieldOrders.get(fields);
+  if (order === undefined) {
+    const names = Object.keys(fields);
+    order = {
+      names,
+      position: new Map(names.map((name, index) => [name, index])),
+      required: names.filter((name) => fields[name]!.type !== 'maybe'),
+    };
+    fieldOrders.set(fields, order);
+  }
+  return order;
 }
 
 class ShapeWalker {
   readonly problems: string[] = [];
   private readonly whole: string;
+  /** Where the value being walked is: the segments are pushed on the way down and popped on the way up. */
+  private readonly path: PathSegment[];
   /** The objects on the way down: a value that contains itself has no end to walk, and no option can. */
   private readonly ancestors = new Set<object>();
 
-  constructor(whole: string) {
-    this.whole = whole;
+  constructor(place: OptionPlace) {
+    this.whole = place.whole;
+    this.path = [...place.path];
   }
 
-  walk(value: unknown, shape: OptionShape, path: PathSegment[]): void {
-    if (shape.type === 'recursive') return this.walk(value, shape.shape(), path);
-    if (shape.type === 'maybe') return value === undefined ? undefined : this.walk(value, shape.shape, path);
+  walk(value: unknown, shape: OptionShape): void {
+    // An operator's CRD given as ownerCrd is megabytes of JSON: walked without a path per value, and again (to say
+    // where) only when something in it is not JSON.
+    if (shape === json && isJsonTree(value, this.ancestors)) return;
+    if (shape.type === 'recursive') return this.walk(value, shape.shape());
+    if (shape.type === 'maybe') return value === undefined ? undefined : this.walk(value, shape.shape);
     if (shape.type === 'either') {
       const matching = shape.shapes.find((candidate) => hasType(value, candidate));
       return matching === undefined
-        ? this.problem(path, `must be ${shape.what}, got ${describeOption(value)}`)
-        : this.walk(value, matching, path);
+        ? this.problem(`must be ${shape.what}, got ${describeOption(value)}`)
+        : this.walk(value, matching);
     }
-    if (!hasType(value, shape)) return this.problem(path, `must be ${shape.what}, got ${describeOption(value)}`);
+    if (!hasType(value, shape)) return this.problem(`must be ${shape.what}, got ${describeOption(value)}`);
     if (typeof value !== 'object' && typeof value !== 'function') return;
     const container = value as Record<string, unknown>;
-    if (this.ancestors.has(container)) return this.problem(path, 'contains itself');
+    if (this.ancestors.has(container)) return this.problem('contains itself');
     this.ancestors.add(container);
     switch (shape.type) {
       case 'list':
-        (value as unknown[]).forEach((item, index) => this.walk(item, shape.items, [...path, index]));
+        (value as unknown[]).forEach((item, index) => this.walkAt(index, item, shape.items));
         break;
       case 'record':
-        for (const key of Object.keys(container)) this.walk(container[key], shape.values, [...path, key]);
+        for (const key of Object.keys(container)) this.walkAt(key, container[key], shape.values);
         break;
       case 'fields':
-        this.walkFields(container, shape.fields, path);
-        if (shape.others !== undefined) this.walkOthers(container, shape.fields, shape.others, path);
+        this.walkFields(container, shape.fields);
+        if (shape.others !== undefined) this.walkOthers(container, shape.fields, shape.others);
         break;
       case 'function':
-        this.walkFields(container, shape.properties ?? {}, path);
+        this.walkFields(container, shape.properties ?? noFields);
         break;
       case 'cases': {
         const name = container[shape.by];
         const fields = typeof name === 'string' && Object.hasOwn(shape.cases, name) ? shape.cases[name] : undefined;
         if (fields === undefined)
-          this.problem(
-            [...path, shape.by],
-            `must be ${oneOf(Object.keys(shape.cases)).what}, got ${describeOption(name)}`,
-          );
-        else this.walkFields(container, fields, path);
+          this.problemAt(shape.by, `must be ${oneOf(Object.keys(shape.cases)).what}, got ${describeOption(name)}`);
+        else this.walkFields(container, fields);
         break;
       }
     }
     this.ancestors.delete(container);
   }
 
-  private walkFields(container: Record<string, unknown>, fields: ShapeFields, path: PathSegment[]): void {
-    for (const key of Object.keys(fields)) {
-      const shape = fields[key]!;
-      // Own properties only: an option named like one of Object.prototype's must not be read from it.
-      const given = Object.hasOwn(container, key);
-      // Most options of a large object (a schema node's forty keywords) are left out, and may be: nothing to walk.
-      if (!given && shape.type === 'maybe') continue;
-      this.walk(given ? container[key] : undefined, shape, [...path, key]);
+  private walkAt(segment: PathSegment, value: unknown, shape: OptionShape): void {
+    this.path.push(segment);
+    this.walk(value, shape);
+    this.path.pop();
+  }
+
+  /**
+   * The fields in the shape's order: those the object has as its own (an option named like one of
+   * Object.prototype's must not be read from it), and those it must have; a field that may be left out and is
+   * left out has nothing to walk.
+   */
+  private walkFields(container: Record<string, unknown>, fields: ShapeFields): void {
+    const { names, position, required } = fieldOrderOf(fields);
+    const present: number[] = [];
+    for (const key of Object.getOwnPropertyNames(container)) {
+      const at = position.get(key);
+      if (at !== undefined) present.push(at);
+    }
+    for (const key of required) if (!Object.hasOwn(container, key)) present.push(position.get(key)!);
+    if (present.length > 1) present.sort((a, b) => a - b);
+    for (const at of present) {
+      const key = names[at]!;
+      this.walkAt(key, Object.hasOwn(container, key) ? container[key] : undefined, fields[key]!);
     }
   }
 
-  private walkOthers(
-    container: Record<string, unknown>,
-    fields: ShapeFields,
-    others: OptionShape | 'none',
-    path: PathSegment[],
-  ): void {
-    for (const key of Object.keys(container).filter((name) => !Object.hasOwn(fields, name))) {
-      if (others !== 'none') this.walk(container[key], others, [...path, key]);
-      else this.problem([...path, key], `is not a field it can have (${Object.keys(fields).join(', ') || 'none'})`);
+  private walkOthers(container: Record<string, unknown>, fields: ShapeFields, others: OptionShape | 'none'): void {
+    for (const key of Object.keys(container)) {
+      if (Object.hasOwn(fields, key)) continue;
+      if (others !== 'none') this.walkAt(key, container[key], others);
+      else this.problemAt(key, `is not a field it can have (${Object.keys(fields).join(', ') || 'none'})`);
     }
   }
 
-  private problem(path: readonly PathSegment[], sentence: string): void {
-    this.problems.push(`${path.length === 0 ? this.whole : renderFieldPath('', path)} ${sentence}`);
+  private problemAt(segment: PathSegment, sentence: string): void {
+    this.path.push(segment);
+    this.problem(sentence);
+    this.path.pop();
   }
+
+  private problem(sentence: string): void {
+    this.problems.push(`${this.path.length === 0 ? this.whole : renderFieldPath('', this.path)} ${sentence}`);
+  }
+}
+
+/**
+ * Whether `value` is what {@link json} takes, throughout: the walker's verdict on it, without its paths. `ancestors`
+ * (the objects above it) is left as it was found.
+ */
+function isJsonTree(value: unknown, ancestors: Set<object>): boolean {
+  if (typeof value !== 'object')
+    return (
+      typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+    );
+  if (value === null) return true;
+  if (ancestors.has(value)) return false;
+  ancestors.add(value);
+  let isJson = true;
+  if (Array.isArray(value)) {
+    // A hole is not undefined to the walker (forEach skips it), so an array with one is left to the walker.
+    for (let index = 0; index < value.length && isJson; index += 1)
+      isJson = Object.hasOwn(value, index) && isJsonTree(value[index], ancestors);
+  } else {
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) {
+      if (!isJsonTree(object[key], ancestors)) {
+        isJson = false;
+        break;
+      }
+    }
+  }
+  ancestors.delete(value);
+  return isJson;
 }
 
 type CheckedShape = Exclude<OptionShape, { type: 'recursive' | 'maybe' | 'either' }>;
