@@ -8,7 +8,12 @@ import { type Contract } from '../contract/contract-definition.ts';
 import { checkContract, ContractDefinitionError } from '../contract/define-contract.ts';
 import { formatFieldError } from '../contract/values/field-error.ts';
 import { crdgateCacheDir } from '../control-plane/cached-build.ts';
-import { ContractCompileError, createContractRegistry, type ContractRegistry } from '../contract/registry.ts';
+import {
+  ContractCompileError,
+  createContractRegistry,
+  registryOfCheckedContracts,
+  type ContractRegistry,
+} from '../contract/registry.ts';
 import { geoDatabaseContract } from '../contracts/geodatabase/index.ts';
 import { CommandError } from '../errors.ts';
 
@@ -36,8 +41,10 @@ export interface ContractModuleExport {
  */
 export function registryOfExports(exports: readonly ContractModuleExport[]): ContractRegistry {
   try {
-    const contracts = exports.length === 0 ? [geoDatabaseContract()] : exports.map(contractOfExport);
-    return createContractRegistry(contracts);
+    if (exports.length === 0) return createContractRegistry([geoDatabaseContract()]);
+    // Every module's export is called before any contract is checked, so that none can change one checked already.
+    const given = exports.map(contractOfExport);
+    return registryOfCheckedContracts(given.map(checkedContract));
   } catch (error) {
     if (error instanceof ContractDefinitionError || error instanceof ContractCompileError)
       throw new CommandError('CONTRACT_INVALID', error.message);
@@ -154,30 +161,38 @@ async function importDefaultExport(module: string, cwd: string): Promise<unknown
   }
 }
 
-/**
- * The contract a module's default export is or returns, held to defineContract's rules (whatever made it); anything
- * else is CONTRACT_INVALID naming the module.
- */
-function contractOfExport({ module, exported }: ContractModuleExport): Contract {
-  const invalid = (problem: string) => new CommandError('CONTRACT_INVALID', `--contract ${module}: ${problem}`);
+/** What a module's default export is or returns, when it looks like a contract; anything else is CONTRACT_INVALID. */
+function contractOfExport({ module, exported }: ContractModuleExport): { module: string; contract: Contract } {
   let contract: unknown = exported;
   try {
     if (typeof exported === 'function') contract = (exported as () => unknown)();
   } catch (error) {
-    throw invalid(
+    throw invalidModule(
+      module,
       error instanceof ContractDefinitionError
         ? error.message
         : `the default export failed: ${describeLoadError(error)}`,
     );
   }
   if (!isContract(contract))
-    throw invalid('the default export must be a contract made with defineContract (or a function returning one)');
+    throw invalidModule(
+      module,
+      'the default export must be a contract made with defineContract (or a function returning one)',
+    );
+  return { module, contract };
+}
+
+/** A module's contract held to defineContract's rules (whatever made it); a broken one is CONTRACT_INVALID naming it. */
+function checkedContract({ module, contract }: { module: string; contract: Contract }): Contract {
   try {
     return checkContract(contract);
   } catch (error) {
-    throw error instanceof ContractDefinitionError ? invalid(error.message) : error;
+    throw error instanceof ContractDefinitionError ? invalidModule(module, error.message) : error;
   }
 }
+
+const invalidModule = (module: string, problem: string) =>
+  new CommandError('CONTRACT_INVALID', `--contract ${module}: ${problem}`);
 
 /**
  * The error with where it happened: a syntax error's message alone ("Expression expected") does not say which file

@@ -21,10 +21,26 @@ describe('contractFingerprint', () => {
   });
 
   it('takes nothing as known of a value JSON cannot carry', () => {
-    const cyclic: Record<string, unknown> = {};
-    cyclic['self'] = cyclic;
-    expect(contractFingerprint(cyclic)).toBeUndefined();
     expect(contractFingerprint({ n: 1n })).toBeUndefined();
+    expect(contractFingerprint({ s: Symbol('s') })).toBeUndefined();
+  });
+
+  it('names an object met again by where it was first met, so that sharing, and any change to it, shows', () => {
+    const sharing = () => {
+      const schema = { type: 'object', maximum: 3 };
+      return { versions: [{ schema }], ownerCrd: { spec: { versions: [{ schema }] } } };
+    };
+    expect(contractFingerprint(sharing())).toBe(contractFingerprint(sharing()));
+    const changed = sharing();
+    changed.ownerCrd.spec.versions[0]!.schema.maximum = 4;
+    expect(contractFingerprint(changed)).not.toBe(contractFingerprint(sharing()));
+    // The same data, no longer shared: a copy may be changed apart from the contract's schema, so it is not known.
+    const copied = sharing();
+    copied.ownerCrd.spec.versions[0]!.schema = { ...copied.ownerCrd.spec.versions[0]!.schema };
+    expect(contractFingerprint(copied)).not.toBe(contractFingerprint(sharing()));
+    const looping: Record<string, unknown> = sharing();
+    looping['self'] = looping;
+    expect(contractFingerprint(looping)).not.toBe(contractFingerprint(sharing()));
   });
 });
 
@@ -34,5 +50,26 @@ describe('checkContract of a contract defineContract made', () => {
     expect(checkContract(contract)).toBe(contract);
     (contract.versions[0]!.schema as { type: unknown }).type = 'string';
     expect(() => checkContract(contract)).toThrow(/type/);
+  });
+});
+
+describe('checkContract of a contract changed to hold itself after defineContract made it', () => {
+  it('checks it again, and says so', () => {
+    const schema: Record<string, unknown> = { type: 'object', properties: { spec: { type: 'object' } } };
+    const contract = defineContract({
+      identity: {
+        group: 'toy.example.com',
+        kind: 'Widget',
+        plural: 'widgets',
+        singular: 'widget',
+        scope: 'Namespaced',
+      },
+      hub: 'v1',
+      versions: [{ name: 'v1', served: true, storage: true, schema }],
+      conversions: {},
+    });
+    expect(checkContract(contract)).toBe(contract);
+    (schema['properties'] as Record<string, unknown>)['loop'] = schema;
+    expect(() => checkContract(contract)).toThrow(/contains itself/);
   });
 });

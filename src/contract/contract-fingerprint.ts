@@ -5,14 +5,24 @@ const functionIds = new WeakMap<object, number>();
 let nextFunctionId = 0;
 
 /**
- * What a contract is, as one string: the SHA-256 of its data as JSON, each function by its identity. Two equal
- * fingerprints are the same data and the same functions in the same places, so that what defineContract found of a
- * contract holds of it for as long as its fingerprint stays. Undefined for a value JSON cannot carry (a cycle, a
- * bigint, a symbol): then nothing is taken as known.
+ * What a contract is, as one string: the SHA-256 of its data as JSON, each function by its identity, and each
+ * object met again (a guard's copy of its owner's CRD holds the very schemas of the contract's versions) by the
+ * order in which it was first met, not its JSON again. Two equal fingerprints are the same data and the same
+ * functions in the same places, shared where they were shared, so that what defineContract found of a contract
+ * holds of it for as long as its fingerprint stays: a change to a shared object shows where it was first met, and
+ * an object put in place of a shared one (or of anything) changes the text there. Undefined for a value JSON cannot
+ * carry (a bigint, a symbol): then nothing is taken as known.
  */
 export function contractFingerprint(value: unknown): string | undefined {
+  const met = new Map<object, number>();
   try {
     const text = JSON.stringify(value, (_key, part: unknown) => {
+      if (typeof part === 'object' && part !== null) {
+        const first = met.get(part);
+        if (first !== undefined) return `\u0000again ${first}`;
+        met.set(part, met.size);
+        return part;
+      }
       if (typeof part === 'symbol') throw new TypeError('a symbol');
       if (typeof part !== 'function') return part;
       let id = functionIds.get(part);

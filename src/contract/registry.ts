@@ -48,10 +48,18 @@ export class ContractCompileError extends Error {
  * ContractCompileError.
  */
 export function createContractRegistry(contracts: readonly Contract[]): ContractRegistry {
+  return registryOfCheckedContracts(contracts.map((given) => checkContract(given)));
+}
+
+/**
+ * The registry of contracts that checkContract has just returned, with no code of their makers run since (the
+ * commands call every module's export first, then check each, naming its module in any error): checking each again
+ * would take its fingerprint again, tens of milliseconds for an operator's CRD.
+ */
+export function registryOfCheckedContracts(contracts: readonly Contract[]): ContractRegistry {
   const compiler = createSchemaCompiler();
   const byGroupKind = new Map<string, CompiledContract>();
-  const compiled = contracts.map((given) => {
-    const contract = checkContract(given);
+  const compiled = contracts.map((contract) => {
     const key = groupKindKey(contract.identity.group, contract.identity.kind);
     if (byGroupKind.has(key))
       throw new ContractCompileError(`two contracts declare ${contract.identity.kind}.${contract.identity.group}`);
