@@ -38,18 +38,24 @@ export function openApiSchema(s: Schema, path: string, place: Place, problems: F
       const inner = place.insideResourceMeta
         ? { ...place, defaultsForbidden: 'inside additionalProperties applying to object metadata' }
         : place;
-      openApiSchema(additional, `${path}.additionalProperties`, { ...inner, isRoot: false }, problems);
+      openApiSchema(
+        additional,
+        `${path}.additionalProperties`,
+        inner.isRoot ? { ...inner, isRoot: false } : inner,
+        problems,
+      );
     }
   }
+  // Below the root, a child's place is its parent's (one object for all, not one per node).
+  const nested: Place = place.isRoot ? { ...place, isRoot: false } : place;
   for (const [name, property] of declared) {
-    let inner: Place = { ...place, isRoot: false };
+    let inner: Place = nested;
     if ((place.isRoot || s['x-kubernetes-embedded-resource'] === true) && resourceMetaFields.has(name)) {
       inner = { ...inner, insideResourceMeta: true };
       if (place.isRoot) inner = { ...inner, defaultsForbidden: `in top-level ${name}` };
     }
     openApiSchema(property, `${path}.properties[${name}]`, inner, problems);
   }
-  const nested: Place = { ...place, isRoot: false };
   const not = subschema(s, 'not');
   if (not) openApiSchema(not, `${path}.not`, nested, problems);
   for (const junctor of ['allOf', 'oneOf', 'anyOf']) {

@@ -23,7 +23,7 @@ export function isValidFieldPath(path: string, start: Schema): boolean {
       return false;
     }
     if (!node) return false;
-    const declared: Array<[string, Schema]> = properties(node);
+    const declared = properties(node);
     if (declared.length > 0) node = new Map(declared).get(name);
     else if (node.additionalProperties !== undefined) node = subschema(node, 'additionalProperties');
     else return false;

@@ -39,20 +39,24 @@ export function findsNode(s: Schema, test: (node: Schema) => boolean): boolean {
       found = true;
       return;
     }
-    for (const child of childSchemas(node)) visit(child);
+    forEachChildSchema(node, visit);
   };
   visit(s);
   return found;
 }
 
-function childSchemas(s: Schema): Schema[] {
-  const children: Schema[] = properties(s).map(([, property]) => property);
+/** Calls `visit` with each schema directly below `s`, in the order the API server's walk takes them. */
+function forEachChildSchema(s: Schema, visit: (child: Schema) => void): void {
+  if (isPlainObject(s.properties))
+    for (const property of Object.values(s.properties)) if (isPlainObject(property)) visit(property);
   for (const key of ['items', 'additionalProperties', 'not']) {
     const child = subschema(s, key);
-    if (child) children.push(child);
+    if (child) visit(child);
   }
-  for (const key of ['allOf', 'anyOf', 'oneOf']) children.push(...subschemas(s, key));
-  return children;
+  for (const key of ['allOf', 'anyOf', 'oneOf']) {
+    const branches = s[key];
+    if (Array.isArray(branches)) for (const branch of branches) if (isPlainObject(branch)) visit(branch);
+  }
 }
 
 /** The schema under `key` (`items`, `not`, ...), when it is one. */
@@ -62,15 +66,18 @@ export function subschema(s: Schema, key: string): Schema | undefined {
 }
 
 /** The schemas listed under `key` (`allOf`, `anyOf`, `oneOf`), those that are schemas. */
-export function subschemas(s: Schema, key: string): Schema[] {
+export function subschemas(s: Schema, key: string): readonly Schema[] {
   const value = s[key];
-  return Array.isArray(value) ? value.filter(isPlainObject) : [];
+  // Most nodes have no junctors and no properties: one empty list for all of them, not one each, per walk.
+  return Array.isArray(value) ? value.filter(isPlainObject) : none;
 }
 
-export function properties(s: Schema): Array<[string, Schema]> {
-  if (!isPlainObject(s.properties)) return [];
+export function properties(s: Schema): ReadonlyArray<readonly [string, Schema]> {
+  if (!isPlainObject(s.properties)) return none;
   return Object.entries(s.properties).filter((entry): entry is [string, Schema] => isPlainObject(entry[1]));
 }
+
+const none: readonly never[] = Object.freeze([]);
 
 export function typeOf(s: Schema): string {
   return typeof s.type === 'string' ? s.type : '';
