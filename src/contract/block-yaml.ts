@@ -261,6 +261,11 @@ class BlockYamlReader {
   private readonly endsWithLineBreak: boolean;
   /** The line after the node last read. */
   private next = 0;
+  /**
+   * Each line's leading spaces, counted once (-1 until then): the reader asks again at each level that looks at a
+   * line, and indentation is about half of a CRD's text.
+   */
+  private readonly indents: Int32Array;
   /** The string the scalar last read holds. */
   private text = '';
 
@@ -269,6 +274,16 @@ class BlockYamlReader {
     this.lines = source.split('\n');
     this.endsWithLineBreak = source.endsWith('\n');
     this.count = this.endsWithLineBreak ? this.lines.length - 1 : this.lines.length;
+    this.indents = new Int32Array(this.lines.length).fill(-1);
+  }
+
+  private indentOf(index: number): number {
+    let indent = this.indents[index]!;
+    if (indent === -1) {
+      indent = spacesAt(this.lines[index]!, 0);
+      this.indents[index] = indent;
+    }
+    return indent;
   }
 
   documents(): unknown[] {
@@ -302,7 +317,7 @@ class BlockYamlReader {
     let at = index;
     while (at < this.count) {
       const line = this.lines[at]!;
-      const start = spacesAt(line, 0);
+      const start = this.indentOf(at);
       if (start < line.length) {
         if (line.charCodeAt(start) !== HASH) {
           if (line.indexOf('\t') !== -1) outside('a tab');
@@ -355,7 +370,7 @@ class BlockYamlReader {
     this.next = at;
     if (at >= this.count) return -1;
     const line = this.lines[at]!;
-    const indent = spacesAt(line, 0);
+    const indent = this.indentOf(at);
     if (indent < column || isDocumentStart(line)) return -1;
     if (indent > column) outside(`a line indented deeper than its ${collection}`);
     return at;
@@ -389,7 +404,7 @@ class BlockYamlReader {
     if (at >= this.count) return null;
     const line = this.lines[at]!;
     if (isDocumentStart(line)) return null;
-    const indent = spacesAt(line, 0);
+    const indent = this.indentOf(at);
     if (indent > parentColumn) {
       if (isSequenceEntry(line, indent) || this.isMappingEntry(line, indent)) return this.block(at, indent);
       // A scalar on the lines after its key (as Prettier writes long ones): plain or quoted only.
@@ -511,7 +526,7 @@ class BlockYamlReader {
     let last = index;
     for (let at = index + 1; at < this.count; at += 1) {
       const current = this.lines[at]!;
-      const spaces = spacesAt(current, 0);
+      const spaces = this.indentOf(at);
       if (spaces === current.length) continue;
       if (spaces <= parentColumn || current.charCodeAt(spaces) === HASH) break;
       if (current.indexOf('\t') !== -1) outside('a tab in a plain scalar');
@@ -534,7 +549,7 @@ class BlockYamlReader {
     const segments = [line.slice(column + 1)];
     for (let at = index + 1; at < this.count; at += 1) {
       const current = this.lines[at]!;
-      const spaces = spacesAt(current, 0);
+      const spaces = this.indentOf(at);
       if (spaces < current.length && spaces <= parentColumn) break;
       if (current.indexOf('\t') !== -1) outside('a tab in a quoted scalar');
       const end = this.closingSingleQuote(current, 0);
@@ -582,7 +597,7 @@ class BlockYamlReader {
     let source = line.slice(column + 1);
     for (let at = index + 1; at < this.count; at += 1) {
       const current = this.lines[at]!;
-      const spaces = spacesAt(current, 0);
+      const spaces = this.indentOf(at);
       if (spaces < current.length && spaces <= parentColumn) break;
       if (current.indexOf('\t') !== -1) outside('a tab in a quoted scalar');
       close = closingDoubleQuote(current, 0);
@@ -633,7 +648,7 @@ class BlockYamlReader {
     let indent = -1;
     for (; at < count; at += 1) {
       const current = lines[at]!;
-      const spaces = spacesAt(current, 0);
+      const spaces = this.indentOf(at);
       if (spaces < current.length) {
         if (current.charCodeAt(spaces) === TAB) outside('a tab in a block scalar`s indentation');
         indent = spaces;
@@ -648,7 +663,7 @@ class BlockYamlReader {
     let last = at;
     for (at += 1; at < count; at += 1) {
       const current = lines[at]!;
-      const spaces = spacesAt(current, 0);
+      const spaces = this.indentOf(at);
       if (spaces === current.length) continue;
       if (spaces < indent) {
         if (current.charCodeAt(spaces) === TAB) outside('a tab in a block scalar`s indentation');
@@ -669,7 +684,7 @@ class BlockYamlReader {
       let previousMoreIndented = false;
       for (let i = first; i <= last; i += 1) {
         const current = lines[i]!;
-        const spaces = spacesAt(current, 0);
+        const spaces = this.indentOf(i);
         if (spaces > indent || current.charCodeAt(spaces) === TAB) {
           if (separator === ' ') separator = '\n';
           else if (!previousMoreIndented && separator === '\n') separator = '\n\n';
