@@ -120,6 +120,21 @@ describe('fromCrd', () => {
     expect(parts.versions[0]!.schema.properties!['spec']!.required).toEqual(['memory']);
   });
 
+  it('keeps a field named __proto__ a field of the schema, not its prototype, wherever it is', () => {
+    const copy = structuredClone(crd);
+    const spec = copy.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    Object.defineProperty(spec.properties, '__proto__', {
+      value: { type: 'string', description: null },
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+    const parts = fromCrd(copy);
+    const properties = parts.versions[0]!.schema.properties!['spec']!.properties!;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(properties, '__proto__')?.value).toEqual({ type: 'string' });
+  });
+
   it("leaves out kubectl's last-applied copy and cert-manager's CA injection, which crdgate renders itself", () => {
     const annotations = {
       'kubectl.kubernetes.io/last-applied-configuration': '{}',

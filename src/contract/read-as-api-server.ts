@@ -1,4 +1,4 @@
-import { isPlainObject } from './values/kube-object.ts';
+import { isPlainObject, setOwn } from './values/kube-object.ts';
 
 // kube-apiserver reads a CRD into Go types (apiextensions.k8s.io/v1), where a JSON null is a field left out: a
 // pointer, list, map or string set to null reads as unset, and a null where a list or map holds schemas reads as an
@@ -15,18 +15,24 @@ const stringLists = new Set(['required', 'x-kubernetes-list-map-keys']);
 /** An openAPIV3Schema as kube-apiserver reads it: a copy, nulls read as Go reads them. */
 export function schemaAsRead(schema: unknown): unknown {
   if (!isPlainObject(schema)) return structuredClone(schema);
+  // Loops rather than entries and fromEntries: this copies every node of an operator's CRD, at start-up.
   const read: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
+  for (const key of Object.keys(schema)) {
+    const value = schema[key];
     if (value === null) continue;
-    if (schemaData.has(key)) read[key] = structuredClone(value);
-    else if (schemaMaps.has(key) && isPlainObject(value))
-      read[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, nestedSchema(child)]));
-    else if ((schemaLists.has(key) || key === 'items') && Array.isArray(value)) read[key] = value.map(nestedSchema);
-    else if (schemaOrFlag.has(key)) read[key] = schemaAsRead(value);
-    else if (stringLists.has(key) && Array.isArray(value)) read[key] = value.map((entry) => entry ?? '');
+    let copy: unknown;
+    if (schemaData.has(key)) copy = structuredClone(value);
+    else if (schemaMaps.has(key) && isPlainObject(value)) {
+      const map: Record<string, unknown> = {};
+      for (const name of Object.keys(value)) setOwn(map, name, nestedSchema(value[name]));
+      copy = map;
+    } else if ((schemaLists.has(key) || key === 'items') && Array.isArray(value)) copy = value.map(nestedSchema);
+    else if (schemaOrFlag.has(key)) copy = schemaAsRead(value);
+    else if (stringLists.has(key) && Array.isArray(value)) copy = value.map((entry) => entry ?? '');
     else if (key === 'x-kubernetes-validations' && Array.isArray(value))
-      read[key] = value.map((rule: unknown) => withoutNullFields(rule ?? {}));
-    else read[key] = withoutNullFields(value);
+      copy = value.map((rule: unknown) => withoutNullFields(rule ?? {}));
+    else copy = withoutNullFields(value);
+    setOwn(read, key, copy);
   }
   return read;
 }
