@@ -39,12 +39,14 @@ export function checkStructural(schema: JSONSchemaProps, options: StructuralChec
   checkRootFields(node, root, options.statusSubresource === true, problems);
   // The API server judges structurality only of a schema it can read as one (no $ref, items arrays and the like);
   // what it cannot read is refused by the checks that follow, in their own words.
-  if (!hasUnsupportedFields(node)) {
+  const unsupported = hasUnsupportedFields(node);
+  if (!unsupported) {
     structuralInvariants(node, 'root', root, problems);
     valueValidationCompleteness(node, root, problems);
   }
   openApiSchema(node, root, { isRoot: true, insideResourceMeta: false, defaultsForbidden: undefined }, problems);
-  if (problems.length === 0 && findsNode(node, hasSchemaUri)) {
+  // A $schema is one of the fields hasUnsupportedFields looks for: without any, there is none to look for again.
+  if (problems.length === 0 && unsupported && findsNode(node, hasSchemaUri)) {
     problems.push(fieldInvalid(root, describeInFull(''), "OpenAPIV3Schema 'schema' is not supported"));
   }
   // The API server reports each problem once, however many rules found it.
