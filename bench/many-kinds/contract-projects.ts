@@ -34,6 +34,8 @@ export interface GuardedKind {
   objectsFrom: 'samples' | 'example';
   /** The --contract module of each owner the run asked for, relative to the folder. */
   modules: Partial<Record<CrdOwner, string>>;
+  /** The guard's copy of the CRD's file, relative to the folder: what its module reads as it loads. */
+  crdFile: string;
 }
 
 export interface ContractProjects {
@@ -129,6 +131,7 @@ async function writeProjects(dir: string, crd: CorpusCrd, owners: CrdOwner[]): P
       objects: samples.length > 0 ? samples : [scaffold.example],
       objectsFrom: samples.length > 0 ? 'samples' : 'example',
       modules,
+      crdFile: join(project, 'crds', `${crd.id}.yaml`),
     };
   }
   if (!guarded) throw new Error(`${crd.id}: no guard of the operator's CRD was written`);

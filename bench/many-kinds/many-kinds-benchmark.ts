@@ -12,12 +12,15 @@ import { textTable } from '../report/text-table.ts';
 import { makeFreshCertDir, type FreshCertDir } from '../support/fresh-cert-dir.ts';
 import { startApiServerHoldingCrds, type ApiServerHoldingCrds } from './api-server-holding-crds.ts';
 import { writeContractProjects, type ContractProjects, type GuardedKind } from './contract-projects.ts';
+import { measureContractLoading, type ContractLoading } from './contract-loading.ts';
 import { startContractServer, type ResourceSample } from './contract-server.ts';
 import { mountNamespaceProblem } from '../../test/e2e/support/service-account-mount.ts';
 import { selectCrds } from './crd-selection.ts';
 import { kindReviews, type KindReview } from './kind-reviews.ts';
 import {
   deriveRows,
+  manyKindsRatioLimit,
+  manyKindsTargetCount,
   manyKindsTargets,
   mib,
   seconds,
@@ -77,6 +80,8 @@ export interface ManyKindsResult {
   targets: { external: Target[]; 'external-live': Target[]; owned: Target[] };
   /** The machine's load average (1 minute) as the run started and as it ended. */
   loadAverage: { start: number; end: number };
+  /** Where the guards' start-up goes, per count of the external series: each part in a process of its own. */
+  loading: Array<{ contracts: number; yamlBytes: number } & ContractLoading>;
 }
 
 const readyTimeoutMs = 300_000;
@@ -374,6 +379,21 @@ export async function runManyKindsBenchmark(
       rounds.push(rows);
     }
     const served = measured.filter((configuration) => !failures.has(configuration));
+    const loading: ManyKindsResult['loading'] = [];
+    for (const configuration of served.filter((each) => each.series === 'external')) {
+      progress(`timing the parts of loading ${configuration.contracts} guards, each in a process of its own`);
+      const parts = await measureContractLoading({
+        benchDir: build ? build.benchDir : join(repoRoot, 'bench'),
+        extension: build ? 'js' : 'ts',
+        cwd: projects.dir,
+        env,
+        nodeOptions: configuration.nodeOptions,
+        modules: configuration.modules,
+        crdFiles: projects.kinds.slice(0, configuration.contracts).map((kind) => kind.crdFile),
+        rounds: plan.rounds,
+      });
+      loading.push({ contracts: configuration.contracts, yamlBytes: configuration.yamlBytes, ...parts });
+    }
     const mostKinds = served.filter((configuration) => configuration.series === 'external').at(-1);
     const warmUpOfMost = mostKinds ? measurements.get(mostKinds)![0]!.warmUp : undefined;
     const rows = deriveRows(served.map((configuration) => bestOf(measurements.get(configuration)!)));
@@ -415,6 +435,7 @@ export async function runManyKindsBenchmark(
         owned: manyKindsTargets(rows, 'owned'),
       },
       loadAverage: { start: loadAtStart, end: loadavg()[0]! },
+      loading,
     };
   } finally {
     await Promise.all([
@@ -531,6 +552,7 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
     ...result.failures.map(
       (failure) => `${failure.contracts} (${seriesNames[failure.series]}): FAILED: ${failure.reason}`,
     ),
+    ...loadingLines(result),
     `The kinds, in the order the counts take them (${kb(total)} KB of YAML in all): ${kinds}`,
     ...(result.denials.kinds > 0
       ? [
@@ -545,4 +567,46 @@ export function renderManyKindsReport(result: ManyKindsResult): string {
     ...targets('owned', 'The same, contracts that own their CRDs:'),
     '',
   ].join('\n');
+}
+
+/** The parts of the guards' start-up, and what the ready-time target leaves them at its count of kinds. */
+function loadingLines(result: ManyKindsResult): string[] {
+  if (result.loading.length === 0) return [];
+  const example = result.rows.find((row) => row.series === 'example');
+  const table = textTable(
+    [
+      'guards',
+      'YAML KB',
+      'modules imported s',
+      'of which CRDs read s',
+      'contracts made, checked, compiled s',
+      'ready s',
+    ],
+    result.loading.map((each) => {
+      const ready = result.rows.find((row) => row.series === 'external' && row.contracts === each.contracts);
+      return [
+        String(each.contracts),
+        Math.round(each.yamlBytes / 1024).toLocaleString('en-US'),
+        seconds(each.importMs),
+        seconds(each.readMs),
+        seconds(each.registryMs),
+        ready ? seconds(ready.readyMs) : '-',
+      ];
+    }),
+  );
+  const atTarget = result.loading.find((each) => each.contracts === manyKindsTargetCount);
+  const budget =
+    example && atTarget
+      ? [
+          `The ${manyKindsTargetCount} guards' ready-time target (${manyKindsRatioLimit}x the example's ${seconds(example.readyMs)} s) ` +
+            `leaves them ${seconds((manyKindsRatioLimit - 1) * example.readyMs)} s more than the example's start-up; ` +
+            `reading their CRDs alone takes ${seconds(atTarget.readMs)} s, importing their modules (reading included) ` +
+            `${seconds(atTarget.importMs)} s, and making, checking and compiling the contracts ${seconds(atTarget.registryMs)} s.`,
+        ]
+      : [];
+  return [
+    `Where the guards' start-up goes (each part in a process of its own, with the servers' NODE_OPTIONS; the least of ${result.plan.rounds} round${result.plan.rounds === 1 ? '' : 's'}):`,
+    table,
+    ...budget,
+  ];
 }
