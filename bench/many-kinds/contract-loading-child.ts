@@ -1,12 +1,13 @@
 import { pathToFileURL } from 'node:url';
-import { locateContractModule, registryOfExports, type ContractModuleExport } from '../../src/commands/contracts.ts';
+import { importContractModules, registryOfExports } from '../../src/commands/contracts.ts';
 import { readCrdFile } from '../../src/contract/from-crd.ts';
 
 // One process per measurement (contract-loading.ts starts it with the servers' NODE_OPTIONS and environment, in the
 // folder they start in), so that each part is timed as cold as a server meets it:
 //   read FILE...     readCrdFile of each CRD file, and nothing else: the least any guard of these CRDs costs
-//   load MODULE...   what `crdgate serve --contract MODULE...` does before it listens: import each module (a
-//                    scaffolded guard reads its CRD as it loads), then make, check and compile the contracts
+//   load MODULE...   what `crdgate serve --contract MODULE...` does before it listens (loadRegistry's two steps,
+//                    timed apart): import each module (a scaffolded guard reads its CRD as it loads), then make,
+//                    check and compile the contracts
 // Prints one line of JSON: milliseconds of wall time per part.
 
 export interface ContractLoadingFigures {
@@ -26,11 +27,7 @@ async function main(mode: string | undefined, paths: string[]): Promise<Contract
   }
   if (mode === 'load') {
     const started = performance.now();
-    const exports: ContractModuleExport[] = [];
-    for (const module of paths) {
-      const { url } = locateContractModule(module, process.cwd());
-      exports.push({ module, exported: ((await import(url)) as { default?: unknown }).default });
-    }
+    const exports = await importContractModules(paths, process.cwd());
     const imported = performance.now();
     registryOfExports(exports);
     return { importMs: imported - started, registryMs: performance.now() - imported };

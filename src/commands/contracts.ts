@@ -23,9 +23,14 @@ import { CommandError } from '../errors.ts';
  * contract or a function returning one (so that a module does no work when imported).
  */
 export async function loadRegistry(modules: string[], cwd: string): Promise<ContractRegistry> {
+  return registryOfExports(await importContractModules(modules, cwd));
+}
+
+/** Each module's default export, imported in turn; one that cannot be loaded is CONTRACT_INVALID naming it. */
+export async function importContractModules(modules: readonly string[], cwd: string): Promise<ContractModuleExport[]> {
   const exports: ContractModuleExport[] = [];
   for (const module of modules) exports.push({ module, exported: await importDefaultExport(module, cwd) });
-  return registryOfExports(exports);
+  return exports;
 }
 
 /** What a `--contract` module exports by default, and the module as the user named it. */
