@@ -28,6 +28,8 @@ export function openApiSchema(s: Schema, path: string, place: Place, problems: F
   }
 
   const declared = properties(s);
+  // Below the root, a child's place is its parent's (one object for all, not one per node).
+  const nested: Place = place.isRoot ? { ...place, isRoot: false } : place;
   if (s.additionalProperties !== undefined) {
     if (declared.length > 0 && s.additionalProperties !== true) {
       const why = 'additionalProperties and properties are mutual exclusive';
@@ -36,18 +38,11 @@ export function openApiSchema(s: Schema, path: string, place: Place, problems: F
     const additional = subschema(s, 'additionalProperties');
     if (additional) {
       const inner = place.insideResourceMeta
-        ? { ...place, defaultsForbidden: 'inside additionalProperties applying to object metadata' }
-        : place;
-      openApiSchema(
-        additional,
-        `${path}.additionalProperties`,
-        inner.isRoot ? { ...inner, isRoot: false } : inner,
-        problems,
-      );
+        ? { ...nested, defaultsForbidden: 'inside additionalProperties applying to object metadata' }
+        : nested;
+      openApiSchema(additional, `${path}.additionalProperties`, inner, problems);
     }
   }
-  // Below the root, a child's place is its parent's (one object for all, not one per node).
-  const nested: Place = place.isRoot ? { ...place, isRoot: false } : place;
   for (const [name, property] of declared) {
     let inner: Place = nested;
     if ((place.isRoot || s['x-kubernetes-embedded-resource'] === true) && resourceMetaFields.has(name)) {
