@@ -484,8 +484,10 @@ const seriesNames: Record<Series, string> = {
   owned: 'owned CRD',
 };
 
+/** YAML's size as the report's tables give it: KB, '-' for the example, whose schemas are TypeScript. */
+const kb = (bytes: number): string => (bytes === 0 ? '-' : Math.round(bytes / 1024).toLocaleString('en-US'));
+
 export function renderManyKindsReport(result: ManyKindsResult): string {
-  const kb = (bytes: number) => (bytes === 0 ? '-' : Math.round(bytes / 1024).toLocaleString('en-US'));
   const ratio = (value: number) => `${value.toFixed(2)}x`;
   const deniedShare = (row: DerivedRow): string => {
     const answers = result.answers.find((each) => each.series === row.series && each.contracts === row.contracts);
@@ -586,7 +588,7 @@ function loadingLines(result: ManyKindsResult): string[] {
       const ready = result.rows.find((row) => row.series === 'external' && row.contracts === each.contracts);
       return [
         String(each.contracts),
-        Math.round(each.yamlBytes / 1024).toLocaleString('en-US'),
+        kb(each.yamlBytes),
         seconds(each.importMs),
         seconds(each.readMs),
         seconds(each.registryMs),
